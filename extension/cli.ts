@@ -1,0 +1,103 @@
+/**
+ * The Draftsmith CLI: the same engine as the extension, from a terminal.
+ *
+ *   draftsmith summarize FILE [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
+ *                             [--beam N] [--max-length N] [--max-input-tokens N]
+ *   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...]
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { DeviceSetting, EngineConfig } from './protocol';
+import { Engine } from './engine/engine';
+import { EngineError, errorMessage } from './engine/errors';
+import { runSummarizeEval } from './engine/eval/summarizeEval';
+
+const USAGE = `usage:
+  draftsmith summarize FILE [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
+                            [--beam N] [--max-length N] [--max-input-tokens N]
+  draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR]`;
+
+interface Args { positional: string[]; flags: Map<string, string[]> }
+
+export function parseArgs(argv: string[]): Args {
+  const positional: string[] = [];
+  const flags = new Map<string, string[]>();
+  const boolean = new Set(['json', 'help']);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--')) {
+      const [name, inline] = a.slice(2).split('=', 2);
+      const value = inline ?? (boolean.has(name) ? 'true' : argv[++i]);
+      if (value === undefined) throw new EngineError('bad-request', `--${name} needs a value`);
+      flags.set(name, [...(flags.get(name) ?? []), value]);
+    } else positional.push(a);
+  }
+  return { positional, flags };
+}
+
+const flag = (a: Args, name: string) => a.flags.get(name)?.at(-1);
+const intFlag = (a: Args, name: string) => {
+  const v = flag(a, name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw new EngineError('bad-request', `--${name} must be an integer, not "${v}"`);
+  return n;
+};
+
+export function engineConfig(a: Args): EngineConfig {
+  const device = DeviceSetting.safeParse(flag(a, 'device') ?? 'auto');
+  if (!device.success) throw new EngineError('bad-request', `--device must be auto, cpu or cuda`);
+  return EngineConfig.parse({
+    modelsDir: path.resolve(flag(a, 'models') ?? path.join(__dirname, '..', 'models')),
+    device: device.data,
+    threads: intFlag(a, 'threads') ?? 0,
+  });
+}
+
+const stderrLog = (level: string, message: string) => { if (level !== 'info' || process.env.DRAFTSMITH_VERBOSE) process.stderr.write(`[${level}] ${message}\n`); };
+
+async function summarize(a: Args): Promise<void> {
+  const file = a.positional[1];
+  if (!file) throw new EngineError('bad-request', 'summarize needs a FILE (use - for standard input)');
+  const text = file === '-' ? await readStdin() : await fs.readFile(file, 'utf8').catch((e) => { throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`); });
+  const engine = new Engine(engineConfig(a), stderrLog);
+  const result = await engine.run({
+    op: 'summarize', text,
+    maxInputTokens: intFlag(a, 'max-input-tokens'),
+    decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
+  });
+  if (flag(a, 'json')) {
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    return;
+  }
+  process.stdout.write(result.summary + '\n');
+  if (result.truncated) process.stderr.write(`note: the model read the first ${result.usedChars} of ${text.length} characters\n`);
+  process.stderr.write(`top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
+  process.stderr.write(`${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const a = parseArgs(argv);
+  const cmd = a.positional[0];
+  if (!cmd || flag(a, 'help')) {
+    process.stdout.write(USAGE + '\n');
+    return cmd ? 0 : 2;
+  }
+  if (cmd === 'summarize') await summarize(a);
+  else if (cmd === 'eval' && a.positional[1] === 'summarize') await runSummarizeEval(a, engineConfig(a), stderrLog);
+  else throw new EngineError('bad-request', `unknown command "${a.positional.join(' ')}"\n${USAGE}`);
+  return 0;
+}
+
+main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e: unknown) => {
+  process.stderr.write(`draftsmith: ${errorMessage(e)}\n`);
+  process.exitCode = e instanceof EngineError && e.code === 'bad-request' ? 2 : 1;
+});
+
+export type { Args };

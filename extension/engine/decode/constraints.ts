@@ -1,0 +1,46 @@
+/** Constraints shared by the decoding strategies. */
+
+/**
+ * Tokens that would repeat an n-gram already in `tokens` (fairseq/HF `no_repeat_ngram_size`):
+ * if the last n-1 tokens occurred before, the token that followed them then is banned now.
+ */
+export function bannedByNgram(tokens: number[], n: number): Set<number> {
+  const banned = new Set<number>();
+  if (n <= 0 || tokens.length < n - 1) return banned;
+  if (n === 1) return new Set(tokens);
+  const prefixStart = tokens.length - (n - 1);
+  for (let i = 0; i + n - 1 < tokens.length; i++) {
+    let same = true;
+    for (let k = 0; k < n - 1; k++) {
+      if (tokens[i + k] !== tokens[prefixStart + k]) { same = false; break; }
+    }
+    if (same) banned.add(tokens[i + n - 1]);
+  }
+  return banned;
+}
+
+/** Applies the min-length and n-gram rules to one row of log-probs in place. */
+export function applyConstraints(row: Float32Array, tokens: number[], opts: { eos: number; minLength: number; noRepeatNgramSize: number; banned?: number[] }): void {
+  if (tokens.length < opts.minLength) row[opts.eos] = -Infinity;
+  for (const t of bannedByNgram(tokens, opts.noRepeatNgramSize)) row[t] = -Infinity;
+  for (const t of opts.banned ?? []) row[t] = -Infinity;
+}
+
+/** Indices of the k largest values (unordered input, result sorted descending). */
+export function topK(row: Float32Array, k: number): number[] {
+  const idx: number[] = [];
+  for (let i = 0; i < row.length; i++) {
+    const v = row[i];
+    if (v === -Infinity || Number.isNaN(v)) continue;
+    if (idx.length < k) {
+      idx.push(i);
+      if (idx.length === k) idx.sort((a, b) => row[b] - row[a]);
+    } else if (v > row[idx[k - 1]]) {
+      let j = k - 1;
+      while (j > 0 && row[idx[j - 1]] < v) { idx[j] = idx[j - 1]; j--; }
+      idx[j] = i;
+    }
+  }
+  if (idx.length < k) idx.sort((a, b) => row[b] - row[a]);
+  return idx;
+}

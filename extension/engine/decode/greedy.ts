@@ -1,0 +1,33 @@
+/** Greedy decoding: the most probable token at every step (the paragraph autoencoder's paper decodes so). */
+import { applyConstraints, topK } from './constraints';
+import { DecodeHooks, Hypothesis, StepModel, yieldToEventLoop } from './types';
+
+export interface GreedyOptions {
+  bos: number;
+  eos: number;
+  maxLength: number;
+  minLength?: number;
+  noRepeatNgramSize?: number;
+  banned?: number[];
+}
+
+/** `state` holds one row. */
+export async function greedy<S>(model: StepModel<S>, state: S, opts: GreedyOptions, hooks: DecodeHooks = {}): Promise<Hypothesis> {
+  const tokens: number[] = [];
+  let logProb = 0;
+  for (let step = 0; step < opts.maxLength; step++) {
+    hooks.checkCancelled?.();
+    const out = await model.step([tokens.length ? tokens[tokens.length - 1] : opts.bos], state);
+    state = out.state;
+    const row = out.logProbs.subarray(0, model.vocabSize);
+    applyConstraints(row, tokens, { eos: opts.eos, minLength: opts.minLength ?? 0, noRepeatNgramSize: opts.noRepeatNgramSize ?? 0, banned: opts.banned });
+    const [t] = topK(row, 1);
+    if (t === undefined) break;
+    logProb += row[t];
+    if (t === opts.eos) break;
+    tokens.push(t);
+    hooks.onStep?.(step, tokens);
+    await yieldToEventLoop();
+  }
+  return { tokens, logProb, score: logProb, steps: tokens.length };
+}

@@ -1,0 +1,34 @@
+/**
+ * What every decoding strategy drives: a model that, given the last token of each row, returns
+ * log-probabilities over the vocabulary for every row, and can reorder its cached state when beams
+ * are re-ranked. Systems implement this over their ONNX decoders; strategies never see tensors.
+ */
+export interface StepModel<S> {
+  readonly vocabSize: number;
+  /** tokens: one per row. Returns log-probs [rows * vocabSize] and the advanced state. */
+  step(tokens: number[], state: S): Promise<{ logProbs: Float32Array; state: S }>;
+  /** New state whose row j is old row rows[j]. */
+  reorder(state: S, rows: number[]): S;
+}
+
+export interface DecodeHooks {
+  /** Called after every step with the best hypothesis so far (ids without BOS). */
+  onStep?: (step: number, best: number[]) => void;
+  /** Checked between steps; throwing (e.g. CancelledError) stops decoding. */
+  checkCancelled?: () => void;
+}
+
+export interface Hypothesis {
+  tokens: number[];
+  /** Sum of log-probabilities. */
+  logProb: number;
+  /** The score the strategy ranked by (length-normalised for beam search). */
+  score: number;
+  /** Per generated token: the step it was produced at, for aligning attention traces. */
+  steps: number;
+}
+
+/** Gives the event loop a turn so that a cancel message posted to the worker is seen mid-generation. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

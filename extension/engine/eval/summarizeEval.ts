@@ -1,0 +1,77 @@
+/**
+ * `draftsmith eval summarize`: ROUGE-1/2/L F1 on the held-out test split, in the shape of the TAAS
+ * paper's Table 2 — Lead-3, then each model variant — separately for news (CNN) and technical text
+ * (Debian package descriptions). The split is written by the training recipe
+ * (python3 -m draftsmith_train.summarize prepare), never committed.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import type { EngineConfig } from '../../protocol';
+import type { Args } from '../../cli';
+import { EngineError } from '../errors';
+import { lead3 } from '../metrics/lead';
+import { corpusRouge } from '../metrics/rouge';
+import { SummarizeSystem, summarizeModelDir } from '../systems/summarize';
+
+const Pair = z.object({ domain: z.string(), id: z.string(), source: z.string(), target: z.string() });
+type Pair = z.infer<typeof Pair>;
+
+interface Row { name: string; scores: Record<string, { r1: number; r2: number; rl: number; n: number; seconds: number }> }
+
+const DOMAINS = ['news', 'tech'] as const;
+
+export async function runSummarizeEval(a: Args, config: EngineConfig, log: (l: string, m: string) => void): Promise<void> {
+  const dataDir = path.resolve(a.flags.get('data')?.at(-1) ?? path.join(__dirname, '..', '.data'));
+  const file = path.join(dataDir, 'summarize.test.jsonl');
+  const raw = await fs.readFile(file, 'utf8').catch(() => {
+    throw new EngineError('bad-input', `${file} is missing: run (cd models/train && python3 -m draftsmith_train.summarize prepare --data ${dataDir}) first.`);
+  });
+  const limit = Number(a.flags.get('limit')?.at(-1) ?? Infinity);
+  const pairs = raw.split('\n').filter(Boolean).map((l) => Pair.parse(JSON.parse(l)));
+  const byDomain = new Map<string, Pair[]>(DOMAINS.map((d) => [d, pairs.filter((p) => p.domain === d).slice(0, limit)]));
+  const variants = (a.flags.get('variant') ?? [`TAAS=${summarizeModelDir(config.modelsDir)}`]).map((v) => {
+    const [name, dir] = v.split('=', 2);
+    if (!dir) throw new EngineError('bad-request', `--variant must be NAME=DIR, not "${v}"`);
+    return { name, dir: path.resolve(dir) };
+  });
+  const rows: Row[] = [];
+  const lead: Row = { name: 'Lead-3', scores: {} };
+  for (const [domain, ps] of byDomain) {
+    const t0 = performance.now();
+    lead.scores[domain] = score(ps.map((p) => lead3(p.source)), ps.map((p) => p.target), ps.length, t0);
+  }
+  rows.push(lead);
+  const noop = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
+  for (const v of variants) {
+    const system = await SummarizeSystem.load(v.dir, { device: config.device, threads: config.threads, log: (l, m) => log(l, m) });
+    const row: Row = { name: `${v.name} (${system.name})`, scores: {} };
+    for (const [domain, ps] of byDomain) {
+      const t0 = performance.now();
+      const preds: string[] = [];
+      for (const [i, p] of ps.entries()) {
+        preds.push((await system.run({ op: 'summarize', text: p.source }, noop)).summary);
+        if ((i + 1) % 25 === 0) log('warn', `${v.name} ${domain}: ${i + 1}/${ps.length}`);
+      }
+      row.scores[domain] = score(preds, ps.map((p) => p.target), ps.length, t0);
+      if (a.flags.has('show')) preds.slice(0, 3).forEach((s, i) => log('warn', `${domain} #${i}: ${s}\n   ref: ${ps[i].target}`));
+    }
+    rows.push(row);
+  }
+  process.stdout.write(table(rows, byDomain));
+}
+
+function score(preds: string[], refs: string[], n: number, t0: number) {
+  const r = corpusRouge(preds, refs, { stem: true });
+  return { r1: r.rouge1.f1, r2: r.rouge2.f1, rl: r.rougeL.f1, n, seconds: (performance.now() - t0) / 1000 };
+}
+
+function table(rows: Row[], byDomain: Map<string, Pair[]>): string {
+  const pct = (x: number) => (100 * x).toFixed(2);
+  const domains = [...byDomain.keys()];
+  const head = `| model | ${domains.map((d) => `${d} R-1 | ${d} R-2 | ${d} R-L`).join(' | ')} |`;
+  const sep = `|---|${domains.map(() => '---:|---:|---:').join('|')}|`;
+  const body = rows.map((r) => `| ${r.name} | ${domains.map((d) => { const s = r.scores[d]; return `${pct(s.r1)} | ${pct(s.r2)} | ${pct(s.rl)}`; }).join(' | ')} |`);
+  const sizes = domains.map((d) => `${d}: ${byDomain.get(d)?.length ?? 0} documents`).join(', ');
+  return [head, sep, ...body, '', `ROUGE F1 (%), rouge-score tokenization with Porter stemming; test split, ${sizes}.`, ''].join('\n');
+}

@@ -1,0 +1,125 @@
+/**
+ * model.json: the manifest every model folder carries (written by models/train/*export*.py).
+ * A folder is checked against it before any session is created, so a broken folder gets an
+ * error that names the file and what is wrong instead of a crash deep inside onnxruntime.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { EngineError, errorMessage } from '../errors';
+
+export const SpecialTokens = z.object({
+  pad: z.number().int().min(0),
+  unk: z.number().int().min(0),
+  bos: z.number().int().min(0),
+  eos: z.number().int().min(0),
+  mask: z.number().int().min(0).optional(),
+});
+export type SpecialTokens = z.infer<typeof SpecialTokens>;
+
+export const DecodingDefaults = z.object({
+  strategy: z.enum(['greedy', 'beam', 'top-k']),
+  beamSize: z.number().int().min(1).default(4),
+  maxLength: z.number().int().min(1).default(80),
+  minLength: z.number().int().min(0).default(0),
+  lengthPenalty: z.number().min(0).default(1),
+  noRepeatNgramSize: z.number().int().min(0).default(0),
+  topK: z.number().int().min(1).optional(),
+  temperature: z.number().positive().optional(),
+});
+export type DecodingDefaults = z.infer<typeof DecodingDefaults>;
+
+export const TaasArchitecture = z.object({
+  type: z.literal('taas-encoder-decoder'),
+  vocabSize: z.number().int().positive(),
+  dModel: z.number().int().positive(),
+  heads: z.number().int().positive(),
+  encoderLayers: z.number().int().positive(),
+  decoderLayers: z.number().int().positive(),
+  maxSourcePositions: z.number().int().positive(),
+  maxTargetPositions: z.number().int().positive(),
+  numTopics: z.number().int().positive(),
+  topicAttention: z.boolean(),
+  copy: z.boolean(),
+});
+
+export const Architecture = z.discriminatedUnion('type', [TaasArchitecture]);
+
+export const Manifest = z.object({
+  schemaVersion: z.literal(1),
+  system: z.enum(['summarize', 'essay', 'story', 'roundtrip', 'reply']),
+  name: z.string().min(1),
+  description: z.string().default(''),
+  architecture: Architecture,
+  /** Role -> file name inside the folder. */
+  files: z.record(z.string(), z.string().min(1)),
+  sha256: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)).default({}),
+  specialTokens: SpecialTokens,
+  maxInputTokens: z.number().int().positive(),
+  decoding: DecodingDefaults,
+  training: z.record(z.string(), z.unknown()).optional(),
+});
+export type Manifest = z.infer<typeof Manifest>;
+
+export interface ModelFolder {
+  dir: string;
+  manifest: Manifest;
+  /** Absolute path of the file for a role named in the manifest. */
+  file(role: string): string;
+}
+
+/**
+ * Reads and checks a model folder: model.json parses and matches the schema, every file it names
+ * exists and is non-empty, and files with a recorded sha256 still have it (a truncated or
+ * corrupted download is caught here).
+ */
+export async function loadModelFolder(dir: string, expectedSystem: Manifest['system']): Promise<ModelFolder> {
+  const manifestPath = path.join(dir, 'model.json');
+  let raw: string;
+  try {
+    raw = await fs.readFile(manifestPath, 'utf8');
+  } catch {
+    throw new EngineError('bad-model', `Model folder ${dir} has no readable model.json (expected ${manifestPath}).`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (e) {
+    throw new EngineError('bad-model', `${manifestPath} is not valid JSON: ${errorMessage(e)}`);
+  }
+  const parsed = Manifest.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new EngineError('bad-model', `${manifestPath}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  const manifest = parsed.data;
+  if (manifest.system !== expectedSystem) {
+    throw new EngineError('bad-model', `${manifestPath} describes a "${manifest.system}" model, not "${expectedSystem}".`);
+  }
+  for (const [role, name] of Object.entries(manifest.files)) {
+    const p = path.join(dir, name);
+    if (path.relative(dir, p).startsWith('..')) {
+      throw new EngineError('bad-model', `${manifestPath}: files.${role} points outside the model folder (${name}).`);
+    }
+    let size: number;
+    try {
+      size = (await fs.stat(p)).size;
+    } catch {
+      throw new EngineError('bad-model', `Model file ${p} (${role}) is missing.`);
+    }
+    if (size === 0) throw new EngineError('bad-model', `Model file ${p} (${role}) is empty.`);
+    const expected = manifest.sha256[name];
+    if (expected) {
+      const actual = createHash('sha256').update(await fs.readFile(p)).digest('hex');
+      if (actual !== expected) {
+        throw new EngineError('bad-model', `Model file ${p} (${role}) is corrupt: its sha256 is ${actual.slice(0, 12)}…, model.json expects ${expected.slice(0, 12)}….`);
+      }
+    }
+  }
+  return { dir, manifest, file: (role) => {
+    const name = manifest.files[role];
+    if (!name) throw new EngineError('bad-model', `${manifestPath} names no "${role}" file.`);
+    return path.join(dir, name);
+  } };
+}

@@ -1,0 +1,91 @@
+/**
+ * The one place that picks onnxruntime's execution provider (transformers.js keeps this apart from
+ * models too). onnxruntime-node's run() is synchronous underneath, which is why the engine lives
+ * in a worker thread.
+ */
+import type * as ortTypes from 'onnxruntime-node';
+import { EngineError, errorMessage } from '../errors';
+import type { DeviceSetting } from '../../protocol';
+
+export type Ort = typeof ortTypes;
+export type Session = ortTypes.InferenceSession;
+export type Tensor = ortTypes.Tensor;
+
+let ortModule: Ort | undefined;
+export function ort(): Ort {
+  // Loaded lazily so that a missing native binary is reported as an engine error, not an import crash.
+  if (!ortModule) ortModule = require('onnxruntime-node') as Ort;
+  return ortModule;
+}
+
+export interface SessionOptions {
+  device: DeviceSetting;
+  threads: number;
+  log: (level: 'info' | 'warn', message: string) => void;
+}
+
+export interface OpenedSession {
+  session: Session;
+  /** The execution provider actually in use. */
+  provider: 'cuda' | 'cpu';
+}
+
+/** Whether CUDA failed once in this process: later sessions go straight to the CPU. */
+let cudaUnavailable: string | undefined;
+
+export async function openSession(file: string, opts: SessionOptions): Promise<OpenedSession> {
+  const base: ortTypes.InferenceSession.SessionOptions = {
+    graphOptimizationLevel: 'all',
+    ...(opts.threads > 0 ? { intraOpNumThreads: opts.threads, interOpNumThreads: 1 } : {}),
+  };
+  if (opts.device !== 'cpu' && cudaUnavailable === undefined) {
+    try {
+      const session = await ort().InferenceSession.create(file, { ...base, executionProviders: ['cuda'] });
+      opts.log('info', `execution provider: cuda (${file})`);
+      return { session, provider: 'cuda' };
+    } catch (e) {
+      cudaUnavailable = errorMessage(e).split('\n')[0];
+      opts.log(opts.device === 'cuda' ? 'warn' : 'info',
+        `CUDA execution provider unavailable (${cudaUnavailable}); running on the CPU.`);
+    }
+  }
+  try {
+    const session = await ort().InferenceSession.create(file, { ...base, executionProviders: ['cpu'] });
+    return { session, provider: 'cpu' };
+  } catch (e) {
+    throw new EngineError('bad-model', `Cannot load ${file}: ${errorMessage(e).split('\n')[0]}`);
+  }
+}
+
+export function int64Tensor(values: ArrayLike<number>, dims: number[]): Tensor {
+  const data = BigInt64Array.from(Array.from(values, (v) => BigInt(v)));
+  return new (ort().Tensor)('int64', data, dims);
+}
+
+export function float32Tensor(data: Float32Array, dims: number[]): Tensor {
+  return new (ort().Tensor)('float32', data, dims);
+}
+
+export function floatData(t: Tensor | undefined, name: string): Float32Array {
+  if (!t || t.type !== 'float32') throw new EngineError('bad-model', `model output ${name} is missing or not float32`);
+  return t.data as Float32Array;
+}
+
+export function int64Data(t: Tensor | undefined, name: string): BigInt64Array {
+  if (!t || t.type !== 'int64') throw new EngineError('bad-model', `model output ${name} is missing or not int64`);
+  return t.data as BigInt64Array;
+}
+
+/** The model's declared inputs must be exactly what the system feeds: checked once at load. */
+export function checkIO(session: Session, file: string, inputs: string[], outputs: string[]): void {
+  for (const name of inputs) {
+    if (!session.inputNames.includes(name)) {
+      throw new EngineError('bad-model', `${file} has no input "${name}" (it has: ${session.inputNames.join(', ')}).`);
+    }
+  }
+  for (const name of outputs) {
+    if (!session.outputNames.includes(name)) {
+      throw new EngineError('bad-model', `${file} has no output "${name}" (it has: ${session.outputNames.join(', ')}).`);
+    }
+  }
+}

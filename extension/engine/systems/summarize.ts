@@ -1,0 +1,188 @@
+/**
+ * Summarize Document: TAAS (topic-aware abstractive summarization, Zheng et al. 2020).
+ * The encoder graph runs the Transformer encoder, the topic-aware attention (Eqs. 7-12) and the
+ * decoder's cross-attention projections of the memory [s; h]; the decoder graph is one step of the
+ * Transformer decoder with past key/values (and the pointer-generator mixture when the model has
+ * one). Decoding is beam search (decode/beam.ts).
+ */
+import * as path from 'node:path';
+import { promises as fs } from 'node:fs';
+import { z } from 'zod';
+import type { BeamOptions as RequestedBeam, SummarizeRequest, SummarizeResult } from '../../protocol';
+import { beamSearch } from '../decode/beam';
+import type { StepModel } from '../decode/types';
+import { EngineError } from '../errors';
+import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
+import { checkIO, float32Tensor, floatData, int64Data, int64Tensor, openSession, Session, Tensor } from '../runtime/onnx';
+import { gatherAxis, repeatIndex } from '../runtime/tensorOps';
+import { hasReadableText, junkRatio } from '../text/normalize';
+import { Tokenizer } from '../text/tokenizer';
+import type { RunContext, RuntimeOptions } from './context';
+import { attendedTokens, topPhrases } from './topicAwareAttention';
+
+const Topics = z.object({ topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })) });
+
+interface DecoderState {
+  past: Float32Array;
+  pastDims: number[];
+}
+
+type Taas = Extract<Manifest['architecture'], { type: 'taas-encoder-decoder' }>;
+
+export class SummarizeSystem {
+  private constructor(
+    private readonly folder: ModelFolder,
+    private readonly arch: Taas,
+    private readonly tokenizer: Tokenizer,
+    private readonly encoder: Session,
+    private readonly decoder: Session,
+    private readonly topics: { id: number; words: string[] }[],
+    readonly device: string,
+  ) {}
+
+  static async load(dir: string, opts: RuntimeOptions): Promise<SummarizeSystem> {
+    const folder = await loadModelFolder(dir, 'summarize');
+    const arch = folder.manifest.architecture;
+    if (arch.type !== 'taas-encoder-decoder') throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a TAAS model`);
+    const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
+    const enc = await openSession(folder.file('encoder'), opts);
+    const dec = await openSession(folder.file('decoder'), opts);
+    checkIO(enc.session, folder.file('encoder'), ['input_ids', 'attention_mask'], ['cross_key_values', 'memory_mask', 'topic_attention', 'topic_scores']);
+    // source_ids feeds the copy mechanism; a model without one has no such input.
+    const decoderInputs = ['input_ids', 'cross_key_values', 'memory_mask', 'past_key_values', ...(arch.copy ? ['source_ids'] : [])];
+    checkIO(dec.session, folder.file('decoder'), decoderInputs, ['log_probs', 'present_key_values', 'cross_attention']);
+    let topics: { id: number; words: string[] }[] = [];
+    try {
+      topics = Topics.parse(JSON.parse(await fs.readFile(folder.file('topics'), 'utf8'))).topics;
+    } catch (e) {
+      throw new EngineError('bad-model', `${folder.file('topics')} is not a valid topics file: ${e instanceof Error ? e.message.split('\n')[0] : e}`);
+    }
+    opts.log('info', `summarize model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}`);
+    return new SummarizeSystem(folder, arch, tokenizer, enc.session, dec.session, topics, enc.provider);
+  }
+
+  get name(): string {
+    return this.folder.manifest.name;
+  }
+
+  async run(req: SummarizeRequest, ctx: RunContext): Promise<SummarizeResult> {
+    const text = req.text;
+    if (!hasReadableText(text)) throw new EngineError('bad-input', 'There is no text to summarize: the selection (or document) is empty.');
+    if (junkRatio(text) > 0.1) throw new EngineError('bad-input', 'The selection looks like binary data, not prose; nothing was summarized.');
+    const m = this.folder.manifest;
+    const special = m.specialTokens;
+    const limit = Math.min(req.maxInputTokens ?? m.maxInputTokens, m.maxInputTokens, this.arch.maxSourcePositions);
+    ctx.progress('Reading the text…', 0);
+    const spans = this.tokenizer.encodeWithSpans(text);
+    if (spans.length === 0) throw new EngineError('bad-input', 'There is no text to summarize: the selection (or document) is empty.');
+    // Longer text than the model reads: summarize its beginning (news puts the essentials first) and say so.
+    const used = spans.slice(0, limit);
+    const truncated = used.length < spans.length;
+    const ids = used.map((s) => s.id);
+    const t0 = performance.now();
+    const enc = await this.encoder.run({
+      input_ids: int64Tensor(ids, [1, ids.length]),
+      attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
+    });
+    const alpha = floatData(enc.topic_attention, 'topic_attention');
+    const cross = enc.cross_key_values;
+    const memoryMask = enc.memory_mask;
+    if (!cross || !memoryMask) throw new EngineError('bad-model', 'encoder outputs are missing');
+    const encodeMs = performance.now() - t0;
+    ctx.checkCancelled();
+
+    const d = this.decodingOptions(m, req.decoding);
+    const K = d.beamSize;
+    const crossTiled = gatherAxis(floatData(cross, 'cross_key_values'), cross.dims.slice(), 2, repeatIndex(K));
+    const maskTiled = tileInt64Rows(int64Data(memoryMask, 'memory_mask'), memoryMask.dims[1], K);
+    const feeds: Record<string, Tensor> = {
+      cross_key_values: float32Tensor(crossTiled.data, crossTiled.dims),
+      memory_mask: int64Tensor(maskTiled, [K, memoryMask.dims[1]]),
+    };
+    if (this.arch.copy) feeds.source_ids = int64Tensor(repeatRows(ids, K), [K, ids.length]);
+    const L = this.arch.decoderLayers;
+    const H = this.arch.heads;
+    const dh = this.arch.dModel / H;
+    const decoder = this.decoder;
+    const model: StepModel<DecoderState> = {
+      vocabSize: this.arch.vocabSize,
+      async step(tokens, state) {
+        const out = await decoder.run({
+          ...feeds,
+          input_ids: int64Tensor(tokens, [tokens.length, 1]),
+          past_key_values: float32Tensor(state.past, state.pastDims),
+        });
+        const present = out.present_key_values as Tensor;
+        return { logProbs: new Float32Array(floatData(out.log_probs, 'log_probs')), state: { past: floatData(present, 'present_key_values'), pastDims: present.dims.slice() } };
+      },
+      reorder(state, rows) {
+        const g = gatherAxis(state.past, state.pastDims, 2, rows);
+        return { past: g.data, pastDims: g.dims };
+      },
+    };
+    const t1 = performance.now();
+    let lastPartial = 0;
+    const hyps = await beamSearch(model, { past: new Float32Array(0), pastDims: [L, 2, K, H, 0, dh] }, {
+      bos: special.bos, eos: special.eos, beamSize: K, maxLength: d.maxLength, minLength: d.minLength,
+      lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
+      banned: [special.pad, special.unk, special.bos, ...(special.mask !== undefined ? [special.mask] : [])],
+    }, {
+      checkCancelled: () => ctx.checkCancelled(),
+      onStep: (step, best) => {
+        ctx.progress(`Writing the summary (${step + 1} tokens)…`, Math.min(0.95, (step + 1) / d.maxLength));
+        const now = performance.now();
+        if (now - lastPartial > 200) { lastPartial = now; ctx.partial(this.tokenizer.decode(best)); }
+      },
+    });
+    const decodeMs = performance.now() - t1;
+    const best = hyps[0];
+    const summary = best ? this.tokenizer.decode(best.tokens) : '';
+    if (!summary) throw new EngineError('internal', 'The model produced an empty summary.');
+    const tokens = attendedTokens(used, alpha);
+    const steps = best.tokens.length + 1;
+    return {
+      op: 'summarize',
+      summary,
+      source: text,
+      truncated,
+      usedChars: truncated ? used[used.length - 1].end : text.length,
+      tokens,
+      topPhrases: topPhrases(text, tokens, 5),
+      topics: this.topics,
+      stats: {
+        inputTokens: spans.length,
+        usedInputTokens: used.length,
+        outputTokens: best.tokens.length,
+        encodeMs,
+        decodeMs,
+        tokensPerSecond: steps / (decodeMs / 1000),
+        device: this.device,
+        model: m.name,
+      },
+    };
+  }
+
+  private decodingOptions(m: Manifest, req: RequestedBeam | undefined) {
+    const def = m.decoding;
+    return {
+      beamSize: req?.beamSize ?? def.beamSize,
+      maxLength: Math.min(req?.maxLength ?? def.maxLength, this.arch.maxTargetPositions - 1),
+      minLength: req?.minLength ?? def.minLength,
+      lengthPenalty: req?.lengthPenalty ?? def.lengthPenalty,
+      noRepeatNgramSize: req?.noRepeatNgramSize ?? def.noRepeatNgramSize,
+    };
+  }
+}
+
+function repeatRows(row: number[], k: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < k; i++) out.push(...row);
+  return out;
+}
+
+function tileInt64Rows(data: BigInt64Array, width: number, k: number): number[] {
+  const row = Array.from(data.subarray(0, width), Number);
+  return repeatRows(row, k);
+}
+
+export const summarizeModelDir = (modelsDir: string) => path.join(modelsDir, 'summarize');

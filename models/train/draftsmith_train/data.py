@@ -1,0 +1,154 @@
+"""Data preparation: summarization pairs (news, dialogue, technical text) and the pretraining corpus.
+
+Everything is split with a fixed seed here; metrics are reported on the test parts only.
+Outputs go to an ignored folder (default .data/ at the repository root), never into git.
+"""
+import glob
+import json
+import os
+import random
+import re
+import subprocess
+from collections import Counter
+
+SHARED = os.environ.get("DRAFTSMITH_SHARED", os.path.join(os.path.dirname(__file__), "../../../../shared"))
+SEED = 20261121
+WS = re.compile(r"\s+")
+
+
+def normalize(text: str) -> str:
+    """The one text normalisation shared with the TypeScript side (extension/engine/text/normalize.ts)."""
+    return WS.sub(" ", text).strip()
+
+
+def split(items, n_test, n_val, seed=SEED):
+    items = list(items)
+    random.Random(seed).shuffle(items)
+    return items[n_test + n_val:], items[n_test:n_test + n_val], items[:n_test]
+
+
+def cnn_pairs():
+    rows = [json.loads(l) for l in open(os.path.join(SHARED, "data/cnn_stories/cnn_6500.jsonl"))]
+    pairs = [{"domain": "news", "id": r["id"], "source": normalize(r["article"]),
+              "target": normalize(" ".join(h.rstrip(".") + "." for h in r["highlights"]))} for r in rows]
+    return split(pairs, 300, 200)
+
+
+def dialogsum_pairs():
+    out = []
+    for part in ("train", "dev", "test"):
+        rows = [json.loads(l) for l in open(os.path.join(SHARED, f"data/dialogsum/dialogsum.{part}.jsonl"))]
+        out.append([{"domain": "dialogue", "id": r["fname"], "source": normalize(r["dialogue"]),
+                     "target": normalize(r["summary"] if "summary" in r else r["summary1"])} for r in rows])
+    return out[0], out[1], out[2]
+
+
+def fetch_debian_translations(workdir):
+    """Long package descriptions (Translation-en) without touching the system's apt lists (TRAINING.md)."""
+    out = os.path.join(workdir, "Translation-en.txt")
+    if os.path.exists(out) and os.path.getsize(out) > 1_000_000:
+        return out
+    lists = os.path.join(workdir, "LISTS")
+    os.makedirs(os.path.join(lists, "partial"), exist_ok=True)
+    subprocess.run(["chmod", "-R", "777", lists], check=True)
+    subprocess.run(["apt-get", "update", "-o", "Acquire::Languages=en", "-o", f"Dir::State::Lists={lists}"],
+                   check=True, stdout=subprocess.DEVNULL)
+    files = glob.glob(os.path.join(lists, "*bookworm_main_i18n_Translation-en*"))
+    with open(out, "wb") as f:
+        subprocess.run(["/usr/lib/apt/apt-helper", "cat-file", files[0]], check=True, stdout=f)
+    return out
+
+
+def debian_pairs(workdir):
+    """Long description -> one-line synopsis, deduplicated."""
+    text = open(fetch_debian_translations(workdir), encoding="utf-8", errors="replace").read()
+    seen, pairs = set(), []
+    for stanza in text.split("\n\n"):
+        m = re.search(r"^Description-en: (.*)$((?:\n .*)*)", stanza, re.M)
+        pkg = re.search(r"^Package: (.*)$", stanza, re.M)
+        if not m:
+            continue
+        synopsis = normalize(m.group(1))
+        body = [l[1:] for l in m.group(2).split("\n")[1:]]
+        body = " ".join("" if l.strip() == "." else l for l in body)
+        body = normalize(body)
+        n = len(body.split())
+        if n < 20 or n > 400 or len(synopsis.split()) < 2:
+            continue
+        key = (synopsis.lower(), body[:200])
+        if key in seen:
+            continue
+        seen.add(key)
+        pairs.append({"domain": "tech", "id": pkg.group(1) if pkg else "", "source": body, "target": synopsis})
+    return split(pairs, 500, 300)
+
+
+def wikitext_paragraphs():
+    out = []
+    for f in glob.glob(os.path.join(SHARED, "data/wikitext2_paragraphs/*.tokens")):
+        for line in open(f, encoding="utf-8"):
+            line = line.strip()
+            if not line or line.startswith("="):
+                continue
+            line = line.replace(" @-@ ", "-").replace(" @,@ ", ",").replace(" @.@ ", ".")
+            line = re.sub(r" ([.,;:!?')])", r"\1", line).replace("( ", "(")
+            if len(line.split()) >= 30:
+                out.append(normalize(line))
+    return out
+
+
+def story_paragraphs():
+    out = []
+    for line in open(os.path.join(SHARED, "data/fairytaleqa/fairytale_stories_278.jsonl"), encoding="utf-8"):
+        r = json.loads(line)
+        text = r.get("story") or r.get("text") or r.get("content") or ""
+        if isinstance(text, list):
+            text = "\n\n".join(map(str, text))
+        for para in re.split(r"\n\s*\n", text):
+            if len(para.split()) >= 20:
+                out.append(normalize(para))
+    return out
+
+
+STOP = set("""a about above after again against all am an and any are as at be because been before being below
+between both but by can could did do does doing down during each few for from further had has have having he her
+here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of
+off on once only or other our ours ourselves out over own same she should so some such than that the their theirs
+them themselves then there these they this those through to too under until up very was we were what when where
+which while who whom why will with would you your yours yourself yourselves also said one two new may like get
+use used using make many much well even back still way first last year years time says told""".split())
+WORD = re.compile(r"[a-z][a-z'-]{2,}")
+
+
+def bow_vocabulary(docs, size):
+    df = Counter()
+    for d in docs:
+        df.update(set(w for w in WORD.findall(d.lower()) if w not in STOP))
+    n = len(docs)
+    words = [w for w, c in df.most_common() if c <= 0.5 * n][:size]
+    return words
+
+
+def prepare(out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    cnn, dlg, deb = cnn_pairs(), dialogsum_pairs(), debian_pairs(out_dir)
+    for i, part in enumerate(("train", "val", "test")):
+        with open(os.path.join(out_dir, f"summarize.{part}.jsonl"), "w") as f:
+            for r in cnn[i] + dlg[i] + deb[i]:
+                f.write(json.dumps(r) + "\n")
+    # Pretraining corpus: only training parts of the summarization sets, so no test text is seen.
+    corpus = [r["source"] for r in cnn[0] + dlg[0] + deb[0]] + [r["target"] for r in cnn[0] + dlg[0] + deb[0]]
+    corpus += wikitext_paragraphs() + story_paragraphs()
+    random.Random(SEED).shuffle(corpus)
+    with open(os.path.join(out_dir, "corpus.txt"), "w") as f:
+        for line in corpus:
+            f.write(line + "\n")
+    vocab = bow_vocabulary([r["source"] for r in cnn[0] + dlg[0] + deb[0]], 2000)
+    json.dump(vocab, open(os.path.join(out_dir, "bow_vocab.json"), "w"))
+    sizes = {k: [len(x) for x in v] for k, v in (("news", cnn), ("dialogue", dlg), ("tech", deb))}
+    print("pairs train/val/test:", sizes, "corpus paragraphs:", len(corpus))
+
+
+if __name__ == "__main__":
+    import sys
+    prepare(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../.data"))

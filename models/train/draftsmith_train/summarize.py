@@ -1,0 +1,289 @@
+"""TAAS recipe: prepare data, train the tokenizer, pretrain a small BART-like model by denoising,
+fine-tune it for summarization with the neural topic model and topic-aware attention, export to ONNX.
+
+  python3 -m draftsmith_train.summarize prepare  --data .data
+  python3 -m draftsmith_train.summarize pretrain --data .data --minutes 25 --out runs/pretrain.pt
+  python3 -m draftsmith_train.summarize finetune --data .data --init runs/pretrain.pt --minutes 40 --out runs/taas.pt
+  python3 -m draftsmith_train.summarize export   --ckpt runs/taas.pt --out models/summarize
+
+Runs on a CUDA GPU when one is present (--device auto), otherwise on one CPU thread.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import re
+import time
+
+import numpy as np
+import torch
+
+from . import data as D
+from . import tokenizer as T
+from .modules import ModelConfig, TopicAwareSummarizer, label_smoothed_nll
+
+
+def pick_device(name):
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cpu":
+        torch.set_num_threads(1)  # TRAINING.md: a second thread is ~3x slower here
+    return torch.device(name)
+
+
+def log(msg):
+    print(time.strftime("%H:%M:%S"), msg, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Denoising pretraining (BART: text infilling with Poisson(3) spans, 30% of tokens)
+# ---------------------------------------------------------------------------------------------
+def infill(ids, rng, ratio=0.3, lam=3.0):
+    out, i, n = [], 0, len(ids)
+    budget = int(round(n * ratio))
+    while i < n:
+        if budget > 0 and rng.random() < ratio / lam:
+            span = min(int(rng.poisson(lam)), budget, n - i)
+            out.append(T.MASK)
+            i += span
+            budget -= span
+            if span == 0:
+                out.append(ids[i])
+                i += 1
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def pretrain_windows(sp, corpus_file, window):
+    windows = []
+    for line in open(corpus_file, encoding="utf-8"):
+        ids = sp.encode(line.strip())
+        for s in range(0, max(1, len(ids) - 16), window):
+            w = ids[s:s + window]
+            if len(w) >= 16:
+                windows.append(w)
+    return windows
+
+
+def pad(seqs, value=T.PAD):
+    n = max(len(s) for s in seqs)
+    return torch.tensor([s + [value] * (n - len(s)) for s in seqs], dtype=torch.long)
+
+
+def train_loop(model, batches, args, device, step_fn, val_fn=None):
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
+    warmup = args.warmup
+    t0, step, tokens, losses = time.time(), 0, 0, []
+    model.train()
+    for batch in batches:
+        lr = args.lr * min(1.0, (step + 1) / warmup) * (1.0 if step < warmup else max(0.1, math.sqrt(warmup / (step + 1))))
+        for g in opt.param_groups:
+            g["lr"] = lr
+        loss, ntok = step_fn(batch)
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        tokens += ntok
+        losses.append(loss.item())
+        elapsed = time.time() - t0
+        if step % args.log_every == 0:
+            log(f"step {step} loss {np.mean(losses[-args.log_every:]):.3f} lr {lr:.2e} tok/s {tokens / elapsed:.0f}")
+        if val_fn and step % args.val_every == 0:
+            model.eval()
+            log(f"step {step} validation {val_fn()}")
+            model.train()
+        if elapsed > args.minutes * 60 or step >= args.steps:
+            break
+    log(f"done: {step} steps, {tokens} tokens, {tokens / (time.time() - t0):.0f} tok/s")
+    return {"steps": step, "tokens": tokens, "seconds": round(time.time() - t0)}
+
+
+def cmd_prepare(args):
+    D.prepare(args.data)
+    sp = T.train(os.path.join(args.data, "corpus.txt"), os.path.join(args.data, "spm"), args.vocab)
+    T.write_tokenizer_json(sp, os.path.join(args.data, "tokenizer"))
+    log(f"tokenizer: {sp.get_piece_size()} pieces")
+
+
+def save(path, model, meta):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    torch.save({"config": model.c.to_dict(), "state": model.state_dict(), "meta": meta}, path)
+
+
+def load_model(path, **overrides):
+    ck = torch.load(path, map_location="cpu")
+    cfg = ModelConfig(**{**ck["config"], **overrides})
+    m = TopicAwareSummarizer(cfg)
+    missing, unexpected = m.load_state_dict(ck["state"], strict=False)
+    return m, ck.get("meta", {}), missing
+
+
+def cmd_pretrain(args):
+    device = pick_device(args.device)
+    sp = T.load(os.path.join(args.data, "spm.model"))
+    cfg = ModelConfig(vocab_size=sp.get_piece_size(), copy=False)
+    model = TopicAwareSummarizer(cfg).to(device)
+    windows = pretrain_windows(sp, os.path.join(args.data, "corpus.txt"), args.window)
+    log(f"pretrain: {sum(p.numel() for p in model.parameters()) / 1e6:.2f}M params, {len(windows)} windows")
+    rng = np.random.default_rng(D.SEED)
+
+    def batches():
+        while True:
+            order = rng.permutation(len(windows))
+            for s in range(0, len(order) - args.batch, args.batch):
+                ws = [windows[i] for i in order[s:s + args.batch]]
+                yield [infill(w, rng) for w in ws], ws
+
+    def step(b):
+        noisy, clean = b
+        src = pad(noisy).to(device)
+        tgt = pad([[T.BOS] + w + [T.EOS] for w in clean]).to(device)
+        logp, _, _ = model(src, (src != T.PAD).long(), tgt[:, :-1])
+        loss, _ = label_smoothed_nll(logp, tgt[:, 1:], 0.1, T.PAD)
+        return loss, int((src != T.PAD).sum() + (tgt != T.PAD).sum())
+
+    stats = train_loop(model, batches(), args, device, step)
+    save(args.out, model, {"stage": "pretrain", **stats})
+
+
+# ---------------------------------------------------------------------------------------------
+# Summarization fine-tuning with the neural topic model (TAAS)
+# ---------------------------------------------------------------------------------------------
+def load_pairs(path, sp, bow_index, max_src, max_tgt):
+    out = []
+    for line in open(path):
+        r = json.loads(line)
+        src = sp.encode(r["source"])[:max_src]
+        tgt = sp.encode(r["target"])[:max_tgt - 2]
+        bow = {}
+        for w in D.WORD.findall(r["source"].lower()):
+            j = bow_index.get(w)
+            if j is not None:
+                bow[j] = bow.get(j, 0) + 1
+        out.append((src, [T.BOS] + tgt + [T.EOS], bow, r["domain"]))
+    return out
+
+
+def bow_tensor(bows, size, device):
+    x = torch.zeros(len(bows), size)
+    for i, b in enumerate(bows):
+        for j, c in b.items():
+            x[i, j] = c
+    return x.to(device)
+
+
+def cmd_finetune(args):
+    device = pick_device(args.device)
+    sp = T.load(os.path.join(args.data, "spm.model"))
+    bow_vocab = json.load(open(os.path.join(args.data, "bow_vocab.json")))
+    bow_index = {w: i for i, w in enumerate(bow_vocab)}
+    overrides = dict(copy=not args.no_copy, topic_attention=not args.no_topic_attention,
+                     num_topics=args.topics, bow_vocab_size=len(bow_vocab))
+    if args.init:
+        model, meta, missing = load_model(args.init, **overrides)
+        log(f"initialised from {args.init} ({meta}); fresh: {sorted(set(k.split('.')[0] for k in missing))}")
+    else:
+        model = TopicAwareSummarizer(ModelConfig(vocab_size=sp.get_piece_size(), **overrides))
+    model.to(device)
+    train = load_pairs(os.path.join(args.data, "summarize.train.jsonl"), sp, bow_index, args.max_src, args.max_tgt)
+    val = load_pairs(os.path.join(args.data, "summarize.val.jsonl"), sp, bow_index, args.max_src, args.max_tgt)
+    val = random.Random(D.SEED).sample(val, min(300, len(val)))
+    log(f"finetune: {len(train)} pairs, copy={model.c.copy}, topic_attention={model.c.topic_attention}")
+
+    if model.c.topic_attention and args.ntm_warmup:
+        # The topic model first learns topics alone, so the topic-aware attention starts from real topics.
+        opt = torch.optim.Adam(model.ntm.parameters(), lr=2e-3)
+        rng = random.Random(D.SEED)
+        for i in range(args.ntm_warmup):
+            b = rng.sample(train, 64)
+            bow = bow_tensor([x[2] for x in b], len(bow_vocab), device)
+            _, loss = model.ntm(bow)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if (i + 1) % 100 == 0:
+                log(f"ntm warmup {i + 1} loss {loss.item():.1f}")
+
+    rng = random.Random(D.SEED)
+
+    def batches():
+        while True:
+            items = sorted(train, key=lambda x: len(x[0]) + rng.random() * 20)
+            chunks, cur = [], []
+            for it in items:
+                if cur and (len(cur) + 1) * max(len(it[0]), max(len(c[0]) for c in cur)) > args.batch_tokens:
+                    chunks.append(cur)
+                    cur = []
+                cur.append(it)
+            chunks.append(cur)
+            rng.shuffle(chunks)
+            yield from chunks
+
+    def forward(b):
+        src = pad([x[0] for x in b]).to(device)
+        tgt = pad([x[1] for x in b]).to(device)
+        bow = bow_tensor([x[2] for x in b], len(bow_vocab), device)
+        logp, ntm_loss, _ = model(src, (src != T.PAD).long(), tgt[:, :-1], bow)
+        loss, nll = label_smoothed_nll(logp, tgt[:, 1:], args.label_smoothing, T.PAD)
+        if ntm_loss is not None:
+            words = bow.sum(-1).clamp(min=1).mean()
+            loss = loss + args.ntm_weight * ntm_loss / words  # Eq. 14: L = L_summ + lambda * L_NTM (per word)
+        return loss, nll, int((src != T.PAD).sum() + (tgt != T.PAD).sum())
+
+    def step(b):
+        loss, _, n = forward(b)
+        return loss, n
+
+    def validate():
+        with torch.no_grad():
+            nlls = [forward(val[i:i + 16])[1].item() for i in range(0, len(val), 16)]
+        return f"nll {np.mean(nlls):.3f} ppl {math.exp(np.mean(nlls)):.1f}"
+
+    stats = train_loop(model, batches(), args, device, step, validate)
+    model.eval()
+    stats["val"] = validate()
+    log(f"final validation {stats['val']}")
+    save(args.out, model, {"stage": "finetune", "init": args.init, **stats, "args": vars(args)})
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("cmd", choices=["prepare", "pretrain", "finetune", "export"])
+    p.add_argument("--data", default=".data")
+    p.add_argument("--device", default="auto")
+    p.add_argument("--vocab", type=int, default=8000)
+    p.add_argument("--out", default="runs/model.pt")
+    p.add_argument("--init")
+    p.add_argument("--ckpt")
+    p.add_argument("--minutes", type=float, default=20)
+    p.add_argument("--steps", type=int, default=10 ** 9)
+    p.add_argument("--lr", type=float, default=5e-4)
+    p.add_argument("--warmup", type=int, default=200)
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--window", type=int, default=128)
+    p.add_argument("--batch-tokens", type=int, default=6000)
+    p.add_argument("--max-src", type=int, default=320)
+    p.add_argument("--max-tgt", type=int, default=64)
+    p.add_argument("--topics", type=int, default=10)
+    p.add_argument("--ntm-weight", type=float, default=1.0, help="lambda of Eq. 14")
+    p.add_argument("--ntm-warmup", type=int, default=300)
+    p.add_argument("--label-smoothing", type=float, default=0.1)
+    p.add_argument("--no-copy", action="store_true")
+    p.add_argument("--no-topic-attention", action="store_true")
+    p.add_argument("--log-every", type=int, default=25)
+    p.add_argument("--val-every", type=int, default=250)
+    args = p.parse_args()
+    if args.cmd == "export":
+        from .export_summarize import export
+        export(args.ckpt, args.out, args.data)
+        return
+    {"prepare": cmd_prepare, "pretrain": cmd_pretrain, "finetune": cmd_finetune}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+// Bundles the host, the engine worker, the CLI, the insights panel and the tests with esbuild.
+import { build } from 'esbuild';
+import { readdirSync, mkdirSync, copyFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const external = ['vscode', 'onnxruntime-node', '@huggingface/transformers'];
+const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, external, logLevel: 'warning' };
+const tests = (dir) => existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.test.ts')).map((f) => join(dir, f)) : [];
+
+await Promise.all([
+  build({ ...node, entryPoints: ['extension/host/extension.ts'], outfile: 'dist/host.js' }),
+  build({ ...node, entryPoints: ['extension/engine/worker.ts'], outfile: 'dist/worker.js' }),
+  build({ ...node, entryPoints: ['extension/cli.ts'], outfile: 'dist/cli.js' }),
+  build({ entryPoints: ['webview/panel.ts'], outfile: 'dist/webview/panel.js', bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: true, logLevel: 'warning' }),
+  build({ ...node, entryPoints: tests('test/unit'), outdir: 'dist/test/unit' }),
+  existsSync('test/integration/suite.ts')
+    ? build({ ...node, entryPoints: ['test/integration/suite.ts'], outfile: 'dist/test/integration/suite.js' })
+    : Promise.resolve(),
+]);
+mkdirSync('dist/webview', { recursive: true });
+copyFileSync('webview/panel.css', 'dist/webview/panel.css');
+console.log('built dist/');

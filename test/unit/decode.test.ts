@@ -1,0 +1,99 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { beamSearch } from '../../extension/engine/decode/beam';
+import { greedy } from '../../extension/engine/decode/greedy';
+import { sampleTopK, seededRandom, topKSample } from '../../extension/engine/decode/topk';
+import { bannedByNgram, topK } from '../../extension/engine/decode/constraints';
+import type { StepModel } from '../../extension/engine/decode/types';
+
+const BOS = 0, EOS = 1, A = 2, B = 3, C = 4;
+const V = 5;
+
+/**
+ * A toy language model given as a table: the next-token distribution depends on the prefix.
+ * Greedy takes A first (0.6) but every continuation after A is poor; B (0.4) leads to a sure end.
+ */
+function tableModel(next: (prefix: number[]) => Record<number, number>): StepModel<number[][]> {
+  return {
+    vocabSize: V,
+    async step(tokens, state) {
+      const rows = tokens.map((t, r) => [...(state[r] ?? []), t]);
+      const lp = new Float32Array(tokens.length * V).fill(-Infinity);
+      rows.forEach((prefix, r) => {
+        for (const [tok, p] of Object.entries(next(prefix.slice(1)))) lp[r * V + Number(tok)] = Math.log(p);
+      });
+      return { logProbs: lp, state: rows };
+    },
+    reorder(state, order) { return order.map((i) => state[i]); },
+  };
+}
+
+const trap = tableModel((p): Record<number, number> => {
+  if (p.length === 0) return { [A]: 0.6, [B]: 0.4 };
+  if (p[0] === A) return { [C]: 0.34, [A]: 0.33, [EOS]: 0.33 };
+  return { [EOS]: 1 };
+});
+
+test('beam search finds the more probable sequence that greedy decoding misses', async () => {
+  const g = await greedy(trap, [[]], { bos: BOS, eos: EOS, maxLength: 2 });
+  assert.deepEqual(g.tokens.slice(0, 1), [A]);
+  const hyps = await beamSearch(trap, [[], []], { bos: BOS, eos: EOS, beamSize: 2, maxLength: 5, minLength: 0, lengthPenalty: 0, noRepeatNgramSize: 0 });
+  assert.deepEqual(hyps[0].tokens, [B]);
+  assert.ok(Math.abs(hyps[0].logProb - Math.log(0.4)) < 1e-6);
+});
+
+test('beam search respects the minimum length by forbidding an early end', async () => {
+  const m = tableModel(() => ({ [EOS]: 0.9, [C]: 0.1 }));
+  const hyps = await beamSearch(m, [[], []], { bos: BOS, eos: EOS, beamSize: 2, maxLength: 6, minLength: 3, lengthPenalty: 1, noRepeatNgramSize: 0 });
+  assert.equal(hyps[0].tokens.length, 3);
+});
+
+test('n-gram blocking stops a model that wants to repeat itself', async () => {
+  const parrot = tableModel((p) => ({ [p.length % 2 === 0 ? A : B]: 0.9, [C]: 0.05, [EOS]: 0.05 }));
+  const hyps = await beamSearch(parrot, [[]], { bos: BOS, eos: EOS, beamSize: 1, maxLength: 8, minLength: 0, lengthPenalty: 1, noRepeatNgramSize: 2 });
+  const bigrams = hyps[0].tokens.slice(1).map((t, i) => `${hyps[0].tokens[i]},${t}`);
+  assert.equal(new Set(bigrams).size, bigrams.length, `repeated bigram in ${hyps[0].tokens}`);
+  assert.deepEqual([...bannedByNgram([A, B, A], 2)], [B]);
+});
+
+test('banned tokens (pad, unk) are never produced', async () => {
+  const m = tableModel(() => ({ [A]: 0.9, [EOS]: 0.1 }));
+  const g = await greedy(m, [[]], { bos: BOS, eos: EOS, maxLength: 4, banned: [A] });
+  assert.ok(!g.tokens.includes(A));
+});
+
+test('top-k sampling draws only from the k most probable tokens and repeats with the same seed', async () => {
+  const row = new Float32Array([Math.log(0.5), Math.log(0.3), Math.log(0.15), Math.log(0.05)]);
+  const random = seededRandom(7);
+  const seen = new Set<number>();
+  for (let i = 0; i < 500; i++) seen.add(sampleTopK(new Float32Array(row), 2, 1, random));
+  assert.deepEqual([...seen].sort(), [0, 1]);
+  const m = tableModel(() => ({ [A]: 0.4, [B]: 0.3, [C]: 0.2, [EOS]: 0.1 }));
+  const opts = { bos: BOS, eos: EOS, maxLength: 12, k: 3, temperature: 1, seed: 42 };
+  const s1 = await topKSample(m, [[]], opts);
+  const s2 = await topKSample(m, [[]], opts);
+  assert.deepEqual(s1.tokens, s2.tokens);
+  assert.ok(s1.tokens.every((t) => t !== EOS));
+});
+
+test('a low temperature makes sampling nearly greedy', () => {
+  const row = new Float32Array([Math.log(0.4), Math.log(0.35), Math.log(0.25)]);
+  const random = seededRandom(1);
+  let first = 0;
+  for (let i = 0; i < 200; i++) if (sampleTopK(new Float32Array(row), 3, 0.02, random) === 0) first++;
+  assert.ok(first > 190, `${first}/200`);
+});
+
+test('topK returns indices of the largest values in order', () => {
+  assert.deepEqual(topK(new Float32Array([0.1, 0.9, -Infinity, 0.5, 0.7]), 3), [1, 4, 3]);
+});
+
+test('decoding stops as soon as it is cancelled', async () => {
+  const m = tableModel(() => ({ [A]: 1 }));
+  let steps = 0;
+  await assert.rejects(greedy(m, [[]], { bos: BOS, eos: EOS, maxLength: 100 }, {
+    onStep: () => { steps++; },
+    checkCancelled: () => { if (steps >= 3) throw new Error('cancelled'); },
+  }), /cancelled/);
+  assert.equal(steps, 3);
+});

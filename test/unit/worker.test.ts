@@ -1,0 +1,76 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Worker } from 'node:worker_threads';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { FromWorker, type ToWorker } from '../../extension/protocol';
+import { modelsDir, repoRoot } from './helpers';
+
+/** Starts the real worker bundle and collects its validated messages. */
+function startWorker() {
+  const w = new Worker(path.join(repoRoot, 'dist', 'worker.js'));
+  const messages: FromWorker[] = [];
+  const waiters: (() => void)[] = [];
+  w.on('message', (m: unknown) => {
+    messages.push(FromWorker.parse(m));
+    waiters.splice(0).forEach((f) => f());
+  });
+  const until = async (pred: (m: FromWorker) => boolean): Promise<FromWorker> => {
+    for (;;) {
+      const hit = messages.find(pred);
+      if (hit) return hit;
+      await new Promise<void>((r) => waiters.push(r));
+    }
+  };
+  const send = (m: ToWorker) => w.postMessage(m);
+  return { w, messages, until, send };
+}
+
+const ends = (id: number) => (m: FromWorker) => (m.type === 'result' || m.type === 'error') && m.id === id;
+
+test('the worker summarizes, reporting progress before its one result', async () => {
+  const { w, messages, until, send } = startWorker();
+  try {
+    send({ type: 'configure', config: { modelsDir, device: 'cpu', threads: 1 } });
+    send({ type: 'request', id: 1, request: { op: 'summarize', text: 'The council approved the new library budget on Monday after a long debate.', decoding: { maxLength: 12 } } });
+    const end = await until(ends(1));
+    assert.equal(end.type, 'result');
+    assert.ok(messages.some((m) => m.type === 'progress' && m.id === 1));
+    assert.equal(messages.filter(ends(1)).length, 1);
+  } finally { await w.terminate(); }
+});
+
+test('a cancel mid-generation ends the request with "cancelled"', async () => {
+  const { w, until, send } = startWorker();
+  try {
+    send({ type: 'configure', config: { modelsDir, device: 'cpu', threads: 1 } });
+    send({ type: 'request', id: 2, request: { op: 'summarize', text: 'A long article about bridges. '.repeat(40), decoding: { maxLength: 200, minLength: 150 } } });
+    await until((m) => m.type === 'progress' && m.id === 2 && m.message.startsWith('Writing'));
+    send({ type: 'cancel', id: 2 });
+    const end = await until(ends(2));
+    assert.equal(end.type === 'error' && end.code, 'cancelled');
+  } finally { await w.terminate(); }
+});
+
+test('a malformed message gets a bad-request error, and the worker keeps working', async () => {
+  const { w, until, send } = startWorker();
+  try {
+    w.postMessage({ type: 'request', id: 3, request: { op: 'summarize' } });
+    const bad = await until(ends(3));
+    assert.equal(bad.type === 'error' && bad.code, 'bad-request');
+    send({ type: 'configure', config: { modelsDir, device: 'cpu', threads: 1 } });
+    send({ type: 'request', id: 4, request: { op: 'summarize', text: 'Short text about a town fair.', decoding: { maxLength: 6 } } });
+    assert.equal((await until(ends(4))).type, 'result');
+  } finally { await w.terminate(); }
+});
+
+test('a broken models folder is reported with the file that is missing', async () => {
+  const { w, until, send } = startWorker();
+  try {
+    const nowhere = path.join(os.tmpdir(), 'draftsmith-no-models');
+    send({ type: 'configure', config: { modelsDir: nowhere, device: 'cpu', threads: 1 } });
+    send({ type: 'request', id: 5, request: { op: 'summarize', text: 'Some text.' } });
+    const end = await until(ends(5));
+    assert.ok(end.type === 'error' && end.code === 'bad-model' && end.message.includes(path.join(nowhere, 'summarize', 'model.json')));
+  } finally { await w.terminate(); }
+});
