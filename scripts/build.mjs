@@ -11,7 +11,7 @@ await Promise.all([
   build({ ...node, entryPoints: ['extension/host/extension.ts'], outfile: 'dist/host.js' }),
   build({ ...node, entryPoints: ['extension/engine/worker.ts'], outfile: 'dist/worker.js' }),
   build({ ...node, entryPoints: ['extension/cli.ts'], outfile: 'dist/cli.js' }),
-  build({ entryPoints: ['webview/panel.ts'], outfile: 'dist/webview/panel.js', bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: true, logLevel: 'warning' }),
+  build({ entryPoints: ['webview/panel.ts'], outfile: 'dist/webview/panel.js', bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: true, minify: true, logLevel: 'warning' }),
   build({ ...node, entryPoints: tests('test/unit'), outdir: 'dist/test/unit' }),
   existsSync('test/integration/suite.ts')
     ? build({ ...node, entryPoints: ['test/integration/suite.ts'], outfile: 'dist/test/integration/suite.js' })

@@ -3,6 +3,8 @@
  * models too). onnxruntime-node's run() is synchronous underneath, which is why the engine lives
  * in a worker thread.
  */
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
 import type * as ortTypes from 'onnxruntime-node';
 import { EngineError, errorMessage } from '../errors';
 import type { DeviceSetting } from '../../protocol';
@@ -30,21 +32,46 @@ export interface OpenedSession {
   provider: 'cuda' | 'cpu';
 }
 
-/** Whether CUDA failed once in this process: later sessions go straight to the CPU. */
+/** Why CUDA cannot be used in this process, once known: later sessions go straight to the CPU. */
 let cudaUnavailable: string | undefined;
+let cudaLogged = false;
+
+/**
+ * onnxruntime-node installed with onnxruntime-node-install=skip (our .npmrc) has no CUDA provider
+ * library; trying it anyway makes the native side print an alarming error of its own.
+ */
+function missingCudaLibrary(): string | undefined {
+  if (process.platform !== 'linux' && process.platform !== 'win32') return `no CUDA build of onnxruntime for ${process.platform}`;
+  try {
+    const pkg = path.dirname(require.resolve('onnxruntime-node/package.json'));
+    const lib = process.platform === 'win32' ? 'onnxruntime_providers_cuda.dll' : 'libonnxruntime_providers_cuda.so';
+    const file = path.join(pkg, 'bin', 'napi-v6', process.platform, process.arch, lib);
+    return existsSync(file) ? undefined : `${lib} is not installed`;
+  } catch {
+    return undefined; // unknown layout: let onnxruntime try
+  }
+}
 
 export async function openSession(file: string, opts: SessionOptions): Promise<OpenedSession> {
   const base: ortTypes.InferenceSession.SessionOptions = {
     graphOptimizationLevel: 'all',
     ...(opts.threads > 0 ? { intraOpNumThreads: opts.threads, interOpNumThreads: 1 } : {}),
   };
+  if (opts.device !== 'cpu' && cudaUnavailable === undefined) cudaUnavailable = missingCudaLibrary();
+  if (opts.device !== 'cpu' && cudaUnavailable !== undefined && !cudaLogged) {
+    cudaLogged = true;
+    opts.log(opts.device === 'cuda' ? 'warn' : 'info', `CUDA execution provider unavailable (${cudaUnavailable}); running on the CPU.`);
+  }
   if (opts.device !== 'cpu' && cudaUnavailable === undefined) {
     try {
-      const session = await ort().InferenceSession.create(file, { ...base, executionProviders: ['cuda'] });
+      // Severity 4 (fatal only): onnxruntime otherwise prints its own error for a missing CUDA library
+      // before we can log the fallback in plain words.
+      const session = await ort().InferenceSession.create(file, { ...base, logSeverityLevel: 4, executionProviders: ['cuda'] });
       opts.log('info', `execution provider: cuda (${file})`);
       return { session, provider: 'cuda' };
     } catch (e) {
       cudaUnavailable = errorMessage(e).split('\n')[0];
+      cudaLogged = true;
       opts.log(opts.device === 'cuda' ? 'warn' : 'info',
         `CUDA execution provider unavailable (${cudaUnavailable}); running on the CPU.`);
     }

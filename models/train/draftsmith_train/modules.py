@@ -272,7 +272,9 @@ class TopicAwareSummarizer(nn.Module):
             x, k, v, cw, context = layer(x, self_bias, cross_kv[i, 0], cross_kv[i, 1], cross_bias, pk, pv)
             presents.append(torch.stack([k, v]))
         out = self.dec_ln(x)
-        vocab_logits = torch.matmul(out, self.embed.weight.t())  # tied output embedding
+        # Tied output embedding. einsum, not matmul with .t(): the exporter would fold the transpose into
+        # a second 8000 x d copy of the embedding in decoder.onnx.
+        vocab_logits = torch.einsum("btd,vd->btv", out, self.embed.weight)
         vocab_logp = torch.log_softmax(vocab_logits, dim=-1)
         attn = cw.mean(dim=1)                                    # last layer, heads averaged [B,Tq,T+1]
         if self.c.copy:

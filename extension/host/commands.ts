@@ -1,0 +1,26 @@
+/**
+ * Every command in one table of factories (rust-analyzer's shape): a factory gets the Ctx and
+ * returns the handler; registerCommands() registers them all and hands the disposables to the Ctx.
+ * Ids must match package.json's contributes.commands.
+ */
+import * as vscode from 'vscode';
+import { Ctx } from './context';
+import { summarizeActiveEditor } from './summarizeCommand';
+
+type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => unknown;
+
+const commands: Record<string, CommandFactory> = {
+  'draftsmith.summarize': (ctx) => () => summarizeActiveEditor(ctx),
+  'draftsmith.showInsights': (ctx) => () => ctx.insights.show(),
+  'draftsmith.showLog': (ctx) => () => ctx.log.show(true),
+  'draftsmith.restartEngine': (ctx) => () => {
+    ctx.engine.restart();
+    void vscode.window.showInformationMessage('Draftsmith: the engine was restarted.');
+  },
+};
+
+export function registerCommands(ctx: Ctx): void {
+  for (const [id, factory] of Object.entries(commands)) {
+    ctx.own(vscode.commands.registerCommand(id, factory(ctx)));
+  }
+}

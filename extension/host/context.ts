@@ -1,0 +1,58 @@
+/**
+ * The extension's state in one place (rust-analyzer's ctx.ts shape): the log, the engine client,
+ * the insights panels, the last result, and every disposable, released together on deactivate.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { SummarizeResult } from '../protocol';
+import { EngineClient } from './engineClient';
+import { InsightsPanels, INSIGHTS_VIEW_TYPE } from './insightsPanel';
+import { affectsEngine, readEngineConfig } from './settings';
+
+export class Ctx implements vscode.Disposable {
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private last: SummarizeResult | undefined;
+  readonly log: vscode.LogOutputChannel;
+  readonly engine: EngineClient;
+  readonly insights: InsightsPanels;
+
+  constructor(readonly extension: vscode.ExtensionContext) {
+    this.log = this.own(vscode.window.createOutputChannel('Draftsmith', { log: true }));
+    // dist/host.js and dist/worker.js are bundled side by side.
+    this.engine = this.own(new EngineClient(path.join(__dirname, 'worker.js'), readEngineConfig(extension.extensionPath), this.log));
+    this.insights = this.own(new InsightsPanels(extension.extensionUri, () => this.last, this.log));
+    this.own(vscode.window.registerWebviewPanelSerializer(INSIGHTS_VIEW_TYPE, this.insights));
+    this.own(vscode.workspace.onDidChangeConfiguration((event) => {
+      if (!affectsEngine(event)) return;
+      const config = readEngineConfig(extension.extensionPath);
+      this.log.info(`settings changed: models ${config.modelsDir}, device ${config.device}, threads ${config.threads}`);
+      this.engine.configure(config);
+    }));
+  }
+
+  get lastResult(): SummarizeResult | undefined {
+    return this.last;
+  }
+
+  /** Remembers the result and shows it in the insights panel when that is open. */
+  setLastResult(result: SummarizeResult): void {
+    this.last = result;
+    this.insights.post(result);
+  }
+
+  own<T extends vscode.Disposable>(disposable: T): T {
+    this.subscriptions.push(disposable);
+    return disposable;
+  }
+
+  dispose(): void {
+    // Reverse order: the engine and panels go before the log they write to.
+    for (const d of this.subscriptions.splice(0).reverse()) {
+      try {
+        d.dispose();
+      } catch {
+        // keep releasing the rest
+      }
+    }
+  }
+}

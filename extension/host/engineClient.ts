@@ -1,0 +1,251 @@
+/**
+ * The host's side of the engine: one long-lived worker_threads Worker, typed requests with a
+ * promise each, progress callbacks, cancellation and crash recovery.
+ *
+ * Kept free of 'vscode' on purpose (cancellation and logging come in through small interfaces that
+ * vscode.CancellationToken and vscode.LogOutputChannel satisfy), so it can run under plain Node.
+ */
+import { Worker } from 'node:worker_threads';
+import type { z } from 'zod';
+import {
+  EngineConfig,
+  EngineRequest,
+  ErrorCode,
+  FromWorker,
+  ResultFor,
+  ToWorker,
+} from '../protocol';
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** The part of vscode.CancellationToken the client needs. */
+export interface CancelSignal {
+  readonly isCancellationRequested: boolean;
+  onCancellationRequested(listener: () => unknown): { dispose(): unknown };
+}
+
+export interface RequestHooks {
+  onProgress?(message: string, fraction: number | undefined): void;
+  onPartial?(text: string): void;
+  token?: CancelSignal;
+}
+
+/** 'stopped': the worker went away (crash, restart, shutdown) before answering. */
+export type EngineErrorCode = ErrorCode | 'stopped';
+
+export class EngineError extends Error {
+  constructor(readonly code: EngineErrorCode, message: string) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}
+
+interface Pending {
+  readonly op: EngineRequest['op'];
+  readonly hooks: RequestHooks;
+  resolve(result: unknown): void;
+  reject(error: EngineError): void;
+  /** Detaches the cancellation listener; called once when the request settles. */
+  cleanup(): void;
+}
+
+export class EngineClient {
+  private worker: Worker | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private disposed = false;
+
+  constructor(
+    private readonly workerPath: string,
+    private config: EngineConfig,
+    private readonly log: Logger,
+  ) {}
+
+  /** Requests sent and not yet answered. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Stores the settings and sends them to a running worker; a worker started later gets them first thing. */
+  configure(config: EngineConfig): void {
+    this.config = config;
+    if (this.worker) this.post(this.worker, { type: 'configure', config });
+  }
+
+  request<R extends EngineRequest>(request: R, hooks: RequestHooks = {}): Promise<ResultFor<R>> {
+    if (this.disposed) return Promise.reject(new EngineError('stopped', 'The Draftsmith engine has been shut down.'));
+    const token = hooks.token;
+    if (token?.isCancellationRequested) return Promise.reject(cancelledError());
+
+    const worker = this.ensureWorker();
+    const id = this.nextId++;
+    return new Promise<ResultFor<R>>((resolve, reject) => {
+      // Cancel settles the promise at once: a worker busy inside a synchronous ONNX run only reads
+      // the cancel message between steps, and the user should not wait for that. Whatever the
+      // worker still sends for this id is then dropped as unknown.
+      const subscription = token?.onCancellationRequested(() => {
+        if (!this.pending.has(id)) return;
+        this.settle(id)?.reject(cancelledError());
+        if (this.worker) this.post(this.worker, { type: 'cancel', id });
+      });
+      this.pending.set(id, {
+        op: request.op,
+        hooks,
+        resolve: resolve as (result: unknown) => void,
+        reject,
+        cleanup: () => subscription?.dispose(),
+      });
+      this.post(worker, { type: 'request', id, request });
+    });
+  }
+
+  /** Stops the worker (failing what is in flight) and starts a fresh one. */
+  restart(): void {
+    this.stopWorker('The Draftsmith engine was restarted; the request was stopped.');
+    this.log.info('engine: restarting');
+    if (!this.disposed) this.ensureWorker();
+  }
+
+  /**
+   * Kills the worker without telling the client first, exactly as a crash looks from here
+   * (the exit handler sees an exit it did not ask for). For the integration tests.
+   */
+  crashForTest(): void {
+    void this.worker?.terminate();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.stopWorker('The Draftsmith engine was shut down.');
+  }
+
+  // ---- worker lifecycle ------------------------------------------------------------------------
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    this.log.info(`engine: starting worker ${this.workerPath}`);
+    // stdout/stderr are piped so that stray console output from the engine lands in the log.
+    const worker = new Worker(this.workerPath, { stdout: true, stderr: true });
+    this.worker = worker;
+    worker.stdout.setEncoding('utf8').on('data', (chunk: string) => this.logLines('info', chunk));
+    worker.stderr.setEncoding('utf8').on('data', (chunk: string) => this.logLines('warn', chunk));
+    worker.on('message', (data: unknown) => this.onMessage(worker, data));
+    worker.on('messageerror', (err) => this.log.error(`engine: a message could not be deserialized: ${err.message}`));
+    worker.on('error', (err) => this.onCrash(worker, `${err.name}: ${err.message}`));
+    worker.on('exit', (code) => this.onCrash(worker, `exit code ${code}`));
+    this.post(worker, { type: 'configure', config: this.config });
+    return worker;
+  }
+
+  /** Intentional stop: the worker is forgotten first, so its exit event is not taken for a crash. */
+  private stopWorker(reason: string): void {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.rejectAll(new EngineError('stopped', reason));
+    if (worker) void worker.terminate();
+  }
+
+  private onCrash(worker: Worker, detail: string): void {
+    // 'error' is followed by 'exit'; the first one handles it. Also ignores workers we stopped.
+    if (worker !== this.worker) return;
+    this.worker = undefined;
+    const lost = this.pending.size;
+    this.log.error(`engine: the worker stopped unexpectedly (${detail}); ${lost} request(s) failed; a new worker starts with the next request`);
+    this.rejectAll(new EngineError(
+      'stopped',
+      `The Draftsmith engine stopped unexpectedly (${detail}); it has been restarted. Try again.`,
+    ));
+    void worker.terminate();
+  }
+
+  private rejectAll(error: EngineError): void {
+    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(error);
+  }
+
+  /** Removes a request from the table and detaches its listeners; undefined when it was already settled. */
+  private settle(id: number): Pending | undefined {
+    const entry = this.pending.get(id);
+    if (!entry) return undefined;
+    this.pending.delete(id);
+    entry.cleanup();
+    return entry;
+  }
+
+  // ---- messages --------------------------------------------------------------------------------
+
+  private post(worker: Worker, message: ToWorker): void {
+    // Parsing our own messages catches a host-side bug here rather than as a 'bad-request' later.
+    const checked = ToWorker.safeParse(message);
+    if (!checked.success) {
+      const problems = describeIssues(checked.error);
+      this.log.error(`engine: refusing to send an invalid ${message.type} message: ${problems}`);
+      if (message.type === 'request') {
+        this.settle(message.id)?.reject(new EngineError('bad-request', `Invalid request: ${problems}`));
+      }
+      return;
+    }
+    worker.postMessage(checked.data);
+  }
+
+  private onMessage(worker: Worker, data: unknown): void {
+    if (worker !== this.worker) return;
+    const parsed = FromWorker.safeParse(data);
+    if (!parsed.success) {
+      const problems = describeIssues(parsed.error);
+      this.log.error(`engine: malformed message from the worker: ${problems}`);
+      // A broken final answer must still end its request, or the caller would wait forever.
+      const { type, id } = (typeof data === 'object' && data !== null ? data : {}) as { type?: unknown; id?: unknown };
+      if ((type === 'result' || type === 'error') && typeof id === 'number') {
+        this.settle(id)?.reject(new EngineError('internal', `The engine sent an invalid ${type}: ${problems}`));
+      }
+      return;
+    }
+    const message = parsed.data;
+    switch (message.type) {
+      case 'ready':
+        this.log.info('engine: worker ready');
+        return;
+      case 'log':
+        this.log[message.level](`engine: ${message.message}`);
+        return;
+      case 'progress':
+        this.pending.get(message.id)?.hooks.onProgress?.(message.message, message.fraction);
+        return;
+      case 'partial':
+        this.pending.get(message.id)?.hooks.onPartial?.(message.text);
+        return;
+      case 'result': {
+        const entry = this.settle(message.id);
+        if (!entry) return; // cancelled or stopped earlier
+        if (message.result.op !== entry.op) {
+          entry.reject(new EngineError('internal', `The engine answered a ${entry.op} request with a ${message.result.op} result.`));
+          return;
+        }
+        entry.resolve(message.result);
+        return;
+      }
+      case 'error':
+        this.settle(message.id)?.reject(new EngineError(message.code, message.message));
+        return;
+    }
+  }
+
+  private logLines(level: 'info' | 'warn', chunk: string): void {
+    for (const line of chunk.split(/\r?\n/)) {
+      if (line.trim()) this.log[level](`engine (${level === 'info' ? 'stdout' : 'stderr'}): ${line}`);
+    }
+  }
+}
+
+/** One line per zod issue, joined: short enough for a log line or an error message. */
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join('.') || '(message)'}: ${issue.message}`).join('; ');
+}
+
+function cancelledError(): EngineError {
+  return new EngineError('cancelled', 'Cancelled.');
+}

@@ -1,0 +1,25 @@
+/** Activation: builds the Ctx, registers the command table, returns the API used by the tests. */
+import * as vscode from 'vscode';
+import type { DraftsmithApi } from './api';
+import { registerCommands } from './commands';
+import { Ctx } from './context';
+import { summarize } from './summarizeCommand';
+
+export function activate(context: vscode.ExtensionContext): DraftsmithApi {
+  const ctx = new Ctx(context);
+  context.subscriptions.push(ctx);
+  registerCommands(ctx);
+  ctx.log.info(`Draftsmith activated (${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`);
+  return {
+    summarize: (editor, token) => summarize(ctx, editor, token),
+    lastResult: () => ctx.lastResult,
+    engine: {
+      restart: () => ctx.engine.restart(),
+      crashForTest: () => ctx.engine.crashForTest(),
+      inFlight: () => ctx.engine.inFlight,
+    },
+  };
+}
+
+// Everything is released through context.subscriptions.
+export function deactivate(): void {}

@@ -1,0 +1,49 @@
+/** Reads the draftsmith.* settings into the protocol's shapes (EngineConfig, request options). */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { BeamOptions, DeviceSetting, EngineConfig } from '../protocol';
+
+export const SECTION = 'draftsmith';
+
+export function affectsEngine(event: vscode.ConfigurationChangeEvent): boolean {
+  return event.affectsConfiguration(SECTION);
+}
+
+/** modelsPath when set, else the models shipped inside the extension. */
+export function readEngineConfig(extensionPath: string): EngineConfig {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const modelsPath = cfg.get<string>('modelsPath', '').trim();
+  const device = DeviceSetting.safeParse(cfg.get('device'));
+  return {
+    modelsDir: modelsPath || path.join(extensionPath, 'models'),
+    device: device.success ? device.data : 'auto',
+    threads: intIn(cfg.get('threads'), 0, 64, 0),
+  };
+}
+
+export interface SummarizeOptions {
+  maxInputTokens: number;
+  decoding: BeamOptions;
+}
+
+/** Hand-edited settings.json can hold anything; out-of-range values fall back to the defaults. */
+export function readSummarizeOptions(): SummarizeOptions {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  return {
+    maxInputTokens: intIn(cfg.get('maxInputTokens'), 16, 4096, 512),
+    decoding: {
+      beamSize: intIn(cfg.get('summarize.beamSize'), 1, 16, 4),
+      maxLength: intIn(cfg.get('summarize.maxLength'), 1, 512, 80),
+      lengthPenalty: numberIn(cfg.get('summarize.lengthPenalty'), 0, 5, 1.0),
+      noRepeatNgramSize: intIn(cfg.get('summarize.noRepeatNgramSize'), 0, 10, 3),
+    },
+  };
+}
+
+function numberIn(value: unknown, min: number, max: number, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : fallback;
+}
+
+function intIn(value: unknown, min: number, max: number, fallback: number): number {
+  return Number.isInteger(value) ? numberIn(value, min, max, fallback) : fallback;
+}

@@ -1,0 +1,131 @@
+/**
+ * Summarize Document: the selection (or the whole document) goes to the engine under a cancellable
+ * progress notification, and the summary comes back as one undoable insertion after the source.
+ * The command and the test API share summarize().
+ */
+import * as vscode from 'vscode';
+import { SummarizeResult } from '../protocol';
+import { Ctx } from './context';
+import { insertAsOneEdit, sourceRange, summaryInsertion } from './edits';
+import { EngineError } from './engineClient';
+import { readSummarizeOptions } from './settings';
+
+export type SummarizeOutcome =
+  | { kind: 'inserted'; summary: string; result: SummarizeResult }
+  | { kind: 'cancelled' }
+  | { kind: 'empty'; message: string }
+  | { kind: 'error'; message: string }
+  | { kind: 'changed'; message: string };
+
+export const EMPTY_MESSAGE = 'Draftsmith: nothing to summarize — the selection (or document) is empty.';
+export const CANCELLED_MESSAGE = 'Draftsmith: summarize cancelled.';
+export const CHANGED_MESSAGE = 'Draftsmith: the document changed while the summary was being written, so it was not inserted.';
+
+export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<SummarizeOutcome> {
+  const started = performance.now();
+  const doc = editor.document;
+  const range = sourceRange(editor);
+  const text = doc.getText(range);
+  if (text.trim().length === 0) {
+    void vscode.window.showErrorMessage(EMPTY_MESSAGE);
+    return { kind: 'empty', message: EMPTY_MESSAGE };
+  }
+  const version = doc.version;
+  const options = readSummarizeOptions();
+  ctx.log.info(`summarize: ${text.length} characters from ${doc.uri.toString(true)}`);
+
+  let result: SummarizeResult;
+  try {
+    result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: 'Draftsmith: Summarizing…', cancellable: true },
+      (progress, progressToken) => {
+        let reported = 0; // percent so far; withProgress wants increments
+        return withEitherToken(progressToken, token, (combined) =>
+          ctx.engine.request(
+            { op: 'summarize', text, maxInputTokens: options.maxInputTokens, decoding: options.decoding },
+            {
+              token: combined,
+              onProgress: (message, fraction) => {
+                let increment: number | undefined;
+                if (fraction !== undefined && fraction * 100 > reported) {
+                  increment = fraction * 100 - reported;
+                  reported = fraction * 100;
+                }
+                progress.report({ message, increment });
+              },
+            },
+          ),
+        );
+      },
+    );
+  } catch (err) {
+    if (err instanceof EngineError && err.code === 'cancelled') {
+      ctx.log.info('summarize: cancelled');
+      void vscode.window.showInformationMessage(CANCELLED_MESSAGE);
+      return { kind: 'cancelled' };
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    ctx.log.error(`summarize failed${err instanceof EngineError ? ` (${err.code})` : ''}: ${message}`);
+    void vscode.window.showErrorMessage(`Draftsmith: ${message}`);
+    return { kind: 'error', message };
+  }
+
+  // The result is worth showing in the panel even when it can no longer be inserted.
+  ctx.setLastResult(result);
+
+  if (doc.isClosed || doc.version !== version) {
+    ctx.log.warn(`summarize: document changed (version ${version} -> ${doc.version}); not inserted`);
+    void vscode.window.showWarningMessage(CHANGED_MESSAGE);
+    return { kind: 'changed', message: CHANGED_MESSAGE };
+  }
+
+  const inserted = await insertAsOneEdit(editor, range.end, summaryInsertion(result.summary));
+  if (!inserted) {
+    const message = 'Draftsmith: the summary could not be inserted into the document.';
+    ctx.log.error(`summarize: ${message}`);
+    void vscode.window.showErrorMessage(message);
+    return { kind: 'error', message };
+  }
+
+  const s = result.stats;
+  ctx.log.info(
+    `summarize: inserted ${result.summary.length} characters in ${Math.round(performance.now() - started)} ms from command to insertion ` +
+      `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s, ` +
+      `${s.usedInputTokens}/${s.inputTokens} input tokens, ${s.device}, ${s.model})`,
+  );
+  if (result.truncated) {
+    void vscode.window.showInformationMessage(
+      `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part.`,
+    );
+  }
+  return { kind: 'inserted', summary: result.summary, result };
+}
+
+/** Runs `work` with a token that fires when either the notification's Cancel or the caller's token fires. */
+async function withEitherToken<T>(
+  a: vscode.CancellationToken,
+  b: vscode.CancellationToken | undefined,
+  work: (token: vscode.CancellationToken) => Promise<T>,
+): Promise<T> {
+  if (!b) return work(a);
+  const source = new vscode.CancellationTokenSource();
+  const links = [a, b].map((t) => t.onCancellationRequested(() => source.cancel()));
+  if (a.isCancellationRequested || b.isCancellationRequested) source.cancel();
+  try {
+    return await work(source.token);
+  } finally {
+    for (const link of links) link.dispose();
+    source.dispose();
+  }
+}
+
+/** The command: works on the active editor. */
+export async function summarizeActiveEditor(ctx: Ctx): Promise<SummarizeOutcome> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    const message = 'Draftsmith: open a text document to summarize.';
+    void vscode.window.showErrorMessage(message);
+    return { kind: 'error', message };
+  }
+  return summarize(ctx, editor);
+}

@@ -1,0 +1,54 @@
+/** Editor and timing helpers for the in-host tests. */
+import * as vscode from 'vscode';
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `condition` every `everyMs` until it holds; throws with `what` after `timeoutMs`. */
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000, everyMs = 2): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/** Used only when the harness did not put sample.md into the workspace folder. */
+const FALLBACK_SAMPLE = `# Council approves river bridge
+
+The city council voted on Tuesday to build a new bridge over the river, ending a debate that had lasted more than ten years. The mayor said construction would begin in the spring and take about three years to finish.
+
+The bridge will carry two lanes of traffic, a bicycle path and a footpath. Officials estimate the cost at 120 million dollars, most of it paid by the state and the rest by a local tax approved by voters last year.
+
+Residents of the east bank welcomed the decision. Many of them now drive forty minutes to reach the hospital and the schools on the west side. Some shop owners near the old ferry landing worry that they will lose customers once the ferry stops running.
+
+The council also asked engineers to study whether the old railway bridge downstream could be turned into a park.
+`;
+
+/** The text of the workspace's sample.md and its URI, or the fallback text (uri undefined). */
+export async function sampleDocument(): Promise<{ text: string; uri: vscode.Uri | undefined }> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (folder) {
+    const uri = vscode.Uri.joinPath(folder.uri, 'sample.md');
+    try {
+      const bytes = await vscode.workspace.fs.readFile(uri);
+      return { text: new TextDecoder().decode(bytes), uri };
+    } catch {
+      // fall through
+    }
+  }
+  console.log('note: no sample.md in the workspace folder; using a built-in sample text');
+  return { text: FALLBACK_SAMPLE, uri: undefined };
+}
+
+/** Opens `content` in a new untitled editor and makes it the active one. */
+export async function openUntitled(content: string, language = 'markdown'): Promise<vscode.TextEditor> {
+  const doc = await vscode.workspace.openTextDocument({ content, language });
+  return vscode.window.showTextDocument(doc, { preview: false });
+}
+
+/** Closes a document's editor without a save prompt, dropping any unsaved change. */
+export async function closeWithoutSaving(doc: vscode.TextDocument): Promise<void> {
+  if (doc.isClosed) return;
+  await vscode.window.showTextDocument(doc, { preview: false });
+  await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+}
