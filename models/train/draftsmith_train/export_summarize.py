@@ -123,7 +123,8 @@ def export(ckpt, out_dir, data_dir, fixture=None):
                   "tokenizerConfig": "tokenizer_config.json", "topics": "topics.json"},
         "sha256": {f: sha256(os.path.join(out_dir, f)) for f in files},
         "specialTokens": {"pad": T.PAD, "unk": T.UNK, "bos": T.BOS, "eos": T.EOS, "mask": T.MASK},
-        "maxInputTokens": c.max_source_positions,
+        # Positions past the fine-tuning length were never trained: read no more than that.
+        "maxInputTokens": int(meta.get("args", {}).get("max_src", c.max_source_positions)),
         "decoding": {"strategy": "beam", "beamSize": 4, "maxLength": 80, "minLength": 6, "lengthPenalty": 1.0,
                      "noRepeatNgramSize": 3},
         "training": {k: v for k, v in meta.items() if k in ("stage", "steps", "tokens", "seconds", "val")},
