@@ -1,0 +1,181 @@
+// UI test: drives the real VS Code workbench (code-server) in headless Chromium as a person would,
+// with Draftsmith installed in code-server's extensions dir. Asserts on what the page shows.
+//
+// usage: node workbench.ui.js <workbenchUrl?folder=...> <outDir>
+// env:   UI_COMMAND_TIMEOUT_S (default 300): how long a model-backed command may take
+// Prints one "ok"/"not ok" line per test; writes <outDir>/ui.json {passed, failed, seconds, tests}
+// and screenshots into <outDir>; exits 0 only when every test passed.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { launch, logger } = require('../harness/browser');
+
+const [url, outDir] = process.argv.slice(2);
+if (!outDir) { console.error('usage: node workbench.ui.js <workbenchUrl> <outDir>'); process.exit(2); }
+const SAMPLE = 'sample.md';
+const commandTimeoutMs = Number(process.env.UI_COMMAND_TIMEOUT_S || 300) * 1000;
+const log = logger('ui');
+const started = Date.now();
+
+let page;
+const shot = async (name) => {
+  const file = path.join(outDir, `${name}.png`);
+  await page.screenshot({ path: file }).catch((e) => log('screenshot failed:', e.message));
+  return file;
+};
+const nbsp = (s) => s.replace(/\u00a0/g, ' ');
+// The rendered text is wrapped to the editor's width (which changes when a scrollbar comes and
+// goes), and Monaco reuses line elements, so their DOM order need not be the visual order:
+// compare the multiset of words.
+const words = (s) => s.split(/\s+/).filter(Boolean).sort().join(' ');
+let originalText = '';
+
+// ------------------------------------------------------------------ workbench helpers
+const activeEditorLines = () => page.locator('.editor-group-container.active .monaco-editor .view-lines').first();
+const editorText = async () => nbsp(await activeEditorLines().innerText().catch(() => ''));
+
+async function waitForText(predicate, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  let text = '';
+  while (Date.now() < deadline) {
+    text = await editorText();
+    if (predicate(text)) return text;
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; editor shows: ${JSON.stringify(text.slice(-300))}`);
+}
+
+/** Runs a command by its palette title. Contributions of a freshly started extension host can
+ *  show up a few seconds after the workbench, so reopen the palette until the row is listed. */
+async function runFromPalette(title) {
+  const input = page.locator('.quick-input-widget input');
+  const row = page.locator(`.quick-input-list .monaco-list-row[aria-label*="${title}"]`);
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: 30_000 });
+    await input.fill('>' + title);
+    try {
+      await row.first().waitFor({ state: 'visible', timeout: 5_000 });
+      break;
+    } catch (e) {
+      if (attempt >= 20) throw new Error(`"${title}" never listed in the command palette`);
+      log(`"${title}" not listed yet, retry ${attempt}`);
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(1_500);
+    }
+  }
+  await row.first().click();
+  await input.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
+  log(`ran "${title}"`);
+}
+
+async function focusEditor() {
+  // A click on the text area focuses the editor (moving the cursor is harmless for these tests).
+  await activeEditorLines().click({ position: { x: 5, y: 5 } });
+}
+
+// ------------------------------------------------------------------ tests
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+test('workbench loads and opens sample.md from the Explorer', async () => {
+  await page.goto(url, { timeout: 120_000 });
+  await page.waitForSelector('.monaco-workbench', { timeout: 120_000 });
+  await page.waitForSelector('.part.statusbar', { timeout: 120_000 });
+  log('workbench visible');
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: SAMPLE }).first();
+  await row.waitFor({ state: 'visible', timeout: 60_000 });
+  await row.dblclick();
+  await page.waitForSelector(`.tabs-container .tab[aria-label*="${SAMPLE}"]`, { timeout: 60_000 });
+  originalText = await waitForText((t) => t.includes('Harbor Street') && t.includes('in the autumn'), 30_000, 'the sample text');
+  await shot('ui-1-opened');
+});
+
+test('"Draftsmith: Summarize Document" from the command palette inserts a summary', async () => {
+  await focusEditor();
+  await runFromPalette('Draftsmith: Summarize Document');
+  const text = await waitForText((t) => t.includes('Summary:'), commandTimeoutMs, '"Summary:" in the editor');
+  log('summary line:', JSON.stringify(text.split('\n').find((l) => l.includes('Summary:'))));
+  await shot('ui-2-summarized');
+});
+
+test('Ctrl+Z removes the inserted summary in one step', async () => {
+  await focusEditor();
+  await page.keyboard.press('Control+z');
+  await waitForText((t) => !t.includes('Summary:') && words(t) === words(originalText), 15_000,
+    'one undo to restore the original text');
+  await shot('ui-3-undone');
+});
+
+test('the editor context menu lists "Summarize Document"', async () => {
+  await activeEditorLines().click({ button: 'right', position: { x: 40, y: 10 } });
+  // Menus render in a shadow root; Playwright's CSS locators pierce open shadow roots.
+  const menu = page.locator('.monaco-menu .actions-container');
+  await menu.first().waitFor({ state: 'visible', timeout: 15_000 });
+  const item = page.locator('.monaco-menu .action-label', { hasText: 'Summarize Document' });
+  await item.first().waitFor({ state: 'visible', timeout: 15_000 });
+  await shot('ui-4-context-menu');
+  await page.keyboard.press('Escape');
+});
+
+test('"Draftsmith: Show Insights" opens a webview panel', async () => {
+  await runFromPalette('Draftsmith: Show Insights');
+  const frame = page.locator('iframe.webview');
+  await frame.first().waitFor({ state: 'visible', timeout: 60_000 });
+  // The webview host iframe nests the extension's content in #active-frame once it is loaded.
+  const outer = page.frameLocator('iframe.webview').first();
+  await outer.locator('#active-frame').waitFor({ state: 'attached', timeout: 60_000 });
+  const body = outer.frameLocator('#active-frame').locator('body');
+  await body.waitFor({ state: 'attached', timeout: 60_000 });
+  const deadline = Date.now() + 60_000;
+  let inner = '';
+  while (Date.now() < deadline && !(inner = (await body.innerText().catch(() => '')).trim())) await page.waitForTimeout(500);
+  if (!inner) throw new Error('the insights webview stayed empty');
+  log('webview text:', JSON.stringify(inner.slice(0, 160)));
+  await page.waitForTimeout(1_000);
+  await shot('ui-5-insights');
+});
+
+// ------------------------------------------------------------------ runner
+(async () => {
+  fs.mkdirSync(outDir, { recursive: true });
+  const results = [];
+  let browser;
+  try {
+    browser = await launch();
+    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    page.on('pageerror', (e) => log('pageerror:', e.message));
+    let broken = false;
+    for (const [i, t] of tests.entries()) {
+      const t0 = Date.now();
+      if (broken) {
+        results.push({ name: t.name, ok: false, error: 'skipped: the workbench did not load' });
+        console.log(`not ok ${i + 1} - ${t.name} (not run: the workbench did not load)`);
+        continue;
+      }
+      try {
+        await t.fn();
+        results.push({ name: t.name, ok: true, seconds: (Date.now() - t0) / 1000 });
+        console.log(`ok ${i + 1} - ${t.name} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
+      } catch (e) {
+        const file = await shot(`ui-fail-${i + 1}`);
+        results.push({ name: t.name, ok: false, error: String(e && e.message || e) });
+        console.log(`not ok ${i + 1} - ${t.name}\n    ${String(e && e.message || e).split('\n').join('\n    ')}\n    screenshot: ${file}`);
+        if (i === 0) broken = true;
+        await page.keyboard.press('Escape').catch(() => {});
+        await page.keyboard.press('Escape').catch(() => {});
+      }
+    }
+  } catch (e) {
+    log('ERROR', e && e.stack || e);
+    for (const t of tests.slice(results.length)) results.push({ name: t.name, ok: false, error: String(e && e.message || e) });
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+  }
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
+  const seconds = Math.round((Date.now() - started) / 100) / 10;
+  fs.writeFileSync(path.join(outDir, 'ui.json'), JSON.stringify({ passed, failed, seconds, tests: results }, null, 2));
+  log(`UI: ${passed} passed, ${failed} failed in ${seconds}s`);
+  process.exit(failed ? 1 : 0);
+})();
