@@ -118,21 +118,28 @@ function renderSource(result: SummarizeResult, phrases: readonly { start: number
   const maxWeight = result.tokens.reduce((m, t) => Math.max(m, t.weight), 0);
   const tokens = [...result.tokens].sort((a, b) => a.start - b.start);
   let cursor = 0;
+  // A top phrase is one outlined element around its tokens (and the spaces between them), not a box per token.
+  let phraseBox: { el: HTMLElement; end: number } | undefined;
+  const target = (): HTMLElement => (phraseBox && cursor < phraseBox.end ? phraseBox.el : box);
   for (const token of tokens) {
     // Spans come from the engine; skip any that overlap an earlier one or fall outside the text.
     if (token.start < cursor || token.end > source.length || token.end <= token.start) continue;
-    if (token.start > cursor) box.append(document.createTextNode(source.slice(cursor, token.start)));
+    if (phraseBox && token.start >= phraseBox.end) phraseBox = undefined;
+    if (token.start > cursor) target().append(document.createTextNode(source.slice(cursor, token.start)));
+    const rank = phrases.findIndex((p) => token.start < p.end && p.start < token.end);
+    if (rank >= 0 && !phraseBox) {
+      const mark = el('span', 'top-phrase');
+      mark.dataset.rank = String(rank);
+      box.append(mark);
+      phraseBox = { el: mark, end: phrases[rank].end };
+    }
     const span = el('span', 'token', source.slice(token.start, token.end));
     const share = maxWeight > 0 ? Math.max(0, token.weight) / maxWeight : 0;
     // A custom property, not a colour: panel.css mixes the theme colour with it (CSSOM is CSP-safe).
     span.style.setProperty('--alpha', `${Math.round(share * 100)}%`);
     span.title = `α = ${formatWeight(token.weight)}`;
-    const rank = phrases.findIndex((p) => token.start < p.end && p.start < token.end);
-    if (rank >= 0) {
-      span.classList.add('top');
-      span.dataset.rank = String(rank);
-    }
-    box.append(span);
+    cursor = token.start;
+    target().append(span);
     cursor = token.end;
   }
   const readEnd = result.truncated ? Math.max(cursor, Math.min(result.usedChars, source.length)) : source.length;
@@ -151,7 +158,7 @@ function renderPhraseItem(text: string, weight: number, rank: number): HTMLEleme
   item.dataset.rank = String(rank);
   item.setAttribute('aria-label', `${rank + 1}. ${text}, weight ${formatWeight(weight)}`);
   item.append(el('span', 'phrase-text', text), el('span', 'weight', formatWeight(weight)));
-  const spans = (): HTMLElement[] => Array.from(app.querySelectorAll<HTMLElement>(`.token[data-rank="${rank}"]`));
+  const spans = (): HTMLElement[] => Array.from(app.querySelectorAll<HTMLElement>(`.top-phrase[data-rank="${rank}"]`));
   const mark = (on: boolean): void => spans().forEach((s) => s.classList.toggle('active', on));
   item.addEventListener('mouseenter', () => mark(true));
   item.addEventListener('mouseleave', () => mark(item === document.activeElement));
