@@ -22,7 +22,7 @@ interface Args { positional: string[]; flags: Map<string, string[]> }
 export function parseArgs(argv: string[]): Args {
   const positional: string[] = [];
   const flags = new Map<string, string[]>();
-  const boolean = new Set(['json', 'help']);
+  const boolean = new Set(['json', 'help', 'show']);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a.startsWith('--')) {
