@@ -18,9 +18,9 @@ mkdir -p "$RUNS"
 [ -f "$RUNS/pretrain.pt" ] || $PY -m draftsmith_train.summarize pretrain --data "$DATA" --minutes "$PRETRAIN_MIN" \
   --warmup 60 --lr 1e-3 --batch 16 --out "$RUNS/pretrain.pt"
 # TAAS with the copy mechanism (shipped), and the ablations reported in the model card.
-$PY -m draftsmith_train.summarize finetune --data "$DATA" --init "$RUNS/pretrain.pt" --minutes "$FINETUNE_MIN" --out "$RUNS/taas.pt"
-$PY -m draftsmith_train.summarize finetune --data "$DATA" --init "$RUNS/pretrain.pt" --minutes "$FINETUNE_MIN" --no-topic-attention --out "$RUNS/taas-no-topic.pt"
-$PY -m draftsmith_train.summarize finetune --data "$DATA" --init "$RUNS/pretrain.pt" --minutes "$FINETUNE_MIN" --no-copy --out "$RUNS/taas-no-copy.pt"
+$PY -m draftsmith_train.summarize finetune --data "$DATA" --init "$RUNS/pretrain.pt" --minutes "$FINETUNE_MIN" --ntm-batchnorm --ntm-warmup 1500 --out "$RUNS/taas.pt"
+$PY -m draftsmith_train.summarize finetune --data "$DATA" --init "$RUNS/pretrain.pt" --minutes "$FINETUNE_MIN" --ntm-batchnorm --ntm-warmup 1500 --no-topic-attention --out "$RUNS/taas-no-topic.pt"
+$PY -m draftsmith_train.summarize finetune --data "$DATA" --init "$RUNS/pretrain.pt" --minutes "$FINETUNE_MIN" --ntm-batchnorm --ntm-warmup 1500 --no-copy --out "$RUNS/taas-no-copy.pt"
 $PY -m draftsmith_train.summarize export --ckpt "$RUNS/taas.pt" --data "$DATA" --out ../summarize
 for v in taas-no-topic taas-no-copy; do
   $PY -c "from draftsmith_train.export_summarize import export; export('$RUNS/$v.pt', '../../.work/$v', '$DATA', '/dev/null')"

@@ -31,6 +31,9 @@ class ModelConfig:
     bow_vocab_size: int = 2000
     topic_attention: bool = True   # False is the "TAAS without topic-aware attention" ablation
     copy: bool = True              # pointer-generator (See et al. 2017), an allowed addition
+    # ProdLDA's batch norm on the NTM's reconstruction logits; without it the shipped taas-small's
+    # ten topics collapsed into one word list. Off by default so older checkpoints load as trained.
+    ntm_batchnorm: bool = False
 
     def to_dict(self):
         return asdict(self)
@@ -133,8 +136,9 @@ class NeuralTopicModel(nn.Module):
     The topic-word matrix beta [K, V_bow] is the decoder's weight; softmax(beta) rows are topics.
     """
 
-    def __init__(self, bow_vocab, num_topics, hidden=256):
+    def __init__(self, bow_vocab, num_topics, hidden=256, batchnorm=False):
         super().__init__()
+        self.bn = nn.BatchNorm1d(bow_vocab, affine=False) if batchnorm else None
         self.enc = nn.Sequential(nn.Linear(bow_vocab, hidden), nn.Softplus(), nn.Linear(hidden, hidden), nn.Softplus())
         self.mu = nn.Linear(hidden, num_topics)
         self.logvar = nn.Linear(hidden, num_topics)
@@ -149,7 +153,8 @@ class NeuralTopicModel(nn.Module):
         mu, logvar = self.mu(hdn), self.logvar(hdn)
         z = mu + torch.randn_like(mu) * torch.exp(0.5 * logvar) if self.training else mu
         theta = torch.softmax(z, dim=-1)
-        log_recon = torch.log_softmax(theta @ self.beta, dim=-1)
+        logits = theta @ self.beta
+        log_recon = torch.log_softmax(self.bn(logits) if self.bn is not None else logits, dim=-1)
         nll = -(bow * log_recon).sum(-1)
         kld = -0.5 * (1 + logvar - mu.pow(2) - logvar.exp()).sum(-1)
         return theta, (nll + kld).mean()
@@ -214,7 +219,7 @@ class TopicAwareSummarizer(nn.Module):
         self.enc_ln = nn.LayerNorm(c.d_model)
         self.decoder = nn.ModuleList([DecoderLayer(c) for _ in range(c.decoder_layers)])
         self.dec_ln = nn.LayerNorm(c.d_model)
-        self.ntm = NeuralTopicModel(c.bow_vocab_size, c.num_topics)
+        self.ntm = NeuralTopicModel(c.bow_vocab_size, c.num_topics, batchnorm=c.ntm_batchnorm)
         self.topic_attention = TopicAwareAttention(c.bow_vocab_size, c.d_model)
         self.pointer = PointerGenerator(c.d_model)
         self.drop = nn.Dropout(c.dropout)

@@ -183,7 +183,7 @@ def cmd_finetune(args):
     bow_vocab = json.load(open(os.path.join(args.data, "bow_vocab.json")))
     bow_index = {w: i for i, w in enumerate(bow_vocab)}
     overrides = dict(copy=not args.no_copy, topic_attention=not args.no_topic_attention,
-                     num_topics=args.topics, bow_vocab_size=len(bow_vocab))
+                     num_topics=args.topics, bow_vocab_size=len(bow_vocab), ntm_batchnorm=args.ntm_batchnorm)
     if args.init:
         model, meta, missing = load_model(args.init, **overrides)
         log(f"initialised from {args.init} ({meta}); fresh: {sorted(set(k.split('.')[0] for k in missing))}")
@@ -272,6 +272,7 @@ def main():
     p.add_argument("--topics", type=int, default=10)
     p.add_argument("--ntm-weight", type=float, default=1.0, help="lambda of Eq. 14")
     p.add_argument("--ntm-warmup", type=int, default=300)
+    p.add_argument("--ntm-batchnorm", action="store_true", help="ProdLDA batch norm in the topic model (recommended)")
     p.add_argument("--label-smoothing", type=float, default=0.1)
     p.add_argument("--no-copy", action="store_true")
     p.add_argument("--no-topic-attention", action="store_true")
