@@ -69,9 +69,27 @@ async function runFromPalette(title) {
   log(`ran "${title}"`);
 }
 
+/**
+ * Clicks in the editor's text. A transient workbench overlay sometimes takes pointer events for a
+ * while (seen once in a run under load): then Escape, a pause, and a second try.
+ */
+async function clickEditor(options) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await activeEditorLines().click({ ...options, timeout: 10_000 });
+      return;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      log(`editor click intercepted, retry ${attempt}`);
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(1_000);
+    }
+  }
+}
+
 async function focusEditor() {
   // A click on the text area focuses the editor (moving the cursor is harmless for these tests).
-  await activeEditorLines().click({ position: { x: 5, y: 5 } });
+  await clickEditor({ position: { x: 5, y: 5 } });
 }
 
 // ------------------------------------------------------------------ tests
@@ -108,7 +126,7 @@ test('Ctrl+Z removes the inserted summary in one step', async () => {
 });
 
 test('the editor context menu lists "Summarize Document"', async () => {
-  await activeEditorLines().click({ button: 'right', position: { x: 40, y: 10 } });
+  await clickEditor({ button: 'right', position: { x: 40, y: 10 } });
   // Menus render in a shadow root; Playwright's CSS locators pierce open shadow roots.
   const menu = page.locator('.monaco-menu .actions-container');
   await menu.first().waitFor({ state: 'visible', timeout: 15_000 });
