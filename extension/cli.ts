@@ -11,11 +11,12 @@ import { DeviceSetting, EngineConfig } from './protocol';
 import { Engine } from './engine/engine';
 import { EngineError, errorMessage } from './engine/errors';
 import { runSummarizeEval } from './engine/eval/summarizeEval';
+import { summarizeModelDir } from './engine/systems/summarize';
 
 const USAGE = `usage:
   draftsmith summarize FILE [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
                             [--beam N] [--max-length N] [--max-input-tokens N]
-  draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR]`;
+  draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]`;
 
 interface Args { positional: string[]; flags: Map<string, string[]> }
 
@@ -76,6 +77,23 @@ async function summarize(a: Args): Promise<void> {
   process.stderr.write(`${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
 }
 
+async function evalSummarize(a: Args): Promise<void> {
+  const config = engineConfig(a);
+  const variants = (a.flags.get('variant') ?? [`TAAS=${summarizeModelDir(config.modelsDir)}`]).map((v) => {
+    const [name, dir] = v.split('=', 2);
+    if (!dir) throw new EngineError('bad-request', `--variant must be NAME=DIR, not "${v}"`);
+    return { name, dir: path.resolve(dir) };
+  });
+  const table = await runSummarizeEval({
+    dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data')),
+    limit: intFlag(a, 'limit') ?? Infinity,
+    variants,
+    show: flag(a, 'show') !== undefined,
+    runtime: { device: config.device, threads: config.threads, log: stderrLog },
+  }, (m) => process.stderr.write(`${m}\n`));
+  process.stdout.write(table);
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
@@ -90,7 +108,7 @@ async function main(argv: string[]): Promise<number> {
     return cmd ? 0 : 2;
   }
   if (cmd === 'summarize') await summarize(a);
-  else if (cmd === 'eval' && a.positional[1] === 'summarize') await runSummarizeEval(a, engineConfig(a), stderrLog);
+  else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);
   else throw new EngineError('bad-request', `unknown command "${a.positional.join(' ')}"\n${USAGE}`);
   return 0;
 }
@@ -99,5 +117,3 @@ main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e: unk
   process.stderr.write(`draftsmith: ${errorMessage(e)}\n`);
   process.exitCode = e instanceof EngineError && e.code === 'bad-request' ? 2 : 1;
 });
-
-export type { Args };

@@ -109,6 +109,7 @@ export const ErrorCode = z.enum([
   'bad-model',     // a model folder is missing a file, has a corrupt file, or a wrong manifest
   'bad-request',   // a message that failed validation
   'internal',      // anything else: a bug
+  'stopped',       // host side: the worker went away (crash, restart, shutdown) before answering
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

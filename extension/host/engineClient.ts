@@ -6,11 +6,11 @@
  * vscode.CancellationToken and vscode.LogOutputChannel satisfy), so it can run under plain Node.
  */
 import { Worker } from 'node:worker_threads';
+import { EngineError } from '../engine/errors';
 import type { z } from 'zod';
 import {
   EngineConfig,
   EngineRequest,
-  ErrorCode,
   FromWorker,
   ResultFor,
   ToWorker,
@@ -34,15 +34,8 @@ export interface RequestHooks {
   token?: CancelSignal;
 }
 
-/** 'stopped': the worker went away (crash, restart, shutdown) before answering. */
-export type EngineErrorCode = ErrorCode | 'stopped';
-
-export class EngineError extends Error {
-  constructor(readonly code: EngineErrorCode, message: string) {
-    super(message);
-    this.name = 'EngineError';
-  }
-}
+// One error type on both sides of the worker boundary; the worker's codes arrive as they were thrown.
+export { EngineError };
 
 interface Pending {
   readonly op: EngineRequest['op'];

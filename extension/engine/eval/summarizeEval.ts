@@ -7,12 +7,11 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import type { EngineConfig } from '../../protocol';
-import type { Args } from '../../cli';
 import { EngineError } from '../errors';
+import type { RuntimeOptions } from '../systems/context';
 import { lead3 } from '../metrics/lead';
 import { corpusRouge } from '../metrics/rouge';
-import { SummarizeSystem, summarizeModelDir } from '../systems/summarize';
+import { SummarizeSystem } from '../systems/summarize';
 
 const Pair = z.object({ domain: z.string(), id: z.string(), source: z.string(), target: z.string() });
 type Pair = z.infer<typeof Pair>;
@@ -21,20 +20,23 @@ interface Row { name: string; scores: Record<string, { r1: number; r2: number; r
 
 const DOMAINS = ['news', 'tech'] as const;
 
-export async function runSummarizeEval(a: Args, config: EngineConfig, log: (l: string, m: string) => void): Promise<void> {
-  const dataDir = path.resolve(a.flags.get('data')?.at(-1) ?? path.join(__dirname, '..', '.data'));
-  const file = path.join(dataDir, 'summarize.test.jsonl');
+export interface SummarizeEvalOptions {
+  dataDir: string;
+  /** At most this many test documents per domain. */
+  limit: number;
+  variants: { name: string; dir: string }[];
+  /** Print the first three summaries of each domain with their references. */
+  show: boolean;
+  runtime: RuntimeOptions;
+}
+
+export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: string) => void): Promise<string> {
+  const file = path.join(opts.dataDir, 'summarize.test.jsonl');
   const raw = await fs.readFile(file, 'utf8').catch(() => {
-    throw new EngineError('bad-input', `${file} is missing: run (cd models/train && python3 -m draftsmith_train.summarize prepare --data ${dataDir}) first.`);
+    throw new EngineError('bad-input', `${file} is missing: run (cd models/train && python3 -m draftsmith_train.summarize prepare --data ${opts.dataDir}) first.`);
   });
-  const limit = Number(a.flags.get('limit')?.at(-1) ?? Infinity);
   const pairs = raw.split('\n').filter(Boolean).map((l) => Pair.parse(JSON.parse(l)));
-  const byDomain = new Map<string, Pair[]>(DOMAINS.map((d) => [d, pairs.filter((p) => p.domain === d).slice(0, limit)]));
-  const variants = (a.flags.get('variant') ?? [`TAAS=${summarizeModelDir(config.modelsDir)}`]).map((v) => {
-    const [name, dir] = v.split('=', 2);
-    if (!dir) throw new EngineError('bad-request', `--variant must be NAME=DIR, not "${v}"`);
-    return { name, dir: path.resolve(dir) };
-  });
+  const byDomain = new Map<string, Pair[]>(DOMAINS.map((d) => [d, pairs.filter((p) => p.domain === d).slice(0, opts.limit)]));
   const rows: Row[] = [];
   const lead: Row = { name: 'Lead-3', scores: {} };
   for (const [domain, ps] of byDomain) {
@@ -43,22 +45,22 @@ export async function runSummarizeEval(a: Args, config: EngineConfig, log: (l: s
   }
   rows.push(lead);
   const noop = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
-  for (const v of variants) {
-    const system = await SummarizeSystem.load(v.dir, { device: config.device, threads: config.threads, log: (l, m) => log(l, m) });
+  for (const v of opts.variants) {
+    const system = await SummarizeSystem.load(v.dir, opts.runtime);
     const row: Row = { name: `${v.name} (${system.name})`, scores: {} };
     for (const [domain, ps] of byDomain) {
       const t0 = performance.now();
       const preds: string[] = [];
       for (const [i, p] of ps.entries()) {
         preds.push((await system.run({ op: 'summarize', text: p.source }, noop)).summary);
-        if ((i + 1) % 25 === 0) log('warn', `${v.name} ${domain}: ${i + 1}/${ps.length}`);
+        if ((i + 1) % 25 === 0) log(`${v.name} ${domain}: ${i + 1}/${ps.length}`);
       }
       row.scores[domain] = score(preds, ps.map((p) => p.target), ps.length, t0);
-      if (a.flags.has('show')) preds.slice(0, 3).forEach((s, i) => log('warn', `${domain} #${i}: ${s}\n   ref: ${ps[i].target}`));
+      if (opts.show) preds.slice(0, 3).forEach((s, i) => log(`${domain} #${i}: ${s}\n   ref: ${ps[i].target}`));
     }
     rows.push(row);
   }
-  process.stdout.write(table(rows, byDomain));
+  return table(rows, byDomain);
 }
 
 function score(preds: string[], refs: string[], n: number, t0: number) {

@@ -32,9 +32,8 @@ export interface OpenedSession {
   provider: 'cuda' | 'cpu';
 }
 
-/** Why CUDA cannot be used in this process, once known: later sessions go straight to the CPU. */
+/** Why CUDA cannot be used in this process, once known (logged once): later sessions go straight to the CPU. */
 let cudaUnavailable: string | undefined;
-let cudaLogged = false;
 
 /**
  * onnxruntime-node installed with onnxruntime-node-install=skip (our .npmrc) has no CUDA provider
@@ -57,10 +56,13 @@ export async function openSession(file: string, opts: SessionOptions): Promise<O
     graphOptimizationLevel: 'all',
     ...(opts.threads > 0 ? { intraOpNumThreads: opts.threads, interOpNumThreads: 1 } : {}),
   };
-  if (opts.device !== 'cpu' && cudaUnavailable === undefined) cudaUnavailable = missingCudaLibrary();
-  if (opts.device !== 'cpu' && cudaUnavailable !== undefined && !cudaLogged) {
-    cudaLogged = true;
-    opts.log(opts.device === 'cuda' ? 'warn' : 'info', `CUDA execution provider unavailable (${cudaUnavailable}); running on the CPU.`);
+  const fallBack = (reason: string) => {
+    cudaUnavailable = reason;
+    opts.log(opts.device === 'cuda' ? 'warn' : 'info', `CUDA execution provider unavailable (${reason}); running on the CPU.`);
+  };
+  if (opts.device !== 'cpu' && cudaUnavailable === undefined) {
+    const missing = missingCudaLibrary();
+    if (missing) fallBack(missing);
   }
   if (opts.device !== 'cpu' && cudaUnavailable === undefined) {
     try {
@@ -70,10 +72,7 @@ export async function openSession(file: string, opts: SessionOptions): Promise<O
       opts.log('info', `execution provider: cuda (${file})`);
       return { session, provider: 'cuda' };
     } catch (e) {
-      cudaUnavailable = errorMessage(e).split('\n')[0];
-      cudaLogged = true;
-      opts.log(opts.device === 'cuda' ? 'warn' : 'info',
-        `CUDA execution provider unavailable (${cudaUnavailable}); running on the CPU.`);
+      fallBack(errorMessage(e).split('\n')[0]);
     }
   }
   try {
