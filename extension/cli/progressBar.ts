@@ -1,0 +1,29 @@
+/** A one-line progress bar on standard error, drawn only on a terminal (logs and pipes stay clean). */
+export interface ProgressBar {
+  update(done: number, total: number): void;
+  done(): void;
+}
+
+export function progressBar(label: string, stream: NodeJS.WriteStream = process.stderr): ProgressBar {
+  if (!stream.isTTY) return { update: () => undefined, done: () => undefined };
+  const started = performance.now();
+  let lastDraw = 0;
+  let drawn = false;
+  return {
+    update(done, total) {
+      const now = performance.now();
+      if (now - lastDraw < 100 && done < total) return; // ~10 redraws a second at most
+      lastDraw = now;
+      const width = 30;
+      const fraction = total > 0 ? done / total : 1;
+      const filled = Math.round(fraction * width);
+      const rate = done / Math.max((now - started) / 1000, 1e-3);
+      const eta = rate > 0 ? (total - done) / rate : 0;
+      stream.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${rate.toFixed(0)}/s ETA ${eta.toFixed(0)}s `);
+      drawn = true;
+    },
+    done() {
+      if (drawn) stream.write('\n');
+    },
+  };
+}
