@@ -70,6 +70,7 @@ async function evalSummarize(a: Args): Promise<void> {
     limit: intFlag(a, 'limit') ?? Infinity,
     variants,
     show: flag(a, 'show') !== undefined,
+    perplexity: flag(a, 'perplexity') !== undefined,
     runtime: { device: config.device, threads: config.threads, log: stderrLog },
   }, (m) => process.stderr.write(`${m}\n`));
   process.stdout.write(table);

@@ -99,3 +99,14 @@ test('the same input gives the same summary (beam search is deterministic)', asy
   const b = await s.run({ op: 'summarize', text: parity.text, decoding: { beamSize: 1, maxLength: 12, noRepeatNgramSize: 0, minLength: 0 } }, noop);
   assert.equal(a.summary, b.summary);
 });
+
+test('as a likelihood model, the summarizer finds its own summary of an article likelier than an unrelated sentence', async () => {
+  const s = await load();
+  const own = (await s.run({ op: 'summarize', text: article, decoding: { beamSize: 1 } }, noop)).summary;
+  const ownLp = await s.tokenLogProbs(article, own);
+  const otherLp = await s.tokenLogProbs(article, 'The recipe needs two cups of flour, butter and a pinch of salt.');
+  for (const lp of [...ownLp, ...otherLp]) assert.ok(lp <= 0 && Number.isFinite(lp));
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  assert.ok(mean(ownLp) > mean(otherLp), `own ${mean(ownLp)} vs unrelated ${mean(otherLp)}`);
+  await assert.rejects(s.tokenLogProbs('   ', own), /no source text/);
+});

@@ -10,13 +10,15 @@ import { z } from 'zod';
 import { EngineError } from '../errors';
 import type { RuntimeOptions } from '../systems/context';
 import { lead3 } from '../metrics/lead';
+import { perplexity } from '../metrics/perplexity';
 import { corpusRouge } from '../metrics/rouge';
 import { SummarizeSystem } from '../systems/summarize';
 
 const Pair = z.object({ domain: z.string(), id: z.string(), source: z.string(), target: z.string() });
 type Pair = z.infer<typeof Pair>;
 
-interface Row { name: string; scores: Record<string, { r1: number; r2: number; rl: number; n: number; seconds: number }> }
+interface Score { r1: number; r2: number; rl: number; n: number; seconds: number; ppl?: number }
+interface Row { name: string; scores: Record<string, Score> }
 
 const DOMAINS = ['news', 'tech'] as const;
 
@@ -27,6 +29,8 @@ export interface SummarizeEvalOptions {
   variants: { name: string; dir: string }[];
   /** Print the first three summaries of each domain with their references. */
   show: boolean;
+  /** Also the perplexity of the reference summaries under each model (teacher forcing). */
+  perplexity?: boolean;
   runtime: RuntimeOptions;
 }
 
@@ -56,6 +60,9 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
         if ((i + 1) % 25 === 0) log(`${v.name} ${domain}: ${i + 1}/${ps.length}`);
       }
       row.scores[domain] = score(preds, ps.map((p) => p.target), ps.length, t0);
+      if (opts.perplexity) {
+        row.scores[domain].ppl = (await perplexity(system, ps.map((p) => ({ context: p.source, target: p.target })))).perplexity;
+      }
       if (opts.show) preds.slice(0, 3).forEach((s, i) => log(`${domain} #${i}: ${s}\n   ref: ${ps[i].target}`));
     }
     rows.push(row);
@@ -63,7 +70,7 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
   return table(rows, byDomain);
 }
 
-function score(preds: string[], refs: string[], n: number, t0: number) {
+function score(preds: string[], refs: string[], n: number, t0: number): Score {
   const r = corpusRouge(preds, refs, { stem: true });
   return { r1: r.rouge1.f1, r2: r.rouge2.f1, rl: r.rougeL.f1, n, seconds: (performance.now() - t0) / 1000 };
 }
@@ -71,9 +78,13 @@ function score(preds: string[], refs: string[], n: number, t0: number) {
 function table(rows: Row[], byDomain: Map<string, Pair[]>): string {
   const pct = (x: number) => (100 * x).toFixed(2);
   const domains = [...byDomain.keys()];
-  const head = `| model | ${domains.map((d) => `${d} R-1 | ${d} R-2 | ${d} R-L`).join(' | ')} |`;
-  const sep = `|---|${domains.map(() => '---:|---:|---:').join('|')}|`;
-  const body = rows.map((r) => `| ${r.name} | ${domains.map((d) => { const s = r.scores[d]; return `${pct(s.r1)} | ${pct(s.r2)} | ${pct(s.rl)}`; }).join(' | ')} |`);
+  const withPpl = rows.some((r) => domains.some((d) => r.scores[d].ppl !== undefined));
+  const cols = (d: string) => `${d} R-1 | ${d} R-2 | ${d} R-L${withPpl ? ` | ${d} ref. PPL` : ''}`;
+  const head = `| model | ${domains.map(cols).join(' | ')} |`;
+  const sep = `|---|${domains.map(() => `---:|---:|---:${withPpl ? '|---:' : ''}`).join('|')}|`;
+  const cell = (s: Score) => `${pct(s.r1)} | ${pct(s.r2)} | ${pct(s.rl)}${withPpl ? ` | ${s.ppl === undefined ? '–' : s.ppl.toFixed(1)}` : ''}`;
+  const body = rows.map((r) => `| ${r.name} | ${domains.map((d) => cell(r.scores[d])).join(' | ')} |`);
   const sizes = domains.map((d) => `${d}: ${byDomain.get(d)?.length ?? 0} documents`).join(', ');
-  return [head, sep, ...body, '', `ROUGE F1 (%), rouge-score tokenization with Porter stemming; test split, ${sizes}.`, ''].join('\n');
+  const pplNote = withPpl ? ' ref. PPL: perplexity of the reference summaries under the model, per subword token incl. the end token.' : '';
+  return [head, sep, ...body, '', `ROUGE F1 (%), rouge-score tokenization with Porter stemming; test split, ${sizes}.${pplNote}`, ''].join('\n');
 }

@@ -10,7 +10,9 @@ import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { BeamOptions as RequestedBeam, SummarizeRequest, SummarizeResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
+import { forcedLogProbs } from '../decode/forced';
 import type { StepModel } from '../decode/types';
+import type { LikelihoodModel } from '../metrics/perplexity';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
 import { checkIO, float32Tensor, floatData, int64Data, int64Tensor, openSession, Session, Tensor } from '../runtime/onnx';
@@ -29,7 +31,7 @@ interface DecoderState {
 
 type Taas = Extract<Manifest['architecture'], { type: 'taas-encoder-decoder' }>;
 
-export class SummarizeSystem {
+export class SummarizeSystem implements LikelihoodModel {
   private constructor(
     private readonly folder: ModelFolder,
     private readonly arch: Taas,
@@ -80,49 +82,16 @@ export class SummarizeSystem {
     const truncated = used.length < spans.length;
     const ids = used.map((s) => s.id);
     const t0 = performance.now();
-    const enc = await this.encoder.run({
-      input_ids: int64Tensor(ids, [1, ids.length]),
-      attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
-    });
-    const alpha = floatData(enc.topic_attention, 'topic_attention');
-    const cross = enc.cross_key_values;
-    const memoryMask = enc.memory_mask;
-    if (!cross || !memoryMask) throw new EngineError('bad-model', 'encoder outputs are missing');
+    const encoded = await this.encode(ids);
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
 
     const d = this.decodingOptions(m, req.decoding);
     const K = d.beamSize;
-    const crossTiled = gatherAxis(floatData(cross, 'cross_key_values'), cross.dims.slice(), 2, repeatIndex(K));
-    const maskTiled = tileInt64Rows(int64Data(memoryMask, 'memory_mask'), memoryMask.dims[1], K);
-    const feeds: Record<string, Tensor> = {
-      cross_key_values: float32Tensor(crossTiled.data, crossTiled.dims),
-      memory_mask: int64Tensor(maskTiled, [K, memoryMask.dims[1]]),
-    };
-    if (this.arch.copy) feeds.source_ids = int64Tensor(repeatRows(ids, K), [K, ids.length]);
-    const L = this.arch.decoderLayers;
-    const H = this.arch.heads;
-    const dh = this.arch.dModel / H;
-    const decoder = this.decoder;
-    const model: StepModel<DecoderState> = {
-      vocabSize: this.arch.vocabSize,
-      async step(tokens, state) {
-        const out = await decoder.run({
-          ...feeds,
-          input_ids: int64Tensor(tokens, [tokens.length, 1]),
-          past_key_values: float32Tensor(state.past, state.pastDims),
-        });
-        const present = out.present_key_values as Tensor;
-        return { logProbs: new Float32Array(floatData(out.log_probs, 'log_probs')), state: { past: floatData(present, 'present_key_values'), pastDims: present.dims.slice() } };
-      },
-      reorder(state, rows) {
-        const g = gatherAxis(state.past, state.pastDims, 2, rows);
-        return { past: g.data, pastDims: g.dims };
-      },
-    };
+    const model = this.stepModel(encoded, ids, K);
     const t1 = performance.now();
     let lastPartial = 0;
-    const hyps = await beamSearch(model, { past: new Float32Array(0), pastDims: [L, 2, K, H, 0, dh] }, {
+    const hyps = await beamSearch(model, this.emptyState(K), {
       bos: special.bos, eos: special.eos, beamSize: K, maxLength: d.maxLength, minLength: d.minLength,
       lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
       banned: [special.pad, special.unk, special.bos, ...(special.mask !== undefined ? [special.mask] : [])],
@@ -138,7 +107,7 @@ export class SummarizeSystem {
     const best = hyps[0];
     const summary = best ? this.tokenizer.decode(best.tokens) : '';
     if (!summary) throw new EngineError('internal', 'The model produced an empty summary.');
-    const tokens = attendedTokens(used, alpha);
+    const tokens = attendedTokens(used, encoded.alpha);
     const steps = best.tokens.length + 1;
     return {
       op: 'summarize',
@@ -160,6 +129,63 @@ export class SummarizeSystem {
         model: m.name,
       },
     };
+  }
+
+  /** Runs the encoder once: α per source token (Eq. 11) and the decoder's cross-attention memory. */
+  private async encode(ids: number[]): Promise<{ alpha: Float32Array; cross: Tensor; memoryMask: Tensor }> {
+    const enc = await this.encoder.run({
+      input_ids: int64Tensor(ids, [1, ids.length]),
+      attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
+    });
+    const cross = enc.cross_key_values;
+    const memoryMask = enc.memory_mask;
+    if (!cross || !memoryMask) throw new EngineError('bad-model', 'encoder outputs are missing');
+    return { alpha: floatData(enc.topic_attention, 'topic_attention'), cross, memoryMask };
+  }
+
+  /** The decoder as a StepModel over K rows that share one encoded source (tiled once, here). */
+  private stepModel(encoded: { cross: Tensor; memoryMask: Tensor }, ids: number[], K: number): StepModel<DecoderState> {
+    const { cross, memoryMask } = encoded;
+    const crossTiled = gatherAxis(floatData(cross, 'cross_key_values'), cross.dims.slice(), 2, repeatIndex(K));
+    const maskTiled = tileInt64Rows(int64Data(memoryMask, 'memory_mask'), memoryMask.dims[1], K);
+    const feeds: Record<string, Tensor> = {
+      cross_key_values: float32Tensor(crossTiled.data, crossTiled.dims),
+      memory_mask: int64Tensor(maskTiled, [K, memoryMask.dims[1]]),
+    };
+    if (this.arch.copy) feeds.source_ids = int64Tensor(repeatRows(ids, K), [K, ids.length]);
+    const decoder = this.decoder;
+    return {
+      vocabSize: this.arch.vocabSize,
+      async step(tokens, state) {
+        const out = await decoder.run({
+          ...feeds,
+          input_ids: int64Tensor(tokens, [tokens.length, 1]),
+          past_key_values: float32Tensor(state.past, state.pastDims),
+        });
+        const present = out.present_key_values as Tensor;
+        return { logProbs: new Float32Array(floatData(out.log_probs, 'log_probs')), state: { past: floatData(present, 'present_key_values'), pastDims: present.dims.slice() } };
+      },
+      reorder(state, rows) {
+        const g = gatherAxis(state.past, state.pastDims, 2, rows);
+        return { past: g.data, pastDims: g.dims };
+      },
+    };
+  }
+
+  private emptyState(rows: number): DecoderState {
+    const H = this.arch.heads;
+    return { past: new Float32Array(0), pastDims: [this.arch.decoderLayers, 2, rows, H, 0, this.arch.dModel / H] };
+  }
+
+  /** LikelihoodModel (metrics/perplexity.ts): log p of each subword of `target` (and the end) given
+   * the source `context`, by teacher forcing. The source is cut to the model's input length as in run(). */
+  async tokenLogProbs(context: string, target: string): Promise<number[]> {
+    const limit = Math.min(this.folder.manifest.maxInputTokens, this.arch.maxSourcePositions);
+    const ids = this.tokenizer.encodeWithSpans(context).slice(0, limit).map((s) => s.id);
+    if (ids.length === 0) throw new EngineError('bad-input', 'There is no source text to score against.');
+    const targetIds = this.tokenizer.encodeWithSpans(target).map((s) => s.id).slice(0, this.arch.maxTargetPositions - 2);
+    const special = this.folder.manifest.specialTokens;
+    return forcedLogProbs(this.stepModel(await this.encode(ids), ids, 1), this.emptyState(1), special.bos, targetIds, special.eos);
   }
 
   private decodingOptions(m: Manifest, req: RequestedBeam | undefined) {

@@ -1,0 +1,20 @@
+/**
+ * Teacher forcing: feed a given target through a StepModel and read off the log-probability the
+ * model gave each of its tokens (and the end token). This is how a system fills in the
+ * LikelihoodModel of metrics/perplexity.ts, for perplexity and prompt ranking.
+ */
+import type { DecodeHooks, StepModel } from './types';
+
+/** `state` holds one row. Returns log p(target_t | target_<t, context) for every target token, then for `eos`. */
+export async function forcedLogProbs<S>(model: StepModel<S>, state: S, bos: number, target: readonly number[], eos: number, hooks: DecodeHooks = {}): Promise<number[]> {
+  const out: number[] = [];
+  let previous = bos;
+  for (const next of [...target, eos]) {
+    hooks.checkCancelled?.();
+    const r = await model.step([previous], state);
+    state = r.state;
+    out.push(r.logProbs[next]);
+    previous = next;
+  }
+  return out;
+}
