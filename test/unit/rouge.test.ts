@@ -149,3 +149,23 @@ test('corpus ROUGE averages per-document precision, recall and F1', () => {
   assert.throws(() => corpusRouge(['a'], []), RangeError);
   near(corpusRouge([], []).rougeL, 0, 0, 0);
 });
+
+test('a single matching token scores 1; a single different token scores 0', () => {
+  near(rougeN('storm', 'storm', 1), 1, 1, 1);
+  near(rougeL('storm', 'calm'), 0, 0, 0);
+  near(rougeN('storm', 'storm', 2), 0, 0, 0); // no bigrams on either side
+});
+
+test('Unicode follows rouge-score: accents split words, CJK and emoji carry no tokens', () => {
+  // rouge-score replaces every character outside [a-z0-9] with a space.
+  assert.deepEqual(tokenize('Café naïve'), ['caf', 'na', 've']);
+  assert.deepEqual(tokenize('東京は日本の首都です 👍🏽'), []);
+  near(rougeL('東京は日本', '東京は日本'), 0, 0, 0);
+  near(rougeN('tokyo 東京 2024', 'tokyo 2024', 1), 1, 1, 1);
+});
+
+test('very long texts (5,000 words each) score without running out of memory', () => {
+  const words = Array.from({ length: 5_000 }, (_, i) => `w${(i * 7919) % 1009}`);
+  const s = rougeScores(words.join(' '), words.slice(250).join(' '));
+  assert.ok(s.rougeL.recall === 1 && s.rougeL.precision > 0.94, JSON.stringify(s.rougeL));
+});
