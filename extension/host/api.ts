@@ -1,14 +1,25 @@
 /** What activate() returns: the extension's surface for the integration tests (and other extensions). */
 import type * as vscode from 'vscode';
-import type { SummarizeResult } from '../protocol';
+import type { SummarizeResult, ToPanel } from '../protocol';
+import type { CoherenceOutcome, NamedText, ScoreOutcome } from './scoreCommand';
 import type { SummarizeOutcome } from './summarizeCommand';
 
-export type { SummarizeOutcome };
+export type { CoherenceOutcome, NamedText, ScoreOutcome, SummarizeOutcome };
 
 export interface DraftsmithApi {
   /** The same function the Summarize Document command runs, on the given editor. */
   summarize(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<SummarizeOutcome>;
+  /** What Score Draft runs once the user has picked the reference. */
+  scoreDraft(editor: vscode.TextEditor, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome>;
+  /** What Check Coherence runs once the user has picked the source. */
+  checkCoherence(editor: vscode.TextEditor, source: NamedText, token?: vscode.CancellationToken): Promise<CoherenceOutcome>;
+  /** The last summary (whether or not the panel shows it now). */
   lastResult(): SummarizeResult | undefined;
+  insights: {
+    /** The message the insights panel shows (or would show when opened). */
+    lastMessage(): ToPanel | undefined;
+    isOpen(): boolean;
+  };
   engine: {
     restart(): void;
     /** Terminates the worker as a crash would (the client is not told first). */

@@ -5,12 +5,15 @@
  */
 import * as vscode from 'vscode';
 import { Ctx } from './context';
+import { checkCoherenceCommand, scoreDraftCommand } from './scoreCommand';
 import { summarizeActiveEditor } from './summarizeCommand';
 
 type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => unknown;
 
 const commands: Record<string, CommandFactory> = {
   'draftsmith.summarize': (ctx) => () => summarizeActiveEditor(ctx),
+  'draftsmith.scoreDraft': (ctx) => () => scoreDraftCommand(ctx),
+  'draftsmith.checkCoherence': (ctx) => () => checkCoherenceCommand(ctx),
   'draftsmith.showInsights': (ctx) => () => ctx.insights.show(),
   'draftsmith.showLog': (ctx) => () => ctx.log.show(true),
   'draftsmith.restartEngine': (ctx) => () => {

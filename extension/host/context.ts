@@ -1,17 +1,19 @@
 /**
  * The extension's state in one place (rust-analyzer's ctx.ts shape): the log, the engine client,
- * the insights panels, the last result, and every disposable, released together on deactivate.
+ * the insights panels, the last results, and every disposable, released together on deactivate.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { SummarizeResult } from '../protocol';
+import { SummarizeResult, ToPanel } from '../protocol';
 import { EngineClient } from './engineClient';
 import { InsightsPanels, INSIGHTS_VIEW_TYPE } from './insightsPanel';
 import { affectsEngine, readEngineConfig } from './settings';
 
 export class Ctx implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
-  private last: SummarizeResult | undefined;
+  private lastSummary: SummarizeResult | undefined;
+  /** What the insights panel shows (any view); a panel opened or reloaded later asks for it. */
+  private lastShown: ToPanel | undefined;
   readonly log: vscode.LogOutputChannel;
   readonly engine: EngineClient;
   readonly insights: InsightsPanels;
@@ -20,7 +22,7 @@ export class Ctx implements vscode.Disposable {
     this.log = this.own(vscode.window.createOutputChannel('Draftsmith', { log: true }));
     // dist/host.js and dist/worker.js are bundled side by side.
     this.engine = this.own(new EngineClient(path.join(__dirname, 'worker.js'), readEngineConfig(extension.extensionPath), this.log));
-    this.insights = this.own(new InsightsPanels(extension.extensionUri, () => this.last, this.log));
+    this.insights = this.own(new InsightsPanels(extension.extensionUri, () => this.lastShown, this.log));
     this.own(vscode.window.registerWebviewPanelSerializer(INSIGHTS_VIEW_TYPE, this.insights));
     this.own(vscode.workspace.onDidChangeConfiguration((event) => {
       if (!affectsEngine(event)) return;
@@ -31,13 +33,28 @@ export class Ctx implements vscode.Disposable {
   }
 
   get lastResult(): SummarizeResult | undefined {
-    return this.last;
+    return this.lastSummary;
   }
 
-  /** Remembers the result and shows it in the insights panel when that is open. */
+  get lastPanelMessage(): ToPanel | undefined {
+    return this.lastShown;
+  }
+
+  /** Remembers the summary and shows it in the insights panel when that is open. */
   setLastResult(result: SummarizeResult): void {
-    this.last = result;
-    this.insights.post(result);
+    this.lastSummary = result;
+    this.present({ type: 'summarize', result }, false);
+  }
+
+  /**
+   * Makes `message` what the insights panel shows: sent now to an open panel; with `reveal`, the
+   * panel is also opened (a new page asks for the message once loaded, so it is not sent twice).
+   */
+  present(message: ToPanel, reveal: boolean): void {
+    const wasOpen = this.insights.isOpen;
+    this.lastShown = message;
+    if (reveal) this.insights.show();
+    if (wasOpen) this.insights.post(message);
   }
 
   own<T extends vscode.Disposable>(disposable: T): T {

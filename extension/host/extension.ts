@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { DraftsmithApi } from './api';
 import { registerCommands } from './commands';
 import { Ctx } from './context';
+import { checkCoherence, scoreDraft } from './scoreCommand';
 import { summarize } from './summarizeCommand';
 
 export function activate(context: vscode.ExtensionContext): DraftsmithApi {
@@ -12,7 +13,13 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   ctx.log.info(`Draftsmith activated (${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`);
   return {
     summarize: (editor, token) => summarize(ctx, editor, token),
+    scoreDraft: (editor, reference, token) => scoreDraft(ctx, editor, reference, token),
+    checkCoherence: (editor, source, token) => checkCoherence(ctx, editor, source, token),
     lastResult: () => ctx.lastResult,
+    insights: {
+      lastMessage: () => ctx.lastPanelMessage,
+      isOpen: () => ctx.insights.isOpen,
+    },
     engine: {
       restart: () => ctx.engine.restart(),
       crashForTest: () => ctx.engine.crashForTest(),

@@ -4,12 +4,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { FromPanel, SummarizeResult, ToPanel } from '../protocol';
+import { FromPanel, ToPanel } from '../protocol';
 
 export const INSIGHTS_VIEW_TYPE = 'draftsmith.insights';
-export const EMPTY_INSIGHTS = 'Run Draftsmith: Summarize Document to see what the model attended to.';
+export const EMPTY_INSIGHTS = 'Run Draftsmith: Summarize Document, Score Draft or Check Coherence to see the results here.';
 
-type LastResult = () => SummarizeResult | undefined;
+/** The message the panel should show now (any view), if there is one. */
+type Current = () => ToPanel | undefined;
 
 class InsightsPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
@@ -17,7 +18,7 @@ class InsightsPanel implements vscode.Disposable {
   constructor(
     readonly panel: vscode.WebviewPanel,
     private readonly extensionUri: vscode.Uri,
-    private readonly lastResult: LastResult,
+    private readonly current: Current,
     private readonly log: vscode.LogOutputChannel,
     onDisposed: () => void,
   ) {
@@ -42,8 +43,10 @@ class InsightsPanel implements vscode.Disposable {
     this.panel.reveal(vscode.ViewColumn.Beside, true);
   }
 
-  show(result: SummarizeResult): void {
-    this.post({ type: 'summarize', result });
+  post(message: ToPanel): void {
+    void this.panel.webview.postMessage(message).then(undefined, (err: unknown) => {
+      this.log.warn(`insights: could not post to the panel: ${String(err)}`);
+    });
   }
 
   dispose(): void {
@@ -55,14 +58,7 @@ class InsightsPanel implements vscode.Disposable {
   }
 
   private sendCurrent(): void {
-    const result = this.lastResult();
-    this.post(result ? { type: 'summarize', result } : { type: 'empty', message: EMPTY_INSIGHTS });
-  }
-
-  private post(message: ToPanel): void {
-    void this.panel.webview.postMessage(message).then(undefined, (err: unknown) => {
-      this.log.warn(`insights: could not post to the panel: ${String(err)}`);
-    });
+    this.post(this.current() ?? { type: 'empty', message: EMPTY_INSIGHTS });
   }
 
   private onMessage(data: unknown): void {
@@ -118,21 +114,21 @@ function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
 
 /** Holds the one insights panel, if open. */
 export class InsightsPanels implements vscode.Disposable, vscode.WebviewPanelSerializer {
-  private current: InsightsPanel | undefined;
+  private panel: InsightsPanel | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly lastResult: LastResult,
+    private readonly current: Current,
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
   get isOpen(): boolean {
-    return this.current !== undefined;
+    return this.panel !== undefined;
   }
 
   show(): void {
-    if (this.current) {
-      this.current.reveal();
+    if (this.panel) {
+      this.panel.reveal();
       return;
     }
     const panel = vscode.window.createWebviewPanel(
@@ -146,24 +142,24 @@ export class InsightsPanels implements vscode.Disposable, vscode.WebviewPanelSer
 
   /** WebviewPanelSerializer: a panel left open survives a window reload. */
   async deserializeWebviewPanel(panel: vscode.WebviewPanel, _state: unknown): Promise<void> {
-    this.current?.dispose();
+    this.panel?.dispose();
     this.adopt(panel);
   }
 
-  /** Sends a fresh result to the panel when it is open; the page asks for it anyway on load. */
-  post(result: SummarizeResult): void {
-    this.current?.show(result);
+  /** Sends a message to the panel when it is open; a page that loads later asks for the current one. */
+  post(message: ToPanel): void {
+    this.panel?.post(message);
   }
 
   dispose(): void {
-    this.current?.dispose();
-    this.current = undefined;
+    this.panel?.dispose();
+    this.panel = undefined;
   }
 
   private adopt(panel: vscode.WebviewPanel): void {
-    const owned: InsightsPanel = new InsightsPanel(panel, this.extensionUri, this.lastResult, this.log, () => {
-      if (this.current === owned) this.current = undefined;
+    const owned: InsightsPanel = new InsightsPanel(panel, this.extensionUri, this.current, this.log, () => {
+      if (this.panel === owned) this.panel = undefined;
     });
-    this.current = owned;
+    this.panel = owned;
   }
 }

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { SummarizeResult } from '../protocol';
 import { Ctx } from './context';
 import { insertAsOneEdit, sourceRange, summaryInsertion } from './edits';
-import { EngineError } from './engineClient';
+import { reportFailure, requestWithProgress } from './engineProgress';
 import { readSummarizeOptions } from './settings';
 
 export type SummarizeOutcome =
@@ -36,38 +36,14 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
 
   let result: SummarizeResult;
   try {
-    result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Draftsmith: Summarizing…', cancellable: true },
-      (progress, progressToken) => {
-        let reported = 0; // percent so far; withProgress wants increments
-        return withEitherToken(progressToken, token, (combined) =>
-          ctx.engine.request(
-            { op: 'summarize', text, maxInputTokens: options.maxInputTokens, decoding: options.decoding },
-            {
-              token: combined,
-              onProgress: (message, fraction) => {
-                let increment: number | undefined;
-                if (fraction !== undefined && fraction * 100 > reported) {
-                  increment = fraction * 100 - reported;
-                  reported = fraction * 100;
-                }
-                progress.report({ message, increment });
-              },
-            },
-          ),
-        );
-      },
+    result = await requestWithProgress(
+      ctx,
+      'Draftsmith: Summarizing…',
+      { op: 'summarize', text, maxInputTokens: options.maxInputTokens, decoding: options.decoding },
+      token,
     );
   } catch (err) {
-    if (err instanceof EngineError && err.code === 'cancelled') {
-      ctx.log.info('summarize: cancelled');
-      void vscode.window.showInformationMessage(CANCELLED_MESSAGE);
-      return { kind: 'cancelled' };
-    }
-    const message = err instanceof Error ? err.message : String(err);
-    ctx.log.error(`summarize failed${err instanceof EngineError ? ` (${err.code})` : ''}: ${message}`);
-    void vscode.window.showErrorMessage(`Draftsmith: ${message}`);
-    return { kind: 'error', message };
+    return reportFailure(ctx, 'summarize', err, CANCELLED_MESSAGE);
   }
 
   // The result is worth showing in the panel even when it can no longer be inserted.
@@ -99,24 +75,6 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
     );
   }
   return { kind: 'inserted', summary: result.summary, result };
-}
-
-/** Runs `work` with a token that fires when either the notification's Cancel or the caller's token fires. */
-async function withEitherToken<T>(
-  a: vscode.CancellationToken,
-  b: vscode.CancellationToken | undefined,
-  work: (token: vscode.CancellationToken) => Promise<T>,
-): Promise<T> {
-  if (!b) return work(a);
-  const source = new vscode.CancellationTokenSource();
-  const links = [a, b].map((t) => t.onCancellationRequested(() => source.cancel()));
-  if (a.isCancellationRequested || b.isCancellationRequested) source.cancel();
-  try {
-    return await work(source.token);
-  } finally {
-    for (const link of links) link.dispose();
-    source.dispose();
-  }
 }
 
 /** The command: works on the active editor. */

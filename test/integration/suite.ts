@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { DraftsmithApi, SummarizeOutcome } from '../../extension/host/api';
 import { closeWithoutSaving, openUntitled, sampleDocument, sleep, waitFor } from './suite/helpers';
 import { runTests, TestCase } from './suite/runner';
+import { scoreTests } from './suite/scoreTests';
 
 const EXTENSION_ID = 'draftsmith.draftsmith';
 
@@ -125,6 +126,7 @@ export async function run(): Promise<void> {
         );
       },
     },
+    ...scoreTests(api, extension.extensionPath),
   ];
 
   await runTests(tests);

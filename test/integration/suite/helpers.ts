@@ -40,10 +40,20 @@ export async function sampleDocument(): Promise<{ text: string; uri: vscode.Uri 
   return { text: FALLBACK_SAMPLE, uri: undefined };
 }
 
-/** Opens `content` in a new untitled editor and makes it the active one. */
+/**
+ * Opens `content` in a new untitled editor and makes it the active one. Right after an untitled
+ * editor is reverted and closed, VS Code may give the next one the same name (Untitled-N) while the
+ * extension host still holds the old document, and hand that back; a fresh try gets the next name.
+ */
 export async function openUntitled(content: string, language = 'markdown'): Promise<vscode.TextEditor> {
-  const doc = await vscode.workspace.openTextDocument({ content, language });
-  return vscode.window.showTextDocument(doc, { preview: false });
+  for (let attempt = 1; ; attempt++) {
+    const doc = await vscode.workspace.openTextDocument({ content, language });
+    const editor = await vscode.window.showTextDocument(doc, { preview: false });
+    if (doc.getText() === content) return editor;
+    if (attempt >= 5) throw new Error(`openUntitled keeps returning another document: ${JSON.stringify(doc.getText().slice(0, 80))}`);
+    console.log(`    note: openUntitled returned a stale ${doc.uri.toString()}; trying again`);
+    await sleep(250);
+  }
 }
 
 /** Closes a document's editor without a save prompt, dropping any unsaved change. */

@@ -7,7 +7,9 @@
 // and screenshots into <outDir>; exits 0 only when every test passed.
 'use strict';
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
+const { execFileSync } = require('child_process');
 const { launch, logger } = require('../harness/browser');
 
 const [url, outDir] = process.argv.slice(2);
@@ -46,8 +48,9 @@ async function waitForText(predicate, timeoutMs, what) {
 }
 
 /** Runs a command by its palette title. Contributions of a freshly started extension host can
- *  show up a few seconds after the workbench, so reopen the palette until the row is listed. */
-async function runFromPalette(title) {
+ *  show up a few seconds after the workbench, so reopen the palette until the row is listed.
+ *  `asks: true`: the command opens a QuickPick of its own in the same widget, so do not wait for it to close. */
+async function runFromPalette(title, { asks = false } = {}) {
   const input = page.locator('.quick-input-widget input');
   const row = page.locator(`.quick-input-list .monaco-list-row[aria-label*="${title}"]`);
   for (let attempt = 1; ; attempt++) {
@@ -65,7 +68,7 @@ async function runFromPalette(title) {
     }
   }
   await row.first().click();
-  await input.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
+  if (!asks) await input.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
   log(`ran "${title}"`);
 }
 
@@ -125,25 +128,30 @@ test('Ctrl+Z removes the inserted summary in one step', async () => {
   await shot('ui-3-undone');
 });
 
-test('the editor context menu lists "Summarize Document"', async () => {
+test('the editor context menu lists "Summarize Document", "Score Draft" and "Check Coherence"', async () => {
   await clickEditor({ button: 'right', position: { x: 40, y: 10 } });
   // Menus render in a shadow root; Playwright's CSS locators pierce open shadow roots.
   const menu = page.locator('.monaco-menu .actions-container');
   await menu.first().waitFor({ state: 'visible', timeout: 15_000 });
-  const item = page.locator('.monaco-menu .action-label', { hasText: 'Summarize Document' });
-  await item.first().waitFor({ state: 'visible', timeout: 15_000 });
+  for (const title of ['Summarize Document', 'Score Draft', 'Check Coherence']) {
+    const item = page.locator('.monaco-menu .action-label', { hasText: title });
+    await item.first().waitFor({ state: 'visible', timeout: 15_000 });
+  }
   await shot('ui-4-context-menu');
   await page.keyboard.press('Escape');
 });
 
-test('"Draftsmith: Show Insights" opens a webview panel', async () => {
-  await runFromPalette('Draftsmith: Show Insights');
-  const frame = page.locator('iframe.webview');
-  await frame.first().waitFor({ state: 'visible', timeout: 60_000 });
-  // The webview host iframe nests the extension's content in #active-frame once it is loaded.
+/** The insights page: the webview host iframe nests the extension's content in #active-frame once loaded. */
+async function insightsFrame() {
+  await page.locator('iframe.webview').first().waitFor({ state: 'visible', timeout: 60_000 });
   const outer = page.frameLocator('iframe.webview').first();
   await outer.locator('#active-frame').waitFor({ state: 'attached', timeout: 60_000 });
-  const body = outer.frameLocator('#active-frame').locator('body');
+  return outer.frameLocator('#active-frame');
+}
+
+test('"Draftsmith: Show Insights" opens a webview panel', async () => {
+  await runFromPalette('Draftsmith: Show Insights');
+  const body = (await insightsFrame()).locator('body');
   await body.waitFor({ state: 'attached', timeout: 60_000 });
   const deadline = Date.now() + 60_000;
   let inner = '';
@@ -152,6 +160,99 @@ test('"Draftsmith: Show Insights" opens a webview panel', async () => {
   log('webview text:', JSON.stringify(inner.slice(0, 160)));
   await page.waitForTimeout(1_000);
   await shot('ui-5-insights');
+});
+
+// Three sentences of sample.md, last first: a draft whose order departs from the source's.
+const DRAFT = 'The council plans to hold a small festival on the riverbank next month. ' +
+  'The project cost just over four million dollars. ' +
+  'The town of Millbrook Falls reopened its Harbor Street footbridge on Saturday morning.';
+
+/** Picks `label` in the QuickPick that a Draftsmith command shows for the reference or source. */
+async function pickReference(label) {
+  const rows = page.locator('.quick-input-list .monaco-list-row');
+  await rows.filter({ hasText: 'Choose a file' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  const row = page.locator(`.quick-input-list .monaco-list-row[aria-label*="${label}"]`).first();
+  await row.waitFor({ state: 'visible', timeout: 10_000 });
+  await row.click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
+  log(`picked "${label}"`);
+}
+
+/** What `draftsmith score --document --json` prints for the draft against sample.md. */
+function cliScores() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'draftsmith-ui-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'draft.txt'), DRAFT);
+    const root = path.resolve(__dirname, '..', '..', '..');
+    const out = execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'score', '--document',
+      '--ref', path.join(root, 'samples', SAMPLE), '--hyp', path.join(dir, 'draft.txt'), '--json'],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return JSON.parse(out);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The text of the panel's [data-metric=name] cell, once it is there. */
+async function panelMetric(frame, name, timeoutMs) {
+  const cell = frame.locator(`[data-metric="${name}"]`).first();
+  await cell.waitFor({ state: 'attached', timeout: timeoutMs });
+  return (await cell.textContent()).trim();
+}
+
+async function expectChart(frame, view) {
+  const canvas = frame.locator(`#app[data-view="${view}"] canvas[role="img"]`).first();
+  await canvas.waitFor({ state: 'visible', timeout: 30_000 });
+  await canvas.scrollIntoViewIfNeeded(); // for the screenshot
+  const box = await canvas.boundingBox();
+  if (!box || box.width < 50 || box.height < 50) throw new Error(`the ${view} chart is not drawn: ${JSON.stringify(box)}`);
+  log(`${view} chart ${Math.round(box.width)}x${Math.round(box.height)}: ${await canvas.getAttribute('aria-label')}`);
+}
+
+test('"Draftsmith: Score Draft" on a new document against sample.md shows the CLI\'s numbers and a chart', async () => {
+  await runFromPalette('File: New Untitled Text File');
+  await page.waitForTimeout(500);
+  await page.keyboard.type(DRAFT);
+  await waitForText((t) => words(t) === words(DRAFT), 30_000, 'the typed draft');
+  await page.keyboard.press('Escape'); // a suggestion widget, if one opened
+  await runFromPalette('Draftsmith: Score Draft', { asks: true });
+  await pickReference(SAMPLE);
+  const frame = await insightsFrame();
+  const shown = {
+    bleu: await panelMetric(frame, 'bleu', commandTimeoutMs),
+    rouge1: await panelMetric(frame, 'rouge1', 10_000),
+    rougeL: await panelMetric(frame, 'rougeL', 10_000),
+  };
+  log('panel shows', JSON.stringify(shown));
+  const cli = cliScores();
+  const expected = { bleu: cli.bleu.score.toFixed(2), rouge1: (cli.rouge.rouge1.f1 * 100).toFixed(2), rougeL: (cli.rouge.rougeL.f1 * 100).toFixed(2) };
+  if (JSON.stringify(shown) !== JSON.stringify(expected)) {
+    throw new Error(`the panel shows ${JSON.stringify(shown)}, the CLI prints ${JSON.stringify(expected)}`);
+  }
+  await expectChart(frame, 'score');
+  const rows = await frame.locator('.sentences-table tbody tr').count();
+  if (rows !== 3) throw new Error(`expected 3 sentence rows, found ${rows}`);
+  await page.waitForTimeout(500);
+  await shot('ui-6-score');
+});
+
+test('"Draftsmith: Check Coherence" against sample.md shows coherence L and the alignment chart', async () => {
+  // The draft is one long line scrolled sideways, so click the editor's frame rather than the line's start.
+  await page.locator('.editor-group-container.active .monaco-editor .overflow-guard').first()
+    .click({ position: { x: 80, y: 10 }, timeout: 10_000 });
+  await runFromPalette('Draftsmith: Check Coherence', { asks: true });
+  await pickReference(SAMPLE);
+  const frame = await insightsFrame();
+  await frame.locator('#app[data-view="coherence"]').waitFor({ state: 'attached', timeout: commandTimeoutMs });
+  const L = await panelMetric(frame, 'coherence-L', 10_000);
+  const pairs = await panelMetric(frame, 'coherence-pairs', 10_000);
+  log(`coherence L ${L} over ${pairs} pairs`);
+  if (!/^\d+\.\d{3}$/.test(L) || !(Number(L) > 0)) throw new Error(`expected L > 0 for a reordered draft, the panel shows "${L}"`);
+  await expectChart(frame, 'coherence');
+  const aligned = await frame.locator('.alignment-table tbody tr').count();
+  if (aligned !== 3) throw new Error(`expected 3 alignment rows, found ${aligned}`);
+  await page.waitForTimeout(500);
+  await shot('ui-7-coherence');
 });
 
 // ------------------------------------------------------------------ runner
