@@ -59,7 +59,8 @@ export const AttendedPhrase = z.object({
 export type AttendedPhrase = z.infer<typeof AttendedPhrase>;
 
 export const GenerationStats = z.object({
-  inputTokens: z.number().int(),
+  /** Tokens in the whole input; null when it was longer than the model reads and not counted to the end. */
+  inputTokens: z.number().int().nullable(),
   usedInputTokens: z.number().int(),
   outputTokens: z.number().int(),
   encodeMs: z.number(),

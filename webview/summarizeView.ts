@@ -56,7 +56,7 @@ function renderStats(result: SummarizeResult): HTMLElement {
     `${s.tokensPerSecond.toFixed(1)} tokens/s`,
     `encode ${Math.round(s.encodeMs)} ms`,
     `decode ${Math.round(s.decodeMs)} ms`,
-    `${s.usedInputTokens} of ${s.inputTokens} input tokens`,
+    `${s.usedInputTokens} of ${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens`,
     `${s.outputTokens} output tokens`,
     s.device,
     s.model,

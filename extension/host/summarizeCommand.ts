@@ -67,7 +67,7 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   ctx.log.info(
     `summarize: inserted ${result.summary.length} characters in ${Math.round(performance.now() - started)} ms from command to insertion ` +
       `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s, ` +
-      `${s.usedInputTokens}/${s.inputTokens} input tokens, ${s.device}, ${s.model})`,
+      `${s.usedInputTokens}/${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens, ${s.device}, ${s.model})`,
   );
   if (result.truncated) {
     void vscode.window.showInformationMessage(

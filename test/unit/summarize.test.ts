@@ -69,6 +69,15 @@ test('text longer than the model reads is cut, and the result says how much was 
   assert.equal(r.stats.usedInputTokens, 64);
 });
 
+test('a megabyte document is summarized from its beginning without tokenizing the rest', async () => {
+  const s = await load();
+  const huge = Array.from({ length: Math.ceil(1_000_000 / article.length) }, () => article).join('\n\n');
+  const r = await s.run({ op: 'summarize', text: huge, decoding: { beamSize: 1, maxLength: 8 } }, noop);
+  assert.equal(r.truncated, true);
+  assert.equal(r.stats.inputTokens, null, 'the whole megabyte was not counted');
+  assert.ok(r.usedChars < 10_000 && r.summary.length > 0);
+});
+
 test('empty, blank and binary input get a clear message instead of a summary', async () => {
   const s = await load();
   await assert.rejects(s.run({ op: 'summarize', text: '' }, noop), /no text to summarize/);

@@ -75,11 +75,12 @@ export class SummarizeSystem implements LikelihoodModel {
     const special = m.specialTokens;
     const limit = Math.min(req.maxInputTokens ?? m.maxInputTokens, m.maxInputTokens, this.arch.maxSourcePositions);
     ctx.progress('Reading the text…', 0);
-    const spans = this.tokenizer.encodeWithSpans(text);
+    // A long document is tokenized only as far as the model reads (a megabyte takes ~10 s in full).
+    const { spans, complete } = this.tokenizer.encodePrefix(text, limit + 1);
     if (spans.length === 0) throw new EngineError('bad-input', 'There is no text to summarize: the selection (or document) is empty.');
     // Longer text than the model reads: summarize its beginning (news puts the essentials first) and say so.
     const used = spans.slice(0, limit);
-    const truncated = used.length < spans.length;
+    const truncated = used.length < spans.length || !complete;
     const ids = used.map((s) => s.id);
     const t0 = performance.now();
     const encoded = await this.encode(ids);
@@ -119,7 +120,7 @@ export class SummarizeSystem implements LikelihoodModel {
       topPhrases: topPhrases(text, tokens, 5),
       topics: this.topics,
       stats: {
-        inputTokens: spans.length,
+        inputTokens: complete ? spans.length : null,
         usedInputTokens: used.length,
         outputTokens: best.tokens.length,
         encodeMs,
@@ -181,7 +182,7 @@ export class SummarizeSystem implements LikelihoodModel {
    * the source `context`, by teacher forcing. The source is cut to the model's input length as in run(). */
   async tokenLogProbs(context: string, target: string): Promise<number[]> {
     const limit = Math.min(this.folder.manifest.maxInputTokens, this.arch.maxSourcePositions);
-    const ids = this.tokenizer.encodeWithSpans(context).slice(0, limit).map((s) => s.id);
+    const ids = this.tokenizer.encodePrefix(context, limit).spans.slice(0, limit).map((s) => s.id);
     if (ids.length === 0) throw new EngineError('bad-input', 'There is no source text to score against.');
     const targetIds = this.tokenizer.encodeWithSpans(target).map((s) => s.id).slice(0, this.arch.maxTargetPositions - 2);
     const special = this.folder.manifest.specialTokens;

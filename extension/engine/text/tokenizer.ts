@@ -24,6 +24,11 @@ interface HfTokenizer {
 
 const METASPACE = '\u2581';
 
+/** Text is tokenized in pieces of about this many characters, cut at whitespace. No vocabulary piece
+ * crosses a space (sentencepiece's split_by_whitespace), so the ids are those of the whole text;
+ * and the library never sees a string long enough to overflow its stack (1 MB of text did). */
+const CHUNK_CHARS = 20_000;
+
 export class Tokenizer {
   private constructor(private readonly hf: HfTokenizer, readonly unkId: number) {}
 
@@ -42,10 +47,11 @@ export class Tokenizer {
   }
 
   encode(text: string): number[] {
-    return this.hf.encode(normalizeWhitespace(text), { add_special_tokens: false });
+    return this.encodeWithSpans(text).map((s) => s.id);
   }
 
   decode(ids: number[]): string {
+    if (ids.length === 0) return ''; // the library throws on an empty list
     return this.hf.decode(ids, { skip_special_tokens: true }).trim();
   }
 
@@ -54,7 +60,33 @@ export class Tokenizer {
    * right against the original; an <unk> piece covers whatever lies before the next matched piece.
    */
   encodeWithSpans(text: string): TokenSpan[] {
+    return this.encodePrefix(text, Infinity).spans;
+  }
+
+  /** At least the first `maxTokens` tokens of `text` (more when a chunk ends past them), without
+   * tokenizing the rest of a long document; `complete` says whether the whole text was read. */
+  encodePrefix(text: string, maxTokens: number): { spans: TokenSpan[]; complete: boolean } {
+    const spans: TokenSpan[] = [];
+    let start = 0;
+    while (start < text.length && spans.length < maxTokens) {
+      let end = Math.min(text.length, start + CHUNK_CHARS);
+      if (end < text.length) {
+        const lastSpace = text.slice(start, end).search(/\s\S*$/);
+        if (lastSpace > 0) end = start + lastSpace + 1;
+        // A run without whitespace is cut where it is, but never inside a surrogate pair.
+        else if (/[\uD800-\uDBFF]/.test(text[end - 1])) end--;
+      }
+      for (const span of this.encodeChunk(text.slice(start, end))) {
+        spans.push({ ...span, start: span.start + start, end: span.end + start });
+      }
+      start = end;
+    }
+    return { spans, complete: start >= text.length };
+  }
+
+  private encodeChunk(text: string): TokenSpan[] {
     const norm = normalizeWhitespace(text);
+    if (norm.length === 0) return [];
     const ids = this.hf.encode(norm, { add_special_tokens: false });
     const pieces = this.hf.tokenize(norm);
     if (pieces.length !== ids.length) {
@@ -62,39 +94,46 @@ export class Tokenizer {
     }
     const spans: TokenSpan[] = [];
     let cursor = 0;
-    let pendingUnk: number[] = [];
-    const closeUnks = (until: number) => {
+    // Pieces whose place is known only once the next matched piece is found: <unk>s, and any
+    // zero-width piece (a lone "▁") after them. Kept in order, so the spans' ids are the ids.
+    let pending: { id: number; unk: boolean }[] = [];
+    const closePending = (until: number) => {
       // <unk>s cover whatever lies between the cursor and the next known piece: one whitespace-separated
       // run each, the last taking the rest (one <unk> may stand for several unknown characters).
       const runs = [...text.slice(cursor, until).matchAll(/\S+/g)].map((m) => ({ start: cursor + (m.index ?? 0), end: cursor + (m.index ?? 0) + m[0].length }));
-      pendingUnk.forEach((id, i) => {
-        const isLast = i === pendingUnk.length - 1;
-        const run = runs[i];
-        if (!run) { spans.push({ id, text: '', start: cursor, end: cursor }); return; }
-        const end = isLast ? runs[runs.length - 1].end : run.end;
+      const unks = pending.filter((p) => p.unk).length;
+      let u = 0;
+      for (const { id, unk } of pending) {
+        const run = unk ? runs[u] : undefined;
+        if (!run) { spans.push({ id, text: '', start: cursor, end: cursor }); continue; }
+        const end = ++u === unks ? runs[runs.length - 1].end : run.end;
         spans.push({ id, text: text.slice(run.start, end), start: run.start, end });
         cursor = end;
-      });
-      pendingUnk = [];
+      }
+      pending = [];
     };
     for (let i = 0; i < ids.length; i++) {
       const surface = pieces[i].split(METASPACE).join('');
-      if (ids[i] === this.unkId || surface.length === 0) {
-        if (ids[i] === this.unkId) pendingUnk.push(ids[i]);
-        else spans.push({ id: ids[i], text: '', start: cursor, end: cursor });
+      if (ids[i] === this.unkId || (surface.length === 0 && pending.length > 0)) {
+        pending.push({ id: ids[i], unk: ids[i] === this.unkId });
+        continue;
+      }
+      if (surface.length === 0) {
+        spans.push({ id: ids[i], text: '', start: cursor, end: cursor });
         continue;
       }
       const at = text.indexOf(surface, cursor);
       if (at < 0) {
         // Should not happen with whitespace-only normalisation; keep a zero-width span rather than lie.
+        closePending(cursor);
         spans.push({ id: ids[i], text: '', start: cursor, end: cursor });
         continue;
       }
-      closeUnks(at);
+      closePending(at);
       spans.push({ id: ids[i], text: surface, start: at, end: at + surface.length });
       cursor = at + surface.length;
     }
-    closeUnks(text.length);
+    closePending(text.length);
     return spans;
   }
 }

@@ -1,0 +1,121 @@
+// Hostile and odd input, property-based (fast-check): empty and whitespace-only text, binary bytes,
+// NUL, lone surrogates, right-to-left and mixed scripts, emoji sequences, and long text. Every
+// component that reads user text must return a well-formed answer (or a clear EngineError) and
+// never throw anything else or hang. RUNS says how many inputs each property is given.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { corpusBleu, sentenceBleu, tokenize13a } from '../../extension/engine/metrics/bleu';
+import { rougeScores } from '../../extension/engine/metrics/rouge';
+import { diversity } from '../../extension/engine/metrics/diversity';
+import { coherence } from '../../extension/engine/metrics/coherence';
+import { substantiality } from '../../extension/engine/metrics/substantiality';
+import { lead3 } from '../../extension/engine/metrics/lead';
+import { scoreDraft } from '../../extension/engine/eval/scoreDraft';
+import { EngineError } from '../../extension/engine/errors';
+import { analyse } from '../../extension/engine/text/nlp';
+import { hasReadableText, junkRatio, normalizeWhitespace } from '../../extension/engine/text/normalize';
+import { Tokenizer } from '../../extension/engine/text/tokenizer';
+import { modelsDir } from './helpers';
+
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
+
+/** Pieces that break naive text handling, mixed with arbitrary Unicode. */
+const nasty = fc.constantFrom(
+  '\u0000', '\uD800', '\uDFFF', '\uDBFF\uDFFF', '\u202E', '\u202C', '\u200F', '\u200B', '\uFEFF', '\r\n', '\t',
+  'שלום עולם', 'مرحبا بالعالم', '東京は日本の首都です。', 'Ελληνικά', '👩‍👩‍👧‍👦', '🏳️‍🌈', '👍🏽', 'é', 'e\u0301',
+  '<script>alert(1)</script>', '&amp;&lt;', '...', '?!', 'Mr.', 'U.S.', '-\n', '@-@', '   ', '\n\n\n',
+);
+const word = fc.stringMatching(/^[A-Za-z]{1,12}$/);
+const hostileText = fc.tuple(
+  fc.array(fc.oneof(nasty, word, fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.constant(' ')), { maxLength: 40 }),
+  fc.constantFrom(' ', '', '. ', '\n'),
+).map(([parts, separator]) => parts.join(separator));
+const bytes = fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('latin1'));
+const anyText = fc.oneof(hostileText, bytes, fc.constantFrom('', ' ', '\n\t '));
+
+const finite = (x: number) => Number.isFinite(x);
+
+test(`BLEU and its 13a tokenizer accept any text (${RUNS} pairs)`, () => {
+  fc.assert(fc.property(anyText, anyText, (h, r) => {
+    const s = sentenceBleu(h, [r]);
+    assert.ok(finite(s.score) && s.score >= 0 && s.score <= 100 + 1e-9);
+    // Python's str.split() whitespace, which is what sacreBLEU splits on (U+FEFF is not among it).
+    assert.ok(tokenize13a(h).every((t) => t.length > 0 && !/[\t\n\v\f\r \x85\xa0\u2028\u3000]/.test(t)));
+    assert.ok(finite(corpusBleu([h, r], [[r, h]]).score));
+  }), { numRuns: RUNS });
+});
+
+test(`ROUGE-1/2/L/Lsum/W give scores in [0, 1] for any text (${RUNS} pairs)`, () => {
+  fc.assert(fc.property(anyText, anyText, (h, r) => {
+    const s = rougeScores(h, r, { stem: true });
+    for (const m of Object.values(s)) for (const v of [m.precision, m.recall, m.f1]) assert.ok(finite(v) && v >= 0 && v <= 1 + 1e-9);
+  }), { numRuns: RUNS });
+});
+
+test(`sentence analysis, diversity, coherence and substantiality accept any text (${RUNS} pairs)`, () => {
+  fc.assert(fc.property(anyText, anyText, (a, b) => {
+    const sa = analyse(a);
+    const sb = analyse(b);
+    const c = coherence(sa, sb);
+    assert.equal(c.alignment.length, sb.length);
+    assert.ok(c.L === null || (finite(c.L) && c.L >= 0));
+    const d = diversity([a, b]);
+    assert.ok(d.diversity >= 0 && d.diversity <= 1 && d.distinct2 >= 0 && d.distinct2 <= 1);
+    const s = substantiality([sa, sb]);
+    assert.ok(finite(s.perSentence) && s.entityWords >= 0);
+  }), { numRuns: RUNS });
+});
+
+test(`Score Draft answers with scores or a clear bad-input error, never anything else (${RUNS} pairs)`, () => {
+  fc.assert(fc.property(anyText, anyText, (h, r) => {
+    try {
+      const res = scoreDraft({ op: 'score', hypothesis: h, reference: r });
+      assert.ok(finite(res.scores.bleu.score));
+    } catch (e) {
+      assert.ok(e instanceof EngineError && e.code === 'bad-input', String(e));
+    }
+  }), { numRuns: RUNS });
+});
+
+test(`text pre-processing (whitespace, readability, junk ratio, Lead-3) accepts any text (${RUNS} inputs)`, () => {
+  fc.assert(fc.property(anyText, (t) => {
+    const n = normalizeWhitespace(t);
+    assert.ok(!/\s{2,}/.test(n) && n === n.trim());
+    const j = junkRatio(t);
+    assert.ok(finite(j) && j >= 0 && j <= 1);
+    assert.equal(typeof hasReadableText(t), 'boolean');
+    assert.equal(typeof lead3(t), 'string');
+  }), { numRuns: RUNS });
+});
+
+test(`the model tokenizer gives spans that lie inside the text, in order, with the library's ids, for any text (${RUNS} inputs)`, async () => {
+  const tok = await Tokenizer.load(path.join(modelsDir, 'summarize'), 1);
+  // The library itself, for the ids: spans must not reorder them (an <unk> before a lone "▁" once did).
+  const transformers = require('@huggingface/transformers') as typeof import('@huggingface/transformers');
+  const hf = await transformers.AutoTokenizer.from_pretrained('summarize');
+  fc.assert(fc.property(anyText, (t) => {
+    const norm = normalizeWhitespace(t);
+    assert.deepEqual(tok.encodeWithSpans(t).map((s) => s.id), norm ? hf.encode(norm, { add_special_tokens: false }) : []);
+    let last = 0;
+    for (const s of tok.encodeWithSpans(t)) {
+      assert.ok(Number.isInteger(s.id) && s.start >= last && s.end >= s.start && s.end <= t.length, JSON.stringify(s));
+      assert.equal(t.slice(s.start, s.end), s.text);
+      last = s.start;
+    }
+    assert.equal(typeof tok.decode(tok.encode(t)), 'string');
+  }), { numRuns: RUNS });
+});
+
+test('a megabyte of text goes through the tokenizer, BLEU, diversity and sentence analysis', async () => {
+  const para = 'The council met on Tuesday. Café owners — and 東京 visitors 👍🏽 — asked for longer hours! ';
+  const big = para.repeat(Math.ceil(1_000_000 / para.length));
+  assert.ok(big.length >= 1_000_000);
+  const tok = await Tokenizer.load(path.join(modelsDir, 'summarize'), 1);
+  assert.ok(tok.encodeWithSpans(big).length > 100_000);
+  assert.ok(finite(corpusBleu([big], [[para]]).score));
+  assert.ok(diversity([big]).tokens > 100_000);
+  assert.ok(analyse(big).length > 10_000);
+  assert.throws(() => scoreDraft({ op: 'score', hypothesis: big, reference: big }), /too long/);
+});
