@@ -20,6 +20,7 @@ const USAGE = `usage:
   draftsmith summarize FILE [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
                             [--beam N] [--max-length N] [--max-input-tokens N]
   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
+  draftsmith essay "bee, swallow, geese, flower, frog" [--candidates N] [--beam N] [--max-length N] [--json]
   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase]
                    [--ref-field F] [--hyp-field F] [--limit N] [--quiet]
       REF and HYP: text files, one segment per line (or each one document with --document), or
@@ -58,6 +59,28 @@ async function summarize(a: Args): Promise<void> {
   process.stderr.write(`${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
 }
 
+async function essay(a: Args): Promise<void> {
+  const topics = a.positional.slice(1).join(' ');
+  if (!topics.trim()) throw new EngineError('bad-request', 'essay needs topic words, e.g. draftsmith essay "bee, swallow, geese, flower, frog"');
+  const engine = new Engine(engineConfig(a), stderrLog);
+  const result = await engine.run({
+    op: 'essay', topics, candidates: intFlag(a, 'candidates'),
+    decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
+  });
+  if (flag(a, 'json')) {
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    return;
+  }
+  result.candidates.forEach((c, i) => {
+    if (result.candidates.length > 1) process.stdout.write(`--- candidate ${i + 1} (score ${c.score.toFixed(3)})\n`);
+    process.stdout.write(c.text + '\n');
+    process.stderr.write(`covers ${c.covered.length}/${result.topics.length} topic words: ${c.covered.join(', ') || 'none'}\n`);
+  });
+  if (result.unknownTopics.length) process.stderr.write(`no word vector for: ${result.unknownTopics.join(', ')}\n`);
+  const s = result.stats;
+  process.stderr.write(`${s.outputTokens} tokens, ${s.tokensPerSecond.toFixed(1)} steps/s, encode ${s.encodeMs.toFixed(0)} ms, decode ${s.decodeMs.toFixed(0)} ms on ${s.device}\n`);
+}
+
 async function evalSummarize(a: Args): Promise<void> {
   const config = engineConfig(a);
   const variants = (a.flags.get('variant') ?? [`TAAS=${summarizeModelDir(config.modelsDir)}`]).map((v) => {
@@ -92,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
   if (cmd === 'summarize') await summarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);
   else if (cmd === 'score') await scoreCommand(a);
+  else if (cmd === 'essay') await essay(a);
   else throw new EngineError('bad-request', `unknown command "${a.positional.join(' ')}"\n${USAGE}`);
   return 0;
 }

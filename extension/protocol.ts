@@ -87,6 +87,42 @@ export const SummarizeResult = z.object({
 });
 export type SummarizeResult = z.infer<typeof SummarizeResult>;
 
+// ---- essay (PC-SAN) ------------------------------------------------------------------------------
+
+export const EssayRequest = z.object({
+  op: z.literal('essay'),
+  /** The selection: topic words separated by commas, semicolons, new lines or spaces. */
+  topics: z.string(),
+  /** How many different essays to return (the best beams), best first. */
+  candidates: z.number().int().min(1).max(5).optional(),
+  decoding: BeamOptions.optional(),
+});
+export type EssayRequest = z.infer<typeof EssayRequest>;
+
+export const EssayCandidate = z.object({
+  text: z.string(),
+  /** The topic words the essay mentions (the same word or one with the same Porter stem). */
+  covered: z.array(z.string()),
+  /** Sum of token log-probabilities, and the length-normalised score beam search ranked by. */
+  logProb: z.number(),
+  score: z.number(),
+});
+export type EssayCandidate = z.infer<typeof EssayCandidate>;
+
+export const EssayResult = z.object({
+  op: z.literal('essay'),
+  topics: z.array(z.string()),
+  /** Topic words without a word vector (the model knows them only by their subwords). */
+  unknownTopics: z.array(z.string()),
+  candidates: z.array(EssayCandidate).min(1),
+  /** Eq. 2's softmax weights: one row per decoder layer over the encoder's layers (the paper's Figure 3). */
+  layerWeights: z.array(z.array(z.number())),
+  /** Names of the encoder layers the columns stand for ("embeddings", "layer 1", ...). */
+  encoderLayers: z.array(z.string()),
+  stats: GenerationStats,
+});
+export type EssayResult = z.infer<typeof EssayResult>;
+
 // ---- scores (no model: the metrics of extension/engine/metrics) ------------------------------------
 
 export const ScoreOptions = z.object({
@@ -213,9 +249,9 @@ export const CoherenceResult = z.object({
 });
 export type CoherenceResult = z.infer<typeof CoherenceResult>;
 
-export const EngineRequest = z.discriminatedUnion('op', [SummarizeRequest, ScoreRequest, CoherenceRequest]);
+export const EngineRequest = z.discriminatedUnion('op', [SummarizeRequest, EssayRequest, ScoreRequest, CoherenceRequest]);
 export type EngineRequest = z.infer<typeof EngineRequest>;
-export const EngineResult = z.discriminatedUnion('op', [SummarizeResult, ScoreResult, CoherenceResult]);
+export const EngineResult = z.discriminatedUnion('op', [SummarizeResult, EssayResult, ScoreResult, CoherenceResult]);
 export type EngineResult = z.infer<typeof EngineResult>;
 export type ResultFor<R extends EngineRequest> = Extract<EngineResult, { op: R['op'] }>;
 

@@ -6,6 +6,7 @@ import type { EngineConfig, EngineRequest, EngineResult, ResultFor } from '../pr
 import { CancelledError } from './errors';
 import { checkCoherence, scoreDraft } from './eval/scoreDraft';
 import type { RunContext, RuntimeOptions } from './systems/context';
+import { EssaySystem, essayModelDir } from './systems/essay';
 import { SummarizeSystem, summarizeModelDir } from './systems/summarize';
 
 export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -16,29 +17,44 @@ export interface RunHooks {
   isCancelled?: () => boolean;
 }
 
+/** A system loaded on first use; a failed load is not kept, so fixing the folder and retrying works. */
+class Lazy<T> {
+  private value?: Promise<T>;
+  constructor(private readonly load: () => Promise<T>) {}
+  get(): Promise<T> {
+    if (!this.value) {
+      const p = this.load();
+      p.catch(() => { if (this.value === p) this.value = undefined; });
+      this.value = p;
+    }
+    return this.value;
+  }
+  reset(): void {
+    this.value = undefined;
+  }
+}
+
 export class Engine {
-  private summarize?: Promise<SummarizeSystem>;
+  private readonly systems = {
+    summarize: new Lazy(() => SummarizeSystem.load(summarizeModelDir(this.config.modelsDir), this.runtime())),
+    essay: new Lazy(() => EssaySystem.load(essayModelDir(this.config.modelsDir), this.runtime())),
+  };
 
   constructor(private config: EngineConfig, private readonly log: Log) {}
 
   configure(config: EngineConfig): void {
     const changed = JSON.stringify(config) !== JSON.stringify(this.config);
     this.config = config;
-    if (changed) this.summarize = undefined; // reload lazily with the new folder or device
+    // Reload lazily with the new folder or device.
+    if (changed) for (const s of Object.values(this.systems)) s.reset();
   }
 
   private runtime(): RuntimeOptions {
     return { device: this.config.device, threads: this.config.threads, log: (l, m) => this.log(l, m) };
   }
 
-  /** Loads (once) the summarize system; a failed load is not cached, so fixing the folder and retrying works. */
   summarizer(): Promise<SummarizeSystem> {
-    if (!this.summarize) {
-      const p = SummarizeSystem.load(summarizeModelDir(this.config.modelsDir), this.runtime());
-      p.catch(() => { if (this.summarize === p) this.summarize = undefined; });
-      this.summarize = p;
-    }
-    return this.summarize;
+    return this.systems.summarize.get();
   }
 
   /** Runs one request; the result's type follows the request's op. */
@@ -59,6 +75,12 @@ export class Engine {
       case 'summarize': {
         ctx.progress('Loading the summarization model…');
         const system = await this.summarizer();
+        ctx.checkCancelled();
+        return system.run(request, ctx);
+      }
+      case 'essay': {
+        ctx.progress('Loading the essay model…');
+        const system = await this.systems.essay.get();
         ctx.checkCancelled();
         return system.run(request, ctx);
       }

@@ -44,7 +44,22 @@ export const TaasArchitecture = z.object({
   copy: z.boolean(),
 });
 
-export const Architecture = z.discriminatedUnion('type', [TaasArchitecture]);
+export const PcsanArchitecture = z.object({
+  type: z.literal('pcsan-encoder-decoder'),
+  vocabSize: z.number().int().positive(),
+  dModel: z.number().int().positive(),
+  heads: z.number().int().positive(),
+  encoderLayers: z.number().int().positive(),
+  decoderLayers: z.number().int().positive(),
+  maxSourcePositions: z.number().int().positive(),
+  maxTargetPositions: z.number().int().positive(),
+  layerMix: z.enum(['dynamic', 'static', 'last', 'none']),
+  context: z.enum(['target', 'none', 'source']),
+  /** The piece that separates the joined topic words. */
+  separatorId: z.number().int().min(0),
+});
+
+export const Architecture = z.discriminatedUnion('type', [TaasArchitecture, PcsanArchitecture]);
 
 export const Manifest = z.object({
   schemaVersion: z.literal(1),

@@ -1,0 +1,226 @@
+/**
+ * Expand Topic Words into Essay: PC-SAN (Lin et al. 2020). The encoder graph runs the pretrained
+ * encoder over the topic words joined into one input, the DynamicWeightedSum of its layers for every
+ * decoder layer (Eq. 2), joined with the topics' word vectors, and the decoder's cross-attention
+ * projections; the decoder graph is one step of the decoder whose self-attention queries see the
+ * target-side history (ContextualSelfAttention, Eqs. 8-12), carried as a running sum. Decoding is
+ * beam search with beam 5, as in the paper (decode/beam.ts).
+ */
+import * as path from 'node:path';
+import { promises as fs } from 'node:fs';
+import { z } from 'zod';
+import type { EssayRequest, EssayResult } from '../../protocol';
+import { beamSearch } from '../decode/beam';
+import type { StepModel } from '../decode/types';
+import { EngineError, errorMessage } from '../errors';
+import { porterStem } from '../metrics/porterStemmer';
+import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
+import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor } from '../runtime/onnx';
+import { gatherAxis, repeatIndex } from '../runtime/tensorOps';
+import { Tokenizer } from '../text/tokenizer';
+import type { RunContext, RuntimeOptions } from './context';
+
+type Pcsan = Extract<Manifest['architecture'], { type: 'pcsan-encoder-decoder' }>;
+
+/** The model was trained on five topic words; a few more still work, fifty do not. */
+export const MAX_TOPICS = 10;
+
+interface DecoderState {
+  past: Float32Array;
+  pastDims: number[];
+  /** Σ of every decoder layer's inputs so far [L, B, d]: the target-side history of Eq. 8. */
+  sum: Float32Array;
+  sumDims: number[];
+}
+
+/** Topic words from a selection: split at commas, semicolons or new lines when there are any,
+ * else at spaces; trimmed of punctuation; the first of case-insensitive repeats kept. */
+export function parseTopics(selection: string): string[] {
+  const parts = /[,;\n、，；]/.test(selection) ? selection.split(/[,;\n、，；]+/) : selection.split(/\s+/);
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const raw of parts) {
+    const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').replace(/\s+/g, ' ');
+    if (!word || seen.has(word.toLowerCase())) continue;
+    seen.add(word.toLowerCase());
+    out.push(word);
+  }
+  return out;
+}
+
+const stemsOf = (text: string) => new Set((text.toLowerCase().match(/\p{L}+/gu) ?? []).map(porterStem));
+
+/** The topic words an essay mentions: every word of the topic, or its Porter stem, appears in it. */
+export function coveredTopics(essay: string, topics: readonly string[]): string[] {
+  const stems = stemsOf(essay);
+  return topics.filter((t) => {
+    const words = t.toLowerCase().match(/\p{L}+/gu) ?? [];
+    return words.length > 0 && words.every((w) => stems.has(porterStem(w)));
+  });
+}
+
+export class EssaySystem {
+  private constructor(
+    private readonly folder: ModelFolder,
+    private readonly arch: Pcsan,
+    private readonly tokenizer: Tokenizer,
+    private readonly encoder: Session,
+    private readonly decoder: Session,
+    private readonly wordIndex: ReadonlyMap<string, number>,
+    readonly device: string,
+  ) {}
+
+  static async load(dir: string, opts: RuntimeOptions): Promise<EssaySystem> {
+    const folder = await loadModelFolder(dir, 'essay');
+    const arch = folder.manifest.architecture;
+    if (arch.type !== 'pcsan-encoder-decoder') throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a PC-SAN model`);
+    const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
+    const enc = await openSession(folder.file('encoder'), opts);
+    const dec = await openSession(folder.file('decoder'), opts);
+    checkIO(enc.session, folder.file('encoder'), ['input_ids', 'word_ids', 'attention_mask'], ['cross_key_values', 'memory_mask', 'source_context', 'layer_weights']);
+    // source_context feeds only the -Source-context ablation; the exporter drops an unused input.
+    checkIO(dec.session, folder.file('decoder'),
+      ['input_ids', 'cross_key_values', 'memory_mask', 'past_key_values', 'past_context_sum', ...(arch.context === 'source' ? ['source_context'] : [])],
+      ['log_probs', 'present_key_values', 'present_context_sum']);
+    let words: string[];
+    try {
+      words = z.array(z.string()).parse(JSON.parse(await fs.readFile(folder.file('words'), 'utf8')));
+    } catch (e) {
+      throw new EngineError('bad-model', `${folder.file('words')} is not a list of words: ${errorMessage(e).split('\n')[0]}`);
+    }
+    opts.log('info', `essay model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}`);
+    return new EssaySystem(folder, arch, tokenizer, enc.session, dec.session, new Map(words.map((w, i) => [w, i + 1])), enc.provider);
+  }
+
+  get name(): string {
+    return this.folder.manifest.name;
+  }
+
+  /** The topic words joined into ONE input, as training did (essay.py encode_topics): each word's
+   * subwords, the separator between words; every subword carries its word's vector index. */
+  private joinTopics(topics: readonly string[]): { ids: number[]; wordIds: number[] } {
+    const ids: number[] = [];
+    const wordIds: number[] = [];
+    topics.forEach((t, i) => {
+      if (i > 0) {
+        ids.push(this.arch.separatorId);
+        wordIds.push(0);
+      }
+      const pieces = this.tokenizer.encode(t);
+      ids.push(...pieces);
+      for (let k = 0; k < pieces.length; k++) wordIds.push(this.wordIndex.get(t.toLowerCase()) ?? 0);
+    });
+    return { ids, wordIds };
+  }
+
+  async run(req: EssayRequest, ctx: RunContext): Promise<EssayResult> {
+    const topics = parseTopics(req.topics);
+    if (topics.length === 0) throw new EngineError('bad-input', 'Select a few topic words (for example "bee, swallow, geese, flower, frog"): the selection has no words.');
+    if (topics.length > MAX_TOPICS) {
+      throw new EngineError('bad-input', `Select at most ${MAX_TOPICS} topic words; the selection has ${topics.length}. The model was trained on five.`);
+    }
+    const m = this.folder.manifest;
+    const { ids, wordIds } = this.joinTopics(topics);
+    if (ids.length > m.maxInputTokens) throw new EngineError('bad-input', `The topic words are too long together (${ids.length} subwords; at most ${m.maxInputTokens}).`);
+    ctx.progress('Reading the topic words…', 0);
+    const t0 = performance.now();
+    const enc = await this.encoder.run({
+      input_ids: int64Tensor(ids, [1, ids.length]),
+      word_ids: int64Tensor(wordIds, [1, ids.length]),
+      attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
+    });
+    const encodeMs = performance.now() - t0;
+    ctx.checkCancelled();
+    const d = { ...m.decoding, ...definedOnly(req.decoding ?? {}) };
+    const wanted = req.candidates ?? 1;
+    const K = Math.max(d.beamSize, wanted);
+    const model = this.stepModel(enc, K);
+    const L = this.arch.decoderLayers;
+    const H = this.arch.heads;
+    const dModel = this.arch.dModel;
+    const maxLength = Math.min(d.maxLength, this.arch.maxTargetPositions - 1);
+    const t1 = performance.now();
+    const special = m.specialTokens;
+    const hyps = await beamSearch(model, {
+      past: new Float32Array(0), pastDims: [L, 2, K, H, 0, dModel / H],
+      sum: new Float32Array(L * K * dModel), sumDims: [L, K, dModel],
+    }, {
+      bos: special.bos, eos: special.eos, beamSize: K, maxLength, minLength: Math.min(d.minLength, maxLength),
+      lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
+      banned: [special.pad, special.unk, special.bos, ...(special.mask !== undefined ? [special.mask] : [])],
+    }, {
+      checkCancelled: () => ctx.checkCancelled(),
+      onStep: (step, best) => {
+        ctx.progress(`Writing the essay (${step + 1} tokens)…`, Math.min(0.95, (step + 1) / maxLength));
+        if (step % 8 === 0) ctx.partial(this.tokenizer.decode(best));
+      },
+    });
+    const decodeMs = performance.now() - t1;
+    const seen = new Set<string>();
+    const candidates = hyps
+      .map((h) => ({ text: this.tokenizer.decode(h.tokens), logProb: h.logProb, score: h.score, tokens: h.tokens.length }))
+      .filter((c) => c.text.length > 0 && !seen.has(c.text) && seen.add(c.text))
+      .slice(0, wanted)
+      .map((c) => ({ text: c.text, covered: coveredTopics(c.text, topics), logProb: c.logProb, score: c.score }));
+    if (candidates.length === 0) throw new EngineError('internal', 'The model produced an empty essay.');
+    const lw = floatData(enc.layer_weights, 'layer_weights');
+    const S = this.arch.encoderLayers + 1;
+    const steps = (hyps[0]?.tokens.length ?? 0) + 1;
+    return {
+      op: 'essay',
+      topics,
+      unknownTopics: topics.filter((t) => !this.wordIndex.has(t.toLowerCase())),
+      candidates,
+      layerWeights: Array.from({ length: L }, (_, l) => Array.from(lw.subarray(l * S, (l + 1) * S))),
+      encoderLayers: ['embeddings', ...Array.from({ length: S - 1 }, (_, i) => `layer ${i + 1}`)],
+      stats: {
+        inputTokens: ids.length, usedInputTokens: ids.length, outputTokens: hyps[0]?.tokens.length ?? 0,
+        encodeMs, decodeMs, tokensPerSecond: steps / (decodeMs / 1000), device: this.device, model: m.name,
+      },
+    };
+  }
+
+  /** The decoder over K beams sharing one encoded input (tiled once, here). */
+  private stepModel(enc: Record<string, Tensor>, K: number): StepModel<DecoderState> {
+    const cross = enc.cross_key_values;
+    const sourceContext = enc.source_context;
+    if (!cross || !sourceContext || !enc.memory_mask) throw new EngineError('bad-model', 'encoder outputs are missing');
+    const crossTiled = gatherAxis(floatData(cross, 'cross_key_values'), cross.dims.slice(), 2, repeatIndex(K));
+    const ctxTiled = gatherAxis(floatData(sourceContext, 'source_context'), sourceContext.dims.slice(), 0, repeatIndex(K));
+    const T = enc.memory_mask.dims[1];
+    const feeds: Record<string, Tensor> = {
+      cross_key_values: float32Tensor(crossTiled.data, crossTiled.dims),
+      memory_mask: int64Tensor(new Array<number>(K * T).fill(1), [K, T]),
+    };
+    if (this.arch.context === 'source') feeds.source_context = float32Tensor(ctxTiled.data, ctxTiled.dims);
+    const decoder = this.decoder;
+    return {
+      vocabSize: this.arch.vocabSize,
+      async step(tokens, state) {
+        const out = await decoder.run({
+          ...feeds,
+          input_ids: int64Tensor(tokens, [tokens.length, 1]),
+          past_key_values: float32Tensor(state.past, state.pastDims),
+          past_context_sum: float32Tensor(state.sum, state.sumDims),
+        });
+        const present = out.present_key_values as Tensor;
+        const sum = out.present_context_sum as Tensor;
+        return {
+          logProbs: new Float32Array(floatData(out.log_probs, 'log_probs')),
+          state: { past: floatData(present, 'present_key_values'), pastDims: present.dims.slice(), sum: floatData(sum, 'present_context_sum'), sumDims: sum.dims.slice() },
+        };
+      },
+      reorder(state, rows) {
+        const p = gatherAxis(state.past, state.pastDims, 2, rows);
+        const s = gatherAxis(state.sum, state.sumDims, 1, rows);
+        return { past: p.data, pastDims: p.dims, sum: s.data, sumDims: s.dims };
+      },
+    };
+  }
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export const essayModelDir = (modelsDir: string) => path.join(modelsDir, 'essay');

@@ -1,0 +1,201 @@
+"""PC-SAN recipe: topic words -> paragraph (see pcsan.py for the model, essay_data.py for the data).
+
+  python3 -m draftsmith_train.essay prepare --data .data          # pairs (needs summarize prepare first)
+  python3 -m draftsmith_train.essay words   --data .data          # fastText word vectors (apt: fasttext)
+  python3 -m draftsmith_train.essay train   --data .data --init runs/pretrain.pt --minutes 60 --out runs/essay.pt
+        [--layer-mix dynamic|static|last|none] [--context target|none|source]
+
+The source is the topic words joined into ONE input: each word's subwords, separated by the ","
+piece; every subword also carries the id of its word in the fastText vocabulary (0: unknown).
+Runs on a CUDA GPU when one is present (--device auto), otherwise on one CPU thread.
+"""
+import argparse
+import json
+import math
+import os
+import random
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import torch
+
+from . import data as D
+from .batching import token_batches
+from . import tokenizer as T
+from .essay_data import prepare_essay
+from .pcsan import EssayConfig, EssayGenerator
+from .modules import label_smoothed_nll
+from .summarize import log, pad, pick_device, train_loop
+
+WORD = re.compile(r"[a-z]+")
+WORD_VOCAB = 20000  # 20k x 64 floats: 5 MB inside encoder.onnx
+
+
+# ---------------------------------------------------------------------------------------------
+# Word vectors: fastText skip-gram on the pretraining corpus (the paper used GloVe)
+# ---------------------------------------------------------------------------------------------
+def cmd_words(args):
+    exe = shutil.which("fasttext")
+    if not exe:
+        raise SystemExit("fasttext is not installed: apt-get install -y fasttext")
+    words_txt = os.path.join(args.data, "essay_words.txt")
+    with open(os.path.join(args.data, "corpus.txt"), encoding="utf-8") as f, open(words_txt, "w") as out:
+        for line in f:
+            out.write(" ".join(WORD.findall(line.lower())) + "\n")
+    prefix = os.path.join(args.data, "wordvec")
+    # Whole words only (-minn 0 -maxn 0: word2vec's skip-gram): only known words are looked up, and
+    # character n-grams made it ~10x slower here.
+    subprocess.run([exe, "skipgram", "-input", words_txt, "-output", prefix, "-dim", str(args.word_dim),
+                    "-minCount", "5", "-minn", "0", "-maxn", "0", "-epoch", str(args.word_epochs),
+                    "-thread", str(args.word_threads), "-verbose", "1"], check=True)
+    os.remove(prefix + ".bin")  # only the .vec text file is needed
+    log(f"word vectors: {prefix}.vec")
+
+
+def load_word_vectors(data_dir, limit=WORD_VOCAB):
+    """(words, matrix [len(words)+1, dim]); row 0 is 'no known word'. fastText lists words by frequency."""
+    words, rows = [], []
+    with open(os.path.join(data_dir, "wordvec.vec"), encoding="utf-8") as f:
+        n, dim = map(int, f.readline().split())
+        for line in f:
+            parts = line.rstrip().split(" ")
+            if len(parts) != dim + 1 or not WORD.fullmatch(parts[0]):
+                continue
+            words.append(parts[0])
+            rows.append([float(x) for x in parts[1:]])
+            if len(words) >= limit:
+                break
+    matrix = np.zeros((len(words) + 1, dim), dtype=np.float32)
+    matrix[1:] = np.array(rows, dtype=np.float32)
+    return words, matrix
+
+
+# ---------------------------------------------------------------------------------------------
+# Pairs
+# ---------------------------------------------------------------------------------------------
+def separator_id(sp):
+    return sp.piece_to_id(",") if sp.piece_to_id(",") != T.UNK else sp.piece_to_id("▁,")
+
+
+def encode_topics(sp, words, word_index, sep):
+    """Topic words joined into one input: ids and, per id, the word's fastText index (0 for the separator)."""
+    ids, wids = [], []
+    for i, w in enumerate(words):
+        if i:
+            ids.append(sep)
+            wids.append(0)
+        pieces = sp.encode(D.normalize(w))
+        ids += pieces
+        wids += [word_index.get(w.lower(), 0)] * len(pieces)
+    return ids, wids
+
+
+def load_pairs(path, sp, word_index, sep, max_tgt):
+    out = []
+    for line in open(path):
+        r = json.loads(line)
+        ids, wids = encode_topics(sp, r["topics"], word_index, sep)
+        tgt = sp.encode(r["text"])[:max_tgt - 2]
+        out.append((ids, wids, [T.BOS] + tgt + [T.EOS], r))
+    return out
+
+
+def load_essay_model(path, **overrides):
+    ck = torch.load(path, map_location="cpu")
+    model = EssayGenerator(EssayConfig(**{**ck["config"], **overrides}))
+    model.load_state_dict(ck["state"])
+    return model, ck.get("meta", {})
+
+
+def init_from_pretrained(model, path):
+    """The denoising encoder-decoder of summarize.py pretrain: same names, except that the decoder's
+    self-attention now sits inside ContextualSelfAttention."""
+    state = torch.load(path, map_location="cpu")["state"]
+    mapped = {}
+    for k, v in state.items():
+        k2 = re.sub(r"^(decoder\.\d+\.self_attn)\.", r"\1.attn.", k)
+        mapped[k2] = v
+    own = model.state_dict()
+    usable = {k: v for k, v in mapped.items() if k in own and own[k].shape == v.shape}
+    model.load_state_dict(usable, strict=False)
+    fresh = sorted(set(k.split(".")[0] for k in own if k not in usable))
+    log(f"initialised {len(usable)} tensors from {path}; fresh: {fresh}")
+
+
+def cmd_train(args):
+    device = pick_device(args.device)
+    sp = T.load(os.path.join(args.data, "spm.model"))
+    words, matrix = load_word_vectors(args.data)
+    word_index = {w: i + 1 for i, w in enumerate(words)}
+    sep = separator_id(sp)
+    cfg = EssayConfig(vocab_size=sp.get_piece_size(), word_vocab_size=matrix.shape[0], word_dim=matrix.shape[1],
+                      layer_mix=args.layer_mix, context=args.context)  # positions as pretrained (256)
+    model = EssayGenerator(cfg)
+    if args.init:  # -None loads the encoder too but never reads it: its memory is word vectors only
+        init_from_pretrained(model, args.init)
+    with torch.no_grad():
+        model.word_vectors.weight.copy_(torch.from_numpy(matrix))
+    model.to(device)
+    train = load_pairs(os.path.join(args.data, "essay.train.jsonl"), sp, word_index, sep, args.max_tgt)
+    val = load_pairs(os.path.join(args.data, "essay.val.jsonl"), sp, word_index, sep, args.max_tgt)[:300]
+    log(f"essay: {sum(p.numel() for p in model.parameters() if p.requires_grad) / 1e6:.2f}M trainable params, "
+        f"{len(train)} pairs, layer_mix={cfg.layer_mix}, context={cfg.context}")
+    rng = random.Random(D.SEED)
+
+    def batches():
+        return token_batches(train, lambda x: len(x[2]), args.batch_tokens, rng, 10)
+
+    def forward(b):
+        src = pad([x[0] for x in b]).to(device)
+        wid = pad([x[1] for x in b], 0).to(device)
+        tgt = pad([x[2] for x in b]).to(device)
+        logp = model(src, (src != T.PAD).long(), wid, tgt[:, :-1])
+        loss, nll = label_smoothed_nll(logp, tgt[:, 1:], args.label_smoothing, T.PAD)
+        return loss, nll, int((tgt != T.PAD).sum())
+
+    def validate():
+        with torch.no_grad():
+            nlls = [forward(val[i:i + 16])[1].item() for i in range(0, len(val), 16)]
+        return f"nll {np.mean(nlls):.3f} ppl {math.exp(np.mean(nlls)):.1f}"
+
+    stats = train_loop(model, batches(), args, device, lambda b: forward(b)[::2], validate)
+    model.eval()
+    stats["val"] = validate()
+    log(f"final validation {stats['val']}; layer weights {model.layer_mix.weights().detach().cpu().numpy().round(2).tolist()}")
+    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+    torch.save({"config": cfg.to_dict(), "state": model.state_dict(), "words": words,
+                "meta": {"stage": "essay", "init": args.init, **stats, "args": vars(args)}}, args.out)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("cmd", choices=["prepare", "words", "train"])
+    p.add_argument("--data", default=".data")
+    p.add_argument("--device", default="auto")
+    p.add_argument("--out", default="runs/essay.pt")
+    p.add_argument("--init")
+    p.add_argument("--minutes", type=float, default=30)
+    p.add_argument("--steps", type=int, default=10 ** 9)
+    p.add_argument("--lr", type=float, default=5e-4)
+    p.add_argument("--warmup", type=int, default=200)
+    p.add_argument("--batch-tokens", type=int, default=6000)
+    p.add_argument("--max-tgt", type=int, default=192)
+    p.add_argument("--label-smoothing", type=float, default=0.1)
+    p.add_argument("--layer-mix", choices=["dynamic", "static", "last", "none"], default="dynamic")
+    p.add_argument("--context", choices=["target", "none", "source"], default="target")
+    p.add_argument("--word-dim", type=int, default=64)
+    p.add_argument("--word-epochs", type=int, default=3)
+    p.add_argument("--word-threads", type=int, default=1)
+    p.add_argument("--log-every", type=int, default=25)
+    p.add_argument("--val-every", type=int, default=250)
+    args = p.parse_args()
+    if args.cmd == "prepare":
+        prepare_essay(args.data)
+    else:
+        {"words": cmd_words, "train": cmd_train}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
