@@ -24,12 +24,17 @@ export class Ctx implements vscode.Disposable {
     this.engine = this.own(new EngineClient(path.join(__dirname, 'worker.js'), readEngineConfig(extension.extensionPath), this.log));
     this.insights = this.own(new InsightsPanels(extension.extensionUri, () => this.lastShown, this.log));
     this.own(vscode.window.registerWebviewPanelSerializer(INSIGHTS_VIEW_TYPE, this.insights));
-    this.own(vscode.workspace.onDidChangeConfiguration((event) => {
-      if (!affectsEngine(event)) return;
+    const reconfigure = (why: string) => {
       const config = readEngineConfig(extension.extensionPath);
-      this.log.info(`settings changed: models ${config.modelsDir}, device ${config.device}, threads ${config.threads}`);
+      this.log.info(`${why}: models ${config.modelsDir}, device ${config.device}, threads ${config.threads}`);
       this.engine.configure(config);
+    };
+    this.own(vscode.workspace.onDidChangeConfiguration((event) => {
+      if (affectsEngine(event)) reconfigure('settings changed');
     }));
+    // A workspace's own draftsmith.modelsPath counts only once the workspace is trusted
+    // (capabilities.untrustedWorkspaces.restrictedConfigurations in package.json).
+    this.own(vscode.workspace.onDidGrantWorkspaceTrust(() => reconfigure('workspace trusted')));
   }
 
   get lastResult(): SummarizeResult | undefined {
