@@ -91,6 +91,7 @@ async function evalSummarize(a: Args): Promise<void> {
   const table = await runSummarizeEval({
     dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data')),
     limit: intFlag(a, 'limit') ?? Infinity,
+    offset: intFlag(a, 'offset') ?? 0,
     variants,
     show: flag(a, 'show') !== undefined,
     perplexity: flag(a, 'perplexity') !== undefined,

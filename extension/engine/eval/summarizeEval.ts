@@ -26,6 +26,8 @@ export interface SummarizeEvalOptions {
   dataDir: string;
   /** At most this many test documents per domain. */
   limit: number;
+  /** Skip this many documents of each domain first (to score a split in parts). */
+  offset?: number;
   variants: { name: string; dir: string }[];
   /** Print the first three summaries of each domain with their references. */
   show: boolean;
@@ -40,7 +42,7 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
     throw new EngineError('bad-input', `${file} is missing: run (cd models/train && python3 -m draftsmith_train.summarize prepare --data ${opts.dataDir}) first.`);
   });
   const pairs = raw.split('\n').filter(Boolean).map((l) => Pair.parse(JSON.parse(l)));
-  const byDomain = new Map<string, Pair[]>(DOMAINS.map((d) => [d, pairs.filter((p) => p.domain === d).slice(0, opts.limit)]));
+  const byDomain = new Map<string, Pair[]>(DOMAINS.map((d) => [d, pairs.filter((p) => p.domain === d).slice(opts.offset ?? 0, (opts.offset ?? 0) + opts.limit)]));
   const rows: Row[] = [];
   const lead: Row = { name: 'Lead-3', scores: {} };
   for (const [domain, ps] of byDomain) {
