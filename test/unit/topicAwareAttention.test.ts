@@ -27,3 +27,12 @@ test('never more phrases than asked for, and no word in two phrases', () => {
     assert.ok(phrases[i].end <= phrases[j].start || phrases[j].end <= phrases[i].start, `${covered}`);
   }
 });
+
+test('function words are never listed as phrases however much attention they get, and a phrase is listed once', () => {
+  const text = 'the bridge and the river and the bridge';
+  let at = 0;
+  const weights: Record<string, number> = { the: 0.2, and: 0.25, bridge: 0.05, river: 0.04 };
+  const toks = text.split(' ').map((w) => { const t = tok(w, at, weights[w]); at += w.length + 1; return t; });
+  const phrases = topPhrases(text, toks, 5);
+  assert.deepEqual(phrases.map((p) => p.text), ['bridge', 'river']);
+});

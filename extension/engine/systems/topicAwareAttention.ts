@@ -5,6 +5,7 @@
  * every token shaded by its weight, and the top attended phrases listed.
  */
 import type { AttendedPhrase, AttendedToken } from '../../protocol';
+import { isStopword } from '../text/stopwords';
 import type { TokenSpan } from '../text/tokenizer';
 
 interface Word { start: number; end: number; weight: number; first: number; last: number }
@@ -29,13 +30,17 @@ export function wordsOf(tokens: AttendedToken[]): Word[] {
 }
 
 /**
- * The k most attended phrases: each of the most attended words grows to its neighbours while they
- * carry at least half its weight (at most `maxWords` words), overlapping phrases are merged away,
- * and phrases are ranked by their total α.
+ * The k most attended phrases: each of the most attended content words grows to its neighbouring
+ * content words while they carry at least half its weight (at most `maxWords` words), overlapping
+ * phrases are merged away, a phrase already listed is not listed again, and phrases are ranked by
+ * their total α. Function words ("and", "the") are never a phrase
+ * on their own, however much α they get: they carry no topic (the token shading still shows it).
  */
 export function topPhrases(source: string, tokens: AttendedToken[], k = 5, maxWords = 4): AttendedPhrase[] {
   const words = wordsOf(tokens);
-  const order = words.map((_, i) => i).sort((a, b) => words[b].weight - words[a].weight);
+  const content = words.map((w) => !isStopword(source.slice(w.start, w.end)));
+  const order = words.map((_, i) => i).filter((i) => content[i]).sort((a, b) => words[b].weight - words[a].weight);
+  const listed = new Set<string>();
   const taken = new Array<boolean>(words.length).fill(false);
   const phrases: AttendedPhrase[] = [];
   for (const seed of order) {
@@ -45,16 +50,21 @@ export function topPhrases(source: string, tokens: AttendedToken[], k = 5, maxWo
     let hi = seed;
     const limit = words[seed].weight / 2;
     while (hi - lo + 1 < maxWords) {
-      const left = lo > 0 && !taken[lo - 1] && words[lo - 1].weight >= limit ? words[lo - 1].weight : -1;
-      const right = hi < words.length - 1 && !taken[hi + 1] && words[hi + 1].weight >= limit ? words[hi + 1].weight : -1;
+      const grows = (i: number) => i >= 0 && i < words.length && !taken[i] && content[i] && words[i].weight >= limit;
+      const left = grows(lo - 1) ? words[lo - 1].weight : -1;
+      const right = grows(hi + 1) ? words[hi + 1].weight : -1;
       if (left < 0 && right < 0) break;
       if (left >= right) lo--; else hi++;
     }
+    for (let i = lo; i <= hi; i++) taken[i] = true;
     let weight = 0;
-    for (let i = lo; i <= hi; i++) { taken[i] = true; weight += words[i].weight; }
+    for (let i = lo; i <= hi; i++) weight += words[i].weight;
     const start = words[lo].start;
     const end = words[hi].end;
-    phrases.push({ text: source.slice(start, end), start, end, weight });
+    const text = source.slice(start, end);
+    if (listed.has(text.toLowerCase())) continue;
+    listed.add(text.toLowerCase());
+    phrases.push({ text, start, end, weight });
   }
   return phrases.sort((a, b) => b.weight - a.weight);
 }
