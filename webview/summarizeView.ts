@@ -19,7 +19,7 @@ export function renderSummarize(result: SummarizeResult): Node[] {
   const source = el('section', 'source');
   source.append(
     el('h2', undefined, 'Source, shaded by topic-aware attention α'),
-    el('p', 'hint', 'Each token’s background grows with its weight (relative to the largest); the five most attended phrases are outlined.'),
+    el('p', 'hint', 'Each token’s background grows with its weight (relative to the largest); the five most attended content phrases are outlined (function words are shaded, never listed).'),
     sourceBox,
   );
 
