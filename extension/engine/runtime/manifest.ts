@@ -30,8 +30,8 @@ export const DecodingDefaults = z.object({
 });
 export type DecodingDefaults = z.infer<typeof DecodingDefaults>;
 
-export const TaasArchitecture = z.object({
-  type: z.literal('taas-encoder-decoder'),
+/** What every encoder-decoder Transformer manifest states about its shape. */
+const TransformerShape = z.object({
   vocabSize: z.number().int().positive(),
   dModel: z.number().int().positive(),
   heads: z.number().int().positive(),
@@ -39,20 +39,17 @@ export const TaasArchitecture = z.object({
   decoderLayers: z.number().int().positive(),
   maxSourcePositions: z.number().int().positive(),
   maxTargetPositions: z.number().int().positive(),
+});
+
+export const TaasArchitecture = TransformerShape.extend({
+  type: z.literal('taas-encoder-decoder'),
   numTopics: z.number().int().positive(),
   topicAttention: z.boolean(),
   copy: z.boolean(),
 });
 
-export const PcsanArchitecture = z.object({
+export const PcsanArchitecture = TransformerShape.extend({
   type: z.literal('pcsan-encoder-decoder'),
-  vocabSize: z.number().int().positive(),
-  dModel: z.number().int().positive(),
-  heads: z.number().int().positive(),
-  encoderLayers: z.number().int().positive(),
-  decoderLayers: z.number().int().positive(),
-  maxSourcePositions: z.number().int().positive(),
-  maxTargetPositions: z.number().int().positive(),
   layerMix: z.enum(['dynamic', 'static', 'last', 'none']),
   context: z.enum(['target', 'none', 'source']),
   /** The piece that separates the joined topic words. */
