@@ -57,7 +57,8 @@ def export(ckpt, out_dir, data_dir, fixture=None):
     ids = torch.tensor([ids_l])
     wids = torch.tensor([wids_l])
     mask = torch.ones_like(ids)
-    enc, dec = EncoderExport(model), DecoderExport(model)
+    # eval() on the wrappers too: torch.onnx.export restores the wrapper's mode afterwards (dropout back on).
+    enc, dec = EncoderExport(model).eval(), DecoderExport(model).eval()
     L, H, dh, d = c.decoder_layers, c.n_heads, c.d_model // c.n_heads, c.d_model
     with torch.no_grad():
         cross, mmask, sctx, lw = enc(ids, wids, mask)

@@ -60,8 +60,10 @@ def export(ckpt, out_dir, data_dir, fixture=None):
     text = "The city council voted on Tuesday to build a new bridge over the river, the mayor said."
     ids = torch.tensor([sp.encode(text)], dtype=torch.long)
     mask = torch.ones_like(ids)
-    enc = EncoderExport(model)
-    dec = DecoderExport(model)
+    # eval() on the wrappers too: torch.onnx.export restores the wrapper's mode afterwards, and a
+    # wrapper left in training mode would switch dropout back on for the greedy reference below.
+    enc = EncoderExport(model).eval()
+    dec = DecoderExport(model).eval()
     L, H, dh = c.decoder_layers, c.n_heads, c.d_model // c.n_heads
     with torch.no_grad():
         cross, mmask, alpha, scores = enc(ids, mask)
