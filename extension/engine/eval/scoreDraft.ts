@@ -4,7 +4,7 @@
  * scoreCorpus, so the panel and the CLI print the same numbers for the same texts.
  */
 import type {
-  CoherenceRequest, CoherenceResult, CorpusScores, ScoreOptions, ScoreRequest, ScoreResult, SentenceScore,
+  CoherenceRequest, CoherenceResult, CoherenceSummary, CorpusScores, ScoreOptions, ScoreRequest, ScoreResult, SentenceScore,
 } from '../../protocol';
 import { EngineError } from '../errors';
 import { corpusBleu, sentenceBleu } from '../metrics/bleu';
@@ -44,31 +44,38 @@ function checkSize(pair: ScorePair): void {
   }
 }
 
+/** One pair read once: its sentences (with parts of speech) and their alignment, which the corpus
+ * scores and Score Draft's per-sentence view both use. */
+interface AnalysedPair {
+  pair: ScorePair;
+  hyp: NlpSentence[];
+  ref: NlpSentence[];
+  coherence: CoherenceSummary;
+}
+
+function analysePair(pair: ScorePair): AnalysedPair {
+  checkSize(pair);
+  const hyp = analyse(pair.hypothesis);
+  const ref = analyse(pair.reference);
+  return { pair, hyp, ref, coherence: coherence(ref, hyp) };
+}
+
 /** Every metric over a corpus of (draft, reference) pairs. */
 export function scoreCorpus(pairs: readonly ScorePair[], options: ScoreOptions = {}, hooks: ScoreHooks = {}): CorpusScores {
-  const hypLines: string[] = [];
-  const refLines: string[] = [];
-  const hypSentences: NlpSentence[][] = [];
-  let coherenceSum = 0;
-  let coherenceCount = 0;
-  pairs.forEach((pair, i) => {
+  const analysed = pairs.map((pair, i) => {
     if (i % 50 === 0) {
       hooks.checkCancelled?.();
       hooks.progress?.(i, pairs.length);
     }
-    checkSize(pair);
-    const hyp = analyse(pair.hypothesis);
-    const ref = analyse(pair.reference);
-    hypSentences.push(hyp);
-    hypLines.push(linesOf(hyp));
-    refLines.push(linesOf(ref));
-    const { L } = coherence(ref, hyp);
-    if (L !== null) {
-      coherenceSum += L;
-      coherenceCount++;
-    }
+    return analysePair(pair);
   });
   hooks.progress?.(pairs.length, pairs.length);
+  return corpusScoresOf(analysed, options);
+}
+
+function corpusScoresOf(analysed: readonly AnalysedPair[], options: ScoreOptions): CorpusScores {
+  const pairs = analysed.map((a) => a.pair);
+  const ls = analysed.map((a) => a.coherence.L).filter((L): L is number => L !== null);
   const bleu = corpusBleu(pairs.map((p) => p.hypothesis), [pairs.map((p) => p.reference)], { lowercase: options.lowercase });
   return {
     pairs: pairs.length,
@@ -76,10 +83,10 @@ export function scoreCorpus(pairs: readonly ScorePair[], options: ScoreOptions =
       score: bleu.score, precisions: bleu.precisions, brevityPenalty: bleu.brevityPenalty, ratio: bleu.ratio,
       hypLength: bleu.hypLength, refLength: bleu.refLength,
     },
-    rouge: corpusRouge(hypLines, refLines, { stem: options.stem }),
+    rouge: corpusRouge(analysed.map((a) => linesOf(a.hyp)), analysed.map((a) => linesOf(a.ref)), { stem: options.stem }),
     diversity: diversity(pairs.map((p) => p.hypothesis)),
-    substantiality: substantiality(hypSentences),
-    coherenceL: coherenceCount > 0 ? coherenceSum / coherenceCount : null,
+    substantiality: substantiality(analysed.map((a) => a.hyp)),
+    coherenceL: ls.length > 0 ? ls.reduce((x, y) => x + y, 0) / ls.length : null,
   };
 }
 
@@ -118,16 +125,15 @@ export function scoreDraft(request: ScoreRequest, hooks: ScoreHooks = {}): Score
   requireText(request.hypothesis, 'draft');
   requireText(request.reference, 'reference');
   const options = request.options ?? {};
-  const scores = scoreCorpus([request], options, hooks);
-  const hyp = analyse(request.hypothesis);
-  const ref = analyse(request.reference);
+  hooks.checkCancelled?.();
+  const a = analysePair(request);
   return {
     op: 'score',
     hypothesisName: request.hypothesisName ?? 'draft',
     referenceName: request.referenceName ?? 'reference',
-    scores,
-    coherence: coherence(ref, hyp),
-    sentences: sentenceScores(hyp, ref, options),
+    scores: corpusScoresOf([a], options),
+    coherence: a.coherence,
+    sentences: sentenceScores(a.hyp, a.ref, options),
     elapsedMs: performance.now() - started,
   };
 }
