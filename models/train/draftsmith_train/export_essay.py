@@ -19,7 +19,7 @@ import torch
 
 from . import tokenizer as T
 from .essay import encode_topics, load_essay_model, separator_id
-from .export_summarize import OPSET, sha256
+from .export_summarize import OPSET, greedy_reference, sha256
 
 
 class EncoderExport(torch.nn.Module):
@@ -84,14 +84,12 @@ def export(ckpt, out_dir, data_dir, fixture=None):
                                         "past_key_values": {2: "batch", 4: "past"}, "past_context_sum": {1: "batch"},
                                         "log_probs": {0: "batch"}, "present_key_values": {2: "batch", 4: "total"},
                                         "present_context_sum": {1: "batch"}})
-        greedy, past, s, tok = [], past0, sum0, first
-        for _ in range(12):
-            lp, past, s = dec(tok, cross, mmask, sctx, past, s)
-            nid = int(lp.argmax(-1))
-            greedy.append(nid)
-            if nid == T.EOS:
-                break
-            tok = torch.tensor([[nid]])
+        cache = {"past": past0, "sum": sum0}
+
+        def step(tok):
+            lp, cache["past"], cache["sum"] = dec(tok, cross, mmask, sctx, cache["past"], cache["sum"])
+            return lp
+        greedy = greedy_reference(step, first)
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))
     json.dump(words, open(os.path.join(out_dir, "words.json"), "w"))

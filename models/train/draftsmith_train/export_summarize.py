@@ -43,6 +43,18 @@ class DecoderExport(torch.nn.Module):
         return logp[:, -1], present, attn[:, -1]
 
 
+def greedy_reference(step, first, steps=12):
+    """PyTorch's greedy continuation for a parity fixture; step(token [1,1]) -> log-probs [1,V]."""
+    out, tok = [], first
+    for _ in range(steps):
+        nid = int(step(tok).argmax(-1))
+        out.append(nid)
+        if nid == T.EOS:
+            break
+        tok = torch.tensor([[nid]])
+    return out
+
+
 def sha256(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -88,14 +100,12 @@ def export(ckpt, out_dir, data_dir, fixture=None):
                                         "log_probs": {0: "batch"}, "present_key_values": {2: "batch", 4: "total"},
                                         "cross_attention": {0: "batch", 1: "memory"}})
         # Greedy reference continuation for the parity test (PyTorch, with the same cache path).
-        greedy, past_g, tok = [], torch.zeros(L, 2, 1, H, 0, dh), first
-        for _ in range(12):
-            lp, past_g, _ = dec(tok, cross, mmask, ids, past_g)
-            nid = int(lp.argmax(-1))
-            greedy.append(nid)
-            if nid == T.EOS:
-                break
-            tok = torch.tensor([[nid]])
+        cache = {"past": torch.zeros(L, 2, 1, H, 0, dh)}
+
+        def step(tok):
+            lp, cache["past"], _ = dec(tok, cross, mmask, ids, cache["past"])
+            return lp
+        greedy = greedy_reference(step, first)
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))
     bow_vocab = json.load(open(os.path.join(data_dir, "bow_vocab.json")))
