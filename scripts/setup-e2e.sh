@@ -102,12 +102,13 @@ else
 EOF
   # npm (the machine's, on PATH) now runs on Node 24, and node-gyp builds against Node 24's
   # headers (the machine's ~/.npmrc says nodedir=/usr, which are Node 20's).
+  # A clean environment: run from `npm test`, the outer npm's npm_* variables (its node among them)
+  # reach this install's scripts, and code-server's postinstall then saw Node 20 and refused.
   if ! (
     cd "$CS_DIR"
-    export PATH="$N24/bin:$PATH"
-    export npm_config_nodedir="$N24"
-    export JOBS=2
-    npm install "${npm_quiet[@]}" </dev/null
+    env -i HOME="$HOME" PATH="$N24/bin:/usr/local/bin:/usr/bin:/bin" npm_config_nodedir="$N24" JOBS=2 \
+      ${http_proxy:+http_proxy="$http_proxy"} ${https_proxy:+https_proxy="$https_proxy"} \
+      npm install "${npm_quiet[@]}" </dev/null
   ) 2>&1 | sed -u 's/^/[setup-e2e]   /'; then
     die "code-server: npm install failed (see the lines above)"
   fi
