@@ -102,12 +102,16 @@ else
 EOF
   # npm (the machine's, on PATH) now runs on Node 24, and node-gyp builds against Node 24's
   # headers (the machine's ~/.npmrc says nodedir=/usr, which are Node 20's).
-  # A clean environment: run from `npm test`, the outer npm's npm_* variables (its node among them)
-  # reach this install's scripts, and code-server's postinstall then saw Node 20 and refused.
+  # Without the outer npm's variables: run from `npm test`, its npm_* variables (its node among
+  # them) reach this install's scripts, and code-server's postinstall then saw Node 20 and refused.
+  # Only those go: the rest of the environment (the machine's CA certificates in
+  # NODE_EXTRA_CA_CERTS, proxies) is what lets npm reach the registry at all.
+  mapfile -t outer_npm_vars < <(compgen -e | grep -E '^(npm_|NPM_|INIT_CWD$|NODE$)' || true)
+  unset_args=()
+  for v in "${outer_npm_vars[@]}"; do unset_args+=(-u "$v"); done
   if ! (
     cd "$CS_DIR"
-    env -i HOME="$HOME" PATH="$N24/bin:/usr/local/bin:/usr/bin:/bin" npm_config_nodedir="$N24" JOBS=2 \
-      ${http_proxy:+http_proxy="$http_proxy"} ${https_proxy:+https_proxy="$https_proxy"} \
+    env "${unset_args[@]}" PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" JOBS=2 \
       npm install "${npm_quiet[@]}" </dev/null
   ) 2>&1 | sed -u 's/^/[setup-e2e]   /'; then
     die "code-server: npm install failed (see the lines above)"
