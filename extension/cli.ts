@@ -4,6 +4,7 @@
  *   draftsmith summarize FILE [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
  *                             [--beam N] [--max-length N] [--max-input-tokens N]
  *   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...]
+ *   draftsmith essay "TOPIC WORDS" / draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...]
  *   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [...]
  */
 import { promises as fs } from 'node:fs';
@@ -11,7 +12,9 @@ import * as path from 'node:path';
 import { DeviceSetting, EngineConfig } from './protocol';
 import { Engine } from './engine/engine';
 import { EngineError, errorMessage } from './engine/errors';
+import { runEssayEval } from './engine/eval/essayEval';
 import { runSummarizeEval } from './engine/eval/summarizeEval';
+import { essayModelDir } from './engine/systems/essay';
 import { summarizeModelDir } from './engine/systems/summarize';
 import { flag, intFlag, parseArgs, type Args } from './cli/args';
 import { scoreCommand } from './cli/scoreCommand';
@@ -21,6 +24,7 @@ const USAGE = `usage:
                             [--beam N] [--max-length N] [--max-input-tokens N]
   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
   draftsmith essay "bee, swallow, geese, flower, frog" [--candidates N] [--beam N] [--max-length N] [--json]
+  draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--models DIR] [--show]
   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase]
                    [--ref-field F] [--hyp-field F] [--limit N] [--quiet]
       REF and HYP: text files, one segment per line (or each one document with --document), or
@@ -81,20 +85,39 @@ async function essay(a: Args): Promise<void> {
   process.stderr.write(`${s.outputTokens} tokens, ${s.tokensPerSecond.toFixed(1)} steps/s, encode ${s.encodeMs.toFixed(0)} ms, decode ${s.decodeMs.toFixed(0)} ms on ${s.device}\n`);
 }
 
-async function evalSummarize(a: Args): Promise<void> {
-  const config = engineConfig(a);
-  const variants = (a.flags.get('variant') ?? [`TAAS=${summarizeModelDir(config.modelsDir)}`]).map((v) => {
+/** --variant NAME=DIR (repeatable): the model folders an eval compares. */
+function variants(a: Args, fallback: string): { name: string; dir: string }[] {
+  return (a.flags.get('variant') ?? [fallback]).map((v) => {
     const [name, dir] = v.split('=', 2);
     if (!dir) throw new EngineError('bad-request', `--variant must be NAME=DIR, not "${v}"`);
     return { name, dir: path.resolve(dir) };
   });
+}
+
+const evalDataDir = (a: Args) => path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data'));
+
+async function evalSummarize(a: Args): Promise<void> {
+  const config = engineConfig(a);
   const table = await runSummarizeEval({
-    dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data')),
+    dataDir: evalDataDir(a),
     limit: intFlag(a, 'limit') ?? Infinity,
     offset: intFlag(a, 'offset') ?? 0,
-    variants,
+    variants: variants(a, `TAAS=${summarizeModelDir(config.modelsDir)}`),
     show: flag(a, 'show') !== undefined,
     perplexity: flag(a, 'perplexity') !== undefined,
+    runtime: { device: config.device, threads: config.threads, log: stderrLog },
+  }, (m) => process.stderr.write(`${m}\n`));
+  process.stdout.write(table);
+}
+
+async function evalEssay(a: Args): Promise<void> {
+  const config = engineConfig(a);
+  const table = await runEssayEval({
+    dataDir: evalDataDir(a),
+    limit: intFlag(a, 'limit') ?? Infinity,
+    variants: variants(a, `PC-SAN=${essayModelDir(config.modelsDir)}`),
+    beamSize: intFlag(a, 'beam'),
+    show: flag(a, 'show') !== undefined,
     runtime: { device: config.device, threads: config.threads, log: stderrLog },
   }, (m) => process.stderr.write(`${m}\n`));
   process.stdout.write(table);
@@ -115,6 +138,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (cmd === 'summarize') await summarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);
+  else if (cmd === 'eval' && a.positional[1] === 'essay') await evalEssay(a);
   else if (cmd === 'score') await scoreCommand(a);
   else if (cmd === 'essay') await essay(a);
   else throw new EngineError('bad-request', `unknown command "${a.positional.join(' ')}"\n${USAGE}`);

@@ -4,15 +4,14 @@
  * (Debian package descriptions). The split is written by the training recipe
  * (python3 -m draftsmith_train.summarize prepare), never committed.
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { EngineError } from '../errors';
 import type { RuntimeOptions } from '../systems/context';
 import { lead3 } from '../metrics/lead';
 import { perplexity } from '../metrics/perplexity';
 import { corpusRouge } from '../metrics/rouge';
 import { SummarizeSystem } from '../systems/summarize';
+import { readSplit, silentRun } from './testSplit';
 
 const Pair = z.object({ domain: z.string(), id: z.string(), source: z.string(), target: z.string() });
 type Pair = z.infer<typeof Pair>;
@@ -37,11 +36,8 @@ export interface SummarizeEvalOptions {
 }
 
 export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: string) => void): Promise<string> {
-  const file = path.join(opts.dataDir, 'summarize.test.jsonl');
-  const raw = await fs.readFile(file, 'utf8').catch(() => {
-    throw new EngineError('bad-input', `${file} is missing: run (cd models/train && python3 -m draftsmith_train.summarize prepare --data ${opts.dataDir}) first.`);
-  });
-  const pairs = raw.split('\n').filter(Boolean).map((l) => Pair.parse(JSON.parse(l)));
+  const pairs = await readSplit(path.join(opts.dataDir, 'summarize.test.jsonl'), Pair,
+    `cd models/train && python3 -m draftsmith_train.summarize prepare --data ${opts.dataDir}`);
   const byDomain = new Map<string, Pair[]>(DOMAINS.map((d) => [d, pairs.filter((p) => p.domain === d).slice(opts.offset ?? 0, (opts.offset ?? 0) + opts.limit)]));
   const rows: Row[] = [];
   const lead: Row = { name: 'Lead-3', scores: {} };
@@ -50,7 +46,6 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
     lead.scores[domain] = score(ps.map((p) => lead3(p.source)), ps.map((p) => p.target), ps.length, t0);
   }
   rows.push(lead);
-  const noop = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
   for (const v of opts.variants) {
     const system = await SummarizeSystem.load(v.dir, opts.runtime);
     const row: Row = { name: `${v.name} (${system.name})`, scores: {} };
@@ -58,7 +53,7 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
       const t0 = performance.now();
       const preds: string[] = [];
       for (const [i, p] of ps.entries()) {
-        preds.push((await system.run({ op: 'summarize', text: p.source }, noop)).summary);
+        preds.push((await system.run({ op: 'summarize', text: p.source }, silentRun)).summary);
         if ((i + 1) % 25 === 0) log(`${v.name} ${domain}: ${i + 1}/${ps.length}`);
       }
       row.scores[domain] = score(preds, ps.map((p) => p.target), ps.length, t0);

@@ -54,6 +54,8 @@ export const PcsanArchitecture = TransformerShape.extend({
   context: z.enum(['target', 'none', 'source']),
   /** The piece that separates the joined topic words. */
   separatorId: z.number().int().min(0),
+  /** A pointer over the topic subwords: the decoder then also takes source_ids. */
+  copy: z.boolean().default(false),
 });
 
 export const Architecture = z.discriminatedUnion('type', [TaasArchitecture, PcsanArchitecture]);

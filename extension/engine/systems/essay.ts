@@ -78,9 +78,11 @@ export class EssaySystem {
     const enc = await openSession(folder.file('encoder'), opts);
     const dec = await openSession(folder.file('decoder'), opts);
     checkIO(enc.session, folder.file('encoder'), ['input_ids', 'word_ids', 'attention_mask'], ['cross_key_values', 'memory_mask', 'source_context', 'layer_weights']);
-    // source_context feeds only the -Source-context ablation; the exporter drops an unused input.
+    // source_context feeds only the -Source-context ablation (the exporter drops an unused input);
+    // source_ids only a model that copies topic subwords.
     checkIO(dec.session, folder.file('decoder'),
-      ['input_ids', 'cross_key_values', 'memory_mask', 'past_key_values', 'past_context_sum', ...(arch.context === 'source' ? ['source_context'] : [])],
+      ['input_ids', 'cross_key_values', 'memory_mask', 'past_key_values', 'past_context_sum',
+        ...(arch.context === 'source' ? ['source_context'] : []), ...(arch.copy ? ['source_ids'] : [])],
       ['log_probs', 'present_key_values', 'present_context_sum']);
     let words: string[];
     try {
@@ -134,7 +136,7 @@ export class EssaySystem {
     const d = { ...m.decoding, ...definedOnly(req.decoding ?? {}) };
     const wanted = req.candidates ?? 1;
     const K = Math.max(d.beamSize, wanted);
-    const model = this.stepModel(enc, K);
+    const model = this.stepModel(enc, K, ids);
     const L = this.arch.decoderLayers;
     const H = this.arch.heads;
     const dModel = this.arch.dModel;
@@ -181,7 +183,7 @@ export class EssaySystem {
   }
 
   /** The decoder over K beams sharing one encoded input (tiled once, here). */
-  private stepModel(enc: Record<string, Tensor>, K: number): StepModel<DecoderState> {
+  private stepModel(enc: Record<string, Tensor>, K: number, ids: readonly number[]): StepModel<DecoderState> {
     const cross = enc.cross_key_values;
     const sourceContext = enc.source_context;
     if (!cross || !sourceContext || !enc.memory_mask) throw new EngineError('bad-model', 'encoder outputs are missing');
@@ -193,6 +195,7 @@ export class EssaySystem {
       memory_mask: int64Tensor(new Array<number>(K * T).fill(1), [K, T]),
     };
     if (this.arch.context === 'source') feeds.source_context = float32Tensor(ctxTiled.data, ctxTiled.dims);
+    if (this.arch.copy) feeds.source_ids = int64Tensor(Array.from({ length: K }, () => ids).flat(), [K, ids.length]);
     const decoder = this.decoder;
     return {
       vocabSize: this.arch.vocabSize,

@@ -104,18 +104,21 @@ def load_pairs(path, sp, word_index, sep, max_tgt):
 
 def load_essay_model(path, **overrides):
     ck = torch.load(path, map_location="cpu")
-    model = EssayGenerator(EssayConfig(**{**ck["config"], **overrides}))
+    # Checkpoints from before the copy option had none.
+    model = EssayGenerator(EssayConfig(**{"copy": False, **ck["config"], **overrides}))
     model.load_state_dict(ck["state"])
     return model, ck.get("meta", {})
 
 
 def init_from_pretrained(model, path):
-    """The denoising encoder-decoder of summarize.py pretrain: same names, except that the decoder's
-    self-attention now sits inside ContextualSelfAttention."""
-    state = torch.load(path, map_location="cpu")["state"]
+    """The denoising encoder-decoder of summarize.py pretrain (same names, except that the decoder's
+    self-attention now sits inside ContextualSelfAttention), or an earlier essay run to go on from
+    (tensors it lacks, such as the copy gate, start fresh)."""
+    ck = torch.load(path, map_location="cpu")
+    state, stage = ck["state"], ck.get("meta", {}).get("stage")
     mapped = {}
     for k, v in state.items():
-        k2 = re.sub(r"^(decoder\.\d+\.self_attn)\.", r"\1.attn.", k)
+        k2 = k if stage == "essay" else re.sub(r"^(decoder\.\d+\.self_attn)\.", r"\1.attn.", k)
         mapped[k2] = v
     own = model.state_dict()
     usable = {k: v for k, v in mapped.items() if k in own and own[k].shape == v.shape}
@@ -131,7 +134,7 @@ def cmd_train(args):
     word_index = {w: i + 1 for i, w in enumerate(words)}
     sep = separator_id(sp)
     cfg = EssayConfig(vocab_size=sp.get_piece_size(), word_vocab_size=matrix.shape[0], word_dim=matrix.shape[1],
-                      layer_mix=args.layer_mix, context=args.context)  # positions as pretrained (256)
+                      layer_mix=args.layer_mix, context=args.context, copy=not args.no_copy)  # positions as pretrained (256)
     model = EssayGenerator(cfg)
     if args.init:  # -None loads the encoder too but never reads it: its memory is word vectors only
         init_from_pretrained(model, args.init)
@@ -141,7 +144,7 @@ def cmd_train(args):
     train = load_pairs(os.path.join(args.data, "essay.train.jsonl"), sp, word_index, sep, args.max_tgt)
     val = load_pairs(os.path.join(args.data, "essay.val.jsonl"), sp, word_index, sep, args.max_tgt)[:300]
     log(f"essay: {sum(p.numel() for p in model.parameters() if p.requires_grad) / 1e6:.2f}M trainable params, "
-        f"{len(train)} pairs, layer_mix={cfg.layer_mix}, context={cfg.context}")
+        f"{len(train)} pairs, layer_mix={cfg.layer_mix}, context={cfg.context}, copy={cfg.copy}")
     rng = random.Random(D.SEED)
 
     def batches():
@@ -185,6 +188,7 @@ def main():
     p.add_argument("--label-smoothing", type=float, default=0.1)
     p.add_argument("--layer-mix", choices=["dynamic", "static", "last", "none"], default="dynamic")
     p.add_argument("--context", choices=["target", "none", "source"], default="target")
+    p.add_argument("--no-copy", action="store_true", help="the paper's decoder without the pointer over topic subwords")
     p.add_argument("--word-dim", type=int, default=64)
     p.add_argument("--word-epochs", type=int, default=3)
     p.add_argument("--word-threads", type=int, default=1)

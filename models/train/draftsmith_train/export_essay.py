@@ -37,9 +37,10 @@ class DecoderExport(torch.nn.Module):
         super().__init__()
         self.m = m
 
-    def forward(self, input_ids, cross_key_values, memory_mask, source_context, past_key_values, past_context_sum):
+    def forward(self, input_ids, cross_key_values, memory_mask, source_context, past_key_values, past_context_sum,
+                source_ids):
         logp, present, sums = self.m.decode_step(input_ids, cross_key_values, memory_mask, source_context,
-                                                 past_key_values, past_context_sum)
+                                                 past_key_values, past_context_sum, source_ids)
         return logp[:, -1], present, sums
 
 
@@ -71,42 +72,46 @@ def export(ckpt, out_dir, data_dir, fixture=None):
                                         "source_context": {0: "batch"}})
         first = torch.tensor([[T.BOS]])
         past0, sum0 = torch.zeros(L, 2, 1, H, 0, dh), torch.zeros(L, 1, d)
-        logp, present, sums = dec(first, cross, mmask, sctx, past0, sum0)
+        logp, present, sums = dec(first, cross, mmask, sctx, past0, sum0, ids)
         nxt = torch.tensor([[int(logp.argmax(-1))]])
         # Traced with a non-empty past, so the graph goes through the cache path.
-        torch.onnx.export(dec, (nxt, cross, mmask, sctx, present, sums), os.path.join(out_dir, "decoder.onnx"),
+        # source_ids: the copy distribution's vocabulary positions (unused, and dropped, without copy).
+        torch.onnx.export(dec, (nxt, cross, mmask, sctx, present, sums, ids), os.path.join(out_dir, "decoder.onnx"),
                           opset_version=OPSET,
                           input_names=["input_ids", "cross_key_values", "memory_mask", "source_context",
-                                       "past_key_values", "past_context_sum"],
+                                       "past_key_values", "past_context_sum", "source_ids"],
                           output_names=["log_probs", "present_key_values", "present_context_sum"],
                           dynamic_axes={"input_ids": {0: "batch"}, "cross_key_values": {2: "batch", 4: "source"},
                                         "memory_mask": {0: "batch", 1: "source"}, "source_context": {0: "batch"},
                                         "past_key_values": {2: "batch", 4: "past"}, "past_context_sum": {1: "batch"},
+                                        "source_ids": {0: "batch", 1: "source"},
                                         "log_probs": {0: "batch"}, "present_key_values": {2: "batch", 4: "total"},
                                         "present_context_sum": {1: "batch"}})
         cache = {"past": past0, "sum": sum0}
 
         def step(tok):
-            lp, cache["past"], cache["sum"] = dec(tok, cross, mmask, sctx, cache["past"], cache["sum"])
+            lp, cache["past"], cache["sum"] = dec(tok, cross, mmask, sctx, cache["past"], cache["sum"], ids)
             return lp
         greedy = greedy_reference(step, first)
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))
     json.dump(words, open(os.path.join(out_dir, "words.json"), "w"))
     files = ["encoder.onnx", "decoder.onnx", "tokenizer.json", "tokenizer_config.json", "words.json"]
-    variant = ("" if c.layer_mix == "dynamic" else f"-{c.layer_mix}") + ("" if c.context == "target" else f"-{c.context}-context")
+    variant = (("" if c.layer_mix == "dynamic" else f"-{c.layer_mix}") + ("" if c.context == "target" else f"-{c.context}-context")
+               + ("" if c.copy else "-no-copy"))
     manifest = {
         "schemaVersion": 1,
         "system": "essay",
         "name": "pcsan-small" + variant,
         "description": "PC-SAN: pretrained encoder over the joined topic words, per-decoder-layer dynamic weighted sum of all "
-                       "encoder layers with fastText word vectors, decoder self-attention with target-side context",
+                       "encoder layers with fastText word vectors, decoder self-attention with target-side context"
+                       + (", and a pointer that copies topic subwords" if c.copy else ""),
         "architecture": {
             "type": "pcsan-encoder-decoder",
             "vocabSize": c.vocab_size, "dModel": c.d_model, "heads": c.n_heads,
             "encoderLayers": c.encoder_layers, "decoderLayers": c.decoder_layers,
             "maxSourcePositions": c.max_source_positions, "maxTargetPositions": c.max_target_positions,
-            "layerMix": c.layer_mix, "context": c.context, "separatorId": sep,
+            "layerMix": c.layer_mix, "context": c.context, "separatorId": sep, "copy": c.copy,
         },
         "files": {"encoder": "encoder.onnx", "decoder": "decoder.onnx", "tokenizer": "tokenizer.json",
                   "tokenizerConfig": "tokenizer_config.json", "words": "words.json"},

@@ -11,6 +11,10 @@ The encoder (and, as a good start, the decoder) is the denoising encoder-decoder
 summarization recipe (summarize.py pretrain), since BERT is not available offline; the word vectors
 are fastText skip-gram vectors trained on the same corpus (Debian's fasttext).
 
+A pointer-generator copy over the topic subwords (See et al. 2017, as in the summarizer) is an
+addition to the paper: at this model size the decoder alone rarely spells the topic words out, and
+covering them is the point of the task. copy=False trains the paper's plain decoder.
+
 Ablations (paper Tables 4 and 5), as config values:
   layer_mix  "dynamic" (PC-SAN), "static" (one weight vector shared by all decoder layers),
              "last" (the last encoder layer only), "none" (no pretrained encoder: word vectors only)
@@ -22,8 +26,9 @@ from dataclasses import asdict, dataclass
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
-from .modules import EncoderLayer, FeedForward, MultiHeadAttention, causal_bias, padding_bias
+from .modules import EncoderLayer, FeedForward, MultiHeadAttention, PointerGenerator, causal_bias, padding_bias
 
 
 @dataclass
@@ -42,6 +47,7 @@ class EssayConfig:
     word_dim: int = 64
     layer_mix: str = "dynamic"
     context: str = "target"
+    copy: bool = True
 
     def to_dict(self):
         return asdict(self)
@@ -131,10 +137,10 @@ class EssayDecoderLayer(nn.Module):
         new_sum = (past_sum if past_sum is not None else torch.zeros_like(y[:, 0])) + y.sum(dim=1)
         x = x + self.drop(a)
         q = self.cross_attn.split(self.cross_attn.q(self.ln2(x)))
-        c, _ = self.cross_attn.attend(q, cross_k, cross_v, cross_bias)
+        c, cw = self.cross_attn.attend(q, cross_k, cross_v, cross_bias)
         x = x + self.drop(c)
         x = x + self.drop(self.ff(self.ln3(x)))
-        return x, k, v, new_sum
+        return x, k, v, new_sum, cw, c
 
 
 class EssayGenerator(nn.Module):
@@ -154,6 +160,8 @@ class EssayGenerator(nn.Module):
         self.memory_proj = nn.Linear(c.d_model + c.word_dim, c.d_model)   # [u_l ; e_w] -> memory
         self.decoder = nn.ModuleList([EssayDecoderLayer(c) for _ in range(c.decoder_layers)])
         self.dec_ln = nn.LayerNorm(c.d_model)
+        if c.copy:
+            self.pointer = PointerGenerator(c.d_model)
         self.drop = nn.Dropout(c.dropout)
         self.scale = math.sqrt(c.d_model)
         nn.init.normal_(self.embed.weight, 0.0, c.d_model ** -0.5)
@@ -190,28 +198,34 @@ class EssayGenerator(nn.Module):
         return torch.stack([torch.stack(layer.cross_attn.project_kv(memory[i])) for i, layer in enumerate(self.decoder)])
 
     # ---- decoder side -------------------------------------------------------------------------
-    def decode_step(self, tgt, cross_kv, memory_mask, source_context, past=None, past_sum=None):
-        """tgt [B,Tq]; past [L,2,B,H,Tp,dh]; past_sum [L,B,d] (Σ of each layer's inputs so far).
-        Returns log-probs [B,Tq,V], present, present_sum."""
+    def decode_step(self, tgt, cross_kv, memory_mask, source_context, past=None, past_sum=None, src=None):
+        """tgt [B,Tq]; past [L,2,B,H,Tp,dh]; past_sum [L,B,d] (Σ of each layer's inputs so far);
+        src [B,T] the topic ids (copy only). Returns log-probs [B,Tq,V], present, present_sum."""
         b, tq = tgt.shape
         tp = 0 if past is None else past.shape[4]
         pos = (torch.arange(tq, device=tgt.device) + tp)[None]
-        x = self.drop(self.embed(tgt) * self.scale + self.tgt_pos(pos))
+        emb = self.embed(tgt) * self.scale
+        x = self.drop(emb + self.tgt_pos(pos))
         self_bias = torch.cat([torch.zeros(1, 1, tq, tp, device=tgt.device), causal_bias(tq, tgt.device)], dim=-1)
         cross_bias = padding_bias(memory_mask)
-        presents, sums = [], []
+        presents, sums, cw, context = [], [], None, None
         for i, layer in enumerate(self.decoder):
             pk = None if past is None else past[i, 0]
             pv = None if past is None else past[i, 1]
             ps = None if past_sum is None else past_sum[i]
-            x, k, v, s = layer(x, self_bias, cross_kv[i, 0], cross_kv[i, 1], cross_bias, pk, pv, ps, tp, source_context)
+            x, k, v, s, cw, context = layer(x, self_bias, cross_kv[i, 0], cross_kv[i, 1], cross_bias, pk, pv, ps, tp, source_context)
             presents.append(torch.stack([k, v]))
             sums.append(s)
         out = self.dec_ln(x)
         logits = torch.einsum("btd,vd->btv", out, self.embed.weight)    # tied output embedding
-        return torch.log_softmax(logits, dim=-1), torch.stack(presents), torch.stack(sums)
+        logp = torch.log_softmax(logits, dim=-1)
+        if self.c.copy:
+            # The last layer's cross-attention, heads averaged, is the copy distribution over topic subwords.
+            onehot = F.one_hot(src, self.c.vocab_size).to(logp.dtype)
+            logp, _ = self.pointer(out, context, emb, logp, cw.mean(dim=1), onehot)
+        return logp, torch.stack(presents), torch.stack(sums)
 
     def forward(self, src, src_mask, word_ids, tgt_in):
         memory, source_context = self.memories(src, src_mask, word_ids)
-        logp, _, _ = self.decode_step(tgt_in, self.cross_key_values(memory), src_mask, source_context)
+        logp, _, _ = self.decode_step(tgt_in, self.cross_key_values(memory), src_mask, source_context, src=src)
         return logp

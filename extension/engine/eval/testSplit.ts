@@ -1,0 +1,19 @@
+/** Reading a held-out split that a training recipe wrote (JSON lines under .data/, never committed). */
+import { promises as fs } from 'node:fs';
+import type { z } from 'zod';
+import { EngineError } from '../errors';
+import type { RunContext } from '../systems/context';
+
+export async function readSplit<S extends z.ZodTypeAny>(file: string, schema: S, howToMake: string): Promise<z.infer<S>[]> {
+  const raw = await fs.readFile(file, 'utf8').catch(() => {
+    throw new EngineError('bad-input', `${file} is missing: run (${howToMake}) first.`);
+  });
+  return raw.split('\n').filter(Boolean).map((l, i) => {
+    const parsed = schema.safeParse(JSON.parse(l));
+    if (!parsed.success) throw new EngineError('bad-input', `${file}:${i + 1}: ${parsed.error.issues[0]?.message ?? 'not a test pair'}`);
+    return parsed.data as z.infer<S>;
+  });
+}
+
+/** Evaluation runs without an editor: no progress, no partial text, never cancelled. */
+export const silentRun: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
