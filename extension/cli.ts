@@ -81,6 +81,7 @@ async function essay(a: Args): Promise<void> {
     process.stderr.write(`covers ${c.covered.length}/${result.topics.length} topic words: ${c.covered.join(', ') || 'none'}\n`);
   });
   if (result.unknownTopics.length) process.stderr.write(`no word vector for: ${result.unknownTopics.join(', ')}\n`);
+  if (result.skippedTopics.length) process.stderr.write(`left out (no letters the model knows): ${result.skippedTopics.join(', ')}\n`);
   const s = result.stats;
   process.stderr.write(`${s.outputTokens} tokens, ${s.tokensPerSecond.toFixed(1)} steps/s, encode ${s.encodeMs.toFixed(0)} ms, decode ${s.decodeMs.toFixed(0)} ms on ${s.device}\n`);
 }

@@ -114,6 +114,8 @@ export const EssayResult = z.object({
   topics: z.array(z.string()),
   /** Topic words without a word vector (the model knows them only by their subwords). */
   unknownTopics: z.array(z.string()),
+  /** Selected words the model cannot read at all (no letter of them in its vocabulary): left out. */
+  skippedTopics: z.array(z.string()),
   candidates: z.array(EssayCandidate).min(1),
   /** Eq. 2's softmax weights: one row per decoder layer over the encoder's layers (the paper's Figure 3). */
   layerWeights: z.array(z.array(z.number())),

@@ -116,10 +116,17 @@ export class EssaySystem {
   }
 
   async run(req: EssayRequest, ctx: RunContext): Promise<EssayResult> {
-    const topics = parseTopics(req.topics);
-    if (topics.length === 0) throw new EngineError('bad-input', 'Select a few topic words (for example "bee, swallow, geese, flower, frog"): the selection has no words.');
-    if (topics.length > MAX_TOPICS) {
-      throw new EngineError('bad-input', `Select at most ${MAX_TOPICS} topic words; the selection has ${topics.length}. The model was trained on five.`);
+    const selected = parseTopics(req.topics);
+    if (selected.length === 0) throw new EngineError('bad-input', 'Select a few topic words (for example "bee, swallow, geese, flower, frog"): the selection has no words.');
+    if (selected.length > MAX_TOPICS) {
+      throw new EngineError('bad-input', `Select at most ${MAX_TOPICS} topic words; the selection has ${selected.length}. The model was trained on five.`);
+    }
+    // A word in a script the vocabulary lacks encodes to the unknown piece only: it would feed the
+    // model noise, so it is left out and reported.
+    const skippedTopics = selected.filter((t) => !/\p{L}/u.test(this.tokenizer.decode(this.tokenizer.encode(t))));
+    const topics = selected.filter((t) => !skippedTopics.includes(t));
+    if (topics.length === 0) {
+      throw new EngineError('bad-input', `The essay model reads English words only, and knows none of the letters in "${skippedTopics.join(', ')}". Select English topic words.`);
     }
     const m = this.folder.manifest;
     const { ids, wordIds } = this.joinTopics(topics);
@@ -172,6 +179,7 @@ export class EssaySystem {
       op: 'essay',
       topics,
       unknownTopics: topics.filter((t) => !this.wordIndex.has(t.toLowerCase())),
+      skippedTopics,
       candidates,
       layerWeights: Array.from({ length: L }, (_, l) => Array.from(lw.subarray(l * S, (l + 1) * S))),
       encoderLayers: ['embeddings', ...Array.from({ length: S - 1 }, (_, i) => `layer ${i + 1}`)],
