@@ -2,11 +2,11 @@
 // Runs an exported story folder (export_story.py) in onnxruntime-node, 1 thread, and checks it
 // against PyTorch: the decoder's and the premise model's first-step log-probabilities, the greedy
 // continuation and its fusion gates (the parity fixture), and a few log-probabilities at every
-// greedy step (bench/torch_reference.json). Then it measures the two ways to stream a story:
+// greedy step (BENCH_DIR/torch_reference.json). Then it measures the two ways to stream a story:
 // the exported step with incremental state, and recomputing the whole prefix every step
-// (bench/decoder_full.onnx). Prints one JSON object.
+// (BENCH_DIR/decoder_full.onnx). Prints one JSON object.
 //
-//   node models/train/check_story_onnx.cjs .work/story [fixture.json] [steps]
+//   node models/train/check_story_onnx.cjs MODEL_DIR FIXTURE.json BENCH_DIR [steps]
 //   (onnxruntime-node from the repository's node_modules, or NODE_PATH=/path/to/node_modules)
 'use strict';
 const fs = require('node:fs');
@@ -14,10 +14,11 @@ const path = require('node:path');
 const ort = require('onnxruntime-node');
 
 const dir = process.argv[2];
-const fixture = JSON.parse(fs.readFileSync(process.argv[3] || path.join(dir, 'story-parity.json'), 'utf8'));
-const steps = Number(process.argv[4] || 200);
+const fixture = JSON.parse(fs.readFileSync(process.argv[3], 'utf8'));
+const bench = process.argv[4];
+const steps = Number(process.argv[5] || 200);
 const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'model.json'), 'utf8'));
-const ref = JSON.parse(fs.readFileSync(path.join(dir, 'bench', 'torch_reference.json'), 'utf8'));
+const ref = JSON.parse(fs.readFileSync(path.join(bench, 'torch_reference.json'), 'utf8'));
 const opts = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' };
 
 const i64 = (arr, dims) => new ort.Tensor('int64', BigInt64Array.from(arr.map(BigInt)), dims);
@@ -90,7 +91,7 @@ async function main() {
   report.premise_greedy_ids_equal = JSON.stringify(pg) === JSON.stringify(fixture.premise.greedy_ids);
 
   // ---- whole-prefix graph against PyTorch --------------------------------------------------------
-  const full = await ort.InferenceSession.create(path.join(dir, 'bench', 'decoder_full.onnx'), opts);
+  const full = await ort.InferenceSession.create(path.join(bench, 'decoder_full.onnx'), opts);
   const fullFeeds = (prefix) => {
     const f = { input_ids: i64(prefix, [1, prefix.length]) };
     for (const n of full.inputNames) if (!(n in f)) f[n] = fixed[n];

@@ -18,8 +18,10 @@ decoder.onnx  input_ids [B,1], position [1], attention_mask [B,S], the encoder o
               -> log_probs [B,V], fusion_gates [B,2] (fusion: mean gate on the trained and on the
                  pretrained decoder's state), present_* for every past_*
 model.json    the manifest with sha256 per file; a parity fixture (PyTorch) for the TypeScript test.
+With a bench folder: bench/decoder_full.onnx (the same decoder recomputing the whole prefix each
+step, to measure streaming both ways) and PyTorch's full log-probabilities, for check_story_onnx.cjs.
 
-  python3 -m draftsmith_train.export_story runs/story-fusion.pt runs/story-premise.pt ../story .data [fixture.json]
+  python3 -m draftsmith_train.export_story runs/story-fusion.pt runs/story-premise.pt ../story .data [fixture.json] [bench]
 """
 import json
 import os
@@ -142,7 +144,7 @@ def shape_of(c):
             "maxTargetPositions": c.max_target_positions}
 
 
-def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench=True):
+def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None):
     model, meta = load_model(ckpt)
     lm, lm_meta = load_model(premise_ckpt)
     assert model.kind in ("seq2seq", "fusion") and lm.kind == "lm"
@@ -219,9 +221,9 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench=True):
             return out[0]
         premise_greedy = greedy_reference(pstep, first, steps=20)
         debug["premise_first_log_probs"] = [round(float(x), 6) for x in p0[0][0]]
-        if bench:   # the recompute-every-step alternative, measured by check_story_onnx.cjs
-            os.makedirs(os.path.join(out_dir, "bench"), exist_ok=True)
-            torch.onnx.export(DecoderFull(model).eval(), (prefix, mask, *enc_out), os.path.join(out_dir, "bench", "decoder_full.onnx"),
+        if bench_dir:   # the recompute-every-step alternative, measured by check_story_onnx.cjs (not shipped)
+            os.makedirs(bench_dir, exist_ok=True)
+            torch.onnx.export(DecoderFull(model).eval(), (prefix, mask, *enc_out), os.path.join(bench_dir, "decoder_full.onnx"),
                               opset_version=OPSET, input_names=["input_ids", "attention_mask"] + enc_names,
                               output_names=["log_probs"] + (["fusion_gates"] if fusion else []),
                               dynamic_axes={"input_ids": {0: "batch", 1: "target"}, "attention_mask": {0: "batch", 1: "source"},
@@ -272,7 +274,8 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench=True):
                "premise": {"first_log_probs_top": ptop.indices.tolist(),
                            "first_log_probs_values": [round(float(x), 5) for x in ptop.values], "greedy_ids": premise_greedy}},
               open(fixture, "w"), indent=1)
-    json.dump(debug, open(os.path.join(out_dir, "bench", "torch_reference.json") if bench else os.devnull, "w"))
+    if bench_dir:
+        json.dump(debug, open(os.path.join(bench_dir, "torch_reference.json"), "w"))
     sizes = {f: os.path.getsize(os.path.join(out_dir, f)) for f in files}
     print("exported", out_dir, sizes, f"total {sum(sizes.values()) / 1e6:.1f} MB")
     print(f"step-wise vs whole-prefix decode (PyTorch): max abs diff {step_vs_full:.2e}; "
@@ -281,4 +284,5 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench=True):
 
 if __name__ == "__main__":
     import sys
-    export(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5] if len(sys.argv) > 5 else None)
+    a = sys.argv[1:] + [None] * (6 - len(sys.argv[1:]))
+    export(a[0], a[1], a[2], a[3], a[4], a[5])

@@ -17,6 +17,7 @@ prompts, <s> premise </s>: the premise model), "lm" (all the English text: pretr
 (--device auto), otherwise on one CPU thread; the sizes are flags, so the same commands scale up.
 """
 import argparse
+import array
 import json
 import math
 import os
@@ -75,7 +76,7 @@ def lm_ids(sp, data, part, limit_lines=0):
     if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(text):
         z = np.load(cache)
         return z["ids"], z["starts"]
-    ids, starts = [], [0]
+    ids, starts = array.array("H"), [0]   # ~23M ids: 2 bytes each, not a Python int each
     with open(text, encoding="utf-8") as f:
         for i, line in enumerate(f):
             if limit_lines and i >= limit_lines:
@@ -84,20 +85,19 @@ def lm_ids(sp, data, part, limit_lines=0):
             if line:
                 ids.extend(sp.encode(line) + [T.EOS])
                 starts.append(len(ids))
-    ids, starts = np.array(ids, dtype=np.uint16), np.array(starts, dtype=np.int64)
+    ids, starts = np.frombuffer(ids, dtype=np.uint16).copy(), np.array(starts, dtype=np.int64)
     np.savez(cache, ids=ids, starts=starts)
     return ids, starts
 
 
 def lm_windows(ids, starts, window):
-    """<s> + up to `window` tokens, cut at paragraph starts so no window spans two paragraphs' seams
-    without the </s> between them (paragraphs end with </s>)."""
-    out = []
-    for a, b in zip(starts[:-1], starts[1:]):
+    """<s> + up to `window` tokens of one paragraph (paragraphs end with </s>), as uint16 arrays
+    (lists of Python ints would take ~1 GB for the whole text)."""
+    out, bos = [], np.array([T.BOS], dtype=np.uint16)
+    for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
         for s in range(a, b, window):
-            w = ids[s:min(b, s + window)].tolist()
-            if len(w) >= 8:
-                out.append([T.BOS] + w)
+            if min(b, s + window) - s >= 8:
+                out.append(np.concatenate([bos, ids[s:min(b, s + window)]]))
     return out
 
 
@@ -175,7 +175,7 @@ def seq2seq_loss(model, batch, device, eps):
 
 
 def lm_loss(model, batch, device, eps):
-    seq = pad(batch).to(device)
+    seq = pad([[int(t) for t in x] for x in batch]).to(device)
     logp = model(seq[:, :-1])
     loss, nll = label_smoothed_nll(logp, seq[:, 1:], eps, T.PAD)
     return loss, nll, int((seq[:, 1:] != T.PAD).sum())
@@ -538,12 +538,14 @@ def main():
     p.add_argument("--premise-ckpt")
     p.add_argument("--prompt", default="")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--fixture", help="export: where the parity fixture goes (default test/fixtures/story-parity.json)")
+    p.add_argument("--bench", help="export: a folder for the recompute-every-step graph and PyTorch references")
     args = p.parse_args()
     if args.cmd == "prepare":
         prepare_story(args.data)
     elif args.cmd == "export":
         from .export_story import export
-        export(args.ckpt, args.premise_ckpt, args.out, args.data)
+        export(args.ckpt, args.premise_ckpt, args.out, args.data, args.fixture, args.bench)
     else:
         {"premise": cmd_premise, "seq2seq": cmd_seq2seq, "fusion": cmd_fusion, "eval": cmd_eval,
          "sample": cmd_sample}[args.cmd](args)
