@@ -60,7 +60,7 @@ async function main() {
   const report = { device: 'onnxruntime-node ' + require('onnxruntime-node/package.json').version + ', CPU, 1 thread' };
 
   // ---- decoder parity: first step, greedy ids, gates, probes at every step ---------------------
-  let step = await stepper(dec, manifest.state, fixed);
+  let step = await stepper(dec, manifest.architecture.state, fixed);
   let out = await step(manifest.specialTokens.bos);
   report.decoder_first_step_max_abs_diff = maxDiff(out.log_probs.data, ref.decoder_first_log_probs);
   const greedy = [];
@@ -78,7 +78,7 @@ async function main() {
   if (fixture.greedy_gates) report.fusion_gates_max_abs_diff = gateDiff;
 
   // ---- premise parity ----------------------------------------------------------------------------
-  const pstep = await stepper(pre, manifest.premise.state, {});
+  const pstep = await stepper(pre, manifest.architecture.premise.state, {});
   let p = await pstep(manifest.specialTokens.bos);
   report.premise_first_step_max_abs_diff = maxDiff(p.log_probs.data, ref.premise_first_log_probs);
   const pg = [];
@@ -104,7 +104,7 @@ async function main() {
   // Greedy with </s> masked, so both run `steps` tokens.
   const eos = manifest.specialTokens.eos;
   const pick = (a) => { a[eos] = -Infinity; return argmax(a); };
-  step = await stepper(dec, manifest.state, fixed);
+  step = await stepper(dec, manifest.architecture.state, fixed);
   let tok = manifest.specialTokens.bos;
   const seq = [tok];
   const tInc = performance.now();
@@ -120,7 +120,7 @@ async function main() {
     load_ms: loadMs, encoder_ms: +encMs.toFixed(2),
   };
   // Premise steps, for the speed of the hierarchical first stage.
-  const ps = await stepper(pre, manifest.premise.state, {});
+  const ps = await stepper(pre, manifest.architecture.premise.state, {});
   const tP = performance.now();
   tok = manifest.specialTokens.bos;
   for (let t = 0; t < 60; t++) tok = pick((await ps(tok)).log_probs.data);

@@ -11,7 +11,7 @@
 #     SIZE="--embed-dim 256 --hidden 512 --decoder-layers 6 --attention-dim 256" BATCH_TOKENS=16000 \
 #     bash models/train/train_story.sh                                # a GPU
 #
-# Every seq2seq row of the table trains for SEQ2SEQ_STEPS from the same pretrained decoder; fusion
+# Every row of the table trains for SEQ2SEQ_STEPS from a pretrained decoder of its shape; fusion
 # trains FUSION_STEPS more on top of the frozen "+ self-attention" model (as in the paper, the fused
 # model has seen the pretrained model's training too).
 set -euo pipefail
@@ -46,31 +46,43 @@ story() { $PY -m draftsmith_train.story "$@" --data "$DATA" --device "$DEVICE"; 
 train() { story "$@" --minutes "$MINUTES" --batch-tokens "$BATCH_TOKENS" --warmup "$WARMUP" $SIZE; }
 
 [ -f "$DATA/story.train.jsonl" ] || story prepare
+# Two GCNN language models on all the English text, at the same budget: with the gated multi-scale
+# self-attention (the premise model's and the story decoders' starting point) and without it (the
+# plain GCNN of Table 2's first row and the plain Conv seq2seq's decoder), so each row starts from a
+# decoder pretrained with its own architecture.
 [ -f "$RUNS/story-lm-pretrain.pt" ] || train premise --corpus lm --lm-lines "$LM_LINES" --steps "$LM_STEPS" \
   --out "$RUNS/story-lm-pretrain.pt" 2>&1 | tee "$RUNS/story-lm-pretrain.log"
+[ -f "$RUNS/story-gcnn-pretrain.pt" ] || train premise --corpus lm --lm-lines "$LM_LINES" --steps "$LM_STEPS" \
+  --no-self-attention --out "$RUNS/story-gcnn-pretrain.pt" 2>&1 | tee "$RUNS/story-gcnn-pretrain.log"
 PRE=$RUNS/story-lm-pretrain.pt
+GCNN=$RUNS/story-gcnn-pretrain.pt
 train premise --corpus premise --init "$PRE" --steps "$PREMISE_STEPS" --lr 5e-4 \
   --out "$RUNS/story-premise.pt" 2>&1 | tee "$RUNS/story-premise.log"
+# Table 2: the language models (stories without their prompts), the seq2seq models, fusion.
+train premise --corpus stories --init "$GCNN" --steps "$SEQ2SEQ_STEPS" \
+  --out "$RUNS/story-gcnn-lm.pt" 2>&1 | tee "$RUNS/story-gcnn-lm.log"
 train premise --corpus stories --init "$PRE" --steps "$SEQ2SEQ_STEPS" \
   --out "$RUNS/story-lm.pt" 2>&1 | tee "$RUNS/story-lm.log"
-train seq2seq --init-decoder "$PRE" --steps "$SEQ2SEQ_STEPS" --no-self-attention \
+train seq2seq --init-decoder "$GCNN" --steps "$SEQ2SEQ_STEPS" --no-self-attention \
   --out "$RUNS/story-seq2seq-plain.pt" 2>&1 | tee "$RUNS/story-seq2seq-plain.log"
 train seq2seq --init-decoder "$PRE" --steps "$SEQ2SEQ_STEPS" \
   --out "$RUNS/story-seq2seq.pt" 2>&1 | tee "$RUNS/story-seq2seq.log"
-ROWS=(--model "GCNN LM=$RUNS/story-lm.pt" --model "Conv seq2seq=$RUNS/story-seq2seq-plain.pt"
-      --model "+ self-attention=$RUNS/story-seq2seq.pt")
+ROWS=(--model "GCNN LM=$RUNS/story-gcnn-lm.pt" --model "GCNN + self-attention LM=$RUNS/story-lm.pt"
+      --model "Conv seq2seq=$RUNS/story-seq2seq-plain.pt" --model "Conv seq2seq + self-attention=$RUNS/story-seq2seq.pt")
 if [ "$ABLATIONS" = 1 ]; then
+  # Table 3: the self-attention's parts, each model from the same pretrained decoder (without gating
+  # the query/key/value maps have another shape and start fresh).
   for v in "no-gating:--no-gating" "no-multiscale:--no-multiscale" "no-zero:--no-zero-attention"; do
     name=${v%%:*}
     # shellcheck disable=SC2086
     train seq2seq --init-decoder "$PRE" --steps "$SEQ2SEQ_STEPS" ${v#*:} \
       --out "$RUNS/story-seq2seq-$name.pt" 2>&1 | tee "$RUNS/story-seq2seq-$name.log"
-    ROWS+=(--model "+ self-attention, ${v#*:}=$RUNS/story-seq2seq-$name.pt")
+    ROWS+=(--model "Conv seq2seq + self-attention, ${v#*:}=$RUNS/story-seq2seq-$name.pt")
   done
 fi
 train fusion --pretrained "$RUNS/story-seq2seq.pt" --init-decoder "$PRE" --steps "$FUSION_STEPS" \
   --out "$RUNS/story-fusion.pt" 2>&1 | tee "$RUNS/story-fusion.log"
-ROWS+=(--model "+ fusion=$RUNS/story-fusion.pt")
+ROWS+=(--model "Fusion: Conv seq2seq + self-attention=$RUNS/story-fusion.pt")
 # shellcheck disable=SC2086
 story eval "${ROWS[@]}" $EVAL --report "$RUNS/story-eval.json" 2>&1 | tee "$RUNS/story-eval.log"
 FIXTURE=$([ "$TINY" = 1 ] && echo "$BENCH/story-parity.json" || echo ../../test/fixtures/story-parity.json)

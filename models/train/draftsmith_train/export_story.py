@@ -4,8 +4,8 @@ Generation streams one token at a time, so every decoder is exported as a STEP w
 state as inputs and outputs (a causal convolution needs its last k-1 inputs, self-attention the keys
 and values of the earlier positions). Every state input is named past_*, and the step returns the
 next state under the same name with past -> present: the TypeScript side feeds present_* back as
-past_* without knowing the layout; model.json gives each state's initial shape (zeros; the self-
-attention past has length 0).
+past_* without knowing the layout; model.json (architecture.state, architecture.premise.state) gives each
+state's initial shape (zeros; the self-attention past has length 0).
 
 premise.onnx  (GCNN LM + self-attention: writes a premise, ending at </s>)
               input_ids [B,1] int64, position [1] int64 (tokens fed before this one),
@@ -136,11 +136,14 @@ def decoders(m):
 
 
 def shape_of(c):
-    return {"embedDim": c.embed_dim, "hidden": c.hidden, "encoderLayers": c.encoder_layers,
-            "decoderLayers": c.decoder_layers, "encoderKernel": c.encoder_kernel, "decoderKernel": c.decoder_kernel,
-            "selfAttentionLayers": c.self_attention_flags(), "attentionHeads": c.attention_heads,
-            "attentionDim": c.attention_dim, "downsampling": c.downsampling(), "gatedAttention": c.gated_attention,
-            "attendZero": c.attend_zero, "maxSourcePositions": c.max_source_positions,
+    """The sizes the TypeScript side may check or show (the graphs carry the rest); no encoder
+    fields for a language model."""
+    enc = {"encoderLayers": c.encoder_layers, "encoderKernel": c.encoder_kernel,
+           "maxSourcePositions": c.max_source_positions} if c.encoder_attention else {}
+    return {"embedDim": c.embed_dim, "hidden": c.hidden, **enc, "decoderLayers": c.decoder_layers,
+            "decoderKernel": c.decoder_kernel, "selfAttentionLayers": c.self_attention_flags(),
+            "attentionHeads": c.attention_heads, "attentionDim": c.attention_dim, "downsampling": c.downsampling(),
+            "gatedAttention": c.gated_attention, "attendZero": c.attend_zero,
             "maxTargetPositions": c.max_target_positions}
 
 
@@ -236,11 +239,18 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))
     files = ["encoder.onnx", "decoder.onnx", "premise.onnx", "tokenizer.json", "tokenizer_config.json"]
     c = model.c
+    # Everything story-specific sits in "architecture" (the manifest's per-system schema): the shapes,
+    # each step graph's state (name and initial shape: zeros, "batch" for the batch axis, 0 for the
+    # self-attention's past), the premise model, and the generation settings.
     arch = {"type": "story-conv-seq2seq", "vocabSize": c.vocab_size, **shape_of(c), "fusion": fusion,
-            "sourceEndsWithEos": True}
+            "sourceEndsWithEos": True,
+            "state": [_shape_spec(n, t) for n, t in zip(state_names, init)]}
     if fusion:
         arch["pretrained"] = shape_of(model.pretrained.c)
-    state_init = [_shape_spec(n, t) for n, t in zip(state_names, init)]
+    arch["premise"] = {"vocabSize": lm.c.vocab_size, **shape_of(lm.c), "endOfPromptId": T.EOS, "maxTokens": 60,
+                       "state": [_shape_spec(n, t) for n, t in zip(lm_names, lm_init)]}
+    # Length is asked for in words; a story's pieces are ~1.3 per word.
+    arch.update(defaultWords=150, maxTargetTokens=max_tgt, neverSample=[T.PAD, T.UNK, T.BOS, T.MASK])
     manifest = {
         "schemaVersion": 1,
         "system": "story",
@@ -249,9 +259,6 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None):
                        "premise; a convolutional seq2seq with gated multi-scale self-attention writes the story"
                        + (", fused with a frozen pretrained seq2seq (model fusion)" if fusion else ""),
         "architecture": arch,
-        "premise": {"vocabSize": lm.c.vocab_size, **shape_of(lm.c), "endOfPromptId": T.EOS, "maxTokens": 60,
-                    "state": [_shape_spec(n, t) for n, t in zip(lm_names, lm_init)]},
-        "state": state_init,
         "files": {"encoder": "encoder.onnx", "decoder": "decoder.onnx", "premise": "premise.onnx",
                   "tokenizer": "tokenizer.json", "tokenizerConfig": "tokenizer_config.json"},
         "sha256": {f: sha256(os.path.join(out_dir, f)) for f in files},
@@ -261,7 +268,6 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None):
         # Section 5.3: top-k random sampling, k = 10; never <unk> (nor pad/bos/mask).
         "decoding": {"strategy": "top-k", "topK": 10, "temperature": 0.8, "beamSize": 1, "maxLength": max_tgt,
                      "minLength": 0, "lengthPenalty": 1.0, "noRepeatNgramSize": 0},
-        "story": {"defaultWords": 150, "maxTargetTokens": max_tgt, "neverSample": [T.PAD, T.UNK, T.BOS, T.MASK]},
         "training": {k: v for k, v in meta.items() if k in ("stage", "steps", "tokens", "seconds", "val")},
     }
     json.dump(manifest, open(os.path.join(out_dir, "model.json"), "w"), indent=2)

@@ -395,3 +395,60 @@ class FusedStoryModel(nn.Module):
 
 def count_parameters(model, trainable_only=False):
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
+
+
+def self_test(seed=0):
+    """Properties the step-wise export relies on, on random weights (python3 -m draftsmith_train.gconv):
+    one token at a time == the whole target at once (fusion gates too); source padding changes
+    nothing; no position sees a later one; self-attention's head h sees exactly the positions
+    t - h, t - 2h, ... (never t itself)."""
+    torch.manual_seed(seed)
+    c = StoryConfig()
+    out = {}
+    src = torch.randint(5, c.vocab_size, (2, 9))
+    mask = torch.ones_like(src)
+    src[1, 6:], mask[1, 6:] = c.pad_id, 0
+    tgt = torch.randint(5, c.vocab_size, (2, 12))
+    with torch.no_grad():
+        for name, m in (("seq2seq", ConvSeq2seq(c)), ("fusion", FusedStoryModel(c, ConvSeq2seq(c))),
+                        ("lm", StoryLM(StoryConfig(encoder_attention=False)))):
+            m.eval()
+            run = (lambda t, p, s: m.decode(t, p, s)[:2] + (None,)) if name == "lm" else \
+                  (lambda t, p, s, e=m.encode(src, mask): m.decode(t, p, e, s))
+            full, _, g = run(tgt, 0, None)
+            st, steps, gates = None, [], []
+            for t in range(tgt.shape[1]):
+                lp, st, gg = run(tgt[:, t:t + 1], torch.tensor([t]), st)
+                steps.append(lp)
+                gates.append(gg)
+            out[f"{name}: step vs full"] = float((torch.cat(steps, 1) - full).abs().max())
+            if g is not None:
+                out[f"{name}: gates step vs full"] = float((torch.cat(gates, 1) - g).abs().max())
+            t2 = tgt.clone()
+            t2[:, 7] = 5
+            out[f"{name}: earlier positions after changing a later token"] = float((run(t2, 0, None)[0][:, :7] - full[:, :7]).abs().max())
+        m = ConvSeq2seq(c).eval()
+        a = m.decode(tgt[1:], 0, m.encode(src[1:, :6], mask[1:, :6]))[0]
+        b = m.decode(tgt, 0, m.encode(src, mask))[0][1:]
+        out["seq2seq: padded vs unpadded source"] = float((a - b).abs().max())
+        # Head h sees exactly t - s_h, t - 2 s_h, ... >= 0 (never t, never later), also after a past of 5.
+        attn = m.decoder.self_attn["0"]
+        for p in (0, 5):
+            bias, _ = attn.visibility(p, 7, torch.device("cpu"))
+            seen = bias == 0
+            want = torch.zeros_like(seen)
+            for h, f in enumerate(c.downsampling()):
+                for i in range(7):
+                    for j in range(p + i - f, -1, -f):
+                        want[h, i, j] = True
+            out[f"self-attention: visibility differs (past {p})"] = float((seen != want).sum())
+    for k, v in out.items():
+        print(f"{k}: {v:.2e}")
+    bad = {k: v for k, v in out.items() if v > 1e-4}
+    assert not bad, bad
+    print("ok")
+
+
+if __name__ == "__main__":
+    torch.set_num_threads(1)
+    self_test()

@@ -463,7 +463,9 @@ def cmd_eval(args):
             r["samples"] = texts[:3]
         r["eval_seconds"] = round(time.time() - t0)
         report["models"][name] = r
-        log(f"{name}: {json.dumps({k: v for k, v in r.items() if k != 'samples'})}")
+        log(f"{name}: ppl {r['ppl']['all']['token_ppl']:.1f}/token {r['ppl']['all']['word_ppl']:.1f}/word"
+            + (f", ranking {r['ranking']:.3f}, LCS {r['lcs']:.1f}, {r['sampling_tokens_per_s']:.0f} tokens/s" if "ranking" in r else "")
+            + f" ({r['eval_seconds']}s)")
     domains = sorted({d for r in report["models"].values() for d in r["ppl"] if d != "all"})
     head = ["model", "params", "test ppl (tokens)", "test ppl (words)"] + [f"{d} ppl (words)" for d in domains] + \
            ["prompt ranking", "copying LCS (words)", "sampling tokens/s (PyTorch, 1 thread)"]
