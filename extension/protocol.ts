@@ -292,6 +292,7 @@ export type FromWorker = z.infer<typeof FromWorker>;
 
 export const ToPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('summarize'), result: SummarizeResult }),
+  z.object({ type: z.literal('essay'), result: EssayResult }),
   z.object({ type: z.literal('score'), result: ScoreResult }),
   z.object({ type: z.literal('coherence'), result: CoherenceResult }),
   z.object({ type: z.literal('empty'), message: z.string() }),

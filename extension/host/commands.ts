@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { Ctx } from './context';
+import { essayActiveEditor } from './essayCommand';
 import { checkCoherenceCommand, scoreDraftCommand } from './scoreCommand';
 import { summarizeActiveEditor } from './summarizeCommand';
 
@@ -12,6 +13,7 @@ type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => unknown;
 
 const commands: Record<string, CommandFactory> = {
   'draftsmith.summarize': (ctx) => () => summarizeActiveEditor(ctx),
+  'draftsmith.essay': (ctx) => () => essayActiveEditor(ctx),
   'draftsmith.scoreDraft': (ctx) => () => scoreDraftCommand(ctx),
   'draftsmith.checkCoherence': (ctx) => () => checkCoherenceCommand(ctx),
   'draftsmith.showInsights': (ctx) => () => ctx.insights.show(),

@@ -6,6 +6,53 @@ export function summaryInsertion(summary: string): string {
   return `\n\nSummary: ${summary}\n`;
 }
 
+/** The text Expand Topic Words into Essay inserts after the topic words. */
+export function essayInsertion(essay: string): string {
+  return `\n\n${essay}\n`;
+}
+
+/** Said when the user edited the document while the engine wrote `what` ("summary", "essay"). */
+export function changedMessage(what: string): string {
+  return `Draftsmith: the document changed while the ${what} was being written, so it was not inserted.`;
+}
+
+export type Insertion = { kind: 'inserted' } | { kind: 'changed'; message: string } | { kind: 'error'; message: string };
+
+export interface GuardedInsertion {
+  log: vscode.LogOutputChannel;
+  /** Log prefix: the command's short name. */
+  op: string;
+  /** What is inserted, for the user's messages: "summary", "essay". */
+  what: string;
+  editor: vscode.TextEditor;
+  /** The document's version when the request was sent. */
+  version: number;
+  position: vscode.Position;
+  text: string;
+}
+
+/**
+ * Inserts the text as one undo step, but only while the document is still at the version the
+ * request was made from: after an edit the position may point into different text. Tells the user
+ * and logs when it does not insert.
+ */
+export async function insertUnlessChanged(i: GuardedInsertion): Promise<Insertion> {
+  const doc = i.editor.document;
+  if (doc.isClosed || doc.version !== i.version) {
+    i.log.warn(`${i.op}: document changed (version ${i.version} -> ${doc.version}); not inserted`);
+    const message = changedMessage(i.what);
+    void vscode.window.showWarningMessage(message);
+    return { kind: 'changed', message };
+  }
+  if (!(await insertAsOneEdit(i.editor, i.position, i.text))) {
+    const message = `Draftsmith: the ${i.what} could not be inserted into the document.`;
+    i.log.error(`${i.op}: ${message}`);
+    void vscode.window.showErrorMessage(message);
+    return { kind: 'error', message };
+  }
+  return { kind: 'inserted' };
+}
+
 /** The primary selection, or the whole document when the selection is empty. */
 export function sourceRange(editor: vscode.TextEditor): vscode.Range {
   const selection = editor.selection;

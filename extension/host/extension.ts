@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { DraftsmithApi } from './api';
 import { registerCommands } from './commands';
 import { Ctx } from './context';
+import { essay } from './essayCommand';
 import { checkCoherence, scoreDraft } from './scoreCommand';
 import { summarize } from './summarizeCommand';
 
@@ -15,6 +16,7 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   ctx.log.info(`Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms (${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`);
   return {
     summarize: (editor, token) => summarize(ctx, editor, token),
+    essay: (editor, token, pick) => essay(ctx, editor, token, pick),
     scoreDraft: (editor, reference, token) => scoreDraft(ctx, editor, reference, token),
     checkCoherence: (editor, source, token) => checkCoherence(ctx, editor, source, token),
     lastResult: () => ctx.lastResult,

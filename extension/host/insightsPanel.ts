@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { FromPanel, ToPanel } from '../protocol';
 
 export const INSIGHTS_VIEW_TYPE = 'draftsmith.insights';
-export const EMPTY_INSIGHTS = 'Run Draftsmith: Summarize Document, Score Draft or Check Coherence to see the results here.';
+export const EMPTY_INSIGHTS = 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Score Draft or Check Coherence to see the results here.';
 
 /** The message the panel should show now (any view), if there is one. */
 type Current = () => ToPanel | undefined;

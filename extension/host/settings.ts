@@ -40,6 +40,24 @@ export function readSummarizeOptions(): SummarizeOptions {
   };
 }
 
+export interface EssayOptions {
+  /** How many essays to offer in a quick pick; 1 inserts the best one directly. */
+  candidates: number;
+  decoding: BeamOptions;
+}
+
+/** As readSummarizeOptions: anything out of range falls back to the default. */
+export function readEssayOptions(): EssayOptions {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  return {
+    candidates: intIn(cfg.get('essay.candidates'), 1, 5, 3),
+    decoding: {
+      beamSize: intIn(cfg.get('essay.beamSize'), 1, 16, 5),
+      maxLength: intIn(cfg.get('essay.maxLength'), 16, 512, 180),
+    },
+  };
+}
+
 function numberIn(value: unknown, min: number, max: number, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : fallback;
 }

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { SummarizeResult } from '../protocol';
 import { Ctx } from './context';
-import { insertAsOneEdit, sourceRange, summaryInsertion } from './edits';
+import { changedMessage, insertUnlessChanged, sourceRange, summaryInsertion } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
 import { readSummarizeOptions } from './settings';
 
@@ -19,7 +19,7 @@ export type SummarizeOutcome =
 
 export const EMPTY_MESSAGE = 'Draftsmith: nothing to summarize — the selection (or document) is empty.';
 export const CANCELLED_MESSAGE = 'Draftsmith: summarize cancelled.';
-export const CHANGED_MESSAGE = 'Draftsmith: the document changed while the summary was being written, so it was not inserted.';
+export const CHANGED_MESSAGE = changedMessage('summary');
 
 export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<SummarizeOutcome> {
   const started = performance.now();
@@ -49,19 +49,10 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   // The result is worth showing in the panel even when it can no longer be inserted.
   ctx.setLastResult(result);
 
-  if (doc.isClosed || doc.version !== version) {
-    ctx.log.warn(`summarize: document changed (version ${version} -> ${doc.version}); not inserted`);
-    void vscode.window.showWarningMessage(CHANGED_MESSAGE);
-    return { kind: 'changed', message: CHANGED_MESSAGE };
-  }
-
-  const inserted = await insertAsOneEdit(editor, range.end, summaryInsertion(result.summary));
-  if (!inserted) {
-    const message = 'Draftsmith: the summary could not be inserted into the document.';
-    ctx.log.error(`summarize: ${message}`);
-    void vscode.window.showErrorMessage(message);
-    return { kind: 'error', message };
-  }
+  const inserted = await insertUnlessChanged({
+    log: ctx.log, op: 'summarize', what: 'summary', editor, version, position: range.end, text: summaryInsertion(result.summary),
+  });
+  if (inserted.kind !== 'inserted') return inserted;
 
   const s = result.stats;
   ctx.log.info(

@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { DraftsmithApi, SummarizeOutcome } from '../../extension/host/api';
 import { closeWithoutSaving, openUntitled, sampleDocument, sleep, waitFor } from './suite/helpers';
+import { essayTests } from './suite/essayTests';
 import { runTests, TestCase } from './suite/runner';
 import { scoreTests } from './suite/scoreTests';
 
@@ -115,6 +116,8 @@ export async function run(): Promise<void> {
         await closeWithoutSaving(editor.document);
       },
     },
+    // Before Show Insights: they check that an essay does not open the panel by itself.
+    ...essayTests(api, extension.extensionPath),
     {
       name: 'Show Insights opens the insights webview panel',
       async run() {

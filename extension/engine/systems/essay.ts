@@ -17,8 +17,12 @@ import { porterStem } from '../metrics/porterStemmer';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
 import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor } from '../runtime/onnx';
 import { gatherAxis, repeatIndex } from '../runtime/tensorOps';
+import { parseTopics } from '../text/topics';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
+
+// Kept importable from here, where the rest of the essay logic is.
+export { parseTopics };
 
 type Pcsan = Extract<Manifest['architecture'], { type: 'pcsan-encoder-decoder' }>;
 
@@ -31,21 +35,6 @@ interface DecoderState {
   /** Σ of every decoder layer's inputs so far [L, B, d]: the target-side history of Eq. 8. */
   sum: Float32Array;
   sumDims: number[];
-}
-
-/** Topic words from a selection: split at commas, semicolons or new lines when there are any,
- * else at spaces; trimmed of punctuation; the first of case-insensitive repeats kept. */
-export function parseTopics(selection: string): string[] {
-  const parts = /[,;\n、，；]/.test(selection) ? selection.split(/[,;\n、，；]+/) : selection.split(/\s+/);
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const raw of parts) {
-    const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').replace(/\s+/g, ' ');
-    if (!word || seen.has(word.toLowerCase())) continue;
-    seen.add(word.toLowerCase());
-    out.push(word);
-  }
-  return out;
 }
 
 const stemsOf = (text: string) => new Set((text.toLowerCase().match(/\p{L}+/gu) ?? []).map(porterStem));
