@@ -24,8 +24,9 @@ export function candidateDetail(c: EssayCandidate, topics: readonly string[]): s
   return `covers ${c.covered.length}/${topics.length}: ${covered} · score ${signed(c.score)}`;
 }
 
-/** After inserting `chosen`: which topic words it uses, which not, and which the model knows only by their subwords. */
-export function coverageMessage(result: Pick<EssayResult, 'topics' | 'unknownTopics'>, chosen: EssayCandidate): string {
+/** After inserting `chosen`: which topic words it uses, which not, which the model knows only by their
+ * subwords, and which it could not read at all (left out). */
+export function coverageMessage(result: Pick<EssayResult, 'topics' | 'unknownTopics' | 'skippedTopics'>, chosen: EssayCandidate): string {
   const n = result.topics.length;
   const words = n === 1 ? 'topic word' : 'topic words';
   const covered = new Set(chosen.covered.map((w) => w.toLowerCase()));
@@ -39,6 +40,10 @@ export function coverageMessage(result: Pick<EssayResult, 'topics' | 'unknownTop
     message += unknown.length === 1
       ? ` The model has no word vector for “${unknown[0]}” and knows it only by its subwords.`
       : ` The model has no word vectors for ${unknown.map((w) => `“${w}”`).join(', ')} and knows them only by their subwords.`;
+  }
+  const skipped = result.skippedTopics;
+  if (skipped.length > 0) {
+    message += ` Left out, in letters the model does not know: ${skipped.map((w) => `“${w}”`).join(', ')}.`;
   }
   return message;
 }

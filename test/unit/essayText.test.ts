@@ -20,22 +20,23 @@ test('a quick-pick row: the essay\'s start on one line, its coverage and score w
 });
 
 test('the message after inserting names the topic words covered, those not, and those without a word vector', () => {
-  const result = { topics: TOPICS, unknownTopics: [] };
+  const result = { topics: TOPICS, unknownTopics: [], skippedTopics: [] };
   assert.equal(
     coverageMessage(result, candidate('x', ['bee', 'geese', 'flower', 'frog'])),
     'Draftsmith: the essay covers 4 of 5 topic words: bee, geese, flower, frog; not: swallow.',
   );
   assert.equal(coverageMessage(result, candidate('x', TOPICS)), 'Draftsmith: the essay covers all 5 topic words: bee, swallow, geese, flower, frog.');
   assert.equal(coverageMessage(result, candidate('x', [])), 'Draftsmith: the essay covers none of the 5 topic words (bee, swallow, geese, flower, frog).');
-  assert.equal(coverageMessage({ topics: ['bee'], unknownTopics: [] }, candidate('x', ['bee'])), 'Draftsmith: the essay covers the topic word: bee.');
-  assert.match(coverageMessage({ topics: TOPICS, unknownTopics: ['geese'] }, candidate('x', TOPICS)), /no word vector for “geese” and knows it only by its subwords\.$/);
-  assert.match(coverageMessage({ topics: TOPICS, unknownTopics: ['bee', 'frog'] }, candidate('x', [])), /no word vectors for “bee”, “frog” and knows them/);
+  assert.equal(coverageMessage({ topics: ['bee'], unknownTopics: [], skippedTopics: [] }, candidate('x', ['bee'])), 'Draftsmith: the essay covers the topic word: bee.');
+  assert.match(coverageMessage({ topics: TOPICS, unknownTopics: ['geese'], skippedTopics: [] }, candidate('x', TOPICS)), /no word vector for “geese” and knows it only by its subwords\.$/);
+  assert.match(coverageMessage({ topics: TOPICS, unknownTopics: ['bee', 'frog'], skippedTopics: [] }, candidate('x', [])), /no word vectors for “bee”, “frog” and knows them/);
+  assert.match(coverageMessage({ topics: ['bee'], unknownTopics: [], skippedTopics: ['燕子'] }, candidate('x', ['bee'])), /covers the topic word: bee\. Left out, in letters the model does not know: “燕子”\.$/);
 });
 
 test('the panel accepts an essay result and rejects one without candidates', () => {
   const stats = { inputTokens: 9, usedInputTokens: 9, outputTokens: 3, encodeMs: 1, decodeMs: 2, tokensPerSecond: 1.5, device: 'cpu', model: 'm' };
   const result = {
-    op: 'essay', topics: TOPICS, unknownTopics: [], candidates: [candidate('The bee.', ['bee'])],
+    op: 'essay', topics: TOPICS, unknownTopics: [], skippedTopics: [], candidates: [candidate('The bee.', ['bee'])],
     layerWeights: [[0.25, 0.25, 0.5]], encoderLayers: ['embeddings', 'layer 1', 'layer 2'], stats,
   };
   assert.ok(ToPanel.safeParse({ type: 'essay', result }).success);

@@ -35,11 +35,11 @@ function remoteUri(base, absPath) {
   return `vscode-remote://${new URL(base).host}${absPath.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-/** Last "N passed, M failed" (and ", K skipped", when there) in text, or undefined. */
+/** Last "N passed, M failed" in text, or undefined. */
 function parseCounts(text) {
   let m, last;
-  const re = /(?:^|\s)(\d+) passed, (\d+) failed(?:, (\d+) skipped)?/g;
-  while ((m = re.exec(text))) last = { passed: Number(m[1]), failed: Number(m[2]), skipped: Number(m[3] || 0) };
+  const re = /(?:^|\s)(\d+) passed, (\d+) failed/g;
+  while ((m = re.exec(text))) last = { passed: Number(m[1]), failed: Number(m[2]) };
   return last;
 }
 

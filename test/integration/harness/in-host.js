@@ -7,7 +7,7 @@
 //
 // usage: node in-host.js <baseUrl> <workspaceFolder> <extensionDevelopmentPath> <extensionTestsPath> <outDir>
 // env:   INHOST_TIMEOUT_S (default 900)
-// Writes <outDir>/in-host.json {passed, failed, skipped, exitCode, seconds} and exits 0 only when the module passed.
+// Writes <outDir>/in-host.json {passed, failed, exitCode, seconds} and exits 0 only when the module passed.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -22,7 +22,7 @@ const started = Date.now();
 (async () => {
   fs.mkdirSync(outDir, { recursive: true });
   const transcript = fs.createWriteStream(path.join(outDir, 'in-host.log'));
-  let relayed = '';       // what the module printed, to find its "N passed, M failed, K skipped"
+  let relayed = '';       // what the module printed, to find its "N passed, M failed"
   let sawAutomationLog = false;
   let browser, page, result;
   try {
@@ -77,11 +77,11 @@ const started = Date.now();
     transcript.end();
   }
   // The module's own count; a failing exit or a missing count is a failure in any case.
-  const counts = parseCounts(relayed) || { passed: 0, failed: 0, skipped: 0 };
+  const counts = parseCounts(relayed) || { passed: 0, failed: 0 };
   if (result.exitCode !== 0 && counts.failed === 0) counts.failed = 1;
   if (result.exitCode === 0 && counts.passed + counts.failed === 0) counts.passed = 1;
   const summary = { ...counts, exitCode: result.exitCode, seconds: Math.round((Date.now() - started) / 100) / 10 };
   fs.writeFileSync(path.join(outDir, 'in-host.json'), JSON.stringify(summary, null, 2));
-  log(`exit code ${result.exitCode}; ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped in-host`);
+  log(`exit code ${result.exitCode}; ${counts.passed} passed, ${counts.failed} failed in-host`);
   process.exit(result.exitCode === 0 && counts.failed === 0 ? 0 : 1);
 })();

@@ -1,8 +1,7 @@
 /**
  * In-host tests of Expand Topic Words into Essay: one undoable insertion after the selected topic
- * words, the layer weights the panel charts, the messages for unusable selections, and (only with a
- * trained model) the issue's acceptance test. The repository holds no essay model yet: without
- * models/essay, the tests that need one are skipped.
+ * words, the layer weights the panel charts, the messages for unusable selections, and the issue's
+ * acceptance test on the shipped model (models/essay).
  */
 import * as assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -11,24 +10,13 @@ import * as vscode from 'vscode';
 import type { DraftsmithApi, EssayOutcome, PickEssay } from '../../../extension/host/api';
 import type { EssayResult } from '../../../extension/protocol';
 import { closeWithoutSaving, openUntitled } from './helpers';
-import { skip, type TestCase } from './runner';
+import type { TestCase } from './runner';
 
 const TOPICS = 'bee, swallow, geese, flower, frog';
-/** The acceptance test needs a trained model; the smoke-test model writes noise. */
-const MIN_TRAINING_STEPS = 1000;
-
-interface Manifest {
-  training?: { steps?: unknown };
-}
-
-/** models/essay/model.json, or undefined when there is no essay model. */
-async function readManifest(extensionPath: string): Promise<Manifest | undefined> {
-  try {
-    return JSON.parse(await readFile(path.join(extensionPath, 'models', 'essay', 'model.json'), 'utf8')) as Manifest;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+/** The shipped model is there (every test below needs it; a clear failure when it is not). */
+async function needModelIn(extensionPath: string): Promise<void> {
+  const file = path.join(extensionPath, 'models', 'essay', 'model.json');
+  await readFile(file, 'utf8').catch(() => assert.fail(`${file} is missing: the essay model ships with the extension`));
 }
 
 function describe(outcome: EssayOutcome): string {
@@ -74,9 +62,7 @@ export function essayTests(api: DraftsmithApi, extensionPath: string): TestCase[
   // Shared by the first three tests: the document the essay went into, and the result.
   let expanded: { doc: vscode.TextDocument; original: string; result: EssayResult; picks: number } | undefined;
 
-  /** The model's manifest; skips the test when there is no model. */
-  const needModel = async (): Promise<Manifest> =>
-    (await readManifest(extensionPath)) ?? skip('no essay model in models/essay (the repository does not ship one yet)');
+  const needModel = () => needModelIn(extensionPath);
 
   return [
     {
@@ -179,12 +165,29 @@ export function essayTests(api: DraftsmithApi, extensionPath: string): TestCase[
       },
     },
     {
+      name: 'a selection in another script: the engine\'s "English words only", no change',
+      async run() {
+        await needModel();
+        await expectRefused(api, '蜜蜂，燕子，大雁，花，青蛙', true, 'error', /English words only/);
+      },
+    },
+    {
+      name: 'one topic word, unknown to the word vectors, still gets an essay',
+      async run() {
+        await needModel();
+        const editor = await selectedUntitled('zorblat');
+        const outcome = await api.essay(editor, undefined, async () => 0);
+        assert.equal(outcome.kind, 'inserted', describe(outcome));
+        if (outcome.kind !== 'inserted') return;
+        assert.deepEqual(outcome.result.unknownTopics, ['zorblat']);
+        assert.equal(editor.document.getText(), `zorblat\n\n${outcome.essay}\n`);
+        await closeWithoutSaving(editor.document);
+      },
+    },
+    {
       name: 'acceptance: on a selection of five words, the inserted paragraph contains at least three of them',
       async run() {
-        const steps = Number((await needModel()).training?.steps ?? 0);
-        if (!(steps >= MIN_TRAINING_STEPS)) {
-          skip(`models/essay was trained for ${steps} steps (a smoke-test model); this test needs at least ${MIN_TRAINING_STEPS}`);
-        }
+        await needModel();
         const editor = await selectedUntitled(TOPICS);
         const outcome = await api.essay(editor, undefined, async () => 0);
         assert.equal(outcome.kind, 'inserted', describe(outcome));

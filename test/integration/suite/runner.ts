@@ -1,7 +1,4 @@
-/**
- * A tiny sequential test runner for the in-host suite: `✔ name` / `✖ name` / `- name (skipped: why)`
- * lines, then `N passed, M failed, K skipped` (harness/browser.js parseCounts reads it).
- */
+/** A tiny sequential test runner for the in-host suite: `✔ name` / `✖ name` lines, then `N passed, M failed`. */
 
 export interface TestCase {
   name: string;
@@ -10,36 +7,22 @@ export interface TestCase {
   timeoutMs?: number;
 }
 
-/** Thrown by skip(): the test does not apply here (e.g. the installed model is too small). */
-class Skipped extends Error {}
-
-/** Ends the running test as skipped, with the reason shown in the runner's output. */
-export function skip(reason: string): never {
-  throw new Skipped(reason);
-}
-
 export async function runTests(tests: readonly TestCase[], log: (line: string) => void = (l) => console.log(l)): Promise<void> {
   let passed = 0;
   let failed = 0;
-  let skipped = 0;
   for (const test of tests) {
     try {
       await withTimeout(test.run(), test.timeoutMs ?? 120_000, test.name);
       passed++;
       log(`✔ ${test.name}`);
     } catch (err) {
-      if (err instanceof Skipped) {
-        skipped++;
-        log(`- ${test.name} (skipped: ${err.message})`);
-        continue;
-      }
       failed++;
       log(`✖ ${test.name}`);
       const detail = err instanceof Error ? err.stack ?? err.message : String(err);
       for (const line of detail.split('\n')) log(`    ${line}`);
     }
   }
-  log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+  log(`${passed} passed, ${failed} failed`);
   if (failed > 0) throw new Error(`${failed} of ${tests.length} integration tests failed`);
 }
 

@@ -3,8 +3,7 @@
 //
 // usage: node workbench.ui.js <workbenchUrl?folder=...> <outDir>
 // env:   UI_COMMAND_TIMEOUT_S (default 300): how long a model-backed command may take
-// Prints one "ok"/"not ok" line per test ("ok ... # SKIP why" for one that does not apply here);
-// writes <outDir>/ui.json {passed, failed, skipped, seconds, tests}
+// Prints one "ok"/"not ok" line per test; writes <outDir>/ui.json {passed, failed, seconds, tests}
 // and screenshots into <outDir>; exits 0 only when every test passed.
 'use strict';
 const fs = require('fs');
@@ -99,8 +98,6 @@ async function focusEditor() {
 // ------------------------------------------------------------------ tests
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
-/** Thrown by a test that does not apply here (e.g. no model for its command). */
-class Skip extends Error {}
 const REPO = path.resolve(__dirname, '..', '..', '..');
 
 test('workbench loads and opens sample.md from the Explorer', async () => {
@@ -269,7 +266,6 @@ async function editorLinesInOrder() {
 }
 
 test('"Draftsmith: Expand Topic Words into Essay" on selected topic words inserts the picked essay; the panel charts the layer weights', async () => {
-  if (!fs.existsSync(path.join(REPO, 'models', 'essay', 'model.json'))) throw new Skip('no essay model in models/essay (the repository does not ship one yet)');
   await runFromPalette('File: New Untitled Text File');
   await page.waitForTimeout(500);
   await page.keyboard.type(TOPICS);
@@ -339,11 +335,6 @@ test('"Draftsmith: Expand Topic Words into Essay" on selected topic words insert
         results.push({ name: t.name, ok: true, seconds: (Date.now() - t0) / 1000 });
         console.log(`ok ${i + 1} - ${t.name} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
       } catch (e) {
-        if (e instanceof Skip) {
-          results.push({ name: t.name, ok: true, skipped: e.message });
-          console.log(`ok ${i + 1} - ${t.name} # SKIP ${e.message}`);
-          continue;
-        }
         const file = await shot(`ui-fail-${i + 1}`);
         results.push({ name: t.name, ok: false, error: String(e && e.message || e) });
         console.log(`not ok ${i + 1} - ${t.name}\n    ${String(e && e.message || e).split('\n').join('\n    ')}\n    screenshot: ${file}`);
@@ -358,11 +349,10 @@ test('"Draftsmith: Expand Topic Words into Essay" on selected topic words insert
   } finally {
     if (browser) await browser.close().catch(() => {});
   }
-  const skipped = results.filter((r) => r.skipped).length;
-  const passed = results.filter((r) => r.ok && !r.skipped).length;
-  const failed = results.length - passed - skipped;
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
   const seconds = Math.round((Date.now() - started) / 100) / 10;
-  fs.writeFileSync(path.join(outDir, 'ui.json'), JSON.stringify({ passed, failed, skipped, seconds, tests: results }, null, 2));
-  log(`UI: ${passed} passed, ${failed} failed, ${skipped} skipped in ${seconds}s`);
+  fs.writeFileSync(path.join(outDir, 'ui.json'), JSON.stringify({ passed, failed, seconds, tests: results }, null, 2));
+  log(`UI: ${passed} passed, ${failed} failed in ${seconds}s`);
   process.exit(failed ? 1 : 0);
 })();
