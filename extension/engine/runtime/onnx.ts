@@ -102,16 +102,43 @@ export function int64Data(t: Tensor | undefined, name: string): BigInt64Array {
   return t.data as BigInt64Array;
 }
 
-/** The model's declared inputs must be exactly what the system feeds: checked once at load. */
-export function checkIO(session: Session, file: string, inputs: string[], outputs: string[]): void {
-  for (const name of inputs) {
-    if (!session.inputNames.includes(name)) {
-      throw new EngineError('bad-model', `${file} has no input "${name}" (it has: ${session.inputNames.join(', ')}).`);
+/**
+ * One tensor the engine feeds or reads: its element type and its dimensions, a number where the
+ * manifest's architecture fixes the size, null where any size goes (batch, length).
+ */
+export interface TensorSpec {
+  type: 'int64' | 'float32';
+  dims: readonly (number | null)[];
+}
+
+const showDims = (dims: readonly (number | string | null)[]) => `[${dims.map((d) => d ?? '?').join(', ')}]`;
+
+/**
+ * The model's declared inputs and outputs must be what the system feeds and reads: checked once at
+ * load, so a graph exported for another size (or another model) is reported with its file name
+ * instead of failing inside onnxruntime at the first step. A symbolic dimension matches any size.
+ */
+export function checkIO(session: Session, file: string, inputs: Record<string, TensorSpec>, outputs: Record<string, TensorSpec>): void {
+  const check = (kind: 'input' | 'output', declared: readonly ortTypes.InferenceSession.ValueMetadata[], names: readonly string[], wanted: Record<string, TensorSpec>) => {
+    for (const [name, spec] of Object.entries(wanted)) {
+      const meta = declared.find((m) => m.name === name);
+      if (!names.includes(name) || !meta) {
+        throw new EngineError('bad-model', `${file} has no ${kind} "${name}" (it has: ${names.join(', ')}).`);
+      }
+      if (!meta.isTensor) throw new EngineError('bad-model', `${file}: ${kind} "${name}" is not a tensor.`);
+      const expected = `${spec.type} ${showDims(spec.dims)}`;
+      if (meta.type !== spec.type) {
+        throw new EngineError('bad-model', `${file}: ${kind} "${name}" is ${meta.type} ${showDims(meta.shape)}; the engine needs ${expected} (from model.json's architecture).`);
+      }
+      // An undeclared shape (empty) is left to onnxruntime; a declared one must fit.
+      if (meta.shape.length === 0) continue;
+      const fits = meta.shape.length === spec.dims.length &&
+        meta.shape.every((d, i) => typeof d !== 'number' || spec.dims[i] === null || spec.dims[i] === d);
+      if (!fits) {
+        throw new EngineError('bad-model', `${file}: ${kind} "${name}" has shape ${showDims(meta.shape)}; the engine needs ${expected} (from model.json's architecture).`);
+      }
     }
-  }
-  for (const name of outputs) {
-    if (!session.outputNames.includes(name)) {
-      throw new EngineError('bad-model', `${file} has no output "${name}" (it has: ${session.outputNames.join(', ')}).`);
-    }
-  }
+  };
+  check('input', session.inputMetadata, session.inputNames, inputs);
+  check('output', session.outputMetadata, session.outputNames, outputs);
 }
