@@ -1,25 +1,32 @@
 /**
- * The engine's worker thread. onnxruntime-node runs inference synchronously, so the engine lives
- * here and the editor stays responsive. Every message in is validated (protocol.ts); every request
- * ends with exactly one result or error. Decoding yields to the event loop between steps, so a
- * cancel message is seen mid-generation.
+ * The engine's process. onnxruntime-node runs inference in native code, so the engine lives in a
+ * child process of the extension host (forked with an IPC channel) and the editor stays responsive.
+ * A process, not a worker thread: terminating a worker thread while onnxruntime is inside a run
+ * aborts the whole host process (a C++ exception with nowhere to go), and a native crash in a
+ * thread would take the extension host with it; a process can be killed at any moment.
+ *
+ * Every message in is validated (protocol.ts); every request ends with exactly one result or
+ * error. Decoding yields to the event loop between steps, so a cancel message is seen mid-generation.
  */
-import { parentPort } from 'node:worker_threads';
 import { EngineConfig, FromWorker, ToWorker } from '../protocol';
 import { Engine } from './engine';
 import { EngineError, errorMessage } from './errors';
 
-const port = parentPort;
-if (!port) throw new Error('worker.ts must run in a worker thread');
+const send = process.send?.bind(process);
+if (!send) throw new Error('worker.js must run as a child process with an IPC channel (child_process.fork)');
+// The host went away (closed, crashed): nothing is left to answer to, so do not linger.
+process.on('disconnect', () => process.exit(0));
 
-const post = (m: FromWorker) => port.postMessage(m);
+const post = (m: FromWorker) => {
+  if (process.connected) send(m);
+};
 const log = (level: 'info' | 'warn' | 'error', message: string) => post({ type: 'log', level, message });
 
 let engine: Engine | undefined;
 const cancelled = new Set<number>();
 const running = new Set<number>();
 
-port.on('message', (raw: unknown) => {
+process.on('message', (raw: unknown) => {
   const parsed = ToWorker.safeParse(raw);
   if (!parsed.success) {
     const id = typeof raw === 'object' && raw !== null && 'id' in raw && typeof raw.id === 'number' ? raw.id : -1;

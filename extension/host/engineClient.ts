@@ -1,11 +1,12 @@
 /**
- * The host's side of the engine: one long-lived worker_threads Worker, typed requests with a
- * promise each, progress callbacks, cancellation and crash recovery.
+ * The host's side of the engine: one long-lived engine process (dist/worker.js, forked with an IPC
+ * channel; see worker.ts for why a process and not a thread), typed requests with a promise each,
+ * progress callbacks, cancellation, time limits and crash recovery.
  *
  * Kept free of 'vscode' on purpose (cancellation and logging come in through small interfaces that
  * vscode.CancellationToken and vscode.LogOutputChannel satisfy), so it can run under plain Node.
  */
-import { Worker } from 'node:worker_threads';
+import { ChildProcess, fork } from 'node:child_process';
 import { EngineError } from '../engine/errors';
 import type { z } from 'zod';
 import {
@@ -32,6 +33,11 @@ export interface RequestHooks {
   onProgress?(message: string, fraction: number | undefined): void;
   onPartial?(text: string): void;
   token?: CancelSignal;
+  /**
+   * Wall-time limit in ms (draftsmith.maxSecondsPerRequest): past it the request fails with a
+   * 'time-limit' error that says so, and the worker is told to stop. None: no limit.
+   */
+  timeLimitMs?: number;
 }
 
 // One error type on both sides of the worker boundary; the worker's codes arrive as they were thrown.
@@ -47,7 +53,7 @@ interface Pending {
 }
 
 export class EngineClient {
-  private worker: Worker | undefined;
+  private worker: ChildProcess | undefined;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private disposed = false;
@@ -80,17 +86,30 @@ export class EngineClient {
       // Cancel settles the promise at once: a worker busy inside a synchronous ONNX run only reads
       // the cancel message between steps, and the user should not wait for that. Whatever the
       // worker still sends for this id is then dropped as unknown.
-      const subscription = token?.onCancellationRequested(() => {
+      const stop = (error: EngineError) => {
         if (!this.pending.has(id)) return;
-        this.settle(id)?.reject(cancelledError());
+        this.settle(id)?.reject(error);
         if (this.worker) this.post(this.worker, { type: 'cancel', id });
-      });
+      };
+      const subscription = token?.onCancellationRequested(() => stop(cancelledError()));
+      // The same path as Cancel: a model that runs too long (a huge beam, a slow machine) must not
+      // keep the user waiting without a word.
+      const limit = hooks.timeLimitMs;
+      const timer = limit !== undefined && Number.isFinite(limit) && limit > 0
+        ? setTimeout(() => {
+          this.log.warn(`engine: request ${id} (${request.op}) passed its time limit of ${formatSeconds(limit)}; stopping it`);
+          stop(timeLimitError(limit));
+        }, limit)
+        : undefined;
       this.pending.set(id, {
         op: request.op,
         hooks,
         resolve: resolve as (result: unknown) => void,
         reject,
-        cleanup: () => subscription?.dispose(),
+        cleanup: () => {
+          subscription?.dispose();
+          if (timer) clearTimeout(timer);
+        },
       });
       this.post(worker, { type: 'request', id, request });
     });
@@ -105,10 +124,10 @@ export class EngineClient {
 
   /**
    * Kills the worker without telling the client first, exactly as a crash looks from here
-   * (the exit handler sees an exit it did not ask for). For the integration tests.
+   * (the exit handler sees an exit it did not ask for). For the tests.
    */
   crashForTest(): void {
-    void this.worker?.terminate();
+    this.worker?.kill('SIGKILL');
   }
 
   dispose(): void {
@@ -118,18 +137,23 @@ export class EngineClient {
 
   // ---- worker lifecycle ------------------------------------------------------------------------
 
-  private ensureWorker(): Worker {
+  private ensureWorker(): ChildProcess {
     if (this.worker) return this.worker;
     this.log.info(`engine: starting worker ${this.workerPath}`);
-    // stdout/stderr are piped so that stray console output from the engine lands in the log.
-    const worker = new Worker(this.workerPath, { stdout: true, stderr: true });
+    const worker = fork(this.workerPath, [], {
+      // stdout/stderr are piped so that stray console output from the engine lands in the log.
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      // Structured clone, as between threads: NaN and Infinity survive, which JSON would turn into null.
+      serialization: 'advanced',
+      // Not the host's flags (an --inspect port would clash).
+      execArgv: [],
+    });
     this.worker = worker;
-    worker.stdout.setEncoding('utf8').on('data', (chunk: string) => this.logLines('info', chunk));
-    worker.stderr.setEncoding('utf8').on('data', (chunk: string) => this.logLines('warn', chunk));
+    worker.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.logLines('info', chunk));
+    worker.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.logLines('warn', chunk));
     worker.on('message', (data: unknown) => this.onMessage(worker, data));
-    worker.on('messageerror', (err) => this.log.error(`engine: a message could not be deserialized: ${err.message}`));
     worker.on('error', (err) => this.onCrash(worker, `${err.name}: ${err.message}`));
-    worker.on('exit', (code) => this.onCrash(worker, `exit code ${code}`));
+    worker.on('exit', (code, signal) => this.onCrash(worker, signal ? `killed by ${signal}` : `exit code ${code}`));
     this.post(worker, { type: 'configure', config: this.config });
     return worker;
   }
@@ -139,10 +163,10 @@ export class EngineClient {
     const worker = this.worker;
     this.worker = undefined;
     this.rejectAll(new EngineError('stopped', reason));
-    if (worker) void worker.terminate();
+    worker?.kill();
   }
 
-  private onCrash(worker: Worker, detail: string): void {
+  private onCrash(worker: ChildProcess, detail: string): void {
     // 'error' is followed by 'exit'; the first one handles it. Also ignores workers we stopped.
     if (worker !== this.worker) return;
     this.worker = undefined;
@@ -152,7 +176,7 @@ export class EngineClient {
       'stopped',
       `The Draftsmith engine stopped unexpectedly (${detail}); it has been restarted. Try again.`,
     ));
-    void worker.terminate();
+    worker.kill();
   }
 
   private rejectAll(error: EngineError): void {
@@ -170,7 +194,7 @@ export class EngineClient {
 
   // ---- messages --------------------------------------------------------------------------------
 
-  private post(worker: Worker, message: ToWorker): void {
+  private post(worker: ChildProcess, message: ToWorker): void {
     // Parsing our own messages catches a host-side bug here rather than as a 'bad-request' later.
     const checked = ToWorker.safeParse(message);
     if (!checked.success) {
@@ -181,10 +205,13 @@ export class EngineClient {
       }
       return;
     }
-    worker.postMessage(checked.data);
+    if (!worker.connected) return; // exited: its exit handler fails what is pending
+    worker.send(checked.data, (err) => {
+      if (err) this.log.error(`engine: could not send a ${message.type} message: ${err.message}`);
+    });
   }
 
-  private onMessage(worker: Worker, data: unknown): void {
+  private onMessage(worker: ChildProcess, data: unknown): void {
     if (worker !== this.worker) return;
     const parsed = FromWorker.safeParse(data);
     if (!parsed.success) {
@@ -241,4 +268,17 @@ function describeIssues(error: z.ZodError): string {
 
 function cancelledError(): EngineError {
   return new EngineError('cancelled', 'Cancelled.');
+}
+
+function formatSeconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}
+
+function timeLimitError(ms: number): EngineError {
+  return new EngineError(
+    'time-limit',
+    `The request was stopped after ${formatSeconds(ms)}, the time limit set by draftsmith.maxSecondsPerRequest. ` +
+      'Select less text, lower the beam size or length, or raise the limit.',
+  );
 }

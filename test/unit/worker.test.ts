@@ -1,14 +1,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FromWorker, type ToWorker } from '../../extension/protocol';
 import { modelsDir, repoRoot } from './helpers';
 
-/** Starts the real worker bundle and collects its validated messages. */
+/** Starts the real worker bundle as the host does (a forked process) and collects its validated messages. */
 function startWorker() {
-  const w = new Worker(path.join(repoRoot, 'dist', 'worker.js'));
+  const child = fork(path.join(repoRoot, 'dist', 'worker.js'), [], { serialization: 'advanced', execArgv: [] });
+  const w = {
+    on: child.on.bind(child),
+    postMessage: (m: unknown) => child.send(m as object),
+    terminate: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill();
+    }),
+  };
   const messages: FromWorker[] = [];
   const waiters: (() => void)[] = [];
   w.on('message', (m: unknown) => {
