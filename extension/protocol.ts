@@ -275,6 +275,7 @@ export const ErrorCode = z.enum([
   'bad-request',   // a message that failed validation
   'internal',      // anything else: a bug
   'stopped',       // host side: the worker went away (crash, restart, shutdown) before answering
+  'time-limit',    // host side: the request ran past draftsmith.maxSecondsPerRequest and was stopped
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

@@ -58,6 +58,12 @@ export function readEssayOptions(): EssayOptions {
   };
 }
 
+/** draftsmith.maxSecondsPerRequest in ms: how long one command may wait for the engine before it is stopped. */
+export function readTimeLimitMs(): number {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  return intIn(cfg.get('maxSecondsPerRequest'), 5, 3600, 300) * 1000;
+}
+
 function numberIn(value: unknown, min: number, max: number, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : fallback;
 }
