@@ -28,6 +28,8 @@ type Pcsan = Extract<Manifest['architecture'], { type: 'pcsan-encoder-decoder' }
 
 /** The model was trained on five topic words; a few more still work, fifty do not. */
 export const MAX_TOPICS = 10;
+/** A topic word or short phrase; anything longer is not one (and would only slow the tokenizer down). */
+export const MAX_TOPIC_CHARS = 64;
 
 interface DecoderState {
   past: Float32Array;
@@ -111,7 +113,7 @@ export class EssaySystem {
         wordIds.push(0);
       }
       const pieces = this.tokenizer.encode(t);
-      ids.push(...pieces);
+      for (const id of pieces) ids.push(id); // not push(...pieces): a long word would overflow the stack
       for (let k = 0; k < pieces.length; k++) wordIds.push(this.wordIndex.get(t.toLowerCase()) ?? 0);
     });
     return { ids, wordIds };
@@ -122,6 +124,10 @@ export class EssaySystem {
     if (selected.length === 0) throw new EngineError('bad-input', 'Select a few topic words (for example "bee, swallow, geese, flower, frog"): the selection has no words.');
     if (selected.length > MAX_TOPICS) {
       throw new EngineError('bad-input', `Select at most ${MAX_TOPICS} topic words; the selection has ${selected.length}. The model was trained on five.`);
+    }
+    const tooLong = selected.find((t) => t.length > MAX_TOPIC_CHARS);
+    if (tooLong) {
+      throw new EngineError('bad-input', `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". Select a few words or short phrases.`);
     }
     // A word in a script the vocabulary lacks encodes to the unknown piece only: it would feed the
     // model noise, so it is left out and reported.
