@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BeamOptions, DeviceSetting, EngineConfig } from '../protocol';
+import { resolveModelsDir } from './modelsPath';
 
 export const SECTION = 'draftsmith';
 
@@ -9,13 +10,12 @@ export function affectsEngine(event: vscode.ConfigurationChangeEvent): boolean {
   return event.affectsConfiguration(SECTION);
 }
 
-/** modelsPath when set, else the models shipped inside the extension. */
+/** modelsPath when set (only the user's own in a restricted workspace), else the models shipped inside the extension. */
 export function readEngineConfig(extensionPath: string): EngineConfig {
   const cfg = vscode.workspace.getConfiguration(SECTION);
-  const modelsPath = cfg.get<string>('modelsPath', '').trim();
   const device = DeviceSetting.safeParse(cfg.get('device'));
   return {
-    modelsDir: modelsPath || path.join(extensionPath, 'models'),
+    modelsDir: resolveModelsDir(cfg.inspect('modelsPath'), vscode.workspace.isTrusted, path.join(extensionPath, 'models')),
     device: device.success ? device.data : 'auto',
     threads: intIn(cfg.get('threads'), 0, 64, 0),
   };
