@@ -149,9 +149,13 @@ async function readStdin(): Promise<string> {
 async function main(argv: string[]): Promise<number> {
   const a = parseArgs(argv);
   const cmd = a.positional[0];
-  if (!cmd || flag(a, 'help')) {
+  if (!cmd) {
+    process.stderr.write(`draftsmith: no command given\n${USAGE}\n`);
+    return 2;
+  }
+  if (flag(a, 'help')) {
     process.stdout.write(USAGE + '\n');
-    return cmd ? 0 : 2;
+    return 0;
   }
   if (cmd === 'summarize') await summarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);

@@ -79,6 +79,7 @@ test('fixed hostile cases: every command ends with a clear message or an answer'
   assert.match(cli(['score', '--ref', megabyte, '--hyp', megabyte, '--document']).stderr, /^draftsmith: .*too long/m);
   assert.match(cli(['score', '--ref']).stderr, /^draftsmith: --ref needs a value/m);
   assert.match(cli(['frobnicate']).stderr, /^draftsmith: unknown command/m);
+  assert.match(cli([]).stderr, /^draftsmith: no command given/m);
 });
 
 test(`any hostile command line ends with a clear message or an answer (${CLI_RUNS} command lines)`, () => {
