@@ -1,12 +1,15 @@
 /**
- * The host's side of the engine: one long-lived engine process (dist/worker.js, forked with an IPC
- * channel; see worker.ts for why a process and not a thread), typed requests with a promise each,
- * progress callbacks, cancellation, time limits and crash recovery.
+ * The host's side of the engine: one long-lived worker_threads Worker (dist/worker.js), typed
+ * requests with a promise each, progress callbacks, cancellation, time limits and crash recovery.
+ *
+ * The worker is never terminated while onnxruntime may be inside a run: that aborts the whole
+ * extension host (see worker.ts). Restart and shutdown send 'stop', wait (bounded) for 'stopped',
+ * and only then call terminate(); requests in flight are failed at once, not after the wait.
  *
  * Kept free of 'vscode' on purpose (cancellation and logging come in through small interfaces that
  * vscode.CancellationToken and vscode.LogOutputChannel satisfy), so it can run under plain Node.
  */
-import { ChildProcess, fork } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import { EngineError } from '../engine/errors';
 import type { z } from 'zod';
 import {
@@ -40,6 +43,19 @@ export interface RequestHooks {
   timeLimitMs?: number;
 }
 
+export interface EngineClientOptions {
+  /**
+   * How long a stop waits for the worker's 'stopped' before terminating it anyway (a worker stuck
+   * in a loop never answers). Default 10 s.
+   */
+  stopTimeoutMs?: number;
+  /**
+   * Lets crashForTest() ask the worker to crash; the worker honours that only when started with
+   * this (as workerData). Default: DRAFTSMITH_TEST_CRASH=1 in the environment.
+   */
+  testHooks?: boolean;
+}
+
 // One error type on both sides of the worker boundary; the worker's codes arrive as they were thrown.
 export { EngineError };
 
@@ -53,16 +69,24 @@ interface Pending {
 }
 
 export class EngineClient {
-  private worker: ChildProcess | undefined;
+  private worker: Worker | undefined;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private disposed = false;
+  /** Workers being stopped (restart, shutdown): each settles once its thread has exited. */
+  private readonly stopping = new Set<Promise<void>>();
+  private readonly stopTimeoutMs: number;
+  private readonly testHooks: boolean;
 
   constructor(
     private readonly workerPath: string,
     private config: EngineConfig,
     private readonly log: Logger,
-  ) {}
+    options: EngineClientOptions = {},
+  ) {
+    this.stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
+    this.testHooks = options.testHooks ?? process.env.DRAFTSMITH_TEST_CRASH === '1';
+  }
 
   /** Requests sent and not yet answered. */
   get inFlight(): number {
@@ -115,59 +139,112 @@ export class EngineClient {
     });
   }
 
-  /** Stops the worker (failing what is in flight) and starts a fresh one. */
-  restart(): void {
-    this.stopWorker('The Draftsmith engine was restarted; the request was stopped.');
+  /**
+   * Fails what is in flight at once, starts a fresh worker, and stops the old one safely in the
+   * background (stop, then terminate). The returned promise settles once the old thread has exited.
+   */
+  restart(): Promise<void> {
+    const stopped = this.stopWorker('The Draftsmith engine was restarted; the request was stopped.');
     this.log.info('engine: restarting');
     if (!this.disposed) this.ensureWorker();
+    return stopped;
   }
 
   /**
-   * Kills the worker without telling the client first, exactly as a crash looks from here
-   * (the exit handler sees an exit it did not ask for). For the tests.
+   * Makes the worker crash on its own, as a bug in the engine would, without telling the client:
+   * 'throw' (an uncaught exception) or 'exit' (process.exit in the worker) between decoding steps,
+   * or 'hang' (a busy loop that never answers 'stop'). Needs the test hooks (options.testHooks).
    */
-  crashForTest(): void {
-    this.worker?.kill('SIGKILL');
+  crashForTest(how: 'throw' | 'exit' | 'hang' = 'throw'): void {
+    if (!this.testHooks) throw new Error('crashForTest needs the engine test hooks (DRAFTSMITH_TEST_CRASH=1 or EngineClientOptions.testHooks)');
+    if (this.worker) this.post(this.worker, { type: 'crash-for-test', how });
   }
 
   dispose(): void {
+    void this.shutdown();
+  }
+
+  /** Fails what is in flight, stops the worker safely; settles once every worker thread has exited. */
+  async shutdown(): Promise<void> {
     this.disposed = true;
-    this.stopWorker('The Draftsmith engine was shut down.');
+    void this.stopWorker('The Draftsmith engine was shut down.');
+    await Promise.all([...this.stopping]);
   }
 
   // ---- worker lifecycle ------------------------------------------------------------------------
 
-  private ensureWorker(): ChildProcess {
+  private ensureWorker(): Worker {
     if (this.worker) return this.worker;
     this.log.info(`engine: starting worker ${this.workerPath}`);
-    const worker = fork(this.workerPath, [], {
-      // stdout/stderr are piped so that stray console output from the engine lands in the log.
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      // Structured clone, as between threads: NaN and Infinity survive, which JSON would turn into null.
-      serialization: 'advanced',
-      // Not the host's flags (an --inspect port would clash).
-      execArgv: [],
-    });
+    // stdout/stderr are piped so that stray console output from the engine lands in the log.
+    const worker = new Worker(this.workerPath, { stdout: true, stderr: true, workerData: { testHooks: this.testHooks } });
     this.worker = worker;
-    worker.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.logLines('info', chunk));
-    worker.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.logLines('warn', chunk));
+    worker.stdout.setEncoding('utf8').on('data', (chunk: string) => this.logLines('info', chunk));
+    worker.stderr.setEncoding('utf8').on('data', (chunk: string) => this.logLines('warn', chunk));
     worker.on('message', (data: unknown) => this.onMessage(worker, data));
+    worker.on('messageerror', (err) => this.log.error(`engine: a message could not be deserialized: ${err.message}`));
     worker.on('error', (err) => this.onCrash(worker, `${err.name}: ${err.message}`));
-    worker.on('exit', (code, signal) => this.onCrash(worker, signal ? `killed by ${signal}` : `exit code ${code}`));
+    worker.on('exit', (code) => this.onCrash(worker, `exit code ${code}`));
     this.post(worker, { type: 'configure', config: this.config });
     return worker;
   }
 
-  /** Intentional stop: the worker is forgotten first, so its exit event is not taken for a crash. */
-  private stopWorker(reason: string): void {
+  /**
+   * Intentional stop: the worker is forgotten first (so its exit is not taken for a crash) and what
+   * is in flight fails now; the thread itself is stopped safely (stopSafely).
+   */
+  private stopWorker(reason: string): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
     this.rejectAll(new EngineError('stopped', reason));
-    worker?.kill();
+    if (!worker) return Promise.resolve();
+    const stopped = this.stopSafely(worker);
+    this.stopping.add(stopped);
+    void stopped.then(() => this.stopping.delete(stopped));
+    return stopped;
   }
 
-  private onCrash(worker: ChildProcess, detail: string): void {
+  /**
+   * Terminates `worker` only once it says 'stopped' (no onnxruntime call under way, none to come):
+   * terminate() inside a run aborts the whole host process. A worker that does not answer within
+   * stopTimeoutMs is stuck (in a loop, or a native call that never returns) and is terminated anyway,
+   * with a warning. Resolves once the thread has exited.
+   */
+  private stopSafely(worker: Worker): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const started = performance.now();
+      let timer: NodeJS.Timeout | undefined;
+      const onMessage = (data: unknown) => {
+        const parsed = FromWorker.safeParse(data);
+        if (!parsed.success || parsed.data.type !== 'stopped') return;
+        this.log.info(`engine: the old worker stopped in ${Math.round(performance.now() - started)} ms; terminating it`);
+        terminate();
+      };
+      const terminate = () => {
+        if (timer) clearTimeout(timer);
+        worker.off('message', onMessage);
+        void worker.terminate();
+      };
+      worker.on('message', onMessage);
+      worker.once('exit', () => {
+        if (timer) clearTimeout(timer);
+        worker.off('message', onMessage);
+        resolve();
+      });
+      timer = setTimeout(() => {
+        this.log.warn(
+          `engine: the old worker did not confirm that it stopped within ${formatSeconds(this.stopTimeoutMs)}; terminating it anyway ` +
+            '(it seems stuck; if onnxruntime were inside a run now, terminating could abort the extension host)',
+        );
+        terminate();
+      }, this.stopTimeoutMs);
+      this.post(worker, { type: 'stop' });
+    });
+  }
+
+  private onCrash(worker: Worker, detail: string): void {
     // 'error' is followed by 'exit'; the first one handles it. Also ignores workers we stopped.
+    // The thread is already ending on its own: no terminate() here.
     if (worker !== this.worker) return;
     this.worker = undefined;
     const lost = this.pending.size;
@@ -176,7 +253,6 @@ export class EngineClient {
       'stopped',
       `The Draftsmith engine stopped unexpectedly (${detail}); it has been restarted. Try again.`,
     ));
-    worker.kill();
   }
 
   private rejectAll(error: EngineError): void {
@@ -194,7 +270,7 @@ export class EngineClient {
 
   // ---- messages --------------------------------------------------------------------------------
 
-  private post(worker: ChildProcess, message: ToWorker): void {
+  private post(worker: Worker, message: ToWorker): void {
     // Parsing our own messages catches a host-side bug here rather than as a 'bad-request' later.
     const checked = ToWorker.safeParse(message);
     if (!checked.success) {
@@ -205,13 +281,10 @@ export class EngineClient {
       }
       return;
     }
-    if (!worker.connected) return; // exited: its exit handler fails what is pending
-    worker.send(checked.data, (err) => {
-      if (err) this.log.error(`engine: could not send a ${message.type} message: ${err.message}`);
-    });
+    worker.postMessage(checked.data);
   }
 
-  private onMessage(worker: ChildProcess, data: unknown): void {
+  private onMessage(worker: Worker, data: unknown): void {
     if (worker !== this.worker) return;
     const parsed = FromWorker.safeParse(data);
     if (!parsed.success) {
@@ -229,6 +302,8 @@ export class EngineClient {
       case 'ready':
         this.log.info('engine: worker ready');
         return;
+      case 'stopped':
+        return; // only a worker being stopped sends it (stopSafely listens for it)
       case 'log':
         this.log[message.level](`engine: ${message.message}`);
         return;

@@ -69,11 +69,10 @@ test('twenty mixed requests at once each reach their own caller or cancel cleanl
   assert.ok(answered >= 15, `only ${answered} of the 15 uncancelled requests were answered`);
   assert.equal(client.inFlight, 0);
 
-  client.dispose();
-  await new Promise((r) => setTimeout(r, 200));
+  await client.shutdown(); // the worker thread stopped (stop, then terminate) and gone
   gc();
   const after = process.memoryUsage();
   console.log(`20 requests in ${seconds.toFixed(1)} s: ${answered} answered, ${cancelled} cancelled; host heap ${mb(before.heapUsed)} -> ${mb(after.heapUsed)}, rss ${mb(before.rss)} -> ${mb(after.rss)}`);
-  // The models live in the engine process; the host keeps only the answers it was handed.
+  // The models live in the engine's worker thread; the host keeps only the answers it was handed.
   assert.ok(after.heapUsed - before.heapUsed < 64 * 2 ** 20, `host heap grew by ${mb(after.heapUsed - before.heapUsed)}`);
 });
