@@ -9,7 +9,7 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { DeviceSetting, EngineConfig } from './protocol';
+import { DeviceSetting, EngineConfig, EngineRequest } from './protocol';
 import { Engine } from './engine/engine';
 import { EngineError, errorMessage } from './engine/errors';
 import { runEssayEval } from './engine/eval/essayEval';
@@ -34,11 +34,27 @@ const USAGE = `usage:
 export function engineConfig(a: Args): EngineConfig {
   const device = DeviceSetting.safeParse(flag(a, 'device') ?? 'auto');
   if (!device.success) throw new EngineError('bad-request', `--device must be auto, cpu or cuda`);
-  return EngineConfig.parse({
+  const config = EngineConfig.safeParse({
     modelsDir: path.resolve(flag(a, 'models') ?? path.join(__dirname, '..', 'models')),
     device: device.data,
     threads: intFlag(a, 'threads') ?? 0,
   });
+  if (!config.success) throw new EngineError('bad-request', `--threads must be between 0 and 64`);
+  return config.data;
+}
+
+/** The request field each option fills, for messages in the options' own names. */
+const OPTION_OF: Record<string, string> = {
+  'decoding.beamSize': '--beam', 'decoding.maxLength': '--max-length', maxInputTokens: '--max-input-tokens', candidates: '--candidates',
+};
+
+/** The protocol's limits hold for the CLI too (the worker checks them for the extension): --beam 0 is refused, not run. */
+function checked<R extends EngineRequest>(request: R): R {
+  const parsed = EngineRequest.safeParse(request);
+  if (parsed.success) return request;
+  const issue = parsed.error.issues[0];
+  const where = issue.path.join('.');
+  throw new EngineError('bad-request', `${OPTION_OF[where] ?? where}: ${issue.message}`);
 }
 
 const stderrLog = (level: string, message: string) => { if (level !== 'info' || process.env.DRAFTSMITH_VERBOSE) process.stderr.write(`[${level}] ${message}\n`); };
@@ -48,11 +64,11 @@ async function summarize(a: Args): Promise<void> {
   if (!file) throw new EngineError('bad-request', 'summarize needs a FILE (use - for standard input)');
   const text = file === '-' ? await readStdin() : await fs.readFile(file, 'utf8').catch((e) => { throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`); });
   const engine = new Engine(engineConfig(a), stderrLog);
-  const result = await engine.run({
+  const result = await engine.run(checked({
     op: 'summarize', text,
     maxInputTokens: intFlag(a, 'max-input-tokens'),
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
-  });
+  }));
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return;
@@ -67,10 +83,10 @@ async function essay(a: Args): Promise<void> {
   const topics = a.positional.slice(1).join(' ');
   if (!topics.trim()) throw new EngineError('bad-request', 'essay needs topic words, e.g. draftsmith essay "bee, swallow, geese, flower, frog"');
   const engine = new Engine(engineConfig(a), stderrLog);
-  const result = await engine.run({
+  const result = await engine.run(checked({
     op: 'essay', topics, candidates: intFlag(a, 'candidates'),
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
-  });
+  }));
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return;
@@ -133,9 +149,13 @@ async function readStdin(): Promise<string> {
 async function main(argv: string[]): Promise<number> {
   const a = parseArgs(argv);
   const cmd = a.positional[0];
-  if (!cmd || flag(a, 'help')) {
+  if (!cmd) {
+    process.stderr.write(`draftsmith: no command given\n${USAGE}\n`);
+    return 2;
+  }
+  if (flag(a, 'help')) {
     process.stdout.write(USAGE + '\n');
-    return cmd ? 0 : 2;
+    return 0;
   }
   if (cmd === 'summarize') await summarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);

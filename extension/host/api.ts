@@ -28,7 +28,7 @@ export interface DraftsmithApi {
   };
   engine: {
     restart(): void;
-    /** Terminates the worker as a crash would (the client is not told first). */
+    /** Makes the worker crash on its own (an uncaught exception between decoding steps); test mode only. */
     crashForTest(): void;
     /** Requests sent to the worker and not yet answered. */
     inFlight(): number;

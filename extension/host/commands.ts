@@ -19,7 +19,8 @@ const commands: Record<string, CommandFactory> = {
   'draftsmith.showInsights': (ctx) => () => ctx.insights.show(),
   'draftsmith.showLog': (ctx) => () => ctx.log.show(true),
   'draftsmith.restartEngine': (ctx) => () => {
-    ctx.engine.restart();
+    // Requests in flight fail now; the old worker thread is stopped safely in the background.
+    void ctx.engine.restart();
     void vscode.window.showInformationMessage('Draftsmith: the engine was restarted.');
   },
 };

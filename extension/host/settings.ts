@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BeamOptions, DeviceSetting, EngineConfig } from '../protocol';
+import { resolveModelsDir } from './modelsPath';
 
 export const SECTION = 'draftsmith';
 
@@ -9,13 +10,12 @@ export function affectsEngine(event: vscode.ConfigurationChangeEvent): boolean {
   return event.affectsConfiguration(SECTION);
 }
 
-/** modelsPath when set, else the models shipped inside the extension. */
+/** modelsPath when set (only the user's own in a restricted workspace), else the models shipped inside the extension. */
 export function readEngineConfig(extensionPath: string): EngineConfig {
   const cfg = vscode.workspace.getConfiguration(SECTION);
-  const modelsPath = cfg.get<string>('modelsPath', '').trim();
   const device = DeviceSetting.safeParse(cfg.get('device'));
   return {
-    modelsDir: modelsPath || path.join(extensionPath, 'models'),
+    modelsDir: resolveModelsDir(cfg.inspect('modelsPath'), vscode.workspace.isTrusted, path.join(extensionPath, 'models')),
     device: device.success ? device.data : 'auto',
     threads: intIn(cfg.get('threads'), 0, 64, 0),
   };
@@ -56,6 +56,12 @@ export function readEssayOptions(): EssayOptions {
       maxLength: intIn(cfg.get('essay.maxLength'), 16, 512, 180),
     },
   };
+}
+
+/** draftsmith.maxSecondsPerRequest in ms: how long one command may wait for the engine before it is stopped. */
+export function readTimeLimitMs(): number {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  return intIn(cfg.get('maxSecondsPerRequest'), 5, 3600, 300) * 1000;
 }
 
 function numberIn(value: unknown, min: number, max: number, fallback: number): number {

@@ -15,7 +15,7 @@ import type { StepModel } from '../decode/types';
 import { EngineError, errorMessage } from '../errors';
 import { porterStem } from '../metrics/porterStemmer';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor } from '../runtime/onnx';
+import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { gatherAxis, repeatIndex } from '../runtime/tensorOps';
 import { parseTopics } from '../text/topics';
 import { Tokenizer } from '../text/tokenizer';
@@ -28,6 +28,8 @@ type Pcsan = Extract<Manifest['architecture'], { type: 'pcsan-encoder-decoder' }
 
 /** The model was trained on five topic words; a few more still work, fifty do not. */
 export const MAX_TOPICS = 10;
+/** A topic word or short phrase; anything longer is not one (and would only slow the tokenizer down). */
+export const MAX_TOPIC_CHARS = 64;
 
 interface DecoderState {
   past: Float32Array;
@@ -66,13 +68,26 @@ export class EssaySystem {
     const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
     const enc = await openSession(folder.file('encoder'), opts);
     const dec = await openSession(folder.file('decoder'), opts);
-    checkIO(enc.session, folder.file('encoder'), ['input_ids', 'word_ids', 'attention_mask'], ['cross_key_values', 'memory_mask', 'source_context', 'layer_weights']);
+    const ids: TensorSpec = { type: 'int64', dims: [null, null] };
+    // Keys and values per decoder layer: [layers, 2, batch, heads, positions, head size].
+    const keyValues: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, 2, null, arch.heads, null, arch.dModel / arch.heads] };
+    const contextSum: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, null, arch.dModel] };
+    const sourceContext: TensorSpec = { type: 'float32', dims: [null, arch.dModel] };
+    checkIO(enc.session, folder.file('encoder'),
+      { input_ids: ids, word_ids: ids, attention_mask: ids },
+      {
+        cross_key_values: keyValues, memory_mask: ids, source_context: sourceContext,
+        layer_weights: { type: 'float32', dims: [arch.decoderLayers, arch.encoderLayers + 1] },
+      });
     // source_context feeds only the -Source-context ablation (the exporter drops an unused input);
     // source_ids only a model that copies topic subwords.
     checkIO(dec.session, folder.file('decoder'),
-      ['input_ids', 'cross_key_values', 'memory_mask', 'past_key_values', 'past_context_sum',
-        ...(arch.context === 'source' ? ['source_context'] : []), ...(arch.copy ? ['source_ids'] : [])],
-      ['log_probs', 'present_key_values', 'present_context_sum']);
+      {
+        input_ids: { type: 'int64', dims: [null, 1] }, cross_key_values: keyValues, memory_mask: ids, past_key_values: keyValues,
+        past_context_sum: contextSum,
+        ...(arch.context === 'source' ? { source_context: sourceContext } : {}), ...(arch.copy ? { source_ids: ids } : {}),
+      },
+      { log_probs: { type: 'float32', dims: [null, arch.vocabSize] }, present_key_values: keyValues, present_context_sum: contextSum });
     let words: string[];
     try {
       words = z.array(z.string()).parse(JSON.parse(await fs.readFile(folder.file('words'), 'utf8')));
@@ -98,7 +113,7 @@ export class EssaySystem {
         wordIds.push(0);
       }
       const pieces = this.tokenizer.encode(t);
-      ids.push(...pieces);
+      for (const id of pieces) ids.push(id); // not push(...pieces): a long word would overflow the stack
       for (let k = 0; k < pieces.length; k++) wordIds.push(this.wordIndex.get(t.toLowerCase()) ?? 0);
     });
     return { ids, wordIds };
@@ -109,6 +124,10 @@ export class EssaySystem {
     if (selected.length === 0) throw new EngineError('bad-input', 'Select a few topic words (for example "bee, swallow, geese, flower, frog"): the selection has no words.');
     if (selected.length > MAX_TOPICS) {
       throw new EngineError('bad-input', `Select at most ${MAX_TOPICS} topic words; the selection has ${selected.length}. The model was trained on five.`);
+    }
+    const tooLong = selected.find((t) => t.length > MAX_TOPIC_CHARS);
+    if (tooLong) {
+      throw new EngineError('bad-input', `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". Select a few words or short phrases.`);
     }
     // A word in a script the vocabulary lacks encodes to the unknown piece only: it would feed the
     // model noise, so it is left out and reported.

@@ -15,7 +15,7 @@ import type { StepModel } from '../decode/types';
 import type { LikelihoodModel } from '../metrics/perplexity';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int64Data, int64Tensor, openSession, Session, Tensor } from '../runtime/onnx';
+import { checkIO, float32Tensor, floatData, int64Data, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { gatherAxis, repeatIndex } from '../runtime/tensorOps';
 import { hasReadableText, junkRatio } from '../text/normalize';
 import { Tokenizer } from '../text/tokenizer';
@@ -49,10 +49,20 @@ export class SummarizeSystem implements LikelihoodModel {
     const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
     const enc = await openSession(folder.file('encoder'), opts);
     const dec = await openSession(folder.file('decoder'), opts);
-    checkIO(enc.session, folder.file('encoder'), ['input_ids', 'attention_mask'], ['cross_key_values', 'memory_mask', 'topic_attention', 'topic_scores']);
+    const ids: TensorSpec = { type: 'int64', dims: [null, null] };
+    const perPosition: TensorSpec = { type: 'float32', dims: [null, null] };
+    // Keys and values per decoder layer: [layers, 2, batch, heads, positions, head size].
+    const keyValues: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, 2, null, arch.heads, null, arch.dModel / arch.heads] };
+    checkIO(enc.session, folder.file('encoder'),
+      { input_ids: ids, attention_mask: ids },
+      { cross_key_values: keyValues, memory_mask: ids, topic_attention: perPosition, topic_scores: { type: 'float32', dims: [null, arch.numTopics, null] } });
     // source_ids feeds the copy mechanism; a model without one has no such input.
-    const decoderInputs = ['input_ids', 'cross_key_values', 'memory_mask', 'past_key_values', ...(arch.copy ? ['source_ids'] : [])];
-    checkIO(dec.session, folder.file('decoder'), decoderInputs, ['log_probs', 'present_key_values', 'cross_attention']);
+    checkIO(dec.session, folder.file('decoder'),
+      {
+        input_ids: { type: 'int64', dims: [null, 1] }, cross_key_values: keyValues, memory_mask: ids, past_key_values: keyValues,
+        ...(arch.copy ? { source_ids: ids } : {}),
+      },
+      { log_probs: { type: 'float32', dims: [null, arch.vocabSize] }, present_key_values: keyValues, cross_attention: perPosition });
     let topics: { id: number; words: string[] }[] = [];
     try {
       topics = Topics.parse(JSON.parse(await fs.readFile(folder.file('topics'), 'utf8'))).topics;

@@ -313,9 +313,116 @@ test('"Draftsmith: Expand Topic Words into Essay" on selected topic words insert
   await shot('ui-10-essay-insights');
 });
 
+// Hostile document text: markup, event handlers, javascript: URLs, CSS, bidirectional overrides and
+// a very long line. Written into the workspace folder before the workbench loads (see the runner).
+const HOSTILE_FILE = 'hostile.md';
+const HOSTILE_LONG_TAIL = 'the long line ends here.';
+const HOSTILE = [
+  '<script>document.body.dataset.pwned = "script"</script> The council opened the <b>bridge</b> on Saturday.',
+  '<img src=x onerror="document.body.dataset.pwned=\'img\'"> Residents <a href="javascript:document.body.dataset.pwned=\'link\'">cheered</a> loudly.',
+  '<style>#app { display: none }</style> <div style="background:url(javascript:alert(1))" onclick="alert(1)">Shop owners</div> worried about customers.',
+  'The mayor said \u202Eevil\u202C text and \u2067isolated\u2069 words stay text.',
+  'A very long line about the bridge ' + 'and the river '.repeat(1500) + HOSTILE_LONG_TAIL,
+].join('\n\n');
+
+/** What the insights page holds now: elements, attributes and scripts a test should never find. */
+async function inspectPanel(frame) {
+  return frame.locator('body').evaluate((body) => {
+    const app = document.getElementById('app');
+    const allowedTags = new Set(['canvas', 'caption', 'div', 'h1', 'h2', 'header', 'li', 'ol', 'p', 'section', 'span', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'mark']);
+    const nodes = Array.from(app.querySelectorAll('*'));
+    const meta = document.querySelector('meta[http-equiv="Content-Security-Policy"]');
+    return {
+      view: app.dataset.view || '',
+      strangeTags: nodes.map((n) => n.localName).filter((t) => !allowedTags.has(t)),
+      // Views set custom properties and sizes through the CSSOM; nothing else may come in as an attribute.
+      riskyAttributes: nodes.flatMap((n) => Array.from(n.attributes)
+        .filter((a) => /^on/i.test(a.name) || ['href', 'src', 'srcset', 'action', 'formaction', 'xlink:href'].includes(a.name.toLowerCase()) ||
+          (a.name === 'style' && /url\(|javascript:|expression\(/i.test(a.value)))
+        .map((a) => `${n.localName}[${a.name}=${a.value.slice(0, 40)}]`)),
+      pwned: body.dataset.pwned || null,
+      appHidden: getComputedStyle(app).display === 'none',
+      text: app.textContent,
+      csp: meta ? meta.getAttribute('content') : null,
+    };
+  });
+}
+
+function expectInert(report, what) {
+  if (report.pwned) throw new Error(`${what}: document text ran as code (${report.pwned})`);
+  if (report.strangeTags.length) throw new Error(`${what}: the panel holds elements the views never make: ${report.strangeTags.join(', ')}`);
+  if (report.riskyAttributes.length) throw new Error(`${what}: risky attributes in the panel: ${report.riskyAttributes.join(', ')}`);
+  if (report.appHidden) throw new Error(`${what}: document CSS reached the panel (#app is hidden)`);
+}
+
+test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi overrides and a long line shows as inert text in the insights panel', async () => {
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: HOSTILE_FILE }).first();
+  await row.waitFor({ state: 'visible', timeout: 60_000 });
+  await row.dblclick();
+  await page.waitForSelector(`.tabs-container .tab[aria-label*="${HOSTILE_FILE}"]`, { timeout: 60_000 });
+  await waitForText((t) => t.includes('Residents'), 30_000, 'the hostile document');
+  await focusEditor();
+  await runFromPalette('Draftsmith: Score Draft', { asks: true });
+  await pickReference(SAMPLE);
+  const frame = await insightsFrame();
+  await frame.locator('#app[data-view="score"] .sentences-table', { hasText: 'Residents' }).first()
+    .waitFor({ state: 'attached', timeout: commandTimeoutMs });
+
+  const shown = await inspectPanel(frame);
+  expectInert(shown, 'Score Draft');
+  // Pieces without a full stop: the draft's sentences are split at dots (e.g. in "document.body").
+  for (const piece of ['<script>', '</script>', '<img src=x onerror="document', 'href="javascript:document', '<style>#app { display: none }</style>', 'onclick="alert(1)"', '\u202Eevil\u202C', '\u2067isolated\u2069', HOSTILE_LONG_TAIL]) {
+    if (!shown.text.includes(piece)) throw new Error(`the panel does not show ${JSON.stringify(piece)} as text`);
+  }
+  log(`hostile text shown inert: ${shown.text.length} characters of text, no stray elements or handlers`);
+
+  // The page's own policy: a nonce for scripts, nothing inline, nothing remote.
+  const csp = shown.csp || '';
+  const scriptSrc = (csp.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src ')) || '').split(/\s+/).slice(1);
+  if (scriptSrc.length !== 1 || !/^'nonce-[A-Za-z0-9+/=]{16,}'$/.test(scriptSrc[0])) throw new Error(`script-src is not a nonce alone: ${csp}`);
+  if (/unsafe-inline|unsafe-eval|\shttps?:(\s|;|$)|\s\*(\s|;|$)|data:|blob:/.test(csp)) throw new Error(`the CSP allows too much: ${csp}`);
+  log('CSP:', csp);
+
+  // Messages that are not the protocol's are ignored: the view stays as it is.
+  const rows = await frame.locator('.sentences-table tbody tr').count();
+  await frame.locator('body').evaluate(() => {
+    for (const m of [
+      { type: 'html', html: '<img src=x onerror="document.body.dataset.pwned=1">' },
+      { type: 'score' },
+      { type: 'summarize', result: { op: 'summarize', summary: '<b>x</b>' } },
+      '<script>document.body.dataset.pwned = 2</script>',
+      null,
+    ]) window.postMessage(m, '*');
+  });
+  await page.waitForTimeout(1_000);
+  const after = await inspectPanel(frame);
+  expectInert(after, 'malformed messages');
+  const rowsAfter = await frame.locator('.sentences-table tbody tr').count();
+  if (after.view !== 'score' || rowsAfter !== rows) throw new Error(`a malformed message changed the view: ${after.view}, ${rowsAfter} rows (was ${rows})`);
+
+  // A well-formed summary of the same text renders its tokens inert as well (attention shading, phrases).
+  await frame.locator('body').evaluate((_, text) => {
+    const pieces = text.split(/(\s+)/).filter(Boolean);
+    let at = 0;
+    const tokens = pieces.map((p, i) => { const t = { text: p, start: at, end: at + p.length, weight: (i % 7) / 7 }; at += p.length; return t; });
+    const stats = { inputTokens: tokens.length, usedInputTokens: tokens.length, outputTokens: 3, encodeMs: 1, decodeMs: 1, tokensPerSecond: 1, device: 'cpu', model: '<img src=x onerror=1>' };
+    window.postMessage({ type: 'summarize', result: {
+      op: 'summarize', summary: '<script>document.body.dataset.pwned = 3</script>', source: text, truncated: false, usedChars: text.length,
+      tokens, topPhrases: [{ text: tokens[0].text, start: 0, end: tokens[0].end, weight: 1 }], topics: [{ id: 0, words: ['<a href="javascript:1">x</a>'] }], stats,
+    } }, '*');
+  }, HOSTILE);
+  await frame.locator('#app[data-view="summarize"]').waitFor({ state: 'attached', timeout: 10_000 });
+  const summary = await inspectPanel(frame);
+  expectInert(summary, 'summary view');
+  if (!summary.text.includes('<script>document.body.dataset.pwned = 3</script>')) throw new Error('the summary view does not show the summary as text');
+  await shot('ui-11-hostile');
+});
+
 // ------------------------------------------------------------------ runner
 (async () => {
   fs.mkdirSync(outDir, { recursive: true });
+  const folder = new URL(url).searchParams.get('folder');
+  if (folder) fs.writeFileSync(path.join(folder, HOSTILE_FILE), HOSTILE);
   const results = [];
   let browser;
   try {
