@@ -8,23 +8,7 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { SummarizeSystem } from '../extension/engine/systems/summarize';
-import { ort } from '../extension/engine/runtime/onnx';
-
-/** Every session.run goes through here, so its time can be set against the whole run. */
-let sessionMs = 0;
-let sessionCalls = 0;
-// The factory type hides the class; at run time InferenceSession is a class whose instances share run().
-const proto = (ort().InferenceSession as unknown as { prototype: { run: (...args: unknown[]) => Promise<unknown> } }).prototype;
-const originalRun = proto.run;
-proto.run = async function timedRun(this: unknown, ...args: unknown[]) {
-  const t = performance.now();
-  try {
-    return await originalRun.apply(this, args);
-  } finally {
-    sessionMs += performance.now() - t;
-    sessionCalls++;
-  }
-};
+import { sessionTime, spread } from './sessionTimer';
 
 const root = path.resolve(__dirname, '..', '..');
 const text = readFileSync(path.join(root, 'samples', 'sample.md'), 'utf8');
@@ -41,19 +25,18 @@ const noop = { progress: () => {}, partial: () => {}, checkCancelled: () => {} }
     let calls = 0;
     let last;
     for (let i = 0; i < 5; i++) {
-      sessionMs = 0;
-      sessionCalls = 0;
+      sessionTime.reset();
       const t = performance.now();
       last = await system.run({ op: 'summarize', text, decoding: { beamSize } }, noop);
       runs.push(performance.now() - t);
-      floors.push(sessionMs);
-      calls = sessionCalls;
+      floors.push(sessionTime.ms);
+      calls = sessionTime.calls;
     }
-    floors.sort((a, b) => a - b);
-    runs.sort((a, b) => a - b);
+    const run = spread(runs);
+    const floor = spread(floors);
     const s = last!.stats;
-    console.log(`beam ${beamSize}: end-to-end median ${runs[2].toFixed(0)} ms (min ${runs[0].toFixed(0)}, max ${runs[4].toFixed(0)}); ` +
+    console.log(`beam ${beamSize}: end-to-end ${run.text}; ` +
       `${s.usedInputTokens} input tokens, encode ${s.encodeMs.toFixed(0)} ms, ${s.outputTokens} output tokens, ${s.tokensPerSecond.toFixed(1)} steps/s; ` +
-      `floor (${calls} session.run calls) median ${floors[2].toFixed(0)} ms: the loop takes ${(runs[2] / floors[2]).toFixed(2)}x the floor`);
+      `floor (${calls} session.run calls) median ${floor.median.toFixed(0)} ms: the loop takes ${(run.median / floor.median).toFixed(2)}x the floor`);
   }
 })();

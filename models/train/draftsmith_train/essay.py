@@ -163,7 +163,12 @@ def cmd_train(args):
             nlls = [forward(val[i:i + 16])[1].item() for i in range(0, len(val), 16)]
         return f"nll {np.mean(nlls):.3f} ppl {math.exp(np.mean(nlls)):.1f}"
 
-    stats = train_loop(model, batches(), args, device, lambda b: forward(b)[::2], validate)
+    # Eq. 2's few mixing scalars get a larger step: at the shared rate they stay near uniform for
+    # the whole of a short (CPU) run, and the layer-mix ablations would then compare nothing.
+    mix = [p for n, p in model.named_parameters() if n.startswith("layer_mix.")]
+    rest = [p for n, p in model.named_parameters() if not n.startswith("layer_mix.") and p.requires_grad]
+    groups = [{"params": rest}, {"params": mix, "lr_scale": args.mix_lr_scale, "weight_decay": 0.0}]
+    stats = train_loop(model, batches(), args, device, lambda b: forward(b)[::2], validate, groups)
     model.eval()
     stats["val"] = validate()
     log(f"final validation {stats['val']}; layer weights {model.layer_mix.weights().detach().cpu().numpy().round(2).tolist()}")
@@ -188,6 +193,7 @@ def main():
     p.add_argument("--label-smoothing", type=float, default=0.1)
     p.add_argument("--layer-mix", choices=["dynamic", "static", "last", "none"], default="dynamic")
     p.add_argument("--context", choices=["target", "none", "source"], default="target")
+    p.add_argument("--mix-lr-scale", type=float, default=50.0, help="learning-rate multiple for the layer-mix weights (Eq. 2)")
     p.add_argument("--no-copy", action="store_true", help="the paper's decoder without the pointer over topic subwords")
     p.add_argument("--word-dim", type=int, default=64)
     p.add_argument("--word-epochs", type=int, default=3)

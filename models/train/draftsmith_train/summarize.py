@@ -74,15 +74,16 @@ def pad(seqs, value=T.PAD):
     return torch.tensor([s + [value] * (n - len(s)) for s in seqs], dtype=torch.long)
 
 
-def train_loop(model, batches, args, device, step_fn, val_fn=None):
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
+def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=None):
+    """param_groups: optional AdamW groups, each may carry "lr_scale" (a multiple of the schedule's lr)."""
+    opt = torch.optim.AdamW(param_groups or model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
     warmup = args.warmup
     t0, step, tokens, losses = time.time(), 0, 0, []
     model.train()
     for batch in batches:
         lr = args.lr * min(1.0, (step + 1) / warmup) * (1.0 if step < warmup else max(0.1, math.sqrt(warmup / (step + 1))))
         for g in opt.param_groups:
-            g["lr"] = lr
+            g["lr"] = lr * g.get("lr_scale", 1.0)
         loss, ntok = step_fn(batch)
         opt.zero_grad()
         loss.backward()

@@ -1,0 +1,25 @@
+/** Times every onnxruntime session.run (the floor a decoding loop cannot go below): the loop's own
+ * overhead is the rest of its time. Import before any session runs. */
+import { ort } from '../extension/engine/runtime/onnx';
+
+export const sessionTime = { ms: 0, calls: 0, reset() { this.ms = 0; this.calls = 0; } };
+
+// The factory type hides the class; at run time InferenceSession is a class whose instances share run().
+const proto = (ort().InferenceSession as unknown as { prototype: { run: (...args: unknown[]) => Promise<unknown> } }).prototype;
+const originalRun = proto.run;
+proto.run = async function timedRun(this: unknown, ...args: unknown[]) {
+  const t = performance.now();
+  try {
+    return await originalRun.apply(this, args);
+  } finally {
+    sessionTime.ms += performance.now() - t;
+    sessionTime.calls++;
+  }
+};
+
+/** Median, min and max of a list of milliseconds, as the benches print them. */
+export function spread(ms: number[]): { median: number; min: number; max: number; text: string } {
+  const s = [...ms].sort((a, b) => a - b);
+  const median = s[Math.floor(s.length / 2)];
+  return { median, min: s[0], max: s[s.length - 1], text: `median ${median.toFixed(0)} ms (min ${s[0].toFixed(0)}, max ${s[s.length - 1].toFixed(0)})` };
+}
