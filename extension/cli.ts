@@ -23,8 +23,8 @@ const USAGE = `usage:
   draftsmith summarize FILE [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
                             [--beam N] [--max-length N] [--max-input-tokens N]
   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
-  draftsmith essay "bee, swallow, geese, flower, frog" [--candidates N] [--beam N] [--max-length N] [--json]
-  draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--models DIR] [--show]
+  draftsmith essay "bee, swallow, geese, flower, frog" [--candidates N] [--beam N] [--max-length N] [--unconstrained] [--json]
+  draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--unconstrained] [--models DIR] [--show]
   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase]
                    [--ref-field F] [--hyp-field F] [--limit N] [--quiet]
       REF and HYP: text files, one segment per line (or each one document with --document), or
@@ -84,7 +84,7 @@ async function essay(a: Args): Promise<void> {
   if (!topics.trim()) throw new EngineError('bad-request', 'essay needs topic words, e.g. draftsmith essay "bee, swallow, geese, flower, frog"');
   const engine = new Engine(engineConfig(a), stderrLog);
   const result = await engine.run(checked({
-    op: 'essay', topics, candidates: intFlag(a, 'candidates'),
+    op: 'essay', topics, candidates: intFlag(a, 'candidates'), includeAllTopics: flag(a, 'unconstrained') === undefined,
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
   }));
   if (flag(a, 'json')) {
@@ -134,6 +134,7 @@ async function evalEssay(a: Args): Promise<void> {
     limit: intFlag(a, 'limit') ?? Infinity,
     variants: variants(a, `PC-SAN=${essayModelDir(config.modelsDir)}`),
     beamSize: intFlag(a, 'beam'),
+    unconstrained: flag(a, 'unconstrained') !== undefined,
     show: flag(a, 'show') !== undefined,
     runtime: { device: config.device, threads: config.threads, log: stderrLog },
   }, (m) => process.stderr.write(`${m}\n`));

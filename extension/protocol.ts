@@ -96,6 +96,9 @@ export const EssayRequest = z.object({
   /** How many different essays to return (the best beams), best first. */
   candidates: z.number().int().min(1).max(5).optional(),
   decoding: BeamOptions.optional(),
+  /** Every essay must contain each topic word (lexically constrained beam search); default true.
+   * false: plain beam search, as the PC-SAN paper decodes. */
+  includeAllTopics: z.boolean().optional(),
 });
 export type EssayRequest = z.infer<typeof EssayRequest>;
 

@@ -48,7 +48,7 @@ export async function essay(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.
     result = await requestWithProgress(
       ctx,
       'Draftsmith: Writing an essay…',
-      { op: 'essay', topics: text, candidates: options.candidates, decoding: options.decoding },
+      { op: 'essay', topics: text, candidates: options.candidates, decoding: options.decoding, includeAllTopics: options.includeAllTopics },
       token,
     );
   } catch (err) {

@@ -44,6 +44,8 @@ export interface EssayOptions {
   /** How many essays to offer in a quick pick; 1 inserts the best one directly. */
   candidates: number;
   decoding: BeamOptions;
+  /** Every essay contains each topic word (constrained beam search). */
+  includeAllTopics: boolean;
 }
 
 /** As readSummarizeOptions: anything out of range falls back to the default. */
@@ -55,6 +57,7 @@ export function readEssayOptions(): EssayOptions {
       beamSize: intIn(cfg.get('essay.beamSize'), 1, 16, 5),
       maxLength: intIn(cfg.get('essay.maxLength'), 16, 512, 180),
     },
+    includeAllTopics: cfg.get('essay.includeAllTopics') !== false,
   };
 }
 

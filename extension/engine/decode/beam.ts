@@ -20,7 +20,8 @@ export interface BeamOptions {
 
 interface Beam { tokens: number[]; logProb: number }
 
-const normalised = (logProb: number, length: number, alpha: number) => logProb / Math.pow(Math.max(1, length), alpha);
+/** The length-normalised score that ranks hypotheses. */
+export const normalised = (logProb: number, length: number, alpha: number) => logProb / Math.pow(Math.max(1, length), alpha);
 
 /** `state` must already hold `beamSize` rows (the source tiled), all at the start position. */
 export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOptions, hooks: DecodeHooks = {}): Promise<Hypothesis[]> {

@@ -11,6 +11,7 @@ import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { EssayRequest, EssayResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
+import { constrainedBeamSearch } from '../decode/constrainedBeam';
 import type { StepModel } from '../decode/types';
 import { EngineError, errorMessage } from '../errors';
 import { porterStem } from '../metrics/porterStemmer';
@@ -119,6 +120,12 @@ export class EssaySystem {
     return { ids, wordIds };
   }
 
+  /** The token spellings of a topic word as the essay may write it: as selected, lower case, and capitalised (a sentence start). */
+  private spellings(topic: string): number[][] {
+    const forms = new Set([topic, topic.toLowerCase(), topic.charAt(0).toUpperCase() + topic.slice(1)]);
+    return [...forms].map((f) => this.tokenizer.encode(f)).filter((ids) => ids.length > 0);
+  }
+
   async run(req: EssayRequest, ctx: RunContext): Promise<EssayResult> {
     const selected = parseTopics(req.topics);
     if (selected.length === 0) throw new EngineError('bad-input', 'Select a few topic words (for example "bee, swallow, geese, flower, frog"): the selection has no words.');
@@ -158,20 +165,27 @@ export class EssaySystem {
     const maxLength = Math.min(d.maxLength, this.arch.maxTargetPositions - 1);
     const t1 = performance.now();
     const special = m.specialTokens;
-    const hyps = await beamSearch(model, {
+    const start = {
       past: new Float32Array(0), pastDims: [L, 2, K, H, 0, dModel / H],
       sum: new Float32Array(L * K * dModel), sumDims: [L, K, dModel],
-    }, {
+    };
+    const beam = {
       bos: special.bos, eos: special.eos, beamSize: K, maxLength, minLength: Math.min(d.minLength, maxLength),
       lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
       banned: [special.pad, special.unk, special.bos, ...(special.mask !== undefined ? [special.mask] : [])],
-    }, {
+    };
+    const hooks = {
       checkCancelled: () => ctx.checkCancelled(),
-      onStep: (step, best) => {
+      onStep: (step: number, best: number[]) => {
         ctx.progress(`Writing the essay (${step + 1} tokens)…`, Math.min(0.95, (step + 1) / maxLength));
         if (step % 8 === 0) ctx.partial(this.tokenizer.decode(best));
       },
-    });
+    };
+    // The paper decodes with plain beam search; a writer asked for an essay that covers all the
+    // words, so by default each topic word is a lexical constraint (the model still writes every token).
+    const hyps = req.includeAllTopics === false
+      ? await beamSearch(model, start, beam, hooks)
+      : await constrainedBeamSearch(model, start, topics.map((t) => this.spellings(t)), beam, hooks);
     const decodeMs = performance.now() - t1;
     const seen = new Set<string>();
     const candidates = hyps
