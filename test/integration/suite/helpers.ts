@@ -56,6 +56,32 @@ export async function openUntitled(content: string, language = 'markdown'): Prom
   }
 }
 
+/** Opens `content` in an untitled plain-text editor with all of it selected. */
+export async function selectedUntitled(content: string): Promise<vscode.TextEditor> {
+  const editor = await openUntitled(content, 'plaintext');
+  const doc = editor.document;
+  editor.selection = new vscode.Selection(new vscode.Position(0, 0), doc.lineAt(doc.lineCount - 1).range.end);
+  return editor;
+}
+
+/** Sets draftsmith.`key` in the user's settings for the length of `work`, then removes it again. */
+export async function withSetting<T>(key: string, value: unknown, work: () => Promise<T>): Promise<T> {
+  const target = vscode.ConfigurationTarget.Global;
+  await vscode.workspace.getConfiguration('draftsmith').update(key, value, target);
+  try {
+    return await work();
+  } finally {
+    await vscode.workspace.getConfiguration('draftsmith').update(key, undefined, target);
+  }
+}
+
+/** Inserts `text` at the start of `doc` as the user would type it; fails the test if VS Code refuses. */
+export async function userTypes(doc: vscode.TextDocument, text: string): Promise<void> {
+  const edit = new vscode.WorkspaceEdit();
+  edit.insert(doc.uri, new vscode.Position(0, 0), text);
+  if (!(await vscode.workspace.applyEdit(edit))) throw new Error('the test edit was not applied');
+}
+
 /** Closes a document's editor without a save prompt, dropping any unsaved change. */
 export async function closeWithoutSaving(doc: vscode.TextDocument): Promise<void> {
   if (doc.isClosed) return;
