@@ -9,6 +9,7 @@ import type { DraftsmithApi, SummarizeOutcome } from '../../extension/host/api';
 import { closeWithoutSaving, openUntitled, sampleDocument, sleep, waitFor } from './suite/helpers';
 import { essayTests } from './suite/essayTests';
 import { hardeningTests } from './suite/hardeningTests';
+import { loadTests } from './suite/loadTests';
 import { runTests, TestCase } from './suite/runner';
 import { scoreTests } from './suite/scoreTests';
 
@@ -138,6 +139,7 @@ export async function run(): Promise<void> {
       },
     },
     ...scoreTests(api, extension.extensionPath),
+    ...loadTests(api),
   ];
 
   await runTests(tests);
