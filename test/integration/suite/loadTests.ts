@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { DraftsmithApi } from '../../../extension/host/api';
+import type { DraftsmithApi, EssayOutcome, SummarizeOutcome } from '../../../extension/host/api';
 import { closeWithoutSaving, openUntitled, selectedUntitled, sleep, waitFor } from './helpers';
 import type { TestCase } from './runner';
 
@@ -33,6 +33,41 @@ interface Job {
   inserts?: vscode.TextDocument;
 }
 
+type Outcome = SummarizeOutcome | EssayOutcome;
+type Inserted<O extends Outcome> = Extract<O, { kind: 'inserted' }>;
+
+/**
+ * A command that inserts into its own editor. Cancelled, it must leave the text as it was;
+ * otherwise it must insert, and `expected` checks the result and says what the text must be now.
+ */
+function insertingJob<O extends Outcome>(
+  label: string,
+  editor: vscode.TextEditor,
+  cancelled: boolean,
+  run: (token: vscode.CancellationToken | undefined) => Promise<O>,
+  expected: (outcome: Inserted<O>, original: string) => string,
+): Job {
+  const original = editor.document.getText();
+  const cancel = cancelled ? new vscode.CancellationTokenSource() : undefined;
+  const isInserted = (o: O): o is Inserted<O> => o.kind === 'inserted';
+  return {
+    label,
+    cancel,
+    inserts: cancel ? undefined : editor.document,
+    async start() {
+      const outcome = await run(cancel?.token);
+      const what = `${label}: ${'message' in outcome ? outcome.message : outcome.kind}`;
+      if (cancel) {
+        assert.equal(outcome.kind, 'cancelled', what);
+        assert.equal(editor.document.getText(), original, `${label}: cancelled, yet the document changed`);
+        return;
+      }
+      assert.ok(isInserted(outcome), what);
+      assert.equal(editor.document.getText(), expected(outcome, original), `${label}: not one result after its own text`);
+    },
+  };
+}
+
 /** One editor after another: opening them at once could hand two the same untitled document. */
 async function inTurn<T>(items: readonly string[], open: (item: string) => Promise<T>): Promise<T[]> {
   const out: T[] = [];
@@ -54,48 +89,16 @@ export function loadTests(api: DraftsmithApi): TestCase[] {
         const draftEditors = await inTurn(DRAFTS, (draft) => openUntitled(draft, 'plaintext'));
         const before = new Map(textDocuments().map((d) => [d, d.getText()]));
 
-        const summaries: Job[] = summaryEditors.map((editor, i) => {
-          const original = editor.document.getText();
-          const cancel = CANCELLED_SUMMARIES.has(i) ? new vscode.CancellationTokenSource() : undefined;
-          return {
-            label: `summarize ${TOWNS[i]}`,
-            cancel,
-            inserts: cancel ? undefined : editor.document,
-            async start() {
-              const outcome = await api.summarize(editor, cancel?.token);
-              if (cancel) {
-                assert.equal(outcome.kind, 'cancelled', `${this.label}: ${outcome.kind}`);
-                assert.equal(editor.document.getText(), original, `${this.label}: cancelled, yet the document changed`);
-                return;
-              }
-              assert.equal(outcome.kind, 'inserted', `${this.label}: ${'message' in outcome ? outcome.message : outcome.kind}`);
-              if (outcome.kind !== 'inserted') return;
-              assert.equal(outcome.result.source, original, `${this.label}: the summary of another editor's text`);
-              assert.equal(editor.document.getText(), `${original}\n\nSummary: ${outcome.summary}\n`, `${this.label}: not one summary after its own text`);
-            },
-          };
-        });
-        const essays: Job[] = essayEditors.map((editor, i) => {
-          const topics = TOPIC_SETS[i];
-          const cancel = CANCELLED_ESSAYS.has(i) ? new vscode.CancellationTokenSource() : undefined;
-          return {
-            label: `essay "${topics}"`,
-            cancel,
-            inserts: cancel ? undefined : editor.document,
-            async start() {
-              const outcome = await api.essay(editor, cancel?.token, async () => 0);
-              if (cancel) {
-                assert.equal(outcome.kind, 'cancelled', `${this.label}: ${outcome.kind}`);
-                assert.equal(editor.document.getText(), topics, `${this.label}: cancelled, yet the document changed`);
-                return;
-              }
-              assert.equal(outcome.kind, 'inserted', `${this.label}: ${'message' in outcome ? outcome.message : outcome.kind}`);
-              if (outcome.kind !== 'inserted') return;
-              assert.deepEqual(outcome.result.topics, topics.split(', '), `${this.label}: an essay on another editor's topic words`);
-              assert.equal(editor.document.getText(), `${topics}\n\n${outcome.essay}\n`, `${this.label}: not one essay after its own topic words`);
-            },
-          };
-        });
+        const summaries = summaryEditors.map((editor, i) =>
+          insertingJob(`summarize ${TOWNS[i]}`, editor, CANCELLED_SUMMARIES.has(i), (token) => api.summarize(editor, token), (outcome, original) => {
+            assert.equal(outcome.result.source, original, `summarize ${TOWNS[i]}: the summary of another editor's text`);
+            return `${original}\n\nSummary: ${outcome.summary}\n`;
+          }));
+        const essays = essayEditors.map((editor, i) =>
+          insertingJob(`essay "${TOPIC_SETS[i]}"`, editor, CANCELLED_ESSAYS.has(i), (token) => api.essay(editor, token, async () => 0), (outcome, topics) => {
+            assert.deepEqual(outcome.result.topics, topics.split(', '), `essay "${topics}": an essay on another editor's topic words`);
+            return `${topics}\n\n${outcome.essay}\n`;
+          }));
         // Score Draft and Check Coherence share the two draft editors: they never edit them.
         const comparisons: Job[] = Array.from({ length: 8 }, (_, i) => {
           const editor = draftEditors[i % 2];
