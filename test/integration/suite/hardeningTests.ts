@@ -1,15 +1,46 @@
 /**
  * In-host tests of issue 9's document and limit guarantees: a result that arrives after the user
  * edited the document is offered in a new editor, never written over their text; a summary or essay
- * cut off at the length limit is inserted with a message that names the setting that sets it.
+ * cut off at the length limit is inserted with a message that names the setting that sets it;
+ * hostile documents are either left as they were or changed by one edit that one Undo reverts.
  */
 import * as assert from 'node:assert/strict';
-import type { DraftsmithApi, EssayOutcome, SummarizeOutcome } from '../../../extension/host/api';
+import * as vscode from 'vscode';
+import type { DraftsmithApi, EssayOutcome, ScoreOutcome, SummarizeOutcome } from '../../../extension/host/api';
 import { closeWithoutSaving, openUntitled, selectedUntitled, userTypes, waitFor, withSetting } from './helpers';
 import type { TestCase } from './runner';
 
-function describe(outcome: SummarizeOutcome | EssayOutcome): string {
+function describe(outcome: SummarizeOutcome | EssayOutcome | ScoreOutcome): string {
   return 'message' in outcome ? `${outcome.kind}: ${outcome.message}` : outcome.kind;
+}
+
+/** Documents a user may have open (or paste), each run through every command that reads text. */
+const HOSTILE_DOCUMENTS: readonly (readonly [string, string])[] = [
+  ['binary bytes', String.fromCharCode(...Array.from({ length: 600 }, (_, i) => (i * 37) % 256))],
+  ['NUL and control characters', 'The council met.\u0000\u0000 It voted.\u0007 \u001b[31m red \u001b[0m and the bridge opened.'],
+  ['lone surrogates', 'A lone \uD800 high and \uDFFF low surrogate sit in this sentence about the bridge.'],
+  ['right-to-left and mixed scripts', 'שלום עולם. مرحبا بالعالم. 東京は日本の首都です。 The bridge opened \u202Eevil\u202C today.'],
+  ['emoji sequences', '👩‍👩‍👧‍👦 🏳️‍🌈 👍🏽 The family crossed the new bridge. 🎉'],
+  ['1 MB of text', 'The council met on Tuesday. Café owners — and 東京 visitors 👍🏽 — asked for longer hours! '.repeat(11_000)],
+];
+
+/** VS Code may store the inserted line breaks as the document's own (CRLF); compared without that. */
+const lf = (text: string) => text.replace(/\r\n/g, '\n');
+
+/**
+ * After a command on a hostile document: untouched when it did not insert; otherwise the text
+ * before plus exactly `insertion`, and one Undo gives back the text before, byte for byte.
+ */
+async function expectOneEditOrNone(editor: vscode.TextEditor, before: string, what: string, outcome: SummarizeOutcome | EssayOutcome, insertion: string | undefined): Promise<void> {
+  const doc = editor.document;
+  if (insertion === undefined) {
+    assert.equal(doc.getText(), before, `${what}: ${describe(outcome)}, yet the document changed`);
+    return;
+  }
+  assert.equal(lf(doc.getText()), lf(before + insertion), `${what}: not one insertion after the text`);
+  await vscode.window.showTextDocument(doc, { preview: false });
+  await vscode.commands.executeCommand('undo');
+  assert.equal(doc.getText(), before, `${what}: one Undo did not restore the document`);
 }
 
 export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase[] {
@@ -83,6 +114,33 @@ export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase
         });
       },
     },
+    {
+      name: 'hostile documents (binary, NUL, lone surrogates, right-to-left, emoji, 1 MB): summarize, essay and score draft each leave the document as it was or change it by one edit that one Undo reverts',
+      timeoutMs: 300_000,
+      async run() {
+        const reference = { text: sampleText, name: 'sample.md' };
+        for (const [name, content] of HOSTILE_DOCUMENTS) {
+          const editor = await openUntitled(content, 'plaintext');
+          const doc = editor.document;
+          const before = doc.getText(); // as VS Code holds it (it may have normalised line breaks)
+
+          const summary = await api.summarize(editor);
+          assert.ok(['inserted', 'error', 'empty'].includes(summary.kind), `summarize on ${name}: ${describe(summary)}`);
+          await expectOneEditOrNone(editor, before, `summarize on ${name}`, summary, summary.kind === 'inserted' ? `\n\nSummary: ${summary.summary}\n` : undefined);
+
+          editor.selection = new vscode.Selection(new vscode.Position(0, 0), doc.lineAt(doc.lineCount - 1).range.end);
+          const essay = await api.essay(editor, undefined, async () => 0);
+          assert.ok(['inserted', 'error', 'empty'].includes(essay.kind), `essay on ${name}: ${describe(essay)}`);
+          await expectOneEditOrNone(editor, before, `essay on ${name}`, essay, essay.kind === 'inserted' ? `\n\n${essay.essay}\n` : undefined);
+
+          editor.selection = new vscode.Selection(0, 0, 0, 0);
+          const score = await api.scoreDraft(editor, reference);
+          assert.ok(['shown', 'error', 'empty'].includes(score.kind), `score draft on ${name}: ${describe(score)}`);
+          assert.equal(doc.getText(), before, `score draft on ${name} changed the document`);
+          console.log(`    ${name}: summarize ${summary.kind}, essay ${essay.kind}, score draft ${score.kind}`);
+          await closeWithoutSaving(doc);
+        }
+      },
+    },
   ];
 }
-

@@ -41,6 +41,14 @@ export async function sampleDocument(): Promise<{ text: string; uri: vscode.Uri 
 }
 
 /**
+ * Text as a document may store it: VS Code turns a lone CR into a line break, and a lone surrogate
+ * may come back as U+FFFD (the hostile-input tests open such text).
+ */
+function asStored(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+/**
  * Opens `content` in a new untitled editor and makes it the active one. Right after an untitled
  * editor is reverted and closed, VS Code may give the next one the same name (Untitled-N) while the
  * extension host still holds the old document, and hand that back; a fresh try gets the next name.
@@ -49,7 +57,7 @@ export async function openUntitled(content: string, language = 'markdown'): Prom
   for (let attempt = 1; ; attempt++) {
     const doc = await vscode.workspace.openTextDocument({ content, language });
     const editor = await vscode.window.showTextDocument(doc, { preview: false });
-    if (doc.getText() === content) return editor;
+    if (asStored(doc.getText()) === asStored(content)) return editor;
     if (attempt >= 5) throw new Error(`openUntitled keeps returning another document: ${JSON.stringify(doc.getText().slice(0, 80))}`);
     console.log(`    note: openUntitled returned a stale ${doc.uri.toString()}; trying again`);
     await sleep(250);
