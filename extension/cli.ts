@@ -15,6 +15,7 @@ import { EngineError, errorMessage } from './engine/errors';
 import { runEssayEval } from './engine/eval/essayEval';
 import { runSummarizeEval } from './engine/eval/summarizeEval';
 import { essayModelDir } from './engine/systems/essay';
+import { maxLengthNote } from './engine/systems/lengthLimit';
 import { summarizeModelDir } from './engine/systems/summarize';
 import { flag, intFlag, parseArgs, type Args } from './cli/args';
 import { scoreCommand } from './cli/scoreCommand';
@@ -75,6 +76,7 @@ async function summarize(a: Args): Promise<void> {
   }
   process.stdout.write(result.summary + '\n');
   if (result.truncated) process.stderr.write(`note: the model read the first ${result.usedChars} of ${text.length} characters\n`);
+  if (result.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('summary', result.hitMaxLength, '--max-length')}\n`);
   process.stderr.write(`top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
   process.stderr.write(`${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
 }
@@ -95,6 +97,7 @@ async function essay(a: Args): Promise<void> {
     if (result.candidates.length > 1) process.stdout.write(`--- candidate ${i + 1} (score ${c.score.toFixed(3)})\n`);
     process.stdout.write(c.text + '\n');
     process.stderr.write(`covers ${c.covered.length}/${result.topics.length} topic words: ${c.covered.join(', ') || 'none'}\n`);
+    if (c.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('essay', c.hitMaxLength, '--max-length')}\n`);
   });
   if (result.unknownTopics.length) process.stderr.write(`no word vector for: ${result.unknownTopics.join(', ')}\n`);
   if (result.skippedTopics.length) process.stderr.write(`left out (no letters the model knows): ${result.skippedTopics.join(', ')}\n`);

@@ -71,6 +71,22 @@ export const GenerationStats = z.object({
 });
 export type GenerationStats = z.infer<typeof GenerationStats>;
 
+/**
+ * Decoding stopped at the length limit, not at the model's end token: the text may stop
+ * mid-sentence. Results carry null when the model ended the text itself.
+ */
+export const MaxLengthHit = z.object({
+  /** The limit that cut the text off, in tokens. */
+  maxLength: z.number().int(),
+  /**
+   * 'request': the length asked for (draftsmith.<system>.maxLength, the CLI's --max-length, or the
+   * model's default when none was asked); 'model': the longest output the model was trained for,
+   * below what was asked, so raising the setting cannot lengthen it.
+   */
+  limitedBy: z.enum(['request', 'model']),
+});
+export type MaxLengthHit = z.infer<typeof MaxLengthHit>;
+
 export const SummarizeResult = z.object({
   op: z.literal('summarize'),
   summary: z.string(),
@@ -80,6 +96,7 @@ export const SummarizeResult = z.object({
   truncated: z.boolean(),
   /** Characters of `source` that the model read (all of it unless truncated). */
   usedChars: z.number().int(),
+  hitMaxLength: MaxLengthHit.nullable(),
   tokens: z.array(AttendedToken),
   topPhrases: z.array(AttendedPhrase),
   topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })),
@@ -109,6 +126,7 @@ export const EssayCandidate = z.object({
   /** Sum of token log-probabilities, and the length-normalised score beam search ranked by. */
   logProb: z.number(),
   score: z.number(),
+  hitMaxLength: MaxLengthHit.nullable(),
 });
 export type EssayCandidate = z.infer<typeof EssayCandidate>;
 

@@ -8,17 +8,19 @@ import * as vscode from 'vscode';
 import { parseTopics } from '../engine/text/topics';
 import { EssayCandidate, EssayResult } from '../protocol';
 import { Ctx } from './context';
-import { essayInsertion, insertUnlessChanged } from './edits';
+import { Changed, essayInsertion, insertUnlessChanged } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
 import { candidateDetail, candidateLabel, coverageMessage } from './essayText';
-import { readEssayOptions } from './settings';
+import { reportMaxLength } from './notices';
+import { MAX_LENGTH_SETTING, readEssayOptions } from './settings';
 
 export type EssayOutcome =
-  | { kind: 'inserted'; essay: string; result: EssayResult }
+  /** notices: the information messages shown with the essay (topic words covered, length limit reached). */
+  | { kind: 'inserted'; essay: string; result: EssayResult; notices: string[] }
   | { kind: 'cancelled' }
   | { kind: 'empty'; message: string }
   | { kind: 'error'; message: string }
-  | { kind: 'changed'; message: string };
+  | Changed;
 
 /** Chooses one of the essays (an index into `candidates`); undefined inserts nothing. */
 export type PickEssay = (candidates: readonly EssayCandidate[]) => Promise<number | undefined>;
@@ -82,8 +84,10 @@ export async function essay(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.
       `${chosen.covered.length}/${result.topics.length}) ${Math.round(performance.now() - started)} ms after the command ` +
       `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} steps/s, ${s.device}, ${s.model})`,
   );
-  void vscode.window.showInformationMessage(coverageMessage(result, chosen));
-  return { kind: 'inserted', essay: chosen.text, result };
+  const notices = [coverageMessage(result, chosen)];
+  void vscode.window.showInformationMessage(notices[0]);
+  reportMaxLength(ctx, 'essay', 'essay', chosen.hitMaxLength, MAX_LENGTH_SETTING.essay, notices);
+  return { kind: 'inserted', essay: chosen.text, result, notices };
 }
 
 /** The essays in a quick pick, best first; Escape (or the caller's cancel) picks none. */

@@ -6,6 +6,9 @@ import { resolveModelsDir } from './modelsPath';
 
 export const SECTION = 'draftsmith';
 
+/** Settings named in messages to the user (full ids, as the Settings UI searches for them). */
+export const MAX_LENGTH_SETTING = { summarize: 'draftsmith.summarize.maxLength', essay: 'draftsmith.essay.maxLength' } as const;
+
 export function affectsEngine(event: vscode.ConfigurationChangeEvent): boolean {
   return event.affectsConfiguration(SECTION);
 }

@@ -6,16 +6,18 @@
 import * as vscode from 'vscode';
 import { SummarizeResult } from '../protocol';
 import { Ctx } from './context';
-import { changedMessage, insertUnlessChanged, sourceRange, summaryInsertion } from './edits';
+import { Changed, changedMessage, insertUnlessChanged, sourceRange, summaryInsertion } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
-import { readSummarizeOptions } from './settings';
+import { reportMaxLength } from './notices';
+import { MAX_LENGTH_SETTING, readSummarizeOptions } from './settings';
 
 export type SummarizeOutcome =
-  | { kind: 'inserted'; summary: string; result: SummarizeResult }
+  /** notices: the information messages shown with the summary (input cut, length limit reached). */
+  | { kind: 'inserted'; summary: string; result: SummarizeResult; notices: string[] }
   | { kind: 'cancelled' }
   | { kind: 'empty'; message: string }
   | { kind: 'error'; message: string }
-  | { kind: 'changed'; message: string };
+  | Changed;
 
 export const EMPTY_MESSAGE = 'Draftsmith: nothing to summarize — the selection (or document) is empty.';
 export const CANCELLED_MESSAGE = 'Draftsmith: summarize cancelled.';
@@ -60,12 +62,14 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
       `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s, ` +
       `${s.usedInputTokens}/${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens, ${s.device}, ${s.model})`,
   );
+  const notices: string[] = [];
   if (result.truncated) {
-    void vscode.window.showInformationMessage(
-      `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part.`,
-    );
+    const message = `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part.`;
+    notices.push(message);
+    void vscode.window.showInformationMessage(message);
   }
-  return { kind: 'inserted', summary: result.summary, result };
+  reportMaxLength(ctx, 'summarize', 'summary', result.hitMaxLength, MAX_LENGTH_SETTING.summarize, notices);
+  return { kind: 'inserted', summary: result.summary, result, notices };
 }
 
 /** The command: works on the active editor. */

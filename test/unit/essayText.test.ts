@@ -5,7 +5,7 @@ import { candidateDetail, candidateLabel, coverageMessage } from '../../extensio
 import { ToPanel, type EssayCandidate } from '../../extension/protocol';
 
 const TOPICS = ['bee', 'swallow', 'geese', 'flower', 'frog'];
-const candidate = (text: string, covered: string[], score = -1.234): EssayCandidate => ({ text, covered, logProb: score * 40, score });
+const candidate = (text: string, covered: string[], score = -1.234): EssayCandidate => ({ text, covered, logProb: score * 40, score, hitMaxLength: null });
 
 test('a quick-pick row: the essay\'s start on one line, its coverage and score with a true minus sign', () => {
   const long = 'The bees\nwere busy. '.repeat(20);

@@ -1,8 +1,8 @@
 // Hostile and odd input, property-based (fast-check): empty and whitespace-only text, binary bytes,
 // NUL, lone surrogates, right-to-left and mixed scripts, emoji sequences, and long text. Every
 // component that reads user text must return a well-formed answer (or a clear EngineError) and
-// never throw anything else or hang. RUNS says how many inputs each property is given; the essay
-// model runs a quarter as many (each one decodes). The CLI's own tests are in cli.hostile.test.ts.
+// never throw anything else or hang. RUNS says how many inputs each property is given; the models
+// (essay, summarize) run a quarter as many (each one decodes). The CLI's own tests are in cli.hostile.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -20,6 +20,7 @@ import { hasReadableText, junkRatio, normalizeWhitespace } from '../../extension
 import { Tokenizer } from '../../extension/engine/text/tokenizer';
 import { parseTopics } from '../../extension/engine/text/topics';
 import { coveredTopics, EssaySystem } from '../../extension/engine/systems/essay';
+import { SummarizeSystem } from '../../extension/engine/systems/summarize';
 import type { RunContext } from '../../extension/engine/systems/context';
 import { modelsDir } from './helpers';
 
@@ -127,10 +128,10 @@ test(`topic words from any selection are trimmed words, each once, and coverage 
   }), { numRuns: RUNS });
 });
 
-const ESSAY_RUNS = Math.max(10, Math.round(RUNS / 4));
+const MODEL_RUNS = Math.max(10, Math.round(RUNS / 4));
 const quietContext: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 
-test(`the essay model answers any selection with essays or a clear bad-input error (${ESSAY_RUNS} selections)`, async () => {
+test(`the essay model answers any selection with essays or a clear bad-input error (${MODEL_RUNS} selections)`, async () => {
   const system = await EssaySystem.load(path.join(modelsDir, 'essay'), { device: 'cpu', threads: 1, log: () => {} });
   // Topic-word selections: a few words (sometimes hostile ones) or any text at all.
   const fewWords = fc.array(fc.oneof(word, nasty, fc.string({ unit: 'grapheme', maxLength: 8 })), { maxLength: 12 })
@@ -146,8 +147,26 @@ test(`the essay model answers any selection with essays or a clear bad-input err
     } catch (e) {
       assert.ok(e instanceof EngineError && e.code === 'bad-input', `${JSON.stringify(selection)}: ${String(e)}`);
     }
-  }), { numRuns: ESSAY_RUNS });
-  console.log(`essay: ${answered} of ${ESSAY_RUNS} hostile selections gave essays, the rest a bad-input error`);
+  }), { numRuns: MODEL_RUNS });
+  console.log(`essay: ${answered} of ${MODEL_RUNS} hostile selections gave essays, the rest a bad-input error`);
+});
+
+test(`the summarizer answers any text with a summary whose spans lie in that text, or a clear bad-input error (${MODEL_RUNS} texts)`, async () => {
+  const system = await SummarizeSystem.load(path.join(modelsDir, 'summarize'), { device: 'cpu', threads: 1, log: () => {} });
+  let answered = 0;
+  await fc.assert(fc.asyncProperty(anyText, async (text) => {
+    try {
+      // The extension's own decoding (the manifest's minimum length), kept short.
+      const r = await system.run({ op: 'summarize', text, decoding: { beamSize: 1, maxLength: 8 } }, quietContext);
+      answered++;
+      assert.ok(r.summary.length > 0 && r.source === text && r.usedChars >= 0 && r.usedChars <= text.length);
+      for (const span of [...r.tokens, ...r.topPhrases]) assert.equal(text.slice(span.start, span.end), span.text, JSON.stringify(span));
+      assert.ok(r.tokens.every((t) => finite(t.weight)));
+    } catch (e) {
+      assert.ok(e instanceof EngineError && e.code === 'bad-input', `${JSON.stringify(text).slice(0, 200)}: ${String(e)}`);
+    }
+  }), { numRuns: MODEL_RUNS });
+  console.log(`summarize: ${answered} of ${MODEL_RUNS} hostile texts gave summaries, the rest a bad-input error`);
 });
 
 test('a megabyte of text goes through the tokenizer, BLEU, diversity and sentence analysis, and the essay model refuses it clearly', async () => {

@@ -49,7 +49,7 @@ test('nothing loads from outside the extension: every source is the webview\'s o
 
 test('the panel accepts only well-formed protocol messages', () => {
   const stats = { inputTokens: 1, usedInputTokens: 1, outputTokens: 1, encodeMs: 1, decodeMs: 1, tokensPerSecond: 1, device: 'cpu', model: 'm' };
-  const summary = { op: 'summarize', summary: 's', source: 'x', truncated: false, usedChars: 1, tokens: [], topPhrases: [], topics: [], stats };
+  const summary = { op: 'summarize', summary: 's', source: 'x', truncated: false, usedChars: 1, hitMaxLength: null, tokens: [], topPhrases: [], topics: [], stats };
   assert.ok(ToPanel.safeParse({ type: 'summarize', result: summary }).success);
   assert.ok(ToPanel.safeParse({ type: 'empty', message: '<img src=x onerror=alert(1)>' }).success, 'text is text: the view escapes it');
   for (const bad of [

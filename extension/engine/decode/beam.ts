@@ -49,7 +49,7 @@ export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOpt
     for (const c of candidates) {
       const tokens = [...beams[c.beam].tokens, c.token];
       if (c.token === opts.eos) {
-        finished.push({ tokens: tokens.slice(0, -1), logProb: c.logProb, score: normalised(c.logProb, tokens.length, opts.lengthPenalty), steps: step + 1 });
+        finished.push({ tokens: tokens.slice(0, -1), logProb: c.logProb, score: normalised(c.logProb, tokens.length, opts.lengthPenalty), steps: step + 1, hitMaxLength: false });
       } else {
         next.push({ tokens, logProb: c.logProb });
         order.push(c.beam);
@@ -68,9 +68,13 @@ export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOpt
     }
     await yieldToEventLoop();
   }
+  // Live beams only make up the numbers when too few ended; one as long as maxLength was cut off there.
   for (const b of beams) {
     if (finished.length >= K) break;
-    finished.push({ tokens: b.tokens, logProb: b.logProb, score: normalised(b.logProb, b.tokens.length, opts.lengthPenalty), steps: b.tokens.length });
+    finished.push({
+      tokens: b.tokens, logProb: b.logProb, score: normalised(b.logProb, b.tokens.length, opts.lengthPenalty), steps: b.tokens.length,
+      hitMaxLength: b.tokens.length >= opts.maxLength,
+    });
   }
   return finished.sort((a, b) => b.score - a.score);
 }

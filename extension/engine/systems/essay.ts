@@ -21,6 +21,7 @@ import { gatherAxis, repeatIndex } from '../runtime/tensorOps';
 import { parseTopics } from '../text/topics';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
+import { lengthLimit, maxLengthHit } from './lengthLimit';
 
 // Kept importable from here, where the rest of the essay logic is.
 export { parseTopics };
@@ -162,7 +163,8 @@ export class EssaySystem {
     const L = this.arch.decoderLayers;
     const H = this.arch.heads;
     const dModel = this.arch.dModel;
-    const maxLength = Math.min(d.maxLength, this.arch.maxTargetPositions - 1);
+    const limit = lengthLimit(d.maxLength, this.arch.maxTargetPositions - 1);
+    const maxLength = limit.maxLength;
     const t1 = performance.now();
     const special = m.specialTokens;
     const start = {
@@ -189,10 +191,10 @@ export class EssaySystem {
     const decodeMs = performance.now() - t1;
     const seen = new Set<string>();
     const candidates = hyps
-      .map((h) => ({ text: this.tokenizer.decode(h.tokens), logProb: h.logProb, score: h.score, tokens: h.tokens.length }))
+      .map((h) => ({ text: this.tokenizer.decode(h.tokens), logProb: h.logProb, score: h.score, hitMaxLength: maxLengthHit(h, limit) }))
       .filter((c) => c.text.length > 0 && !seen.has(c.text) && seen.add(c.text))
       .slice(0, wanted)
-      .map((c) => ({ text: c.text, covered: coveredTopics(c.text, topics), logProb: c.logProb, score: c.score }));
+      .map((c) => ({ ...c, covered: coveredTopics(c.text, topics) }));
     if (candidates.length === 0) throw new EngineError('internal', 'The model produced an empty essay.');
     const lw = floatData(enc.layer_weights, 'layer_weights');
     const S = this.arch.encoderLayers + 1;

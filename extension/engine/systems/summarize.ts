@@ -20,6 +20,7 @@ import { gatherAxis, repeatIndex } from '../runtime/tensorOps';
 import { hasReadableText, junkRatio } from '../text/normalize';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
+import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
 
 const Topics = z.object({ topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })) });
@@ -126,6 +127,7 @@ export class SummarizeSystem implements LikelihoodModel {
       source: text,
       truncated,
       usedChars: truncated ? used[used.length - 1].end : text.length,
+      hitMaxLength: maxLengthHit(best, d.limit),
       tokens,
       topPhrases: topPhrases(text, tokens, 5),
       topics: this.topics,
@@ -201,9 +203,11 @@ export class SummarizeSystem implements LikelihoodModel {
 
   private decodingOptions(m: Manifest, req: RequestedBeam | undefined) {
     const def = m.decoding;
+    const limit = lengthLimit(req?.maxLength ?? def.maxLength, this.arch.maxTargetPositions - 1);
     return {
       beamSize: req?.beamSize ?? def.beamSize,
-      maxLength: Math.min(req?.maxLength ?? def.maxLength, this.arch.maxTargetPositions - 1),
+      limit,
+      maxLength: limit.maxLength,
       minLength: req?.minLength ?? def.minLength,
       lengthPenalty: req?.lengthPenalty ?? def.lengthPenalty,
       noRepeatNgramSize: req?.noRepeatNgramSize ?? def.noRepeatNgramSize,

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DraftsmithApi, EssayOutcome, PickEssay } from '../../../extension/host/api';
 import type { EssayResult } from '../../../extension/protocol';
-import { closeWithoutSaving, openUntitled } from './helpers';
+import { closeWithoutSaving, openUntitled, selectedUntitled, userTypes } from './helpers';
 import type { TestCase } from './runner';
 
 const TOPICS = 'bee, swallow, geese, flower, frog';
@@ -21,14 +21,6 @@ async function needModelIn(extensionPath: string): Promise<void> {
 
 function describe(outcome: EssayOutcome): string {
   return 'message' in outcome ? `${outcome.kind}: ${outcome.message}` : outcome.kind;
-}
-
-/** Opens `content` in an untitled editor with all of it selected. */
-async function selectedUntitled(content: string): Promise<vscode.TextEditor> {
-  const editor = await openUntitled(content, 'plaintext');
-  const doc = editor.document;
-  editor.selection = new vscode.Selection(new vscode.Position(0, 0), doc.lineAt(doc.lineCount - 1).range.end);
-  return editor;
 }
 
 /** Picks the first (best) essay, counting the calls. */
@@ -132,20 +124,29 @@ export function essayTests(api: DraftsmithApi, extensionPath: string): TestCase[
       },
     },
     {
-      name: 'an edit while the essay is being chosen: nothing inserted, the "document changed" message',
+      name: 'an edit while the essay is being chosen: nothing inserted, the picked essay offered in a new editor instead',
       async run() {
         await needModel();
         const editor = await selectedUntitled(TOPICS);
         const doc = editor.document;
         const outcome = await api.essay(editor, undefined, async () => {
-          const edit = new vscode.WorkspaceEdit();
-          edit.insert(doc.uri, new vscode.Position(0, 0), 'meadow, ');
-          assert.ok(await vscode.workspace.applyEdit(edit), 'the test edit was not applied');
+          await userTypes(doc, 'meadow, ');
           return 0;
         });
         assert.equal(outcome.kind, 'changed', describe(outcome));
-        assert.match(describe(outcome), /document changed while the essay was being written/);
+        if (outcome.kind !== 'changed') return;
+        assert.match(describe(outcome), /document changed while the essay was being written.*Open in New Editor/);
+        assert.equal(doc.getText(), `meadow, ${TOPICS}`, 'the document holds more than the user\'s own edit');
+        // What is offered is the essay that was picked, as it would have been inserted.
+        const shown = api.insights.lastMessage();
+        assert.ok(shown?.type === 'essay', 'the essay result did not reach the panel');
+        assert.equal(outcome.offer.text, `${shown.result.candidates[0].text}\n`);
+        // The message's "Open in New Editor": a new untitled document with the essay; the user's stays as it was.
+        const offered = await outcome.offer.open();
+        assert.ok(offered.document.isUntitled && offered.document !== doc, 'not a new untitled document');
+        assert.equal(offered.document.getText(), outcome.offer.text);
         assert.equal(doc.getText(), `meadow, ${TOPICS}`);
+        await closeWithoutSaving(offered.document);
         await closeWithoutSaving(doc);
       },
     },

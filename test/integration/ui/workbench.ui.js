@@ -407,7 +407,7 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
     const tokens = pieces.map((p, i) => { const t = { text: p, start: at, end: at + p.length, weight: (i % 7) / 7 }; at += p.length; return t; });
     const stats = { inputTokens: tokens.length, usedInputTokens: tokens.length, outputTokens: 3, encodeMs: 1, decodeMs: 1, tokensPerSecond: 1, device: 'cpu', model: '<img src=x onerror=1>' };
     window.postMessage({ type: 'summarize', result: {
-      op: 'summarize', summary: '<script>document.body.dataset.pwned = 3</script>', source: text, truncated: false, usedChars: text.length,
+      op: 'summarize', summary: '<script>document.body.dataset.pwned = 3</script>', source: text, truncated: false, usedChars: text.length, hitMaxLength: null,
       tokens, topPhrases: [{ text: tokens[0].text, start: 0, end: tokens[0].end, weight: 1 }], topics: [{ id: 0, words: ['<a href="javascript:1">x</a>'] }], stats,
     } }, '*');
   }, HOSTILE);
