@@ -4,29 +4,13 @@ import { beamSearch } from '../../extension/engine/decode/beam';
 import { greedy } from '../../extension/engine/decode/greedy';
 import { sampleTopK, seededRandom, topKSample } from '../../extension/engine/decode/topk';
 import { bannedByNgram, topK } from '../../extension/engine/decode/constraints';
-import type { StepModel } from '../../extension/engine/decode/types';
+import { tableModel as toyTable } from './toyModel';
 
 const BOS = 0, EOS = 1, A = 2, B = 3, C = 4;
 const V = 5;
 
-/**
- * A toy language model given as a table: the next-token distribution depends on the prefix.
- * Greedy takes A first (0.6) but every continuation after A is poor; B (0.4) leads to a sure end.
- */
-function tableModel(next: (prefix: number[]) => Record<number, number>): StepModel<number[][]> {
-  return {
-    vocabSize: V,
-    async step(tokens, state) {
-      const rows = tokens.map((t, r) => [...(state[r] ?? []), t]);
-      const lp = new Float32Array(tokens.length * V).fill(-Infinity);
-      rows.forEach((prefix, r) => {
-        for (const [tok, p] of Object.entries(next(prefix.slice(1)))) lp[r * V + Number(tok)] = Math.log(p);
-      });
-      return { logProbs: lp, state: rows };
-    },
-    reorder(state, order) { return order.map((i) => state[i]); },
-  };
-}
+/** Greedy takes A first (0.6) but every continuation after A is poor; B (0.4) leads to a sure end. */
+const tableModel = (next: (prefix: number[]) => Record<number, number>) => toyTable(V, next);
 
 const trap = tableModel((p): Record<number, number> => {
   if (p.length === 0) return { [A]: 0.6, [B]: 0.4 };

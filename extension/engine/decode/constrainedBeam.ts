@@ -73,8 +73,8 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
   const usable = constraints.filter((c) => c.length > 0 && c.every((s) => s.length > 0));
   let beams: Beam[] = [{ tokens: [], logProb: 0, progress: { met: usable.map(() => false) } }];
   const finished: ConstrainedHypothesis[] = [];
-  const done = (b: Beam, logProb: number, tokens: number[], scoredLength: number, steps: number): ConstrainedHypothesis => ({
-    tokens, logProb, score: normalised(logProb, scoredLength, opts.lengthPenalty), steps,
+  const done = (b: Beam, logProb: number, tokens: number[], scoredLength: number, steps: number, hitMaxLength: boolean): ConstrainedHypothesis => ({
+    tokens, logProb, score: normalised(logProb, scoredLength, opts.lengthPenalty), steps, hitMaxLength,
     met: b.progress.met.flatMap((m, i) => (m ? [i] : [])),
   });
   for (let step = 0; step < opts.maxLength; step++) {
@@ -116,7 +116,7 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
         taken = true;
         const tokens = [...beams[c.beam].tokens, c.token];
         if (c.token === opts.eos) {
-          finished.push(done(beams[c.beam], c.logProb, tokens.slice(0, -1), tokens.length, step + 1));
+          finished.push(done(beams[c.beam], c.logProb, tokens.slice(0, -1), tokens.length, step + 1, false));
           continue;
         }
         next.push({ tokens, logProb: c.logProb, progress: c.progress });
@@ -137,7 +137,7 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
     await yieldToEventLoop();
   }
   // Out of length: the live hypotheses that met the most constraints stand in, best first.
-  const live = beams.map((b) => done(b, b.logProb, b.tokens, b.tokens.length, b.tokens.length));
+  const live = beams.map((b) => done(b, b.logProb, b.tokens, b.tokens.length, b.tokens.length, b.tokens.length >= opts.maxLength));
   const all = finished.length >= K ? finished : [...finished, ...live];
   return all.sort((a, b) => b.met.length - a.met.length || b.score - a.score);
 }
