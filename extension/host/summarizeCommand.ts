@@ -64,7 +64,7 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   );
   const notices: string[] = [];
   if (result.truncated) {
-    const message = `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part.`;
+    const message = `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part (the limit is the setting draftsmith.maxInputTokens, up to what the model was trained for).`;
     notices.push(message);
     void vscode.window.showInformationMessage(message);
   }
