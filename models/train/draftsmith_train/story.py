@@ -181,7 +181,8 @@ def lm_loss(model, batch, device, eps):
     return loss, nll, int((seq[:, 1:] != T.PAD).sum())
 
 
-def run_training(model, train, val, args, device, loss_fn, length):
+def run_training(model, train, val, args, device, loss_fn, length, keep):
+    """keep(meta): saves the model as it is now (called at every validation and at the end)."""
     rng = random.Random(D.SEED)
     batches = token_batches(train, length, args.batch_tokens, rng, 10)
     val = val[:args.val_limit]
@@ -199,12 +200,19 @@ def run_training(model, train, val, args, device, loss_fn, length):
         loss, _, n = loss_fn(model, b, device, args.label_smoothing)
         return loss, n
 
+    def validate_and_keep():
+        # A long CPU run that is stopped early still leaves its last validated weights behind.
+        result = validate()
+        keep({"partial": True, "val": result})
+        return result
+
     groups = [{"params": [p for p in model.parameters() if p.requires_grad]}]
-    stats = train_loop(model, batches, args, device, step, validate, groups)
+    stats = train_loop(model, batches, args, device, step, validate_and_keep, groups)
     model.eval()
     stats["val"] = validate()
     stats["tokens_per_s"] = round(stats["tokens"] / max(1, stats["seconds"]))
     log(f"final validation {stats['val']}")
+    keep(stats)
     return stats
 
 
@@ -221,8 +229,8 @@ def cmd_premise(args):
     train, val = lm_corpus(sp, args, "train"), lm_corpus(sp, args, "val")
     log(f"GCNN LM ({args.corpus}): {count_parameters(model) / 1e6:.2f}M params, {len(train)} train / {len(val)} val sequences, "
         f"self-attention {model.c.self_attention_flags()}")
-    stats = run_training(model, train, val, args, device, lm_loss, len)
-    save(args.out, model.cpu(), {"stage": f"lm-{args.corpus}", "init": args.init, **stats, "args": vars(args)})
+    run_training(model, train, val, args, device, lm_loss, len,
+                 lambda stats: save(args.out, model, {"stage": f"lm-{args.corpus}", "init": args.init, **stats, "args": vars(args)}))
 
 
 def cmd_seq2seq(args):
@@ -237,8 +245,8 @@ def cmd_seq2seq(args):
     val = load_pairs(sp, args.data, "val", args.max_src, args.max_tgt)
     log(f"Conv seq2seq: {count_parameters(model) / 1e6:.2f}M params, {len(train)} pairs, "
         f"self-attention {model.c.self_attention_flags()} heads x factors {model.c.downsampling()}")
-    stats = run_training(model, train, val, args, device, lambda m, b, d, e: seq2seq_loss(m, b, d, e), lambda x: len(x[1]))
-    save(args.out, model.cpu(), {"stage": "seq2seq", "init": args.init_decoder, **stats, "args": vars(args)})
+    run_training(model, train, val, args, device, seq2seq_loss, lambda x: len(x[1]),
+                 lambda stats: save(args.out, model, {"stage": "seq2seq", "init": args.init_decoder, **stats, "args": vars(args)}))
 
 
 def cmd_fusion(args):
@@ -254,8 +262,8 @@ def cmd_fusion(args):
     train = load_pairs(sp, args.data, "train", args.max_src, args.max_tgt)
     val = load_pairs(sp, args.data, "val", args.max_src, args.max_tgt)
     log(f"fusion: {count_parameters(model, True) / 1e6:.2f}M trainable + {count_parameters(pretrained) / 1e6:.2f}M frozen params")
-    stats = run_training(model, train, val, args, device, lambda m, b, d, e: seq2seq_loss(m, b, d, e), lambda x: len(x[1]))
-    save(args.out, model.cpu(), {"stage": "fusion", "pretrained": args.pretrained, **stats, "args": vars(args)})
+    run_training(model, train, val, args, device, seq2seq_loss, lambda x: len(x[1]),
+                 lambda stats: save(args.out, model, {"stage": "fusion", "pretrained": args.pretrained, **stats, "args": vars(args)}))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -542,12 +550,14 @@ def main():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--fixture", help="export: where the parity fixture goes (default test/fixtures/story-parity.json)")
     p.add_argument("--bench", help="export: a folder for the recompute-every-step graph and PyTorch references")
+    p.add_argument("--weights", choices=["int8", "float32"], default="int8",
+                   help="export: weight matrices as int8 + a scale per row (4x smaller; weight_storage.py) or float32")
     args = p.parse_args()
     if args.cmd == "prepare":
         prepare_story(args.data)
     elif args.cmd == "export":
         from .export_story import export
-        export(args.ckpt, args.premise_ckpt, args.out, args.data, args.fixture, args.bench)
+        export(args.ckpt, args.premise_ckpt, args.out, args.data, args.fixture, args.bench, args.weights)
     else:
         {"premise": cmd_premise, "seq2seq": cmd_seq2seq, "fusion": cmd_fusion, "eval": cmd_eval,
          "sample": cmd_sample}[args.cmd](args)
