@@ -11,6 +11,10 @@
 #     SIZE="--embed-dim 256 --hidden 512 --decoder-layers 6 --attention-dim 256" BATCH_TOKENS=16000 \
 #     bash models/train/train_story.sh                                # a GPU
 #
+# The export stores the weight matrices as int8 with a float32 scale per row (4x smaller, the same
+# float32 graph once onnxruntime folds them; the manifest's "weights" says what the rounding cost);
+# WEIGHTS=float32 keeps them as they are.
+#
 # Every row of the table trains for SEQ2SEQ_STEPS from a pretrained decoder of its shape; fusion
 # trains FUSION_STEPS more on top of the frozen "+ self-attention" model (as in the paper, the fused
 # model has seen the pretrained model's training too).
@@ -86,7 +90,7 @@ ROWS+=(--model "Fusion: Conv seq2seq + self-attention=$RUNS/story-fusion.pt")
 # shellcheck disable=SC2086
 story eval "${ROWS[@]}" $EVAL --report "$RUNS/story-eval.json" 2>&1 | tee "$RUNS/story-eval.log"
 FIXTURE=$([ "$TINY" = 1 ] && echo "$BENCH/story-parity.json" || echo ../../test/fixtures/story-parity.json)
-$PY -m draftsmith_train.export_story "$RUNS/story-fusion.pt" "$RUNS/story-premise.pt" "$OUT" "$DATA" "$FIXTURE" "$BENCH"
+$PY -m draftsmith_train.export_story "$RUNS/story-fusion.pt" "$RUNS/story-premise.pt" "$OUT" "$DATA" "$FIXTURE" "$BENCH" "${WEIGHTS:-int8}"
 if node -e "require('onnxruntime-node')" 2>/dev/null; then
   node check_story_onnx.cjs "$OUT" "$FIXTURE" "$BENCH" | tee "$RUNS/story-onnx-check.json"
 else

@@ -21,9 +21,14 @@ model.json    the manifest with sha256 per file; a parity fixture (PyTorch) for 
 With a bench folder: bench/decoder_full.onnx (the same decoder recomputing the whole prefix each
 step, to measure streaming both ways) and PyTorch's full log-probabilities, for check_story_onnx.cjs.
 
-  python3 -m draftsmith_train.export_story runs/story-fusion.pt runs/story-premise.pt ../story .data [fixture.json] [bench]
+Weight matrices are stored as int8 with a float32 scale per row (weight_storage.py; 4x smaller, the
+same float32 graph once onnxruntime has folded them); "float32" as the seventh argument (or
+WEIGHTS=float32) keeps them as they are.
+
+  python3 -m draftsmith_train.export_story runs/story-fusion.pt runs/story-premise.pt ../story .data [fixture.json] [bench] [int8|float32]
 """
 import json
+import math
 import os
 import shutil
 import time
@@ -32,7 +37,8 @@ import torch
 
 from . import tokenizer as T
 from .export_summarize import OPSET, greedy_reference, sha256
-from .story import encode_source, generate, load_model
+from .story import encode_source, generate, load_model, load_pairs, perplexity, premise_sequences, story_nll
+from .weight_storage import quantize_, store_int8
 
 PROMPT = "A lighthouse keeper finds a message in a bottle that was written by her own hand."
 
@@ -147,10 +153,32 @@ def shape_of(c):
             "maxTargetPositions": c.max_target_positions}
 
 
-def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None):
+def _scores(model, lm, ids, mask, val, premises):
+    """What the int8 rounding may change: the first step's log-probabilities for the fixture's
+    prompt, validation perplexity of the story model, and of the premise model."""
+    with torch.no_grad():
+        first = model.decode(torch.tensor([[T.BOS]]), 0, model.encode(ids, mask))[0][0, -1]
+        pfirst = lm.decode(torch.tensor([[T.BOS]]))[0][0, -1]
+        nll = sum(float(story_nll(lm, None, premises[i:i + 16], "cpu").sum()) for i in range(0, len(premises), 16))
+        tokens = sum(len(p) - 1 for p in premises)
+    return {"first": first, "premise_first": pfirst, "ppl": perplexity(model, val, "cpu")["all"]["token_ppl"],
+            "premise_ppl": math.exp(nll / max(1, tokens))}
+
+
+def _quantization_cost(before, after):
+    return {"first_step_log_prob_max_abs_diff": round(float((before["first"] - after["first"]).abs().max()), 5),
+            "premise_first_step_log_prob_max_abs_diff": round(float((before["premise_first"] - after["premise_first"]).abs().max()), 5),
+            "val_token_ppl": [round(before["ppl"], 3), round(after["ppl"], 3)],
+            "premise_val_token_ppl": [round(before["premise_ppl"], 3), round(after["premise_ppl"], 3)]}
+
+
+def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, weights="int8", cost_limit=200):
+    """weights: "int8" (weight matrices stored as int8 + a float scale per row: weight_storage.py)
+    or "float32". cost_limit: validation stories (and premises) the int8 rounding is measured on."""
     model, meta = load_model(ckpt)
     lm, lm_meta = load_model(premise_ckpt)
     assert model.kind in ("seq2seq", "fusion") and lm.kind == "lm"
+    assert weights in ("int8", "float32"), weights
     os.makedirs(out_dir, exist_ok=True)
     sp = T.load(os.path.join(data_dir, "spm.model"))
     max_src = int(meta.get("args", {}).get("max_src", 128))
@@ -158,6 +186,16 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None):
     src_l = encode_source(sp, PROMPT, max_src)
     ids = torch.tensor([src_l])
     mask = torch.ones_like(ids)
+    records, cost = {}, None
+    if weights == "int8":
+        # Round the weights in the models themselves first: the fixture and the graphs then both
+        # compute with exactly the weights that ship, and the rounding's cost is measured here.
+        val = load_pairs(sp, data_dir, "val", max_src, max_tgt, cost_limit)
+        premises = premise_sequences(sp, data_dir, "val", 60)[:cost_limit]
+        before = _scores(model, lm, ids, mask, val, premises)
+        records = {**quantize_(model), **{"premise." + k: v for k, v in quantize_(lm).items()}}
+        cost = _quantization_cost(before, _scores(model, lm, ids, mask, val, premises))
+        print("int8 weights, cost against float32:", json.dumps(cost))
     fusion = model.kind == "fusion"
     enc_names = ["encoder_keys", "encoder_values"] + (["pretrained_encoder_keys", "pretrained_encoder_values"] if fusion else [])
     state_names = [n for p, d in decoders(model) for n in _state_names(p, d)]
@@ -238,6 +276,10 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None):
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))
     files = ["encoder.onnx", "decoder.onnx", "premise.onnx", "tokenizer.json", "tokenizer_config.json"]
+    if records:
+        for f in files[:3]:
+            n, a, b = store_int8(os.path.join(out_dir, f), records)
+            print(f"{f}: {n} weight matrices as int8, initializers {a / 1e6:.1f} -> {b / 1e6:.1f} MB")
     c = model.c
     # Everything story-specific sits in "architecture" (the manifest's per-system schema): the shapes,
     # each step graph's state (name and initial shape: zeros, "batch" for the batch axis, 0 for the
@@ -269,6 +311,8 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None):
         "decoding": {"strategy": "top-k", "topK": 10, "temperature": 0.8, "beamSize": 1, "maxLength": max_tgt,
                      "minLength": 0, "lengthPenalty": 1.0, "noRepeatNgramSize": 0},
         "training": {k: v for k, v in meta.items() if k in ("stage", "steps", "tokens", "seconds", "val")},
+        # How the weights are stored, and what the int8 rounding cost against float32 (export_story.py).
+        "weights": {"storage": weights, **({"cost": cost} if cost else {})},
     }
     json.dump(manifest, open(os.path.join(out_dir, "model.json"), "w"), indent=2)
     fixture = fixture or os.path.join(os.path.dirname(__file__), "../../../test/fixtures/story-parity.json")
@@ -290,5 +334,5 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None):
 
 if __name__ == "__main__":
     import sys
-    a = sys.argv[1:] + [None] * (6 - len(sys.argv[1:]))
-    export(a[0], a[1], a[2], a[3], a[4], a[5])
+    a = sys.argv[1:] + [None] * (7 - len(sys.argv[1:]))
+    export(a[0], a[1], a[2], a[3], a[4], a[5], a[6] or os.environ.get("WEIGHTS", "int8"))
