@@ -84,6 +84,29 @@ export class Tokenizer {
     return { spans, complete: start >= text.length };
   }
 
+  /**
+   * At least the last `maxTokens` tokens of `text` (more when the window read holds more), without
+   * tokenizing the beginning of a long text: windows from the end, cut at whitespace (no piece
+   * crosses a space, so the ids are those of the whole text), grown until they hold enough.
+   * `complete` says whether the whole text was read.
+   */
+  encodeSuffix(text: string, maxTokens: number): { spans: TokenSpan[]; complete: boolean } {
+    for (let window = Math.max(1024, maxTokens * 16); ; window *= 4) {
+      let from = Math.max(0, text.length - window);
+      if (from > 0) {
+        const space = text.slice(from).search(/\s/);
+        if (space >= 0) from += space;
+        // A run without whitespace is cut where it is, but never inside a surrogate pair.
+        else if (/[\uDC00-\uDFFF]/.test(text[from])) from++;
+      }
+      const spans = this.encodePrefix(text.slice(from), Infinity).spans;
+      const before = from > 0 && /\S/.test(text.slice(0, from));
+      if (spans.length >= maxTokens || !before) {
+        return { spans: spans.map((s) => ({ ...s, start: s.start + from, end: s.end + from })), complete: !before };
+      }
+    }
+  }
+
   private encodeChunk(text: string): TokenSpan[] {
     const norm = normalizeWhitespace(text);
     if (norm.length === 0) return [];
