@@ -3,9 +3,10 @@ import type * as vscode from 'vscode';
 import type { SummarizeResult, ToPanel } from '../protocol';
 import type { EssayOutcome, PickEssay } from './essayCommand';
 import type { CoherenceOutcome, NamedText, ScoreOutcome } from './scoreCommand';
+import type { PremiseOutcome, StoryOutcome } from './storyCommand';
 import type { SummarizeOutcome } from './summarizeCommand';
 
-export type { CoherenceOutcome, EssayOutcome, NamedText, PickEssay, ScoreOutcome, SummarizeOutcome };
+export type { CoherenceOutcome, EssayOutcome, NamedText, PickEssay, PremiseOutcome, ScoreOutcome, StoryOutcome, SummarizeOutcome };
 
 export interface DraftsmithApi {
   /** The same function the Summarize Document command runs, on the given editor. */
@@ -15,6 +16,13 @@ export interface DraftsmithApi {
    * chooses among the essays instead of the quick pick (an index; undefined inserts nothing).
    */
   essay(editor: vscode.TextEditor, token?: vscode.CancellationToken, pick?: PickEssay): Promise<EssayOutcome>;
+  /**
+   * The same function Continue Story runs: the continuation of the selection (or of the text before
+   * the cursor) streamed into the editor; with no prompt, a premise first.
+   */
+  continueStory(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<StoryOutcome>;
+  /** The same function Write a Premise runs, at the cursor. */
+  writePremise(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<PremiseOutcome>;
   /** What Score Draft runs once the user has picked the reference. */
   scoreDraft(editor: vscode.TextEditor, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome>;
   /** What Check Coherence runs once the user has picked the source. */

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { Ctx } from './context';
 import { essayActiveEditor } from './essayCommand';
 import { checkCoherenceCommand, scoreDraftCommand } from './scoreCommand';
+import { continueStoryActiveEditor, writePremiseActiveEditor } from './storyCommand';
 import { summarizeActiveEditor } from './summarizeCommand';
 
 type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => unknown;
@@ -14,6 +15,8 @@ type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => unknown;
 const commands: Record<string, CommandFactory> = {
   'draftsmith.summarize': (ctx) => () => summarizeActiveEditor(ctx),
   'draftsmith.essay': (ctx) => () => essayActiveEditor(ctx),
+  'draftsmith.continueStory': (ctx) => () => continueStoryActiveEditor(ctx),
+  'draftsmith.writePremise': (ctx) => () => writePremiseActiveEditor(ctx),
   'draftsmith.scoreDraft': (ctx) => () => scoreDraftCommand(ctx),
   'draftsmith.checkCoherence': (ctx) => () => checkCoherenceCommand(ctx),
   'draftsmith.showInsights': (ctx) => () => ctx.insights.show(),

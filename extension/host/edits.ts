@@ -100,7 +100,7 @@ export async function insertAsOneEdit(editor: vscode.TextEditor, position: vscod
   return vscode.workspace.applyEdit(edit);
 }
 
-function offerInNewEditor(text: string, language: string): Offer {
+export function offerInNewEditor(text: string, language: string): Offer {
   return {
     text,
     async open() {

@@ -5,6 +5,7 @@ import { registerCommands } from './commands';
 import { Ctx } from './context';
 import { essay } from './essayCommand';
 import { checkCoherence, scoreDraft } from './scoreCommand';
+import { continueStory, writePremise } from './storyCommand';
 import { summarize } from './summarizeCommand';
 
 let current: Ctx | undefined;
@@ -20,6 +21,8 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   return {
     summarize: (editor, token) => summarize(ctx, editor, token),
     essay: (editor, token, pick) => essay(ctx, editor, token, pick),
+    continueStory: (editor, token) => continueStory(ctx, editor, token),
+    writePremise: (editor, token) => writePremise(ctx, editor, token),
     scoreDraft: (editor, reference, token) => scoreDraft(ctx, editor, reference, token),
     checkCoherence: (editor, source, token) => checkCoherence(ctx, editor, source, token),
     lastResult: () => ctx.lastResult,

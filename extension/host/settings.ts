@@ -1,13 +1,13 @@
 /** Reads the draftsmith.* settings into the protocol's shapes (EngineConfig, request options). */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { BeamOptions, DeviceSetting, EngineConfig } from '../protocol';
+import { BeamOptions, DeviceSetting, EngineConfig, SamplingOptions } from '../protocol';
 import { resolveModelsDir } from './modelsPath';
 
 export const SECTION = 'draftsmith';
 
 /** Settings named in messages to the user (full ids, as the Settings UI searches for them). */
-export const MAX_LENGTH_SETTING = { summarize: 'draftsmith.summarize.maxLength', essay: 'draftsmith.essay.maxLength' } as const;
+export const MAX_LENGTH_SETTING = { summarize: 'draftsmith.summarize.maxLength', essay: 'draftsmith.essay.maxLength', story: 'draftsmith.story.words' } as const;
 
 export function affectsEngine(event: vscode.ConfigurationChangeEvent): boolean {
   return event.affectsConfiguration(SECTION);
@@ -61,6 +61,21 @@ export function readEssayOptions(): EssayOptions {
       maxLength: intIn(cfg.get('essay.maxLength'), 16, 512, 180),
     },
     includeAllTopics: cfg.get('essay.includeAllTopics') !== false,
+  };
+}
+
+export interface StoryOptions {
+  /** The continuation's length in words. */
+  words: number;
+  sampling: SamplingOptions;
+}
+
+/** As readSummarizeOptions: anything out of range falls back to the default (k = 10, as in the story paper). */
+export function readStoryOptions(): StoryOptions {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  return {
+    words: intIn(cfg.get('story.words'), 1, 2000, 150),
+    sampling: { topK: intIn(cfg.get('story.topK'), 1, 100, 10), temperature: numberIn(cfg.get('story.temperature'), 0.05, 5, 0.8) },
   };
 }
 

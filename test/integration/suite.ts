@@ -12,6 +12,7 @@ import { hardeningTests } from './suite/hardeningTests';
 import { loadTests } from './suite/loadTests';
 import { runTests, TestCase } from './suite/runner';
 import { scoreTests } from './suite/scoreTests';
+import { storyTests } from './suite/storyTests';
 
 const EXTENSION_ID = 'draftsmith.draftsmith';
 
@@ -124,6 +125,7 @@ export async function run(): Promise<void> {
     ...hardeningTests(api, sample.text),
     // Before Show Insights: they check that an essay does not open the panel by itself.
     ...essayTests(api, extension.extensionPath),
+    ...storyTests(api, extension.extensionPath),
     {
       name: 'Show Insights opens the insights webview panel',
       async run() {
