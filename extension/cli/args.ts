@@ -3,7 +3,7 @@ import { EngineError } from '../engine/errors';
 
 export interface Args { positional: string[]; flags: Map<string, string[]> }
 
-const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained']);
+const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained', 'premise']);
 
 export function parseArgs(argv: string[]): Args {
   const positional: string[] = [];
@@ -21,6 +21,14 @@ export function parseArgs(argv: string[]): Args {
 }
 
 export const flag = (a: Args, name: string) => a.flags.get(name)?.at(-1);
+
+export const numberFlag = (a: Args, name: string) => {
+  const v = flag(a, name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new EngineError('bad-request', `--${name} must be a number, not "${v}"`);
+  return n;
+};
 
 export const intFlag = (a: Args, name: string) => {
   const v = flag(a, name);
