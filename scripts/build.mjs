@@ -13,7 +13,7 @@ await Promise.all([
   build({ ...node, entryPoints: ['extension/cli.ts'], outfile: 'dist/cli.js' }),
   build({ entryPoints: ['webview/panel.ts'], outfile: 'dist/webview/panel.js', bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: true, minify: true, logLevel: 'warning' }),
   build({ ...node, entryPoints: tests('test/unit'), outdir: 'dist/test/unit' }),
-  build({ ...node, entryPoints: ['bench/summarize.bench.ts', 'bench/essay.bench.ts', 'bench/metrics.bench.ts'], outdir: 'dist/bench' }),
+  build({ ...node, entryPoints: ['bench/summarize.bench.ts', 'bench/essay.bench.ts', 'bench/story.bench.ts', 'bench/metrics.bench.ts'], outdir: 'dist/bench' }),
   existsSync('test/integration/suite.ts')
     ? build({ ...node, entryPoints: ['test/integration/suite.ts'], outfile: 'dist/test/integration/suite.js' })
     : Promise.resolve(),
