@@ -157,6 +157,9 @@ export const SamplingOptions = z.object({
 });
 export type SamplingOptions = z.infer<typeof SamplingOptions>;
 
+/** The sampling settings a text was written with: its seed writes it again. */
+const UsedSampling = z.object({ topK: z.number().int(), temperature: z.number(), seed: z.number().int() });
+
 export const StoryRequest = z.object({
   op: z.literal('story'),
   /** The writing prompt or the story so far; a long one is read from its end. */
@@ -202,7 +205,7 @@ export const StoryResult = z.object({
   endedBy: z.enum(['words', 'end', 'length-limit']),
   hitMaxLength: MaxLengthHit.nullable(),
   fusion: z.boolean(),
-  sampling: z.object({ topK: z.number().int(), temperature: z.number(), seed: z.number().int() }),
+  sampling: UsedSampling,
   stats: GenerationStats,
 });
 export type StoryResult = z.infer<typeof StoryResult>;
@@ -219,7 +222,7 @@ export const PremiseResult = z.object({
   premise: z.string(),
   /** Non-null when the premise stopped at the model's longest premise before its end-of-prompt token. */
   hitMaxLength: MaxLengthHit.nullable(),
-  sampling: z.object({ topK: z.number().int(), temperature: z.number(), seed: z.number().int() }),
+  sampling: UsedSampling,
   stats: GenerationStats,
 });
 export type PremiseResult = z.infer<typeof PremiseResult>;

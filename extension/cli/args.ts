@@ -22,18 +22,14 @@ export function parseArgs(argv: string[]): Args {
 
 export const flag = (a: Args, name: string) => a.flags.get(name)?.at(-1);
 
-export const numberFlag = (a: Args, name: string) => {
+/** --name's value as a number that passes `ok` (`what` names the kind in the message). */
+function numeric(a: Args, name: string, ok: (n: number) => boolean, what: string): number | undefined {
   const v = flag(a, name);
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isFinite(n)) throw new EngineError('bad-request', `--${name} must be a number, not "${v}"`);
+  if (!ok(n)) throw new EngineError('bad-request', `--${name} must be ${what}, not "${v}"`);
   return n;
-};
+}
 
-export const intFlag = (a: Args, name: string) => {
-  const v = flag(a, name);
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n)) throw new EngineError('bad-request', `--${name} must be an integer, not "${v}"`);
-  return n;
-};
+export const numberFlag = (a: Args, name: string) => numeric(a, name, Number.isFinite, 'a number');
+export const intFlag = (a: Args, name: string) => numeric(a, name, Number.isInteger, 'an integer');

@@ -55,6 +55,29 @@ async function writerTypes(editor: vscode.TextEditor, where: () => vscode.Positi
 }
 
 /**
+ * Continue Story on `editor` while the writer types `text` at `where()` as soon as the story starts
+ * to appear. Resolves with the outcome, the offset typed at, and how many changes came after the typing.
+ */
+async function storyWhileTyping(api: DraftsmithApi, editor: vscode.TextEditor, where: () => vscode.Position, text: string, words: number) {
+  let typed: Promise<number> | undefined;
+  let done = false;
+  let afterTyping = 0;
+  const changes = watchChanges(api, editor.document, () => {
+    typed = writerTypes(editor, where, text).finally(() => { done = true; });
+  });
+  const counter = vscode.workspace.onDidChangeTextDocument((e) => { if (e.document === editor.document && done) afterTyping++; });
+  try {
+    const outcome = await longStory(words, () => api.continueStory(editor));
+    const typedAt = await typed;
+    assert.ok(typedAt !== undefined, 'the writer never typed: the story did not start');
+    return { outcome, typedAt, afterTyping };
+  } finally {
+    changes.dispose();
+    counter.dispose();
+  }
+}
+
+/**
  * The story settings for a test: a long continuation at a low temperature, so that it is still
  * streaming when the test acts (a small model at 0.8 may end a story after a few words).
  */
@@ -169,21 +192,11 @@ export function storyTests(api: DraftsmithApi, extensionPath: string): TestCase[
         const editor = await storySoFar(PROMPT);
         const doc = editor.document;
         const TITLE = 'The Keeper. ';
-        let typed: Promise<number> | undefined;
-        let titled = false;
-        let afterTitle = 0;
         // As soon as the story starts to appear, the writer adds a title at the top.
-        const changes = watchChanges(api, doc, () => {
-          typed = writerTypes(editor, () => new vscode.Position(0, 0), TITLE).finally(() => { titled = true; });
-        });
-        const counter = vscode.workspace.onDidChangeTextDocument((e) => { if (e.document === doc && titled) afterTitle++; });
-        const outcome = await longStory(60, () => api.continueStory(editor));
-        changes.dispose();
-        counter.dispose();
-        await typed;
+        const { outcome, afterTyping } = await storyWhileTyping(api, editor, () => new vscode.Position(0, 0), TITLE, 60);
         assert.equal(outcome.kind, 'inserted', describe(outcome));
         if (outcome.kind !== 'inserted') return;
-        assert.ok(afterTitle > 0, 'the story did not go on after the title was typed');
+        assert.ok(afterTyping > 0, 'the story did not go on after the title was typed');
         assert.equal(doc.getText(), TITLE + PROMPT + outcome.text, 'the title, the prompt and the whole story, each whole and in place');
         await closeWithoutSaving(doc);
       },
@@ -195,13 +208,8 @@ export function storyTests(api: DraftsmithApi, extensionPath: string): TestCase[
         const editor = await storySoFar(PROMPT);
         const doc = editor.document;
         const TYPED = ' mine!';
-        let typed: Promise<number> | undefined;
         // At the end of the text written so far: exactly where the next piece would go.
-        const changes = watchChanges(api, doc, () => { typed = writerTypes(editor, () => doc.positionAt(doc.getText().length), TYPED); });
-        const outcome = await longStory(300, () => api.continueStory(editor));
-        changes.dispose();
-        const typedAt = await typed;
-        assert.ok(typedAt !== undefined, 'the writer never typed');
+        const { outcome, typedAt } = await storyWhileTyping(api, editor, () => doc.positionAt(doc.getText().length), TYPED, 300);
         assert.equal(outcome.kind, 'changed', describe(outcome));
         if (outcome.kind !== 'changed') return;
         assert.match(outcome.message, /stopped writing into it.*Open in New Editor/);
