@@ -44,6 +44,9 @@ function renderPrompt(result: StoryResult): HTMLElement {
   return section('story-prompt', 'Prompt (what the model read)', ...parts);
 }
 
+/** A token as the chart and the table name it: a piece that is only a space shows as ␣. */
+const tokenLabel = (t: GeneratedToken): string => t.text || '␣';
+
 /** The pretrained gate of each token relative to the others in this story: 0 the lowest, 1 the highest. */
 function relativeShares(tokens: readonly GeneratedToken[]): number[] {
   const values = tokens.map((t) => t.gate?.pretrained ?? 0);
@@ -81,7 +84,7 @@ function renderGates(result: StoryResult): HTMLElement {
   const heading = 'Fusion gates over the generated words (the paper’s Figure 8)';
   const withGates = result.tokens.map((t, i) => ({ t, i })).filter((x) => x.t.gate !== null);
   if (!result.fusion || withGates.length === 0) return section('fusion-gates', heading, hint('The model reported no fusion gates.'));
-  const labels = withGates.map(({ t, i }) => `${i + 1} ${clip(t.text, 12)}`);
+  const labels = withGates.map(({ t, i }) => `${i + 1} ${clip(tokenLabel(t), 12)}`);
   const focusRow = (index: number): void => {
     const row = rows.querySelector<HTMLElement>(`tr[data-token="${withGates[index]?.i ?? -1}"]`);
     if (!row) return;
@@ -100,7 +103,7 @@ function renderGates(result: StoryResult): HTMLElement {
     xTitle: 'generated token',
     yTitle: 'mean gate',
     yMax: 1,
-    tooltipTitle: (index) => result.tokens[withGates[index]?.i ?? 0]?.text ?? '',
+    tooltipTitle: (index) => tokenLabel(withGates[index]?.t ?? { text: '', start: 0, end: 0, gate: null }),
     onPick: focusRow,
   });
   const rows = table({
@@ -108,7 +111,7 @@ function renderGates(result: StoryResult): HTMLElement {
     className: 'gates-table',
     headers: ['#', 'token', 'trained', 'pretrained'],
     numeric: [0, 2, 3],
-    rows: withGates.map(({ t, i }) => [String(i + 1), t.text, fixed3(t.gate?.trained ?? 0), fixed3(t.gate?.pretrained ?? 0)]),
+    rows: withGates.map(({ t, i }) => [String(i + 1), tokenLabel(t), fixed3(t.gate?.trained ?? 0), fixed3(t.gate?.pretrained ?? 0)]),
     rowData: (r) => ({ token: String(withGates[r]?.i ?? r) }),
   });
   const explain = hint(
