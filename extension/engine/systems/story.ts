@@ -94,17 +94,18 @@ export class StorySystem {
     };
     const pasts = (state: readonly StateTensor[]) => Object.fromEntries(state.map((s) => [s.name, stateSpec(s)]));
     const presents = (state: readonly StateTensor[]) => Object.fromEntries(state.map((s) => [presentName(s.name), stateSpec(s)]));
-    checkIO(enc.session, folder.file('encoder'), { input_ids: ids, attention_mask: ids }, encoded);
+    // Each graph must need no input the step loop does not feed (a decoder in the premise's place would).
+    checkIO(enc.session, folder.file('encoder'), { input_ids: ids, attention_mask: ids }, encoded, true);
     checkIO(dec.session, folder.file('decoder'),
       { ...step, attention_mask: ids, ...encoded, ...pasts(arch.state) },
       {
         log_probs: { type: 'float32', dims: [null, arch.vocabSize] },
         ...(arch.fusion ? { fusion_gates: { type: 'float32', dims: [null, 2] } } : {}),
         ...presents(arch.state),
-      });
+      }, true);
     checkIO(pre.session, folder.file('premise'),
       { ...step, ...pasts(arch.premise.state) },
-      { log_probs: { type: 'float32', dims: [null, arch.premise.vocabSize] }, ...presents(arch.premise.state) });
+      { log_probs: { type: 'float32', dims: [null, arch.premise.vocabSize] }, ...presents(arch.premise.state) }, true);
     opts.log('info', `story model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}${arch.fusion ? ' (fusion)' : ''}`);
     return new StorySystem(folder, arch, tokenizer, enc.session, dec.session, pre.session, enc.provider);
   }
