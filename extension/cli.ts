@@ -9,12 +9,13 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { DeviceSetting, EngineConfig } from './protocol';
+import { DeviceSetting, EngineConfig, EngineRequest } from './protocol';
 import { Engine } from './engine/engine';
 import { EngineError, errorMessage } from './engine/errors';
 import { runEssayEval } from './engine/eval/essayEval';
 import { runSummarizeEval } from './engine/eval/summarizeEval';
 import { essayModelDir } from './engine/systems/essay';
+import { maxLengthNote } from './engine/systems/lengthLimit';
 import { summarizeModelDir } from './engine/systems/summarize';
 import { flag, intFlag, parseArgs, type Args } from './cli/args';
 import { scoreCommand } from './cli/scoreCommand';
@@ -23,8 +24,8 @@ const USAGE = `usage:
   draftsmith summarize FILE [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
                             [--beam N] [--max-length N] [--max-input-tokens N]
   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
-  draftsmith essay "bee, swallow, geese, flower, frog" [--candidates N] [--beam N] [--max-length N] [--json]
-  draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--models DIR] [--show]
+  draftsmith essay "bee, swallow, geese, flower, frog" [--candidates N] [--beam N] [--max-length N] [--unconstrained] [--json]
+  draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--unconstrained] [--models DIR] [--show]
   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase]
                    [--ref-field F] [--hyp-field F] [--limit N] [--quiet]
       REF and HYP: text files, one segment per line (or each one document with --document), or
@@ -34,11 +35,27 @@ const USAGE = `usage:
 export function engineConfig(a: Args): EngineConfig {
   const device = DeviceSetting.safeParse(flag(a, 'device') ?? 'auto');
   if (!device.success) throw new EngineError('bad-request', `--device must be auto, cpu or cuda`);
-  return EngineConfig.parse({
+  const config = EngineConfig.safeParse({
     modelsDir: path.resolve(flag(a, 'models') ?? path.join(__dirname, '..', 'models')),
     device: device.data,
     threads: intFlag(a, 'threads') ?? 0,
   });
+  if (!config.success) throw new EngineError('bad-request', `--threads must be between 0 and 64`);
+  return config.data;
+}
+
+/** The request field each option fills, for messages in the options' own names. */
+const OPTION_OF: Record<string, string> = {
+  'decoding.beamSize': '--beam', 'decoding.maxLength': '--max-length', maxInputTokens: '--max-input-tokens', candidates: '--candidates',
+};
+
+/** The protocol's limits hold for the CLI too (the worker checks them for the extension): --beam 0 is refused, not run. */
+function checked<R extends EngineRequest>(request: R): R {
+  const parsed = EngineRequest.safeParse(request);
+  if (parsed.success) return request;
+  const issue = parsed.error.issues[0];
+  const where = issue.path.join('.');
+  throw new EngineError('bad-request', `${OPTION_OF[where] ?? where}: ${issue.message}`);
 }
 
 const stderrLog = (level: string, message: string) => { if (level !== 'info' || process.env.DRAFTSMITH_VERBOSE) process.stderr.write(`[${level}] ${message}\n`); };
@@ -48,17 +65,18 @@ async function summarize(a: Args): Promise<void> {
   if (!file) throw new EngineError('bad-request', 'summarize needs a FILE (use - for standard input)');
   const text = file === '-' ? await readStdin() : await fs.readFile(file, 'utf8').catch((e) => { throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`); });
   const engine = new Engine(engineConfig(a), stderrLog);
-  const result = await engine.run({
+  const result = await engine.run(checked({
     op: 'summarize', text,
     maxInputTokens: intFlag(a, 'max-input-tokens'),
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
-  });
+  }));
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return;
   }
   process.stdout.write(result.summary + '\n');
   if (result.truncated) process.stderr.write(`note: the model read the first ${result.usedChars} of ${text.length} characters\n`);
+  if (result.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('summary', result.hitMaxLength, '--max-length')}\n`);
   process.stderr.write(`top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
   process.stderr.write(`${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
 }
@@ -67,10 +85,10 @@ async function essay(a: Args): Promise<void> {
   const topics = a.positional.slice(1).join(' ');
   if (!topics.trim()) throw new EngineError('bad-request', 'essay needs topic words, e.g. draftsmith essay "bee, swallow, geese, flower, frog"');
   const engine = new Engine(engineConfig(a), stderrLog);
-  const result = await engine.run({
-    op: 'essay', topics, candidates: intFlag(a, 'candidates'),
+  const result = await engine.run(checked({
+    op: 'essay', topics, candidates: intFlag(a, 'candidates'), includeAllTopics: flag(a, 'unconstrained') === undefined,
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
-  });
+  }));
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return;
@@ -79,6 +97,7 @@ async function essay(a: Args): Promise<void> {
     if (result.candidates.length > 1) process.stdout.write(`--- candidate ${i + 1} (score ${c.score.toFixed(3)})\n`);
     process.stdout.write(c.text + '\n');
     process.stderr.write(`covers ${c.covered.length}/${result.topics.length} topic words: ${c.covered.join(', ') || 'none'}\n`);
+    if (c.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('essay', c.hitMaxLength, '--max-length')}\n`);
   });
   if (result.unknownTopics.length) process.stderr.write(`no word vector for: ${result.unknownTopics.join(', ')}\n`);
   if (result.skippedTopics.length) process.stderr.write(`left out (no letters the model knows): ${result.skippedTopics.join(', ')}\n`);
@@ -118,6 +137,7 @@ async function evalEssay(a: Args): Promise<void> {
     limit: intFlag(a, 'limit') ?? Infinity,
     variants: variants(a, `PC-SAN=${essayModelDir(config.modelsDir)}`),
     beamSize: intFlag(a, 'beam'),
+    unconstrained: flag(a, 'unconstrained') !== undefined,
     show: flag(a, 'show') !== undefined,
     runtime: { device: config.device, threads: config.threads, log: stderrLog },
   }, (m) => process.stderr.write(`${m}\n`));
@@ -133,9 +153,13 @@ async function readStdin(): Promise<string> {
 async function main(argv: string[]): Promise<number> {
   const a = parseArgs(argv);
   const cmd = a.positional[0];
-  if (!cmd || flag(a, 'help')) {
+  if (!cmd) {
+    process.stderr.write(`draftsmith: no command given\n${USAGE}\n`);
+    return 2;
+  }
+  if (flag(a, 'help')) {
     process.stdout.write(USAGE + '\n');
-    return cmd ? 0 : 2;
+    return 0;
   }
   if (cmd === 'summarize') await summarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);

@@ -71,6 +71,22 @@ export const GenerationStats = z.object({
 });
 export type GenerationStats = z.infer<typeof GenerationStats>;
 
+/**
+ * Decoding stopped at the length limit, not at the model's end token: the text may stop
+ * mid-sentence. Results carry null when the model ended the text itself.
+ */
+export const MaxLengthHit = z.object({
+  /** The limit that cut the text off, in tokens. */
+  maxLength: z.number().int(),
+  /**
+   * 'request': the length asked for (draftsmith.<system>.maxLength, the CLI's --max-length, or the
+   * model's default when none was asked); 'model': the longest output the model was trained for,
+   * below what was asked, so raising the setting cannot lengthen it.
+   */
+  limitedBy: z.enum(['request', 'model']),
+});
+export type MaxLengthHit = z.infer<typeof MaxLengthHit>;
+
 export const SummarizeResult = z.object({
   op: z.literal('summarize'),
   summary: z.string(),
@@ -80,6 +96,7 @@ export const SummarizeResult = z.object({
   truncated: z.boolean(),
   /** Characters of `source` that the model read (all of it unless truncated). */
   usedChars: z.number().int(),
+  hitMaxLength: MaxLengthHit.nullable(),
   tokens: z.array(AttendedToken),
   topPhrases: z.array(AttendedPhrase),
   topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })),
@@ -96,6 +113,9 @@ export const EssayRequest = z.object({
   /** How many different essays to return (the best beams), best first. */
   candidates: z.number().int().min(1).max(5).optional(),
   decoding: BeamOptions.optional(),
+  /** Every essay must contain each topic word (lexically constrained beam search); default true.
+   * false: plain beam search, as the PC-SAN paper decodes. */
+  includeAllTopics: z.boolean().optional(),
 });
 export type EssayRequest = z.infer<typeof EssayRequest>;
 
@@ -106,6 +126,7 @@ export const EssayCandidate = z.object({
   /** Sum of token log-probabilities, and the length-normalised score beam search ranked by. */
   logProb: z.number(),
   score: z.number(),
+  hitMaxLength: MaxLengthHit.nullable(),
 });
 export type EssayCandidate = z.infer<typeof EssayCandidate>;
 
@@ -263,6 +284,14 @@ export const ToWorker = z.discriminatedUnion('type', [
   z.object({ type: z.literal('configure'), config: EngineConfig }),
   z.object({ type: z.literal('request'), id: z.number().int(), request: EngineRequest }),
   z.object({ type: z.literal('cancel'), id: z.number().int() }),
+  // Before the host terminates the worker thread: cancel everything, refuse new requests, answer
+  // 'stopped' once no onnxruntime call is under way (terminating a thread inside one aborts the
+  // whole host process).
+  z.object({ type: z.literal('stop') }),
+  // Tests only: the worker honours it only when started with DRAFTSMITH_TEST_CRASH=1 (env or
+  // workerData). 'throw': an uncaught exception; 'exit': process.exit in the worker; 'hang': a
+  // busy loop that never answers 'stop'. All three happen in JS between decoding steps.
+  z.object({ type: z.literal('crash-for-test'), how: z.enum(['throw', 'exit', 'hang']) }),
 ]);
 export type ToWorker = z.infer<typeof ToWorker>;
 
@@ -274,12 +303,15 @@ export const ErrorCode = z.enum([
   'bad-model',     // a model folder is missing a file, has a corrupt file, or a wrong manifest
   'bad-request',   // a message that failed validation
   'internal',      // anything else: a bug
-  'stopped',       // host side: the worker went away (crash, restart, shutdown) before answering
+  'stopped',       // the worker went away (crash, restart, shutdown) before answering, or is stopping
+  'time-limit',    // host side: the request ran past draftsmith.maxSecondsPerRequest and was stopped
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
 export const FromWorker = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
+  // The answer to 'stop': no onnxruntime call is running and none will start; safe to terminate.
+  z.object({ type: z.literal('stopped') }),
   z.object({ type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.string() }),
   z.object({ type: z.literal('progress'), id: z.number().int(), message: z.string(), fraction: z.number().min(0).max(1).optional() }),
   z.object({ type: z.literal('partial'), id: z.number().int(), text: z.string() }),
@@ -292,6 +324,7 @@ export type FromWorker = z.infer<typeof FromWorker>;
 
 export const ToPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('summarize'), result: SummarizeResult }),
+  z.object({ type: z.literal('essay'), result: EssayResult }),
   z.object({ type: z.literal('score'), result: ScoreResult }),
   z.object({ type: z.literal('coherence'), result: CoherenceResult }),
   z.object({ type: z.literal('empty'), message: z.string() }),

@@ -19,13 +19,17 @@ import {
   ScatterController,
   Tooltip,
   type ChartOptions,
+  type Plugin,
+  type ScriptableContext,
 } from 'chart.js';
+import { color } from 'chart.js/helpers';
 import { el } from './dom';
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, ScatterController, PointElement, LineElement, Tooltip, Legend);
 
 interface Theme {
   foreground: string;
+  background: string;
   muted: string;
   grid: string;
   /** Series colours, in order. */
@@ -45,6 +49,7 @@ function readTheme(): Theme {
   const highContrast = document.body.classList.contains('vscode-high-contrast') || document.body.classList.contains('vscode-high-contrast-light');
   return {
     foreground,
+    background: v('--vscode-editor-background', '#ffffff'),
     muted: v('--vscode-descriptionForeground', foreground),
     grid: v('--vscode-editorWidget-border', v('--vscode-charts-lines', foreground)),
     series: [
@@ -249,6 +254,130 @@ export function scatterChart(options: {
     // clip: false keeps the points on the axes' ends whole.
     data: { datasets: [{ label: options.label, data: options.points, showLine: true, pointRadius: 4, pointHoverRadius: 6, borderWidth: 2, clip: false }] },
     options: scatterOptions(readTheme()),
+  });
+  track(chart, paint);
+  return box;
+}
+
+/** `base` (a theme colour) at opacity `alpha`; the colour itself when it cannot be parsed. */
+function withAlpha(base: string, alpha: number): string {
+  const c = color(base);
+  return c.valid ? c.alpha(alpha).rgbString() : base;
+}
+
+/**
+ * A heatmap: a matrix of values, one row per `rowLabels`, one column per `columnLabels`, each cell
+ * a rectangle shaded by its value (from 0 to `max`, by default the largest) with the value written
+ * in it. Drawn as horizontal floating bars, one dataset per column, each bar spanning its column
+ * [c, c + 1] and all sharing one slot per row (grouped: false), so the cells tile the chart exactly.
+ * `onPick(row, column)` runs when a cell is clicked.
+ */
+export function heatmapChart(options: {
+  ariaLabel: string;
+  rowLabels: string[];
+  columnLabels: string[];
+  /** [row][column]. */
+  values: number[][];
+  /** The value shaded darkest. */
+  max?: number;
+  xTitle: string;
+  yTitle: string;
+  format: (value: number) => string;
+  onPick?: (row: number, column: number) => void;
+}): HTMLElement {
+  const { rowLabels, columnLabels, values, format } = options;
+  const { box, canvas } = canvasBox(options.ariaLabel);
+  box.classList.add('heatmap');
+  // Chart.js fills its box: give each row about the same height, whatever the number of layers.
+  box.style.height = `${5 + 2.75 * rowLabels.length}rem`;
+  const value = (row: number, column: number): number => values[row]?.[column] ?? 0;
+  const top = options.max ?? Math.max(0, ...values.flat());
+  const share = (row: number, column: number): number => (top > 0 ? Math.min(1, Math.max(0, value(row, column)) / top) : 0);
+  let theme = readTheme();
+
+  // The numbers in the cells, in the foreground colour, or the background's on a dark cell.
+  const cellLabels: Plugin<'bar'> = {
+    id: 'draftsmithCellLabels',
+    afterDatasetsDraw(chart) {
+      const ctx = chart.ctx;
+      ctx.save();
+      ctx.font = `12px ${theme.fontFamily}`;
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      chart.data.datasets.forEach((_, column) => {
+        chart.getDatasetMeta(column).data.forEach((bar, row) => {
+          const { x, y } = (bar as BarElement).getCenterPoint();
+          if (x === null || y === null) return;
+          ctx.fillStyle = share(row, column) > 0.6 ? theme.background : theme.foreground;
+          ctx.fillText(format(value(row, column)), x, y);
+        });
+      });
+      ctx.restore();
+    },
+  };
+
+  const heatmapOptions = (t: Theme): ChartOptions<'bar'> => {
+    const base = commonOptions(t) as ChartOptions<'bar'>;
+    return {
+      ...base,
+      indexAxis: 'y',
+      scales: {
+        x: {
+          ...axis(options.xTitle, t, {
+            type: 'linear',
+            min: 0,
+            max: columnLabels.length,
+            // One tick in the middle of each column, named after it.
+            afterBuildTicks: (scale: { ticks: { value: number }[] }) => {
+              scale.ticks = columnLabels.map((_, c) => ({ value: c + 0.5 }));
+            },
+            ticks: { callback: (v: number | string) => columnLabels[Math.floor(Number(v))] ?? '' },
+          }),
+          grid: { display: false },
+        },
+        y: { ...axis(options.yTitle, t), grid: { display: false } },
+      },
+      plugins: {
+        ...base.plugins,
+        legend: { display: false },
+        tooltip: {
+          ...base.plugins?.tooltip,
+          callbacks: {
+            title: (items) => (items[0] ? `${options.yTitle} ${rowLabels[items[0].dataIndex] ?? ''}` : ''),
+            label: (item) => `${columnLabels[item.datasetIndex] ?? ''}: ${format(value(item.dataIndex, item.datasetIndex))}`,
+          },
+        },
+      },
+      onClick: (_event, elements) => {
+        const first = elements[0];
+        if (first && options.onPick) options.onPick(first.index, first.datasetIndex);
+      },
+    };
+  };
+  const paint = (chart: Chart<'bar', [number, number][]>, t: Theme): void => {
+    theme = t;
+    chart.data.datasets.forEach((d, column) => {
+      d.backgroundColor = (ctx: ScriptableContext<'bar'>) => withAlpha(t.series[0], 0.06 + 0.94 * share(ctx.dataIndex, column));
+      // Cells are separated by the page's background, or outlined in a high-contrast theme.
+      d.borderColor = t.contrastBorder ?? t.background;
+      d.borderWidth = 1;
+    });
+    chart.options = heatmapOptions(t);
+  };
+  const chart = new Chart<'bar', [number, number][]>(canvas, {
+    type: 'bar',
+    data: {
+      labels: rowLabels,
+      datasets: columnLabels.map((label, c) => ({
+        label,
+        data: rowLabels.map((): [number, number] => [c, c + 1]),
+        grouped: false,
+        barPercentage: 1,
+        categoryPercentage: 1,
+      })),
+    },
+    options: heatmapOptions(theme),
+    plugins: [cellLabels],
   });
   track(chart, paint);
   return box;

@@ -36,6 +36,8 @@ export interface TableSpec {
   rows: readonly (readonly Cell[])[];
   /** Per-row attributes (data-*), e.g. for a chart to find its row. */
   rowData?: (index: number) => Record<string, string>;
+  /** Per-cell attributes (data-*), e.g. for a chart to find its cell. */
+  cellData?: (row: number, column: number) => Record<string, string>;
 }
 
 /**
@@ -64,6 +66,7 @@ export function table(spec: TableSpec): HTMLElement {
       const td = isHeader ? el('th') : el('td');
       if (isHeader) (td as HTMLTableCellElement).scope = 'row';
       if (numeric.has(i)) td.classList.add('num');
+      for (const [key, value] of Object.entries(spec.cellData?.(r, i) ?? {})) td.dataset[key] = value;
       fill(td, cell);
       tr.append(td);
     });

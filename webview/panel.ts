@@ -3,13 +3,14 @@
  * ToPanel / FromPanel messages of protocol.ts, parses every message on arrival, and builds the page
  * with DOM APIs and textContent only, so document text is never interpreted as HTML.
  *
- * One view at a time: summarize (summarizeView.ts), score (scoreView.ts), coherence
+ * One view at a time: summarize (summarizeView.ts), essay (essayView.ts), score (scoreView.ts), coherence
  * (coherenceView.ts). The message shown is kept in the webview state so a reload shows it again.
  */
 import { FromPanel, ToPanel } from '../extension/protocol';
 import { destroyCharts } from './charts';
 import { renderCoherence } from './coherenceView';
 import { el } from './dom';
+import { renderEssay } from './essayView';
 import { renderScore } from './scoreView';
 import { renderSummarize } from './summarizeView';
 
@@ -22,7 +23,7 @@ declare function acquireVsCodeApi(): WebviewApi;
 
 const vscode = acquireVsCodeApi();
 const app = document.getElementById('app') ?? document.body;
-const DEFAULT_EMPTY = 'Run Draftsmith: Summarize Document, Score Draft or Check Coherence to see the results here.';
+const DEFAULT_EMPTY = 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Score Draft or Check Coherence to see the results here.';
 
 type Shown = Exclude<ToPanel, { type: 'empty' }>;
 
@@ -50,6 +51,9 @@ function render(message: Shown): void {
   switch (message.type) {
     case 'summarize':
       app.replaceChildren(...renderSummarize(message.result));
+      return;
+    case 'essay':
+      app.replaceChildren(...renderEssay(message.result));
       return;
     case 'score':
       app.replaceChildren(...renderScore(message.result));

@@ -3,7 +3,7 @@ import { EngineError } from '../engine/errors';
 
 export interface Args { positional: string[]; flags: Map<string, string[]> }
 
-const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity']);
+const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained']);
 
 export function parseArgs(argv: string[]): Args {
   const positional: string[] = [];

@@ -1,14 +1,20 @@
 /** What activate() returns: the extension's surface for the integration tests (and other extensions). */
 import type * as vscode from 'vscode';
 import type { SummarizeResult, ToPanel } from '../protocol';
+import type { EssayOutcome, PickEssay } from './essayCommand';
 import type { CoherenceOutcome, NamedText, ScoreOutcome } from './scoreCommand';
 import type { SummarizeOutcome } from './summarizeCommand';
 
-export type { CoherenceOutcome, NamedText, ScoreOutcome, SummarizeOutcome };
+export type { CoherenceOutcome, EssayOutcome, NamedText, PickEssay, ScoreOutcome, SummarizeOutcome };
 
 export interface DraftsmithApi {
   /** The same function the Summarize Document command runs, on the given editor. */
   summarize(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<SummarizeOutcome>;
+  /**
+   * The same function Expand Topic Words into Essay runs, on the given editor's selection. `pick`
+   * chooses among the essays instead of the quick pick (an index; undefined inserts nothing).
+   */
+  essay(editor: vscode.TextEditor, token?: vscode.CancellationToken, pick?: PickEssay): Promise<EssayOutcome>;
   /** What Score Draft runs once the user has picked the reference. */
   scoreDraft(editor: vscode.TextEditor, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome>;
   /** What Check Coherence runs once the user has picked the source. */
@@ -22,7 +28,7 @@ export interface DraftsmithApi {
   };
   engine: {
     restart(): void;
-    /** Terminates the worker as a crash would (the client is not told first). */
+    /** Makes the worker crash on its own (an uncaught exception between decoding steps); test mode only. */
     crashForTest(): void;
     /** Requests sent to the worker and not yet answered. */
     inFlight(): number;

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { Ctx } from './context';
+import { essayActiveEditor } from './essayCommand';
 import { checkCoherenceCommand, scoreDraftCommand } from './scoreCommand';
 import { summarizeActiveEditor } from './summarizeCommand';
 
@@ -12,12 +13,14 @@ type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => unknown;
 
 const commands: Record<string, CommandFactory> = {
   'draftsmith.summarize': (ctx) => () => summarizeActiveEditor(ctx),
+  'draftsmith.essay': (ctx) => () => essayActiveEditor(ctx),
   'draftsmith.scoreDraft': (ctx) => () => scoreDraftCommand(ctx),
   'draftsmith.checkCoherence': (ctx) => () => checkCoherenceCommand(ctx),
   'draftsmith.showInsights': (ctx) => () => ctx.insights.show(),
   'draftsmith.showLog': (ctx) => () => ctx.log.show(true),
   'draftsmith.restartEngine': (ctx) => () => {
-    ctx.engine.restart();
+    // Requests in flight fail now; the old worker thread is stopped safely in the background.
+    void ctx.engine.restart();
     void vscode.window.showInformationMessage('Draftsmith: the engine was restarted.');
   },
 };

@@ -21,7 +21,9 @@ export class Ctx implements vscode.Disposable {
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = this.own(vscode.window.createOutputChannel('Draftsmith', { log: true }));
     // dist/host.js and dist/worker.js are bundled side by side.
-    this.engine = this.own(new EngineClient(path.join(__dirname, 'worker.js'), readEngineConfig(extension.extensionPath), this.log));
+    // The test hooks (crashForTest) only when VS Code runs the extension's tests, or asked for.
+    const testHooks = extension.extensionMode === vscode.ExtensionMode.Test || process.env.DRAFTSMITH_TEST_CRASH === '1';
+    this.engine = this.own(new EngineClient(path.join(__dirname, 'worker.js'), readEngineConfig(extension.extensionPath), this.log, { testHooks }));
     this.insights = this.own(new InsightsPanels(extension.extensionUri, () => this.lastShown, this.log));
     this.own(vscode.window.registerWebviewPanelSerializer(INSIGHTS_VIEW_TYPE, this.insights));
     const reconfigure = (why: string) => {

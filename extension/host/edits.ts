@@ -6,6 +6,73 @@ export function summaryInsertion(summary: string): string {
   return `\n\nSummary: ${summary}\n`;
 }
 
+/** The text Expand Topic Words into Essay inserts after the topic words. */
+export function essayInsertion(essay: string): string {
+  return `\n\n${essay}\n`;
+}
+
+/** The button on the "document changed" message. */
+export const OPEN_IN_NEW_EDITOR = 'Open in New Editor';
+
+/** Said when the user edited the document while the engine wrote `what` ("summary", "essay"). */
+export function changedMessage(what: string): string {
+  return `Draftsmith: the document changed while the ${what} was being written, so it was not inserted into your text. ` +
+    `${OPEN_IN_NEW_EDITOR} shows it on its own.`;
+}
+
+/**
+ * A result that was not inserted because the user edited the document meanwhile: offered instead,
+ * so nothing the model wrote is lost and nothing the user wrote is touched.
+ */
+export interface Offer {
+  /** The text as it would have been inserted, without the blank lines that set it apart. */
+  readonly text: string;
+  /** Opens it in a new untitled editor beside the document (what the message's button does). */
+  open(): Promise<vscode.TextEditor>;
+}
+
+export type Changed = { kind: 'changed'; message: string; offer: Offer };
+export type Insertion = { kind: 'inserted' } | Changed | { kind: 'error'; message: string };
+
+export interface GuardedInsertion {
+  log: vscode.LogOutputChannel;
+  /** Log prefix: the command's short name. */
+  op: string;
+  /** What is inserted, for the user's messages: "summary", "essay". */
+  what: string;
+  editor: vscode.TextEditor;
+  /** The document's version when the request was sent. */
+  version: number;
+  position: vscode.Position;
+  text: string;
+}
+
+/**
+ * Inserts the text as one undo step, but only while the document is still at the version the
+ * request was made from: after an edit the position may point into different text, and the user's
+ * new text must never be written over. Then the result is offered instead: the message's button
+ * opens it in a new editor. Logs when it does not insert.
+ */
+export async function insertUnlessChanged(i: GuardedInsertion): Promise<Insertion> {
+  const doc = i.editor.document;
+  if (doc.isClosed || doc.version !== i.version) {
+    i.log.warn(`${i.op}: document changed (version ${i.version} -> ${doc.version}); not inserted, offered in a new editor`);
+    const message = changedMessage(i.what);
+    const offer = offerInNewEditor(i.text.replace(/^\n+/, ''), doc.languageId);
+    void vscode.window.showWarningMessage(message, OPEN_IN_NEW_EDITOR).then((choice) => {
+      if (choice === OPEN_IN_NEW_EDITOR) offer.open().catch((e: unknown) => i.log.error(`${i.op}: could not open the offered ${i.what}: ${String(e)}`));
+    });
+    return { kind: 'changed', message, offer };
+  }
+  if (!(await insertAsOneEdit(i.editor, i.position, i.text))) {
+    const message = `Draftsmith: the ${i.what} could not be inserted into the document.`;
+    i.log.error(`${i.op}: ${message}`);
+    void vscode.window.showErrorMessage(message);
+    return { kind: 'error', message };
+  }
+  return { kind: 'inserted' };
+}
+
 /** The primary selection, or the whole document when the selection is empty. */
 export function sourceRange(editor: vscode.TextEditor): vscode.Range {
   const selection = editor.selection;
@@ -31,4 +98,14 @@ export async function insertAsOneEdit(editor: vscode.TextEditor, position: vscod
   const edit = new vscode.WorkspaceEdit();
   edit.insert(editor.document.uri, position, text);
   return vscode.workspace.applyEdit(edit);
+}
+
+function offerInNewEditor(text: string, language: string): Offer {
+  return {
+    text,
+    async open() {
+      const doc = await vscode.workspace.openTextDocument({ content: text, language });
+      return vscode.window.showTextDocument(doc, { preview: false, viewColumn: vscode.ViewColumn.Beside });
+    },
+  };
 }

@@ -1,6 +1,10 @@
 /**
- * The host's side of the engine: one long-lived worker_threads Worker, typed requests with a
- * promise each, progress callbacks, cancellation and crash recovery.
+ * The host's side of the engine: one long-lived worker_threads Worker (dist/worker.js), typed
+ * requests with a promise each, progress callbacks, cancellation, time limits and crash recovery.
+ *
+ * The worker is never terminated while onnxruntime may be inside a run: that aborts the whole
+ * extension host (see worker.ts). Restart and shutdown send 'stop', wait (bounded) for 'stopped',
+ * and only then call terminate(); requests in flight are failed at once, not after the wait.
  *
  * Kept free of 'vscode' on purpose (cancellation and logging come in through small interfaces that
  * vscode.CancellationToken and vscode.LogOutputChannel satisfy), so it can run under plain Node.
@@ -32,6 +36,24 @@ export interface RequestHooks {
   onProgress?(message: string, fraction: number | undefined): void;
   onPartial?(text: string): void;
   token?: CancelSignal;
+  /**
+   * Wall-time limit in ms (draftsmith.maxSecondsPerRequest): past it the request fails with a
+   * 'time-limit' error that says so, and the worker is told to stop. None: no limit.
+   */
+  timeLimitMs?: number;
+}
+
+export interface EngineClientOptions {
+  /**
+   * How long a stop waits for the worker's 'stopped' before terminating it anyway (a worker stuck
+   * in a loop never answers). Default 10 s.
+   */
+  stopTimeoutMs?: number;
+  /**
+   * Lets crashForTest() ask the worker to crash; the worker honours that only when started with
+   * this (as workerData). Default: DRAFTSMITH_TEST_CRASH=1 in the environment.
+   */
+  testHooks?: boolean;
 }
 
 // One error type on both sides of the worker boundary; the worker's codes arrive as they were thrown.
@@ -51,12 +73,20 @@ export class EngineClient {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private disposed = false;
+  /** Workers being stopped (restart, shutdown): each settles once its thread has exited. */
+  private readonly stopping = new Set<Promise<void>>();
+  private readonly stopTimeoutMs: number;
+  private readonly testHooks: boolean;
 
   constructor(
     private readonly workerPath: string,
     private config: EngineConfig,
     private readonly log: Logger,
-  ) {}
+    options: EngineClientOptions = {},
+  ) {
+    this.stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
+    this.testHooks = options.testHooks ?? process.env.DRAFTSMITH_TEST_CRASH === '1';
+  }
 
   /** Requests sent and not yet answered. */
   get inFlight(): number {
@@ -80,40 +110,65 @@ export class EngineClient {
       // Cancel settles the promise at once: a worker busy inside a synchronous ONNX run only reads
       // the cancel message between steps, and the user should not wait for that. Whatever the
       // worker still sends for this id is then dropped as unknown.
-      const subscription = token?.onCancellationRequested(() => {
+      const stop = (error: EngineError) => {
         if (!this.pending.has(id)) return;
-        this.settle(id)?.reject(cancelledError());
+        this.settle(id)?.reject(error);
         if (this.worker) this.post(this.worker, { type: 'cancel', id });
-      });
+      };
+      const subscription = token?.onCancellationRequested(() => stop(cancelledError()));
+      // The same path as Cancel: a model that runs too long (a huge beam, a slow machine) must not
+      // keep the user waiting without a word.
+      const limit = hooks.timeLimitMs;
+      const timer = limit !== undefined && Number.isFinite(limit) && limit > 0
+        ? setTimeout(() => {
+          this.log.warn(`engine: request ${id} (${request.op}) passed its time limit of ${formatSeconds(limit)}; stopping it`);
+          stop(timeLimitError(limit));
+        }, limit)
+        : undefined;
       this.pending.set(id, {
         op: request.op,
         hooks,
         resolve: resolve as (result: unknown) => void,
         reject,
-        cleanup: () => subscription?.dispose(),
+        cleanup: () => {
+          subscription?.dispose();
+          if (timer) clearTimeout(timer);
+        },
       });
       this.post(worker, { type: 'request', id, request });
     });
   }
 
-  /** Stops the worker (failing what is in flight) and starts a fresh one. */
-  restart(): void {
-    this.stopWorker('The Draftsmith engine was restarted; the request was stopped.');
+  /**
+   * Fails what is in flight at once, starts a fresh worker, and stops the old one safely in the
+   * background (stop, then terminate). The returned promise settles once the old thread has exited.
+   */
+  restart(): Promise<void> {
+    const stopped = this.stopWorker('The Draftsmith engine was restarted; the request was stopped.');
     this.log.info('engine: restarting');
     if (!this.disposed) this.ensureWorker();
+    return stopped;
   }
 
   /**
-   * Kills the worker without telling the client first, exactly as a crash looks from here
-   * (the exit handler sees an exit it did not ask for). For the integration tests.
+   * Makes the worker crash on its own, as a bug in the engine would, without telling the client:
+   * 'throw' (an uncaught exception) or 'exit' (process.exit in the worker) between decoding steps,
+   * or 'hang' (a busy loop that never answers 'stop'). Needs the test hooks (options.testHooks).
    */
-  crashForTest(): void {
-    void this.worker?.terminate();
+  crashForTest(how: 'throw' | 'exit' | 'hang' = 'throw'): void {
+    if (!this.testHooks) throw new Error('crashForTest needs the engine test hooks (DRAFTSMITH_TEST_CRASH=1 or EngineClientOptions.testHooks)');
+    if (this.worker) this.post(this.worker, { type: 'crash-for-test', how });
   }
 
   dispose(): void {
+    void this.shutdown();
+  }
+
+  /** Fails what is in flight, stops the worker safely; settles once every worker thread has exited. */
+  async shutdown(): Promise<void> {
     this.disposed = true;
-    this.stopWorker('The Draftsmith engine was shut down.');
+    void this.stopWorker('The Draftsmith engine was shut down.');
+    await Promise.all([...this.stopping]);
   }
 
   // ---- worker lifecycle ------------------------------------------------------------------------
@@ -122,7 +177,7 @@ export class EngineClient {
     if (this.worker) return this.worker;
     this.log.info(`engine: starting worker ${this.workerPath}`);
     // stdout/stderr are piped so that stray console output from the engine lands in the log.
-    const worker = new Worker(this.workerPath, { stdout: true, stderr: true });
+    const worker = new Worker(this.workerPath, { stdout: true, stderr: true, workerData: { testHooks: this.testHooks } });
     this.worker = worker;
     worker.stdout.setEncoding('utf8').on('data', (chunk: string) => this.logLines('info', chunk));
     worker.stderr.setEncoding('utf8').on('data', (chunk: string) => this.logLines('warn', chunk));
@@ -134,16 +189,62 @@ export class EngineClient {
     return worker;
   }
 
-  /** Intentional stop: the worker is forgotten first, so its exit event is not taken for a crash. */
-  private stopWorker(reason: string): void {
+  /**
+   * Intentional stop: the worker is forgotten first (so its exit is not taken for a crash) and what
+   * is in flight fails now; the thread itself is stopped safely (stopSafely).
+   */
+  private stopWorker(reason: string): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
     this.rejectAll(new EngineError('stopped', reason));
-    if (worker) void worker.terminate();
+    if (!worker) return Promise.resolve();
+    const stopped = this.stopSafely(worker);
+    this.stopping.add(stopped);
+    void stopped.then(() => this.stopping.delete(stopped));
+    return stopped;
+  }
+
+  /**
+   * Terminates `worker` only once it says 'stopped' (no onnxruntime call under way, none to come):
+   * terminate() inside a run aborts the whole host process. A worker that does not answer within
+   * stopTimeoutMs is stuck (in a loop, or a native call that never returns) and is terminated anyway,
+   * with a warning. Resolves once the thread has exited.
+   */
+  private stopSafely(worker: Worker): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const started = performance.now();
+      let timer: NodeJS.Timeout | undefined;
+      const onMessage = (data: unknown) => {
+        const parsed = FromWorker.safeParse(data);
+        if (!parsed.success || parsed.data.type !== 'stopped') return;
+        this.log.info(`engine: the old worker stopped in ${Math.round(performance.now() - started)} ms; terminating it`);
+        terminate();
+      };
+      const terminate = () => {
+        if (timer) clearTimeout(timer);
+        worker.off('message', onMessage);
+        void worker.terminate();
+      };
+      worker.on('message', onMessage);
+      worker.once('exit', () => {
+        if (timer) clearTimeout(timer);
+        worker.off('message', onMessage);
+        resolve();
+      });
+      timer = setTimeout(() => {
+        this.log.warn(
+          `engine: the old worker did not confirm that it stopped within ${formatSeconds(this.stopTimeoutMs)}; terminating it anyway ` +
+            '(it seems stuck; if onnxruntime were inside a run now, terminating could abort the extension host)',
+        );
+        terminate();
+      }, this.stopTimeoutMs);
+      this.post(worker, { type: 'stop' });
+    });
   }
 
   private onCrash(worker: Worker, detail: string): void {
     // 'error' is followed by 'exit'; the first one handles it. Also ignores workers we stopped.
+    // The thread is already ending on its own: no terminate() here.
     if (worker !== this.worker) return;
     this.worker = undefined;
     const lost = this.pending.size;
@@ -152,7 +253,6 @@ export class EngineClient {
       'stopped',
       `The Draftsmith engine stopped unexpectedly (${detail}); it has been restarted. Try again.`,
     ));
-    void worker.terminate();
   }
 
   private rejectAll(error: EngineError): void {
@@ -202,6 +302,8 @@ export class EngineClient {
       case 'ready':
         this.log.info('engine: worker ready');
         return;
+      case 'stopped':
+        return; // only a worker being stopped sends it (stopSafely listens for it)
       case 'log':
         this.log[message.level](`engine: ${message.message}`);
         return;
@@ -241,4 +343,17 @@ function describeIssues(error: z.ZodError): string {
 
 function cancelledError(): EngineError {
   return new EngineError('cancelled', 'Cancelled.');
+}
+
+function formatSeconds(ms: number): string {
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}
+
+function timeLimitError(ms: number): EngineError {
+  return new EngineError(
+    'time-limit',
+    `The request was stopped after ${formatSeconds(ms)}, the time limit set by draftsmith.maxSecondsPerRequest. ` +
+      'Select less text, lower the beam size or length, or raise the limit.',
+  );
 }

@@ -6,13 +6,14 @@ import * as vscode from 'vscode';
 import { EngineRequest, ResultFor } from '../protocol';
 import { Ctx } from './context';
 import { EngineError } from './engineClient';
+import { readTimeLimitMs } from './settings';
 
 export type Failure = { kind: 'cancelled' } | { kind: 'error'; message: string };
 
 /**
  * Sends `request` while a notification titled `title` shows the worker's progress messages. Its
  * Cancel button and the caller's `token` (the test API's) both cancel. Rejects with the engine's
- * error, an EngineError of code 'cancelled' on cancel.
+ * error, an EngineError of code 'cancelled' on cancel, or 'time-limit' past draftsmith.maxSecondsPerRequest.
  */
 export function requestWithProgress<R extends EngineRequest>(
   ctx: Ctx,
@@ -24,9 +25,11 @@ export function requestWithProgress<R extends EngineRequest>(
     { location: vscode.ProgressLocation.Notification, title, cancellable: true },
     (progress, progressToken) => {
       let reported = 0; // percent so far; withProgress wants increments
+      const timeLimitMs = readTimeLimitMs();
       return withEitherToken(progressToken, token, (combined) =>
         ctx.engine.request(request, {
           token: combined,
+          timeLimitMs,
           onProgress: (message, fraction) => {
             let increment: number | undefined;
             if (fraction !== undefined && fraction * 100 > reported) {

@@ -3,18 +3,23 @@ import * as vscode from 'vscode';
 import type { DraftsmithApi } from './api';
 import { registerCommands } from './commands';
 import { Ctx } from './context';
+import { essay } from './essayCommand';
 import { checkCoherence, scoreDraft } from './scoreCommand';
 import { summarize } from './summarizeCommand';
+
+let current: Ctx | undefined;
 
 export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   const started = performance.now();
   const ctx = new Ctx(context);
+  current = ctx;
   context.subscriptions.push(ctx);
   registerCommands(ctx);
   // The worker and the models start on the first command, so activation stays cheap (issue 8 measures it).
   ctx.log.info(`Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms (${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`);
   return {
     summarize: (editor, token) => summarize(ctx, editor, token),
+    essay: (editor, token, pick) => essay(ctx, editor, token, pick),
     scoreDraft: (editor, reference, token) => scoreDraft(ctx, editor, reference, token),
     checkCoherence: (editor, source, token) => checkCoherence(ctx, editor, source, token),
     lastResult: () => ctx.lastResult,
@@ -23,12 +28,17 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
       isOpen: () => ctx.insights.isOpen,
     },
     engine: {
-      restart: () => ctx.engine.restart(),
+      restart: () => void ctx.engine.restart(),
       crashForTest: () => ctx.engine.crashForTest(),
       inFlight: () => ctx.engine.inFlight,
     },
   };
 }
 
-// Everything is released through context.subscriptions.
-export function deactivate(): void {}
+// Everything is released through context.subscriptions; the engine's worker thread is also stopped
+// here, so VS Code waits for it (stop, then terminate: never terminated inside an onnxruntime run).
+export function deactivate(): Promise<void> | undefined {
+  const ctx = current;
+  current = undefined;
+  return ctx?.engine.shutdown();
+}

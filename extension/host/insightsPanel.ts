@@ -2,12 +2,12 @@
  * The insights webview: one panel class owning its disposables (the webview-sample shape), and an
  * owner that opens, revives (serializer) and feeds it. The page itself is webview/panel.ts.
  */
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { FromPanel, ToPanel } from '../protocol';
+import { insightsHtml, newNonce } from './panelHtml';
 
 export const INSIGHTS_VIEW_TYPE = 'draftsmith.insights';
-export const EMPTY_INSIGHTS = 'Run Draftsmith: Summarize Document, Score Draft or Check Coherence to see the results here.';
+export const EMPTY_INSIGHTS = 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Score Draft or Check Coherence to see the results here.';
 
 /** The message the panel should show now (any view), if there is one. */
 type Current = () => ToPanel | undefined;
@@ -77,31 +77,12 @@ class InsightsPanel implements vscode.Disposable {
   private html(): string {
     const webview = this.panel.webview;
     const root = vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview');
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'panel.js'));
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(root, 'panel.css'));
-    const nonce = randomBytes(18).toString('base64'); // fresh per load
-    const csp = [
-      `default-src 'none'`,
-      `style-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-      `img-src ${webview.cspSource}`,
-      `connect-src 'none'`,
-      `font-src ${webview.cspSource}`,
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style.toString()}">
-<title>Draftsmith Insights</title>
-</head>
-<body>
-<main id="app" aria-live="polite"></main>
-<script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+    return insightsHtml({
+      cspSource: webview.cspSource,
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'panel.js')).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'panel.css')).toString(),
+      nonce: newNonce(), // fresh per load
+    });
   }
 }
 

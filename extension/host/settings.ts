@@ -2,20 +2,23 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BeamOptions, DeviceSetting, EngineConfig } from '../protocol';
+import { resolveModelsDir } from './modelsPath';
 
 export const SECTION = 'draftsmith';
+
+/** Settings named in messages to the user (full ids, as the Settings UI searches for them). */
+export const MAX_LENGTH_SETTING = { summarize: 'draftsmith.summarize.maxLength', essay: 'draftsmith.essay.maxLength' } as const;
 
 export function affectsEngine(event: vscode.ConfigurationChangeEvent): boolean {
   return event.affectsConfiguration(SECTION);
 }
 
-/** modelsPath when set, else the models shipped inside the extension. */
+/** modelsPath when set (only the user's own in a restricted workspace), else the models shipped inside the extension. */
 export function readEngineConfig(extensionPath: string): EngineConfig {
   const cfg = vscode.workspace.getConfiguration(SECTION);
-  const modelsPath = cfg.get<string>('modelsPath', '').trim();
   const device = DeviceSetting.safeParse(cfg.get('device'));
   return {
-    modelsDir: modelsPath || path.join(extensionPath, 'models'),
+    modelsDir: resolveModelsDir(cfg.inspect('modelsPath'), vscode.workspace.isTrusted, path.join(extensionPath, 'models')),
     device: device.success ? device.data : 'auto',
     threads: intIn(cfg.get('threads'), 0, 64, 0),
   };
@@ -38,6 +41,33 @@ export function readSummarizeOptions(): SummarizeOptions {
       noRepeatNgramSize: intIn(cfg.get('summarize.noRepeatNgramSize'), 0, 10, 3),
     },
   };
+}
+
+export interface EssayOptions {
+  /** How many essays to offer in a quick pick; 1 inserts the best one directly. */
+  candidates: number;
+  decoding: BeamOptions;
+  /** Every essay contains each topic word (constrained beam search). */
+  includeAllTopics: boolean;
+}
+
+/** As readSummarizeOptions: anything out of range falls back to the default. */
+export function readEssayOptions(): EssayOptions {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  return {
+    candidates: intIn(cfg.get('essay.candidates'), 1, 5, 3),
+    decoding: {
+      beamSize: intIn(cfg.get('essay.beamSize'), 1, 16, 5),
+      maxLength: intIn(cfg.get('essay.maxLength'), 16, 512, 180),
+    },
+    includeAllTopics: cfg.get('essay.includeAllTopics') !== false,
+  };
+}
+
+/** draftsmith.maxSecondsPerRequest in ms: how long one command may wait for the engine before it is stopped. */
+export function readTimeLimitMs(): number {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  return intIn(cfg.get('maxSecondsPerRequest'), 5, 3600, 300) * 1000;
 }
 
 function numberIn(value: unknown, min: number, max: number, fallback: number): number {

@@ -6,20 +6,22 @@
 import * as vscode from 'vscode';
 import { SummarizeResult } from '../protocol';
 import { Ctx } from './context';
-import { insertAsOneEdit, sourceRange, summaryInsertion } from './edits';
+import { Changed, changedMessage, insertUnlessChanged, sourceRange, summaryInsertion } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
-import { readSummarizeOptions } from './settings';
+import { reportMaxLength } from './notices';
+import { MAX_LENGTH_SETTING, readSummarizeOptions } from './settings';
 
 export type SummarizeOutcome =
-  | { kind: 'inserted'; summary: string; result: SummarizeResult }
+  /** notices: the information messages shown with the summary (input cut, length limit reached). */
+  | { kind: 'inserted'; summary: string; result: SummarizeResult; notices: string[] }
   | { kind: 'cancelled' }
   | { kind: 'empty'; message: string }
   | { kind: 'error'; message: string }
-  | { kind: 'changed'; message: string };
+  | Changed;
 
 export const EMPTY_MESSAGE = 'Draftsmith: nothing to summarize — the selection (or document) is empty.';
 export const CANCELLED_MESSAGE = 'Draftsmith: summarize cancelled.';
-export const CHANGED_MESSAGE = 'Draftsmith: the document changed while the summary was being written, so it was not inserted.';
+export const CHANGED_MESSAGE = changedMessage('summary');
 
 export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<SummarizeOutcome> {
   const started = performance.now();
@@ -49,19 +51,10 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   // The result is worth showing in the panel even when it can no longer be inserted.
   ctx.setLastResult(result);
 
-  if (doc.isClosed || doc.version !== version) {
-    ctx.log.warn(`summarize: document changed (version ${version} -> ${doc.version}); not inserted`);
-    void vscode.window.showWarningMessage(CHANGED_MESSAGE);
-    return { kind: 'changed', message: CHANGED_MESSAGE };
-  }
-
-  const inserted = await insertAsOneEdit(editor, range.end, summaryInsertion(result.summary));
-  if (!inserted) {
-    const message = 'Draftsmith: the summary could not be inserted into the document.';
-    ctx.log.error(`summarize: ${message}`);
-    void vscode.window.showErrorMessage(message);
-    return { kind: 'error', message };
-  }
+  const inserted = await insertUnlessChanged({
+    log: ctx.log, op: 'summarize', what: 'summary', editor, version, position: range.end, text: summaryInsertion(result.summary),
+  });
+  if (inserted.kind !== 'inserted') return inserted;
 
   const s = result.stats;
   ctx.log.info(
@@ -69,12 +62,14 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
       `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s, ` +
       `${s.usedInputTokens}/${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens, ${s.device}, ${s.model})`,
   );
+  const notices: string[] = [];
   if (result.truncated) {
-    void vscode.window.showInformationMessage(
-      `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part.`,
-    );
+    const message = `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part (the limit is the setting draftsmith.maxInputTokens, up to what the model was trained for).`;
+    notices.push(message);
+    void vscode.window.showInformationMessage(message);
   }
-  return { kind: 'inserted', summary: result.summary, result };
+  reportMaxLength(ctx, 'summarize', 'summary', result.hitMaxLength, MAX_LENGTH_SETTING.summarize, notices);
+  return { kind: 'inserted', summary: result.summary, result, notices };
 }
 
 /** The command: works on the active editor. */

@@ -7,6 +7,9 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { DraftsmithApi, SummarizeOutcome } from '../../extension/host/api';
 import { closeWithoutSaving, openUntitled, sampleDocument, sleep, waitFor } from './suite/helpers';
+import { essayTests } from './suite/essayTests';
+import { hardeningTests } from './suite/hardeningTests';
+import { loadTests } from './suite/loadTests';
 import { runTests, TestCase } from './suite/runner';
 import { scoreTests } from './suite/scoreTests';
 
@@ -62,6 +65,9 @@ export async function run(): Promise<void> {
         assert.ok(summary.length < original.length / 2, `the summary is not shorter than the input: ${JSON.stringify(summary)}`);
         assert.equal(api.lastResult(), outcome.result);
         assert.equal(outcome.result.source, original);
+        // The model ended this summary well inside the default length limit: no message about that.
+        assert.equal(outcome.result.hitMaxLength, null);
+        assert.deepEqual(outcome.notices.filter((n) => /length limit/.test(n)), []);
         console.log(`    summary: ${summary}`);
       },
     },
@@ -115,6 +121,9 @@ export async function run(): Promise<void> {
         await closeWithoutSaving(editor.document);
       },
     },
+    ...hardeningTests(api, sample.text),
+    // Before Show Insights: they check that an essay does not open the panel by itself.
+    ...essayTests(api, extension.extensionPath),
     {
       name: 'Show Insights opens the insights webview panel',
       async run() {
@@ -130,6 +139,7 @@ export async function run(): Promise<void> {
       },
     },
     ...scoreTests(api, extension.extensionPath),
+    ...loadTests(api),
   ];
 
   await runTests(tests);

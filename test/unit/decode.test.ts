@@ -4,29 +4,13 @@ import { beamSearch } from '../../extension/engine/decode/beam';
 import { greedy } from '../../extension/engine/decode/greedy';
 import { sampleTopK, seededRandom, topKSample } from '../../extension/engine/decode/topk';
 import { bannedByNgram, topK } from '../../extension/engine/decode/constraints';
-import type { StepModel } from '../../extension/engine/decode/types';
+import { tableModel as toyTable } from './toyModel';
 
 const BOS = 0, EOS = 1, A = 2, B = 3, C = 4;
 const V = 5;
 
-/**
- * A toy language model given as a table: the next-token distribution depends on the prefix.
- * Greedy takes A first (0.6) but every continuation after A is poor; B (0.4) leads to a sure end.
- */
-function tableModel(next: (prefix: number[]) => Record<number, number>): StepModel<number[][]> {
-  return {
-    vocabSize: V,
-    async step(tokens, state) {
-      const rows = tokens.map((t, r) => [...(state[r] ?? []), t]);
-      const lp = new Float32Array(tokens.length * V).fill(-Infinity);
-      rows.forEach((prefix, r) => {
-        for (const [tok, p] of Object.entries(next(prefix.slice(1)))) lp[r * V + Number(tok)] = Math.log(p);
-      });
-      return { logProbs: lp, state: rows };
-    },
-    reorder(state, order) { return order.map((i) => state[i]); },
-  };
-}
+/** Greedy takes A first (0.6) but every continuation after A is poor; B (0.4) leads to a sure end. */
+const tableModel = (next: (prefix: number[]) => Record<number, number>) => toyTable(V, next);
 
 const trap = tableModel((p): Record<number, number> => {
   if (p.length === 0) return { [A]: 0.6, [B]: 0.4 };
@@ -96,4 +80,34 @@ test('decoding stops as soon as it is cancelled', async () => {
     checkCancelled: () => { if (steps >= 3) throw new Error('cancelled'); },
   }), /cancelled/);
   assert.equal(steps, 3);
+});
+
+// Issue 9: a text cut off at the length limit is reported, never passed off as a finished one.
+const endless = tableModel(() => ({ [A]: 0.6, [B]: 0.4 }));
+const endsAfterTwo = tableModel((p): Record<number, number> => (p.length < 2 ? { [A]: 1 } : { [EOS]: 1 }));
+
+test('every strategy says when it stopped at the maximum length instead of at the end token', async () => {
+  const beams = await beamSearch(endless, [[], []], { bos: BOS, eos: EOS, beamSize: 2, maxLength: 3, minLength: 0, lengthPenalty: 1, noRepeatNgramSize: 0 });
+  assert.equal(beams[0].tokens.length, 3);
+  assert.ok(beams.every((h) => h.hitMaxLength), 'a beam cut off at 3 tokens is not reported');
+  const g = await greedy(endless, [[]], { bos: BOS, eos: EOS, maxLength: 3 });
+  assert.deepEqual([g.tokens.length, g.hitMaxLength], [3, true]);
+  const s = await topKSample(endless, [[]], { bos: BOS, eos: EOS, maxLength: 3, k: 2, temperature: 1, seed: 1 });
+  assert.deepEqual([s.tokens.length, s.hitMaxLength], [3, true]);
+});
+
+test('a text that ends on the end token is not reported as cut off, even on the last step allowed', async () => {
+  const beams = await beamSearch(trap, [[], []], { bos: BOS, eos: EOS, beamSize: 2, maxLength: 5, minLength: 0, lengthPenalty: 0, noRepeatNgramSize: 0 });
+  assert.deepEqual(beams[0].tokens, [B]);
+  assert.equal(beams[0].hitMaxLength, false);
+  // Two tokens and the end token in three steps: exactly at the limit, and ended by the model.
+  const exact = await beamSearch(endsAfterTwo, [[]], { bos: BOS, eos: EOS, beamSize: 1, maxLength: 3, minLength: 0, lengthPenalty: 1, noRepeatNgramSize: 0 });
+  assert.deepEqual([exact[0].tokens, exact[0].hitMaxLength], [[A, A], false]);
+  const g = await greedy(endsAfterTwo, [[]], { bos: BOS, eos: EOS, maxLength: 3 });
+  assert.deepEqual([g.tokens, g.hitMaxLength], [[A, A], false]);
+  const s = await topKSample(endsAfterTwo, [[]], { bos: BOS, eos: EOS, maxLength: 3, k: 1, temperature: 1, seed: 1 });
+  assert.deepEqual([s.tokens, s.hitMaxLength], [[A, A], false]);
+  // One step short of the end token: cut off.
+  const short = await greedy(endsAfterTwo, [[]], { bos: BOS, eos: EOS, maxLength: 2 });
+  assert.deepEqual([short.tokens, short.hitMaxLength], [[A, A], true]);
 });

@@ -1,7 +1,8 @@
 // Hostile and odd input, property-based (fast-check): empty and whitespace-only text, binary bytes,
 // NUL, lone surrogates, right-to-left and mixed scripts, emoji sequences, and long text. Every
 // component that reads user text must return a well-formed answer (or a clear EngineError) and
-// never throw anything else or hang. RUNS says how many inputs each property is given.
+// never throw anything else or hang. RUNS says how many inputs each property is given; the models
+// (essay, summarize) run a quarter as many (each one decodes). The CLI's own tests are in cli.hostile.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -17,6 +18,10 @@ import { EngineError } from '../../extension/engine/errors';
 import { analyse } from '../../extension/engine/text/nlp';
 import { hasReadableText, junkRatio, normalizeWhitespace } from '../../extension/engine/text/normalize';
 import { Tokenizer } from '../../extension/engine/text/tokenizer';
+import { parseTopics } from '../../extension/engine/text/topics';
+import { coveredTopics, EssaySystem } from '../../extension/engine/systems/essay';
+import { SummarizeSystem } from '../../extension/engine/systems/summarize';
+import type { RunContext } from '../../extension/engine/systems/context';
 import { modelsDir } from './helpers';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
@@ -108,7 +113,63 @@ test(`the model tokenizer gives spans that lie inside the text, in order, with t
   }), { numRuns: RUNS });
 });
 
-test('a megabyte of text goes through the tokenizer, BLEU, diversity and sentence analysis', async () => {
+test(`topic words from any selection are trimmed words, each once, and coverage is always a subset (${RUNS} pairs)`, () => {
+  fc.assert(fc.property(anyText, anyText, (selection, essay) => {
+    const topics = parseTopics(selection);
+    const seen = new Set<string>();
+    for (const t of topics) {
+      assert.ok(t.length > 0 && /^[\p{L}\p{N}]/u.test(t) && /[\p{L}\p{N}]$/u.test(t), JSON.stringify(t));
+      assert.ok(!seen.has(t.toLowerCase()), `repeated: ${t}`);
+      seen.add(t.toLowerCase());
+    }
+    const covered = coveredTopics(essay, topics);
+    assert.ok(covered.every((c) => topics.includes(c)));
+    assert.deepEqual(coveredTopics(topics.join(' '), topics), topics.filter((t) => /\p{L}/u.test(t)));
+  }), { numRuns: RUNS });
+});
+
+const MODEL_RUNS = Math.max(10, Math.round(RUNS / 4));
+const quietContext: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
+
+test(`the essay model answers any selection with essays or a clear bad-input error (${MODEL_RUNS} selections)`, async () => {
+  const system = await EssaySystem.load(path.join(modelsDir, 'essay'), { device: 'cpu', threads: 1, log: () => {} });
+  // Topic-word selections: a few words (sometimes hostile ones) or any text at all.
+  const fewWords = fc.array(fc.oneof(word, nasty, fc.string({ unit: 'grapheme', maxLength: 8 })), { maxLength: 12 })
+    .chain((ws) => fc.constantFrom(', ', ' ', '\n', '；').map((sep) => ws.join(sep)));
+  let answered = 0;
+  await fc.assert(fc.asyncProperty(fc.oneof(fewWords, anyText), async (selection) => {
+    try {
+      const r = await system.run({ op: 'essay', topics: selection, candidates: 2, decoding: { beamSize: 1, maxLength: 8, minLength: 0 } }, quietContext);
+      answered++;
+      assert.ok(r.candidates.length >= 1 && r.candidates.every((c) => typeof c.text === 'string' && c.covered.every((t) => r.topics.includes(t))));
+      assert.ok(r.topics.length >= 1 && r.topics.length <= 10);
+      assert.ok(r.topics.every((t) => !r.skippedTopics.includes(t)));
+    } catch (e) {
+      assert.ok(e instanceof EngineError && e.code === 'bad-input', `${JSON.stringify(selection)}: ${String(e)}`);
+    }
+  }), { numRuns: MODEL_RUNS });
+  console.log(`essay: ${answered} of ${MODEL_RUNS} hostile selections gave essays, the rest a bad-input error`);
+});
+
+test(`the summarizer answers any text with a summary whose spans lie in that text, or a clear bad-input error (${MODEL_RUNS} texts)`, async () => {
+  const system = await SummarizeSystem.load(path.join(modelsDir, 'summarize'), { device: 'cpu', threads: 1, log: () => {} });
+  let answered = 0;
+  await fc.assert(fc.asyncProperty(anyText, async (text) => {
+    try {
+      // The extension's own decoding (the manifest's minimum length), kept short.
+      const r = await system.run({ op: 'summarize', text, decoding: { beamSize: 1, maxLength: 8 } }, quietContext);
+      answered++;
+      assert.ok(r.summary.length > 0 && r.source === text && r.usedChars >= 0 && r.usedChars <= text.length);
+      for (const span of [...r.tokens, ...r.topPhrases]) assert.equal(text.slice(span.start, span.end), span.text, JSON.stringify(span));
+      assert.ok(r.tokens.every((t) => finite(t.weight)));
+    } catch (e) {
+      assert.ok(e instanceof EngineError && e.code === 'bad-input', `${JSON.stringify(text).slice(0, 200)}: ${String(e)}`);
+    }
+  }), { numRuns: MODEL_RUNS });
+  console.log(`summarize: ${answered} of ${MODEL_RUNS} hostile texts gave summaries, the rest a bad-input error`);
+});
+
+test('a megabyte of text goes through the tokenizer, BLEU, diversity and sentence analysis, and the essay model refuses it clearly', async () => {
   const para = 'The council met on Tuesday. Café owners — and 東京 visitors 👍🏽 — asked for longer hours! ';
   const big = para.repeat(Math.ceil(1_000_000 / para.length));
   assert.ok(big.length >= 1_000_000);
@@ -118,4 +179,11 @@ test('a megabyte of text goes through the tokenizer, BLEU, diversity and sentenc
   assert.ok(diversity([big]).tokens > 100_000);
   assert.ok(analyse(big).length > 10_000);
   assert.throws(() => scoreDraft({ op: 'score', hypothesis: big, reference: big }), /too long/);
+  assert.ok(parseTopics(big).length > 10);
+  const essay = await EssaySystem.load(path.join(modelsDir, 'essay'), { device: 'cpu', threads: 1, log: () => {} });
+  await assert.rejects(essay.run({ op: 'essay', topics: big, decoding: { beamSize: 1, maxLength: 8 } }, quietContext),
+    (e: unknown) => e instanceof EngineError && e.code === 'bad-input' && /at most 10 topic words/.test(e.message));
+  // One megabyte-long "word": too long for the model's input, said so.
+  await assert.rejects(essay.run({ op: 'essay', topics: 'a'.repeat(1_000_000), decoding: { beamSize: 1, maxLength: 8 } }, quietContext),
+    (e: unknown) => e instanceof EngineError && e.code === 'bad-input' && /too long/.test(e.message));
 });

@@ -1,19 +1,41 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { EngineError } from '../../extension/engine/errors';
 import { loadModelFolder } from '../../extension/engine/runtime/manifest';
+import { EssaySystem } from '../../extension/engine/systems/essay';
 import { SummarizeSystem } from '../../extension/engine/systems/summarize';
 import { modelsDir } from './helpers';
 
 const shipped = path.join(modelsDir, 'summarize');
 
-async function copyOfShippedModel(): Promise<string> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'draftsmith-model-'));
-  for (const f of await fs.readdir(shipped)) await fs.copyFile(path.join(shipped, f), path.join(dir, f));
+async function copyOfShippedModel(system: 'summarize' | 'essay' = 'summarize'): Promise<string> {
+  const from = path.join(modelsDir, system);
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), `draftsmith-${system}-model-`));
+  for (const f of await fs.readdir(from)) await fs.copyFile(path.join(from, f), path.join(dir, f));
   return dir;
 }
+
+/** Edits a copied folder's model.json. */
+async function editManifest(dir: string, edit: (m: Record<string, any>) => void): Promise<void> {
+  const file = path.join(dir, 'model.json');
+  const m = JSON.parse(await fs.readFile(file, 'utf8'));
+  edit(m);
+  await fs.writeFile(file, JSON.stringify(m));
+}
+
+/** Records a file's current sha256 in model.json, as an exporter that wrote that file would. */
+async function rehash(dir: string, name: string): Promise<void> {
+  const digest = createHash('sha256').update(await fs.readFile(path.join(dir, name))).digest('hex');
+  await editManifest(dir, (m) => { m.sha256[name] = digest; });
+}
+
+/** A bad-model EngineError whose message names `file` and matches `what`. */
+const badModelNaming = (file: string, what: RegExp) => (e: unknown) =>
+  e instanceof EngineError && e.code === 'bad-model' && e.message.includes(file) && what.test(e.message);
 
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 
@@ -65,4 +87,66 @@ test('a manifest cannot point outside its folder', async () => {
   m.files.encoder = '../../etc/passwd';
   await fs.writeFile(path.join(dir, 'model.json'), JSON.stringify(m));
   await assert.rejects(loadModelFolder(dir, 'summarize'), /outside the model folder/);
+});
+
+// ---- every file hashed; the essay folder; graphs that do not fit the manifest ---------------------
+
+for (const system of ['summarize', 'essay'] as const) {
+  test(`the shipped ${system} manifest lists a sha256 for every file it names, and they match`, async () => {
+    const dir = path.join(modelsDir, system);
+    const m = JSON.parse(await fs.readFile(path.join(dir, 'model.json'), 'utf8'));
+    for (const name of Object.values<string>(m.files)) assert.match(m.sha256[name] ?? '', /^[0-9a-f]{64}$/, `${system}/${name} has no sha256`);
+    assert.equal((await loadModelFolder(dir, system)).manifest.system, system);
+  });
+}
+
+test('a model file without a sha256 in model.json is refused, naming the file', async () => {
+  const dir = await copyOfShippedModel('essay');
+  await editManifest(dir, (m) => { delete m.sha256['words.json']; });
+  await assert.rejects(loadModelFolder(dir, 'essay'), badModelNaming('words.json', /no hash/));
+});
+
+test('an essay file whose bytes changed (same size) is reported as corrupt, by name', async () => {
+  const dir = await copyOfShippedModel('essay');
+  const f = path.join(dir, 'words.json');
+  const buf = await fs.readFile(f);
+  buf[10] = buf[10] === 0x61 ? 0x62 : 0x61;
+  await fs.writeFile(f, buf);
+  await assert.rejects(EssaySystem.load(dir, quiet), badModelNaming(f, /corrupt/));
+});
+
+test('a truncated essay decoder is caught by its hash, by name', async () => {
+  const dir = await copyOfShippedModel('essay');
+  const f = path.join(dir, 'decoder.onnx');
+  const buf = await fs.readFile(f);
+  await fs.writeFile(f, buf.subarray(0, buf.length - 1000));
+  await assert.rejects(EssaySystem.load(dir, quiet), badModelNaming(f, /corrupt/));
+});
+
+test('a truncated ONNX file whose hash was recorded anyway still gives an error that names it', async () => {
+  const dir = await copyOfShippedModel('essay');
+  const f = path.join(dir, 'encoder.onnx');
+  const buf = await fs.readFile(f);
+  await fs.writeFile(f, buf.subarray(0, buf.length >> 1));
+  await rehash(dir, 'encoder.onnx');
+  await assert.rejects(EssaySystem.load(dir, quiet), badModelNaming(f, /Cannot load/));
+});
+
+test('a decoder with the wrong inputs (the summarizer\'s, in the essay folder) names the file and the missing input', async () => {
+  const dir = await copyOfShippedModel('essay');
+  await fs.copyFile(path.join(shipped, 'decoder.onnx'), path.join(dir, 'decoder.onnx'));
+  await rehash(dir, 'decoder.onnx');
+  await assert.rejects(EssaySystem.load(dir, quiet), badModelNaming(path.join(dir, 'decoder.onnx'), /no input "past_context_sum"/));
+});
+
+test('graphs exported for another size than model.json states are refused, naming the file and the tensor', async () => {
+  const essay = await copyOfShippedModel('essay');
+  await editManifest(essay, (m) => { m.architecture.dModel = 256; });
+  await assert.rejects(EssaySystem.load(essay, quiet),
+    badModelNaming(path.join(essay, 'encoder.onnx'), /output "cross_key_values" has shape \[3, 2, batch, 4, source, 48\]; the engine needs float32 \[3, 2, \?, 4, \?, 64\]/));
+
+  const summarize = await copyOfShippedModel('summarize');
+  await editManifest(summarize, (m) => { m.architecture.vocabSize = 9000; });
+  await assert.rejects(SummarizeSystem.load(summarize, quiet),
+    badModelNaming(path.join(summarize, 'decoder.onnx'), /output "log_probs" has shape \[batch, 8000\]; the engine needs float32 \[\?, 9000\]/));
 });

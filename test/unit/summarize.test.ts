@@ -54,6 +54,7 @@ test('summarizing an article gives a non-empty summary that is not the article i
   assert.ok(!article.includes(r.summary.trim()) || r.summary.length < article.length / 2);
   assert.equal(r.truncated, false);
   assert.equal(r.usedChars, article.length);
+  assert.equal(r.hitMaxLength, null, 'the model ended this summary itself, well inside the default limit');
   assert.equal(r.topPhrases.length, 5);
   for (const p of r.topPhrases) assert.equal(article.slice(p.start, p.end), p.text);
   const total = r.tokens.reduce((sum, t) => sum + t.weight, 0);
@@ -76,6 +77,14 @@ test('a megabyte document is summarized from its beginning without tokenizing th
   assert.equal(r.truncated, true);
   assert.equal(r.stats.inputTokens, null, 'the whole megabyte was not counted');
   assert.ok(r.usedChars < 10_000 && r.summary.length > 0);
+});
+
+test('a summary stopped by the length limit before the model ended it says so and names the limit', async () => {
+  const s = await load();
+  // The model's minimum summary length is above 4 tokens, so the end token cannot come first.
+  const r = await s.run({ op: 'summarize', text: article, decoding: { beamSize: 2, maxLength: 4 } }, noop);
+  assert.equal(r.stats.outputTokens, 4);
+  assert.deepEqual(r.hitMaxLength, { maxLength: 4, limitedBy: 'request' });
 });
 
 test('empty, blank and binary input get a clear message instead of a summary', async () => {

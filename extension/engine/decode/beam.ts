@@ -20,7 +20,8 @@ export interface BeamOptions {
 
 interface Beam { tokens: number[]; logProb: number }
 
-const normalised = (logProb: number, length: number, alpha: number) => logProb / Math.pow(Math.max(1, length), alpha);
+/** The length-normalised score that ranks hypotheses. */
+export const normalised = (logProb: number, length: number, alpha: number) => logProb / Math.pow(Math.max(1, length), alpha);
 
 /** `state` must already hold `beamSize` rows (the source tiled), all at the start position. */
 export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOptions, hooks: DecodeHooks = {}): Promise<Hypothesis[]> {
@@ -48,7 +49,7 @@ export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOpt
     for (const c of candidates) {
       const tokens = [...beams[c.beam].tokens, c.token];
       if (c.token === opts.eos) {
-        finished.push({ tokens: tokens.slice(0, -1), logProb: c.logProb, score: normalised(c.logProb, tokens.length, opts.lengthPenalty), steps: step + 1 });
+        finished.push({ tokens: tokens.slice(0, -1), logProb: c.logProb, score: normalised(c.logProb, tokens.length, opts.lengthPenalty), steps: step + 1, hitMaxLength: false });
       } else {
         next.push({ tokens, logProb: c.logProb });
         order.push(c.beam);
@@ -67,9 +68,13 @@ export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOpt
     }
     await yieldToEventLoop();
   }
+  // Live beams only make up the numbers when too few ended; one as long as maxLength was cut off there.
   for (const b of beams) {
     if (finished.length >= K) break;
-    finished.push({ tokens: b.tokens, logProb: b.logProb, score: normalised(b.logProb, b.tokens.length, opts.lengthPenalty), steps: b.tokens.length });
+    finished.push({
+      tokens: b.tokens, logProb: b.logProb, score: normalised(b.logProb, b.tokens.length, opts.lengthPenalty), steps: b.tokens.length,
+      hitMaxLength: b.tokens.length >= opts.maxLength,
+    });
   }
   return finished.sort((a, b) => b.score - a.score);
 }

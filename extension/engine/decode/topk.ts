@@ -62,5 +62,6 @@ export async function topKSample<S>(model: StepModel<S>, state: S, opts: TopKOpt
     hooks.onStep?.(step, tokens);
     await yieldToEventLoop();
   }
-  return { tokens, logProb, score: logProb, steps: tokens.length };
+  // Every step added a token, none was the end token: cut off at the limit.
+  return { tokens, logProb, score: logProb, steps: tokens.length, hitMaxLength: tokens.length >= opts.maxLength };
 }

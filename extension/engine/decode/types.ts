@@ -26,6 +26,11 @@ export interface Hypothesis {
   score: number;
   /** Per generated token: the step it was produced at, for aligning attention traces. */
   steps: number;
+  /**
+   * Decoding stopped because the hypothesis reached maxLength, not at an end-of-sequence token: the
+   * text may stop mid-sentence, and the user is told which setting limits it.
+   */
+  hitMaxLength: boolean;
 }
 
 /** Gives the event loop a turn so that a cancel message posted to the worker is seen mid-generation. */

@@ -22,6 +22,8 @@ export interface EssayEvalOptions {
   variants: { name: string; dir: string }[];
   /** Beam size; the manifest's (the paper's 5) when absent. */
   beamSize?: number;
+  /** Plain beam search, as the paper decodes (the default requires every topic word). */
+  unconstrained: boolean;
   /** Print the first three essays of each variant with their topics. */
   show: boolean;
   runtime: RuntimeOptions;
@@ -42,7 +44,7 @@ export async function runEssayEval(opts: EssayEvalOptions, log: (m: string) => v
     let steps = 0;
     let decodeMs = 0;
     for (const [i, p] of pairs.entries()) {
-      const r = await system.run({ op: 'essay', topics: p.topics.join(', '), decoding: { beamSize: opts.beamSize } }, silentRun);
+      const r = await system.run({ op: 'essay', topics: p.topics.join(', '), decoding: { beamSize: opts.beamSize }, includeAllTopics: !opts.unconstrained }, silentRun);
       const best = r.candidates[0];
       essays.push(best.text);
       covered += best.covered.length / r.topics.length;

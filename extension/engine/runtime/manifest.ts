@@ -68,6 +68,7 @@ export const Manifest = z.object({
   architecture: Architecture,
   /** Role -> file name inside the folder. */
   files: z.record(z.string(), z.string().min(1)),
+  /** File name -> its sha256; every file in `files` must have one (checked on load). */
   sha256: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)).default({}),
   specialTokens: SpecialTokens,
   maxInputTokens: z.number().int().positive(),
@@ -85,8 +86,8 @@ export interface ModelFolder {
 
 /**
  * Reads and checks a model folder: model.json parses and matches the schema, every file it names
- * exists and is non-empty, and files with a recorded sha256 still have it (a truncated or
- * corrupted download is caught here).
+ * exists, is non-empty, has a recorded sha256 and still has it (a truncated or corrupted download,
+ * or a file swapped in by hand, is caught here, before onnxruntime parses it).
  */
 export async function loadModelFolder(dir: string, expectedSystem: Manifest['system']): Promise<ModelFolder> {
   const manifestPath = path.join(dir, 'model.json');
@@ -124,11 +125,11 @@ export async function loadModelFolder(dir: string, expectedSystem: Manifest['sys
     }
     if (size === 0) throw new EngineError('bad-model', `Model file ${p} (${role}) is empty.`);
     const expected = manifest.sha256[name];
-    if (expected) {
-      const actual = createHash('sha256').update(await fs.readFile(p)).digest('hex');
-      if (actual !== expected) {
-        throw new EngineError('bad-model', `Model file ${p} (${role}) is corrupt: its sha256 is ${actual.slice(0, 12)}…, model.json expects ${expected.slice(0, 12)}….`);
-      }
+    // A file without a hash could be anything: the engine runs what these files say, so none is unchecked.
+    if (!expected) throw new EngineError('bad-model', `${manifestPath}: sha256 lists no hash for ${name} (${role}); every model file needs one.`);
+    const actual = createHash('sha256').update(await fs.readFile(p)).digest('hex');
+    if (actual !== expected) {
+      throw new EngineError('bad-model', `Model file ${p} (${role}) is corrupt: its sha256 is ${actual.slice(0, 12)}…, model.json expects ${expected.slice(0, 12)}….`);
     }
   }
   return { dir, manifest, file: (role) => {

@@ -1,7 +1,13 @@
 /**
- * The one place that picks onnxruntime's execution provider (transformers.js keeps this apart from
- * models too). onnxruntime-node's run() is synchronous underneath, which is why the engine lives
- * in a worker thread.
+ * The one place that opens onnxruntime sessions and picks the execution provider (transformers.js
+ * keeps this apart from models too). onnxruntime-node's run() and model load are synchronous
+ * underneath (a setImmediate around a blocking native call), which is why the engine lives in a
+ * worker thread.
+ *
+ * Every native call (session load, session.run) goes through `onnxCalls`, so the worker knows
+ * whether one is under way: Worker.terminate() during such a call aborts the whole host process
+ * (onnxruntime's N-API wrapper throws a C++ Napi::Error into a terminating V8 and std::terminate
+ * follows). The worker's 'stop' closes the gate and waits for it to drain before it says 'stopped'.
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
@@ -19,6 +25,58 @@ export function ort(): Ort {
   if (!ortModule) ortModule = require('onnxruntime-node') as Ort;
   return ortModule;
 }
+
+/**
+ * Counts the onnxruntime calls under way in this thread and, once closed, refuses new ones. A call
+ * counts from the moment it is made until its promise settles, which covers the setImmediate in
+ * which onnxruntime-node runs it.
+ */
+export class NativeCalls {
+  private active = 0;
+  private closed = false;
+  private readonly idle: (() => void)[] = [];
+
+  /** Calls under way now. */
+  get inFlight(): number {
+    return this.active;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  async track<T>(call: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new EngineError('stopped', 'The Draftsmith engine is stopping; the request was not run.');
+    this.active++;
+    try {
+      return await call();
+    } finally {
+      this.active--;
+      if (this.active === 0) this.idle.splice(0).forEach((resolve) => resolve());
+    }
+  }
+
+  /** Refuses new calls from now on; resolves once none is under way. */
+  close(): Promise<void> {
+    this.closed = true;
+    if (this.active === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+}
+
+/** This thread's onnxruntime calls (one engine per thread; the CLI never closes it). */
+export const onnxCalls = new NativeCalls();
+
+/** The session with its run() going through `onnxCalls`. */
+function tracked(session: Session): Session {
+  const run = session.run.bind(session) as (...args: unknown[]) => Promise<ortTypes.InferenceSession.ReturnType>;
+  const guardedRun = (...args: unknown[]) => onnxCalls.track(() => run(...args));
+  session.run = guardedRun as Session['run'];
+  return session;
+}
+
+const createSession = (file: string, options: ortTypes.InferenceSession.SessionOptions) =>
+  onnxCalls.track(() => ort().InferenceSession.create(file, options)).then(tracked);
 
 export interface SessionOptions {
   device: DeviceSetting;
@@ -68,17 +126,19 @@ export async function openSession(file: string, opts: SessionOptions): Promise<O
     try {
       // Severity 4 (fatal only): onnxruntime otherwise prints its own error for a missing CUDA library
       // before we can log the fallback in plain words.
-      const session = await ort().InferenceSession.create(file, { ...base, logSeverityLevel: 4, executionProviders: ['cuda'] });
+      const session = await createSession(file, { ...base, logSeverityLevel: 4, executionProviders: ['cuda'] });
       opts.log('info', `execution provider: cuda (${file})`);
       return { session, provider: 'cuda' };
     } catch (e) {
+      if (e instanceof EngineError && e.code === 'stopped') throw e;
       fallBack(errorMessage(e).split('\n')[0]);
     }
   }
   try {
-    const session = await ort().InferenceSession.create(file, { ...base, executionProviders: ['cpu'] });
+    const session = await createSession(file, { ...base, executionProviders: ['cpu'] });
     return { session, provider: 'cpu' };
   } catch (e) {
+    if (e instanceof EngineError && e.code === 'stopped') throw e;
     throw new EngineError('bad-model', `Cannot load ${file}: ${errorMessage(e).split('\n')[0]}`);
   }
 }
@@ -102,16 +162,43 @@ export function int64Data(t: Tensor | undefined, name: string): BigInt64Array {
   return t.data as BigInt64Array;
 }
 
-/** The model's declared inputs must be exactly what the system feeds: checked once at load. */
-export function checkIO(session: Session, file: string, inputs: string[], outputs: string[]): void {
-  for (const name of inputs) {
-    if (!session.inputNames.includes(name)) {
-      throw new EngineError('bad-model', `${file} has no input "${name}" (it has: ${session.inputNames.join(', ')}).`);
+/**
+ * One tensor the engine feeds or reads: its element type and its dimensions, a number where the
+ * manifest's architecture fixes the size, null where any size goes (batch, length).
+ */
+export interface TensorSpec {
+  type: 'int64' | 'float32';
+  dims: readonly (number | null)[];
+}
+
+const showDims = (dims: readonly (number | string | null)[]) => `[${dims.map((d) => d ?? '?').join(', ')}]`;
+
+/**
+ * The model's declared inputs and outputs must be what the system feeds and reads: checked once at
+ * load, so a graph exported for another size (or another model) is reported with its file name
+ * instead of failing inside onnxruntime at the first step. A symbolic dimension matches any size.
+ */
+export function checkIO(session: Session, file: string, inputs: Record<string, TensorSpec>, outputs: Record<string, TensorSpec>): void {
+  const check = (kind: 'input' | 'output', declared: readonly ortTypes.InferenceSession.ValueMetadata[], names: readonly string[], wanted: Record<string, TensorSpec>) => {
+    for (const [name, spec] of Object.entries(wanted)) {
+      const meta = declared.find((m) => m.name === name);
+      if (!names.includes(name) || !meta) {
+        throw new EngineError('bad-model', `${file} has no ${kind} "${name}" (it has: ${names.join(', ')}).`);
+      }
+      if (!meta.isTensor) throw new EngineError('bad-model', `${file}: ${kind} "${name}" is not a tensor.`);
+      const expected = `${spec.type} ${showDims(spec.dims)}`;
+      if (meta.type !== spec.type) {
+        throw new EngineError('bad-model', `${file}: ${kind} "${name}" is ${meta.type} ${showDims(meta.shape)}; the engine needs ${expected} (from model.json's architecture).`);
+      }
+      // An undeclared shape (empty) is left to onnxruntime; a declared one must fit.
+      if (meta.shape.length === 0) continue;
+      const fits = meta.shape.length === spec.dims.length &&
+        meta.shape.every((d, i) => typeof d !== 'number' || spec.dims[i] === null || spec.dims[i] === d);
+      if (!fits) {
+        throw new EngineError('bad-model', `${file}: ${kind} "${name}" has shape ${showDims(meta.shape)}; the engine needs ${expected} (from model.json's architecture).`);
+      }
     }
-  }
-  for (const name of outputs) {
-    if (!session.outputNames.includes(name)) {
-      throw new EngineError('bad-model', `${file} has no output "${name}" (it has: ${session.outputNames.join(', ')}).`);
-    }
-  }
+  };
+  check('input', session.inputMetadata, session.inputNames, inputs);
+  check('output', session.outputMetadata, session.outputNames, outputs);
 }

@@ -11,19 +11,27 @@ import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { EssayRequest, EssayResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
+import { constrainedBeamSearch } from '../decode/constrainedBeam';
 import type { StepModel } from '../decode/types';
 import { EngineError, errorMessage } from '../errors';
 import { porterStem } from '../metrics/porterStemmer';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor } from '../runtime/onnx';
+import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { gatherAxis, repeatIndex } from '../runtime/tensorOps';
+import { parseTopics } from '../text/topics';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
+import { lengthLimit, maxLengthHit } from './lengthLimit';
+
+// Kept importable from here, where the rest of the essay logic is.
+export { parseTopics };
 
 type Pcsan = Extract<Manifest['architecture'], { type: 'pcsan-encoder-decoder' }>;
 
 /** The model was trained on five topic words; a few more still work, fifty do not. */
 export const MAX_TOPICS = 10;
+/** A topic word or short phrase; anything longer is not one (and would only slow the tokenizer down). */
+export const MAX_TOPIC_CHARS = 64;
 
 interface DecoderState {
   past: Float32Array;
@@ -31,21 +39,6 @@ interface DecoderState {
   /** Σ of every decoder layer's inputs so far [L, B, d]: the target-side history of Eq. 8. */
   sum: Float32Array;
   sumDims: number[];
-}
-
-/** Topic words from a selection: split at commas, semicolons or new lines when there are any,
- * else at spaces; trimmed of punctuation; the first of case-insensitive repeats kept. */
-export function parseTopics(selection: string): string[] {
-  const parts = /[,;\n、，；]/.test(selection) ? selection.split(/[,;\n、，；]+/) : selection.split(/\s+/);
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const raw of parts) {
-    const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').replace(/\s+/g, ' ');
-    if (!word || seen.has(word.toLowerCase())) continue;
-    seen.add(word.toLowerCase());
-    out.push(word);
-  }
-  return out;
 }
 
 const stemsOf = (text: string) => new Set((text.toLowerCase().match(/\p{L}+/gu) ?? []).map(porterStem));
@@ -77,13 +70,26 @@ export class EssaySystem {
     const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
     const enc = await openSession(folder.file('encoder'), opts);
     const dec = await openSession(folder.file('decoder'), opts);
-    checkIO(enc.session, folder.file('encoder'), ['input_ids', 'word_ids', 'attention_mask'], ['cross_key_values', 'memory_mask', 'source_context', 'layer_weights']);
+    const ids: TensorSpec = { type: 'int64', dims: [null, null] };
+    // Keys and values per decoder layer: [layers, 2, batch, heads, positions, head size].
+    const keyValues: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, 2, null, arch.heads, null, arch.dModel / arch.heads] };
+    const contextSum: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, null, arch.dModel] };
+    const sourceContext: TensorSpec = { type: 'float32', dims: [null, arch.dModel] };
+    checkIO(enc.session, folder.file('encoder'),
+      { input_ids: ids, word_ids: ids, attention_mask: ids },
+      {
+        cross_key_values: keyValues, memory_mask: ids, source_context: sourceContext,
+        layer_weights: { type: 'float32', dims: [arch.decoderLayers, arch.encoderLayers + 1] },
+      });
     // source_context feeds only the -Source-context ablation (the exporter drops an unused input);
     // source_ids only a model that copies topic subwords.
     checkIO(dec.session, folder.file('decoder'),
-      ['input_ids', 'cross_key_values', 'memory_mask', 'past_key_values', 'past_context_sum',
-        ...(arch.context === 'source' ? ['source_context'] : []), ...(arch.copy ? ['source_ids'] : [])],
-      ['log_probs', 'present_key_values', 'present_context_sum']);
+      {
+        input_ids: { type: 'int64', dims: [null, 1] }, cross_key_values: keyValues, memory_mask: ids, past_key_values: keyValues,
+        past_context_sum: contextSum,
+        ...(arch.context === 'source' ? { source_context: sourceContext } : {}), ...(arch.copy ? { source_ids: ids } : {}),
+      },
+      { log_probs: { type: 'float32', dims: [null, arch.vocabSize] }, present_key_values: keyValues, present_context_sum: contextSum });
     let words: string[];
     try {
       words = z.array(z.string()).parse(JSON.parse(await fs.readFile(folder.file('words'), 'utf8')));
@@ -109,10 +115,16 @@ export class EssaySystem {
         wordIds.push(0);
       }
       const pieces = this.tokenizer.encode(t);
-      ids.push(...pieces);
+      for (const id of pieces) ids.push(id); // not push(...pieces): a long word would overflow the stack
       for (let k = 0; k < pieces.length; k++) wordIds.push(this.wordIndex.get(t.toLowerCase()) ?? 0);
     });
     return { ids, wordIds };
+  }
+
+  /** The token spellings of a topic word as the essay may write it: as selected, lower case, and capitalised (a sentence start). */
+  private spellings(topic: string): number[][] {
+    const forms = new Set([topic, topic.toLowerCase(), topic.charAt(0).toUpperCase() + topic.slice(1)]);
+    return [...forms].map((f) => this.tokenizer.encode(f)).filter((ids) => ids.length > 0);
   }
 
   async run(req: EssayRequest, ctx: RunContext): Promise<EssayResult> {
@@ -120,6 +132,10 @@ export class EssaySystem {
     if (selected.length === 0) throw new EngineError('bad-input', 'Select a few topic words (for example "bee, swallow, geese, flower, frog"): the selection has no words.');
     if (selected.length > MAX_TOPICS) {
       throw new EngineError('bad-input', `Select at most ${MAX_TOPICS} topic words; the selection has ${selected.length}. The model was trained on five.`);
+    }
+    const tooLong = selected.find((t) => t.length > MAX_TOPIC_CHARS);
+    if (tooLong) {
+      throw new EngineError('bad-input', `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". Select a few words or short phrases.`);
     }
     // A word in a script the vocabulary lacks encodes to the unknown piece only: it would feed the
     // model noise, so it is left out and reported.
@@ -147,30 +163,38 @@ export class EssaySystem {
     const L = this.arch.decoderLayers;
     const H = this.arch.heads;
     const dModel = this.arch.dModel;
-    const maxLength = Math.min(d.maxLength, this.arch.maxTargetPositions - 1);
+    const limit = lengthLimit(d.maxLength, this.arch.maxTargetPositions - 1);
+    const maxLength = limit.maxLength;
     const t1 = performance.now();
     const special = m.specialTokens;
-    const hyps = await beamSearch(model, {
+    const start = {
       past: new Float32Array(0), pastDims: [L, 2, K, H, 0, dModel / H],
       sum: new Float32Array(L * K * dModel), sumDims: [L, K, dModel],
-    }, {
+    };
+    const beam = {
       bos: special.bos, eos: special.eos, beamSize: K, maxLength, minLength: Math.min(d.minLength, maxLength),
       lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
       banned: [special.pad, special.unk, special.bos, ...(special.mask !== undefined ? [special.mask] : [])],
-    }, {
+    };
+    const hooks = {
       checkCancelled: () => ctx.checkCancelled(),
-      onStep: (step, best) => {
+      onStep: (step: number, best: number[]) => {
         ctx.progress(`Writing the essay (${step + 1} tokens)…`, Math.min(0.95, (step + 1) / maxLength));
         if (step % 8 === 0) ctx.partial(this.tokenizer.decode(best));
       },
-    });
+    };
+    // The paper decodes with plain beam search; a writer asked for an essay that covers all the
+    // words, so by default each topic word is a lexical constraint (the model still writes every token).
+    const hyps = req.includeAllTopics === false
+      ? await beamSearch(model, start, beam, hooks)
+      : await constrainedBeamSearch(model, start, topics.map((t) => this.spellings(t)), { ...beam, endsWord: (t) => this.tokenizer.endsWord(t) }, hooks);
     const decodeMs = performance.now() - t1;
     const seen = new Set<string>();
     const candidates = hyps
-      .map((h) => ({ text: this.tokenizer.decode(h.tokens), logProb: h.logProb, score: h.score, tokens: h.tokens.length }))
+      .map((h) => ({ text: this.tokenizer.decode(h.tokens), logProb: h.logProb, score: h.score, hitMaxLength: maxLengthHit(h, limit) }))
       .filter((c) => c.text.length > 0 && !seen.has(c.text) && seen.add(c.text))
       .slice(0, wanted)
-      .map((c) => ({ text: c.text, covered: coveredTopics(c.text, topics), logProb: c.logProb, score: c.score }));
+      .map((c) => ({ ...c, covered: coveredTopics(c.text, topics) }));
     if (candidates.length === 0) throw new EngineError('internal', 'The model produced an empty essay.');
     const lw = floatData(enc.layer_weights, 'layer_weights');
     const S = this.arch.encoderLayers + 1;

@@ -15,11 +15,12 @@ import type { StepModel } from '../decode/types';
 import type { LikelihoodModel } from '../metrics/perplexity';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int64Data, int64Tensor, openSession, Session, Tensor } from '../runtime/onnx';
+import { checkIO, float32Tensor, floatData, int64Data, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { gatherAxis, repeatIndex } from '../runtime/tensorOps';
 import { hasReadableText, junkRatio } from '../text/normalize';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
+import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
 
 const Topics = z.object({ topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })) });
@@ -49,10 +50,20 @@ export class SummarizeSystem implements LikelihoodModel {
     const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
     const enc = await openSession(folder.file('encoder'), opts);
     const dec = await openSession(folder.file('decoder'), opts);
-    checkIO(enc.session, folder.file('encoder'), ['input_ids', 'attention_mask'], ['cross_key_values', 'memory_mask', 'topic_attention', 'topic_scores']);
+    const ids: TensorSpec = { type: 'int64', dims: [null, null] };
+    const perPosition: TensorSpec = { type: 'float32', dims: [null, null] };
+    // Keys and values per decoder layer: [layers, 2, batch, heads, positions, head size].
+    const keyValues: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, 2, null, arch.heads, null, arch.dModel / arch.heads] };
+    checkIO(enc.session, folder.file('encoder'),
+      { input_ids: ids, attention_mask: ids },
+      { cross_key_values: keyValues, memory_mask: ids, topic_attention: perPosition, topic_scores: { type: 'float32', dims: [null, arch.numTopics, null] } });
     // source_ids feeds the copy mechanism; a model without one has no such input.
-    const decoderInputs = ['input_ids', 'cross_key_values', 'memory_mask', 'past_key_values', ...(arch.copy ? ['source_ids'] : [])];
-    checkIO(dec.session, folder.file('decoder'), decoderInputs, ['log_probs', 'present_key_values', 'cross_attention']);
+    checkIO(dec.session, folder.file('decoder'),
+      {
+        input_ids: { type: 'int64', dims: [null, 1] }, cross_key_values: keyValues, memory_mask: ids, past_key_values: keyValues,
+        ...(arch.copy ? { source_ids: ids } : {}),
+      },
+      { log_probs: { type: 'float32', dims: [null, arch.vocabSize] }, present_key_values: keyValues, cross_attention: perPosition });
     let topics: { id: number; words: string[] }[] = [];
     try {
       topics = Topics.parse(JSON.parse(await fs.readFile(folder.file('topics'), 'utf8'))).topics;
@@ -116,6 +127,7 @@ export class SummarizeSystem implements LikelihoodModel {
       source: text,
       truncated,
       usedChars: truncated ? used[used.length - 1].end : text.length,
+      hitMaxLength: maxLengthHit(best, d.limit),
       tokens,
       topPhrases: topPhrases(text, tokens, 5),
       topics: this.topics,
@@ -191,9 +203,11 @@ export class SummarizeSystem implements LikelihoodModel {
 
   private decodingOptions(m: Manifest, req: RequestedBeam | undefined) {
     const def = m.decoding;
+    const limit = lengthLimit(req?.maxLength ?? def.maxLength, this.arch.maxTargetPositions - 1);
     return {
       beamSize: req?.beamSize ?? def.beamSize,
-      maxLength: Math.min(req?.maxLength ?? def.maxLength, this.arch.maxTargetPositions - 1),
+      limit,
+      maxLength: limit.maxLength,
       minLength: req?.minLength ?? def.minLength,
       lengthPenalty: req?.lengthPenalty ?? def.lengthPenalty,
       noRepeatNgramSize: req?.noRepeatNgramSize ?? def.noRepeatNgramSize,

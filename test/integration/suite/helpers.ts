@@ -41,6 +41,14 @@ export async function sampleDocument(): Promise<{ text: string; uri: vscode.Uri 
 }
 
 /**
+ * Text as a document may store it: VS Code turns a lone CR into a line break, and a lone surrogate
+ * may come back as U+FFFD (the hostile-input tests open such text).
+ */
+function asStored(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
+/**
  * Opens `content` in a new untitled editor and makes it the active one. Right after an untitled
  * editor is reverted and closed, VS Code may give the next one the same name (Untitled-N) while the
  * extension host still holds the old document, and hand that back; a fresh try gets the next name.
@@ -49,11 +57,37 @@ export async function openUntitled(content: string, language = 'markdown'): Prom
   for (let attempt = 1; ; attempt++) {
     const doc = await vscode.workspace.openTextDocument({ content, language });
     const editor = await vscode.window.showTextDocument(doc, { preview: false });
-    if (doc.getText() === content) return editor;
+    if (asStored(doc.getText()) === asStored(content)) return editor;
     if (attempt >= 5) throw new Error(`openUntitled keeps returning another document: ${JSON.stringify(doc.getText().slice(0, 80))}`);
     console.log(`    note: openUntitled returned a stale ${doc.uri.toString()}; trying again`);
     await sleep(250);
   }
+}
+
+/** Opens `content` in an untitled plain-text editor with all of it selected. */
+export async function selectedUntitled(content: string): Promise<vscode.TextEditor> {
+  const editor = await openUntitled(content, 'plaintext');
+  const doc = editor.document;
+  editor.selection = new vscode.Selection(new vscode.Position(0, 0), doc.lineAt(doc.lineCount - 1).range.end);
+  return editor;
+}
+
+/** Sets draftsmith.`key` in the user's settings for the length of `work`, then removes it again. */
+export async function withSetting<T>(key: string, value: unknown, work: () => Promise<T>): Promise<T> {
+  const target = vscode.ConfigurationTarget.Global;
+  await vscode.workspace.getConfiguration('draftsmith').update(key, value, target);
+  try {
+    return await work();
+  } finally {
+    await vscode.workspace.getConfiguration('draftsmith').update(key, undefined, target);
+  }
+}
+
+/** Inserts `text` at the start of `doc` as the user would type it; fails the test if VS Code refuses. */
+export async function userTypes(doc: vscode.TextDocument, text: string): Promise<void> {
+  const edit = new vscode.WorkspaceEdit();
+  edit.insert(doc.uri, new vscode.Position(0, 0), text);
+  if (!(await vscode.workspace.applyEdit(edit))) throw new Error('the test edit was not applied');
 }
 
 /** Closes a document's editor without a save prompt, dropping any unsaved change. */

@@ -98,6 +98,7 @@ async function focusEditor() {
 // ------------------------------------------------------------------ tests
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
+const REPO = path.resolve(__dirname, '..', '..', '..');
 
 test('workbench loads and opens sample.md from the Explorer', async () => {
   await page.goto(url, { timeout: 120_000 });
@@ -128,12 +129,12 @@ test('Ctrl+Z removes the inserted summary in one step', async () => {
   await shot('ui-3-undone');
 });
 
-test('the editor context menu lists "Summarize Document", "Score Draft" and "Check Coherence"', async () => {
+test('the editor context menu lists "Summarize Document", "Expand Topic Words into Essay", "Score Draft" and "Check Coherence"', async () => {
   await clickEditor({ button: 'right', position: { x: 40, y: 10 } });
   // Menus render in a shadow root; Playwright's CSS locators pierce open shadow roots.
   const menu = page.locator('.monaco-menu .actions-container');
   await menu.first().waitFor({ state: 'visible', timeout: 15_000 });
-  for (const title of ['Summarize Document', 'Score Draft', 'Check Coherence']) {
+  for (const title of ['Summarize Document', 'Expand Topic Words into Essay', 'Score Draft', 'Check Coherence']) {
     const item = page.locator('.monaco-menu .action-label', { hasText: title });
     await item.first().waitFor({ state: 'visible', timeout: 15_000 });
   }
@@ -183,9 +184,8 @@ function cliScores() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'draftsmith-ui-'));
   try {
     fs.writeFileSync(path.join(dir, 'draft.txt'), DRAFT);
-    const root = path.resolve(__dirname, '..', '..', '..');
-    const out = execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'score', '--document',
-      '--ref', path.join(root, 'samples', SAMPLE), '--hyp', path.join(dir, 'draft.txt'), '--json'],
+    const out = execFileSync(process.execPath, [path.join(REPO, 'dist', 'cli.js'), 'score', '--document',
+      '--ref', path.join(REPO, 'samples', SAMPLE), '--hyp', path.join(dir, 'draft.txt'), '--json'],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     return JSON.parse(out);
   } finally {
@@ -255,9 +255,174 @@ test('"Draftsmith: Check Coherence" against sample.md shows coherence L and the 
   await shot('ui-7-coherence');
 });
 
+const TOPICS = 'bee, swallow, geese, flower, frog';
+
+/** The active editor's rendered lines in visual order (Monaco positions each line by its style.top). */
+async function editorLinesInOrder() {
+  return activeEditorLines().evaluate((root) => Array.from(root.querySelectorAll('.view-line'))
+    .map((line) => ({ top: parseFloat(line.style.top) || 0, text: line.textContent.replace(/\u00a0/g, ' ') }))
+    .sort((a, b) => a.top - b.top)
+    .map((line) => line.text));
+}
+
+test('"Draftsmith: Expand Topic Words into Essay" on selected topic words inserts the picked essay; the panel charts the layer weights', async () => {
+  await runFromPalette('File: New Untitled Text File');
+  await page.waitForTimeout(500);
+  await page.keyboard.type(TOPICS);
+  await waitForText((t) => words(t) === words(TOPICS), 30_000, 'the typed topic words');
+  await page.keyboard.press('Escape'); // a suggestion widget, if one opened
+  await page.keyboard.press('Control+a');
+  await runFromPalette('Draftsmith: Expand Topic Words into Essay', { asks: true });
+
+  // The essays arrive in a quick pick (draftsmith.essay.candidates, 3 by default); Enter takes the first.
+  // With only one distinct essay there is no pick and it is inserted at once.
+  const essayRows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'covers' });
+  const longer = (t) => words(t).split(' ').length > words(TOPICS).split(' ').length;
+  const deadline = Date.now() + commandTimeoutMs;
+  for (;;) {
+    if (await essayRows.first().isVisible().catch(() => false)) {
+      const offered = await essayRows.count();
+      await shot('ui-8-essay-pick');
+      await page.keyboard.press('Enter');
+      log(`picked the first of ${offered} essays`);
+      break;
+    }
+    if (longer(await editorText())) break;
+    if (Date.now() > deadline) throw new Error(`no essays offered within ${commandTimeoutMs / 1000}s`);
+    await page.waitForTimeout(250);
+  }
+  await waitForText(longer, 30_000, 'the essay in the editor');
+  const lines = await editorLinesInOrder();
+  if (lines[0] !== TOPICS) throw new Error(`the first line is ${JSON.stringify(lines[0])}, not the topic words`);
+  const after = lines.slice(1).join(' ').trim();
+  if (!after) throw new Error(`nothing after the topic words: ${JSON.stringify(lines)}`);
+  log('essay:', JSON.stringify(after.slice(0, 120)));
+  await shot('ui-9-essay');
+
+  await runFromPalette('Draftsmith: Show Insights');
+  const frame = await insightsFrame();
+  await frame.locator('#app[data-view="essay"]').waitFor({ state: 'attached', timeout: 60_000 });
+  const cells = frame.locator('.layer-weights-table td[data-layer][data-encoder]');
+  await cells.first().waitFor({ state: 'attached', timeout: 10_000 });
+  const count = await cells.count();
+  const first = (await cells.first().textContent()).trim();
+  if (!/^\d\.\d{3}$/.test(first)) throw new Error(`a layer-weight cell shows "${first}", not a weight to 3 decimals`);
+  log(`${count} layer-weight cells; decoder layer 1 / ${await cells.first().getAttribute('data-encoder')}: ${first}`);
+  await expectChart(frame, 'essay');
+  await page.waitForTimeout(500);
+  await shot('ui-10-essay-insights');
+});
+
+// Hostile document text: markup, event handlers, javascript: URLs, CSS, bidirectional overrides and
+// a very long line. Written into the workspace folder before the workbench loads (see the runner).
+const HOSTILE_FILE = 'hostile.md';
+const HOSTILE_LONG_TAIL = 'the long line ends here.';
+const HOSTILE = [
+  '<script>document.body.dataset.pwned = "script"</script> The council opened the <b>bridge</b> on Saturday.',
+  '<img src=x onerror="document.body.dataset.pwned=\'img\'"> Residents <a href="javascript:document.body.dataset.pwned=\'link\'">cheered</a> loudly.',
+  '<style>#app { display: none }</style> <div style="background:url(javascript:alert(1))" onclick="alert(1)">Shop owners</div> worried about customers.',
+  'The mayor said \u202Eevil\u202C text and \u2067isolated\u2069 words stay text.',
+  'A very long line about the bridge ' + 'and the river '.repeat(1500) + HOSTILE_LONG_TAIL,
+].join('\n\n');
+
+/** What the insights page holds now: elements, attributes and scripts a test should never find. */
+async function inspectPanel(frame) {
+  return frame.locator('body').evaluate((body) => {
+    const app = document.getElementById('app');
+    const allowedTags = new Set(['canvas', 'caption', 'div', 'h1', 'h2', 'header', 'li', 'ol', 'p', 'section', 'span', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'mark']);
+    const nodes = Array.from(app.querySelectorAll('*'));
+    const meta = document.querySelector('meta[http-equiv="Content-Security-Policy"]');
+    return {
+      view: app.dataset.view || '',
+      strangeTags: nodes.map((n) => n.localName).filter((t) => !allowedTags.has(t)),
+      // Views set custom properties and sizes through the CSSOM; nothing else may come in as an attribute.
+      riskyAttributes: nodes.flatMap((n) => Array.from(n.attributes)
+        .filter((a) => /^on/i.test(a.name) || ['href', 'src', 'srcset', 'action', 'formaction', 'xlink:href'].includes(a.name.toLowerCase()) ||
+          (a.name === 'style' && /url\(|javascript:|expression\(/i.test(a.value)))
+        .map((a) => `${n.localName}[${a.name}=${a.value.slice(0, 40)}]`)),
+      pwned: body.dataset.pwned || null,
+      appHidden: getComputedStyle(app).display === 'none',
+      text: app.textContent,
+      csp: meta ? meta.getAttribute('content') : null,
+    };
+  });
+}
+
+function expectInert(report, what) {
+  if (report.pwned) throw new Error(`${what}: document text ran as code (${report.pwned})`);
+  if (report.strangeTags.length) throw new Error(`${what}: the panel holds elements the views never make: ${report.strangeTags.join(', ')}`);
+  if (report.riskyAttributes.length) throw new Error(`${what}: risky attributes in the panel: ${report.riskyAttributes.join(', ')}`);
+  if (report.appHidden) throw new Error(`${what}: document CSS reached the panel (#app is hidden)`);
+}
+
+test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi overrides and a long line shows as inert text in the insights panel', async () => {
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: HOSTILE_FILE }).first();
+  await row.waitFor({ state: 'visible', timeout: 60_000 });
+  await row.dblclick();
+  await page.waitForSelector(`.tabs-container .tab[aria-label*="${HOSTILE_FILE}"]`, { timeout: 60_000 });
+  await waitForText((t) => t.includes('Residents'), 30_000, 'the hostile document');
+  await focusEditor();
+  await runFromPalette('Draftsmith: Score Draft', { asks: true });
+  await pickReference(SAMPLE);
+  const frame = await insightsFrame();
+  await frame.locator('#app[data-view="score"] .sentences-table', { hasText: 'Residents' }).first()
+    .waitFor({ state: 'attached', timeout: commandTimeoutMs });
+
+  const shown = await inspectPanel(frame);
+  expectInert(shown, 'Score Draft');
+  // Pieces without a full stop: the draft's sentences are split at dots (e.g. in "document.body").
+  for (const piece of ['<script>', '</script>', '<img src=x onerror="document', 'href="javascript:document', '<style>#app { display: none }</style>', 'onclick="alert(1)"', '\u202Eevil\u202C', '\u2067isolated\u2069', HOSTILE_LONG_TAIL]) {
+    if (!shown.text.includes(piece)) throw new Error(`the panel does not show ${JSON.stringify(piece)} as text`);
+  }
+  log(`hostile text shown inert: ${shown.text.length} characters of text, no stray elements or handlers`);
+
+  // The page's own policy: a nonce for scripts, nothing inline, nothing remote.
+  const csp = shown.csp || '';
+  const scriptSrc = (csp.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src ')) || '').split(/\s+/).slice(1);
+  if (scriptSrc.length !== 1 || !/^'nonce-[A-Za-z0-9+/=]{16,}'$/.test(scriptSrc[0])) throw new Error(`script-src is not a nonce alone: ${csp}`);
+  if (/unsafe-inline|unsafe-eval|\shttps?:(\s|;|$)|\s\*(\s|;|$)|data:|blob:/.test(csp)) throw new Error(`the CSP allows too much: ${csp}`);
+  log('CSP:', csp);
+
+  // Messages that are not the protocol's are ignored: the view stays as it is.
+  const rows = await frame.locator('.sentences-table tbody tr').count();
+  await frame.locator('body').evaluate(() => {
+    for (const m of [
+      { type: 'html', html: '<img src=x onerror="document.body.dataset.pwned=1">' },
+      { type: 'score' },
+      { type: 'summarize', result: { op: 'summarize', summary: '<b>x</b>' } },
+      '<script>document.body.dataset.pwned = 2</script>',
+      null,
+    ]) window.postMessage(m, '*');
+  });
+  await page.waitForTimeout(1_000);
+  const after = await inspectPanel(frame);
+  expectInert(after, 'malformed messages');
+  const rowsAfter = await frame.locator('.sentences-table tbody tr').count();
+  if (after.view !== 'score' || rowsAfter !== rows) throw new Error(`a malformed message changed the view: ${after.view}, ${rowsAfter} rows (was ${rows})`);
+
+  // A well-formed summary of the same text renders its tokens inert as well (attention shading, phrases).
+  await frame.locator('body').evaluate((_, text) => {
+    const pieces = text.split(/(\s+)/).filter(Boolean);
+    let at = 0;
+    const tokens = pieces.map((p, i) => { const t = { text: p, start: at, end: at + p.length, weight: (i % 7) / 7 }; at += p.length; return t; });
+    const stats = { inputTokens: tokens.length, usedInputTokens: tokens.length, outputTokens: 3, encodeMs: 1, decodeMs: 1, tokensPerSecond: 1, device: 'cpu', model: '<img src=x onerror=1>' };
+    window.postMessage({ type: 'summarize', result: {
+      op: 'summarize', summary: '<script>document.body.dataset.pwned = 3</script>', source: text, truncated: false, usedChars: text.length, hitMaxLength: null,
+      tokens, topPhrases: [{ text: tokens[0].text, start: 0, end: tokens[0].end, weight: 1 }], topics: [{ id: 0, words: ['<a href="javascript:1">x</a>'] }], stats,
+    } }, '*');
+  }, HOSTILE);
+  await frame.locator('#app[data-view="summarize"]').waitFor({ state: 'attached', timeout: 10_000 });
+  const summary = await inspectPanel(frame);
+  expectInert(summary, 'summary view');
+  if (!summary.text.includes('<script>document.body.dataset.pwned = 3</script>')) throw new Error('the summary view does not show the summary as text');
+  await shot('ui-11-hostile');
+});
+
 // ------------------------------------------------------------------ runner
 (async () => {
   fs.mkdirSync(outDir, { recursive: true });
+  const folder = new URL(url).searchParams.get('folder');
+  if (folder) fs.writeFileSync(path.join(folder, HOSTILE_FILE), HOSTILE);
   const results = [];
   let browser;
   try {

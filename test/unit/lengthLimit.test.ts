@@ -1,0 +1,52 @@
+// Issue 9, limits: a summary or essay cut off at the generation-length limit says so, in the result
+// (hitMaxLength), and on the CLI's stderr naming --max-length; one the model ended says nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { lengthLimit, maxLengthNote } from '../../extension/engine/systems/lengthLimit';
+import { repoRoot } from './helpers';
+
+const CLI = path.join(repoRoot, 'dist', 'cli.js');
+const ARTICLE = 'The city council of Riverton voted on Tuesday to build a new bridge over the Alder River. ' +
+  'Mayor Ellen Park said the project would cost about 40 million dollars and take two years to build.';
+
+function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 180_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('the limit is what was asked, unless the model writes less: then the model is named as the limit', () => {
+  assert.deepEqual(lengthLimit(80, 255), { maxLength: 80, limitedBy: 'request' });
+  assert.deepEqual(lengthLimit(255, 255), { maxLength: 255, limitedBy: 'request' });
+  assert.deepEqual(lengthLimit(500, 255), { maxLength: 255, limitedBy: 'model' });
+});
+
+test('the note names the setting to raise, or says that raising it does not help', () => {
+  const asked = maxLengthNote('summary', { maxLength: 80, limitedBy: 'request' }, 'draftsmith.summarize.maxLength');
+  assert.equal(asked, 'the summary reached the length limit of 80 tokens before the model ended it, so it may stop mid-sentence. ' +
+    'Raise draftsmith.summarize.maxLength for a longer summary.');
+  const model = maxLengthNote('essay', { maxLength: 255, limitedBy: 'model' }, '--max-length');
+  assert.match(model, /^the essay reached the length limit of 255 tokens .* That is the longest the model writes; a larger --max-length does not lengthen it\.$/);
+});
+
+test('the CLI notes on stderr that a summary stopped at --max-length, and keeps stdout for the summary alone', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-limit-'));
+  const file = path.join(dir, 'article.txt');
+  writeFileSync(file, ARTICLE);
+  // Below the model's minimum summary length, so the end token cannot come first.
+  const cut = cli(['summarize', file, '--beam', '1', '--max-length', '4']);
+  assert.equal(cut.code, 0, cut.stderr);
+  assert.match(cut.stderr, /^note: the summary reached the length limit of 4 tokens before the model ended it.* Raise --max-length/m);
+  assert.doesNotMatch(cut.stdout, /note:|length limit/);
+  const json = cli(['summarize', file, '--beam', '1', '--max-length', '4', '--json']);
+  assert.deepEqual(JSON.parse(json.stdout).hitMaxLength, { maxLength: 4, limitedBy: 'request' });
+});
+
+test('the CLI notes on stderr that an essay stopped at --max-length', () => {
+  const r = cli(['essay', 'bee, frog, flower', '--beam', '1', '--max-length', '8']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /^note: the essay reached the length limit of 8 tokens .* Raise --max-length for a longer essay\.$/m);
+});
