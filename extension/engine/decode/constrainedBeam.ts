@@ -8,7 +8,7 @@
  * only makes sure that hypotheses which have written the words stay in the beam.
  */
 import { applyConstraints, topK } from './constraints';
-import { BeamOptions, normalised } from './beam';
+import { BeamOptions, normalised, reorderBeams, stepBeams } from './beam';
 import { DecodeHooks, Hypothesis, StepModel, yieldToEventLoop } from './types';
 
 /** One required word: its alternative spellings as token sequences. */
@@ -97,12 +97,10 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
   for (let step = 0; step < opts.maxLength; step++) {
     hooks.checkCancelled?.();
     const rows = beams.length;
-    const last = beams.map((b) => (b.tokens.length ? b.tokens[b.tokens.length - 1] : opts.bos));
-    while (last.length < K) last.push(opts.bos);
-    const out = await model.step(last, state);
+    const out = await stepBeams(model, beams, K, opts.bos, state);
     state = out.state;
-    // Candidates (paper §3, "candidate generation"): each beam's own best K tokens, the tokens
-    // that advance its constraints, and the single best continuation of each beam.
+    // Candidates (paper §3, "candidate generation"): each beam's own best K tokens and the tokens
+    // that advance its constraints.
     const byBank = new Map<number, { beam: number; token: number; logProb: number; progress: Progress }[]>();
     const seen = new Set<string>();
     for (let b = 0; b < rows; b++) {
@@ -142,8 +140,7 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
     }
     if (next.length === 0) break;
     beams = next;
-    while (order.length < K) order.push(order[0]);
-    state = model.reorder(state, order);
+    state = reorderBeams(model, state, order, K);
     const best = beams.reduce((a, b) => (bankOf(b.progress, usable) > bankOf(a.progress, usable) ? b : a));
     hooks.onStep?.(step, best.tokens);
     // Stop when no live hypothesis can still beat the K-th best finished one (as in beam.ts).
