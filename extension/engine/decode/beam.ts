@@ -23,6 +23,20 @@ interface Beam { tokens: number[]; logProb: number }
 /** The length-normalised score that ranks hypotheses. */
 export const normalised = (logProb: number, length: number, alpha: number) => logProb / Math.pow(Math.max(1, length), alpha);
 
+/** One step for every live beam; the model always runs K rows (at step 0 only the first beam exists, the others are padding). */
+export function stepBeams<S>(model: StepModel<S>, beams: readonly { tokens: number[] }[], K: number, bos: number, state: S) {
+  const last = beams.map((b) => (b.tokens.length ? b.tokens[b.tokens.length - 1] : bos));
+  while (last.length < K) last.push(bos);
+  return model.step(last, state);
+}
+
+/** The cached state follows the surviving beams; rows beyond them repeat the first. */
+export function reorderBeams<S>(model: StepModel<S>, state: S, order: number[], K: number): S {
+  const rows = [...order];
+  while (rows.length < K) rows.push(rows[0]);
+  return model.reorder(state, rows);
+}
+
 /** `state` must already hold `beamSize` rows (the source tiled), all at the start position. */
 export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOptions, hooks: DecodeHooks = {}): Promise<Hypothesis[]> {
   const K = opts.beamSize;
@@ -32,10 +46,7 @@ export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOpt
   for (let step = 0; step < opts.maxLength; step++) {
     hooks.checkCancelled?.();
     const rows = beams.length;
-    const last = beams.map((b) => (b.tokens.length ? b.tokens[b.tokens.length - 1] : opts.bos));
-    // The model runs K rows; at step 0 only the first beam exists, the others are padding.
-    while (last.length < K) last.push(opts.bos);
-    const out = await model.step(last, state);
+    const out = await stepBeams(model, beams, K, opts.bos, state);
     state = out.state;
     const candidates: { beam: number; token: number; logProb: number }[] = [];
     for (let b = 0; b < rows; b++) {
@@ -58,8 +69,7 @@ export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOpt
     }
     if (next.length === 0) break;
     beams = next;
-    while (order.length < K) order.push(order[0]);
-    state = model.reorder(state, order);
+    state = reorderBeams(model, state, order, K);
     hooks.onStep?.(step, beams[0].tokens);
     // Stop when no live beam can still beat the K-th best finished one (HF's early_stopping=False rule).
     if (finished.length >= K) {

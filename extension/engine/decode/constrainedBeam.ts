@@ -8,7 +8,7 @@
  * only makes sure that hypotheses which have written the words stay in the beam.
  */
 import { applyConstraints, topK } from './constraints';
-import { BeamOptions, normalised } from './beam';
+import { BeamOptions, normalised, reorderBeams, stepBeams } from './beam';
 import { DecodeHooks, Hypothesis, StepModel, yieldToEventLoop } from './types';
 
 /** One required word: its alternative spellings as token sequences. */
@@ -20,9 +20,10 @@ export interface ConstrainedHypothesis extends Hypothesis {
 }
 
 /** Progress through the constraints: which are met, and the one being spelled (if any). */
-interface Progress {
+export interface Progress {
   met: readonly boolean[];
-  /** The constraint being spelled, the spelling, and how many of its tokens are written. */
+  /** The constraint being spelled, the spelling, and how many of its tokens are written; when all
+   * are, the word still waits for a token that ends it (else "frog" would be met by "frogese"). */
   current?: { c: number; alt: number; pos: number };
 }
 
@@ -35,68 +36,82 @@ function bankOf(p: Progress, constraints: readonly Constraint[]): number {
   return n + (p.current?.pos ?? 0);
 }
 
-/** The progress after writing `token`. A spelling abandoned half-way leaves its word unmet. */
-export function advance(p: Progress, token: number, constraints: readonly Constraint[]): Progress {
+const meet = (met: readonly boolean[], c: number) => met.map((m, i) => m || i === c);
+
+/**
+ * The progress after writing `token`. A spelling abandoned half-way, or followed by a piece that
+ * continues the word, leaves its word unmet. `endsWord(token)`: the token starts a new word or is
+ * punctuation (or the end of the text).
+ */
+export function advance(p: Progress, token: number, constraints: readonly Constraint[], endsWord: (token: number) => boolean): Progress {
+  let met = p.met;
   if (p.current) {
     const { c, alt, pos } = p.current;
-    if (constraints[c][alt][pos] === token) {
-      if (pos + 1 === constraints[c][alt].length) return { met: p.met.map((m, i) => m || i === c) };
-      return { met: p.met, current: { c, alt, pos: pos + 1 } };
+    const spelling = constraints[c][alt];
+    if (pos === spelling.length) {
+      if (endsWord(token)) met = meet(met, c);
+    } else if (spelling[pos] === token) {
+      return { met, current: { c, alt, pos: pos + 1 } };
     }
   }
   for (let c = 0; c < constraints.length; c++) {
-    if (p.met[c]) continue;
+    if (met[c]) continue;
     for (let alt = 0; alt < constraints[c].length; alt++) {
-      if (constraints[c][alt][0] !== token) continue;
-      if (constraints[c][alt].length === 1) return { met: p.met.map((m, i) => m || i === c) };
-      return { met: p.met, current: { c, alt, pos: 1 } };
+      if (constraints[c][alt][0] === token) return { met, current: { c, alt, pos: 1 } };
     }
   }
-  return { met: p.met };
+  return { met };
 }
 
 /** The tokens that would make progress: the next token of the word being spelled, else the first of each unmet word. */
 function wanted(p: Progress, constraints: readonly Constraint[]): number[] {
-  if (p.current) return [constraints[p.current.c][p.current.alt][p.current.pos]];
+  if (p.current) {
+    const spelling = constraints[p.current.c][p.current.alt];
+    return p.current.pos < spelling.length ? [spelling[p.current.pos]] : [];
+  }
   const out: number[] = [];
   constraints.forEach((spellings, c) => { if (!p.met[c]) for (const s of spellings) out.push(s[0]); });
   return out;
 }
 
-const allMet = (p: Progress) => p.met.every(Boolean) && !p.current;
+export interface ConstrainedOptions extends BeamOptions {
+  /** Whether a token ends the word before it (a word start or punctuation); the end token always does. */
+  endsWord: (token: number) => boolean;
+}
 
 /** `state` must already hold `beamSize` rows (the source tiled), all at the start position. */
-export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, constraints: readonly Constraint[], opts: BeamOptions,
+export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, constraints: readonly Constraint[], opts: ConstrainedOptions,
   hooks: DecodeHooks = {}): Promise<ConstrainedHypothesis[]> {
   const K = opts.beamSize;
+  const endsWord = (t: number) => t === opts.eos || opts.endsWord(t);
   const V = model.vocabSize;
-  const usable = constraints.filter((c) => c.length > 0 && c.every((s) => s.length > 0));
-  let beams: Beam[] = [{ tokens: [], logProb: 0, progress: { met: usable.map(() => false) } }];
+  // A word with no spelling (nothing to write) counts as met, so it cannot forbid the end forever.
+  const usable = constraints.map((c) => c.filter((s) => s.length > 0));
+  let beams: Beam[] = [{ tokens: [], logProb: 0, progress: { met: usable.map((c) => c.length === 0) } }];
   const finished: ConstrainedHypothesis[] = [];
-  const done = (b: Beam, logProb: number, tokens: number[], scoredLength: number, steps: number, hitMaxLength: boolean): ConstrainedHypothesis => ({
+  const done = (progress: Progress, logProb: number, tokens: number[], scoredLength: number, steps: number, hitMaxLength: boolean): ConstrainedHypothesis => ({
     tokens, logProb, score: normalised(logProb, scoredLength, opts.lengthPenalty), steps, hitMaxLength,
-    met: b.progress.met.flatMap((m, i) => (m ? [i] : [])),
+    // The end of the text ends a word still being spelled.
+    met: advance(progress, opts.eos, usable, endsWord).met.flatMap((m, i) => (m ? [i] : [])),
   });
   for (let step = 0; step < opts.maxLength; step++) {
     hooks.checkCancelled?.();
     const rows = beams.length;
-    const last = beams.map((b) => (b.tokens.length ? b.tokens[b.tokens.length - 1] : opts.bos));
-    while (last.length < K) last.push(opts.bos);
-    const out = await model.step(last, state);
+    const out = await stepBeams(model, beams, K, opts.bos, state);
     state = out.state;
-    // Candidates (paper §3, "candidate generation"): each beam's own best K tokens, the tokens
-    // that advance its constraints, and the single best continuation of each beam.
+    // Candidates (paper §3, "candidate generation"): each beam's own best K tokens and the tokens
+    // that advance its constraints.
     const byBank = new Map<number, { beam: number; token: number; logProb: number; progress: Progress }[]>();
     const seen = new Set<string>();
     for (let b = 0; b < rows; b++) {
       const row = out.logProbs.subarray(b * V, (b + 1) * V);
       const p = beams[b].progress;
       applyConstraints(row, beams[b].tokens, { eos: opts.eos, minLength: opts.minLength, noRepeatNgramSize: opts.noRepeatNgramSize, banned: opts.banned });
-      if (!allMet(p)) row[opts.eos] = -Infinity;
+      if (!advance(p, opts.eos, usable, endsWord).met.every(Boolean)) row[opts.eos] = -Infinity;
       for (const t of [...topK(row, K), ...wanted(p, usable)]) {
         if (row[t] === -Infinity || Number.isNaN(row[t]) || seen.has(`${b}:${t}`)) continue;
         seen.add(`${b}:${t}`);
-        const progress = t === opts.eos ? p : advance(p, t, usable);
+        const progress = advance(p, t, usable, endsWord);
         const bank = bankOf(progress, usable);
         if (!byBank.has(bank)) byBank.set(bank, []);
         byBank.get(bank)!.push({ beam: b, token: t, logProb: beams[b].logProb + row[t], progress });
@@ -116,7 +131,7 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
         taken = true;
         const tokens = [...beams[c.beam].tokens, c.token];
         if (c.token === opts.eos) {
-          finished.push(done(beams[c.beam], c.logProb, tokens.slice(0, -1), tokens.length, step + 1, false));
+          finished.push(done(c.progress, c.logProb, tokens.slice(0, -1), tokens.length, step + 1, false));
           continue;
         }
         next.push({ tokens, logProb: c.logProb, progress: c.progress });
@@ -125,8 +140,7 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
     }
     if (next.length === 0) break;
     beams = next;
-    while (order.length < K) order.push(order[0]);
-    state = model.reorder(state, order);
+    state = reorderBeams(model, state, order, K);
     const best = beams.reduce((a, b) => (bankOf(b.progress, usable) > bankOf(a.progress, usable) ? b : a));
     hooks.onStep?.(step, best.tokens);
     // Stop when no live hypothesis can still beat the K-th best finished one (as in beam.ts).
@@ -137,7 +151,7 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
     await yieldToEventLoop();
   }
   // Out of length: the live hypotheses that met the most constraints stand in, best first.
-  const live = beams.map((b) => done(b, b.logProb, b.tokens, b.tokens.length, b.tokens.length, b.tokens.length >= opts.maxLength));
+  const live = beams.map((b) => done(b.progress, b.logProb, b.tokens, b.tokens.length, b.tokens.length, b.tokens.length >= opts.maxLength));
   const all = finished.length >= K ? finished : [...finished, ...live];
   return all.sort((a, b) => b.met.length - a.met.length || b.score - a.score);
 }

@@ -187,7 +187,7 @@ export class EssaySystem {
     // words, so by default each topic word is a lexical constraint (the model still writes every token).
     const hyps = req.includeAllTopics === false
       ? await beamSearch(model, start, beam, hooks)
-      : await constrainedBeamSearch(model, start, topics.map((t) => this.spellings(t)), beam, hooks);
+      : await constrainedBeamSearch(model, start, topics.map((t) => this.spellings(t)), { ...beam, endsWord: (t) => this.tokenizer.endsWord(t) }, hooks);
     const decodeMs = performance.now() - t1;
     const seen = new Set<string>();
     const candidates = hyps

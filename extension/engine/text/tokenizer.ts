@@ -20,6 +20,7 @@ interface HfTokenizer {
   encode(text: string, options?: { add_special_tokens?: boolean }): number[];
   tokenize(text: string): string[];
   decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
+  get_vocab(): Map<string, number>;
 }
 
 const METASPACE = '\u2581';
@@ -30,7 +31,22 @@ const METASPACE = '\u2581';
 const CHUNK_CHARS = 20_000;
 
 export class Tokenizer {
+  private boundaries?: Uint8Array;
+
   private constructor(private readonly hf: HfTokenizer, readonly unkId: number) {}
+
+  /** Whether the piece with this id ends the word before it: it starts a new word ("▁…") or holds
+   * no letter or digit (punctuation). Used to require whole words, not a word's first pieces. */
+  endsWord(id: number): boolean {
+    if (!this.boundaries) {
+      const vocab = this.hf.get_vocab();
+      this.boundaries = new Uint8Array(vocab.size);
+      for (const [piece, i] of vocab) {
+        if (i >= 0 && i < vocab.size) this.boundaries[i] = piece.startsWith(METASPACE) || !/[\p{L}\p{N}]/u.test(piece) ? 1 : 0;
+      }
+    }
+    return this.boundaries[id] === 1;
+  }
 
   static async load(modelDir: string, unkId: number): Promise<Tokenizer> {
     try {

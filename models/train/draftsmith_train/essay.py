@@ -168,13 +168,22 @@ def cmd_train(args):
     mix = [p for n, p in model.named_parameters() if n.startswith("layer_mix.")]
     rest = [p for n, p in model.named_parameters() if not n.startswith("layer_mix.") and p.requires_grad]
     groups = [{"params": rest}, {"params": mix, "lr_scale": args.mix_lr_scale, "weight_decay": 0.0}]
-    stats = train_loop(model, batches(), args, device, lambda b: forward(b)[::2], validate, groups)
+    def keep(stats):
+        os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+        torch.save({"config": cfg.to_dict(), "state": model.state_dict(), "words": words,
+                    "meta": {"stage": "essay", "init": args.init, **stats, "args": vars(args)}}, args.out)
+
+    def validate_and_keep():
+        # A long CPU run that is stopped early still leaves its last validated weights behind.
+        result = validate()
+        keep({"partial": True, "val": result})
+        return result
+
+    stats = train_loop(model, batches(), args, device, lambda b: forward(b)[::2], validate_and_keep, groups)
     model.eval()
     stats["val"] = validate()
     log(f"final validation {stats['val']}; layer weights {model.layer_mix.weights().detach().cpu().numpy().round(2).tolist()}")
-    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-    torch.save({"config": cfg.to_dict(), "state": model.state_dict(), "words": words,
-                "meta": {"stage": "essay", "init": args.init, **stats, "args": vars(args)}}, args.out)
+    keep(stats)
 
 
 def main():
