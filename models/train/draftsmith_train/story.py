@@ -200,14 +200,8 @@ def run_training(model, train, val, args, device, loss_fn, length, keep):
         loss, _, n = loss_fn(model, b, device, args.label_smoothing)
         return loss, n
 
-    def validate_and_keep():
-        # A long CPU run that is stopped early still leaves its last validated weights behind.
-        result = validate()
-        keep({"partial": True, "val": result})
-        return result
-
     groups = [{"params": [p for p in model.parameters() if p.requires_grad]}]
-    stats = train_loop(model, batches, args, device, step, validate_and_keep, groups)
+    stats = train_loop(model, batches, args, device, step, validate, groups, keep)
     model.eval()
     stats["val"] = validate()
     stats["tokens_per_s"] = round(stats["tokens"] / max(1, stats["seconds"]))
