@@ -9,7 +9,11 @@ decoder.onnx  input_ids [B,1], cross_key_values, memory_mask, source_context,
 words.json    the fastText vocabulary: word_ids[i] = 1 + its index here, 0 for anything else
 model.json    the manifest, with file hashes; and test/fixtures/essay-parity.json computed by PyTorch.
 
-  python3 -m draftsmith_train.export_essay runs/essay.pt ../essay .data
+Weight matrices are stored as int8 with a float32 scale per row by default (weight_storage.py: 4x
+smaller; the fixture is computed from the rounded weights, so parity is exact). Measured on 100 test
+paragraphs (the model card): BLEU and Diversity within 0.25 of the float32 export.
+
+  python3 -m draftsmith_train.export_essay runs/essay.pt ../essay .data [fixture.json] [int8|float32]
 """
 import json
 import os
@@ -20,6 +24,7 @@ import torch
 from . import tokenizer as T
 from .essay import encode_topics, load_essay_model, separator_id
 from .export_summarize import OPSET, greedy_reference, sha256
+from .weight_storage import quantize_, store_int8
 
 
 class EncoderExport(torch.nn.Module):
@@ -44,9 +49,13 @@ class DecoderExport(torch.nn.Module):
         return logp[:, -1], present, sums
 
 
-def export(ckpt, out_dir, data_dir, fixture=None):
+def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
+    assert weights in ("int8", "float32"), weights
     model, meta = load_essay_model(ckpt)
     model.eval()
+    # Round the weights in the model itself first: the fixture and the graphs then both compute with
+    # exactly the weights that ship.
+    records = quantize_(model) if weights == "int8" else {}
     c = model.c
     words = torch.load(ckpt, map_location="cpu")["words"]
     word_index = {w: i + 1 for i, w in enumerate(words)}
@@ -97,6 +106,9 @@ def export(ckpt, out_dir, data_dir, fixture=None):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))
     json.dump(words, open(os.path.join(out_dir, "words.json"), "w"))
     files = ["encoder.onnx", "decoder.onnx", "tokenizer.json", "tokenizer_config.json", "words.json"]
+    for f in files[:2] if records else []:
+        n, a, b = store_int8(os.path.join(out_dir, f), records)
+        print(f"{f}: {n} weight matrices as int8, initializers {a / 1e6:.1f} -> {b / 1e6:.1f} MB")
     variant = (("" if c.layer_mix == "dynamic" else f"-{c.layer_mix}") + ("" if c.context == "target" else f"-{c.context}-context")
                + ("" if c.copy else "-no-copy"))
     manifest = {
@@ -122,6 +134,7 @@ def export(ckpt, out_dir, data_dir, fixture=None):
         "decoding": {"strategy": "beam", "beamSize": 5, "maxLength": 180, "minLength": 60, "lengthPenalty": 1.0,
                      "noRepeatNgramSize": 3},
         "training": {k: v for k, v in meta.items() if k in ("stage", "steps", "tokens", "seconds", "val")},
+        "weights": {"storage": weights},
     }
     json.dump(manifest, open(os.path.join(out_dir, "model.json"), "w"), indent=2)
     fixture = fixture or os.path.join(os.path.dirname(__file__), "../../../test/fixtures/essay-parity.json")
@@ -135,4 +148,5 @@ def export(ckpt, out_dir, data_dir, fixture=None):
 
 if __name__ == "__main__":
     import sys
-    export(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+    a = sys.argv[1:] + [None] * (5 - len(sys.argv[1:]))
+    export(a[0], a[1], a[2], a[3], a[4] or os.environ.get("WEIGHTS", "int8"))
