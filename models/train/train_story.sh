@@ -33,21 +33,24 @@ if [ "$TINY" = 1 ]; then
   OUT=../../.work/story-tiny          # never over the shipped folder
 fi
 BENCH=${BENCH:-../../.work/story-bench}   # the recompute-every-step graph and PyTorch references (not shipped)
-LM_STEPS=${LM_STEPS:-3000}            # GCNN LM on the English text (pretraining)
+LM_STEPS=${LM_STEPS:-3000}            # GCNN + self-attention LM on the English text (pretraining)
+GCNN_PRETRAIN_STEPS=${GCNN_PRETRAIN_STEPS:-$LM_STEPS}   # the plain GCNN LM's pretraining
 LM_LINES=${LM_LINES:-0}               # 0: all of story_lm.train.txt
 PREMISE_STEPS=${PREMISE_STEPS:-600}
 SEQ2SEQ_STEPS=${SEQ2SEQ_STEPS:-2000}
+LM_ROW_STEPS=${LM_ROW_STEPS:-$SEQ2SEQ_STEPS}           # Table 2's language models on the stories
 FUSION_STEPS=${FUSION_STEPS:-2000}
 ABLATIONS=${ABLATIONS:-1}             # the self-attention ablations of Table 3 (gating, multi-scale, zero slot)
 MINUTES=${MINUTES:-600}               # a cap per run; the steps decide
 SIZE=${SIZE:-}                        # model size flags, the same for every model
 BATCH_TOKENS=${BATCH_TOKENS:-4000}
 WARMUP=${WARMUP:-200}
+VAL_EVERY=${VAL_EVERY:-500}           # validation, and the weights kept, every so many steps
 EVAL=${EVAL:-}
 mkdir -p "$RUNS"
 story() { $PY -m draftsmith_train.story "$@" --data "$DATA" --device "$DEVICE"; }
 # shellcheck disable=SC2086  # SIZE holds several flags
-train() { story "$@" --minutes "$MINUTES" --batch-tokens "$BATCH_TOKENS" --warmup "$WARMUP" $SIZE; }
+train() { story "$@" --minutes "$MINUTES" --batch-tokens "$BATCH_TOKENS" --warmup "$WARMUP" --val-every "$VAL_EVERY" $SIZE; }
 
 [ -f "$DATA/story.train.jsonl" ] || story prepare
 # Two GCNN language models on all the English text, at the same budget: with the gated multi-scale
@@ -56,16 +59,16 @@ train() { story "$@" --minutes "$MINUTES" --batch-tokens "$BATCH_TOKENS" --warmu
 # decoder pretrained with its own architecture.
 [ -f "$RUNS/story-lm-pretrain.pt" ] || train premise --corpus lm --lm-lines "$LM_LINES" --steps "$LM_STEPS" \
   --out "$RUNS/story-lm-pretrain.pt" 2>&1 | tee "$RUNS/story-lm-pretrain.log"
-[ -f "$RUNS/story-gcnn-pretrain.pt" ] || train premise --corpus lm --lm-lines "$LM_LINES" --steps "$LM_STEPS" \
+[ -f "$RUNS/story-gcnn-pretrain.pt" ] || train premise --corpus lm --lm-lines "$LM_LINES" --steps "$GCNN_PRETRAIN_STEPS" \
   --no-self-attention --out "$RUNS/story-gcnn-pretrain.pt" 2>&1 | tee "$RUNS/story-gcnn-pretrain.log"
 PRE=$RUNS/story-lm-pretrain.pt
 GCNN=$RUNS/story-gcnn-pretrain.pt
 train premise --corpus premise --init "$PRE" --steps "$PREMISE_STEPS" --lr 5e-4 \
   --out "$RUNS/story-premise.pt" 2>&1 | tee "$RUNS/story-premise.log"
 # Table 2: the language models (stories without their prompts), the seq2seq models, fusion.
-train premise --corpus stories --init "$GCNN" --steps "$SEQ2SEQ_STEPS" \
+train premise --corpus stories --init "$GCNN" --steps "$LM_ROW_STEPS" \
   --out "$RUNS/story-gcnn-lm.pt" 2>&1 | tee "$RUNS/story-gcnn-lm.log"
-train premise --corpus stories --init "$PRE" --steps "$SEQ2SEQ_STEPS" \
+train premise --corpus stories --init "$PRE" --steps "$LM_ROW_STEPS" \
   --out "$RUNS/story-lm.pt" 2>&1 | tee "$RUNS/story-lm.log"
 train seq2seq --init-decoder "$GCNN" --steps "$SEQ2SEQ_STEPS" --no-self-attention \
   --out "$RUNS/story-seq2seq-plain.pt" 2>&1 | tee "$RUNS/story-seq2seq-plain.log"
