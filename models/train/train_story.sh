@@ -15,9 +15,11 @@
 # float32 graph once onnxruntime folds them; the manifest's "weights" says what the rounding cost);
 # WEIGHTS=float32 keeps them as they are.
 #
-# Every row of the table trains for SEQ2SEQ_STEPS from a pretrained decoder of its shape; fusion
-# trains FUSION_STEPS more on top of the frozen "+ self-attention" model (as in the paper, the fused
-# model has seen the pretrained model's training too).
+# Every seq2seq row trains SEQ2SEQ_STEPS from the same pretrained GCNN + self-attention decoder (the
+# plain Conv seq2seq takes the tensors it shares with it: embeddings, convolutions); fusion trains
+# FUSION_STEPS more on top of the frozen "+ self-attention" model (as in the paper, the fused model
+# has seen the pretrained model's training too). GCNN_LM=0 skips the plain GCNN LM row and its
+# pretraining; ABLATIONS=0 the Table 3 variants.
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PY:-/usr/bin/python3}
@@ -41,6 +43,7 @@ SEQ2SEQ_STEPS=${SEQ2SEQ_STEPS:-2000}
 LM_ROW_STEPS=${LM_ROW_STEPS:-$SEQ2SEQ_STEPS}           # Table 2's language models on the stories
 FUSION_STEPS=${FUSION_STEPS:-2000}
 ABLATIONS=${ABLATIONS:-1}             # the self-attention ablations of Table 3 (gating, multi-scale, zero slot)
+GCNN_LM=${GCNN_LM:-1}                 # Table 2's plain GCNN LM row (its own pretraining on all the text)
 MINUTES=${MINUTES:-600}               # a cap per run; the steps decide
 SIZE=${SIZE:-}                        # model size flags, the same for every model
 BATCH_TOKENS=${BATCH_TOKENS:-4000}
@@ -53,28 +56,30 @@ story() { $PY -m draftsmith_train.story "$@" --data "$DATA" --device "$DEVICE"; 
 train() { story "$@" --minutes "$MINUTES" --batch-tokens "$BATCH_TOKENS" --warmup "$WARMUP" --val-every "$VAL_EVERY" $SIZE; }
 
 [ -f "$DATA/story.train.jsonl" ] || story prepare
-# Two GCNN language models on all the English text, at the same budget: with the gated multi-scale
-# self-attention (the premise model's and the story decoders' starting point) and without it (the
-# plain GCNN of Table 2's first row and the plain Conv seq2seq's decoder), so each row starts from a
-# decoder pretrained with its own architecture.
+# The GCNN + self-attention language model on all the English text: the premise model's and every
+# story decoder's starting point (the plain Conv seq2seq takes its embeddings and convolutions).
 [ -f "$RUNS/story-lm-pretrain.pt" ] || train premise --corpus lm --lm-lines "$LM_LINES" --steps "$LM_STEPS" \
   --out "$RUNS/story-lm-pretrain.pt" 2>&1 | tee "$RUNS/story-lm-pretrain.log"
-[ -f "$RUNS/story-gcnn-pretrain.pt" ] || train premise --corpus lm --lm-lines "$LM_LINES" --steps "$GCNN_PRETRAIN_STEPS" \
-  --no-self-attention --out "$RUNS/story-gcnn-pretrain.pt" 2>&1 | tee "$RUNS/story-gcnn-pretrain.log"
 PRE=$RUNS/story-lm-pretrain.pt
-GCNN=$RUNS/story-gcnn-pretrain.pt
 train premise --corpus premise --init "$PRE" --steps "$PREMISE_STEPS" --lr 5e-4 \
   --out "$RUNS/story-premise.pt" 2>&1 | tee "$RUNS/story-premise.log"
-# Table 2: the language models (stories without their prompts), the seq2seq models, fusion.
-train premise --corpus stories --init "$GCNN" --steps "$LM_ROW_STEPS" \
-  --out "$RUNS/story-gcnn-lm.pt" 2>&1 | tee "$RUNS/story-gcnn-lm.log"
+# Table 2: the language model (stories without their prompts), the seq2seq models, fusion.
+ROWS=()
+if [ "$GCNN_LM" = 1 ]; then
+  # The plain GCNN LM row, from a plain GCNN pretrained on the same text.
+  [ -f "$RUNS/story-gcnn-pretrain.pt" ] || train premise --corpus lm --lm-lines "$LM_LINES" --steps "$GCNN_PRETRAIN_STEPS" \
+    --no-self-attention --out "$RUNS/story-gcnn-pretrain.pt" 2>&1 | tee "$RUNS/story-gcnn-pretrain.log"
+  train premise --corpus stories --init "$RUNS/story-gcnn-pretrain.pt" --steps "$LM_ROW_STEPS" \
+    --out "$RUNS/story-gcnn-lm.pt" 2>&1 | tee "$RUNS/story-gcnn-lm.log"
+  ROWS+=(--model "GCNN LM=$RUNS/story-gcnn-lm.pt")
+fi
 train premise --corpus stories --init "$PRE" --steps "$LM_ROW_STEPS" \
   --out "$RUNS/story-lm.pt" 2>&1 | tee "$RUNS/story-lm.log"
-train seq2seq --init-decoder "$GCNN" --steps "$SEQ2SEQ_STEPS" --no-self-attention \
+train seq2seq --init-decoder "$PRE" --steps "$SEQ2SEQ_STEPS" --no-self-attention \
   --out "$RUNS/story-seq2seq-plain.pt" 2>&1 | tee "$RUNS/story-seq2seq-plain.log"
 train seq2seq --init-decoder "$PRE" --steps "$SEQ2SEQ_STEPS" \
   --out "$RUNS/story-seq2seq.pt" 2>&1 | tee "$RUNS/story-seq2seq.log"
-ROWS=(--model "GCNN LM=$RUNS/story-gcnn-lm.pt" --model "GCNN + self-attention LM=$RUNS/story-lm.pt"
+ROWS+=(--model "GCNN + self-attention LM=$RUNS/story-lm.pt"
       --model "Conv seq2seq=$RUNS/story-seq2seq-plain.pt" --model "Conv seq2seq + self-attention=$RUNS/story-seq2seq.pt")
 if [ "$ABLATIONS" = 1 ]; then
   # Table 3: the self-attention's parts, each model from the same pretrained decoder (without gating
