@@ -17,7 +17,7 @@ import torch
 from . import tokenizer as T
 from .summarize import load_model
 
-OPSET = 14
+OPSET = 16  # ScatterElements with reduction="add": the pointer's copy distribution (modules.PointerGenerator)
 
 
 class EncoderExport(torch.nn.Module):

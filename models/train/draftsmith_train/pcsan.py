@@ -26,7 +26,6 @@ from dataclasses import asdict, dataclass
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 from .modules import EncoderLayer, FeedForward, MultiHeadAttention, PointerGenerator, causal_bias, padding_bias
 
@@ -221,8 +220,7 @@ class EssayGenerator(nn.Module):
         logp = torch.log_softmax(logits, dim=-1)
         if self.c.copy:
             # The last layer's cross-attention, heads averaged, is the copy distribution over topic subwords.
-            onehot = F.one_hot(src, self.c.vocab_size).to(logp.dtype)
-            logp, _ = self.pointer(out, context, emb, logp, cw.mean(dim=1), onehot)
+            logp, _ = self.pointer(out, context, emb, logp, cw.mean(dim=1), src)
         return logp, torch.stack(presents), torch.stack(sums)
 
     def forward(self, src, src_mask, word_ids, tgt_in):
