@@ -24,7 +24,7 @@ Our models need a little more than a BART does; it rides in the tensors transfor
                     attention_mask to the encoder. The running sum of each layer's inputs (the
                     target-side history, Eq. 8) rides in position 0 of that layer's decoder key cache,
                     masked out of the self-attention; the value cache holds zeros there.
-The pointer's copy op is whichever the shipped decoder.onnx uses (OneHot + MatMul, or ScatterElements).
+The pointer's copy op and the output embedding's op are whichever the shipped decoder.onnx uses.
 
   python3 -m draftsmith_train.export_peer summarize runs/taas.pt ../summarize ../../.work/peer/summarize
   python3 -m draftsmith_train.export_peer essay runs/essay-copy.pt ../essay ../../.work/peer/essay
@@ -41,15 +41,17 @@ from onnx import TensorProto, helper, numpy_helper
 
 from . import tokenizer as T
 from .modules import PointerGenerator, causal_bias, padding_bias
+from .onnx_graph import rewrite_file
 
 OPSET = 16  # ScatterElements with reduction="add" (the pointer's scatter copy)
 
 
-def match_copy_op(shipped_dir):
-    """The pointer computes its copy distribution with the same op as the shipped decoder graph."""
+def match_shipped(shipped_dir):
+    """The peer uses the shipped decoder graph's ops: the pointer's copy op (OneHot + MatMul, or
+    ScatterElements) and the tied output embedding (Einsum, or Gemm after onnx_graph's rewrite)."""
     ops = {n.op_type for n in onnx.load(os.path.join(shipped_dir, "decoder.onnx"), load_external_data=False).graph.node}
     PointerGenerator.copy_op = "onehot" if "OneHot" in ops else "scatter"
-    return PointerGenerator.copy_op
+    return {"copyOp": PointerGenerator.copy_op, "tiedLogits": "einsum" if "Einsum" in ops else "gemm"}
 
 
 # ---- TAAS --------------------------------------------------------------------------------------
@@ -239,7 +241,7 @@ def _cache_names(n_layers, prefix, kinds):
     return [f"{prefix}.{i}.{kind}.{kv}" for i in range(n_layers) for kind in kinds for kv in ("key", "value")]
 
 
-def export_decoders(enc_out, dec_no, dec_wp, ids, mask, n_layers, out_dir, tmp_dir):
+def export_decoders(enc_out, dec_no, dec_wp, ids, mask, n_layers, out_dir, tmp_dir, ops):
     """Traces both decoders with torch.onnx (opset 16) and merges them into decoder_model_merged.onnx."""
     with torch.no_grad():
         ehs = enc_out
@@ -271,6 +273,9 @@ def export_decoders(enc_out, dec_no, dec_wp, ids, mask, n_layers, out_dir, tmp_d
         torch.onnx.export(dec_wp, (nxt, mask, ehs, *past), f_wp, opset_version=OPSET,
                           input_names=["input_ids", "encoder_attention_mask", "encoder_hidden_states"] + past_names,
                           output_names=["logits"] + present_dec, dynamic_axes=axes)
+    if ops["tiedLogits"] == "gemm":  # the same rewrite as the shipped decoder.onnx
+        rewrite_file(f_no)
+        rewrite_file(f_wp)
     merged = merge_decoders(onnx.load(f_no), onnx.load(f_wp), n_layers)
     onnx.save(merged, os.path.join(out_dir, "onnx", "decoder_model_merged.onnx"))
     return outs, nxt, past
@@ -311,7 +316,7 @@ def write_configs(out_dir, c, system, extra):
 
 def export_summarize(ckpt, shipped_dir, out_dir, steps=32):
     from .summarize import load_model
-    copy_op = match_copy_op(shipped_dir)
+    ops = match_shipped(shipped_dir)
     m, _, _ = load_model(ckpt)
     m.eval()
     c = m.c
@@ -333,17 +338,17 @@ def export_summarize(ckpt, shipped_dir, out_dir, steps=32):
         memory, mm, _, _ = m.topic_memory(m.encode(src, smask), smask)
         ref, _, _ = m.decode_step(torch.tensor([[T.BOS]]), 0, m.cross_key_values(memory), mm, src)
     dec_no, dec_wp = TaasDecoder(m, False).eval(), TaasDecoder(m, True).eval()
-    outs, _, _ = export_decoders(ehs, dec_no, dec_wp, ids, mask, c.decoder_layers, out_dir, tmp)
+    outs, _, _ = export_decoders(ehs, dec_no, dec_wp, ids, mask, c.decoder_layers, out_dir, tmp, ops)
     assert torch.allclose(outs[0], ref, atol=1e-4), "peer decoder differs from decode_step"
     ref_ids = greedy(dec_no, dec_wp, ehs, mask, steps, c.decoder_layers)
-    write_configs(out_dir, c, "summarize", {"inputs": "placeholder", "vocabSize": c.vocab_size, "copyOp": copy_op,
+    write_configs(out_dir, c, "summarize", {"inputs": "placeholder", "vocabSize": c.vocab_size, **ops,
                                             "check": {"input_ids": ids[0].tolist(), "greedy_ids": ref_ids}})
-    print("exported peer", out_dir, "copy op", copy_op)
+    print("exported peer", out_dir, ops)
 
 
 def export_essay(ckpt, shipped_dir, out_dir, steps=32):
     from .essay import load_essay_model
-    copy_op = match_copy_op(shipped_dir)
+    ops = match_shipped(shipped_dir)
     m, _ = load_essay_model(ckpt)
     m.eval()
     c = m.c
@@ -371,14 +376,14 @@ def export_essay(ckpt, shipped_dir, out_dir, steps=32):
                                      torch.zeros(L, 1, c.d_model), src)
         ref2, _, _ = m.decode_step(torch.tensor([[int(ref1[0, -1].argmax())]]), cross, mask, sctx, p1, s1, src)
     dec_no, dec_wp = EssayDecoder(m, False).eval(), EssayDecoder(m, True).eval()
-    outs, nxt, past = export_decoders(ehs, dec_no, dec_wp, packed, mask, c.decoder_layers, out_dir, tmp)
+    outs, nxt, past = export_decoders(ehs, dec_no, dec_wp, packed, mask, c.decoder_layers, out_dir, tmp, ops)
     with torch.no_grad():
         second = dec_wp(nxt, mask, ehs, *past)
     assert torch.allclose(outs[0], ref1, atol=1e-4) and torch.allclose(second[0], ref2, atol=1e-4), "peer decoder differs from decode_step"
     ref_ids = greedy(dec_no, dec_wp, ehs, mask, steps, c.decoder_layers)
-    write_configs(out_dir, c, "essay", {"inputs": "word-packed", "vocabSize": c.vocab_size, "copyOp": copy_op,
+    write_configs(out_dir, c, "essay", {"inputs": "word-packed", "vocabSize": c.vocab_size, **ops,
                                         "check": {"input_ids": packed[0].tolist(), "greedy_ids": ref_ids}})
-    print("exported peer", out_dir, "copy op", copy_op)
+    print("exported peer", out_dir, ops)
 
 
 if __name__ == "__main__":
