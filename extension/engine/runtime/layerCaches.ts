@@ -6,7 +6,7 @@
  */
 import { EngineError } from '../errors';
 import { float32Tensor, floatData, Tensor, TensorSpec } from './onnx';
-import { gatherAxis } from './tensorOps';
+import { reorderAxis } from './tensorOps';
 
 export interface LayerCaches {
   /** key 0, value 0, key 1, value 1, ... */
@@ -44,12 +44,12 @@ export function readCaches(out: Record<string, Tensor>, prefix: string, layers: 
   return { data: names.map((n) => floatData(out[n], n)), dims: first.dims.slice() };
 }
 
-const isIdentity = (rows: readonly number[], n: number) => rows.length === n && rows.every((r, i) => r === i);
-
-/** Row j of the result is row rows[j]: beams re-ranked. A permutation that keeps every row copies nothing. */
+/**
+ * Row j of the result is row rows[j]: beams re-ranked. Done in place where the beam search kept
+ * each surviving beam in its row (only forks copy), so the arrays may be the old state's.
+ */
 export function reorderCaches(c: LayerCaches, rows: number[]): LayerCaches {
-  if (isIdentity(rows, c.dims[0])) return c;
-  const data = c.data.map((d) => gatherAxis(d, c.dims, 0, rows).data);
+  const data = c.data.map((d) => reorderAxis(d, c.dims, 0, rows).data);
   return { data, dims: [rows.length, ...c.dims.slice(1)] };
 }
 

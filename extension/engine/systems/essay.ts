@@ -18,7 +18,7 @@ import { porterStem } from '../metrics/porterStemmer';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
 import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { cacheSpecs, emptyCaches, feedCaches, layerViews, LayerCaches, readCaches, reorderCaches } from '../runtime/layerCaches';
-import { gatherAxis } from '../runtime/tensorOps';
+import { reorderAxis } from '../runtime/tensorOps';
 import { parseTopics } from '../text/topics';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
@@ -152,11 +152,7 @@ export class EssaySystem {
     if (ids.length > m.maxInputTokens) throw new EngineError('bad-input', `The topic words are too long together (${ids.length} subwords; at most ${m.maxInputTokens}).`);
     ctx.progress('Reading the topic words…', 0);
     const t0 = performance.now();
-    const enc = await this.encoder.run({
-      input_ids: int64Tensor(ids, [1, ids.length]),
-      word_ids: int64Tensor(wordIds, [1, ids.length]),
-      attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
-    });
+    const enc = await this.encode(ids, wordIds);
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
     const d = { ...m.decoding, ...definedOnly(req.decoding ?? {}) };
@@ -214,6 +210,29 @@ export class EssaySystem {
     };
   }
 
+  private encode(ids: readonly number[], wordIds: readonly number[]): Promise<Record<string, Tensor>> {
+    return this.encoder.run({
+      input_ids: int64Tensor(ids, [1, ids.length]),
+      word_ids: int64Tensor(wordIds, [1, ids.length]),
+      attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
+    });
+  }
+
+  /** The topic words joined as run() joins them: subword ids and word-vector indices. */
+  topicIds(topics: string): { ids: number[]; wordIds: number[] } {
+    return this.joinTopics(parseTopics(topics));
+  }
+
+  /**
+   * The decoder over one row for the joined topic words, encoded, at its start state: what bench/
+   * drives with decode/greedy.ts to compare our loop with the bare session calls and with another runtime.
+   */
+  async decoderFor(ids: number[], wordIds: number[]): Promise<{ model: StepModel<DecoderState>; state: DecoderState; bos: number }> {
+    const a = this.arch;
+    const state = { past: emptyCaches(a.decoderLayers, 1, a.heads, a.dModel / a.heads), sum: new Float32Array(a.decoderLayers * a.dModel), sumDims: [a.decoderLayers, 1, a.dModel] };
+    return { model: this.stepModel(await this.encode(ids, wordIds), ids), state, bos: this.folder.manifest.specialTokens.bos };
+  }
+
   /**
    * The decoder as a StepModel over K rows (beams). They share one copy of the encoded topics: the
    * decoder broadcasts the memory's single row over the beams, so it is neither tiled nor copied.
@@ -245,7 +264,7 @@ export class EssaySystem {
         };
       },
       reorder(state, rows) {
-        const s = rows.every((r, i) => r === i) ? { data: state.sum, dims: state.sumDims } : gatherAxis(state.sum, state.sumDims, 1, rows);
+        const s = reorderAxis(state.sum, state.sumDims, 1, rows);
         return { past: reorderCaches(state.past, rows), sum: s.data, sumDims: s.dims };
       },
     };

@@ -184,6 +184,21 @@ export class SummarizeSystem implements LikelihoodModel {
     return emptyCaches(this.arch.decoderLayers, rows, this.arch.heads, this.arch.dModel / this.arch.heads);
   }
 
+  /** The source ids run() reads of `text` (at most the model's input length). */
+  sourceIds(text: string): number[] {
+    const limit = Math.min(this.folder.manifest.maxInputTokens, this.arch.maxSourcePositions);
+    return this.tokenizer.encodePrefix(text, limit).spans.slice(0, limit).map((s) => s.id);
+  }
+
+  /**
+   * The decoder over one row for the source `ids`, encoded, at its start state: what bench/ drives
+   * with decode/greedy.ts to compare our loop with the bare session calls and with another runtime.
+   */
+  async decoderFor(ids: number[]): Promise<{ model: StepModel<DecoderState>; state: DecoderState; bos: number }> {
+    if (ids.length === 0) throw new EngineError('bad-input', 'There is no text to summarize.');
+    return { model: this.stepModel(await this.encode(ids), ids), state: this.emptyState(1), bos: this.folder.manifest.specialTokens.bos };
+  }
+
   /** LikelihoodModel (metrics/perplexity.ts): log p of each subword of `target` (and the end) given
    * the source `context`, by teacher forcing. The source is cut to the model's input length as in run(). */
   async tokenLogProbs(context: string, target: string): Promise<number[]> {
