@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BeamOptions, DeviceSetting, EngineConfig } from '../protocol';
+import { DEFAULT_THREADS } from '../engine/runtime/threads';
 import { resolveModelsDir } from './modelsPath';
 
 export const SECTION = 'draftsmith';
@@ -24,7 +25,7 @@ export function readEngineConfig(extensionPath: string): EngineConfig {
   return {
     modelsDir: resolveModelsDir(cfg.inspect('modelsPath'), vscode.workspace.isTrusted, path.join(extensionPath, 'models')),
     device,
-    threads: intIn(cfg.get('threads'), 0, 64, 0),
+    threads: intIn(cfg.get('threads'), 0, 64, DEFAULT_THREADS),
   };
 }
 
