@@ -75,6 +75,8 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
     const firsts: number[] = [];
     const totals: number[] = [];
     const floors: number[] = [];
+    const decodeFloors: number[] = [];
+    const loops: number[] = [];
     let steps = 0;
     let tokens = 0;
     let decodeMs = 0;
@@ -91,12 +93,15 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
       const res = await m.run(beam, ctx);
       totals.push(performance.now() - start);
       floors.push(sessionTime.ms);
+      // The decoding loop alone: its time against the decoder's session.run time (all of it but the encoder's).
+      decodeFloors.push(sessionTime.ms - res.encodeMs);
+      loops.push(res.decodeMs);
       firsts.push(first);
       tokens = res.outputTokens;
       steps = res.outputTokens + 1;
       decodeMs = res.decodeMs;
     }
-    return { first: median(firsts), coldFirst: firsts[0], total: median(totals), floor: median(floors), steps, tokens, decodeMs };
+    return { first: median(firsts), coldFirst: firsts[0], total: median(totals), floor: median(floors), steps, tokens, decodeMs, decodeFloor: median(decodeFloors), loop: median(loops) };
   };
   const beamRun = await product(m.defaultBeam);
   const beam1 = m.defaultBeam === 1 ? beamRun : await product(1);
@@ -107,7 +112,8 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
   for (const [beam, x] of settings) {
     r.row(`beam ${beam}: end to end`, x.total, 'ms', `${x.tokens} tokens`);
     r.row(`beam ${beam}: decoding steps per second`, x.steps / (x.decodeMs / 1000), 'steps/s', beam > 1 ? `${beam} tokens per step, one per beam: ${(beam * x.steps / (x.decodeMs / 1000)).toFixed(0)} beam-tokens/s` : undefined);
-    r.row(`beam ${beam}: time inside session.run`, x.floor, 'ms', `the command takes ${(x.total / x.floor).toFixed(2)}× that floor`);
+    r.row(`beam ${beam}: time inside session.run`, x.floor, 'ms', `the command takes ${(x.total / x.floor).toFixed(2)}× that floor (tokenizing, attention readout and all)`);
+    r.row(`beam ${beam}: decoding loop / its session.run time`, x.loop / x.decodeFloor, '×', `${x.loop.toFixed(0)} ms over ${x.decodeFloor.toFixed(0)} ms in the decoder`);
   }
 
   // Greedy, a fixed number of tokens (no end-of-text stop): our loop (decode/greedy.ts) against its floor.
@@ -116,10 +122,13 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
   const oursFloor: number[] = [];
   let oursIds: number[] = [];
   const input = m.input();
+  /** Returns the encoder's session.run time (the greedy loop's is in sessionTime). */
   const ours = async () => {
+    sessionTime.reset();
     const t0 = performance.now();
     const d = await input.decoder();
     const t1 = performance.now();
+    const encodeFloor = sessionTime.ms;
     sessionTime.reset();
     const h = await greedy(d.model, d.state, { bos: d.bos, eos: -1, maxLength: greedyTokens });
     const t2 = performance.now();
@@ -127,6 +136,7 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
     oursDecode.push(t2 - t1);
     oursFloor.push(sessionTime.ms);
     oursIds = h.tokens;
+    return encodeFloor;
   };
   await ours(); // warm
   oursTotal.length = oursDecode.length = oursFloor.length = 0;
@@ -163,8 +173,11 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
     const peerFloor: number[] = [];
     let peerIds = await peer.generate(input.peerInput, greedyTokens); // warm
     oursTotal.length = 0;
+    const oursTotalFloor: number[] = [];
     for (let i = 0; i < runs; i++) {
-      await ours();
+      sessionTime.reset();
+      const encodeFloor = await ours();
+      oursTotalFloor.push(sessionTime.ms + encodeFloor);
       sessionTime.reset();
       const t0 = performance.now();
       peerIds = await peer.generate(input.peerInput, greedyTokens);
@@ -175,14 +188,14 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
     peerOverOurs = median(peerMs) / median(oursTotal);
     r.row('same greedy tokens as our loop', same ? 'yes' : 'NO', undefined, same ? undefined : `ours ${oursIds.slice(0, 8).join(' ')}…, peer ${peerIds.slice(0, 8).join(' ')}…`);
     r.row(`our loop: encode + greedy ${greedyTokens} tokens`, median(oursTotal), 'ms', 'both are given the token ids');
-    r.row(`transformers.js generate(): ${greedyTokens} tokens`, median(peerMs), 'ms', `its session.run calls: ${median(peerFloor).toFixed(0)} ms`);
+    r.row(`transformers.js generate(): ${greedyTokens} tokens`, median(peerMs), 'ms', `its session.run calls: ${median(peerFloor).toFixed(0)} ms (its loop takes ${(median(peerMs) / median(peerFloor)).toFixed(3)}× that); ours: ${median(oursTotalFloor).toFixed(0)} ms`);
     r.row('transformers.js time / ours', peerOverOurs, '×', peerOverOurs >= 1 ? `ours is ${peerOverOurs.toFixed(2)}× as fast` : `ours is ${(1 / peerOverOurs).toFixed(2)}× as slow`);
     await peer.dispose();
   }
   r.summary({
     model: `${target.system}: ${m.name}`, variant, threads, loadMs, firstTokenMs: beamRun.first,
     greedyTokensPerSecond: greedyTokens / (median(oursDecode) / 1000),
-    beam: m.defaultBeam, beamTokensPerSecond: (m.defaultBeam * beamRun.steps) / (beamRun.decodeMs / 1000),
+    beam: m.defaultBeam, beamTokensPerSecond: (m.defaultBeam * beamRun.steps) / (beamRun.decodeMs / 1000), beamLoopOverFloor: beamRun.loop / beamRun.decodeFloor,
     loopOverFloor, msPerToken, bandwidthFloorMsPerToken: bandwidthFloor, peerOverOurs, peakRssMB: rss, sizeMB,
   });
   r.done();

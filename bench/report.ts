@@ -27,6 +27,8 @@ export interface ModelSummary {
   greedyTokensPerSecond?: number;
   beam?: number;
   beamTokensPerSecond?: number;
+  /** The beam search's decoding loop over the decoder's session.run time. */
+  beamLoopOverFloor?: number;
   loopOverFloor?: number;
   bandwidthFloorMsPerToken?: number;
   msPerToken?: number;

@@ -68,9 +68,9 @@ function runOne(run: Run, outFile: string): Promise<Done> {
 const cell = (x: number | undefined, digits = 0, suffix = '') => (x === undefined || !Number.isFinite(x) ? '—' : `${x.toFixed(digits)}${suffix}`);
 
 function summaryTable(summaries: ModelSummary[]): string {
-  const head = '| model | variant | threads | load | first token | greedy tokens/s (batch 1) | beam tokens/s | loop / session.run floor | ms/token (bandwidth floor) | transformers.js time / ours | peak RSS | ONNX size |';
+  const head = '| model | variant | threads | load | first token | greedy tokens/s (batch 1) | beam tokens/s | loop / session.run floor: greedy, beam | ms/token (bandwidth floor) | transformers.js time / ours | peak RSS | ONNX size |';
   const rule = '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
-  const rows = summaries.map((s) => `| ${s.model} | ${s.variant} | ${s.threads} | ${cell(s.loadMs, 0, ' ms')} | ${cell(s.firstTokenMs, 0, ' ms')} | ${cell(s.greedyTokensPerSecond, 0)} | ${cell(s.beamTokensPerSecond, 0)} (beam ${s.beam ?? '—'}) | ${cell(s.loopOverFloor, 3, '×')} | ${cell(s.msPerToken, 2)} (${cell(s.bandwidthFloorMsPerToken, 2)}) | ${cell(s.peerOverOurs, 2, '×')} | ${cell(s.peakRssMB, 0, ' MB')} | ${cell(s.sizeMB, 1, ' MB')} |`);
+  const rows = summaries.map((s) => `| ${s.model} | ${s.variant} | ${s.threads} | ${cell(s.loadMs, 0, ' ms')} | ${cell(s.firstTokenMs, 0, ' ms')} | ${cell(s.greedyTokensPerSecond, 0)} | ${cell(s.beamTokensPerSecond, 0)} (beam ${s.beam ?? '—'}) | ${cell(s.loopOverFloor, 3, '×')}, ${cell(s.beamLoopOverFloor, 3, '×')} | ${cell(s.msPerToken, 2)} (${cell(s.bandwidthFloorMsPerToken, 2)}) | ${cell(s.peerOverOurs, 2, '×')} | ${cell(s.peakRssMB, 0, ' MB')} | ${cell(s.sizeMB, 1, ' MB')} |`);
   return [head, rule, ...rows].join('\n');
 }
 
