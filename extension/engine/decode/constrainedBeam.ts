@@ -106,15 +106,15 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
     // Candidates (paper §3, "candidate generation"): each beam's own best K tokens and the tokens
     // that advance its constraints.
     const byBank = new Map<number, { beam: number; token: number; logProb: number; progress: Progress }[]>();
-    const seen = new Set<string>();
+    const seen = new Set<number>(); // beam * V + token
     for (let b = 0; b < rows; b++) {
       const row = out.logProbs.subarray(b * V, (b + 1) * V);
       const p = beams[b].progress;
       applyConstraints(row, beams[b].tokens, { eos: opts.eos, minLength: opts.minLength, noRepeatNgramSize: opts.noRepeatNgramSize, banned: opts.banned });
       if (!advance(p, opts.eos, usable, endsWord).met.every(Boolean)) row[opts.eos] = -Infinity;
       for (const t of [...topK(row, K), ...wanted(p, usable)]) {
-        if (row[t] === -Infinity || Number.isNaN(row[t]) || seen.has(`${b}:${t}`)) continue;
-        seen.add(`${b}:${t}`);
+        if (row[t] === -Infinity || Number.isNaN(row[t]) || seen.has(b * V + t)) continue;
+        seen.add(b * V + t);
         const progress = advance(p, t, usable, endsWord);
         const bank = bankOf(progress, usable);
         if (!byBank.has(bank)) byBank.set(bank, []);
