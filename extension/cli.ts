@@ -17,6 +17,7 @@ import { runEssayEval } from './engine/eval/essayEval';
 import { runSummarizeEval } from './engine/eval/summarizeEval';
 import { essayModelDir } from './engine/systems/essay';
 import { maxLengthNote } from './engine/systems/lengthLimit';
+import { DEFAULT_THREADS } from './engine/runtime/threads';
 import { summarizeModelDir } from './engine/systems/summarize';
 import { flag, intFlag, numberFlag, parseArgs, type Args } from './cli/args';
 import { scoreCommand } from './cli/scoreCommand';
@@ -44,7 +45,7 @@ export function engineConfig(a: Args): EngineConfig {
   const config = EngineConfig.safeParse({
     modelsDir: path.resolve(flag(a, 'models') ?? path.join(__dirname, '..', 'models')),
     device: device.data,
-    threads: intFlag(a, 'threads') ?? 0,
+    threads: intFlag(a, 'threads') ?? DEFAULT_THREADS,
   });
   if (!config.success) throw new EngineError('bad-request', `--threads must be between 0 and 64`);
   return config.data;

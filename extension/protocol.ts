@@ -7,6 +7,7 @@
  * ends with exactly one result or error; a cancel ends it with an error of code "cancelled".
  */
 import { z } from 'zod';
+import { DEFAULT_THREADS } from './engine/runtime/threads';
 
 // ---- engine settings ---------------------------------------------------------------------------
 
@@ -17,8 +18,8 @@ export const EngineConfig = z.object({
   /** Folder holding one sub-folder per system (summarize/, essay/, ...). */
   modelsDir: z.string().min(1),
   device: DeviceSetting.default('auto'),
-  /** 0 lets onnxruntime choose. */
-  threads: z.number().int().min(0).max(64).default(0),
+  /** Intra-op threads per session; 0 lets onnxruntime choose (one per core). */
+  threads: z.number().int().min(0).max(64).default(DEFAULT_THREADS),
 });
 export type EngineConfig = z.infer<typeof EngineConfig>;
 

@@ -3,7 +3,7 @@
  * failure. Shared by every command that asks the engine for something.
  */
 import * as vscode from 'vscode';
-import { EngineRequest, ResultFor } from '../protocol';
+import type { EngineRequest, ResultFor } from '../protocol';
 import { Ctx } from './context';
 import { EngineError } from './engineClient';
 import { readTimeLimitMs } from './settings';

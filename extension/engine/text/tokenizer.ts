@@ -17,7 +17,6 @@ export interface TokenSpan {
 }
 
 interface HfTokenizer {
-  encode(text: string, options?: { add_special_tokens?: boolean }): number[];
   tokenize(text: string): string[];
   decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
   get_vocab(): Map<string, number>;
@@ -39,13 +38,20 @@ export class Tokenizer {
    * no letter or digit (punctuation). Used to require whole words, not a word's first pieces. */
   endsWord(id: number): boolean {
     if (!this.boundaries) {
-      const vocab = this.hf.get_vocab();
+      const vocab = this.vocabulary();
       this.boundaries = new Uint8Array(vocab.size);
       for (const [piece, i] of vocab) {
         if (i >= 0 && i < vocab.size) this.boundaries[i] = piece.startsWith(METASPACE) || !/[\p{L}\p{N}]/u.test(piece) ? 1 : 0;
       }
     }
     return this.boundaries[id] === 1;
+  }
+
+  private vocab?: Map<string, number>;
+
+  private vocabulary(): Map<string, number> {
+    this.vocab ??= this.hf.get_vocab();
+    return this.vocab;
   }
 
   static async load(modelDir: string, unkId: number): Promise<Tokenizer> {
@@ -126,11 +132,11 @@ export class Tokenizer {
   private encodeChunk(text: string): TokenSpan[] {
     const norm = normalizeWhitespace(text);
     if (norm.length === 0) return [];
-    const ids = this.hf.encode(norm, { add_special_tokens: false });
+    // The pieces, and their ids from the vocabulary: what encode() would return, without running the
+    // model a second time (half the time of reading a document before its first token).
     const pieces = this.hf.tokenize(norm);
-    if (pieces.length !== ids.length) {
-      throw new EngineError('internal', `tokenizer returned ${pieces.length} pieces for ${ids.length} ids`);
-    }
+    const vocab = this.vocabulary();
+    const ids = pieces.map((p) => vocab.get(p) ?? this.unkId);
     const spans: TokenSpan[] = [];
     let cursor = 0;
     // Pieces whose place is known only once the next matched piece is found: <unk>s, and any
