@@ -83,13 +83,22 @@ function tensor(r: Reader): Initializer {
   return { name, dims, bytes };
 }
 
+/**
+ * A weight stored as int8 + a scale per row (models/train/draftsmith_train/weight_storage.py: the
+ * initializer "<name>_int8", then Cast and Mul) is folded back into float32 when onnxruntime creates
+ * the session, so a step reads 4 bytes per element of it, not 1: counted so here.
+ */
+const STORED_INT8 = /_int8$/;
+
 export function onnxInitializers(file: string): Initializer[] {
   const buf = readFileSync(file);
   const out: Initializer[] = [];
   new Reader(buf, 0, buf.length).fields((field, wire, sub) => {
     if (field !== 7 || wire !== 2 || !sub) return;
     sub.fields((gf, gw, t) => {
-      if (gf === 5 && gw === 2 && t) out.push(tensor(t));
+      if (gf !== 5 || gw !== 2 || !t) return;
+      const init = tensor(t);
+      out.push(STORED_INT8.test(init.name) ? { ...init, bytes: init.dims.reduce((a, b) => a * b, 1) * 4 } : init);
     });
   });
   return out;

@@ -54,6 +54,15 @@ def match_shipped(shipped_dir):
     return {"copyOp": PointerGenerator.copy_op, "tiedLogits": "einsum" if "Einsum" in ops else "gemm"}
 
 
+def match_weights(model, shipped_dir):
+    """A shipped folder with int8 weight storage computes with rounded weights (weight_storage.py):
+    round the peer's the same way, so both run the same numbers."""
+    manifest = json.load(open(os.path.join(shipped_dir, "model.json")))
+    if manifest.get("weights", {}).get("storage") == "int8":
+        from .weight_storage import quantize_
+        quantize_(model)
+
+
 # ---- TAAS --------------------------------------------------------------------------------------
 class TaasEncoder(torch.nn.Module):
     def __init__(self, m):
@@ -319,6 +328,7 @@ def export_summarize(ckpt, shipped_dir, out_dir, steps=32):
     ops = match_shipped(shipped_dir)
     m, _, _ = load_model(ckpt)
     m.eval()
+    match_weights(m, shipped_dir)
     c = m.c
     os.makedirs(os.path.join(out_dir, "onnx"), exist_ok=True)
     tmp = os.path.join(out_dir, "parts")
@@ -351,6 +361,7 @@ def export_essay(ckpt, shipped_dir, out_dir, steps=32):
     ops = match_shipped(shipped_dir)
     m, _ = load_essay_model(ckpt)
     m.eval()
+    match_weights(m, shipped_dir)
     c = m.c
     if c.context == "source":
         raise SystemExit("the -Source-context ablation feeds the decoder a source context; the peer export does not carry it")

@@ -21,6 +21,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from .export_summarize import sha256
+from .weight_storage import fold_int8
 
 MIN_ELEMENTS = 4096  # smaller matrices (e.g. the pointer's gate, 576 x 1) stay float
 
@@ -82,6 +83,7 @@ def quantize_folder(src, dst):
         path = os.path.join(src, name)
         if name.endswith(".onnx"):
             model = onnx.load(path)
+            fold_int8(model)   # a folder stored as int8 + scales (weight_storage.py): back to its float graph first
             count = quantize_model(model)
             onnx.save(model, os.path.join(dst, name))
             print(f"{name}: {count} matrices to int8, {os.path.getsize(path) / 1e6:.1f} -> {os.path.getsize(os.path.join(dst, name)) / 1e6:.1f} MB")

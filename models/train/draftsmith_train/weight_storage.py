@@ -93,3 +93,28 @@ def store_int8(path, records):
     onnx.save(model, path)
     after = sum(len(i.raw_data) or numpy_helper.to_array(i).nbytes for i in graph.initializer)
     return replaced, before, after
+
+
+def fold_int8(model):
+    """The inverse of store_int8, in memory: each int8 initializer + Cast + Mul by its scales becomes
+    the float32 initializer it stands for (what onnxruntime computes at load). For tools that rewrite
+    the float graph (quantize.py). Returns how many were folded."""
+    graph = model.graph
+    inits = {i.name: i for i in graph.initializer}
+    folded = {}
+    for n in graph.node:
+        if n.op_type == "Mul" and n.name.endswith("_dequantize"):
+            base = n.output[0]
+            q, scale = inits.get(base + "_int8"), inits.get(base + "_scale")
+            if q is not None and scale is not None:
+                folded[base] = numpy_helper.to_array(q).astype(np.float32) * numpy_helper.to_array(scale)
+    if not folded:
+        return 0
+    drop = {b + s for b in folded for s in ("_int8", "_scale")}
+    kept = [i for i in graph.initializer if i.name not in drop]
+    del graph.initializer[:]
+    graph.initializer.extend(kept + [numpy_helper.from_array(v.astype(np.float32), k) for k, v in folded.items()])
+    nodes = [n for n in graph.node if n.name not in {b + "_cast" for b in folded} | {b + "_dequantize" for b in folded}]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    return len(folded)
