@@ -3,8 +3,7 @@
 Sources (../shared/data and Debian, as the other recipes read them):
   wiki   WikiText-2 paragraphs; the document is the article (the "= Title =" heading above it)
   story  fairy-tale paragraphs; the document is the tale
-  news   CNN articles cut into runs of consecutive sentences; the document is the article, and the
-         article split is the summarizer's (data.cnn_pairs), so no summarizer test article is trained on
+  news   CNN articles cut into runs of consecutive sentences; the document is the article
   tech   Debian long package descriptions; the document is the package, split as data.debian_pairs
 
 Sentence splitter (the TypeScript side will use wink-nlp; this rule is deliberately simple):
@@ -17,8 +16,10 @@ over MAX_TOKENS tokens (or with WikiText's "<unk>") breaks its paragraph into ru
 usable sentences, and each run is cut into windows of at most MAX_SENTENCES sentences. The same limits
 apply to every split.
 
-Documents are assigned to train / val / test by a seeded hash of "source:document", so every
-paragraph of one document lies in one split. Writes roundtrip.{train,val,test}.jsonl.
+WikiText articles and tales are assigned to train / val / test by a seeded hash of "source:document"
+(5% val, 5% test); news and tech keep the summarizer's document splits (data.cnn_pairs,
+data.debian_pairs), with at most max_news / max_tech training documents. Every paragraph of one
+document lies in one split. Writes roundtrip.{train,val,test}.jsonl.
 """
 import hashlib
 import json
@@ -74,7 +75,7 @@ def wiki_documents():
             line = line.replace(" @-@ ", "-").replace(" @,@ ", ",").replace(" @.@ ", ".")
             line = re.sub(r" ([.,;:!?')])", r"\1", line).replace("( ", "(")
             if len(line.split()) >= 30:
-                yield "wiki", title or f, D.normalize(line)
+                yield "wiki", title or f, D.normalize(line), None
 
 
 def story_documents():
@@ -85,19 +86,21 @@ def story_documents():
             text = "\n\n".join(map(str, text))
         for para in re.split(r"\n\s*\n", text):
             if len(para.split()) >= 20:
-                yield "story", str(r.get("id", n)), D.normalize(para)
+                yield "story", str(r.get("id", n)), D.normalize(para), None
 
 
-def news_documents():
-    for part in D.cnn_pairs():  # article-level split of the summarizer; the hash below re-splits
-        for r in part:
-            yield "news", r["id"], r["source"]
+def news_documents(max_train):
+    """The summarizer's article split (data.cnn_pairs): its val and test articles stay held out here."""
+    for part, rows in zip(("train", "val", "test"), D.cnn_pairs()):
+        for r in rows[:max_train] if part == "train" else rows:
+            yield "news", r["id"], r["source"], part
 
 
-def tech_documents(workdir):
-    for part in D.debian_pairs(workdir):
-        for r in part:
-            yield "tech", r["id"], r["source"]
+def tech_documents(workdir, max_train):
+    """The summarizer's package split (data.debian_pairs)."""
+    for part, rows in zip(("train", "val", "test"), D.debian_pairs(workdir)):
+        for r in rows[:max_train] if part == "train" else rows:
+            yield "tech", r["id"], r["source"], part
 
 
 def windows(sp, sentences):
@@ -120,24 +123,13 @@ def prepare_roundtrip(data_dir, max_news=2500, max_tech=6000):
     out = {k: open(os.path.join(data_dir, f"roundtrip.{k}.jsonl"), "w") for k in ("train", "val", "test")}
     counts = Counter()
     docs = Counter()
-    news = tech = 0
-    sources = [wiki_documents(), story_documents(), news_documents(), tech_documents(data_dir)]
+    sources = [wiki_documents(), story_documents(), news_documents(max_news), tech_documents(data_dir, max_tech)]
     seen_docs = set()
     for gen in sources:
-        for source, doc, text in gen:
-            if source == "news":
-                if doc not in seen_docs:
-                    news += 1
-                if news > max_news:
-                    continue
-            if source == "tech":
-                tech += 1
-                if tech > max_tech:
-                    continue
-            part = _split_of(f"{source}:{doc}")
+        for source, doc, text, part in gen:
+            part = part or _split_of(f"{source}:{doc}")
             if (source, doc) not in seen_docs:
                 seen_docs.add((source, doc))
-                seen_docs.add(doc)
                 docs[(source, part)] += 1
             for w in windows(sp, split_sentences(text)):
                 out[part].write(json.dumps({"source": source, "doc": doc, "sentences": w}) + "\n")
@@ -152,11 +144,17 @@ def prepare_roundtrip(data_dir, max_news=2500, max_tech=6000):
 
 
 def load(path, sp, limit=None):
-    """[(sentences: [[ids]], record)]"""
-    rows = []
-    for line in open(path):
-        r = json.loads(line)
-        rows.append(([sp.encode(s) for s in r["sentences"]], r))
-        if limit and len(rows) >= limit:
-            break
-    return rows
+    """[(sentences: [[ids]], record)]. With a limit, the sources take turns (wiki, story, news, tech,
+    wiki, ...; each in file order), so a validation or test sample is not all of the first source."""
+    records = [json.loads(line) for line in open(path)]
+    if limit:
+        by_source = {}
+        for r in records:
+            by_source.setdefault(r["source"], []).append(r)
+        queues = list(by_source.values())
+        records, k = [], 0
+        while len(records) < limit and any(k < len(q) for q in queues):
+            records += [q[k] for q in queues if k < len(q)]
+            k += 1
+        records = records[:limit]
+    return [([sp.encode(s) for s in r["sentences"]], r) for r in records]
