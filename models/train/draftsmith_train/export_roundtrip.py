@@ -152,8 +152,9 @@ def export(ckpt, out_dir, data_dir, fixture=None):
         "architecture": {"type": f"roundtrip-{c.model}", "vocabSize": c.vocab_size, "embed": c.embed, "hidden": c.hidden,
                          "layers": c.layers, "attention": c.model == "hier-attn",
                          "state": {"h": [c.layers, 1, c.hidden], "c": [c.layers, 1, c.hidden]},
-                         "inputs": "reversed: tokens within each sentence" + (" and the order of the sentences" if hier else
-                                                                                 " (the whole paragraph as one sequence)")},
+                         "inputs": ("reversed: encoder rows are the sentences last first, each row's tokens last first, "
+                                    "right-padded with <pad>" if hier else
+                                    "reversed: the whole paragraph's tokens as one sequence, last token first")},
         "files": {"encoder": "encoder.onnx", "wordStep": "word_step.onnx", "tokenizer": "tokenizer.json",
                   "tokenizerConfig": "tokenizer_config.json", **({"sentenceStep": "sentence_step.onnx"} if hier else {})},
         "sha256": {f: sha256(os.path.join(out_dir, f)) for f in files},
