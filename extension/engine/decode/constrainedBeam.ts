@@ -89,8 +89,10 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
   const usable = constraints.map((c) => c.filter((s) => s.length > 0));
   let beams: Beam[] = [{ tokens: [], logProb: 0, progress: { met: usable.map((c) => c.length === 0) } }];
   const finished: ConstrainedHypothesis[] = [];
-  const done = (progress: Progress, logProb: number, tokens: number[], scoredLength: number, steps: number, hitMaxLength: boolean): ConstrainedHypothesis => ({
-    tokens, logProb, score: normalised(logProb, scoredLength, opts.lengthPenalty), steps, hitMaxLength,
+  // ended: on the end token (scored with it, as beam.ts does); else cut off where it stands.
+  const done = (progress: Progress, logProb: number, tokens: number[], ended: boolean, steps = tokens.length): ConstrainedHypothesis => ({
+    tokens, logProb, score: normalised(logProb, tokens.length + (ended ? 1 : 0), opts.lengthPenalty), steps,
+    hitMaxLength: !ended && tokens.length >= opts.maxLength,
     // The end of the text ends a word still being spelled.
     met: advance(progress, opts.eos, usable, endsWord).met.flatMap((m, i) => (m ? [i] : [])),
   });
@@ -131,7 +133,7 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
         taken = true;
         const tokens = [...beams[c.beam].tokens, c.token];
         if (c.token === opts.eos) {
-          finished.push(done(c.progress, c.logProb, tokens.slice(0, -1), tokens.length, step + 1, false));
+          finished.push(done(c.progress, c.logProb, tokens.slice(0, -1), true, step + 1));
           continue;
         }
         next.push({ tokens, logProb: c.logProb, progress: c.progress });
@@ -151,7 +153,7 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
     await yieldToEventLoop();
   }
   // Out of length: the live hypotheses that met the most constraints stand in, best first.
-  const live = beams.map((b) => done(b.progress, b.logProb, b.tokens, b.tokens.length, b.tokens.length, b.tokens.length >= opts.maxLength));
+  const live = beams.map((b) => done(b.progress, b.logProb, b.tokens, false));
   const all = finished.length >= K ? finished : [...finished, ...live];
   return all.sort((a, b) => b.met.length - a.met.length || b.score - a.score);
 }

@@ -173,13 +173,7 @@ def cmd_train(args):
         torch.save({"config": cfg.to_dict(), "state": model.state_dict(), "words": words,
                     "meta": {"stage": "essay", "init": args.init, **stats, "args": vars(args)}}, args.out)
 
-    def validate_and_keep():
-        # A long CPU run that is stopped early still leaves its last validated weights behind.
-        result = validate()
-        keep({"partial": True, "val": result})
-        return result
-
-    stats = train_loop(model, batches(), args, device, lambda b: forward(b)[::2], validate_and_keep, groups)
+    stats = train_loop(model, batches(), args, device, lambda b: forward(b)[::2], validate, groups, keep)
     model.eval()
     stats["val"] = validate()
     log(f"final validation {stats['val']}; layer weights {model.layer_mix.weights().detach().cpu().numpy().round(2).tolist()}")

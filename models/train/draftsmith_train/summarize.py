@@ -74,8 +74,10 @@ def pad(seqs, value=T.PAD):
     return torch.tensor([s + [value] * (n - len(s)) for s in seqs], dtype=torch.long)
 
 
-def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=None):
-    """param_groups: optional AdamW groups, each may carry "lr_scale" (a multiple of the schedule's lr)."""
+def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=None, keep=None):
+    """param_groups: optional AdamW groups, each may carry "lr_scale" (a multiple of the schedule's lr).
+    keep(meta): saves the weights; called at every validation, so a long CPU run stopped early still
+    leaves its last validated weights behind."""
     opt = torch.optim.AdamW(param_groups or model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
     warmup = args.warmup
     t0, step, tokens, losses = time.time(), 0, 0, []
@@ -97,7 +99,10 @@ def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=
             log(f"step {step} loss {np.mean(losses[-args.log_every:]):.3f} lr {lr:.2e} tok/s {tokens / elapsed:.0f}")
         if val_fn and step % args.val_every == 0:
             model.eval()
-            log(f"step {step} validation {val_fn()}")
+            result = val_fn()
+            log(f"step {step} validation {result}")
+            if keep:
+                keep({"partial": True, "steps": step, "val": result})
             model.train()
         if elapsed > args.minutes * 60 or step >= args.steps:
             break
