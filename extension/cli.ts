@@ -5,6 +5,8 @@
  *                             [--beam N] [--max-length N] [--max-input-tokens N]
  *   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...]
  *   draftsmith essay "TOPIC WORDS" / draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...]
+ *   draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]
+ *   draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...]
  *   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [...]
  */
 import { promises as fs } from 'node:fs';
@@ -13,11 +15,14 @@ import { DeviceSetting, EngineConfig, EngineRequest } from './protocol';
 import { Engine } from './engine/engine';
 import { EngineError, errorMessage } from './engine/errors';
 import { runEssayEval } from './engine/eval/essayEval';
+import { runRoundTripEval } from './engine/eval/roundtripEval';
 import { runSummarizeEval } from './engine/eval/summarizeEval';
 import { essayModelDir } from './engine/systems/essay';
 import { maxLengthNote } from './engine/systems/lengthLimit';
+import { roundtripModelDir } from './engine/systems/roundtrip';
 import { summarizeModelDir } from './engine/systems/summarize';
 import { flag, intFlag, parseArgs, type Args } from './cli/args';
+import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
 
 const USAGE = `usage:
@@ -26,6 +31,10 @@ const USAGE = `usage:
   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
   draftsmith essay "bee, swallow, geese, flower, frog" [--candidates N] [--beam N] [--max-length N] [--unconstrained] [--json]
   draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--unconstrained] [--models DIR] [--show]
+  draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]
+      Encodes the paragraph in FILE (- for standard input) into one vector and decodes it back; prints the
+      reconstruction, then (on standard error) the sentence alignment and BLEU, ROUGE-1/2/W, coherence L.
+  draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase]
                    [--ref-field F] [--hyp-field F] [--limit N] [--quiet]
       REF and HYP: text files, one segment per line (or each one document with --document), or
@@ -47,6 +56,7 @@ export function engineConfig(a: Args): EngineConfig {
 /** The request field each option fills, for messages in the options' own names. */
 const OPTION_OF: Record<string, string> = {
   'decoding.beamSize': '--beam', 'decoding.maxLength': '--max-length', maxInputTokens: '--max-input-tokens', candidates: '--candidates',
+  maxSentences: '--max-sentences', variant: '--variant',
 };
 
 /** The protocol's limits hold for the CLI too (the worker checks them for the extension): --beam 0 is refused, not run. */
@@ -103,6 +113,18 @@ async function essay(a: Args): Promise<void> {
   if (result.skippedTopics.length) process.stderr.write(`left out (no letters the model knows): ${result.skippedTopics.join(', ')}\n`);
   const s = result.stats;
   process.stderr.write(`${s.outputTokens} tokens, ${s.tokensPerSecond.toFixed(1)} steps/s, encode ${s.encodeMs.toFixed(0)} ms, decode ${s.decodeMs.toFixed(0)} ms on ${s.device}\n`);
+}
+
+async function evalRoundTrip(a: Args): Promise<void> {
+  const config = engineConfig(a);
+  const table = await runRoundTripEval({
+    dataDir: evalDataDir(a),
+    limit: intFlag(a, 'limit') ?? Infinity,
+    variants: variants(a, `default=${roundtripModelDir(config.modelsDir)}`),
+    show: flag(a, 'show') !== undefined,
+    runtime: { device: config.device, threads: config.threads, log: stderrLog },
+  }, (m) => process.stderr.write(`${m}\n`));
+  process.stdout.write(table);
 }
 
 /** --variant NAME=DIR (repeatable): the model folders an eval compares. */
@@ -164,6 +186,8 @@ async function main(argv: string[]): Promise<number> {
   if (cmd === 'summarize') await summarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'essay') await evalEssay(a);
+  else if (cmd === 'eval' && a.positional[1] === 'roundtrip') await evalRoundTrip(a);
+  else if (cmd === 'roundtrip') await roundtripCommand(a, { engineConfig, checked, log: stderrLog, readStdin });
   else if (cmd === 'score') await scoreCommand(a);
   else if (cmd === 'essay') await essay(a);
   else throw new EngineError('bad-request', `unknown command "${a.positional.join(' ')}"\n${USAGE}`);

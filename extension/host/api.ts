@@ -2,10 +2,11 @@
 import type * as vscode from 'vscode';
 import type { SummarizeResult, ToPanel } from '../protocol';
 import type { EssayOutcome, PickEssay } from './essayCommand';
+import type { ApplyOutcome, PendingRoundTrip, RoundTripOutcome } from './roundtripCommand';
 import type { CoherenceOutcome, NamedText, ScoreOutcome } from './scoreCommand';
 import type { SummarizeOutcome } from './summarizeCommand';
 
-export type { CoherenceOutcome, EssayOutcome, NamedText, PickEssay, ScoreOutcome, SummarizeOutcome };
+export type { ApplyOutcome, CoherenceOutcome, EssayOutcome, NamedText, PendingRoundTrip, PickEssay, RoundTripOutcome, ScoreOutcome, SummarizeOutcome };
 
 export interface DraftsmithApi {
   /** The same function the Summarize Document command runs, on the given editor. */
@@ -15,6 +16,13 @@ export interface DraftsmithApi {
    * chooses among the essays instead of the quick pick (an index; undefined inserts nothing).
    */
   essay(editor: vscode.TextEditor, token?: vscode.CancellationToken, pick?: PickEssay): Promise<EssayOutcome>;
+  /**
+   * What Round-Trip Paragraph runs on the editor's selection (or the paragraph at its cursor): the
+   * reconstruction opens in a diff; the outcome's pending.apply() is what the Apply button does.
+   */
+  roundTrip(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<RoundTripOutcome>;
+  /** What Draftsmith: Apply Round-Trip Reconstruction runs (the active diff's round trip, else the latest). */
+  applyRoundTrip(): Promise<ApplyOutcome>;
   /** What Score Draft runs once the user has picked the reference. */
   scoreDraft(editor: vscode.TextEditor, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome>;
   /** What Check Coherence runs once the user has picked the source. */

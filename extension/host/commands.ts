@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { Ctx } from './context';
 import { essayActiveEditor } from './essayCommand';
+import { applyRoundTripCommand, roundTripActiveEditor } from './roundtripCommand';
 import { checkCoherenceCommand, scoreDraftCommand } from './scoreCommand';
 import { summarizeActiveEditor } from './summarizeCommand';
 
@@ -14,6 +15,9 @@ type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => unknown;
 const commands: Record<string, CommandFactory> = {
   'draftsmith.summarize': (ctx) => () => summarizeActiveEditor(ctx),
   'draftsmith.essay': (ctx) => () => essayActiveEditor(ctx),
+  'draftsmith.roundTrip': (ctx) => () => roundTripActiveEditor(ctx),
+  // The diff editor's title button passes the URI of the side it was clicked on.
+  'draftsmith.applyRoundTrip': (ctx) => (uri?: unknown) => applyRoundTripCommand(ctx, uri),
   'draftsmith.scoreDraft': (ctx) => () => scoreDraftCommand(ctx),
   'draftsmith.checkCoherence': (ctx) => () => checkCoherenceCommand(ctx),
   'draftsmith.showInsights': (ctx) => () => ctx.insights.show(),

@@ -7,7 +7,7 @@ import { FromPanel, ToPanel } from '../protocol';
 import { insightsHtml, newNonce } from './panelHtml';
 
 export const INSIGHTS_VIEW_TYPE = 'draftsmith.insights';
-export const EMPTY_INSIGHTS = 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Score Draft or Check Coherence to see the results here.';
+export const EMPTY_INSIGHTS = 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Round-Trip Paragraph, Score Draft or Check Coherence to see the results here.';
 
 /** The message the panel should show now (any view), if there is one. */
 type Current = () => ToPanel | undefined;

@@ -15,6 +15,12 @@ hier, hier-attn
   word_step.onnx     as for standard; the word decoder starts from the sentence step's h_out, c_out
 Greedy decoding (RoundTrip.greedy): see model.json "decoding".
   python3 -m draftsmith_train.export_roundtrip runs/roundtrip-hier-attn.pt ../roundtrip .data [fixture]
+
+The PyTorch parity fixture (greedy ids and first-step values on one short test paragraph) goes where
+the TypeScript parity test reads it: test/fixtures/roundtrip-parity.json for the shipped folder
+(models/roundtrip), else parity.json inside the exported folder (the test models under
+test/fixtures/roundtrip-models/, and the variants exported for `draftsmith eval roundtrip`), unless a
+fixture path is given. parity.json is not one of model.json's files, so the engine ignores it.
 """
 import json
 import os
@@ -25,7 +31,7 @@ import torch
 from . import tokenizer as T
 from .export_summarize import OPSET, sha256
 from .roundtrip import load_model, pad, reverse_tokens
-from .roundtrip_data import load as load_rows
+from .roundtrip_data import MAX_SENTENCES, MAX_TOKENS, load as load_rows
 
 
 class StandardEncoder(torch.nn.Module):
@@ -81,6 +87,16 @@ class WordStep(torch.nn.Module):
 def encoder_inputs(paragraph):
     rows = [reverse_tokens(s) for s in reversed(paragraph)]
     return pad(rows), torch.tensor([len(r) for r in rows])
+
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "../../.."))
+
+
+def default_fixture(out_dir):
+    """The shipped folder's fixture lives with the tests; any other folder keeps its own."""
+    if os.path.abspath(out_dir) == os.path.join(REPO, "models", "roundtrip"):
+        return os.path.join(REPO, "test", "fixtures", "roundtrip-parity.json")
+    return os.path.join(out_dir, "parity.json")
 
 
 def export(ckpt, out_dir, data_dir, fixture=None):
@@ -151,6 +167,8 @@ def export(ckpt, out_dir, data_dir, fixture=None):
                                      "(Li et al. 2015, Sec. 3.3, Eqs. 10-15)"}[c.model],
         "architecture": {"type": f"roundtrip-{c.model}", "vocabSize": c.vocab_size, "embed": c.embed, "hidden": c.hidden,
                          "layers": c.layers, "attention": c.model == "hier-attn",
+                         # what training read (roundtrip_data): longer paragraphs are cut to their first sentences
+                         "maxSentences": MAX_SENTENCES, "maxSentenceTokens": MAX_TOKENS,
                          "state": {"h": [c.layers, 1, c.hidden], "c": [c.layers, 1, c.hidden]},
                          "inputs": ("reversed: encoder rows are the sentences last first, each row's tokens last first, "
                                     "right-padded with <pad>" if hier else
@@ -159,7 +177,7 @@ def export(ckpt, out_dir, data_dir, fixture=None):
                   "tokenizerConfig": "tokenizer_config.json", **({"sentenceStep": "sentence_step.onnx"} if hier else {})},
         "sha256": {f: sha256(os.path.join(out_dir, f)) for f in files},
         "specialTokens": {"pad": T.PAD, "unk": T.UNK, "bos": T.BOS, "eos": T.EOS, "mask": T.MASK},
-        "maxSentences": 8, "maxSentenceTokens": 40,
+        "maxInputTokens": MAX_SENTENCES * MAX_TOKENS,
         "decoding": {
             "strategy": "greedy", "maxLengthRatio": 1.5,
             "rule": ("at most ceil(1.5 x input tokens) tokens in all; " +
@@ -172,7 +190,7 @@ def export(ckpt, out_dir, data_dir, fixture=None):
         "training": {k: v for k, v in meta.items() if k in ("model", "params", "steps", "tokens", "seconds", "val")},
     }
     json.dump(manifest, open(os.path.join(out_dir, "model.json"), "w"), indent=2)
-    fixture = fixture or os.path.join(os.path.dirname(__file__), f"../../../test/fixtures/roundtrip-{c.model}-parity.json")
+    fixture = fixture or default_fixture(out_dir)
     json.dump({"model": c.model, "sentences": record["sentences"], "sentence_ids": paragraph, **ref,
                "greedy_ids": greedy, "greedy_text": [sp.decode(s) for s in greedy],
                "attention": [[round(x, 6) for x in a] for a in attns] if attns else None},

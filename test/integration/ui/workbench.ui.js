@@ -129,12 +129,12 @@ test('Ctrl+Z removes the inserted summary in one step', async () => {
   await shot('ui-3-undone');
 });
 
-test('the editor context menu lists "Summarize Document", "Expand Topic Words into Essay", "Score Draft" and "Check Coherence"', async () => {
+test('the editor context menu lists "Summarize Document", "Expand Topic Words into Essay", "Score Draft", "Check Coherence" and "Round-Trip Paragraph"', async () => {
   await clickEditor({ button: 'right', position: { x: 40, y: 10 } });
   // Menus render in a shadow root; Playwright's CSS locators pierce open shadow roots.
   const menu = page.locator('.monaco-menu .actions-container');
   await menu.first().waitFor({ state: 'visible', timeout: 15_000 });
-  for (const title of ['Summarize Document', 'Expand Topic Words into Essay', 'Score Draft', 'Check Coherence']) {
+  for (const title of ['Summarize Document', 'Expand Topic Words into Essay', 'Score Draft', 'Check Coherence', 'Round-Trip Paragraph']) {
     const item = page.locator('.monaco-menu .action-label', { hasText: title });
     await item.first().waitFor({ state: 'visible', timeout: 15_000 });
   }
@@ -311,6 +311,51 @@ test('"Draftsmith: Expand Topic Words into Essay" on selected topic words insert
   await expectChart(frame, 'essay');
   await page.waitForTimeout(500);
   await shot('ui-10-essay-insights');
+});
+
+// A paragraph typed into a new document, round-tripped from the palette and applied from the palette.
+const PARAGRAPH = 'The river rose after three days of rain. Farmers moved their cattle to the hills. The mayor opened the school as a shelter.';
+
+/** What `draftsmith roundtrip --json` writes for PARAGRAPH with the same (shipped) model: greedy decoding is deterministic. */
+function cliRoundTrip() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'draftsmith-ui-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'paragraph.txt'), PARAGRAPH);
+    const out = execFileSync(process.execPath, [path.join(REPO, 'dist', 'cli.js'), 'roundtrip', path.join(dir, 'paragraph.txt'), '--json'],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return JSON.parse(out);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('"Draftsmith: Round-Trip Paragraph" opens the reconstruction in a diff and leaves the text alone until "Apply Round-Trip Reconstruction"; Ctrl+Z undoes it', async () => {
+  const expected = cliRoundTrip();
+  if (!expected.reconstruction) throw new Error('the shipped model wrote nothing back for the test paragraph');
+  await runFromPalette('File: New Untitled Text File');
+  await page.waitForTimeout(500);
+  await page.keyboard.type(PARAGRAPH);
+  await waitForText((t) => words(t) === words(PARAGRAPH), 30_000, 'the typed paragraph');
+  await page.keyboard.press('Escape'); // a suggestion widget, if one opened
+  await runFromPalette('Draftsmith: Round-Trip Paragraph');
+  // The diff beside the paragraph: its right side holds the reconstruction, one sentence per line.
+  const diff = page.locator('.monaco-diff-editor').first();
+  await diff.waitFor({ state: 'visible', timeout: commandTimeoutMs });
+  const modified = diff.locator('.editor.modified .view-lines').first();
+  const deadline = Date.now() + 30_000;
+  let right = '';
+  while (Date.now() < deadline && words(right = nbsp(await modified.innerText().catch(() => ''))) !== words(expected.reconstruction)) await page.waitForTimeout(250);
+  if (words(right) !== words(expected.reconstruction)) throw new Error(`the diff shows ${JSON.stringify(right.slice(0, 200))}, the CLI wrote ${JSON.stringify(expected.reconstruction.slice(0, 200))}`);
+  await shot('ui-11-roundtrip-diff');
+  // Until the user applies it, the paragraph is as typed (the diff opens beside it, the focus stays on it).
+  const before = await editorText();
+  if (words(before) !== words(PARAGRAPH)) throw new Error(`the document changed before Apply: ${JSON.stringify(before.slice(0, 200))}`);
+  await runFromPalette('Draftsmith: Apply Round-Trip Reconstruction');
+  await waitForText((t) => words(t) === words(expected.reconstruction), 30_000, 'the reconstruction in place of the paragraph');
+  await shot('ui-12-roundtrip-applied');
+  await focusEditor();
+  await page.keyboard.press('Control+z');
+  await waitForText((t) => words(t) === words(PARAGRAPH), 15_000, 'one undo to restore the paragraph');
 });
 
 // Hostile document text: markup, event handlers, javascript: URLs, CSS, bidirectional overrides and
