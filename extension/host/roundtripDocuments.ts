@@ -1,6 +1,6 @@
 /**
  * Round-Trip Paragraph's diff documents and the reconstructions waiting for Apply. The diff's two
- * sides are read-only virtual documents (a TextDocumentContentProvider's cannot be edited) with one
+ * sides are read-only virtual documents (the editor lets no one type into a TextDocumentContentProvider's) with one
  * sentence per line, so a changed sentence is one changed line.
  */
 import * as vscode from 'vscode';
@@ -34,7 +34,7 @@ export interface PendingRoundTrip {
 const sentenceLines = (sentences: readonly string[]) => `${sentences.join('\n')}\n`;
 
 /**
- * The diff's documents (read-only: a TextDocumentContentProvider's documents cannot be edited) and
+ * The diff's documents (read-only in the editor: a content provider's documents take no typing) and
  * the reconstructions waiting to be applied, by id. Owned by the Ctx.
  */
 export class RoundTrips implements vscode.TextDocumentContentProvider, vscode.Disposable {
