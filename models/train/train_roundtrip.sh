@@ -11,7 +11,9 @@
 # to models/roundtrip (OUT), with its parity fixture in test/fixtures/roundtrip-parity.json; all three
 # are also exported to $VARIANTS/<model> (default .work/roundtrip, ignored by git), each with its own
 # parity.json, for `npx draftsmith eval roundtrip --variant standard=.work/roundtrip/standard ...`.
-# HIDDEN, LAYERS and BATCH_TOKENS set the size (the paper: 4 x 1000).
+# HIDDEN, LAYERS and BATCH_TOKENS set the size (the paper: 4 x 1000). A run goes on from the weights and
+# optimizer its checkpoint kept at the last validation (a CPU run spans sessions); STEPS and MINUTES
+# count the whole run.
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PY:-/usr/bin/python3}
@@ -31,7 +33,7 @@ VARIANTS=${VARIANTS:-../../.work/roundtrip}
 for m in standard hier hier-attn; do
   $PY -m draftsmith_train.roundtrip train --data "$DATA" --model "$m" --steps "$STEPS" --minutes "$MINUTES" \
     --hidden "$HIDDEN" --embed "$HIDDEN" --layers "$LAYERS" --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" \
-    --out "$RUNS/roundtrip-$m.pt" 2>&1 | tee "$RUNS/roundtrip-$m.log"
+    --resume --out "$RUNS/roundtrip-$m.pt" 2>&1 | tee -a "$RUNS/roundtrip-$m.log"
 done
 $PY -m draftsmith_train.roundtrip eval --data "$DATA" --split test --limit "$EVAL_LIMIT" \
   --ckpt "$RUNS/roundtrip-standard.pt" "$RUNS/roundtrip-hier.pt" "$RUNS/roundtrip-hier-attn.pt" | tee "$RUNS/roundtrip-eval.md"

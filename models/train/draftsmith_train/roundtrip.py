@@ -275,9 +275,12 @@ class RoundTrip(nn.Module):
 # ---------------------------------------------------------------------------------------------
 # Training
 # ---------------------------------------------------------------------------------------------
-def save(path, model, meta):
+def save(path, model, meta, optimizer=None):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    torch.save({"config": model.c.to_dict(), "state": model.state_dict(), "meta": meta}, path)
+    ck = {"config": model.c.to_dict(), "state": model.state_dict(), "meta": meta}
+    if optimizer is not None:
+        ck["optimizer"] = optimizer.state_dict()   # so a run stopped early can be resumed (--resume)
+    torch.save(ck, path)
 
 
 def load_model(path):
@@ -292,12 +295,22 @@ def cmd_train(args):
     torch.manual_seed(D.SEED)
     sp = T.load(os.path.join(args.data, "spm.model"))
     model = RoundTrip(Config(args.model, sp.get_piece_size(), args.embed, args.hidden, args.layers, args.dropout)).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
+    done = {"steps": 0, "tokens": 0, "seconds": 0}
+    if args.resume and os.path.exists(args.out):
+        # A CPU run spans sessions: go on from the weights and optimizer kept at the last validation.
+        ck = torch.load(args.out, map_location="cpu")
+        assert ck["config"] == model.c.to_dict(), f"{args.out} has another shape: {ck['config']}"
+        model.load_state_dict(ck["state"])
+        if "optimizer" in ck:
+            opt.load_state_dict(ck["optimizer"])
+        done = {k: ck["meta"].get(k, 0) for k in done}
+        log(f"resumed from {args.out} at step {done['steps']} ({ck['meta'].get('val')})")
     train = load_rows(os.path.join(args.data, "roundtrip.train.jsonl"), sp, args.max_train)
     val = load_rows(os.path.join(args.data, "roundtrip.val.jsonl"), sp, args.max_val)
     params = sum(p.numel() for p in model.parameters())
     log(f"roundtrip {args.model}: {params / 1e6:.2f}M params, {len(train)} train / {len(val)} val paragraphs, device {device}")
-    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
-    rng = random.Random(D.SEED)
+    rng = random.Random(D.SEED + done["steps"])   # a resumed run sees the batches in another order
     batches = token_batches(train, lambda x: sum(len(s) + 2 for s in x[0]), args.batch_tokens, rng, 20)
 
     def validate():
@@ -312,9 +325,9 @@ def cmd_train(args):
         return f"nll {tot / n:.3f} ppl {math.exp(tot / n):.1f}"
 
     def keep(stats):
-        save(args.out, model, {"model": args.model, "params": params, **stats, "args": vars(args)})
+        save(args.out, model, {"model": args.model, "params": params, **stats, "args": vars(args)}, opt)
 
-    t0, step, tokens, losses = time.time(), 0, 0, []
+    t0, step, tokens, losses = time.time() - done["seconds"], done["steps"], done["tokens"], []
     model.train()
     for batch in batches:
         loss, nll, n = model.loss([x[0] for x in batch], device)
@@ -388,6 +401,7 @@ def main():
     p.add_argument("--dropout", type=float, default=0.2)
     p.add_argument("--batch-tokens", type=int, default=3000)
     p.add_argument("--max-train", type=int, default=None)
+    p.add_argument("--resume", action="store_true", help="train: go on from --out's weights and optimizer if it exists")
     p.add_argument("--max-val", type=int, default=300)
     p.add_argument("--log-every", type=int, default=10)
     p.add_argument("--val-every", type=int, default=250)
