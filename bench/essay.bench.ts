@@ -1,38 +1,35 @@
 /**
- * Essay benchmark: model load time, then for beam 1 and the paper's beam 5, end-to-end time for
- * five topic words, decoder steps per second (all beams advance together), generated tokens per
- * second, and the floor (time inside session.run). Prints numbers; asserts nothing.
- *   npm run bench:essay
+ * Expand Topic Words into Essay (PC-SAN) benchmark on five topic words: bench/modelBench.ts says
+ * what is measured (the command's path is the constrained beam search it runs by default).
+ * Prints numbers; asserts nothing.
+ *   npm run bench            (all benches, tables in bench/results/)
+ *   node dist/bench/essay.bench.js         (this one; THREADS, MODEL_DIR, RUNS, GREEDY_TOKENS)
  */
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { benchModel } from './modelBench';
 import { EssaySystem } from '../extension/engine/systems/essay';
-import { sessionTime, spread } from './sessionTimer';
 
-const root = path.resolve(__dirname, '..', '..');
-const noop = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 const TOPICS = 'bee, swallow, geese, flower, frog';
 
-(async () => {
-  const threads = Number(process.env.THREADS ?? 1);
-  const t0 = performance.now();
-  const system = await EssaySystem.load(path.join(root, 'models', 'essay'), { device: 'cpu', threads, log: () => {} });
-  console.log(`model ${system.name}: load ${(performance.now() - t0).toFixed(0)} ms (threads=${threads}); topics "${TOPICS}"`);
-  for (const beamSize of [1, 5]) {
-    const runs: number[] = [];
-    const floors: number[] = [];
-    let last;
-    for (let i = 0; i < 5; i++) {
-      sessionTime.reset();
-      const t = performance.now();
-      last = await system.run({ op: 'essay', topics: TOPICS, decoding: { beamSize } }, noop);
-      runs.push(performance.now() - t);
-      floors.push(sessionTime.ms);
-    }
-    const run = spread(runs);
-    const floor = spread(floors);
-    const s = last!.stats;
-    console.log(`beam ${beamSize}: end-to-end ${run.text}; ${s.outputTokens} tokens, ${s.tokensPerSecond.toFixed(1)} steps/s, ` +
-      `${(s.outputTokens / (s.decodeMs / 1000)).toFixed(1)} generated tokens/s, encode ${s.encodeMs.toFixed(0)} ms; ` +
-      `floor median ${floor.median.toFixed(0)} ms: the loop takes ${(run.median / floor.median).toFixed(2)}x the floor`);
-  }
-})();
+void benchModel({
+  system: 'essay',
+  input: `topics "${TOPICS}"`,
+  async load(dir, threads) {
+    const s = await EssaySystem.load(dir, { device: 'cpu', threads, log: () => {} });
+    const manifest = JSON.parse(readFileSync(path.join(dir, 'model.json'), 'utf8'));
+    const V = manifest.architecture.vocabSize as number;
+    return {
+      name: s.name,
+      defaultBeam: manifest.decoding.beamSize,
+      decoderLayers: manifest.architecture.decoderLayers,
+      dModel: manifest.architecture.dModel,
+      run: async (beam, ctx) => (await s.run({ op: 'essay', topics: TOPICS, decoding: { beamSize: beam } }, ctx)).stats,
+      input() {
+        const { ids, wordIds } = s.topicIds(TOPICS);
+        // The peer's input_ids carry each subword's word-vector index too (export_peer.py).
+        return { decoder: () => s.decoderFor(ids, wordIds), peerInput: ids.map((id, i) => id + V * wordIds[i]), memoryPositions: ids.length };
+      },
+    };
+  },
+});

@@ -1,42 +1,33 @@
 /**
- * Summarize benchmark: model load time, encode time, decoding steps per second and end-to-end
- * latency on a ~350-word article, for beam sizes 1 and 4; and the floor: the time spent inside
- * onnxruntime's session.run calls the loop makes (the loop's own overhead is the rest).
- * Prints numbers; asserts nothing.
- *   npm run bench
+ * Summarize (TAAS) benchmark on samples/sample.md (356 words; the model reads its first 320 tokens):
+ * bench/modelBench.ts says what is measured. Prints numbers; asserts nothing.
+ *   npm run bench            (all benches, tables in bench/results/)
+ *   node dist/bench/summarize.bench.js     (this one; THREADS, MODEL_DIR, RUNS, GREEDY_TOKENS)
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { benchModel, root } from './modelBench';
 import { SummarizeSystem } from '../extension/engine/systems/summarize';
-import { sessionTime, spread } from './sessionTimer';
 
-const root = path.resolve(__dirname, '..', '..');
 const text = readFileSync(path.join(root, 'samples', 'sample.md'), 'utf8');
-const noop = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 
-(async () => {
-  const threads = Number(process.env.THREADS ?? 1);
-  const t0 = performance.now();
-  const system = await SummarizeSystem.load(path.join(root, 'models', 'summarize'), { device: 'cpu', threads, log: () => {} });
-  console.log(`model ${system.name}: load ${(performance.now() - t0).toFixed(0)} ms (threads=${threads})`);
-  for (const beamSize of [1, 4]) {
-    const runs: number[] = [];
-    const floors: number[] = [];
-    let calls = 0;
-    let last;
-    for (let i = 0; i < 5; i++) {
-      sessionTime.reset();
-      const t = performance.now();
-      last = await system.run({ op: 'summarize', text, decoding: { beamSize } }, noop);
-      runs.push(performance.now() - t);
-      floors.push(sessionTime.ms);
-      calls = sessionTime.calls;
-    }
-    const run = spread(runs);
-    const floor = spread(floors);
-    const s = last!.stats;
-    console.log(`beam ${beamSize}: end-to-end ${run.text}; ` +
-      `${s.usedInputTokens} input tokens, encode ${s.encodeMs.toFixed(0)} ms, ${s.outputTokens} output tokens, ${s.tokensPerSecond.toFixed(1)} steps/s; ` +
-      `floor (${calls} session.run calls) median ${floor.median.toFixed(0)} ms: the loop takes ${(run.median / floor.median).toFixed(2)}x the floor`);
-  }
-})();
+void benchModel({
+  system: 'summarize',
+  input: 'samples/sample.md, 356 words',
+  async load(dir, threads) {
+    const s = await SummarizeSystem.load(dir, { device: 'cpu', threads, log: () => {} });
+    const manifest = JSON.parse(readFileSync(path.join(dir, 'model.json'), 'utf8'));
+    return {
+      name: s.name,
+      defaultBeam: manifest.decoding.beamSize,
+      decoderLayers: manifest.architecture.decoderLayers,
+      dModel: manifest.architecture.dModel,
+      run: async (beam, ctx) => (await s.run({ op: 'summarize', text, decoding: { beamSize: beam } }, ctx)).stats,
+      input() {
+        const ids = s.sourceIds(text);
+        // The peer's input_ids: a placeholder for the topic slot, then the source (export_peer.py).
+        return { decoder: () => s.decoderFor(ids), peerInput: [0, ...ids], memoryPositions: ids.length + 1 };
+      },
+    };
+  },
+});

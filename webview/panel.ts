@@ -3,7 +3,7 @@
  * ToPanel / FromPanel messages of protocol.ts, parses every message on arrival, and builds the page
  * with DOM APIs and textContent only, so document text is never interpreted as HTML.
  *
- * One view at a time: summarize (summarizeView.ts), essay (essayView.ts), score (scoreView.ts), coherence
+ * One view at a time: summarize (summarizeView.ts), essay (essayView.ts), story (storyView.ts), score (scoreView.ts), coherence
  * (coherenceView.ts), round trip (roundtripView.ts). The message shown is kept in the webview state so a reload shows it again.
  */
 import { FromPanel, ToPanel } from '../extension/protocol';
@@ -13,6 +13,7 @@ import { el } from './dom';
 import { renderEssay } from './essayView';
 import { renderRoundTrip } from './roundtripView';
 import { renderScore } from './scoreView';
+import { renderStory } from './storyView';
 import { renderSummarize } from './summarizeView';
 
 interface WebviewApi {
@@ -24,7 +25,7 @@ declare function acquireVsCodeApi(): WebviewApi;
 
 const vscode = acquireVsCodeApi();
 const app = document.getElementById('app') ?? document.body;
-const DEFAULT_EMPTY = 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Round-Trip Paragraph, Score Draft or Check Coherence to see the results here.';
+const DEFAULT_EMPTY = 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Continue Story, Round-Trip Paragraph, Score Draft or Check Coherence to see the results here.';
 
 type Shown = Exclude<ToPanel, { type: 'empty' }>;
 
@@ -55,6 +56,9 @@ function render(message: Shown): void {
       return;
     case 'essay':
       app.replaceChildren(...renderEssay(message.result));
+      return;
+    case 'story':
+      app.replaceChildren(...renderStory(message.result));
       return;
     case 'score':
       app.replaceChildren(...renderScore(message.result));

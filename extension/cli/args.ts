@@ -3,7 +3,7 @@ import { EngineError } from '../engine/errors';
 
 export interface Args { positional: string[]; flags: Map<string, string[]> }
 
-const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained']);
+const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained', 'premise']);
 
 export function parseArgs(argv: string[]): Args {
   const positional: string[] = [];
@@ -22,10 +22,14 @@ export function parseArgs(argv: string[]): Args {
 
 export const flag = (a: Args, name: string) => a.flags.get(name)?.at(-1);
 
-export const intFlag = (a: Args, name: string) => {
+/** --name's value as a number that passes `ok` (`what` names the kind in the message). */
+function numeric(a: Args, name: string, ok: (n: number) => boolean, what: string): number | undefined {
   const v = flag(a, name);
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n)) throw new EngineError('bad-request', `--${name} must be an integer, not "${v}"`);
+  if (!ok(n)) throw new EngineError('bad-request', `--${name} must be ${what}, not "${v}"`);
   return n;
-};
+}
+
+export const numberFlag = (a: Args, name: string) => numeric(a, name, Number.isFinite, 'a number');
+export const intFlag = (a: Args, name: string) => numeric(a, name, Number.isInteger, 'an integer');

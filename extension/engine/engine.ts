@@ -8,6 +8,7 @@ import { checkCoherence, scoreDraft } from './eval/scoreDraft';
 import type { RunContext, RuntimeOptions } from './systems/context';
 import { EssaySystem, essayModelDir } from './systems/essay';
 import { RoundTripSystem, roundtripModelDir } from './systems/roundtrip';
+import { StorySystem, storyModelDir } from './systems/story';
 import { SummarizeSystem, summarizeModelDir } from './systems/summarize';
 
 export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -39,6 +40,7 @@ export class Engine {
   private readonly systems = {
     summarize: new Lazy(() => SummarizeSystem.load(summarizeModelDir(this.config.modelsDir), this.runtime())),
     essay: new Lazy(() => EssaySystem.load(essayModelDir(this.config.modelsDir), this.runtime())),
+    story: new Lazy(() => StorySystem.load(storyModelDir(this.config.modelsDir), this.runtime())),
   };
   /** One per Round-Trip folder asked for: the default one, and any variant the settings name. */
   private readonly roundtrips = new Map<string, Lazy<RoundTripSystem>>();
@@ -105,6 +107,13 @@ export class Engine {
         const system = await this.roundtrip(request.variant);
         ctx.checkCancelled();
         return system.run(request, ctx);
+      }
+      case 'story':
+      case 'premise': {
+        ctx.progress('Loading the story model…');
+        const system = await this.systems.story.get();
+        ctx.checkCancelled();
+        return request.op === 'story' ? system.run(request, ctx) : system.premise(request, ctx);
       }
       case 'score':
         ctx.progress('Scoring the draft…');

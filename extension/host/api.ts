@@ -4,9 +4,10 @@ import type { SummarizeResult, ToPanel } from '../protocol';
 import type { EssayOutcome, PickEssay } from './essayCommand';
 import type { ApplyOutcome, PendingRoundTrip, RoundTripOutcome } from './roundtripCommand';
 import type { CoherenceOutcome, NamedText, ScoreOutcome } from './scoreCommand';
+import type { PremiseOutcome, StoryOutcome } from './storyCommand';
 import type { SummarizeOutcome } from './summarizeCommand';
 
-export type { ApplyOutcome, CoherenceOutcome, EssayOutcome, NamedText, PendingRoundTrip, PickEssay, RoundTripOutcome, ScoreOutcome, SummarizeOutcome };
+export type { ApplyOutcome, CoherenceOutcome, EssayOutcome, NamedText, PendingRoundTrip, PickEssay, PremiseOutcome, RoundTripOutcome, ScoreOutcome, StoryOutcome, SummarizeOutcome };
 
 export interface DraftsmithApi {
   /** The same function the Summarize Document command runs, on the given editor. */
@@ -16,6 +17,13 @@ export interface DraftsmithApi {
    * chooses among the essays instead of the quick pick (an index; undefined inserts nothing).
    */
   essay(editor: vscode.TextEditor, token?: vscode.CancellationToken, pick?: PickEssay): Promise<EssayOutcome>;
+  /**
+   * The same function Continue Story runs: the continuation of the selection (or of the text before
+   * the cursor) streamed into the editor; with no prompt, a premise first.
+   */
+  continueStory(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<StoryOutcome>;
+  /** The same function Write a Premise runs, at the cursor. */
+  writePremise(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<PremiseOutcome>;
   /**
    * What Round-Trip Paragraph runs on the editor's selection (or the paragraph at its cursor): the
    * reconstruction opens in a diff; the outcome's pending.apply() is what the Apply button does.

@@ -8,6 +8,7 @@ import { Ctx } from './context';
 import { essayActiveEditor } from './essayCommand';
 import { applyRoundTripCommand, roundTripActiveEditor } from './roundtripCommand';
 import { checkCoherenceCommand, scoreDraftCommand } from './scoreCommand';
+import { continueStoryActiveEditor, writePremiseActiveEditor } from './storyCommand';
 import { summarizeActiveEditor } from './summarizeCommand';
 
 type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => unknown;
@@ -15,6 +16,8 @@ type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => unknown;
 const commands: Record<string, CommandFactory> = {
   'draftsmith.summarize': (ctx) => () => summarizeActiveEditor(ctx),
   'draftsmith.essay': (ctx) => () => essayActiveEditor(ctx),
+  'draftsmith.continueStory': (ctx) => () => continueStoryActiveEditor(ctx),
+  'draftsmith.writePremise': (ctx) => () => writePremiseActiveEditor(ctx),
   'draftsmith.roundTrip': (ctx) => () => roundTripActiveEditor(ctx),
   // The diff editor's title button passes the URI of the side it was clicked on.
   'draftsmith.applyRoundTrip': (ctx) => (uri?: unknown) => applyRoundTripCommand(ctx, uri),

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { SummarizeResult, ToPanel } from '../protocol';
+import type { SummarizeResult, ToPanel } from '../protocol';
 import { EngineClient } from './engineClient';
 import { InsightsPanels, INSIGHTS_VIEW_TYPE } from './insightsPanel';
 import { RoundTrips } from './roundtripDocuments';

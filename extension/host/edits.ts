@@ -151,7 +151,7 @@ export async function replaceAsOneEdit(editor: vscode.TextEditor, range: vscode.
   return vscode.workspace.applyEdit(edit);
 }
 
-function offerInNewEditor(text: string, language: string): Offer {
+export function offerInNewEditor(text: string, language: string): Offer {
   return {
     text,
     async open() {

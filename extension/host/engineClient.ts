@@ -12,13 +12,14 @@
 import { Worker } from 'node:worker_threads';
 import { EngineError } from '../engine/errors';
 import type { z } from 'zod';
-import {
+import type {
   EngineConfig,
   EngineRequest,
   FromWorker,
   ResultFor,
   ToWorker,
 } from '../protocol';
+import { schemas } from './schemas';
 
 export interface Logger {
   info(message: string): void;
@@ -215,7 +216,7 @@ export class EngineClient {
       const started = performance.now();
       let timer: NodeJS.Timeout | undefined;
       const onMessage = (data: unknown) => {
-        const parsed = FromWorker.safeParse(data);
+        const parsed = schemas().FromWorker.safeParse(data);
         if (!parsed.success || parsed.data.type !== 'stopped') return;
         this.log.info(`engine: the old worker stopped in ${Math.round(performance.now() - started)} ms; terminating it`);
         terminate();
@@ -272,7 +273,7 @@ export class EngineClient {
 
   private post(worker: Worker, message: ToWorker): void {
     // Parsing our own messages catches a host-side bug here rather than as a 'bad-request' later.
-    const checked = ToWorker.safeParse(message);
+    const checked = schemas().ToWorker.safeParse(message);
     if (!checked.success) {
       const problems = describeIssues(checked.error);
       this.log.error(`engine: refusing to send an invalid ${message.type} message: ${problems}`);
@@ -286,7 +287,7 @@ export class EngineClient {
 
   private onMessage(worker: Worker, data: unknown): void {
     if (worker !== this.worker) return;
-    const parsed = FromWorker.safeParse(data);
+    const parsed = schemas().FromWorker.safeParse(data);
     if (!parsed.success) {
       const problems = describeIssues(parsed.error);
       this.log.error(`engine: malformed message from the worker: ${problems}`);

@@ -3,7 +3,7 @@
  * failure. Shared by every command that asks the engine for something.
  */
 import * as vscode from 'vscode';
-import { EngineRequest, ResultFor } from '../protocol';
+import type { EngineRequest, ResultFor } from '../protocol';
 import { Ctx } from './context';
 import { EngineError } from './engineClient';
 import { readTimeLimitMs } from './settings';
@@ -14,12 +14,14 @@ export type Failure = { kind: 'cancelled' } | { kind: 'error'; message: string }
  * Sends `request` while a notification titled `title` shows the worker's progress messages. Its
  * Cancel button and the caller's `token` (the test API's) both cancel. Rejects with the engine's
  * error, an EngineError of code 'cancelled' on cancel, or 'time-limit' past draftsmith.maxSecondsPerRequest.
+ * `onPartial` gets the text generated so far, as the engine streams it.
  */
 export function requestWithProgress<R extends EngineRequest>(
   ctx: Ctx,
   title: string,
   request: R,
   token?: vscode.CancellationToken,
+  onPartial?: (text: string) => void,
 ): Promise<ResultFor<R>> {
   return Promise.resolve(vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title, cancellable: true },
@@ -30,6 +32,7 @@ export function requestWithProgress<R extends EngineRequest>(
         ctx.engine.request(request, {
           token: combined,
           timeLimitMs,
+          onPartial,
           onProgress: (message, fraction) => {
             let increment: number | undefined;
             if (fraction !== undefined && fraction * 100 > reported) {

@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { parseTopics } from '../engine/text/topics';
-import { EssayCandidate, EssayResult } from '../protocol';
+import type { EssayCandidate, EssayResult } from '../protocol';
 import { Ctx } from './context';
 import { Changed, essayInsertion, insertUnlessChanged } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';

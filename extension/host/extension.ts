@@ -6,6 +6,7 @@ import { Ctx } from './context';
 import { essay } from './essayCommand';
 import { applyRoundTripCommand, roundTrip } from './roundtripCommand';
 import { checkCoherence, scoreDraft } from './scoreCommand';
+import { continueStory, writePremise } from './storyCommand';
 import { summarize } from './summarizeCommand';
 
 let current: Ctx | undefined;
@@ -21,6 +22,8 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   return {
     summarize: (editor, token) => summarize(ctx, editor, token),
     essay: (editor, token, pick) => essay(ctx, editor, token, pick),
+    continueStory: (editor, token) => continueStory(ctx, editor, token),
+    writePremise: (editor, token) => writePremise(ctx, editor, token),
     roundTrip: (editor, token) => roundTrip(ctx, editor, token),
     applyRoundTrip: () => applyRoundTripCommand(ctx),
     scoreDraft: (editor, reference, token) => scoreDraft(ctx, editor, reference, token),

@@ -3,11 +3,12 @@
  * owner that opens, revives (serializer) and feeds it. The page itself is webview/panel.ts.
  */
 import * as vscode from 'vscode';
-import { FromPanel, ToPanel } from '../protocol';
+import type { ToPanel } from '../protocol';
+import { schemas } from './schemas';
 import { insightsHtml, newNonce } from './panelHtml';
 
 export const INSIGHTS_VIEW_TYPE = 'draftsmith.insights';
-export const EMPTY_INSIGHTS = 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Round-Trip Paragraph, Score Draft or Check Coherence to see the results here.';
+export const EMPTY_INSIGHTS = 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Continue Story, Round-Trip Paragraph, Score Draft or Check Coherence to see the results here.';
 
 /** The message the panel should show now (any view), if there is one. */
 type Current = () => ToPanel | undefined;
@@ -62,7 +63,7 @@ class InsightsPanel implements vscode.Disposable {
   }
 
   private onMessage(data: unknown): void {
-    const parsed = FromPanel.safeParse(data);
+    const parsed = schemas().FromPanel.safeParse(data);
     if (!parsed.success) {
       this.log.warn(`insights: ignoring a malformed message from the panel: ${parsed.error.message}`);
       return;

@@ -5,7 +5,7 @@
  * the test API share scoreDraft() / checkCoherence().
  */
 import * as vscode from 'vscode';
-import { CoherenceRequest, ResultFor, ScoreRequest, ToPanel } from '../protocol';
+import type { CoherenceRequest, ResultFor, ScoreRequest, ToPanel } from '../protocol';
 import { Ctx } from './context';
 import { sourceRange } from './edits';
 import { Failure, reportFailure, requestWithProgress } from './engineProgress';

@@ -1,13 +1,17 @@
 /** Reads the draftsmith.* settings into the protocol's shapes (EngineConfig, request options). */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { BeamOptions, DeviceSetting, EngineConfig, MAX_ROUNDTRIP_SENTENCES, RoundTripVariant } from '../protocol';
+import type { BeamOptions, DeviceSetting, EngineConfig, SamplingOptions } from '../protocol';
+import { MAX_ROUNDTRIP_SENTENCES, RoundTripVariant } from '../protocol';
+import { DEFAULT_THREADS } from '../engine/runtime/threads';
 import { resolveModelsDir } from './modelsPath';
 
 export const SECTION = 'draftsmith';
 
+const DEVICES: readonly DeviceSetting[] = ['auto', 'cpu', 'cuda'];
+
 /** Settings named in messages to the user (full ids, as the Settings UI searches for them). */
-export const MAX_LENGTH_SETTING = { summarize: 'draftsmith.summarize.maxLength', essay: 'draftsmith.essay.maxLength' } as const;
+export const MAX_LENGTH_SETTING = { summarize: 'draftsmith.summarize.maxLength', essay: 'draftsmith.essay.maxLength', story: 'draftsmith.story.words' } as const;
 
 export function affectsEngine(event: vscode.ConfigurationChangeEvent): boolean {
   return event.affectsConfiguration(SECTION);
@@ -16,11 +20,13 @@ export function affectsEngine(event: vscode.ConfigurationChangeEvent): boolean {
 /** modelsPath when set (only the user's own in a restricted workspace), else the models shipped inside the extension. */
 export function readEngineConfig(extensionPath: string): EngineConfig {
   const cfg = vscode.workspace.getConfiguration(SECTION);
-  const device = DeviceSetting.safeParse(cfg.get('device'));
+  // A plain check, not the protocol's zod enum: this runs at activation (schemas.ts says why).
+  const setting = cfg.get('device');
+  const device = DEVICES.find((d) => d === setting) ?? 'auto';
   return {
     modelsDir: resolveModelsDir(cfg.inspect('modelsPath'), vscode.workspace.isTrusted, path.join(extensionPath, 'models')),
-    device: device.success ? device.data : 'auto',
-    threads: intIn(cfg.get('threads'), 0, 64, 0),
+    device,
+    threads: intIn(cfg.get('threads'), 0, 64, DEFAULT_THREADS),
   };
 }
 
@@ -79,6 +85,21 @@ export function readRoundTripOptions(): RoundTripOptions {
   return {
     variant: variant.success ? variant.data : undefined,
     maxSentences: intIn(cfg.get('roundtrip.maxSentences'), 1, MAX_ROUNDTRIP_SENTENCES, 8),
+  };
+}
+
+export interface StoryOptions {
+  /** The continuation's length in words. */
+  words: number;
+  sampling: SamplingOptions;
+}
+
+/** As readSummarizeOptions: anything out of range falls back to the default (k = 10, as in the story paper). */
+export function readStoryOptions(): StoryOptions {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  return {
+    words: intIn(cfg.get('story.words'), 1, 2000, 150),
+    sampling: { topK: intIn(cfg.get('story.topK'), 1, 100, 10), temperature: numberIn(cfg.get('story.temperature'), 0.05, 5, 0.8) },
   };
 }
 

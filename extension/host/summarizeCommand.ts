@@ -4,7 +4,7 @@
  * The command and the test API share summarize().
  */
 import * as vscode from 'vscode';
-import { SummarizeResult } from '../protocol';
+import type { SummarizeResult } from '../protocol';
 import { Ctx } from './context';
 import { Changed, changedMessage, insertUnlessChanged, sourceRange, summaryInsertion } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';

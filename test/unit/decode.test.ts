@@ -111,3 +111,15 @@ test('a text that ends on the end token is not reported as cut off, even on the 
   const short = await greedy(endsAfterTwo, [[]], { bos: BOS, eos: EOS, maxLength: 2 });
   assert.deepEqual([short.tokens, short.hitMaxLength], [[A, A], true]);
 });
+
+test('top-k sampling stops before the token its caller\'s end rejects, and does not call that a length cut-off', async () => {
+  // The caller counts "words": A starts one, B continues it; three words are asked for.
+  const m = tableModel((p): Record<number, number> => (p.length % 2 === 0 ? { [A]: 1 } : { [B]: 1 }));
+  const words = (tokens: readonly number[]) => tokens.filter((t) => t === A).length;
+  const seen: number[][] = [];
+  const s = await topKSample(m, [[]], { bos: BOS, eos: EOS, maxLength: 20, k: 1, temperature: 1, seed: 1, endsBefore: (t) => words(t) > 3 },
+    { onStep: (_step, tokens) => seen.push([...tokens]) });
+  assert.deepEqual(s.tokens, [A, B, A, B, A, B]);
+  assert.equal(s.hitMaxLength, false);
+  assert.deepEqual(seen.at(-1), s.tokens, 'the dropped token was streamed');
+});

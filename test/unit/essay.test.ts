@@ -9,6 +9,7 @@ import type { Tensor } from 'onnxruntime-node';
 import { EssaySystem } from '../../extension/engine/systems/essay';
 import { EngineError } from '../../extension/engine/errors';
 import { float32Tensor, int64Tensor, openSession } from '../../extension/engine/runtime/onnx';
+import { emptyCaches, feedCaches, layerViews, readCaches } from '../../extension/engine/runtime/layerCaches';
 import { fixture, modelsDir } from './helpers';
 
 const dir = path.join(modelsDir, 'essay');
@@ -42,15 +43,16 @@ test('the exported essay model computes the same layer weights and greedy essay 
   // Twelve greedy steps through the key/value and context-sum caches give PyTorch's tokens.
   const { session: dec } = await openSession(path.join(dir, 'decoder.onnx'), quiet);
   const dh = a.dModel / a.heads;
-  let past: Tensor = float32Tensor(new Float32Array(0), [a.decoderLayers, 2, 1, a.heads, 0, dh]);
+  let past = emptyCaches(a.decoderLayers, 1, a.heads, dh);
   let sum: Tensor = float32Tensor(new Float32Array(a.decoderLayers * a.dModel), [a.decoderLayers, 1, a.dModel]);
   let token = manifest.specialTokens.bos as number;
   const greedy: number[] = [];
   for (let i = 0; i < parity.greedy_ids.length; i++) {
     const feeds: Record<string, Tensor> = {
-      input_ids: int64Tensor([token], [1, 1]), cross_key_values: out.cross_key_values, memory_mask: out.memory_mask,
-      past_key_values: past, past_context_sum: sum,
+      input_ids: int64Tensor([token], [1, 1]), memory_mask: out.memory_mask, past_context_sum: sum,
     };
+    feedCaches(feeds, 'cross_key_values', layerViews(out.cross_key_values, 'cross_key_values'));
+    feedCaches(feeds, 'past_key_values', past);
     if (dec.inputNames.includes('source_ids')) feeds.source_ids = int64Tensor(ids, [1, ids.length]);
     if (dec.inputNames.includes('source_context')) feeds.source_context = out.source_context;
     const step = await dec.run(feeds);
@@ -58,7 +60,7 @@ test('the exported essay model computes the same layer weights and greedy essay 
     if (i === 0) parity.first_log_probs_top.forEach((id, k) => assert.ok(Math.abs(lp[id] - parity.first_log_probs_values[k]) < 1e-3, `token ${id}`));
     token = lp.indexOf(Math.max(...lp));
     greedy.push(token);
-    past = step.present_key_values;
+    past = readCaches(step, 'present', a.decoderLayers);
     sum = step.present_context_sum;
   }
   assert.deepEqual(greedy, parity.greedy_ids);

@@ -2,7 +2,7 @@
 // NUL, lone surrogates, right-to-left and mixed scripts, emoji sequences, and long text. Every
 // component that reads user text must return a well-formed answer (or a clear EngineError) and
 // never throw anything else or hang. RUNS says how many inputs each property is given; the models
-// (essay, summarize) run a quarter as many (each one decodes). The CLI's own tests are in cli.hostile.test.ts.
+// (essay, summarize, story) run a quarter as many (each one decodes). The CLI's own tests are in cli.hostile.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -20,6 +20,7 @@ import { hasReadableText, junkRatio, normalizeWhitespace } from '../../extension
 import { Tokenizer } from '../../extension/engine/text/tokenizer';
 import { parseTopics } from '../../extension/engine/text/topics';
 import { coveredTopics, EssaySystem } from '../../extension/engine/systems/essay';
+import { StorySystem } from '../../extension/engine/systems/story';
 import { SummarizeSystem } from '../../extension/engine/systems/summarize';
 import type { RunContext } from '../../extension/engine/systems/context';
 import { modelsDir } from './helpers';
@@ -167,6 +168,36 @@ test(`the summarizer answers any text with a summary whose spans lie in that tex
     }
   }), { numRuns: MODEL_RUNS });
   console.log(`summarize: ${answered} of ${MODEL_RUNS} hostile texts gave summaries, the rest a bad-input error`);
+});
+
+test(`the story model answers any prompt with a continuation read from the prompt's end, or a clear bad-input error (${MODEL_RUNS} prompts)`, async () => {
+  const system = await StorySystem.load(path.join(modelsDir, 'story'), { device: 'cpu', threads: 1, log: () => {} });
+  let answered = 0;
+  await fc.assert(fc.asyncProperty(anyText, async (prompt) => {
+    try {
+      const r = await system.run({ op: 'story', prompt, words: 4, sampling: { seed: 1 } }, quietContext);
+      answered++;
+      assert.ok(r.usedFrom >= 0 && r.usedFrom <= prompt.length && r.usedPrompt === prompt.slice(r.usedFrom) && r.promptChars === prompt.length);
+      assert.ok(r.wordCount <= 4);
+      for (const t of r.tokens) assert.equal(r.continuation.slice(t.start, t.end), t.text, JSON.stringify(t));
+    } catch (e) {
+      assert.ok(e instanceof EngineError && e.code === 'bad-input', `${JSON.stringify(prompt).slice(0, 200)}: ${String(e)}`);
+    }
+  }), { numRuns: MODEL_RUNS });
+  console.log(`story: ${answered} of ${MODEL_RUNS} hostile prompts gave stories, the rest a bad-input error`);
+});
+
+test('a megabyte story so far is continued from its end without tokenizing the rest, with or without spaces in it', async () => {
+  const story = await StorySystem.load(path.join(modelsDir, 'story'), { device: 'cpu', threads: 1, log: () => {} });
+  const para = 'The keeper climbed the stairs again and looked at the sea. ';
+  const big = para.repeat(Math.ceil(1_000_000 / para.length)) + 'Then the boat came.';
+  const r = await story.run({ op: 'story', prompt: big, words: 3, sampling: { seed: 1 } }, quietContext);
+  assert.equal(r.truncated, true);
+  assert.equal(r.stats.inputTokens, null, 'the whole megabyte was not counted');
+  assert.ok(r.usedPrompt.endsWith('Then the boat came.') && r.usedPrompt.length < 2000);
+  const run = await story.run({ op: 'story', prompt: 'a'.repeat(1_000_000), words: 3, sampling: { seed: 1 } }, quietContext);
+  assert.equal(run.truncated, true);
+  assert.ok(run.usedPrompt.length < 1_000_000 && /^a+$/.test(run.usedPrompt));
 });
 
 test('a megabyte of text goes through the tokenizer, BLEU, diversity and sentence analysis, and the essay model refuses it clearly', async () => {

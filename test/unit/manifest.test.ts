@@ -7,12 +7,13 @@ import * as path from 'node:path';
 import { EngineError } from '../../extension/engine/errors';
 import { loadModelFolder } from '../../extension/engine/runtime/manifest';
 import { EssaySystem } from '../../extension/engine/systems/essay';
+import { StorySystem } from '../../extension/engine/systems/story';
 import { SummarizeSystem } from '../../extension/engine/systems/summarize';
 import { modelsDir } from './helpers';
 
 const shipped = path.join(modelsDir, 'summarize');
 
-async function copyOfShippedModel(system: 'summarize' | 'essay' = 'summarize'): Promise<string> {
+async function copyOfShippedModel(system: 'summarize' | 'essay' | 'story' = 'summarize'): Promise<string> {
   const from = path.join(modelsDir, system);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), `draftsmith-${system}-model-`));
   for (const f of await fs.readdir(from)) await fs.copyFile(path.join(from, f), path.join(dir, f));
@@ -91,7 +92,7 @@ test('a manifest cannot point outside its folder', async () => {
 
 // ---- every file hashed; the essay folder; graphs that do not fit the manifest ---------------------
 
-for (const system of ['summarize', 'essay'] as const) {
+for (const system of ['summarize', 'essay', 'story'] as const) {
   test(`the shipped ${system} manifest lists a sha256 for every file it names, and they match`, async () => {
     const dir = path.join(modelsDir, system);
     const m = JSON.parse(await fs.readFile(path.join(dir, 'model.json'), 'utf8'));
@@ -149,4 +150,28 @@ test('graphs exported for another size than model.json states are refused, namin
   await editManifest(summarize, (m) => { m.architecture.vocabSize = 9000; });
   await assert.rejects(SummarizeSystem.load(summarize, quiet),
     badModelNaming(path.join(summarize, 'decoder.onnx'), /output "log_probs" has shape \[batch, 8000\]; the engine needs float32 \[\?, 9000\]/));
+});
+
+// ---- the story folder: three step graphs and the state the manifest describes ----------------------
+
+test('a story folder whose premise graph is the story decoder is refused, naming the file and what it would need', async () => {
+  const dir = await copyOfShippedModel('story');
+  await fs.copyFile(path.join(dir, 'decoder.onnx'), path.join(dir, 'premise.onnx'));
+  await rehash(dir, 'premise.onnx');
+  await assert.rejects(StorySystem.load(dir, quiet), badModelNaming(path.join(dir, 'premise.onnx'), /needs inputs "attention_mask", "encoder_keys".*which the engine does not feed/));
+});
+
+test('a story state the graphs do not have (another width in model.json) is refused, naming the graph and the tensor', async () => {
+  const dir = await copyOfShippedModel('story');
+  await editManifest(dir, (m) => { m.architecture.state[0].shape[3] = 256; });
+  await assert.rejects(StorySystem.load(dir, quiet), badModelNaming(path.join(dir, 'decoder.onnx'), /input "past_conv" has shape \[4, batch, 3, 192\]; the engine needs float32 \[4, \?, 3, 256\]/));
+});
+
+test('a fusion story model without the pretrained model\'s shape, or with a premise model of another vocabulary, is refused', async () => {
+  const dir = await copyOfShippedModel('story');
+  await editManifest(dir, (m) => { delete m.architecture.pretrained; });
+  await assert.rejects(StorySystem.load(dir, quiet), badModelNaming('model.json', /fusion model needs architecture.pretrained/));
+  const other = await copyOfShippedModel('story');
+  await editManifest(other, (m) => { m.architecture.premise.vocabSize = 9000; });
+  await assert.rejects(StorySystem.load(other, quiet), badModelNaming('model.json', /premise model's vocabulary \(9000\)/));
 });

@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { SummarizeSystem } from '../../extension/engine/systems/summarize';
 import { CancelledError } from '../../extension/engine/errors';
-import { float32Tensor, int64Tensor, openSession } from '../../extension/engine/runtime/onnx';
+import { int64Tensor, openSession } from '../../extension/engine/runtime/onnx';
+import { emptyCaches, feedCaches, layerViews } from '../../extension/engine/runtime/layerCaches';
 import { fixture, modelsDir } from './helpers';
 
 const dir = path.join(modelsDir, 'summarize');
@@ -37,10 +38,10 @@ test('the exported encoder computes the same topic-aware attention as PyTorch di
   const a = manifest.architecture;
   const feeds: Record<string, ReturnType<typeof int64Tensor>> = {
     input_ids: int64Tensor([manifest.specialTokens.bos], [1, 1]),
-    cross_key_values: out.cross_key_values,
     memory_mask: out.memory_mask,
-    past_key_values: float32Tensor(new Float32Array(0), [a.decoderLayers, 2, 1, a.heads, 0, a.dModel / a.heads]),
   };
+  feedCaches(feeds, 'cross_key_values', layerViews(out.cross_key_values, 'cross_key_values'));
+  feedCaches(feeds, 'past_key_values', emptyCaches(a.decoderLayers, 1, a.heads, a.dModel / a.heads));
   if (dec.inputNames.includes('source_ids')) feeds.source_ids = int64Tensor(ids, [1, ids.length]);
   const step = await dec.run(feeds);
   const lp = step.log_probs.data as Float32Array;

@@ -37,11 +37,41 @@ export function reorderBeams<S>(model: StepModel<S>, state: S, order: number[], 
   return model.reorder(state, rows);
 }
 
+/**
+ * The rows the next beams take in the model state, given best first with their parents' rows: a
+ * parent's best child keeps the parent's row and its other children take the rows of parents that
+ * have none, so the caches mostly stay where they are (the reorder then copies only forks, in
+ * place). Returns the beams in row order and each row's parent row.
+ */
+export function assignRows<B>(next: readonly B[], parents: readonly number[]): { beams: B[]; order: number[] } {
+  const n = next.length;
+  const slot = new Array<number>(n).fill(-1);
+  const taken = new Array<boolean>(n).fill(false);
+  parents.forEach((p, j) => {
+    if (p < n && !taken[p]) { slot[j] = p; taken[p] = true; }
+  });
+  const beams = new Array<B>(n);
+  const order = new Array<number>(n);
+  let free = 0;
+  for (let j = 0; j < n; j++) {
+    if (slot[j] < 0) {
+      while (taken[free]) free++;
+      slot[j] = free;
+      taken[free] = true;
+    }
+    beams[slot[j]] = next[j];
+    order[slot[j]] = parents[j];
+  }
+  return { beams, order };
+}
+
 /** `state` must already hold `beamSize` rows (the source tiled), all at the start position. */
 export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOptions, hooks: DecodeHooks = {}): Promise<Hypothesis[]> {
   const K = opts.beamSize;
   const V = model.vocabSize;
+  /** The live beams in their rows of the model state, and the same best first. */
   let beams: Beam[] = [{ tokens: [], logProb: 0 }];
+  let ranked = beams;
   const finished: Hypothesis[] = [];
   for (let step = 0; step < opts.maxLength; step++) {
     hooks.checkCancelled?.();
@@ -68,18 +98,21 @@ export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOpt
       if (next.length === K) break;
     }
     if (next.length === 0) break;
-    beams = next;
-    state = reorderBeams(model, state, order, K);
-    hooks.onStep?.(step, beams[0].tokens);
+    ranked = next;
+    const placed = assignRows(next, order);
+    beams = placed.beams;
+    state = reorderBeams(model, state, placed.order, K);
+    const best = ranked[0];
+    hooks.onStep?.(step, best.tokens);
     // Stop when no live beam can still beat the K-th best finished one (HF's early_stopping=False rule).
     if (finished.length >= K) {
       const worst = [...finished].sort((a, b) => b.score - a.score)[K - 1].score;
-      if (normalised(beams[0].logProb, beams[0].tokens.length, opts.lengthPenalty) < worst) break;
+      if (normalised(best.logProb, best.tokens.length, opts.lengthPenalty) < worst) break;
     }
     await yieldToEventLoop();
   }
   // Live beams only make up the numbers when too few ended; one as long as maxLength was cut off there.
-  for (const b of beams) {
+  for (const b of ranked) {
     if (finished.length >= K) break;
     finished.push({
       tokens: b.tokens, logProb: b.logProb, score: normalised(b.logProb, b.tokens.length, opts.lengthPenalty), steps: b.tokens.length,

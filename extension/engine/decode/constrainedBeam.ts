@@ -8,7 +8,7 @@
  * only makes sure that hypotheses which have written the words stay in the beam.
  */
 import { applyConstraints, topK } from './constraints';
-import { BeamOptions, normalised, reorderBeams, stepBeams } from './beam';
+import { assignRows, BeamOptions, normalised, reorderBeams, stepBeams } from './beam';
 import { DecodeHooks, Hypothesis, StepModel, yieldToEventLoop } from './types';
 
 /** One required word: its alternative spellings as token sequences. */
@@ -87,7 +87,9 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
   const V = model.vocabSize;
   // A word with no spelling (nothing to write) counts as met, so it cannot forbid the end forever.
   const usable = constraints.map((c) => c.filter((s) => s.length > 0));
+  /** The live beams in their rows of the model state, and the same in the order the allocation took them. */
   let beams: Beam[] = [{ tokens: [], logProb: 0, progress: { met: usable.map((c) => c.length === 0) } }];
+  let ranked = beams;
   const finished: ConstrainedHypothesis[] = [];
   // ended: on the end token (scored with it, as beam.ts does); else cut off where it stands.
   const done = (progress: Progress, logProb: number, tokens: number[], ended: boolean, steps = tokens.length): ConstrainedHypothesis => ({
@@ -104,15 +106,15 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
     // Candidates (paper §3, "candidate generation"): each beam's own best K tokens and the tokens
     // that advance its constraints.
     const byBank = new Map<number, { beam: number; token: number; logProb: number; progress: Progress }[]>();
-    const seen = new Set<string>();
+    const seen = new Set<number>(); // beam * V + token
     for (let b = 0; b < rows; b++) {
       const row = out.logProbs.subarray(b * V, (b + 1) * V);
       const p = beams[b].progress;
       applyConstraints(row, beams[b].tokens, { eos: opts.eos, minLength: opts.minLength, noRepeatNgramSize: opts.noRepeatNgramSize, banned: opts.banned });
       if (!advance(p, opts.eos, usable, endsWord).met.every(Boolean)) row[opts.eos] = -Infinity;
       for (const t of [...topK(row, K), ...wanted(p, usable)]) {
-        if (row[t] === -Infinity || Number.isNaN(row[t]) || seen.has(`${b}:${t}`)) continue;
-        seen.add(`${b}:${t}`);
+        if (row[t] === -Infinity || Number.isNaN(row[t]) || seen.has(b * V + t)) continue;
+        seen.add(b * V + t);
         const progress = advance(p, t, usable, endsWord);
         const bank = bankOf(progress, usable);
         if (!byBank.has(bank)) byBank.set(bank, []);
@@ -141,9 +143,11 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
       }
     }
     if (next.length === 0) break;
-    beams = next;
-    state = reorderBeams(model, state, order, K);
-    const best = beams.reduce((a, b) => (bankOf(b.progress, usable) > bankOf(a.progress, usable) ? b : a));
+    ranked = next;
+    const placed = assignRows(next, order);
+    beams = placed.beams;
+    state = reorderBeams(model, state, placed.order, K);
+    const best = ranked.reduce((a, b) => (bankOf(b.progress, usable) > bankOf(a.progress, usable) ? b : a));
     hooks.onStep?.(step, best.tokens);
     // Stop when no live hypothesis can still beat the K-th best finished one (as in beam.ts).
     if (finished.length >= K) {
@@ -153,7 +157,7 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
     await yieldToEventLoop();
   }
   // Out of length: the live hypotheses that met the most constraints stand in, best first.
-  const live = beams.map((b) => done(b.progress, b.logProb, b.tokens, false));
+  const live = ranked.map((b) => done(b.progress, b.logProb, b.tokens, false));
   const all = finished.length >= K ? finished : [...finished, ...live];
   return all.sort((a, b) => b.met.length - a.met.length || b.score - a.score);
 }

@@ -26,21 +26,22 @@ export function applyConstraints(row: Float32Array, tokens: number[], opts: { eo
   for (const t of opts.banned ?? []) row[t] = -Infinity;
 }
 
-/** Indices of the k largest values (unordered input, result sorted descending). */
+/**
+ * Indices of the k largest values, largest first (ties: the lower index first); -Infinity and NaN
+ * never count. One comparison per entry against the k-th best so far: it runs over the whole
+ * vocabulary for every beam at every step.
+ */
 export function topK(row: Float32Array, k: number): number[] {
   const idx: number[] = [];
+  if (k <= 0) return idx;
+  let floor = -Infinity;
   for (let i = 0; i < row.length; i++) {
     const v = row[i];
-    if (v === -Infinity || Number.isNaN(v)) continue;
-    if (idx.length < k) {
-      idx.push(i);
-      if (idx.length === k) idx.sort((a, b) => row[b] - row[a]);
-    } else if (v > row[idx[k - 1]]) {
-      let j = k - 1;
-      while (j > 0 && row[idx[j - 1]] < v) { idx[j] = idx[j - 1]; j--; }
-      idx[j] = i;
-    }
+    if (!(v > floor)) continue; // also false for NaN and -Infinity
+    let j = idx.length < k ? idx.push(i) - 1 : k - 1;
+    while (j > 0 && row[idx[j - 1]] < v) { idx[j] = idx[j - 1]; j--; }
+    idx[j] = i;
+    if (idx.length === k) floor = row[idx[k - 1]];
   }
-  if (idx.length < k) idx.sort((a, b) => row[b] - row[a]);
   return idx;
 }

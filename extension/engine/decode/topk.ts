@@ -15,6 +15,12 @@ export interface TopKOptions {
   minLength?: number;
   noRepeatNgramSize?: number;
   banned?: number[];
+  /**
+   * The caller's own end, checked after each sampled token: true when the text was complete
+   * WITHOUT that token (a length in words reached, and the token starts the next word). The token
+   * is dropped and sampling stops, as at the end token.
+   */
+  endsBefore?: (tokens: readonly number[]) => boolean;
 }
 
 /** mulberry32: a small, well-known seeded PRNG, so a sample can be reproduced from its seed. */
@@ -57,11 +63,15 @@ export async function topKSample<S>(model: StepModel<S>, state: S, opts: TopKOpt
     applyConstraints(row, tokens, { eos: opts.eos, minLength: opts.minLength ?? 0, noRepeatNgramSize: opts.noRepeatNgramSize ?? 0, banned: opts.banned });
     const t = sampleTopK(row, opts.k, opts.temperature, random);
     if (t < 0 || t === opts.eos) break;
-    logProb += row[t];
     tokens.push(t);
+    if (opts.endsBefore?.(tokens)) {
+      tokens.pop();
+      break;
+    }
+    logProb += row[t];
     hooks.onStep?.(step, tokens);
     await yieldToEventLoop();
   }
-  // Every step added a token, none was the end token: cut off at the limit.
+  // Every step added a token, none was the end token (nor the caller's end): cut off at the limit.
   return { tokens, logProb, score: logProb, steps: tokens.length, hitMaxLength: tokens.length >= opts.maxLength };
 }

@@ -7,7 +7,7 @@ export interface StepModel<S> {
   readonly vocabSize: number;
   /** tokens: one per row. Returns log-probs [rows * vocabSize] and the advanced state. */
   step(tokens: number[], state: S): Promise<{ logProbs: Float32Array; state: S }>;
-  /** New state whose row j is old row rows[j]. */
+  /** New state whose row j is old row rows[j]; the old state is not used again (it may be changed in place). */
   reorder(state: S, rows: number[]): S;
 }
 

@@ -92,8 +92,70 @@ export const RoundTripHierAttnArchitecture = RoundTripShape.extend({
   attention: z.literal(true),
 });
 
+/**
+ * One tensor of a step graph's incremental state (the story models): fed as past_X, returned as
+ * present_X, and zeros of this shape before the first step ("batch" for the batch axis; a 0 is the
+ * self-attention's past, which grows by one position per step).
+ */
+export const StateTensor = z.object({
+  name: z.string().regex(/^(?:pretrained_)?past_[a-z_]+$/, 'a state tensor is named past_* or pretrained_past_*'),
+  shape: z.array(z.union([z.number().int().min(0), z.literal('batch')])).min(1),
+});
+export type StateTensor = z.infer<typeof StateTensor>;
+
+/** A gated convolutional decoder with gated multi-scale self-attention (gconv.py GatedConvDecoder). */
+const ConvDecoderShape = z.object({
+  embedDim: z.number().int().positive(),
+  hidden: z.number().int().positive(),
+  decoderLayers: z.number().int().positive(),
+  decoderKernel: z.number().int().positive(),
+  /** Which decoder layers carry self-attention (section 3.3). */
+  selfAttentionLayers: z.array(z.boolean()),
+  attentionHeads: z.number().int().positive(),
+  attentionDim: z.number().int().positive(),
+  /** Head h sees the past downsampled by this factor. */
+  downsampling: z.array(z.number().int().positive()),
+  gatedAttention: z.boolean(),
+  attendZero: z.boolean(),
+  maxTargetPositions: z.number().int().positive(),
+});
+
+/** The convolutional seq2seq (section 3.2): the decoder above plus a gated convolutional encoder. */
+const ConvSeq2seqShape = ConvDecoderShape.extend({
+  encoderLayers: z.number().int().positive(),
+  encoderKernel: z.number().int().positive(),
+  maxSourcePositions: z.number().int().positive(),
+});
+
+/** Hierarchical story generation (Fan et al. 2018): the story seq2seq (fused, section 3.4) and the premise LM. */
+export const StoryArchitecture = ConvSeq2seqShape.extend({
+  type: z.literal('story-conv-seq2seq'),
+  vocabSize: z.number().int().positive(),
+  /** A second seq2seq trained on top of the frozen pretrained one: the decoder also returns fusion_gates. */
+  fusion: z.boolean(),
+  /** The encoder reads the prompt followed by </s>. */
+  sourceEndsWithEos: z.boolean(),
+  state: z.array(StateTensor).min(1),
+  /** The frozen pretrained seq2seq's shape (fusion only). */
+  pretrained: ConvSeq2seqShape.optional(),
+  /** The GCNN + self-attention language model that writes a premise, up to its end-of-prompt token. */
+  premise: ConvDecoderShape.extend({
+    vocabSize: z.number().int().positive(),
+    endOfPromptId: z.number().int().min(0),
+    maxTokens: z.number().int().positive(),
+    state: z.array(StateTensor).min(1),
+  }),
+  /** The continuation's length when none is asked for, in words. */
+  defaultWords: z.number().int().positive(),
+  /** The longest story the model was trained on, in tokens. */
+  maxTargetTokens: z.number().int().positive(),
+  /** Tokens never sampled (<unk>, padding, <s>, the mask). */
+  neverSample: z.array(z.number().int().min(0)),
+});
+
 export const Architecture = z.discriminatedUnion('type', [
-  TaasArchitecture, PcsanArchitecture, RoundTripStandardArchitecture, RoundTripHierArchitecture, RoundTripHierAttnArchitecture,
+  TaasArchitecture, PcsanArchitecture, StoryArchitecture,
+  RoundTripStandardArchitecture, RoundTripHierArchitecture, RoundTripHierAttnArchitecture,
 ]);
 
 export const Manifest = z.object({

@@ -177,8 +177,9 @@ const showDims = (dims: readonly (number | string | null)[]) => `[${dims.map((d)
  * The model's declared inputs and outputs must be what the system feeds and reads: checked once at
  * load, so a graph exported for another size (or another model) is reported with its file name
  * instead of failing inside onnxruntime at the first step. A symbolic dimension matches any size.
+ * `onlyThese`: the graph may declare no input besides `inputs` (the engine feeds nothing else).
  */
-export function checkIO(session: Session, file: string, inputs: Record<string, TensorSpec>, outputs: Record<string, TensorSpec>): void {
+export function checkIO(session: Session, file: string, inputs: Record<string, TensorSpec>, outputs: Record<string, TensorSpec>, onlyThese = false): void {
   const check = (kind: 'input' | 'output', declared: readonly ortTypes.InferenceSession.ValueMetadata[], names: readonly string[], wanted: Record<string, TensorSpec>) => {
     for (const [name, spec] of Object.entries(wanted)) {
       const meta = declared.find((m) => m.name === name);
@@ -201,4 +202,8 @@ export function checkIO(session: Session, file: string, inputs: Record<string, T
   };
   check('input', session.inputMetadata, session.inputNames, inputs);
   check('output', session.outputMetadata, session.outputNames, outputs);
+  const extra = onlyThese ? session.inputNames.filter((n) => !(n in inputs)) : [];
+  if (extra.length > 0) {
+    throw new EngineError('bad-model', `${file} needs input${extra.length > 1 ? 's' : ''} ${extra.map((n) => `"${n}"`).join(', ')}, which the engine does not feed (it feeds: ${Object.keys(inputs).join(', ')}).`);
+  }
 }

@@ -1,9 +1,9 @@
 /**
- * Row-major tensor helpers for the decoder caches. Shapes follow the export
- * (models/train/draftsmith_train/export_summarize.py): key/value caches are [L, 2, B, H, T, dh].
+ * Row-major tensor helpers for the decoder caches (runtime/layerCaches.ts): beams re-ranked move
+ * their rows along the batch axis.
  */
 
-/** Picks batch rows `index` along `axis` of a row-major tensor (beam reordering, and tiling with repeats). */
+/** Picks rows `index` along `axis` of a row-major tensor into a new array. */
 export function gatherAxis(data: Float32Array, dims: number[], axis: number, index: number[]): { data: Float32Array; dims: number[] } {
   const outer = dims.slice(0, axis).reduce((a, b) => a * b, 1);
   const inner = dims.slice(axis + 1).reduce((a, b) => a * b, 1);
@@ -20,6 +20,29 @@ export function gatherAxis(data: Float32Array, dims: number[], axis: number, ind
   return { data: out, dims: outDims };
 }
 
-export function repeatIndex(count: number): number[] {
-  return new Array<number>(count).fill(0);
+/**
+ * Row j along `axis` becomes row rows[j], in place, when no row is read after it was overwritten:
+ * every row that moves comes from a row that stays (rows[rows[j]] === rows[j]), which is what the
+ * beam searches arrange (a beam's first child keeps its row). Returns false, changing nothing, otherwise.
+ */
+export function reorderInPlace(data: Float32Array, dims: number[], axis: number, rows: readonly number[]): boolean {
+  const n = dims[axis];
+  if (rows.length !== n) return false;
+  for (let j = 0; j < n; j++) if (rows[j] !== j && rows[rows[j]] !== rows[j]) return false;
+  const outer = dims.slice(0, axis).reduce((a, b) => a * b, 1);
+  const inner = dims.slice(axis + 1).reduce((a, b) => a * b, 1);
+  for (let o = 0; o < outer; o++) {
+    for (let j = 0; j < n; j++) {
+      if (rows[j] === j) continue;
+      const src = (o * n + rows[j]) * inner;
+      data.copyWithin((o * n + j) * inner, src, src + inner);
+    }
+  }
+  return true;
+}
+
+/** Row order along `axis` as `rows` says: in place when it can be (the array is then the same), else a copy. */
+export function reorderAxis(data: Float32Array, dims: number[], axis: number, rows: number[]): { data: Float32Array; dims: number[] } {
+  if (reorderInPlace(data, dims, axis, rows)) return { data, dims };
+  return gatherAxis(data, dims, axis, rows);
 }

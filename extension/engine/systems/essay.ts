@@ -17,7 +17,8 @@ import { EngineError, errorMessage } from '../errors';
 import { porterStem } from '../metrics/porterStemmer';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
 import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
-import { gatherAxis, repeatIndex } from '../runtime/tensorOps';
+import { cacheSpecs, emptyCaches, feedCaches, layerViews, LayerCaches, readCaches, reorderCaches } from '../runtime/layerCaches';
+import { reorderAxis } from '../runtime/tensorOps';
 import { parseTopics } from '../text/topics';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
@@ -34,8 +35,8 @@ export const MAX_TOPICS = 10;
 export const MAX_TOPIC_CHARS = 64;
 
 interface DecoderState {
-  past: Float32Array;
-  pastDims: number[];
+  /** The self-attention caches, one row per beam. */
+  past: LayerCaches;
   /** Σ of every decoder layer's inputs so far [L, B, d]: the target-side history of Eq. 8. */
   sum: Float32Array;
   sumDims: number[];
@@ -71,8 +72,10 @@ export class EssaySystem {
     const enc = await openSession(folder.file('encoder'), opts);
     const dec = await openSession(folder.file('decoder'), opts);
     const ids: TensorSpec = { type: 'int64', dims: [null, null] };
-    // Keys and values per decoder layer: [layers, 2, batch, heads, positions, head size].
+    // Keys and values of every decoder layer as the encoder returns them: [layers, 2, batch, heads, positions, head size].
     const keyValues: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, 2, null, arch.heads, null, arch.dModel / arch.heads] };
+    // The decoder takes them one tensor per layer: [batch, heads, positions, head size].
+    const layerCache: TensorSpec = { type: 'float32', dims: [null, arch.heads, null, arch.dModel / arch.heads] };
     const contextSum: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, null, arch.dModel] };
     const sourceContext: TensorSpec = { type: 'float32', dims: [null, arch.dModel] };
     checkIO(enc.session, folder.file('encoder'),
@@ -85,11 +88,11 @@ export class EssaySystem {
     // source_ids only a model that copies topic subwords.
     checkIO(dec.session, folder.file('decoder'),
       {
-        input_ids: { type: 'int64', dims: [null, 1] }, cross_key_values: keyValues, memory_mask: ids, past_key_values: keyValues,
-        past_context_sum: contextSum,
+        input_ids: { type: 'int64', dims: [null, 1] }, memory_mask: ids, past_context_sum: contextSum,
+        ...cacheSpecs('cross_key_values', arch.decoderLayers, layerCache), ...cacheSpecs('past_key_values', arch.decoderLayers, layerCache),
         ...(arch.context === 'source' ? { source_context: sourceContext } : {}), ...(arch.copy ? { source_ids: ids } : {}),
       },
-      { log_probs: { type: 'float32', dims: [null, arch.vocabSize] }, present_key_values: keyValues, present_context_sum: contextSum });
+      { log_probs: { type: 'float32', dims: [null, arch.vocabSize] }, present_context_sum: contextSum, ...cacheSpecs('present', arch.decoderLayers, layerCache) });
     let words: string[];
     try {
       words = z.array(z.string()).parse(JSON.parse(await fs.readFile(folder.file('words'), 'utf8')));
@@ -149,17 +152,13 @@ export class EssaySystem {
     if (ids.length > m.maxInputTokens) throw new EngineError('bad-input', `The topic words are too long together (${ids.length} subwords; at most ${m.maxInputTokens}).`);
     ctx.progress('Reading the topic words…', 0);
     const t0 = performance.now();
-    const enc = await this.encoder.run({
-      input_ids: int64Tensor(ids, [1, ids.length]),
-      word_ids: int64Tensor(wordIds, [1, ids.length]),
-      attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
-    });
+    const enc = await this.encode(ids, wordIds);
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
     const d = { ...m.decoding, ...definedOnly(req.decoding ?? {}) };
     const wanted = req.candidates ?? 1;
     const K = Math.max(d.beamSize, wanted);
-    const model = this.stepModel(enc, K, ids);
+    const model = this.stepModel(enc, ids);
     const L = this.arch.decoderLayers;
     const H = this.arch.heads;
     const dModel = this.arch.dModel;
@@ -167,10 +166,7 @@ export class EssaySystem {
     const maxLength = limit.maxLength;
     const t1 = performance.now();
     const special = m.specialTokens;
-    const start = {
-      past: new Float32Array(0), pastDims: [L, 2, K, H, 0, dModel / H],
-      sum: new Float32Array(L * K * dModel), sumDims: [L, K, dModel],
-    };
+    const start = { past: emptyCaches(L, K, H, dModel / H), sum: new Float32Array(L * K * dModel), sumDims: [L, K, dModel] };
     const beam = {
       bos: special.bos, eos: special.eos, beamSize: K, maxLength, minLength: Math.min(d.minLength, maxLength),
       lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
@@ -214,41 +210,62 @@ export class EssaySystem {
     };
   }
 
-  /** The decoder over K beams sharing one encoded input (tiled once, here). */
-  private stepModel(enc: Record<string, Tensor>, K: number, ids: readonly number[]): StepModel<DecoderState> {
+  private encode(ids: readonly number[], wordIds: readonly number[]): Promise<Record<string, Tensor>> {
+    return this.encoder.run({
+      input_ids: int64Tensor(ids, [1, ids.length]),
+      word_ids: int64Tensor(wordIds, [1, ids.length]),
+      attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
+    });
+  }
+
+  /** The topic words joined as run() joins them: subword ids and word-vector indices. */
+  topicIds(topics: string): { ids: number[]; wordIds: number[] } {
+    return this.joinTopics(parseTopics(topics));
+  }
+
+  /**
+   * The decoder over one row for the joined topic words, encoded, at its start state: what bench/
+   * drives with decode/greedy.ts to compare our loop with the bare session calls and with another runtime.
+   */
+  async decoderFor(ids: number[], wordIds: number[]): Promise<{ model: StepModel<DecoderState>; state: DecoderState; bos: number }> {
+    const a = this.arch;
+    const state = { past: emptyCaches(a.decoderLayers, 1, a.heads, a.dModel / a.heads), sum: new Float32Array(a.decoderLayers * a.dModel), sumDims: [a.decoderLayers, 1, a.dModel] };
+    return { model: this.stepModel(await this.encode(ids, wordIds), ids), state, bos: this.folder.manifest.specialTokens.bos };
+  }
+
+  /**
+   * The decoder as a StepModel over K rows (beams). They share one copy of the encoded topics: the
+   * decoder broadcasts the memory's single row over the beams, so it is neither tiled nor copied.
+   */
+  private stepModel(enc: Record<string, Tensor>, ids: readonly number[]): StepModel<DecoderState> {
     const cross = enc.cross_key_values;
     const sourceContext = enc.source_context;
     if (!cross || !sourceContext || !enc.memory_mask) throw new EngineError('bad-model', 'encoder outputs are missing');
-    const crossTiled = gatherAxis(floatData(cross, 'cross_key_values'), cross.dims.slice(), 2, repeatIndex(K));
-    const ctxTiled = gatherAxis(floatData(sourceContext, 'source_context'), sourceContext.dims.slice(), 0, repeatIndex(K));
     const T = enc.memory_mask.dims[1];
-    const feeds: Record<string, Tensor> = {
-      cross_key_values: float32Tensor(crossTiled.data, crossTiled.dims),
-      memory_mask: int64Tensor(new Array<number>(K * T).fill(1), [K, T]),
-    };
-    if (this.arch.context === 'source') feeds.source_context = float32Tensor(ctxTiled.data, ctxTiled.dims);
-    if (this.arch.copy) feeds.source_ids = int64Tensor(Array.from({ length: K }, () => ids).flat(), [K, ids.length]);
+    const feeds: Record<string, Tensor> = { memory_mask: int64Tensor(new Array<number>(T).fill(1), [1, T]) };
+    feedCaches(feeds, 'cross_key_values', layerViews(cross, 'cross_key_values'));
+    if (this.arch.context === 'source') feeds.source_context = sourceContext;
+    if (this.arch.copy) feeds.source_ids = int64Tensor(ids, [1, ids.length]);
     const decoder = this.decoder;
+    const layers = this.arch.decoderLayers;
     return {
       vocabSize: this.arch.vocabSize,
       async step(tokens, state) {
-        const out = await decoder.run({
-          ...feeds,
-          input_ids: int64Tensor(tokens, [tokens.length, 1]),
-          past_key_values: float32Tensor(state.past, state.pastDims),
-          past_context_sum: float32Tensor(state.sum, state.sumDims),
-        });
-        const present = out.present_key_values as Tensor;
+        const stepFeeds: Record<string, Tensor> = {
+          ...feeds, input_ids: int64Tensor(tokens, [tokens.length, 1]), past_context_sum: float32Tensor(state.sum, state.sumDims),
+        };
+        feedCaches(stepFeeds, 'past_key_values', state.past);
+        const out = await decoder.run(stepFeeds);
         const sum = out.present_context_sum as Tensor;
+        // The output is ours (onnxruntime-node copies it into a new buffer): the strategies may write to it.
         return {
-          logProbs: new Float32Array(floatData(out.log_probs, 'log_probs')),
-          state: { past: floatData(present, 'present_key_values'), pastDims: present.dims.slice(), sum: floatData(sum, 'present_context_sum'), sumDims: sum.dims.slice() },
+          logProbs: floatData(out.log_probs, 'log_probs'),
+          state: { past: readCaches(out, 'present', layers), sum: floatData(sum, 'present_context_sum'), sumDims: sum.dims.slice() },
         };
       },
       reorder(state, rows) {
-        const p = gatherAxis(state.past, state.pastDims, 2, rows);
-        const s = gatherAxis(state.sum, state.sumDims, 1, rows);
-        return { past: p.data, pastDims: p.dims, sum: s.data, sumDims: s.dims };
+        const s = reorderAxis(state.sum, state.sumDims, 1, rows);
+        return { past: reorderCaches(state.past, rows), sum: s.data, sumDims: s.dims };
       },
     };
   }

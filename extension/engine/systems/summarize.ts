@@ -15,8 +15,8 @@ import type { StepModel } from '../decode/types';
 import type { LikelihoodModel } from '../metrics/perplexity';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int64Data, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
-import { gatherAxis, repeatIndex } from '../runtime/tensorOps';
+import { checkIO, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
+import { cacheSpecs, emptyCaches, feedCaches, layerViews, LayerCaches, readCaches, reorderCaches } from '../runtime/layerCaches';
 import { hasReadableText, junkRatio } from '../text/normalize';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
@@ -25,10 +25,8 @@ import { attendedTokens, topPhrases } from './topicAwareAttention';
 
 const Topics = z.object({ topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })) });
 
-interface DecoderState {
-  past: Float32Array;
-  pastDims: number[];
-}
+/** The decoder's self-attention caches, one row per beam. */
+type DecoderState = LayerCaches;
 
 type Taas = Extract<Manifest['architecture'], { type: 'taas-encoder-decoder' }>;
 
@@ -52,18 +50,21 @@ export class SummarizeSystem implements LikelihoodModel {
     const dec = await openSession(folder.file('decoder'), opts);
     const ids: TensorSpec = { type: 'int64', dims: [null, null] };
     const perPosition: TensorSpec = { type: 'float32', dims: [null, null] };
-    // Keys and values per decoder layer: [layers, 2, batch, heads, positions, head size].
+    // Keys and values of every decoder layer as the encoder returns them: [layers, 2, batch, heads, positions, head size].
     const keyValues: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, 2, null, arch.heads, null, arch.dModel / arch.heads] };
+    // The decoder takes them one tensor per layer: [batch, heads, positions, head size].
+    const layerCache: TensorSpec = { type: 'float32', dims: [null, arch.heads, null, arch.dModel / arch.heads] };
     checkIO(enc.session, folder.file('encoder'),
       { input_ids: ids, attention_mask: ids },
       { cross_key_values: keyValues, memory_mask: ids, topic_attention: perPosition, topic_scores: { type: 'float32', dims: [null, arch.numTopics, null] } });
     // source_ids feeds the copy mechanism; a model without one has no such input.
     checkIO(dec.session, folder.file('decoder'),
       {
-        input_ids: { type: 'int64', dims: [null, 1] }, cross_key_values: keyValues, memory_mask: ids, past_key_values: keyValues,
+        input_ids: { type: 'int64', dims: [null, 1] }, memory_mask: ids,
+        ...cacheSpecs('cross_key_values', arch.decoderLayers, layerCache), ...cacheSpecs('past_key_values', arch.decoderLayers, layerCache),
         ...(arch.copy ? { source_ids: ids } : {}),
       },
-      { log_probs: { type: 'float32', dims: [null, arch.vocabSize] }, present_key_values: keyValues, cross_attention: perPosition });
+      { log_probs: { type: 'float32', dims: [null, arch.vocabSize] }, cross_attention: perPosition, ...cacheSpecs('present', arch.decoderLayers, layerCache) });
     let topics: { id: number; words: string[] }[] = [];
     try {
       topics = Topics.parse(JSON.parse(await fs.readFile(folder.file('topics'), 'utf8'))).topics;
@@ -100,7 +101,7 @@ export class SummarizeSystem implements LikelihoodModel {
 
     const d = this.decodingOptions(m, req.decoding);
     const K = d.beamSize;
-    const model = this.stepModel(encoded, ids, K);
+    const model = this.stepModel(encoded, ids);
     const t1 = performance.now();
     let lastPartial = 0;
     const hyps = await beamSearch(model, this.emptyState(K), {
@@ -156,38 +157,46 @@ export class SummarizeSystem implements LikelihoodModel {
     return { alpha: floatData(enc.topic_attention, 'topic_attention'), cross, memoryMask };
   }
 
-  /** The decoder as a StepModel over K rows that share one encoded source (tiled once, here). */
-  private stepModel(encoded: { cross: Tensor; memoryMask: Tensor }, ids: number[], K: number): StepModel<DecoderState> {
-    const { cross, memoryMask } = encoded;
-    const crossTiled = gatherAxis(floatData(cross, 'cross_key_values'), cross.dims.slice(), 2, repeatIndex(K));
-    const maskTiled = tileInt64Rows(int64Data(memoryMask, 'memory_mask'), memoryMask.dims[1], K);
-    const feeds: Record<string, Tensor> = {
-      cross_key_values: float32Tensor(crossTiled.data, crossTiled.dims),
-      memory_mask: int64Tensor(maskTiled, [K, memoryMask.dims[1]]),
-    };
-    if (this.arch.copy) feeds.source_ids = int64Tensor(repeatRows(ids, K), [K, ids.length]);
+  /**
+   * The decoder as a StepModel over K rows (beams). They share one copy of the encoded source:
+   * the decoder broadcasts the memory's single row over the beams, so it is neither tiled nor copied.
+   */
+  private stepModel(encoded: { cross: Tensor; memoryMask: Tensor }, ids: number[]): StepModel<DecoderState> {
+    const feeds: Record<string, Tensor> = { memory_mask: encoded.memoryMask };
+    feedCaches(feeds, 'cross_key_values', layerViews(encoded.cross, 'cross_key_values'));
+    if (this.arch.copy) feeds.source_ids = int64Tensor(ids, [1, ids.length]);
     const decoder = this.decoder;
+    const layers = this.arch.decoderLayers;
     return {
       vocabSize: this.arch.vocabSize,
       async step(tokens, state) {
-        const out = await decoder.run({
-          ...feeds,
-          input_ids: int64Tensor(tokens, [tokens.length, 1]),
-          past_key_values: float32Tensor(state.past, state.pastDims),
-        });
-        const present = out.present_key_values as Tensor;
-        return { logProbs: new Float32Array(floatData(out.log_probs, 'log_probs')), state: { past: floatData(present, 'present_key_values'), pastDims: present.dims.slice() } };
+        const stepFeeds: Record<string, Tensor> = { ...feeds, input_ids: int64Tensor(tokens, [tokens.length, 1]) };
+        feedCaches(stepFeeds, 'past_key_values', state);
+        const out = await decoder.run(stepFeeds);
+        // The output is ours (onnxruntime-node copies it into a new buffer): the strategies may write to it.
+        return { logProbs: floatData(out.log_probs, 'log_probs'), state: readCaches(out, 'present', layers) };
       },
-      reorder(state, rows) {
-        const g = gatherAxis(state.past, state.pastDims, 2, rows);
-        return { past: g.data, pastDims: g.dims };
-      },
+      reorder: reorderCaches,
     };
   }
 
   private emptyState(rows: number): DecoderState {
-    const H = this.arch.heads;
-    return { past: new Float32Array(0), pastDims: [this.arch.decoderLayers, 2, rows, H, 0, this.arch.dModel / H] };
+    return emptyCaches(this.arch.decoderLayers, rows, this.arch.heads, this.arch.dModel / this.arch.heads);
+  }
+
+  /** The source ids run() reads of `text` (at most the model's input length). */
+  sourceIds(text: string): number[] {
+    const limit = Math.min(this.folder.manifest.maxInputTokens, this.arch.maxSourcePositions);
+    return this.tokenizer.encodePrefix(text, limit).spans.slice(0, limit).map((s) => s.id);
+  }
+
+  /**
+   * The decoder over one row for the source `ids`, encoded, at its start state: what bench/ drives
+   * with decode/greedy.ts to compare our loop with the bare session calls and with another runtime.
+   */
+  async decoderFor(ids: number[]): Promise<{ model: StepModel<DecoderState>; state: DecoderState; bos: number }> {
+    if (ids.length === 0) throw new EngineError('bad-input', 'There is no text to summarize.');
+    return { model: this.stepModel(await this.encode(ids), ids), state: this.emptyState(1), bos: this.folder.manifest.specialTokens.bos };
   }
 
   /** LikelihoodModel (metrics/perplexity.ts): log p of each subword of `target` (and the end) given
@@ -198,7 +207,7 @@ export class SummarizeSystem implements LikelihoodModel {
     if (ids.length === 0) throw new EngineError('bad-input', 'There is no source text to score against.');
     const targetIds = this.tokenizer.encodeWithSpans(target).map((s) => s.id).slice(0, this.arch.maxTargetPositions - 2);
     const special = this.folder.manifest.specialTokens;
-    return forcedLogProbs(this.stepModel(await this.encode(ids), ids, 1), this.emptyState(1), special.bos, targetIds, special.eos);
+    return forcedLogProbs(this.stepModel(await this.encode(ids), ids), this.emptyState(1), special.bos, targetIds, special.eos);
   }
 
   private decodingOptions(m: Manifest, req: RequestedBeam | undefined) {
@@ -213,17 +222,6 @@ export class SummarizeSystem implements LikelihoodModel {
       noRepeatNgramSize: req?.noRepeatNgramSize ?? def.noRepeatNgramSize,
     };
   }
-}
-
-function repeatRows(row: number[], k: number): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < k; i++) out.push(...row);
-  return out;
-}
-
-function tileInt64Rows(data: BigInt64Array, width: number, k: number): number[] {
-  const row = Array.from(data.subarray(0, width), Number);
-  return repeatRows(row, k);
 }
 
 export const summarizeModelDir = (modelsDir: string) => path.join(modelsDir, 'summarize');

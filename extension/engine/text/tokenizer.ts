@@ -17,7 +17,6 @@ export interface TokenSpan {
 }
 
 interface HfTokenizer {
-  encode(text: string, options?: { add_special_tokens?: boolean }): number[];
   tokenize(text: string): string[];
   decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
   get_vocab(): Map<string, number>;
@@ -39,13 +38,20 @@ export class Tokenizer {
    * no letter or digit (punctuation). Used to require whole words, not a word's first pieces. */
   endsWord(id: number): boolean {
     if (!this.boundaries) {
-      const vocab = this.hf.get_vocab();
+      const vocab = this.vocabulary();
       this.boundaries = new Uint8Array(vocab.size);
       for (const [piece, i] of vocab) {
         if (i >= 0 && i < vocab.size) this.boundaries[i] = piece.startsWith(METASPACE) || !/[\p{L}\p{N}]/u.test(piece) ? 1 : 0;
       }
     }
     return this.boundaries[id] === 1;
+  }
+
+  private vocab?: Map<string, number>;
+
+  private vocabulary(): Map<string, number> {
+    this.vocab ??= this.hf.get_vocab();
+    return this.vocab;
   }
 
   static async load(modelDir: string, unkId: number): Promise<Tokenizer> {
@@ -100,14 +106,37 @@ export class Tokenizer {
     return { spans, complete: start >= text.length };
   }
 
+  /**
+   * At least the last `maxTokens` tokens of `text` (more when the window read holds more), without
+   * tokenizing the beginning of a long text: windows from the end, cut at whitespace (no piece
+   * crosses a space, so the ids are those of the whole text), grown until they hold enough.
+   * `complete` says whether the whole text was read.
+   */
+  encodeSuffix(text: string, maxTokens: number): { spans: TokenSpan[]; complete: boolean } {
+    for (let window = Math.max(1024, maxTokens * 16); ; window *= 4) {
+      let from = Math.max(0, text.length - window);
+      if (from > 0) {
+        const space = text.slice(from).search(/\s/);
+        if (space >= 0) from += space;
+        // A run without whitespace is cut where it is, but never inside a surrogate pair.
+        else if (/[\uDC00-\uDFFF]/.test(text[from])) from++;
+      }
+      const spans = this.encodePrefix(text.slice(from), Infinity).spans;
+      const before = from > 0 && /\S/.test(text.slice(0, from));
+      if (spans.length >= maxTokens || !before) {
+        return { spans: spans.map((s) => ({ ...s, start: s.start + from, end: s.end + from })), complete: !before };
+      }
+    }
+  }
+
   private encodeChunk(text: string): TokenSpan[] {
     const norm = normalizeWhitespace(text);
     if (norm.length === 0) return [];
-    const ids = this.hf.encode(norm, { add_special_tokens: false });
+    // The pieces, and their ids from the vocabulary: what encode() would return, without running the
+    // model a second time (half the time of reading a document before its first token).
     const pieces = this.hf.tokenize(norm);
-    if (pieces.length !== ids.length) {
-      throw new EngineError('internal', `tokenizer returned ${pieces.length} pieces for ${ids.length} ids`);
-    }
+    const vocab = this.vocabulary();
+    const ids = pieces.map((p) => vocab.get(p) ?? this.unkId);
     const spans: TokenSpan[] = [];
     let cursor = 0;
     // Pieces whose place is known only once the next matched piece is found: <unk>s, and any

@@ -1,8 +1,10 @@
 """Export a TAAS checkpoint to the model folder the extension loads (models/summarize).
 
 encoder.onnx  input_ids, attention_mask -> cross_key_values, memory_mask, topic_attention, topic_scores
-decoder.onnx  input_ids [B,1], cross_key_values, memory_mask, source_ids, past_key_values
-              -> log_probs [B,V], present_key_values, cross_attention [B,T+1]
+decoder.onnx  input_ids [B,1], memory_mask [M,T+1], source_ids [M,T] (copy only),
+              cross_key_values.{i}.key/value [M,H,T+1,dh], past_key_values.{i}.key/value [B,H,P,dh]
+              -> log_probs [B,V], cross_attention [B,T+1], present.{i}.key/value [B,H,P+1,dh]
+              (one tensor per layer; M is 1 or B: every beam may read one copy of the memory)
 topics.json   the top words of every topic (softmax(beta) rows) for the insights panel
 model.json    the manifest (validated by extension/engine/runtime/manifest.ts), with file hashes
 and a parity fixture (test/fixtures/summarize-parity.json) computed by PyTorch for the unit tests.
@@ -15,9 +17,10 @@ import shutil
 import torch
 
 from . import tokenizer as T
+from .onnx_graph import rewrite_file
 from .summarize import load_model
 
-OPSET = 14
+OPSET = 16  # ScatterElements with reduction="add": the pointer's copy distribution (modules.PointerGenerator)
 
 
 class EncoderExport(torch.nn.Module):
@@ -31,16 +34,35 @@ class EncoderExport(torch.nn.Module):
         return self.m.cross_key_values(memory), memory_mask, alpha, scores
 
 
+def cache_names(n_layers, prefix):
+    """One key and one value tensor [B,H,T,dh] per decoder layer: "{prefix}.{i}.key", "{prefix}.{i}.value"."""
+    return [f"{prefix}.{i}.{kv}" for i in range(n_layers) for kv in ("key", "value")]
+
+
+def cache_axes(names, batch, length):
+    return {n: {0: batch, 2: length} for n in names}
+
+
 class DecoderExport(torch.nn.Module):
+    """One decoding step. The caches come and go as one tensor per layer, not one stacked tensor:
+    onnxruntime copies whatever a graph slices out of an input (Gather, Split), which was the whole
+    cross-attention memory and the whole past at every step."""
+
     def __init__(self, m):
         super().__init__()
         self.m = m
 
-    def forward(self, input_ids, cross_key_values, memory_mask, source_ids, past_key_values):
-        start = past_key_values.shape[4]
-        logp, present, attn = self.m.decode_step(input_ids, start, cross_key_values, memory_mask, source_ids,
-                                                 past_key_values)
-        return logp[:, -1], present, attn[:, -1]
+    def forward(self, input_ids, memory_mask, source_ids, *caches):
+        n = len(self.m.decoder)
+        cross = [(caches[2 * i], caches[2 * i + 1]) for i in range(n)]
+        past = [(caches[2 * n + 2 * i], caches[2 * n + 2 * i + 1]) for i in range(n)]
+        logp, present, attn = self.m.decode_layers(input_ids, past[0][0].shape[2], cross, memory_mask, source_ids, past)
+        return (logp[:, -1], attn[:, -1]) + tuple(t for kv in present for t in kv)
+
+
+def layer_caches(stacked):
+    """[L,2,B,H,T,dh] -> [key_0, value_0, key_1, ...] as the decoder takes them."""
+    return [stacked[i, j] for i in range(stacked.shape[0]) for j in range(2)]
 
 
 def greedy_reference(step, first, steps=12):
@@ -79,32 +101,37 @@ def export(ckpt, out_dir, data_dir, fixture=None):
     L, H, dh = c.decoder_layers, c.n_heads, c.d_model // c.n_heads
     with torch.no_grad():
         cross, mmask, alpha, scores = enc(ids, mask)
-        past = torch.zeros(L, 2, 1, H, 0, dh)
+        empty = [torch.zeros(1, H, 0, dh) for _ in range(2 * L)]
         first = torch.tensor([[T.BOS]])
-        logp, present, attn = dec(first, cross, mmask, ids, past)
+        out = dec(first, mmask, ids, *layer_caches(cross), *empty)
+        logp, present = out[0], list(out[2:])
         torch.onnx.export(enc, (ids, mask), os.path.join(out_dir, "encoder.onnx"), opset_version=OPSET,
                           input_names=["input_ids", "attention_mask"],
                           output_names=["cross_key_values", "memory_mask", "topic_attention", "topic_scores"],
                           dynamic_axes={"input_ids": {0: "batch", 1: "source"}, "attention_mask": {0: "batch", 1: "source"},
                                         "cross_key_values": {2: "batch", 4: "memory"}, "memory_mask": {0: "batch", 1: "memory"},
                                         "topic_attention": {0: "batch", 1: "source"}, "topic_scores": {0: "batch", 2: "source"}})
-        past1 = present  # export with a non-empty past so the graph is traced through the cache path
         nxt = torch.tensor([[sp.encode("The")[0]]])
-        torch.onnx.export(dec, (nxt, cross, mmask, ids, past1), os.path.join(out_dir, "decoder.onnx"),
+        # Exported with a non-empty past so the graph is traced through the cache path. The memory
+        # (cross caches, mask, source ids) has a batch of its own: one row serves every beam.
+        cross_in, past_in, present_out = cache_names(L, "cross_key_values"), cache_names(L, "past_key_values"), cache_names(L, "present")
+        torch.onnx.export(dec, (nxt, mmask, ids, *layer_caches(cross), *present), os.path.join(out_dir, "decoder.onnx"),
                           opset_version=OPSET,
-                          input_names=["input_ids", "cross_key_values", "memory_mask", "source_ids", "past_key_values"],
-                          output_names=["log_probs", "present_key_values", "cross_attention"],
-                          dynamic_axes={"input_ids": {0: "batch"}, "cross_key_values": {2: "batch", 4: "memory"},
-                                        "memory_mask": {0: "batch", 1: "memory"}, "source_ids": {0: "batch", 1: "source"},
-                                        "past_key_values": {2: "batch", 4: "past"},
-                                        "log_probs": {0: "batch"}, "present_key_values": {2: "batch", 4: "total"},
-                                        "cross_attention": {0: "batch", 1: "memory"}})
+                          input_names=["input_ids", "memory_mask", "source_ids"] + cross_in + past_in,
+                          output_names=["log_probs", "cross_attention"] + present_out,
+                          dynamic_axes={"input_ids": {0: "batch"}, "memory_mask": {0: "memory_batch", 1: "memory"},
+                                        "source_ids": {0: "memory_batch", 1: "source"},
+                                        **cache_axes(cross_in, "memory_batch", "memory"), **cache_axes(past_in, "batch", "past"),
+                                        **cache_axes(present_out, "batch", "total"),
+                                        "log_probs": {0: "batch"}, "cross_attention": {0: "batch", 1: "memory"}})
+        rewrite_file(os.path.join(out_dir, "decoder.onnx"), {"log_probs": {1: c.vocab_size}})
         # Greedy reference continuation for the parity test (PyTorch, with the same cache path).
-        cache = {"past": torch.zeros(L, 2, 1, H, 0, dh)}
+        cache = {"past": empty}
 
         def step(tok):
-            lp, cache["past"], _ = dec(tok, cross, mmask, ids, cache["past"])
-            return lp
+            o = dec(tok, mmask, ids, *layer_caches(cross), *cache["past"])
+            cache["past"] = list(o[2:])
+            return o[0]
         greedy = greedy_reference(step, first)
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))

@@ -189,15 +189,31 @@ class TopicAwareAttention(nn.Module):
 
 
 class PointerGenerator(nn.Module):
-    """p_gen = sigmoid(w . [o_t; c_t; x_t]); P(w) = p_gen P_vocab + (1 - p_gen) sum_{i: x_i = w} a_i (See et al. 2017, Eq. 9)."""
+    """p_gen = sigmoid(w . [o_t; c_t; x_t]); P(w) = p_gen P_vocab + (1 - p_gen) sum_{i: x_i = w} a_i (See et al. 2017, Eq. 9).
+
+    copy_op picks how sum_{i: x_i = w} a_i is computed; both give the same distribution.
+    "scatter" adds each source position's weight into its vocabulary slot (ONNX ScatterElements,
+    opset 16): O(T) per step. "onehot" multiplies by a [T, V] one-hot matrix built at every step
+    (10 MB at 320 source tokens): what the models exported before issue 8 do, kept so that a peer
+    export (export_peer.py) can match such a graph op for op.
+    """
+
+    copy_op = "scatter"
 
     def __init__(self, d_model):
         super().__init__()
         self.gate = nn.Linear(3 * d_model, 1)
 
-    def forward(self, out, context, emb, vocab_logp, copy_attn, source_onehot):
+    def forward(self, out, context, emb, vocab_logp, copy_attn, src):
+        """copy_attn [B,Tq,T]; src [B or 1, T] the source token ids (one row may serve every beam)."""
         p_gen = torch.sigmoid(self.gate(torch.cat([out, context, emb], dim=-1)))   # [B,Tq,1]
-        copy_p = torch.bmm(copy_attn, source_onehot)                               # [B,Tq,V]
+        b, tq, t = copy_attn.shape
+        vocab = vocab_logp.shape[-1]
+        if self.copy_op == "onehot":
+            copy_p = torch.bmm(copy_attn, F.one_hot(src, vocab).to(copy_attn.dtype))
+        else:
+            index = src[:, None, :].expand(b, tq, t)
+            copy_p = torch.zeros_like(vocab_logp).scatter_add(2, index, copy_attn)  # [B,Tq,V]
         p = p_gen * vocab_logp.exp() + (1 - p_gen) * copy_p
         return torch.log(p + 1e-9), p_gen.squeeze(-1)
 
@@ -263,19 +279,27 @@ class TopicAwareSummarizer(nn.Module):
     # ---- decoder side -------------------------------------------------------------------------
     def decode_step(self, tgt, start_pos, cross_kv, memory_mask, src, past=None):
         """tgt [B,Tq]; past [L,2,B,H,Tp,dh] or None. Returns log-probs [B,Tq,V], present, copy attention."""
+        n = len(self.decoder)
+        cross = [(cross_kv[i, 0], cross_kv[i, 1]) for i in range(n)]
+        pasts = None if past is None else [(past[i, 0], past[i, 1]) for i in range(n)]
+        logp, presents, attn = self.decode_layers(tgt, start_pos, cross, memory_mask, src, pasts)
+        return logp, torch.stack([torch.stack(kv) for kv in presents]), attn
+
+    def decode_layers(self, tgt, start_pos, cross, memory_mask, src, past=None):
+        """decode_step with the caches as one (key, value) pair per layer, [B,H,T,dh] each, as
+        transformers.js lays them out (export_peer.py). Returns log-probs, [(key, value)] per layer, copy attention."""
         b, tq = tgt.shape
         pos = (torch.arange(tq, device=tgt.device) + start_pos)[None]
         emb = self.embed(tgt) * self.scale
         x = self.drop(emb + self.tgt_pos(pos))
-        tp = 0 if past is None else past.shape[4]
+        tp = 0 if past is None else past[0][0].shape[2]
         self_bias = torch.cat([torch.zeros(1, 1, tq, tp, device=tgt.device), causal_bias(tq, tgt.device)], dim=-1)
         cross_bias = padding_bias(memory_mask)
         presents, cw, context = [], None, None
         for i, layer in enumerate(self.decoder):
-            pk = None if past is None else past[i, 0]
-            pv = None if past is None else past[i, 1]
-            x, k, v, cw, context = layer(x, self_bias, cross_kv[i, 0], cross_kv[i, 1], cross_bias, pk, pv)
-            presents.append(torch.stack([k, v]))
+            pk, pv = (None, None) if past is None else past[i]
+            x, k, v, cw, context = layer(x, self_bias, cross[i][0], cross[i][1], cross_bias, pk, pv)
+            presents.append((k, v))
         out = self.dec_ln(x)
         # Tied output embedding. einsum, not matmul with .t(): the exporter would fold the transpose into
         # a second 8000 x d copy of the embedding in decoder.onnx.
@@ -285,11 +309,10 @@ class TopicAwareSummarizer(nn.Module):
         if self.c.copy:
             copy_attn = attn[:, :, 1:]                           # copy only from source tokens, not the topic slot
             copy_attn = copy_attn / (copy_attn.sum(-1, keepdim=True) + 1e-9)
-            onehot = F.one_hot(src, self.c.vocab_size).float()
-            logp, _ = self.pointer(out, context, emb, vocab_logp, copy_attn, onehot)
+            logp, _ = self.pointer(out, context, emb, vocab_logp, copy_attn, src)
         else:
             logp = vocab_logp
-        return logp, torch.stack(presents), attn
+        return logp, presents, attn
 
     def forward(self, src, src_mask, tgt_in, bow=None):
         h = self.encode(src, src_mask)

@@ -26,7 +26,6 @@ from dataclasses import asdict, dataclass
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 from .modules import EncoderLayer, FeedForward, MultiHeadAttention, PointerGenerator, causal_bias, padding_bias
 
@@ -201,8 +200,17 @@ class EssayGenerator(nn.Module):
     def decode_step(self, tgt, cross_kv, memory_mask, source_context, past=None, past_sum=None, src=None):
         """tgt [B,Tq]; past [L,2,B,H,Tp,dh]; past_sum [L,B,d] (Σ of each layer's inputs so far);
         src [B,T] the topic ids (copy only). Returns log-probs [B,Tq,V], present, present_sum."""
+        n = len(self.decoder)
+        cross = [(cross_kv[i, 0], cross_kv[i, 1]) for i in range(n)]
+        pasts = None if past is None else [(past[i, 0], past[i, 1]) for i in range(n)]
+        logp, presents, sums = self.decode_layers(tgt, cross, memory_mask, source_context, pasts, past_sum, src)
+        return logp, torch.stack([torch.stack(kv) for kv in presents]), sums
+
+    def decode_layers(self, tgt, cross, memory_mask, source_context, past=None, past_sum=None, src=None):
+        """decode_step with the caches as one (key, value) pair per layer, [B,H,T,dh] each (the
+        exported decoder's inputs). Returns log-probs, [(key, value)] per layer, present_sum [L,B,d]."""
         b, tq = tgt.shape
-        tp = 0 if past is None else past.shape[4]
+        tp = 0 if past is None else past[0][0].shape[2]
         pos = (torch.arange(tq, device=tgt.device) + tp)[None]
         emb = self.embed(tgt) * self.scale
         x = self.drop(emb + self.tgt_pos(pos))
@@ -210,20 +218,18 @@ class EssayGenerator(nn.Module):
         cross_bias = padding_bias(memory_mask)
         presents, sums, cw, context = [], [], None, None
         for i, layer in enumerate(self.decoder):
-            pk = None if past is None else past[i, 0]
-            pv = None if past is None else past[i, 1]
+            pk, pv = (None, None) if past is None else past[i]
             ps = None if past_sum is None else past_sum[i]
-            x, k, v, s, cw, context = layer(x, self_bias, cross_kv[i, 0], cross_kv[i, 1], cross_bias, pk, pv, ps, tp, source_context)
-            presents.append(torch.stack([k, v]))
+            x, k, v, s, cw, context = layer(x, self_bias, cross[i][0], cross[i][1], cross_bias, pk, pv, ps, tp, source_context)
+            presents.append((k, v))
             sums.append(s)
         out = self.dec_ln(x)
         logits = torch.einsum("btd,vd->btv", out, self.embed.weight)    # tied output embedding
         logp = torch.log_softmax(logits, dim=-1)
         if self.c.copy:
             # The last layer's cross-attention, heads averaged, is the copy distribution over topic subwords.
-            onehot = F.one_hot(src, self.c.vocab_size).to(logp.dtype)
-            logp, _ = self.pointer(out, context, emb, logp, cw.mean(dim=1), onehot)
-        return logp, torch.stack(presents), torch.stack(sums)
+            logp, _ = self.pointer(out, context, emb, logp, cw.mean(dim=1), src)
+        return logp, presents, torch.stack(sums)
 
     def forward(self, src, src_mask, word_ids, tgt_in):
         memory, source_context = self.memories(src, src_mask, word_ids)

@@ -140,6 +140,85 @@ def cmd_pretrain(args):
     rng = np.random.default_rng(D.SEED)
 
     def batches():
+        while True:
+            order = rng.permutation(len(windows))
+            for s in range(0, len(order) - args.batch, args.batch):
+                ws = [windows[i] for i in order[s:s + args.batch]]
+                yield [infill(w, rng) for w in ws], ws
+
+    def step(b):
+        noisy, clean = b
+        src = pad(noisy).to(device)
+        tgt = pad([[T.BOS] + w + [T.EOS] for w in clean]).to(device)
+        logp, _, _ = model(src, (src != T.PAD).long(), tgt[:, :-1])
+        loss, _ = label_smoothed_nll(logp, tgt[:, 1:], 0.1, T.PAD)
+        return loss, int((src != T.PAD).sum() + (tgt != T.PAD).sum())
+
+    stats = train_loop(model, batches(), args, device, step)
+    save(args.out, model, {"stage": "pretrain", **stats})
+
+
+# ---------------------------------------------------------------------------------------------
+# Summarization fine-tuning with the neural topic model (TAAS)
+# ---------------------------------------------------------------------------------------------
+def load_pairs(path, sp, bow_index, max_src, max_tgt):
+    out = []
+    for line in open(path):
+        r = json.loads(line)
+        src = sp.encode(r["source"])[:max_src]
+        tgt = sp.encode(r["target"])[:max_tgt - 2]
+        bow = {}
+        for w in D.WORD.findall(r["source"].lower()):
+            j = bow_index.get(w)
+            if j is not None:
+                bow[j] = bow.get(j, 0) + 1
+        out.append((src, [T.BOS] + tgt + [T.EOS], bow, r["domain"]))
+    return out
+
+
+def bow_tensor(bows, size, device):
+    x = torch.zeros(len(bows), size)
+    for i, b in enumerate(bows):
+        for j, c in b.items():
+            x[i, j] = c
+    return x.to(device)
+
+
+def cmd_finetune(args):
+    device = pick_device(args.device)
+    sp = T.load(os.path.join(args.data, "spm.model"))
+    bow_vocab = json.load(open(os.path.join(args.data, "bow_vocab.json")))
+    bow_index = {w: i for i, w in enumerate(bow_vocab)}
+    overrides = dict(copy=not args.no_copy, topic_attention=not args.no_topic_attention,
+                     num_topics=args.topics, bow_vocab_size=len(bow_vocab), ntm_batchnorm=args.ntm_batchnorm)
+    if args.init:
+        model, meta, missing = load_model(args.init, **overrides)
+        log(f"initialised from {args.init} ({meta}); fresh: {sorted(set(k.split('.')[0] for k in missing))}")
+    else:
+        model = TopicAwareSummarizer(ModelConfig(vocab_size=sp.get_piece_size(), **overrides))
+    model.to(device)
+    train = load_pairs(os.path.join(args.data, "summarize.train.jsonl"), sp, bow_index, args.max_src, args.max_tgt)
+    val = load_pairs(os.path.join(args.data, "summarize.val.jsonl"), sp, bow_index, args.max_src, args.max_tgt)
+    val = random.Random(D.SEED).sample(val, min(300, len(val)))
+    log(f"finetune: {len(train)} pairs, copy={model.c.copy}, topic_attention={model.c.topic_attention}")
+
+    if model.c.topic_attention and args.ntm_warmup:
+        # The topic model first learns topics alone, so the topic-aware attention starts from real topics.
+        opt = torch.optim.Adam(model.ntm.parameters(), lr=2e-3)
+        rng = random.Random(D.SEED)
+        for i in range(args.ntm_warmup):
+            b = rng.sample(train, 64)
+            bow = bow_tensor([x[2] for x in b], len(bow_vocab), device)
+            _, loss = model.ntm(bow)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if (i + 1) % 100 == 0:
+                log(f"ntm warmup {i + 1} loss {loss.item():.1f}")
+
+    rng = random.Random(D.SEED)
+
+    def batches():
         return token_batches(train, lambda x: len(x[0]), args.batch_tokens, rng, 20)
 
     def forward(b):
@@ -162,11 +241,14 @@ def cmd_pretrain(args):
             nlls = [forward(val[i:i + 16])[1].item() for i in range(0, len(val), 16)]
         return f"nll {np.mean(nlls):.3f} ppl {math.exp(np.mean(nlls)):.1f}"
 
-    stats = train_loop(model, batches(), args, device, step, validate)
+    def keep(stats):
+        save(args.out, model, {"stage": "finetune", "init": args.init, **stats, "args": vars(args)})
+
+    stats = train_loop(model, batches(), args, device, step, validate, keep=keep)
     model.eval()
     stats["val"] = validate()
     log(f"final validation {stats['val']}")
-    save(args.out, model, {"stage": "finetune", "init": args.init, **stats, "args": vars(args)})
+    keep(stats)
 
 
 def main():

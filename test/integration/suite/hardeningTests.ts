@@ -50,13 +50,18 @@ export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase
       async run() {
         const editor = await openUntitled(sampleText);
         const doc = editor.document;
-        const pending = api.summarize(editor);
-        await waitFor(() => api.engine.inFlight() > 0, 'the request to reach the engine');
-        await userTypes(doc, 'Draft 2. ');
-        const edited = `Draft 2. ${sampleText}`;
-        assert.equal(doc.getText(), edited);
-
-        const outcome = await pending;
+        // A summary takes ~0.1 s since issue 8, less than the edit below: a wide beam that a length
+        // penalty of 5 keeps going to the length limit gives the edit its second or so.
+        const slowly = <T>(work: () => Promise<T>) => withSetting('summarize.beamSize', 16, () =>
+          withSetting('summarize.lengthPenalty', 5, () => withSetting('summarize.maxLength', 512, work)));
+        const { outcome, edited } = await slowly(async () => {
+          const pending = api.summarize(editor);
+          await waitFor(() => api.engine.inFlight() > 0, 'the request to reach the engine');
+          await userTypes(doc, 'Draft 2. ');
+          const text = `Draft 2. ${sampleText}`;
+          assert.equal(doc.getText(), text);
+          return { outcome: await pending, edited: text };
+        });
         assert.equal(outcome.kind, 'changed', describe(outcome));
         if (outcome.kind !== 'changed') return;
         assert.match(outcome.message, /document changed while the summary was being written.*Open in New Editor/);

@@ -90,6 +90,15 @@ async function clickEditor(options) {
   }
 }
 
+/** A new untitled editor with `text` typed into it, as a person would (`what` names it in a timeout). */
+async function typeIntoNewFile(text, what) {
+  await runFromPalette('File: New Untitled Text File');
+  await page.waitForTimeout(500);
+  await page.keyboard.type(text);
+  await waitForText((t) => words(t) === words(text), 30_000, what);
+  await page.keyboard.press('Escape'); // a suggestion widget, if one opened
+}
+
 async function focusEditor() {
   // A click on the text area focuses the editor (moving the cursor is harmless for these tests).
   await clickEditor({ position: { x: 5, y: 5 } });
@@ -129,12 +138,12 @@ test('Ctrl+Z removes the inserted summary in one step', async () => {
   await shot('ui-3-undone');
 });
 
-test('the editor context menu lists "Summarize Document", "Expand Topic Words into Essay", "Score Draft", "Check Coherence" and "Round-Trip Paragraph"', async () => {
+test('the editor context menu lists "Summarize Document", "Expand Topic Words into Essay", "Continue Story", "Write a Premise", "Score Draft", "Check Coherence" and "Round-Trip Paragraph"', async () => {
   await clickEditor({ button: 'right', position: { x: 40, y: 10 } });
   // Menus render in a shadow root; Playwright's CSS locators pierce open shadow roots.
   const menu = page.locator('.monaco-menu .actions-container');
   await menu.first().waitFor({ state: 'visible', timeout: 15_000 });
-  for (const title of ['Summarize Document', 'Expand Topic Words into Essay', 'Score Draft', 'Check Coherence', 'Round-Trip Paragraph']) {
+  for (const title of ['Summarize Document', 'Expand Topic Words into Essay', 'Continue Story', 'Write a Premise', 'Score Draft', 'Check Coherence', 'Round-Trip Paragraph']) {
     const item = page.locator('.monaco-menu .action-label', { hasText: title });
     await item.first().waitFor({ state: 'visible', timeout: 15_000 });
   }
@@ -210,11 +219,7 @@ async function expectChart(frame, view) {
 }
 
 test('"Draftsmith: Score Draft" on a new document against sample.md shows the CLI\'s numbers and a chart', async () => {
-  await runFromPalette('File: New Untitled Text File');
-  await page.waitForTimeout(500);
-  await page.keyboard.type(DRAFT);
-  await waitForText((t) => words(t) === words(DRAFT), 30_000, 'the typed draft');
-  await page.keyboard.press('Escape'); // a suggestion widget, if one opened
+  await typeIntoNewFile(DRAFT, 'the typed draft');
   await runFromPalette('Draftsmith: Score Draft', { asks: true });
   await pickReference(SAMPLE);
   const frame = await insightsFrame();
@@ -266,11 +271,7 @@ async function editorLinesInOrder() {
 }
 
 test('"Draftsmith: Expand Topic Words into Essay" on selected topic words inserts the picked essay; the panel charts the layer weights', async () => {
-  await runFromPalette('File: New Untitled Text File');
-  await page.waitForTimeout(500);
-  await page.keyboard.type(TOPICS);
-  await waitForText((t) => words(t) === words(TOPICS), 30_000, 'the typed topic words');
-  await page.keyboard.press('Escape'); // a suggestion widget, if one opened
+  await typeIntoNewFile(TOPICS, 'the typed topic words');
   await page.keyboard.press('Control+a');
   await runFromPalette('Draftsmith: Expand Topic Words into Essay', { asks: true });
 
@@ -311,6 +312,38 @@ test('"Draftsmith: Expand Topic Words into Essay" on selected topic words insert
   await expectChart(frame, 'essay');
   await page.waitForTimeout(500);
   await shot('ui-10-essay-insights');
+});
+
+const STORY_PROMPT = 'The old lighthouse keeper had not spoken to anyone in years, until the night the boat came.';
+
+test('"Draftsmith: Continue Story" at the end of typed text streams a continuation; the panel charts the fusion gates; Ctrl+Z removes the story in one step', async () => {
+  await typeIntoNewFile(STORY_PROMPT, 'the typed prompt');
+  await runFromPalette('Draftsmith: Continue Story');
+  const longer = (t) => words(t).split(' ').length > words(STORY_PROMPT).split(' ').length;
+  await waitForText(longer, commandTimeoutMs, 'the story in the editor');
+  await shot('ui-11-story-streaming');
+
+  // The panel gets the story once it is written (the panel is open, so it is posted there).
+  await runFromPalette('Draftsmith: Show Insights');
+  const frame = await insightsFrame();
+  await frame.locator('#app[data-view="story"]').waitFor({ state: 'attached', timeout: commandTimeoutMs });
+  const gates = frame.locator('.gates-table tbody tr');
+  await gates.first().waitFor({ state: 'attached', timeout: 10_000 });
+  const first = (await gates.first().locator('td').nth(2).textContent()).trim();
+  if (!/^[01]\.\d{3}$/.test(first)) throw new Error(`a gate cell shows "${first}", not a gate to 3 decimals`);
+  log(`${await gates.count()} tokens with fusion gates; the first token's trained gate ${first}`);
+  await expectChart(frame, 'story');
+  const story = (await frame.locator('.story-text').textContent()).trim();
+  log('story:', JSON.stringify(story.slice(0, 120)));
+  await page.waitForTimeout(500);
+  await shot('ui-12-story-insights');
+
+  // Back in the story's editor, the first group (the panel's beside it may be the active one now;
+  // the story is one long line scrolled sideways, so the keyboard, not a click, gets there).
+  await runFromPalette('View: Focus First Editor Group');
+  await page.keyboard.press('Control+z');
+  await waitForText((t) => words(t) === words(STORY_PROMPT), 15_000, 'one undo to leave only the typed prompt');
+  await shot('ui-13-story-undone');
 });
 
 // A paragraph typed into a new document, round-tripped from the palette and applied from the palette.
@@ -354,13 +387,13 @@ test('"Draftsmith: Round-Trip Paragraph" opens the reconstruction in a diff and 
   if (!wanted.every((w) => lines.includes(w))) throw new Error(`the diff shows ${JSON.stringify(lines)}, the CLI wrote ${JSON.stringify(wanted)}`);
   const title = await page.locator('.tab.active[aria-label*="Round-Trip"]').first().getAttribute('aria-label').catch(() => null);
   log('diff tab:', title, 'lines:', JSON.stringify(lines));
-  await shot('ui-11-roundtrip-diff');
+  await shot('ui-14-roundtrip-diff');
   // Until the user applies it, the paragraph is as typed (the diff opens beside it, the focus stays on it).
   const before = await editorText();
   if (words(before) !== words(PARAGRAPH)) throw new Error(`the document changed before Apply: ${JSON.stringify(before.slice(0, 200))}`);
   await runFromPalette('Draftsmith: Apply Round-Trip Reconstruction');
   await waitForText((t) => words(t) === words(expected.reconstruction), 30_000, 'the reconstruction in place of the paragraph');
-  await shot('ui-12-roundtrip-applied');
+  await shot('ui-15-roundtrip-applied');
   await focusEditor();
   await page.keyboard.press('Control+z');
   await waitForText((t) => words(t) === words(PARAGRAPH), 15_000, 'one undo to restore the paragraph');
@@ -384,7 +417,7 @@ test('"Draftsmith: Round-Trip Paragraph" opens the reconstruction in a diff and 
     await expectChart(frame, 'roundtrip');
   }
   await page.waitForTimeout(500);
-  await shot('ui-13-roundtrip-insights');
+  await shot('ui-16-roundtrip-insights');
 });
 
 // Hostile document text: markup, event handlers, javascript: URLs, CSS, bidirectional overrides and

@@ -1,0 +1,305 @@
+/**
+ * Continue Story from Prompt: hierarchical story generation with fusion (Fan, Lewis & Dauphin 2018).
+ *
+ * premise.onnx   the GCNN + self-attention language model that writes a premise when the writer
+ *                has none (section 3.1, the hierarchical first step), ending at its end-of-prompt token;
+ * encoder.onnx   the gated convolutional encoder over the prompt + </s> (section 3.2), for the fused
+ *                model and for the frozen pretrained one;
+ * decoder.onnx   one step of the convolutional seq2seq decoder with gated multi-scale self-attention
+ *                (3.3), fused with the frozen pretrained seq2seq (3.4): log-probs and the fusion gates.
+ *
+ * Every step graph takes its incremental state as past_* inputs and returns it as present_*
+ * outputs (a causal convolution's last k-1 inputs, self-attention's earlier keys and values); the
+ * manifest lists each tensor with its initial shape, so the state is fed back without knowing its
+ * layout. Decoding is top-k random sampling with k = 10 and a temperature (section 5.3, decode/topk.ts),
+ * streamed to the caller one token at a time. Names follow models/train/draftsmith_train/gconv.py.
+ */
+import * as path from 'node:path';
+import type { FusionGate, GeneratedToken, PremiseRequest, PremiseResult, SamplingOptions, StoryRequest, StoryResult } from '../../protocol';
+import { topKSample } from '../decode/topk';
+import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
+import { EngineError } from '../errors';
+import { loadModelFolder, Manifest, ModelFolder, StateTensor } from '../runtime/manifest';
+import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
+import { hasReadableText } from '../text/normalize';
+import { Tokenizer } from '../text/tokenizer';
+import { countWords } from '../text/words';
+import type { RunContext, RuntimeOptions } from './context';
+import { lengthLimit, maxLengthHit } from './lengthLimit';
+
+type StoryArch = Extract<Manifest['architecture'], { type: 'story-conv-seq2seq' }>;
+
+/** A step graph's incremental state: every past_* tensor, and the position of the next token fed. */
+export interface StepState {
+  past: Record<string, Tensor>;
+  position: number;
+}
+
+export const EMPTY_PROMPT_MESSAGE = 'There is no prompt to continue. Write a premise first (Draftsmith: Write a Premise, or draftsmith story --premise), or type the opening of a story.';
+
+const presentName = (past: string) => past.replace(/past_/, 'present_');
+
+/** The engine's check of a state tensor: the batch axis and a growing past (0 to start) take any size. */
+function stateSpec(s: StateTensor): TensorSpec {
+  return { type: 'float32', dims: s.shape.map((d) => (d === 'batch' || d === 0 ? null : d)) };
+}
+
+/** Zeros of every state tensor's initial shape, for one row (an empty self-attention past). */
+function initialState(state: readonly StateTensor[]): StepState {
+  const past: Record<string, Tensor> = {};
+  for (const s of state) {
+    const dims = s.shape.map((d) => (d === 'batch' ? 1 : d));
+    past[s.name] = float32Tensor(new Float32Array(dims.reduce((a, b) => a * b, 1)), dims);
+  }
+  return { past, position: 0 };
+}
+
+function freshSeed(): number {
+  return Math.floor(Math.random() * 2 ** 32);
+}
+
+export class StorySystem {
+  private constructor(
+    private readonly folder: ModelFolder,
+    private readonly arch: StoryArch,
+    private readonly tokenizer: Tokenizer,
+    private readonly encoder: Session,
+    private readonly decoder: Session,
+    private readonly premiseLm: Session,
+    readonly device: string,
+  ) {}
+
+  static async load(dir: string, opts: RuntimeOptions): Promise<StorySystem> {
+    const folder = await loadModelFolder(dir, 'story');
+    const arch = folder.manifest.architecture;
+    const manifestPath = path.join(dir, 'model.json');
+    if (arch.type !== 'story-conv-seq2seq') throw new EngineError('bad-model', `${manifestPath}: architecture ${arch.type} is not a story model`);
+    if (arch.fusion && !arch.pretrained) throw new EngineError('bad-model', `${manifestPath}: a fusion model needs architecture.pretrained (the frozen seq2seq's shape)`);
+    if (arch.premise.vocabSize !== arch.vocabSize) {
+      throw new EngineError('bad-model', `${manifestPath}: the premise model's vocabulary (${arch.premise.vocabSize}) is not the story model's (${arch.vocabSize}); they share one tokenizer`);
+    }
+    const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
+    const enc = await openSession(folder.file('encoder'), opts);
+    const dec = await openSession(folder.file('decoder'), opts);
+    const pre = await openSession(folder.file('premise'), opts);
+    const ids: TensorSpec = { type: 'int64', dims: [null, null] };
+    const step = { input_ids: { type: 'int64', dims: [null, 1] }, position: { type: 'int64', dims: [1] } } satisfies Record<string, TensorSpec>;
+    const encoded: Record<string, TensorSpec> = {
+      encoder_keys: { type: 'float32', dims: [null, null, arch.embedDim] },
+      encoder_values: { type: 'float32', dims: [null, null, arch.embedDim] },
+      ...(arch.pretrained ? {
+        pretrained_encoder_keys: { type: 'float32', dims: [null, null, arch.pretrained.embedDim] },
+        pretrained_encoder_values: { type: 'float32', dims: [null, null, arch.pretrained.embedDim] },
+      } : {}),
+    };
+    const pasts = (state: readonly StateTensor[]) => Object.fromEntries(state.map((s) => [s.name, stateSpec(s)]));
+    const presents = (state: readonly StateTensor[]) => Object.fromEntries(state.map((s) => [presentName(s.name), stateSpec(s)]));
+    // Each graph must need no input the step loop does not feed (a decoder in the premise's place would).
+    checkIO(enc.session, folder.file('encoder'), { input_ids: ids, attention_mask: ids }, encoded, true);
+    checkIO(dec.session, folder.file('decoder'),
+      { ...step, attention_mask: ids, ...encoded, ...pasts(arch.state) },
+      {
+        log_probs: { type: 'float32', dims: [null, arch.vocabSize] },
+        ...(arch.fusion ? { fusion_gates: { type: 'float32', dims: [null, 2] } } : {}),
+        ...presents(arch.state),
+      }, true);
+    checkIO(pre.session, folder.file('premise'),
+      { ...step, ...pasts(arch.premise.state) },
+      { log_probs: { type: 'float32', dims: [null, arch.premise.vocabSize] }, ...presents(arch.premise.state) }, true);
+    opts.log('info', `story model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}${arch.fusion ? ' (fusion)' : ''}`);
+    return new StorySystem(folder, arch, tokenizer, enc.session, dec.session, pre.session, enc.provider);
+  }
+
+  get name(): string {
+    return this.folder.manifest.name;
+  }
+
+  /** The hierarchical first step: the premise model samples a writing prompt up to its end-of-prompt token. */
+  async premise(req: PremiseRequest, ctx: RunContext): Promise<PremiseResult> {
+    const sampling = this.sampling(req.sampling);
+    const limit = lengthLimit(this.arch.premise.maxTokens, this.arch.premise.maxTargetPositions - 1);
+    ctx.progress('Writing a premise…', 0);
+    const t0 = performance.now();
+    const { model, start } = this.premiseModel();
+    const stream = this.stream(ctx, (_text, n) => ({ message: `Writing a premise (${n} tokens)…`, fraction: n / limit.maxLength }));
+    const hyp = await this.sample(model, start, { ...sampling, eos: this.arch.premise.endOfPromptId, maxLength: limit.maxLength }, stream.hooks);
+    const decodeMs = performance.now() - t0;
+    return {
+      op: 'premise', premise: stream.text(hyp.tokens), hitMaxLength: maxLengthHit(hyp, limit), sampling,
+      stats: this.stats({ inputTokens: 0, usedInputTokens: 0, outputTokens: hyp.tokens.length, encodeMs: 0, decodeMs }),
+    };
+  }
+
+  /** The story from a prompt (or the story so far): the end of it that fits, continued by top-k sampling. */
+  async run(req: StoryRequest, ctx: RunContext): Promise<StoryResult> {
+    const prompt = req.prompt;
+    if (!hasReadableText(prompt)) throw new EngineError('bad-input', EMPTY_PROMPT_MESSAGE);
+    const m = this.folder.manifest;
+    // The source is the prompt's last maxInputTokens - 1 pieces, then </s> (story.encode_source): a
+    // story so far that is longer than the model reads is continued from its end.
+    const room = Math.min(m.maxInputTokens, this.arch.maxSourcePositions) - (this.arch.sourceEndsWithEos ? 1 : 0);
+    ctx.progress('Reading the prompt…', 0);
+    const { spans, complete } = this.tokenizer.encodeSuffix(prompt, room + 1);
+    const used = spans.slice(-room);
+    const unknown = used.filter((s) => s.id === m.specialTokens.unk).length;
+    if (used.length === 0 || unknown * 2 > used.length || !/\p{L}/u.test(this.tokenizer.decode(used.map((s) => s.id)))) {
+      throw new EngineError('bad-input', 'The story model reads English only, and knows too few of the words at the end of the prompt. Write the prompt in English.');
+    }
+    const truncated = used.length < spans.length || !complete;
+    const usedFrom = truncated ? used[0].start : 0;
+    const sourceIds = [...used.map((s) => s.id), ...(this.arch.sourceEndsWithEos ? [m.specialTokens.eos] : [])];
+
+    const sampling = this.sampling(req.sampling);
+    const words = req.words ?? this.arch.defaultWords;
+    // The length is asked in words only; in tokens the one limit is the longest story the model was
+    // trained to write, which no setting raises.
+    const limit = lengthLimit(Infinity, Math.min(this.arch.maxTargetTokens, this.arch.maxTargetPositions - 1));
+    const t0 = performance.now();
+    const { model, start, gates } = await this.storyModel(sourceIds);
+    const encodeMs = performance.now() - t0;
+    ctx.checkCancelled();
+    const t1 = performance.now();
+    const stream = this.stream(ctx, (text) => {
+      const written = countWords(text);
+      return { message: `Writing the story (${written} of ${words} words)…`, fraction: written / words };
+    });
+    const hyp = await this.sample(model, start, {
+      ...sampling, eos: m.specialTokens.eos, maxLength: limit.maxLength,
+      // The length asked for, in words: a token that starts word `words + 1` ends the story before it.
+      endsBefore: (tokens) => countWords(stream.text(tokens)) > words,
+    }, stream.hooks);
+    const decodeMs = performance.now() - t1;
+    const continuation = stream.text(hyp.tokens);
+    const wordCount = countWords(continuation);
+    const tokens: GeneratedToken[] = stream.spans.slice(0, hyp.tokens.length).map((s, i) => ({ ...s, gate: gates[i] ?? null }));
+    return {
+      op: 'story',
+      usedPrompt: prompt.slice(usedFrom),
+      truncated,
+      promptChars: prompt.length,
+      usedFrom,
+      continuation,
+      tokens,
+      words,
+      wordCount,
+      endedBy: hyp.hitMaxLength ? 'length-limit' : wordCount >= words ? 'words' : 'end',
+      hitMaxLength: maxLengthHit(hyp, limit),
+      fusion: this.arch.fusion,
+      sampling,
+      stats: this.stats({ inputTokens: complete ? spans.length : null, usedInputTokens: used.length, outputTokens: hyp.tokens.length, encodeMs, decodeMs }),
+    };
+  }
+
+  /**
+   * The story decoder over one prompt (its ids, </s> included): runs the encoders once and returns
+   * the decoder as a StepModel from its initial state. `gates` receives each step's fusion gates
+   * (trained, pretrained), in step order; it stays empty without fusion.
+   */
+  async storyModel(sourceIds: readonly number[]): Promise<{ model: StepModel<StepState>; start: StepState; gates: FusionGate[] }> {
+    const S = sourceIds.length;
+    const attentionMask = int64Tensor(sourceIds.map(() => 1), [1, S]);
+    const encoded = await this.encoder.run({ input_ids: int64Tensor(sourceIds, [1, S]), attention_mask: attentionMask });
+    const fixed: Record<string, Tensor> = { attention_mask: attentionMask, ...encoded };
+    const gates: FusionGate[] = [];
+    const fusion = this.arch.fusion;
+    const model = this.stepModel(this.decoder, this.arch.vocabSize, fixed, (out) => {
+      if (!fusion) return;
+      const g = floatData(out.fusion_gates, 'fusion_gates');
+      gates.push({ trained: g[0], pretrained: g[1] });
+    });
+    return { model, start: initialState(this.arch.state), gates };
+  }
+
+  /** The premise language model as a StepModel from its initial state. */
+  premiseModel(): { model: StepModel<StepState>; start: StepState } {
+    return { model: this.stepModel(this.premiseLm, this.arch.premise.vocabSize, {}, () => {}), start: initialState(this.arch.premise.state) };
+  }
+
+  /** One row through a step graph: present_* come back as the next past_*, the position advances. */
+  private stepModel(session: Session, vocabSize: number, fixed: Record<string, Tensor>, onOutputs: (out: Record<string, Tensor>) => void): StepModel<StepState> {
+    return {
+      vocabSize,
+      async step(tokens, state) {
+        if (tokens.length !== 1) throw new EngineError('internal', `the story models sample one row at a time, not ${tokens.length}`);
+        const out = await session.run({
+          ...fixed, ...state.past,
+          input_ids: int64Tensor(tokens, [1, 1]),
+          position: int64Tensor([state.position], [1]),
+        });
+        onOutputs(out);
+        const past: Record<string, Tensor> = {};
+        for (const name of Object.keys(state.past)) {
+          const present = out[presentName(name)];
+          if (!present) throw new EngineError('bad-model', `the step graph returned no ${presentName(name)}`);
+          past[name] = present;
+        }
+        return { logProbs: new Float32Array(floatData(out.log_probs, 'log_probs')), state: { past, position: state.position + 1 } };
+      },
+      reorder(state, rows) {
+        if (rows.length !== 1 || rows[0] !== 0) throw new EngineError('internal', 'the story models sample one row at a time');
+        return state;
+      },
+    };
+  }
+
+  private sampling(req: SamplingOptions | undefined): StoryResult['sampling'] {
+    const d = this.folder.manifest.decoding;
+    return { topK: req?.topK ?? d.topK ?? 10, temperature: req?.temperature ?? d.temperature ?? 0.8, seed: req?.seed ?? freshSeed() };
+  }
+
+  /** Top-k sampling (section 5.3: k = 10), never a token the manifest bans (<unk>, padding, <s>, the mask), never empty. */
+  private sample(model: StepModel<StepState>, start: StepState, o: StoryResult['sampling'] & { eos: number; maxLength: number; endsBefore?: (tokens: readonly number[]) => boolean }, hooks: DecodeHooks): Promise<Hypothesis> {
+    const special = this.folder.manifest.specialTokens;
+    const banned = [...new Set([...this.arch.neverSample, special.unk, special.pad, special.bos])];
+    return topKSample(model, start, {
+      bos: special.bos, eos: o.eos, maxLength: o.maxLength, k: o.topK, temperature: o.temperature, seed: o.seed,
+      minLength: 1, banned, endsBefore: o.endsBefore,
+    }, hooks);
+  }
+
+  /**
+   * The text of the tokens so far, sent to the caller after every token (the host writes it into
+   * the editor as it comes): each partial text extends the one before, and each token's span in it
+   * is kept for the panel.
+   */
+  private stream(ctx: RunContext, progress: (text: string, tokens: number) => { message: string; fraction: number }) {
+    const tokenizer = this.tokenizer;
+    let cached: { ids: readonly number[]; length: number; text: string } | undefined;
+    const text = (ids: readonly number[]): string => {
+      if (cached?.ids === ids && cached.length === ids.length) return cached.text;
+      const t = tokenizer.decode([...ids]);
+      cached = { ids, length: ids.length, text: t };
+      return t;
+    };
+    let sent = '';
+    const spans: Omit<GeneratedToken, 'gate'>[] = [];
+    return {
+      text: (ids: readonly number[]) => (ids.length === spans.length ? sent : text(ids)),
+      spans,
+      hooks: {
+        checkCancelled: () => ctx.checkCancelled(),
+        onStep: (_step: number, ids: number[]) => {
+          const now = text(ids);
+          // Decoding a longer prefix extends the text (sentencepiece pieces carry their own spaces);
+          // should it ever not, the token gets an empty span and the stream waits until it does.
+          if (now.startsWith(sent)) {
+            const piece = now.slice(sent.length);
+            spans.push({ text: piece.trimStart(), start: now.length - piece.trimStart().length, end: now.length });
+            sent = now;
+            ctx.partial(sent);
+          } else {
+            spans.push({ text: '', start: sent.length, end: sent.length });
+          }
+          const p = progress(sent, ids.length);
+          ctx.progress(p.message, Math.min(0.95, p.fraction));
+        },
+      },
+    };
+  }
+
+  private stats(s: { inputTokens: number | null; usedInputTokens: number; outputTokens: number; encodeMs: number; decodeMs: number }): StoryResult['stats'] {
+    return { ...s, tokensPerSecond: (s.outputTokens + 1) / Math.max(s.decodeMs / 1000, 1e-6), device: this.device, model: this.folder.manifest.name };
+  }
+}
+
+export const storyModelDir = (modelsDir: string) => path.join(modelsDir, 'story');

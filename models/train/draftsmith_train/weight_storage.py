@@ -1,0 +1,95 @@
+"""Smaller model files: weight matrices stored as int8 with one float32 scale per output row.
+
+The story folder holds three graphs with five decoders' worth of weights (the fused and the frozen
+pretrained seq2seq, each with its own tied embedding, and the premise LM): ~59 MB in float32, more
+than the whole extension should ship. Stored as int8 they take a quarter of that.
+
+How, without changing what runs:
+  1. quantize_(model) rounds every weight matrix IN the PyTorch model to q * scale (symmetric, per
+     output row, q in [-127, 127]), so the parity fixture and the exported graphs are computed
+     with exactly the weights that ship;
+  2. after torch.onnx.export, store_int8(path, records) replaces each float32 initializer that
+     equals one of those matrices (or its transpose: the exporter stores some Linear weights
+     transposed for MatMul) by an int8 initializer and Cast -> Mul by its scales. onnxruntime
+     folds Cast and Mul over initializers when the session is created (graph optimisation level
+     'basic' and up), so inference runs the same float32 graph as before: no int8 kernels, no
+     DequantizeLinear (which onnxruntime deliberately does not fold), the same speed.
+The cost is the rounding in step 1, measured by the exporter (log-probabilities and perplexity of
+the rounded model against the float32 one).
+"""
+import hashlib
+
+import numpy as np
+import onnx
+import torch
+from onnx import TensorProto, helper, numpy_helper
+
+MIN_ELEMENTS = 4096   # biases, layer norms and small projections stay float32 (a few kB)
+
+
+def _fake_quant(w):
+    """w [rows, ...] -> (q int8 [rows, ...], scale float32 [rows], q * scale in float32)."""
+    flat = w.reshape(w.shape[0], -1).float()
+    scale = (flat.abs().amax(1) / 127).clamp_min(1e-12)
+    q = torch.round(flat / scale[:, None]).clamp_(-127, 127)
+    # + 0.0: a weight rounded to -0.0 becomes 0.0, as int8 (which has no -0) gives it back.
+    return q.to(torch.int8).reshape(w.shape), scale, (q * scale[:, None] + 0.0).reshape(w.shape)
+
+
+def quantize_(model, min_elements=MIN_ELEMENTS):
+    """Rounds every weight matrix of `model` in place; returns {name: (q, scale)} for store_int8.
+    A parameter shared by several modules (a tied embedding) is one entry."""
+    records = {}
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.dim() < 2 or p.numel() < min_elements:
+                continue
+            q, scale, deq = _fake_quant(p.data)
+            p.data.copy_(deq)
+            records[name] = (q.numpy(), scale.numpy())
+    return records
+
+
+def _key(a):
+    """The exact float32 values (with -0.0 as 0.0) and the shape."""
+    a = np.ascontiguousarray(a, dtype=np.float32) + np.float32(0)
+    return hashlib.sha1(a.tobytes()).hexdigest() + str(a.shape)
+
+
+def store_int8(path, records):
+    """Rewrites the ONNX file at `path`: every float32 initializer equal to a rounded matrix (or its
+    transpose) becomes int8 + Cast + Mul. Returns (initializers replaced, bytes before, bytes after)."""
+    lookup = {}
+    for q, scale in records.values():
+        shape = (-1,) + (1,) * (q.ndim - 1)
+        deq = q.astype(np.float32) * scale.reshape(shape)
+        lookup[_key(deq)] = (q, scale.reshape(shape))
+        if q.ndim == 2:   # transposed: the scales run along the last axis
+            lookup[_key(deq.T)] = (np.ascontiguousarray(q.T), scale.reshape(1, -1))
+    model = onnx.load(path)
+    graph = model.graph
+    before = sum(len(i.raw_data) or numpy_helper.to_array(i).nbytes for i in graph.initializer)
+    kept, nodes, replaced = [], [], 0
+    for init in graph.initializer:
+        hit = None
+        if init.data_type == TensorProto.FLOAT and np.prod(init.dims) >= MIN_ELEMENTS:
+            hit = lookup.get(_key(numpy_helper.to_array(init)))
+        if hit is None:
+            kept.append(init)
+            continue
+        q, scale = hit
+        name = init.name
+        kept += [numpy_helper.from_array(q, name + "_int8"), numpy_helper.from_array(scale.astype(np.float32), name + "_scale")]
+        nodes += [helper.make_node("Cast", [name + "_int8"], [name + "_float"], to=TensorProto.FLOAT, name=name + "_cast"),
+                  helper.make_node("Mul", [name + "_float", name + "_scale"], [name], name=name + "_dequantize")]
+        replaced += 1
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    # The new nodes read initializers only: first in the graph keeps it topologically sorted.
+    old = list(graph.node)
+    del graph.node[:]
+    graph.node.extend(nodes + old)
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    after = sum(len(i.raw_data) or numpy_helper.to_array(i).nbytes for i in graph.initializer)
+    return replaced, before, after
