@@ -5,6 +5,8 @@
  *                             [--beam N] [--max-length N] [--max-input-tokens N]
  *   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...]
  *   draftsmith essay "TOPIC WORDS" / draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...]
+ *   draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]
+ *   draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...]
  *   draftsmith story --prompt "..." [--words N] [--seed N] [--json] / draftsmith story --premise
  *   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [...]
  */
@@ -14,12 +16,15 @@ import { DeviceSetting, EngineConfig, EngineRequest } from './protocol';
 import { Engine } from './engine/engine';
 import { EngineError, errorMessage } from './engine/errors';
 import { runEssayEval } from './engine/eval/essayEval';
+import { runRoundTripEval } from './engine/eval/roundtripEval';
 import { runSummarizeEval } from './engine/eval/summarizeEval';
 import { essayModelDir } from './engine/systems/essay';
 import { maxLengthNote } from './engine/systems/lengthLimit';
 import { DEFAULT_THREADS } from './engine/runtime/threads';
 import { summarizeModelDir } from './engine/systems/summarize';
 import { flag, intFlag, numberFlag, parseArgs, type Args } from './cli/args';
+import { roundtripModelDir } from './engine/systems/roundtrip';
+import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
 
 const USAGE = `usage:
@@ -33,6 +38,10 @@ const USAGE = `usage:
       Continues the prompt (a long one from its end), streaming the story to stdout as it is sampled.
   draftsmith story --premise [--seed N] [--temperature T] [--top-k K] [--json]
       Writes a premise (a writing prompt) to start a story from.
+  draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]
+      Encodes the paragraph in FILE (- for standard input) into one vector and decodes it back; prints the
+      reconstruction, then (on standard error) the sentence alignment and BLEU, ROUGE-1/2/W, coherence L.
+  draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase]
                    [--ref-field F] [--hyp-field F] [--limit N] [--quiet]
       REF and HYP: text files, one segment per line (or each one document with --document), or
@@ -54,7 +63,7 @@ export function engineConfig(a: Args): EngineConfig {
 /** The request field each option fills, for messages in the options' own names. */
 const OPTION_OF: Record<string, string> = {
   'decoding.beamSize': '--beam', 'decoding.maxLength': '--max-length', maxInputTokens: '--max-input-tokens', candidates: '--candidates',
-  words: '--words', 'sampling.seed': '--seed', 'sampling.temperature': '--temperature', 'sampling.topK': '--top-k',
+  words: '--words', 'sampling.seed': '--seed', 'sampling.temperature': '--temperature', 'sampling.topK': '--top-k', maxSentences: '--max-sentences', variant: '--variant',
 };
 
 /** The protocol's limits hold for the CLI too (the worker checks them for the extension): --beam 0 is refused, not run. */
@@ -111,6 +120,18 @@ async function essay(a: Args): Promise<void> {
   if (result.skippedTopics.length) process.stderr.write(`left out (no letters the model knows): ${result.skippedTopics.join(', ')}\n`);
   const s = result.stats;
   process.stderr.write(`${s.outputTokens} tokens, ${s.tokensPerSecond.toFixed(1)} steps/s, encode ${s.encodeMs.toFixed(0)} ms, decode ${s.decodeMs.toFixed(0)} ms on ${s.device}\n`);
+}
+
+async function evalRoundTrip(a: Args): Promise<void> {
+  const config = engineConfig(a);
+  const table = await runRoundTripEval({
+    dataDir: evalDataDir(a),
+    limit: intFlag(a, 'limit') ?? Infinity,
+    variants: variants(a, `default=${roundtripModelDir(config.modelsDir)}`),
+    show: flag(a, 'show') !== undefined,
+    runtime: { device: config.device, threads: config.threads, log: stderrLog },
+  }, (m) => process.stderr.write(`${m}\n`));
+  process.stdout.write(table);
 }
 
 /** Continue Story (or, with --premise, Write a Premise): the text streams to stdout as it is sampled. */
@@ -209,6 +230,8 @@ async function main(argv: string[]): Promise<number> {
   if (cmd === 'summarize') await summarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'essay') await evalEssay(a);
+  else if (cmd === 'eval' && a.positional[1] === 'roundtrip') await evalRoundTrip(a);
+  else if (cmd === 'roundtrip') await roundtripCommand(a, { engineConfig, checked, log: stderrLog, readStdin });
   else if (cmd === 'score') await scoreCommand(a);
   else if (cmd === 'essay') await essay(a);
   else if (cmd === 'story') await story(a);

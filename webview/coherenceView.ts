@@ -41,21 +41,29 @@ export function renderCoherence(result: CoherenceResult): Node[] {
   return [header, section('coherence', 'Sentence order', summary, explain), renderAlignment(c)];
 }
 
-function renderAlignment(c: CoherenceSummary): HTMLElement {
-  if (c.alignment.length === 0) return section('alignment', 'Alignment', hint('The draft has no sentences.'));
+/** What the two texts are called: the draft and its source here; Round-Trip's output and input. */
+export interface AlignmentNames {
+  output: string;
+  input: string;
+}
+
+/** The alignment chart (output sentence i′ → input sentence i) and its table; Round-Trip shows it too. */
+export function renderAlignment(c: CoherenceSummary, names: AlignmentNames = { output: 'draft', input: 'source' }): HTMLElement {
+  const { output: out, input: src } = names;
+  if (c.alignment.length === 0) return section('alignment', 'Alignment', hint(`The ${out} has no sentences.`));
   const sentence = (list: readonly string[], i: number | null): string => (i === null ? '' : list[i] ?? '');
 
   const alignmentTable = table({
-    caption: 'Each draft sentence and the source sentence it aligns with',
+    caption: `Each ${out} sentence and the ${src} sentence it aligns with`,
     className: 'alignment-table',
-    headers: ['draft #', 'draft sentence', 'source #', 'source sentence', 'F1'],
+    headers: [`${out} #`, `${out} sentence`, `${src} #`, `${src} sentence`, 'F1'],
     numeric: [2, 4],
     rowHeaders: true,
     rows: c.alignment.map((a) => [
       String(a.output + 1),
       sentence(c.outputSentences, a.output),
       a.input === null ? '—' : String(a.input + 1),
-      a.input === null ? 'no source sentence shares a noun or verb' : sentence(c.inputSentences, a.input),
+      a.input === null ? `no ${src} sentence shares a noun or verb` : sentence(c.inputSentences, a.input),
       fixed3(a.f1),
     ]),
     rowData: (i) => {
@@ -77,22 +85,22 @@ function renderAlignment(c: CoherenceSummary): HTMLElement {
   const parts: Node[] = [];
   if (points.length > 0) {
     parts.push(scatterChart({
-      ariaLabel: `Line chart: for each of the ${c.outputSentences.length} draft sentences, the position of the source sentence it aligns with ` +
+      ariaLabel: `Line chart: for each of the ${c.outputSentences.length} ${out} sentences, the position of the ${src} sentence it aligns with ` +
         `(${points.length} aligned); the table below lists the same alignment.`,
-      label: 'aligned source sentence',
+      label: `aligned ${src} sentence`,
       points: points.map((a) => ({ x: a.output + 1, y: a.input + 1 })),
-      xTitle: 'draft sentence i′',
-      yTitle: 'source sentence i',
+      xTitle: `${out} sentence i′`,
+      yTitle: `${src} sentence i`,
       xMax: c.outputSentences.length,
       yMax: c.inputSentences.length,
       tooltip: (i) => {
         const a = points[i];
-        return a ? `draft ${a.output + 1} → source ${a.input + 1} (F1 ${fixed3(a.f1)}): ${clip(sentence(c.outputSentences, a.output), 60)}` : '';
+        return a ? `${out} ${a.output + 1} → ${src} ${a.input + 1} (F1 ${fixed3(a.f1)}): ${clip(sentence(c.outputSentences, a.output), 60)}` : '';
       },
       onPick: focusRow,
     }));
   } else {
-    parts.push(hint('No draft sentence shares a noun or verb with the source, so there is nothing to plot.'));
+    parts.push(hint(`No ${out} sentence shares a noun or verb with the ${src}, so there is nothing to plot.`));
   }
   parts.push(alignmentTable);
   return section('alignment', 'Alignment', ...parts);

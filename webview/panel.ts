@@ -4,13 +4,14 @@
  * with DOM APIs and textContent only, so document text is never interpreted as HTML.
  *
  * One view at a time: summarize (summarizeView.ts), essay (essayView.ts), story (storyView.ts), score (scoreView.ts), coherence
- * (coherenceView.ts). The message shown is kept in the webview state so a reload shows it again.
+ * (coherenceView.ts), round trip (roundtripView.ts). The message shown is kept in the webview state so a reload shows it again.
  */
 import { FromPanel, ToPanel } from '../extension/protocol';
 import { destroyCharts } from './charts';
 import { renderCoherence } from './coherenceView';
 import { el } from './dom';
 import { renderEssay } from './essayView';
+import { renderRoundTrip } from './roundtripView';
 import { renderScore } from './scoreView';
 import { renderStory } from './storyView';
 import { renderSummarize } from './summarizeView';
@@ -24,7 +25,7 @@ declare function acquireVsCodeApi(): WebviewApi;
 
 const vscode = acquireVsCodeApi();
 const app = document.getElementById('app') ?? document.body;
-const DEFAULT_EMPTY = 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Continue Story, Score Draft or Check Coherence to see the results here.';
+const DEFAULT_EMPTY = 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Continue Story, Round-Trip Paragraph, Score Draft or Check Coherence to see the results here.';
 
 type Shown = Exclude<ToPanel, { type: 'empty' }>;
 
@@ -64,6 +65,9 @@ function render(message: Shown): void {
       return;
     case 'coherence':
       app.replaceChildren(...renderCoherence(message.result));
+      return;
+    case 'roundtrip':
+      app.replaceChildren(...renderRoundTrip(message.result));
       return;
   }
 }

@@ -2,11 +2,12 @@
  * The engine: loads each system's model folder on first use and runs requests. Used by the worker
  * (for the extension) and directly by the CLI. It knows nothing of VS Code.
  */
-import type { EngineConfig, EngineRequest, EngineResult, ResultFor } from '../protocol';
+import type { EngineConfig, EngineRequest, EngineResult, ResultFor, RoundTripVariant } from '../protocol';
 import { CancelledError } from './errors';
 import { checkCoherence, scoreDraft } from './eval/scoreDraft';
 import type { RunContext, RuntimeOptions } from './systems/context';
 import { EssaySystem, essayModelDir } from './systems/essay';
+import { RoundTripSystem, roundtripModelDir } from './systems/roundtrip';
 import { StorySystem, storyModelDir } from './systems/story';
 import { SummarizeSystem, summarizeModelDir } from './systems/summarize';
 
@@ -41,6 +42,8 @@ export class Engine {
     essay: new Lazy(() => EssaySystem.load(essayModelDir(this.config.modelsDir), this.runtime())),
     story: new Lazy(() => StorySystem.load(storyModelDir(this.config.modelsDir), this.runtime())),
   };
+  /** One per Round-Trip folder asked for: the default one, and any variant the settings name. */
+  private readonly roundtrips = new Map<string, Lazy<RoundTripSystem>>();
 
   constructor(private config: EngineConfig, private readonly log: Log) {}
 
@@ -48,11 +51,24 @@ export class Engine {
     const changed = JSON.stringify(config) !== JSON.stringify(this.config);
     this.config = config;
     // Reload lazily with the new folder or device.
-    if (changed) for (const s of Object.values(this.systems)) s.reset();
+    if (changed) {
+      for (const s of Object.values(this.systems)) s.reset();
+      this.roundtrips.clear();
+    }
   }
 
   private runtime(): RuntimeOptions {
     return { device: this.config.device, threads: this.config.threads, log: (l, m) => this.log(l, m) };
+  }
+
+  roundtrip(variant?: RoundTripVariant): Promise<RoundTripSystem> {
+    const key = variant ?? 'default';
+    let lazy = this.roundtrips.get(key);
+    if (!lazy) {
+      lazy = new Lazy(() => RoundTripSystem.load(roundtripModelDir(this.config.modelsDir, variant), this.runtime(), variant));
+      this.roundtrips.set(key, lazy);
+    }
+    return lazy.get();
   }
 
   summarizer(): Promise<SummarizeSystem> {
@@ -83,6 +99,12 @@ export class Engine {
       case 'essay': {
         ctx.progress('Loading the essay model…');
         const system = await this.systems.essay.get();
+        ctx.checkCancelled();
+        return system.run(request, ctx);
+      }
+      case 'roundtrip': {
+        ctx.progress('Loading the round-trip model…');
+        const system = await this.roundtrip(request.variant);
         ctx.checkCancelled();
         return system.run(request, ctx);
       }

@@ -2,11 +2,12 @@
 import type * as vscode from 'vscode';
 import type { SummarizeResult, ToPanel } from '../protocol';
 import type { EssayOutcome, PickEssay } from './essayCommand';
+import type { ApplyOutcome, PendingRoundTrip, RoundTripOutcome } from './roundtripCommand';
 import type { CoherenceOutcome, NamedText, ScoreOutcome } from './scoreCommand';
 import type { PremiseOutcome, StoryOutcome } from './storyCommand';
 import type { SummarizeOutcome } from './summarizeCommand';
 
-export type { CoherenceOutcome, EssayOutcome, NamedText, PickEssay, PremiseOutcome, ScoreOutcome, StoryOutcome, SummarizeOutcome };
+export type { ApplyOutcome, CoherenceOutcome, EssayOutcome, NamedText, PendingRoundTrip, PickEssay, PremiseOutcome, RoundTripOutcome, ScoreOutcome, StoryOutcome, SummarizeOutcome };
 
 export interface DraftsmithApi {
   /** The same function the Summarize Document command runs, on the given editor. */
@@ -23,6 +24,13 @@ export interface DraftsmithApi {
   continueStory(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<StoryOutcome>;
   /** The same function Write a Premise runs, at the cursor. */
   writePremise(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<PremiseOutcome>;
+  /**
+   * What Round-Trip Paragraph runs on the editor's selection (or the paragraph at its cursor): the
+   * reconstruction opens in a diff; the outcome's pending.apply() is what the Apply button does.
+   */
+  roundTrip(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<RoundTripOutcome>;
+  /** What Draftsmith: Apply Round-Trip Reconstruction runs (the active diff's round trip, else the latest). */
+  applyRoundTrip(): Promise<ApplyOutcome>;
   /** What Score Draft runs once the user has picked the reference. */
   scoreDraft(editor: vscode.TextEditor, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome>;
   /** What Check Coherence runs once the user has picked the source. */

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { Ctx } from './context';
 import { essayActiveEditor } from './essayCommand';
+import { applyRoundTripCommand, roundTripActiveEditor } from './roundtripCommand';
 import { checkCoherenceCommand, scoreDraftCommand } from './scoreCommand';
 import { continueStoryActiveEditor, writePremiseActiveEditor } from './storyCommand';
 import { summarizeActiveEditor } from './summarizeCommand';
@@ -17,6 +18,9 @@ const commands: Record<string, CommandFactory> = {
   'draftsmith.essay': (ctx) => () => essayActiveEditor(ctx),
   'draftsmith.continueStory': (ctx) => () => continueStoryActiveEditor(ctx),
   'draftsmith.writePremise': (ctx) => () => writePremiseActiveEditor(ctx),
+  'draftsmith.roundTrip': (ctx) => () => roundTripActiveEditor(ctx),
+  // The diff editor's title button passes the URI of the side it was clicked on.
+  'draftsmith.applyRoundTrip': (ctx) => (uri?: unknown) => applyRoundTripCommand(ctx, uri),
   'draftsmith.scoreDraft': (ctx) => () => scoreDraftCommand(ctx),
   'draftsmith.checkCoherence': (ctx) => () => checkCoherenceCommand(ctx),
   'draftsmith.showInsights': (ctx) => () => ctx.insights.show(),

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { SummarizeResult, ToPanel } from '../protocol';
 import { EngineClient } from './engineClient';
 import { InsightsPanels, INSIGHTS_VIEW_TYPE } from './insightsPanel';
+import { RoundTrips } from './roundtripDocuments';
 import { affectsEngine, readEngineConfig } from './settings';
 
 export class Ctx implements vscode.Disposable {
@@ -17,6 +18,8 @@ export class Ctx implements vscode.Disposable {
   readonly log: vscode.LogOutputChannel;
   readonly engine: EngineClient;
   readonly insights: InsightsPanels;
+  /** Round-Trip Paragraph's diff documents and the reconstructions waiting for Apply. */
+  readonly roundTrips: RoundTrips;
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = this.own(vscode.window.createOutputChannel('Draftsmith', { log: true }));
@@ -26,6 +29,7 @@ export class Ctx implements vscode.Disposable {
     this.engine = this.own(new EngineClient(path.join(__dirname, 'worker.js'), readEngineConfig(extension.extensionPath), this.log, { testHooks }));
     this.insights = this.own(new InsightsPanels(extension.extensionUri, () => this.lastShown, this.log));
     this.own(vscode.window.registerWebviewPanelSerializer(INSIGHTS_VIEW_TYPE, this.insights));
+    this.roundTrips = this.own(new RoundTrips());
     const reconfigure = (why: string) => {
       const config = readEngineConfig(extension.extensionPath);
       this.log.info(`${why}: models ${config.modelsDir}, device ${config.device}, threads ${config.threads}`);

@@ -73,6 +73,42 @@ export async function insertUnlessChanged(i: GuardedInsertion): Promise<Insertio
   return { kind: 'inserted' };
 }
 
+/**
+ * Replaces `range` with the text as one undo step, but only while the document is still at the
+ * version the text was made from; otherwise nothing is replaced and the text is offered in a new
+ * editor, as insertUnlessChanged does. `changed` is the message for that case.
+ */
+export async function replaceUnlessChanged(r: Omit<GuardedInsertion, 'position'> & { range: vscode.Range; changed: string }): Promise<Insertion> {
+  const doc = r.editor.document;
+  if (doc.isClosed || doc.version !== r.version) {
+    r.log.warn(`${r.op}: document changed (version ${r.version} -> ${doc.isClosed ? 'closed' : doc.version}); not replaced, offered in a new editor`);
+    const offer = offerInNewEditor(r.text, doc.languageId);
+    void vscode.window.showWarningMessage(r.changed, OPEN_IN_NEW_EDITOR).then((choice) => {
+      if (choice === OPEN_IN_NEW_EDITOR) offer.open().catch((e: unknown) => r.log.error(`${r.op}: could not open the offered ${r.what}: ${String(e)}`));
+    });
+    return { kind: 'changed', message: r.changed, offer };
+  }
+  if (!(await replaceAsOneEdit(r.editor, r.range, r.text))) {
+    const message = `Draftsmith: the ${r.what} could not be written into the document.`;
+    r.log.error(`${r.op}: ${message}`);
+    void vscode.window.showErrorMessage(message);
+    return { kind: 'error', message };
+  }
+  return { kind: 'inserted' };
+}
+
+/** The paragraph around `position`: the lines up to the nearest blank line above and below it;
+ * undefined on a blank line. */
+export function paragraphAt(doc: vscode.TextDocument, position: vscode.Position): vscode.Range | undefined {
+  const blank = (line: number) => doc.lineAt(line).isEmptyOrWhitespace;
+  if (blank(position.line)) return undefined;
+  let first = position.line;
+  while (first > 0 && !blank(first - 1)) first--;
+  let last = position.line;
+  while (last < doc.lineCount - 1 && !blank(last + 1)) last++;
+  return new vscode.Range(doc.lineAt(first).range.start, doc.lineAt(last).range.end);
+}
+
 /** The primary selection, or the whole document when the selection is empty. */
 export function sourceRange(editor: vscode.TextEditor): vscode.Range {
   const selection = editor.selection;
@@ -97,6 +133,21 @@ export async function insertAsOneEdit(editor: vscode.TextEditor, position: vscod
   }
   const edit = new vscode.WorkspaceEdit();
   edit.insert(editor.document.uri, position, text);
+  return vscode.workspace.applyEdit(edit);
+}
+
+/** Replaces `range` with `text` as a single undo step (the editor's edit, else a WorkspaceEdit). */
+export async function replaceAsOneEdit(editor: vscode.TextEditor, range: vscode.Range, text: string): Promise<boolean> {
+  if (vscode.window.visibleTextEditors.includes(editor)) {
+    try {
+      const ok = await editor.edit((builder) => builder.replace(range, text), { undoStopBefore: true, undoStopAfter: true });
+      if (ok) return true;
+    } catch {
+      // disposed between the check and the edit: fall through
+    }
+  }
+  const edit = new vscode.WorkspaceEdit();
+  edit.replace(editor.document.uri, range, text);
   return vscode.workspace.applyEdit(edit);
 }
 

@@ -4,6 +4,7 @@ import type { DraftsmithApi } from './api';
 import { registerCommands } from './commands';
 import { Ctx } from './context';
 import { essay } from './essayCommand';
+import { applyRoundTripCommand, roundTrip } from './roundtripCommand';
 import { checkCoherence, scoreDraft } from './scoreCommand';
 import { continueStory, writePremise } from './storyCommand';
 import { summarize } from './summarizeCommand';
@@ -23,6 +24,8 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
     essay: (editor, token, pick) => essay(ctx, editor, token, pick),
     continueStory: (editor, token) => continueStory(ctx, editor, token),
     writePremise: (editor, token) => writePremise(ctx, editor, token),
+    roundTrip: (editor, token) => roundTrip(ctx, editor, token),
+    applyRoundTrip: () => applyRoundTripCommand(ctx),
     scoreDraft: (editor, reference, token) => scoreDraft(ctx, editor, reference, token),
     checkCoherence: (editor, source, token) => checkCoherence(ctx, editor, source, token),
     lastResult: () => ctx.lastResult,

@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BeamOptions, DeviceSetting, EngineConfig, SamplingOptions } from '../protocol';
+import { MAX_ROUNDTRIP_SENTENCES, RoundTripVariant } from '../protocol';
 import { DEFAULT_THREADS } from '../engine/runtime/threads';
 import { resolveModelsDir } from './modelsPath';
 
@@ -66,6 +67,24 @@ export function readEssayOptions(): EssayOptions {
       maxLength: intIn(cfg.get('essay.maxLength'), 16, 512, 180),
     },
     includeAllTopics: cfg.get('essay.includeAllTopics') !== false,
+  };
+}
+
+export interface RoundTripOptions {
+  /** undefined: the default folder, <models>/roundtrip. */
+  variant: RoundTripVariant | undefined;
+  maxSentences: number;
+}
+
+export const ROUNDTRIP_MAX_SENTENCES_SETTING = 'draftsmith.roundtrip.maxSentences';
+
+/** As readSummarizeOptions: anything out of range falls back to the default. */
+export function readRoundTripOptions(): RoundTripOptions {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const variant = RoundTripVariant.safeParse(cfg.get('roundtrip.variant'));
+  return {
+    variant: variant.success ? variant.data : undefined,
+    maxSentences: intIn(cfg.get('roundtrip.maxSentences'), 1, MAX_ROUNDTRIP_SENTENCES, 8),
   };
 }
 

@@ -10,6 +10,7 @@ import { closeWithoutSaving, openUntitled, sampleDocument, sleep, waitFor } from
 import { essayTests } from './suite/essayTests';
 import { hardeningTests } from './suite/hardeningTests';
 import { loadTests } from './suite/loadTests';
+import { roundtripTests } from './suite/roundtripTests';
 import { runTests, TestCase } from './suite/runner';
 import { scoreTests } from './suite/scoreTests';
 import { storyTests } from './suite/storyTests';
@@ -138,6 +139,8 @@ export async function run(): Promise<void> {
     // Before Show Insights: they check that an essay does not open the panel by itself.
     ...essayTests(api, extension.extensionPath),
     ...storyTests(api, extension.extensionPath),
+    // Also before Show Insights: a round trip does not open the panel by itself either.
+    ...roundtripTests(api, extension.extensionPath),
     {
       name: 'Show Insights opens the insights webview panel',
       async run() {

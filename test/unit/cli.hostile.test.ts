@@ -43,7 +43,7 @@ const nasty = fc.constantFrom(
   '--candidates=0', '--threads=999', '--device=gpu', '--json', '--csv', '--models=/nonexistent', '--ref', '--hyp', '--help', '=', '%s%n',
 );
 const arg = fc.oneof(nasty, fc.string({ unit: 'binary', maxLength: 20 }), fc.stringMatching(/^[a-z]{1,8}$/));
-const command = fc.constantFrom('summarize', 'essay', 'score', 'eval', 'launch', '');
+const command = fc.constantFrom('summarize', 'essay', 'roundtrip', 'score', 'eval', 'launch', '');
 
 test('fixed hostile cases: every command ends with a clear message or an answer', () => {
   const binary = fileWith(Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 97) % 256)));

@@ -27,6 +27,8 @@ export const DecodingDefaults = z.object({
   noRepeatNgramSize: z.number().int().min(0).default(0),
   topK: z.number().int().min(1).optional(),
   temperature: z.number().positive().optional(),
+  /** Round-Trip: the output is at most this many times the input's length (tokens and sentences). */
+  maxLengthRatio: z.number().positive().optional(),
 });
 export type DecodingDefaults = z.infer<typeof DecodingDefaults>;
 
@@ -56,6 +58,38 @@ export const PcsanArchitecture = TransformerShape.extend({
   separatorId: z.number().int().min(0),
   /** A pointer over the topic subwords: the decoder then also takes source_ids. */
   copy: z.boolean().default(false),
+});
+
+/**
+ * Round-Trip Paragraph (Li, Luong & Jurafsky 2015): LSTM paragraph autoencoders, step-wise graphs
+ * with the LSTM states [layers, 1, hidden] as inputs and outputs (export_roundtrip.py).
+ */
+const RoundTripShape = z.object({
+  vocabSize: z.number().int().positive(),
+  embed: z.number().int().positive(),
+  hidden: z.number().int().positive(),
+  layers: z.number().int().positive(),
+  /** The longest paragraph (sentences) and sentence (subwords) training read. */
+  maxSentences: z.number().int().positive(),
+  maxSentenceTokens: z.number().int().positive(),
+});
+
+/** Sec. 3.1: one LSTM over the whole paragraph as one token sequence, one LSTM decoder. */
+export const RoundTripStandardArchitecture = RoundTripShape.extend({
+  type: z.literal('roundtrip-standard'),
+  attention: z.literal(false),
+});
+
+/** Sec. 3.2: word LSTM -> sentence vectors -> sentence LSTM; the decoder mirrors it (sentence_step.onnx). */
+export const RoundTripHierArchitecture = RoundTripShape.extend({
+  type: z.literal('roundtrip-hier'),
+  attention: z.literal(false),
+});
+
+/** Sec. 3.3: the hierarchical model with attention over the input sentences at each sentence step (Eqs. 10-15). */
+export const RoundTripHierAttnArchitecture = RoundTripShape.extend({
+  type: z.literal('roundtrip-hier-attn'),
+  attention: z.literal(true),
 });
 
 /**
@@ -119,7 +153,10 @@ export const StoryArchitecture = ConvSeq2seqShape.extend({
   neverSample: z.array(z.number().int().min(0)),
 });
 
-export const Architecture = z.discriminatedUnion('type', [TaasArchitecture, PcsanArchitecture, StoryArchitecture]);
+export const Architecture = z.discriminatedUnion('type', [
+  TaasArchitecture, PcsanArchitecture, StoryArchitecture,
+  RoundTripStandardArchitecture, RoundTripHierArchitecture, RoundTripHierAttnArchitecture,
+]);
 
 export const Manifest = z.object({
   schemaVersion: z.literal(1),

@@ -82,3 +82,15 @@ export function analyse(text: string): NlpSentence[] {
 export function sentencesOf(text: string): string[] {
   return analyse(text).map((s) => s.text);
 }
+
+/**
+ * One NlpSentence per given string, whatever wink-nlp's own splitter would make of it: a system that
+ * already knows its sentences (Round-Trip reads and writes sentence by sentence) keeps them, so the
+ * coherence alignment is between the sentences the model actually read and wrote.
+ */
+export function analyseEach(sentences: readonly string[]): NlpSentence[] {
+  return sentences.map((text) => {
+    const parts = analyse(text);
+    return { text, tokens: parts.flatMap((p) => p.tokens), entities: [] };
+  });
+}

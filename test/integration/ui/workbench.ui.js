@@ -138,12 +138,12 @@ test('Ctrl+Z removes the inserted summary in one step', async () => {
   await shot('ui-3-undone');
 });
 
-test('the editor context menu lists "Summarize Document", "Expand Topic Words into Essay", "Continue Story", "Write a Premise", "Score Draft" and "Check Coherence"', async () => {
+test('the editor context menu lists "Summarize Document", "Expand Topic Words into Essay", "Continue Story", "Write a Premise", "Score Draft", "Check Coherence" and "Round-Trip Paragraph"', async () => {
   await clickEditor({ button: 'right', position: { x: 40, y: 10 } });
   // Menus render in a shadow root; Playwright's CSS locators pierce open shadow roots.
   const menu = page.locator('.monaco-menu .actions-container');
   await menu.first().waitFor({ state: 'visible', timeout: 15_000 });
-  for (const title of ['Summarize Document', 'Expand Topic Words into Essay', 'Continue Story', 'Write a Premise', 'Score Draft', 'Check Coherence']) {
+  for (const title of ['Summarize Document', 'Expand Topic Words into Essay', 'Continue Story', 'Write a Premise', 'Score Draft', 'Check Coherence', 'Round-Trip Paragraph']) {
     const item = page.locator('.monaco-menu .action-label', { hasText: title });
     await item.first().waitFor({ state: 'visible', timeout: 15_000 });
   }
@@ -344,6 +344,80 @@ test('"Draftsmith: Continue Story" at the end of typed text streams a continuati
   await page.keyboard.press('Control+z');
   await waitForText((t) => words(t) === words(STORY_PROMPT), 15_000, 'one undo to leave only the typed prompt');
   await shot('ui-13-story-undone');
+});
+
+// A paragraph typed into a new document, round-tripped from the palette and applied from the palette.
+const PARAGRAPH = 'The river rose after three days of rain. Farmers moved their cattle to the hills. The mayor opened the school as a shelter.';
+
+/** What `draftsmith roundtrip --json` writes for PARAGRAPH with the same (shipped) model: greedy decoding is deterministic. */
+function cliRoundTrip() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'draftsmith-ui-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'paragraph.txt'), PARAGRAPH);
+    const out = execFileSync(process.execPath, [path.join(REPO, 'dist', 'cli.js'), 'roundtrip', path.join(dir, 'paragraph.txt'), '--json'],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return JSON.parse(out);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('"Draftsmith: Round-Trip Paragraph" opens the reconstruction in a diff and leaves the text alone until "Apply Round-Trip Reconstruction"; Ctrl+Z undoes it', async () => {
+  const expected = cliRoundTrip();
+  if (!expected.reconstruction) throw new Error('the shipped model wrote nothing back for the test paragraph');
+  await runFromPalette('File: New Untitled Text File');
+  await page.waitForTimeout(500);
+  await page.keyboard.type(PARAGRAPH);
+  await waitForText((t) => words(t) === words(PARAGRAPH), 30_000, 'the typed paragraph');
+  await page.keyboard.press('Escape'); // a suggestion widget, if one opened
+  await runFromPalette('Draftsmith: Round-Trip Paragraph');
+  // The diff beside the paragraph: the reconstruction's sentences are its lines (side by side or, in a
+  // narrow window, inline, where VS Code draws the removed lines between them).
+  const diff = page.locator('.monaco-diff-editor').first();
+  await diff.waitFor({ state: 'visible', timeout: commandTimeoutMs });
+  const diffLines = () => diff.evaluate((root) => Array.from(root.querySelectorAll('.view-line')).map((l) => l.textContent.replace(/\u00a0/g, ' ').trim()));
+  const wanted = expected.output.map((o) => o.text);
+  const deadline = Date.now() + 30_000;
+  let lines = [];
+  while (Date.now() < deadline) {
+    lines = await diffLines();
+    if (wanted.every((w) => lines.includes(w))) break;
+    await page.waitForTimeout(250);
+  }
+  if (!wanted.every((w) => lines.includes(w))) throw new Error(`the diff shows ${JSON.stringify(lines)}, the CLI wrote ${JSON.stringify(wanted)}`);
+  const title = await page.locator('.tab.active[aria-label*="Round-Trip"]').first().getAttribute('aria-label').catch(() => null);
+  log('diff tab:', title, 'lines:', JSON.stringify(lines));
+  await shot('ui-14-roundtrip-diff');
+  // Until the user applies it, the paragraph is as typed (the diff opens beside it, the focus stays on it).
+  const before = await editorText();
+  if (words(before) !== words(PARAGRAPH)) throw new Error(`the document changed before Apply: ${JSON.stringify(before.slice(0, 200))}`);
+  await runFromPalette('Draftsmith: Apply Round-Trip Reconstruction');
+  await waitForText((t) => words(t) === words(expected.reconstruction), 30_000, 'the reconstruction in place of the paragraph');
+  await shot('ui-15-roundtrip-applied');
+  await focusEditor();
+  await page.keyboard.press('Control+z');
+  await waitForText((t) => words(t) === words(PARAGRAPH), 15_000, 'one undo to restore the paragraph');
+
+  // The insights panel: the CLI's scores, one alignment row per output sentence, and the attention heatmap.
+  await runFromPalette('Draftsmith: Show Insights');
+  const frame = await insightsFrame();
+  await frame.locator('#app[data-view="roundtrip"]').waitFor({ state: 'attached', timeout: 60_000 });
+  const s = expected.scores;
+  const want = { bleu: s.bleu.score.toFixed(2), rouge1: s.rouge1.f1.toFixed(3), rouge2: s.rouge2.f1.toFixed(3), rougeW: s.rougeW.f1.toFixed(3) };
+  const got = {};
+  for (const name of Object.keys(want)) got[name] = await panelMetric(frame, name, 10_000);
+  if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`the panel shows ${JSON.stringify(got)}, the CLI prints ${JSON.stringify(want)}`);
+  const L = await panelMetric(frame, 'coherence-L', 10_000);
+  log('round-trip panel:', JSON.stringify(got), 'L', L);
+  const rows = await frame.locator('.alignment-table tbody tr').count();
+  if (rows !== expected.output.length) throw new Error(`expected ${expected.output.length} alignment rows, found ${rows}`);
+  if (expected.architecture === 'hier-attn') {
+    const cells = await frame.locator('.attention-table tbody tr').count();
+    if (cells !== expected.output.length) throw new Error(`expected ${expected.output.length} attention rows, found ${cells}`);
+    await expectChart(frame, 'roundtrip');
+  }
+  await page.waitForTimeout(500);
+  await shot('ui-16-roundtrip-insights');
 });
 
 // Hostile document text: markup, event handlers, javascript: URLs, CSS, bidirectional overrides and

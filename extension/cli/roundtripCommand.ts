@@ -1,0 +1,68 @@
+/**
+ * `draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]`:
+ * Round-Trip Paragraph from a terminal. The reconstruction goes to standard output (with --json, the
+ * whole result); the notes, the sentence alignment and the scores to standard error.
+ */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import type { EngineConfig, EngineRequest, RoundTripResult, RoundTripVariant } from '../protocol';
+import { Engine } from '../engine/engine';
+import { EngineError, errorMessage } from '../engine/errors';
+import { silentRun } from '../engine/eval/testSplit';
+import { RoundTripSystem } from '../engine/systems/roundtrip';
+import { flag, intFlag, type Args } from './args';
+
+/** What the command borrows from cli.ts, so both read options the same way. */
+export interface CliParts {
+  engineConfig(a: Args): EngineConfig;
+  checked<R extends EngineRequest>(request: R): R;
+  log(level: 'info' | 'warn' | 'error', message: string): void;
+  readStdin(): Promise<string>;
+}
+
+async function readTextFile(file: string): Promise<string> {
+  return fs.readFile(file, 'utf8').catch((e) => { throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`); });
+}
+
+export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
+  const file = a.positional[1];
+  if (!file) throw new EngineError('bad-request', 'roundtrip needs a FILE (use - for standard input)');
+  const text = file === '-' ? await cli.readStdin() : await readTextFile(file);
+  const variant = flag(a, 'variant');
+  const request = cli.checked({
+    op: 'roundtrip' as const, text, maxSentences: intFlag(a, 'max-sentences'),
+    ...(variant !== undefined ? { variant: variant as RoundTripVariant } : {}),
+  });
+  const model = flag(a, 'model');
+  if (model !== undefined && variant !== undefined) throw new EngineError('bad-request', '--model and --variant both name the model folder: give one');
+  const config = cli.engineConfig(a);
+  // --model: any folder the recipe exported (the eval's variants); otherwise the engine's own choice.
+  const result = model !== undefined
+    ? await (await RoundTripSystem.load(path.resolve(model), { device: config.device, threads: config.threads, log: cli.log })).run(request, silentRun)
+    : await new Engine(config, cli.log).run(request);
+  if (flag(a, 'json')) {
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    return;
+  }
+  process.stdout.write(result.reconstruction + '\n');
+  for (const line of roundTripReport(result)) process.stderr.write(line + '\n');
+}
+
+/** What the CLI prints about a round trip besides the text: limits, alignment, scores, speed. */
+export function roundTripReport(r: RoundTripResult): string[] {
+  const lines: string[] = [];
+  if (r.truncatedBy) {
+    lines.push(`note: the model read the first ${r.input.length} of ${r.totalSentences} sentences (${r.truncatedBy === 'sentences' ? `--max-sentences ${r.maxSentences}` : 'its token limit'}); the reconstruction covers those`);
+  }
+  if (r.stopped !== 'end') lines.push(`note: decoding stopped at the 1.5x limit (${r.stopped === 'max-sentences' ? `${r.limits.maxSentences} sentences` : `${r.limits.maxTokens} tokens`}) before the model ended the paragraph`);
+  if (r.reconstruction.length === 0) lines.push('note: the model wrote nothing back for this paragraph');
+  const c = r.scores.coherence;
+  lines.push(`alignment (output sentence -> input sentence, noun/verb F1):`);
+  for (const a of c.alignment) lines.push(`  ${a.output + 1} -> ${a.input === null ? '-' : a.input + 1}  (F1 ${a.f1.toFixed(2)})  ${c.outputSentences[a.output]}`);
+  const s = r.scores;
+  lines.push(`BLEU ${s.bleu.score.toFixed(2)}  ROUGE-1 ${s.rouge1.f1.toFixed(3)}  ROUGE-2 ${s.rouge2.f1.toFixed(3)}  ROUGE-W ${s.rougeW.f1.toFixed(3)}  ` +
+    `coherence L ${c.L === null ? 'n/a (fewer than two aligned output sentences)' : c.L.toFixed(2)}`);
+  lines.push(`${r.architecture} model ${r.stats.model}: ${r.input.length} sentences / ${r.stats.usedInputTokens} tokens in, ${r.output.length} sentences / ` +
+    `${r.stats.outputTokens} tokens out; encode ${r.stats.encodeMs.toFixed(0)} ms, decode ${r.stats.decodeMs.toFixed(0)} ms on ${r.stats.device}`);
+  return lines;
+}

@@ -1,0 +1,107 @@
+/**
+ * `draftsmith eval roundtrip`: how well each Round-Trip model reconstructs held-out paragraphs, in
+ * the shape of the paper's results table (Li, Luong & Jurafsky 2015: Model x Dataset -> BLEU,
+ * ROUGE-1, ROUGE-2, coherence L), with ROUGE-W, and encode / decode times. The models are compared
+ * on the same paragraphs: the first N of the test split with the sources taking turns (wiki, story,
+ * news, tech, wiki, ...), as the recipe's own eval samples them (roundtrip_data.load with a limit).
+ * Each paragraph is read as the recipe split it (its "sentences"), so the model sees what training
+ * saw; outputs are scored with the TypeScript metrics (metrics/bleu, rouge, coherence).
+ * The split is written by python3 -m draftsmith_train.roundtrip prepare, never committed.
+ */
+import * as path from 'node:path';
+import { z } from 'zod';
+import { corpusBleu } from '../metrics/bleu';
+import { coherence } from '../metrics/coherence';
+import { corpusRouge } from '../metrics/rouge';
+import type { RuntimeOptions } from '../systems/context';
+import { RoundTripSystem } from '../systems/roundtrip';
+import { analyseEach } from '../text/nlp';
+import { readSplit } from './testSplit';
+
+export const RoundTripRow = z.object({ source: z.string(), doc: z.string(), sentences: z.array(z.string()).min(1) });
+export type RoundTripRow = z.infer<typeof RoundTripRow>;
+
+export interface RoundTripEvalOptions {
+  dataDir: string;
+  /** At most this many test paragraphs, the sources taking turns. */
+  limit: number;
+  variants: { name: string; dir: string }[];
+  /** Print the first three reconstructions of each variant. */
+  show: boolean;
+  runtime: RuntimeOptions;
+}
+
+/** roundtrip_data.load's sample: the sources take turns, each in file order, until `limit`. */
+export function takeTurns(rows: readonly RoundTripRow[], limit: number): RoundTripRow[] {
+  if (!Number.isFinite(limit)) return rows.slice();
+  const bySource = new Map<string, RoundTripRow[]>();
+  for (const r of rows) {
+    const list = bySource.get(r.source);
+    if (list) list.push(r);
+    else bySource.set(r.source, [r]);
+  }
+  const queues = [...bySource.values()];
+  const out: RoundTripRow[] = [];
+  for (let k = 0; out.length < limit && queues.some((q) => k < q.length); k++) {
+    for (const q of queues) if (k < q.length) out.push(q[k]);
+  }
+  return out.slice(0, limit);
+}
+
+/** One paragraph's reconstruction. */
+interface Reconstructed { row: RoundTripRow; output: string[]; L: number | null; encodeMs: number; decodeMs: number }
+
+interface Line { model: string; dataset: string; n: number; bleu: number; rouge1: number; rouge2: number; rougeW: number; L: number | null; lDefined: number; encodeMs: number; decodeMs: number }
+
+function line(model: string, dataset: string, items: readonly Reconstructed[]): Line {
+  const hyps = items.map((x) => x.output.join(' '));
+  const refs = items.map((x) => x.row.sentences.join(' '));
+  const rouge = corpusRouge(hyps, refs);
+  const ls = items.map((x) => x.L).filter((L): L is number => L !== null);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
+  return {
+    model, dataset, n: items.length,
+    bleu: corpusBleu(hyps, [refs]).score,
+    rouge1: rouge.rouge1.f1, rouge2: rouge.rouge2.f1, rougeW: rouge.rougeW.f1,
+    L: ls.length > 0 ? mean(ls) : null, lDefined: ls.length,
+    encodeMs: mean(items.map((x) => x.encodeMs)), decodeMs: mean(items.map((x) => x.decodeMs)),
+  };
+}
+
+export async function runRoundTripEval(opts: RoundTripEvalOptions, log: (m: string) => void): Promise<string> {
+  const file = path.join(opts.dataDir, 'roundtrip.test.jsonl');
+  const rows = takeTurns(await readSplit(file, RoundTripRow, `cd models/train && python3 -m draftsmith_train.roundtrip prepare --data ${opts.dataDir}`), opts.limit);
+  const sources = [...new Set(rows.map((r) => r.source))].sort();
+  const lines: Line[] = [];
+  for (const v of opts.variants) {
+    const system = await RoundTripSystem.load(v.dir, opts.runtime);
+    const done: Reconstructed[] = [];
+    for (const [i, row] of rows.entries()) {
+      const d = await system.decodeIds(row.sentences.map((s) => system.encodeSentence(s)));
+      const output = system.outputSentences(d).map((s) => s.text);
+      done.push({ row, output, L: coherence(analyseEach(row.sentences), analyseEach(output)).L, encodeMs: d.encodeMs, decodeMs: d.decodeMs });
+      if ((i + 1) % 50 === 0) log(`${v.name}: ${i + 1}/${rows.length}`);
+      if (opts.show && i < 3) log(`${v.name} #${i} IN : ${row.sentences.join(' ')}\n${v.name} #${i} OUT: ${output.join(' ')}`);
+    }
+    const model = `${v.name} (${system.variant}, ${system.name})`;
+    lines.push(line(model, 'all', done));
+    for (const s of sources) lines.push(line(model, s, done.filter((x) => x.row.source === s)));
+  }
+  return table(lines, rows.length, sources.map((s) => `${s} ${rows.filter((r) => r.source === s).length}`).join(', '), opts.runtime.threads);
+}
+
+function table(lines: readonly Line[], n: number, perSource: string, threads: number): string {
+  const L = (l: Line) => (l.L === null ? 'n/a' : `${l.L.toFixed(2)} (${l.lDefined})`);
+  return [
+    '| Model | Dataset | BLEU | ROUGE-1 | ROUGE-2 | ROUGE-W | Coherence L ↓ (paragraphs) | encode ms | decode ms |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...lines.map((l) => `| ${l.model} | ${l.dataset} (${l.n}) | ${l.bleu.toFixed(2)} | ${l.rouge1.toFixed(3)} | ${l.rouge2.toFixed(3)} | ${l.rougeW.toFixed(3)} | ${L(l)} | ${l.encodeMs.toFixed(1)} | ${l.decodeMs.toFixed(1)} |`),
+    '',
+    `Test split, ${n} paragraphs (${perSource}), the sources taking turns; each read as the recipe split it into sentences. ` +
+      'BLEU: corpus BLEU against the input paragraph (sacreBLEU 13a, exp smoothing). ROUGE-1/2: F1 (rouge-score tokens, no stemming); ' +
+      'ROUGE-W: weighted-LCS F (w = 1.2, Lin 2004); mean over paragraphs. Coherence L (Eq. 18, lower is better): mean over the paragraphs ' +
+      'with at least two aligned output sentences (their count in brackets); output sentences aligned to input sentences by noun/verb F1. ' +
+      `Times: mean per paragraph, greedy decoding, ${threads > 0 ? `${threads} thread${threads === 1 ? '' : 's'}` : "onnxruntime's default threads"} (--threads).`,
+    '',
+  ].join('\n');
+}

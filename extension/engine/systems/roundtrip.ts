@@ -1,0 +1,381 @@
+/**
+ * Round-Trip Paragraph: a paragraph encoded into one vector and decoded back (Li, Luong & Jurafsky
+ * 2015, "A Hierarchical Neural Autoencoder for Paragraphs and Documents"). Three models
+ * (models/train/draftsmith_train/roundtrip.py, exported by export_roundtrip.py):
+ *   standard   one LSTM over the paragraph's tokens as one sequence, one LSTM decoder (Sec. 3.1)
+ *   hier       WordEncoder -> sentence vectors -> SentenceEncoder; the decoder mirrors it: a
+ *              SentenceDecoder step whose state starts a WordDecoder that writes up to </s> (Sec. 3.2)
+ *   hier-attn  hier, plus attention over the input sentences at every sentence step (Eqs. 10-15)
+ * Inputs reversed as in training (Sec. 4: tokens within each sentence, and the sentences' order).
+ * Greedy decoding, as the paper decodes; the loop is RoundTrip.greedy's, step for step (the parity
+ * test holds it to the PyTorch ids), and check_roundtrip_onnx.cjs is the same loop in plain JS.
+ *
+ * Long inputs: the model reads the paragraph's first sentences, up to the request's maxSentences
+ * (default: the most the model was trained on) and the manifest's maxInputTokens, and the result
+ * says how many it read (truncatedBy); Apply replaces only that part. A first sentence longer than
+ * maxInputTokens on its own (text without sentence punctuation) is refused with a message.
+ */
+import * as path from 'node:path';
+import type {
+  RoundTripInputSentence, RoundTripOutputSentence, RoundTripRequest, RoundTripResult, RoundTripScores, RoundTripVariant,
+} from '../../protocol';
+import { greedy } from '../decode/greedy';
+import type { DecodeHooks, StepModel } from '../decode/types';
+import { EngineError } from '../errors';
+import { sentenceBleu } from '../metrics/bleu';
+import { coherence } from '../metrics/coherence';
+import { rougeScores } from '../metrics/rouge';
+import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
+import { checkIO, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
+import { analyseEach } from '../text/nlp';
+import { hasReadableText, junkRatio } from '../text/normalize';
+import { sentenceSpans, splitSentences } from '../text/sentences';
+import { Tokenizer, type TokenSpan } from '../text/tokenizer';
+import type { RunContext, RuntimeOptions } from './context';
+
+type RoundTripArchitecture = Extract<Manifest['architecture'], { type: 'roundtrip-standard' | 'roundtrip-hier' | 'roundtrip-hier-attn' }>;
+
+/** More than this share of the letters unknown to the vocabulary: the text is not in a script the model reads. */
+const MAX_UNKNOWN_SHARE = 0.5;
+
+/** The word-level LSTM decoder's state between steps, and its top-layer output at the last step. */
+interface WordState {
+  h: Tensor;
+  c: Tensor;
+  /** [1, H]: the next sentence step's input e_t (null before the first step). */
+  output: Tensor | null;
+}
+
+/** What greedy decoding of one paragraph's ids gives. */
+export interface Decoded {
+  /** Output token ids per sentence (the standard model writes one sequence). */
+  sentences: number[][];
+  /** Per output sentence: attention over the memory positions, as the graph gives them (the input
+   * sentences in REVERSED order, as they were fed); null without attention. */
+  attention: number[][] | null;
+  /** Per output sentence: it hit its word limit before </s>. */
+  cut: boolean[];
+  stopped: RoundTripResult['stopped'];
+  limits: RoundTripResult['limits'];
+  encodeMs: number;
+  decodeMs: number;
+}
+
+/** Why a text is not a paragraph of prose (a code block, a list), or undefined when it may be one. */
+export function notProse(text: string): string | undefined {
+  if (/^\s*(```|~~~)/m.test(text)) return 'This looks like a code block (it has a ``` fence), not a paragraph of prose';
+  const lines = text.split(/\r?\n|\r/).filter((l) => l.trim().length > 0);
+  const items = lines.filter((l) => /^\s*(?:[-*+•‣◦]|\d{1,3}[.)]|[a-z][.)])\s+\S/.test(l)).length;
+  if (lines.length >= 2 && items >= lines.length / 2) {
+    return `This looks like a list (${items} of its ${lines.length} lines are list items), not a paragraph of prose`;
+  }
+  const codeLike = (l: string) =>
+    /[;{}]\s*$/.test(l) || /^\s*(?:def|class|function|import|from|return|if|for|while|var|let|const|#include|public|private|fn)\b.*[:({;=]/.test(l) ||
+    /^(?: {4}|\t)/.test(l) && lines.length >= 2;
+  const code = lines.filter(codeLike).length;
+  if (code > 0 && code >= lines.length / 2) {
+    return `This looks like code (${code} of its ${lines.length} line${lines.length === 1 ? '' : 's'} read as code), not a paragraph of prose`;
+  }
+  return undefined;
+}
+
+/** BLEU, ROUGE-1/2/W and coherence L of the reconstruction against the sentences the model read. */
+export function roundTripScores(input: readonly string[], output: readonly string[]): RoundTripScores {
+  const ref = input.join(' ');
+  const hyp = output.join(' ');
+  // One paragraph: sacreBLEU's sentence BLEU (exp smoothing), since most short paragraphs share no 4-gram.
+  const b = sentenceBleu(hyp, [ref]);
+  const r = rougeScores(hyp, ref);
+  return {
+    bleu: { score: b.score, precisions: b.precisions, brevityPenalty: b.brevityPenalty, ratio: b.ratio, hypLength: b.hypLength, refLength: b.refLength },
+    rouge1: r.rouge1,
+    rouge2: r.rouge2,
+    rougeW: r.rougeW,
+    // The alignment is between the sentences the model read and the sentences it wrote, not a re-split.
+    coherence: coherence(analyseEach(input), analyseEach(output)),
+  };
+}
+
+export class RoundTripSystem {
+  private constructor(
+    private readonly folder: ModelFolder,
+    private readonly arch: RoundTripArchitecture,
+    private readonly tokenizer: Tokenizer,
+    private readonly encoder: Session,
+    private readonly sentenceStep: Session | undefined,
+    private readonly wordStep: Session,
+    readonly device: string,
+  ) {}
+
+  static async load(dir: string, opts: RuntimeOptions, expected?: RoundTripVariant): Promise<RoundTripSystem> {
+    const folder = await loadModelFolder(dir, 'roundtrip');
+    const arch = folder.manifest.architecture;
+    if (arch.type !== 'roundtrip-standard' && arch.type !== 'roundtrip-hier' && arch.type !== 'roundtrip-hier-attn') {
+      throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a Round-Trip model`);
+    }
+    if (expected && arch.type !== `roundtrip-${expected}`) {
+      throw new EngineError('bad-model', `${dir}/model.json describes a ${arch.type} model, not roundtrip-${expected}.`);
+    }
+    const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
+    const { layers: L, hidden: H, vocabSize: V } = arch;
+    const state: TensorSpec = { type: 'float32', dims: [L, null, H] };
+    const ids: TensorSpec = { type: 'int64', dims: [null, null] };
+    const enc = await openSession(folder.file('encoder'), opts);
+    const word = await openSession(folder.file('wordStep'), opts);
+    let sentence: Session | undefined;
+    if (arch.type === 'roundtrip-standard') {
+      checkIO(enc.session, folder.file('encoder'), { input_ids: ids }, { h: state, c: state });
+    } else {
+      const memory: TensorSpec = { type: 'float32', dims: [null, null, H] };
+      const vector: TensorSpec = { type: 'float32', dims: [null, H] };
+      checkIO(enc.session, folder.file('encoder'), { input_ids: ids, lengths: { type: 'int64', dims: [null] } }, { memory, h: state, c: state, start: vector });
+      sentence = (await openSession(folder.file('sentenceStep'), opts)).session;
+      const attn = arch.attention;
+      checkIO(sentence, folder.file('sentenceStep'),
+        { prev: vector, h: state, c: state, ...(attn ? { memory } : {}) },
+        { h_out: state, c_out: state, end_logit: { type: 'float32', dims: [null] }, ...(attn ? { attention: { type: 'float32', dims: [null, null] } } : {}) });
+    }
+    checkIO(word.session, folder.file('wordStep'),
+      { input_ids: { type: 'int64', dims: [null, 1] }, h: state, c: state },
+      { log_probs: { type: 'float32', dims: [null, V] }, output: { type: 'float32', dims: [null, H] }, h_out: state, c_out: state });
+    opts.log('info', `roundtrip model "${folder.manifest.name}" (${arch.type}) loaded from ${dir} on ${enc.provider}`);
+    return new RoundTripSystem(folder, arch, tokenizer, enc.session, sentence, word.session, enc.provider);
+  }
+
+  get name(): string {
+    return this.folder.manifest.name;
+  }
+
+  get variant(): RoundTripVariant {
+    return this.arch.type.slice('roundtrip-'.length) as RoundTripVariant;
+  }
+
+  /** The subword ids of one sentence, as training tokenized it (sp.encode). */
+  encodeSentence(sentence: string): number[] {
+    return this.tokenizer.encode(sentence);
+  }
+
+  async run(req: RoundTripRequest, ctx: RunContext): Promise<RoundTripResult> {
+    const text = req.text;
+    if (!hasReadableText(text)) throw new EngineError('bad-input', 'There is no paragraph to round-trip: the selection (or paragraph) is empty.');
+    if (junkRatio(text) > 0.1) throw new EngineError('bad-input', 'The selection looks like binary data, not prose; nothing was round-tripped.');
+    const why = notProse(text);
+    if (why) throw new EngineError('bad-input', `${why}: Round-Trip Paragraph reconstructs sentences, and its model was trained on prose paragraphs. Select a paragraph.`);
+    const m = this.folder.manifest;
+    const maxSentences = req.maxSentences ?? this.arch.maxSentences;
+    ctx.progress('Reading the paragraph…', 0);
+    const spans = sentenceSpans(text);
+    // The first sentences, up to the sentence limit and the model's token limit (Apply replaces only these).
+    const input: (RoundTripInputSentence & { ids: number[]; pieces: TokenSpan[] })[] = [];
+    let tokens = 0;
+    let truncatedBy: RoundTripResult['truncatedBy'] = null;
+    for (const span of spans) {
+      if (input.length >= maxSentences) {
+        truncatedBy = 'sentences';
+        break;
+      }
+      // Tokenized only as far as the model could read (a megabyte without a full stop is one "sentence").
+      const room = m.maxInputTokens - tokens;
+      const { spans: pieces, complete } = this.tokenizer.encodePrefix(span.text, room + 1);
+      const ids = pieces.map((p) => p.id);
+      if (ids.length > room || !complete) {
+        if (input.length === 0) {
+          throw new EngineError('bad-input',
+            `The first sentence is ${complete ? ids.length : `more than ${ids.length}`} subwords long, more than the ${m.maxInputTokens} the model reads at once (it was trained on sentences of up to ` +
+            `${this.arch.maxSentenceTokens}). Is the text without sentence punctuation? Select a paragraph of shorter sentences.`);
+        }
+        truncatedBy = 'tokens';
+        break;
+      }
+      input.push({ ...span, tokens: ids.length, ids, pieces });
+      tokens += ids.length;
+    }
+    if (input.length === 0) throw new EngineError('bad-input', 'There is no paragraph to round-trip: the selection (or paragraph) is empty.');
+    // Letters the vocabulary lacks (another script) reach the model as <unk>: judged by the letters
+    // they hide, since one <unk> may stand for a whole word or line of them.
+    const unk = m.specialTokens.unk;
+    const unknownTokens = input.reduce((n, s) => n + s.ids.filter((id) => id === unk).length, 0);
+    const letters = (t: string) => (t.match(/\p{L}/gu) ?? []).length;
+    const allLetters = input.reduce((n, s) => n + letters(s.text), 0);
+    const unknownLetters = input.reduce((n, s) => n + s.pieces.filter((p) => p.id === unk).reduce((k, p) => k + letters(p.text), 0), 0);
+    if (unknownLetters > MAX_UNKNOWN_SHARE * allLetters) {
+      throw new EngineError('bad-input',
+        `The round-trip model reads English text: ${unknownLetters} of the ${allLetters} letters of this paragraph are unknown to it ` +
+        '(another script). Select an English paragraph.');
+    }
+    ctx.checkCancelled();
+
+    const decoded = await this.decodeIds(input.map((s) => s.ids), {
+      checkCancelled: () => ctx.checkCancelled(),
+      onSentence: (k, limit, soFar) => {
+        ctx.progress(`Writing sentence ${k + 1}…`, Math.min(0.95, (k + 1) / limit));
+        ctx.partial(soFar.map((ids) => this.tokenizer.decode(ids)).filter(Boolean).join(' '));
+      },
+    });
+    const output = this.outputSentences(decoded);
+    const reconstruction = output.map((s) => s.text).join(' ');
+    ctx.progress('Scoring the reconstruction…', 0.97);
+    const outputTokens = decoded.sentences.reduce((n, s) => n + s.length, 0);
+    const steps = outputTokens + decoded.sentences.length;
+    return {
+      op: 'roundtrip',
+      source: text,
+      architecture: this.variant,
+      input: input.map((s) => ({ text: s.text, start: s.start, end: s.end, tokens: s.tokens })),
+      totalSentences: spans.length,
+      usedStart: input[0].start,
+      usedEnd: input[input.length - 1].end,
+      truncatedBy,
+      maxSentences,
+      unknownTokens,
+      reconstruction,
+      output,
+      stopped: decoded.stopped,
+      limits: decoded.limits,
+      scores: roundTripScores(input.map((s) => s.text), output.map((s) => s.text)),
+      stats: {
+        inputTokens: truncatedBy ? null : tokens,
+        usedInputTokens: tokens,
+        outputTokens,
+        encodeMs: decoded.encodeMs,
+        decodeMs: decoded.decodeMs,
+        tokensPerSecond: steps / Math.max(decoded.decodeMs / 1000, 1e-6),
+        device: this.device,
+        model: m.name,
+      },
+    };
+  }
+
+  /** The decoded sentences as text: empty ones dropped (with their attention), attention in input order. */
+  outputSentences(d: Decoded): RoundTripOutputSentence[] {
+    if (this.arch.type === 'roundtrip-standard') {
+      // One sequence: its sentences are found the way the input's are.
+      const ids = d.sentences[0] ?? [];
+      const text = this.tokenizer.decode(ids);
+      return splitSentences(text).map((s, i, all) => ({ text: s, tokens: this.tokenizer.encode(s).length, cut: d.cut[0] === true && i === all.length - 1, attention: null }));
+    }
+    const out: RoundTripOutputSentence[] = [];
+    d.sentences.forEach((ids, k) => {
+      const text = this.tokenizer.decode(ids);
+      if (!text) return;
+      // The memory holds the input sentences last first (they were fed reversed): read it back in input order.
+      const attention = d.attention ? d.attention[k].slice().reverse() : null;
+      out.push({ text, tokens: ids.length, cut: d.cut[k], attention });
+    });
+    return out;
+  }
+
+  /**
+   * Greedy decoding of one paragraph given as subword ids per sentence (RoundTrip.greedy): at most
+   * ceil(1.5 x input tokens) tokens in all; hierarchical models also at most ceil(1.5 x input
+   * sentences) sentence steps, each sentence at most ceil(1.5 x the longest input sentence) words.
+   */
+  async decodeIds(
+    sentences: readonly (readonly number[])[],
+    hooks: DecodeHooks & { onSentence?: (k: number, limit: number, soFar: number[][]) => void } = {},
+  ): Promise<Decoded> {
+    const ratio = this.folder.manifest.decoding.maxLengthRatio ?? 1.5;
+    const { bos, eos } = this.folder.manifest.specialTokens;
+    const total = sentences.reduce((n, s) => n + s.length, 0);
+    const budget = Math.ceil(ratio * total);
+    const t0 = performance.now();
+    const word = this.wordModel();
+    const checkCancelled = hooks.checkCancelled;
+
+    if (this.arch.type === 'roundtrip-standard' || !this.sentenceStep) {
+      // Sec. 3.1: the whole paragraph as one sequence, reversed (as Sutskever et al. 2014 feed the source).
+      const ids = sentences.flat().reverse();
+      const enc = await this.encoder.run({ input_ids: int64Tensor(ids, [1, ids.length]) });
+      const t1 = performance.now();
+      checkCancelled?.();
+      const hyp = await greedy(word, { h: need(enc.h, 'h'), c: need(enc.c, 'c'), output: null }, { bos, eos, maxLength: budget }, { checkCancelled });
+      return {
+        sentences: [hyp.tokens], attention: null, cut: [hyp.hitMaxLength], stopped: hyp.hitMaxLength ? 'max-tokens' : 'end',
+        limits: { maxTokens: budget, maxSentences: null }, encodeMs: t1 - t0, decodeMs: performance.now() - t1,
+      };
+    }
+
+    // Sec. 3.2: one row per sentence, the sentences last first and each row's tokens last first, right-padded.
+    const rows = sentences.slice().reverse().map((s) => s.slice().reverse());
+    const T = Math.max(...rows.map((r) => r.length));
+    const pad = this.folder.manifest.specialTokens.pad;
+    const flat = rows.flatMap((r) => r.concat(new Array<number>(T - r.length).fill(pad)));
+    const enc = await this.encoder.run({
+      input_ids: int64Tensor(flat, [rows.length, T]),
+      lengths: int64Tensor(rows.map((r) => r.length), [rows.length]),
+    });
+    const t1 = performance.now();
+    const memory = need(enc.memory, 'memory');
+    let h = need(enc.h, 'h');
+    let c = need(enc.c, 'c');
+    let prev = need(enc.start, 'start');
+    const perSentence = Math.ceil(ratio * Math.max(...sentences.map((s) => s.length)));
+    const maxSteps = Math.ceil(ratio * sentences.length);
+    const out: number[][] = [];
+    const attention: number[][] = [];
+    const cut: boolean[] = [];
+    let used = 0;
+    let stopped: Decoded['stopped'] = 'max-sentences';
+    for (let k = 0; k < maxSteps; k++) {
+      checkCancelled?.();
+      const s = await this.sentenceStep.run({ prev, h, c, ...(this.arch.attention ? { memory } : {}) });
+      h = need(s.h_out, 'h_out');
+      c = need(s.c_out, 'c_out');
+      // The end-of-paragraph decision (the paper's ending_D token as a binary flag): sigmoid > 0.5.
+      if (floatData(s.end_logit, 'end_logit')[0] > 0) {
+        stopped = 'end';
+        break;
+      }
+      if (used >= budget) {
+        stopped = 'max-tokens';
+        break;
+      }
+      if (this.arch.attention) attention.push(Array.from(floatData(s.attention, 'attention')));
+      // The word decoder starts from the sentence step's state (Sec. 3.2) and writes up to </s>.
+      const cap = Math.min(perSentence, budget - used);
+      word.last = undefined;
+      const hyp = await greedy(word, { h, c, output: null }, { bos, eos, maxLength: cap }, { checkCancelled });
+      let last = word.last as WordState | undefined;
+      // Cut at the cap: one more step over the last word gives the output e_t the next sentence step reads,
+      // as training read it at the step that predicts </s>.
+      if (hyp.hitMaxLength && last) last = (await word.step([hyp.tokens[hyp.tokens.length - 1]], last)).state;
+      used += hyp.tokens.length;
+      out.push(hyp.tokens);
+      cut.push(hyp.hitMaxLength);
+      prev = need(last?.output ?? undefined, 'output');
+      hooks.onSentence?.(k, maxSteps, out);
+    }
+    return {
+      sentences: out, attention: this.arch.attention ? attention : null, cut, stopped,
+      limits: { maxTokens: budget, maxSentences: maxSteps }, encodeMs: t1 - t0, decodeMs: performance.now() - t1,
+    };
+  }
+
+  /** word_step.onnx as a StepModel for decode/greedy.ts; `last` keeps the state after the latest step. */
+  private wordModel(): StepModel<WordState> & { last: WordState | undefined } {
+    const session = this.wordStep;
+    const model = {
+      vocabSize: this.arch.vocabSize,
+      last: undefined as WordState | undefined,
+      async step(tokens: number[], state: WordState) {
+        const r = await session.run({ input_ids: int64Tensor(tokens, [tokens.length, 1]), h: state.h, c: state.c });
+        const next: WordState = { h: need(r.h_out, 'h_out'), c: need(r.c_out, 'c_out'), output: need(r.output, 'output') };
+        model.last = next;
+        return { logProbs: floatData(r.log_probs, 'log_probs'), state: next };
+      },
+      reorder(): WordState {
+        throw new Error('greedy decoding has one row and never reorders it');
+      },
+    };
+    return model;
+  }
+}
+
+function need(t: Tensor | undefined, name: string): Tensor {
+  if (!t) throw new EngineError('bad-model', `model output ${name} is missing`);
+  return t;
+}
+
+/** The default folder, <models>/roundtrip, or a variant's, <models>/roundtrip-<variant>. */
+export const roundtripModelDir = (modelsDir: string, variant?: RoundTripVariant) =>
+  path.join(modelsDir, variant ? `roundtrip-${variant}` : 'roundtrip');

@@ -1,0 +1,170 @@
+/**
+ * Round-Trip Paragraph: the selection (or the paragraph at the cursor) is encoded into one vector and
+ * decoded back by the engine, under a cancellable progress notification. The reconstruction opens in
+ * a diff beside the original, both read-only virtual documents with one sentence per line; nothing in
+ * the document changes unless the user applies it (the notification's Apply button, the diff editor's
+ * title button, or Draftsmith: Apply Round-Trip Reconstruction). Apply replaces the part the model
+ * read as ONE undoable edit, and refuses when the document changed since the request was sent.
+ * The command and the test API share roundTrip().
+ */
+import * as vscode from 'vscode';
+import type { RoundTripResult } from '../protocol';
+import { Ctx } from './context';
+import { paragraphAt, replaceUnlessChanged } from './edits';
+import { reportFailure, requestWithProgress } from './engineProgress';
+import { showSettingNotice } from './notices';
+import { ApplyOutcome, PendingRoundTrip, ROUNDTRIP_SCHEME } from './roundtripDocuments';
+import { readRoundTripOptions, ROUNDTRIP_MAX_SENTENCES_SETTING } from './settings';
+
+export type { ApplyOutcome, PendingRoundTrip };
+
+export const ROUNDTRIP_EMPTY = 'Draftsmith: nothing to round-trip — put the cursor in a paragraph or select one (this line is empty).';
+export const ROUNDTRIP_CANCELLED = 'Draftsmith: round trip cancelled.';
+export const ROUNDTRIP_CHANGED = 'Draftsmith: the document changed since the round trip, so the reconstruction was not applied to your text. ' +
+  'Open in New Editor shows it on its own; run Round-Trip Paragraph again to apply one.';
+const APPLY = 'Apply';
+const SHOW_INSIGHTS = 'Show Insights';
+
+export type RoundTripOutcome =
+  /** notices: the information messages shown with it (sentences not read, the 1.5x limit reached). */
+  | { kind: 'shown'; result: RoundTripResult; pending: PendingRoundTrip; notices: string[] }
+  | { kind: 'cancelled' }
+  | { kind: 'empty'; message: string }
+  | { kind: 'error'; message: string };
+
+/** The text to round-trip: the selection, or the paragraph at the cursor when nothing is selected. */
+function sourceOf(editor: vscode.TextEditor): vscode.Range | undefined {
+  const selection = editor.selection;
+  if (!selection.isEmpty) return new vscode.Range(selection.start, selection.end);
+  return paragraphAt(editor.document, selection.active);
+}
+
+export async function roundTrip(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<RoundTripOutcome> {
+  const started = performance.now();
+  const doc = editor.document;
+  const range = sourceOf(editor);
+  const text = range ? doc.getText(range) : '';
+  if (!range || text.trim().length === 0) {
+    void vscode.window.showErrorMessage(ROUNDTRIP_EMPTY);
+    return { kind: 'empty', message: ROUNDTRIP_EMPTY };
+  }
+  const version = doc.version;
+  const options = readRoundTripOptions();
+  ctx.log.info(`roundtrip: ${text.length} characters from ${doc.uri.toString(true)} (model ${options.variant ?? 'default'}, at most ${options.maxSentences} sentences)`);
+
+  let result: RoundTripResult;
+  try {
+    result = await requestWithProgress(
+      ctx,
+      'Draftsmith: Round-tripping the paragraph…',
+      { op: 'roundtrip', text, maxSentences: options.maxSentences, ...(options.variant ? { variant: options.variant } : {}) },
+      token,
+    );
+  } catch (err) {
+    return reportFailure(ctx, 'roundtrip', err, ROUNDTRIP_CANCELLED);
+  }
+  // The panel gets the scores and the alignment whether or not the reconstruction is applied.
+  ctx.present({ type: 'roundtrip', result }, false);
+
+  const id = ctx.roundTrips.newId();
+  const { originalUri, reconstructionUri } = ctx.roundTrips.documents(id, result);
+  const base = doc.offsetAt(range.start);
+  // Only the part the model read is replaced; unread sentences and surrounding whitespace stay.
+  const target = new vscode.Range(doc.positionAt(base + result.usedStart), doc.positionAt(base + result.usedEnd));
+  // Applied at most once, whichever of the notification, the title button or the command comes first.
+  let applying: Promise<ApplyOutcome> | undefined;
+  const pending: PendingRoundTrip = {
+    id, result, originalUri, reconstructionUri, text: result.reconstruction, range: target,
+    apply: () => (applying ??= applyRoundTrip(ctx, pending, editor, version)),
+  };
+  const s = result.scores;
+  const L = s.coherence.L === null ? 'n/a' : s.coherence.L.toFixed(2);
+  const title = `Round-Trip (${result.architecture}): original ↔ reconstruction — BLEU ${s.bleu.score.toFixed(1)}, ROUGE-1 ${s.rouge1.f1.toFixed(2)}, L ${L}`;
+  await vscode.commands.executeCommand('vscode.diff', originalUri, reconstructionUri, title, { viewColumn: vscode.ViewColumn.Beside, preview: false, preserveFocus: true });
+  ctx.log.info(
+    `roundtrip: ${result.input.length}/${result.totalSentences} sentences in, ${result.output.length} out, stopped: ${result.stopped}; ` +
+      `BLEU ${s.bleu.score.toFixed(2)}, ROUGE-1 ${s.rouge1.f1.toFixed(3)}, ROUGE-2 ${s.rouge2.f1.toFixed(3)}, ROUGE-W ${s.rougeW.f1.toFixed(3)}, L ${L}; ` +
+      `encode ${Math.round(result.stats.encodeMs)} ms, decode ${Math.round(result.stats.decodeMs)} ms; diff shown ${Math.round(performance.now() - started)} ms after the command`,
+  );
+
+  const notices = roundTripNotices(result);
+  for (const n of notices) {
+    if (result.truncatedBy === 'sentences' && n === notices[0]) showSettingNotice(n, ROUNDTRIP_MAX_SENTENCES_SETTING);
+    else void vscode.window.showInformationMessage(n);
+  }
+  if (result.reconstruction.length === 0) {
+    // Nothing to apply: the diff and the panel show what happened.
+    return { kind: 'shown', result, pending, notices };
+  }
+  ctx.roundTrips.add(pending);
+  void vscode.window.showInformationMessage(
+    `Draftsmith: the reconstruction is open beside the original. ${APPLY} replaces the ${result.truncatedBy ? 'sentences the model read' : 'paragraph'} with it (one undoable edit).`,
+    APPLY, SHOW_INSIGHTS,
+  ).then((choice) => {
+    if (choice === APPLY) void pending.apply();
+    else if (choice === SHOW_INSIGHTS) ctx.insights.show();
+  });
+  return { kind: 'shown', result, pending, notices };
+}
+
+/** The messages that come with a reconstruction: what was not read, what was cut, what is missing. */
+export function roundTripNotices(r: RoundTripResult): string[] {
+  const notices: string[] = [];
+  if (r.truncatedBy === 'sentences') {
+    notices.push(`Draftsmith: the model read the first ${r.input.length} of ${r.totalSentences} sentences (${ROUNDTRIP_MAX_SENTENCES_SETTING} is ${r.maxSentences}); ` +
+      'the reconstruction, the scores and Apply cover those only.');
+  } else if (r.truncatedBy === 'tokens') {
+    notices.push(`Draftsmith: the model read the first ${r.input.length} of ${r.totalSentences} sentences, ${r.stats.usedInputTokens} subwords, as many as it reads at once; ` +
+      'the reconstruction, the scores and Apply cover those only.');
+  }
+  if (r.stopped !== 'end') {
+    const limit = r.stopped === 'max-sentences' ? `${r.limits.maxSentences} sentences` : `${r.limits.maxTokens} subwords`;
+    notices.push(`Draftsmith: the reconstruction stopped at the model's limit of 1.5× the input (${limit}) before the model ended the paragraph.`);
+  }
+  if (r.reconstruction.length === 0) notices.push('Draftsmith: the model wrote nothing back for this paragraph, so there is nothing to apply.');
+  return notices;
+}
+
+/** Replaces the part of the paragraph the model read with the reconstruction, once, as one edit. */
+async function applyRoundTrip(ctx: Ctx, p: PendingRoundTrip, editor: vscode.TextEditor, version: number): Promise<ApplyOutcome> {
+  if (p.text.length === 0) return { kind: 'nothing', message: 'Draftsmith: the model wrote nothing back for this paragraph, so there is nothing to apply.' };
+  ctx.roundTrips.remove(p.id);
+  const done = await replaceUnlessChanged({
+    log: ctx.log, op: 'roundtrip', what: 'reconstruction', editor, version, range: p.range, text: p.text, changed: ROUNDTRIP_CHANGED,
+  });
+  if (done.kind !== 'inserted') return done;
+  ctx.log.info(`roundtrip: applied the reconstruction (${p.text.length} characters) in place of ${p.result.usedEnd - p.result.usedStart}`);
+  await closeDiff(p);
+  return { kind: 'applied', text: p.text };
+}
+
+/** Closes the diff tabs of a round trip that was applied (the reconstruction is in the document now). */
+async function closeDiff(p: PendingRoundTrip): Promise<void> {
+  const key = p.reconstructionUri.toString();
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === key);
+  if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
+}
+
+/** The command: works on the active editor. */
+export async function roundTripActiveEditor(ctx: Ctx): Promise<RoundTripOutcome> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.document.uri.scheme === ROUNDTRIP_SCHEME) {
+    const message = 'Draftsmith: open a text document and put the cursor in a paragraph to round-trip it.';
+    void vscode.window.showErrorMessage(message);
+    return { kind: 'error', message };
+  }
+  return roundTrip(ctx, editor);
+}
+
+/** Draftsmith: Apply Round-Trip Reconstruction: the diff's round trip (the title button passes its URI), else the latest. */
+export async function applyRoundTripCommand(ctx: Ctx, uri?: unknown): Promise<ApplyOutcome> {
+  const from = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
+  const p = ctx.roundTrips.find(from);
+  if (!p) {
+    const message = 'Draftsmith: there is no reconstruction to apply — run Round-Trip Paragraph first.';
+    void vscode.window.showErrorMessage(message);
+    return { kind: 'nothing', message };
+  }
+  return p.apply();
+}

@@ -1,0 +1,160 @@
+"""Round-Trip data: paragraphs split into sentences, held out by document.
+
+Sources (../shared/data and Debian, as the other recipes read them):
+  wiki   WikiText-2 paragraphs; the document is the article (the "= Title =" heading above it)
+  story  fairy-tale paragraphs; the document is the tale
+  news   CNN articles cut into runs of consecutive sentences; the document is the article
+  tech   Debian long package descriptions; the document is the package, split as data.debian_pairs
+
+Sentence splitter (the TypeScript side will use wink-nlp; this rule is deliberately simple):
+  a sentence ends at '.', '!' or '?' (optionally followed by closing quotes or brackets) when the
+  next character, after whitespace, is an uppercase letter, a digit or an opening quote/bracket, and
+  the word ending in '.' is not an abbreviation from ABBREVIATIONS or a single capital initial.
+
+Limits: 2..MAX_SENTENCES sentences and 1..MAX_TOKENS SentencePiece tokens per sentence. A sentence
+over MAX_TOKENS tokens (or with WikiText's "<unk>") breaks its paragraph into runs of consecutive
+usable sentences, and each run is cut into windows of at most MAX_SENTENCES sentences. The same limits
+apply to every split.
+
+WikiText articles and tales are assigned to train / val / test by a seeded hash of "source:document"
+(5% val, 5% test); news and tech keep the summarizer's document splits (data.cnn_pairs,
+data.debian_pairs), with at most max_news / max_tech training documents. Every paragraph of one
+document lies in one split. Writes roundtrip.{train,val,test}.jsonl.
+"""
+import hashlib
+import json
+import os
+import re
+from collections import Counter
+
+from . import data as D
+from . import tokenizer as T
+
+MAX_SENTENCES = 8
+MAX_TOKENS = 40
+VAL_SHARE, TEST_SHARE = 0.05, 0.05
+ABBREVIATIONS = set("mr mrs ms dr st jr sr vs etc e.g i.e prof gen col lt sgt no fig approx inc ltd co corp dept"
+                    " jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k a.m p.m".split())
+_END = re.compile(r"""([.!?]+["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0-9])""")
+
+
+def split_sentences(text):
+    """The rule in the module docstring. Returns stripped, non-empty sentences."""
+    text = D.normalize(text)
+    out, start = [], 0
+    for m in _END.finditer(text):
+        before = text[start:m.start() + 1]
+        last = before.split(" ")[-1].rstrip(".!?\"'”’)]").lower() if before else ""
+        if m.group(1).startswith(".") and len(m.group(1).rstrip("\"'”’)]")) == 1:
+            if last in ABBREVIATIONS or re.fullmatch(r"[a-z]", last):
+                continue
+        out.append(text[start:m.end(1)].strip())
+        start = m.end()
+    tail = text[start:].strip()
+    if tail:
+        out.append(tail)
+    return [s for s in out if s]
+
+
+def _split_of(key):
+    h = int(hashlib.sha256(f"{D.SEED}:{key}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+    return "test" if h < TEST_SHARE else "val" if h < TEST_SHARE + VAL_SHARE else "train"
+
+
+def wiki_documents():
+    import glob
+    for f in sorted(glob.glob(os.path.join(D.SHARED, "data/wikitext2_paragraphs/*.tokens"))):
+        title = None
+        for line in open(f, encoding="utf-8"):
+            line = line.strip().lstrip("\ufeff")
+            if re.fullmatch(r"= [^=].*[^=] =", line):
+                title = line.strip("= ")
+                continue
+            if not line or line.startswith("="):
+                continue
+            line = line.replace(" @-@ ", "-").replace(" @,@ ", ",").replace(" @.@ ", ".")
+            line = re.sub(r" ([.,;:!?')])", r"\1", line).replace("( ", "(")
+            if len(line.split()) >= 30:
+                yield "wiki", title or f, D.normalize(line), None
+
+
+def story_documents():
+    for n, line in enumerate(open(os.path.join(D.SHARED, "data/fairytaleqa/fairytale_stories_278.jsonl"), encoding="utf-8")):
+        r = json.loads(line)
+        text = r.get("story") or r.get("text") or r.get("content") or ""
+        if isinstance(text, list):
+            text = "\n\n".join(map(str, text))
+        for para in re.split(r"\n\s*\n", text):
+            if len(para.split()) >= 20:
+                yield "story", str(r.get("id", n)), D.normalize(para), None
+
+
+def news_documents(max_train):
+    """The summarizer's article split (data.cnn_pairs): its val and test articles stay held out here."""
+    for part, rows in zip(("train", "val", "test"), D.cnn_pairs()):
+        for r in rows[:max_train] if part == "train" else rows:
+            yield "news", r["id"], r["source"], part
+
+
+def tech_documents(workdir, max_train):
+    """The summarizer's package split (data.debian_pairs)."""
+    for part, rows in zip(("train", "val", "test"), D.debian_pairs(workdir)):
+        for r in rows[:max_train] if part == "train" else rows:
+            yield "tech", r["id"], r["source"], part
+
+
+def windows(sp, sentences):
+    """Runs of consecutive usable sentences (1..MAX_TOKENS tokens, no WikiText "<unk>"), cut into
+    windows of <= MAX_SENTENCES sentences; windows of fewer than 2 sentences are dropped."""
+    run = []
+    for x in sentences + [None]:
+        if x is not None and "<unk>" not in x and 1 <= len(sp.encode(x)) <= MAX_TOKENS:
+            run.append(x)
+            continue
+        for s in range(0, len(run), MAX_SENTENCES):
+            w = run[s:s + MAX_SENTENCES]
+            if len(w) >= 2:
+                yield w
+        run = []
+
+
+def prepare_roundtrip(data_dir, max_news=2500, max_tech=6000):
+    sp = T.load(os.path.join(data_dir, "spm.model"))
+    out = {k: open(os.path.join(data_dir, f"roundtrip.{k}.jsonl"), "w") for k in ("train", "val", "test")}
+    counts = Counter()
+    docs = Counter()
+    sources = [wiki_documents(), story_documents(), news_documents(max_news), tech_documents(data_dir, max_tech)]
+    seen_docs = set()
+    for gen in sources:
+        for source, doc, text, part in gen:
+            part = part or _split_of(f"{source}:{doc}")
+            if (source, doc) not in seen_docs:
+                seen_docs.add((source, doc))
+                docs[(source, part)] += 1
+            for w in windows(sp, split_sentences(text)):
+                out[part].write(json.dumps({"source": source, "doc": doc, "sentences": w}) + "\n")
+                counts[(source, part)] += 1
+    for f in out.values():
+        f.close()
+    table = {s: {p: f"{counts[(s, p)]} paragraphs / {docs[(s, p)]} docs" for p in ("train", "val", "test")}
+             for s in ("wiki", "story", "news", "tech")}
+    json.dump(table, open(os.path.join(data_dir, "roundtrip.counts.json"), "w"), indent=1)
+    print(json.dumps(table, indent=1))
+    return table
+
+
+def load(path, sp, limit=None):
+    """[(sentences: [[ids]], record)]. With a limit, the sources take turns (wiki, story, news, tech,
+    wiki, ...; each in file order), so a validation or test sample is not all of the first source."""
+    records = [json.loads(line) for line in open(path)]
+    if limit:
+        by_source = {}
+        for r in records:
+            by_source.setdefault(r["source"], []).append(r)
+        queues = list(by_source.values())
+        records, k = [], 0
+        while len(records) < limit and any(k < len(q) for q in queues):
+            records += [q[k] for q in queues if k < len(q)]
+            k += 1
+        records = records[:limit]
+    return [([sp.encode(s) for s in r["sentences"]], r) for r in records]

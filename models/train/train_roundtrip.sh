@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The whole Round-Trip recipe (Li, Luong & Jurafsky 2015): paragraphs split into sentences, the three
+# autoencoders (standard, hier, hier-attn), the eval table on held-out paragraphs, and the export of
+# the shipped one. On a CUDA GPU when present (--device auto), otherwise on one CPU thread each.
+# Needs the shared tokenizer first (train_summarize.sh: $DATA/spm.model, $DATA/tokenizer/).
+#
+#   bash models/train/train_roundtrip.sh                           # a tiny CPU smoke run (40 steps each)
+#   STEPS=20000 MINUTES=120 EVAL_LIMIT=500 bash models/train/train_roundtrip.sh   # a GPU
+#
+# STEPS and MINUTES bound each model's run (whichever comes first); SHIP names the model exported
+# to models/roundtrip (OUT), with its parity fixture in test/fixtures/roundtrip-parity.json; all three
+# are also exported to $VARIANTS/<model> (default .work/roundtrip, ignored by git), each with its own
+# parity.json, for `npx draftsmith eval roundtrip --variant standard=.work/roundtrip/standard ...`.
+# HIDDEN, LAYERS and BATCH_TOKENS set the size (the paper: 4 x 1000). A run goes on from the weights and
+# optimizer its checkpoint kept at the last validation (a CPU run spans sessions); STEPS and MINUTES
+# count the whole run.
+set -euo pipefail
+cd "$(dirname "$0")"
+PY=${PY:-/usr/bin/python3}
+DATA=${DATA:-../../.data}
+RUNS=${RUNS:-runs}
+STEPS=${STEPS:-40}
+MINUTES=${MINUTES:-600}
+HIDDEN=${HIDDEN:-256}
+LAYERS=${LAYERS:-2}
+BATCH_TOKENS=${BATCH_TOKENS:-3000}
+VAL_EVERY=${VAL_EVERY:-250}
+EVAL_LIMIT=${EVAL_LIMIT:-200}
+SHIP=${SHIP:-hier-attn}
+OUT=${OUT:-../roundtrip}
+VARIANTS=${VARIANTS:-../../.work/roundtrip}
+[ -f "$DATA/roundtrip.train.jsonl" ] || $PY -m draftsmith_train.roundtrip prepare --data "$DATA"
+for m in standard hier hier-attn; do
+  $PY -m draftsmith_train.roundtrip train --data "$DATA" --model "$m" --steps "$STEPS" --minutes "$MINUTES" \
+    --hidden "$HIDDEN" --embed "$HIDDEN" --layers "$LAYERS" --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" \
+    --resume --out "$RUNS/roundtrip-$m.pt" 2>&1 | tee -a "$RUNS/roundtrip-$m.log"
+done
+$PY -m draftsmith_train.roundtrip eval --data "$DATA" --split test --limit "$EVAL_LIMIT" \
+  --ckpt "$RUNS/roundtrip-standard.pt" "$RUNS/roundtrip-hier.pt" "$RUNS/roundtrip-hier-attn.pt" | tee "$RUNS/roundtrip-eval.md"
+for m in standard hier hier-attn; do
+  $PY -m draftsmith_train.roundtrip export --data "$DATA" --ckpt "$RUNS/roundtrip-$m.pt" --out "$VARIANTS/$m"
+done
+$PY -m draftsmith_train.roundtrip export --data "$DATA" --ckpt "$RUNS/roundtrip-$SHIP.pt" --out "$OUT"
+# export_roundtrip.default_fixture: the shipped folder's fixture lives with the tests, any other folder keeps its own.
+if [ "$(cd "$OUT" && pwd)" = "$(cd ../roundtrip 2>/dev/null && pwd)" ]; then FIXTURE=../../test/fixtures/roundtrip-parity.json; else FIXTURE=$OUT/parity.json; fi
+if [ -d ../../node_modules/onnxruntime-node ]; then
+  node check_roundtrip_onnx.cjs "$OUT" "$FIXTURE"
+  for m in standard hier hier-attn; do node check_roundtrip_onnx.cjs "$VARIANTS/$m" "$VARIANTS/$m/parity.json"; done
+fi
