@@ -74,13 +74,22 @@ def pad(seqs, value=T.PAD):
     return torch.tensor([s + [value] * (n - len(s)) for s in seqs], dtype=torch.long)
 
 
-def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=None, keep=None):
+def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=None, keep=None, resume=None):
     """param_groups: optional AdamW groups, each may carry "lr_scale" (a multiple of the schedule's lr).
     keep(meta): saves the weights; called at every validation, so a long CPU run stopped early still
-    leaves its last validated weights behind."""
+    leaves its last validated weights behind, with meta["train_state"] (optimizer, counters).
+    resume: such a train_state (the model's weights already loaded): the run goes on from there,
+    skipping the batches it already trained on, so it sees the uninterrupted run's batch order."""
     opt = torch.optim.AdamW(param_groups or model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
     warmup = args.warmup
     t0, step, tokens, losses = time.time(), 0, 0, []
+    batches = iter(batches)
+    if resume:
+        opt.load_state_dict(resume["optimizer"])
+        step, tokens, t0 = resume["steps"], resume["tokens"], t0 - resume["seconds"]
+        for _ in range(step):
+            next(batches)
+        log(f"resumed at step {step} ({tokens} tokens, {resume['seconds']} s)")
     model.train()
     for batch in batches:
         lr = args.lr * min(1.0, (step + 1) / warmup) * (1.0 if step < warmup else max(0.1, math.sqrt(warmup / (step + 1))))
@@ -102,7 +111,9 @@ def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=
             result = val_fn()
             log(f"step {step} validation {result}")
             if keep:
-                keep({"partial": True, "steps": step, "val": result})
+                seconds = round(time.time() - t0)
+                keep({"partial": True, "steps": step, "tokens": tokens, "seconds": seconds, "val": result,
+                      "train_state": {"optimizer": opt.state_dict(), "steps": step, "tokens": tokens, "seconds": seconds}})
             model.train()
         if elapsed > args.minutes * 60 or step >= args.steps:
             break
