@@ -8,6 +8,9 @@ decoder.onnx  input_ids [B,1], memory_mask [M,T+1], source_ids [M,T] (copy only)
 topics.json   the top words of every topic (softmax(beta) rows) for the insights panel
 model.json    the manifest (validated by extension/engine/runtime/manifest.ts), with file hashes
 and a parity fixture (test/fixtures/summarize-parity.json) computed by PyTorch for the unit tests.
+
+Weight matrices are stored as int8 with a float32 scale per row by default (weight_storage.py; the
+fixture is computed from the rounded weights); WEIGHTS=float32 (or the weights argument) keeps float32.
 """
 import hashlib
 import json
@@ -19,6 +22,7 @@ import torch
 from . import tokenizer as T
 from .onnx_graph import rewrite_file
 from .summarize import load_model
+from .weight_storage import quantize_, store_int8
 
 OPSET = 16  # ScatterElements with reduction="add": the pointer's copy distribution (modules.PointerGenerator)
 
@@ -85,9 +89,14 @@ def sha256(path):
     return h.hexdigest()
 
 
-def export(ckpt, out_dir, data_dir, fixture=None):
+def export(ckpt, out_dir, data_dir, fixture=None, weights=None):
+    weights = weights or os.environ.get("WEIGHTS", "int8")
+    assert weights in ("int8", "float32"), weights
     model, meta, _ = load_model(ckpt)
     model.eval()
+    # Round the weights in the model itself first: the fixture and the graphs then both compute with
+    # exactly the weights that ship.
+    records = quantize_(model) if weights == "int8" else {}
     c = model.c
     os.makedirs(out_dir, exist_ok=True)
     sp = T.load(os.path.join(data_dir, "spm.model"))
@@ -145,6 +154,9 @@ def export(ckpt, out_dir, data_dir, fixture=None):
                            "weights": [round(float(v), 5) for v in top.values]})
     json.dump({"topics": topics}, open(os.path.join(out_dir, "topics.json"), "w"), indent=1)
     files = ["encoder.onnx", "decoder.onnx", "tokenizer.json", "tokenizer_config.json", "topics.json"]
+    for f in files[:2] if records else []:
+        n, a, b = store_int8(os.path.join(out_dir, f), records)
+        print(f"{f}: {n} weight matrices as int8, initializers {a / 1e6:.1f} -> {b / 1e6:.1f} MB")
     manifest = {
         "schemaVersion": 1,
         "system": "summarize",
@@ -167,6 +179,7 @@ def export(ckpt, out_dir, data_dir, fixture=None):
         "decoding": {"strategy": "beam", "beamSize": 4, "maxLength": 80, "minLength": 6, "lengthPenalty": 1.0,
                      "noRepeatNgramSize": 3},
         "training": {k: v for k, v in meta.items() if k in ("stage", "steps", "tokens", "seconds", "val")},
+        "weights": {"storage": weights},
     }
     json.dump(manifest, open(os.path.join(out_dir, "model.json"), "w"), indent=2)
     fixture = fixture or os.path.join(os.path.dirname(__file__), "../../../test/fixtures/summarize-parity.json")
