@@ -1,6 +1,27 @@
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { EngineError } from '../../extension/engine/errors';
 
 /** The repository root: tests run bundled from dist/test/unit/. */
 export const repoRoot = path.resolve(__dirname, '..', '..', '..');
 export const modelsDir = path.join(repoRoot, 'models');
 export const fixture = (name: string) => path.join(repoRoot, 'test', 'fixtures', name);
+
+/** Edits a copied model folder's model.json. */
+export async function editManifest(dir: string, edit: (m: Record<string, any>) => void): Promise<void> {
+  const file = path.join(dir, 'model.json');
+  const m = JSON.parse(await fs.readFile(file, 'utf8'));
+  edit(m);
+  await fs.writeFile(file, JSON.stringify(m));
+}
+
+/** Records a file's current sha256 in model.json, as an exporter that wrote that file would. */
+export async function rehash(dir: string, name: string): Promise<void> {
+  const digest = createHash('sha256').update(await fs.readFile(path.join(dir, name))).digest('hex');
+  await editManifest(dir, (m) => { m.sha256[name] = digest; });
+}
+
+/** A bad-model EngineError whose message names `file` and matches `what`. */
+export const badModelNaming = (file: string, what: RegExp) => (e: unknown) =>
+  e instanceof EngineError && e.code === 'bad-model' && e.message.includes(file) && what.test(e.message);

@@ -1,15 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { EngineError } from '../../extension/engine/errors';
 import { loadModelFolder } from '../../extension/engine/runtime/manifest';
 import { EssaySystem } from '../../extension/engine/systems/essay';
 import { StorySystem } from '../../extension/engine/systems/story';
 import { SummarizeSystem } from '../../extension/engine/systems/summarize';
-import { modelsDir } from './helpers';
+import { badModelNaming, editManifest, modelsDir, rehash } from './helpers';
 
 const shipped = path.join(modelsDir, 'summarize');
 
@@ -19,24 +17,6 @@ async function copyOfShippedModel(system: 'summarize' | 'essay' | 'story' = 'sum
   for (const f of await fs.readdir(from)) await fs.copyFile(path.join(from, f), path.join(dir, f));
   return dir;
 }
-
-/** Edits a copied folder's model.json. */
-async function editManifest(dir: string, edit: (m: Record<string, any>) => void): Promise<void> {
-  const file = path.join(dir, 'model.json');
-  const m = JSON.parse(await fs.readFile(file, 'utf8'));
-  edit(m);
-  await fs.writeFile(file, JSON.stringify(m));
-}
-
-/** Records a file's current sha256 in model.json, as an exporter that wrote that file would. */
-async function rehash(dir: string, name: string): Promise<void> {
-  const digest = createHash('sha256').update(await fs.readFile(path.join(dir, name))).digest('hex');
-  await editManifest(dir, (m) => { m.sha256[name] = digest; });
-}
-
-/** A bad-model EngineError whose message names `file` and matches `what`. */
-const badModelNaming = (file: string, what: RegExp) => (e: unknown) =>
-  e instanceof EngineError && e.code === 'bad-model' && e.message.includes(file) && what.test(e.message);
 
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 

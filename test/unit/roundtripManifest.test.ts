@@ -3,7 +3,6 @@
 // finds a variant's folder by the draftsmith.roundtrip.variant setting's name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -11,7 +10,7 @@ import { Engine } from '../../extension/engine/engine';
 import { EngineError } from '../../extension/engine/errors';
 import { loadModelFolder } from '../../extension/engine/runtime/manifest';
 import { RoundTripSystem, roundtripModelDir } from '../../extension/engine/systems/roundtrip';
-import { modelsDir, repoRoot } from './helpers';
+import { badModelNaming, editManifest, modelsDir, rehash, repoRoot } from './helpers';
 
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 const shipped = roundtripModelDir(modelsDir);
@@ -23,21 +22,6 @@ async function copyOf(from: string, into?: string): Promise<string> {
   for (const f of await fs.readdir(from)) await fs.copyFile(path.join(from, f), path.join(dir, f));
   return dir;
 }
-
-async function editManifest(dir: string, edit: (m: Record<string, any>) => void): Promise<void> {
-  const file = path.join(dir, 'model.json');
-  const m = JSON.parse(await fs.readFile(file, 'utf8'));
-  edit(m);
-  await fs.writeFile(file, JSON.stringify(m));
-}
-
-async function rehash(dir: string, name: string): Promise<void> {
-  const digest = createHash('sha256').update(await fs.readFile(path.join(dir, name))).digest('hex');
-  await editManifest(dir, (m) => { m.sha256[name] = digest; });
-}
-
-const badModelNaming = (file: string, what: RegExp) => (e: unknown) =>
-  e instanceof EngineError && e.code === 'bad-model' && e.message.includes(file) && what.test(e.message);
 
 test('the shipped round-trip folder is valid, and every file it names has a matching sha256', async () => {
   const folder = await loadModelFolder(shipped, 'roundtrip');

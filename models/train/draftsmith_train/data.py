@@ -97,17 +97,18 @@ def wikitext_paragraphs():
     return out
 
 
-def story_paragraphs():
-    out = []
-    for line in open(os.path.join(SHARED, "data/fairytaleqa/fairytale_stories_278.jsonl"), encoding="utf-8"):
+def fairy_tale_paragraphs():
+    """(tale id, its paragraphs of 20 words or more, normalized) for every tale of FairytaleQA."""
+    for n, line in enumerate(open(os.path.join(SHARED, "data/fairytaleqa/fairytale_stories_278.jsonl"), encoding="utf-8")):
         r = json.loads(line)
         text = r.get("story") or r.get("text") or r.get("content") or ""
         if isinstance(text, list):
             text = "\n\n".join(map(str, text))
-        for para in re.split(r"\n\s*\n", text):
-            if len(para.split()) >= 20:
-                out.append(normalize(para))
-    return out
+        yield str(r.get("id", n)), [normalize(p) for p in re.split(r"\n\s*\n", text) if len(p.split()) >= 20]
+
+
+def story_paragraphs():
+    return [p for _, paras in fairy_tale_paragraphs() for p in paras]
 
 
 STOP = set("""a about above after again against all am an and any are as at be because been before being below

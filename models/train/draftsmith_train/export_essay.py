@@ -27,7 +27,7 @@ from . import tokenizer as T
 from .essay import encode_topics, load_essay_model, separator_id
 from .export_summarize import OPSET, cache_axes, cache_names, greedy_reference, layer_caches, sha256
 from .onnx_graph import rewrite_file
-from .weight_storage import quantize_, store_int8
+from .weight_storage import quantize_, store_int8_files
 
 
 class EncoderExport(torch.nn.Module):
@@ -118,9 +118,7 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))
     json.dump(words, open(os.path.join(out_dir, "words.json"), "w"))
     files = ["encoder.onnx", "decoder.onnx", "tokenizer.json", "tokenizer_config.json", "words.json"]
-    for f in files[:2] if records else []:
-        n, a, b = store_int8(os.path.join(out_dir, f), records)
-        print(f"{f}: {n} weight matrices as int8, initializers {a / 1e6:.1f} -> {b / 1e6:.1f} MB")
+    store_int8_files(out_dir, files[:2], records)
     variant = (("" if c.layer_mix == "dynamic" else f"-{c.layer_mix}") + ("" if c.context == "target" else f"-{c.context}-context")
                + ("" if c.copy else "-no-copy"))
     manifest = {

@@ -250,6 +250,14 @@ def _cache_names(n_layers, prefix, kinds):
     return [f"{prefix}.{i}.{kind}.{kv}" for i in range(n_layers) for kind in kinds for kv in ("key", "value")]
 
 
+def export_encoder(enc, input_ids, mask, out_dir):
+    """encoder_model.onnx in transformers.js's layout: input_ids, attention_mask -> last_hidden_state."""
+    axes = {0: "batch_size", 1: "encoder_sequence_length"}
+    torch.onnx.export(enc, (input_ids, mask), os.path.join(out_dir, "onnx", "encoder_model.onnx"), opset_version=OPSET,
+                      input_names=["input_ids", "attention_mask"], output_names=["last_hidden_state"],
+                      dynamic_axes={"input_ids": axes, "attention_mask": axes, "last_hidden_state": axes})
+
+
 def export_decoders(enc_out, dec_no, dec_wp, ids, mask, n_layers, out_dir, tmp_dir, ops):
     """Traces both decoders with torch.onnx (opset 16) and merges them into decoder_model_merged.onnx."""
     with torch.no_grad():
@@ -338,11 +346,7 @@ def export_summarize(ckpt, shipped_dir, out_dir, steps=32):
     enc = TaasEncoder(m).eval()
     with torch.no_grad():
         ehs = enc(ids, mask)
-        torch.onnx.export(enc, (ids, mask), os.path.join(out_dir, "onnx", "encoder_model.onnx"), opset_version=OPSET,
-                          input_names=["input_ids", "attention_mask"], output_names=["last_hidden_state"],
-                          dynamic_axes={"input_ids": {0: "batch_size", 1: "encoder_sequence_length"},
-                                        "attention_mask": {0: "batch_size", 1: "encoder_sequence_length"},
-                                        "last_hidden_state": {0: "batch_size", 1: "encoder_sequence_length"}})
+        export_encoder(enc, ids, mask, out_dir)
         # The same computation as the shipped pair: the peer's first step against decode_step.
         src, smask = ids[:, 1:], mask[:, 1:]
         memory, mm, _, _ = m.topic_memory(m.encode(src, smask), smask)
@@ -375,11 +379,7 @@ def export_essay(ckpt, shipped_dir, out_dir, steps=32):
     enc = EssayEncoder(m).eval()
     with torch.no_grad():
         ehs = enc(packed, mask)
-        torch.onnx.export(enc, (packed, mask), os.path.join(out_dir, "onnx", "encoder_model.onnx"), opset_version=OPSET,
-                          input_names=["input_ids", "attention_mask"], output_names=["last_hidden_state"],
-                          dynamic_axes={"input_ids": {0: "batch_size", 1: "encoder_sequence_length"},
-                                        "attention_mask": {0: "batch_size", 1: "encoder_sequence_length"},
-                                        "last_hidden_state": {0: "batch_size", 1: "encoder_sequence_length"}})
+        export_encoder(enc, packed, mask, out_dir)
         memory, sctx = m.memories(src, mask, wids)
         cross = m.cross_key_values(memory)
         L, H, dh = c.decoder_layers, c.n_heads, c.d_model // c.n_heads

@@ -38,7 +38,7 @@ import torch
 from . import tokenizer as T
 from .export_summarize import OPSET, greedy_reference, sha256
 from .story import encode_source, generate, load_model, load_pairs, perplexity, premise_sequences, story_nll
-from .weight_storage import quantize_, store_int8
+from .weight_storage import quantize_, store_int8_files
 
 PROMPT = "A lighthouse keeper finds a message in a bottle that was written by her own hand."
 
@@ -276,10 +276,7 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))
     files = ["encoder.onnx", "decoder.onnx", "premise.onnx", "tokenizer.json", "tokenizer_config.json"]
-    if records:
-        for f in files[:3]:
-            n, a, b = store_int8(os.path.join(out_dir, f), records)
-            print(f"{f}: {n} weight matrices as int8, initializers {a / 1e6:.1f} -> {b / 1e6:.1f} MB")
+    store_int8_files(out_dir, files[:3], records)
     c = model.c
     # Everything story-specific sits in "architecture" (the manifest's per-system schema): the shapes,
     # each step graph's state (name and initial shape: zeros, "batch" for the batch axis, 0 for the

@@ -22,7 +22,7 @@ import torch
 from . import tokenizer as T
 from .onnx_graph import rewrite_file
 from .summarize import load_model
-from .weight_storage import quantize_, store_int8
+from .weight_storage import quantize_, store_int8_files
 
 OPSET = 16  # ScatterElements with reduction="add": the pointer's copy distribution (modules.PointerGenerator)
 
@@ -154,9 +154,7 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights=None):
                            "weights": [round(float(v), 5) for v in top.values]})
     json.dump({"topics": topics}, open(os.path.join(out_dir, "topics.json"), "w"), indent=1)
     files = ["encoder.onnx", "decoder.onnx", "tokenizer.json", "tokenizer_config.json", "topics.json"]
-    for f in files[:2] if records else []:
-        n, a, b = store_int8(os.path.join(out_dir, f), records)
-        print(f"{f}: {n} weight matrices as int8, initializers {a / 1e6:.1f} -> {b / 1e6:.1f} MB")
+    store_int8_files(out_dir, files[:2], records)
     manifest = {
         "schemaVersion": 1,
         "system": "summarize",

@@ -79,14 +79,9 @@ def wiki_documents():
 
 
 def story_documents():
-    for n, line in enumerate(open(os.path.join(D.SHARED, "data/fairytaleqa/fairytale_stories_278.jsonl"), encoding="utf-8")):
-        r = json.loads(line)
-        text = r.get("story") or r.get("text") or r.get("content") or ""
-        if isinstance(text, list):
-            text = "\n\n".join(map(str, text))
-        for para in re.split(r"\n\s*\n", text):
-            if len(para.split()) >= 20:
-                yield "story", str(r.get("id", n)), D.normalize(para), None
+    for doc, paras in D.fairy_tale_paragraphs():
+        for para in paras:
+            yield "story", doc, para, None
 
 
 def news_documents(max_train):

@@ -18,6 +18,7 @@ The cost is the rounding in step 1, measured by the exporter (log-probabilities 
 the rounded model against the float32 one).
 """
 import hashlib
+import os
 
 import numpy as np
 import onnx
@@ -93,6 +94,13 @@ def store_int8(path, records):
     onnx.save(model, path)
     after = sum(len(i.raw_data) or numpy_helper.to_array(i).nbytes for i in graph.initializer)
     return replaced, before, after
+
+
+def store_int8_files(out_dir, names, records):
+    """store_int8 on each exported graph of a folder (nothing without records: a float32 export)."""
+    for name in names if records else []:
+        n, a, b = store_int8(os.path.join(out_dir, name), records)
+        print(f"{name}: {n} weight matrices as int8, initializers {a / 1e6:.1f} -> {b / 1e6:.1f} MB")
 
 
 def fold_int8(model):
