@@ -7,6 +7,7 @@ import { CancelledError } from './errors';
 import { checkCoherence, scoreDraft } from './eval/scoreDraft';
 import type { RunContext, RuntimeOptions } from './systems/context';
 import { EssaySystem, essayModelDir } from './systems/essay';
+import { ReplySystem, replyModelDir } from './systems/reply';
 import { RoundTripSystem, roundtripModelDir } from './systems/roundtrip';
 import { StorySystem, storyModelDir } from './systems/story';
 import { SummarizeSystem, summarizeModelDir } from './systems/summarize';
@@ -41,6 +42,7 @@ export class Engine {
     summarize: new Lazy(() => SummarizeSystem.load(summarizeModelDir(this.config.modelsDir), this.runtime())),
     essay: new Lazy(() => EssaySystem.load(essayModelDir(this.config.modelsDir), this.runtime())),
     story: new Lazy(() => StorySystem.load(storyModelDir(this.config.modelsDir), this.runtime())),
+    reply: new Lazy(() => ReplySystem.load(replyModelDir(this.config.modelsDir), this.runtime())),
   };
   /** One per Round-Trip folder asked for: the default one, and any variant the settings name. */
   private readonly roundtrips = new Map<string, Lazy<RoundTripSystem>>();
@@ -105,6 +107,12 @@ export class Engine {
       case 'roundtrip': {
         ctx.progress('Loading the round-trip model…');
         const system = await this.roundtrip(request.variant);
+        ctx.checkCancelled();
+        return system.run(request, ctx);
+      }
+      case 'reply': {
+        ctx.progress('Loading the reply model…');
+        const system = await this.systems.reply.get();
         ctx.checkCancelled();
         return system.run(request, ctx);
       }

@@ -153,9 +153,32 @@ export const StoryArchitecture = ConvSeq2seqShape.extend({
   neverSample: z.array(z.number().int().min(0)),
 });
 
+/**
+ * Suggest Replies (export_reply.py): a GRU seq2seq with attention; ESED adds the external semantic
+ * memory (memory.bin, keys.json) read once per key and appended to every encoder output (Eq. 13).
+ */
+const ReplyShape = z.object({
+  vocabSize: z.number().int().positive(),
+  embed: z.number().int().positive(),
+  /** The decoder's state size; the bidirectional encoder's outputs have encoderDim = 2 x hidden. */
+  hidden: z.number().int().positive(),
+  encoderDim: z.number().int().positive(),
+  /** Memory vectors' size D, slots per key L, keys K, and the read's β (Eq. 12). */
+  memoryDim: z.number().int().positive(),
+  slots: z.number().int().positive(),
+  keys: z.number().int().positive(),
+  beta: z.number().positive(),
+  maxReplyTokens: z.number().int().positive(),
+});
+
+export const ReplyEsedArchitecture = ReplyShape.extend({ type: z.literal('reply-esed'), memory: z.literal(true) });
+/** The NRM baseline: the same seq2seq without the memory (decoder_step.onnx has no memory_read input). */
+export const ReplyNrmArchitecture = ReplyShape.extend({ type: z.literal('reply-nrm'), memory: z.literal(false) });
+
 export const Architecture = z.discriminatedUnion('type', [
   TaasArchitecture, PcsanArchitecture, StoryArchitecture,
   RoundTripStandardArchitecture, RoundTripHierArchitecture, RoundTripHierAttnArchitecture,
+  ReplyEsedArchitecture, ReplyNrmArchitecture,
 ]);
 
 export const Manifest = z.object({

@@ -32,3 +32,89 @@ export function nounCompounds(): { set: ReadonlySet<string>; longest: number } {
   }
   return compounds;
 }
+
+/** The nouns and adjectives of WordNet: the parts of speech a reply key has. */
+export type KeyPos = 'noun' | 'adj';
+
+interface PosFiles { index: Map<string, number[]>; data: string }
+const posFiles = new Map<KeyPos, PosFiles>();
+
+/** index.<pos>: lemma -> its synset offsets, most frequent sense first; data.<pos> read whole (offsets are bytes, latin1 keeps them). */
+function filesOf(pos: KeyPos): PosFiles {
+  let f = posFiles.get(pos);
+  if (!f) {
+    const index = new Map<string, number[]>();
+    for (const line of readFileSync(join(dictPath(), `index.${pos}`), 'latin1').split('\n')) {
+      if (line.startsWith(' ') || line.length === 0) continue;
+      const fields = line.trim().split(' ');
+      const synsets = Number(fields[2]);
+      index.set(fields[0], fields.slice(fields.length - synsets).map(Number));
+    }
+    f = { index, data: readFileSync(join(dictPath(), `data.${pos}`), 'latin1') };
+    posFiles.set(pos, f);
+  }
+  return f;
+}
+
+interface Synset { words: string[]; pointers: { symbol: string; offset: number; pos: string; source: number; target: number }[] }
+
+/** One line of data.<pos> (wndb(5)): the synset's words and its pointers. */
+function synsetAt(pos: KeyPos, offset: number): Synset {
+  const data = filesOf(pos).data;
+  const f = data.slice(offset, data.indexOf('\n', offset)).split(' ');
+  const count = parseInt(f[3], 16);
+  // Adjective markers such as "(a)" and "(p)" are not part of the word.
+  const words = Array.from({ length: count }, (_, i) => f[4 + 2 * i].replace(/\(.*\)$/, '').toLowerCase());
+  let k = 4 + 2 * count;
+  const pointers: Synset['pointers'] = [];
+  const n = Number(f[k++]);
+  for (let i = 0; i < n; i++, k += 4) {
+    pointers.push({ symbol: f[k], offset: Number(f[k + 1]), pos: f[k + 2], source: parseInt(f[k + 3].slice(0, 2), 16), target: parseInt(f[k + 3].slice(2), 16) });
+  }
+  return { words, pointers };
+}
+
+const lemmaOf = (word: string) => word.toLowerCase().trim().replace(/\s+/g, '_');
+const shown = (lemma: string) => lemma.replace(/_/g, ' ');
+
+/** The word's WordNet synonyms as `pos` (the other words of its synsets, most frequent sense first). */
+export function synonyms(word: string, pos: KeyPos): string[] {
+  const lemma = lemmaOf(word);
+  const out: string[] = [];
+  for (const offset of filesOf(pos).index.get(lemma) ?? []) {
+    for (const w of synsetAt(pos, offset).words) if (w !== lemma && !out.includes(shown(w))) out.push(shown(w));
+  }
+  return out;
+}
+
+/**
+ * The word's WordNet antonyms as `pos`: its own antonym pointers ("!", between words), and for an
+ * adjective without any, those of the head adjectives its synsets are similar to ("&": "huge" is
+ * similar to "large", whose antonym is "small").
+ */
+export function antonyms(word: string, pos: KeyPos): string[] {
+  const lemma = lemmaOf(word);
+  const out: string[] = [];
+  const add = (w: string) => { if (w !== lemma && !out.includes(shown(w))) out.push(shown(w)); };
+  const direct = (offset: number, wordIndex: number | null) => {
+    const s = synsetAt(pos, offset);
+    for (const p of s.pointers) {
+      if (p.symbol !== '!' || (wordIndex !== null && p.source !== wordIndex)) continue;
+      const target = synsetAt(pos, p.offset);
+      add(target.words[p.target - 1] ?? target.words[0]);
+    }
+  };
+  const offsets = filesOf(pos).index.get(lemma) ?? [];
+  for (const offset of offsets) direct(offset, synsetAt(pos, offset).words.indexOf(lemma) + 1);
+  if (out.length === 0 && pos === 'adj') {
+    for (const offset of offsets) {
+      for (const p of synsetAt(pos, offset).pointers) if (p.symbol === '&') direct(p.offset, null);
+    }
+  }
+  return out;
+}
+
+/** Whether WordNet has the word as `pos`. */
+export function hasLemma(word: string, pos: KeyPos): boolean {
+  return filesOf(pos).index.has(lemmaOf(word));
+}

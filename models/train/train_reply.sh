@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The whole Suggest Replies recipe (ESED): post -> reply pairs with their keys, the NRM baseline (which
+# also embeds the reply sentences for the memory), the memory (truncated SVD + k-means per key), ESED
+# on the same pairs, and the exports. On a CUDA GPU when present (--device auto), else one CPU thread.
+# Needs the shared tokenizer first (train_summarize.sh: spm.model and tokenizer/ in $DATA, or links to them).
+#
+#   bash models/train/train_reply.sh                                   # a tiny CPU smoke run (40 steps each)
+#   STEPS=30000 MINUTES=120 HIDDEN=256 EMBED=256 bash models/train/train_reply.sh   # a GPU
+#
+# STEPS and MINUTES bound each model's run (whichever comes first; a run goes on from the weights and
+# optimizer its checkpoint kept at the last validation, so STEPS and MINUTES count the whole run).
+# ESED is exported to models/reply (OUT) with its parity fixture in test/fixtures/reply-parity.json;
+# NRM to $VARIANTS/nrm (default .work/reply-nrm, ignored by git) with its own parity.json, for
+#   npx draftsmith eval reply --variant nrm=.work/reply-nrm
+set -euo pipefail
+cd "$(dirname "$0")"
+PY=${PY:-/usr/bin/python3}
+DATA=${DATA:-../../.data/reply}
+RUNS=${RUNS:-runs}
+STEPS=${STEPS:-40}
+MINUTES=${MINUTES:-600}
+HIDDEN=${HIDDEN:-64}
+EMBED=${EMBED:-64}
+SLOTS=${SLOTS:-8}
+LR=${LR:-1e-3}
+BATCH_TOKENS=${BATCH_TOKENS:-2000}
+VAL_EVERY=${VAL_EVERY:-250}
+OUT=${OUT:-../reply}
+NRM_OUT=${NRM_OUT:-../../.work/reply-nrm}
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+mkdir -p "$RUNS" "$DATA"
+[ -f "$DATA/reply.train.jsonl" ] || $PY -m draftsmith_train.reply prepare --data "$DATA"
+common=(--data "$DATA" --steps "$STEPS" --minutes "$MINUTES" --hidden "$HIDDEN" --embed "$EMBED" --lr "$LR"
+        --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" --resume)
+$PY -m draftsmith_train.reply train "${common[@]}" --model nrm --out "$RUNS/reply-nrm.pt" 2>&1 | tee -a "$RUNS/reply-nrm.log"
+$PY -m draftsmith_train.reply memory --data "$DATA" --ckpt "$RUNS/reply-nrm.pt" --slots "$SLOTS" --out "$RUNS/reply-memory.npz" \
+  2>&1 | tee -a "$RUNS/reply-memory.log"
+$PY -m draftsmith_train.reply train "${common[@]}" --model esed --memory "$RUNS/reply-memory.npz" --out "$RUNS/reply-esed.pt" \
+  2>&1 | tee -a "$RUNS/reply-esed.log"
+$PY -m draftsmith_train.reply export --data "$DATA" --ckpt "$RUNS/reply-esed.pt" --memory "$RUNS/reply-memory.npz" --out "$OUT"
+$PY -m draftsmith_train.reply export --data "$DATA" --ckpt "$RUNS/reply-nrm.pt" --memory "$RUNS/reply-memory.npz" --out "$NRM_OUT"
+if [ "$(cd "$OUT" && pwd)" = "$(cd ../reply 2>/dev/null && pwd)" ]; then FIXTURE=../../test/fixtures/reply-parity.json; else FIXTURE=$OUT/parity.json; fi
+if [ -d ../../node_modules/onnxruntime-node ]; then
+  node check_reply_onnx.cjs "$OUT" "$FIXTURE"
+  node check_reply_onnx.cjs "$NRM_OUT" "$NRM_OUT/parity.json"
+fi
