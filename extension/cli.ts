@@ -7,8 +7,15 @@
  *   draftsmith essay "TOPIC WORDS" / draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...]
  *   draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]
  *   draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...]
+ *   draftsmith reply "POST" [--key WORD] [--mapper identity|synonym|antonym|neighbour|all] / draftsmith eval reply [--variant NAME=DIR ...]
  *   draftsmith story --prompt "..." [--words N] [--seed N] [--json] / draftsmith story --premise
- *   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [...]
+ *   draftsmith reply "POST" | FILE | - [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N]
+                   [--beam N] [--model DIR] [--json]
+      Suggests replies to the post, one per semantic key (its nouns and adjectives, mapped as --mapper says, or
+      the typed --key), best first, each labelled "key — mapping".
+  draftsmith eval reply [--data DIR] [--limit N] [--variant NAME=DIR ...] [--examples N] [--models DIR]
+      NRM vs ESED on the held-out posts: Diversity and Substantiality at top-1 and top-5, BLEU; mapper examples.
+  draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [...]
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
@@ -24,6 +31,7 @@ import { DEFAULT_THREADS } from './engine/runtime/threads';
 import { summarizeModelDir } from './engine/systems/summarize';
 import { flag, intFlag, numberFlag, parseArgs, type Args } from './cli/args';
 import { roundtripModelDir } from './engine/systems/roundtrip';
+import { evalReply, replyCommand } from './cli/replyCommand';
 import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
 
@@ -42,6 +50,12 @@ const USAGE = `usage:
       Encodes the paragraph in FILE (- for standard input) into one vector and decodes it back; prints the
       reconstruction, then (on standard error) the sentence alignment and BLEU, ROUGE-1/2/W, coherence L.
   draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
+  draftsmith reply "POST" | FILE | - [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N]
+                   [--beam N] [--model DIR] [--json]
+      Suggests replies to the post, one per semantic key (its nouns and adjectives, mapped as --mapper says, or
+      the typed --key), best first, each labelled "key — mapping".
+  draftsmith eval reply [--data DIR] [--limit N] [--variant NAME=DIR ...] [--examples N] [--models DIR]
+      NRM vs ESED on the held-out posts: Diversity and Substantiality at top-1 and top-5, BLEU; mapper examples.
   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase]
                    [--ref-field F] [--hyp-field F] [--limit N] [--quiet]
       REF and HYP: text files, one segment per line (or each one document with --document), or
@@ -64,6 +78,7 @@ export function engineConfig(a: Args): EngineConfig {
 const OPTION_OF: Record<string, string> = {
   'decoding.beamSize': '--beam', 'decoding.maxLength': '--max-length', maxInputTokens: '--max-input-tokens', candidates: '--candidates',
   words: '--words', 'sampling.seed': '--seed', 'sampling.temperature': '--temperature', 'sampling.topK': '--top-k', maxSentences: '--max-sentences', variant: '--variant',
+  key: '--key', mappers: '--mapper', maxCandidates: '--candidates',
 };
 
 /** The protocol's limits hold for the CLI too (the worker checks them for the extension): --beam 0 is refused, not run. */
@@ -216,6 +231,8 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+const cliParts = { engineConfig, checked, log: stderrLog, readStdin };
+
 async function main(argv: string[]): Promise<number> {
   const a = parseArgs(argv);
   const cmd = a.positional[0];
@@ -231,7 +248,9 @@ async function main(argv: string[]): Promise<number> {
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'essay') await evalEssay(a);
   else if (cmd === 'eval' && a.positional[1] === 'roundtrip') await evalRoundTrip(a);
-  else if (cmd === 'roundtrip') await roundtripCommand(a, { engineConfig, checked, log: stderrLog, readStdin });
+  else if (cmd === 'eval' && a.positional[1] === 'reply') await evalReply(a, cliParts, { dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data', 'reply')), variants: (f) => variants(a, f) });
+  else if (cmd === 'reply') await replyCommand(a, cliParts);
+  else if (cmd === 'roundtrip') await roundtripCommand(a, cliParts);
   else if (cmd === 'score') await scoreCommand(a);
   else if (cmd === 'essay') await essay(a);
   else if (cmd === 'story') await story(a);

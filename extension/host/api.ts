@@ -2,12 +2,13 @@
 import type * as vscode from 'vscode';
 import type { SummarizeResult, ToPanel } from '../protocol';
 import type { EssayOutcome, PickEssay } from './essayCommand';
+import type { PickReply, ReplyChoice, ReplyOutcome } from './replyCommand';
 import type { ApplyOutcome, PendingRoundTrip, RoundTripOutcome } from './roundtripCommand';
 import type { CoherenceOutcome, NamedText, ScoreOutcome } from './scoreCommand';
 import type { PremiseOutcome, StoryOutcome } from './storyCommand';
 import type { SummarizeOutcome } from './summarizeCommand';
 
-export type { ApplyOutcome, CoherenceOutcome, EssayOutcome, NamedText, PendingRoundTrip, PickEssay, PremiseOutcome, RoundTripOutcome, ScoreOutcome, StoryOutcome, SummarizeOutcome };
+export type { ApplyOutcome, CoherenceOutcome, EssayOutcome, NamedText, PendingRoundTrip, PickEssay, PickReply, PremiseOutcome, ReplyChoice, ReplyOutcome, RoundTripOutcome, ScoreOutcome, StoryOutcome, SummarizeOutcome };
 
 export interface DraftsmithApi {
   /** The same function the Summarize Document command runs, on the given editor. */
@@ -31,6 +32,11 @@ export interface DraftsmithApi {
   roundTrip(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<RoundTripOutcome>;
   /** What Draftsmith: Apply Round-Trip Reconstruction runs (the active diff's round trip, else the latest). */
   applyRoundTrip(): Promise<ApplyOutcome>;
+  /**
+   * What Suggest Replies runs on the editor's selection (or the whole document): `pick` answers
+   * instead of the quick pick (a candidate's index, or a typed key; undefined inserts nothing).
+   */
+  suggestReplies(editor: vscode.TextEditor, token?: vscode.CancellationToken, pick?: PickReply): Promise<ReplyOutcome>;
   /** What Score Draft runs once the user has picked the reference. */
   scoreDraft(editor: vscode.TextEditor, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome>;
   /** What Check Coherence runs once the user has picked the source. */

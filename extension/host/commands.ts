@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { Ctx } from './context';
 import { essayActiveEditor } from './essayCommand';
+import { suggestRepliesActiveEditor } from './replyCommand';
 import { applyRoundTripCommand, roundTripActiveEditor } from './roundtripCommand';
 import { checkCoherenceCommand, scoreDraftCommand } from './scoreCommand';
 import { continueStoryActiveEditor, writePremiseActiveEditor } from './storyCommand';
@@ -21,6 +22,7 @@ const commands: Record<string, CommandFactory> = {
   'draftsmith.roundTrip': (ctx) => () => roundTripActiveEditor(ctx),
   // The diff editor's title button passes the URI of the side it was clicked on.
   'draftsmith.applyRoundTrip': (ctx) => (uri?: unknown) => applyRoundTripCommand(ctx, uri),
+  'draftsmith.suggestReplies': (ctx) => () => suggestRepliesActiveEditor(ctx),
   'draftsmith.scoreDraft': (ctx) => () => scoreDraftCommand(ctx),
   'draftsmith.checkCoherence': (ctx) => () => checkCoherenceCommand(ctx),
   'draftsmith.showInsights': (ctx) => () => ctx.insights.show(),

@@ -11,6 +11,9 @@ export function essayInsertion(essay: string): string {
   return `\n\n${essay}\n`;
 }
 
+/** The text Suggest Replies inserts below the post: the reply as a paragraph of its own, as an essay. */
+export const replyInsertion = essayInsertion;
+
 /** The button on the "document changed" message. */
 export const OPEN_IN_NEW_EDITOR = 'Open in New Editor';
 

@@ -4,6 +4,7 @@ import type { DraftsmithApi } from './api';
 import { registerCommands } from './commands';
 import { Ctx } from './context';
 import { essay } from './essayCommand';
+import { suggestReplies } from './replyCommand';
 import { applyRoundTripCommand, roundTrip } from './roundtripCommand';
 import { checkCoherence, scoreDraft } from './scoreCommand';
 import { continueStory, writePremise } from './storyCommand';
@@ -26,6 +27,7 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
     writePremise: (editor, token) => writePremise(ctx, editor, token),
     roundTrip: (editor, token) => roundTrip(ctx, editor, token),
     applyRoundTrip: () => applyRoundTripCommand(ctx),
+    suggestReplies: (editor, token, pick) => suggestReplies(ctx, editor, token, pick),
     scoreDraft: (editor, reference, token) => scoreDraft(ctx, editor, reference, token),
     checkCoherence: (editor, source, token) => checkCoherence(ctx, editor, source, token),
     lastResult: () => ctx.lastResult,

@@ -2,7 +2,8 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BeamOptions, DeviceSetting, EngineConfig, SamplingOptions } from '../protocol';
-import { MAX_ROUNDTRIP_SENTENCES, RoundTripVariant } from '../protocol';
+import { z } from 'zod';
+import { MAX_ROUNDTRIP_SENTENCES, ReplyMapper, RoundTripVariant } from '../protocol';
 import { DEFAULT_THREADS } from '../engine/runtime/threads';
 import { resolveModelsDir } from './modelsPath';
 
@@ -85,6 +86,21 @@ export function readRoundTripOptions(): RoundTripOptions {
   return {
     variant: variant.success ? variant.data : undefined,
     maxSentences: intIn(cfg.get('roundtrip.maxSentences'), 1, MAX_ROUNDTRIP_SENTENCES, 8),
+  };
+}
+
+export interface ReplyOptions {
+  mappers: ReplyMapper[];
+  candidates: number;
+}
+
+/** As readSummarizeOptions: anything out of range falls back to the default (all four mappers, 8 candidates). */
+export function readReplyOptions(): ReplyOptions {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const mappers = z.array(ReplyMapper).min(1).safeParse(cfg.get('reply.mappers'));
+  return {
+    mappers: mappers.success ? [...new Set(mappers.data)] : [...ReplyMapper.options],
+    candidates: intIn(cfg.get('reply.candidates'), 1, 20, 8),
   };
 }
 

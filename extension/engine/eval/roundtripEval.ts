@@ -16,7 +16,7 @@ import { corpusRouge } from '../metrics/rouge';
 import type { RuntimeOptions } from '../systems/context';
 import { RoundTripSystem } from '../systems/roundtrip';
 import { analyseEach } from '../text/nlp';
-import { readSplit } from './testSplit';
+import { readSplit, takeTurns } from './testSplit';
 
 export const RoundTripRow = z.object({ source: z.string(), doc: z.string(), sentences: z.array(z.string()).min(1) });
 export type RoundTripRow = z.infer<typeof RoundTripRow>;
@@ -31,22 +31,7 @@ export interface RoundTripEvalOptions {
   runtime: RuntimeOptions;
 }
 
-/** roundtrip_data.load's sample: the sources take turns, each in file order, until `limit`. */
-export function takeTurns(rows: readonly RoundTripRow[], limit: number): RoundTripRow[] {
-  if (!Number.isFinite(limit)) return rows.slice();
-  const bySource = new Map<string, RoundTripRow[]>();
-  for (const r of rows) {
-    const list = bySource.get(r.source);
-    if (list) list.push(r);
-    else bySource.set(r.source, [r]);
-  }
-  const queues = [...bySource.values()];
-  const out: RoundTripRow[] = [];
-  for (let k = 0; out.length < limit && queues.some((q) => k < q.length); k++) {
-    for (const q of queues) if (k < q.length) out.push(q[k]);
-  }
-  return out.slice(0, limit);
-}
+export { takeTurns } from './testSplit';
 
 /** One paragraph's reconstruction. */
 interface Reconstructed { row: RoundTripRow; output: string[]; L: number | null; encodeMs: number; decodeMs: number }

@@ -17,3 +17,23 @@ export async function readSplit<S extends z.ZodTypeAny>(file: string, schema: S,
 
 /** Evaluation runs without an editor: no progress, no partial text, never cancelled. */
 export const silentRun: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
+
+/**
+ * A recipe's sample of a split (roundtrip_data.load, reply eval): the sources take turns, each in
+ * file order, until `limit`, so a sample is not all of the first source.
+ */
+export function takeTurns<R extends { source: string }>(rows: readonly R[], limit: number): R[] {
+  if (!Number.isFinite(limit)) return rows.slice();
+  const bySource = new Map<string, R[]>();
+  for (const r of rows) {
+    const list = bySource.get(r.source);
+    if (list) list.push(r);
+    else bySource.set(r.source, [r]);
+  }
+  const queues = [...bySource.values()];
+  const out: R[] = [];
+  for (let k = 0; out.length < limit && queues.some((q) => k < q.length); k++) {
+    for (const q of queues) if (k < q.length) out.push(q[k]);
+  }
+  return out.slice(0, limit);
+}

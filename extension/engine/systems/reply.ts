@@ -148,6 +148,15 @@ export class ReplySystem {
     return v.map((x) => x / norm);
   }
 
+  /** The post's subword ids as the model reads them: its last maxInputTokens (training kept a post's end). */
+  tokenize(text: string): number[] {
+    return this.tokenizer.encodeSuffix(text, this.folder.manifest.maxInputTokens).spans.slice(-this.folder.manifest.maxInputTokens).map((s) => s.id);
+  }
+
+  detokenize(ids: number[]): string {
+    return this.tokenizer.decode(ids);
+  }
+
   /** encoder.onnx on the post's subword ids (at most maxInputTokens of them). */
   async encode(ids: readonly number[]): Promise<EncodedPost> {
     const r = await this.encoder.run({ input_ids: int64Tensor(ids, [1, ids.length]) });
@@ -161,6 +170,26 @@ export class ReplySystem {
     if (!post.query) throw new EngineError('internal', 'the NRM baseline has no memory to read');
     const { slots: L, memoryDim: D, beta } = this.arch;
     return memoryRead(post.query, this.memory, this.mapper.indexOf(key) * L * D, L, D, beta);
+  }
+
+  /**
+   * The n memory keys whose blocks hold the rows nearest the post's query p (the best pᵀm_l of each
+   * block): what the evaluation falls back to for a post without a key the memory holds.
+   */
+  nearestBlocks(post: EncodedPost, n: number): string[] {
+    if (!post.query) return [];
+    const { slots: L, memoryDim: D } = this.arch;
+    const q = post.query;
+    const best = this.keys.map((key, k) => {
+      let top = -Infinity;
+      for (let l = 0; l < L; l++) {
+        let dot = 0;
+        for (let d = 0; d < D; d++) dot += q[d] * this.memory[(k * L + l) * D + d];
+        if (dot !== 0) top = Math.max(top, dot);
+      }
+      return { key, top };
+    });
+    return best.sort((a, b) => b.top - a.top).slice(0, n).map((b) => b.key);
   }
 
   /** Beam search for one key's read (or none, NRM): its hypotheses, best first. */

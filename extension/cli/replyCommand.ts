@@ -1,0 +1,81 @@
+/**
+ * `draftsmith reply "POST" | FILE | - [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...]
+ *  [--candidates N] [--beam N] [--model DIR] [--json]`: Suggest Replies from a terminal. The candidates go
+ * to standard output, best first, each labelled with its key and mapping ("champion → winner — synonym");
+ * the notes (a long post cut, keys the memory lacks) and the speed to standard error.
+ * `draftsmith eval reply [--data DIR] [--limit N] [--variant NAME=DIR ...] [--examples N]`: NRM vs ESED.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { ReplyMapper, type ReplyResult } from '../protocol';
+import { Engine } from '../engine/engine';
+import { EngineError, errorMessage } from '../engine/errors';
+import { runReplyEval } from '../engine/eval/replyEval';
+import { silentRun } from '../engine/eval/testSplit';
+import { ReplySystem, replyModelDir } from '../engine/systems/reply';
+import { flag, intFlag, type Args } from './args';
+import type { CliParts } from './roundtripCommand';
+
+/** --mapper, repeatable or comma-separated; "all" is the four. */
+export function mappersOf(a: Args): ReplyMapper[] | undefined {
+  const given = (a.flags.get('mapper') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  if (given.length === 0) return undefined;
+  if (given.includes('all')) return [...ReplyMapper.options];
+  return [...new Set(given)].map((m) => {
+    const parsed = ReplyMapper.safeParse(m);
+    if (!parsed.success) throw new EngineError('bad-request', `--mapper must be identity, synonym, antonym, neighbour or all, not "${m}"`);
+    return parsed.data;
+  });
+}
+
+export async function replyCommand(a: Args, cli: CliParts): Promise<void> {
+  const arg = a.positional.slice(1).join(' ');
+  if (!arg.trim()) throw new EngineError('bad-request', 'reply needs a post: draftsmith reply "Do you play tennis?" (or a FILE, or - for standard input)');
+  // A single existing path is a file to read; anything else is the post itself.
+  const text = arg === '-' ? await cli.readStdin()
+    : a.positional.length === 2 && existsSync(arg) ? await fs.readFile(arg, 'utf8').catch((e) => { throw new EngineError('bad-input', `Cannot read ${arg}: ${errorMessage(e)}`); })
+    : arg;
+  const request = cli.checked({
+    op: 'reply' as const, text, key: flag(a, 'key'), mappers: mappersOf(a), maxCandidates: intFlag(a, 'candidates'),
+    decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
+  });
+  const model = flag(a, 'model');
+  const config = cli.engineConfig(a);
+  const result = model !== undefined
+    ? await (await ReplySystem.load(path.resolve(model), { device: config.device, threads: config.threads, log: cli.log })).run(request, silentRun)
+    : await new Engine(config, cli.log).run(request);
+  if (flag(a, 'json')) {
+    process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    return;
+  }
+  for (const line of replyLines(result)) process.stdout.write(line + '\n');
+  for (const line of replyNotes(result)) process.stderr.write(line + '\n');
+  if (result.candidates.length === 0) process.exitCode = 1;
+}
+
+/** "label: reply" per candidate, best first. */
+export function replyLines(r: ReplyResult): string[] {
+  return r.candidates.map((c) => `${c.label}: ${c.text}`);
+}
+
+export function replyNotes(r: ReplyResult): string[] {
+  const keys = r.postKeys.map((k) => `${k.lemma}${k.inMemory ? '' : ' (not in the memory)'}`);
+  return [
+    ...r.notes.map((n) => `note: ${n}`),
+    `keys of the post: ${keys.join(', ') || 'none'}`,
+    `${r.architecture} model ${r.stats.model}: ${r.candidates.length} candidates, ${r.stats.usedInputTokens} tokens in, ${r.stats.outputTokens} out; ` +
+      `encode ${r.stats.encodeMs.toFixed(0)} ms, decode ${r.stats.decodeMs.toFixed(0)} ms on ${r.stats.device}`,
+  ];
+}
+
+export async function evalReply(a: Args, cli: CliParts, parts: { dataDir: string; variants(fallback: string): { name: string; dir: string }[] }): Promise<void> {
+  const config = cli.engineConfig(a);
+  const table = await runReplyEval({
+    dataDir: parts.dataDir,
+    limit: intFlag(a, 'limit') ?? Infinity,
+    variants: parts.variants(`ESED=${replyModelDir(config.modelsDir)}`),
+    examples: intFlag(a, 'examples') ?? 3,
+    runtime: { device: config.device, threads: config.threads, log: cli.log },
+  }, (m) => process.stderr.write(`${m}\n`));
+  process.stdout.write(table);
+}
