@@ -16,6 +16,7 @@ import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { ReplyCandidate, ReplyMapper, ReplyPostKey, ReplyRequest, ReplyResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
+import { greedy } from '../decode/greedy';
 import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { readFloat16File } from '../runtime/float16';
@@ -192,18 +193,12 @@ export class ReplySystem {
     return best.sort((a, b) => b.top - a.top).slice(0, n).map((b) => b.key);
   }
 
-  /** Beam search for one key's read (or none, NRM): its hypotheses, best first. */
-  async decode(post: EncodedPost, read: Float32Array | null, decoding: ReplyRequest['decoding'], hooks: DecodeHooks = {}): Promise<Hypothesis[]> {
-    const d = this.decodingOptions(decoding);
-    const K = d.beamSize;
-    const { hidden: H } = this.arch;
-    const special = this.folder.manifest.specialTokens;
-    // Only the state and r have a row per beam; the encoder outputs stay one row (broadcast in the graph).
-    const h = new Float32Array(K * H);
-    for (let k = 0; k < K; k++) h.set(post.state, k * H);
-    const reads = read ? float32Tensor(tile(read, K), [K, read.length]) : null;
+  /** decoder_step.onnx as a StepModel for `rows` rows: the state [rows, H] per row, the encoder outputs shared. */
+  private stepModel(post: EncodedPost, read: Float32Array | null, rows: number): StepModel<StepState> {
+    const H = this.arch.hidden;
+    const reads = read ? float32Tensor(tile(read, rows), [rows, read.length]) : null;
     const session = this.decoder;
-    const model: StepModel<StepState> = {
+    return {
       vocabSize: this.arch.vocabSize,
       async step(tokens, state) {
         const r = await session.run({
@@ -213,15 +208,32 @@ export class ReplySystem {
         // A copy: onnxruntime may reuse an output's buffer, and reorder changes the state in place.
         return { logProbs: floatData(r.log_probs, 'log_probs'), state: { h: Float32Array.from(floatData(r.state_out, 'state_out')) } };
       },
-      reorder(state, rows) {
-        return { h: reorderAxis(state.h, [rows.length, H], 0, rows).data };
+      reorder(state, order) {
+        return { h: reorderAxis(state.h, [order.length, H], 0, order).data };
       },
     };
-    return beamSearch(model, { h }, {
-      bos: special.bos, eos: special.eos, beamSize: K, maxLength: d.maxLength, minLength: d.minLength,
+  }
+
+  private get special() {
+    const s = this.folder.manifest.specialTokens;
+    return { bos: s.bos, eos: s.eos, banned: [s.pad, s.unk, s.bos, ...(s.mask !== undefined ? [s.mask] : [])] };
+  }
+
+  /** Beam search for one key's read (or none, NRM): its hypotheses, best first. */
+  async decode(post: EncodedPost, read: Float32Array | null, decoding: ReplyRequest['decoding'], hooks: DecodeHooks = {}): Promise<Hypothesis[]> {
+    const d = this.decodingOptions(decoding);
+    const K = d.beamSize;
+    // Only the state and r have a row per beam; the encoder outputs stay one row (broadcast in the graph).
+    return beamSearch(this.stepModel(post, read, K), { h: tile(post.state, K) }, {
+      ...this.special, beamSize: K, maxLength: d.maxLength, minLength: d.minLength,
       lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
-      banned: [special.pad, special.unk, special.bos, ...(special.mask !== undefined ? [special.mask] : [])],
     }, hooks);
+  }
+
+  /** Greedy decoding with no constraints: reply.py Seq2Seq.greedy step for step (the parity test holds it to PyTorch's ids). */
+  async greedy(post: EncodedPost, read: Float32Array | null, maxLength = this.arch.maxReplyTokens): Promise<number[]> {
+    const { bos, eos } = this.special;
+    return (await greedy(this.stepModel(post, read, 1), { h: Float32Array.from(post.state) }, { bos, eos, maxLength })).tokens;
   }
 
   private decodingOptions(req: ReplyRequest['decoding']) {

@@ -77,12 +77,21 @@ function synsetAt(pos: KeyPos, offset: number): Synset {
 const lemmaOf = (word: string) => word.toLowerCase().trim().replace(/\s+/g, '_');
 const shown = (lemma: string) => lemma.replace(/_/g, ' ');
 
-/** The word's WordNet synonyms as `pos` (the other words of its synsets, most frequent sense first). */
+/**
+ * The word's WordNet synonyms as `pos`: the other words of its synsets (most frequent sense first),
+ * then, for nouns, the words of their direct hypernyms ("champion" -> "champ", "title-holder", ...,
+ * then "winner"): a reply memory rarely holds a rare exact synonym, and the broader word keeps the sense.
+ */
 export function synonyms(word: string, pos: KeyPos): string[] {
   const lemma = lemmaOf(word);
   const out: string[] = [];
-  for (const offset of filesOf(pos).index.get(lemma) ?? []) {
-    for (const w of synsetAt(pos, offset).words) if (w !== lemma && !out.includes(shown(w))) out.push(shown(w));
+  const add = (w: string) => { if (w !== lemma && !out.includes(shown(w))) out.push(shown(w)); };
+  const offsets = filesOf(pos).index.get(lemma) ?? [];
+  for (const offset of offsets) synsetAt(pos, offset).words.forEach(add);
+  if (pos === 'noun') {
+    for (const offset of offsets) {
+      for (const p of synsetAt(pos, offset).pointers) if (p.symbol === '@') synsetAt(pos, p.offset).words.forEach(add);
+    }
   }
   return out;
 }
