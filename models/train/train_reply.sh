@@ -2,7 +2,7 @@
 # The whole Suggest Replies recipe (ESED): post -> reply pairs with their keys, the NRM baseline (which
 # also embeds the reply sentences for the memory), the memory (truncated SVD + k-means per key), ESED
 # on the same pairs, and the exports. On a CUDA GPU when present (--device auto), else one CPU thread.
-# Needs the shared tokenizer first (train_summarize.sh: spm.model and tokenizer/ in $DATA, or links to them).
+# Needs the shared tokenizer first (train_summarize.sh writes .data/spm.model and .data/tokenizer/; DATA=.data/reply links them).
 #
 #   bash models/train/train_reply.sh                                   # a tiny CPU smoke run (40 steps each)
 #   STEPS=30000 MINUTES=120 HIDDEN=256 EMBED=256 bash models/train/train_reply.sh   # a GPU
@@ -29,6 +29,9 @@ OUT=${OUT:-../reply}
 NRM_OUT=${NRM_OUT:-../../.work/reply-nrm}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mkdir -p "$RUNS" "$DATA"
+# The shared tokenizer lives one level up (.data/spm.model, .data/tokenizer/): link it in.
+[ -e "$DATA/spm.model" ] || ln -s ../spm.model "$DATA/spm.model"
+[ -e "$DATA/tokenizer" ] || ln -s ../tokenizer "$DATA/tokenizer"
 [ -f "$DATA/reply.train.jsonl" ] || $PY -m draftsmith_train.reply prepare --data "$DATA"
 common=(--data "$DATA" --steps "$STEPS" --minutes "$MINUTES" --hidden "$HIDDEN" --embed "$EMBED" --lr "$LR"
         --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" --resume)

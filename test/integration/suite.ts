@@ -10,6 +10,7 @@ import { closeWithoutSaving, openUntitled, sampleDocument, sleep, waitFor } from
 import { essayTests } from './suite/essayTests';
 import { hardeningTests } from './suite/hardeningTests';
 import { loadTests } from './suite/loadTests';
+import { replyTests } from './suite/replyTests';
 import { roundtripTests } from './suite/roundtripTests';
 import { runTests, TestCase } from './suite/runner';
 import { scoreTests } from './suite/scoreTests';
@@ -141,6 +142,7 @@ export async function run(): Promise<void> {
     ...storyTests(api, extension.extensionPath),
     // Also before Show Insights: a round trip does not open the panel by itself either.
     ...roundtripTests(api, extension.extensionPath),
+    ...replyTests(api, extension.extensionPath),
     {
       name: 'Show Insights opens the insights webview panel',
       async run() {

@@ -58,7 +58,8 @@ test('the key mapper: identity, synonym, antonym and neighbour give memory keys,
   assert.equal(m.map(key('tennis', 'noun'), 'neighbour')?.label, 'tennis → football — neighbour');
   assert.equal(m.map(key('badminton', 'noun'), 'neighbour')?.key, 'tennis');
   assert.equal(m.map(key('tennis', 'noun'), 'antonym'), null);
-  assert.equal(keyLabel('Friends', 'friend', 'identity'), 'Friends → friend — identity');
+  assert.equal(m.map(key('friend', 'noun', 'Friends'), 'neighbour'), null, 'no vector, no neighbour');
+  assert.equal(keyLabel('Friends', 'friend', 'typed'), 'Friends → friend — typed');
 });
 
 test('a typed key: a memory key (or its lemma) steers; an unknown one is refused with the nearest known keys', () => {

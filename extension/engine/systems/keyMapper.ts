@@ -56,7 +56,8 @@ export class KeyMapper {
 
   /** The post key under one mapping, or null when that mapping gives no key the memory holds. */
   map(k: SemanticKey, mapper: ReplyMapper): MappedKey | null {
-    const found = (key: string | undefined) => (key ? { from: k.word, key, mapper, label: keyLabel(k.word, key, mapper) } : null);
+    // Labelled by the lemma ("friend — identity", not "friends → friend"): the mapping is between keys.
+    const found = (key: string | undefined) => (key ? { from: k.word, key, mapper, label: keyLabel(k.lemma, key, mapper) } : null);
     // WordNet by the part of speech wink-nlp gave, then the other one ("cold" the adjective and the noun).
     const wordnet = (lookup: typeof synonyms) => [...lookup(k.lemma, k.pos), ...lookup(k.lemma, OTHER[k.pos])].find((w) => w !== k.lemma && this.has(w));
     switch (mapper) {

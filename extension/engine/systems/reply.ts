@@ -296,8 +296,9 @@ export class ReplySystem {
     const hooks: DecodeHooks = { checkCancelled: () => ctx.checkCancelled() };
     if (!this.arch.memory) {
       // NRM: no keys steer it; its candidates are the beam's best hypotheses.
-      const hyps = await this.decode(post, null, { ...req.decoding, beamSize: Math.max(req.decoding?.beamSize ?? m.decoding.beamSize, Math.min(max, 5)) }, hooks);
-      for (const h of hyps.slice(0, max)) {
+      const beamSize = Math.max(req.decoding?.beamSize ?? m.decoding.beamSize, Math.min(max, 5));
+      const hyps = await this.decode(post, null, { ...req.decoding, beamSize }, hooks);
+      for (const h of hyps.slice(0, Math.min(max, beamSize))) {
         outputTokens += h.tokens.length;
         candidates.push(this.candidate(h, { from: '', key: '', mapper: 'none', label: 'NRM — no key' }, null));
       }

@@ -138,12 +138,12 @@ test('Ctrl+Z removes the inserted summary in one step', async () => {
   await shot('ui-3-undone');
 });
 
-test('the editor context menu lists "Summarize Document", "Expand Topic Words into Essay", "Continue Story", "Write a Premise", "Score Draft", "Check Coherence" and "Round-Trip Paragraph"', async () => {
+test('the editor context menu lists "Summarize Document", "Expand Topic Words into Essay", "Continue Story", "Write a Premise", "Score Draft", "Check Coherence", "Round-Trip Paragraph" and "Suggest Replies"', async () => {
   await clickEditor({ button: 'right', position: { x: 40, y: 10 } });
   // Menus render in a shadow root; Playwright's CSS locators pierce open shadow roots.
   const menu = page.locator('.monaco-menu .actions-container');
   await menu.first().waitFor({ state: 'visible', timeout: 15_000 });
-  for (const title of ['Summarize Document', 'Expand Topic Words into Essay', 'Continue Story', 'Write a Premise', 'Score Draft', 'Check Coherence', 'Round-Trip Paragraph']) {
+  for (const title of ['Summarize Document', 'Expand Topic Words into Essay', 'Continue Story', 'Write a Premise', 'Score Draft', 'Check Coherence', 'Round-Trip Paragraph', 'Suggest Replies']) {
     const item = page.locator('.monaco-menu .action-label', { hasText: title });
     await item.first().waitFor({ state: 'visible', timeout: 15_000 });
   }
@@ -344,6 +344,31 @@ test('"Draftsmith: Continue Story" at the end of typed text streams a continuati
   await page.keyboard.press('Control+z');
   await waitForText((t) => words(t) === words(STORY_PROMPT), 15_000, 'one undo to leave only the typed prompt');
   await shot('ui-13-story-undone');
+});
+
+const POST = 'I love playing tennis with my old friends on a sunny day.';
+
+test('"Draftsmith: Suggest Replies" offers replies labelled with their keys in a quick pick; Enter inserts the first below the post; Ctrl+Z removes it', async () => {
+  await typeIntoNewFile(POST, 'the typed post');
+  await page.keyboard.press('Control+a');
+  await runFromPalette('Draftsmith: Suggest Replies', { asks: true });
+  // One row per key, its label "key — mapping" beside the reply, and "Type a key…" last.
+  const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: '— identity' });
+  await rows.first().waitFor({ state: 'visible', timeout: commandTimeoutMs });
+  const typeKey = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Type a key' });
+  await typeKey.first().waitFor({ state: 'visible', timeout: 10_000 });
+  log(`${await rows.count()} replies steered by identity keys offered`);
+  await shot('ui-reply-pick');
+  await page.keyboard.press('Enter');
+  const longer = (t) => words(t).split(' ').length > words(POST).split(' ').length;
+  await waitForText(longer, 30_000, 'the reply in the editor');
+  const lines = await editorLinesInOrder();
+  if (lines[0] !== POST) throw new Error(`the first line is ${JSON.stringify(lines[0])}, not the post`);
+  log('reply:', JSON.stringify(lines.slice(1).join(' ').trim().slice(0, 120)));
+  await shot('ui-reply-inserted');
+  await focusEditor();
+  await page.keyboard.press('Control+z');
+  await waitForText((t) => words(t) === words(POST), 15_000, 'one undo to leave only the post');
 });
 
 // A paragraph typed into a new document, round-tripped from the palette and applied from the palette.
