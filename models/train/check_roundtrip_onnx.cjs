@@ -9,15 +9,11 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const ort = require('onnxruntime-node');
+const { ort, opts, i64, argmax, maxDiff, top5 } = require('./onnx_check.cjs');
 
 const dir = process.argv[2];
 const fx = JSON.parse(fs.readFileSync(process.argv[3], 'utf8'));
 const m = JSON.parse(fs.readFileSync(path.join(dir, 'model.json'), 'utf8'));
-const opts = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' };
-const i64 = (arr, dims) => new ort.Tensor('int64', BigInt64Array.from(arr.map(BigInt)), dims);
-const argmax = (a) => { let k = 0; for (let i = 1; i < a.length; i++) if (a[i] > a[k]) k = i; return k; };
-const maxDiff = (a, b) => { let d = 0; for (let i = 0; i < b.length; i++) d = Math.max(d, Math.abs(a[i] - b[i])); return d; };
 const { bos, eos, pad } = m.specialTokens;
 
 async function main() {
@@ -88,5 +84,4 @@ async function main() {
   console.log(JSON.stringify(report, null, 1));
   if (!report.greedy_ids_equal) process.exit(1);
 }
-function top5(a) { return Array.from(a).map((v, i) => [v, i]).sort((x, y) => y[0] - x[0]).slice(0, 5).map((x) => x[1]); }
 main().catch((e) => { console.error(e); process.exit(1); });

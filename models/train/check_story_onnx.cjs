@@ -11,7 +11,7 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const ort = require('onnxruntime-node');
+const { ort, opts, i64, argmax, maxDiff } = require('./onnx_check.cjs');
 
 const dir = process.argv[2];
 const fixture = JSON.parse(fs.readFileSync(process.argv[3], 'utf8'));
@@ -19,15 +19,11 @@ const bench = process.argv[4];
 const steps = Number(process.argv[5] || 200);
 const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'model.json'), 'utf8'));
 const ref = JSON.parse(fs.readFileSync(path.join(bench, 'torch_reference.json'), 'utf8'));
-const opts = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' };
 
-const i64 = (arr, dims) => new ort.Tensor('int64', BigInt64Array.from(arr.map(BigInt)), dims);
 const zeros = (shape) => {
   const dims = shape.map((d) => (d === 'batch' ? 1 : d));
   return new ort.Tensor('float32', new Float32Array(dims.reduce((a, b) => a * b, 1)), dims);
 };
-const argmax = (a) => { let k = 0; for (let i = 1; i < a.length; i++) if (a[i] > a[k]) k = i; return k; };
-const maxDiff = (a, b) => { let m = 0; for (let i = 0; i < b.length; i++) m = Math.max(m, Math.abs(a[i] - b[i])); return m; };
 const PROBE = [0, 3, 100, 1000, 7999];
 
 async function main() {

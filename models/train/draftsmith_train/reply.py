@@ -35,7 +35,6 @@ import argparse
 import math
 import os
 import random
-import time
 
 import numpy as np
 import torch
@@ -43,6 +42,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from . import data as D
+from . import resumable as R
 from . import tokenizer as T
 from .batching import token_batches
 from .reply_data import KeyFinder, load as load_rows, prepare_reply
@@ -182,19 +182,8 @@ class Seq2Seq(nn.Module):
 # ---------------------------------------------------------------------------------------------
 # Training
 # ---------------------------------------------------------------------------------------------
-def save(path, model, meta, optimizer=None):
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    ck = {"config": model.c.to_dict(), "state": model.state_dict(), "meta": meta}
-    if optimizer is not None:
-        ck["optimizer"] = optimizer.state_dict()   # so a run stopped early can be resumed (--resume)
-    torch.save(ck, path)
-
-
 def load_model(path):
-    ck = torch.load(path, map_location="cpu")
-    m = Seq2Seq(Config(**ck["config"]))
-    m.load_state_dict(ck["state"])
-    return m, ck.get("meta", {})
+    return R.load_model(path, lambda config: Seq2Seq(Config(**config)))
 
 
 def encode_rows(rows, sp):
@@ -223,16 +212,7 @@ def cmd_train(args):
     model = Seq2Seq(Config(args.model, sp.get_piece_size(), args.embed, args.hidden, args.dropout)).to(device)
     memory = Memory(args.memory) if args.model == "esed" else None
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
-    done = {"steps": 0, "tokens": 0, "seconds": 0}
-    if args.resume and os.path.exists(args.out):
-        # A CPU run spans sessions: go on from the weights and optimizer kept at the last validation.
-        ck = torch.load(args.out, map_location="cpu")
-        assert ck["config"] == model.c.to_dict(), f"{args.out} has another shape: {ck['config']}"
-        model.load_state_dict(ck["state"])
-        if "optimizer" in ck:
-            opt.load_state_dict(ck["optimizer"])
-        done = {k: ck["meta"].get(k, 0) for k in done}
-        log(f"resumed from {args.out} at step {done['steps']} ({ck['meta'].get('val')})")
+    done = R.resume(args, model, opt)
     train = encode_rows(load_rows(os.path.join(args.data, "reply.train.jsonl"), args.max_train), sp)
     val = encode_rows(load_rows(os.path.join(args.data, "reply.val.jsonl"), args.max_val), sp)
     params = sum(p.numel() for p in model.parameters())
@@ -258,32 +238,11 @@ def cmd_train(args):
         model.train()
         return f"nll {tot / n:.3f} ppl {math.exp(tot / n):.1f}"
 
-    def keep(stats):
-        save(args.out, model, {"model": args.model, "params": params, **stats, "args": vars(args)}, opt)
-
-    t0, step, tokens, losses = time.time() - done["seconds"], done["steps"], done["tokens"], []
-    model.train()
-    for batch in batches:
+    def step(batch):
         loss, n = model.loss([x[0] for x in batch], [x[1] for x in batch], blocks_of(batch, rng.choice), device)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        opt.step()
-        step += 1
-        tokens += n
-        losses.append(float(loss))
-        elapsed = time.time() - t0
-        if step % args.log_every == 0:
-            log(f"step {step} token nll {np.mean(losses[-args.log_every:]):.3f} tok/s {tokens / elapsed:.0f}")
-        if step % args.val_every == 0:
-            v = validate()
-            log(f"step {step} validation {v}")
-            keep({"steps": step, "tokens": tokens, "seconds": round(elapsed), "val": v, "partial": True})
-        if elapsed > args.minutes * 60 or step >= args.steps:
-            break
-    stats = {"steps": step, "tokens": tokens, "seconds": round(time.time() - t0), "val": validate()}
-    log(f"done: {stats}")
-    keep(stats)
+        return loss, loss, n
+
+    R.train(model, opt, batches, args, done, step, validate, {"model": args.model, "params": params})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -365,24 +324,11 @@ def main():
     p.add_argument("cmd", choices=["prepare", "train", "memory", "export"])
     p.add_argument("--data", default=".data/reply")
     p.add_argument("--model", choices=MODELS, default="esed")
-    p.add_argument("--device", default="auto")
-    p.add_argument("--out", default=None)
     p.add_argument("--ckpt", default=None)
     p.add_argument("--memory", default=None, help="esed: the .npz that `memory` wrote")
     p.add_argument("--slots", type=int, default=8, help="L: representatives per key")
     p.add_argument("--min-sentences", type=int, default=16, help="keys with fewer reply sentences get no block")
-    p.add_argument("--minutes", type=float, default=20)
-    p.add_argument("--steps", type=int, default=10 ** 9)
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--embed", type=int, default=64)
-    p.add_argument("--hidden", type=int, default=64)
-    p.add_argument("--dropout", type=float, default=0.1)
-    p.add_argument("--batch-tokens", type=int, default=2000)
-    p.add_argument("--max-train", type=int, default=None)
-    p.add_argument("--max-val", type=int, default=500)
-    p.add_argument("--resume", action="store_true", help="train: go on from --out's weights and optimizer if it exists")
-    p.add_argument("--log-every", type=int, default=20)
-    p.add_argument("--val-every", type=int, default=250)
+    R.add_train_args(p, embed=64, hidden=64, dropout=0.1, batch_tokens=2000, max_val=500, log_every=20)
     p.add_argument("--weights", default=None, help="export: int8 (default) or float32")
     args = p.parse_args()
     if args.cmd == "prepare":

@@ -21,18 +21,17 @@ gradient-norm clipping at 5, greedy decoding, output at most 1.5x the input's le
 instead of the paper's plain SGD, for short runs. Runs on CUDA when present (--device auto).
 """
 import argparse
-import json
 import math
 import os
 import random
 import time
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 from . import data as D
+from . import resumable as R
 from . import tokenizer as T
 from .batching import token_batches
 from .roundtrip_data import load as load_rows, prepare_roundtrip
@@ -275,19 +274,8 @@ class RoundTrip(nn.Module):
 # ---------------------------------------------------------------------------------------------
 # Training
 # ---------------------------------------------------------------------------------------------
-def save(path, model, meta, optimizer=None):
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    ck = {"config": model.c.to_dict(), "state": model.state_dict(), "meta": meta}
-    if optimizer is not None:
-        ck["optimizer"] = optimizer.state_dict()   # so a run stopped early can be resumed (--resume)
-    torch.save(ck, path)
-
-
 def load_model(path):
-    ck = torch.load(path, map_location="cpu")
-    m = RoundTrip(Config(**ck["config"]))
-    m.load_state_dict(ck["state"])
-    return m, ck.get("meta", {})
+    return R.load_model(path, lambda config: RoundTrip(Config(**config)))
 
 
 def cmd_train(args):
@@ -296,16 +284,7 @@ def cmd_train(args):
     sp = T.load(os.path.join(args.data, "spm.model"))
     model = RoundTrip(Config(args.model, sp.get_piece_size(), args.embed, args.hidden, args.layers, args.dropout)).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
-    done = {"steps": 0, "tokens": 0, "seconds": 0}
-    if args.resume and os.path.exists(args.out):
-        # A CPU run spans sessions: go on from the weights and optimizer kept at the last validation.
-        ck = torch.load(args.out, map_location="cpu")
-        assert ck["config"] == model.c.to_dict(), f"{args.out} has another shape: {ck['config']}"
-        model.load_state_dict(ck["state"])
-        if "optimizer" in ck:
-            opt.load_state_dict(ck["optimizer"])
-        done = {k: ck["meta"].get(k, 0) for k in done}
-        log(f"resumed from {args.out} at step {done['steps']} ({ck['meta'].get('val')})")
+    done = R.resume(args, model, opt)
     train = load_rows(os.path.join(args.data, "roundtrip.train.jsonl"), sp, args.max_train)
     val = load_rows(os.path.join(args.data, "roundtrip.val.jsonl"), sp, args.max_val)
     params = sum(p.numel() for p in model.parameters())
@@ -324,32 +303,8 @@ def cmd_train(args):
         model.train()
         return f"nll {tot / n:.3f} ppl {math.exp(tot / n):.1f}"
 
-    def keep(stats):
-        save(args.out, model, {"model": args.model, "params": params, **stats, "args": vars(args)}, opt)
-
-    t0, step, tokens, losses = time.time() - done["seconds"], done["steps"], done["tokens"], []
-    model.train()
-    for batch in batches:
-        loss, nll, n = model.loss([x[0] for x in batch], device)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)  # the paper: gradients clipped at norm 5
-        opt.step()
-        step += 1
-        tokens += n
-        losses.append(float(nll))
-        elapsed = time.time() - t0
-        if step % args.log_every == 0:
-            log(f"step {step} token nll {np.mean(losses[-args.log_every:]):.3f} tok/s {tokens / elapsed:.0f}")
-        if step % args.val_every == 0:
-            v = validate()
-            log(f"step {step} validation {v}")
-            keep({"steps": step, "tokens": tokens, "seconds": round(elapsed), "val": v, "partial": True})
-        if elapsed > args.minutes * 60 or step >= args.steps:
-            break
-    stats = {"steps": step, "tokens": tokens, "seconds": round(time.time() - t0), "val": validate()}
-    log(f"done: {stats}")
-    keep(stats)
+    R.train(model, opt, batches, args, done, lambda batch: model.loss([x[0] for x in batch], device), validate,
+            {"model": args.model, "params": params})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -389,22 +344,9 @@ def main():
     p.add_argument("cmd", choices=["prepare", "train", "eval", "export"])
     p.add_argument("--data", default=".data")
     p.add_argument("--model", choices=MODELS, default="hier-attn")
-    p.add_argument("--device", default="auto")
-    p.add_argument("--out", default=None)
     p.add_argument("--ckpt", nargs="+")
-    p.add_argument("--minutes", type=float, default=20)
-    p.add_argument("--steps", type=int, default=10 ** 9)
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--embed", type=int, default=256)
-    p.add_argument("--hidden", type=int, default=256)
     p.add_argument("--layers", type=int, default=2)
-    p.add_argument("--dropout", type=float, default=0.2)
-    p.add_argument("--batch-tokens", type=int, default=3000)
-    p.add_argument("--max-train", type=int, default=None)
-    p.add_argument("--resume", action="store_true", help="train: go on from --out's weights and optimizer if it exists")
-    p.add_argument("--max-val", type=int, default=300)
-    p.add_argument("--log-every", type=int, default=10)
-    p.add_argument("--val-every", type=int, default=250)
+    R.add_train_args(p, embed=256, hidden=256, dropout=0.2, batch_tokens=3000, max_val=300, log_every=10)
     p.add_argument("--split", default="test")
     p.add_argument("--limit", type=int, default=200)
     p.add_argument("--show", type=int, default=0)

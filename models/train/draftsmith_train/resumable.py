@@ -1,0 +1,90 @@
+"""The plain Adam training loop of the RNN recipes (roundtrip, reply): gradient-norm clipping, a
+validation every val_every steps that keeps the weights AND the optimizer, and --resume, which goes on
+from what the last validation kept (a CPU run spans sessions; STEPS and MINUTES count the whole run).
+A checkpoint is {"config", "state", "meta", "optimizer"}; model.c.to_dict() is the config."""
+import os
+import time
+
+import numpy as np
+import torch
+
+from .summarize import log
+
+
+def add_train_args(p, embed, hidden, dropout, batch_tokens, max_val, log_every):
+    """The options every RNN recipe's train command takes (the sizes' defaults are the recipe's)."""
+    p.add_argument("--device", default="auto")
+    p.add_argument("--out", default=None)
+    p.add_argument("--minutes", type=float, default=20)
+    p.add_argument("--steps", type=int, default=10 ** 9)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--embed", type=int, default=embed)
+    p.add_argument("--hidden", type=int, default=hidden)
+    p.add_argument("--dropout", type=float, default=dropout)
+    p.add_argument("--batch-tokens", type=int, default=batch_tokens)
+    p.add_argument("--max-train", type=int, default=None)
+    p.add_argument("--resume", action="store_true", help="train: go on from --out's weights and optimizer if it exists")
+    p.add_argument("--max-val", type=int, default=max_val)
+    p.add_argument("--log-every", type=int, default=log_every)
+    p.add_argument("--val-every", type=int, default=250)
+
+
+def save(path, model, meta, optimizer=None):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    ck = {"config": model.c.to_dict(), "state": model.state_dict(), "meta": meta}
+    if optimizer is not None:
+        ck["optimizer"] = optimizer.state_dict()   # so a run stopped early can be resumed (--resume)
+    torch.save(ck, path)
+
+
+def load_model(path, make):
+    """make(config_dict) -> the model; returns (model with the checkpoint's weights, meta)."""
+    ck = torch.load(path, map_location="cpu")
+    m = make(ck["config"])
+    m.load_state_dict(ck["state"])
+    return m, ck.get("meta", {})
+
+
+def resume(args, model, opt):
+    """With --resume and an existing --out: its weights and optimizer loaded; returns the counters done."""
+    done = {"steps": 0, "tokens": 0, "seconds": 0}
+    if args.resume and os.path.exists(args.out):
+        ck = torch.load(args.out, map_location="cpu")
+        assert ck["config"] == model.c.to_dict(), f"{args.out} has another shape: {ck['config']}"
+        model.load_state_dict(ck["state"])
+        if "optimizer" in ck:
+            opt.load_state_dict(ck["optimizer"])
+        done = {k: ck["meta"].get(k, 0) for k in done}
+        log(f"resumed from {args.out} at step {done['steps']} ({ck['meta'].get('val')})")
+    return done
+
+
+def train(model, opt, batches, args, done, step_fn, validate, meta):
+    """step_fn(batch) -> (loss to minimise, token NLL for the log, tokens); validate() -> a string.
+    Saves to args.out at every validation and at the end, with meta (a dict) and the counters."""
+    def keep(stats):
+        save(args.out, model, {**meta, **stats, "args": vars(args)}, opt)
+
+    t0, step, tokens, losses = time.time() - done["seconds"], done["steps"], done["tokens"], []
+    model.train()
+    for batch in batches:
+        loss, nll, n = step_fn(batch)
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)  # both papers: gradients clipped at norm 5
+        opt.step()
+        step += 1
+        tokens += n
+        losses.append(float(nll))
+        elapsed = time.time() - t0
+        if step % args.log_every == 0:
+            log(f"step {step} token nll {np.mean(losses[-args.log_every:]):.3f} tok/s {tokens / elapsed:.0f}")
+        if step % args.val_every == 0:
+            v = validate()
+            log(f"step {step} validation {v}")
+            keep({"steps": step, "tokens": tokens, "seconds": round(elapsed), "val": v, "partial": True})
+        if elapsed > args.minutes * 60 or step >= args.steps:
+            break
+    stats = {"steps": step, "tokens": tokens, "seconds": round(time.time() - t0), "val": validate()}
+    log(f"done: {stats}")
+    keep(stats)
