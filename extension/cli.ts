@@ -249,7 +249,7 @@ async function main(argv: string[]): Promise<number> {
   else if (cmd === 'eval' && a.positional[1] === 'essay') await evalEssay(a);
   else if (cmd === 'eval' && a.positional[1] === 'roundtrip') await evalRoundTrip(a);
   else if (cmd === 'eval' && a.positional[1] === 'reply') await evalReply(a, cliParts, { dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data', 'reply')), variants: (f) => variants(a, f) });
-  else if (cmd === 'reply') await replyCommand(a, cliParts);
+  else if (cmd === 'reply') return replyCommand(a, cliParts);
   else if (cmd === 'roundtrip') await roundtripCommand(a, cliParts);
   else if (cmd === 'score') await scoreCommand(a);
   else if (cmd === 'essay') await essay(a);

@@ -28,7 +28,8 @@ export function mappersOf(a: Args): ReplyMapper[] | undefined {
   });
 }
 
-export async function replyCommand(a: Args, cli: CliParts): Promise<void> {
+/** Exit status: 0 with candidates, 1 with none (a post without keys: the note says to give --key). */
+export async function replyCommand(a: Args, cli: CliParts): Promise<number> {
   const arg = a.positional.slice(1).join(' ');
   if (!arg.trim()) throw new EngineError('bad-request', 'reply needs a post: draftsmith reply "Do you play tennis?" (or a FILE, or - for standard input)');
   // A single existing path is a file to read; anything else is the post itself.
@@ -46,11 +47,11 @@ export async function replyCommand(a: Args, cli: CliParts): Promise<void> {
     : await new Engine(config, cli.log).run(request);
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-    return;
+  } else {
+    for (const line of replyLines(result)) process.stdout.write(line + '\n');
+    for (const line of replyNotes(result)) process.stderr.write(line + '\n');
   }
-  for (const line of replyLines(result)) process.stdout.write(line + '\n');
-  for (const line of replyNotes(result)) process.stderr.write(line + '\n');
-  if (result.candidates.length === 0) process.exitCode = 1;
+  return result.candidates.length > 0 ? 0 : 1;
 }
 
 /** "label: reply" per candidate, best first. */
@@ -61,7 +62,7 @@ export function replyLines(r: ReplyResult): string[] {
 export function replyNotes(r: ReplyResult): string[] {
   const keys = r.postKeys.map((k) => `${k.lemma}${k.inMemory ? '' : ' (not in the memory)'}`);
   return [
-    ...r.notes.map((n) => `note: ${n}`),
+    ...r.notes.map((n) => `note: ${n.replace('type a key', 'give a key (--key WORD)')}`),
     `keys of the post: ${keys.join(', ') || 'none'}`,
     `${r.architecture} model ${r.stats.model}: ${r.candidates.length} candidates, ${r.stats.usedInputTokens} tokens in, ${r.stats.outputTokens} out; ` +
       `encode ${r.stats.encodeMs.toFixed(0)} ms, decode ${r.stats.decodeMs.toFixed(0)} ms on ${r.stats.device}`,

@@ -4,14 +4,16 @@
 // nouns or adjectives, a typed key the memory lacks, a very long post, other scripts, empty text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { replyLines, mappersOf } from '../../extension/cli/replyCommand';
 import { parseArgs } from '../../extension/cli/args';
 import { EngineError } from '../../extension/engine/errors';
 import type { RunContext } from '../../extension/engine/systems/context';
 import { ReplySystem, replyModelDir } from '../../extension/engine/systems/reply';
 import { ReplyRequest, ReplyResult } from '../../extension/protocol';
-import { fixture, modelsDir } from './helpers';
+import { fixture, modelsDir, repoRoot } from './helpers';
 
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 const noop: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
@@ -126,4 +128,25 @@ test('--mapper takes names, comma lists and "all"; anything else is refused', ()
   assert.deepEqual(mappersOf(parseArgs(['reply', 'x', '--mapper', 'synonym,antonym', '--mapper', 'synonym'])), ['synonym', 'antonym']);
   assert.deepEqual(mappersOf(parseArgs(['reply', 'x', '--mapper', 'all'])), ['identity', 'synonym', 'antonym', 'neighbour']);
   assert.throws(() => mappersOf(parseArgs(['reply', 'x', '--mapper', 'hypernym'])), /--mapper must be/);
+});
+
+test('draftsmith reply prints "label: reply" lines best first, the keys on standard error; bad options and no keys exit non-zero', () => {
+  const cli = (args: string[]) => spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8', timeout: 120_000 });
+  const ok = cli(['reply', 'I love playing tennis with my old friends on a sunny day.']);
+  assert.equal(ok.status, 0, ok.stderr);
+  const lines = ok.stdout.trim().split('\n');
+  assert.ok(lines.length >= 2 && lines.every((l) => /^\S+( → \S+)? — (identity|neighbour): \S/.test(l)), ok.stdout);
+  assert.match(ok.stderr, /^keys of the post: tennis, old, friend/m);
+  const json = cli(['reply', 'Do you like music?', '--key', 'music', '--json']);
+  assert.equal(json.status, 0, json.stderr);
+  assert.equal(ReplyResult.parse(JSON.parse(json.stdout)).candidates[0].label, 'music — typed');
+  const none = cli(['reply', 'And then it went to it.']);  // the note says to give --key
+  assert.equal(none.status, 1);
+  assert.match(none.stderr, /no nouns or adjectives/);
+  const bad = cli(['reply', 'Hello there, friend.', '--mapper', 'hypernym']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--mapper must be/);
+  const unknown = cli(['reply', 'Hello there, friend.', '--key', 'xylophonist']);
+  assert.equal(unknown.status, 1);
+  assert.match(unknown.stderr, /nearest keys it knows are/);
 });
