@@ -89,7 +89,7 @@ export async function runReplyEval(opts: ReplyEvalOptions, log: (m: string) => v
   return out.join('\n');
 }
 
-/** Table VI's shape: posts with a key, the reply under each mapper. */
+/** Table VI's shape: posts whose key maps under every mapper (the first found), the reply under each. */
 async function mapperExamples(system: ReplySystem, rows: readonly ReplyRow[], n: number): Promise<string[]> {
   const mappers: ReplyMapper[] = ['identity', 'synonym', 'antonym', 'neighbour'];
   const out = ['| Post | Mapper | Key | Reply |', '|---|---|---|---|'];
@@ -97,7 +97,7 @@ async function mapperExamples(system: ReplySystem, rows: readonly ReplyRow[], n:
   let shown = 0;
   for (const row of rows) {
     if (shown >= n) break;
-    const key = semanticKeys(row.post).find((k) => system.mapper.has(k.lemma));
+    const key = semanticKeys(row.post).find((k) => mappers.every((m) => system.mapper.map(k, m) !== null));
     if (!key) continue;
     shown++;
     const encoded = await system.encode(system.tokenize(row.post));
