@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { promises as fs, readFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { replyLines, mappersOf } from '../../extension/cli/replyCommand';
 import { parseArgs } from '../../extension/cli/args';
@@ -13,7 +14,7 @@ import { EngineError } from '../../extension/engine/errors';
 import type { RunContext } from '../../extension/engine/systems/context';
 import { ReplySystem, replyModelDir } from '../../extension/engine/systems/reply';
 import { ReplyRequest, ReplyResult } from '../../extension/protocol';
-import { fixture, modelsDir, repoRoot } from './helpers';
+import { badModelNaming, editManifest, fixture, modelsDir, rehash, repoRoot } from './helpers';
 
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 const noop: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
@@ -149,4 +150,20 @@ test('draftsmith reply prints "label: reply" lines best first, the keys on stand
   const unknown = cli(['reply', 'Hello there, friend.', '--key', 'xylophonist']);
   assert.equal(unknown.status, 1);
   assert.match(unknown.stderr, /nearest keys it knows are/);
+});
+
+test('a reply folder whose memory or keys disagree with model.json is refused, naming the file', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'draftsmith-reply-model-'));
+  const from = replyModelDir(modelsDir);
+  for (const f of await fs.readdir(from)) await fs.copyFile(path.join(from, f), path.join(dir, f));
+  // A memory cut short (a truncated copy whose hash was updated: the size check still catches it).
+  const memory = path.join(dir, 'memory.bin');
+  await fs.writeFile(memory, (await fs.readFile(memory)).subarray(0, 1000));
+  await rehash(dir, 'memory.bin');
+  await assert.rejects(ReplySystem.load(dir, quiet), badModelNaming(memory, /has 1000 bytes; model\.json's architecture needs \d+ float16 values/));
+  // keys.json for another memory shape.
+  await fs.copyFile(path.join(from, 'memory.bin'), memory);
+  await rehash(dir, 'memory.bin');
+  await editManifest(dir, (m) => { m.architecture.keys = 7; });
+  await assert.rejects(ReplySystem.load(dir, quiet), badModelNaming(path.join(dir, 'keys.json'), /describes \d+ keys x 8 slots x 128; model\.json says 7 x 8 x 128/));
 });
