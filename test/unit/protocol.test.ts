@@ -25,3 +25,13 @@ test('the panel rejects a summarize result with missing token weights', () => {
   const bad = { type: 'summarize', result: { op: 'summarize', summary: 's', source: 'x', truncated: false, usedChars: 1, tokens: [{ text: 'x', start: 0, end: 1 }], topPhrases: [], topics: [], stats: {} } };
   assert.equal(ToPanel.safeParse(bad).success, false);
 });
+
+test('reply requests: mappers are the four names, at most 20 candidates, a typed key of reasonable length', () => {
+  const ok = (r: object) => ToWorker.safeParse({ type: 'request', id: 1, request: { op: 'reply', text: 'Hi.', ...r } }).success;
+  assert.equal(ok({}), true);
+  assert.equal(ok({ mappers: ['identity', 'antonym'], maxCandidates: 20, key: 'music' }), true);
+  assert.equal(ok({ mappers: ['hypernym'] }), false);
+  assert.equal(ok({ mappers: [] }), false);
+  assert.equal(ok({ maxCandidates: 21 }), false);
+  assert.equal(ok({ key: 'x'.repeat(201) }), false);
+});
