@@ -11,7 +11,7 @@
 import type { ReplyMapper } from '../../protocol';
 import { EngineError } from '../errors';
 import type { SemanticKey } from '../text/keys';
-import { antonyms, synonyms, type KeyPos } from '../text/wordnet';
+import { antonyms, hasLemma, synonyms, type KeyPos } from '../text/wordnet';
 
 export interface MappedKey {
   /** The post's (or the typed) word. */
@@ -58,8 +58,10 @@ export class KeyMapper {
   map(k: SemanticKey, mapper: ReplyMapper): MappedKey | null {
     // Labelled by the lemma ("friend — identity", not "friends → friend"): the mapping is between keys.
     const found = (key: string | undefined) => (key ? { from: k.word, key, mapper, label: keyLabel(k.lemma, key, mapper) } : null);
-    // WordNet by the part of speech wink-nlp gave, then the other one ("cold" the adjective and the noun).
-    const wordnet = (lookup: typeof synonyms) => [...lookup(k.lemma, k.pos), ...lookup(k.lemma, OTHER[k.pos])].find((w) => w !== k.lemma && this.has(w));
+    // WordNet by the part of speech wink-nlp gave; the other one only when WordNet lacks the word as that
+    // part of speech (a tagging slip), not to reach a rarer sense ("lost" the adjective is not "the lost", people).
+    const wordnet = (lookup: typeof synonyms) =>
+      lookup(k.lemma, hasLemma(k.lemma, k.pos) ? k.pos : OTHER[k.pos]).find((w) => w !== k.lemma && this.has(w));
     switch (mapper) {
       case 'identity': return found(this.has(k.lemma) ? k.lemma : undefined);
       case 'synonym': return found(wordnet(synonyms));
