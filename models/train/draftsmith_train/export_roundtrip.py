@@ -14,7 +14,11 @@ hier, hier-attn
                      -> h_out [L,1,H], c_out [L,1,H], end_logit [1] (+ attention [1,S])
   word_step.onnx     as for standard; the word decoder starts from the sentence step's h_out, c_out
 Greedy decoding (RoundTrip.greedy): see model.json "decoding".
-  python3 -m draftsmith_train.export_roundtrip runs/roundtrip-hier-attn.pt ../roundtrip .data [fixture]
+  python3 -m draftsmith_train.export_roundtrip runs/roundtrip-hier-attn.pt ../roundtrip .data [fixture] [int8|float32]
+
+Weight matrices (embedding, LSTM gates, attention, output) are stored as int8 with a float32 scale per
+row by default (weight_storage.py: ~4x smaller, the same float32 graph at run time); the parity fixture
+is computed from the rounded weights. WEIGHTS=float32 (or the last argument) keeps them as they are.
 
 The PyTorch parity fixture (greedy ids and first-step values on one short test paragraph) goes where
 the TypeScript parity test reads it: test/fixtures/roundtrip-parity.json for the shipped folder
@@ -30,6 +34,7 @@ import torch
 
 from . import tokenizer as T
 from .export_summarize import OPSET, sha256
+from .weight_storage import quantize_, store_int8_files
 from .roundtrip import load_model, pad, reverse_tokens
 from .roundtrip_data import MAX_SENTENCES, MAX_TOKENS, load as load_rows
 
@@ -99,9 +104,10 @@ def default_fixture(out_dir):
     return os.path.join(out_dir, "parity.json")
 
 
-def export(ckpt, out_dir, data_dir, fixture=None):
+def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
     model, meta = load_model(ckpt)
     model.eval()
+    records = quantize_(model) if weights == "int8" else {}
     c = model.c
     L, H = c.layers, c.hidden
     os.makedirs(out_dir, exist_ok=True)
@@ -155,6 +161,7 @@ def export(ckpt, out_dir, data_dir, fixture=None):
         greedy, attns = model.greedy(paragraph, torch.device("cpu"))
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))
+    store_int8_files(out_dir, list(files), records)
     files += ["tokenizer.json", "tokenizer_config.json"]
     hier = c.model != "standard"
     manifest = {
@@ -188,6 +195,7 @@ def export(ckpt, out_dir, data_dir, fixture=None):
                       "</s> (or the last step run)" if hier else "the word step starts from the encoder's h, c with <s> "
                       "and ends at </s>"))},
         "training": {k: v for k, v in meta.items() if k in ("model", "params", "steps", "tokens", "seconds", "val")},
+        "weights": {"storage": weights},
     }
     json.dump(manifest, open(os.path.join(out_dir, "model.json"), "w"), indent=2)
     fixture = fixture or default_fixture(out_dir)
@@ -200,4 +208,5 @@ def export(ckpt, out_dir, data_dir, fixture=None):
 
 if __name__ == "__main__":
     import sys
-    export(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+    a = sys.argv[1:] + [None] * (5 - len(sys.argv[1:]))
+    export(a[0], a[1], a[2], a[3], a[4] or os.environ.get("WEIGHTS", "int8"))

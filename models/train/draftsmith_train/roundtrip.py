@@ -351,6 +351,7 @@ def main():
     p.add_argument("--limit", type=int, default=200)
     p.add_argument("--show", type=int, default=0)
     p.add_argument("--fixture", default=None)
+    p.add_argument("--weights", choices=["int8", "float32"], default=os.environ.get("WEIGHTS", "int8"), help="export: weight storage (weight_storage.py)")
     args = p.parse_args()
     if args.cmd == "prepare":
         prepare_roundtrip(args.data)
@@ -361,7 +362,7 @@ def main():
         cmd_eval(args)
     else:
         from .export_roundtrip import export
-        export(args.ckpt[0], args.out or "../roundtrip", args.data, args.fixture)
+        export(args.ckpt[0], args.out or "../roundtrip", args.data, args.fixture, args.weights)
 
 
 if __name__ == "__main__":
