@@ -10,7 +10,7 @@ How, without changing what runs:
      with exactly the weights that ship;
   2. after torch.onnx.export, store_int8(path, records) replaces each float32 initializer that
      equals one of those matrices (or its transpose: the exporter stores some Linear weights
-     transposed for MatMul; or an LSTM's, gates reordered) by an int8 initializer and Cast -> Mul by its scales. onnxruntime
+     transposed for MatMul; or an LSTM's or GRU's, gates reordered) by an int8 initializer and Cast -> Mul by its scales. onnxruntime
      folds Cast and Mul over initializers when the session is created (graph optimisation level
      'basic' and up), so inference runs the same float32 graph as before: no int8 kernels, no
      DequantizeLinear (which onnxruntime deliberately does not fold), the same speed.
@@ -67,11 +67,14 @@ def store_int8(path, records):
         lookup[_key(deq)] = (q, scale.reshape(shape))
         if q.ndim == 2:   # transposed: the scales run along the last axis
             lookup[_key(deq.T)] = (np.ascontiguousarray(q.T), scale.reshape(1, -1))
-        if q.ndim == 2 and q.shape[0] % 4 == 0:
-            # An LSTM's weight_ih/weight_hh: the exporter stores it as [1, 4H, in] with the gates
-            # reordered from PyTorch's (i, f, g, o) to ONNX's (i, o, f, c). Rows move whole, so the
-            # per-row int8 values and scales move with them.
-            order = np.concatenate([np.arange(g * (q.shape[0] // 4), (g + 1) * (q.shape[0] // 4)) for g in (0, 3, 1, 2)])
+        # An LSTM's or GRU's weight_ih/weight_hh: the exporter stores it as [1, gates*H, in] with the
+        # gates reordered, from PyTorch's (i, f, g, o) to ONNX's (i, o, f, c) for an LSTM, from (r, z, n)
+        # to (z, r, h) for a GRU. Rows move whole, so the per-row int8 values and scales move with them.
+        for gates, moved in ((4, (0, 3, 1, 2)), (3, (1, 0, 2))):
+            if q.ndim != 2 or q.shape[0] % gates:
+                continue
+            n = q.shape[0] // gates
+            order = np.concatenate([np.arange(g * n, (g + 1) * n) for g in moved])
             lookup[_key(deq[order][None])] = (np.ascontiguousarray(q[order][None]), scale[order].reshape(1, -1, 1))
     model = onnx.load(path)
     graph = model.graph
