@@ -10,15 +10,11 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { RoundTripSystem } from '../extension/engine/systems/roundtrip';
-import { sessionTime, spread } from './sessionTimer';
+import { sessionTime, spread, spreadFine } from './sessionTimer';
 
 const root = path.resolve(__dirname, '..', '..');
 const paragraphs = readFileSync(path.join(root, 'samples', 'sample.md'), 'utf8')
   .split(/\n\s*\n/).map((p) => p.trim()).filter((p) => p.length > 0 && !p.startsWith('#'));
-const twoDecimals = (ms: number[]) => {
-  const s = spread(ms);
-  return `median ${s.median.toFixed(2)} (min ${s.min.toFixed(2)}, max ${s.max.toFixed(2)})`;
-};
 
 (async () => {
   const threads = Number(process.env.THREADS ?? 1);
@@ -49,7 +45,7 @@ const twoDecimals = (ms: number[]) => {
   const loop = spread(perToken);
   const floor = spread(floorPerToken);
   console.log(`roundtrip: ${paragraphs.length} paragraphs of samples/sample.md, ${sentences} sentences and ${tokens} tokens written; ` +
-    `encode ms/paragraph ${twoDecimals(encode)}; decode ms/token ${twoDecimals(perToken)}; ` +
+    `encode ms/paragraph ${spreadFine(encode)}; decode ms/token ${spreadFine(perToken)}; ` +
     `floor (session.run) median ${floor.median.toFixed(2)} ms/token: the loop takes ${(loop.median / floor.median).toFixed(2)}x the floor; ` +
     `whole command (split, tokenize, encode, decode, scores) ${spread(whole).text}`);
 })();

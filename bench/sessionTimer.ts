@@ -23,3 +23,9 @@ export function spread(ms: number[]): { median: number; min: number; max: number
   const median = s[Math.floor(s.length / 2)];
   return { median, min: s[0], max: s[s.length - 1], text: `median ${median.toFixed(0)} ms (min ${s[0].toFixed(0)}, max ${s[s.length - 1].toFixed(0)})` };
 }
+
+/** The same spread for sub-millisecond figures (ms per token): two decimals. */
+export function spreadFine(ms: number[]): string {
+  const s = spread(ms);
+  return `median ${s.median.toFixed(2)} (min ${s.min.toFixed(2)}, max ${s.max.toFixed(2)})`;
+}

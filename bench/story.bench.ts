@@ -6,15 +6,11 @@
  */
 import * as path from 'node:path';
 import { StorySystem } from '../extension/engine/systems/story';
-import { sessionTime, spread } from './sessionTimer';
+import { sessionTime, spread, spreadFine } from './sessionTimer';
 
 const root = path.resolve(__dirname, '..', '..');
 const PROMPT = 'A lighthouse keeper finds a message in a bottle that was written by her own hand.';
 /** ms per token with two decimals (spread() rounds whole milliseconds). */
-const perTokenText = (ms: number[]) => {
-  const s = spread(ms);
-  return `median ${s.median.toFixed(2)} (min ${s.min.toFixed(2)}, max ${s.max.toFixed(2)})`;
-};
 
 (async () => {
   const threads = Number(process.env.THREADS ?? 1);
@@ -37,12 +33,12 @@ const perTokenText = (ms: number[]) => {
   }
   const loop = spread(perToken);
   const floor = spread(floorPerToken);
-  console.log(`story: ${tokens} tokens over 5 seeds, ${partials} partial texts sent; ms/token ${perTokenText(perToken)}; ` +
+  console.log(`story: ${tokens} tokens over 5 seeds, ${partials} partial texts sent; ms/token ${spreadFine(perToken)}; ` +
     `floor (session.run) median ${floor.median.toFixed(2)} ms/token: the loop takes ${(loop.median / floor.median).toFixed(2)}x the floor`);
   const premise: number[] = [];
   for (let seed = 0; seed < 5; seed++) {
     const r = await system.premise({ op: 'premise', sampling: { seed } }, context);
     premise.push(r.stats.decodeMs / Math.max(1, r.stats.outputTokens));
   }
-  console.log(`premise: ms/token ${perTokenText(premise)}`);
+  console.log(`premise: ms/token ${spreadFine(premise)}`);
 })();
