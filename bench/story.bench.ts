@@ -10,7 +10,6 @@ import { sessionTime, spread, spreadFine } from './sessionTimer';
 
 const root = path.resolve(__dirname, '..', '..');
 const PROMPT = 'A lighthouse keeper finds a message in a bottle that was written by her own hand.';
-/** ms per token with two decimals (spread() rounds whole milliseconds). */
 
 (async () => {
   const threads = Number(process.env.THREADS ?? 1);
