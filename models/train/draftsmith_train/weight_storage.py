@@ -76,6 +76,19 @@ def store_int8(path, records):
             n = q.shape[0] // gates
             order = np.concatenate([np.arange(g * n, (g + 1) * n) for g in moved])
             lookup[_key(deq[order][None])] = (np.ascontiguousarray(q[order][None]), scale[order].reshape(1, -1, 1))
+    # A bidirectional LSTM's or GRU's: both directions' weights, each gate-reordered, stacked as [2, gates*H, in].
+    for name, (q, scale) in records.items():
+        back = records.get(name + "_reverse")
+        if back is None or q.ndim != 2:
+            continue
+        for gates, moved in ((4, (0, 3, 1, 2)), (3, (1, 0, 2))):
+            if q.shape[0] % gates:
+                continue
+            n = q.shape[0] // gates
+            order = np.concatenate([np.arange(g * n, (g + 1) * n) for g in moved])
+            qq = np.stack([q[order], back[0][order]])
+            ss = np.stack([scale[order], back[1][order]]).reshape(2, -1, 1)
+            lookup[_key(qq.astype(np.float32) * ss)] = (qq, ss)
     model = onnx.load(path)
     graph = model.graph
     before = sum(len(i.raw_data) or numpy_helper.to_array(i).nbytes for i in graph.initializer)
