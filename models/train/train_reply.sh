@@ -8,7 +8,9 @@
 #   STEPS=30000 MINUTES=120 HIDDEN=256 EMBED=256 bash models/train/train_reply.sh   # a GPU
 #
 # STEPS and MINUTES bound each model's run (whichever comes first; a run goes on from the weights and
-# optimizer its checkpoint kept at the last validation, so STEPS and MINUTES count the whole run).
+# optimizer its checkpoint kept at the last validation, so STEPS and MINUTES count the whole run). The pairs
+# are few (31k): a 256-unit model overfits them within an hour, so the memory and the exports read each
+# run's lowest-validation-NLL weights (runs/reply-*.best.pt, kept beside the checkpoint).
 # ESED is exported to models/reply (OUT) with its parity fixture in test/fixtures/reply-parity.json;
 # NRM to $VARIANTS/nrm (default .work/reply-nrm, ignored by git) with its own parity.json, for
 #   npx draftsmith eval reply --variant nrm=.work/reply-nrm
@@ -23,6 +25,7 @@ HIDDEN=${HIDDEN:-64}
 EMBED=${EMBED:-64}
 SLOTS=${SLOTS:-8}
 LR=${LR:-1e-3}
+DROPOUT=${DROPOUT:-0.3}
 BATCH_TOKENS=${BATCH_TOKENS:-2000}
 VAL_EVERY=${VAL_EVERY:-250}
 OUT=${OUT:-../reply}
@@ -33,15 +36,15 @@ mkdir -p "$RUNS" "$DATA"
 [ -e "$DATA/spm.model" ] || ln -s ../spm.model "$DATA/spm.model"
 [ -e "$DATA/tokenizer" ] || ln -s ../tokenizer "$DATA/tokenizer"
 [ -f "$DATA/reply.train.jsonl" ] || $PY -m draftsmith_train.reply prepare --data "$DATA"
-common=(--data "$DATA" --steps "$STEPS" --minutes "$MINUTES" --hidden "$HIDDEN" --embed "$EMBED" --lr "$LR"
+common=(--data "$DATA" --steps "$STEPS" --minutes "$MINUTES" --hidden "$HIDDEN" --embed "$EMBED" --lr "$LR" --dropout "$DROPOUT"
         --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" --resume)
 $PY -m draftsmith_train.reply train "${common[@]}" --model nrm --out "$RUNS/reply-nrm.pt" 2>&1 | tee -a "$RUNS/reply-nrm.log"
-$PY -m draftsmith_train.reply memory --data "$DATA" --ckpt "$RUNS/reply-nrm.pt" --slots "$SLOTS" --out "$RUNS/reply-memory.npz" \
+$PY -m draftsmith_train.reply memory --data "$DATA" --ckpt "$RUNS/reply-nrm.best.pt" --slots "$SLOTS" --out "$RUNS/reply-memory.npz" \
   2>&1 | tee -a "$RUNS/reply-memory.log"
 $PY -m draftsmith_train.reply train "${common[@]}" --model esed --memory "$RUNS/reply-memory.npz" --out "$RUNS/reply-esed.pt" \
   2>&1 | tee -a "$RUNS/reply-esed.log"
-$PY -m draftsmith_train.reply export --data "$DATA" --ckpt "$RUNS/reply-esed.pt" --memory "$RUNS/reply-memory.npz" --out "$OUT"
-$PY -m draftsmith_train.reply export --data "$DATA" --ckpt "$RUNS/reply-nrm.pt" --memory "$RUNS/reply-memory.npz" --out "$NRM_OUT"
+$PY -m draftsmith_train.reply export --data "$DATA" --ckpt "$RUNS/reply-esed.best.pt" --memory "$RUNS/reply-memory.npz" --out "$OUT"
+$PY -m draftsmith_train.reply export --data "$DATA" --ckpt "$RUNS/reply-nrm.best.pt" --memory "$RUNS/reply-memory.npz" --out "$NRM_OUT"
 if [ "$(cd "$OUT" && pwd)" = "$(cd ../reply 2>/dev/null && pwd)" ]; then FIXTURE=../../test/fixtures/reply-parity.json; else FIXTURE=$OUT/parity.json; fi
 if [ -d ../../node_modules/onnxruntime-node ]; then
   node check_reply_onnx.cjs "$OUT" "$FIXTURE"

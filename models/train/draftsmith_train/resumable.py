@@ -1,8 +1,11 @@
 """The plain Adam training loop of the RNN recipes (roundtrip, reply): gradient-norm clipping, a
 validation every val_every steps that keeps the weights AND the optimizer, and --resume, which goes on
 from what the last validation kept (a CPU run spans sessions; STEPS and MINUTES count the whole run).
-A checkpoint is {"config", "state", "meta", "optimizer"}; model.c.to_dict() is the config."""
+A checkpoint is {"config", "state", "meta", "optimizer"}; model.c.to_dict() is the config.
+Beside it, <out>.best.pt keeps the weights of the lowest validation NLL so far (early stopping: a small
+data set such as the reply pairs is overfitted within the run), which is what the exports read."""
 import os
+import re
 import time
 
 import numpy as np
@@ -37,6 +40,18 @@ def save(path, model, meta, optimizer=None):
     torch.save(ck, path)
 
 
+def best_path(out):
+    """runs/reply-nrm.pt -> runs/reply-nrm.best.pt: the lowest-validation-NLL weights of that run."""
+    root, ext = os.path.splitext(out)
+    return root + ".best" + ext
+
+
+def _nll(v):
+    """validate()'s string ("nll 4.339 ppl 76.6") -> 4.339, or None when it names no NLL."""
+    m = re.search(r"nll ([0-9.]+)", v)
+    return float(m.group(1)) if m else None
+
+
 def load_model(path, make):
     """make(config_dict) -> the model; returns (model with the checkpoint's weights, meta)."""
     ck = torch.load(path, map_location="cpu")
@@ -47,23 +62,31 @@ def load_model(path, make):
 
 def resume(args, model, opt):
     """With --resume and an existing --out: its weights and optimizer loaded; returns the counters done."""
-    done = {"steps": 0, "tokens": 0, "seconds": 0}
+    done = {"steps": 0, "tokens": 0, "seconds": 0, "best_nll": float("inf")}
     if args.resume and os.path.exists(args.out):
         ck = torch.load(args.out, map_location="cpu")
         assert ck["config"] == model.c.to_dict(), f"{args.out} has another shape: {ck['config']}"
         model.load_state_dict(ck["state"])
         if "optimizer" in ck:
             opt.load_state_dict(ck["optimizer"])
-        done = {k: ck["meta"].get(k, 0) for k in done}
+        done = {k: ck["meta"].get(k, v) for k, v in done.items()}
         log(f"resumed from {args.out} at step {done['steps']} ({ck['meta'].get('val')})")
     return done
 
 
 def train(model, opt, batches, args, done, step_fn, validate, meta):
     """step_fn(batch) -> (loss to minimise, token NLL for the log, tokens); validate() -> a string.
-    Saves to args.out at every validation and at the end, with meta (a dict) and the counters."""
+    Saves to args.out at every validation and at the end, with meta (a dict) and the counters, and
+    to best_path(args.out) whenever the validation NLL is the lowest so far."""
+    best = {"nll": done.get("best_nll", float("inf"))}
+
     def keep(stats):
-        save(args.out, model, {**meta, **stats, "args": vars(args)}, opt)
+        nll = _nll(stats["val"])
+        if nll is not None and nll < best["nll"]:
+            best["nll"] = nll
+            save(best_path(args.out), model, {**meta, **stats, "args": vars(args), "best_nll": nll})
+            log(f"best so far: {best_path(args.out)}")
+        save(args.out, model, {**meta, **stats, "args": vars(args), "best_nll": best["nll"]}, opt)
 
     t0, step, tokens, losses = time.time() - done["seconds"], done["steps"], done["tokens"], []
     model.train()
