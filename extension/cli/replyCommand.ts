@@ -64,7 +64,7 @@ export function replyNotes(r: ReplyResult): string[] {
   return [
     ...r.notes.map((n) => `note: ${n.replace('type a key', 'give a key (--key WORD)')}`),
     `keys of the post: ${keys.join(', ') || 'none'}`,
-    `${r.architecture} model ${r.stats.model}: ${r.candidates.length} candidates, ${r.stats.usedInputTokens} tokens in, ${r.stats.outputTokens} out; ` +
+    `${r.architecture} model ${r.stats.model}: ${r.candidates.length} candidate${r.candidates.length === 1 ? '' : 's'}, ${r.stats.usedInputTokens} tokens in, ${r.stats.outputTokens} out; ` +
       `encode ${r.stats.encodeMs.toFixed(0)} ms, decode ${r.stats.decodeMs.toFixed(0)} ms on ${r.stats.device}`,
   ];
 }

@@ -34,6 +34,9 @@ let originalText = '';
 
 // ------------------------------------------------------------------ workbench helpers
 const activeEditorLines = () => page.locator('.editor-group-container.active .monaco-editor .view-lines').first();
+// What a click lands on: the text area's viewport, which stays put when a long line scrolls the lines
+// sideways (the lines element then starts left of the editor, and its centre lies under the side bar).
+const activeEditorViewport = () => page.locator('.editor-group-container.active .monaco-editor .editor-scrollable').first();
 const editorText = async () => nbsp(await activeEditorLines().innerText().catch(() => ''));
 
 async function waitForText(predicate, timeoutMs, what) {
@@ -73,13 +76,13 @@ async function runFromPalette(title, { asks = false } = {}) {
 }
 
 /**
- * Clicks in the editor's text. A transient workbench overlay sometimes takes pointer events for a
+ * Clicks in the editor's text area. A transient workbench overlay sometimes takes pointer events for a
  * while (seen once in a run under load): then Escape, a pause, and a second try.
  */
 async function clickEditor(options) {
   for (let attempt = 1; ; attempt++) {
     try {
-      await activeEditorLines().click({ ...options, timeout: 10_000 });
+      await activeEditorViewport().click({ ...options, timeout: 10_000 });
       return;
     } catch (e) {
       if (attempt >= 3) throw e;
