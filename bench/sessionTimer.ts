@@ -2,7 +2,11 @@
  * overhead is the rest of its time. Import before any session runs. */
 import { ort } from '../extension/engine/runtime/onnx';
 
-export const sessionTime = { ms: 0, calls: 0, reset() { this.ms = 0; this.calls = 0; } };
+/** The time inside session.run since the last reset: in all, per call, and when each call ended (performance.now()). */
+export const sessionTime = {
+  ms: 0, calls: 0, each: [] as number[], ends: [] as number[],
+  reset() { this.ms = 0; this.calls = 0; this.each = []; this.ends = []; },
+};
 
 // The factory type hides the class; at run time InferenceSession is a class whose instances share run().
 const proto = (ort().InferenceSession as unknown as { prototype: { run: (...args: unknown[]) => Promise<unknown> } }).prototype;
@@ -12,8 +16,11 @@ proto.run = async function timedRun(this: unknown, ...args: unknown[]) {
   try {
     return await originalRun.apply(this, args);
   } finally {
-    sessionTime.ms += performance.now() - t;
+    const end = performance.now();
+    sessionTime.ms += end - t;
     sessionTime.calls++;
+    sessionTime.each.push(end - t);
+    sessionTime.ends.push(end);
   }
 };
 

@@ -4,7 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineError } from '../../extension/engine/errors';
-import { halfToFloat } from '../../extension/engine/runtime/float16';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { halfToFloat, readFloat16File } from '../../extension/engine/runtime/float16';
 import { KeyMapper, keyLabel } from '../../extension/engine/systems/keyMapper';
 import { memoryRead } from '../../extension/engine/systems/reply';
 import { semanticKeys } from '../../extension/engine/text/keys';
@@ -97,4 +100,14 @@ test('float16 values decode as numpy writes them', () => {
   assert.equal(halfToFloat(0x0001), 2 ** -24);
   assert.equal(halfToFloat(0x0000), 0);
   assert.equal(halfToFloat(0x7c00), Infinity);
+});
+
+test('a float16 file (the shipped memory and embeddings) reads as the same values, every bit pattern', async () => {
+  const file = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'draftsmith-f16-')), 'all.bin');
+  const bits = Buffer.alloc(65536 * 2);
+  for (let h = 0; h < 65536; h++) bits.writeUInt16LE(h, 2 * h);
+  await fs.writeFile(file, bits);
+  const values = await readFloat16File(file, 65536, 'every half');
+  for (let h = 0; h < 65536; h++) assert.ok(Object.is(values[h], Math.fround(halfToFloat(h))), `0x${h.toString(16)}`);
+  await assert.rejects(readFloat16File(file, 3, 'three halves'), /has 131072 bytes; model\.json's architecture needs 3 float16 values/);
 });

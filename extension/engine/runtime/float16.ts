@@ -11,13 +11,32 @@ export function halfToFloat(h: number): number {
   return sign * (1 + frac / 1024) * 2 ** (exp - 15);
 }
 
-/** Reads a float16 file that must hold exactly `count` values. */
+/** Every float16 bit pattern's value: 256 KB, filled on first use, so a file converts by table lookup. */
+let table: Float32Array | undefined;
+function halfTable(): Float32Array {
+  if (!table) {
+    table = new Float32Array(65536);
+    for (let h = 0; h < 65536; h++) table[h] = halfToFloat(h);
+  }
+  return table;
+}
+
+const isLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** Reads a little-endian float16 file that must hold exactly `count` values. */
 export async function readFloat16File(file: string, count: number, what: string): Promise<Float32Array> {
   const raw = await fs.readFile(file);
   if (raw.length !== count * 2) {
     throw new EngineError('bad-model', `${file} (${what}) has ${raw.length} bytes; model.json's architecture needs ${count} float16 values (${count * 2} bytes).`);
   }
+  const t = halfTable();
   const out = new Float32Array(count);
-  for (let i = 0; i < count; i++) out[i] = halfToFloat(raw.readUInt16LE(2 * i));
+  // A Uint16Array view needs an even byteOffset; the pooled Buffer fs.readFile returns may not have one.
+  const bits = raw.byteOffset % 2 === 0 ? new Uint16Array(raw.buffer, raw.byteOffset, count) : null;
+  if (bits && isLittleEndian) {
+    for (let i = 0; i < count; i++) out[i] = t[bits[i]];
+  } else {
+    for (let i = 0; i < count; i++) out[i] = t[raw.readUInt16LE(2 * i)];
+  }
   return out;
 }

@@ -285,13 +285,15 @@ export class ReplySystem {
 
     const keys = semanticKeys(read);
     const postKeys: ReplyPostKey[] = keys.map((k) => ({ word: k.word, lemma: k.lemma, pos: k.pos, inMemory: this.mapper.has(k.lemma) }));
+    const max = req.maxCandidates ?? DEFAULT_CANDIDATES;
+    // The keys mapped (WordNet, embedding neighbours) before the clock starts: decodeMs is the beam searches'.
+    const mapped = this.arch.memory ? this.mappedKeys(keys, req.mappers ?? ['identity'], req.key).slice(0, max) : [];
     const t0 = performance.now();
     const post = await this.encode(used.map((s) => s.id));
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
     const t1 = performance.now();
     const candidates: ReplyCandidate[] = [];
-    const max = req.maxCandidates ?? DEFAULT_CANDIDATES;
     let outputTokens = 0;
     const hooks: DecodeHooks = { checkCancelled: () => ctx.checkCancelled() };
     if (!this.arch.memory) {
@@ -303,7 +305,6 @@ export class ReplySystem {
         candidates.push(this.candidate(h, { from: '', key: '', mapper: 'none', label: 'NRM — no key' }, null));
       }
     } else {
-      const mapped = this.mappedKeys(keys, req.mappers ?? ['identity'], req.key).slice(0, max);
       if (mapped.length === 0) {
         notes.push(keys.length === 0
           ? 'The post has no nouns or adjectives to steer a reply: type a key (a noun or an adjective).'
