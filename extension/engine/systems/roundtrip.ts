@@ -205,11 +205,15 @@ export class RoundTripSystem {
     }
     ctx.checkCancelled();
 
+    // Each sentence is detokenized once, when it is written (the partial text grows by one sentence).
+    const written: string[] = [];
     const decoded = await this.decodeIds(input.map((s) => s.ids), {
       checkCancelled: () => ctx.checkCancelled(),
       onSentence: (k, limit, soFar) => {
         ctx.progress(`Writing sentence ${k + 1}…`, Math.min(0.95, (k + 1) / limit));
-        ctx.partial(soFar.map((ids) => this.tokenizer.decode(ids)).filter(Boolean).join(' '));
+        const text = this.tokenizer.decode(soFar[soFar.length - 1]);
+        if (text) written.push(text);
+        ctx.partial(written.join(' '));
       },
     });
     const output = this.outputSentences(decoded);
