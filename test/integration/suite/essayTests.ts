@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DraftsmithApi, EssayOutcome, PickEssay } from '../../../extension/host/api';
 import type { EssayResult } from '../../../extension/protocol';
-import { closeWithoutSaving, openUntitled, selectedUntitled, userTypes } from './helpers';
+import { closeWithoutSaving, openUntitled, selectedUntitled, timedCommand, userTypes } from './helpers';
 import type { TestCase } from './runner';
 
 const TOPICS = 'bee, swallow, geese, flower, frog';
@@ -65,7 +65,7 @@ export function essayTests(api: DraftsmithApi, extensionPath: string): TestCase[
         const editor = await selectedUntitled(TOPICS);
         const doc = editor.document;
         const pick = pickFirst();
-        const outcome = await api.essay(editor, undefined, pick);
+        const outcome = await timedCommand('essay', 'inserted essay', () => api.essay(editor, undefined, pick));
         assert.equal(outcome.kind, 'inserted', describe(outcome));
         if (outcome.kind !== 'inserted') return;
         expanded = { doc, original: TOPICS, result: outcome.result, picks: pick.calls };

@@ -96,3 +96,15 @@ export async function closeWithoutSaving(doc: vscode.TextDocument): Promise<void
   await vscode.window.showTextDocument(doc, { preview: false });
   await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
 }
+
+/**
+ * Runs a command and prints (never asserts) the time from the command to its result in the editor:
+ * "<what>: N ms from command to <result>". Issue 8's bench reads these lines from
+ * test/integration/.out/in-host.log.
+ */
+export async function timedCommand<T>(what: string, result: string, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const outcome = await run();
+  console.log(`${what}: ${Math.round(performance.now() - started)} ms from command to ${result}`);
+  return outcome;
+}

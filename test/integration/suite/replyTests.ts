@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DraftsmithApi, PickReply, ReplyOutcome } from '../../../extension/host/api';
-import { closeWithoutSaving, openUntitled, selectedUntitled } from './helpers';
+import { closeWithoutSaving, openUntitled, selectedUntitled, timedCommand } from './helpers';
 import type { TestCase } from './runner';
 
 const POST = 'I love playing tennis with my old friends on a sunny day.';
@@ -38,7 +38,7 @@ export function replyTests(api: DraftsmithApi, extensionPath: string): TestCase[
           assert.ok(candidates.length >= 2, `only ${candidates.length} candidates`);
           return { index: 1 };
         };
-        const outcome = await api.suggestReplies(editor, undefined, pick);
+        const outcome = await timedCommand('reply', 'inserted reply', () => api.suggestReplies(editor, undefined, pick));
         assert.equal(outcome.kind, 'inserted', describe(outcome));
         if (outcome.kind !== 'inserted') return;
         assert.ok(offered.every((l) => / — (identity|synonym|antonym|neighbour)$/.test(l)), offered.join('; '));

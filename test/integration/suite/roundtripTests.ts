@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ApplyOutcome, DraftsmithApi, RoundTripOutcome } from '../../../extension/host/api';
-import { closeWithoutSaving, openUntitled, selectedUntitled, sleep, userTypes, waitFor } from './helpers';
+import { closeWithoutSaving, openUntitled, selectedUntitled, sleep, timedCommand, userTypes, waitFor } from './helpers';
 import type { TestCase } from './runner';
 
 const FIRST = 'The river rose after three days of rain. Farmers moved their cattle to the hills. The mayor opened the school as a shelter.';
@@ -73,7 +73,7 @@ export function roundtripTests(api: DraftsmithApi, extensionPath: string): TestC
         await needModel();
         await closeRoundTripDiffs();
         const editor = await cursorInFirstParagraph();
-        const outcome = await api.roundTrip(editor);
+        const outcome = await timedCommand('roundtrip', 'reconstruction shown in a diff', () => api.roundTrip(editor));
         assert.equal(outcome.kind, 'shown', describe(outcome));
         if (outcome.kind !== 'shown') return;
         shown = { editor, outcome };

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DraftsmithApi, PremiseOutcome, StoryOutcome } from '../../../extension/host/api';
-import { closeWithoutSaving, openUntitled, sleep, waitFor, withSetting } from './helpers';
+import { closeWithoutSaving, openUntitled, sleep, timedCommand, waitFor, withSetting } from './helpers';
 import type { TestCase } from './runner';
 
 const PROMPT = 'The old lighthouse keeper had not spoken to anyone in years, until the night the boat came.';
@@ -94,7 +94,7 @@ export function storyTests(api: DraftsmithApi, extensionPath: string): TestCase[
         const editor = await storySoFar(PROMPT);
         const doc = editor.document;
         const changes = watchChanges(api, doc);
-        const outcome = await longStory(60, () => api.continueStory(editor));
+        const outcome = await timedCommand('story, 60 words', 'inserted story', () => longStory(60, () => api.continueStory(editor)));
         changes.dispose();
         assert.equal(outcome.kind, 'inserted', describe(outcome));
         if (outcome.kind !== 'inserted') return;
