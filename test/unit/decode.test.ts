@@ -72,6 +72,21 @@ test('topK returns indices of the largest values in order', () => {
   assert.deepEqual(topK(new Float32Array([0.1, 0.9, -Infinity, 0.5, 0.7]), 3), [1, 4, 3]);
 });
 
+test('topK agrees with a full sort on any row: ties to the lower index, NaN and -Infinity never, any length', () => {
+  const random = seededRandom(7);
+  for (let trial = 0; trial < 300; trial++) {
+    const n = 1 + Math.floor(random() * 70);
+    // Few distinct values, so that ties are common; some NaN and -Infinity, anywhere in a block of four.
+    const row = Float32Array.from({ length: n }, () => {
+      const r = random();
+      return r < 0.1 ? NaN : r < 0.2 ? -Infinity : Math.round(random() * 8) - 20;
+    });
+    const k = 1 + Math.floor(random() * 10);
+    const expected = [...row.keys()].filter((i) => row[i] > -Infinity).sort((a, b) => row[b] - row[a] || a - b).slice(0, k);
+    assert.deepEqual(topK(row, k), expected, `row ${Array.from(row)} k ${k}`);
+  }
+});
+
 test('decoding stops as soon as it is cancelled', async () => {
   const m = tableModel(() => ({ [A]: 1 }));
   let steps = 0;
