@@ -35,7 +35,7 @@ export interface Peer {
 }
 
 export const peerDir = (root: string, system: string) => path.join(root, '.work', 'peer', system);
-export const PEER_HOWTO = 'bash models/train/export_peer.sh (RUNS=<folder with taas.pt and essay-copy.pt>)';
+export const PEER_HOWTO = 'bash models/train/export_peer.sh (from the shipped models/summarize and models/essay)';
 
 /** The peer for `system`, or why there is none (the bench still runs without it). */
 export async function loadPeer(root: string, system: string, threads: number): Promise<Peer | { missing: string }> {

@@ -26,12 +26,22 @@ Our models need a little more than a BART does; it rides in the tensors transfor
                     masked out of the self-attention; the value cache holds zeros there.
 The pointer's copy op and the output embedding's op are whichever the shipped decoder.onnx uses.
 
+The weights come from the shipped folder itself (weights_from_onnx.py rebuilds the PyTorch model
+from encoder.onnx and decoder.onnx), so no training checkpoint is needed; CKPT "-" says so. A
+checkpoint still works in its place (its weights rounded as the folder stores them: match_weights).
+Either way the PyTorch model is checked against the SHIPPED graphs, run by onnxruntime-node
+(check_peer_onnx.cjs): the encoder's cross-attention keys/values, the first step's log-probs, and
+the greedy ids the peer's config carries.
+
+  python3 -m draftsmith_train.export_peer summarize - ../summarize ../../.work/peer/summarize
+  python3 -m draftsmith_train.export_peer essay - ../essay ../../.work/peer/essay
   python3 -m draftsmith_train.export_peer summarize runs/taas.pt ../summarize ../../.work/peer/summarize
-  python3 -m draftsmith_train.export_peer essay runs/essay-copy.pt ../essay ../../.work/peer/essay
 """
 import hashlib
 import json
 import os
+import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -61,6 +71,30 @@ def match_weights(model, shipped_dir):
     if manifest.get("weights", {}).get("storage") == "int8":
         from .weight_storage import quantize_
         quantize_(model)
+
+
+def load_peer_model(ckpt, shipped_dir, load_ckpt):
+    """The PyTorch model the peer is traced from: rebuilt from the shipped ONNX files (ckpt "-" or
+    None), or a checkpoint's (load_ckpt(ckpt) -> model) with its weights rounded like the folder's."""
+    if ckpt in (None, "-"):
+        from .weights_from_onnx import load_shipped
+        return load_shipped(shipped_dir)  # already the rounded weights: rounding again could move them by an ulp
+    m = load_ckpt(ckpt).eval()
+    match_weights(m, shipped_dir)
+    return m
+
+
+def check_shipped(shipped_dir, out_dir, inputs, cross_kv, first_logp, greedy_ids):
+    """Runs the shipped encoder.onnx/decoder.onnx (onnxruntime-node: no onnxruntime for Python here)
+    on the peer's check input and compares them with the PyTorch model: check_peer_onnx.cjs."""
+    ref = os.path.join(out_dir, "parts", "shipped_check.json")
+    json.dump({"inputs": {k: v[0].tolist() for k, v in inputs.items()}, "cross_key_values": cross_kv.flatten().tolist(),
+               "first_log_probs": first_logp.flatten().tolist(), "greedy_ids": greedy_ids}, open(ref, "w"))
+    script = os.path.join(os.path.dirname(__file__), "..", "check_peer_onnx.cjs")
+    if not shutil.which("node"):
+        print("no node: the check against the shipped ONNX files is skipped")
+        return
+    subprocess.run(["node", script, shipped_dir, ref], check=True)
 
 
 # ---- TAAS --------------------------------------------------------------------------------------
@@ -334,9 +368,7 @@ def write_configs(out_dir, c, system, extra):
 def export_summarize(ckpt, shipped_dir, out_dir, steps=32):
     from .summarize import load_model
     ops = match_shipped(shipped_dir)
-    m, _, _ = load_model(ckpt)
-    m.eval()
-    match_weights(m, shipped_dir)
+    m = load_peer_model(ckpt, shipped_dir, lambda p: load_model(p)[0])
     c = m.c
     os.makedirs(os.path.join(out_dir, "onnx"), exist_ok=True)
     tmp = os.path.join(out_dir, "parts")
@@ -350,22 +382,22 @@ def export_summarize(ckpt, shipped_dir, out_dir, steps=32):
         # The same computation as the shipped pair: the peer's first step against decode_step.
         src, smask = ids[:, 1:], mask[:, 1:]
         memory, mm, _, _ = m.topic_memory(m.encode(src, smask), smask)
-        ref, _, _ = m.decode_step(torch.tensor([[T.BOS]]), 0, m.cross_key_values(memory), mm, src)
+        cross = m.cross_key_values(memory)  # what the shipped encoder.onnx returns
+        ref, _, _ = m.decode_step(torch.tensor([[T.BOS]]), 0, cross, mm, src)
     dec_no, dec_wp = TaasDecoder(m, False).eval(), TaasDecoder(m, True).eval()
     outs, _, _ = export_decoders(ehs, dec_no, dec_wp, ids, mask, c.decoder_layers, out_dir, tmp, ops)
     assert torch.allclose(outs[0], ref, atol=1e-4), "peer decoder differs from decode_step"
     ref_ids = greedy(dec_no, dec_wp, ehs, mask, steps, c.decoder_layers)
     write_configs(out_dir, c, "summarize", {"inputs": "placeholder", "vocabSize": c.vocab_size, **ops,
                                             "check": {"input_ids": ids[0].tolist(), "greedy_ids": ref_ids}})
+    check_shipped(shipped_dir, out_dir, {"input_ids": src}, cross, ref, ref_ids)
     print("exported peer", out_dir, ops)
 
 
 def export_essay(ckpt, shipped_dir, out_dir, steps=32):
     from .essay import load_essay_model
     ops = match_shipped(shipped_dir)
-    m, _ = load_essay_model(ckpt)
-    m.eval()
-    match_weights(m, shipped_dir)
+    m = load_peer_model(ckpt, shipped_dir, lambda p: load_essay_model(p)[0])
     c = m.c
     if c.context == "source":
         raise SystemExit("the -Source-context ablation feeds the decoder a source context; the peer export does not carry it")
@@ -394,9 +426,10 @@ def export_essay(ckpt, shipped_dir, out_dir, steps=32):
     ref_ids = greedy(dec_no, dec_wp, ehs, mask, steps, c.decoder_layers)
     write_configs(out_dir, c, "essay", {"inputs": "word-packed", "vocabSize": c.vocab_size, **ops,
                                         "check": {"input_ids": packed[0].tolist(), "greedy_ids": ref_ids}})
+    check_shipped(shipped_dir, out_dir, {"input_ids": src, "word_ids": wids}, cross, ref1, ref_ids)
     print("exported peer", out_dir, ops)
 
 
 if __name__ == "__main__":
-    system, ckpt, shipped, out = sys.argv[1:5]
+    system, ckpt, shipped, out = sys.argv[1:5]  # ckpt "-": the weights from the shipped folder
     {"summarize": export_summarize, "essay": export_essay}[system](ckpt, shipped, out)
