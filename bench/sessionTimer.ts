@@ -23,16 +23,3 @@ proto.run = async function timedRun(this: unknown, ...args: unknown[]) {
     sessionTime.ends.push(end);
   }
 };
-
-/** Median, min and max of a list of milliseconds, as the benches print them. */
-export function spread(ms: number[]): { median: number; min: number; max: number; text: string } {
-  const s = [...ms].sort((a, b) => a - b);
-  const median = s[Math.floor(s.length / 2)];
-  return { median, min: s[0], max: s[s.length - 1], text: `median ${median.toFixed(0)} ms (min ${s[0].toFixed(0)}, max ${s[s.length - 1].toFixed(0)})` };
-}
-
-/** The same spread for sub-millisecond figures (ms per token): two decimals. */
-export function spreadFine(ms: number[]): string {
-  const s = spread(ms);
-  return `median ${s.median.toFixed(2)} (min ${s.min.toFixed(2)}, max ${s.max.toFixed(2)})`;
-}
