@@ -78,7 +78,7 @@ const loaded = (name: string) => Object.keys(require.cache).some((k) => k.includ
   r.row('require + activate', requireMs + activateMs, 'ms', 'target < 100 ms');
   r.row('worker threads started by activation', workers, undefined, 'the engine starts on the first command');
   r.row('onnxruntime-node loaded by activation', loaded('onnxruntime-node') ? 'yes' : 'no');
-  r.row('@huggingface/transformers loaded by activation', loaded('@huggingface/transformers') ? 'yes' : 'no');
+  r.row('@huggingface/tokenizers loaded by activation', loaded('@huggingface/tokenizers') ? 'yes' : 'no');
   await host.deactivate();
 
   r.section('first command through the engine worker (no editor)');

@@ -233,6 +233,13 @@ async function readStdin(): Promise<string> {
 
 const cliParts = { engineConfig, checked, log: stderrLog, readStdin };
 
+/**
+ * onnxruntime reads this process's whole command line when it starts (/proc/self/cmdline) and
+ * overflows its stack on one of about 30,000 characters: a segmentation fault, not an error. Longer
+ * text belongs in a file.
+ */
+const MAX_COMMAND_LINE = 16_000;
+
 async function main(argv: string[]): Promise<number> {
   const a = parseArgs(argv);
   const cmd = a.positional[0];
@@ -243,6 +250,11 @@ async function main(argv: string[]): Promise<number> {
   if (flag(a, 'help')) {
     process.stdout.write(USAGE + '\n');
     return 0;
+  }
+  const commandLine = process.argv.join(' ').length;
+  if (cmd !== 'score' && commandLine > MAX_COMMAND_LINE) {
+    throw new EngineError('bad-request', `the command line is ${commandLine} characters long; the models' runtime cannot start with one over ${MAX_COMMAND_LINE}. ` +
+      'Put long text in a file: summarize, roundtrip and reply read FILE, or - for standard input.');
   }
   if (cmd === 'summarize') await summarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);

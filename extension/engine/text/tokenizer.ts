@@ -1,9 +1,12 @@
 /**
  * The models' tokenizer: a sentencepiece unigram vocabulary written as tokenizer.json
- * (models/train/draftsmith_train/tokenizer.py), loaded with @huggingface/transformers from the
- * model folder only (remote loading off). Adds what the panel needs and the library lacks:
- * the character span of every token in the user's original text.
+ * (models/train/draftsmith_train/tokenizer.py), read from the model folder with @huggingface/tokenizers:
+ * the tokenizer @huggingface/transformers' AutoTokenizer wraps (test/unit/hostileInput.property.test.ts
+ * checks they agree), without loading the rest of transformers.js, which cost 90 ms of every cold
+ * start. Adds what the panel needs and the library lacks: the character span of every token in the
+ * user's original text.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { EngineError, errorMessage } from '../errors';
 import { normalizeWhitespace } from './normalize';
@@ -57,11 +60,10 @@ export class Tokenizer {
   static async load(modelDir: string, unkId: number): Promise<Tokenizer> {
     try {
       // require, not import(): the package's "node" export is CommonJS, and the bundle is too.
-      const transformers = require('@huggingface/transformers') as typeof import('@huggingface/transformers');
-      transformers.env.allowRemoteModels = false;
-      transformers.env.allowLocalModels = true;
-      transformers.env.localModelPath = path.dirname(modelDir) + path.sep;
-      const hf = (await transformers.AutoTokenizer.from_pretrained(path.basename(modelDir))) as unknown as HfTokenizer;
+      const { Tokenizer: HfTokenizerClass } = require('@huggingface/tokenizers') as typeof import('@huggingface/tokenizers');
+      const json = (name: string) => JSON.parse(readFileSync(path.join(modelDir, name), 'utf8')) as object;
+      const config = existsSync(path.join(modelDir, 'tokenizer_config.json')) ? json('tokenizer_config.json') : {};
+      const hf: HfTokenizer = new HfTokenizerClass(json('tokenizer.json'), config);
       return new Tokenizer(hf, unkId);
     } catch (e) {
       throw new EngineError('bad-model', `Cannot load ${path.join(modelDir, 'tokenizer.json')}: ${errorMessage(e)}`);

@@ -28,6 +28,7 @@ from . import tokenizer as T
 from .export_roundtrip import REPO
 from .export_summarize import sha256
 from .reply import BETA, MAX_POST, MAX_REPLY, Memory, load_model, memory_read
+from .onnx_graph import rewrite_file
 from .weight_storage import quantize_, store_int8_files
 
 OPSET = 14
@@ -102,6 +103,7 @@ def export(ckpt, out_dir, data_dir, memory_path, fixture=None, weights=None):
         ref["first_log_probs_top"] = torch.topk(lp, 5).indices.tolist()
         ref["first_log_probs_values"] = [round(float(x), 5) for x in torch.topk(lp, 5).values]
         greedy = model.greedy(ids[0].tolist(), torch.device("cpu"), memory.block(key) if esed else None)
+    rewrite_file(os.path.join(out_dir, "decoder_step.onnx"))   # the attention einsums as MatMuls (onnx_graph.py)
     store_int8_files(out_dir, files, records)
     memory.blocks.numpy().astype(np.float16).tofile(os.path.join(out_dir, "memory.bin"))
     model.embedding.weight.detach().numpy().astype(np.float16).tofile(os.path.join(out_dir, "embedding.bin"))

@@ -38,6 +38,7 @@ import torch
 from . import tokenizer as T
 from .export_summarize import OPSET, greedy_reference, sha256
 from .story import encode_source, generate, load_model, load_pairs, perplexity, premise_sequences, story_nll
+from .onnx_graph import rewrite_file
 from .weight_storage import quantize_, store_int8_files
 
 PROMPT = "A lighthouse keeper finds a message in a bottle that was written by her own hand."
@@ -276,6 +277,8 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))
     files = ["encoder.onnx", "decoder.onnx", "premise.onnx", "tokenizer.json", "tokenizer_config.json"]
+    for step_graph in ("decoder.onnx", "premise.onnx"):   # tied logits and window convolutions as Gemms (onnx_graph.py)
+        rewrite_file(os.path.join(out_dir, step_graph), step_convs=True)
     store_int8_files(out_dir, files[:3], records)
     c = model.c
     # Everything story-specific sits in "architecture" (the manifest's per-system schema): the shapes,
