@@ -138,3 +138,42 @@ test('top-k sampling stops before the token its caller\'s end rejects, and does 
   assert.equal(s.hitMaxLength, false);
   assert.deepEqual(seen.at(-1), s.tokens, 'the dropped token was streamed');
 });
+
+test('beam search over each row\'s best candidates (a graph\'s TopK) writes exactly what it writes over whole rows, constraints and ties included', async () => {
+  const W = 40;
+  // Log-probs that depend on the whole prefix, rounded so that ties happen, some tokens impossible.
+  const hash = (p: number[], t: number) => p.reduce((h, x) => (h * 31 + x + 7) % 1009, t * 17 + 3);
+  const random = toyTable(W, (p) => Object.fromEntries(
+    Array.from({ length: W }, (_, t) => [t, hash(p, t) % 7 === 0 ? 0 : 1 + (hash(p, t) % 5)] as const).filter(([, w]) => w > 0)));
+  /** The same model with stepTop: each row's best `perRow` ids, sorted as onnxruntime's TopK sorts them. */
+  let wholeRows = 0;
+  const withTop = (perRow: number): typeof random => ({
+    ...random,
+    step(tokens, state) { wholeRows++; return random.step(tokens, state); },
+    async stepTop(tokens, state) {
+      const out = await random.step(tokens, state);
+      const ids: number[] = [];
+      const logProbs: number[] = [];
+      for (let r = 0; r < tokens.length; r++) {
+        const row = out.logProbs.subarray(r * W, (r + 1) * W);
+        const order = Array.from(row.keys()).sort((a, b) => (row[b] - row[a]) || a - b).slice(0, perRow);
+        for (const i of order) { ids.push(i); logProbs.push(row[i]); }
+      }
+      return { top: { perRow, ids, logProbs: Float32Array.from(logProbs) }, state: out.state };
+    },
+  });
+  for (const opts of [
+    { bos: BOS, eos: EOS, beamSize: 4, maxLength: 12, minLength: 5, lengthPenalty: 1, noRepeatNgramSize: 2, banned: [0, 2, 3] },
+    { bos: BOS, eos: EOS, beamSize: 3, maxLength: 9, minLength: 0, lengthPenalty: 0.6, noRepeatNgramSize: 0 },
+  ]) {
+    const start = Array.from({ length: opts.beamSize }, () => [] as number[]);
+    const full = await beamSearch(random, start, opts);
+    // 2K+1 candidates are often too few once the n-grams ban some (the fallback reads the whole row); 20 seldom.
+    for (const perRow of [2 * opts.beamSize + 1, 20, W]) {
+      wholeRows = 0;
+      assert.deepEqual(await beamSearch(withTop(perRow), start, opts), full, `${perRow} candidates per row`);
+      if (perRow === W) assert.equal(wholeRows, 0, 'the whole vocabulary as candidates never needs a whole row');
+      if (perRow === 2 * opts.beamSize + 1 && opts.noRepeatNgramSize > 0) assert.ok(wholeRows > 0, 'the fallback to whole rows was exercised');
+    }
+  }
+});

@@ -3,7 +3,7 @@
  * a minimum length, and n-gram blocking. Rows of the model state are beams; after each step the
  * model's caches are reordered to follow the surviving beams.
  */
-import { applyConstraints, topK } from './constraints';
+import { applyConstraints, bannedTokens, topK, topKOfCandidates } from './constraints';
 import { DecodeHooks, Hypothesis, StepModel, yieldToEventLoop } from './types';
 
 export interface BeamOptions {
@@ -23,11 +23,16 @@ interface Beam { tokens: number[]; logProb: number }
 /** The length-normalised score that ranks hypotheses. */
 export const normalised = (logProb: number, length: number, alpha: number) => logProb / Math.pow(Math.max(1, length), alpha);
 
-/** One step for every live beam; the model always runs K rows (at step 0 only the first beam exists, the others are padding). */
-export function stepBeams<S>(model: StepModel<S>, beams: readonly { tokens: number[] }[], K: number, bos: number, state: S) {
+/** The token each row feeds next; the model always runs K rows (at step 0 only the first beam exists, the others are padding). */
+function lastTokens(beams: readonly { tokens: number[] }[], K: number, bos: number): number[] {
   const last = beams.map((b) => (b.tokens.length ? b.tokens[b.tokens.length - 1] : bos));
   while (last.length < K) last.push(bos);
-  return model.step(last, state);
+  return last;
+}
+
+/** One step for every live beam, as full rows of log-probs. */
+export function stepBeams<S>(model: StepModel<S>, beams: readonly { tokens: number[] }[], K: number, bos: number, state: S) {
+  return model.step(lastTokens(beams, K, bos), state);
 }
 
 /** The cached state follows the surviving beams; rows beyond them repeat the first. */
@@ -76,14 +81,35 @@ export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOpt
   for (let step = 0; step < opts.maxLength; step++) {
     hooks.checkCancelled?.();
     const rows = beams.length;
-    const out = await stepBeams(model, beams, K, opts.bos, state);
-    state = out.state;
-    const candidates: { beam: number; token: number; logProb: number }[] = [];
-    for (let b = 0; b < rows; b++) {
-      const row = out.logProbs.subarray(b * V, (b + 1) * V);
-      applyConstraints(row, beams[b].tokens, { eos: opts.eos, minLength: opts.minLength, noRepeatNgramSize: opts.noRepeatNgramSize, banned: opts.banned });
-      for (const t of topK(row, 2 * K)) candidates.push({ beam: b, token: t, logProb: beams[b].logProb + row[t] });
+    const constraints = { eos: opts.eos, minLength: opts.minLength, noRepeatNgramSize: opts.noRepeatNgramSize, banned: opts.banned };
+    /** Each live row's 2K best allowed next tokens, in row order (which breaks ties in the sort below). */
+    const perBeam: { beam: number; token: number; logProb: number }[][] = beams.map(() => []);
+    const fromRows = (logProbs: Float32Array, which: number[]) => {
+      for (const b of which) {
+        const row = logProbs.subarray(b * V, (b + 1) * V);
+        applyConstraints(row, beams[b].tokens, constraints);
+        for (const t of topK(row, 2 * K)) perBeam[b].push({ beam: b, token: t, logProb: beams[b].logProb + row[t] });
+      }
+    };
+    if (model.stepTop) {
+      const last = lastTokens(beams, K, opts.bos);
+      const out = await model.stepTop(last, state);
+      const { ids, logProbs, perRow } = out.top;
+      const short: number[] = [];
+      for (let b = 0; b < rows; b++) {
+        const at = topKOfCandidates(ids, logProbs, b * perRow, perRow, 2 * K, bannedTokens(beams[b].tokens, constraints), V);
+        if (at === null) short.push(b);
+        else for (const i of at) perBeam[b].push({ beam: b, token: ids[i], logProb: beams[b].logProb + logProbs[i] });
+      }
+      // Constraints banned too many of a row's candidates: its whole row, from the same state (rare).
+      if (short.length > 0) fromRows((await model.step(last, state)).logProbs, short);
+      state = out.state;
+    } else {
+      const out = await model.step(lastTokens(beams, K, opts.bos), state);
+      fromRows(out.logProbs, beams.map((_, b) => b));
+      state = out.state;
     }
+    const candidates = perBeam.flat();
     candidates.sort((a, b) => b.logProb - a.logProb);
     const next: Beam[] = [];
     const order: number[] = [];

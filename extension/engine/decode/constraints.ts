@@ -19,11 +19,35 @@ export function bannedByNgram(tokens: number[], n: number): Set<number> {
   return banned;
 }
 
+export interface ConstraintOptions { eos: number; minLength: number; noRepeatNgramSize: number; banned?: number[] }
+
+/** The tokens a row may not take next, given its tokens so far. */
+export function bannedTokens(tokens: number[], opts: ConstraintOptions): Set<number> {
+  const banned = bannedByNgram(tokens, opts.noRepeatNgramSize);
+  if (tokens.length < opts.minLength) banned.add(opts.eos);
+  for (const t of opts.banned ?? []) banned.add(t);
+  return banned;
+}
+
 /** Applies the min-length and n-gram rules to one row of log-probs in place. */
-export function applyConstraints(row: Float32Array, tokens: number[], opts: { eos: number; minLength: number; noRepeatNgramSize: number; banned?: number[] }): void {
-  if (tokens.length < opts.minLength) row[opts.eos] = -Infinity;
-  for (const t of bannedByNgram(tokens, opts.noRepeatNgramSize)) row[t] = -Infinity;
-  for (const t of opts.banned ?? []) row[t] = -Infinity;
+export function applyConstraints(row: Float32Array, tokens: number[], opts: ConstraintOptions): void {
+  for (const t of bannedTokens(tokens, opts)) row[t] = -Infinity;
+}
+
+/**
+ * topK(row, k) after applyConstraints, from the row's best candidates alone (ids[from..from+count),
+ * best first, the lower id first among equals, as topK orders them): the positions of the first k
+ * that are allowed and finite. Null when the candidates run out first, unless they are the whole
+ * vocabulary: then the full row is needed.
+ */
+export function topKOfCandidates(ids: ArrayLike<number>, logProbs: ArrayLike<number>, from: number, count: number, k: number,
+  banned: Set<number>, vocabSize: number): number[] | null {
+  const out: number[] = [];
+  for (let i = from; i < from + count && out.length < k; i++) {
+    const v = logProbs[i];
+    if (v > -Infinity && !banned.has(ids[i])) out.push(i); // NaN and -Infinity never count
+  }
+  return out.length === k || count >= vocabSize ? out : null;
 }
 
 /**

@@ -9,6 +9,21 @@ export interface StepModel<S> {
   step(tokens: number[], state: S): Promise<{ logProbs: Float32Array; state: S }>;
   /** New state whose row j is old row rows[j]; the old state is not used again (it may be changed in place). */
   reorder(state: S, rows: number[]): S;
+  /**
+   * The same step, returning each row's best `perRow` tokens (best first, the lower id first among
+   * equals) instead of the whole vocabulary, where the graph computes them (a TopK node): beam
+   * search then reads a few dozen entries per row, not 8,000. `step` must still work on the same
+   * state: beam search falls back to it when constraints ban too many of a row's candidates.
+   */
+  stepTop?(tokens: number[], state: S): Promise<{ top: TopCandidates; state: S }>;
+}
+
+export interface TopCandidates {
+  perRow: number;
+  /** [rows * perRow] */
+  ids: ArrayLike<number>;
+  /** [rows * perRow] */
+  logProbs: Float32Array;
 }
 
 export interface DecodeHooks {

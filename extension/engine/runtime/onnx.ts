@@ -167,7 +167,7 @@ export function int64Data(t: Tensor | undefined, name: string): BigInt64Array {
  * manifest's architecture fixes the size, null where any size goes (batch, length).
  */
 export interface TensorSpec {
-  type: 'int64' | 'float32';
+  type: 'int64' | 'int32' | 'float32';
   dims: readonly (number | null)[];
 }
 

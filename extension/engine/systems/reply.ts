@@ -120,7 +120,10 @@ export class ReplySystem {
     checkIO(dec.session, folder.file('decoderStep'),
       { input_ids: { type: 'int64', dims: [null, 1] }, state: { type: 'float32', dims: [null, H] }, encoder_outputs: outputs,
         ...(arch.memory ? { memory_read: { type: 'float32', dims: [null, D] } } : {}) },
-      { log_probs: { type: 'float32', dims: [null, V] }, state_out: { type: 'float32', dims: [null, H] } }, true);
+      { log_probs: { type: 'float32', dims: [null, V] }, state_out: { type: 'float32', dims: [null, H] },
+        // A beam search's step candidates (onnx_graph.top_candidates); a graph without them is scanned in full.
+        ...(dec.session.outputNames.includes('top_ids')
+          ? { top_ids: { type: 'int32', dims: [null, null] }, top_log_probs: { type: 'float32', dims: [null, null] } } : {}) }, true);
     opts.log('info', `reply model "${folder.manifest.name}" (${arch.type}, ${arch.keys} keys) loaded from ${dir} on ${enc.provider}`);
     return new ReplySystem(folder, arch, tokenizer, enc.session, dec.session, keys, memory, embedding, enc.provider);
   }
@@ -198,16 +201,28 @@ export class ReplySystem {
     const H = this.arch.hidden;
     const reads = read ? float32Tensor(tile(read, rows), [rows, read.length]) : null;
     const session = this.decoder;
+    const feeds = (tokens: number[], state: StepState) => ({
+      input_ids: int64Tensor(tokens, [tokens.length, 1]), state: float32Tensor(state.h, [tokens.length, H]),
+      encoder_outputs: post.outputs, ...(reads ? { memory_read: reads } : {}),
+    });
+    // A copy: onnxruntime may reuse an output's buffer, and reorder changes the state in place.
+    const next = (r: Record<string, Tensor>): StepState => ({ h: Float32Array.from(floatData(r.state_out, 'state_out')) });
+    const stepTop = session.outputNames.includes('top_ids')
+      ? async (tokens: number[], state: StepState) => {
+        // Only what the beam search reads comes back: not the [rows, vocabulary] log-probs.
+        const r = await session.run(feeds(tokens, state), ['top_log_probs', 'top_ids', 'state_out']);
+        const ids = r.top_ids;
+        if (ids?.type !== 'int32') throw new EngineError('bad-model', 'model output top_ids is missing or not int32');
+        return { top: { perRow: ids.dims[1], ids: ids.data as Int32Array, logProbs: floatData(r.top_log_probs, 'top_log_probs') }, state: next(r) };
+      }
+      : undefined;
     return {
       vocabSize: this.arch.vocabSize,
       async step(tokens, state) {
-        const r = await session.run({
-          input_ids: int64Tensor(tokens, [tokens.length, 1]), state: float32Tensor(state.h, [tokens.length, H]),
-          encoder_outputs: post.outputs, ...(reads ? { memory_read: reads } : {}),
-        });
-        // A copy: onnxruntime may reuse an output's buffer, and reorder changes the state in place.
-        return { logProbs: floatData(r.log_probs, 'log_probs'), state: { h: Float32Array.from(floatData(r.state_out, 'state_out')) } };
+        const r = await session.run(feeds(tokens, state), ['log_probs', 'state_out']);
+        return { logProbs: floatData(r.log_probs, 'log_probs'), state: next(r) };
       },
+      ...(stepTop ? { stepTop } : {}),
       reorder(state, order) {
         return { h: reorderAxis(state.h, [order.length, H], 0, order).data };
       },

@@ -103,7 +103,8 @@ def export(ckpt, out_dir, data_dir, memory_path, fixture=None, weights=None):
         ref["first_log_probs_top"] = torch.topk(lp, 5).indices.tolist()
         ref["first_log_probs_values"] = [round(float(x), 5) for x in torch.topk(lp, 5).values]
         greedy = model.greedy(ids[0].tolist(), torch.device("cpu"), memory.block(key) if esed else None)
-    rewrite_file(os.path.join(out_dir, "decoder_step.onnx"))   # the attention einsums as MatMuls (onnx_graph.py)
+    # The attention einsums as MatMuls, and each row's best tokens for the beam search (onnx_graph.py).
+    rewrite_file(os.path.join(out_dir, "decoder_step.onnx"), top=True)
     store_int8_files(out_dir, files, records)
     memory.blocks.numpy().astype(np.float16).tofile(os.path.join(out_dir, "memory.bin"))
     model.embedding.weight.detach().numpy().astype(np.float16).tofile(os.path.join(out_dir, "embedding.bin"))

@@ -9,6 +9,10 @@ initializers only (weight_storage's int8 + scale): onnxruntime folds that at loa
 batched_einsums_as_matmul: the attention einsums of a step (Suggest Replies' GRU decoder) as the
 MatMul they are (Einsum runs each through a generic, slower path).
 
+top_candidates: beside a step's log_probs [batch, vocab], each row's best TOP_CANDIDATES tokens
+(TopK, sorted, the lower id first among equals) as top_log_probs and top_ids (int32): beam search
+reads those instead of scanning the vocabulary for every beam in JavaScript (decode/beam.ts).
+
 step_convs_as_gemm: in a one-token step graph a causal convolution sees exactly its kernel's window
 (the k-1 cached inputs and the new one), so Conv(x [b,c,k], W [o,c,k]) is Gemm(x flattened to
 [b,c*k], W reshaped to [o,c*k], transB) [b,o], unsqueezed to [b,o,1]: onnxruntime's Conv spends
@@ -127,6 +131,27 @@ def step_convs_as_gemm(model):
     return _rewrite(model, match, "step_conv")
 
 
+TOP_CANDIDATES = 32
+
+
+def top_candidates(model, k=TOP_CANDIDATES, output="log_probs"):
+    g = model.graph
+    if any(o.name == "top_ids" for o in g.output):
+        return 0
+    source = next(o for o in g.output if o.name == output)
+    batch = source.type.tensor_type.shape.dim[0]
+    batch = batch.dim_param or batch.dim_value
+    g.initializer.append(numpy_helper.from_array(np.array([k], np.int64), "top_candidates/k"))
+    g.node.extend([
+        helper.make_node("TopK", [output, "top_candidates/k"], ["top_log_probs", "top_candidates/ids64"], axis=-1, largest=1, sorted=1,
+                         name="top_candidates/TopK"),
+        helper.make_node("Cast", ["top_candidates/ids64"], ["top_ids"], to=onnx.TensorProto.INT32, name="top_candidates/Cast"),
+    ])
+    g.output.extend([helper.make_tensor_value_info("top_log_probs", onnx.TensorProto.FLOAT, [batch, k]),
+                     helper.make_tensor_value_info("top_ids", onnx.TensorProto.INT32, [batch, k])])
+    return 1
+
+
 def pin_output_dims(model, output_dims):
     """Writes fixed sizes into graph outputs whose size the tracer left symbolic (e.g. the vocabulary
     after logp[:, -1]): the engine checks them against model.json at load (runtime/onnx.ts checkIO)."""
@@ -137,13 +162,14 @@ def pin_output_dims(model, output_dims):
             dim.dim_value = size
 
 
-def rewrite_file(path, output_dims=None, step_convs=False):
+def rewrite_file(path, output_dims=None, step_convs=False, top=False):
     """Applies the rewrites to an exported .onnx in place; output_dims: {output: {axis: size}} to pin;
-    step_convs: the graph is a one-token step whose convolutions see exactly their kernel's window.
-    Returns what changed, by rewrite."""
+    step_convs: the graph is a one-token step whose convolutions see exactly their kernel's window;
+    top: add top_candidates (a beam search's step). Returns what changed, by rewrite."""
     model = onnx.load(path)
     changed = {"tied logits": tied_logits_as_gemm(model), "einsums": batched_einsums_as_matmul(model),
-               "step convolutions": step_convs_as_gemm(model) if step_convs else 0}
+               "step convolutions": step_convs_as_gemm(model) if step_convs else 0,
+               "top candidates": top_candidates(model) if top else 0}
     pin_output_dims(model, output_dims)
     onnx.checker.check_model(model)
     onnx.save(model, path)
@@ -151,8 +177,8 @@ def rewrite_file(path, output_dims=None, step_convs=False):
 
 
 if __name__ == "__main__":
-    # Rewrites shipped graphs in place (their exports do it themselves): onnx_graph FILE... [--step-convs]
+    # Rewrites shipped graphs in place (their exports do it themselves): onnx_graph FILE... [--step-convs] [--top]
     import sys
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     for f in args:
-        print(f, rewrite_file(f, step_convs="--step-convs" in sys.argv))
+        print(f, rewrite_file(f, step_convs="--step-convs" in sys.argv, top="--top" in sys.argv))
