@@ -1,7 +1,8 @@
 /**
  * Beam search with a length penalty (score = log P / |y|^α, as fairseq and HF rank hypotheses),
  * a minimum length, and n-gram blocking. Rows of the model state are beams; after each step the
- * model's caches are reordered to follow the surviving beams.
+ * model's caches are reordered to follow the surviving beams. A model whose graph ranks each row's
+ * best tokens (StepModel.stepTop) is read through those; otherwise every row is scanned.
  */
 import { applyConstraints, bannedTokens, topK, topKOfCandidates } from './constraints';
 import { DecodeHooks, Hypothesis, StepModel, yieldToEventLoop } from './types';
