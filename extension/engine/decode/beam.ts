@@ -106,7 +106,7 @@ export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOpt
       if (short.length > 0) fromRows((await model.step(last, state)).logProbs, short);
       state = out.state;
     } else {
-      const out = await model.step(lastTokens(beams, K, opts.bos), state);
+      const out = await stepBeams(model, beams, K, opts.bos, state);
       fromRows(out.logProbs, beams.map((_, b) => b));
       state = out.state;
     }

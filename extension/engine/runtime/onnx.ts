@@ -162,6 +162,11 @@ export function int64Data(t: Tensor | undefined, name: string): BigInt64Array {
   return t.data as BigInt64Array;
 }
 
+export function int32Data(t: Tensor | undefined, name: string): Int32Array {
+  if (!t || t.type !== 'int32') throw new EngineError('bad-model', `model output ${name} is missing or not int32`);
+  return t.data as Int32Array;
+}
+
 /**
  * One tensor the engine feeds or reads: its element type and its dimensions, a number where the
  * manifest's architecture fixes the size, null where any size goes (batch, length).

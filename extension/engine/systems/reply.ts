@@ -21,7 +21,7 @@ import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { readFloat16File } from '../runtime/float16';
 import { loadModelFolder, type Manifest, type ModelFolder } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int64Tensor, openSession, type Session, type Tensor } from '../runtime/onnx';
+import { checkIO, float32Tensor, floatData, int32Data, int64Tensor, openSession, type Session, type Tensor } from '../runtime/onnx';
 import { reorderAxis } from '../runtime/tensorOps';
 import { semanticKeys } from '../text/keys';
 import { hasReadableText, junkRatio } from '../text/normalize';
@@ -211,9 +211,8 @@ export class ReplySystem {
       ? async (tokens: number[], state: StepState) => {
         // Only what the beam search reads comes back: not the [rows, vocabulary] log-probs.
         const r = await session.run(feeds(tokens, state), ['top_log_probs', 'top_ids', 'state_out']);
-        const ids = r.top_ids;
-        if (ids?.type !== 'int32') throw new EngineError('bad-model', 'model output top_ids is missing or not int32');
-        return { top: { perRow: ids.dims[1], ids: ids.data as Int32Array, logProbs: floatData(r.top_log_probs, 'top_log_probs') }, state: next(r) };
+        const ids = int32Data(r.top_ids, 'top_ids');
+        return { top: { perRow: ids.length / tokens.length, ids, logProbs: floatData(r.top_log_probs, 'top_log_probs') }, state: next(r) };
       }
       : undefined;
     return {
