@@ -4,8 +4,13 @@
 # on the same pairs, and the exports. On a CUDA GPU when present (--device auto), else one CPU thread.
 # Needs the shared tokenizer first (train_summarize.sh writes .data/spm.model and .data/tokenizer/; DATA=.data/reply links them).
 #
-#   bash models/train/train_reply.sh                                   # a tiny CPU smoke run (40 steps each)
+#   SMOKE=1 bash models/train/train_reply.sh                           # every stage at a tiny size, all under .work/smoke/reply
+#   bash models/train/train_reply.sh                                   # the card's run (32 min each, 256 units), exported to models/reply
 #   STEPS=30000 MINUTES=120 HIDDEN=256 EMBED=256 bash models/train/train_reply.sh   # a GPU
+#
+# Training runs through the DDP launcher (launch.py): NPROC processes (default auto: one per CPU core
+# here, one per GPU there); NPROC=1 is the single process the card's numbers came from. --batch-tokens is
+# per process, so N processes train N x BATCH_TOKENS per step.
 #
 # STEPS and MINUTES bound each model's run (whichever comes first; a run goes on from the weights and
 # optimizer its checkpoint kept at the last validation, so STEPS and MINUTES count the whole run). The pairs
@@ -17,12 +22,22 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PY:-/usr/bin/python3}
+SMOKE=${SMOKE:-0}
+if [ "$SMOKE" = 1 ]; then
+  # A few steps of each stage at a tiny size; nothing outside .work/smoke/reply unless OUT/RUNS/NRM_OUT say so.
+  S=../../.work/smoke/reply
+  : "${RUNS:=$S/runs}" "${OUT:=$S/model}" "${NRM_OUT:=$S/nrm}" "${STEPS:=20}" "${HIDDEN:=32}" "${EMBED:=32}"
+  : "${VAL_EVERY:=10}" "${MAX_VAL:=64}" "${NPROC:=1}"
+  if [ -z "${RUNS:-}" ]; then rm -rf "$S/runs"; fi   # a fresh run every time (only the smoke folder's own checkpoints)
+fi
 DATA=${DATA:-../../.data/reply}
 RUNS=${RUNS:-runs}
-STEPS=${STEPS:-40}
-MINUTES=${MINUTES:-600}
-HIDDEN=${HIDDEN:-64}
-EMBED=${EMBED:-64}
+STEPS=${STEPS:-30000}
+MINUTES=${MINUTES:-32}
+HIDDEN=${HIDDEN:-256}
+EMBED=${EMBED:-256}
+MAX_VAL=${MAX_VAL:-500}
+NPROC=${NPROC:-auto}
 SLOTS=${SLOTS:-8}
 LR=${LR:-1e-3}
 DROPOUT=${DROPOUT:-0.3}
@@ -32,16 +47,18 @@ OUT=${OUT:-../reply}
 NRM_OUT=${NRM_OUT:-../../.work/reply-nrm}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mkdir -p "$RUNS" "$DATA"
+T0=$(date +%s)
 # The shared tokenizer lives one level up (.data/spm.model, .data/tokenizer/): link it in.
 [ -e "$DATA/spm.model" ] || ln -s ../spm.model "$DATA/spm.model"
 [ -e "$DATA/tokenizer" ] || ln -s ../tokenizer "$DATA/tokenizer"
 [ -f "$DATA/reply.train.jsonl" ] || $PY -m draftsmith_train.reply prepare --data "$DATA"
 common=(--data "$DATA" --steps "$STEPS" --minutes "$MINUTES" --hidden "$HIDDEN" --embed "$EMBED" --lr "$LR" --dropout "$DROPOUT"
-        --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" --resume)
-$PY -m draftsmith_train.reply train "${common[@]}" --model nrm --out "$RUNS/reply-nrm.pt" 2>&1 | tee -a "$RUNS/reply-nrm.log"
+        --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" --max-val "$MAX_VAL" --resume)
+TRAIN=("$PY" -m draftsmith_train.launch --nproc "$NPROC" -m draftsmith_train.reply train)
+"${TRAIN[@]}" "${common[@]}" --model nrm --out "$RUNS/reply-nrm.pt" 2>&1 | tee -a "$RUNS/reply-nrm.log"
 $PY -m draftsmith_train.reply memory --data "$DATA" --ckpt "$RUNS/reply-nrm.best.pt" --slots "$SLOTS" --out "$RUNS/reply-memory.npz" \
   2>&1 | tee -a "$RUNS/reply-memory.log"
-$PY -m draftsmith_train.reply train "${common[@]}" --model esed --memory "$RUNS/reply-memory.npz" --out "$RUNS/reply-esed.pt" \
+"${TRAIN[@]}" "${common[@]}" --model esed --memory "$RUNS/reply-memory.npz" --out "$RUNS/reply-esed.pt" \
   2>&1 | tee -a "$RUNS/reply-esed.log"
 $PY -m draftsmith_train.reply export --data "$DATA" --ckpt "$RUNS/reply-esed.best.pt" --memory "$RUNS/reply-memory.npz" --out "$OUT"
 $PY -m draftsmith_train.reply export --data "$DATA" --ckpt "$RUNS/reply-nrm.best.pt" --memory "$RUNS/reply-memory.npz" --out "$NRM_OUT"
@@ -50,3 +67,4 @@ if [ -d ../../node_modules/onnxruntime-node ]; then
   node check_reply_onnx.cjs "$OUT" "$FIXTURE"
   node check_reply_onnx.cjs "$NRM_OUT" "$NRM_OUT/parity.json"
 fi
+echo "train_reply.sh: done in $(( $(date +%s) - T0 )) s (exported to $OUT and $NRM_OUT)"

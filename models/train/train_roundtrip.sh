@@ -4,8 +4,13 @@
 # the shipped one. On a CUDA GPU when present (--device auto), otherwise on one CPU thread each.
 # Needs the shared tokenizer first (train_summarize.sh: $DATA/spm.model, $DATA/tokenizer/).
 #
-#   bash models/train/train_roundtrip.sh                           # a tiny CPU smoke run (40 steps each)
+#   SMOKE=1 bash models/train/train_roundtrip.sh                   # every stage at a tiny size, all under .work/smoke/roundtrip
+#   bash models/train/train_roundtrip.sh                           # the card's run (126 min each), exported to models/roundtrip
 #   STEPS=20000 MINUTES=120 EVAL_LIMIT=500 bash models/train/train_roundtrip.sh   # a GPU
+#
+# Training runs through the DDP launcher (launch.py): NPROC processes (default auto: one per CPU core
+# here, one per GPU there); NPROC=1 is the single process the card's numbers came from. --batch-tokens is
+# per process, so N processes train N x BATCH_TOKENS per step.
 #
 # STEPS and MINUTES bound each model's run (whichever comes first); SHIP names the model exported
 # to models/roundtrip (OUT), with its parity fixture in test/fixtures/roundtrip-parity.json; all three
@@ -17,10 +22,20 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PY:-/usr/bin/python3}
+SMOKE=${SMOKE:-0}
+if [ "$SMOKE" = 1 ]; then
+  # A few steps of each stage at a tiny size; nothing outside .work/smoke/roundtrip unless OUT/RUNS/VARIANTS say so.
+  S=../../.work/smoke/roundtrip
+  : "${RUNS:=$S/runs}" "${OUT:=$S/model}" "${VARIANTS:=$S/variants}" "${STEPS:=20}" "${HIDDEN:=32}" "${LAYERS:=1}"
+  : "${BATCH_TOKENS:=800}" "${VAL_EVERY:=10}" "${EVAL_LIMIT:=10}" "${MAX_VAL:=40}" "${NPROC:=1}"
+  if [ -z "${RUNS:-}" ]; then rm -rf "$S/runs"; fi   # a fresh run every time (only the smoke folder's own checkpoints)
+fi
 DATA=${DATA:-../../.data}
 RUNS=${RUNS:-runs}
-STEPS=${STEPS:-40}
-MINUTES=${MINUTES:-600}
+STEPS=${STEPS:-100000}
+MINUTES=${MINUTES:-126}
+MAX_VAL=${MAX_VAL:-300}
+NPROC=${NPROC:-auto}
 HIDDEN=${HIDDEN:-256}
 LAYERS=${LAYERS:-2}
 BATCH_TOKENS=${BATCH_TOKENS:-3000}
@@ -29,11 +44,13 @@ EVAL_LIMIT=${EVAL_LIMIT:-200}
 SHIP=${SHIP:-hier-attn}
 OUT=${OUT:-../roundtrip}
 VARIANTS=${VARIANTS:-../../.work/roundtrip}
+mkdir -p "$RUNS"
+T0=$(date +%s)
 [ -f "$DATA/roundtrip.train.jsonl" ] || $PY -m draftsmith_train.roundtrip prepare --data "$DATA"
 for m in standard hier hier-attn; do
-  $PY -m draftsmith_train.roundtrip train --data "$DATA" --model "$m" --steps "$STEPS" --minutes "$MINUTES" \
-    --hidden "$HIDDEN" --embed "$HIDDEN" --layers "$LAYERS" --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" \
-    --resume --out "$RUNS/roundtrip-$m.pt" 2>&1 | tee -a "$RUNS/roundtrip-$m.log"
+  $PY -m draftsmith_train.launch --nproc "$NPROC" -m draftsmith_train.roundtrip train --data "$DATA" --model "$m" \
+    --steps "$STEPS" --minutes "$MINUTES" --hidden "$HIDDEN" --embed "$HIDDEN" --layers "$LAYERS" --batch-tokens "$BATCH_TOKENS" \
+    --val-every "$VAL_EVERY" --max-val "$MAX_VAL" --resume --out "$RUNS/roundtrip-$m.pt" 2>&1 | tee -a "$RUNS/roundtrip-$m.log"
 done
 $PY -m draftsmith_train.roundtrip eval --data "$DATA" --split test --limit "$EVAL_LIMIT" \
   --ckpt "$RUNS/roundtrip-standard.pt" "$RUNS/roundtrip-hier.pt" "$RUNS/roundtrip-hier-attn.pt" | tee "$RUNS/roundtrip-eval.md"
@@ -47,3 +64,4 @@ if [ -d ../../node_modules/onnxruntime-node ]; then
   node check_roundtrip_onnx.cjs "$OUT" "$FIXTURE"
   for m in standard hier hier-attn; do node check_roundtrip_onnx.cjs "$VARIANTS/$m" "$VARIANTS/$m/parity.json"; done
 fi
+echo "train_roundtrip.sh: done in $(( $(date +%s) - T0 )) s (exported to $OUT)"

@@ -6,7 +6,8 @@
 # on one CPU thread each. Needs the shared tokenizer first (train_summarize.sh: .data/spm.model).
 #
 #   bash models/train/train_story.sh                                  # CPU defaults
-#   TINY=1 bash models/train/train_story.sh                           # every stage for a few steps (a smoke test)
+#   SMOKE=1 bash models/train/train_story.sh                          # the shipped model's stages for a few steps, a small
+#                                                                     # model, all under .work/smoke/story (TINY=1: the same)
 #   LM_STEPS=40000 SEQ2SEQ_STEPS=30000 FUSION_STEPS=30000 PREMISE_STEPS=5000 \
 #     SIZE="--embed-dim 256 --hidden 512 --decoder-layers 6 --attention-dim 256" BATCH_TOKENS=16000 \
 #     bash models/train/train_story.sh                                # a GPU
@@ -24,16 +25,22 @@ set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PY:-/usr/bin/python3}
 DATA=${DATA:-../../.data}
+DEVICE=${DEVICE:-auto}
+SMOKE=${SMOKE:-${TINY:-0}}
+if [ "$SMOKE" = 1 ]; then
+  # The stages the shipped model needs (pretraining, premise, seq2seq, fusion), the evaluation and the
+  # export, a few steps each at a small size; nothing outside .work/smoke/story unless RUNS/OUT/BENCH/FIXTURE say so.
+  S=../../.work/smoke/story
+  if [ -z "${RUNS:-}" ]; then rm -rf "$S/runs"; fi   # a fresh run every time (only the smoke folder's own checkpoints)
+  : "${RUNS:=$S/runs}" "${OUT:=$S/model}" "${BENCH:=$S/bench}" "${FIXTURE:=$S/story-parity.json}"
+  : "${LM_STEPS:=10}" "${PREMISE_STEPS:=10}" "${SEQ2SEQ_STEPS:=10}" "${FUSION_STEPS:=10}" "${LM_LINES:=2000}" "${WARMUP:=5}"
+  : "${GCNN_LM:=0}" "${ABLATIONS:=0}" "${TABLE2:=0}" "${VAL_EVERY:=1000000}" "${BATCH_TOKENS:=1500}"
+  : "${SIZE:=--embed-dim 32 --hidden 48 --encoder-layers 1 --decoder-layers 2 --attention-dim 32 --heads 2}"
+  : "${EVAL:=--limit 20 --rank-limit 5 --generate 2 --gen-tokens 20}"
+fi
 RUNS=${RUNS:-runs}
 OUT=${OUT:-../story}                  # the shipped folder
-DEVICE=${DEVICE:-auto}
-TINY=${TINY:-0}
-if [ "$TINY" = 1 ]; then
-  : "${LM_STEPS:=30}" "${PREMISE_STEPS:=20}" "${SEQ2SEQ_STEPS:=20}" "${FUSION_STEPS:=20}" "${LM_LINES:=3000}" "${WARMUP:=10}"
-  : "${EVAL:=--limit 60 --rank-limit 10 --generate 3 --gen-tokens 40}"
-  RUNS=${RUNS}/tiny
-  OUT=../../.work/story-tiny          # never over the shipped folder
-fi
+TABLE2=${TABLE2:-1}                   # 0: only the shipped model's stages (no LM row, no plain Conv seq2seq)
 BENCH=${BENCH:-../../.work/story-bench}   # the recompute-every-step graph and PyTorch references (not shipped)
 LM_STEPS=${LM_STEPS:-3000}            # GCNN + self-attention LM on the English text (pretraining)
 GCNN_PRETRAIN_STEPS=${GCNN_PRETRAIN_STEPS:-$LM_STEPS}   # the plain GCNN LM's pretraining
@@ -51,9 +58,11 @@ WARMUP=${WARMUP:-200}
 VAL_EVERY=${VAL_EVERY:-500}           # validation, and the weights kept, every so many steps
 EVAL=${EVAL:-}
 mkdir -p "$RUNS"
+NPROC=${NPROC:-1}                     # training processes (DDP, launch.py); auto: one per CPU core or GPU
+T0=$(date +%s)
 story() { $PY -m draftsmith_train.story "$@" --data "$DATA" --device "$DEVICE"; }
 # shellcheck disable=SC2086  # SIZE holds several flags
-train() { story "$@" --minutes "$MINUTES" --batch-tokens "$BATCH_TOKENS" --warmup "$WARMUP" --val-every "$VAL_EVERY" $SIZE; }
+train() { "$PY" -m draftsmith_train.launch --nproc "$NPROC" -m draftsmith_train.story "$@" --data "$DATA" --device "$DEVICE" --minutes "$MINUTES" --batch-tokens "$BATCH_TOKENS" --warmup "$WARMUP" --val-every "$VAL_EVERY" $SIZE; }
 
 [ -f "$DATA/story.train.jsonl" ] || story prepare
 # The GCNN + self-attention language model on all the English text: the premise model's and every
@@ -73,14 +82,16 @@ if [ "$GCNN_LM" = 1 ]; then
     --out "$RUNS/story-gcnn-lm.pt" 2>&1 | tee "$RUNS/story-gcnn-lm.log"
   ROWS+=(--model "GCNN LM=$RUNS/story-gcnn-lm.pt")
 fi
-train premise --corpus stories --init "$PRE" --steps "$LM_ROW_STEPS" \
-  --out "$RUNS/story-lm.pt" 2>&1 | tee "$RUNS/story-lm.log"
-train seq2seq --init-decoder "$PRE" --steps "$SEQ2SEQ_STEPS" --no-self-attention \
-  --out "$RUNS/story-seq2seq-plain.pt" 2>&1 | tee "$RUNS/story-seq2seq-plain.log"
+if [ "$TABLE2" = 1 ]; then
+  train premise --corpus stories --init "$PRE" --steps "$LM_ROW_STEPS" \
+    --out "$RUNS/story-lm.pt" 2>&1 | tee "$RUNS/story-lm.log"
+  train seq2seq --init-decoder "$PRE" --steps "$SEQ2SEQ_STEPS" --no-self-attention \
+    --out "$RUNS/story-seq2seq-plain.pt" 2>&1 | tee "$RUNS/story-seq2seq-plain.log"
+  ROWS+=(--model "GCNN + self-attention LM=$RUNS/story-lm.pt" --model "Conv seq2seq=$RUNS/story-seq2seq-plain.pt")
+fi
 train seq2seq --init-decoder "$PRE" --steps "$SEQ2SEQ_STEPS" \
   --out "$RUNS/story-seq2seq.pt" 2>&1 | tee "$RUNS/story-seq2seq.log"
-ROWS+=(--model "GCNN + self-attention LM=$RUNS/story-lm.pt"
-      --model "Conv seq2seq=$RUNS/story-seq2seq-plain.pt" --model "Conv seq2seq + self-attention=$RUNS/story-seq2seq.pt")
+ROWS+=(--model "Conv seq2seq + self-attention=$RUNS/story-seq2seq.pt")
 if [ "$ABLATIONS" = 1 ]; then
   # Table 3: the self-attention's parts, each model from the same pretrained decoder (without gating
   # the query/key/value maps have another shape and start fresh).
@@ -97,7 +108,7 @@ train fusion --pretrained "$RUNS/story-seq2seq.pt" --init-decoder "$PRE" --steps
 ROWS+=(--model "Fusion: Conv seq2seq + self-attention=$RUNS/story-fusion.pt")
 # shellcheck disable=SC2086
 story eval "${ROWS[@]}" $EVAL --report "$RUNS/story-eval.json" 2>&1 | tee "$RUNS/story-eval.log"
-FIXTURE=$([ "$TINY" = 1 ] && echo "$BENCH/story-parity.json" || echo ../../test/fixtures/story-parity.json)
+FIXTURE=${FIXTURE:-../../test/fixtures/story-parity.json}
 $PY -m draftsmith_train.export_story "$RUNS/story-fusion.pt" "$RUNS/story-premise.pt" "$OUT" "$DATA" "$FIXTURE" "$BENCH" "${WEIGHTS:-int8}"
 if node -e "require('onnxruntime-node')" 2>/dev/null; then
   node check_story_onnx.cjs "$OUT" "$FIXTURE" "$BENCH" | tee "$RUNS/story-onnx-check.json"
@@ -105,3 +116,4 @@ else
   echo "onnxruntime-node not found: 'npm install' at the repository root (or NODE_PATH=...), then:"
   echo "  node models/train/check_story_onnx.cjs ${OUT#../../} ${FIXTURE#../../} ${BENCH#../../}"
 fi
+echo "train_story.sh: done in $(( $(date +%s) - T0 )) s (exported to $OUT)"

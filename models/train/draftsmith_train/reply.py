@@ -42,6 +42,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from . import data as D
+from . import dist
 from . import resumable as R
 from . import tokenizer as T
 from .batching import token_batches
@@ -219,6 +220,9 @@ def cmd_train(args):
     log(f"reply {args.model}: {params / 1e6:.2f}M params, {len(train)} train / {len(val)} val pairs, device {device}")
     rng = random.Random(D.SEED + done["steps"])   # a resumed run sees the batches in another order
     batches = token_batches(train, lambda x: len(x[0]) + len(x[1]) + 2, args.batch_tokens, rng, 8)
+    # Under DDP every rank draws the same batch stream (dist.shard keeps its slice), so the key picks
+    # of a rank's own batches must not consume that stream's generator: they get one of their own.
+    pick_rng = random.Random(D.SEED + 7919 * (dist.rank() + 1) + done["steps"]) if dist.world() > 1 else rng
 
     def blocks_of(batch, pick):
         if memory is None:
@@ -239,7 +243,7 @@ def cmd_train(args):
         return f"nll {tot / n:.3f} ppl {math.exp(tot / n):.1f}"
 
     def step(batch):
-        loss, n = model.loss([x[0] for x in batch], [x[1] for x in batch], blocks_of(batch, rng.choice), device)
+        loss, n = model.loss([x[0] for x in batch], [x[1] for x in batch], blocks_of(batch, pick_rng.choice), device)
         return loss, loss, n
 
     R.train(model, opt, batches, args, done, step, validate, {"model": args.model, "params": params})

@@ -3,7 +3,9 @@ validation every val_every steps that keeps the weights AND the optimizer, and -
 from what the last validation kept (a CPU run spans sessions; STEPS and MINUTES count the whole run).
 A checkpoint is {"config", "state", "meta", "optimizer"}; model.c.to_dict() is the config.
 Beside it, <out>.best.pt keeps the weights of the lowest validation NLL so far (early stopping: a small
-data set such as the reply pairs is overfitted within the run), which is what the exports read."""
+data set such as the reply pairs is overfitted within the run), which is what the exports read.
+Under several processes (launch.py / torchrun: dist.py) the loop is DistributedDataParallel: each rank
+trains on its slice of the batch stream, rank 0 alone validates, saves and logs, and the ranks stop together."""
 import os
 import re
 import time
@@ -11,6 +13,7 @@ import time
 import numpy as np
 import torch
 
+from . import dist
 from .summarize import log
 
 
@@ -88,26 +91,33 @@ def train(model, opt, batches, args, done, step_fn, validate, meta):
             log(f"best so far: {best_path(args.out)}")
         save(args.out, model, {**meta, **stats, "args": vars(args), "best_nll": best["nll"]}, opt)
 
+    rank, world = dist.rank(), dist.world()
+    if world > 1:
+        torch.manual_seed(1000 * rank + done["steps"] + 1)   # each rank its own dropout masks
+        log(f"DistributedDataParallel: {world} processes, {args.batch_tokens} tokens per rank per step")
+    run = dist.wrap_step(model, step_fn)
     t0, step, tokens, losses = time.time() - done["seconds"], done["steps"], done["tokens"], []
     model.train()
-    for batch in batches:
-        loss, nll, n = step_fn(batch)
+    for batch in dist.shard(batches):
+        loss, nll, n = run(batch)
         opt.zero_grad()
-        loss.backward()
+        loss.backward()   # under DDP: the gradients averaged over the ranks here
         torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)  # both papers: gradients clipped at norm 5
         opt.step()
         step += 1
-        tokens += n
+        tokens += dist.sum_all(n) if world > 1 else n   # all ranks' tokens
         losses.append(float(nll))
         elapsed = time.time() - t0
         if step % args.log_every == 0:
             log(f"step {step} token nll {np.mean(losses[-args.log_every:]):.3f} tok/s {tokens / elapsed:.0f}")
-        if step % args.val_every == 0:
+        if step % args.val_every == 0 and dist.is_main():
             v = validate()
             log(f"step {step} validation {v}")
             keep({"steps": step, "tokens": tokens, "seconds": round(elapsed), "val": v, "partial": True})
-        if elapsed > args.minutes * 60 or step >= args.steps:
+        if dist.decide(elapsed > args.minutes * 60 or step >= args.steps):
             break
-    stats = {"steps": step, "tokens": tokens, "seconds": round(time.time() - t0), "val": validate()}
-    log(f"done: {stats}")
-    keep(stats)
+    if dist.is_main():
+        stats = {"steps": step, "tokens": tokens, "seconds": round(time.time() - t0), "val": validate()}
+        log(f"done: {stats}")
+        keep(stats)
+    dist.barrier()

@@ -34,7 +34,7 @@ from . import data as D
 from . import resumable as R
 from . import tokenizer as T
 from .batching import token_batches
-from .roundtrip_data import load as load_rows, prepare_roundtrip
+from .roundtrip_data import load as load_rows, prepare_roundtrip, prepare_simple
 from .summarize import log, pick_device
 
 MODELS = ("standard", "hier", "hier-attn")
@@ -351,10 +351,12 @@ def main():
     p.add_argument("--limit", type=int, default=200)
     p.add_argument("--show", type=int, default=0)
     p.add_argument("--fixture", default=None)
+    p.add_argument("--corpus", choices=["mixed", "simple"], default="mixed",
+                   help="prepare: mixed = news, tech, wiki, fairy tales (the shared tokenizer); simple = ROCStories and TinyStories (own tokenizer)")
     p.add_argument("--weights", choices=["int8", "float32"], default=os.environ.get("WEIGHTS", "int8"), help="export: weight storage (weight_storage.py)")
     args = p.parse_args()
     if args.cmd == "prepare":
-        prepare_roundtrip(args.data)
+        (prepare_simple if args.corpus == "simple" else prepare_roundtrip)(args.data)
     elif args.cmd == "train":
         args.out = args.out or f"runs/roundtrip-{args.model}.pt"
         cmd_train(args)

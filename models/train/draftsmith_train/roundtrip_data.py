@@ -153,3 +153,75 @@ def load(path, sp, limit=None):
             k += 1
         records = records[:limit]
     return [([sp.encode(s) for s in r["sentences"]], r) for r in records]
+
+
+# ---------------------------------------------------------------------------------------------
+# The "simple" corpus (issue 19): everyday five-sentence stories and simple children's stories, the
+# text a model of this size learns to write fluently. Its own tokenizer (a smaller vocabulary over
+# this text alone keeps nearly every word whole), its own folder (e.g. .data/simple).
+# ---------------------------------------------------------------------------------------------
+SIMPLE_VOCAB = 4000
+
+
+def roc_documents():
+    """ROCStories: the 5k split (one story a line) and Story Cloze (validation stories with their right
+    ending; test stories as their four given sentences). The document is the story itself."""
+    import csv
+    for n, line in enumerate(open(os.path.join(D.SHARED, "data/rocstories_5k/rocstories_5k.txt"), encoding="utf-8")):
+        if line.strip():
+            yield "roc", f"roc5k:{n}", D.normalize(line), None
+    for name in ("storycloze_val_1571.csv", "storycloze_test_1571_unlabeled.csv"):
+        with open(os.path.join(D.SHARED, "data/storycloze_rocstories", name), encoding="utf-8") as f:
+            for n, r in enumerate(csv.DictReader(f)):
+                sents = [r[f"InputSentence{i}"] for i in range(1, 5)]
+                if "AnswerRightEnding" in r:
+                    sents.append(r[f"RandomFifthSentenceQuiz{r['AnswerRightEnding']}"])
+                yield "roc", f"{name}:{n}", D.normalize(" ".join(sents)), None
+
+
+_TINY_START = re.compile(r"^(Once upon a time|One day|Once,|There once|There was once)")
+
+
+def tiny_documents():
+    """TinyStories sample: blank-line paragraphs; a story starts at a paragraph opening like "Once upon
+    a time" (the sample has no end marker), and all of a story's paragraphs share its split."""
+    story, n = None, 0
+    text = open(os.path.join(D.SHARED, "data/tinystories/tinystories_sample.txt"), encoding="utf-8").read()
+    for para in re.split(r"\n\s*\n", text):
+        para = D.normalize(para)
+        if not para:
+            continue
+        if story is None or _TINY_START.match(para):
+            n += 1
+            story = f"tiny:{n}"
+        yield "tiny", story, para, None
+
+
+def prepare_simple(data_dir):
+    """Writes spm.model, tokenizer/ and roundtrip.{train,val,test}.jsonl for the simple corpus."""
+    os.makedirs(data_dir, exist_ok=True)
+    docs = list(roc_documents()) + list(tiny_documents())
+    corpus = os.path.join(data_dir, "corpus.txt")
+    with open(corpus, "w", encoding="utf-8") as f:   # the tokenizer sees training documents only
+        for source, doc, text, _ in docs:
+            if _split_of(f"{source}:{doc}") == "train":
+                f.write(text + "\n")
+    sp = T.train(corpus, os.path.join(data_dir, "spm"), SIMPLE_VOCAB)
+    T.write_tokenizer_json(sp, os.path.join(data_dir, "tokenizer"))
+    out = {k: open(os.path.join(data_dir, f"roundtrip.{k}.jsonl"), "w") for k in ("train", "val", "test")}
+    counts, ndocs, seen = Counter(), Counter(), set()
+    for source, doc, text, _ in docs:
+        part = _split_of(f"{source}:{doc}")
+        if doc not in seen:
+            seen.add(doc)
+            ndocs[(source, part)] += 1
+        for w in windows(sp, split_sentences(text)):
+            out[part].write(json.dumps({"source": source, "doc": doc, "sentences": w}) + "\n")
+            counts[(source, part)] += 1
+    for f in out.values():
+        f.close()
+    table = {s: {p: f"{counts[(s, p)]} paragraphs / {ndocs[(s, p)]} docs" for p in ("train", "val", "test")}
+             for s in ("roc", "tiny")}
+    json.dump(table, open(os.path.join(data_dir, "roundtrip.counts.json"), "w"), indent=1)
+    print(json.dumps(table, indent=1))
+    return table

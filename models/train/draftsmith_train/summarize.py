@@ -20,21 +20,27 @@ import numpy as np
 import torch
 
 from . import data as D
+from . import dist
 from .batching import token_batches
 from . import tokenizer as T
 from .modules import ModelConfig, TopicAwareSummarizer, label_smoothed_nll
 
 
 def pick_device(name):
+    """auto: CUDA when present, else the CPU with one thread. Under several processes (WORLD_SIZE > 1:
+    launch.py or torchrun) it also joins the process group (dist.py): gloo on the CPU, nccl on CUDA,
+    where each rank takes the GPU of its LOCAL_RANK."""
     if name == "auto":
         name = "cuda" if torch.cuda.is_available() else "cpu"
     if name == "cpu":
         torch.set_num_threads(1)  # TRAINING.md: a second thread is ~3x slower here
-    return torch.device(name)
+    dist.init(name)
+    return dist.local_device(name)
 
 
 def log(msg):
-    print(time.strftime("%H:%M:%S"), msg, flush=True)
+    if dist.is_main():   # under DDP, rank 0 speaks for all
+        print(time.strftime("%H:%M:%S"), msg, flush=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -58,9 +64,11 @@ def infill(ids, rng, ratio=0.3, lam=3.0):
     return out
 
 
-def pretrain_windows(sp, corpus_file, window):
+def pretrain_windows(sp, corpus_file, window, max_lines=0):
     windows = []
-    for line in open(corpus_file, encoding="utf-8"):
+    for n, line in enumerate(open(corpus_file, encoding="utf-8")):
+        if max_lines and n >= max_lines:
+            break
         ids = sp.encode(line.strip())
         for s in range(0, max(1, len(ids) - 16), window):
             w = ids[s:s + window]
@@ -83,7 +91,14 @@ def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=
     opt = torch.optim.AdamW(param_groups or model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
     warmup = args.warmup
     t0, step, tokens, losses = time.time(), 0, 0, []
-    batches = iter(batches)
+    world = dist.world()
+    if world > 1:   # DistributedDataParallel (dist.py): each rank its slice of the stream, its own dropout
+        torch.manual_seed(1000 * dist.rank() + (resume or {}).get("steps", 0) + 1)
+        log(f"DistributedDataParallel: {world} processes (each its own batches of the stream)")
+    # find_unused: some of these models leave parameters out of the loss (story fusion's frozen parts'
+    # neighbours, the ablations' switched-off modules); DDP then must not wait for their gradients.
+    run = dist.wrap_step(model, step_fn, find_unused=True)
+    batches = iter(dist.shard(batches))
     if resume:
         opt.load_state_dict(resume["optimizer"])
         step, tokens, t0 = resume["steps"], resume["tokens"], t0 - resume["seconds"]
@@ -95,18 +110,18 @@ def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=
         lr = args.lr * min(1.0, (step + 1) / warmup) * (1.0 if step < warmup else max(0.1, math.sqrt(warmup / (step + 1))))
         for g in opt.param_groups:
             g["lr"] = lr * g.get("lr_scale", 1.0)
-        loss, ntok = step_fn(batch)
+        loss, ntok = run(batch)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         step += 1
-        tokens += ntok
+        tokens += dist.sum_all(ntok) if world > 1 else ntok
         losses.append(loss.item())
         elapsed = time.time() - t0
         if step % args.log_every == 0:
             log(f"step {step} loss {np.mean(losses[-args.log_every:]):.3f} lr {lr:.2e} tok/s {tokens / elapsed:.0f}")
-        if val_fn and step % args.val_every == 0:
+        if val_fn and step % args.val_every == 0 and dist.is_main():
             model.eval()
             result = val_fn()
             log(f"step {step} validation {result}")
@@ -115,9 +130,15 @@ def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=
                 keep({"partial": True, "steps": step, "tokens": tokens, "seconds": seconds, "val": result,
                       "train_state": {"optimizer": opt.state_dict(), "steps": step, "tokens": tokens, "seconds": seconds}})
             model.train()
-        if elapsed > args.minutes * 60 or step >= args.steps:
+        if dist.decide(elapsed > args.minutes * 60 or step >= args.steps):
             break
     log(f"done: {step} steps, {tokens} tokens, {tokens / (time.time() - t0):.0f} tok/s")
+    if world > 1:
+        # What the recipes do after the loop (the final validation, saves, exports) is rank 0's alone:
+        # the other ranks' part ends here.
+        dist.barrier()
+        if not dist.is_main():
+            dist.leave()
     return {"steps": step, "tokens": tokens, "seconds": round(time.time() - t0)}
 
 
@@ -146,7 +167,7 @@ def cmd_pretrain(args):
     sp = T.load(os.path.join(args.data, "spm.model"))
     cfg = ModelConfig(vocab_size=sp.get_piece_size(), copy=False)
     model = TopicAwareSummarizer(cfg).to(device)
-    windows = pretrain_windows(sp, os.path.join(args.data, "corpus.txt"), args.window)
+    windows = pretrain_windows(sp, os.path.join(args.data, "corpus.txt"), args.window, args.max_train)
     log(f"pretrain: {sum(p.numel() for p in model.parameters()) / 1e6:.2f}M params, {len(windows)} windows")
     rng = np.random.default_rng(D.SEED)
 
@@ -172,9 +193,11 @@ def cmd_pretrain(args):
 # ---------------------------------------------------------------------------------------------
 # Summarization fine-tuning with the neural topic model (TAAS)
 # ---------------------------------------------------------------------------------------------
-def load_pairs(path, sp, bow_index, max_src, max_tgt):
+def load_pairs(path, sp, bow_index, max_src, max_tgt, limit=0):
     out = []
-    for line in open(path):
+    for n, line in enumerate(open(path)):
+        if limit and n >= limit:
+            break
         r = json.loads(line)
         src = sp.encode(r["source"])[:max_src]
         tgt = sp.encode(r["target"])[:max_tgt - 2]
@@ -208,9 +231,9 @@ def cmd_finetune(args):
     else:
         model = TopicAwareSummarizer(ModelConfig(vocab_size=sp.get_piece_size(), **overrides))
     model.to(device)
-    train = load_pairs(os.path.join(args.data, "summarize.train.jsonl"), sp, bow_index, args.max_src, args.max_tgt)
+    train = load_pairs(os.path.join(args.data, "summarize.train.jsonl"), sp, bow_index, args.max_src, args.max_tgt, args.max_train)
     val = load_pairs(os.path.join(args.data, "summarize.val.jsonl"), sp, bow_index, args.max_src, args.max_tgt)
-    val = random.Random(D.SEED).sample(val, min(300, len(val)))
+    val = random.Random(D.SEED).sample(val, min(args.max_val, len(val)))
     log(f"finetune: {len(train)} pairs, copy={model.c.copy}, topic_attention={model.c.topic_attention}")
 
     if model.c.topic_attention and args.ntm_warmup:
@@ -289,6 +312,8 @@ def main():
     p.add_argument("--no-topic-attention", action="store_true")
     p.add_argument("--log-every", type=int, default=25)
     p.add_argument("--val-every", type=int, default=250)
+    p.add_argument("--max-val", type=int, default=300, help="finetune: validation pairs (a seeded sample)")
+    p.add_argument("--max-train", type=int, default=0, help="read only the first N training pairs (pretrain: corpus lines); 0: all (a smoke run reads few)")
     args = p.parse_args()
     if args.cmd == "export":
         from .export_summarize import export

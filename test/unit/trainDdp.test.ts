@@ -1,0 +1,70 @@
+// The training recipes under DistributedDataParallel (issue 19, item 3) and their smoke mode (item 8): models/train/tests/test_ddp.py
+// trains a toy model for a few steps in two processes (gloo, one CPU thread each) through the shared
+// loop (draftsmith_train/resumable.py + dist.py) and checks that the ranks hold identical parameters,
+// trained on different slices of the batch stream, save an unwrapped checkpoint that resumes, and stop
+// together. It needs Debian's PyTorch (/usr/bin/python3 with python3-torch: scripts/setup-train.sh);
+// without it the test is skipped and says so.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { repoRoot } from './helpers';
+
+const PY = process.env.DRAFTSMITH_TRAIN_PYTHON ?? '/usr/bin/python3';
+const trainDir = path.join(repoRoot, 'models', 'train');
+
+function torchVersion(): string | undefined {
+  const r = spawnSync(PY, ['-c', 'import torch, numpy, sentencepiece; print(torch.__version__)'], { encoding: 'utf8', timeout: 120_000 });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+const torch = torchVersion();
+const skip = torch ? false : `no PyTorch for ${PY} (python3-torch, python3-numpy, python3-sentencepiece: bash scripts/setup-train.sh): training tests skipped`;
+
+test('two training processes under DDP stay in sync (models/train/tests/test_ddp.py)', { skip, timeout: 300_000 }, () => {
+  const t0 = Date.now();
+  const r = spawnSync(PY, ['-m', 'unittest', 'discover', '-s', path.join(trainDir, 'tests'), '-p', 'test_ddp.py', '-v'],
+    { cwd: trainDir, encoding: 'utf8', timeout: 280_000, env: { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore' } });
+  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+  assert.equal(r.status, 0, out);
+  assert.match(out, /Ran 4 tests/);
+  console.log(`# DDP test (torch ${torch}): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+});
+
+// Issue 19, item 8: the smallest recipe's smoke mode end to end (SMOKE=1 bash models/train/train_roundtrip.sh:
+// the three autoencoders for 20 steps at 32 units, the eval table, the exports and their ONNX parity
+// check), on a data folder made from the repository's own prose (draftsmith_train/smoke_data.py: a fresh
+// clone has no prepared .data), everything in a temporary folder: the shipped model and the test
+// fixtures must come out unchanged.
+test('the Round-Trip recipe runs end to end in its smoke mode, writing nothing outside its folders', { skip, timeout: 600_000 }, () => {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-smoke-'));
+  const env = { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore', PY };
+  const shipped = ['models/roundtrip/encoder.onnx', 'models/roundtrip/model.json', 'test/fixtures/roundtrip-parity.json'].map((f) => path.join(repoRoot, f));
+  const before = shipped.map(digest);
+  const t0 = Date.now();
+  const data = spawnSync(PY, ['-m', 'draftsmith_train.smoke_data', '--out', path.join(tmp, 'data')], { cwd: trainDir, env, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(data.status, 0, `${data.stdout}${data.stderr}`);
+  const t1 = Date.now();
+  const r = spawnSync('bash', [path.join(trainDir, 'train_roundtrip.sh')], {
+    cwd: repoRoot, encoding: 'utf8', timeout: 560_000, maxBuffer: 64 * 1024 * 1024,
+    env: { ...env, SMOKE: '1', DATA: path.join(tmp, 'data'), RUNS: path.join(tmp, 'runs'), OUT: path.join(tmp, 'model'), VARIANTS: path.join(tmp, 'variants') },
+  });
+  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+  assert.equal(r.status, 0, out.slice(-6000));
+  assert.match(out, /train_roundtrip\.sh: done in \d+ s/);
+  assert.ok(existsSync(path.join(tmp, 'model', 'model.json')), 'no export');
+  for (const m of ['standard', 'hier', 'hier-attn']) assert.ok(existsSync(path.join(tmp, 'variants', m, 'parity.json')), `no ${m} export`);
+  if (existsSync(path.join(repoRoot, 'node_modules', 'onnxruntime-node'))) {
+    assert.equal((out.match(/"greedy_ids_equal": true/g) ?? []).length, 4, 'the exports do not match PyTorch');
+  }
+  assert.deepEqual(shipped.map(digest), before, 'the smoke run changed the shipped model or a test fixture');
+  console.log(`# Round-Trip smoke run: data ${((t1 - t0) / 1000).toFixed(1)} s, recipe ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+function digest(file: string): string {
+  return existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : 'missing';
+}
