@@ -1,14 +1,16 @@
 /**
  * The Draftsmith CLI: the same engine as the extension, from a terminal.
  *
- *   draftsmith summarize FILE [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
+ *   draftsmith summarize FILE [--mode extractive|abstractive] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
  *                             [--beam N] [--max-length N] [--max-input-tokens N]
- *   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...]
+ *   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--mode extractive|abstractive|both]
  *   draftsmith essay "TOPIC WORDS" / draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...]
  *   draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]
  *   draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...]
  *   draftsmith reply "POST" [--key WORD] [--mapper identity|synonym|antonym|neighbour|all] / draftsmith eval reply [--variant NAME=DIR ...]
  *   draftsmith story --prompt "..." [--words N] [--seed N] [--json] / draftsmith story --premise
+ *   draftsmith eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--words N] [--seed N] [--perplexity] [--ranking N]
+ *   every eval: [--dump FILE] writes one JSON line per test item and variant (eval/dump.ts); [--no-guards] the paper's plain decoding
  *   draftsmith reply "POST" | FILE | - [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N]
                    [--beam N] [--model DIR] [--json]
       Suggests replies to the post, one per semantic key (its nouns and adjectives, mapped as --mapper says, or
@@ -19,26 +21,35 @@
  */
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { DeviceSetting, EngineConfig, EngineRequest } from './protocol';
+import { DeviceSetting, EngineConfig, EngineRequest, SummarizeMode } from './protocol';
 import { Engine } from './engine/engine';
 import { EngineError, errorMessage } from './engine/errors';
+import { openDump } from './engine/eval/dump';
 import { runEssayEval } from './engine/eval/essayEval';
 import { runRoundTripEval } from './engine/eval/roundtripEval';
-import { runSummarizeEval } from './engine/eval/summarizeEval';
+import { runStoryEval } from './engine/eval/storyEval';
+import { runSummarizeEval, type EvalMode, type SummarizeEvalOptions } from './engine/eval/summarizeEval';
+import { AGGREGATIONS, type Aggregation } from './engine/systems/extractive';
 import { essayModelDir } from './engine/systems/essay';
 import { maxLengthNote } from './engine/systems/lengthLimit';
 import { DEFAULT_THREADS } from './engine/runtime/threads';
+import { storyModelDir } from './engine/systems/story';
 import { summarizeModelDir } from './engine/systems/summarize';
-import { flag, intFlag, numberFlag, parseArgs, type Args } from './cli/args';
+import { flag, guardsFlag, intFlag, numberFlag, parseArgs, type Args } from './cli/args';
 import { roundtripModelDir } from './engine/systems/roundtrip';
 import { evalReply, replyCommand } from './cli/replyCommand';
 import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
 
 const USAGE = `usage:
-  draftsmith summarize FILE [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
+  draftsmith summarize FILE [--mode extractive|abstractive] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
                             [--beam N] [--max-length N] [--max-input-tokens N]
+      extractive (default): the sentences the model's topic-aware attention weighs most, verbatim, in
+      document order; abstractive: the TAAS decoder writes a new summary (--beam, --max-length).
   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
+                            [--mode extractive|abstractive|both] [--split test|val] [--sweep]
+                            [--aggregation sum|mean|sqrt|rank] [--position-weight L] [--ratio R] [--max-sentences N]
+      ROUGE-1/2/L F1 per domain beside Lead-3, and the rate of names and numbers not in the source.
   draftsmith essay "bee, swallow, geese, flower, frog" [--candidates N] [--beam N] [--max-length N] [--unconstrained] [--json]
   draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--unconstrained] [--models DIR] [--show]
   draftsmith story --prompt "A lighthouse keeper finds a message in a bottle." [--words N] [--seed N]
@@ -46,6 +57,9 @@ const USAGE = `usage:
       Continues the prompt (a long one from its end), streaming the story to stdout as it is sampled.
   draftsmith story --premise [--seed N] [--temperature T] [--top-k K] [--json]
       Writes a premise (a writing prompt) to start a story from.
+  draftsmith eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--words N] [--seed N] [--perplexity] [--ranking N] [--models DIR] [--show]
+      Continues each held-out test prompt (seeded: --seed + the item's position); words written vs asked;
+      with --perplexity the test stories' perplexity, with --ranking N prompt-ranking accuracy on N stories.
   draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]
       Encodes the paragraph in FILE (- for standard input) into one vector and decodes it back; prints the
       reconstruction, then (on standard error) the sentence alignment and BLEU, ROUGE-1/2/W, coherence L.
@@ -60,7 +74,11 @@ const USAGE = `usage:
                    [--ref-field F] [--hyp-field F] [--limit N] [--quiet]
       REF and HYP: text files, one segment per line (or each one document with --document), or
       JSONL files of strings or of objects whose field F (default "text") holds the text.
-      Prints BLEU, ROUGE-1/2/L/Lsum/W, Diversity, distinct-1/2, Substantiality and Coherence L.`;
+      Prints BLEU, ROUGE-1/2/L/Lsum/W, Diversity, distinct-1/2, Substantiality and Coherence L.
+  Every eval takes --dump FILE: one JSON line per test item and variant, {system, variant, id, domain, source,
+  output, references}, for models/train/fluency.sh (the fluency scorer).
+  summarize, essay, story, roundtrip and reply, and their evals, take --no-guards: the paper's plain decoding, without
+      the decoding guards (known words only, no tokenizer artefacts such as ".S.", no repeated words) that are on by default.`;
 
 export function engineConfig(a: Args): EngineConfig {
   const device = DeviceSetting.safeParse(flag(a, 'device') ?? 'auto');
@@ -98,7 +116,7 @@ async function summarize(a: Args): Promise<void> {
   const text = file === '-' ? await readStdin() : await fs.readFile(file, 'utf8').catch((e) => { throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`); });
   const engine = new Engine(engineConfig(a), stderrLog);
   const result = await engine.run(checked({
-    op: 'summarize', text,
+    op: 'summarize', text, mode: summarizeMode(flag(a, 'mode') ?? 'extractive'), guards: guardsFlag(a),
     maxInputTokens: intFlag(a, 'max-input-tokens'),
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
   }));
@@ -108,6 +126,13 @@ async function summarize(a: Args): Promise<void> {
   }
   process.stdout.write(result.summary + '\n');
   if (result.truncated) process.stderr.write(`note: the model read the first ${result.usedChars} of ${text.length} characters\n`);
+  if (result.mode === 'extractive') {
+    const ignored = ['beam', 'max-length'].filter((f) => flag(a, f) !== undefined).map((f) => `--${f}`);
+    if (ignored.length) process.stderr.write(`note: ${ignored.join(' and ')} ${ignored.length > 1 ? 'apply' : 'applies'} to --mode abstractive only; the extractive summary writes no tokens\n`);
+    process.stderr.write(`${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
+    process.stderr.write(`${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
+    return;
+  }
   if (result.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('summary', result.hitMaxLength, '--max-length')}\n`);
   process.stderr.write(`top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
   process.stderr.write(`${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
@@ -118,7 +143,7 @@ async function essay(a: Args): Promise<void> {
   if (!topics.trim()) throw new EngineError('bad-request', 'essay needs topic words, e.g. draftsmith essay "bee, swallow, geese, flower, frog"');
   const engine = new Engine(engineConfig(a), stderrLog);
   const result = await engine.run(checked({
-    op: 'essay', topics, candidates: intFlag(a, 'candidates'), includeAllTopics: flag(a, 'unconstrained') === undefined,
+    op: 'essay', topics, candidates: intFlag(a, 'candidates'), includeAllTopics: flag(a, 'unconstrained') === undefined, guards: guardsFlag(a),
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
   }));
   if (flag(a, 'json')) {
@@ -144,7 +169,9 @@ async function evalRoundTrip(a: Args): Promise<void> {
     limit: intFlag(a, 'limit') ?? Infinity,
     variants: variants(a, `default=${roundtripModelDir(config.modelsDir)}`),
     show: flag(a, 'show') !== undefined,
+    guards: guardsFlag(a),
     runtime: { device: config.device, threads: config.threads, log: stderrLog },
+    dump: openDump(flag(a, 'dump')),
   }, (m) => process.stderr.write(`${m}\n`));
   process.stdout.write(table);
 }
@@ -170,13 +197,13 @@ async function story(a: Args): Promise<void> {
     process.stdout.write((text.startsWith(streamed) ? text.slice(streamed.length) : '') + '\n');
   };
   if (premise) {
-    const r = await engine.run(checked({ op: 'premise', sampling }), { partial });
+    const r = await engine.run(checked({ op: 'premise', sampling, guards: guardsFlag(a) }), { partial });
     if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
     finish(r.premise);
     process.stderr.write(`${r.stats.outputTokens} tokens, ${r.stats.tokensPerSecond.toFixed(1)} tokens/s on ${r.stats.device}, seed ${r.sampling.seed}\n`);
     return;
   }
-  const r = await engine.run(checked({ op: 'story', prompt: prompt ?? '', words: intFlag(a, 'words'), sampling }), { partial });
+  const r = await engine.run(checked({ op: 'story', prompt: prompt ?? '', words: intFlag(a, 'words'), sampling, guards: guardsFlag(a) }), { partial });
   if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
   finish(r.continuation);
   if (r.truncated) process.stderr.write(`note: the prompt is longer than the model reads; it continued from the last ${r.promptChars - r.usedFrom} of ${r.promptChars} characters\n`);
@@ -206,9 +233,42 @@ async function evalSummarize(a: Args): Promise<void> {
     variants: variants(a, `TAAS=${summarizeModelDir(config.modelsDir)}`),
     show: flag(a, 'show') !== undefined,
     perplexity: flag(a, 'perplexity') !== undefined,
+    ...summarizeEvalFlags(a),
+    guards: guardsFlag(a),
     runtime: { device: config.device, threads: config.threads, log: stderrLog },
+    dump: openDump(flag(a, 'dump')),
   }, (m) => process.stderr.write(`${m}\n`));
   process.stdout.write(table);
+}
+
+function summarizeMode(value: string): SummarizeMode {
+  const mode = SummarizeMode.safeParse(value);
+  if (!mode.success) throw new EngineError('bad-request', `--mode must be extractive or abstractive, not "${value}"`);
+  return mode.data;
+}
+
+/** eval summarize's --mode, --split, --sweep and the extractive settings. */
+function summarizeEvalFlags(a: Args): Pick<SummarizeEvalOptions, 'mode' | 'split' | 'sweep' | 'extractive'> {
+  const mode = flag(a, 'mode') ?? 'both';
+  if (mode !== 'both') summarizeMode(mode);
+  const split = flag(a, 'split') ?? 'test';
+  if (split !== 'test' && split !== 'val') throw new EngineError('bad-request', `--split must be test or val, not "${split}"`);
+  const aggregation = flag(a, 'aggregation');
+  if (aggregation !== undefined && !(AGGREGATIONS as readonly string[]).includes(aggregation)) {
+    throw new EngineError('bad-request', `--aggregation must be ${AGGREGATIONS.join(', ')}, not "${aggregation}"`);
+  }
+  const ratio = numberFlag(a, 'ratio');
+  if (ratio !== undefined && !(ratio > 0)) throw new EngineError('bad-request', '--ratio must be above 0');
+  const positionWeight = numberFlag(a, 'position-weight');
+  if (positionWeight !== undefined && !(positionWeight >= 0)) throw new EngineError('bad-request', '--position-weight must be 0 or more');
+  const maxSentences = intFlag(a, 'max-sentences');
+  if (maxSentences !== undefined && maxSentences < 1) throw new EngineError('bad-request', '--max-sentences must be at least 1');
+  const extractive: SummarizeEvalOptions['extractive'] = {};
+  if (aggregation !== undefined) extractive.aggregation = aggregation as Aggregation;
+  if (ratio !== undefined) extractive.ratio = ratio;
+  if (maxSentences !== undefined) extractive.maxSentences = maxSentences;
+  if (positionWeight !== undefined) extractive.positionWeight = positionWeight;
+  return { mode: mode as EvalMode, split, sweep: flag(a, 'sweep') !== undefined, extractive };
 }
 
 async function evalEssay(a: Args): Promise<void> {
@@ -220,7 +280,27 @@ async function evalEssay(a: Args): Promise<void> {
     beamSize: intFlag(a, 'beam'),
     unconstrained: flag(a, 'unconstrained') !== undefined,
     show: flag(a, 'show') !== undefined,
+    guards: guardsFlag(a),
     runtime: { device: config.device, threads: config.threads, log: stderrLog },
+    dump: openDump(flag(a, 'dump')),
+  }, (m) => process.stderr.write(`${m}\n`));
+  process.stdout.write(table);
+}
+
+async function evalStory(a: Args): Promise<void> {
+  const config = engineConfig(a);
+  const table = await runStoryEval({
+    dataDir: evalDataDir(a),
+    limit: intFlag(a, 'limit') ?? Infinity,
+    variants: variants(a, `fusion=${storyModelDir(config.modelsDir)}`),
+    words: checked({ op: 'story', prompt: '', words: intFlag(a, 'words') }).words,
+    seed: intFlag(a, 'seed') ?? 1,
+    perplexity: flag(a, 'perplexity') !== undefined,
+    ranking: intFlag(a, 'ranking') ?? 0,
+    show: flag(a, 'show') !== undefined,
+    guards: guardsFlag(a),
+    runtime: { device: config.device, threads: config.threads, log: stderrLog },
+    dump: openDump(flag(a, 'dump')),
   }, (m) => process.stderr.write(`${m}\n`));
   process.stdout.write(table);
 }
@@ -260,6 +340,7 @@ async function main(argv: string[]): Promise<number> {
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'essay') await evalEssay(a);
   else if (cmd === 'eval' && a.positional[1] === 'roundtrip') await evalRoundTrip(a);
+  else if (cmd === 'eval' && a.positional[1] === 'story') await evalStory(a);
   else if (cmd === 'eval' && a.positional[1] === 'reply') await evalReply(a, cliParts, { dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data', 'reply')), variants: (f) => variants(a, f) });
   else if (cmd === 'reply') return replyCommand(a, cliParts);
   else if (cmd === 'roundtrip') await roundtripCommand(a, cliParts);

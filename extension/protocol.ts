@@ -34,11 +34,24 @@ export const BeamOptions = z.object({
 });
 export type BeamOptions = z.infer<typeof BeamOptions>;
 
+/**
+ * 'extractive': the source sentences the model's topic-aware attention (TAAS Eq. 11) weighs most,
+ * verbatim and in document order (the setting's default: nothing in it is invented).
+ * 'abstractive': the TAAS decoder writes a new summary (beam search).
+ */
+export const SummarizeMode = z.enum(['extractive', 'abstractive']);
+export type SummarizeMode = z.infer<typeof SummarizeMode>;
+
 export const SummarizeRequest = z.object({
   op: z.literal('summarize'),
   text: z.string(),
   maxInputTokens: z.number().int().min(16).max(4096).optional(),
   decoding: BeamOptions.optional(),
+  /** Omitted: 'abstractive', as requests were before the modes (the host and the CLI always send one). */
+  mode: SummarizeMode.optional(),
+  /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
+   * repeated words; default true. false: the paper's plain decoding. */
+  guards: z.boolean().optional(),
 });
 export type SummarizeRequest = z.infer<typeof SummarizeRequest>;
 
@@ -102,6 +115,10 @@ export const SummarizeResult = z.object({
   topPhrases: z.array(AttendedPhrase),
   topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })),
   stats: GenerationStats,
+  /** The mode that wrote the summary (absent: abstractive). */
+  mode: SummarizeMode.optional(),
+  /** Extractive mode: the chosen sentences' spans in `source`, in document order, with their scores. */
+  extracted: z.array(z.object({ start: z.number().int(), end: z.number().int(), score: z.number() })).optional(),
 });
 export type SummarizeResult = z.infer<typeof SummarizeResult>;
 
@@ -117,6 +134,9 @@ export const EssayRequest = z.object({
   /** Every essay must contain each topic word (lexically constrained beam search); default true.
    * false: plain beam search, as the PC-SAN paper decodes. */
   includeAllTopics: z.boolean().optional(),
+  /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
+   * repeated words; default true. false: the paper's plain decoding. */
+  guards: z.boolean().optional(),
 });
 export type EssayRequest = z.infer<typeof EssayRequest>;
 
@@ -168,6 +188,9 @@ export const StoryRequest = z.object({
   /** How long the continuation should be, in words (the model may end the story sooner). */
   words: z.number().int().min(1).max(2000).optional(),
   sampling: SamplingOptions.optional(),
+  /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
+   * repeated words; default true. false: the paper's plain decoding. */
+  guards: z.boolean().optional(),
 });
 export type StoryRequest = z.infer<typeof StoryRequest>;
 
@@ -215,6 +238,9 @@ export type StoryResult = z.infer<typeof StoryResult>;
 export const PremiseRequest = z.object({
   op: z.literal('premise'),
   sampling: SamplingOptions.optional(),
+  /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
+   * repeated words; default true. false: the paper's plain decoding. */
+  guards: z.boolean().optional(),
 });
 export type PremiseRequest = z.infer<typeof PremiseRequest>;
 
@@ -371,6 +397,9 @@ export const RoundTripRequest = z.object({
   variant: RoundTripVariant.optional(),
   /** Read at most this many sentences (default: as many as the model was trained on). */
   maxSentences: z.number().int().min(1).max(MAX_ROUNDTRIP_SENTENCES).optional(),
+  /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
+   * repeated words; default true. false: the paper's plain decoding. */
+  guards: z.boolean().optional(),
 });
 export type RoundTripRequest = z.infer<typeof RoundTripRequest>;
 
@@ -456,6 +485,9 @@ export const ReplyRequest = z.object({
   /** At most this many candidates, best first (default 8). */
   maxCandidates: z.number().int().min(1).max(20).optional(),
   decoding: BeamOptions.optional(),
+  /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
+   * repeated words; default true. false: the paper's plain decoding. */
+  guards: z.boolean().optional(),
 });
 export type ReplyRequest = z.infer<typeof ReplyRequest>;
 

@@ -14,6 +14,10 @@ export function renderSummarize(result: SummarizeResult): Node[] {
 
   const summary = el('section', 'summary');
   summary.append(el('h2', undefined, 'Summary'), el('p', 'summary-text', result.summary));
+  if (result.mode === 'extractive') {
+    const n = result.extracted?.length ?? 0;
+    summary.append(el('p', 'hint', `Extractive: ${n} sentence${n === 1 ? '' : 's'} of the source, unchanged and in their order, chosen by the topic-aware attention below (with a preference for early sentences). Set draftsmith.summarize.mode to "abstractive" for a summary the model writes itself.`));
+  }
 
   const sourceBox = renderSource(result, phrases);
   const source = el('section', 'source');
@@ -52,10 +56,11 @@ export function renderSummarize(result: SummarizeResult): Node[] {
 
 function renderStats(result: SummarizeResult): HTMLElement {
   const s = result.stats;
+  const extractive = result.mode === 'extractive';
   const parts = [
-    `${s.tokensPerSecond.toFixed(1)} tokens/s`,
+    ...(extractive ? ['extractive'] : [`${s.tokensPerSecond.toFixed(1)} tokens/s`]),
     `encode ${Math.round(s.encodeMs)} ms`,
-    `decode ${Math.round(s.decodeMs)} ms`,
+    ...(extractive ? [] : [`decode ${Math.round(s.decodeMs)} ms`]),
     `${s.usedInputTokens} of ${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens`,
     `${s.outputTokens} output tokens`,
     s.device,

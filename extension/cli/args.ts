@@ -3,7 +3,7 @@ import { EngineError } from '../engine/errors';
 
 export interface Args { positional: string[]; flags: Map<string, string[]> }
 
-const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained', 'premise']);
+const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained', 'premise', 'no-guards', 'sweep']);
 
 export function parseArgs(argv: string[]): Args {
   const positional: string[] = [];
@@ -21,6 +21,9 @@ export function parseArgs(argv: string[]): Args {
 }
 
 export const flag = (a: Args, name: string) => a.flags.get(name)?.at(-1);
+
+/** --no-guards: the paper's plain decoding (draftsmith.decoding.guards off); the guards are on otherwise. */
+export const guardsFlag = (a: Args): boolean => flag(a, 'no-guards') === undefined;
 
 /** --name's value as a number that passes `ok` (`what` names the kind in the message). */
 function numeric(a: Args, name: string, ok: (n: number) => boolean, what: string): number | undefined {

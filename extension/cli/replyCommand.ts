@@ -11,9 +11,10 @@ import { ReplyMapper, type ReplyResult } from '../protocol';
 import { Engine } from '../engine/engine';
 import { EngineError, errorMessage } from '../engine/errors';
 import { runReplyEval } from '../engine/eval/replyEval';
+import { openDump } from '../engine/eval/dump';
 import { silentRun } from '../engine/eval/testSplit';
 import { ReplySystem, replyModelDir } from '../engine/systems/reply';
-import { flag, intFlag, type Args } from './args';
+import { flag, guardsFlag, intFlag, type Args } from './args';
 import type { CliParts } from './roundtripCommand';
 
 /** --mapper, repeatable or comma-separated; "all" is the four. */
@@ -37,7 +38,7 @@ export async function replyCommand(a: Args, cli: CliParts): Promise<number> {
     : a.positional.length === 2 && existsSync(arg) ? await fs.readFile(arg, 'utf8').catch((e) => { throw new EngineError('bad-input', `Cannot read ${arg}: ${errorMessage(e)}`); })
     : arg;
   const request = cli.checked({
-    op: 'reply' as const, text, key: flag(a, 'key'), mappers: mappersOf(a), maxCandidates: intFlag(a, 'candidates'),
+    op: 'reply' as const, text, key: flag(a, 'key'), mappers: mappersOf(a), maxCandidates: intFlag(a, 'candidates'), guards: guardsFlag(a),
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
   });
   const model = flag(a, 'model');
@@ -76,6 +77,8 @@ export async function evalReply(a: Args, cli: CliParts, parts: { dataDir: string
     limit: intFlag(a, 'limit') ?? Infinity,
     variants: parts.variants(`ESED=${replyModelDir(config.modelsDir)}`),
     examples: intFlag(a, 'examples') ?? 3,
+    dump: openDump(flag(a, 'dump')),
+    guards: guardsFlag(a),
     runtime: { device: config.device, threads: config.threads, log: cli.log },
   }, (m) => process.stderr.write(`${m}\n`));
   process.stdout.write(table);

@@ -10,7 +10,7 @@ import { Engine } from '../engine/engine';
 import { EngineError, errorMessage } from '../engine/errors';
 import { silentRun } from '../engine/eval/testSplit';
 import { RoundTripSystem } from '../engine/systems/roundtrip';
-import { flag, intFlag, type Args } from './args';
+import { flag, guardsFlag, intFlag, type Args } from './args';
 
 /** What the command borrows from cli.ts, so both read options the same way. */
 export interface CliParts {
@@ -30,7 +30,7 @@ export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
   const text = file === '-' ? await cli.readStdin() : await readTextFile(file);
   const variant = flag(a, 'variant');
   const request = cli.checked({
-    op: 'roundtrip' as const, text, maxSentences: intFlag(a, 'max-sentences'),
+    op: 'roundtrip' as const, text, maxSentences: intFlag(a, 'max-sentences'), guards: guardsFlag(a),
     ...(variant !== undefined ? { variant: variant as RoundTripVariant } : {}),
   });
   const model = flag(a, 'model');

@@ -12,7 +12,7 @@ import { Changed, essayInsertion, insertUnlessChanged } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
 import { candidateDetail, candidateLabel, coverageMessage } from './essayText';
 import { reportMaxLength } from './notices';
-import { MAX_LENGTH_SETTING, readEssayOptions } from './settings';
+import { MAX_LENGTH_SETTING, readDecodingGuards, readEssayOptions } from './settings';
 
 export type EssayOutcome =
   /** notices: the information messages shown with the essay (topic words covered, length limit reached). */
@@ -50,7 +50,7 @@ export async function essay(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.
     result = await requestWithProgress(
       ctx,
       'Draftsmith: Writing an essay…',
-      { op: 'essay', topics: text, candidates: options.candidates, decoding: options.decoding, includeAllTopics: options.includeAllTopics },
+      { op: 'essay', topics: text, candidates: options.candidates, decoding: options.decoding, includeAllTopics: options.includeAllTopics, guards: readDecodingGuards() },
       token,
     );
   } catch (err) {

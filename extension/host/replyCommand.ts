@@ -10,7 +10,7 @@ import type { ReplyCandidate, ReplyResult } from '../protocol';
 import { Ctx } from './context';
 import { Changed, insertUnlessChanged, replyInsertion, sourceRange } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
-import { readReplyOptions } from './settings';
+import { readDecodingGuards, readReplyOptions } from './settings';
 
 export type ReplyOutcome =
   | { kind: 'inserted'; reply: string; candidate: ReplyCandidate; result: ReplyResult }
@@ -41,7 +41,7 @@ export async function suggestReplies(ctx: Ctx, editor: vscode.TextEditor, token?
   const options = readReplyOptions();
   ctx.log.info(`reply: ${text.length} characters from ${doc.uri.toString(true)}, mappers ${options.mappers.join(', ')}`);
   const ask = (key?: string) => requestWithProgress(ctx, 'Draftsmith: Suggesting replies…',
-    { op: 'reply', text, mappers: options.mappers, maxCandidates: options.candidates, ...(key !== undefined ? { key } : {}) }, token);
+    { op: 'reply', text, mappers: options.mappers, maxCandidates: options.candidates, guards: readDecodingGuards(), ...(key !== undefined ? { key } : {}) }, token);
 
   let result: ReplyResult;
   try {

@@ -14,7 +14,7 @@ import { paragraphAt, replaceUnlessChanged } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
 import { showSettingNotice } from './notices';
 import { ApplyOutcome, PendingRoundTrip, ROUNDTRIP_SCHEME } from './roundtripDocuments';
-import { readRoundTripOptions, ROUNDTRIP_MAX_SENTENCES_SETTING } from './settings';
+import { readDecodingGuards, readRoundTripOptions, ROUNDTRIP_MAX_SENTENCES_SETTING } from './settings';
 
 export type { ApplyOutcome, PendingRoundTrip };
 
@@ -57,7 +57,7 @@ export async function roundTrip(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
     result = await requestWithProgress(
       ctx,
       'Draftsmith: Round-tripping the paragraph…',
-      { op: 'roundtrip', text, maxSentences: options.maxSentences, ...(options.variant ? { variant: options.variant } : {}) },
+      { op: 'roundtrip', text, maxSentences: options.maxSentences, guards: readDecodingGuards(), ...(options.variant ? { variant: options.variant } : {}) },
       token,
     );
   } catch (err) {

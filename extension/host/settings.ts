@@ -1,7 +1,7 @@
 /** Reads the draftsmith.* settings into the protocol's shapes (EngineConfig, request options). */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BeamOptions, DeviceSetting, EngineConfig, SamplingOptions } from '../protocol';
+import type { BeamOptions, DeviceSetting, EngineConfig, SamplingOptions, SummarizeMode } from '../protocol';
 import { z } from 'zod';
 import { MAX_ROUNDTRIP_SENTENCES, ReplyMapper, RoundTripVariant } from '../protocol';
 import { DEFAULT_THREADS } from '../engine/runtime/threads';
@@ -34,7 +34,11 @@ export function readEngineConfig(extensionPath: string): EngineConfig {
 export interface SummarizeOptions {
   maxInputTokens: number;
   decoding: BeamOptions;
+  /** draftsmith.summarize.mode: 'extractive' (default) or 'abstractive'. */
+  mode: SummarizeMode;
 }
+
+export const SUMMARIZE_MODE_SETTING = 'draftsmith.summarize.mode';
 
 /** Hand-edited settings.json can hold anything; out-of-range values fall back to the defaults. */
 export function readSummarizeOptions(): SummarizeOptions {
@@ -47,6 +51,8 @@ export function readSummarizeOptions(): SummarizeOptions {
       lengthPenalty: numberIn(cfg.get('summarize.lengthPenalty'), 0, 5, 1.0),
       noRepeatNgramSize: intIn(cfg.get('summarize.noRepeatNgramSize'), 0, 10, 3),
     },
+    // A plain check, as for the device: anything but "abstractive" is the trustworthy default.
+    mode: cfg.get('summarize.mode') === 'abstractive' ? 'abstractive' : 'extractive',
   };
 }
 
@@ -117,6 +123,15 @@ export function readStoryOptions(): StoryOptions {
     words: intIn(cfg.get('story.words'), 1, 2000, 150),
     sampling: { topK: intIn(cfg.get('story.topK'), 1, 100, 10), temperature: numberIn(cfg.get('story.temperature'), 0.05, 5, 0.8) },
   };
+}
+
+/**
+ * draftsmith.decoding.guards: every generating command decodes with the guards (known words only,
+ * no tokenizer artefacts, no repeated words) unless the setting is false, which gives each paper's
+ * plain decoding. Anything but false (a hand-edited "no") keeps them on.
+ */
+export function readDecodingGuards(): boolean {
+  return vscode.workspace.getConfiguration(SECTION).get('decoding.guards') !== false;
 }
 
 /** draftsmith.maxSecondsPerRequest in ms: how long one command may wait for the engine before it is stopped. */

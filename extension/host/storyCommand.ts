@@ -21,7 +21,7 @@ import { Offer, OPEN_IN_NEW_EDITOR, offerInNewEditor } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
 import { EngineError } from './engineClient';
 import { reportMaxLength } from './notices';
-import { MAX_LENGTH_SETTING, readStoryOptions } from './settings';
+import { MAX_LENGTH_SETTING, readDecodingGuards, readStoryOptions } from './settings';
 import { StreamedInsertion } from './streamedInsertion';
 
 /** What every story command can end in besides its own success. `text`: what it wrote, which stays. */
@@ -137,12 +137,12 @@ export async function continueStory(ctx: Ctx, editor: vscode.TextEditor, token?:
     let source = prompt;
     if (!hasPrompt) {
       // The hierarchical first step (section 3.1): a premise to write the story from.
-      const p = await requestWithProgress(ctx, 'Draftsmith: Writing a premise…', { op: 'premise', sampling: options.sampling }, token, onPartial);
+      const p = await requestWithProgress(ctx, 'Draftsmith: Writing a premise…', { op: 'premise', sampling: options.sampling, guards: readDecodingGuards() }, token, onPartial);
       writer.done(p.premise, '\n\n');
       premise = p.premise;
       source = p.premise;
     }
-    result = await requestWithProgress(ctx, 'Draftsmith: Continuing the story…', { op: 'story', prompt: source, words: options.words, sampling: options.sampling }, token, onPartial);
+    result = await requestWithProgress(ctx, 'Draftsmith: Continuing the story…', { op: 'story', prompt: source, words: options.words, sampling: options.sampling, guards: readDecodingGuards() }, token, onPartial);
     writer.done(result.continuation);
   } catch (err) {
     return unfinished(ctx, 'story', stream, err, doc.languageId);
@@ -177,7 +177,7 @@ export async function writePremise(ctx: Ctx, editor: vscode.TextEditor, token?: 
   const writer = streamWriter(stream, paragraphBefore(doc, position));
   let result: PremiseResult;
   try {
-    result = await requestWithProgress(ctx, 'Draftsmith: Writing a premise…', { op: 'premise', sampling: options.sampling }, token, (t) => writer.partial(t));
+    result = await requestWithProgress(ctx, 'Draftsmith: Writing a premise…', { op: 'premise', sampling: options.sampling, guards: readDecodingGuards() }, token, (t) => writer.partial(t));
     // A paragraph of its own: Continue Story at the cursor, after it, then continues this premise.
     writer.done(result.premise, '\n\n');
   } catch (err) {

@@ -9,7 +9,8 @@ import { Ctx } from './context';
 import { Changed, changedMessage, insertUnlessChanged, sourceRange, summaryInsertion } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
 import { reportMaxLength } from './notices';
-import { MAX_LENGTH_SETTING, readSummarizeOptions } from './settings';
+import { MAX_LENGTH_SETTING, readDecodingGuards, readSummarizeOptions } from './settings';
+import { MAX_EXTRACTIVE_WINDOWS } from '../engine/systems/extractive';
 
 export type SummarizeOutcome =
   /** notices: the information messages shown with the summary (input cut, length limit reached). */
@@ -41,7 +42,7 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
     result = await requestWithProgress(
       ctx,
       'Draftsmith: Summarizing…',
-      { op: 'summarize', text, maxInputTokens: options.maxInputTokens, decoding: options.decoding },
+      { op: 'summarize', text, maxInputTokens: options.maxInputTokens, decoding: options.decoding, guards: readDecodingGuards(), mode: options.mode },
       token,
     );
   } catch (err) {
@@ -57,14 +58,18 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   if (inserted.kind !== 'inserted') return inserted;
 
   const s = result.stats;
+  const work = result.mode === 'extractive'
+    ? `extractive: ${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, encode ${Math.round(s.encodeMs)} ms`
+    : `encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s`;
   ctx.log.info(
     `summarize: inserted ${result.summary.length} characters in ${Math.round(performance.now() - started)} ms from command to insertion ` +
-      `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s, ` +
-      `${s.usedInputTokens}/${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens, ${s.device}, ${s.model})`,
+      `(${work}, ${s.usedInputTokens}/${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens, ${s.device}, ${s.model})`,
   );
   const notices: string[] = [];
   if (result.truncated) {
-    const message = `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part (the limit is the setting draftsmith.maxInputTokens, up to what the model was trained for).`;
+    const message = result.mode === 'extractive'
+      ? `Draftsmith: the document is longer than the model reads in ${MAX_EXTRACTIVE_WINDOWS} parts; the summary covers its first ${result.usedChars} characters of ${result.source.length}.`
+      : `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part (the limit is the setting draftsmith.maxInputTokens, up to what the model was trained for; the extractive mode, draftsmith.summarize.mode, reads the whole document part by part).`;
     notices.push(message);
     void vscode.window.showInformationMessage(message);
   }

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { DraftsmithApi, SummarizeOutcome } from '../../extension/host/api';
-import { closeWithoutSaving, openUntitled, sampleDocument, sleep, waitFor } from './suite/helpers';
+import { closeWithoutSaving, openUntitled, sampleDocument, sleep, waitFor, withSetting } from './suite/helpers';
 import { essayTests } from './suite/essayTests';
 import { hardeningTests } from './suite/hardeningTests';
 import { loadTests } from './suite/loadTests';
@@ -100,15 +100,18 @@ export async function run(): Promise<void> {
     {
       name: 'cancel mid-generation leaves the document unchanged',
       async run() {
-        // A long text so the request is still running when the cancel arrives.
+        // A long text, summarized by the abstractive decoder (the extractive default takes ~0.2 s), so the
+        // request is still running when the cancel arrives.
         const editor = await openUntitled([sample.text, sample.text, sample.text].join('\n\n'));
         const before = editor.document.getText();
         const cancel = new vscode.CancellationTokenSource();
-        const pending = api.summarize(editor, cancel.token);
-        await waitFor(() => api.engine.inFlight() > 0, 'the request to reach the engine');
-        await sleep(5);
-        cancel.cancel();
-        const outcome = await pending;
+        const outcome = await withSetting('summarize.mode', 'abstractive', async () => {
+          const pending = api.summarize(editor, cancel.token);
+          await waitFor(() => api.engine.inFlight() > 0, 'the request to reach the engine');
+          await sleep(5);
+          cancel.cancel();
+          return pending;
+        });
         assert.equal(outcome.kind, 'cancelled', describe(outcome));
         await sleep(500); // a late result must not be inserted either
         assert.equal(editor.document.getText(), before);
@@ -121,10 +124,13 @@ export async function run(): Promise<void> {
       async run() {
         const editor = await openUntitled(sample.text);
         const before = editor.document.getText();
-        const pending = api.summarize(editor);
-        await waitFor(() => api.engine.inFlight() > 0, 'the request to reach the engine');
-        api.engine.crashForTest();
-        const failed = await pending;
+        // The abstractive decoder: still running when the crash comes (the extractive default is quicker).
+        const failed = await withSetting('summarize.mode', 'abstractive', async () => {
+          const pending = api.summarize(editor);
+          await waitFor(() => api.engine.inFlight() > 0, 'the request to reach the engine');
+          api.engine.crashForTest();
+          return pending;
+        });
         assert.equal(failed.kind, 'error', describe(failed));
         assert.match(describe(failed), /engine stopped unexpectedly/);
         assert.match(describe(failed), /Try again/);

@@ -37,11 +37,12 @@ test('the CLI notes on stderr that a summary stopped at --max-length, and keeps 
   const file = path.join(dir, 'article.txt');
   writeFileSync(file, ARTICLE);
   // Below the model's minimum summary length, so the end token cannot come first.
-  const cut = cli(['summarize', file, '--beam', '1', '--max-length', '4']);
+  // The abstractive mode: the extractive one (the default) writes no tokens and has no length limit.
+  const cut = cli(['summarize', file, '--mode', 'abstractive', '--beam', '1', '--max-length', '4']);
   assert.equal(cut.code, 0, cut.stderr);
   assert.match(cut.stderr, /^note: the summary reached the length limit of 4 tokens before the model ended it.* Raise --max-length/m);
   assert.doesNotMatch(cut.stdout, /note:|length limit/);
-  const json = cli(['summarize', file, '--beam', '1', '--max-length', '4', '--json']);
+  const json = cli(['summarize', file, '--mode', 'abstractive', '--beam', '1', '--max-length', '4', '--json']);
   assert.deepEqual(JSON.parse(json.stdout).hitMaxLength, { maxLength: 4, limitedBy: 'request' });
 });
 

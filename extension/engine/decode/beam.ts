@@ -4,7 +4,8 @@
  * model's caches are reordered to follow the surviving beams. A model whose graph ranks each row's
  * best tokens (StepModel.stepTop) is read through those; otherwise every row is scanned.
  */
-import { applyConstraints, bannedTokens, topK, topKOfCandidates } from './constraints';
+import { applyConstraints, bannedTokens, maskDisallowed, topK, topKOfCandidates } from './constraints';
+import type { RowGuard } from './guards';
 import { DecodeHooks, Hypothesis, StepModel, yieldToEventLoop } from './types';
 
 export interface BeamOptions {
@@ -17,6 +18,8 @@ export interface BeamOptions {
   noRepeatNgramSize: number;
   /** Never generated (e.g. pad, unk, mask). */
   banned?: number[];
+  /** The decoding guards (guards.ts); none when absent. */
+  guard?: RowGuard;
 }
 
 interface Beam { tokens: number[]; logProb: number }
@@ -82,13 +85,14 @@ export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOpt
   for (let step = 0; step < opts.maxLength; step++) {
     hooks.checkCancelled?.();
     const rows = beams.length;
-    const constraints = { eos: opts.eos, minLength: opts.minLength, noRepeatNgramSize: opts.noRepeatNgramSize, banned: opts.banned };
+    const constraints = { eos: opts.eos, minLength: opts.minLength, noRepeatNgramSize: opts.noRepeatNgramSize, banned: opts.banned, guard: opts.guard };
     /** Each live row's 2K best allowed next tokens, in row order (which breaks ties in the sort below). */
     const perBeam: { beam: number; token: number; logProb: number }[][] = beams.map(() => []);
     const fromRows = (logProbs: Float32Array, which: number[]) => {
       for (const b of which) {
         const row = logProbs.subarray(b * V, (b + 1) * V);
         applyConstraints(row, beams[b].tokens, constraints);
+        if (opts.guard) maskDisallowed(row, 2 * K, opts.guard.forRow(beams[b].tokens));
         for (const t of topK(row, 2 * K)) perBeam[b].push({ beam: b, token: t, logProb: beams[b].logProb + row[t] });
       }
     };
@@ -98,11 +102,12 @@ export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOpt
       const { ids, logProbs, perRow } = out.top;
       const short: number[] = [];
       for (let b = 0; b < rows; b++) {
-        const at = topKOfCandidates(ids, logProbs, b * perRow, perRow, 2 * K, bannedTokens(beams[b].tokens, constraints), V);
+        // With a guard, K allowed of the row's ranked candidates will do: the beam needs K in all.
+        const at = topKOfCandidates(ids, logProbs, b * perRow, perRow, 2 * K, bannedTokens(beams[b].tokens, constraints), V, opts.guard?.forRow(beams[b].tokens), opts.guard ? K : 2 * K);
         if (at === null) short.push(b);
         else for (const i of at) perBeam[b].push({ beam: b, token: ids[i], logProb: beams[b].logProb + logProbs[i] });
       }
-      // Constraints banned too many of a row's candidates: its whole row, from the same state (rare).
+      // Constraints (or the guards) banned too many of a row's candidates: its whole row, from the same state.
       if (short.length > 0) fromRows((await model.step(last, state)).logProbs, short);
       state = out.state;
     } else {

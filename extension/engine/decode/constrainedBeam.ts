@@ -7,7 +7,7 @@
  * hypothesis may end only once every constraint is met. The model scores every token; the search
  * only makes sure that hypotheses which have written the words stay in the beam.
  */
-import { applyConstraints, topK } from './constraints';
+import { applyConstraints, maskDisallowed, topK } from './constraints';
 import { assignRows, BeamOptions, normalised, reorderBeams, stepBeams } from './beam';
 import { DecodeHooks, Hypothesis, StepModel, yieldToEventLoop } from './types';
 
@@ -112,8 +112,11 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
       const p = beams[b].progress;
       applyConstraints(row, beams[b].tokens, { eos: opts.eos, minLength: opts.minLength, noRepeatNgramSize: opts.noRepeatNgramSize, banned: opts.banned });
       if (!advance(p, opts.eos, usable, endsWord).met.every(Boolean)) row[opts.eos] = -Infinity;
+      const allowed = opts.guard?.forRow(beams[b].tokens);
+      if (allowed) maskDisallowed(row, K, allowed);
       for (const t of [...topK(row, K), ...wanted(p, usable)]) {
         if (row[t] === -Infinity || Number.isNaN(row[t]) || seen.has(b * V + t)) continue;
+        if (allowed && !allowed(t)) continue;
         seen.add(b * V + t);
         const progress = advance(p, t, usable, endsWord);
         const bank = bankOf(progress, usable);

@@ -1,4 +1,5 @@
 /** Constraints shared by the decoding strategies. */
+import type { RowGuard } from './guards';
 
 /**
  * Tokens that would repeat an n-gram already in `tokens` (fairseq/HF `no_repeat_ngram_size`):
@@ -19,12 +20,21 @@ export function bannedByNgram(tokens: number[], n: number): Set<number> {
   return banned;
 }
 
-export interface ConstraintOptions { eos: number; minLength: number; noRepeatNgramSize: number; banned?: number[] }
+export interface ConstraintOptions {
+  eos: number;
+  minLength: number;
+  noRepeatNgramSize: number;
+  banned?: number[];
+  /** The decoding guards (guards.ts): checked on the candidates a strategy reads, not on every token. */
+  guard?: RowGuard;
+  /** False while the row may not end yet (a length in words not reached): the end token is banned. */
+  mayEnd?: (tokens: readonly number[]) => boolean;
+}
 
 /** The tokens a row may not take next, given its tokens so far. */
 export function bannedTokens(tokens: number[], opts: ConstraintOptions): Set<number> {
   const banned = bannedByNgram(tokens, opts.noRepeatNgramSize);
-  if (tokens.length < opts.minLength) banned.add(opts.eos);
+  if (tokens.length < opts.minLength || (opts.mayEnd && !opts.mayEnd(tokens))) banned.add(opts.eos);
   for (const t of opts.banned ?? []) banned.add(t);
   return banned;
 }
@@ -38,16 +48,103 @@ export function applyConstraints(row: Float32Array, tokens: number[], opts: Cons
  * topK(row, k) after applyConstraints, from the row's best candidates alone (ids[from..from+count),
  * best first, the lower id first among equals, as topK orders them): the positions of the first k
  * that are allowed and finite. Null when the candidates run out first, unless they are the whole
- * vocabulary: then the full row is needed.
+ * vocabulary: then the full row is needed. `enough`: fewer than k will do (a guard banned some of
+ * the candidates; the full row costs a second model step).
  */
 export function topKOfCandidates(ids: ArrayLike<number>, logProbs: ArrayLike<number>, from: number, count: number, k: number,
-  banned: Set<number>, vocabSize: number): number[] | null {
+  banned: Set<number>, vocabSize: number, allowed?: (token: number) => boolean, enough = k): number[] | null {
   const out: number[] = [];
   for (let i = from; i < from + count && out.length < k; i++) {
     const v = logProbs[i];
-    if (v > -Infinity && !banned.has(ids[i])) out.push(i); // NaN and -Infinity never count
+    // NaN and -Infinity never count; the guard is asked last, about the few that could be taken.
+    if (v > -Infinity && !banned.has(ids[i]) && (!allowed || allowed(ids[i]))) out.push(i);
   }
-  return out.length === k || count >= vocabSize ? out : null;
+  return out.length >= Math.min(k, enough) || (count >= vocabSize && !allowed) ? out : null;
+}
+
+/** The most candidates maskDisallowed asks about before it settles for fewer than asked. */
+const GUARD_CANDIDATES = 1024;
+/** Candidates this far (in log-probability, e^-8 = 0.03 %) below the best allowed one are not worth asking about. */
+const GUARD_MARGIN = 8;
+
+/** Which tokens maskDisallowed asked about (reused between calls; cleared after each). */
+let askedFlags = new Uint8Array(0);
+
+/**
+ * Makes the row's k best finite entries tokens the guard allows, asking the guard about candidates
+ * best first and only until k are allowed: the first from topK, the rest (when the best 2k hold
+ * fewer) from a heap over the row. It gives up asking at GUARD_CANDIDATES, or once the candidates
+ * left are GUARD_MARGIN below the best allowed one; what was not asked about is then dropped. The
+ * disallowed are set to -Infinity. When no candidate asked is allowed, the row is restored as it
+ * was: the guard never leaves a strategy with nothing to write (a rule the text cannot keep yields,
+ * once). Returns whether the guard held.
+ */
+export function maskDisallowed(row: Float32Array, k: number, allowed: (token: number) => boolean): boolean {
+  if (askedFlags.length < row.length) askedFlags = new Uint8Array(row.length);
+  const asked = askedFlags;
+  const touched: number[] = [];
+  const masked: { t: number; v: number }[] = [];
+  let ok = 0;
+  let best = -Infinity;
+  const ask = (t: number) => {
+    asked[t] = 1;
+    touched.push(t);
+    if (allowed(t)) {
+      ok++;
+      if (row[t] > best) best = row[t];
+    } else {
+      masked.push({ t, v: row[t] });
+      row[t] = -Infinity;
+    }
+  };
+  try {
+    const first = topK(row, Math.max(2 * k, 16));
+    for (const t of first) {
+      if (ok >= k) return true; // the k allowed rank above everything not asked about
+      ask(t);
+    }
+    if (ok >= k) return true;
+    if (first.length < Math.max(2 * k, 16)) return ok > 0 || masked.length === 0 || restore(row, masked);
+    // Fewer than k allowed among the best: the rest of the row, best first, from a heap.
+    const heap = new Int32Array(row.length);
+    let n = 0;
+    for (let t = 0; t < row.length; t++) if (!asked[t] && row[t] > -Infinity) heap[n++] = t;
+    const above = (a: number, b: number) => row[heap[a]] > row[heap[b]] || (row[heap[a]] === row[heap[b]] && heap[a] < heap[b]);
+    const down = (i: number) => {
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let top = i;
+        if (l < n && above(l, top)) top = l;
+        if (r < n && above(r, top)) top = r;
+        if (top === i) return;
+        const x = heap[i]; heap[i] = heap[top]; heap[top] = x;
+        i = top;
+      }
+    };
+    for (let i = (n >> 1) - 1; i >= 0; i--) down(i);
+    let asks = first.length;
+    while (n > 0 && ok < k && asks < GUARD_CANDIDATES) {
+      const t = heap[0];
+      if (ok > 0 && row[t] < best - GUARD_MARGIN) break;
+      heap[0] = heap[--n];
+      down(0);
+      ask(t);
+      asks++;
+    }
+    if (ok >= k) return true;
+    if (ok === 0) return restore(row, masked);
+    // Some allowed, fewer than k: what was not asked about goes (it ranks below them, or is improbable next to them).
+    for (let t = 0; t < row.length; t++) if (!asked[t]) row[t] = -Infinity;
+    return true;
+  } finally {
+    for (const t of touched) asked[t] = 0;
+  }
+}
+
+function restore(row: Float32Array, masked: readonly { t: number; v: number }[]): false {
+  for (const { t, v } of masked) row[t] = v;
+  return false;
 }
 
 /**

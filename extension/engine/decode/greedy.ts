@@ -1,5 +1,6 @@
 /** Greedy decoding: the most probable token at every step (the paragraph autoencoder's paper decodes so). */
-import { applyConstraints, topK } from './constraints';
+import { applyConstraints, maskDisallowed, topK } from './constraints';
+import type { RowGuard } from './guards';
 import { DecodeHooks, Hypothesis, StepModel, yieldToEventLoop } from './types';
 
 export interface GreedyOptions {
@@ -9,6 +10,8 @@ export interface GreedyOptions {
   minLength?: number;
   noRepeatNgramSize?: number;
   banned?: number[];
+  /** The decoding guards (guards.ts); none when absent. */
+  guard?: RowGuard;
 }
 
 /** `state` holds one row. */
@@ -21,6 +24,7 @@ export async function greedy<S>(model: StepModel<S>, state: S, opts: GreedyOptio
     state = out.state;
     const row = out.logProbs.subarray(0, model.vocabSize);
     applyConstraints(row, tokens, { eos: opts.eos, minLength: opts.minLength ?? 0, noRepeatNgramSize: opts.noRepeatNgramSize ?? 0, banned: opts.banned });
+    if (opts.guard) maskDisallowed(row, 1, opts.guard.forRow(tokens));
     const [t] = topK(row, 1);
     if (t === undefined) break;
     logProb += row[t];

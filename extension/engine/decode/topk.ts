@@ -2,7 +2,8 @@
  * Top-k random sampling with temperature (the story paper samples with k = 10): keep the k most
  * probable tokens, rescale their logits by 1/T, and draw. A seed makes a draw repeatable.
  */
-import { applyConstraints, topK } from './constraints';
+import { applyConstraints, maskDisallowed, topK } from './constraints';
+import type { RowGuard } from './guards';
 import { DecodeHooks, Hypothesis, StepModel, yieldToEventLoop } from './types';
 
 export interface TopKOptions {
@@ -15,6 +16,13 @@ export interface TopKOptions {
   minLength?: number;
   noRepeatNgramSize?: number;
   banned?: number[];
+  /** The decoding guards (guards.ts): the k best tokens they allow are sampled from. */
+  guard?: RowGuard;
+  /**
+   * False while the text may not end yet (the caller's minimum, e.g. a length in words): the end
+   * token is never drawn before (as generate() libraries' min_new_tokens).
+   */
+  mayEnd?: (tokens: readonly number[]) => boolean;
   /**
    * The caller's own end, checked after each sampled token: true when the text was complete
    * WITHOUT that token (a length in words reached, and the token starts the next word). The token
@@ -60,7 +68,8 @@ export async function topKSample<S>(model: StepModel<S>, state: S, opts: TopKOpt
     const out = await model.step([tokens.length ? tokens[tokens.length - 1] : opts.bos], state);
     state = out.state;
     const row = out.logProbs.subarray(0, model.vocabSize);
-    applyConstraints(row, tokens, { eos: opts.eos, minLength: opts.minLength ?? 0, noRepeatNgramSize: opts.noRepeatNgramSize ?? 0, banned: opts.banned });
+    applyConstraints(row, tokens, { eos: opts.eos, minLength: opts.minLength ?? 0, noRepeatNgramSize: opts.noRepeatNgramSize ?? 0, banned: opts.banned, mayEnd: opts.mayEnd });
+    if (opts.guard) maskDisallowed(row, opts.k, opts.guard.forRow(tokens));
     const t = sampleTopK(row, opts.k, opts.temperature, random);
     if (t < 0 || t === opts.eos) break;
     tokens.push(t);

@@ -11,6 +11,7 @@ import { corpusBleu } from '../metrics/bleu';
 import { diversity } from '../metrics/diversity';
 import type { RuntimeOptions } from '../systems/context';
 import { EssaySystem } from '../systems/essay';
+import type { Dump } from './dump';
 import { readSplit, silentRun } from './testSplit';
 
 const Pair = z.object({ domain: z.string(), topics: z.array(z.string()).min(1), text: z.string() });
@@ -27,6 +28,10 @@ export interface EssayEvalOptions {
   /** Print the first three essays of each variant with their topics. */
   show: boolean;
   runtime: RuntimeOptions;
+  /** --dump FILE: each best essay with its topic words and the test paragraph. */
+  dump?: Dump;
+  /** The decoding guards (default on, as in the editor; false: the paper's plain beam search, --no-guards). */
+  guards?: boolean;
 }
 
 interface Row { name: string; bleu?: number; diversity: number; distinct2: number; coverage?: number; tokensPerSecond?: number; seconds?: number }
@@ -44,9 +49,10 @@ export async function runEssayEval(opts: EssayEvalOptions, log: (m: string) => v
     let steps = 0;
     let decodeMs = 0;
     for (const [i, p] of pairs.entries()) {
-      const r = await system.run({ op: 'essay', topics: p.topics.join(', '), decoding: { beamSize: opts.beamSize }, includeAllTopics: !opts.unconstrained }, silentRun);
+      const r = await system.run({ op: 'essay', topics: p.topics.join(', '), decoding: { beamSize: opts.beamSize }, includeAllTopics: !opts.unconstrained, guards: opts.guards }, silentRun);
       const best = r.candidates[0];
       essays.push(best.text);
+      opts.dump?.({ system: 'essay', variant: v.name, id: String(i), domain: p.domain, source: p.topics.join(', '), output: best.text, references: [p.text] });
       covered += best.covered.length / r.topics.length;
       steps += r.stats.outputTokens + 1;
       decodeMs += r.stats.decodeMs;
@@ -55,7 +61,7 @@ export async function runEssayEval(opts: EssayEvalOptions, log: (m: string) => v
     }
     const d = diversity(essays);
     rows.push({
-      name: `${v.name} (${system.name})`,
+      name: `${v.name} (${system.name}${opts.guards === false ? ', no guards' : ''})`,
       bleu: corpusBleu(essays, [pairs.map((p) => p.text)]).score,
       diversity: d.diversity, distinct2: d.distinct2,
       coverage: covered / pairs.length,

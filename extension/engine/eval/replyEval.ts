@@ -20,6 +20,7 @@ import type { RuntimeOptions } from '../systems/context';
 import { ReplySystem } from '../systems/reply';
 import { semanticKeys } from '../text/keys';
 import { analyse } from '../text/nlp';
+import type { Dump } from './dump';
 import { readSplit, silentRun, takeTurns } from './testSplit';
 
 export const ReplyRow = z.object({ source: z.string(), dialogue: z.string(), post: z.string(), reply: z.string() });
@@ -32,18 +33,22 @@ export interface ReplyEvalOptions {
   /** Posts shown under every mapper (Table VI's shape). */
   examples: number;
   runtime: RuntimeOptions;
+  /** --dump FILE: each post's top-1 reply with the post and the reference reply. */
+  dump?: Dump;
+  /** The decoding guards (default on, as in the editor; false: the paper's plain beam search, --no-guards). */
+  guards?: boolean;
 }
 
 interface Line { model: string; n: number; fallback: number; div1: number; div5: number; sub1: number; sub5: number; bleu: number; ms: number }
 
 /** The first five candidates of one post (ESED falls back to the nearest block when no key maps). */
-async function candidatesFor(system: ReplySystem, post: string): Promise<{ candidates: ReplyCandidate[]; fellBack: boolean }> {
-  const r = await system.run({ op: 'reply', text: post, maxCandidates: 5 }, silentRun);
+async function candidatesFor(system: ReplySystem, post: string, guards: boolean | undefined): Promise<{ candidates: ReplyCandidate[]; fellBack: boolean }> {
+  const r = await system.run({ op: 'reply', text: post, maxCandidates: 5, guards }, silentRun);
   if (r.candidates.length > 0 || system.variant === 'nrm') return { candidates: r.candidates, fellBack: false };
   const ids = system.tokenize(post);
   const encoded = await system.encode(ids);
   const key = system.nearestBlocks(encoded, 1)[0];
-  const best = (await system.decode(encoded, system.read(encoded, key).read, undefined))[0];
+  const best = (await system.decode(encoded, system.read(encoded, key).read, undefined, {}, system.guardFor(post, guards)))[0];
   return { candidates: best ? [{ text: system.detokenize(best.tokens), key, from: '', mapper: 'none', label: `${key} — nearest block`, score: best.score, tokens: best.tokens.length, hitMaxLength: best.hitMaxLength, readWeights: null, example: null }] : [], fellBack: true };
 }
 
@@ -60,15 +65,16 @@ export async function runReplyEval(opts: ReplyEvalOptions, log: (m: string) => v
     let fallback = 0;
     const t0 = performance.now();
     for (const [i, row] of rows.entries()) {
-      const { candidates, fellBack } = await candidatesFor(system, row.post);
+      const { candidates, fellBack } = await candidatesFor(system, row.post, opts.guards);
       if (fellBack) fallback++;
       top1.push(candidates[0]?.text ?? '');
+      opts.dump?.({ system: 'reply', variant: v.name, id: `${row.source}:${row.dialogue}#${i}`, domain: row.source, source: row.post, output: top1[i], references: [row.reply] });
       top5.push(...candidates.slice(0, 5).map((c) => c.text));
       if ((i + 1) % 50 === 0) log(`${v.name}: ${i + 1}/${rows.length}`);
     }
     const sub = (texts: string[]) => substantiality(texts.filter(Boolean).map((t) => analyse(t))).perSentence;
     lines.push({
-      model: `${v.name} (${system.variant}, ${system.name})`, n: rows.length, fallback,
+      model: `${v.name} (${system.variant}, ${system.name}${opts.guards === false ? ', no guards' : ''})`, n: rows.length, fallback,
       div1: diversity(top1).diversity, div5: diversity(top5).diversity, sub1: sub(top1), sub5: sub(top5),
       bleu: corpusBleu(top1, [rows.map((r) => r.reply)]).score, ms: (performance.now() - t0) / Math.max(1, rows.length),
     });
@@ -85,12 +91,12 @@ export async function runReplyEval(opts: ReplyEvalOptions, log: (m: string) => v
     '',
   ];
   const esed = systems.find((s) => s.system.variant === 'esed');
-  if (esed && opts.examples > 0) out.push(...await mapperExamples(esed.system, rows, opts.examples));
+  if (esed && opts.examples > 0) out.push(...await mapperExamples(esed.system, rows, opts.examples, opts.guards));
   return out.join('\n');
 }
 
 /** Table VI's shape: posts whose key maps under every mapper (the first found), the reply under each. */
-async function mapperExamples(system: ReplySystem, rows: readonly ReplyRow[], n: number): Promise<string[]> {
+async function mapperExamples(system: ReplySystem, rows: readonly ReplyRow[], n: number, guards: boolean | undefined): Promise<string[]> {
   const mappers: ReplyMapper[] = ['identity', 'synonym', 'antonym', 'neighbour'];
   const out = ['| Post | Mapper | Key | Reply |', '|---|---|---|---|'];
   const cell = (t: string) => t.replace(/\|/g, '\\|');
@@ -107,7 +113,7 @@ async function mapperExamples(system: ReplySystem, rows: readonly ReplyRow[], n:
         out.push(`| ${cell(row.post)} | ${mapper} | ${key.lemma} → (none in the memory) | |`);
         continue;
       }
-      const best = (await system.decode(encoded, system.read(encoded, m.key).read, undefined))[0];
+      const best = (await system.decode(encoded, system.read(encoded, m.key).read, undefined, {}, system.guardFor(row.post, guards)))[0];
       out.push(`| ${cell(row.post)} | ${mapper} | ${m.label} | ${cell(best ? system.detokenize(best.tokens) : '')} |`);
     }
   }

@@ -16,6 +16,7 @@ import { corpusRouge } from '../metrics/rouge';
 import type { RuntimeOptions } from '../systems/context';
 import { RoundTripSystem } from '../systems/roundtrip';
 import { analyseEach } from '../text/nlp';
+import type { Dump } from './dump';
 import { readSplit, takeTurns } from './testSplit';
 
 export const RoundTripRow = z.object({ source: z.string(), doc: z.string(), sentences: z.array(z.string()).min(1) });
@@ -29,6 +30,11 @@ export interface RoundTripEvalOptions {
   /** Print the first three reconstructions of each variant. */
   show: boolean;
   runtime: RuntimeOptions;
+  /** --dump FILE: each reconstruction with its input paragraph (the reference is the input). */
+  dump?: Dump;
+  /** The decoding guards (default on, as in the editor: the paragraph's own words allowed, as run() decodes);
+   * false: the paper's plain greedy decoding (decodeIds without guards, what the parity tests hold to PyTorch), --no-guards. */
+  guards?: boolean;
 }
 
 export { takeTurns } from './testSplit';
@@ -62,20 +68,22 @@ export async function runRoundTripEval(opts: RoundTripEvalOptions, log: (m: stri
     const system = await RoundTripSystem.load(v.dir, opts.runtime);
     const done: Reconstructed[] = [];
     for (const [i, row] of rows.entries()) {
-      const d = await system.decodeIds(row.sentences.map((s) => system.encodeSentence(s)));
+      const input = row.sentences.join(' ');
+      const d = await system.decodeIds(row.sentences.map((s) => system.encodeSentence(s)), { guards: { input, enabled: opts.guards } });
       const output = system.outputSentences(d).map((s) => s.text);
+      opts.dump?.({ system: 'roundtrip', variant: v.name, id: `${row.doc}#${i}`, domain: row.source, source: input, output: output.join(' '), references: [input] });
       done.push({ row, output, L: coherence(analyseEach(row.sentences), analyseEach(output)).L, encodeMs: d.encodeMs, decodeMs: d.decodeMs });
       if ((i + 1) % 50 === 0) log(`${v.name}: ${i + 1}/${rows.length}`);
       if (opts.show && i < 3) log(`${v.name} #${i} IN : ${row.sentences.join(' ')}\n${v.name} #${i} OUT: ${output.join(' ')}`);
     }
-    const model = `${v.name} (${system.variant}, ${system.name})`;
+    const model = `${v.name} (${system.variant}, ${system.name}${opts.guards === false ? ', no guards' : ''})`;
     lines.push(line(model, 'all', done));
     for (const s of sources) lines.push(line(model, s, done.filter((x) => x.row.source === s)));
   }
-  return table(lines, rows.length, sources.map((s) => `${s} ${rows.filter((r) => r.source === s).length}`).join(', '), opts.runtime.threads);
+  return table(lines, rows.length, sources.map((s) => `${s} ${rows.filter((r) => r.source === s).length}`).join(', '), opts.runtime.threads, opts.guards !== false);
 }
 
-function table(lines: readonly Line[], n: number, perSource: string, threads: number): string {
+function table(lines: readonly Line[], n: number, perSource: string, threads: number, guards: boolean): string {
   const L = (l: Line) => (l.L === null ? 'n/a' : `${l.L.toFixed(2)} (${l.lDefined})`);
   return [
     '| Model | Dataset | BLEU | ROUGE-1 | ROUGE-2 | ROUGE-W | Coherence L ↓ (paragraphs) | encode ms | decode ms |',
@@ -86,7 +94,7 @@ function table(lines: readonly Line[], n: number, perSource: string, threads: nu
       'BLEU: corpus BLEU against the input paragraph (sacreBLEU 13a, exp smoothing). ROUGE-1/2: F1 (rouge-score tokens, no stemming); ' +
       'ROUGE-W: weighted-LCS F (w = 1.2, Lin 2004); mean over paragraphs. Coherence L (Eq. 18, lower is better): mean over the paragraphs ' +
       'with at least two aligned output sentences (their count in brackets); output sentences aligned to input sentences by noun/verb F1. ' +
-      `Times: mean per paragraph, greedy decoding, ${threads > 0 ? `${threads} thread${threads === 1 ? '' : 's'}` : "onnxruntime's default threads"} (--threads).`,
+      `Times: mean per paragraph, greedy decoding ${guards ? 'with the decoding guards' : 'without the decoding guards (--no-guards)'}, ${threads > 0 ? `${threads} thread${threads === 1 ? '' : 's'}` : "onnxruntime's default threads"} (--threads).`,
     '',
   ].join('\n');
 }

@@ -187,8 +187,13 @@ export const Manifest = z.object({
   name: z.string().min(1),
   description: z.string().default(''),
   architecture: Architecture,
-  /** Role -> file name inside the folder. */
-  files: z.record(z.string(), z.string().min(1)),
+  /**
+   * Role -> file name inside the folder. Optional role knownWords: the model's known-word list
+   * (words.txt, one lower-case word a line, written by models/train/draftsmith_train/wordlist.py)
+   * for the vocabulary guard (decode/guards.ts); a model without one decodes with no vocabulary guard.
+   */
+  files: z.record(z.string(), z.string().min(1)).refine((f) => f.knownWords === undefined || /\.txt$/.test(f.knownWords),
+    { message: 'files.knownWords must name a .txt word list (one word a line)', path: ['knownWords'] }),
   /** File name -> its sha256; every file in `files` must have one (checked on load). */
   sha256: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)).default({}),
   specialTokens: SpecialTokens,

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { EssayRequest, EssayResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
 import { constrainedBeamSearch } from '../decode/constrainedBeam';
+import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
 import type { StepModel } from '../decode/types';
 import { EngineError, errorMessage } from '../errors';
 import { porterStem } from '../metrics/porterStemmer';
@@ -100,8 +101,13 @@ export class EssaySystem {
       throw new EngineError('bad-model', `${folder.file('words')} is not a list of words: ${errorMessage(e).split('\n')[0]}`);
     }
     opts.log('info', `essay model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}`);
-    return new EssaySystem(folder, arch, tokenizer, enc.session, dec.session, new Map(words.map((w, i) => [w, i + 1])), enc.provider);
+    const system = new EssaySystem(folder, arch, tokenizer, enc.session, dec.session, new Map(words.map((w, i) => [w, i + 1])), enc.provider);
+    system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
+    return system;
   }
+
+  /** The decoding guards' known words and pieces (decodingGuards.ts). */
+  private guards!: GuardSetup;
 
   get name(): string {
     return this.folder.manifest.name;
@@ -171,6 +177,8 @@ export class EssaySystem {
       bos: special.bos, eos: special.eos, beamSize: K, maxLength, minLength: Math.min(d.minLength, maxLength),
       lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
       banned: [special.pad, special.unk, special.bos, ...(special.mask !== undefined ? [special.mask] : [])],
+      // The topic words are the input: the guards let the essay write them.
+      guard: decodingGuard(this.guards, req.guards, topics.join(' ')),
     };
     const hooks = {
       checkCancelled: () => ctx.checkCancelled(),

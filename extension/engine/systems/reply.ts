@@ -16,6 +16,8 @@ import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { ReplyCandidate, ReplyMapper, ReplyPostKey, ReplyRequest, ReplyResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
+import type { RowGuard } from '../decode/guards';
+import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
 import { greedy } from '../decode/greedy';
 import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
 import { EngineError } from '../errors';
@@ -125,7 +127,17 @@ export class ReplySystem {
         ...(dec.session.outputNames.includes('top_ids')
           ? { top_ids: { type: 'int32', dims: [null, null] }, top_log_probs: { type: 'float32', dims: [null, null] } } : {}) }, true);
     opts.log('info', `reply model "${folder.manifest.name}" (${arch.type}, ${arch.keys} keys) loaded from ${dir} on ${enc.provider}`);
-    return new ReplySystem(folder, arch, tokenizer, enc.session, dec.session, keys, memory, embedding, enc.provider);
+    const system = new ReplySystem(folder, arch, tokenizer, enc.session, dec.session, keys, memory, embedding, enc.provider);
+    system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
+    return system;
+  }
+
+  /** The decoding guards' known words and pieces (decodingGuards.ts). */
+  private guards!: GuardSetup;
+
+  /** The guards for replies to `post` (undefined when `enabled` is false: the paper's plain beam search). */
+  guardFor(post: string, enabled: boolean | undefined): RowGuard | undefined {
+    return decodingGuard(this.guards, enabled, post);
   }
 
   get name(): string {
@@ -234,13 +246,13 @@ export class ReplySystem {
   }
 
   /** Beam search for one key's read (or none, NRM): its hypotheses, best first. */
-  async decode(post: EncodedPost, read: Float32Array | null, decoding: ReplyRequest['decoding'], hooks: DecodeHooks = {}): Promise<Hypothesis[]> {
+  async decode(post: EncodedPost, read: Float32Array | null, decoding: ReplyRequest['decoding'], hooks: DecodeHooks = {}, guard?: RowGuard): Promise<Hypothesis[]> {
     const d = this.decodingOptions(decoding);
     const K = d.beamSize;
     // Only the state and r have a row per beam; the encoder outputs stay one row (broadcast in the graph).
     return beamSearch(this.stepModel(post, read, K), { h: tile(post.state, K) }, {
       ...this.special, beamSize: K, maxLength: d.maxLength, minLength: d.minLength,
-      lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
+      lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize, guard,
     }, hooks);
   }
 
@@ -310,10 +322,11 @@ export class ReplySystem {
     const candidates: ReplyCandidate[] = [];
     let outputTokens = 0;
     const hooks: DecodeHooks = { checkCancelled: () => ctx.checkCancelled() };
+    const guard = this.guardFor(text, req.guards);
     if (!this.arch.memory) {
       // NRM: no keys steer it; its candidates are the beam's best hypotheses.
       const beamSize = Math.max(req.decoding?.beamSize ?? m.decoding.beamSize, Math.min(max, 5));
-      const hyps = await this.decode(post, null, { ...req.decoding, beamSize }, hooks);
+      const hyps = await this.decode(post, null, { ...req.decoding, beamSize }, hooks, guard);
       for (const h of hyps.slice(0, Math.min(max, beamSize))) {
         outputTokens += h.tokens.length;
         candidates.push(this.candidate(h, { from: '', key: '', mapper: 'none', label: 'NRM — no key' }, null));
@@ -330,7 +343,7 @@ export class ReplySystem {
         ctx.checkCancelled();
         ctx.progress(`Writing a reply for "${key.key}" (${i + 1} of ${mapped.length})…`, Math.min(0.95, i / mapped.length));
         const r = this.read(post, key.key);
-        const best = (await this.decode(post, r.read, req.decoding, hooks))[0];
+        const best = (await this.decode(post, r.read, req.decoding, hooks, guard))[0];
         if (!best) continue;
         outputTokens += best.tokens.length;
         candidates.push(this.candidate(best, key, r.weights));

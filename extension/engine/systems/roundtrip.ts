@@ -20,6 +20,7 @@ import type {
   RoundTripInputSentence, RoundTripOutputSentence, RoundTripRequest, RoundTripResult, RoundTripScores, RoundTripVariant,
 } from '../../protocol';
 import { greedy } from '../decode/greedy';
+import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
 import type { DecodeHooks, StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { sentenceBleu } from '../metrics/bleu';
@@ -139,8 +140,13 @@ export class RoundTripSystem {
       { input_ids: { type: 'int64', dims: [null, 1] }, h: state, c: state },
       { log_probs: { type: 'float32', dims: [null, V] }, output: { type: 'float32', dims: [null, H] }, h_out: state, c_out: state });
     opts.log('info', `roundtrip model "${folder.manifest.name}" (${arch.type}) loaded from ${dir} on ${enc.provider}`);
-    return new RoundTripSystem(folder, arch, tokenizer, enc.session, sentence, word.session, enc.provider);
+    const system = new RoundTripSystem(folder, arch, tokenizer, enc.session, sentence, word.session, enc.provider);
+    system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
+    return system;
   }
+
+  /** The decoding guards' known words and pieces (decodingGuards.ts). */
+  private guards!: GuardSetup;
 
   get name(): string {
     return this.folder.manifest.name;
@@ -208,6 +214,8 @@ export class RoundTripSystem {
     // Each sentence is detokenized once, when it is written (the partial text grows by one sentence).
     const written: string[] = [];
     const decoded = await this.decodeIds(input.map((s) => s.ids), {
+      // The guards (on unless the request turns them off): the paragraph's own words are allowed.
+      guards: { input: input.map((s) => s.text).join(' '), enabled: req.guards },
       checkCancelled: () => ctx.checkCancelled(),
       onSentence: (k, limit, soFar) => {
         ctx.progress(`Writing sentence ${k + 1}…`, Math.min(0.95, (k + 1) / limit));
@@ -273,11 +281,14 @@ export class RoundTripSystem {
    * Greedy decoding of one paragraph given as subword ids per sentence (RoundTrip.greedy): at most
    * ceil(1.5 x input tokens) tokens in all; hierarchical models also at most ceil(1.5 x input
    * sentences) sentence steps, each sentence at most ceil(1.5 x the longest input sentence) words.
+   * hooks.guards: the decoding guards over the paragraph `input` (each sentence's repetition rules
+   * also see the sentences before it); without it, plain greedy decoding (what parity tests hold to PyTorch).
    */
   async decodeIds(
     sentences: readonly (readonly number[])[],
-    hooks: DecodeHooks & { onSentence?: (k: number, limit: number, soFar: number[][]) => void } = {},
+    hooks: DecodeHooks & { onSentence?: (k: number, limit: number, soFar: number[][]) => void; guards?: { input: string; enabled?: boolean } } = {},
   ): Promise<Decoded> {
+    const guardFor = (before: readonly number[]) => (hooks.guards ? decodingGuard(this.guards, hooks.guards.enabled, hooks.guards.input, before) : undefined);
     const ratio = this.folder.manifest.decoding.maxLengthRatio ?? 1.5;
     const { bos, eos } = this.folder.manifest.specialTokens;
     const total = sentences.reduce((n, s) => n + s.length, 0);
@@ -292,7 +303,7 @@ export class RoundTripSystem {
       const enc = await this.encoder.run({ input_ids: int64Tensor(ids, [1, ids.length]) });
       const t1 = performance.now();
       checkCancelled?.();
-      const hyp = await greedy(word, { h: need(enc.h, 'h'), c: need(enc.c, 'c'), output: null }, { bos, eos, maxLength: budget }, { checkCancelled });
+      const hyp = await greedy(word, { h: need(enc.h, 'h'), c: need(enc.c, 'c'), output: null }, { bos, eos, maxLength: budget, guard: guardFor([]) }, { checkCancelled });
       return {
         sentences: [hyp.tokens], attention: null, cut: [hyp.hitMaxLength], stopped: hyp.hitMaxLength ? 'max-tokens' : 'end',
         limits: { maxTokens: budget, maxSentences: null }, encodeMs: t1 - t0, decodeMs: performance.now() - t1,
@@ -338,7 +349,7 @@ export class RoundTripSystem {
       // The word decoder starts from the sentence step's state (Sec. 3.2) and writes up to </s>.
       const cap = Math.min(perSentence, budget - used);
       word.last = undefined;
-      const hyp = await greedy(word, { h, c, output: null }, { bos, eos, maxLength: cap }, { checkCancelled });
+      const hyp = await greedy(word, { h, c, output: null }, { bos, eos, maxLength: cap, guard: guardFor(out.flat()) }, { checkCancelled });
       let last = word.last as WordState | undefined;
       // Cut at the cap: one more step over the last word gives the output e_t the next sentence step reads,
       // as training read it at the step that predicts </s>.

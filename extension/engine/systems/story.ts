@@ -16,7 +16,9 @@
  */
 import * as path from 'node:path';
 import type { FusionGate, GeneratedToken, PremiseRequest, PremiseResult, SamplingOptions, StoryRequest, StoryResult } from '../../protocol';
+import type { RowGuard } from '../decode/guards';
 import { topKSample } from '../decode/topk';
+import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
 import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder, StateTensor } from '../runtime/manifest';
@@ -53,6 +55,18 @@ function initialState(state: readonly StateTensor[]): StepState {
   }
   return { past, position: 0 };
 }
+
+/**
+ * The least share of the words asked for that a continuation has before it may end (within 20 %
+ * of the length asked, issue 19): the end token is never sampled before (min_new_tokens, in words).
+ */
+export const MIN_WORDS_SHARE = 0.85;
+
+/** Within this many tokens of the model's longest story, the story may end however short it is. */
+const END_ROOM_TOKENS = 24;
+
+/** The fewest words a continuation of `words` words may have, unless the user stops it. */
+export const minimumWords = (words: number) => Math.max(1, Math.ceil(MIN_WORDS_SHARE * words));
 
 function freshSeed(): number {
   return Math.floor(Math.random() * 2 ** 32);
@@ -107,8 +121,13 @@ export class StorySystem {
       { ...step, ...pasts(arch.premise.state) },
       { log_probs: { type: 'float32', dims: [null, arch.premise.vocabSize] }, ...presents(arch.premise.state) }, true);
     opts.log('info', `story model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}${arch.fusion ? ' (fusion)' : ''}`);
-    return new StorySystem(folder, arch, tokenizer, enc.session, dec.session, pre.session, enc.provider);
+    const system = new StorySystem(folder, arch, tokenizer, enc.session, dec.session, pre.session, enc.provider);
+    system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
+    return system;
   }
+
+  /** The decoding guards' known words and pieces (decodingGuards.ts). */
+  private guards!: GuardSetup;
 
   get name(): string {
     return this.folder.manifest.name;
@@ -122,7 +141,10 @@ export class StorySystem {
     const t0 = performance.now();
     const { model, start } = this.premiseModel();
     const stream = this.stream(ctx, (_text, n) => ({ message: `Writing a premise (${n} tokens)…`, fraction: n / limit.maxLength }));
-    const hyp = await this.sample(model, start, { ...sampling, eos: this.arch.premise.endOfPromptId, maxLength: limit.maxLength }, stream.hooks);
+    const hyp = await this.sample(model, start, {
+      ...sampling, eos: this.arch.premise.endOfPromptId, maxLength: limit.maxLength,
+      guard: decodingGuard({ ...this.guards, eos: this.arch.premise.endOfPromptId }, req.guards, ''),
+    }, stream.hooks);
     const decodeMs = performance.now() - t0;
     return {
       op: 'premise', premise: stream.text(hyp.tokens), hitMaxLength: maxLengthHit(hyp, limit), sampling,
@@ -163,10 +185,16 @@ export class StorySystem {
       const written = countWords(text);
       return { message: `Writing the story (${written} of ${words} words)…`, fraction: written / words };
     });
+    const minWords = minimumWords(words);
     const hyp = await this.sample(model, start, {
       ...sampling, eos: m.specialTokens.eos, maxLength: limit.maxLength,
-      // The length asked for, in words: a token that starts word `words + 1` ends the story before it.
+      // The length asked for, in words: a token that starts word `words + 1` ends the story before it,
+      // and the model may not end it before minWords.
       endsBefore: (tokens) => countWords(stream.text(tokens)) > words,
+      // (or before the last tokens the model can write: a length beyond them is not held to).
+      mayEnd: (tokens) => tokens.length >= limit.maxLength - END_ROOM_TOKENS || countWords(stream.text(tokens)) >= minWords,
+      // The guards let the story use the prompt's words (names, places).
+      guard: decodingGuard(this.guards, req.guards, prompt.slice(usedFrom)),
     }, stream.hooks);
     const decodeMs = performance.now() - t1;
     const continuation = stream.text(hyp.tokens);
@@ -248,12 +276,14 @@ export class StorySystem {
   }
 
   /** Top-k sampling (section 5.3: k = 10), never a token the manifest bans (<unk>, padding, <s>, the mask), never empty. */
-  private sample(model: StepModel<StepState>, start: StepState, o: StoryResult['sampling'] & { eos: number; maxLength: number; endsBefore?: (tokens: readonly number[]) => boolean }, hooks: DecodeHooks): Promise<Hypothesis> {
+  private sample(model: StepModel<StepState>, start: StepState, o: StoryResult['sampling'] & {
+    eos: number; maxLength: number; endsBefore?: (tokens: readonly number[]) => boolean; mayEnd?: (tokens: readonly number[]) => boolean; guard?: RowGuard;
+  }, hooks: DecodeHooks): Promise<Hypothesis> {
     const special = this.folder.manifest.specialTokens;
     const banned = [...new Set([...this.arch.neverSample, special.unk, special.pad, special.bos])];
     return topKSample(model, start, {
       bos: special.bos, eos: o.eos, maxLength: o.maxLength, k: o.topK, temperature: o.temperature, seed: o.seed,
-      minLength: 1, banned, endsBefore: o.endsBefore,
+      minLength: 1, banned, endsBefore: o.endsBefore, mayEnd: o.mayEnd, guard: o.guard,
     }, hooks);
   }
 

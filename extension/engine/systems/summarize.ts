@@ -10,8 +10,9 @@ import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { BeamOptions as RequestedBeam, SummarizeRequest, SummarizeResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
+import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
 import { forcedLogProbs } from '../decode/forced';
-import type { StepModel } from '../decode/types';
+import { yieldToEventLoop, type StepModel } from '../decode/types';
 import type { LikelihoodModel } from '../metrics/perplexity';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
@@ -22,6 +23,9 @@ import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
+import { DEFAULT_EXTRACTIVE, extractiveSummary, MAX_EXTRACTIVE_WINDOWS, type ExtractiveOptions } from './extractive';
+import { sentenceSpans } from '../text/sentences';
+import type { AttendedToken } from '../../protocol';
 
 const Topics = z.object({ topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })) });
 
@@ -72,17 +76,23 @@ export class SummarizeSystem implements LikelihoodModel {
       throw new EngineError('bad-model', `${folder.file('topics')} is not a valid topics file: ${e instanceof Error ? e.message.split('\n')[0] : e}`);
     }
     opts.log('info', `summarize model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}`);
-    return new SummarizeSystem(folder, arch, tokenizer, enc.session, dec.session, topics, enc.provider);
+    const system = new SummarizeSystem(folder, arch, tokenizer, enc.session, dec.session, topics, enc.provider);
+    system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
+    return system;
   }
+
+  /** The decoding guards' known words and pieces (decodingGuards.ts). */
+  private guards!: GuardSetup;
 
   get name(): string {
     return this.folder.manifest.name;
   }
 
-  async run(req: SummarizeRequest, ctx: RunContext): Promise<SummarizeResult> {
+  async run(req: SummarizeRequest, ctx: RunContext, extractive: ExtractiveOptions = DEFAULT_EXTRACTIVE): Promise<SummarizeResult> {
     const text = req.text;
     if (!hasReadableText(text)) throw new EngineError('bad-input', 'There is no text to summarize: the selection (or document) is empty.');
     if (junkRatio(text) > 0.1) throw new EngineError('bad-input', 'The selection looks like binary data, not prose; nothing was summarized.');
+    if (req.mode === 'extractive') return this.runExtractive(req, ctx, extractive);
     const m = this.folder.manifest;
     const special = m.specialTokens;
     const limit = Math.min(req.maxInputTokens ?? m.maxInputTokens, m.maxInputTokens, this.arch.maxSourcePositions);
@@ -108,6 +118,7 @@ export class SummarizeSystem implements LikelihoodModel {
       bos: special.bos, eos: special.eos, beamSize: K, maxLength: d.maxLength, minLength: d.minLength,
       lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
       banned: [special.pad, special.unk, special.bos, ...(special.mask !== undefined ? [special.mask] : [])],
+      guard: decodingGuard(this.guards, req.guards, text),
     }, {
       checkCancelled: () => ctx.checkCancelled(),
       onStep: (step, best) => {
@@ -124,6 +135,7 @@ export class SummarizeSystem implements LikelihoodModel {
     const steps = best.tokens.length + 1;
     return {
       op: 'summarize',
+      mode: 'abstractive',
       summary,
       source: text,
       truncated,
@@ -143,6 +155,116 @@ export class SummarizeSystem implements LikelihoodModel {
         model: m.name,
       },
     };
+  }
+
+  /**
+   * Extractive mode (systems/extractive.ts): α over the whole document, then the sentences it
+   * weighs most, verbatim and in document order. No decoder runs.
+   */
+  private async runExtractive(req: SummarizeRequest, ctx: RunContext, opts: ExtractiveOptions): Promise<SummarizeResult> {
+    ctx.progress('Reading the text…', 0);
+    const t0 = performance.now();
+    const read = await this.documentAttention(req.text, req.maxInputTokens, ctx);
+    const encodeMs = performance.now() - t0;
+    if (read.tokens.length === 0) throw new EngineError('bad-input', 'There is no text to summarize: the selection (or document) is empty.');
+    ctx.progress('Choosing the sentences the model attends to most…', 0.95);
+    const t1 = performance.now();
+    const text = req.text;
+    // Sentences past the part that was read are never chosen (they carry no α).
+    const readText = read.truncated ? text.slice(0, read.usedChars) : text;
+    const ex = extractiveSummary(readText, read.tokens, opts);
+    const selectMs = performance.now() - t1;
+    if (!ex.summary) throw new EngineError('internal', 'No sentence could be chosen for the summary.');
+    const chosenTokens = ex.chosen.reduce((n, i) => n + ex.sentences[i].tokens, 0);
+    return {
+      op: 'summarize',
+      mode: 'extractive',
+      summary: ex.summary,
+      source: text,
+      truncated: read.truncated,
+      usedChars: read.truncated ? read.usedChars : text.length,
+      hitMaxLength: null,
+      tokens: read.tokens,
+      topPhrases: topPhrases(text, read.tokens, 5),
+      topics: this.topics,
+      extracted: ex.chosen.map((i) => ({ start: ex.sentences[i].start, end: ex.sentences[i].end, score: ex.sentences[i].score })),
+      stats: {
+        inputTokens: read.inputTokens,
+        usedInputTokens: read.tokens.length,
+        outputTokens: chosenTokens,
+        encodeMs,
+        decodeMs: selectMs,
+        tokensPerSecond: 0,
+        device: this.device,
+        model: this.folder.manifest.name,
+      },
+    };
+  }
+
+  /**
+   * TAAS Eq. 11 over a whole document: the encoder reads it window by window (each at most the
+   * model's input length, cut at a sentence boundary when one lies in the window), each window gives
+   * ā_t = mean_k h_t·P_kᵀ (Eq. 10, the encoder's topic_scores averaged over the K topics), and
+   * α = softmax_t(ā) is taken over all the windows' tokens together. For a document that fits one
+   * window this is exactly the encoder's topic_attention output.
+   */
+  async documentAttention(text: string, maxInputTokens: number | undefined, ctx?: RunContext):
+  Promise<{ tokens: AttendedToken[]; abar: Float64Array; truncated: boolean; inputTokens: number | null; usedChars: number; windows: number }> {
+    const m = this.folder.manifest;
+    const window = Math.min(maxInputTokens ?? m.maxInputTokens, m.maxInputTokens, this.arch.maxSourcePositions);
+    const cap = window * MAX_EXTRACTIVE_WINDOWS;
+    const { spans, complete } = this.tokenizer.encodePrefix(text, cap + 1);
+    const used = spans.slice(0, cap);
+    const truncated = used.length < spans.length || !complete;
+    if (used.length === 0) return { tokens: [], abar: new Float64Array(0), truncated: false, inputTokens: 0, usedChars: 0, windows: 0 };
+    const usedChars = used[used.length - 1].end;
+    // Token i starts a sentence when it lies past the end of the sentence of token i - 1.
+    const ends = sentenceSpans(text.slice(0, usedChars)).map((s) => s.end);
+    const startsSentence = new Array<boolean>(used.length).fill(false);
+    let si = 0;
+    used.forEach((t, i) => {
+      let moved = false;
+      while (si < ends.length && t.start >= ends[si]) { si++; moved = true; }
+      startsSentence[i] = i > 0 && moved;
+    });
+    const cuts: [number, number][] = [];
+    let from = 0;
+    while (from < used.length) {
+      let to = Math.min(used.length, from + window);
+      if (to < used.length) {
+        let b = to;
+        while (b > from + window / 4 && !startsSentence[b]) b--;
+        if (startsSentence[b] && b > from) to = b;
+      }
+      cuts.push([from, to]);
+      from = to;
+    }
+    const abar = new Float64Array(used.length);
+    for (const [w, [a, b]] of cuts.entries()) {
+      // A turn for the worker's event loop between windows, so that a cancel is seen mid-document.
+      await yieldToEventLoop();
+      ctx?.checkCancelled();
+      ctx?.progress(`Reading the text (part ${w + 1} of ${cuts.length})…`, w / cuts.length * 0.9);
+      const ids = used.slice(a, b).map((s) => s.id);
+      const out = await this.encoder.run({
+        input_ids: int64Tensor(ids, [1, ids.length]),
+        attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
+      });
+      const scores = floatData(out.topic_scores, 'topic_scores'); // [1, K, n]
+      const n = ids.length;
+      const K = scores.length / n;
+      for (let t = 0; t < n; t++) {
+        let sum = 0;
+        for (let k = 0; k < K; k++) sum += scores[k * n + t];
+        abar[a + t] = sum / K;
+      }
+    }
+    let max = -Infinity;
+    for (const x of abar) max = Math.max(max, x);
+    let z = 0;
+    const e = Array.from(abar, (x) => { const v = Math.exp(x - max); z += v; return v; });
+    const tokens = used.map((s, i) => ({ text: s.text, start: s.start, end: s.end, weight: e[i] / z }));
+    return { tokens, abar, truncated, inputTokens: complete ? spans.length : null, usedChars, windows: cuts.length };
   }
 
   /** Runs the encoder once: α per source token (Eq. 11) and the decoder's cross-attention memory. */

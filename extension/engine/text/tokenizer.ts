@@ -51,6 +51,18 @@ export class Tokenizer {
   }
 
   private vocab?: Map<string, number>;
+  private pieceList?: string[];
+
+  /** Every id's piece as the vocabulary spells it ("▁the", "s", "<unk>"): what the decoding guards read. */
+  pieces(): readonly string[] {
+    if (!this.pieceList) {
+      const vocab = this.vocabulary();
+      const list = new Array<string>(vocab.size).fill('');
+      for (const [piece, i] of vocab) if (i >= 0 && i < list.length) list[i] = piece;
+      this.pieceList = list;
+    }
+    return this.pieceList;
+  }
 
   private vocabulary(): Map<string, number> {
     this.vocab ??= this.hf.get_vocab();

@@ -52,8 +52,9 @@ export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase
         const doc = editor.document;
         // A summary takes ~0.1 s since issue 8, less than the edit below: a wide beam that a length
         // penalty of 5 keeps going to the length limit gives the edit its second or so.
-        const slowly = <T>(work: () => Promise<T>) => withSetting('summarize.beamSize', 16, () =>
-          withSetting('summarize.lengthPenalty', 5, () => withSetting('summarize.maxLength', 512, work)));
+        // The abstractive decoder with a wide beam: the extractive default finishes before any edit.
+        const slowly = <T>(work: () => Promise<T>) => withSetting('summarize.mode', 'abstractive', () => withSetting('summarize.beamSize', 16, () =>
+          withSetting('summarize.lengthPenalty', 5, () => withSetting('summarize.maxLength', 512, work))));
         const { outcome, edited } = await slowly(async () => {
           const pending = api.summarize(editor);
           await waitFor(() => api.engine.inFlight() > 0, 'the request to reach the engine');
@@ -85,7 +86,7 @@ export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase
       name: 'a summary cut off at draftsmith.summarize.maxLength is inserted, and its message names that setting',
       async run() {
         // 4 tokens is below the model's minimum summary length: the end token cannot come first.
-        await withSetting('summarize.maxLength', 4, async () => {
+        await withSetting('summarize.mode', 'abstractive', () => withSetting('summarize.maxLength', 4, async () => {
           const editor = await openUntitled(sampleText);
           const outcome = await api.summarize(editor);
           assert.equal(outcome.kind, 'inserted', describe(outcome));
@@ -96,7 +97,7 @@ export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase
           assert.ok(notice, `no length-limit message among ${JSON.stringify(outcome.notices)}`);
           assert.match(notice, /limit of 4 tokens .* Raise draftsmith\.summarize\.maxLength for a longer summary\.$/);
           await closeWithoutSaving(editor.document);
-        });
+        }));
       },
     },
     {

@@ -1,0 +1,160 @@
+/**
+ * `draftsmith eval story`: Continue Story on the held-out test split, from the shipped ONNX model
+ * through the engine's story system. Each test prompt is continued as the command does (top-k
+ * sampling with the manifest's k and temperature, the length asked in words), seeded per item
+ * (--seed + the item's position) so a run writes the same stories again; the table reports the
+ * words written against the words asked. With --perplexity, the test stories' perplexity under the
+ * model (teacher forcing through decoder.onnx, counted as the recipe counts it: per subword token
+ * with the end token, and per word = the summed NLL / (words + 1)); with --ranking N, prompt-ranking
+ * accuracy (the paper's section 5.2) on N stories: each story scored under its own prompt and 9 other
+ * prompts of the same domain from the sample, right when its own scores strictly best.
+ * The sample is the split's first N stories with the domains taking turns (roc, fairy, cloze, wp).
+ * The split is written by python3 -m draftsmith_train.story prepare, never committed.
+ */
+import * as path from 'node:path';
+import { z } from 'zod';
+import { forcedLogProbs } from '../decode/forced';
+import type { LikelihoodModel } from '../metrics/perplexity';
+import { promptRankingAccuracy } from '../metrics/ranking';
+import { loadModelFolder, type Manifest } from '../runtime/manifest';
+import type { RuntimeOptions } from '../systems/context';
+import { StorySystem } from '../systems/story';
+import { Tokenizer } from '../text/tokenizer';
+import type { Dump } from './dump';
+import { readSplit, silentRun, takeTurns } from './testSplit';
+
+export const StoryRow = z.object({ domain: z.string(), doc: z.string(), prompt: z.string(), story: z.string() });
+export type StoryRow = z.infer<typeof StoryRow>;
+
+export interface StoryEvalOptions {
+  dataDir: string;
+  /** At most this many test stories, the domains taking turns. */
+  limit: number;
+  variants: { name: string; dir: string }[];
+  /** Words asked for each continuation; the manifest's default (the command's) when absent. */
+  words?: number;
+  /** The first item's seed; item i is sampled with seed + i. */
+  seed: number;
+  /** Also the test stories' perplexity under each model. */
+  perplexity: boolean;
+  /** Prompt ranking on this many stories of the sample (0: none). */
+  ranking: number;
+  show: boolean;
+  /** The decoding guards (default on; false: the paper's plain top-k sampling, --no-guards). */
+  guards?: boolean;
+  runtime: RuntimeOptions;
+  dump?: Dump;
+}
+
+type StoryArch = Extract<Manifest['architecture'], { type: 'story-conv-seq2seq' }>;
+
+/** A story's log-probabilities given its prompt, as the recipe's story_nll reads them. */
+export class StoryLikelihood implements LikelihoodModel {
+  private constructor(private readonly system: StorySystem, private readonly tokenizer: Tokenizer, private readonly manifest: Manifest, private readonly arch: StoryArch) {}
+
+  static async load(system: StorySystem, dir: string): Promise<StoryLikelihood> {
+    const folder = await loadModelFolder(dir, 'story');
+    const arch = folder.manifest.architecture as StoryArch;
+    return new StoryLikelihood(system, await Tokenizer.load(dir, folder.manifest.specialTokens.unk), folder.manifest, arch);
+  }
+
+  /** story.encode_source: the prompt's last pieces that fit, then </s>; the target cut at maxTargetTokens predicted tokens. */
+  async tokenLogProbs(context: string, target: string): Promise<number[]> {
+    const special = this.manifest.specialTokens;
+    const room = Math.min(this.manifest.maxInputTokens, this.arch.maxSourcePositions) - (this.arch.sourceEndsWithEos ? 1 : 0);
+    const source = [...this.tokenizer.encode(context).slice(-room), ...(this.arch.sourceEndsWithEos ? [special.eos] : [])];
+    const ids = this.tokenizer.encode(target);
+    const max = this.arch.maxTargetTokens;
+    const { model, start } = await this.system.storyModel(source);
+    const lps = await forcedLogProbs(model, start, special.bos, ids.slice(0, max), special.eos);
+    return ids.length >= max ? lps.slice(0, max) : lps;
+  }
+}
+
+interface Line {
+  model: string; n: number; asked: number; written: number; within20: number;
+  ended: Record<string, number>; tokensPerSecond: number;
+  tokenPpl?: number; wordPpl?: number; pplTokens?: number; ranking?: { accuracy: number; n: number };
+}
+
+export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => void): Promise<string> {
+  const file = path.join(opts.dataDir, 'story.test.jsonl');
+  const all = await readSplit(file, StoryRow, `cd models/train && python3 -m draftsmith_train.story prepare --data ${opts.dataDir}`);
+  const rows = takeTurns(all.map((r) => ({ ...r, source: r.domain })), opts.limit);
+  const lines: Line[] = [];
+  for (const v of opts.variants) {
+    const system = await StorySystem.load(v.dir, opts.runtime);
+    let asked = 0;
+    let written = 0;
+    let within = 0;
+    let tokens = 0;
+    let decodeMs = 0;
+    const ended: Record<string, number> = {};
+    for (const [i, row] of rows.entries()) {
+      const r = await system.run({ op: 'story', prompt: row.prompt, words: opts.words, sampling: { seed: opts.seed + i }, ...(opts.guards === false ? { guards: false } : {}) }, silentRun);
+      asked += r.words;
+      written += r.wordCount;
+      if (Math.abs(r.wordCount - r.words) <= 0.2 * r.words) within++;
+      ended[r.endedBy] = (ended[r.endedBy] ?? 0) + 1;
+      tokens += r.stats.outputTokens + 1;
+      decodeMs += r.stats.decodeMs;
+      opts.dump?.({ system: 'story', variant: v.name, id: `${row.doc}#${i}`, domain: row.domain, source: row.prompt, output: r.continuation, references: [row.story] });
+      if ((i + 1) % 25 === 0) log(`${v.name}: ${i + 1}/${rows.length}`);
+      if (opts.show && i < 3) log(`${v.name} #${i} PROMPT: ${row.prompt}\n${v.name} #${i} STORY (${r.wordCount} of ${r.words} words, ${r.endedBy}): ${r.continuation}`);
+    }
+    const n = Math.max(rows.length, 1);
+    const line: Line = { model: `${v.name} (${system.name}${opts.guards === false ? ', no guards' : ''})`, n: rows.length, asked: asked / n, written: written / n, within20: within / n, ended, tokensPerSecond: tokens / Math.max(decodeMs / 1000, 1e-6) };
+    if (opts.perplexity || opts.ranking > 0) {
+      const lm = await StoryLikelihood.load(system, v.dir);
+      if (opts.perplexity) {
+        let nll = 0;
+        let count = 0;
+        let words = 0;
+        for (const [i, row] of rows.entries()) {
+          const lps = await lm.tokenLogProbs(row.prompt, row.story);
+          nll -= lps.reduce((a, b) => a + b, 0);
+          count += lps.length;
+          words += row.story.split(/\s+/).filter(Boolean).length + 1;
+          if ((i + 1) % 50 === 0) log(`${v.name} perplexity: ${i + 1}/${rows.length}`);
+        }
+        Object.assign(line, { tokenPpl: Math.exp(nll / count), wordPpl: Math.exp(nll / words), pplTokens: count });
+      }
+      if (opts.ranking > 0) {
+        const sample = rows.slice(0, opts.ranking);
+        let right = 0;
+        let ranked = 0;
+        for (const domain of new Set(sample.map((r) => r.domain))) {
+          const pairs = sample.filter((r) => r.domain === domain).map((r) => ({ prompt: r.prompt, story: r.story }));
+          if (pairs.length < 2) continue; // no other prompt of its domain to rank against
+          const r = await promptRankingAccuracy(pairs, lm, { distractors: 9, seed: opts.seed });
+          right += r.accuracy * r.stories;
+          ranked += r.stories;
+          log(`${v.name} ranking ${domain}: ${(100 * r.accuracy).toFixed(1)}% of ${r.stories}`);
+        }
+        line.ranking = { accuracy: right / Math.max(ranked, 1), n: ranked };
+      }
+    }
+    lines.push(line);
+  }
+  return table(lines, rows, opts.seed);
+}
+
+function table(lines: readonly Line[], rows: readonly StoryRow[], seed: number): string {
+  const perDomain = [...new Set(rows.map((r) => r.domain))].map((d) => `${d} ${rows.filter((r) => r.domain === d).length}`).join(', ');
+  const ppl = lines.some((l) => l.tokenPpl !== undefined);
+  const rank = lines.some((l) => l.ranking !== undefined);
+  const f = (x: number | undefined, d: number) => (x === undefined ? '–' : x.toFixed(d));
+  return [
+    `| model | stories | words asked | words written (mean) | within 20 % | ended by end / words / length limit | tokens/s |${ppl ? ' test ppl per word | per token |' : ''}${rank ? ' prompt ranking |' : ''}`,
+    `|---|---:|---:|---:|---:|---|---:|${ppl ? '---:|---:|' : ''}${rank ? '---:|' : ''}`,
+    ...lines.map((l) => `| ${l.model} | ${l.n} | ${f(l.asked, 0)} | ${f(l.written, 1)} | ${f(100 * l.within20, 1)} % | ${l.ended.end ?? 0} / ${l.ended.words ?? 0} / ${l.ended['length-limit'] ?? 0} | ${f(l.tokensPerSecond, 1)} |` +
+      `${ppl ? ` ${f(l.wordPpl, 1)} | ${f(l.tokenPpl, 1)} |` : ''}${rank ? ` ${l.ranking ? `${f(100 * l.ranking.accuracy, 1)} % (n = ${l.ranking.n})` : '–'} |` : ''}`),
+    '',
+    `Test split, ${rows.length} stories, the domains taking turns (${perDomain}). Each prompt continued by the engine's story system with the manifest's ` +
+      `top-k and temperature, seeded ${seed} + the item's position. Within 20 %: continuations whose word count is within 20 % of the words asked. ` +
+      'Ended by: the model\'s end token / the words asked / the longest story the model was trained to write (tokens).' +
+      (ppl ? ' Perplexity: the test stories under the model with their own prompts (teacher forcing through decoder.onnx), per word = exp(summed NLL / (words + 1)), per subword token incl. the end token.' : '') +
+      (rank ? ' Prompt ranking: each story under its own prompt and 9 other prompts of the same domain from the sample; right when its own scores strictly best (chance 10 %).' : ''),
+    '',
+  ].join('\n');
+}

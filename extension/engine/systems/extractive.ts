@@ -1,0 +1,185 @@
+/**
+ * Summarize Document, extractive mode: the source sentences that TAAS's own topic-aware attention
+ * (Eq. 11, α = softmax_t(mean_k h_t·P_kᵀ)) weighs most, in document order and verbatim.
+ *
+ * A sentence S scores by the α of its tokens; the aggregations compared on the validation split
+ * (models/summarize/MODEL_CARD.md, "Extractive mode"):
+ *   sum:   Σ_{t∈S} α_t                 (favours long sentences)
+ *   mean:  Σ_{t∈S} α_t / |S|           (favours short ones)
+ *   sqrt:  Σ_{t∈S} α_t / √|S|          (between the two)
+ *   rank:  Σ_{w∈S, content} r_w / √|S|, r_w = the share of the document's content words whose α
+ *          (summed over the word's sub-word pieces) is below w's. The shipped model's α is very
+ *          peaked (a handful of tokens, often "and" or a suffix piece, take most of the mass), so
+ *          sums of α are decided by one token; ranks are not. Content words: not a stopword, with a
+ *          letter (the filter the panel's top phrases use).
+ * |S| counts words. With positionWeight λ > 0 the score becomes score / max_S' score + λ / (i + 1)
+ * for the i-th sentence (from 0): news puts the essentials first, and on the validation split the
+ * attention alone ranks sentences worse than their position does (see the model card).
+ * Sentences are taken best first while they fit a word budget (a share of the document's words,
+ * at least one sentence, at most `maxSentences`), then put back in document order. Nothing is
+ * rewritten: the summary is the chosen sentences exactly as written, so every name and number in
+ * it is in the source.
+ *
+ * Everything here is pure (no model): the model's α comes in as token spans with weights.
+ */
+import type { AttendedToken } from '../../protocol';
+import { sentenceSpans } from '../text/sentences';
+import { isStopword } from '../text/stopwords';
+import { wordsOf } from './topicAwareAttention';
+
+/**
+ * The extractive mode reads a long document window by window (each at most the model's input
+ * length, cut between sentences where it can) up to this many windows; past that it says so.
+ */
+export const MAX_EXTRACTIVE_WINDOWS = 32;
+
+export const AGGREGATIONS = ['sum', 'mean', 'sqrt', 'rank'] as const;
+export type Aggregation = (typeof AGGREGATIONS)[number];
+
+export interface ExtractiveOptions {
+  aggregation: Aggregation;
+  /** λ: weight of the position prior 1 / (i + 1) beside the attention score scaled to at most 1 (0: attention only). */
+  positionWeight: number;
+  /** Word budget as a share of the document's words (the chosen sentences stay within it, but
+   * the best sentence is always taken). */
+  ratio: number;
+  /** Never more than this many sentences. */
+  maxSentences: number;
+  /** Never a budget below this many words (a short document still gets a whole sentence or two). */
+  minWords: number;
+}
+
+/** Chosen on the validation split (news, tech, dialogue; see the model card). */
+export const DEFAULT_EXTRACTIVE: Readonly<ExtractiveOptions> = Object.freeze({
+  aggregation: 'rank', positionWeight: 4, ratio: 0.2, maxSentences: 3, minWords: 0,
+});
+
+export interface ScoredSentence {
+  /** text.slice(start, end): the sentence exactly as written. */
+  start: number;
+  end: number;
+  /** Words (runs of letters, marks and digits) in the sentence. */
+  words: number;
+  /** Tokens of the sentence that the model read. */
+  tokens: number;
+  /** Σ α over those tokens. */
+  alpha: number;
+  /** The aggregated score that ranks the sentence. */
+  score: number;
+  /** False for Markdown headings, code fences and table rows: never chosen while the text has prose. */
+  prose: boolean;
+}
+
+/** A "sentence" that is Markdown structure rather than prose: an ATX heading, a code fence, a table row. */
+const NOT_PROSE = /^(?:#{1,6}(?:\s|$)|```|~~~|\|)/u;
+
+export interface ExtractiveSummary {
+  /** The chosen sentences, verbatim, in document order, separated by a space. */
+  summary: string;
+  /** The chosen sentences (indices into `sentences`), in document order. */
+  chosen: number[];
+  sentences: ScoredSentence[];
+  /** The word budget that was applied. */
+  budgetWords: number;
+}
+
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+
+export function countWords(text: string): number {
+  let n = 0;
+  for (const _ of text.matchAll(WORD)) n++;
+  return n;
+}
+
+/** sum, mean or sqrt of `alpha` (Σ α over a sentence) over `n` words; rank passes `alpha` = Σ r_w. */
+export function aggregate(alpha: number, n: number, how: Aggregation): number {
+  if (n === 0) return 0;
+  if (how === 'sum') return alpha;
+  if (how === 'mean') return alpha / n;
+  return alpha / Math.sqrt(n);
+}
+
+/**
+ * The sentences of `text` (text/sentences.ts, the splitter Lead-3 uses), each with the α of the
+ * tokens that start inside it. Sentences past the part the model read have no tokens and score 0.
+ */
+export function scoreSentences(text: string, tokens: readonly AttendedToken[], how: Aggregation, positionWeight = 0): ScoredSentence[] {
+  const spans = sentenceSpans(text);
+  const out: ScoredSentence[] = spans.map((s) => ({ start: s.start, end: s.end, words: countWords(s.text), tokens: 0, alpha: 0, score: 0, prose: !NOT_PROSE.test(s.text) }));
+  const sorted = [...tokens].filter((t) => Number.isFinite(t.weight)).sort((a, b) => a.start - b.start);
+  // The sentence each token starts in (-1: between sentences); tokens and sentences are both in text order.
+  const sentenceOf = new Int32Array(sorted.length).fill(-1);
+  let i = 0;
+  sorted.forEach((t, k) => {
+    while (i < out.length && t.start >= out[i].end) i++;
+    if (i >= out.length || t.start < out[i].start) return;
+    sentenceOf[k] = i;
+    out[i].tokens++;
+    out[i].alpha += t.weight;
+  });
+  if (how === 'rank') {
+    const words = wordsOf(sorted).filter((w) => /\p{L}/u.test(text.slice(w.start, w.end)) && !isStopword(text.slice(w.start, w.end)));
+    const weights = words.map((w) => w.weight).sort((a, b) => a - b);
+    const below = (x: number) => { // how many weights are < x
+      let lo = 0;
+      let hi = weights.length;
+      while (lo < hi) { const m = (lo + hi) >> 1; if (weights[m] < x) lo = m + 1; else hi = m; }
+      return lo;
+    };
+    const ranks = new Float64Array(out.length);
+    for (const w of words) {
+      const s = sentenceOf[w.first];
+      if (s >= 0) ranks[s] += below(w.weight) / weights.length;
+    }
+    out.forEach((s, k) => { s.score = aggregate(ranks[k], s.words, 'sqrt'); });
+  } else {
+    for (const s of out) s.score = aggregate(s.alpha, s.words, how);
+  }
+  if (positionWeight > 0) {
+    const top = out.reduce((m, s) => Math.max(m, Math.abs(s.score)), 0);
+    // The position counts prose sentences: a title does not push the first paragraph back.
+    let k = 0;
+    for (const s of out) {
+      s.score = (top > 0 ? s.score / top : 0) + (s.prose ? positionWeight / (k + 1) : 0);
+      if (s.prose) k++;
+    }
+  }
+  return out;
+}
+
+/** The word budget for a document of `docWords` words. */
+export function wordBudget(docWords: number, opts: Pick<ExtractiveOptions, 'ratio' | 'minWords'>): number {
+  return Math.max(opts.minWords, Math.round(opts.ratio * docWords));
+}
+
+/**
+ * Best-scored sentences first, each taken when it still fits the word budget (the best one always),
+ * at most maxSentences; returned as indices in document order. Ties go to the earlier sentence.
+ */
+export function selectSentences(sentences: readonly Pick<ScoredSentence, 'score' | 'words'>[], budgetWords: number, maxSentences: number): number[] {
+  const order = sentences.map((_, i) => i).filter((i) => sentences[i].words > 0)
+    .sort((a, b) => sentences[b].score - sentences[a].score || a - b);
+  const chosen: number[] = [];
+  let used = 0;
+  for (const i of order) {
+    if (chosen.length >= maxSentences) break;
+    const w = sentences[i].words;
+    if (chosen.length > 0 && used + w > budgetWords) continue;
+    chosen.push(i);
+    used += w;
+  }
+  return chosen.sort((a, b) => a - b);
+}
+
+/** The extractive summary of `text` from the model's α over its tokens. */
+export function extractiveSummary(text: string, tokens: readonly AttendedToken[], opts: ExtractiveOptions = DEFAULT_EXTRACTIVE): ExtractiveSummary {
+  const sentences = scoreSentences(text, tokens, opts.aggregation, opts.positionWeight);
+  const docWords = sentences.reduce((n, s) => n + s.words, 0);
+  const budgetWords = wordBudget(docWords, opts);
+  // Headings, code fences and table rows are candidates only when the text has nothing else.
+  const anyProse = sentences.some((s) => s.prose && s.words > 0);
+  const candidates = sentences.map((s) => ({ score: s.score, words: anyProse && !s.prose ? 0 : s.words }));
+  const chosen = selectSentences(candidates, budgetWords, opts.maxSentences);
+  const summary = chosen.map((i) => text.slice(sentences[i].start, sentences[i].end)).join(' ');
+  return { summary, chosen, sentences, budgetWords };
+}
