@@ -25,3 +25,11 @@ export async function rehash(dir: string, name: string): Promise<void> {
 /** A bad-model EngineError whose message names `file` and matches `what`. */
 export const badModelNaming = (file: string, what: RegExp) => (e: unknown) =>
   e instanceof EngineError && e.code === 'bad-model' && e.message.includes(file) && what.test(e.message);
+
+/** A short news article (seven sentences, names and numbers) that the summarize tests read. */
+export const article = `The city council of Riverton voted on Tuesday to build a new bridge over the Alder River, ending a
+debate that has lasted for more than ten years. The bridge will connect the old market district with the
+new housing area on the east bank. Mayor Ellen Park said the project would cost about 40 million dollars
+and would be paid for by a state grant and a local bond. Construction is expected to begin next spring
+and to take two years. Some residents of the market district opposed the plan, saying that more traffic
+would harm small shops. The council promised to build a bicycle lane and to limit heavy trucks.`;

@@ -6,7 +6,7 @@ import { SummarizeSystem } from '../../extension/engine/systems/summarize';
 import { CancelledError } from '../../extension/engine/errors';
 import { int64Tensor, openSession } from '../../extension/engine/runtime/onnx';
 import { emptyCaches, feedCaches, layerViews } from '../../extension/engine/runtime/layerCaches';
-import { fixture, modelsDir } from './helpers';
+import { fixture, modelsDir, article } from './helpers';
 
 const dir = path.join(modelsDir, 'summarize');
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
@@ -14,12 +14,6 @@ const parity = JSON.parse(readFileSync(fixture('summarize-parity.json'), 'utf8')
   text: string; input_ids: number[]; topic_attention: number[]; greedy_ids: number[];
   first_log_probs_top: number[]; first_log_probs_values: number[];
 };
-const article = `The city council of Riverton voted on Tuesday to build a new bridge over the Alder River, ending a
-debate that has lasted for more than ten years. The bridge will connect the old market district with the
-new housing area on the east bank. Mayor Ellen Park said the project would cost about 40 million dollars
-and would be paid for by a state grant and a local bond. Construction is expected to begin next spring
-and to take two years. Some residents of the market district opposed the plan, saying that more traffic
-would harm small shops. The council promised to build a bicycle lane and to limit heavy trucks.`;
 const noop = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 let system: Promise<SummarizeSystem> | undefined;
 const load = () => (system ??= SummarizeSystem.load(dir, quiet));

@@ -17,7 +17,7 @@ import { sentenceSpans } from '../../extension/engine/text/sentences';
 import { SummarizeSystem } from '../../extension/engine/systems/summarize';
 import { int64Tensor, openSession } from '../../extension/engine/runtime/onnx';
 import { EngineError } from '../../extension/engine/errors';
-import { fixture, modelsDir } from './helpers';
+import { fixture, modelsDir, article } from './helpers';
 
 /** Word tokens of `text` (as a tokenizer's spans), each weighted by `weight(word)`. */
 function tokensOf(text: string, weight: (word: string, index: number) => number): AttendedToken[] {
@@ -154,12 +154,6 @@ test('faithfulness counts the names and numbers that the source lacks, and only 
 const dir = path.join(modelsDir, 'summarize');
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 const noop = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
-const article = `The city council of Riverton voted on Tuesday to build a new bridge over the Alder River, ending a
-debate that has lasted for more than ten years. The bridge will connect the old market district with the
-new housing area on the east bank. Mayor Ellen Park said the project would cost about 40 million dollars
-and would be paid for by a state grant and a local bond. Construction is expected to begin next spring
-and to take two years. Some residents of the market district opposed the plan, saying that more traffic
-would harm small shops. The council promised to build a bicycle lane and to limit heavy trucks.`;
 let system: Promise<SummarizeSystem> | undefined;
 const load = () => (system ??= SummarizeSystem.load(dir, quiet));
 

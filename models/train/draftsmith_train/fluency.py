@@ -223,7 +223,7 @@ def seq_rep(words, n=REP_N):
 
 # ---------------------------------------------------------------- grammar and spelling
 
-class Grammar:
+class _LocalGrammar:
     def __init__(self, seconds):
         os.environ.setdefault("LC_ALL", "C.UTF-8")
         import linkgrammar as lg
@@ -255,6 +255,52 @@ class Grammar:
             ok = linkages is not None and len(linkages) > 0
             if not ok and time.time() - t0 >= 0.9 * self.seconds:
                 self.timeouts += 1
+            self.cache[sentence] = ok
+        return self.cache[sentence]
+
+
+def _grammar_worker(conn, seconds):
+    g = _LocalGrammar(seconds)
+    while True:
+        sentence = conn.recv()
+        if sentence is None:
+            return
+        conn.send((g.parses(sentence), g.timeouts))
+
+
+class Grammar:
+    """link-grammar in a child process: the library aborts the whole process on some inputs (an assertion
+    in flatten_wordgraph, "Extra word", seen on model output), so a sentence that kills the child counts as
+    not parsed (and in `crashes`) and a new child takes over."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+        self.cache = {}
+        self.timeouts = 0
+        self.crashes = 0
+        self._child = None
+
+    def _start(self):
+        import multiprocessing as mp
+        ctx = mp.get_context("fork")
+        self._conn, child_conn = ctx.Pipe()
+        self._child = ctx.Process(target=_grammar_worker, args=(child_conn, self.seconds), daemon=True)
+        self._child.start()
+        self._base_timeouts = self.timeouts
+
+    def parses(self, sentence):
+        if sentence not in self.cache:
+            if self._child is None or not self._child.is_alive():
+                self._start()
+            try:
+                self._conn.send(sentence)
+                ok, timeouts = self._conn.recv()
+                self.timeouts = self._base_timeouts + timeouts
+            except (EOFError, OSError, BrokenPipeError):
+                self._child.join(1)
+                self._child = None
+                self.crashes += 1
+                ok = False
             self.cache[sentence] = ok
         return self.cache[sentence]
 
@@ -450,6 +496,8 @@ def main(argv=None):
         notes.append("Leaked n-grams (one per text, the first 5 texts per row): " +
                      "; ".join(f"{n}: " + " / ".join(f'"{g}"' for g in r["leaked"]) for n, r in main_rows if r["leaked"]) + ".")
     print("\n" + "\n".join(notes))
+    if grammar.crashes:
+        print(f"{grammar.crashes} sentences crashed link-grammar (an assertion in the library) and count as not parsed.")
     if grammar.timeouts:
         print(f"{grammar.timeouts} sentences ran out of parse time ({a.parse_seconds} s) and count as not parsed.")
     if a.card:

@@ -115,24 +115,27 @@ def windows(sp, sentences):
 
 def prepare_roundtrip(data_dir, max_news=2500, max_tech=6000):
     sp = T.load(os.path.join(data_dir, "spm.model"))
-    out = {k: open(os.path.join(data_dir, f"roundtrip.{k}.jsonl"), "w") for k in ("train", "val", "test")}
-    counts = Counter()
-    docs = Counter()
     sources = [wiki_documents(), story_documents(), news_documents(max_news), tech_documents(data_dir, max_tech)]
-    seen_docs = set()
-    for gen in sources:
-        for source, doc, text, part in gen:
-            part = part or _split_of(f"{source}:{doc}")
-            if (source, doc) not in seen_docs:
-                seen_docs.add((source, doc))
-                docs[(source, part)] += 1
-            for w in windows(sp, split_sentences(text)):
-                out[part].write(json.dumps({"source": source, "doc": doc, "sentences": w}) + "\n")
-                counts[(source, part)] += 1
+    return write_splits(data_dir, sp, (d for gen in sources for d in gen), ("wiki", "story", "news", "tech"))
+
+
+def write_splits(data_dir, sp, documents, source_names):
+    """roundtrip.{train,val,test}.jsonl from (source, doc, text, part or None) rows: each document's
+    windows in its split (a seeded hash of source:doc where part is None), and the counts table."""
+    out = {k: open(os.path.join(data_dir, f"roundtrip.{k}.jsonl"), "w") for k in ("train", "val", "test")}
+    counts, docs, seen_docs = Counter(), Counter(), set()
+    for source, doc, text, part in documents:
+        part = part or _split_of(f"{source}:{doc}")
+        if (source, doc) not in seen_docs:
+            seen_docs.add((source, doc))
+            docs[(source, part)] += 1
+        for w in windows(sp, split_sentences(text)):
+            out[part].write(json.dumps({"source": source, "doc": doc, "sentences": w}) + "\n")
+            counts[(source, part)] += 1
     for f in out.values():
         f.close()
     table = {s: {p: f"{counts[(s, p)]} paragraphs / {docs[(s, p)]} docs" for p in ("train", "val", "test")}
-             for s in ("wiki", "story", "news", "tech")}
+             for s in source_names}
     json.dump(table, open(os.path.join(data_dir, "roundtrip.counts.json"), "w"), indent=1)
     print(json.dumps(table, indent=1))
     return table
@@ -208,20 +211,4 @@ def prepare_simple(data_dir):
                 f.write(text + "\n")
     sp = T.train(corpus, os.path.join(data_dir, "spm"), SIMPLE_VOCAB)
     T.write_tokenizer_json(sp, os.path.join(data_dir, "tokenizer"))
-    out = {k: open(os.path.join(data_dir, f"roundtrip.{k}.jsonl"), "w") for k in ("train", "val", "test")}
-    counts, ndocs, seen = Counter(), Counter(), set()
-    for source, doc, text, _ in docs:
-        part = _split_of(f"{source}:{doc}")
-        if doc not in seen:
-            seen.add(doc)
-            ndocs[(source, part)] += 1
-        for w in windows(sp, split_sentences(text)):
-            out[part].write(json.dumps({"source": source, "doc": doc, "sentences": w}) + "\n")
-            counts[(source, part)] += 1
-    for f in out.values():
-        f.close()
-    table = {s: {p: f"{counts[(s, p)]} paragraphs / {ndocs[(s, p)]} docs" for p in ("train", "val", "test")}
-             for s in ("roc", "tiny")}
-    json.dump(table, open(os.path.join(data_dir, "roundtrip.counts.json"), "w"), indent=1)
-    print(json.dumps(table, indent=1))
-    return table
+    return write_splits(data_dir, sp, docs, ("roc", "tiny"))
