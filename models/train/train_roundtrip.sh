@@ -7,6 +7,8 @@
 #   SMOKE=1 bash models/train/train_roundtrip.sh                   # every stage at a tiny size, all under .work/smoke/roundtrip
 #   bash models/train/train_roundtrip.sh                           # the card's run (126 min each), exported to models/roundtrip
 #   STEPS=20000 MINUTES=120 EVAL_LIMIT=500 bash models/train/train_roundtrip.sh   # a GPU
+#   CORPUS=simple DATA=../../.data/simple MODELS=hier-attn MINUTES=125 bash models/train/train_roundtrip.sh
+#                                     # the shipped model: simple stories (ROCStories, TinyStories), its own tokenizer
 #
 # Training runs through the DDP launcher (launch.py): NPROC processes (default auto: one per CPU core
 # here, one per GPU there); NPROC=1 is the single process the card's numbers came from. --batch-tokens is
@@ -42,26 +44,30 @@ BATCH_TOKENS=${BATCH_TOKENS:-3000}
 VAL_EVERY=${VAL_EVERY:-250}
 EVAL_LIMIT=${EVAL_LIMIT:-200}
 SHIP=${SHIP:-hier-attn}
+CORPUS=${CORPUS:-mixed}                  # mixed: news, tech, wiki, fairy tales; simple: ROCStories + TinyStories
+MODELS=${MODELS:-standard hier hier-attn}
 OUT=${OUT:-../roundtrip}
 VARIANTS=${VARIANTS:-../../.work/roundtrip}
 mkdir -p "$RUNS"
 T0=$(date +%s)
-[ -f "$DATA/roundtrip.train.jsonl" ] || $PY -m draftsmith_train.roundtrip prepare --data "$DATA"
-for m in standard hier hier-attn; do
+[ -f "$DATA/roundtrip.train.jsonl" ] || $PY -m draftsmith_train.roundtrip prepare --corpus "$CORPUS" --data "$DATA"
+for m in $MODELS; do
   $PY -m draftsmith_train.launch --nproc "$NPROC" -m draftsmith_train.roundtrip train --data "$DATA" --model "$m" \
     --steps "$STEPS" --minutes "$MINUTES" --hidden "$HIDDEN" --embed "$HIDDEN" --layers "$LAYERS" --batch-tokens "$BATCH_TOKENS" \
     --val-every "$VAL_EVERY" --max-val "$MAX_VAL" --resume --out "$RUNS/roundtrip-$m.pt" 2>&1 | tee -a "$RUNS/roundtrip-$m.log"
 done
 $PY -m draftsmith_train.roundtrip eval --data "$DATA" --split test --limit "$EVAL_LIMIT" \
-  --ckpt "$RUNS/roundtrip-standard.pt" "$RUNS/roundtrip-hier.pt" "$RUNS/roundtrip-hier-attn.pt" | tee "$RUNS/roundtrip-eval.md"
-for m in standard hier hier-attn; do
+  --ckpt $(for m in $MODELS; do echo "$RUNS/roundtrip-$m.pt"; done) | tee "$RUNS/roundtrip-eval.md"
+for m in $MODELS; do
   $PY -m draftsmith_train.roundtrip export --data "$DATA" --ckpt "$RUNS/roundtrip-$m.pt" --out "$VARIANTS/$m"
 done
 $PY -m draftsmith_train.roundtrip export --data "$DATA" --ckpt "$RUNS/roundtrip-$SHIP.pt" --out "$OUT"
+# The vocabulary guard's known words (decode/guards.ts): the words the training paragraphs hold twice or more.
+$PY -m draftsmith_train.wordlist --data "$DATA/roundtrip.train.jsonl" --out "$OUT/words.txt" --manifest "$OUT/model.json"
 # export_roundtrip.default_fixture: the shipped folder's fixture lives with the tests, any other folder keeps its own.
 if [ "$(cd "$OUT" && pwd)" = "$(cd ../roundtrip 2>/dev/null && pwd)" ]; then FIXTURE=../../test/fixtures/roundtrip-parity.json; else FIXTURE=$OUT/parity.json; fi
 if [ -d ../../node_modules/onnxruntime-node ]; then
   node check_roundtrip_onnx.cjs "$OUT" "$FIXTURE"
-  for m in standard hier hier-attn; do node check_roundtrip_onnx.cjs "$VARIANTS/$m" "$VARIANTS/$m/parity.json"; done
+  for m in $MODELS; do node check_roundtrip_onnx.cjs "$VARIANTS/$m" "$VARIANTS/$m/parity.json"; done
 fi
 echo "train_roundtrip.sh: done in $(( $(date +%s) - T0 )) s (exported to $OUT)"

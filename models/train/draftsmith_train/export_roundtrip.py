@@ -104,6 +104,12 @@ def default_fixture(out_dir):
     return os.path.join(out_dir, "parity.json")
 
 
+def corpus_tag(data_dir):
+    """"simple-" for the simple-stories corpus (roundtrip prepare --corpus simple), "" for the mixed one."""
+    counts = os.path.join(data_dir, "roundtrip.counts.json")
+    return "simple-" if os.path.exists(counts) and "roc" in json.load(open(counts)) else ""
+
+
 def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
     model, meta = load_model(ckpt)
     model.eval()
@@ -167,7 +173,7 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
     manifest = {
         "schemaVersion": 1,
         "system": "roundtrip",
-        "name": f"roundtrip-{c.model}-{c.layers}x{c.hidden}",
+        "name": f"roundtrip-{corpus_tag(data_dir)}{c.model}-{c.layers}x{c.hidden}",
         "description": {"standard": "LSTM autoencoder over the whole paragraph as one sequence (Li et al. 2015, Sec. 3.1)",
                         "hier": "hierarchical LSTM paragraph autoencoder (Li et al. 2015, Sec. 3.2)",
                         "hier-attn": "hierarchical LSTM paragraph autoencoder with attention over the input sentences "

@@ -60,7 +60,7 @@ DOMAINS = ("news", "tech", "story", "wiki", "dialogue")
 # An item's `domain` (or round-trip source, or reply source) -> content domain.
 DOMAIN_OF = {"news": "news", "cnn": "news", "tech": "tech", "debian": "tech", "wiki": "wiki", "story": "story",
              "roc": "story", "cloze": "story", "fairy": "story", "wp": "story", "simple": "story",
-             "tinystories": "story", "dialogue": "dialogue", "cornell": "dialogue", "personachat": "dialogue",
+             "tinystories": "story", "tiny": "story", "dialogue": "dialogue", "cornell": "dialogue", "personachat": "dialogue",
              "dailydialog": "dialogue"}
 SYSTEM_DOMAIN = {"story": "story", "reply": "dialogue"}
 
