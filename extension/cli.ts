@@ -163,17 +163,7 @@ async function essay(a: Args): Promise<void> {
 }
 
 async function evalRoundTrip(a: Args): Promise<void> {
-  const config = engineConfig(a);
-  const table = await runRoundTripEval({
-    dataDir: evalDataDir(a),
-    limit: intFlag(a, 'limit') ?? Infinity,
-    variants: variants(a, `default=${roundtripModelDir(config.modelsDir)}`),
-    show: flag(a, 'show') !== undefined,
-    guards: guardsFlag(a),
-    runtime: { device: config.device, threads: config.threads, log: stderrLog },
-    dump: openDump(flag(a, 'dump')),
-  }, (m) => process.stderr.write(`${m}\n`));
-  process.stdout.write(table);
+  process.stdout.write(await runRoundTripEval(evalOptions(a, (models) => `default=${roundtripModelDir(models)}`), evalProgress));
 }
 
 /** Continue Story (or, with --premise, Write a Premise): the text streams to stdout as it is sampled. */
@@ -224,21 +214,31 @@ function variants(a: Args, fallback: string): { name: string; dir: string }[] {
 
 const evalDataDir = (a: Args) => path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data'));
 
-async function evalSummarize(a: Args): Promise<void> {
+/**
+ * What every eval reads from its command line: --data, --limit, --variant (else the shipped model
+ * `fallback` names), --show, --no-guards, the runtime and --dump (opened last, once the rest is valid).
+ */
+function evalOptions(a: Args, fallback: (modelsDir: string) => string) {
   const config = engineConfig(a);
-  const table = await runSummarizeEval({
+  return {
     dataDir: evalDataDir(a),
     limit: intFlag(a, 'limit') ?? Infinity,
-    offset: intFlag(a, 'offset') ?? 0,
-    variants: variants(a, `TAAS=${summarizeModelDir(config.modelsDir)}`),
+    variants: variants(a, fallback(config.modelsDir)),
     show: flag(a, 'show') !== undefined,
-    perplexity: flag(a, 'perplexity') !== undefined,
-    ...summarizeEvalFlags(a),
     guards: guardsFlag(a),
     runtime: { device: config.device, threads: config.threads, log: stderrLog },
     dump: openDump(flag(a, 'dump')),
-  }, (m) => process.stderr.write(`${m}\n`));
-  process.stdout.write(table);
+  };
+}
+const evalProgress = (m: string) => { process.stderr.write(`${m}\n`); };
+
+async function evalSummarize(a: Args): Promise<void> {
+  process.stdout.write(await runSummarizeEval({
+    offset: intFlag(a, 'offset') ?? 0,
+    perplexity: flag(a, 'perplexity') !== undefined,
+    ...summarizeEvalFlags(a),
+    ...evalOptions(a, (models) => `TAAS=${summarizeModelDir(models)}`),
+  }, evalProgress));
 }
 
 function summarizeMode(value: string): SummarizeMode {
@@ -272,37 +272,21 @@ function summarizeEvalFlags(a: Args): Pick<SummarizeEvalOptions, 'mode' | 'split
 }
 
 async function evalEssay(a: Args): Promise<void> {
-  const config = engineConfig(a);
-  const table = await runEssayEval({
-    dataDir: evalDataDir(a),
-    limit: intFlag(a, 'limit') ?? Infinity,
-    variants: variants(a, `PC-SAN=${essayModelDir(config.modelsDir)}`),
+  process.stdout.write(await runEssayEval({
     beamSize: intFlag(a, 'beam'),
     unconstrained: flag(a, 'unconstrained') !== undefined,
-    show: flag(a, 'show') !== undefined,
-    guards: guardsFlag(a),
-    runtime: { device: config.device, threads: config.threads, log: stderrLog },
-    dump: openDump(flag(a, 'dump')),
-  }, (m) => process.stderr.write(`${m}\n`));
-  process.stdout.write(table);
+    ...evalOptions(a, (models) => `PC-SAN=${essayModelDir(models)}`),
+  }, evalProgress));
 }
 
 async function evalStory(a: Args): Promise<void> {
-  const config = engineConfig(a);
-  const table = await runStoryEval({
-    dataDir: evalDataDir(a),
-    limit: intFlag(a, 'limit') ?? Infinity,
-    variants: variants(a, `fusion=${storyModelDir(config.modelsDir)}`),
+  process.stdout.write(await runStoryEval({
     words: checked({ op: 'story', prompt: '', words: intFlag(a, 'words') }).words,
     seed: intFlag(a, 'seed') ?? 1,
     perplexity: flag(a, 'perplexity') !== undefined,
     ranking: intFlag(a, 'ranking') ?? 0,
-    show: flag(a, 'show') !== undefined,
-    guards: guardsFlag(a),
-    runtime: { device: config.device, threads: config.threads, log: stderrLog },
-    dump: openDump(flag(a, 'dump')),
-  }, (m) => process.stderr.write(`${m}\n`));
-  process.stdout.write(table);
+    ...evalOptions(a, (models) => `fusion=${storyModelDir(models)}`),
+  }, evalProgress));
 }
 
 async function readStdin(): Promise<string> {
