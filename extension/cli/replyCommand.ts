@@ -12,7 +12,7 @@ import { Engine } from '../engine/engine';
 import { EngineError, errorMessage } from '../engine/errors';
 import { runReplyEval } from '../engine/eval/replyEval';
 import { openDump } from '../engine/eval/dump';
-import { silentRun } from '../engine/eval/testSplit';
+import { silentRun } from '../engine/systems/context';
 import { ReplySystem, replyModelDir } from '../engine/systems/reply';
 import { flag, guardsFlag, intFlag, type Args } from './args';
 import type { CliParts } from './roundtripCommand';

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { EngineConfig, EngineRequest, RoundTripResult, RoundTripVariant } from '../protocol';
 import { Engine } from '../engine/engine';
 import { EngineError, errorMessage } from '../engine/errors';
-import { silentRun } from '../engine/eval/testSplit';
+import { silentRun } from '../engine/systems/context';
 import { RoundTripSystem } from '../engine/systems/roundtrip';
 import { flag, guardsFlag, intFlag, type Args } from './args';
 

@@ -41,8 +41,8 @@ export interface DraftsmithApi {
   scoreDraft(editor: vscode.TextEditor, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome>;
   /** What Check Coherence runs once the user has picked the source. */
   checkCoherence(editor: vscode.TextEditor, source: NamedText, token?: vscode.CancellationToken): Promise<CoherenceOutcome>;
-  /** The last summary (whether or not the panel shows it now). */
-  lastResult(): SummarizeResult | undefined;
+  /** The last summary (whether or not the panel shows it now); the other commands' results are not kept. */
+  lastSummary(): SummarizeResult | undefined;
   insights: {
     /** The message the insights panel shows (or would show when opened). */
     lastMessage(): ToPanel | undefined;

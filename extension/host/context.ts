@@ -12,7 +12,7 @@ import { affectsEngine, readEngineConfig } from './settings';
 
 export class Ctx implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
-  private lastSummary: SummarizeResult | undefined;
+  private latestSummary: SummarizeResult | undefined;
   /** What the insights panel shows (any view); a panel opened or reloaded later asks for it. */
   private lastShown: ToPanel | undefined;
   readonly log: vscode.LogOutputChannel;
@@ -43,8 +43,9 @@ export class Ctx implements vscode.Disposable {
     this.own(vscode.workspace.onDidGrantWorkspaceTrust(() => reconfigure('workspace trusted')));
   }
 
-  get lastResult(): SummarizeResult | undefined {
-    return this.lastSummary;
+  /** The last summary: only Summarize's results are kept (the panel's last message is lastPanelMessage). */
+  get lastSummary(): SummarizeResult | undefined {
+    return this.latestSummary;
   }
 
   get lastPanelMessage(): ToPanel | undefined {
@@ -52,8 +53,8 @@ export class Ctx implements vscode.Disposable {
   }
 
   /** Remembers the summary and shows it in the insights panel when that is open. */
-  setLastResult(result: SummarizeResult): void {
-    this.lastSummary = result;
+  setLastSummary(result: SummarizeResult): void {
+    this.latestSummary = result;
     this.present({ type: 'summarize', result }, false);
   }
 

@@ -30,7 +30,7 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
     suggestReplies: (editor, token, pick) => suggestReplies(ctx, editor, token, pick),
     scoreDraft: (editor, reference, token) => scoreDraft(ctx, editor, reference, token),
     checkCoherence: (editor, source, token) => checkCoherence(ctx, editor, source, token),
-    lastResult: () => ctx.lastResult,
+    lastSummary: () => ctx.lastSummary,
     insights: {
       lastMessage: () => ctx.lastPanelMessage,
       isOpen: () => ctx.insights.isOpen,

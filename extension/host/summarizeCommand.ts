@@ -50,7 +50,7 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   }
 
   // The result is worth showing in the panel even when it can no longer be inserted.
-  ctx.setLastResult(result);
+  ctx.setLastSummary(result);
 
   const inserted = await insertUnlessChanged({
     log: ctx.log, op: 'summarize', what: 'summary', editor, version, position: range.end, text: summaryInsertion(result.summary),

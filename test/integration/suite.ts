@@ -66,7 +66,7 @@ export async function run(): Promise<void> {
         // A summary may quote a sentence (the model can copy names and phrases), but it must not be the input.
         assert.notEqual(summary.trim(), original.trim(), 'the summary is a copy of the input');
         assert.ok(summary.length < original.length / 2, `the summary is not shorter than the input: ${JSON.stringify(summary)}`);
-        assert.equal(api.lastResult(), outcome.result);
+        assert.equal(api.lastSummary(), outcome.result);
         assert.equal(outcome.result.source, original);
         // The model ended this summary well inside the default length limit: no message about that.
         assert.equal(outcome.result.hitMaxLength, null);

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { openDump, type DumpRecord } from '../../extension/engine/eval/dump';
-import { silentRun } from '../../extension/engine/eval/testSplit';
+import { silentRun } from '../../extension/engine/systems/context';
 import { RoundTripSystem } from '../../extension/engine/systems/roundtrip';
 import { StorySystem } from '../../extension/engine/systems/story';
 import { modelsDir, repoRoot } from './helpers';

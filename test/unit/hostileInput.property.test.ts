@@ -2,7 +2,9 @@
 // NUL, lone surrogates, right-to-left and mixed scripts, emoji sequences, and long text. Every
 // component that reads user text must return a well-formed answer (or a clear EngineError) and
 // never throw anything else or hang. RUNS says how many inputs each property is given; the models
-// (essay, summarize, story) run a quarter as many (each one decodes). The CLI's own tests are in cli.hostile.test.ts.
+// (essay, summarize, story) run a quarter as many (each one decodes), then a fifth of that of ordinary
+// English, which they must answer: bad-input is for unusable text, not a way out of every input.
+// The CLI's own tests are in cli.hostile.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -133,61 +135,89 @@ test(`topic words from any selection are trimmed words, each once, and coverage 
 });
 
 const MODEL_RUNS = Math.max(10, Math.round(RUNS / 4));
+/** Ordinary English inputs per model: each must be answered, or a model that refused everything would pass. */
+const ENGLISH_RUNS = Math.max(5, Math.round(MODEL_RUNS / 5));
 const quietContext: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 
-test(`the essay model answers any selection with essays or a clear bad-input error (${MODEL_RUNS} selections)`, async () => {
+// Ordinary English: sentences of common words, and topic words that are common nouns.
+const commonNouns = ['house', 'river', 'teacher', 'garden', 'city', 'dog', 'morning', 'family', 'school', 'road',
+  'friend', 'letter', 'market', 'winter', 'book', 'water', 'child', 'village', 'music', 'boat'];
+const commonWords = fc.constantFrom(...commonNouns, 'the', 'a', 'and', 'of', 'to', 'in', 'on', 'was', 'is', 'went', 'saw',
+  'made', 'old', 'new', 'small', 'big', 'happy', 'quiet', 'every', 'after', 'with', 'near', 'long', 'good', 'walked',
+  'found', 'opened', 'read', 'played', 'night', 'she', 'he', 'they', 'we');
+const englishSentence = fc.array(commonWords, { minLength: 3, maxLength: 12 })
+  .map((ws) => `${ws[0].charAt(0).toUpperCase()}${ws[0].slice(1)} ${ws.slice(1).join(' ')}.`);
+const englishText = fc.array(englishSentence, { minLength: 1, maxLength: 4 }).map((ss) => ss.join(' '));
+const englishTopics = fc.uniqueArray(fc.constantFrom(...commonNouns), { minLength: 1, maxLength: 5 }).map((ws) => ws.join(', '));
+
+test(`the essay model answers any selection with essays or a clear bad-input error, and ordinary topic words always with essays (${MODEL_RUNS} + ${ENGLISH_RUNS} selections)`, async () => {
   const system = await EssaySystem.load(path.join(modelsDir, 'essay'), { device: 'cpu', threads: 1, log: () => {} });
+  const essays = async (selection: string) => {
+    const r = await system.run({ op: 'essay', topics: selection, candidates: 2, decoding: { beamSize: 1, maxLength: 8, minLength: 0 } }, quietContext);
+    assert.ok(r.candidates.length >= 1 && r.candidates.every((c) => typeof c.text === 'string' && c.covered.every((t) => r.topics.includes(t))));
+    assert.ok(r.topics.length >= 1 && r.topics.length <= 10);
+    assert.ok(r.topics.every((t) => !r.skippedTopics.includes(t)));
+  };
   // Topic-word selections: a few words (sometimes hostile ones) or any text at all.
   const fewWords = fc.array(fc.oneof(word, nasty, fc.string({ unit: 'grapheme', maxLength: 8 })), { maxLength: 12 })
     .chain((ws) => fc.constantFrom(', ', ' ', '\n', '；').map((sep) => ws.join(sep)));
   let answered = 0;
   await fc.assert(fc.asyncProperty(fc.oneof(fewWords, anyText), async (selection) => {
     try {
-      const r = await system.run({ op: 'essay', topics: selection, candidates: 2, decoding: { beamSize: 1, maxLength: 8, minLength: 0 } }, quietContext);
+      await essays(selection);
       answered++;
-      assert.ok(r.candidates.length >= 1 && r.candidates.every((c) => typeof c.text === 'string' && c.covered.every((t) => r.topics.includes(t))));
-      assert.ok(r.topics.length >= 1 && r.topics.length <= 10);
-      assert.ok(r.topics.every((t) => !r.skippedTopics.includes(t)));
     } catch (e) {
       assert.ok(e instanceof EngineError && e.code === 'bad-input', `${JSON.stringify(selection)}: ${String(e)}`);
     }
   }), { numRuns: MODEL_RUNS });
   console.log(`essay: ${answered} of ${MODEL_RUNS} hostile selections gave essays, the rest a bad-input error`);
+  // No error allowed here: a bad-input for common English nouns fails the property.
+  await fc.assert(fc.asyncProperty(englishTopics, essays), { numRuns: ENGLISH_RUNS });
 });
 
-test(`the summarizer answers any text with a summary whose spans lie in that text, or a clear bad-input error (${MODEL_RUNS} texts)`, async () => {
+test(`the summarizer answers any text with a summary whose spans lie in that text, or a clear bad-input error, and ordinary English always with a summary (${MODEL_RUNS} + ${ENGLISH_RUNS} texts)`, async () => {
   const system = await SummarizeSystem.load(path.join(modelsDir, 'summarize'), { device: 'cpu', threads: 1, log: () => {} });
+  const summary = async (text: string) => {
+    // The extension's own decoding (the manifest's minimum length), kept short.
+    const r = await system.run({ op: 'summarize', text, decoding: { beamSize: 1, maxLength: 8 } }, quietContext);
+    assert.ok(r.summary.length > 0 && r.source === text && r.usedChars >= 0 && r.usedChars <= text.length);
+    for (const span of [...r.tokens, ...r.topPhrases]) assert.equal(text.slice(span.start, span.end), span.text, JSON.stringify(span));
+    assert.ok(r.tokens.every((t) => finite(t.weight)));
+  };
   let answered = 0;
   await fc.assert(fc.asyncProperty(anyText, async (text) => {
     try {
-      // The extension's own decoding (the manifest's minimum length), kept short.
-      const r = await system.run({ op: 'summarize', text, decoding: { beamSize: 1, maxLength: 8 } }, quietContext);
+      await summary(text);
       answered++;
-      assert.ok(r.summary.length > 0 && r.source === text && r.usedChars >= 0 && r.usedChars <= text.length);
-      for (const span of [...r.tokens, ...r.topPhrases]) assert.equal(text.slice(span.start, span.end), span.text, JSON.stringify(span));
-      assert.ok(r.tokens.every((t) => finite(t.weight)));
     } catch (e) {
       assert.ok(e instanceof EngineError && e.code === 'bad-input', `${JSON.stringify(text).slice(0, 200)}: ${String(e)}`);
     }
   }), { numRuns: MODEL_RUNS });
   console.log(`summarize: ${answered} of ${MODEL_RUNS} hostile texts gave summaries, the rest a bad-input error`);
+  // No error allowed here: a bad-input for plain English sentences fails the property.
+  await fc.assert(fc.asyncProperty(englishText, summary), { numRuns: ENGLISH_RUNS });
 });
 
-test(`the story model answers any prompt with a continuation read from the prompt's end, or a clear bad-input error (${MODEL_RUNS} prompts)`, async () => {
+test(`the story model answers any prompt with a continuation read from the prompt's end, or a clear bad-input error, and ordinary English always with a continuation (${MODEL_RUNS} + ${ENGLISH_RUNS} prompts)`, async () => {
   const system = await StorySystem.load(path.join(modelsDir, 'story'), { device: 'cpu', threads: 1, log: () => {} });
+  const continuation = async (prompt: string) => {
+    const r = await system.run({ op: 'story', prompt, words: 4, sampling: { seed: 1 } }, quietContext);
+    assert.ok(r.usedFrom >= 0 && r.usedFrom <= prompt.length && r.usedPrompt === prompt.slice(r.usedFrom) && r.promptChars === prompt.length);
+    assert.ok(r.wordCount <= 4);
+    for (const t of r.tokens) assert.equal(r.continuation.slice(t.start, t.end), t.text, JSON.stringify(t));
+  };
   let answered = 0;
   await fc.assert(fc.asyncProperty(anyText, async (prompt) => {
     try {
-      const r = await system.run({ op: 'story', prompt, words: 4, sampling: { seed: 1 } }, quietContext);
+      await continuation(prompt);
       answered++;
-      assert.ok(r.usedFrom >= 0 && r.usedFrom <= prompt.length && r.usedPrompt === prompt.slice(r.usedFrom) && r.promptChars === prompt.length);
-      assert.ok(r.wordCount <= 4);
-      for (const t of r.tokens) assert.equal(r.continuation.slice(t.start, t.end), t.text, JSON.stringify(t));
     } catch (e) {
       assert.ok(e instanceof EngineError && e.code === 'bad-input', `${JSON.stringify(prompt).slice(0, 200)}: ${String(e)}`);
     }
   }), { numRuns: MODEL_RUNS });
   console.log(`story: ${answered} of ${MODEL_RUNS} hostile prompts gave stories, the rest a bad-input error`);
+  // No error allowed here: a bad-input for plain English sentences fails the property.
+  await fc.assert(fc.asyncProperty(englishText, continuation), { numRuns: ENGLISH_RUNS });
 });
 
 test('a megabyte story so far is continued from its end without tokenizing the rest, with or without spaces in it', async () => {

@@ -22,8 +22,20 @@ test('the worker can only send the messages the host knows', () => {
 });
 
 test('the panel rejects a summarize result with missing token weights', () => {
-  const bad = { type: 'summarize', result: { op: 'summarize', summary: 's', source: 'x', truncated: false, usedChars: 1, tokens: [{ text: 'x', start: 0, end: 1 }], topPhrases: [], topics: [], stats: {} } };
-  assert.equal(ToPanel.safeParse(bad).success, false);
+  // A complete result that the panel accepts, so that the one missing field is what rejects the broken copies.
+  const result = {
+    op: 'summarize', summary: 's', source: 'x', truncated: false, usedChars: 1, hitMaxLength: null,
+    tokens: [{ text: 'x', start: 0, end: 1, weight: 0.5 }], topPhrases: [{ text: 'x', start: 0, end: 1, weight: 0.5 }],
+    topics: [{ id: 0, words: ['x'] }],
+    stats: { inputTokens: 1, usedInputTokens: 1, outputTokens: 1, encodeMs: 1, decodeMs: 1, tokensPerSecond: 1, device: 'cpu', model: 'summarize' },
+  };
+  assert.ok(ToPanel.safeParse({ type: 'summarize', result }).success, 'the complete result is accepted');
+  for (const list of ['tokens', 'topPhrases'] as const) {
+    const [{ weight: _, ...unweighted }] = result[list];
+    const parsed = ToPanel.safeParse({ type: 'summarize', result: { ...result, [list]: [unweighted] } });
+    assert.equal(parsed.success, false, `${list}[0] without a weight was accepted`);
+    assert.deepEqual(parsed.error?.issues.map((i) => i.path), [['result', list, 0, 'weight']], 'rejected for something else than the weight');
+  }
 });
 
 test('reply requests: mappers are the four names, at most 20 candidates, a typed key of reasonable length', () => {

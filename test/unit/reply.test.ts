@@ -84,8 +84,11 @@ test('the mappers steer by other keys: antonyms and neighbours give other memory
     assert.match(c.label, new RegExp(`^\\S+ → ${c.key} — ${c.mapper}$`));
     assert.notEqual(c.key, c.from.toLowerCase());
   }
-  const big = r.postKeys.find((k) => k.lemma === 'big');
-  if (big && system.mapper.has('little')) assert.ok(r.candidates.some((c) => c.label === 'big → little — antonym'));
+  // The post is chosen so that the antonym has something to do: "big" is a key of it, and WordNet's
+  // antonym "little" a key of the memory. Asserted, so that the check below always runs.
+  assert.ok(r.postKeys.some((k) => k.lemma === 'big' && k.pos === 'adj'), `"big" is no adjective key of the post: ${JSON.stringify(r.postKeys)}`);
+  assert.ok(system.mapper.has('little'), 'the memory has no key "little"');
+  assert.ok(r.candidates.some((c) => c.label === 'big → little — antonym'), r.candidates.map((c) => c.label).join('; '));
 });
 
 test('a typed key steers the one reply; one the memory lacks is refused with the nearest known keys', async () => {

@@ -5,7 +5,10 @@
  */
 export interface StepModel<S> {
   readonly vocabSize: number;
-  /** tokens: one per row. Returns log-probs [rows * vocabSize] and the advanced state. */
+  /**
+   * tokens: one per row. Returns log-probs [rows * vocabSize] and the advanced state. The log-probs are
+   * the caller's: strategies write their constraints into them in place.
+   */
   step(tokens: number[], state: S): Promise<{ logProbs: Float32Array; state: S }>;
   /** New state whose row j is old row rows[j]; the old state is not used again (it may be changed in place). */
   reorder(state: S, rows: number[]): S;
@@ -39,7 +42,11 @@ export interface Hypothesis {
   logProb: number;
   /** The score the strategy ranked by (length-normalised for beam search). */
   score: number;
-  /** Per generated token: the step it was produced at, for aligning attention traces. */
+  /**
+   * Decoding steps that produced it: one per token, plus the step that chose the end token where beam
+   * search (beam.ts, constrainedBeam.ts) saw it end; greedy and top-k count the tokens only. A count,
+   * not a per-token alignment; no system or metric reads it.
+   */
   steps: number;
   /**
    * Decoding stopped because the hypothesis reached maxLength, not at an end-of-sequence token: the

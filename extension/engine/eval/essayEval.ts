@@ -9,10 +9,10 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { corpusBleu } from '../metrics/bleu';
 import { diversity } from '../metrics/diversity';
-import type { RuntimeOptions } from '../systems/context';
+import { silentRun, type RuntimeOptions } from '../systems/context';
 import { EssaySystem } from '../systems/essay';
 import type { Dump } from './dump';
-import { readSplit, silentRun } from './testSplit';
+import { readSplit } from './testSplit';
 
 const Pair = z.object({ domain: z.string(), topics: z.array(z.string()).min(1), text: z.string() });
 

@@ -16,12 +16,12 @@ import type { ReplyCandidate, ReplyMapper } from '../../protocol';
 import { corpusBleu } from '../metrics/bleu';
 import { diversity } from '../metrics/diversity';
 import { substantiality } from '../metrics/substantiality';
-import type { RuntimeOptions } from '../systems/context';
+import { silentRun, type RuntimeOptions } from '../systems/context';
 import { ReplySystem } from '../systems/reply';
 import { semanticKeys } from '../text/keys';
 import { analyse } from '../text/nlp';
 import type { Dump } from './dump';
-import { readSplit, silentRun, takeTurns } from './testSplit';
+import { readSplit, takeTurns } from './testSplit';
 
 export const ReplyRow = z.object({ source: z.string(), dialogue: z.string(), post: z.string(), reply: z.string() });
 export type ReplyRow = z.infer<typeof ReplyRow>;

@@ -17,11 +17,11 @@ import { forcedLogProbs } from '../decode/forced';
 import type { LikelihoodModel } from '../metrics/perplexity';
 import { promptRankingAccuracy } from '../metrics/ranking';
 import { loadModelFolder, type Manifest } from '../runtime/manifest';
-import type { RuntimeOptions } from '../systems/context';
+import { silentRun, type RuntimeOptions } from '../systems/context';
 import { StorySystem } from '../systems/story';
 import { Tokenizer } from '../text/tokenizer';
 import type { Dump } from './dump';
-import { readSplit, silentRun, takeTurns } from './testSplit';
+import { readSplit, takeTurns } from './testSplit';
 
 export const StoryRow = z.object({ domain: z.string(), doc: z.string(), prompt: z.string(), story: z.string() });
 export type StoryRow = z.infer<typeof StoryRow>;

@@ -15,7 +15,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import type { AttendedToken } from '../../protocol';
-import type { RuntimeOptions } from '../systems/context';
+import { silentRun, type RuntimeOptions } from '../systems/context';
 import { lead3 } from '../metrics/lead';
 import { corpusFaithfulness, type FaithfulnessSummary } from '../metrics/faithfulness';
 import { perplexity } from '../metrics/perplexity';
@@ -23,7 +23,7 @@ import { corpusRouge } from '../metrics/rouge';
 import { AGGREGATIONS, DEFAULT_EXTRACTIVE, extractiveSummary, scoreSentences, selectSentences, wordBudget, type ExtractiveOptions } from '../systems/extractive';
 import { SummarizeSystem } from '../systems/summarize';
 import type { Dump } from './dump';
-import { readSplit, silentRun } from './testSplit';
+import { readSplit } from './testSplit';
 
 const Pair = z.object({ domain: z.string(), id: z.string(), source: z.string(), target: z.string() });
 type Pair = z.infer<typeof Pair>;

@@ -2,7 +2,6 @@
 import { promises as fs } from 'node:fs';
 import type { z } from 'zod';
 import { EngineError } from '../errors';
-import type { RunContext } from '../systems/context';
 
 export async function readSplit<S extends z.ZodTypeAny>(file: string, schema: S, howToMake: string): Promise<z.infer<S>[]> {
   const raw = await fs.readFile(file, 'utf8').catch(() => {
@@ -14,9 +13,6 @@ export async function readSplit<S extends z.ZodTypeAny>(file: string, schema: S,
     return parsed.data as z.infer<S>;
   });
 }
-
-/** Evaluation runs without an editor: no progress, no partial text, never cancelled. */
-export const silentRun: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 
 /**
  * A recipe's sample of a split (roundtrip_data.load, reply eval): the sources take turns, each in

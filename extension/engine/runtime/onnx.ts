@@ -90,7 +90,10 @@ export interface OpenedSession {
   provider: 'cuda' | 'cpu';
 }
 
-/** Why CUDA cannot be used in this process, once known (logged once): later sessions go straight to the CPU. */
+/**
+ * Why CUDA cannot be used, once known (logged once): later sessions go straight to the CPU. Per
+ * thread, not per process: each worker thread loads its own copy of this module.
+ */
 let cudaUnavailable: string | undefined;
 
 /**
@@ -152,6 +155,12 @@ export function float32Tensor(data: Float32Array, dims: number[]): Tensor {
   return new (ort().Tensor)('float32', data, dims);
 }
 
+/**
+ * An output's data (floatData, int64Data, int32Data). session.run gives every output a new typed array
+ * that onnxruntime never touches again: onnxruntime-node 1.30 copies the output into a new ArrayBuffer
+ * (later versions may hand the output's own memory over instead). It is the caller's to keep or to
+ * write into: decoding writes its constraints into the log-probs in place.
+ */
 export function floatData(t: Tensor | undefined, name: string): Float32Array {
   if (!t || t.type !== 'float32') throw new EngineError('bad-model', `model output ${name} is missing or not float32`);
   return t.data as Float32Array;

@@ -6,6 +6,9 @@ export interface RunContext {
   checkCancelled(): void;
 }
 
+/** A run with no one watching (the evaluations, the CLI's model runs outside the Engine): no progress, no partial text, never cancelled. */
+export const silentRun: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
+
 export interface RuntimeOptions {
   device: 'auto' | 'cpu' | 'cuda';
   threads: number;

@@ -265,7 +265,7 @@ export class EssaySystem {
         feedCaches(stepFeeds, 'past_key_values', state.past);
         const out = await decoder.run(stepFeeds);
         const sum = out.present_context_sum as Tensor;
-        // The output is ours (onnxruntime-node copies it into a new buffer): the strategies may write to it.
+        // The output is ours (a new array per run, runtime/onnx.ts floatData): the strategies may write to it.
         return {
           logProbs: floatData(out.log_probs, 'log_probs'),
           state: { past: readCaches(out, 'present', layers), sum: floatData(sum, 'present_context_sum'), sumDims: sum.dims.slice() },

@@ -217,8 +217,8 @@ export class ReplySystem {
       input_ids: int64Tensor(tokens, [tokens.length, 1]), state: float32Tensor(state.h, [tokens.length, H]),
       encoder_outputs: post.outputs, ...(reads ? { memory_read: reads } : {}),
     });
-    // A copy: onnxruntime may reuse an output's buffer, and reorder changes the state in place.
-    const next = (r: Record<string, Tensor>): StepState => ({ h: Float32Array.from(floatData(r.state_out, 'state_out')) });
+    // No copy: state_out is ours (a new array per run, runtime/onnx.ts floatData), so reorder may change it in place.
+    const next = (r: Record<string, Tensor>): StepState => ({ h: floatData(r.state_out, 'state_out') });
     const stepTop = session.outputNames.includes('top_ids')
       ? async (tokens: number[], state: StepState) => {
         // Only what the beam search reads comes back: not the [rows, vocabulary] log-probs.

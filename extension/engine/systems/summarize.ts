@@ -295,7 +295,7 @@ export class SummarizeSystem implements LikelihoodModel {
         const stepFeeds: Record<string, Tensor> = { ...feeds, input_ids: int64Tensor(tokens, [tokens.length, 1]) };
         feedCaches(stepFeeds, 'past_key_values', state);
         const out = await decoder.run(stepFeeds);
-        // The output is ours (onnxruntime-node copies it into a new buffer): the strategies may write to it.
+        // The output is ours (a new array per run, runtime/onnx.ts floatData): the strategies may write to it.
         return { logProbs: floatData(out.log_probs, 'log_probs'), state: readCaches(out, 'present', layers) };
       },
       reorder: reorderCaches,

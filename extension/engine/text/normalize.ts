@@ -7,7 +7,11 @@ export function normalizeWhitespace(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-/** True when text has nothing a model could read: empty, whitespace, or control/replacement characters only. */
+/**
+ * True when text has something a model could read: a letter or a number (Unicode L or N), in any
+ * script. False when it is empty, or whitespace, punctuation, symbols, control or replacement
+ * characters only.
+ */
 export function hasReadableText(text: string): boolean {
   return /[\p{L}\p{N}]/u.test(text);
 }

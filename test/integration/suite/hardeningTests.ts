@@ -68,7 +68,7 @@ export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase
         assert.match(outcome.message, /document changed while the summary was being written.*Open in New Editor/);
         assert.equal(doc.getText(), edited, 'the document holds more than the user\'s own edit');
         // The summary of the text as it was sent, as it would have been inserted (without the blank lines).
-        const result = api.lastResult();
+        const result = api.lastSummary();
         assert.ok(result && result.source === sampleText, 'the result is not the summary of the text sent');
         assert.equal(outcome.offer.text, `Summary: ${result.summary}\n`);
 
