@@ -12,7 +12,7 @@ import { beamSearch } from '../../extension/engine/decode/beam';
 import { constrainedBeamSearch } from '../../extension/engine/decode/constrainedBeam';
 import { maskDisallowed, topKOfCandidates } from '../../extension/engine/decode/constraints';
 import { greedy } from '../../extension/engine/decode/greedy';
-import { ALL_GUARDS, KnownWords, PieceGuard, type GuardFlags } from '../../extension/engine/decode/guards';
+import { ALL_GUARDS, KnownWords, PieceGuard, trimUnfinishedWord, type GuardFlags } from '../../extension/engine/decode/guards';
 import { topKSample } from '../../extension/engine/decode/topk';
 import type { StepModel } from '../../extension/engine/decode/types';
 import { decodingGuard } from '../../extension/engine/systems/decodingGuards';
@@ -93,6 +93,18 @@ test('vocabulary guard in greedy decoding: the known word instead of the non-wor
   const on = await greedy(model, [[]], { bos: BOS, eos: EOS, maxLength: 8, banned: [0, 1, 2], guard: decodingGuard(setup, undefined, '') });
   assert.ok(!/xq/.test(text(on.tokens)), text(on.tokens));
   for (const w of text(on.tokens).match(/\p{L}+/gu) ?? []) assert.ok(KNOWN.has(w.toLowerCase()), `${w} in ${text(on.tokens)}`);
+});
+
+test('a row cut off at the length limit loses the word it was in the middle of ("the cat sat on the ca"), not a whole one', async () => {
+  const model = scripted([id('▁the'), id('▁cat'), id('▁sat'), id('▁on'), id('▁the'), id('▁ca'), id('t')]);
+  const g = guard({ vocabulary: true });
+  const cut = await greedy(model, [[]], { bos: BOS, eos: EOS, maxLength: 6, banned: [0, 1, 2], guard: g });
+  assert.equal(cut.hitMaxLength, true);
+  assert.equal(text(cut.tokens), 'the cat sat on the ca');
+  assert.equal(text(trimUnfinishedWord(cut.tokens, g)), 'the cat sat on the');
+  const whole = [id('▁the'), id('▁ca'), id('t')];
+  assert.equal(text(trimUnfinishedWord(whole, g)), 'the cat', 'a complete word stays');
+  assert.deepEqual(trimUnfinishedWord([id('▁xq')], g), [], 'nothing complete: nothing kept');
 });
 
 test('artefact guard: no letter glued after a full stop (".S."), no lone letter glued to punctuation, no stutter', async () => {

@@ -80,6 +80,19 @@ export const ALL_GUARDS: GuardFlags = { vocabulary: true, artefacts: true, repet
 export interface RowGuard {
   /** tokens: the row's ids so far (without BOS). The predicate answers for one candidate token. */
   forRow(tokens: readonly number[]): (token: number) => boolean;
+  /** Whether the row could end after `tokens`: its last word is complete (a known word, not "thoug"). */
+  complete?(tokens: readonly number[]): boolean;
+}
+
+/**
+ * A row cut off at the length limit, without the word it was in the middle of ("… even thoug"):
+ * trailing pieces dropped until the guard would let the row end there.
+ */
+export function trimUnfinishedWord(tokens: readonly number[], guard: RowGuard): number[] {
+  if (!guard.complete) return tokens.slice();
+  let n = tokens.length;
+  while (n > 0 && !guard.complete(tokens.slice(0, n))) n--;
+  return tokens.slice(0, n);
 }
 
 export interface PieceGuardOptions {
@@ -244,12 +257,21 @@ export class PieceGuard implements RowGuard {
   private cache = new Map<string, RowState>();
   private older = new Map<string, RowState>();
 
+  complete(tokens: readonly number[]): boolean {
+    return this.closable(this.stateOf(tokens));
+  }
+
+  /** Whether the word (or number) being written may end here. */
+  private closable(state: RowState): boolean {
+    return (state.run === '' && state.digits === '') || this.apply(cloneLight(state), -1, true, SPACE);
+  }
+
   forRow(tokens: readonly number[]): (token: number) => boolean {
     const state = this.stateOf(tokens);
     // Whether the word (or number) being written may end here: once per row, so that the many
     // candidates that would end an unfinished word ("▁sch" + ".") are refused without a copy.
     const open = state.run !== '' ? 0 : state.digits !== '' ? 1 : -1;
-    const closable = open < 0 || this.apply(cloneLight(state), -1, true, SPACE);
+    const closable = this.closable(state);
     const firstClass = this.firstClass;
     return (token: number) => {
       if (!closable && (token === this.o.eos || (token >= 0 && token < firstClass.length && !this.special[token] && firstClass[token] !== open))) return false;

@@ -20,6 +20,7 @@ import type {
   RoundTripInputSentence, RoundTripOutputSentence, RoundTripRequest, RoundTripResult, RoundTripScores, RoundTripVariant,
 } from '../../protocol';
 import { greedy } from '../decode/greedy';
+import { trimUnfinishedWord } from '../decode/guards';
 import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
 import type { DecodeHooks, StepModel } from '../decode/types';
 import { EngineError } from '../errors';
@@ -303,9 +304,10 @@ export class RoundTripSystem {
       const enc = await this.encoder.run({ input_ids: int64Tensor(ids, [1, ids.length]) });
       const t1 = performance.now();
       checkCancelled?.();
-      const hyp = await greedy(word, { h: need(enc.h, 'h'), c: need(enc.c, 'c'), output: null }, { bos, eos, maxLength: budget, guard: guardFor([]) }, { checkCancelled });
+      const guard = guardFor([]);
+      const hyp = await greedy(word, { h: need(enc.h, 'h'), c: need(enc.c, 'c'), output: null }, { bos, eos, maxLength: budget, guard }, { checkCancelled });
       return {
-        sentences: [hyp.tokens], attention: null, cut: [hyp.hitMaxLength], stopped: hyp.hitMaxLength ? 'max-tokens' : 'end',
+        sentences: [hyp.hitMaxLength && guard ? trimUnfinishedWord(hyp.tokens, guard) : hyp.tokens], attention: null, cut: [hyp.hitMaxLength], stopped: hyp.hitMaxLength ? 'max-tokens' : 'end',
         limits: { maxTokens: budget, maxSentences: null }, encodeMs: t1 - t0, decodeMs: performance.now() - t1,
       };
     }
@@ -349,13 +351,15 @@ export class RoundTripSystem {
       // The word decoder starts from the sentence step's state (Sec. 3.2) and writes up to </s>.
       const cap = Math.min(perSentence, budget - used);
       word.last = undefined;
-      const hyp = await greedy(word, { h, c, output: null }, { bos, eos, maxLength: cap, guard: guardFor(out.flat()) }, { checkCancelled });
+      const guard = guardFor(out.flat());
+      const hyp = await greedy(word, { h, c, output: null }, { bos, eos, maxLength: cap, guard }, { checkCancelled });
       let last = word.last as WordState | undefined;
       // Cut at the cap: one more step over the last word gives the output e_t the next sentence step reads,
       // as training read it at the step that predicts </s>.
       if (hyp.hitMaxLength && last) last = (await word.step([hyp.tokens[hyp.tokens.length - 1]], last)).state;
       used += hyp.tokens.length;
-      out.push(hyp.tokens);
+      // A sentence cut at the cap loses the word it was in the middle of (the state above read it all).
+      out.push(hyp.hitMaxLength && guard ? trimUnfinishedWord(hyp.tokens, guard) : hyp.tokens);
       cut.push(hyp.hitMaxLength);
       prev = need(last?.output ?? undefined, 'output');
       hooks.onSentence?.(k, maxSteps, out);
