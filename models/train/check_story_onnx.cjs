@@ -24,7 +24,8 @@ const zeros = (shape) => {
   const dims = shape.map((d) => (d === 'batch' ? 1 : d));
   return new ort.Tensor('float32', new Float32Array(dims.reduce((a, b) => a * b, 1)), dims);
 };
-const PROBE = [0, 3, 100, 1000, 7999];
+// Probed ids: a few fixed ones and the last of the vocabulary (8,000 or 4,000 pieces), as export_story.py's reference.
+const PROBE = [0, 3, 100, 1000, manifest.architecture.vocabSize - 1];
 
 async function main() {
   const t0 = Date.now();

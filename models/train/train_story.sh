@@ -6,6 +6,8 @@
 # on one CPU thread each. Needs the shared tokenizer first (train_summarize.sh: .data/spm.model).
 #
 #   bash models/train/train_story.sh                                  # CPU defaults
+#   CORPUS=simple bash models/train/train_story.sh                    # the simple-stories pairs (ROCStories + TinyStories,
+#                                                                     # their own 4,000-piece tokenizer) in ../../.data/simple
 #   SMOKE=1 bash models/train/train_story.sh                          # the shipped model's stages for a few steps, a small
 #                                                                     # model, all under .work/smoke/story (TINY=1: the same)
 #   LM_STEPS=40000 SEQ2SEQ_STEPS=30000 FUSION_STEPS=30000 PREMISE_STEPS=5000 \
@@ -24,7 +26,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PY:-/usr/bin/python3}
-DATA=${DATA:-../../.data}
+CORPUS=${CORPUS:-mixed}                # mixed: WritingPrompts, ROCStories, fairy tales (+ all the English text for pretraining)
+if [ "$CORPUS" = simple ]; then DATA=${DATA:-../../.data/simple}; else DATA=${DATA:-../../.data}; fi
 DEVICE=${DEVICE:-auto}
 SMOKE=${SMOKE:-${TINY:-0}}
 if [ "$SMOKE" = 1 ]; then
@@ -64,7 +67,12 @@ story() { $PY -m draftsmith_train.story "$@" --data "$DATA" --device "$DEVICE"; 
 # shellcheck disable=SC2086  # SIZE holds several flags
 train() { "$PY" -m draftsmith_train.launch --nproc "$NPROC" -m draftsmith_train.story "$@" --data "$DATA" --device "$DEVICE" --minutes "$MINUTES" --batch-tokens "$BATCH_TOKENS" --warmup "$WARMUP" --val-every "$VAL_EVERY" $SIZE; }
 
-[ -f "$DATA/story.train.jsonl" ] || story prepare
+if [ "$CORPUS" = simple ]; then
+  [ -f "$DATA/spm.model" ] || $PY -m draftsmith_train.roundtrip prepare --corpus simple --data "$DATA"
+  [ -f "$DATA/story.train.jsonl" ] || story prepare --corpus simple
+else
+  [ -f "$DATA/story.train.jsonl" ] || story prepare
+fi
 # The GCNN + self-attention language model on all the English text: the premise model's and every
 # story decoder's starting point (the plain Conv seq2seq takes its embeddings and convolutions).
 [ -f "$RUNS/story-lm-pretrain.pt" ] || train premise --corpus lm --lm-lines "$LM_LINES" --steps "$LM_STEPS" \

@@ -1,6 +1,8 @@
 """PC-SAN recipe: topic words -> paragraph (see pcsan.py for the model, essay_data.py for the data).
 
   python3 -m draftsmith_train.essay prepare --data .data          # pairs (needs summarize prepare first)
+  python3 -m draftsmith_train.essay prepare --corpus simple --data .data/simple   # ROCStories + TinyStories pairs
+        (needs roundtrip prepare --corpus simple there first: its splits and tokenizer)
   python3 -m draftsmith_train.essay words   --data .data          # fastText word vectors (apt: fasttext)
   python3 -m draftsmith_train.essay train   --data .data --init runs/pretrain.pt --minutes 60 --out runs/essay.pt
         [--layer-mix dynamic|static|last|none] [--context target|none|source]
@@ -24,7 +26,7 @@ import torch
 from . import data as D
 from .batching import token_batches
 from . import tokenizer as T
-from .essay_data import prepare_essay
+from .essay_data import prepare_essay, prepare_simple_essay
 from .pcsan import EssayConfig, EssayGenerator
 from .modules import label_smoothed_nll
 from .summarize import log, pad, pick_device, train_loop
@@ -184,6 +186,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("cmd", choices=["prepare", "words", "train"])
     p.add_argument("--data", default=".data")
+    p.add_argument("--corpus", choices=["mixed", "simple"], default="mixed",
+                   help="prepare: news/Debian/wiki/fairy-tale paragraphs (mixed) or ROCStories + TinyStories (simple)")
     p.add_argument("--device", default="auto")
     p.add_argument("--out", default="runs/essay.pt")
     p.add_argument("--init")
@@ -205,7 +209,7 @@ def main():
     p.add_argument("--val-every", type=int, default=250)
     args = p.parse_args()
     if args.cmd == "prepare":
-        prepare_essay(args.data)
+        prepare_simple_essay(args.data) if args.corpus == "simple" else prepare_essay(args.data)
     else:
         {"words": cmd_words, "train": cmd_train}[args.cmd](args)
 

@@ -10,6 +10,9 @@ Held-out text: the pretraining corpus (data.prepare) contains ALL of WikiText an
 but only the training parts of CNN and Debian, so validation and test paragraphs come only from
 the CNN and Debian validation/test articles (data.cnn_pairs / data.debian_pairs splits): no test
 paragraph was seen in pretraining or fine-tuning.
+
+The "simple" corpus (prepare_simple_essay, `essay prepare --corpus simple`): ROCStories stories whole
+and TinyStories stories in chunks, split by story as `roundtrip prepare --corpus simple` split them.
 """
 import json
 import math
@@ -91,24 +94,115 @@ def prepare_essay(out_dir):
             sources[part] += [("tech", c) for c in chunks(r["source"])]
     sources["train"] += [("wiki", c) for p in wikitext_paragraphs() for c in chunks(p)]
     sources["train"] += [("story", c) for p in story_paragraphs() for c in chunks(p)]
-    # Document frequencies over every paragraph, so topics mean the same in every split.
+    rows = topic_rows(sources, nouns, rng)
+    write_pairs(out_dir, rows, rng)
+    print("essay pairs:", {k: len(v) for k, v in rows.items()},
+          "train by domain:", dict(Counter(r["domain"] for r in rows["train"])),
+          "test by domain:", dict(Counter(r["domain"] for r in rows["test"])))
+
+
+def topic_rows(sources, nouns, rng):
+    """{part: [(domain, text)]} -> {part: [{"domain", "topics", "text"}]}, paragraphs without TOPICS usable
+    nouns left out. Document frequencies over every paragraph, so topics mean the same in every split."""
     everything = [(part, d, t) for part, items in sources.items() for d, t in items]
     topics = pick_topics([t for _, _, t in everything], nouns, rng)
     rows = {"train": [], "val": [], "test": []}
     for (part, domain, text), words in zip(everything, topics):
         if words:
             rows[part].append({"domain": domain, "topics": words, "text": text})
+    return rows
+
+
+def write_pairs(out_dir, rows, rng, max_val=500, max_test=1000):
+    """essay.{train,val,test}.jsonl, each split shuffled; validation and test capped (rows is cut too)."""
     for part in rows:
         rng.shuffle(rows[part])
-    rows["val"] = rows["val"][:500]
-    rows["test"] = rows["test"][:1000]
+    rows["val"] = rows["val"][:max_val]
+    rows["test"] = rows["test"][:max_test]
     for part, items in rows.items():
         with open(os.path.join(out_dir, f"essay.{part}.jsonl"), "w") as f:
             for r in items:
                 f.write(json.dumps(r) + "\n")
-    print("essay pairs:", {k: len(v) for k, v in rows.items()},
-          "train by domain:", dict(Counter(r["domain"] for r in rows["train"])),
-          "test by domain:", dict(Counter(r["domain"] for r in rows["test"])))
+
+
+# ---------------------------------------------------------------------------------------------
+# The "simple" corpus (issue 19): ROCStories and TinyStories, the documents, splits and 4,000-piece
+# tokenizer of `roundtrip prepare --corpus simple` (run that first, into the same folder): a story is
+# in the split its hash gives it everywhere, so the tokenizer and the pretraining never saw a test story.
+# ---------------------------------------------------------------------------------------------
+SIMPLE_MIN_WORDS = 25   # a TinyStories opening cut off at "One day, ..." can be a sentence or two
+
+
+def balanced_chunks(sents, max_words=MAX_WORDS):
+    """Consecutive sentences in ceil(words / max_words) chunks of about equal length: a story over
+    max_words words keeps its ending (chunks() drops a short tail, and with it most endings)."""
+    sizes = [len(s.split()) for s in sents]
+    k = max(1, math.ceil(sum(sizes) / max_words))
+    target = sum(sizes) / k
+    out, cur, done = [], [], 0
+    for s, w in zip(sents, sizes):
+        cur.append(s)
+        done += w
+        if len(out) < k - 1 and done >= target * (len(out) + 1) - w / 2:   # the nearest sentence end
+            out.append(" ".join(cur))
+            cur = []
+    if cur:
+        out.append(" ".join(cur))
+    return out
+
+
+def simple_paragraphs(stories):
+    """(split, source, paragraph): a ROCStories story whole; a TinyStories story (cut where a sentence
+    opens a new one) in chunks of at most about MAX_WORDS words at sentence ends."""
+    from .story_data import sentences, tiny_stories
+    for part, source, text in stories:
+        pieces = [text] if source == "roc" else [c for story in tiny_stories(text) for c in balanced_chunks(sentences(story))]
+        for p in pieces:
+            if len(p.split()) >= SIMPLE_MIN_WORDS:
+                yield part, source, p
+
+
+def prepare_simple_essay(out_dir):
+    if not os.path.exists(os.path.join(out_dir, "spm.model")):
+        raise SystemExit(f"{out_dir}/spm.model is missing: run `roundtrip prepare --corpus simple --data {out_dir}` first")
+    rng = random.Random(SEED)
+    from .roundtrip_data import seen_in_training, simple_stories
+    stories = list(simple_stories())
+    seen = seen_in_training(stories)
+    sources, dropped = {"train": [], "val": [], "test": []}, Counter()
+    for part, source, text in simple_paragraphs(stories):
+        if part != "train" and seen(text):
+            dropped[f"{source}:{part}"] += 1
+            continue
+        sources[part].append((source, text))
+    rows = topic_rows(sources, wordnet_nouns(), rng)
+    with_topics = {part: len(r) for part, r in rows.items()}
+    write_pairs(out_dir, rows, rng)
+    words = [len(r["text"].split()) for r in rows["train"]]
+    summary = {
+        "seed": SEED, "corpus": "simple",
+        "paragraphs": {part: len(s) for part, s in sources.items()},
+        "held_out_dropped_as_training_text": dict(dropped),
+        "with_topics": with_topics,
+        "pairs": {part: len(r) for part, r in rows.items()},
+        "pairs_by_domain": {part: dict(Counter(r["domain"] for r in items)) for part, items in rows.items()},
+        "train_words": {"min": min(words), "median": sorted(words)[len(words) // 2], "max": max(words)},
+        "rules": {
+            "split": "by story, a seeded hash of source:doc (5 % test, 5 % validation), as roundtrip prepare --corpus simple",
+            "roc": "ROCStories 5k + Story Cloze: the story whole",
+            "tiny": f"TinyStories: each story (cut where a sentence opens a new one) in chunks of about equal length, "
+                    f"at most ~{MAX_WORDS} words, at sentence ends",
+            "min_words": SIMPLE_MIN_WORDS,
+            "dedup": "a validation/test paragraph is left out when half or more of its sentences of 6+ words are in "
+                     "training stories (the TinyStories sample repeats some stories under other documents)",
+            "topics": f"the {TOPICS} highest-TF-IDF WordNet nouns seen in >= 5 paragraphs (as the mixed pairs)",
+            "caps": "validation 500, test 1000 pairs (a seeded sample)",
+        },
+    }
+    json.dump(summary, open(os.path.join(out_dir, "essay_split.json"), "w"), indent=1)
+    print(json.dumps({k: summary[k] for k in ("paragraphs", "held_out_dropped_as_training_text", "pairs", "pairs_by_domain",
+                                              "train_words")}))
+    return summary
 
 
 if __name__ == "__main__":

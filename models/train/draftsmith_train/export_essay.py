@@ -30,6 +30,12 @@ from .onnx_graph import rewrite_file
 from .weight_storage import quantize_, store_int8_files
 
 
+def corpus_tag(data_dir):
+    """"simple-" for the simple-stories pairs (essay prepare --corpus simple), "" for the mixed ones."""
+    split = os.path.join(data_dir, "essay_split.json")
+    return "simple-" if os.path.exists(split) and json.load(open(split)).get("corpus") == "simple" else ""
+
+
 class EncoderExport(torch.nn.Module):
     def __init__(self, m):
         super().__init__()
@@ -121,10 +127,11 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
     store_int8_files(out_dir, files[:2], records)
     variant = (("" if c.layer_mix == "dynamic" else f"-{c.layer_mix}") + ("" if c.context == "target" else f"-{c.context}-context")
                + ("" if c.copy else "-no-copy"))
+    tag = corpus_tag(data_dir)
     manifest = {
         "schemaVersion": 1,
         "system": "essay",
-        "name": "pcsan-small" + variant,
+        "name": f"pcsan-{tag}small" + variant,
         "description": "PC-SAN: pretrained encoder over the joined topic words, per-decoder-layer dynamic weighted sum of all "
                        "encoder layers with fastText word vectors, decoder self-attention with target-side context"
                        + (", and a pointer that copies topic subwords" if c.copy else ""),
@@ -140,8 +147,9 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
         "sha256": {f: sha256(os.path.join(out_dir, f)) for f in files},
         "specialTokens": {"pad": T.PAD, "unk": T.UNK, "bos": T.BOS, "eos": T.EOS, "mask": T.MASK},
         "maxInputTokens": 64,
-        # Beam 5 as in the paper; 50-120-word paragraphs are ~70-170 subwords.
-        "decoding": {"strategy": "beam", "beamSize": 5, "maxLength": 180, "minLength": 60, "lengthPenalty": 1.0,
+        # Beam 5 as in the paper; 50-120-word paragraphs are ~70-170 subwords. A simple-corpus paragraph is
+        # often a whole ROCStories story, ~40-80 subwords: a 60 minimum would make it run past its end.
+        "decoding": {"strategy": "beam", "beamSize": 5, "maxLength": 180, "minLength": 36 if tag else 60, "lengthPenalty": 1.0,
                      "noRepeatNgramSize": 3},
         "training": {k: v for k, v in meta.items() if k in ("stage", "steps", "tokens", "seconds", "val")},
         "weights": {"storage": weights},

@@ -44,6 +44,12 @@ from .weight_storage import quantize_, store_int8_files
 PROMPT = "A lighthouse keeper finds a message in a bottle that was written by her own hand."
 
 
+def story_corpus_tag(data_dir):
+    """"simple-" for the simple-stories pairs (story prepare --corpus simple), "" for the mixed ones."""
+    split = os.path.join(data_dir, "story_split.json")
+    return "simple-" if os.path.exists(split) and json.load(open(split)).get("corpus") == "simple" else ""
+
+
 def _state_names(prefix, decoder):
     names = [f"{prefix}past_conv"]
     if decoder.n_self_attn:
@@ -238,7 +244,7 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
             return out[0]
         greedy = greedy_reference(step, first)
         debug["decoder_first_log_probs"] = [round(float(x), 6) for x in out0[0][0]]
-        debug["decoder_greedy_step_log_probs"] = [[round(float(x), 6) for x in lp[[0, 3, 100, 1000, 7999]]] for lp in cache["logp"]]
+        debug["decoder_greedy_step_log_probs"] = [[round(float(x), 6) for x in lp[[0, 3, 100, 1000, lp.shape[-1] - 1]]] for lp in cache["logp"]]
         # Step-wise against one pass over the whole greedy prefix: the incremental state is exact.
         prefix = torch.tensor([[T.BOS] + greedy[:-1]])
         full = DecoderFull(model).eval()(prefix, mask, *enc_out)
@@ -296,7 +302,7 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
     manifest = {
         "schemaVersion": 1,
         "system": "story",
-        "name": "story-" + ("fusion" if fusion else "seq2seq") + "-small",
+        "name": "story-" + story_corpus_tag(data_dir) + ("fusion" if fusion else "seq2seq") + "-small",
         "description": "Hierarchical story generation (Fan et al. 2018): a GCNN + self-attention language model writes a "
                        "premise; a convolutional seq2seq with gated multi-scale self-attention writes the story"
                        + (", fused with a frozen pretrained seq2seq (model fusion)" if fusion else ""),

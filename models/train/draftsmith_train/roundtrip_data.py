@@ -200,6 +200,30 @@ def tiny_documents():
         yield "tiny", story, para, None
 
 
+def simple_stories():
+    """(split, source, text) per document of the simple corpus, in the split roundtrip prepare gave it."""
+    stories = {}                          # (source, doc) -> paragraphs, in order
+    for source, doc, text, _ in list(roc_documents()) + list(tiny_documents()):
+        stories.setdefault((source, doc), []).append(text)
+    for (source, doc), paras in stories.items():
+        yield _split_of(f"{source}:{doc}"), source, " ".join(paras)
+
+
+def seen_in_training(stories):
+    """A test of "this held-out paragraph is mostly training text": the TinyStories sample holds some
+    stories twice, under two documents (whole in one paragraph, and again in paragraphs of their own)."""
+    from .story_data import sentences
+
+    def long(text):   # short ones ("Once upon a time, ...") recur in many stories anyway
+        return [x for x in sentences(text) if len(x.split()) >= 6]
+    train = {x for part, _, text in stories if part == "train" for x in long(text)}
+
+    def seen(text):
+        xs = long(text)
+        return bool(xs) and sum(x in train for x in xs) >= len(xs) / 2
+    return seen
+
+
 def prepare_simple(data_dir):
     """Writes spm.model, tokenizer/ and roundtrip.{train,val,test}.jsonl for the simple corpus."""
     os.makedirs(data_dir, exist_ok=True)

@@ -34,7 +34,7 @@ from . import tokenizer as T
 from .batching import token_batches
 from .gconv import ConvSeq2seq, FusedStoryModel, StoryConfig, StoryLM, count_parameters
 from .modules import label_smoothed_nll
-from .story_data import prepare_story
+from .story_data import prepare_simple_story, prepare_story
 from .summarize import log, pad, pick_device, train_loop
 
 NEVER = (T.PAD, T.UNK, T.BOS, T.MASK)   # never sampled (the issue: never an unknown-word token)
@@ -497,7 +497,8 @@ def main():
     p.add_argument("--init", help="premise: go on from this language-model checkpoint")
     p.add_argument("--init-decoder", help="seq2seq/fusion: start the decoder from this language model")
     p.add_argument("--pretrained", help="fusion: the frozen pretrained seq2seq")
-    p.add_argument("--corpus", choices=["premise", "lm", "stories"], default="premise")
+    p.add_argument("--corpus", choices=["premise", "lm", "stories", "simple"], default="premise",
+                   help="training: what the language model reads; prepare --corpus simple: the simple-stories pairs")
     p.add_argument("--lm-lines", type=int, default=0, help="read only this many lines of the LM text (0: all)")
     # budget and optimisation
     p.add_argument("--minutes", type=float, default=30)
@@ -548,7 +549,7 @@ def main():
                    help="export: weight matrices as int8 + a scale per row (4x smaller; weight_storage.py) or float32")
     args = p.parse_args()
     if args.cmd == "prepare":
-        prepare_story(args.data)
+        prepare_simple_story(args.data) if args.corpus == "simple" else prepare_story(args.data)
     elif args.cmd == "export":
         from .export_story import export
         export(args.ckpt, args.premise_ckpt, args.out, args.data, args.fixture, args.bench, args.weights)

@@ -47,7 +47,8 @@ FAIRY_TEST, FAIRY_VAL = 20, 10      # tales
 FAIRY_TARGET_WORDS = 150            # "the next ~150 words"
 FAIRY_PROMPT_WORDS = 50             # at most this many words of prompt (1-3 sentences)
 
-SENTENCE_END = re.compile(r"(?<=[.!?])[\"'\u201d\u2019]?\s+(?=[\"'\u201c\u2018(]?[A-Z])")
+# A sentence ends after . ! or ? and any closing quote, which stays with it ("... yummy." Mom said).
+SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d\u2019]))\s+(?=[\"'\u201c\u2018(]?[A-Z])")
 
 # Names for the masked ROCStories entities (one drawn per story and placeholder kind).
 NAMES = {
@@ -180,9 +181,13 @@ def fairy_tales():
 
 
 def fairy_windows(tale):
-    """Windows over one tale: prompt = the opening sentence(s) (later: the last sentences before the
+    return text_windows(tale["text"])
+
+
+def text_windows(text):
+    """Windows over one story: prompt = the opening sentence(s) (later: the last sentences before the
     window), story = the following sentences up to ~FAIRY_TARGET_WORDS words."""
-    sents = sentences(tale["text"])
+    sents = sentences(text)
     pairs, i = [], 0
     # The opening: sentences until ~25 words (at most FAIRY_PROMPT_WORDS).
     prompt, n = [], 0
@@ -280,6 +285,30 @@ def story_paragraphs_of(tale):
 
 
 # ---------------------------------------------------------------------------------------------
+def write_story_files(out_dir, rows, make_lm_text):
+    """story.{part}.jsonl, story_premise.{part}.txt and story_lm.{train,val}.txt from the pairs of each
+    split; make_lm_text(train_pairs, val_pairs) -> (train paragraphs, val paragraphs, dropped counts)."""
+    for part in rows:
+        rows[part] = [r for r in rows[part] if r["prompt"] and r["story"]]
+        random.Random(SEED).shuffle(rows[part])
+        with open(os.path.join(out_dir, f"story.{part}.jsonl"), "w", encoding="utf-8") as f:
+            for r in rows[part]:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        # Premise corpus: the prompts that open a document (not the later fairy-tale windows), each once.
+        seen, premises = set(), []
+        for r in rows[part]:
+            if r["opening"] and r["prompt"] not in seen:
+                seen.add(r["prompt"])
+                premises.append(r["prompt"])
+        with open(os.path.join(out_dir, f"story_premise.{part}.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(premises) + "\n")
+    lm_train, lm_val, dropped = make_lm_text(rows["train"], rows["val"])
+    for part, items in (("train", lm_train), ("val", lm_val)):
+        with open(os.path.join(out_dir, f"story_lm.{part}.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(items) + "\n")
+    return lm_train, lm_val, dropped
+
+
 def prepare_story(out_dir):
     tales = fairy_tales()
     sources = {
@@ -300,24 +329,7 @@ def prepare_story(out_dir):
         if name == "fairy":
             idx = {f"fairy-{i}": t for i, t in enumerate(tales)}
             held_tales = [idx[d] for part in ("val", "test") for d, _ in parts[part]]
-    for part in rows:
-        rows[part] = [r for r in rows[part] if r["prompt"] and r["story"]]
-        random.Random(SEED).shuffle(rows[part])
-        with open(os.path.join(out_dir, f"story.{part}.jsonl"), "w", encoding="utf-8") as f:
-            for r in rows[part]:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
-        # Premise corpus: the prompts that open a document (not the later fairy-tale windows), each once.
-        seen, premises = set(), []
-        for r in rows[part]:
-            if r["opening"] and r["prompt"] not in seen:
-                seen.add(r["prompt"])
-                premises.append(r["prompt"])
-        with open(os.path.join(out_dir, f"story_premise.{part}.txt"), "w", encoding="utf-8") as f:
-            f.write("\n".join(premises) + "\n")
-    lm_train, lm_val, dropped = lm_text(out_dir, held_tales, rows["train"], rows["val"])
-    for part, items in (("train", lm_train), ("val", lm_val)):
-        with open(os.path.join(out_dir, f"story_lm.{part}.txt"), "w", encoding="utf-8") as f:
-            f.write("\n".join(items) + "\n")
+    lm_train, lm_val, dropped = write_story_files(out_dir, rows, lambda train, val: lm_text(out_dir, held_tales, train, val))
     summary = {
         "seed": SEED, "counts": counts,
         "pairs": {part: len(r) for part, r in rows.items()},
@@ -335,6 +347,71 @@ def prepare_story(out_dir):
     }
     json.dump(summary, open(os.path.join(out_dir, "story_split.json"), "w"), indent=1)
     print(json.dumps({k: summary[k] for k in ("pairs", "pairs_by_domain", "lm_paragraphs", "lm_dropped")}))
+    return summary
+
+
+# ---------------------------------------------------------------------------------------------
+# The "simple" corpus (issue 19): everyday five-sentence stories and simple children's stories, the
+# text a model of this size learns to write fluently; the documents, their splits and the 4,000-piece
+# tokenizer of `roundtrip prepare --corpus simple` (run that first, into the same folder), so no
+# test story of either system was seen by the tokenizer or by the other system's training.
+# ---------------------------------------------------------------------------------------------
+def tiny_stories(text):
+    """The sample sometimes runs two stories into one paragraph ("... everywhere he went! Once upon a
+    time, ..."): cut at every sentence that opens a story."""
+    from .roundtrip_data import _TINY_START
+    out = []
+    for s in sentences(text):
+        if not out or _TINY_START.match(s):
+            out.append([])
+        out[-1].append(s)
+    return [" ".join(x) for x in out]
+
+
+def prepare_simple_story(out_dir):
+    from .roundtrip_data import seen_in_training, simple_stories
+    if not os.path.exists(os.path.join(out_dir, "spm.model")):
+        raise SystemExit(f"{out_dir}/spm.model is missing: run `roundtrip prepare --corpus simple --data {out_dir}` first")
+    stories = list(simple_stories())      # (split, source, text) per story, in roundtrip's split
+    seen = seen_in_training(stories)
+    rows, dropped = {"train": [], "val": [], "test": []}, Counter()
+    for n, (part, source, text) in enumerate(stories):
+        if source == "roc":               # first sentence -> the other four, as in union_wp_roc
+            sents = sentences(text)
+            pairs = [{"prompt": sents[0], "story": " ".join(sents[1:]), "opening": True}] if len(sents) >= 3 else []
+        else:                             # a TinyStories story: its opening -> the next ~150 words, and so on
+            pairs = [w for story in tiny_stories(text) for w in text_windows(story)]
+        for pr in pairs:
+            # A held-out window that is mostly training text (the sample repeats some stories) is no test.
+            if part != "train" and seen(pr["prompt"] + " " + pr["story"]):
+                dropped[f"{source}:{part}"] += 1
+                continue
+            rows[part].append({"domain": source, "doc": f"{source}-{n}", **pr})
+
+    def lm_text_simple(train_pairs, val_pairs):
+        # The language model reads the training stories whole (no other text: the point of this corpus).
+        train = [text for part, _, text in stories if part == "train"]
+        random.Random(SEED).shuffle(train)
+        return train, [p["prompt"] + " " + p["story"] for p in val_pairs], Counter()
+    lm_train, lm_val, _ = write_story_files(out_dir, rows, lm_text_simple)
+    summary = {
+        "seed": SEED, "corpus": "simple",
+        "pairs": {part: len(r) for part, r in rows.items()},
+        "pairs_by_domain": {part: dict(Counter(x["domain"] for x in r)) for part, r in rows.items()},
+        "lm_paragraphs": {"train": len(lm_train), "val": len(lm_val)},
+        "held_out_dropped_as_training_text": dict(dropped),
+        "rules": {
+            "dedup": "a validation/test window is left out when half or more of its sentences of 6+ words are in "
+                     "training stories (the TinyStories sample repeats some stories under other documents)",
+            "split": "by story, a seeded hash of source:doc (5 % test, 5 % validation), as roundtrip prepare --corpus simple",
+            "roc": "ROCStories 5k + Story Cloze: first sentence -> the other sentences",
+            "tiny": f"TinyStories: the opening (~25 words) -> the next ~{FAIRY_TARGET_WORDS} words, then the last sentences of "
+                    f"each window -> the next ~{FAIRY_TARGET_WORDS} words",
+            "end_of_prompt": "the tokenizer's </s> (id 3)",
+        },
+    }
+    json.dump(summary, open(os.path.join(out_dir, "story_split.json"), "w"), indent=1)
+    print(json.dumps({k: summary[k] for k in ("pairs", "pairs_by_domain", "lm_paragraphs", "held_out_dropped_as_training_text")}))
     return summary
 
 
