@@ -75,6 +75,8 @@ const USAGE = `usage:
       REF and HYP: text files, one segment per line (or each one document with --document), or
       JSONL files of strings or of objects whose field F (default "text") holds the text.
       Prints BLEU, ROUGE-1/2/L/Lsum/W, Diversity, distinct-1/2, Substantiality and Coherence L.
+  --data DIR: the test split's folder; by default the shipped model's own: .data (summarize), .data/simple (essay,
+  story, roundtrip: the models of simple stories), .data/reply (reply).
   Every eval takes --dump FILE: one JSON line per test item and variant, {system, variant, id, domain, source,
   output, references}, for models/train/fluency.sh (the fluency scorer).
   summarize, essay, story, roundtrip and reply, and their evals, take --no-guards: the paper's plain decoding, without
@@ -212,16 +214,20 @@ function variants(a: Args, fallback: string): { name: string; dir: string }[] {
   });
 }
 
-const evalDataDir = (a: Args) => path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data'));
+/**
+ * --data, else the folder of the shipped model's own test split: .data for summarize, .data/simple for
+ * the models of simple stories (Round-Trip, Essay, Continue Story: prepare --corpus simple).
+ */
+const evalDataDir = (a: Args, folder: '.data' | '.data/simple') => path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', folder));
 
 /**
  * What every eval reads from its command line: --data, --limit, --variant (else the shipped model
  * `fallback` names), --show, --no-guards, the runtime and --dump (opened last, once the rest is valid).
  */
-function evalOptions(a: Args, fallback: (modelsDir: string) => string) {
+function evalOptions(a: Args, fallback: (modelsDir: string) => string, data: '.data' | '.data/simple' = '.data/simple') {
   const config = engineConfig(a);
   return {
-    dataDir: evalDataDir(a),
+    dataDir: evalDataDir(a, data),
     limit: intFlag(a, 'limit') ?? Infinity,
     variants: variants(a, fallback(config.modelsDir)),
     show: flag(a, 'show') !== undefined,
@@ -237,7 +243,7 @@ async function evalSummarize(a: Args): Promise<void> {
     offset: intFlag(a, 'offset') ?? 0,
     perplexity: flag(a, 'perplexity') !== undefined,
     ...summarizeEvalFlags(a),
-    ...evalOptions(a, (models) => `TAAS=${summarizeModelDir(models)}`),
+    ...evalOptions(a, (models) => `TAAS=${summarizeModelDir(models)}`, '.data'),
   }, evalProgress));
 }
 

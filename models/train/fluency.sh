@@ -8,8 +8,9 @@
 #     SYSTEM     summarize | essay | story | roundtrip | reply
 #     MODEL_DIR  the model folder (default: the shipped one, models/SYSTEM)
 #     LIMIT      test items (default 200; summarize takes LIMIT/2 documents of each domain: news, tech, ...)
-#   DATA=DIR     the test split's folder (default .data; reply: .data/reply when its split lies there;
-#                e.g. DATA=.data/simple for the round-trip model of simple stories)
+#   DATA=DIR     the test split's folder (default: the shipped model's own: .data/simple for essay, story and
+#                roundtrip, the models of simple stories; .data for summarize; reply: .data/reply when its
+#                split lies there; e.g. DATA=.data for the mixed-domain splits)
 #   TRAIN_DATA   the folder whose *.train.jsonl define the domains for leakage (default .data)
 #   THREADS      onnxruntime threads (default 1), NICE (default 10)
 #   EVAL_ARGS    more options for the eval, e.g. EVAL_ARGS=--no-guards (the paper's plain decoding) or
@@ -33,7 +34,8 @@ THREADS=${THREADS:-1}
 TRAIN_DATA=${TRAIN_DATA:-$ROOT/.data}
 DATA_GIVEN=${DATA:-}
 if [ -z "${DATA:-}" ]; then
-  DATA=$ROOT/.data
+  # The shipped model's own test split: the models of simple stories read .data/simple (as the CLI's evals do).
+  case "$SYSTEM" in essay|story|roundtrip) DATA=$ROOT/.data/simple ;; *) DATA=$ROOT/.data ;; esac
   if [ "$SYSTEM" = reply ] && [ ! -f "$DATA/reply.test.jsonl" ] && [ -f "$DATA/reply/reply.test.jsonl" ]; then DATA=$ROOT/.data/reply; fi
 fi
 DATA=$(cd "$DATA" && pwd)

@@ -80,6 +80,7 @@ test('vocabulary guard: a piece may extend a word only towards a known word, and
   assert.ok(guard({ vocabulary: true }).forRow([id('▁I'), id("'")])(id('m')));
   assert.ok(!guard({ vocabulary: true }).forRow([id('▁I'), id("'")])(id('t')));
   assert.ok(guard({ vocabulary: true }).forRow([id('▁don'), id("'")])(id('t')));
+  assert.ok(!guard({ vocabulary: true }).forRow([id('▁on'), id("'")])(id('t')), '"on\'t": a word in n that takes no n\'t');
   assert.ok(!guard({ vocabulary: true }).forRow([id('▁don'), id("'")])(id('m')));
 });
 
@@ -130,6 +131,14 @@ test('artefact guard: no letter glued after a full stop (".S."), no lone letter 
   assert.ok(g.forRow([id('▁the'), id('▁')])(id('90')), 'a bare space then its word');
   // What the input itself spells stays allowed ("U.S." in a news story; here "cat.S").
   assert.ok(guard({ artefacts: true }, 'the cat.S of it').forRow([id('▁cat'), id('.')])(id('S')));
+});
+
+test('artefact guard: no capital glued after a small letter inside a word ("catS"), unless the input writes it so', async () => {
+  const model = scripted([id('▁the'), id('▁cat'), id('S'), id('▁sat')]);
+  const run = (g?: PieceGuard) => greedy(model, [[]], { bos: BOS, eos: EOS, maxLength: 6, banned: [0, 1, 2], guard: g });
+  assert.match(text((await run()).tokens), /catS/, 'the model prefers "catS"');
+  assert.doesNotMatch(text((await run(guard({ artefacts: true }))).tokens), /catS/);
+  assert.match(text((await run(guard({ artefacts: true }, 'Our catS are famous.'))).tokens), /catS/, 'the input has "catS"');
 });
 
 test('repetition guard: no word twice in a row, no word 3-gram twice; the token-level rule is separate', async () => {
@@ -313,7 +322,8 @@ test('Essay, Round-Trip and Suggest Replies decode with the guards, and without 
   const { RoundTripSystem } = await import('../../extension/engine/systems/roundtrip');
   const { ReplySystem } = await import('../../extension/engine/systems/reply');
   const essay = await EssaySystem.load(shipped('essay'), quiet);
-  const topics = 'library, students, exam, night, coffee';
+  // Topics far from its training stories: unguarded, the model spells words it never saw ("strustruged").
+  const topics = 'python, rust, compiler, release';
   const e = (await essay.run({ op: 'essay', topics, decoding: { maxLength: 60 } }, noop)).candidates[0].text;
   assert.deepEqual(unknownWords('essay', e, topics), [], e);
   assert.equal(repeated(e), null, e);

@@ -10,7 +10,8 @@
  * artefacts   no letters glued after punctuation ("budget.S.", "word,S"), no lone letter glued to
  *             punctuation ("He says S."), no double space or space before punctuation ("a new  time"), no doubled punctuation (". ,"), no stutter inside a word
  *             ("orgorg", "wwwwww"), no apostrophe left without its ending ("I', I"), no web address
- *             ("http://www."), no punctuation first; what the input itself holds stays allowed
+ *             ("http://www."), no capital after a small letter inside a word ("chubBy"), no punctuation
+ *             first; what the input itself holds stays allowed
  *             ("U.S." in a news story).
  * repetition  no word written twice in a row ("the the") and no word 3-gram written twice in one
  *             output (a word-level no_repeat_ngram; the token-level noRepeatNgramSize stays as is).
@@ -111,14 +112,17 @@ export interface PieceGuardOptions {
   prefix?: readonly number[];
 }
 
+/** The words English glues n't onto ("don't"; not "own't", "dunkin't"). */
+const N_T = new Set(['don', 'doesn', 'didn', 'can', 'couldn', 'won', 'wouldn', 'shouldn', 'isn', 'aren', 'wasn', 'weren', 'hasn', 'haven', 'hadn', 'mustn', 'needn', 'mightn', 'ain', 'shan']);
+
 /**
  * After a letter and an apostrophe, the endings English glues on ("don't", "Anna's"), and the words
- * each follows ("I'm", "they're"): 's any word but "I", 't a word in n ("don't").
+ * each follows ("I'm", "they're"): 's any word but "I", 't the words that take n't ("don't", not "own't").
  */
 const PRONOUNS = ['i', 'you', 'he', 'she', 'it', 'we', 'they', 'who', 'what', 'that', 'there', 'here', 'where', 'how', 'why', 'this'];
 const SUFFIX_AFTER: Record<string, (word: string) => boolean> = {
   s: (w) => w !== 'i',
-  t: (w) => w.endsWith('n'),
+  t: (w) => N_T.has(w),
   m: (w) => w === 'i',
   re: (w) => ['you', 'we', 'they', 'who', 'what', 'there', 'here', 'where', 'how', 'why'].includes(w),
   ve: (w) => ['i', 'you', 'we', 'they', 'who', 'would', 'could', 'should', 'might', 'must'].includes(w),
@@ -362,6 +366,9 @@ export class PieceGuard implements RowGuard {
       const c = text[i];
       if (isLetter(c)) {
         if (check && f.artefacts && NO_GLUE_AFTER.has(s.last) && !facts.chunkPrefixes.has(s.chunk + c)) return false;
+        // A capital after a small letter inside a word ("chubBy", "stresS"), unless the input writes one so ("McDonald").
+        if (check && f.artefacts && s.run !== '' && s.last !== s.last.toUpperCase() && c !== c.toLowerCase()
+          && !facts.chunkPrefixes.has(s.chunk + c)) return false;
         if (s.digits !== '') {
           if (!closeDigits()) return false;
           s.kind = 'numberSuffix';
