@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A GPU run in resumable chunks of at most 10 minutes (issue 19, item 6), for the recipes whose loop
-# resumes (resumable.py: roundtrip, reply). Each chunk starts from the previous chunk's checkpoint, trains
+# A GPU run in resumable chunks of at most 10 minutes (issue 19, item 6), for every system: roundtrip and
+# reply (resumable.py) here, summarize, essay and story (stages of summarize.train_loop, --resume) in
+# draftsmith_train/chunk.py, which this hands them to. Each chunk starts from the previous chunk's checkpoint, trains
 # MINUTES, and ends with an export; everything it hands back is split into files of at most 16 MiB.
 # What a chunk needs beside the code (the data and the checkpoint) travels as one xz bundle of at most
 # 64 MiB; the shipped weights (models/*) are not needed and not touched.
@@ -12,6 +13,8 @@
 #   then pack again for the next chunk; when done, check the export (node check_*_onnx.cjs) and copy it
 #   over models/SYSTEM with the card's numbers re-measured.
 #
+# SYSTEM: summarize, essay or story: see draftsmith_train/chunk.py (their stages, settings and state.json;
+# they hand back chunk.tar.xz.part-NNN). Below: roundtrip and reply.
 # SYSTEM: roundtrip (DATA default .data/simple when it exists, else .data; MODEL default hier-attn) or reply
 # (DATA default .data/reply when it exists, else .data). Sizes: HIDDEN, EMBED, LAYERS, BATCH_TOKENS, LR,
 # VAL_EVERY (pack writes them into the bundle, so every chunk trains the same shape). MINUTES (default 7)
@@ -21,12 +24,14 @@
 # weights alone in float16 (Adam starts again from zero moments: slower for a few hundred steps, no lost
 # weights), which pack says.
 set -euo pipefail
+if [ $# -ge 3 ]; then set -- "$1" "$2" "$(realpath -m "$3")"; fi   # OUTDIR / FILES_DIR: from where it was called
 cd "$(dirname "$0")"
 PY=${PY:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3          # the GPU machine's python3 (torch 2.x) may live elsewhere
 ACTION=${1:?usage: gpu_chunk.sh pack|run|unpack SYSTEM [DIR]}
 SYSTEM=${2:?usage: gpu_chunk.sh pack|run|unpack SYSTEM [DIR]}
-WORK=../../.work/gpu
+case "$SYSTEM" in essay|story|summarize) exec "$PY" -m draftsmith_train.chunk "$@" ;; esac
+WORK=${GPU_WORK:-../../.work/gpu}
 BUNDLE=$WORK/$SYSTEM.tar.xz
 LIMIT=${BUNDLE_LIMIT:-$((64 * 1024 * 1024))}   # bytes (BUNDLE_LIMIT: to try the float16 path)
 PART=16M
@@ -35,7 +40,7 @@ case "$SYSTEM" in
              DEFAULT_DATA=$([ -f ../../.data/simple/roundtrip.train.jsonl ] && echo ../../.data/simple || echo ../../.data) ;;
   reply)     DATA_FILES="reply.train.jsonl reply.val.jsonl reply.test.jsonl reply.keys.json spm.model tokenizer"
              DEFAULT_DATA=$([ -f ../../.data/reply/reply.train.jsonl ] && echo ../../.data/reply || echo ../../.data) ;;
-  *) echo "gpu_chunk.sh: SYSTEM is roundtrip or reply (the recipes that resume)" >&2; exit 2 ;;
+  *) echo "gpu_chunk.sh: SYSTEM is roundtrip, reply, summarize, essay or story" >&2; exit 2 ;;
 esac
 
 if [ "$ACTION" = pack ]; then
@@ -69,14 +74,7 @@ ENV
   if [ "$(stat -c %s "$BUNDLE")" -gt "$LIMIT" ] && [ -f "$STAGE/runs/chunk-$MODEL.pt" ]; then
     echo "gpu_chunk.sh: the bundle passes 64 MiB with Adam's state: carrying the weights alone, in float16"
     rm -f "$STAGE/runs/chunk-$MODEL.best.pt"
-    "$PY" - "$STAGE/runs/chunk-$MODEL.pt" <<'PYEOF'
-import sys, torch
-ck = torch.load(sys.argv[1], map_location="cpu")
-ck.pop("optimizer", None)
-ck["state"] = {k: (v.half() if v.is_floating_point() else v) for k, v in ck["state"].items()}
-ck["meta"]["slim"] = "float16 weights, no optimizer state (gpu_chunk.sh pack)"
-torch.save(ck, sys.argv[1])
-PYEOF
+    "$PY" -m draftsmith_train.chunk slim --half "$STAGE/runs/chunk-$MODEL.pt"
     tar -C "$STAGE" -cJf "$BUNDLE" .
   fi
   size=$(stat -c %s "$BUNDLE")

@@ -34,6 +34,17 @@ test('two training processes under DDP stay in sync (models/train/tests/test_ddp
   console.log(`# DDP test (torch ${torch}): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 });
 
+// Issue 19, item 6: GPU chunks resume the shared training loop (summarize, essay, story); a resumed run must
+// take the uninterrupted run's steps, schedule, batches and weights.
+test('a training run stopped and resumed equals the uninterrupted run (models/train/tests/test_resume.py)', { skip, timeout: 120_000 }, () => {
+  const r = spawnSync(PY, ['-m', 'unittest', 'discover', '-s', path.join(trainDir, 'tests'), '-p', 'test_resume.py', '-v'],
+    { cwd: trainDir, encoding: 'utf8', timeout: 110_000, env: { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore' } });
+  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+  assert.equal(r.status, 0, out);
+  assert.match(out, /Ran 5 tests/);
+  assert.doesNotMatch(out, /skipped/, 'the resume tests were skipped');
+});
+
 // Issue 19, item 8: the smallest recipe's smoke mode end to end (SMOKE=1 bash models/train/train_roundtrip.sh:
 // the three autoencoders for 20 steps at 32 units, the eval table, the exports and their ONNX parity
 // check), on a data folder made from the repository's own prose (draftsmith_train/smoke_data.py: a fresh

@@ -5,7 +5,7 @@
         (needs roundtrip prepare --corpus simple there first: its splits and tokenizer)
   python3 -m draftsmith_train.essay words   --data .data          # fastText word vectors (apt: fasttext)
   python3 -m draftsmith_train.essay train   --data .data --init runs/pretrain.pt --minutes 60 --out runs/essay.pt
-        [--layer-mix dynamic|static|last|none] [--context target|none|source]
+        [--layer-mix dynamic|static|last|none] [--context target|none|source] [--resume: go on from --out]
 
 The source is the topic words joined into ONE input: each word's subwords, separated by the ","
 piece; every subword also carries the id of its word in the fastText vocabulary (0: unknown).
@@ -29,7 +29,7 @@ from . import tokenizer as T
 from .essay_data import prepare_essay, prepare_simple_essay
 from .pcsan import EssayConfig, EssayGenerator
 from .modules import label_smoothed_nll
-from .summarize import log, pad, pick_device, train_loop
+from .summarize import add_resume_arg, log, pad, pick_device, resume_checkpoint, train_loop
 
 WORD = re.compile(r"[a-z]+")
 WORD_VOCAB = 20000  # 20k x 64 floats: 5 MB inside encoder.onnx
@@ -138,7 +138,9 @@ def cmd_train(args):
     cfg = EssayConfig(vocab_size=sp.get_piece_size(), word_vocab_size=matrix.shape[0], word_dim=matrix.shape[1],
                       layer_mix=args.layer_mix, context=args.context, copy=not args.no_copy)  # positions as pretrained (256)
     model = EssayGenerator(cfg)
-    if args.init:  # -None loads the encoder too but never reads it: its memory is word vectors only
+    # -None loads the encoder too but never reads it: its memory is word vectors only. A resumed run
+    # (--resume) takes every weight from its checkpoint (train_loop), so it needs no --init file.
+    if args.init and not resume_checkpoint(args):
         init_from_pretrained(model, args.init)
     with torch.no_grad():
         model.word_vectors.weight.copy_(torch.from_numpy(matrix))
@@ -207,6 +209,7 @@ def main():
     p.add_argument("--word-threads", type=int, default=1)
     p.add_argument("--log-every", type=int, default=25)
     p.add_argument("--val-every", type=int, default=250)
+    add_resume_arg(p)
     args = p.parse_args()
     if args.cmd == "prepare":
         prepare_simple_essay(args.data) if args.corpus == "simple" else prepare_essay(args.data)

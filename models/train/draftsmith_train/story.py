@@ -15,6 +15,7 @@ prompts, <s> premise </s>: the premise model), "lm" (all the English text: pretr
 (the training stories without their prompts: the LM baseline of Table 2). Every model is budgeted by
 --steps and --minutes (whichever comes first) and runs on a CUDA GPU when one is present
 (--device auto), otherwise on one CPU thread; the sizes are flags, so the same commands scale up.
+premise, seq2seq and fusion take --resume: they go on from --out where it exists (summarize.train_loop).
 """
 import argparse
 import array
@@ -35,7 +36,7 @@ from .batching import token_batches
 from .gconv import ConvSeq2seq, FusedStoryModel, StoryConfig, StoryLM, count_parameters
 from .modules import label_smoothed_nll
 from .story_data import prepare_simple_story, prepare_story
-from .summarize import log, pad, pick_device, train_loop
+from .summarize import add_resume_arg, log, pad, pick_device, resume_checkpoint, train_loop
 
 NEVER = (T.PAD, T.UNK, T.BOS, T.MASK)   # never sampled (the issue: never an unknown-word token)
 
@@ -214,8 +215,9 @@ def cmd_premise(args):
     device = pick_device(args.device)
     torch.manual_seed(D.SEED)
     sp = T.load(os.path.join(args.data, "spm.model"))
-    if args.init:
-        model, _ = load_model(args.init)
+    init = resume_checkpoint(args) or args.init
+    if init:
+        model, _ = load_model(init)
         assert model.kind == "lm", "--init needs a language-model checkpoint"
     else:
         model = StoryLM(config_from_args(args, sp.get_piece_size(), encoder_attention=False))
@@ -232,7 +234,7 @@ def cmd_seq2seq(args):
     torch.manual_seed(D.SEED)
     sp = T.load(os.path.join(args.data, "spm.model"))
     model = ConvSeq2seq(config_from_args(args, sp.get_piece_size(), encoder_attention=True))
-    if args.init_decoder:
+    if args.init_decoder and not resume_checkpoint(args):   # resumed: train_loop loads every weight
         init_decoder_from(model.decoder, args.init_decoder)
     model.to(device)
     train = load_pairs(sp, args.data, "train", args.max_src, args.max_tgt)
@@ -247,11 +249,16 @@ def cmd_fusion(args):
     device = pick_device(args.device)
     torch.manual_seed(D.SEED)
     sp = T.load(os.path.join(args.data, "spm.model"))
-    pretrained, _ = load_model(args.pretrained)
-    assert pretrained.kind == "seq2seq", "--pretrained needs a seq2seq checkpoint"
-    model = FusedStoryModel(config_from_args(args, sp.get_piece_size(), encoder_attention=True), pretrained)
-    if args.init_decoder:
-        init_decoder_from(model.trained.decoder, args.init_decoder)
+    resume = resume_checkpoint(args)
+    if resume:   # the frozen model is in the checkpoint too: --pretrained and --init-decoder are not read
+        model, _ = load_model(resume)
+        pretrained = model.pretrained
+    else:
+        pretrained, _ = load_model(args.pretrained)
+        assert pretrained.kind == "seq2seq", "--pretrained needs a seq2seq checkpoint"
+        model = FusedStoryModel(config_from_args(args, sp.get_piece_size(), encoder_attention=True), pretrained)
+        if args.init_decoder:
+            init_decoder_from(model.trained.decoder, args.init_decoder)
     model.to(device)
     train = load_pairs(sp, args.data, "train", args.max_src, args.max_tgt)
     val = load_pairs(sp, args.data, "val", args.max_src, args.max_tgt)
@@ -511,6 +518,7 @@ def main():
     p.add_argument("--log-every", type=int, default=25)
     p.add_argument("--val-every", type=int, default=500)
     p.add_argument("--val-limit", type=int, default=400)
+    add_resume_arg(p)
     # sizes
     p.add_argument("--embed-dim", type=int, default=128)
     p.add_argument("--hidden", type=int, default=192)

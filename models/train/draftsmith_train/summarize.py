@@ -6,6 +6,8 @@ fine-tune it for summarization with the neural topic model and topic-aware atten
   python3 -m draftsmith_train.summarize finetune --data .data --init runs/pretrain.pt --minutes 40 --out runs/taas.pt
   python3 -m draftsmith_train.summarize export   --ckpt runs/taas.pt --out models/summarize
 
+pretrain and finetune take --resume: they go on from --out where it exists (train_loop).
+
 Runs on a CUDA GPU when one is present (--device auto), otherwise on one CPU thread.
 """
 import argparse
@@ -82,29 +84,74 @@ def pad(seqs, value=T.PAD):
     return torch.tensor([s + [value] * (n - len(s)) for s in seqs], dtype=torch.long)
 
 
-def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=None, keep=None, resume=None):
+def add_resume_arg(p):
+    """--resume as roundtrip's and reply's (resumable.py), for the training commands that run train_loop."""
+    p.add_argument("--resume", action="store_true",
+                   help="training: go on from --out (weights, optimizer, step, schedule, elapsed time) if it exists")
+
+
+def resume_checkpoint(args):
+    """With --resume and an existing --out: its path, else None. A command resuming builds its model from
+    that checkpoint's shape and skips --init/--init-decoder/--pretrained (their weights would be replaced)."""
+    out = getattr(args, "out", None)
+    return out if getattr(args, "resume", False) and out and os.path.exists(out) else None
+
+
+def train_state(opt, step, tokens, seconds):
+    """What a resumed run needs beside the weights; the RNG too, so that in one process the resumed steps
+    draw the same dropout masks as the uninterrupted run's."""
+    rng = {"cpu": torch.get_rng_state()}
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        rng["cuda"] = torch.cuda.get_rng_state()
+    return {"optimizer": opt.state_dict(), "steps": step, "tokens": tokens, "seconds": seconds, "rng": rng}
+
+
+def load_train_state(path, model, opt):
+    """The checkpoint's weights into model, its optimizer (when it kept one) into opt, its RNG (one process
+    only: under DDP each rank seeds its own); returns (steps, tokens, seconds)."""
+    ck = torch.load(path, map_location="cpu")
+    model.load_state_dict(ck["state"])   # float16 weights (gpu_chunk.sh's smallest bundle) load as float32
+    meta = ck.get("meta", {})
+    state = meta.get("train_state") or {}
+    if "optimizer" in state:
+        opt.load_state_dict(state["optimizer"])
+    else:
+        log(f"{path} keeps no optimizer state: AdamW starts again from zero moments")
+    rng = state.get("rng")
+    if rng and dist.world() == 1:
+        torch.set_rng_state(rng["cpu"])
+        if "cuda" in rng and next(model.parameters()).is_cuda:
+            torch.cuda.set_rng_state(rng["cuda"])
+    return tuple(int(state.get(k, meta.get(k, 0))) for k in ("steps", "tokens", "seconds"))
+
+
+def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=None, keep=None):
     """param_groups: optional AdamW groups, each may carry "lr_scale" (a multiple of the schedule's lr).
     keep(meta): saves the weights; called at every validation, so a long CPU run stopped early still
-    leaves its last validated weights behind, with meta["train_state"] (optimizer, counters).
-    resume: such a train_state (the model's weights already loaded): the run goes on from there,
-    skipping the batches it already trained on, so it sees the uninterrupted run's batch order."""
+    leaves its last validated weights behind, with meta["train_state"] (optimizer, counters, RNG); the
+    returned stats carry it too, for the command's final save.
+    --resume (resume_checkpoint): the run goes on from --out's weights and train_state: step (so the
+    learning-rate schedule), tokens, elapsed time (--steps and --minutes count the whole run); it skips
+    the batches already trained on, so it sees the uninterrupted run's batch order."""
     opt = torch.optim.AdamW(param_groups or model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
     warmup = args.warmup
-    t0, step, tokens, losses = time.time(), 0, 0, []
+    step, tokens, seconds = 0, 0, 0
+    resume = resume_checkpoint(args)
+    if resume:   # every rank loads the same file (rank 0 wrote it)
+        step, tokens, seconds = load_train_state(resume, model, opt)
+    t0, losses = time.time() - seconds, []
     world = dist.world()
     if world > 1:   # DistributedDataParallel (dist.py): each rank its slice of the stream, its own dropout
-        torch.manual_seed(1000 * dist.rank() + (resume or {}).get("steps", 0) + 1)
+        torch.manual_seed(1000 * dist.rank() + step + 1)
         log(f"DistributedDataParallel: {world} processes (each its own batches of the stream)")
     # find_unused: some of these models leave parameters out of the loss (story fusion's frozen parts'
     # neighbours, the ablations' switched-off modules); DDP then must not wait for their gradients.
     run = dist.wrap_step(model, step_fn, find_unused=True)
     batches = iter(dist.shard(batches))
     if resume:
-        opt.load_state_dict(resume["optimizer"])
-        step, tokens, t0 = resume["steps"], resume["tokens"], t0 - resume["seconds"]
         for _ in range(step):
             next(batches)
-        log(f"resumed at step {step} ({tokens} tokens, {resume['seconds']} s)")
+        log(f"resumed from {resume} at step {step} ({tokens} tokens, {seconds} s)")
     model.train()
     for batch in batches:
         lr = args.lr * min(1.0, (step + 1) / warmup) * (1.0 if step < warmup else max(0.1, math.sqrt(warmup / (step + 1))))
@@ -128,7 +175,7 @@ def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=
             if keep:
                 seconds = round(time.time() - t0)
                 keep({"partial": True, "steps": step, "tokens": tokens, "seconds": seconds, "val": result,
-                      "train_state": {"optimizer": opt.state_dict(), "steps": step, "tokens": tokens, "seconds": seconds}})
+                      "train_state": train_state(opt, step, tokens, seconds)})
             model.train()
         if dist.decide(elapsed > args.minutes * 60 or step >= args.steps):
             break
@@ -139,7 +186,8 @@ def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=
         dist.barrier()
         if not dist.is_main():
             dist.leave()
-    return {"steps": step, "tokens": tokens, "seconds": round(time.time() - t0)}
+    seconds = round(time.time() - t0)
+    return {"steps": step, "tokens": tokens, "seconds": seconds, "train_state": train_state(opt, step, tokens, seconds)}
 
 
 def cmd_prepare(args):
@@ -225,9 +273,11 @@ def cmd_finetune(args):
     bow_index = {w: i for i, w in enumerate(bow_vocab)}
     overrides = dict(copy=not args.no_copy, topic_attention=not args.no_topic_attention,
                      num_topics=args.topics, bow_vocab_size=len(bow_vocab), ntm_batchnorm=args.ntm_batchnorm)
-    if args.init:
-        model, meta, missing = load_model(args.init, **overrides)
-        log(f"initialised from {args.init} ({meta}); fresh: {sorted(set(k.split('.')[0] for k in missing))}")
+    resume = resume_checkpoint(args)
+    if resume or args.init:
+        model, meta, missing = load_model(resume or args.init, **overrides)
+        meta = {k: v for k, v in meta.items() if k != "train_state"}
+        log(f"initialised from {resume or args.init} ({meta}); fresh: {sorted(set(k.split('.')[0] for k in missing))}")
     else:
         model = TopicAwareSummarizer(ModelConfig(vocab_size=sp.get_piece_size(), **overrides))
     model.to(device)
@@ -236,8 +286,9 @@ def cmd_finetune(args):
     val = random.Random(D.SEED).sample(val, min(args.max_val, len(val)))
     log(f"finetune: {len(train)} pairs, copy={model.c.copy}, topic_attention={model.c.topic_attention}")
 
-    if model.c.topic_attention and args.ntm_warmup:
-        # The topic model first learns topics alone, so the topic-aware attention starts from real topics.
+    if model.c.topic_attention and args.ntm_warmup and not resume:
+        # The topic model first learns topics alone, so the topic-aware attention starts from real topics
+        # (a resumed run did this before its first step).
         opt = torch.optim.Adam(model.ntm.parameters(), lr=2e-3)
         rng = random.Random(D.SEED)
         for i in range(args.ntm_warmup):
@@ -314,6 +365,7 @@ def main():
     p.add_argument("--val-every", type=int, default=250)
     p.add_argument("--max-val", type=int, default=300, help="finetune: validation pairs (a seeded sample)")
     p.add_argument("--max-train", type=int, default=0, help="read only the first N training pairs (pretrain: corpus lines); 0: all (a smoke run reads few)")
+    add_resume_arg(p)
     args = p.parse_args()
     if args.cmd == "export":
         from .export_summarize import export

@@ -1,0 +1,404 @@
+"""gpu_chunk.sh for the systems that train in stages (summarize, essay, story): pack, run, unpack.
+
+Each system is a list of stages (summarize: pretrain -> finetune; essay: pretrain -> stage1 -> stage2;
+story: lm -> premise -> seq2seq -> fusion), each a training command of summarize.train_loop with
+--resume, budgeted by <STAGE>_STEPS and <STAGE>_MIN (whichever comes first; the step and minute
+counts are the stage's whole, over all chunks). WORK/SYSTEM/state.json names the stage the next chunk
+trains; a chunk goes on from that stage's checkpoint (or starts it from the earlier stages' ones),
+moves to the next stage when one is done, and stops when its MINUTES are spent; then it exports the
+latest model and hands back state.json, the checkpoints the next chunk needs that it changed, and
+the export, xz-compressed in parts of at most 16 MiB (the device returns 64 MiB at most).
+
+  python3 -m draftsmith_train.chunk pack SYSTEM              # -> WORK/SYSTEM.tar.xz (<= 64 MiB)
+  python3 -m draftsmith_train.chunk run SYSTEM OUTDIR        # on the GPU machine (MINUTES, NPROC)
+  python3 -m draftsmith_train.chunk unpack SYSTEM FILES_DIR  # -> WORK/SYSTEM/{state.json,runs,export}
+  python3 -m draftsmith_train.chunk slim [--half] CKPT...    # drop optimizer state (gpu_chunk.sh's other systems too)
+
+Run from models/train (gpu_chunk.sh does). WORK: $GPU_WORK, default ../../.work/gpu. The sizes and
+budgets (SETTINGS, overridable from the environment) are fixed at the first pack in
+WORK/SYSTEM/chunk.json, so every chunk trains the same configuration; delete that file (and runs/,
+state.json) to start another.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import namedtuple
+
+WORK = os.environ.get("GPU_WORK", "../../.work/gpu")
+LIMIT = int(os.environ.get("BUNDLE_LIMIT", 64 * 1024 * 1024))   # bytes; a smaller one tries the slimmer levels
+BACK_LIMIT = 60 * 1024 * 1024    # what a run hands back: 64 MiB at most, the log beside it
+PART = 16 * 1024 * 1024
+BIG = str(10 ** 9)               # "no step limit": the stage's minutes decide
+
+# A stage: the command (module, subcommand), the checkpoint it writes, those it starts from, the data
+# files it reads, and its flags from the settings s and the checkpoint folder r.
+Stage = namedtuple("Stage", "name command out reads data flags")
+# The export: the checkpoints to export (the first that exists), those it reads beside, its data, its command.
+Export = namedtuple("Export", "candidates also data command")
+
+SUMMARIZE = "draftsmith_train.summarize"
+STAGES = {
+    "summarize": [
+        Stage("pretrain", [SUMMARIZE, "pretrain"], "pretrain.pt", [], ["corpus.txt", "spm.model"],
+              lambda s, r: ["--batch", s["PRETRAIN_BATCH"], "--warmup", "60", "--lr", "1e-3", "--max-train", s["MAX_TRAIN"]]),
+        Stage("finetune", [SUMMARIZE, "finetune"], "taas.pt", ["pretrain.pt"],
+              ["summarize.train.jsonl", "summarize.val.jsonl", "bow_vocab.json", "spm.model"],
+              lambda s, r: ["--init", f"{r}/pretrain.pt", "--batch-tokens", s["BATCH_TOKENS"], "--val-every", s["VAL_EVERY"],
+                            "--max-val", s["MAX_VAL"], "--max-train", s["MAX_TRAIN"], "--ntm-batchnorm", "--ntm-warmup", s["NTM_WARMUP"]]),
+    ],
+    # train_essay.sh CORPUS=simple ONLY=shipped: its own denoising pretraining, stage 1 without the copy
+    # pointer, stage 2 with it.
+    "essay": [
+        Stage("pretrain", [SUMMARIZE, "pretrain"], "pretrain.pt", [], ["corpus.txt", "spm.model"],
+              lambda s, r: ["--batch", s["PRETRAIN_BATCH"], "--warmup", "60", "--lr", "1e-3", "--max-train", s["PRETRAIN_LINES"]]),
+        Stage("stage1", ["draftsmith_train.essay", "train"], "essay.pt", ["pretrain.pt"],
+              ["essay.train.jsonl", "essay.val.jsonl", "wordvec.vec", "spm.model"],
+              lambda s, r: ["--init", f"{r}/pretrain.pt", "--no-copy", "--mix-lr-scale", s["MIX_LR_SCALE"],
+                            "--batch-tokens", s["BATCH_TOKENS"], "--val-every", s["VAL_EVERY"]]),
+        Stage("stage2", ["draftsmith_train.essay", "train"], "essay-copy.pt", ["essay.pt"],
+              ["essay.train.jsonl", "essay.val.jsonl", "wordvec.vec", "spm.model"],
+              lambda s, r: ["--init", f"{r}/essay.pt", "--warmup", "100", "--mix-lr-scale", s["MIX_LR_SCALE"],
+                            "--batch-tokens", s["BATCH_TOKENS"], "--val-every", s["VAL_EVERY"]]),
+    ],
+    # train_story.sh CORPUS=simple TABLE2=0 GCNN_LM=0 ABLATIONS=0: the shipped model's stages.
+    "story": [
+        Stage("lm", ["draftsmith_train.story", "premise"], "story-lm-pretrain.pt", [],
+              ["story_lm.train.txt", "story_lm.val.txt", "spm.model"],
+              lambda s, r: ["--corpus", "lm", "--lm-lines", s["LM_LINES"]] + story_flags(s)),
+        Stage("premise", ["draftsmith_train.story", "premise"], "story-premise.pt", ["story-lm-pretrain.pt"],
+              ["story_premise.train.txt", "story_premise.val.txt", "spm.model"],
+              lambda s, r: ["--corpus", "premise", "--init", f"{r}/story-lm-pretrain.pt"] + story_flags(s) + ["--lr", "5e-4"]),
+        Stage("seq2seq", ["draftsmith_train.story", "seq2seq"], "story-seq2seq.pt", ["story-lm-pretrain.pt"],
+              ["story.train.jsonl", "story.val.jsonl", "spm.model"],
+              lambda s, r: ["--init-decoder", f"{r}/story-lm-pretrain.pt"] + story_flags(s)),
+        Stage("fusion", ["draftsmith_train.story", "fusion"], "story-fusion.pt", ["story-seq2seq.pt", "story-lm-pretrain.pt"],
+              ["story.train.jsonl", "story.val.jsonl", "spm.model"],
+              lambda s, r: ["--pretrained", f"{r}/story-seq2seq.pt", "--init-decoder", f"{r}/story-lm-pretrain.pt"] + story_flags(s)),
+    ],
+}
+
+
+def story_flags(s):
+    return ["--batch-tokens", s["BATCH_TOKENS"], "--warmup", s["WARMUP"], "--val-every", s["VAL_EVERY"]] + s["SIZE"].split()
+
+
+EXPORTS = {
+    # The parity fixture goes beside the export (the exports' default is test/fixtures).
+    "summarize": Export(["taas.pt"], [], ["spm.model", "tokenizer", "bow_vocab.json"],
+                        lambda ck, r, d, out, s: ["-c", "import sys; from draftsmith_train.export_summarize import export; "
+                                                  "export(*sys.argv[1:])", ck, out, d, f"{out}/parity.json"]),
+    "essay": Export(["essay-copy.pt", "essay.pt"], [], ["spm.model", "tokenizer", "essay_split.json"],
+                    lambda ck, r, d, out, s: ["-m", "draftsmith_train.export_essay", ck, out, d, f"{out}/parity.json"]),
+    "story": Export(["story-fusion.pt", "story-seq2seq.pt"], ["story-premise.pt"],
+                    ["spm.model", "tokenizer", "story_split.json", "story.val.jsonl", "story_premise.val.txt"],
+                    lambda ck, r, d, out, s: ["-m", "draftsmith_train.export_story", ck, f"{r}/story-premise.pt", out, d,
+                                              f"{out}/parity.json", "", s["WEIGHTS"]]),
+}
+
+# The GPU ("larger") configuration: ~7 minutes of training per system, one chunk (MINUTES=7) each; more
+# minutes or steps per stage take more chunks. Summarize and essay keep the model of the CPU recipe
+# (ModelConfig has no size flags) with larger batches; story a model ~1.8x the shipped one, the
+# largest whose fusion checkpoint and export come back from a chunk in float16 (bundle_levels).
+SETTINGS = {
+    "summarize": {"DATA": "../../.data", "PRETRAIN_STEPS": BIG, "PRETRAIN_MIN": "3", "PRETRAIN_BATCH": "64",
+                  "FINETUNE_STEPS": BIG, "FINETUNE_MIN": "4", "BATCH_TOKENS": "24000", "NTM_WARMUP": "1500",
+                  "VAL_EVERY": "250", "MAX_VAL": "300", "MAX_TRAIN": "0"},
+    "essay": {"DATA": "../../.data/simple", "PRETRAIN_STEPS": BIG, "PRETRAIN_MIN": "2", "PRETRAIN_BATCH": "64",
+              "PRETRAIN_LINES": "0", "STAGE1_STEPS": BIG, "STAGE1_MIN": "2.5", "STAGE2_STEPS": BIG, "STAGE2_MIN": "2.5",
+              "BATCH_TOKENS": "24000", "VAL_EVERY": "250", "MIX_LR_SCALE": "1"},
+    "story": {"DATA": "../../.data/simple", "LM_STEPS": BIG, "LM_MIN": "2", "LM_LINES": "0", "PREMISE_STEPS": BIG,
+              "PREMISE_MIN": "1", "SEQ2SEQ_STEPS": BIG, "SEQ2SEQ_MIN": "2", "FUSION_STEPS": BIG, "FUSION_MIN": "2",
+              "SIZE": "--embed-dim 192 --hidden 256 --decoder-layers 5 --attention-dim 128",
+              "BATCH_TOKENS": "16000", "WARMUP": "200", "VAL_EVERY": "250", "WEIGHTS": "int8"},
+}
+
+
+def log(msg):
+    print(f"chunk: {msg}", flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Checkpoints: their counters, and the slimmer forms a bundle falls back to
+# ---------------------------------------------------------------------------------------------
+def meta(path):
+    import torch
+    return torch.load(path, map_location="cpu").get("meta", {})
+
+
+def slim(path, half=False):
+    """Drops the optimizer state (resumable.py's "optimizer", train_loop's meta["train_state"]["optimizer"];
+    the counters stay, so the run resumes at its step with Adam's moments at zero); half: float16 weights."""
+    import torch
+    ck = torch.load(path, map_location="cpu")
+    ck.pop("optimizer", None)
+    (ck.get("meta", {}).get("train_state") or {}).pop("optimizer", None)
+    note = "no optimizer state"
+    if half:
+        ck["state"] = {k: (v.half() if v.is_floating_point() else v) for k, v in ck["state"].items()}
+        note = "float16 weights, " + note
+    ck.setdefault("meta", {})["slim"] = note + " (gpu_chunk.sh)"
+    torch.save(ck, path)
+
+
+def bundle_levels(runs, keep_optimizer):
+    """What fit() tries, smallest loss first: the checkpoint being trained (keep_optimizer) with its
+    optimizer state and the others without; none with optimizer state; float16 weights as well."""
+    names = sorted(os.listdir(runs)) if os.path.isdir(runs) else []
+    cks = [os.path.join(runs, f) for f in names]
+    if not names:
+        yield "no checkpoint yet", []
+    elif keep_optimizer in names:
+        yield "the trained checkpoint as it is, the others without optimizer state", \
+            [lambda p=p: slim(p) for p in cks if not p.endswith("/" + keep_optimizer)]
+        yield "no optimizer state", [lambda p=os.path.join(runs, keep_optimizer): slim(p)]
+    else:
+        yield "no optimizer state", [lambda p=p: slim(p) for p in cks]
+    yield "float16 weights without optimizer state", [lambda p=p: slim(p, half=True) for p in cks]
+
+
+def tar_xz(src, dest):
+    with open(dest, "wb") as f:
+        tar = subprocess.Popen(["tar", "-C", src, "-cf", "-", "."], stdout=subprocess.PIPE)
+        subprocess.run(["xz", "-T0", "-6", "-c"], stdin=tar.stdout, stdout=f, check=True)
+        if tar.wait():
+            raise SystemExit(f"tar of {src} failed")
+    return os.path.getsize(dest)
+
+
+def fit(src, dest, limit, keep_optimizer):
+    """src (a folder with runs/) as dest (tar.xz) within limit bytes, slimming the checkpoints level by
+    level (bundle_levels); a level whose checkpoints alone pass the limit is not compressed."""
+    runs = os.path.join(src, "runs")
+    for what, steps in bundle_levels(runs, keep_optimizer):
+        for step in steps:
+            step()
+        raw = sum(os.path.getsize(os.path.join(runs, f)) for f in os.listdir(runs)) if os.path.isdir(runs) else 0
+        if raw > limit:
+            continue
+        size = tar_xz(src, dest)
+        if size <= limit:
+            log(f"{dest}: {size / 2 ** 20:.1f} MiB ({what})")
+            return size
+        log(f"{what}: {size / 2 ** 20:.1f} MiB, over {limit / 2 ** 20:.0f} MiB")
+    raise SystemExit(f"chunk: {src} does not fit in {limit / 2 ** 20:.0f} MiB even in float16 (smaller SIZE or data)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Stages
+# ---------------------------------------------------------------------------------------------
+def settings(system, home):
+    """The first pack's settings (SETTINGS, the environment over them), kept in home/chunk.json."""
+    path = os.path.join(home, "chunk.json")
+    if os.path.exists(path):
+        s = json.load(open(path))
+        changed = [k for k in s if k in os.environ and os.environ[k] != s[k]]
+        if changed:
+            log(f"{path} fixes {', '.join(changed)} (the first pack's); delete it to start another run")
+        return s
+    s = {k: os.environ.get(k, v) for k, v in SETTINGS[system].items()}
+    os.makedirs(home, exist_ok=True)
+    json.dump(s, open(path, "w"), indent=1)
+    return s
+
+
+def stage_index(system, home):
+    path = os.path.join(home, "state.json")
+    name = json.load(open(path))["stage"] if os.path.exists(path) else STAGES[system][0].name
+    names = [st.name for st in STAGES[system]] + ["done"]
+    return names.index(name)
+
+
+def write_stage(system, home, index):
+    names = [st.name for st in STAGES[system]] + ["done"]
+    json.dump({"stage": names[index]}, open(os.path.join(home, "state.json"), "w"))
+
+
+def needed(system, index, runs):
+    """The existing checkpoints that the stages from index on and the export read: a stage's own (to
+    resume) or, before it starts, those it starts from; the export's extra ones (story: the premise LM)."""
+    need = set(EXPORTS[system].also)
+    for st in STAGES[system][index:]:
+        need |= {st.out} if os.path.exists(os.path.join(runs, st.out)) else set(st.reads)
+    return sorted(n for n in need if os.path.exists(os.path.join(runs, n)))
+
+
+def data_files(system, index):
+    files = {f for st in STAGES[system][index:] for f in st.data} | set(EXPORTS[system].data)
+    return sorted(files)
+
+
+def current_out(system, index):
+    return STAGES[system][index].out if index < len(STAGES[system]) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# pack / run / unpack
+# ---------------------------------------------------------------------------------------------
+def copy(src, dest):
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, dest)
+
+
+def pack(system):
+    home = os.path.join(WORK, system)
+    s = settings(system, home)
+    index = stage_index(system, home)
+    if index == len(STAGES[system]):
+        raise SystemExit(f"chunk: {system}: every stage is done; the export is in {home}/export")
+    runs = os.path.join(home, "runs")
+    with tempfile.TemporaryDirectory(dir=WORK) as stage_dir:
+        for f in data_files(system, index):
+            copy(os.path.join(s["DATA"], f), os.path.join(stage_dir, "data", f))
+        for f in needed(system, index, runs):
+            copy(os.path.join(runs, f), os.path.join(stage_dir, "runs", f))
+        json.dump(s, open(os.path.join(stage_dir, "chunk.json"), "w"), indent=1)
+        write_stage(system, stage_dir, index)
+        bundle = os.path.join(WORK, f"{system}.tar.xz")
+        fit(stage_dir, bundle, LIMIT, current_out(system, index))
+    log(f"stage {STAGES[system][index].name}; carry {os.path.relpath(bundle, '../..')} and run: bash models/train/gpu_chunk.sh run {system}")
+
+
+def tee(cmd, log_path):
+    """Runs cmd, its output both on stdout and appended to log_path; fails when it fails."""
+    with open(log_path, "a") as f:
+        f.write("$ " + " ".join(cmd) + "\n")
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for line in p.stdout:
+            sys.stdout.write(line)
+            f.write(line)
+        if p.wait():
+            raise SystemExit(f"chunk: {' '.join(cmd[:6])}... failed ({p.returncode})")
+
+
+def train_stage(st, s, run_dir, left, log_path):
+    """One stage for at most left seconds on top of what its checkpoint did; returns (steps, done)."""
+    runs, out = os.path.join(run_dir, "runs"), os.path.join(run_dir, "runs", st.out)
+    key = st.name.upper()
+    steps, cap = int(s[f"{key}_STEPS"]), float(s[f"{key}_MIN"]) * 60
+    before = meta(out).get("seconds", 0) if os.path.exists(out) else 0
+    minutes = min(cap, before + left) / 60   # --minutes counts the whole stage (train_loop)
+    nproc = os.environ.get("NPROC", "auto")
+    tee([sys.executable, "-m", "draftsmith_train.launch", "--nproc", nproc, "-m", *st.command, *st.flags(s, runs),
+         "--data", os.path.join(run_dir, "data"), "--device", "auto", "--out", out, "--steps", str(steps),
+         "--minutes", f"{minutes:.4f}", "--resume"], log_path)
+    m = meta(out)
+    return m.get("steps", 0), m.get("steps", 0) >= steps or m.get("seconds", 0) >= cap - 1
+
+
+def export(system, s, run_dir, log_path):
+    """The latest model exported to run_dir/export; None while there is none yet (a pretraining stage)."""
+    e, runs = EXPORTS[system], os.path.join(run_dir, "runs")
+    ck = next((os.path.join(runs, c) for c in e.candidates if os.path.exists(os.path.join(runs, c))), None)
+    if ck is None or not all(os.path.exists(os.path.join(runs, a)) for a in e.also):
+        log("no model to export yet (its stages come later)")
+        return None
+    out = os.path.join(run_dir, "export")
+    tee([sys.executable, *e.command(ck, runs, os.path.join(run_dir, "data"), out, s)], log_path)
+    return ck
+
+
+def run(system, outdir):
+    t0 = time.time()
+    minutes = float(os.environ.get("MINUTES", "7"))
+    min_stage = float(os.environ.get("MIN_STAGE_S", "15"))   # a stage is not started with less time left
+    run_dir = os.path.join(WORK, f"{system}.run")
+    shutil.rmtree(run_dir, ignore_errors=True)
+    os.makedirs(run_dir)
+    os.makedirs(outdir, exist_ok=True)
+    subprocess.run(["tar", "-C", run_dir, "-xJf", os.path.join(WORK, f"{system}.tar.xz")], check=True)
+    s = json.load(open(os.path.join(run_dir, "chunk.json")))
+    log_path = os.path.join(outdir, "train.log")
+    index, trained = stage_index(system, run_dir), set()
+    while index < len(STAGES[system]):
+        left = t0 + minutes * 60 - time.time()
+        if left < min_stage:
+            break
+        st = STAGES[system][index]
+        log(f"stage {st.name}: up to {left:.0f} s")
+        steps, done = train_stage(st, s, run_dir, left, log_path)
+        trained.add(st.out)
+        if not done:
+            break
+        log(f"stage {st.name} done at step {steps}")
+        index += 1
+        write_stage(system, run_dir, index)
+    exported = export(system, s, run_dir, log_path)
+    hand_back(system, run_dir, index, trained, exported, outdir)
+    nxt = STAGES[system][index].name if index < len(STAGES[system]) else "none (every stage done)"
+    log(f"chunk done in {time.time() - t0:.0f} s; next stage: {nxt}")
+
+
+def hand_back(system, run_dir, index, trained, exported, outdir):
+    """state.json, the checkpoints this chunk changed that later chunks read (and the one exported),
+    the export: one tar.xz within BACK_LIMIT, in parts of at most 16 MiB."""
+    runs = os.path.join(run_dir, "runs")
+    with tempfile.TemporaryDirectory(dir=run_dir) as back:
+        shutil.copy(os.path.join(run_dir, "state.json"), back)
+        for f in set(needed(system, index, runs)) | {os.path.basename(exported or "")}:
+            if f in trained:
+                copy(os.path.join(runs, f), os.path.join(back, "runs", f))
+        if os.path.isdir(os.path.join(run_dir, "export")):
+            copy(os.path.join(run_dir, "export"), os.path.join(back, "export"))
+        whole = os.path.join(run_dir, "back.tar.xz")
+        fit(back, whole, BACK_LIMIT, current_out(system, index))
+    with open(whole, "rb") as f:
+        for i, part in enumerate(iter(lambda: f.read(PART), b"")):
+            with open(os.path.join(outdir, f"chunk.tar.xz.part-{i:03d}"), "wb") as g:
+                g.write(part)
+    for name in sorted(os.listdir(outdir)):
+        log(f"  {name}: {os.path.getsize(os.path.join(outdir, name)) / 2 ** 20:.1f} MiB")
+
+
+def unpack(system, files_dir):
+    home = os.path.join(WORK, system)
+    parts = sorted(f for f in os.listdir(files_dir) if f.startswith("chunk.tar.xz.part-"))
+    if not parts:
+        raise SystemExit(f"chunk: no chunk.tar.xz.part-* in {files_dir}")
+    with tempfile.TemporaryDirectory(dir=WORK) as tmp:
+        whole = os.path.join(tmp, "back.tar.xz")
+        with open(whole, "wb") as f:
+            for p in parts:
+                with open(os.path.join(files_dir, p), "rb") as g:
+                    shutil.copyfileobj(g, f)
+        subprocess.run(["tar", "-C", tmp, "-xJf", whole], check=True)
+        os.makedirs(os.path.join(home, "runs"), exist_ok=True)
+        shutil.copy(os.path.join(tmp, "state.json"), home)
+        for f in sorted(os.listdir(os.path.join(tmp, "runs"))) if os.path.isdir(os.path.join(tmp, "runs")) else []:
+            shutil.move(os.path.join(tmp, "runs", f), os.path.join(home, "runs", f))
+            m = meta(os.path.join(home, "runs", f))
+            log(f"{home}/runs/{f}: {m.get('stage')} at step {m.get('steps')}, {m.get('seconds')} s, {m.get('val')}"
+                + (f" [{m['slim']}]" if m.get("slim") else ""))
+        if os.path.isdir(os.path.join(tmp, "export")):
+            shutil.rmtree(os.path.join(home, "export"), ignore_errors=True)
+            shutil.move(os.path.join(tmp, "export"), os.path.join(home, "export"))
+            log(f"export in {home}/export")
+    nxt = json.load(open(os.path.join(home, "state.json")))["stage"]
+    log("every stage is done: check the export" if nxt == "done" else f"next stage: {nxt} (pack again for the next chunk)")
+
+
+def main(argv=None):
+    a = list(sys.argv[1:] if argv is None else argv)
+    if a[:1] == ["slim"]:
+        half = "--half" in a
+        for p in a[1:]:
+            if p != "--half":
+                slim(p, half)
+        return
+    if len(a) < 2 or a[0] not in ("pack", "run", "unpack") or a[1] not in STAGES:
+        raise SystemExit(__doc__)
+    action, system = a[0], a[1]
+    os.makedirs(WORK, exist_ok=True)
+    if action == "pack":
+        pack(system)
+    elif action == "run":
+        run(system, a[2] if len(a) > 2 else os.environ["OUT"])
+    else:
+        unpack(system, a[2])
+
+
+if __name__ == "__main__":
+    main()
