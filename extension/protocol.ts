@@ -513,7 +513,8 @@ export const ReplyCandidate = z.object({
   /** Length-normalised log-likelihood (log P / tokens): what the candidates are ranked by. */
   score: z.number(),
   tokens: z.number().int(),
-  hitMaxLength: z.boolean(),
+  /** The length limit that cut this reply off, as the other systems report it; null when the model ended it. */
+  hitMaxLength: MaxLengthHit.nullable(),
   /** The memory read's weights over the key's L slots (Eqs. 11-12); null without memory. */
   readWeights: z.array(z.number()).nullable(),
   /** A reply sentence of the training data that the key's memory block holds (its first slot). */

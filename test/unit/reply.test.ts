@@ -75,6 +75,21 @@ test('a post gets one candidate per key, labelled "key — mapping", ranked by l
   assert.deepEqual(replyLines(r)[0], `${r.candidates[0].label}: ${r.candidates[0].text}`);
 });
 
+test('a reply cut off at the length limit says which limit, as the other systems do; one the model ended says none', async () => {
+  const text = 'I love playing tennis with my old friends on a sunny day.';
+  const cut = await run({ text, mappers: ['identity'], decoding: { maxLength: 2, minLength: 0 } });
+  assert.ok(cut.candidates.length > 0);
+  for (const c of cut.candidates) {
+    assert.ok(c.tokens <= 2, `${c.tokens} tokens for a limit of 2`);
+    if (c.tokens === 2) assert.deepEqual(c.hitMaxLength, { maxLength: 2, limitedBy: 'request' }, c.text);
+  }
+  assert.ok(cut.candidates.some((c) => c.hitMaxLength !== null), 'no candidate reached a limit of 2 tokens');
+  const whole = await run({ text, mappers: ['identity'] });
+  for (const c of whole.candidates) if (c.hitMaxLength === null) assert.ok(c.tokens < (await load()).arch.maxReplyTokens);
+  const huge = await run({ text, mappers: ['identity'], decoding: { maxLength: 512 } });
+  for (const c of huge.candidates) if (c.hitMaxLength) assert.equal(c.hitMaxLength.limitedBy, 'model');
+});
+
 test('the mappers steer by other keys: antonyms and neighbours give other memory keys, labelled with the mapping', async () => {
   const system = await load();
   const r = await run({ text: 'What a big day for the whole family!', mappers: ['identity', 'synonym', 'antonym', 'neighbour'], maxCandidates: 20 });

@@ -17,6 +17,7 @@ import { corpusBleu } from '../metrics/bleu';
 import { diversity } from '../metrics/diversity';
 import { substantiality } from '../metrics/substantiality';
 import { silentRun, type RuntimeOptions } from '../systems/context';
+import { maxLengthHit } from '../systems/lengthLimit';
 import { ReplySystem } from '../systems/reply';
 import { semanticKeys } from '../text/keys';
 import { analyse } from '../text/nlp';
@@ -49,7 +50,7 @@ async function candidatesFor(system: ReplySystem, post: string, guards: boolean 
   const encoded = await system.encode(ids);
   const key = system.nearestBlocks(encoded, 1)[0];
   const best = (await system.decode(encoded, system.read(encoded, key).read, undefined, {}, system.guardFor(post, guards)))[0];
-  return { candidates: best ? [{ text: system.detokenize(best.tokens), key, from: '', mapper: 'none', label: `${key} — nearest block`, score: best.score, tokens: best.tokens.length, hitMaxLength: best.hitMaxLength, readWeights: null, example: null }] : [], fellBack: true };
+  return { candidates: best ? [{ text: system.detokenize(best.tokens), key, from: '', mapper: 'none', label: `${key} — nearest block`, score: best.score, tokens: best.tokens.length, hitMaxLength: maxLengthHit(best, system.lengthLimitFor(undefined)), readWeights: null, example: null }] : [], fellBack: true };
 }
 
 export async function runReplyEval(opts: ReplyEvalOptions, log: (m: string) => void): Promise<string> {

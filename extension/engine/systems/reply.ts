@@ -29,6 +29,7 @@ import { semanticKeys } from '../text/keys';
 import { hasReadableText, junkRatio } from '../text/normalize';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
+import { lengthLimit, maxLengthHit, type LengthLimit } from './lengthLimit';
 import { KeyMapper, type MappedKey } from './keyMapper';
 
 type ReplyArchitecture = Extract<Manifest['architecture'], { type: 'reply-esed' | 'reply-nrm' }>;
@@ -262,11 +263,16 @@ export class ReplySystem {
     return (await greedy(this.stepModel(post, read, 1), { h: Float32Array.from(post.state) }, { bos, eos, maxLength })).tokens;
   }
 
+  /** The longest reply decoded: what was asked (or the manifest's), capped at what the model was trained for. */
+  lengthLimitFor(req: ReplyRequest['decoding']): LengthLimit {
+    return lengthLimit(req?.maxLength ?? this.folder.manifest.decoding.maxLength, this.arch.maxReplyTokens);
+  }
+
   private decodingOptions(req: ReplyRequest['decoding']) {
     const def = this.folder.manifest.decoding;
     return {
       beamSize: req?.beamSize ?? def.beamSize,
-      maxLength: Math.min(req?.maxLength ?? def.maxLength, this.arch.maxReplyTokens),
+      maxLength: this.lengthLimitFor(req).maxLength,
       minLength: req?.minLength ?? def.minLength,
       lengthPenalty: req?.lengthPenalty ?? def.lengthPenalty,
       noRepeatNgramSize: req?.noRepeatNgramSize ?? def.noRepeatNgramSize,
@@ -323,13 +329,14 @@ export class ReplySystem {
     let outputTokens = 0;
     const hooks: DecodeHooks = { checkCancelled: () => ctx.checkCancelled() };
     const guard = this.guardFor(text, req.guards);
+    const limit = this.lengthLimitFor(req.decoding);
     if (!this.arch.memory) {
       // NRM: no keys steer it; its candidates are the beam's best hypotheses.
       const beamSize = Math.max(req.decoding?.beamSize ?? m.decoding.beamSize, Math.min(max, 5));
       const hyps = await this.decode(post, null, { ...req.decoding, beamSize }, hooks, guard);
       for (const h of hyps.slice(0, Math.min(max, beamSize))) {
         outputTokens += h.tokens.length;
-        candidates.push(this.candidate(h, { from: '', key: '', mapper: 'none', label: 'NRM — no key' }, null));
+        candidates.push(this.candidate(h, { from: '', key: '', mapper: 'none', label: 'NRM — no key' }, null, limit));
       }
     } else {
       if (mapped.length === 0) {
@@ -346,7 +353,7 @@ export class ReplySystem {
         const best = (await this.decode(post, r.read, req.decoding, hooks, guard))[0];
         if (!best) continue;
         outputTokens += best.tokens.length;
-        candidates.push(this.candidate(best, key, r.weights));
+        candidates.push(this.candidate(best, key, r.weights, limit));
       }
     }
     candidates.sort((a, b) => b.score - a.score);
@@ -374,11 +381,11 @@ export class ReplySystem {
     };
   }
 
-  private candidate(h: Hypothesis, key: Pick<MappedKey, 'from' | 'key' | 'label'> & { mapper: ReplyCandidate['mapper'] }, weights: number[] | null): ReplyCandidate {
+  private candidate(h: Hypothesis, key: Pick<MappedKey, 'from' | 'key' | 'label'> & { mapper: ReplyCandidate['mapper'] }, weights: number[] | null, limit: LengthLimit): ReplyCandidate {
     const examples = this.keysFile.examples;
     return {
       text: this.tokenizer.decode(h.tokens), key: key.key, from: key.from, mapper: key.mapper, label: key.label,
-      score: h.score, tokens: h.tokens.length, hitMaxLength: h.hitMaxLength, readWeights: weights,
+      score: h.score, tokens: h.tokens.length, hitMaxLength: maxLengthHit(h, limit), readWeights: weights,
       example: key.key && examples ? examples[this.mapper.indexOf(key.key)] || null : null,
     };
   }
