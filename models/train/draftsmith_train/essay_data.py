@@ -154,7 +154,8 @@ def balanced_chunks(sents, max_words=MAX_WORDS):
 def simple_paragraphs(stories):
     """(split, source, paragraph): a ROCStories story whole; a TinyStories story (cut where a sentence
     opens a new one) in chunks of at most about MAX_WORDS words at sentence ends."""
-    from .story_data import sentences, tiny_stories
+    from .roundtrip_data import tiny_stories
+    from .story_data import sentences
     for part, source, text in stories:
         pieces = [text] if source == "roc" else [c for story in tiny_stories(text) for c in balanced_chunks(sentences(story))]
         for p in pieces:
@@ -163,10 +164,9 @@ def simple_paragraphs(stories):
 
 
 def prepare_simple_essay(out_dir):
-    if not os.path.exists(os.path.join(out_dir, "spm.model")):
-        raise SystemExit(f"{out_dir}/spm.model is missing: run `roundtrip prepare --corpus simple --data {out_dir}` first")
     rng = random.Random(SEED)
-    from .roundtrip_data import seen_in_training, simple_stories
+    from .roundtrip_data import need_simple_tokenizer, seen_in_training, simple_stories
+    need_simple_tokenizer(out_dir)
     stories = list(simple_stories())
     seen = seen_in_training(stories)
     sources, dropped = {"train": [], "val": [], "test": []}, Counter()

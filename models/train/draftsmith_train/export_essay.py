@@ -27,13 +27,8 @@ from . import tokenizer as T
 from .essay import encode_topics, load_essay_model, separator_id
 from .export_summarize import OPSET, cache_axes, cache_names, greedy_reference, layer_caches, sha256
 from .onnx_graph import rewrite_file
+from .roundtrip_data import simple_corpus_tag
 from .weight_storage import quantize_, store_int8_files
-
-
-def corpus_tag(data_dir):
-    """"simple-" for the simple-stories pairs (essay prepare --corpus simple), "" for the mixed ones."""
-    split = os.path.join(data_dir, "essay_split.json")
-    return "simple-" if os.path.exists(split) and json.load(open(split)).get("corpus") == "simple" else ""
 
 
 class EncoderExport(torch.nn.Module):
@@ -127,7 +122,7 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
     store_int8_files(out_dir, files[:2], records)
     variant = (("" if c.layer_mix == "dynamic" else f"-{c.layer_mix}") + ("" if c.context == "target" else f"-{c.context}-context")
                + ("" if c.copy else "-no-copy"))
-    tag = corpus_tag(data_dir)
+    tag = simple_corpus_tag(data_dir, "essay_split.json")
     manifest = {
         "schemaVersion": 1,
         "system": "essay",

@@ -39,15 +39,10 @@ from . import tokenizer as T
 from .export_summarize import OPSET, greedy_reference, sha256
 from .story import encode_source, generate, load_model, load_pairs, perplexity, premise_sequences, story_nll
 from .onnx_graph import rewrite_file
+from .roundtrip_data import simple_corpus_tag
 from .weight_storage import quantize_, store_int8_files
 
 PROMPT = "A lighthouse keeper finds a message in a bottle that was written by her own hand."
-
-
-def story_corpus_tag(data_dir):
-    """"simple-" for the simple-stories pairs (story prepare --corpus simple), "" for the mixed ones."""
-    split = os.path.join(data_dir, "story_split.json")
-    return "simple-" if os.path.exists(split) and json.load(open(split)).get("corpus") == "simple" else ""
 
 
 def _state_names(prefix, decoder):
@@ -302,7 +297,7 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
     manifest = {
         "schemaVersion": 1,
         "system": "story",
-        "name": "story-" + story_corpus_tag(data_dir) + ("fusion" if fusion else "seq2seq") + "-small",
+        "name": "story-" + simple_corpus_tag(data_dir, "story_split.json") + ("fusion" if fusion else "seq2seq") + "-small",
         "description": "Hierarchical story generation (Fan et al. 2018): a GCNN + self-attention language model writes a "
                        "premise; a convolutional seq2seq with gated multi-scale self-attention writes the story"
                        + (", fused with a frozen pretrained seq2seq (model fusion)" if fusion else ""),

@@ -209,6 +209,31 @@ def simple_stories():
         yield _split_of(f"{source}:{doc}"), source, " ".join(paras)
 
 
+def tiny_stories(text):
+    """The sample sometimes runs two stories into one paragraph ("... everywhere he went! Once upon a
+    time, ..."): cut at every sentence that opens a story."""
+    from .story_data import sentences
+    out = []
+    for s in sentences(text):
+        if not out or _TINY_START.match(s):
+            out.append([])
+        out[-1].append(s)
+    return [" ".join(x) for x in out]
+
+
+def need_simple_tokenizer(data_dir):
+    """essay and story prepare --corpus simple build on roundtrip's split and tokenizer in the same folder."""
+    if not os.path.exists(os.path.join(data_dir, "spm.model")):
+        raise SystemExit(f"{data_dir}/spm.model is missing: run `roundtrip prepare --corpus simple --data {data_dir}` first")
+
+
+def simple_corpus_tag(data_dir, split_file):
+    """"simple-" when split_file (essay_split.json, story_split.json) says its pairs are the simple corpus's,
+    "" for the mixed ones: the exports put it in the model's name."""
+    split = os.path.join(data_dir, split_file)
+    return "simple-" if os.path.exists(split) and json.load(open(split)).get("corpus") == "simple" else ""
+
+
 def seen_in_training(stories):
     """A test of "this held-out paragraph is mostly training text": the TinyStories sample holds some
     stories twice, under two documents (whole in one paragraph, and again in paragraphs of their own)."""

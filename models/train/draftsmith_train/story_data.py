@@ -356,22 +356,9 @@ def prepare_story(out_dir):
 # tokenizer of `roundtrip prepare --corpus simple` (run that first, into the same folder), so no
 # test story of either system was seen by the tokenizer or by the other system's training.
 # ---------------------------------------------------------------------------------------------
-def tiny_stories(text):
-    """The sample sometimes runs two stories into one paragraph ("... everywhere he went! Once upon a
-    time, ..."): cut at every sentence that opens a story."""
-    from .roundtrip_data import _TINY_START
-    out = []
-    for s in sentences(text):
-        if not out or _TINY_START.match(s):
-            out.append([])
-        out[-1].append(s)
-    return [" ".join(x) for x in out]
-
-
 def prepare_simple_story(out_dir):
-    from .roundtrip_data import seen_in_training, simple_stories
-    if not os.path.exists(os.path.join(out_dir, "spm.model")):
-        raise SystemExit(f"{out_dir}/spm.model is missing: run `roundtrip prepare --corpus simple --data {out_dir}` first")
+    from .roundtrip_data import need_simple_tokenizer, seen_in_training, simple_stories, tiny_stories
+    need_simple_tokenizer(out_dir)
     stories = list(simple_stories())      # (split, source, text) per story, in roundtrip's split
     seen = seen_in_training(stories)
     rows, dropped = {"train": [], "val": [], "test": []}, Counter()
