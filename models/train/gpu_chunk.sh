@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A GPU run in resumable chunks of at most 10 minutes (issue 19, item 6), for every system: roundtrip and
-# reply (resumable.py) here, summarize, essay and story (stages of summarize.train_loop, --resume) in
+# reply here, summarize, essay and story (stages, each a command with --resume) in
 # draftsmith_train/chunk.py, which this hands them to. Each chunk starts from the previous chunk's checkpoint, trains
 # MINUTES, and ends with an export; everything it hands back is split into files of at most 16 MiB.
 # What a chunk needs beside the code (the data and the checkpoint) travels as one xz bundle of at most
@@ -94,7 +94,7 @@ if [ "$ACTION" = run ]; then
   . "$RUN/chunk.env"
   MINUTES=${MINUTES:-7}
   NPROC=${NPROC:-auto}
-  # --minutes counts the whole run (resumable.py): this chunk's MINUTES on top of what the checkpoint did.
+  # --minutes counts the whole run (training.train_loop): this chunk's MINUTES on top of what the checkpoint did.
   TOTAL=$("$PY" -c "import os, sys, torch
 p = sys.argv[1]
 s = torch.load(p, map_location='cpu')['meta'].get('seconds', 0) if os.path.exists(p) else 0

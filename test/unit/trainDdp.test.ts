@@ -1,6 +1,6 @@
 // The training recipes under DistributedDataParallel (issue 19, item 3) and their smoke mode (item 8): models/train/tests/test_ddp.py
 // trains a toy model for a few steps in two processes (gloo, one CPU thread each) through the shared
-// loop (draftsmith_train/resumable.py + dist.py) and checks that the ranks hold identical parameters,
+// loop (draftsmith_train/training.py + dist.py) and checks that the ranks hold identical parameters,
 // trained on different slices of the batch stream, save an unwrapped checkpoint that resumes, and stop
 // together. It needs Debian's PyTorch (/usr/bin/python3 with python3-torch: scripts/setup-train.sh);
 // without it the test is skipped and says so.

@@ -1,7 +1,7 @@
 """gpu_chunk.sh for the systems that train in stages (summarize, essay, story): pack, run, unpack.
 
 Each system is a list of stages (summarize: pretrain -> finetune; essay: pretrain -> stage1 -> stage2;
-story: lm -> premise -> seq2seq -> fusion), each a training command of summarize.train_loop with
+story: lm -> premise -> seq2seq -> fusion), each a training command of training.train_loop with
 --resume, budgeted by <STAGE>_STEPS and <STAGE>_MIN (whichever comes first; the step and minute
 counts are the stage's whole, over all chunks). WORK/SYSTEM/state.json names the stage the next chunk
 trains; a chunk goes on from that stage's checkpoint (or starts it from the earlier stages' ones),
@@ -130,7 +130,7 @@ def meta(path):
 
 
 def slim(path, half=False):
-    """Drops the optimizer state (resumable.py's "optimizer", train_loop's meta["train_state"]["optimizer"];
+    """Drops the optimizer state (meta["train_state"]["optimizer"], or a checkpoint's "optimizer" of the earlier RNN layout;
     the counters stay, so the run resumes at its step with Adam's moments at zero); half: float16 weights."""
     import torch
     ck = torch.load(path, map_location="cpu")

@@ -34,6 +34,48 @@ def cnn_pairs():
     return split(pairs, 300, 200)
 
 
+LLM_SUMMARIES = ("gpt4", "chatgpt", "gpt3")  # the order a held-out article's one reference is taken in
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
+
+
+def lead_sentences(text, max_words):
+    """The summary's first whole sentences within max_words (at least one): a target the decoder can
+    finish inside its length limit, instead of one cut mid-sentence by the token limit."""
+    out, n = [], 0
+    for s in SENTENCE.split(text):
+        w = len(s.split())
+        if out and n + w > max_words:
+            break
+        out.append(s)
+        n += w
+    return " ".join(out)
+
+
+def llm_news_pairs(max_words=50):
+    """CNN/DailyMail articles with LLM-written summaries (../shared/data/cnn_dm_llm_summaries): whole
+    sentences of fluent prose where CNN's highlights are clipped fragments. Split by article; every
+    summary of a training article is one pair, a held-out article keeps one reference."""
+    rows = [json.loads(l) for l in open(os.path.join(SHARED, "data/cnn_dm_llm_summaries/cnndm_articles_llm_summaries.jsonl"))]
+    train, val, test = split(rows, 100, 50)
+
+    def pairs(r, kinds):
+        return [{"domain": "news", "id": f"{r['id']}:{k}", "source": normalize(r["article"]),
+                 "target": lead_sentences(normalize(r["summaries"][k]), max_words)} for k in kinds]
+    first = lambda r: [next(k for k in LLM_SUMMARIES if k in r["summaries"])]
+    return ([p for r in train for p in pairs(r, [k for k in LLM_SUMMARIES if k in r["summaries"]])],
+            [p for r in val for p in pairs(r, first(r))], [p for r in test for p in pairs(r, first(r))])
+
+
+def prepare_llm(out_dir):
+    """summarize-llm.{train,val,test}.jsonl beside the prepared pairs (which stay as they are)."""
+    parts = llm_news_pairs()
+    for part, rows in zip(("train", "val", "test"), parts):
+        with open(os.path.join(out_dir, f"summarize-llm.{part}.jsonl"), "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+    print("LLM-summary pairs train/val/test:", [len(x) for x in parts])
+
+
 def dialogsum_pairs():
     out = []
     for part in ("train", "dev", "test"):

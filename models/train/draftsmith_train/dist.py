@@ -1,4 +1,4 @@
-"""DistributedDataParallel for the training loops (resumable.train, summarize.train_loop): one command
+"""DistributedDataParallel for the training loop (training.train_loop): one command
 uses both CPU cores here (gloo, one thread per process) and every GPU of a larger machine (nccl).
 
 The processes come from launch.py / launch.sh (or torchrun, where it works: torch 2.x on the GPU
@@ -146,7 +146,7 @@ def finish():
 
 def leave():
     """A rank other than 0 at the end of a training loop whose caller goes on alone (final validation,
-    saves, exports: summarize.train_loop's recipes): exits this process with status 0."""
+    saves, exports: training.train_loop with others_leave): exits this process with status 0."""
     import sys
     sys.stdout.flush()
     os._exit(0)

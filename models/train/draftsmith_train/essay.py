@@ -13,7 +13,6 @@ Runs on a CUDA GPU when one is present (--device auto), otherwise on one CPU thr
 """
 import argparse
 import json
-import math
 import os
 import random
 import re
@@ -29,7 +28,7 @@ from . import tokenizer as T
 from .essay_data import prepare_essay, prepare_simple_essay
 from .pcsan import EssayConfig, EssayGenerator
 from .modules import label_smoothed_nll
-from .summarize import add_resume_arg, log, pad, pick_device, resume_checkpoint, train_loop
+from .training import add_resume_arg, log, nll_and_ppl, pad, pick_device, resume_checkpoint, save_checkpoint, train_loop
 
 WORD = re.compile(r"[a-z]+")
 WORD_VOCAB = 20000  # 20k x 64 floats: 5 MB inside encoder.onnx
@@ -163,25 +162,19 @@ def cmd_train(args):
         return loss, nll, int((tgt != T.PAD).sum())
 
     def validate():
-        with torch.no_grad():
-            nlls = [forward(val[i:i + 16])[1].item() for i in range(0, len(val), 16)]
-        return f"nll {np.mean(nlls):.3f} ppl {math.exp(np.mean(nlls)):.1f}"
+        return nll_and_ppl(np.mean([forward(val[i:i + 16])[1].item() for i in range(0, len(val), 16)]))
 
     # Eq. 2's few mixing scalars get a larger step: at the shared rate they stay near uniform for
     # the whole of a short (CPU) run, and the layer-mix ablations would then compare nothing.
     mix = [p for n, p in model.named_parameters() if n.startswith("layer_mix.")]
     rest = [p for n, p in model.named_parameters() if not n.startswith("layer_mix.") and p.requires_grad]
     groups = [{"params": rest}, {"params": mix, "lr_scale": args.mix_lr_scale, "weight_decay": 0.0}]
-    def keep(stats):
-        os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
-        torch.save({"config": cfg.to_dict(), "state": model.state_dict(), "words": words,
-                    "meta": {"stage": "essay", "init": args.init, **stats, "args": vars(args)}}, args.out)
+    def save(path, meta):
+        save_checkpoint(path, model, meta, config=cfg.to_dict(), words=words)
 
-    stats = train_loop(model, batches(), args, device, lambda b: forward(b)[::2], validate, groups, keep)
-    model.eval()
-    stats["val"] = validate()
-    log(f"final validation {stats['val']}; layer weights {model.layer_mix.weights().detach().cpu().numpy().round(2).tolist()}")
-    keep(stats)
+    train_loop(model, batches(), args, device, lambda b: forward(b)[::2], validate, groups,
+               meta={"stage": "essay", "init": args.init}, save=save)
+    log(f"layer weights {model.layer_mix.weights().detach().cpu().numpy().round(2).tolist()}")
 
 
 def main():

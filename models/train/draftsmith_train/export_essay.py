@@ -25,7 +25,7 @@ import torch
 
 from . import tokenizer as T
 from .essay import encode_topics, load_essay_model, separator_id
-from .export_summarize import OPSET, cache_axes, cache_names, greedy_reference, layer_caches, sha256
+from .export_common import OPSET, cache_axes, cache_names, greedy_reference, layer_caches, sha256
 from .onnx_graph import rewrite_file
 from .roundtrip_data import simple_corpus_tag
 from .weight_storage import quantize_, store_int8_files

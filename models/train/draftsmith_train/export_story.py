@@ -36,7 +36,7 @@ import time
 import torch
 
 from . import tokenizer as T
-from .export_summarize import OPSET, greedy_reference, sha256
+from .export_common import OPSET, greedy_reference, sha256
 from .story import encode_source, generate, load_model, load_pairs, perplexity, premise_sequences, story_nll
 from .onnx_graph import rewrite_file
 from .roundtrip_data import simple_corpus_tag

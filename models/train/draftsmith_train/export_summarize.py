@@ -12,7 +12,6 @@ and a parity fixture (test/fixtures/summarize-parity.json) computed by PyTorch f
 Weight matrices are stored as int8 with a float32 scale per row by default (weight_storage.py; the
 fixture is computed from the rounded weights); WEIGHTS=float32 (or the weights argument) keeps float32.
 """
-import hashlib
 import json
 import os
 import shutil
@@ -20,12 +19,10 @@ import shutil
 import torch
 
 from . import tokenizer as T
+from .export_common import OPSET, cache_axes, cache_names, greedy_reference, layer_caches, sha256
 from .onnx_graph import rewrite_file
 from .summarize import load_model
 from .weight_storage import quantize_, store_int8_files
-
-OPSET = 16  # ScatterElements with reduction="add": the pointer's copy distribution (modules.PointerGenerator)
-
 
 class EncoderExport(torch.nn.Module):
     def __init__(self, m):
@@ -36,15 +33,6 @@ class EncoderExport(torch.nn.Module):
         h = self.m.encode(input_ids, attention_mask)
         memory, memory_mask, alpha, scores = self.m.topic_memory(h, attention_mask)
         return self.m.cross_key_values(memory), memory_mask, alpha, scores
-
-
-def cache_names(n_layers, prefix):
-    """One key and one value tensor [B,H,T,dh] per decoder layer: "{prefix}.{i}.key", "{prefix}.{i}.value"."""
-    return [f"{prefix}.{i}.{kv}" for i in range(n_layers) for kv in ("key", "value")]
-
-
-def cache_axes(names, batch, length):
-    return {n: {0: batch, 2: length} for n in names}
 
 
 class DecoderExport(torch.nn.Module):
@@ -62,31 +50,6 @@ class DecoderExport(torch.nn.Module):
         past = [(caches[2 * n + 2 * i], caches[2 * n + 2 * i + 1]) for i in range(n)]
         logp, present, attn = self.m.decode_layers(input_ids, past[0][0].shape[2], cross, memory_mask, source_ids, past)
         return (logp[:, -1], attn[:, -1]) + tuple(t for kv in present for t in kv)
-
-
-def layer_caches(stacked):
-    """[L,2,B,H,T,dh] -> [key_0, value_0, key_1, ...] as the decoder takes them."""
-    return [stacked[i, j] for i in range(stacked.shape[0]) for j in range(2)]
-
-
-def greedy_reference(step, first, steps=12):
-    """PyTorch's greedy continuation for a parity fixture; step(token [1,1]) -> log-probs [1,V]."""
-    out, tok = [], first
-    for _ in range(steps):
-        nid = int(step(tok).argmax(-1))
-        out.append(nid)
-        if nid == T.EOS:
-            break
-        tok = torch.tensor([[nid]])
-    return out
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def export(ckpt, out_dir, data_dir, fixture=None, weights=None):

@@ -20,7 +20,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from .export_summarize import sha256
+from .export_common import sha256
 from .weight_storage import fold_int8
 
 MIN_ELEMENTS = 4096  # smaller matrices (e.g. the pointer's gate, 576 x 1) stay float

@@ -32,7 +32,6 @@ Sizes here (CPU): embed 64, hidden 64 per direction (memory vectors 128), L = 8;
 Adam (lr 1e-3), gradient clipping at 5. Runs on CUDA when present (--device auto).
 """
 import argparse
-import math
 import os
 import random
 
@@ -43,11 +42,11 @@ import torch.nn.functional as F
 
 from . import data as D
 from . import dist
-from . import resumable as R
 from . import tokenizer as T
 from .batching import token_batches
 from .reply_data import KeyFinder, load as load_rows, prepare_reply
-from .summarize import log, pick_device
+from . import training as R
+from .training import log, nll_and_ppl, pick_device
 
 MODELS = ("nrm", "esed")
 BETA = 100.0   # Eq. 12's sharpness: the read is nearly the single best-matching row
@@ -184,7 +183,7 @@ class Seq2Seq(nn.Module):
 # Training
 # ---------------------------------------------------------------------------------------------
 def load_model(path):
-    return R.load_model(path, lambda config: Seq2Seq(Config(**config)))
+    return R.load_checkpoint(path, lambda config: Seq2Seq(Config(**config)))
 
 
 def encode_rows(rows, sp):
@@ -212,17 +211,15 @@ def cmd_train(args):
     sp = T.load(os.path.join(args.data, "spm.model"))
     model = Seq2Seq(Config(args.model, sp.get_piece_size(), args.embed, args.hidden, args.dropout)).to(device)
     memory = Memory(args.memory) if args.model == "esed" else None
-    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
-    done = R.resume(args, model, opt)
     train = encode_rows(load_rows(os.path.join(args.data, "reply.train.jsonl"), args.max_train), sp)
     val = encode_rows(load_rows(os.path.join(args.data, "reply.val.jsonl"), args.max_val), sp)
     params = sum(p.numel() for p in model.parameters())
     log(f"reply {args.model}: {params / 1e6:.2f}M params, {len(train)} train / {len(val)} val pairs, device {device}")
-    rng = random.Random(D.SEED + done["steps"])   # a resumed run sees the batches in another order
+    rng = random.Random(D.SEED)   # a resumed run skips the batches it trained on (training.train_loop)
     batches = token_batches(train, lambda x: len(x[0]) + len(x[1]) + 2, args.batch_tokens, rng, 8)
     # Under DDP every rank draws the same batch stream (dist.shard keeps its slice), so the key picks
     # of a rank's own batches must not consume that stream's generator: they get one of their own.
-    pick_rng = random.Random(D.SEED + 7919 * (dist.rank() + 1) + done["steps"]) if dist.world() > 1 else rng
+    pick_rng = random.Random(D.SEED + 7919 * (dist.rank() + 1)) if dist.world() > 1 else rng
 
     def blocks_of(batch, pick):
         if memory is None:
@@ -240,13 +237,15 @@ def cmd_train(args):
                 tot += float(nll) * k
                 n += k
         model.train()
-        return f"nll {tot / n:.3f} ppl {math.exp(tot / n):.1f}"
+        return nll_and_ppl(tot / n)
 
     def step(batch):
         loss, n = model.loss([x[0] for x in batch], [x[1] for x in batch], blocks_of(batch, pick_rng.choice), device)
         return loss, loss, n
 
-    R.train(model, opt, batches, args, done, step, validate, {"model": args.model, "params": params})
+    R.train_loop(model, batches, args, device, step, validate, meta={"model": args.model, "params": params},
+                 optimizer=lambda params, lr: torch.optim.Adam(params, lr=lr), schedule=R.constant(args.lr),
+                 clip=5.0, keep_best=True, find_unused=None, others_leave=False)   # both papers: plain Adam, gradients clipped at norm 5
 
 
 # ---------------------------------------------------------------------------------------------
@@ -332,7 +331,7 @@ def main():
     p.add_argument("--memory", default=None, help="esed: the .npz that `memory` wrote")
     p.add_argument("--slots", type=int, default=8, help="L: representatives per key")
     p.add_argument("--min-sentences", type=int, default=16, help="keys with fewer reply sentences get no block")
-    R.add_train_args(p, embed=64, hidden=64, dropout=0.1, batch_tokens=2000, max_val=500, log_every=20)
+    R.add_rnn_train_args(p, embed=64, hidden=64, dropout=0.1, batch_tokens=2000, max_val=500, log_every=20)
     p.add_argument("--weights", default=None, help="export: int8 (default) or float32")
     args = p.parse_args()
     if args.cmd == "prepare":

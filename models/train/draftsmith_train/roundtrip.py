@@ -31,11 +31,11 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from . import data as D
-from . import resumable as R
 from . import tokenizer as T
 from .batching import token_batches
 from .roundtrip_data import load as load_rows, prepare_roundtrip, prepare_simple
-from .summarize import log, pick_device
+from . import training as R
+from .training import log, nll_and_ppl, pick_device
 
 MODELS = ("standard", "hier", "hier-attn")
 
@@ -275,7 +275,7 @@ class RoundTrip(nn.Module):
 # Training
 # ---------------------------------------------------------------------------------------------
 def load_model(path):
-    return R.load_model(path, lambda config: RoundTrip(Config(**config)))
+    return R.load_checkpoint(path, lambda config: RoundTrip(Config(**config)))
 
 
 def cmd_train(args):
@@ -283,13 +283,11 @@ def cmd_train(args):
     torch.manual_seed(D.SEED)
     sp = T.load(os.path.join(args.data, "spm.model"))
     model = RoundTrip(Config(args.model, sp.get_piece_size(), args.embed, args.hidden, args.layers, args.dropout)).to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
-    done = R.resume(args, model, opt)
     train = load_rows(os.path.join(args.data, "roundtrip.train.jsonl"), sp, args.max_train)
     val = load_rows(os.path.join(args.data, "roundtrip.val.jsonl"), sp, args.max_val)
     params = sum(p.numel() for p in model.parameters())
     log(f"roundtrip {args.model}: {params / 1e6:.2f}M params, {len(train)} train / {len(val)} val paragraphs, device {device}")
-    rng = random.Random(D.SEED + done["steps"])   # a resumed run sees the batches in another order
+    rng = random.Random(D.SEED)   # a resumed run skips the batches it trained on (training.train_loop)
     batches = token_batches(train, lambda x: sum(len(s) + 2 for s in x[0]), args.batch_tokens, rng, 20)
 
     def validate():
@@ -301,10 +299,11 @@ def cmd_train(args):
                 tot += float(nll) * k
                 n += k
         model.train()
-        return f"nll {tot / n:.3f} ppl {math.exp(tot / n):.1f}"
+        return nll_and_ppl(tot / n)
 
-    R.train(model, opt, batches, args, done, lambda batch: model.loss([x[0] for x in batch], device), validate,
-            {"model": args.model, "params": params})
+    R.train_loop(model, batches, args, device, lambda batch: model.loss([x[0] for x in batch], device), validate,
+                 meta={"model": args.model, "params": params}, optimizer=lambda params, lr: torch.optim.Adam(params, lr=lr), schedule=R.constant(args.lr),
+                 clip=5.0, keep_best=True, find_unused=None, others_leave=False)   # both papers: plain Adam, gradients clipped at norm 5
 
 
 # ---------------------------------------------------------------------------------------------
@@ -346,7 +345,7 @@ def main():
     p.add_argument("--model", choices=MODELS, default="hier-attn")
     p.add_argument("--ckpt", nargs="+")
     p.add_argument("--layers", type=int, default=2)
-    R.add_train_args(p, embed=256, hidden=256, dropout=0.2, batch_tokens=3000, max_val=300, log_every=10)
+    R.add_rnn_train_args(p, embed=256, hidden=256, dropout=0.2, batch_tokens=3000, max_val=300, log_every=10)
     p.add_argument("--split", default="test")
     p.add_argument("--limit", type=int, default=200)
     p.add_argument("--show", type=int, default=0)

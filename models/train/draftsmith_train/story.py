@@ -15,7 +15,7 @@ prompts, <s> premise </s>: the premise model), "lm" (all the English text: pretr
 (the training stories without their prompts: the LM baseline of Table 2). Every model is budgeted by
 --steps and --minutes (whichever comes first) and runs on a CUDA GPU when one is present
 (--device auto), otherwise on one CPU thread; the sizes are flags, so the same commands scale up.
-premise, seq2seq and fusion take --resume: they go on from --out where it exists (summarize.train_loop).
+premise, seq2seq and fusion take --resume: they go on from --out where it exists (training.train_loop).
 """
 import argparse
 import array
@@ -36,7 +36,7 @@ from .batching import token_batches
 from .gconv import ConvSeq2seq, FusedStoryModel, StoryConfig, StoryLM, count_parameters
 from .modules import label_smoothed_nll
 from .story_data import prepare_simple_story, prepare_story
-from .summarize import add_resume_arg, log, pad, pick_device, resume_checkpoint, train_loop
+from .training import add_resume_arg, log, nll_and_ppl, pad, pick_device, resume_checkpoint, train_loop
 
 NEVER = (T.PAD, T.UNK, T.BOS, T.MASK)   # never sampled (the issue: never an unknown-word token)
 
@@ -182,8 +182,8 @@ def lm_loss(model, batch, device, eps):
     return loss, nll, int((seq[:, 1:] != T.PAD).sum())
 
 
-def run_training(model, train, val, args, device, loss_fn, length, keep):
-    """keep(meta): saves the model as it is now (called at every validation and at the end)."""
+def run_training(model, train, val, args, device, loss_fn, length, meta):
+    """meta: the stage's own fields of the checkpoint the loop saves to --out (at every validation and at the end)."""
     rng = random.Random(D.SEED)
     batches = token_batches(train, length, args.batch_tokens, rng, 10)
     val = val[:args.val_limit]
@@ -195,20 +195,14 @@ def run_training(model, train, val, args, device, loss_fn, length, keep):
                 _, nll, k = loss_fn(model, val[i:i + 16], device, 0.0)
                 tot += nll.item() * k
                 n += k
-        return f"nll {tot / n:.3f} ppl {math.exp(tot / n):.1f}"
+        return nll_and_ppl(tot / n)
 
     def step(b):
         loss, _, n = loss_fn(model, b, device, args.label_smoothing)
         return loss, n
 
     groups = [{"params": [p for p in model.parameters() if p.requires_grad]}]
-    stats = train_loop(model, batches, args, device, step, validate, groups, keep)
-    model.eval()
-    stats["val"] = validate()
-    stats["tokens_per_s"] = round(stats["tokens"] / max(1, stats["seconds"]))
-    log(f"final validation {stats['val']}")
-    keep(stats)
-    return stats
+    return train_loop(model, batches, args, device, step, validate, groups, meta=meta, save=lambda path, m: save(path, model, m))
 
 
 def cmd_premise(args):
@@ -226,7 +220,7 @@ def cmd_premise(args):
     log(f"GCNN LM ({args.corpus}): {count_parameters(model) / 1e6:.2f}M params, {len(train)} train / {len(val)} val sequences, "
         f"self-attention {model.c.self_attention_flags()}")
     run_training(model, train, val, args, device, lm_loss, len,
-                 lambda stats: save(args.out, model, {"stage": f"lm-{args.corpus}", "init": args.init, **stats, "args": vars(args)}))
+                 {"stage": f"lm-{args.corpus}", "init": args.init})
 
 
 def cmd_seq2seq(args):
@@ -242,7 +236,7 @@ def cmd_seq2seq(args):
     log(f"Conv seq2seq: {count_parameters(model) / 1e6:.2f}M params, {len(train)} pairs, "
         f"self-attention {model.c.self_attention_flags()} heads x factors {model.c.downsampling()}")
     run_training(model, train, val, args, device, seq2seq_loss, lambda x: len(x[1]),
-                 lambda stats: save(args.out, model, {"stage": "seq2seq", "init": args.init_decoder, **stats, "args": vars(args)}))
+                 {"stage": "seq2seq", "init": args.init_decoder})
 
 
 def cmd_fusion(args):
@@ -264,7 +258,7 @@ def cmd_fusion(args):
     val = load_pairs(sp, args.data, "val", args.max_src, args.max_tgt)
     log(f"fusion: {count_parameters(model, True) / 1e6:.2f}M trainable + {count_parameters(pretrained) / 1e6:.2f}M frozen params")
     run_training(model, train, val, args, device, seq2seq_loss, lambda x: len(x[1]),
-                 lambda stats: save(args.out, model, {"stage": "fusion", "pretrained": args.pretrained, **stats, "args": vars(args)}))
+                 {"stage": "fusion", "pretrained": args.pretrained})
 
 
 # ---------------------------------------------------------------------------------------------

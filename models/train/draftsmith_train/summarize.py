@@ -6,43 +6,23 @@ fine-tune it for summarization with the neural topic model and topic-aware atten
   python3 -m draftsmith_train.summarize finetune --data .data --init runs/pretrain.pt --minutes 40 --out runs/taas.pt
   python3 -m draftsmith_train.summarize export   --ckpt runs/taas.pt --out models/summarize
 
-pretrain and finetune take --resume: they go on from --out where it exists (train_loop).
+pretrain and finetune take --resume: they go on from --out where it exists (training.train_loop).
 
 Runs on a CUDA GPU when one is present (--device auto), otherwise on one CPU thread.
 """
 import argparse
 import json
-import math
 import os
 import random
-import re
-import time
 
 import numpy as np
 import torch
 
 from . import data as D
-from . import dist
 from .batching import token_batches
 from . import tokenizer as T
 from .modules import ModelConfig, TopicAwareSummarizer, label_smoothed_nll
-
-
-def pick_device(name):
-    """auto: CUDA when present, else the CPU with one thread. Under several processes (WORLD_SIZE > 1:
-    launch.py or torchrun) it also joins the process group (dist.py): gloo on the CPU, nccl on CUDA,
-    where each rank takes the GPU of its LOCAL_RANK."""
-    if name == "auto":
-        name = "cuda" if torch.cuda.is_available() else "cpu"
-    if name == "cpu":
-        torch.set_num_threads(1)  # TRAINING.md: a second thread is ~3x slower here
-    dist.init(name)
-    return dist.local_device(name)
-
-
-def log(msg):
-    if dist.is_main():   # under DDP, rank 0 speaks for all
-        print(time.strftime("%H:%M:%S"), msg, flush=True)
+from .training import add_resume_arg, log, nll_and_ppl, pad, pick_device, resume_checkpoint, train_loop
 
 
 # ---------------------------------------------------------------------------------------------
@@ -79,127 +59,11 @@ def pretrain_windows(sp, corpus_file, window, max_lines=0):
     return windows
 
 
-def pad(seqs, value=T.PAD):
-    n = max(len(s) for s in seqs)
-    return torch.tensor([s + [value] * (n - len(s)) for s in seqs], dtype=torch.long)
-
-
-def add_resume_arg(p):
-    """--resume as roundtrip's and reply's (resumable.py), for the training commands that run train_loop."""
-    p.add_argument("--resume", action="store_true",
-                   help="training: go on from --out (weights, optimizer, step, schedule, elapsed time) if it exists")
-
-
-def resume_checkpoint(args):
-    """With --resume and an existing --out: its path, else None. A command resuming builds its model from
-    that checkpoint's shape and skips --init/--init-decoder/--pretrained (their weights would be replaced)."""
-    out = getattr(args, "out", None)
-    return out if getattr(args, "resume", False) and out and os.path.exists(out) else None
-
-
-def train_state(opt, step, tokens, seconds):
-    """What a resumed run needs beside the weights; the RNG too, so that in one process the resumed steps
-    draw the same dropout masks as the uninterrupted run's."""
-    rng = {"cpu": torch.get_rng_state()}
-    if torch.cuda.is_available() and torch.cuda.is_initialized():
-        rng["cuda"] = torch.cuda.get_rng_state()
-    return {"optimizer": opt.state_dict(), "steps": step, "tokens": tokens, "seconds": seconds, "rng": rng}
-
-
-def load_train_state(path, model, opt):
-    """The checkpoint's weights into model, its optimizer (when it kept one) into opt, its RNG (one process
-    only: under DDP each rank seeds its own); returns (steps, tokens, seconds)."""
-    ck = torch.load(path, map_location="cpu")
-    model.load_state_dict(ck["state"])   # float16 weights (gpu_chunk.sh's smallest bundle) load as float32
-    meta = ck.get("meta", {})
-    state = meta.get("train_state") or {}
-    if "optimizer" in state:
-        opt.load_state_dict(state["optimizer"])
-    else:
-        log(f"{path} keeps no optimizer state: AdamW starts again from zero moments")
-    rng = state.get("rng")
-    if rng and dist.world() == 1:
-        torch.set_rng_state(rng["cpu"])
-        if "cuda" in rng and next(model.parameters()).is_cuda:
-            torch.cuda.set_rng_state(rng["cuda"])
-    return tuple(int(state.get(k, meta.get(k, 0))) for k in ("steps", "tokens", "seconds"))
-
-
-def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=None, keep=None):
-    """param_groups: optional AdamW groups, each may carry "lr_scale" (a multiple of the schedule's lr).
-    keep(meta): saves the weights; called at every validation, so a long CPU run stopped early still
-    leaves its last validated weights behind, with meta["train_state"] (optimizer, counters, RNG); the
-    returned stats carry it too, for the command's final save.
-    --resume (resume_checkpoint): the run goes on from --out's weights and train_state: step (so the
-    learning-rate schedule), tokens, elapsed time (--steps and --minutes count the whole run); it skips
-    the batches already trained on, so it sees the uninterrupted run's batch order."""
-    opt = torch.optim.AdamW(param_groups or model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.01)
-    warmup = args.warmup
-    step, tokens, seconds = 0, 0, 0
-    resume = resume_checkpoint(args)
-    if resume:   # every rank loads the same file (rank 0 wrote it)
-        step, tokens, seconds = load_train_state(resume, model, opt)
-    t0, losses = time.time() - seconds, []
-    world = dist.world()
-    if world > 1:   # DistributedDataParallel (dist.py): each rank its slice of the stream, its own dropout
-        torch.manual_seed(1000 * dist.rank() + step + 1)
-        log(f"DistributedDataParallel: {world} processes (each its own batches of the stream)")
-    # find_unused: some of these models leave parameters out of the loss (story fusion's frozen parts'
-    # neighbours, the ablations' switched-off modules); DDP then must not wait for their gradients.
-    run = dist.wrap_step(model, step_fn, find_unused=True)
-    batches = iter(dist.shard(batches))
-    if resume:
-        for _ in range(step):
-            next(batches)
-        log(f"resumed from {resume} at step {step} ({tokens} tokens, {seconds} s)")
-    model.train()
-    for batch in batches:
-        lr = args.lr * min(1.0, (step + 1) / warmup) * (1.0 if step < warmup else max(0.1, math.sqrt(warmup / (step + 1))))
-        for g in opt.param_groups:
-            g["lr"] = lr * g.get("lr_scale", 1.0)
-        loss, ntok = run(batch)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        step += 1
-        tokens += dist.sum_all(ntok) if world > 1 else ntok
-        losses.append(loss.item())
-        elapsed = time.time() - t0
-        if step % args.log_every == 0:
-            log(f"step {step} loss {np.mean(losses[-args.log_every:]):.3f} lr {lr:.2e} tok/s {tokens / elapsed:.0f}")
-        if val_fn and step % args.val_every == 0 and dist.is_main():
-            model.eval()
-            result = val_fn()
-            log(f"step {step} validation {result}")
-            if keep:
-                seconds = round(time.time() - t0)
-                keep({"partial": True, "steps": step, "tokens": tokens, "seconds": seconds, "val": result,
-                      "train_state": train_state(opt, step, tokens, seconds)})
-            model.train()
-        if dist.decide(elapsed > args.minutes * 60 or step >= args.steps):
-            break
-    log(f"done: {step} steps, {tokens} tokens, {tokens / (time.time() - t0):.0f} tok/s")
-    if world > 1:
-        # What the recipes do after the loop (the final validation, saves, exports) is rank 0's alone:
-        # the other ranks' part ends here.
-        dist.barrier()
-        if not dist.is_main():
-            dist.leave()
-    seconds = round(time.time() - t0)
-    return {"steps": step, "tokens": tokens, "seconds": seconds, "train_state": train_state(opt, step, tokens, seconds)}
-
-
 def cmd_prepare(args):
     D.prepare(args.data)
     sp = T.train(os.path.join(args.data, "corpus.txt"), os.path.join(args.data, "spm"), args.vocab)
     T.write_tokenizer_json(sp, os.path.join(args.data, "tokenizer"))
     log(f"tokenizer: {sp.get_piece_size()} pieces")
-
-
-def save(path, model, meta):
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    torch.save({"config": model.c.to_dict(), "state": model.state_dict(), "meta": meta}, path)
 
 
 def load_model(path, **overrides):
@@ -234,8 +98,7 @@ def cmd_pretrain(args):
         loss, _ = label_smoothed_nll(logp, tgt[:, 1:], 0.1, T.PAD)
         return loss, int((src != T.PAD).sum() + (tgt != T.PAD).sum())
 
-    stats = train_loop(model, batches(), args, device, step)
-    save(args.out, model, {"stage": "pretrain", **stats})
+    train_loop(model, batches(), args, device, step, meta={"stage": "pretrain"})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -258,6 +121,24 @@ def load_pairs(path, sp, bow_index, max_src, max_tgt, limit=0):
     return out
 
 
+def pair_files(data, specs):
+    """Training or validation pairs named as FILE[@DOMAIN,...][*REPEAT] under the data folder: e.g.
+    "summarize.train.jsonl@dialogue,tech" keeps two domains, "summarize-llm.train.jsonl*6" reads a small
+    set six times per pass (yields (path, domains or None, repeat))."""
+    for spec in specs:
+        spec, _, repeat = spec.partition("*")
+        name, _, domains = spec.partition("@")
+        yield os.path.join(data, name), set(domains.split(",")) if domains else None, int(repeat or 1)
+
+
+def load_pair_files(data, specs, sp, bow_index, max_src, max_tgt, limit=0):
+    out = []
+    for path, domains, repeat in pair_files(data, specs):
+        rows = [x for x in load_pairs(path, sp, bow_index, max_src, max_tgt, limit) if domains is None or x[3] in domains]
+        out += rows * repeat
+    return out
+
+
 def bow_tensor(bows, size, device):
     x = torch.zeros(len(bows), size)
     for i, b in enumerate(bows):
@@ -274,22 +155,32 @@ def cmd_finetune(args):
     overrides = dict(copy=not args.no_copy, topic_attention=not args.no_topic_attention,
                      num_topics=args.topics, bow_vocab_size=len(bow_vocab), ntm_batchnorm=args.ntm_batchnorm)
     resume = resume_checkpoint(args)
-    if resume or args.init:
+    if args.init_shipped and not resume:
+        # Continue a shipped model whose training checkpoint is gone: its weights from the ONNX files
+        # (weights_from_onnx.py), the settings above on top. The topic model's inference network is not
+        # exported; the warm-up below retrains it against the shipped topics (beta frozen there).
+        from .weights_from_onnx import load_shipped
+        shipped = load_shipped(args.init_shipped)
+        model = TopicAwareSummarizer(ModelConfig(**{**shipped.c.to_dict(), **overrides}))
+        missing, _ = model.load_state_dict(shipped.state_dict(), strict=False)
+        log(f"initialised from the shipped folder {args.init_shipped}; fresh: {sorted(missing)}")
+    elif resume or args.init:
         model, meta, missing = load_model(resume or args.init, **overrides)
         meta = {k: v for k, v in meta.items() if k != "train_state"}
         log(f"initialised from {resume or args.init} ({meta}); fresh: {sorted(set(k.split('.')[0] for k in missing))}")
     else:
         model = TopicAwareSummarizer(ModelConfig(vocab_size=sp.get_piece_size(), **overrides))
     model.to(device)
-    train = load_pairs(os.path.join(args.data, "summarize.train.jsonl"), sp, bow_index, args.max_src, args.max_tgt, args.max_train)
-    val = load_pairs(os.path.join(args.data, "summarize.val.jsonl"), sp, bow_index, args.max_src, args.max_tgt)
+    train = load_pair_files(args.data, args.train or ["summarize.train.jsonl"], sp, bow_index, args.max_src, args.max_tgt, args.max_train)
+    val = load_pair_files(args.data, args.val or ["summarize.val.jsonl"], sp, bow_index, args.max_src, args.max_tgt)
     val = random.Random(D.SEED).sample(val, min(args.max_val, len(val)))
     log(f"finetune: {len(train)} pairs, copy={model.c.copy}, topic_attention={model.c.topic_attention}")
 
     if model.c.topic_attention and args.ntm_warmup and not resume:
         # The topic model first learns topics alone, so the topic-aware attention starts from real topics
         # (a resumed run did this before its first step).
-        opt = torch.optim.Adam(model.ntm.parameters(), lr=2e-3)
+        model.ntm.beta.requires_grad_(not args.init_shipped)
+        opt = torch.optim.Adam([q for q in model.ntm.parameters() if q.requires_grad], lr=2e-3)
         rng = random.Random(D.SEED)
         for i in range(args.ntm_warmup):
             b = rng.sample(train, 64)
@@ -300,6 +191,7 @@ def cmd_finetune(args):
             opt.step()
             if (i + 1) % 100 == 0:
                 log(f"ntm warmup {i + 1} loss {loss.item():.1f}")
+        model.ntm.beta.requires_grad_(True)
 
     rng = random.Random(D.SEED)
 
@@ -322,28 +214,22 @@ def cmd_finetune(args):
         return loss, n
 
     def validate():
-        with torch.no_grad():
-            nlls = [forward(val[i:i + 16])[1].item() for i in range(0, len(val), 16)]
-        return f"nll {np.mean(nlls):.3f} ppl {math.exp(np.mean(nlls)):.1f}"
+        return nll_and_ppl(np.mean([forward(val[i:i + 16])[1].item() for i in range(0, len(val), 16)]))
 
-    def keep(stats):
-        save(args.out, model, {"stage": "finetune", "init": args.init, **stats, "args": vars(args)})
-
-    stats = train_loop(model, batches(), args, device, step, validate, keep=keep)
-    model.eval()
-    stats["val"] = validate()
-    log(f"final validation {stats['val']}")
-    keep(stats)
+    train_loop(model, batches(), args, device, step, validate, meta={"stage": "finetune", "init": args.init})
 
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("cmd", choices=["prepare", "pretrain", "finetune", "export"])
+    p.add_argument("cmd", choices=["prepare", "prepare-llm", "pretrain", "finetune", "export"])
     p.add_argument("--data", default=".data")
     p.add_argument("--device", default="auto")
     p.add_argument("--vocab", type=int, default=8000)
     p.add_argument("--out", default="runs/model.pt")
     p.add_argument("--init")
+    p.add_argument("--init-shipped", help="finetune: start from a shipped model folder's weights (no checkpoint needed)")
+    p.add_argument("--train", action="append", help="finetune: FILE[@DOMAIN,...][*REPEAT] under --data; default summarize.train.jsonl")
+    p.add_argument("--val", action="append", help="finetune: as --train; default summarize.val.jsonl")
     p.add_argument("--ckpt")
     p.add_argument("--minutes", type=float, default=20)
     p.add_argument("--steps", type=int, default=10 ** 9)
@@ -371,7 +257,7 @@ def main():
         from .export_summarize import export
         export(args.ckpt, args.out, args.data)
         return
-    {"prepare": cmd_prepare, "pretrain": cmd_pretrain, "finetune": cmd_finetune}[args.cmd](args)
+    {"prepare": cmd_prepare, "prepare-llm": lambda a: D.prepare_llm(a.data), "pretrain": cmd_pretrain, "finetune": cmd_finetune}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Two processes train a toy model for a few steps through resumable.train under DistributedDataParallel
+"""Two processes train a toy model for a few steps through training.train_loop under DistributedDataParallel
 (gloo, one CPU thread each, started the way launch.py starts them) and stay in sync:
 
   - identical parameters on both ranks after the steps (though each rank initialised its own, differently);
@@ -33,8 +33,8 @@ def stream(seed=11):
 
 def worker(out_dir):
     import torch
-    from draftsmith_train import dist, resumable as R
-    from draftsmith_train.summarize import pick_device
+    from draftsmith_train import dist, training as R
+    from draftsmith_train.training import pick_device
 
     class Toy(torch.nn.Module):
         class C:
@@ -58,10 +58,10 @@ def worker(out_dir):
     rank, world = dist.rank(), dist.world()
     torch.manual_seed(100 + rank)   # each rank its own initial weights: DDP must start them from rank 0's
     model = Toy().to(device)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
-    args = argparse.Namespace(out=os.path.join(out_dir, "toy.pt"), resume=False, minutes=60, steps=STEPS,
+    args = argparse.Namespace(out=os.path.join(out_dir, "toy.pt"), resume=False, minutes=60, steps=STEPS, lr=1e-2,
                               log_every=1, val_every=2, batch_tokens=40)
-    done = R.resume(args, model, opt)
+    rnn = dict(optimizer=lambda params, lr: torch.optim.Adam(params, lr=lr), schedule=R.constant(args.lr), clip=5.0,
+               keep_best=True, find_unused=None, others_leave=False)   # as roundtrip and reply train
     seen = []
 
     def step(batch):
@@ -71,16 +71,16 @@ def worker(out_dir):
 
     def validate():
         with torch.no_grad():
-            return f"nll {float(model.loss([x[1] for x in ITEMS[:10]])):.3f}"
+            return {"nll": float(model.loss([x[1] for x in ITEMS[:10]]))}
 
-    R.train(model, opt, stream(), args, done, step, validate, {"toy": True})
+    R.train_loop(model, stream(), args, device, step, validate, meta={"toy": True}, **rnn)
     params = {k: v.tolist() for k, v in model.state_dict().items()}
     first = dist.gather_objects({"rank": rank, "world": world, "seen": seen, "params": params})
     # The stop decision is rank 0's: rank 0 runs out of minutes at once, rank 1 would go on for an hour.
     args2 = argparse.Namespace(**{**vars(args), "steps": 10 ** 9, "minutes": 0 if rank == 0 else 60, "resume": True})
-    done2 = R.resume(args2, model, opt)
+    done2 = {"steps": torch.load(args.out, map_location="cpu")["meta"]["steps"]}
     seen.clear()
-    R.train(model, opt, stream(12), args2, done2, step, validate, {"toy": True})
+    R.train_loop(model, stream(12), args2, device, step, validate, meta={"toy": True}, **rnn)
     second = dist.gather_objects({"rank": rank, "steps": len(seen)})
     if rank == 0:
         json.dump({"first": first, "second": second, "done2": done2}, open(os.path.join(out_dir, "result.json"), "w"))
@@ -149,7 +149,8 @@ class TwoProcessDDP(unittest.TestCase):
         ck = torch.load(os.path.join(self.tmp.name, "toy.pt"), map_location="cpu")
         self.assertFalse([k for k in ck["state"] if k.startswith("module.")], list(ck["state"]))
         self.assertEqual(set(ck["state"]), set(self.result["first"][0]["params"]))
-        self.assertIn("optimizer", ck)
+        self.assertIn("optimizer", ck["meta"]["train_state"])
+        self.assertEqual(ck["meta"]["train_state"]["steps"], STEPS + 1)
         self.assertEqual(ck["meta"]["steps"], STEPS + 1)   # the resumed run's one step on top
         self.assertEqual(self.result["done2"]["steps"], STEPS)
         # the final weights (after the second run) equal what the ranks held

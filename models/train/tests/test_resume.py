@@ -1,4 +1,4 @@
-"""--resume in summarize.train_loop (the loop of summarize, essay and story; gpu_chunk.sh's chunks):
+"""--resume in training.train_loop (the one loop of every recipe; gpu_chunk.sh's chunks):
 a toy run stopped after 3 steps and resumed to 6 takes the same steps as one run of 6: the step count
 and the learning-rate schedule go on, the batches are the ones that come next, and with Adam's state
 and the dropout RNG restored the weights end identical.
@@ -30,10 +30,10 @@ def toy():
 
 
 def train(out, steps, resume):
-    """One train_loop call as the recipes make it, then their final save; returns (model, stats,
+    """One train_loop call as the recipes make it (it saves at the end); returns (model, stats,
     learning rate of each step, batch ids of each step)."""
     from draftsmith_train.batching import token_batches
-    from draftsmith_train.summarize import train_loop
+    from draftsmith_train.training import train_loop
     model, lrs, seen = toy(), [], []
 
     class Recording(torch.optim.AdamW):
@@ -52,8 +52,8 @@ def train(out, steps, resume):
                               log_every=100, val_every=100)
     batches = token_batches(ITEMS, lambda x: len(x[1]), 40, random.Random(5), 3)
     with mock.patch("torch.optim.AdamW", Recording):
-        stats = train_loop(model, batches, args, "cpu", step)
-    torch.save({"config": {}, "state": model.state_dict(), "meta": stats}, out)
+        stats = train_loop(model, batches, args, "cpu", step,
+                           save=lambda path, meta: torch.save({"config": {}, "state": model.state_dict(), "meta": meta}, path))
     return model, stats, lrs, seen
 
 
@@ -90,7 +90,7 @@ class Resume(unittest.TestCase):
             self.assertTrue(torch.equal(a, b), f"{k} differs from the uninterrupted run's")
 
     def test_without_resume_starts_afresh(self):
-        from draftsmith_train.summarize import resume_checkpoint
+        from draftsmith_train.training import resume_checkpoint
         path = os.path.join(self.tmp.name, "chunked.pt")
         self.assertEqual(resume_checkpoint(argparse.Namespace(out=path, resume=True)), path)
         self.assertIsNone(resume_checkpoint(argparse.Namespace(out=path, resume=False)))
