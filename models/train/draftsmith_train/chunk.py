@@ -1,7 +1,9 @@
-"""gpu_chunk.sh for the systems that train in stages (summarize, essay, story): pack, run, unpack.
+"""gpu_chunk.sh: every system's GPU run in resumable chunks of at most 10 minutes: pack, run, unpack
+(or `local`, on a GPU machine that holds the data itself: every system's stages one after the other).
 
 Each system is a list of stages (summarize: pretrain -> finetune; essay: pretrain -> stage1 -> stage2;
-story: lm -> premise -> seq2seq -> fusion), each a training command of training.train_loop with
+story: lm -> premise -> seq2seq -> fusion; roundtrip: train; reply: nrm -> memory -> esed), each a
+training command of training.train_loop with
 --resume, budgeted by <STAGE>_STEPS and <STAGE>_MIN (whichever comes first; the step and minute
 counts are the stage's whole, over all chunks). WORK/SYSTEM/state.json names the stage the next chunk
 trains; a chunk goes on from that stage's checkpoint (or starts it from the earlier stages' ones),
@@ -12,7 +14,8 @@ the export, xz-compressed in parts of at most 16 MiB (the device returns 64 MiB 
   python3 -m draftsmith_train.chunk pack SYSTEM              # -> WORK/SYSTEM.tar.xz (<= 64 MiB)
   python3 -m draftsmith_train.chunk run SYSTEM OUTDIR        # on the GPU machine (MINUTES, NPROC)
   python3 -m draftsmith_train.chunk unpack SYSTEM FILES_DIR  # -> WORK/SYSTEM/{state.json,runs,export}
-  python3 -m draftsmith_train.chunk slim [--half] CKPT...    # drop optimizer state (gpu_chunk.sh's other systems too)
+  python3 -m draftsmith_train.chunk local SYSTEM...|all      # a GPU machine with the data: train and export in place
+  python3 -m draftsmith_train.chunk slim [--half] CKPT...    # drop optimizer state
 
 Run from models/train (gpu_chunk.sh does). WORK: $GPU_WORK, default ../../.work/gpu. The sizes and
 budgets (SETTINGS, overridable from the environment) are fixed at the first pack in
@@ -36,7 +39,8 @@ BIG = str(10 ** 9)               # "no step limit": the stage's minutes decide
 
 # A stage: the command (module, subcommand), the checkpoint it writes, those it starts from, the data
 # files it reads, and its flags from the settings s and the checkpoint folder r.
-Stage = namedtuple("Stage", "name command out reads data flags")
+# once: a command that is not a training run (reply's memory): done when its output exists.
+Stage = namedtuple("Stage", "name command out reads data flags once", defaults=(False,))
 # The export: the checkpoints to export (the first that exists), those it reads beside, its data, its command.
 Export = namedtuple("Export", "candidates also data command")
 
@@ -82,6 +86,28 @@ STAGES = {
 }
 
 
+def rnn_flags(s, model):
+    """The RNN recipes' sizes (training.add_rnn_train_args)."""
+    return ["--model", model, "--hidden", s["HIDDEN"], "--embed", s["EMBED"], "--lr", s["LR"],
+            "--batch-tokens", s["BATCH_TOKENS"], "--val-every", s["VAL_EVERY"]]
+
+
+ROUNDTRIP_DATA = ["roundtrip.train.jsonl", "roundtrip.val.jsonl", "spm.model"]
+REPLY_DATA = ["reply.train.jsonl", "reply.val.jsonl", "reply.keys.json", "spm.model"]
+STAGES["roundtrip"] = [
+    Stage("train", ["draftsmith_train.roundtrip", "train"], "roundtrip.pt", [], ROUNDTRIP_DATA,
+          lambda s, r: rnn_flags(s, s["MODEL"]) + ["--layers", s["LAYERS"]]),
+]
+# Sec. III-C of the ESED paper: the reply memory comes from a trained NRM's encoder.
+STAGES["reply"] = [
+    Stage("nrm", ["draftsmith_train.reply", "train"], "reply-nrm.pt", [], REPLY_DATA, lambda s, r: rnn_flags(s, "nrm")),
+    Stage("memory", ["draftsmith_train.reply", "memory"], "reply-memory.npz", ["reply-nrm.best.pt"], REPLY_DATA,
+          lambda s, r: ["--ckpt", f"{r}/reply-nrm.best.pt"], once=True),
+    Stage("esed", ["draftsmith_train.reply", "train"], "reply-esed.pt", ["reply-memory.npz"], REPLY_DATA,
+          lambda s, r: rnn_flags(s, "esed") + ["--memory", f"{r}/reply-memory.npz"]),
+]
+
+
 def story_flags(s):
     return ["--batch-tokens", s["BATCH_TOKENS"], "--warmup", s["WARMUP"], "--val-every", s["VAL_EVERY"]] + s["SIZE"].split()
 
@@ -97,6 +123,12 @@ EXPORTS = {
                     ["spm.model", "tokenizer", "story_split.json", "story.val.jsonl", "story_premise.val.txt"],
                     lambda ck, r, d, out, s: ["-m", "draftsmith_train.export_story", ck, f"{r}/story-premise.pt", out, d,
                                               f"{out}/parity.json", "", s["WEIGHTS"]]),
+    # The RNN recipes export their lowest-validation-NLL weights (<out>.best.pt).
+    "roundtrip": Export(["roundtrip.best.pt", "roundtrip.pt"], [], ["spm.model", "tokenizer", "roundtrip.test.jsonl"],
+                        lambda ck, r, d, out, s: ["-m", "draftsmith_train.export_roundtrip", ck, out, d, f"{out}/parity.json"]),
+    "reply": Export(["reply-esed.best.pt", "reply-esed.pt"], ["reply-memory.npz"], ["spm.model", "tokenizer", "reply.test.jsonl"],
+                    lambda ck, r, d, out, s: ["-c", "import sys; from draftsmith_train.export_reply import export; "
+                                              "export(*sys.argv[1:])", ck, out, d, f"{r}/reply-memory.npz", f"{out}/parity.json"]),
 }
 
 # The GPU ("larger") configuration: ~7 minutes of training per system, one chunk (MINUTES=7) each; more
@@ -114,6 +146,13 @@ SETTINGS = {
               "PREMISE_MIN": "1", "SEQ2SEQ_STEPS": BIG, "SEQ2SEQ_MIN": "2", "FUSION_STEPS": BIG, "FUSION_MIN": "2",
               "SIZE": "--embed-dim 192 --hidden 256 --decoder-layers 5 --attention-dim 128",
               "BATCH_TOKENS": "16000", "WARMUP": "200", "VAL_EVERY": "250", "WEIGHTS": "int8"},
+    # 512 units (the shipped models: 256 and 64) and larger batches; the simple-corpus split where it exists.
+    "roundtrip": {"DATA": "../../.data/simple" if os.path.exists("../../.data/simple/roundtrip.train.jsonl") else "../../.data",
+                  "MODEL": "hier-attn", "HIDDEN": "512", "EMBED": "512", "LAYERS": "2", "BATCH_TOKENS": "12000", "LR": "1e-3",
+                  "VAL_EVERY": "500", "TRAIN_STEPS": BIG, "TRAIN_MIN": "3"},
+    "reply": {"DATA": "../../.data/reply" if os.path.exists("../../.data/reply/reply.train.jsonl") else "../../.data",
+              "HIDDEN": "512", "EMBED": "512", "BATCH_TOKENS": "8000", "LR": "1e-3", "VAL_EVERY": "500",
+              "NRM_STEPS": BIG, "NRM_MIN": "1.5", "MEMORY_STEPS": "0", "MEMORY_MIN": "0", "ESED_STEPS": BIG, "ESED_MIN": "1.5"},
 }
 
 
@@ -147,7 +186,7 @@ def slim(path, half=False):
 def bundle_levels(runs, keep_optimizer):
     """What fit() tries, smallest loss first: the checkpoint being trained (keep_optimizer) with its
     optimizer state and the others without; none with optimizer state; float16 weights as well."""
-    names = sorted(os.listdir(runs)) if os.path.isdir(runs) else []
+    names = sorted(f for f in os.listdir(runs) if f.endswith(".pt")) if os.path.isdir(runs) else []
     cks = [os.path.join(runs, f) for f in names]
     if not names:
         yield "no checkpoint yet", []
@@ -222,8 +261,15 @@ def needed(system, index, runs):
     resume) or, before it starts, those it starts from; the export's extra ones (story: the premise LM)."""
     need = set(EXPORTS[system].also)
     for st in STAGES[system][index:]:
-        need |= {st.out} if os.path.exists(os.path.join(runs, st.out)) else set(st.reads)
+        # a stage under way resumes from its checkpoint; the lowest-NLL weights so far go with it
+        need |= {st.out, best_of(st.out)} if os.path.exists(os.path.join(runs, st.out)) else set(st.reads)
     return sorted(n for n in need if os.path.exists(os.path.join(runs, n)))
+
+
+def best_of(name):
+    """training.best_path for a file name: reply-nrm.pt -> reply-nrm.best.pt."""
+    root, ext = os.path.splitext(name)
+    return root + ".best" + ext
 
 
 def data_files(system, index):
@@ -277,6 +323,9 @@ def tee(cmd, log_path):
 def train_stage(st, s, run_dir, left, log_path):
     """One stage for at most left seconds on top of what its checkpoint did; returns (steps, done)."""
     runs, out = os.path.join(run_dir, "runs"), os.path.join(run_dir, "runs", st.out)
+    if st.once:
+        tee([sys.executable, "-m", *st.command, *st.flags(s, runs), "--data", os.path.join(run_dir, "data"), "--out", out], log_path)
+        return 0, os.path.exists(out)
     key = st.name.upper()
     steps, cap = int(s[f"{key}_STEPS"]), float(s[f"{key}_MIN"]) * 60
     before = meta(out).get("seconds", 0) if os.path.exists(out) else 0
@@ -303,8 +352,6 @@ def export(system, s, run_dir, log_path):
 
 def run(system, outdir):
     t0 = time.time()
-    minutes = float(os.environ.get("MINUTES", "7"))
-    min_stage = float(os.environ.get("MIN_STAGE_S", "15"))   # a stage is not started with less time left
     run_dir = os.path.join(WORK, f"{system}.run")
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
@@ -312,24 +359,48 @@ def run(system, outdir):
     subprocess.run(["tar", "-C", run_dir, "-xJf", os.path.join(WORK, f"{system}.tar.xz")], check=True)
     s = json.load(open(os.path.join(run_dir, "chunk.json")))
     log_path = os.path.join(outdir, "train.log")
+    index, trained = train_stages(system, s, run_dir, t0 + float(os.environ.get("MINUTES", "7")) * 60, log_path)
+    exported = export(system, s, run_dir, log_path)
+    hand_back(system, run_dir, index, trained, exported, outdir)
+    nxt = STAGES[system][index].name if index < len(STAGES[system]) else "none (every stage done)"
+    log(f"chunk done in {time.time() - t0:.0f} s; next stage: {nxt}")
+
+
+def local(systems):
+    """On a GPU machine that has the data (.data, as `prepare` wrote it): each system's stages in turn,
+    in place under WORK/SYSTEM (runs/, export/, train.log), each stage for its whole budget; a stopped
+    run goes on where it stopped (the stages resume; state.json names the next). No bundles."""
+    for system in systems:
+        t0, home = time.time(), os.path.join(WORK, system)
+        s = settings(system, home)
+        data = os.path.join(home, "data")
+        if not os.path.exists(data):
+            os.symlink(os.path.abspath(s["DATA"]), data)
+        log_path = os.path.join(home, "train.log")
+        index, _ = train_stages(system, s, home, float("inf"), log_path)
+        export(system, s, home, log_path)
+        log(f"{system}: {time.time() - t0:.0f} s; export in {home}/export" if index == len(STAGES[system]) else f"{system}: stopped at stage {STAGES[system][index].name}")
+
+
+def train_stages(system, s, run_dir, deadline, log_path):
+    """The stages from state.json's on, until every one is done or the deadline (time.time()) is near;
+    returns (the next stage's index, the checkpoints trained)."""
+    min_stage = float(os.environ.get("MIN_STAGE_S", "15"))   # a stage is not started with less time left
     index, trained = stage_index(system, run_dir), set()
     while index < len(STAGES[system]):
-        left = t0 + minutes * 60 - time.time()
+        left = deadline - time.time()
         if left < min_stage:
             break
         st = STAGES[system][index]
         log(f"stage {st.name}: up to {left:.0f} s")
         steps, done = train_stage(st, s, run_dir, left, log_path)
-        trained.add(st.out)
+        trained |= {st.out, best_of(st.out)}
         if not done:
             break
         log(f"stage {st.name} done at step {steps}")
         index += 1
         write_stage(system, run_dir, index)
-    exported = export(system, s, run_dir, log_path)
-    hand_back(system, run_dir, index, trained, exported, outdir)
-    nxt = STAGES[system][index].name if index < len(STAGES[system]) else "none (every stage done)"
-    log(f"chunk done in {time.time() - t0:.0f} s; next stage: {nxt}")
+    return index, trained
 
 
 def hand_back(system, run_dir, index, trained, exported, outdir):
@@ -369,8 +440,11 @@ def unpack(system, files_dir):
         shutil.copy(os.path.join(tmp, "state.json"), home)
         for f in sorted(os.listdir(os.path.join(tmp, "runs"))) if os.path.isdir(os.path.join(tmp, "runs")) else []:
             shutil.move(os.path.join(tmp, "runs", f), os.path.join(home, "runs", f))
+            if not f.endswith(".pt"):   # reply's memory (.npz)
+                log(f"{home}/runs/{f}")
+                continue
             m = meta(os.path.join(home, "runs", f))
-            log(f"{home}/runs/{f}: {m.get('stage')} at step {m.get('steps')}, {m.get('seconds')} s, {m.get('val')}"
+            log(f"{home}/runs/{f}: {m.get('stage', m.get('model'))} at step {m.get('steps')}, {m.get('seconds')} s, {m.get('val')}"
                 + (f" [{m['slim']}]" if m.get("slim") else ""))
         if os.path.isdir(os.path.join(tmp, "export")):
             shutil.rmtree(os.path.join(home, "export"), ignore_errors=True)
@@ -388,6 +462,9 @@ def main(argv=None):
             if p != "--half":
                 slim(p, half)
         return
+    if a[:1] == ["local"] and a[1:] and all(x in STAGES or x == "all" for x in a[1:]):
+        os.makedirs(WORK, exist_ok=True)
+        return local(list(STAGES) if "all" in a[1:] else a[1:])
     if len(a) < 2 or a[0] not in ("pack", "run", "unpack") or a[1] not in STAGES:
         raise SystemExit(__doc__)
     action, system = a[0], a[1]
