@@ -9,6 +9,8 @@ import * as path from 'node:path';
 import { corpusBleu, sentenceBleu } from '../extension/engine/metrics/bleu';
 import { rougeL } from '../extension/engine/metrics/rouge';
 import { scoreCorpus } from '../extension/engine/eval/scoreDraft';
+import { corpusChrf } from '../extension/engine/metrics/chrf';
+import { bleuMetric, pairedApproximateRandomization, pairedBootstrap } from '../extension/engine/metrics/significance';
 import { median, Reporter } from './report';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -41,6 +43,24 @@ if (!existsSync(file)) {
   time('ROUGE-L with Porter stemming', () => { for (let i = 0; i < rows.length; i++) rougeL(hyps[i], refs[i], { stem: true }); });
   time('BLEU (corpus, 13a)', () => corpusBleu(hyps, [refs]));
   time('BLEU (sentence, per pair)', () => { for (let i = 0; i < rows.length; i++) sentenceBleu(hyps[i], [refs[i]]); });
+  time('chrF (corpus)', () => corpusChrf(hyps, [refs]));
+  time('chrF++ (corpus)', () => corpusChrf(hyps, [refs], { wordOrder: 2 }));
+  // Paired tests as sacreBLEU's --paired-bs / --paired-ar: baseline = the summaries, system = the
+  // summaries with every 7th word dropped, 1,000 pairs; the figure is pairs per second of the whole test.
+  {
+    const k = Math.min(1000, rows.length);
+    const base = hyps.slice(0, k);
+    const sys = base.map((h) => h.split(' ').filter((_, i) => i % 7 !== 3).join(' '));
+    const refK = [refs.slice(0, k)];
+    const timeTest = (name: string, fn: () => unknown) => {
+      const t = performance.now();
+      fn();
+      const s = (performance.now() - t) / 1000;
+      r.row(name, k / s, 'pairs/s', `${k} pairs, ${s.toFixed(2)} s for the whole test`);
+    };
+    timeTest('paired bootstrap, BLEU, 1,000 resamples', () => pairedBootstrap([{ name: 'a', hyps: base }, { name: 'b', hyps: sys }], refK, [bleuMetric()], { samples: 1000 }));
+    timeTest('approximate randomization, BLEU, 10,000 trials', () => pairedApproximateRandomization([{ name: 'a', hyps: base }, { name: 'b', hyps: sys }], refK, [bleuMetric()], { samples: 10000 }));
+  }
   time('every metric (draftsmith score)', () => scoreCorpus(rows.map((x) => ({ hypothesis: x.summary, reference: x.dialogue }))), 1);
 }
 r.done();

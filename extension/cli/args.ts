@@ -3,14 +3,27 @@ import { EngineError } from '../engine/errors';
 
 export interface Args { positional: string[]; flags: Map<string, string[]> }
 
-const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained', 'premise', 'no-guards', 'sweep']);
+const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained', 'premise', 'no-guards', 'sweep',
+  // draftsmith score, with sacreBLEU's names
+  'effective-order', 'sentence-level', 'paired-bs', 'paired-ar', 'confidence', 'chrf-whitespace', 'chrf-lowercase', 'chrf-eps-smoothing']);
+/** Flags that take every following word up to the next flag, as sacreBLEU's `-m bleu chrf`. */
+const MULTI_VALUE_FLAGS: ReadonlySet<string> = new Set(['metrics']);
+/** Short spellings: sacreBLEU's -m for --metrics. */
+const SHORT_FLAGS: Readonly<Record<string, string>> = { '-m': 'metrics' };
 
 export function parseArgs(argv: string[]): Args {
   const positional: string[] = [];
   const flags = new Map<string, string[]>();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a.startsWith('--')) {
+    const short = SHORT_FLAGS[a];
+    const multi = short ?? (a.startsWith('--') ? a.slice(2) : undefined);
+    if (multi !== undefined && MULTI_VALUE_FLAGS.has(multi) && !multi.includes('=')) {
+      const values: string[] = [];
+      while (i + 1 < argv.length && !argv[i + 1].startsWith('-')) values.push(argv[++i]);
+      if (values.length === 0) throw new EngineError('bad-request', `${a} needs at least one value`);
+      flags.set(multi, [...(flags.get(multi) ?? []), ...values]);
+    } else if (a.startsWith('--')) {
       const [name, inline] = a.slice(2).split('=', 2);
       const value = inline ?? (BOOLEAN_FLAGS.has(name) ? 'true' : argv[++i]);
       if (value === undefined) throw new EngineError('bad-request', `--${name} needs a value`);

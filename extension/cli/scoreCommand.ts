@@ -1,14 +1,29 @@
 /**
- * `draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase]
- *                   [--ref-field F] [--hyp-field F] [--limit N]`
- * Every metric of the metrics module over the pairs, the same function Score Draft uses.
+ * `draftsmith score --ref REF [--ref REF2 ...] --hyp HYP [--hyp HYP2 ...] [options]`
+ *
+ * With one --ref, one --hyp and no -m: every metric of the metrics module over the pairs, the same
+ * function Score Draft uses (scoreCorpus), with the BLEU and ROUGE signatures.
+ * With -m (bleu, chrf), several references or systems, --sentence-level, --confidence or a paired
+ * test: sacreBLEU's workflow with sacreBLEU's flag names (sacrebleu/sacrebleu.py's argument parser):
+ *   -m bleu chrf, --tokenize, --smooth-method, --smooth-value, --max-ngram-order, --lowercase,
+ *   --effective-order (sacreBLEU's API option; its CLI turns it on for --sentence-level only),
+ *   --chrf-char-order, --chrf-word-order (2: chrF++), --chrf-beta, --chrf-whitespace, --chrf-lowercase,
+ *   --chrf-eps-smoothing, --sentence-level, --confidence [--confidence-n N],
+ *   --paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N], --seed N (sacreBLEU: SACREBLEU_SEED), --width N.
  */
 import type { CorpusScores } from '../protocol';
 import { EngineError } from '../engine/errors';
 import { scoreCorpus } from '../engine/eval/scoreDraft';
-import { flag, intFlag, type Args } from './args';
+import { BLEU_SMOOTHINGS, BLEU_TOKENIZERS, corpusBleu, sentenceBleu, type BleuOptions, type BleuScore, type BleuSmoothing, type BleuTokenizer } from '../engine/metrics/bleu';
+import { corpusChrf, sentenceChrf, type ChrfOptions } from '../engine/metrics/chrf';
+import { bleuSignature, chrfSignature, rougeSignature } from '../engine/metrics/signature';
+import {
+  bleuMetric, bootstrapConfidence, chrfMetric, DEFAULT_AR_SAMPLES, DEFAULT_BS_SAMPLES, DEFAULT_SEED, pairedApproximateRandomization, pairedBootstrap,
+  type MetricComparison, type StatMetric,
+} from '../engine/metrics/significance';
+import { flag, intFlag, numberFlag, type Args } from './args';
 import { progressBar } from './progressBar';
-import { readPairs } from './readPairs';
+import { readPairs, readSegments } from './readPairs';
 
 /** Rows of (metric, value) in the order the table, the CSV and the panel show them. */
 export function scoreRows(s: CorpusScores): [string, string][] {
@@ -32,7 +47,8 @@ export function scoreRows(s: CorpusScores): [string, string][] {
 
 const csvCell = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
-export async function scoreCommand(a: Args): Promise<void> {
+/** The whole-table mode: every metric, one reference, one system (unchanged but for the signatures). */
+async function scoreEverything(a: Args, bleuOpts: BleuOptions): Promise<void> {
   const ref = flag(a, 'ref');
   const hyp = flag(a, 'hyp');
   if (!ref || !hyp) throw new EngineError('bad-request', 'score needs --ref FILE and --hyp FILE');
@@ -46,20 +62,283 @@ export async function scoreCommand(a: Args): Promise<void> {
   if (pairs.length === 0) throw new EngineError('bad-input', `no pairs to score in ${ref} and ${hyp}`);
   const bar = progressBar('scoring');
   const started = performance.now();
-  const scores = scoreCorpus(pairs, { stem: flag(a, 'stem') !== undefined, lowercase: flag(a, 'lowercase') !== undefined }, {
+  const stem = flag(a, 'stem') !== undefined;
+  const scores: CorpusScores = scoreCorpus(pairs, { stem, lowercase: bleuOpts.lowercase }, {
     progress: (done, total) => bar.update(done, total),
   });
   bar.done();
+  if (bleuOpts.tokenize !== undefined || bleuOpts.smooth !== undefined || bleuOpts.smoothValue !== undefined || bleuOpts.maxOrder !== undefined || bleuOpts.effectiveOrder) {
+    const b = runMetric(() => corpusBleu(pairs.map((p) => p.hypothesis), [pairs.map((p) => p.reference)], bleuOpts));
+    scores.bleu = { score: b.score, precisions: b.precisions, brevityPenalty: b.brevityPenalty, ratio: b.ratio, hypLength: b.hypLength, refLength: b.refLength };
+  }
+  const signatures = { BLEU: bleuSignature(bleuOpts, 1), ROUGE: rougeSignature({ stem }) };
   const seconds = (performance.now() - started) / 1000;
-  if (flag(a, 'json')) process.stdout.write(JSON.stringify(scores, null, 2) + '\n');
-  else if (flag(a, 'csv')) process.stdout.write(['metric,value', ...scoreRows(scores).map(([m, v]) => `${csvCell(m)},${v}`)].join('\n') + '\n');
+  const rows = [...scoreRows(scores), ['BLEU signature', signatures.BLEU], ['ROUGE signature', signatures.ROUGE]] as [string, string][];
+  if (flag(a, 'json')) process.stdout.write(JSON.stringify({ ...scores, signatures }, null, 2) + '\n');
+  else if (flag(a, 'csv')) process.stdout.write(['metric,value', ...rows.map(([m, v]) => `${csvCell(m)},${csvCell(v)}`)].join('\n') + '\n');
   else {
-    const rows = scoreRows(scores);
     const width = Math.max(...rows.map(([m]) => m.length));
     process.stdout.write(`| ${'metric'.padEnd(width)} | value |\n|${'-'.repeat(width + 2)}|------:|\n`);
     for (const [m, v] of rows) process.stdout.write(`| ${m.padEnd(width)} | ${v} |\n`);
   }
   if (flag(a, 'quiet') === undefined) {
     process.stderr.write(`scored ${pairs.length} pairs in ${seconds.toFixed(1)} s (${(pairs.length / seconds).toFixed(0)} pairs/s)\n`);
+  }
+}
+
+/** A metric's RangeError (a bad option value) as the CLI's clear message. */
+function runMetric<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof RangeError) throw new EngineError('bad-request', e.message);
+    throw e;
+  }
+}
+
+function oneOf<T extends string>(a: Args, name: string, allowed: readonly T[]): T | undefined {
+  const v = flag(a, name);
+  if (v === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(v)) {
+    throw new EngineError('bad-request', `--${name} must be one of ${allowed.join(', ')}, not "${v}"${name === 'tokenize' ? ' (sacreBLEU\'s ja-mecab, ko-mecab and spm tokenizers are not available here)' : ''}`);
+  }
+  return v as T;
+}
+
+function positiveInt(a: Args, name: string, min = 1): number | undefined {
+  const n = intFlag(a, name);
+  if (n !== undefined && n < min) throw new EngineError('bad-request', `--${name} must be a whole number ≥ ${min}, not ${n}`);
+  return n;
+}
+
+export function bleuOptionsOf(a: Args): BleuOptions {
+  const smooth = oneOf<BleuSmoothing>(a, 'smooth-method', BLEU_SMOOTHINGS);
+  const smoothValue = numberFlag(a, 'smooth-value');
+  if (smoothValue !== undefined && smooth !== 'floor' && smooth !== 'add-k') {
+    throw new EngineError('bad-request', '--smooth-value applies to --smooth-method floor or add-k only');
+  }
+  const opts: BleuOptions = {};
+  const tokenize = oneOf<BleuTokenizer>(a, 'tokenize', BLEU_TOKENIZERS);
+  if (tokenize !== undefined) opts.tokenize = tokenize;
+  if (smooth !== undefined) opts.smooth = smooth;
+  if (smoothValue !== undefined) opts.smoothValue = smoothValue;
+  const maxOrder = positiveInt(a, 'max-ngram-order');
+  if (maxOrder !== undefined) opts.maxOrder = maxOrder;
+  if (flag(a, 'lowercase') !== undefined) opts.lowercase = true;
+  if (flag(a, 'effective-order') !== undefined) opts.effectiveOrder = true;
+  return opts;
+}
+
+export function chrfOptionsOf(a: Args): ChrfOptions {
+  const opts: ChrfOptions = {};
+  const charOrder = positiveInt(a, 'chrf-char-order', 0);
+  const wordOrder = positiveInt(a, 'chrf-word-order', 0);
+  const beta = positiveInt(a, 'chrf-beta', 0);
+  if (charOrder !== undefined) opts.charOrder = charOrder;
+  if (wordOrder !== undefined) opts.wordOrder = wordOrder;
+  if (beta !== undefined) opts.beta = beta;
+  if ((opts.charOrder ?? 6) + (opts.wordOrder ?? 0) === 0) throw new EngineError('bad-request', '--chrf-char-order and --chrf-word-order cannot both be 0');
+  if (flag(a, 'chrf-whitespace') !== undefined) opts.whitespace = true;
+  if (flag(a, 'chrf-lowercase') !== undefined) opts.lowercase = true;
+  if (flag(a, 'chrf-eps-smoothing') !== undefined) opts.epsSmoothing = true;
+  return opts;
+}
+
+const METRIC_NAMES = ['bleu', 'chrf'] as const;
+type MetricName = (typeof METRIC_NAMES)[number];
+
+function metricsOf(a: Args): MetricName[] | undefined {
+  const values = a.flags.get('metrics');
+  if (values === undefined) return undefined;
+  const names = values.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter((v) => v.length > 0);
+  for (const n of names) {
+    if (!(METRIC_NAMES as readonly string[]).includes(n)) {
+      throw new EngineError('bad-request', `-m/--metrics takes ${METRIC_NAMES.join(', ')} (sacreBLEU's names; chrF++ is chrf with --chrf-word-order 2), not "${n}"` +
+        (n === 'ter' ? '; TER is not implemented' : '') + (n.startsWith('rouge') ? '; ROUGE is in the full table (draftsmith score without -m)' : ''));
+    }
+  }
+  return [...new Set(names)] as MetricName[];
+}
+
+export async function scoreCommand(a: Args): Promise<void> {
+  const refs = a.flags.get('ref') ?? [];
+  const hyps = a.flags.get('hyp') ?? [];
+  if (refs.length === 0 || hyps.length === 0) throw new EngineError('bad-request', 'score needs --ref FILE and --hyp FILE (each may be given several times: references of the same segments, systems to compare)');
+  const bleuOpts = bleuOptionsOf(a);
+  const chrfOpts = chrfOptionsOf(a);
+  const metrics = metricsOf(a);
+  const pairedBs = flag(a, 'paired-bs') !== undefined;
+  const pairedAr = flag(a, 'paired-ar') !== undefined;
+  const sentenceLevel = flag(a, 'sentence-level') !== undefined;
+  const confidence = flag(a, 'confidence') !== undefined;
+  const sacre = metrics !== undefined || refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence;
+  if (!sacre) return scoreEverything(a, bleuOpts);
+  return scoreSacre(a, { refs, hyps, metrics: metrics ?? ['bleu'], bleuOpts, chrfOpts, pairedBs, pairedAr, sentenceLevel, confidence });
+}
+
+interface SacreRun {
+  refs: string[];
+  hyps: string[];
+  metrics: MetricName[];
+  bleuOpts: BleuOptions;
+  chrfOpts: ChrfOptions;
+  pairedBs: boolean;
+  pairedAr: boolean;
+  sentenceLevel: boolean;
+  confidence: boolean;
+}
+
+/** sacreBLEU's score line: `NAME|signature = score[ (μ = mean ± ci)][ verbose]` (Score.format). */
+function scoreLine(name: string, signature: string, score: number, width: number, extra = ''): string {
+  return `${name}|${signature} = ${score.toFixed(width)}${extra}`;
+}
+
+/** BLEUScore's verbose part: precisions, BP, ratio and lengths (sacrebleu/metrics/bleu.py). */
+function bleuVerbose(b: BleuScore): string {
+  return ` ${b.precisions.map((p) => p.toFixed(1)).join('/')} (BP = ${b.brevityPenalty.toFixed(3)} ratio = ${b.ratio.toFixed(3)} hyp_len = ${b.hypLength} ref_len = ${b.refLength})`;
+}
+
+async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
+  const { pairedBs, pairedAr, sentenceLevel, confidence } = run;
+  if (pairedBs && pairedAr) throw new EngineError('bad-request', '--paired-bs and --paired-ar exclude each other: choose one test');
+  const paired = pairedBs || pairedAr;
+  if (paired && run.hyps.length < 2) throw new EngineError('bad-request', 'a paired test compares systems: give the baseline and at least one other system, --hyp BASELINE --hyp SYSTEM');
+  if (sentenceLevel && (paired || confidence)) throw new EngineError('bad-request', 'statistical tests are unavailable with --sentence-level (as in sacreBLEU)');
+  if (sentenceLevel && run.metrics.length > 1) throw new EngineError('bad-request', 'only one metric can be used with --sentence-level (as in sacreBLEU)');
+  if (sentenceLevel && run.hyps.length > 1) throw new EngineError('bad-request', 'only one system can be scored with --sentence-level (as in sacreBLEU)');
+  if (confidence && run.hyps.length > 1) throw new EngineError('bad-request', '--confidence is for one system; compare several with --paired-bs or --paired-ar');
+  if (flag(a, 'document') !== undefined) throw new EngineError('bad-request', '--document is for the full table (one --ref, one --hyp, no -m)');
+  const seed = intFlag(a, 'seed') ?? DEFAULT_SEED;
+  if (seed < 0) throw new EngineError('bad-request', `--seed must be a whole number ≥ 0, not ${seed}`);
+  const width = positiveInt(a, 'width', 0) ?? 2;
+  const limit = intFlag(a, 'limit') ?? Infinity;
+  const refField = flag(a, 'ref-field') ?? 'text';
+  const hypField = flag(a, 'hyp-field') ?? 'text';
+
+  const refStreams = await Promise.all(run.refs.map((f) => readSegments(f, refField, false)));
+  const systems = await Promise.all(run.hyps.map(async (f) => ({ file: f, hyps: await readSegments(f, hypField, false) })));
+  const n = systems[0].hyps.length;
+  const counts = [...systems.map((s) => `${s.file} (--hyp): ${s.hyps.length}`), ...run.refs.map((f, i) => `${f} (--ref): ${refStreams[i].length}`)];
+  if (systems.some((s) => s.hyps.length !== n) || refStreams.some((r) => r.length !== n)) {
+    throw new EngineError('bad-input', `the files must have the same number of segments, one per line, but have:\n  ${counts.join('\n  ')}`);
+  }
+  if (n === 0) throw new EngineError('bad-input', `no segments to score in ${run.hyps[0]}`);
+  const take = Math.min(n, limit);
+  const refsCut = refStreams.map((r) => r.slice(0, take));
+  const names = uniqueNames(run.hyps);
+  const named = systems.map((s, i) => ({ name: names[i], hyps: s.hyps.slice(0, take) }));
+  const nrefs = refsCut.length;
+  const started = performance.now();
+  const statMetrics: StatMetric[] = run.metrics.map((m) => (m === 'bleu' ? bleuMetric(run.bleuOpts) : chrfMetric(run.chrfOpts)));
+  const quiet = flag(a, 'quiet') !== undefined;
+
+  if (sentenceLevel) {
+    const m = run.metrics[0];
+    const bleuOpts: BleuOptions = { ...run.bleuOpts, effectiveOrder: true }; // sacreBLEU: args.bleu_effective_order = True
+    const signature = m === 'bleu' ? bleuSignature(bleuOpts, nrefs) : chrfSignature(run.chrfOpts, nrefs);
+    const name = statMetrics[0].name;
+    const rows = named[0].hyps.map((h, i) => {
+      const rs = refsCut.map((r) => r[i]);
+      if (m === 'bleu') {
+        const b = runMetric(() => sentenceBleu(h, rs, bleuOpts));
+        return { score: b.score, line: scoreLine(name, signature, b.score, width, bleuVerbose(b)) };
+      }
+      const c = runMetric(() => sentenceChrf(h, rs, run.chrfOpts));
+      return { score: c.score, line: scoreLine(name, signature, c.score, width) };
+    });
+    if (flag(a, 'json')) process.stdout.write(JSON.stringify({ mode: 'sentence', metric: name, signature, scores: rows.map((r) => r.score) }, null, 2) + '\n');
+    else if (flag(a, 'csv')) process.stdout.write(['segment,metric,score,signature', ...rows.map((r, i) => `${i + 1},${name},${r.score},${signature}`)].join('\n') + '\n');
+    else for (const r of rows) process.stdout.write(r.line + '\n');
+    return;
+  }
+
+  let comparisons: MetricComparison[];
+  let mode: string;
+  if (paired) {
+    const samples = pairedBs ? positiveInt(a, 'paired-bs-n') ?? DEFAULT_BS_SAMPLES : positiveInt(a, 'paired-ar-n') ?? DEFAULT_AR_SAMPLES;
+    const bar = progressBar(pairedBs ? 'paired bootstrap' : 'approximate randomization');
+    const fn = pairedBs ? pairedBootstrap : pairedApproximateRandomization;
+    named[0] = { ...named[0], name: `Baseline: ${named[0].name}` }; // sacreBLEU's label
+    comparisons = runMetric(() => fn(named, refsCut, statMetrics, { samples, seed, progress: (d, t) => bar.update(d, t) }));
+    bar.done();
+    mode = pairedBs ? 'paired-bs' : 'paired-ar';
+  } else {
+    mode = confidence ? 'confidence' : 'corpus';
+    const confidenceN = positiveInt(a, 'confidence-n') ?? DEFAULT_BS_SAMPLES;
+    comparisons = statMetrics.map((metric, k) => {
+      if (confidence) {
+        const r = runMetric(() => bootstrapConfidence(named[0].hyps, refsCut, metric, { samples: confidenceN, seed }));
+        return { metric: metric.name, signature: r.signature, systems: [{ ...r, name: named[0].name }] };
+      }
+      const m = run.metrics[k];
+      return {
+        metric: metric.name,
+        signature: m === 'bleu' ? bleuSignature(run.bleuOpts, nrefs) : chrfSignature(run.chrfOpts, nrefs),
+        systems: named.map((s) => ({ name: s.name, score: runMetric(() => (m === 'bleu' ? corpusBleu(s.hyps, refsCut, run.bleuOpts).score : corpusChrf(s.hyps, refsCut, run.chrfOpts).score)) })),
+      };
+    });
+  }
+  const details = run.metrics.includes('bleu') && !paired
+    ? named.map((s) => runMetric(() => corpusBleu(s.hyps, refsCut, run.bleuOpts)))
+    : undefined;
+  const seconds = (performance.now() - started) / 1000;
+  printComparisons(a, mode, comparisons, width, details);
+  if (!quiet) process.stderr.write(`scored ${named.length} system${named.length > 1 ? 's' : ''} × ${take} segments × ${nrefs} reference${nrefs > 1 ? 's' : ''} in ${seconds.toFixed(1)} s\n`);
+}
+
+/** System names: the file names, made unique when one file is given twice (e.g. two JSONL fields). */
+function uniqueNames(files: readonly string[]): string[] {
+  const seen = new Map<string, number>();
+  return files.map((f) => {
+    const k = (seen.get(f) ?? 0) + 1;
+    seen.set(f, k);
+    return k === 1 ? f : `${f} #${k}`;
+  });
+}
+
+function printComparisons(a: Args, mode: string, comparisons: MetricComparison[], width: number, details: BleuScore[] | undefined): void {
+  if (flag(a, 'json')) {
+    const out = comparisons.map((c) => ({
+      ...c,
+      systems: c.systems.map((s, i) => (c.metric === 'BLEU' && details ? { ...s, precisions: details[i].precisions, brevityPenalty: details[i].brevityPenalty, ratio: details[i].ratio, hypLength: details[i].hypLength, refLength: details[i].refLength } : s)),
+    }));
+    process.stdout.write(JSON.stringify({ mode, metrics: out }, null, 2) + '\n');
+    return;
+  }
+  if (flag(a, 'csv')) {
+    const cell = (x: number | undefined) => (x === undefined ? '' : String(x));
+    const lines = ['metric,system,score,mean,ci,p_value,signature'];
+    for (const c of comparisons) for (const s of c.systems) lines.push([c.metric, csvCell(s.name), cell(s.score), cell(s.mean), cell(s.ci), cell(s.pValue), c.signature].join(','));
+    process.stdout.write(lines.join('\n') + '\n');
+    return;
+  }
+  const single = comparisons.every((c) => c.systems.length === 1);
+  if (single) {
+    // One system: sacreBLEU's own lines.
+    for (const c of comparisons) {
+      const s = c.systems[0];
+      const ci = s.mean !== undefined && s.ci !== undefined ? ` (μ = ${s.mean.toFixed(width)} ± ${s.ci.toFixed(width)})` : '';
+      process.stdout.write(scoreLine(c.metric, c.signature, s.score, width, ci + (c.metric === 'BLEU' && details ? bleuVerbose(details[0]) : '')) + '\n');
+    }
+    return;
+  }
+  // Several systems: one table per metric, as sacreBLEU's print_results_table; '*' marks p < 0.05.
+  for (const c of comparisons) {
+    const hasCi = c.systems.some((s) => s.ci !== undefined);
+    const hasP = c.systems.some((s) => s.pValue !== undefined);
+    const header = ['system', c.metric, ...(hasCi ? ['μ ± 95% CI'] : []), ...(hasP ? ['p-value'] : [])];
+    const rows = c.systems.map((s) => [
+      s.name, s.score.toFixed(width),
+      ...(hasCi ? [s.mean !== undefined && s.ci !== undefined ? `${s.mean.toFixed(width)} ± ${s.ci.toFixed(width)}` : ''] : []),
+      ...(hasP ? [s.pValue === undefined ? '' : `${s.pValue.toFixed(4)}${s.pValue < 0.05 ? '*' : ''}`] : []),
+    ]);
+    const widths = header.map((h, k) => Math.max(h.length, ...rows.map((r) => r[k].length)));
+    const line = (cells: string[]) => `| ${cells.map((x, k) => (k === 0 ? x.padEnd(widths[k]) : x.padStart(widths[k]))).join(' | ')} |\n`;
+    process.stdout.write(`${c.metric}|${c.signature}\n`);
+    process.stdout.write(line(header));
+    process.stdout.write(`|${widths.map((w, k) => (k === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|\n`);
+    for (const r of rows) process.stdout.write(line(r));
+    if (hasP) process.stdout.write(`(p-value: the difference from the baseline; * p < 0.05)\n`);
+    process.stdout.write('\n');
   }
 }
