@@ -30,13 +30,10 @@ import { runRoundTripEval } from './engine/eval/roundtripEval';
 import { runStoryEval } from './engine/eval/storyEval';
 import { runSummarizeEval, type EvalMode, type SummarizeEvalOptions } from './engine/eval/summarizeEval';
 import { AGGREGATIONS, type Aggregation } from './engine/systems/extractive';
-import { essayModelDir } from './engine/systems/essay';
 import { maxLengthNote } from './engine/systems/lengthLimit';
 import { DEFAULT_THREADS } from './engine/runtime/threads';
-import { storyModelDir } from './engine/systems/story';
-import { summarizeModelDir } from './engine/systems/summarize';
+import { modelDir } from './engine/systems/registry';
 import { flag, guardsFlag, intFlag, numberFlag, parseArgs, type Args } from './cli/args';
-import { roundtripModelDir } from './engine/systems/roundtrip';
 import { evalReply, replyCommand } from './cli/replyCommand';
 import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
@@ -74,7 +71,14 @@ const USAGE = `usage:
                    [--ref-field F] [--hyp-field F] [--limit N] [--quiet]
       REF and HYP: text files, one segment per line (or each one document with --document), or
       JSONL files of strings or of objects whose field F (default "text") holds the text.
-      Prints BLEU, ROUGE-1/2/L/Lsum/W, Diversity, distinct-1/2, Substantiality and Coherence L.
+      Prints BLEU, ROUGE-1/2/L/Lsum/W, Diversity, distinct-1/2, Substantiality and Coherence L, and the signatures.
+  draftsmith score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m bleu chrf] [--tokenize 13a|intl|char|zh|none]
+                   [--smooth-method exp|floor|add-k|none] [--smooth-value V] [--max-ngram-order N] [--effective-order]
+                   [--lowercase] [--chrf-word-order N] [--chrf-char-order N] [--chrf-beta N] [--chrf-whitespace]
+                   [--chrf-lowercase] [--chrf-eps-smoothing] [--sentence-level] [--confidence [--confidence-n N]]
+                   [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--seed N] [--width N] [--json | --csv]
+      sacreBLEU's workflow and flag names: several references per segment, sacreBLEU signatures, and paired
+      significance tests against the first --hyp (score, μ ± 95% CI, p-value), numbers identical to sacreBLEU 2.6.0's.
   --data DIR: the test split's folder; by default the shipped model's own: .data (summarize), .data/simple (essay,
   story, roundtrip: the models of simple stories), .data/reply (reply).
   Every eval takes --dump FILE: one JSON line per test item and variant, {system, variant, id, domain, source,
@@ -165,7 +169,7 @@ async function essay(a: Args): Promise<void> {
 }
 
 async function evalRoundTrip(a: Args): Promise<void> {
-  process.stdout.write(await runRoundTripEval(evalOptions(a, (models) => `default=${roundtripModelDir(models)}`), evalProgress));
+  process.stdout.write(await runRoundTripEval(evalOptions(a, (models) => `default=${modelDir(models, 'roundtrip')}`), evalProgress));
 }
 
 /** Continue Story (or, with --premise, Write a Premise): the text streams to stdout as it is sampled. */
@@ -243,7 +247,7 @@ async function evalSummarize(a: Args): Promise<void> {
     offset: intFlag(a, 'offset') ?? 0,
     perplexity: flag(a, 'perplexity') !== undefined,
     ...summarizeEvalFlags(a),
-    ...evalOptions(a, (models) => `TAAS=${summarizeModelDir(models)}`, '.data'),
+    ...evalOptions(a, (models) => `TAAS=${modelDir(models, 'summarize')}`, '.data'),
   }, evalProgress));
 }
 
@@ -281,7 +285,7 @@ async function evalEssay(a: Args): Promise<void> {
   process.stdout.write(await runEssayEval({
     beamSize: intFlag(a, 'beam'),
     unconstrained: flag(a, 'unconstrained') !== undefined,
-    ...evalOptions(a, (models) => `PC-SAN=${essayModelDir(models)}`),
+    ...evalOptions(a, (models) => `PC-SAN=${modelDir(models, 'essay')}`),
   }, evalProgress));
 }
 
@@ -291,7 +295,7 @@ async function evalStory(a: Args): Promise<void> {
     seed: intFlag(a, 'seed') ?? 1,
     perplexity: flag(a, 'perplexity') !== undefined,
     ranking: intFlag(a, 'ranking') ?? 0,
-    ...evalOptions(a, (models) => `fusion=${storyModelDir(models)}`),
+    ...evalOptions(a, (models) => `fusion=${modelDir(models, 'story')}`),
   }, evalProgress));
 }
 

@@ -6,6 +6,7 @@
  * One view at a time: summarize (summarizeView.ts), essay (essayView.ts), story (storyView.ts), score (scoreView.ts), coherence
  * (coherenceView.ts), round trip (roundtripView.ts). The message shown is kept in the webview state so a reload shows it again.
  */
+import { EMPTY_INSIGHTS } from '../extension/panelViews';
 import { FromPanel, ToPanel } from '../extension/protocol';
 import { destroyCharts } from './charts';
 import { renderCoherence } from './coherenceView';
@@ -25,9 +26,17 @@ declare function acquireVsCodeApi(): WebviewApi;
 
 const vscode = acquireVsCodeApi();
 const app = document.getElementById('app') ?? document.body;
-const DEFAULT_EMPTY = 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Continue Story, Round-Trip Paragraph, Score Draft or Check Coherence to see the results here.';
-
 type Shown = Exclude<ToPanel, { type: 'empty' }>;
+
+/** One renderer per view: a new view is one entry here (and one in extension/panelViews.ts). */
+const VIEWS: { [T in Shown['type']]: (result: Extract<Shown, { type: T }>['result']) => Node[] } = {
+  summarize: renderSummarize,
+  essay: renderEssay,
+  story: renderStory,
+  score: renderScore,
+  coherence: renderCoherence,
+  roundtrip: renderRoundTrip,
+};
 
 /** What the page shows now, if anything. */
 let shown: Shown | undefined;
@@ -50,26 +59,9 @@ function render(message: Shown): void {
   vscode.setState(message);
   destroyCharts();
   app.dataset.view = message.type;
-  switch (message.type) {
-    case 'summarize':
-      app.replaceChildren(...renderSummarize(message.result));
-      return;
-    case 'essay':
-      app.replaceChildren(...renderEssay(message.result));
-      return;
-    case 'story':
-      app.replaceChildren(...renderStory(message.result));
-      return;
-    case 'score':
-      app.replaceChildren(...renderScore(message.result));
-      return;
-    case 'coherence':
-      app.replaceChildren(...renderCoherence(message.result));
-      return;
-    case 'roundtrip':
-      app.replaceChildren(...renderRoundTrip(message.result));
-      return;
-  }
+  // The message was parsed, so its result is the one its type names.
+  const view = VIEWS[message.type] as (result: Shown['result']) => Node[];
+  app.replaceChildren(...view(message.result));
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
@@ -89,5 +81,5 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
 
 const restored = ToPanel.safeParse(vscode.getState());
 if (restored.success && restored.data.type !== 'empty') render(restored.data);
-else renderEmpty(DEFAULT_EMPTY);
+else renderEmpty(EMPTY_INSIGHTS);
 send({ type: 'ready' });

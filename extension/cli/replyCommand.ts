@@ -13,7 +13,8 @@ import { EngineError, errorMessage } from '../engine/errors';
 import { runReplyEval } from '../engine/eval/replyEval';
 import { openDump } from '../engine/eval/dump';
 import { silentRun } from '../engine/systems/context';
-import { ReplySystem, replyModelDir } from '../engine/systems/reply';
+import { loadSystem, modelDir } from '../engine/systems/registry';
+import { singleFolder } from '../engine/runtime/modelSource';
 import { flag, guardsFlag, intFlag, type Args } from './args';
 import type { CliParts } from './roundtripCommand';
 
@@ -44,7 +45,7 @@ export async function replyCommand(a: Args, cli: CliParts): Promise<number> {
   const model = flag(a, 'model');
   const config = cli.engineConfig(a);
   const result = model !== undefined
-    ? await (await ReplySystem.load(path.resolve(model), { device: config.device, threads: config.threads, log: cli.log })).run(request, silentRun)
+    ? await (await loadSystem('reply', singleFolder(path.resolve(model)), { device: config.device, threads: config.threads, log: cli.log })).run(request, silentRun)
     : await new Engine(config, cli.log).run(request);
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
@@ -75,7 +76,7 @@ export async function evalReply(a: Args, cli: CliParts, parts: { dataDir: string
   const table = await runReplyEval({
     dataDir: parts.dataDir,
     limit: intFlag(a, 'limit') ?? Infinity,
-    variants: parts.variants(`ESED=${replyModelDir(config.modelsDir)}`),
+    variants: parts.variants(`ESED=${modelDir(config.modelsDir, 'reply')}`),
     examples: intFlag(a, 'examples') ?? 3,
     dump: openDump(flag(a, 'dump')),
     guards: guardsFlag(a),

@@ -9,7 +9,8 @@ import type { EngineConfig, EngineRequest, RoundTripResult, RoundTripVariant } f
 import { Engine } from '../engine/engine';
 import { EngineError, errorMessage } from '../engine/errors';
 import { silentRun } from '../engine/systems/context';
-import { RoundTripSystem } from '../engine/systems/roundtrip';
+import { loadSystem } from '../engine/systems/registry';
+import { singleFolder } from '../engine/runtime/modelSource';
 import { flag, guardsFlag, intFlag, type Args } from './args';
 
 /** What the command borrows from cli.ts, so both read options the same way. */
@@ -38,7 +39,7 @@ export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
   const config = cli.engineConfig(a);
   // --model: any folder the recipe exported (the eval's variants); otherwise the engine's own choice.
   const result = model !== undefined
-    ? await (await RoundTripSystem.load(path.resolve(model), { device: config.device, threads: config.threads, log: cli.log })).run(request, silentRun)
+    ? await (await loadSystem('roundtrip', singleFolder(path.resolve(model)), { device: config.device, threads: config.threads, log: cli.log })).run(request, silentRun)
     : await new Engine(config, cli.log).run(request);
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');

@@ -1,16 +1,14 @@
 /**
  * The engine: loads each system's model folder on first use and runs requests. Used by the worker
- * (for the extension) and directly by the CLI. It knows nothing of VS Code.
+ * (for the extension) and directly by the CLI. It knows nothing of VS Code, and nothing of the
+ * systems one by one: requests are dispatched through the registry (systems/registry.ts).
  */
-import type { EngineConfig, EngineRequest, EngineResult, ResultFor, RoundTripVariant } from '../protocol';
-import { CancelledError } from './errors';
-import { checkCoherence, scoreDraft } from './eval/scoreDraft';
+import type { EngineConfig, EngineRequest, ResultFor, RoundTripVariant } from '../protocol';
+import { CancelledError, errorMessage } from './errors';
+import { modelsFolder } from './runtime/modelSource';
 import type { RunContext, RuntimeOptions } from './systems/context';
-import { EssaySystem, essayModelDir } from './systems/essay';
-import { ReplySystem, replyModelDir } from './systems/reply';
-import { RoundTripSystem, roundtripModelDir } from './systems/roundtrip';
-import { StorySystem, storyModelDir } from './systems/story';
-import { SummarizeSystem, summarizeModelDir } from './systems/summarize';
+import { SYSTEMS, systemFor, type SystemEntry, type SystemId, type SystemOf } from './systems/registry';
+import type { System } from './systems/system';
 
 export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
 
@@ -20,11 +18,19 @@ export interface RunHooks {
   isCancelled?: () => boolean;
 }
 
-/** A system loaded on first use; a failed load is not kept, so fixing the folder and retrying works. */
-class Lazy<T> {
-  private value?: Promise<T>;
-  constructor(private readonly load: () => Promise<T>) {}
-  get(): Promise<T> {
+/**
+ * One system (one model folder) of the engine: loaded on first use; a failed load is not kept, so
+ * fixing the folder and retrying works. Once dropped (configure) it is disposed as soon as no request
+ * is using it: a run under way finishes on the sessions it started with, and then they are released.
+ */
+class Slot {
+  private value?: Promise<System>;
+  private users = 0;
+  private dropped = false;
+
+  constructor(private readonly load: () => Promise<System>, private readonly log: Log) {}
+
+  get(): Promise<System> {
     if (!this.value) {
       const p = this.load();
       p.catch(() => { if (this.value === p) this.value = undefined; });
@@ -32,30 +38,45 @@ class Lazy<T> {
     }
     return this.value;
   }
-  reset(): void {
+
+  /** Runs `work` on the system, which is not disposed before `work` ends. */
+  async use<T>(work: (system: System) => Promise<T>): Promise<T> {
+    this.users++;
+    try {
+      return await work(await this.get());
+    } finally {
+      this.users--;
+      this.releaseIfIdle();
+    }
+  }
+
+  drop(): void {
+    this.dropped = true;
+    this.releaseIfIdle();
+  }
+
+  private releaseIfIdle(): void {
+    const loaded = this.value;
+    if (!this.dropped || this.users > 0 || !loaded) return;
     this.value = undefined;
+    loaded.then((s) => s.dispose(), () => { /* a failed load holds no sessions */ })
+      .catch((e: unknown) => this.log('warn', `releasing a model's sessions failed: ${errorMessage(e)}`));
   }
 }
 
 export class Engine {
-  private readonly systems = {
-    summarize: new Lazy(() => SummarizeSystem.load(summarizeModelDir(this.config.modelsDir), this.runtime())),
-    essay: new Lazy(() => EssaySystem.load(essayModelDir(this.config.modelsDir), this.runtime())),
-    story: new Lazy(() => StorySystem.load(storyModelDir(this.config.modelsDir), this.runtime())),
-    reply: new Lazy(() => ReplySystem.load(replyModelDir(this.config.modelsDir), this.runtime())),
-  };
-  /** One per Round-Trip folder asked for: the default one, and any variant the settings name. */
-  private readonly roundtrips = new Map<string, Lazy<RoundTripSystem>>();
+  /** One per system and model folder asked for (the Round-Trip variants each have their own). */
+  private readonly slots = new Map<string, Slot>();
 
   constructor(private config: EngineConfig, private readonly log: Log) {}
 
   configure(config: EngineConfig): void {
     const changed = JSON.stringify(config) !== JSON.stringify(this.config);
     this.config = config;
-    // Reload lazily with the new folder or device.
+    // Reload lazily with the new folder or device; the old sessions are released, not left to the GC.
     if (changed) {
-      for (const s of Object.values(this.systems)) s.reset();
-      this.roundtrips.clear();
+      for (const slot of this.slots.values()) slot.drop();
+      this.slots.clear();
     }
   }
 
@@ -63,72 +84,47 @@ export class Engine {
     return { device: this.config.device, threads: this.config.threads, log: (l, m) => this.log(l, m) };
   }
 
-  roundtrip(variant?: RoundTripVariant): Promise<RoundTripSystem> {
-    const key = variant ?? 'default';
-    let lazy = this.roundtrips.get(key);
-    if (!lazy) {
-      lazy = new Lazy(() => RoundTripSystem.load(roundtripModelDir(this.config.modelsDir, variant), this.runtime(), variant));
-      this.roundtrips.set(key, lazy);
+  private slot(id: SystemId, variant: string | undefined): Slot {
+    const key = `${id}/${variant ?? 'default'}`;
+    let slot = this.slots.get(key);
+    if (!slot) {
+      const entry: SystemEntry = SYSTEMS[id];
+      // The source is read when the load starts, so a configure before then is honoured.
+      slot = new Slot(() => entry.load(modelsFolder(this.config.modelsDir), this.runtime(), variant), this.log);
+      this.slots.set(key, slot);
     }
-    return lazy.get();
+    return slot;
   }
 
-  summarizer(): Promise<SummarizeSystem> {
-    return this.systems.summarize.get();
+  /**
+   * A system of this engine's models folder, loaded if need be. Not counted as in use: a configure
+   * that changes the settings may dispose it, so callers hold it only for one piece of work.
+   */
+  system<K extends SystemId>(id: K, variant?: string): Promise<SystemOf<K>> {
+    return this.slot(id, variant).get() as Promise<SystemOf<K>>;
+  }
+
+  /** The Round-Trip model of a variant's folder (<models>/roundtrip-<variant>), or the default one. */
+  roundtrip(variant?: RoundTripVariant): Promise<SystemOf<'roundtrip'>> {
+    return this.system('roundtrip', variant);
   }
 
   /** Runs one request; the result's type follows the request's op. */
   async run<R extends EngineRequest>(request: R, hooks: RunHooks = {}): Promise<ResultFor<R>> {
-    const result = await this.dispatch(request, hooks);
-    // Every case of dispatch answers with its own op; this check is what makes the cast below true.
-    if (result.op !== request.op) throw new Error(`engine answered "${result.op}" to a "${request.op}" request`);
-    return result as ResultFor<R>;
-  }
-
-  private async dispatch(request: EngineRequest, hooks: RunHooks): Promise<EngineResult> {
     const ctx: RunContext = {
       progress: (m, f) => hooks.progress?.(m, f),
       partial: (t) => hooks.partial?.(t),
       checkCancelled: () => { if (hooks.isCancelled?.()) throw new CancelledError(); },
     };
-    switch (request.op) {
-      case 'summarize': {
-        ctx.progress('Loading the summarization model…');
-        const system = await this.summarizer();
-        ctx.checkCancelled();
-        return system.run(request, ctx);
-      }
-      case 'essay': {
-        ctx.progress('Loading the essay model…');
-        const system = await this.systems.essay.get();
-        ctx.checkCancelled();
-        return system.run(request, ctx);
-      }
-      case 'roundtrip': {
-        ctx.progress('Loading the round-trip model…');
-        const system = await this.roundtrip(request.variant);
-        ctx.checkCancelled();
-        return system.run(request, ctx);
-      }
-      case 'reply': {
-        ctx.progress('Loading the reply model…');
-        const system = await this.systems.reply.get();
-        ctx.checkCancelled();
-        return system.run(request, ctx);
-      }
-      case 'story':
-      case 'premise': {
-        ctx.progress('Loading the story model…');
-        const system = await this.systems.story.get();
-        ctx.checkCancelled();
-        return request.op === 'story' ? system.run(request, ctx) : system.premise(request, ctx);
-      }
-      case 'score':
-        ctx.progress('Scoring the draft…');
-        return scoreDraft(request, { checkCancelled: ctx.checkCancelled });
-      case 'coherence':
-        ctx.progress('Aligning sentences…');
-        return checkCoherence(request);
-    }
+    const id = systemFor(request.op);
+    const entry: SystemEntry = SYSTEMS[id];
+    if (entry.loading) ctx.progress(entry.loading);
+    const result = await this.slot(id, entry.variant?.(request)).use(async (system) => {
+      if (entry.loading) ctx.checkCancelled();
+      return system.run(request, ctx);
+    });
+    // The registry sends each op to the system that answers it; this check is what makes the cast below true.
+    if (result.op !== request.op) throw new Error(`engine answered "${result.op}" to a "${request.op}" request`);
+    return result as ResultFor<R>;
   }
 }

@@ -1,5 +1,6 @@
 /** Where a result goes in the document and how it is applied: always as ONE undo step. */
 import * as vscode from 'vscode';
+import { paragraphAt as paragraphIn } from '../engine/text/reader';
 
 /** The text the Summarize command inserts after the source. */
 export function summaryInsertion(summary: string): string {
@@ -100,16 +101,12 @@ export async function replaceUnlessChanged(r: Omit<GuardedInsertion, 'position'>
   return { kind: 'inserted' };
 }
 
-/** The paragraph around `position`: the lines up to the nearest blank line above and below it;
- * undefined on a blank line. */
+/** The paragraph around `position` as the engine's reader finds it (text/reader.ts), as whole lines:
+ * up to the nearest blank line above and below it; undefined on a blank line. */
 export function paragraphAt(doc: vscode.TextDocument, position: vscode.Position): vscode.Range | undefined {
-  const blank = (line: number) => doc.lineAt(line).isEmptyOrWhitespace;
-  if (blank(position.line)) return undefined;
-  let first = position.line;
-  while (first > 0 && !blank(first - 1)) first--;
-  let last = position.line;
-  while (last < doc.lineCount - 1 && !blank(last + 1)) last++;
-  return new vscode.Range(doc.lineAt(first).range.start, doc.lineAt(last).range.end);
+  const p = paragraphIn(doc.getText(), doc.offsetAt(position));
+  if (!p) return undefined;
+  return new vscode.Range(doc.lineAt(doc.positionAt(p.start).line).range.start, doc.lineAt(doc.positionAt(p.end).line).range.end);
 }
 
 /** The primary selection, or the whole document when the selection is empty. */

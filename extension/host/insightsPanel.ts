@@ -4,11 +4,11 @@
  */
 import * as vscode from 'vscode';
 import type { ToPanel } from '../protocol';
+import { EMPTY_INSIGHTS } from '../panelViews';
 import { schemas } from './schemas';
 import { insightsHtml, newNonce } from './panelHtml';
 
 export const INSIGHTS_VIEW_TYPE = 'draftsmith.insights';
-export const EMPTY_INSIGHTS = 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Continue Story, Round-Trip Paragraph, Score Draft or Check Coherence to see the results here.';
 
 /** The message the panel should show now (any view), if there is one. */
 type Current = () => ToPanel | undefined;

@@ -6,6 +6,7 @@
  * one undoable edit. The command and the test API share suggestReplies().
  */
 import * as vscode from 'vscode';
+import { hasLetter } from '../engine/text/reader';
 import type { ReplyCandidate, ReplyResult } from '../protocol';
 import { Ctx } from './context';
 import { Changed, insertUnlessChanged, replyInsertion, sourceRange } from './edits';
@@ -107,7 +108,7 @@ async function pickWithQuickPick(candidates: readonly ReplyCandidate[], result: 
     title: 'Draftsmith: Suggest Replies — type a key',
     prompt: 'A noun or an adjective to steer the reply (it must be one of the reply memory\'s keys; a message names the nearest ones otherwise).',
     placeHolder: known.length ? `e.g. ${known.join(', ')}` : 'e.g. music, dog, weekend, happy',
-    validateInput: (v) => (/\p{L}/u.test(v) ? undefined : 'Type a word.'),
+    validateInput: (v) => (hasLetter(v) ? undefined : 'Type a word.'),
   }, token);
   return key ? { typedKey: key } : undefined;
 }

@@ -13,7 +13,7 @@
  * The commands and the test API share continueStory() and writePremise().
  */
 import * as vscode from 'vscode';
-import { hasReadableText } from '../engine/text/normalize';
+import { hasReadableText } from '../engine/text/reader';
 import { countWords } from '../engine/text/words';
 import { PremiseResult, StoryResult } from '../protocol';
 import { Ctx } from './context';

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { EngineError } from '../../extension/engine/errors';
-import { RoundTripSystem, notProse, roundTripScores, roundtripModelDir } from '../../extension/engine/systems/roundtrip';
+import { RoundTripSystem, roundTripScores, roundtripModelDir } from '../../extension/engine/systems/roundtrip';
 import type { RunContext } from '../../extension/engine/systems/context';
-import { sentenceSpans } from '../../extension/engine/text/sentences';
+import { notProse, sentenceSpans } from '../../extension/engine/text/reader';
 import { int64Tensor, openSession } from '../../extension/engine/runtime/onnx';
 import { fixture, modelsDir, repoRoot } from './helpers';
 

@@ -13,7 +13,7 @@ import {
   countWords, DEFAULT_EXTRACTIVE, extractiveSummary, scoreSentences, selectSentences, type ExtractiveOptions,
 } from '../../extension/engine/systems/extractive';
 import { corpusFaithfulness, names, numbers, unsupportedItems } from '../../extension/engine/metrics/faithfulness';
-import { sentenceSpans } from '../../extension/engine/text/sentences';
+import { sentenceSpans } from '../../extension/engine/text/reader';
 import { SummarizeSystem } from '../../extension/engine/systems/summarize';
 import { int64Tensor, openSession } from '../../extension/engine/runtime/onnx';
 import { EngineError } from '../../extension/engine/errors';

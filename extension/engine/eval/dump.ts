@@ -6,9 +6,11 @@
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import type { SystemId } from '../systems/registry';
 
 export interface DumpRecord {
-  system: 'summarize' | 'essay' | 'story' | 'roundtrip' | 'reply';
+  /** The registry's name of the system evaluated. */
+  system: Exclude<SystemId, 'scoring'>;
   /** The variant's name as given to --variant NAME=DIR. */
   variant: string;
   /** The item's id in its split (or its position in the sample). */

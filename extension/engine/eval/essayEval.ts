@@ -10,7 +10,8 @@ import { z } from 'zod';
 import { corpusBleu } from '../metrics/bleu';
 import { diversity } from '../metrics/diversity';
 import { silentRun, type RuntimeOptions } from '../systems/context';
-import { EssaySystem } from '../systems/essay';
+import { loadSystem } from '../systems/registry';
+import { singleFolder } from '../runtime/modelSource';
 import type { Dump } from './dump';
 import { readSplit } from './testSplit';
 
@@ -42,7 +43,7 @@ export async function runEssayEval(opts: EssayEvalOptions, log: (m: string) => v
   const gold = diversity(pairs.map((p) => p.text));
   const rows: Row[] = [{ name: 'Gold (the test paragraphs)', diversity: gold.diversity, distinct2: gold.distinct2 }];
   for (const v of opts.variants) {
-    const system = await EssaySystem.load(v.dir, opts.runtime);
+    const system = await loadSystem('essay', singleFolder(v.dir), opts.runtime);
     const t0 = performance.now();
     const essays: string[] = [];
     let covered = 0;

@@ -18,7 +18,9 @@ import { diversity } from '../metrics/diversity';
 import { substantiality } from '../metrics/substantiality';
 import { silentRun, type RuntimeOptions } from '../systems/context';
 import { maxLengthHit } from '../systems/lengthLimit';
-import { ReplySystem } from '../systems/reply';
+import type { ReplySystem } from '../systems/reply';
+import { loadSystem } from '../systems/registry';
+import { singleFolder } from '../runtime/modelSource';
 import { semanticKeys } from '../text/keys';
 import { analyse } from '../text/nlp';
 import type { Dump } from './dump';
@@ -59,7 +61,7 @@ export async function runReplyEval(opts: ReplyEvalOptions, log: (m: string) => v
   const lines: Line[] = [];
   const systems: { name: string; system: ReplySystem }[] = [];
   for (const v of opts.variants) {
-    const system = await ReplySystem.load(v.dir, opts.runtime);
+    const system = await loadSystem('reply', singleFolder(v.dir), opts.runtime);
     systems.push({ name: v.name, system });
     const top1: string[] = [];
     const top5: string[] = [];

@@ -14,7 +14,8 @@ import { corpusBleu } from '../metrics/bleu';
 import { coherence } from '../metrics/coherence';
 import { corpusRouge } from '../metrics/rouge';
 import type { RuntimeOptions } from '../systems/context';
-import { RoundTripSystem } from '../systems/roundtrip';
+import { loadSystem } from '../systems/registry';
+import { singleFolder } from '../runtime/modelSource';
 import { analyseEach } from '../text/nlp';
 import type { Dump } from './dump';
 import { readSplit, takeTurns } from './testSplit';
@@ -65,7 +66,7 @@ export async function runRoundTripEval(opts: RoundTripEvalOptions, log: (m: stri
   const sources = [...new Set(rows.map((r) => r.source))].sort();
   const lines: Line[] = [];
   for (const v of opts.variants) {
-    const system = await RoundTripSystem.load(v.dir, opts.runtime);
+    const system = await loadSystem('roundtrip', singleFolder(v.dir), opts.runtime);
     const done: Reconstructed[] = [];
     for (const [i, row] of rows.entries()) {
       const input = row.sentences.join(' ');

@@ -18,7 +18,9 @@ import type { LikelihoodModel } from '../metrics/perplexity';
 import { promptRankingAccuracy } from '../metrics/ranking';
 import { loadModelFolder, type Manifest } from '../runtime/manifest';
 import { silentRun, type RuntimeOptions } from '../systems/context';
-import { StorySystem } from '../systems/story';
+import type { StorySystem } from '../systems/story';
+import { loadSystem } from '../systems/registry';
+import { singleFolder } from '../runtime/modelSource';
 import { Tokenizer } from '../text/tokenizer';
 import type { Dump } from './dump';
 import { readSplit, takeTurns } from './testSplit';
@@ -83,7 +85,7 @@ export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => v
   const rows = takeTurns(all.map((r) => ({ ...r, source: r.domain })), opts.limit);
   const lines: Line[] = [];
   for (const v of opts.variants) {
-    const system = await StorySystem.load(v.dir, opts.runtime);
+    const system = await loadSystem('story', singleFolder(v.dir), opts.runtime);
     let asked = 0;
     let written = 0;
     let within = 0;

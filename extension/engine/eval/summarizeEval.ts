@@ -21,7 +21,8 @@ import { corpusFaithfulness, type FaithfulnessSummary } from '../metrics/faithfu
 import { perplexity } from '../metrics/perplexity';
 import { corpusRouge } from '../metrics/rouge';
 import { AGGREGATIONS, DEFAULT_EXTRACTIVE, extractiveSummary, scoreSentences, selectSentences, wordBudget, type ExtractiveOptions } from '../systems/extractive';
-import { SummarizeSystem } from '../systems/summarize';
+import { loadSystem } from '../systems/registry';
+import { singleFolder } from '../runtime/modelSource';
 import type { Dump } from './dump';
 import { readSplit } from './testSplit';
 
@@ -87,7 +88,7 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
   }
   const modes: ('abstractive' | 'extractive')[] = mode === 'both' ? ['abstractive', 'extractive'] : [mode];
   for (const v of opts.variants) {
-    const system = await SummarizeSystem.load(v.dir, opts.runtime);
+    const system = await loadSystem('summarize', singleFolder(v.dir), opts.runtime);
     for (const m of modes) {
       const label = m === 'abstractive' ? `${v.name} (${system.name}${opts.guards === false ? ', no guards' : ''})` : `${v.name} extractive (${ex.aggregation}, λ ${ex.positionWeight}, ${budgetName(ex)})`;
       const row: Row = { name: label, scores: {} };
@@ -159,7 +160,7 @@ function faithfulnessTable(rows: Row[], byDomain: Map<string, Pair[]>): string {
  */
 async function sweep(opts: SummarizeEvalOptions, byDomain: Map<string, Pair[]>, log: (m: string) => void): Promise<string> {
   const v = opts.variants[0];
-  const system = await SummarizeSystem.load(v.dir, opts.runtime);
+  const system = await loadSystem('summarize', singleFolder(v.dir), opts.runtime);
   const budgets: Pick<ExtractiveOptions, 'ratio' | 'maxSentences' | 'minWords'>[] = [
     { ratio: Infinity, maxSentences: 3, minWords: 0 },
     { ratio: 0.1, maxSentences: 5, minWords: 0 }, { ratio: 0.2, maxSentences: 5, minWords: 0 },

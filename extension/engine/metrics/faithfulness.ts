@@ -2,7 +2,7 @@
 // numbers that are not in it: measure the rate").
 //
 //   names:   words that begin with an uppercase letter and are not the first word of their sentence
-//            (sentences by text/sentences.ts), except the pronoun "I";
+//            (sentences by text/reader.ts), except the pronoun "I";
 //   numbers: runs of digits, with inner "," or "." ("1,200", "3.5"; compared without the commas).
 //   A name is supported when the same word (case-insensitively) is a word of the source; a number
 //   when the same number is a number of the source.
@@ -10,7 +10,7 @@
 //
 // Words are runs of letters, marks and digits (any script), so "Kelly's" is "Kelly" and "s", and
 // "U.S." is "U" and "S". An extract of whole source sentences scores 0 by construction.
-import { sentenceSpans } from '../text/sentences';
+import { sentenceSpans } from '../text/reader';
 
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const NUMBER = /\p{Nd}+(?:[.,]\p{Nd}+)*/gu;

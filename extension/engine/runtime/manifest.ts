@@ -183,7 +183,9 @@ export const Architecture = z.discriminatedUnion('type', [
 
 export const Manifest = z.object({
   schemaVersion: z.literal(1),
-  system: z.enum(['summarize', 'essay', 'story', 'roundtrip', 'reply']),
+  /** Whose folder this is (a registry name: systems/registry.ts). Not listed here: loadModelFolder holds it
+   * to the system that asked, so no folder is ever accepted for another system. */
+  system: z.string().min(1),
   name: z.string().min(1),
   description: z.string().default(''),
   architecture: Architecture,
@@ -215,7 +217,7 @@ export interface ModelFolder {
  * exists, is non-empty, has a recorded sha256 and still has it (a truncated or corrupted download,
  * or a file swapped in by hand, is caught here, before onnxruntime parses it).
  */
-export async function loadModelFolder(dir: string, expectedSystem: Manifest['system']): Promise<ModelFolder> {
+export async function loadModelFolder(dir: string, expectedSystem: string): Promise<ModelFolder> {
   const manifestPath = path.join(dir, 'model.json');
   let raw: string;
   try {

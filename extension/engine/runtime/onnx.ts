@@ -78,6 +78,22 @@ function tracked(session: Session): Session {
 const createSession = (file: string, options: ortTypes.InferenceSession.SessionOptions) =>
   onnxCalls.track(() => ort().InferenceSession.create(file, options)).then(tracked);
 
+/**
+ * Releases sessions' native memory (their weights) now rather than at garbage collection: a system
+ * the engine drops calls this. Counted like any native call, so the worker's 'stop' waits for it;
+ * once the thread is stopping the sessions are left to the thread's end.
+ */
+export async function releaseSessions(sessions: readonly (Session | undefined)[]): Promise<void> {
+  for (const s of sessions) {
+    if (!s) continue;
+    try {
+      await onnxCalls.track(() => s.release());
+    } catch (e) {
+      if (!(e instanceof EngineError && e.code === 'stopped')) throw e;
+    }
+  }
+}
+
 export interface SessionOptions {
   device: DeviceSetting;
   threads: number;

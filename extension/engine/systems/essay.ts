@@ -6,7 +6,6 @@
  * target-side history (ContextualSelfAttention, Eqs. 8-12), carried as a running sum. Decoding is
  * beam search with beam 5, as in the paper (decode/beam.ts).
  */
-import * as path from 'node:path';
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { EssayRequest, EssayResult } from '../../protocol';
@@ -17,12 +16,14 @@ import type { StepModel } from '../decode/types';
 import { EngineError, errorMessage } from '../errors';
 import { porterStem } from '../metrics/porterStemmer';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
+import { checkIO, float32Tensor, floatData, int64Tensor, openSession, releaseSessions, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { cacheSpecs, emptyCaches, feedCaches, layerViews, LayerCaches, readCaches, reorderCaches } from '../runtime/layerCaches';
 import { reorderAxis } from '../runtime/tensorOps';
+import { noKnownLetter, scriptShare } from '../text/reader';
 import { parseTopics } from '../text/topics';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
+import { describeFolder, type System, type SystemDescription } from './system';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 
 // Kept importable from here, where the rest of the essay logic is.
@@ -54,7 +55,7 @@ export function coveredTopics(essay: string, topics: readonly string[]): string[
   });
 }
 
-export class EssaySystem {
+export class EssaySystem implements System<'essay'> {
   private constructor(
     private readonly folder: ModelFolder,
     private readonly arch: Pcsan,
@@ -113,6 +114,18 @@ export class EssaySystem {
     return this.folder.manifest.name;
   }
 
+  describe(): SystemDescription {
+    return describeFolder('essay', this.folder, this.device);
+  }
+
+  private disposed = false;
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await releaseSessions([this.encoder, this.decoder]);
+  }
+
   /** The topic words joined into ONE input, as training did (essay.py encode_topics): each word's
    * subwords, the separator between words; every subword carries its word's vector index. */
   private joinTopics(topics: readonly string[]): { ids: number[]; wordIds: number[] } {
@@ -148,7 +161,8 @@ export class EssaySystem {
     }
     // A word in a script the vocabulary lacks encodes to the unknown piece only: it would feed the
     // model noise, so it is left out and reported.
-    const skippedTopics = selected.filter((t) => !/\p{L}/u.test(this.tokenizer.decode(this.tokenizer.encode(t))));
+    const unk = this.folder.manifest.specialTokens.unk;
+    const skippedTopics = selected.filter((t) => noKnownLetter(scriptShare(t, this.tokenizer.encodeWithSpans(t), unk)));
     const topics = selected.filter((t) => !skippedTopics.includes(t));
     if (topics.length === 0) {
       throw new EngineError('bad-input', `The essay model reads English words only, and knows none of the letters in "${skippedTopics.join(', ')}". Select English topic words.`);
@@ -282,5 +296,3 @@ export class EssaySystem {
 function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
-
-export const essayModelDir = (modelsDir: string) => path.join(modelsDir, 'essay');

@@ -23,7 +23,7 @@
  * Everything here is pure (no model): the model's α comes in as token spans with weights.
  */
 import type { AttendedToken } from '../../protocol';
-import { sentenceSpans } from '../text/sentences';
+import { looksLikeMarkup, sentenceSpans } from '../text/reader';
 import { isStopword } from '../text/stopwords';
 import { wordsOf } from './topicAwareAttention';
 
@@ -70,9 +70,6 @@ export interface ScoredSentence {
   prose: boolean;
 }
 
-/** A "sentence" that is Markdown structure rather than prose: an ATX heading, a code fence, a table row. */
-const NOT_PROSE = /^(?:#{1,6}(?:\s|$)|```|~~~|\|)/u;
-
 export interface ExtractiveSummary {
   /** The chosen sentences, verbatim, in document order, separated by a space. */
   summary: string;
@@ -100,12 +97,12 @@ export function aggregate(alpha: number, n: number, how: Aggregation): number {
 }
 
 /**
- * The sentences of `text` (text/sentences.ts, the splitter Lead-3 uses), each with the α of the
+ * The sentences of `text` (text/reader.ts, the splitter Lead-3 uses), each with the α of the
  * tokens that start inside it. Sentences past the part the model read have no tokens and score 0.
  */
 export function scoreSentences(text: string, tokens: readonly AttendedToken[], how: Aggregation, positionWeight = 0): ScoredSentence[] {
   const spans = sentenceSpans(text);
-  const out: ScoredSentence[] = spans.map((s) => ({ start: s.start, end: s.end, words: countWords(s.text), tokens: 0, alpha: 0, score: 0, prose: !NOT_PROSE.test(s.text) }));
+  const out: ScoredSentence[] = spans.map((s) => ({ start: s.start, end: s.end, words: countWords(s.text), tokens: 0, alpha: 0, score: 0, prose: !looksLikeMarkup(s.text) }));
   const sorted = [...tokens].filter((t) => Number.isFinite(t.weight)).sort((a, b) => a.start - b.start);
   // The sentence each token starts in (-1: between sentences); tokens and sentences are both in text order.
   const sentenceOf = new Int32Array(sorted.length).fill(-1);

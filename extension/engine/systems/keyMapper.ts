@@ -11,6 +11,7 @@
 import type { ReplyMapper } from '../../protocol';
 import { EngineError } from '../errors';
 import type { SemanticKey } from '../text/keys';
+import { hasLetter } from '../text/reader';
 import { antonyms, hasLemma, synonyms, type KeyPos } from '../text/wordnet';
 
 export interface MappedKey {
@@ -73,7 +74,7 @@ export class KeyMapper {
   /** A key the user typed. Throws a message naming the nearest known keys when the memory lacks it. */
   typed(word: string): MappedKey {
     const w = word.trim().toLowerCase();
-    if (!/\p{L}/u.test(w)) throw new EngineError('bad-input', 'Type a word (a noun or an adjective) to steer the reply.');
+    if (!hasLetter(w)) throw new EngineError('bad-input', 'Type a word (a noun or an adjective) to steer the reply.');
     const lemma = this.has(w) ? w : this.lemmaOf(w);
     if (this.has(lemma)) return { from: word.trim(), key: lemma, mapper: 'typed', label: keyLabel(word.trim(), lemma, 'typed') };
     const near = this.nearest(w, 5);

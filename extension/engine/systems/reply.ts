@@ -23,12 +23,13 @@ import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { readFloat16File } from '../runtime/float16';
 import { loadModelFolder, type Manifest, type ModelFolder } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int32Data, int64Tensor, openSession, type Session, type Tensor } from '../runtime/onnx';
+import { checkIO, float32Tensor, floatData, int32Data, int64Tensor, openSession, releaseSessions, type Session, type Tensor } from '../runtime/onnx';
 import { reorderAxis } from '../runtime/tensorOps';
 import { semanticKeys } from '../text/keys';
-import { hasReadableText, junkRatio } from '../text/normalize';
+import { mostlyUnknownScript, readability, scriptShare } from '../text/reader';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
+import { describeFolder, type System, type SystemDescription } from './system';
 import { lengthLimit, maxLengthHit, type LengthLimit } from './lengthLimit';
 import { KeyMapper, type MappedKey } from './keyMapper';
 
@@ -44,8 +45,6 @@ const KeysFile = z.object({
   examples: z.array(z.string()).nullable(),
 });
 
-/** More than this share of the letters unknown to the vocabulary: the post is not in a script the model reads. */
-const MAX_UNKNOWN_SHARE = 0.5;
 const DEFAULT_CANDIDATES = 8;
 
 /**
@@ -82,7 +81,7 @@ interface StepState { h: Float32Array }
 /** The post as the encoder read it. */
 export interface EncodedPost { outputs: Tensor; state: Float32Array; query: Float32Array | null; tokens: number }
 
-export class ReplySystem {
+export class ReplySystem implements System<'reply'> {
   readonly mapper: KeyMapper;
 
   private constructor(
@@ -143,6 +142,18 @@ export class ReplySystem {
 
   get name(): string {
     return this.folder.manifest.name;
+  }
+
+  describe(): SystemDescription {
+    return describeFolder('reply', this.folder, this.device);
+  }
+
+  private disposed = false;
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await releaseSessions([this.encoder, this.decoder]);
   }
 
   get variant(): 'esed' | 'nrm' {
@@ -295,8 +306,9 @@ export class ReplySystem {
 
   async run(req: ReplyRequest, ctx: RunContext): Promise<ReplyResult> {
     const text = req.text;
-    if (!hasReadableText(text)) throw new EngineError('bad-input', 'There is no post to reply to: the selection (or document) is empty.');
-    if (junkRatio(text) > 0.1) throw new EngineError('bad-input', 'The selection looks like binary data, not a message; no replies were written.');
+    const readable = readability(text);
+    if (readable === 'empty') throw new EngineError('bad-input', 'There is no post to reply to: the selection (or document) is empty.');
+    if (readable === 'binary') throw new EngineError('bad-input', 'The selection looks like binary data, not a message; no replies were written.');
     const m = this.folder.manifest;
     ctx.progress('Reading the post…', 0);
     // A long post: the model reads its end (training kept a post's last pieces), the part a reply answers.
@@ -307,10 +319,9 @@ export class ReplySystem {
     const usedFrom = truncated ? used[0].start : 0;
     const read = text.slice(usedFrom);
     const unk = m.specialTokens.unk;
-    const letters = (t: string) => (t.match(/\p{L}/gu) ?? []).length;
-    const unknownLetters = used.filter((s) => s.id === unk).reduce((n, s) => n + letters(s.text), 0);
-    if (unknownLetters > MAX_UNKNOWN_SHARE * Math.max(1, letters(read))) {
-      throw new EngineError('bad-input', `The reply model reads English: ${unknownLetters} of the ${letters(read)} letters of this post are unknown to it (another script). Select an English message.`);
+    const script = scriptShare(read, used, unk);
+    if (mostlyUnknownScript(script)) {
+      throw new EngineError('bad-input', `The reply model reads English: ${script.unknownLetters} of the ${script.letters} letters of this post are unknown to it (another script). Select an English message.`);
     }
     const notes: string[] = [];
     if (truncated) notes.push(`The post is longer than the model reads (${m.maxInputTokens} subwords): the replies answer its last ${text.length - usedFrom} characters.`);

@@ -28,17 +28,14 @@ import { sentenceBleu } from '../metrics/bleu';
 import { coherence } from '../metrics/coherence';
 import { rougeScores } from '../metrics/rouge';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
-import { checkIO, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
+import { checkIO, floatData, int64Tensor, openSession, releaseSessions, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { analyseEach } from '../text/nlp';
-import { hasReadableText, junkRatio } from '../text/normalize';
-import { sentenceSpans, splitSentences } from '../text/sentences';
+import { mostlyUnknownScript, notProse, readability, scriptShare, sentenceSpans, splitSentences } from '../text/reader';
 import { Tokenizer, type TokenSpan } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
+import { describeFolder, type System, type SystemDescription } from './system';
 
 type RoundTripArchitecture = Extract<Manifest['architecture'], { type: 'roundtrip-standard' | 'roundtrip-hier' | 'roundtrip-hier-attn' }>;
-
-/** More than this share of the letters unknown to the vocabulary: the text is not in a script the model reads. */
-const MAX_UNKNOWN_SHARE = 0.5;
 
 /** The word-level LSTM decoder's state between steps, and its top-layer output at the last step. */
 interface WordState {
@@ -63,24 +60,6 @@ export interface Decoded {
   decodeMs: number;
 }
 
-/** Why a text is not a paragraph of prose (a code block, a list), or undefined when it may be one. */
-export function notProse(text: string): string | undefined {
-  if (/^\s*(```|~~~)/m.test(text)) return 'This looks like a code block (it has a ``` fence), not a paragraph of prose';
-  const lines = text.split(/\r?\n|\r/).filter((l) => l.trim().length > 0);
-  const items = lines.filter((l) => /^\s*(?:[-*+•‣◦]|\d{1,3}[.)]|[a-z][.)])\s+\S/.test(l)).length;
-  if (lines.length >= 2 && items >= lines.length / 2) {
-    return `This looks like a list (${items} of its ${lines.length} lines are list items), not a paragraph of prose`;
-  }
-  const codeLike = (l: string) =>
-    /[;{}]\s*$/.test(l) || /^\s*(?:def|class|function|import|from|return|if|for|while|var|let|const|#include|public|private|fn)\b.*[:({;=]/.test(l) ||
-    /^(?: {4}|\t)/.test(l) && lines.length >= 2;
-  const code = lines.filter(codeLike).length;
-  if (code > 0 && code >= lines.length / 2) {
-    return `This looks like code (${code} of its ${lines.length} line${lines.length === 1 ? '' : 's'} read as code), not a paragraph of prose`;
-  }
-  return undefined;
-}
-
 /** BLEU, ROUGE-1/2/W and coherence L of the reconstruction against the sentences the model read. */
 export function roundTripScores(input: readonly string[], output: readonly string[]): RoundTripScores {
   const ref = input.join(' ');
@@ -98,7 +77,7 @@ export function roundTripScores(input: readonly string[], output: readonly strin
   };
 }
 
-export class RoundTripSystem {
+export class RoundTripSystem implements System<'roundtrip'> {
   private constructor(
     private readonly folder: ModelFolder,
     private readonly arch: RoundTripArchitecture,
@@ -153,6 +132,18 @@ export class RoundTripSystem {
     return this.folder.manifest.name;
   }
 
+  describe(): SystemDescription {
+    return describeFolder('roundtrip', this.folder, this.device);
+  }
+
+  private disposed = false;
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await releaseSessions([this.encoder, this.sentenceStep, this.wordStep]);
+  }
+
   get variant(): RoundTripVariant {
     return this.arch.type.slice('roundtrip-'.length) as RoundTripVariant;
   }
@@ -164,8 +155,9 @@ export class RoundTripSystem {
 
   async run(req: RoundTripRequest, ctx: RunContext): Promise<RoundTripResult> {
     const text = req.text;
-    if (!hasReadableText(text)) throw new EngineError('bad-input', 'There is no paragraph to round-trip: the selection (or paragraph) is empty.');
-    if (junkRatio(text) > 0.1) throw new EngineError('bad-input', 'The selection looks like binary data, not prose; nothing was round-tripped.');
+    const readable = readability(text);
+    if (readable === 'empty') throw new EngineError('bad-input', 'There is no paragraph to round-trip: the selection (or paragraph) is empty.');
+    if (readable === 'binary') throw new EngineError('bad-input', 'The selection looks like binary data, not prose; nothing was round-tripped.');
     const why = notProse(text);
     if (why) throw new EngineError('bad-input', `${why}: Round-Trip Paragraph reconstructs sentences, and its model was trained on prose paragraphs. Select a paragraph.`);
     const m = this.folder.manifest;
@@ -198,16 +190,13 @@ export class RoundTripSystem {
       tokens += ids.length;
     }
     if (input.length === 0) throw new EngineError('bad-input', 'There is no paragraph to round-trip: the selection (or paragraph) is empty.');
-    // Letters the vocabulary lacks (another script) reach the model as <unk>: judged by the letters
-    // they hide, since one <unk> may stand for a whole word or line of them.
+    // Letters the vocabulary lacks (another script) reach the model as <unk> (text/reader.ts scriptShare).
     const unk = m.specialTokens.unk;
     const unknownTokens = input.reduce((n, s) => n + s.ids.filter((id) => id === unk).length, 0);
-    const letters = (t: string) => (t.match(/\p{L}/gu) ?? []).length;
-    const allLetters = input.reduce((n, s) => n + letters(s.text), 0);
-    const unknownLetters = input.reduce((n, s) => n + s.pieces.filter((p) => p.id === unk).reduce((k, p) => k + letters(p.text), 0), 0);
-    if (unknownLetters > MAX_UNKNOWN_SHARE * allLetters) {
+    const script = scriptShare(input.map((s) => s.text).join(' '), input.flatMap((s) => s.pieces), unk);
+    if (mostlyUnknownScript(script)) {
       throw new EngineError('bad-input',
-        `The round-trip model reads English text: ${unknownLetters} of the ${allLetters} letters of this paragraph are unknown to it ` +
+        `The round-trip model reads English text: ${script.unknownLetters} of the ${script.letters} letters of this paragraph are unknown to it ` +
         '(another script). Select an English paragraph.');
     }
     ctx.checkCancelled();

@@ -22,11 +22,12 @@ import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards
 import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder, StateTensor } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
-import { hasReadableText } from '../text/normalize';
+import { checkIO, float32Tensor, floatData, int64Tensor, openSession, releaseSessions, Session, Tensor, TensorSpec } from '../runtime/onnx';
+import { hasReadableText, mostlyUnknownScript, noKnownLetter, scriptShare } from '../text/reader';
 import { Tokenizer } from '../text/tokenizer';
 import { countWords } from '../text/words';
 import type { RunContext, RuntimeOptions } from './context';
+import { describeFolder, type System, type SystemDescription } from './system';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 
 type StoryArch = Extract<Manifest['architecture'], { type: 'story-conv-seq2seq' }>;
@@ -72,7 +73,7 @@ function freshSeed(): number {
   return Math.floor(Math.random() * 2 ** 32);
 }
 
-export class StorySystem {
+export class StorySystem implements System<'story' | 'premise'> {
   private constructor(
     private readonly folder: ModelFolder,
     private readonly arch: StoryArch,
@@ -133,6 +134,18 @@ export class StorySystem {
     return this.folder.manifest.name;
   }
 
+  describe(): SystemDescription {
+    return describeFolder('story', this.folder, this.device);
+  }
+
+  private disposed = false;
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await releaseSessions([this.encoder, this.decoder, this.premiseLm]);
+  }
+
   /** The hierarchical first step: the premise model samples a writing prompt up to its end-of-prompt token. */
   async premise(req: PremiseRequest, ctx: RunContext): Promise<PremiseResult> {
     const sampling = this.sampling(req.sampling);
@@ -152,8 +165,16 @@ export class StorySystem {
     };
   }
 
+  /** Both steps of the hierarchy answer through run: a story request continues a prompt, a premise request writes one. */
+  run(req: StoryRequest, ctx: RunContext): Promise<StoryResult>;
+  run(req: PremiseRequest, ctx: RunContext): Promise<PremiseResult>;
+  run(req: StoryRequest | PremiseRequest, ctx: RunContext): Promise<StoryResult | PremiseResult>;
+  run(req: StoryRequest | PremiseRequest, ctx: RunContext): Promise<StoryResult | PremiseResult> {
+    return req.op === 'premise' ? this.premise(req, ctx) : this.continueStory(req, ctx);
+  }
+
   /** The story from a prompt (or the story so far): the end of it that fits, continued by top-k sampling. */
-  async run(req: StoryRequest, ctx: RunContext): Promise<StoryResult> {
+  async continueStory(req: StoryRequest, ctx: RunContext): Promise<StoryResult> {
     const prompt = req.prompt;
     if (!hasReadableText(prompt)) throw new EngineError('bad-input', EMPTY_PROMPT_MESSAGE);
     const m = this.folder.manifest;
@@ -163,8 +184,10 @@ export class StorySystem {
     ctx.progress('Reading the prompt…', 0);
     const { spans, complete } = this.tokenizer.encodeSuffix(prompt, room + 1);
     const used = spans.slice(-room);
-    const unknown = used.filter((s) => s.id === m.specialTokens.unk).length;
-    if (used.length === 0 || unknown * 2 > used.length || !/\p{L}/u.test(this.tokenizer.decode(used.map((s) => s.id)))) {
+    // Refused when the model knows no letter of what it reads (digits and symbols only, or another
+    // script), or most of them are another script's (text/reader.ts scriptShare).
+    const script = scriptShare(used.length > 0 ? prompt.slice(used[0].start) : '', used, m.specialTokens.unk);
+    if (used.length === 0 || noKnownLetter(script) || mostlyUnknownScript(script)) {
       throw new EngineError('bad-input', 'The story model reads English only, and knows too few of the words at the end of the prompt. Write the prompt in English.');
     }
     const truncated = used.length < spans.length || !complete;
@@ -331,5 +354,3 @@ export class StorySystem {
     return { ...s, tokensPerSecond: (s.outputTokens + 1) / Math.max(s.decodeMs / 1000, 1e-6), device: this.device, model: this.folder.manifest.name };
   }
 }
-
-export const storyModelDir = (modelsDir: string) => path.join(modelsDir, 'story');

@@ -5,7 +5,6 @@
  * Transformer decoder with past key/values (and the pointer-generator mixture when the model has
  * one). Decoding is beam search (decode/beam.ts).
  */
-import * as path from 'node:path';
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { BeamOptions as RequestedBeam, SummarizeRequest, SummarizeResult } from '../../protocol';
@@ -16,15 +15,15 @@ import { yieldToEventLoop, type StepModel } from '../decode/types';
 import type { LikelihoodModel } from '../metrics/perplexity';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
-import { checkIO, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
+import { checkIO, floatData, int64Tensor, openSession, releaseSessions, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { cacheSpecs, emptyCaches, feedCaches, layerViews, LayerCaches, readCaches, reorderCaches } from '../runtime/layerCaches';
-import { hasReadableText, junkRatio } from '../text/normalize';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
+import { describeFolder, type System, type SystemDescription } from './system';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
 import { DEFAULT_EXTRACTIVE, extractiveSummary, MAX_EXTRACTIVE_WINDOWS, type ExtractiveOptions } from './extractive';
-import { sentenceSpans } from '../text/sentences';
+import { readability, sentenceSpans } from '../text/reader';
 import type { AttendedToken } from '../../protocol';
 
 const Topics = z.object({ topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })) });
@@ -34,7 +33,7 @@ type DecoderState = LayerCaches;
 
 type Taas = Extract<Manifest['architecture'], { type: 'taas-encoder-decoder' }>;
 
-export class SummarizeSystem implements LikelihoodModel {
+export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
   private constructor(
     private readonly folder: ModelFolder,
     private readonly arch: Taas,
@@ -88,10 +87,23 @@ export class SummarizeSystem implements LikelihoodModel {
     return this.folder.manifest.name;
   }
 
+  describe(): SystemDescription {
+    return describeFolder('summarize', this.folder, this.device);
+  }
+
+  private disposed = false;
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await releaseSessions([this.encoder, this.decoder]);
+  }
+
   async run(req: SummarizeRequest, ctx: RunContext, extractive: ExtractiveOptions = DEFAULT_EXTRACTIVE): Promise<SummarizeResult> {
     const text = req.text;
-    if (!hasReadableText(text)) throw new EngineError('bad-input', 'There is no text to summarize: the selection (or document) is empty.');
-    if (junkRatio(text) > 0.1) throw new EngineError('bad-input', 'The selection looks like binary data, not prose; nothing was summarized.');
+    const readable = readability(text);
+    if (readable === 'empty') throw new EngineError('bad-input', 'There is no text to summarize: the selection (or document) is empty.');
+    if (readable === 'binary') throw new EngineError('bad-input', 'The selection looks like binary data, not prose; nothing was summarized.');
     if (req.mode === 'extractive') return this.runExtractive(req, ctx, extractive);
     const m = this.folder.manifest;
     const special = m.specialTokens;
@@ -345,5 +357,3 @@ export class SummarizeSystem implements LikelihoodModel {
     };
   }
 }
-
-export const summarizeModelDir = (modelsDir: string) => path.join(modelsDir, 'summarize');

@@ -1,9 +1,10 @@
 /**
- * Sentences, parts of speech, lemmas and entities from wink-nlp with its English lite model
- * (both npm packages; the model ships inside its package, nothing is downloaded). Loaded on first
+ * Parts of speech, lemmas and entities from wink-nlp with its English lite model, over the sentences
+ * text/reader.ts finds (both npm packages; the model ships inside its package, nothing is downloaded). Loaded on first
  * use (~200 ms) and shared by the metrics that need linguistics: coherence L and substantiality.
  */
-import winkNLP, { type ItemEntity, type ItemSentence, type ItemToken, type ItsFunction, type Model, type WinkMethods } from 'wink-nlp';
+import winkNLP, { type ItemEntity, type ItemToken, type ItsFunction, type Model, type WinkMethods } from 'wink-nlp';
+import { sentenceSpans } from './reader';
 
 export interface NlpToken {
   text: string;
@@ -47,50 +48,47 @@ function spanOf(span: unknown): [number, number] {
   throw new Error(`wink-nlp returned an unexpected span: ${JSON.stringify(span)}`);
 }
 
-/** Splits `text` into sentences with their tokens and entities. Whitespace-only text has none. */
+/**
+ * Splits `text` into sentences with their tokens and entities. The sentences are the reader's
+ * (text/reader.ts), not wink's own: one splitter decides what a sentence is everywhere, and wink
+ * tags each one. Whitespace-only text has none.
+ */
 export function analyse(text: string): NlpSentence[] {
-  if (text.trim().length === 0) return [];
+  return sentenceSpans(text).map((s) => analyseSentence(s.text));
+}
+
+/** One sentence's tokens and entities. Should wink see more than one sentence in it, they are one here. */
+function analyseSentence(text: string): NlpSentence {
+  if (text.trim().length === 0) return { text, tokens: [], entities: [] };
   const winkNlp = nlp();
   const its = winkNlp.its;
   // wink-nlp's typings declare its.lemma with the model-addon argument its ItsFunction type lacks;
   // at run time it is an ordinary token its-function.
   const lemma = its.lemma as unknown as ItsFunction<string>;
   const doc = winkNlp.readDoc(text);
-  const out: NlpSentence[] = [];
-  doc.sentences().each((sentence: ItemSentence) => {
-    const [start] = spanOf(sentence.out(its.span));
-    const tokens: NlpToken[] = [];
-    sentence.tokens().each((t: ItemToken) => {
-      tokens.push({
-        text: t.out(),
-        normal: t.out(its.normal),
-        lemma: t.out(lemma),
-        pos: t.out(its.pos),
-      });
+  const tokens: NlpToken[] = [];
+  doc.tokens().each((t: ItemToken) => {
+    tokens.push({
+      text: t.out(),
+      normal: t.out(its.normal),
+      lemma: t.out(lemma),
+      pos: t.out(its.pos),
     });
-    const entities: NlpEntity[] = [];
-    sentence.entities().each((e: ItemEntity) => {
-      const [first, last] = spanOf(e.out(its.span));
-      entities.push({ text: e.out(), type: e.out(its.type), first: first - start, last: last - start });
-    });
-    out.push({ text: sentence.out(), tokens, entities });
   });
-  return out;
-}
-
-/** Just the sentence strings. */
-export function sentencesOf(text: string): string[] {
-  return analyse(text).map((s) => s.text);
+  // Entity spans are token indices in the doc, which is this one sentence.
+  const entities: NlpEntity[] = [];
+  doc.entities().each((e: ItemEntity) => {
+    const [first, last] = spanOf(e.out(its.span));
+    entities.push({ text: e.out(), type: e.out(its.type), first, last });
+  });
+  return { text, tokens, entities };
 }
 
 /**
- * One NlpSentence per given string, whatever wink-nlp's own splitter would make of it: a system that
- * already knows its sentences (Round-Trip reads and writes sentence by sentence) keeps them, so the
- * coherence alignment is between the sentences the model actually read and wrote.
+ * One NlpSentence per given string, however the reader would split it: a system that already knows
+ * its sentences (Round-Trip reads and writes sentence by sentence) keeps them, so the coherence
+ * alignment is between the sentences the model actually read and wrote.
  */
 export function analyseEach(sentences: readonly string[]): NlpSentence[] {
-  return sentences.map((text) => {
-    const parts = analyse(text);
-    return { text, tokens: parts.flatMap((p) => p.tokens), entities: [] };
-  });
+  return sentences.map(analyseSentence);
 }

@@ -1,0 +1,111 @@
+/**
+ * The one list of systems (issue 20): which ops each answers, where its model folder lies, how it
+ * loads, what the user sees while it loads. The engine dispatches through it, the CLI and the
+ * evaluations load systems through it; nothing else names the systems one by one. A new system is
+ * one entry here, its module (implementing System), its protocol messages and its panel view.
+ */
+import * as path from 'node:path';
+import type { RoundTripVariant } from '../../protocol';
+import type { ModelSource } from '../runtime/modelSource';
+import type { RuntimeOptions } from './context';
+import { EssaySystem } from './essay';
+import { ReplySystem } from './reply';
+import { RoundTripSystem } from './roundtrip';
+import { ScoringSystem } from './scoring';
+import { StorySystem } from './story';
+import { SummarizeSystem } from './summarize';
+import type { Op, RequestOf, System } from './system';
+
+/**
+ * One system. Methods, not function properties: an entry of one system must widen to
+ * SystemEntry<Op> for the engine's generic dispatch (each entry's ops and loader agree; the
+ * registry test and Engine.run's op check hold that).
+ */
+export interface SystemEntry<O extends Op = Op, S extends System<O> = System<O>, V extends string = string> {
+  /** The ops of the protocol it answers; every op has exactly one entry. */
+  readonly ops: readonly O[];
+  /** Progress while its model loads; none for a system without a model. */
+  readonly loading?: string;
+  /** Its folder in a models folder: the default one, or a variant's (none without a model). */
+  folder?(variant: V | undefined): string;
+  /** The variant a request asks for (a model folder of another architecture); undefined: the default. */
+  variant?(request: RequestOf<O>): V | undefined;
+  /** Loads it from a model source (the manifest checks happen inside, whatever the source). */
+  load(source: ModelSource, runtime: RuntimeOptions, variant: V | undefined): Promise<S>;
+}
+
+const roundtripFolder = (variant: RoundTripVariant | undefined) => (variant ? `roundtrip-${variant}` : 'roundtrip');
+
+/** The folder and loader of a system with one model folder, named once. */
+function oneFolder<S>(name: string, load: (dir: string, runtime: RuntimeOptions) => Promise<S>) {
+  return { folder: () => name, load: async (source: ModelSource, runtime: RuntimeOptions) => load(await source.folder(name), runtime) };
+}
+
+export const SYSTEMS = {
+  summarize: {
+    ops: ['summarize'],
+    loading: 'Loading the summarization model…',
+    ...oneFolder('summarize', (dir, runtime) => SummarizeSystem.load(dir, runtime)),
+  } satisfies SystemEntry<'summarize', SummarizeSystem, never>,
+  essay: {
+    ops: ['essay'],
+    loading: 'Loading the essay model…',
+    ...oneFolder('essay', (dir, runtime) => EssaySystem.load(dir, runtime)),
+  } satisfies SystemEntry<'essay', EssaySystem, never>,
+  story: {
+    ops: ['story', 'premise'],
+    loading: 'Loading the story model…',
+    ...oneFolder('story', (dir, runtime) => StorySystem.load(dir, runtime)),
+  } satisfies SystemEntry<'story' | 'premise', StorySystem, never>,
+  roundtrip: {
+    ops: ['roundtrip'],
+    loading: 'Loading the round-trip model…',
+    folder: roundtripFolder,
+    variant: (request) => request.variant,
+    load: async (source, runtime, variant) => RoundTripSystem.load(await source.folder(roundtripFolder(variant)), runtime, variant),
+  } satisfies SystemEntry<'roundtrip', RoundTripSystem, RoundTripVariant>,
+  reply: {
+    ops: ['reply'],
+    loading: 'Loading the reply model…',
+    ...oneFolder('reply', (dir, runtime) => ReplySystem.load(dir, runtime)),
+  } satisfies SystemEntry<'reply', ReplySystem, never>,
+  /** Score Draft and Check Coherence: metrics, no model. */
+  scoring: {
+    ops: ['score', 'coherence'],
+    load: async () => new ScoringSystem(),
+  } satisfies SystemEntry<'score' | 'coherence', ScoringSystem, never>,
+};
+
+export type SystemId = keyof typeof SYSTEMS;
+/** The loaded system of an entry, with its own methods (the evaluations use more than run). */
+export type SystemOf<K extends SystemId> = Awaited<ReturnType<(typeof SYSTEMS)[K]['load']>>;
+/** The variants an entry's folder comes in (never: one folder only). */
+type VariantOf<K extends SystemId> = (typeof SYSTEMS)[K] extends { variant(request: never): infer V } ? Extract<V, string> : never;
+
+/** Every entry, typed for generic code. */
+export const ENTRIES: readonly (readonly [SystemId, SystemEntry])[] = Object.entries(SYSTEMS) as [SystemId, SystemEntry][];
+
+/** The system that answers an op. */
+export function systemFor(op: Op): SystemId {
+  const found = ENTRIES.find(([, e]) => e.ops.includes(op));
+  if (!found) throw new Error(`no system answers "${op}" requests`);
+  return found[0];
+}
+
+/** Loads one system from a source: the CLI's --model folder, an evaluation's variants. */
+export function loadSystem<K extends SystemId>(id: K, source: ModelSource, runtime: RuntimeOptions, variant?: VariantOf<K>): Promise<SystemOf<K>> {
+  const entry = SYSTEMS[id] as SystemEntry;
+  return entry.load(source, runtime, variant) as Promise<SystemOf<K>>;
+}
+
+/** A system's folder in a models folder, <modelsDir>/<its folder> (the CLI's default --variant of an evaluation). */
+export function modelDir(modelsDir: string, id: SystemId, variant?: string): string {
+  const entry: SystemEntry = SYSTEMS[id];
+  if (!entry.folder) throw new Error(`the ${id} system has no model folder`);
+  return path.join(modelsDir, entry.folder(variant));
+}
+
+// Compile-time half of the registry test: an op of the protocol no entry answers is a type error here.
+type Answered = (typeof SYSTEMS)[SystemId]['ops'][number];
+const everyOpAnswered: [Exclude<Op, Answered>] extends [never] ? true : never = true;
+void everyOpAnswered;

@@ -1,0 +1,48 @@
+/**
+ * The contract every system keeps (issue 20): the engine, the CLI and the evaluations load a system
+ * through the registry (registry.ts), run requests on it, show what it is, and release it. Like
+ * fairseq's registered architectures: the code around the systems never names one of them.
+ */
+import type { EngineRequest, ResultFor } from '../../protocol';
+import type { ModelFolder } from '../runtime/manifest';
+import type { RunContext } from './context';
+
+/** Every op of the protocol's requests. */
+export type Op = EngineRequest['op'];
+/** The request of one op (or of several). */
+export type RequestOf<O extends Op> = Extract<EngineRequest, { op: O }>;
+
+/** What the panel, the CLI and the logs say about a loaded system. */
+export interface SystemDescription {
+  /** The registry's name for the system ('summarize', 'roundtrip', ...). */
+  system: string;
+  /** The model's name (model.json's name), or the system's own where it has no model. */
+  name: string;
+  /** model.json's description: the model card's one-line summary ('' when there is none). */
+  description: string;
+  /** The architecture it runs (model.json's architecture.type). */
+  architecture: string;
+  /** The folder it was loaded from (null: no model). */
+  dir: string | null;
+  /** The execution provider its sessions run on ('cpu', 'cuda'; 'none' without a model). */
+  device: string;
+}
+
+/** A loaded system, answering the ops O. */
+export interface System<O extends Op = Op> {
+  /** Runs one request of its ops; the result answers the request's op. */
+  run(request: RequestOf<O>, ctx: RunContext): Promise<ResultFor<RequestOf<O>>>;
+  describe(): SystemDescription;
+  /**
+   * Releases its onnxruntime sessions now (session.release()), not whenever the garbage collector
+   * gets to them: a model's sessions hold its weights in native memory. The system must not be run
+   * afterwards; a second call does nothing.
+   */
+  dispose(): Promise<void>;
+}
+
+/** The description of a system loaded from a model folder. */
+export function describeFolder(system: string, folder: ModelFolder, device: string): SystemDescription {
+  const m = folder.manifest;
+  return { system, name: m.name, description: m.description, architecture: m.architecture.type, dir: folder.dir, device };
+}

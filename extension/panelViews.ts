@@ -1,0 +1,21 @@
+/**
+ * The insights panel's views, each with the command whose result it shows, and the text the empty
+ * panel shows (built from them). Shared by the host and the page (webview/panel.ts); free of zod so
+ * the host can import it at activation (host/schemas.ts explains why that matters).
+ */
+import type { ToPanel } from './protocol';
+
+/** Every ToPanel type but 'empty', in the order the empty panel names their commands. */
+export const PANEL_VIEWS = {
+  summarize: 'Summarize Document',
+  essay: 'Expand Topic Words into Essay',
+  story: 'Continue Story',
+  roundtrip: 'Round-Trip Paragraph',
+  score: 'Score Draft',
+  coherence: 'Check Coherence',
+} as const satisfies Record<Exclude<ToPanel['type'], 'empty'>, string>;
+
+const commands: string[] = Object.values(PANEL_VIEWS);
+
+/** What the panel shows before any result: the host sends it, and the page shows it until the host does. */
+export const EMPTY_INSIGHTS = `Run Draftsmith: ${commands.slice(0, -1).join(', ')} or ${commands[commands.length - 1]} to see the results here.`;

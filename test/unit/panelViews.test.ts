@@ -1,0 +1,12 @@
+// The panel's views (extension/panelViews.ts): one per ToPanel type but 'empty', and the empty
+// panel's text, built from them, names each view's command.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EMPTY_INSIGHTS, PANEL_VIEWS } from '../../extension/panelViews';
+import { ToPanel } from '../../extension/protocol';
+
+test('every panel view but the empty one has its command, and the empty text names them all', () => {
+  const types = ToPanel.options.map((o) => o.shape.type.value).filter((t) => t !== 'empty');
+  assert.deepEqual(Object.keys(PANEL_VIEWS).sort(), [...types].sort());
+  assert.equal(EMPTY_INSIGHTS, 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Continue Story, Round-Trip Paragraph, Score Draft or Check Coherence to see the results here.');
+});
