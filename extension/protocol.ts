@@ -548,7 +548,10 @@ export type ResultFor<R extends EngineRequest> = Extract<EngineResult, { op: R['
 
 export const ToWorker = z.discriminatedUnion('type', [
   z.object({ type: z.literal('configure'), config: EngineConfig }),
-  z.object({ type: z.literal('request'), id: z.number().int(), request: EngineRequest }),
+  // The worker runs requests one at a time, in order. `channel`: a newer request of the same channel
+  // supersedes this one, which then ends with a 'cancelled' error saying so (inline suggestions want
+  // only the latest); requests without one are never superseded.
+  z.object({ type: z.literal('request'), id: z.number().int(), request: EngineRequest, channel: z.string().min(1).max(100).optional() }),
   z.object({ type: z.literal('cancel'), id: z.number().int() }),
   // Before the host terminates the worker thread: cancel everything, refuse new requests, answer
   // 'stopped' once no onnxruntime call is under way (terminating a thread inside one aborts the

@@ -5,7 +5,9 @@
  */
 import type { EngineConfig, EngineRequest, ResultFor, RoundTripVariant } from '../protocol';
 import { CancelledError, errorMessage } from './errors';
+import { YieldClock } from './decode/types';
 import { modelsFolder } from './runtime/modelSource';
+import { CudaDecision, NativeCalls } from './runtime/onnx';
 import type { RunContext, RuntimeOptions } from './systems/context';
 import { SYSTEMS, systemFor, type SystemEntry, type SystemId, type SystemOf } from './systems/registry';
 import type { System } from './systems/system';
@@ -64,15 +66,34 @@ class Slot {
   }
 }
 
+export interface EngineOptions {
+  /**
+   * The gate every onnxruntime call of this engine goes through. The worker passes its own and
+   * closes it before it may be terminated; default: one of the engine's own (the CLI never closes it).
+   */
+  calls?: NativeCalls;
+  /** Why CUDA cannot be tried (runtime/onnx.ts's missingCudaLibrary by default); a test passes its own. */
+  missingCudaLibrary?: () => string | undefined;
+}
+
 export class Engine {
   /** One per system and model folder asked for (the Round-Trip variants each have their own). */
   private readonly slots = new Map<string, Slot>();
+  /** Whether CUDA works, for this configuration only: a configure starts a new one, which tries again. */
+  private cuda: CudaDecision;
+  readonly calls: NativeCalls;
 
-  constructor(private config: EngineConfig, private readonly log: Log) {}
+  constructor(private config: EngineConfig, private readonly log: Log, private readonly options: EngineOptions = {}) {
+    this.calls = options.calls ?? new NativeCalls();
+    this.cuda = new CudaDecision(options.missingCudaLibrary);
+  }
 
   configure(config: EngineConfig): void {
     const changed = JSON.stringify(config) !== JSON.stringify(this.config);
     this.config = config;
+    // Every configure decides about CUDA afresh (the user may have installed the library, or switched
+    // to cuda after a fallback): each load that then falls back logs it again.
+    this.cuda = new CudaDecision(this.options.missingCudaLibrary);
     // Reload lazily with the new folder or device; the old sessions are released, not left to the GC.
     if (changed) {
       for (const slot of this.slots.values()) slot.drop();
@@ -80,8 +101,15 @@ export class Engine {
     }
   }
 
-  private runtime(): RuntimeOptions {
-    return { device: this.config.device, threads: this.config.threads, log: (l, m) => this.log(l, m) };
+  /** The options one load opens its sessions with; `what` names it in the CUDA fallback line. */
+  private runtime(what: string): RuntimeOptions {
+    return {
+      device: this.config.device,
+      threads: this.config.threads,
+      log: (l, m) => this.log(l, m),
+      cuda: this.cuda.forLoad(what),
+      calls: this.calls,
+    };
   }
 
   private slot(id: SystemId, variant: string | undefined): Slot {
@@ -90,7 +118,8 @@ export class Engine {
     if (!slot) {
       const entry: SystemEntry = SYSTEMS[id];
       // The source is read when the load starts, so a configure before then is honoured.
-      slot = new Slot(() => entry.load(modelsFolder(this.config.modelsDir), this.runtime(), variant), this.log);
+      const what = `the ${id}${variant ? ` (${variant})` : ''} model`;
+      slot = new Slot(() => entry.load(modelsFolder(this.config.modelsDir), this.runtime(what), variant), this.log);
       this.slots.set(key, slot);
     }
     return slot;
@@ -109,12 +138,17 @@ export class Engine {
     return this.system('roundtrip', variant);
   }
 
+  private readonly clock = new YieldClock();
+
   /** Runs one request; the result's type follows the request's op. */
   async run<R extends EngineRequest>(request: R, hooks: RunHooks = {}): Promise<ResultFor<R>> {
     const ctx: RunContext = {
       progress: (m, f) => hooks.progress?.(m, f),
       partial: (t) => hooks.partial?.(t),
       checkCancelled: () => { if (hooks.isCancelled?.()) throw new CancelledError(); },
+      // One clock for the engine: the worker runs one request at a time, and every decoding loop of
+      // it gives the event loop a turn (a cancel or stop message) on this one schedule.
+      clock: this.clock,
     };
     const id = systemFor(request.op);
     const entry: SystemEntry = SYSTEMS[id];

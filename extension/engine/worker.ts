@@ -8,14 +8,19 @@
  * aborts the whole host process ('terminate called after throwing an instance of Napi::Error'),
  * which in VS Code is the extension host. So the host never terminates this thread unasked: it
  * sends 'stop', and this thread cancels every request, refuses new ones and onnxruntime calls
- * (runtime/onnx.ts counts them), and answers 'stopped' once none is under way. Messages are only
- * handled between native calls (a run blocks this thread), so once 'stopped' is sent no run can start.
+ * (its NativeCalls gate, runtime/onnx.ts, counts them), and answers 'stopped' once none is under
+ * way. Messages are only handled between native calls (a run blocks this thread), so once 'stopped'
+ * is sent no run can start.
+ *
+ * Requests run one at a time, in order (requestQueue.ts); a request with a channel supersedes the
+ * older ones of that channel.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EngineConfig, FromWorker, ToWorker } from '../protocol';
 import { Engine } from './engine';
 import { EngineError, errorMessage } from './errors';
-import { onnxCalls } from './runtime/onnx';
+import { RequestQueue, type JobSignal } from './requestQueue';
+import { NativeCalls } from './runtime/onnx';
 
 const port = parentPort;
 if (!port) throw new Error('worker.js must run in a worker thread');
@@ -29,10 +34,12 @@ const post = (m: FromWorker) => port.postMessage(m);
 const log = (level: 'info' | 'warn' | 'error', message: string) => post({ type: 'log', level, message });
 
 let engine: Engine | undefined;
-const cancelled = new Set<number>();
-const running = new Set<number>();
+/** This thread's onnxruntime calls: the engine opens every session through it, 'stop' closes it. */
+const calls = new NativeCalls();
+const queue = new RequestQueue();
 /** Set by 'stop': resolves once no onnxruntime call is under way (and none can start). */
 let stopped: Promise<void> | undefined;
+const stoppingMessage = 'The Draftsmith engine is stopping; the request was not run.';
 
 port.on('message', (raw: unknown) => {
   const parsed = ToWorker.safeParse(raw);
@@ -45,23 +52,31 @@ port.on('message', (raw: unknown) => {
   switch (msg.type) {
     case 'configure':
       if (engine) engine.configure(EngineConfig.parse(msg.config));
-      else engine = new Engine(msg.config, log);
+      else engine = new Engine(msg.config, log, { calls });
       return;
     case 'cancel':
-      if (running.has(msg.id)) cancelled.add(msg.id);
+      queue.cancel(msg.id);
       return;
-    case 'request':
+    case 'request': {
       if (stopped) {
-        post({ type: 'error', id: msg.id, code: 'stopped', message: 'The Draftsmith engine is stopping; the request was not run.' });
+        post({ type: 'error', id: msg.id, code: 'stopped', message: stoppingMessage });
         return;
       }
-      void handle(msg.id, msg.request);
+      const { id, request } = msg;
+      queue.add({
+        id,
+        ...(msg.channel !== undefined ? { channel: msg.channel } : {}),
+        run: (signal) => handle(id, request, signal),
+        end: (e) => post({ type: 'error', id, code: e.code, message: e.message }),
+      });
       return;
+    }
     case 'stop':
       if (!stopped) {
-        // The decode loops see the cancel at their next step; a run already under way finishes first.
-        for (const id of running) cancelled.add(id);
-        stopped = onnxCalls.close();
+        // Waiting requests end now; the decode loop sees the cancel at its next step; a native run
+        // already under way finishes first.
+        queue.cancelAll(new EngineError('stopped', stoppingMessage));
+        stopped = calls.close();
       }
       void stopped.then(() => post({ type: 'stopped' }));
       return;
@@ -71,29 +86,30 @@ port.on('message', (raw: unknown) => {
   }
 });
 
-async function handle(id: number, request: Extract<ToWorker, { type: 'request' }>['request']): Promise<void> {
+async function handle(id: number, request: Extract<ToWorker, { type: 'request' }>['request'], signal: JobSignal): Promise<void> {
   if (!engine) {
     post({ type: 'error', id, code: 'bad-request', message: 'The engine was not configured before the first request.' });
     return;
   }
-  running.add(id);
   try {
     const result = await engine.run(request, {
       progress: (message, fraction) => post({ type: 'progress', id, message, ...(fraction !== undefined ? { fraction } : {}) }),
       partial: (text) => post({ type: 'partial', id, text }),
-      isCancelled: () => cancelled.has(id),
+      isCancelled: () => signal.reason !== undefined,
     });
-    post({ type: 'result', id, result });
+    // A request superseded after its last cancel check still ends as superseded: one rule for the host.
+    const reason = signal.reason;
+    if (reason) post({ type: 'error', id, code: reason.code, message: reason.message });
+    else post({ type: 'result', id, result });
   } catch (e) {
     if (e instanceof EngineError) {
-      post({ type: 'error', id, code: e.code, message: e.message });
+      // The decode loop throws a plain 'Cancelled.'; a superseded request says why it was cancelled.
+      const shown = e.code === 'cancelled' && signal.reason ? signal.reason : e;
+      post({ type: 'error', id, code: shown.code, message: shown.message });
     } else {
       log('error', `request ${id} failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
       post({ type: 'error', id, code: 'internal', message: `Internal error: ${errorMessage(e)}` });
     }
-  } finally {
-    running.delete(id);
-    cancelled.delete(id);
   }
 }
 
@@ -109,7 +125,7 @@ function crashForTest(how: 'throw' | 'exit' | 'hang'): void {
   switch (how) {
     case 'throw':
       // Uncaught: the host sees the worker's 'error' and 'exit' events, as for a bug in the engine.
-      throw new Error(`crash for test (${running.size} request(s) running)`);
+      throw new Error(`crash for test (${queue.runningId !== undefined ? 1 : 0} request(s) running)`);
     case 'exit':
       // In a worker thread this ends the thread only, with this exit code.
       return process.exit(70);

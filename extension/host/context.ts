@@ -9,6 +9,7 @@ import { EngineClient } from './engineClient';
 import { InsightsPanels, INSIGHTS_VIEW_TYPE } from './insightsPanel';
 import { RoundTrips } from './roundtripDocuments';
 import { affectsEngine, readEngineConfig } from './settings';
+import { toPanel } from '../panelViews';
 
 export class Ctx implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
@@ -55,7 +56,7 @@ export class Ctx implements vscode.Disposable {
   /** Remembers the summary and shows it in the insights panel when that is open. */
   setLastSummary(result: SummarizeResult): void {
     this.latestSummary = result;
-    this.present({ type: 'summarize', result }, false);
+    this.present(toPanel(result), false);
   }
 
   /**

@@ -42,6 +42,12 @@ export interface RequestHooks {
    * 'time-limit' error that says so, and the worker is told to stop. None: no limit.
    */
   timeLimitMs?: number;
+  /**
+   * The worker runs requests one at a time, in order; a newer request of the same channel supersedes
+   * this one, which then fails with a 'cancelled' error saying so (inline suggestions want only the
+   * latest). None: never superseded, as for every command.
+   */
+  channel?: string;
 }
 
 export interface EngineClientOptions {
@@ -136,7 +142,7 @@ export class EngineClient {
           if (timer) clearTimeout(timer);
         },
       });
-      this.post(worker, { type: 'request', id, request });
+      this.post(worker, { type: 'request', id, request, ...(hooks.channel !== undefined ? { channel: hooks.channel } : {}) });
     });
   }
 

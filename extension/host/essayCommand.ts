@@ -13,6 +13,7 @@ import { reportFailure, requestWithProgress } from './engineProgress';
 import { candidateDetail, candidateLabel, coverageMessage } from './essayText';
 import { reportMaxLength } from './notices';
 import { MAX_LENGTH_SETTING, readDecodingGuards, readEssayOptions } from './settings';
+import { toPanel } from '../panelViews';
 
 export type EssayOutcome =
   /** notices: the information messages shown with the essay (topic words covered, length limit reached). */
@@ -57,7 +58,7 @@ export async function essay(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.
     return reportFailure(ctx, 'essay', err, ESSAY_CANCELLED);
   }
   // Shown in the panel if it is open, whichever essay (if any) is inserted, as summaries are.
-  ctx.present({ type: 'essay', result }, false);
+  ctx.present(toPanel(result), false);
 
   const index = result.candidates.length === 1 ? 0 : await (pick ?? ((c) => pickWithQuickPick(c, result.topics, token)))(result.candidates);
   if (index === undefined) {

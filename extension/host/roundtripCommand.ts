@@ -15,6 +15,7 @@ import { reportFailure, requestWithProgress } from './engineProgress';
 import { showSettingNotice } from './notices';
 import { ApplyOutcome, PendingRoundTrip, ROUNDTRIP_SCHEME } from './roundtripDocuments';
 import { readDecodingGuards, readRoundTripOptions, ROUNDTRIP_MAX_SENTENCES_SETTING } from './settings';
+import { toPanel } from '../panelViews';
 
 export type { ApplyOutcome, PendingRoundTrip };
 
@@ -64,7 +65,7 @@ export async function roundTrip(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
     return reportFailure(ctx, 'roundtrip', err, ROUNDTRIP_CANCELLED);
   }
   // The panel gets the scores and the alignment whether or not the reconstruction is applied.
-  ctx.present({ type: 'roundtrip', result }, false);
+  ctx.present(toPanel(result), false);
 
   const id = ctx.roundTrips.newId();
   const { originalUri, reconstructionUri } = ctx.roundTrips.documents(id, result);

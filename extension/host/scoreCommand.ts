@@ -5,11 +5,12 @@
  * the test API share scoreDraft() / checkCoherence().
  */
 import * as vscode from 'vscode';
-import type { CoherenceRequest, ResultFor, ScoreRequest, ToPanel } from '../protocol';
+import type { CoherenceRequest, ResultFor, ScoreRequest } from '../protocol';
 import { Ctx } from './context';
 import { sourceRange } from './edits';
 import { Failure, reportFailure, requestWithProgress } from './engineProgress';
 import { NamedText, pickOtherText, rangeName } from './pickText';
+import { toPanel } from '../panelViews';
 
 export type { NamedText };
 
@@ -33,7 +34,6 @@ interface Comparison<R extends CompareRequest> {
   readonly emptyDraft: string;
   readonly cancelled: string;
   request(draft: NamedText, other: NamedText): R;
-  panel(result: ResultFor<R>): ToPanel;
   summary(result: ResultFor<R>): string;
 }
 
@@ -54,7 +54,6 @@ const SCORE: Comparison<ScoreRequest> = {
     hypothesisName: draft.name,
     referenceName: other.name,
   }),
-  panel: (result) => ({ type: 'score', result }),
   summary: (r) =>
     `BLEU ${r.scores.bleu.score.toFixed(2)}, ROUGE-1 ${pct(r.scores.rouge.rouge1.f1)}, ROUGE-L ${pct(r.scores.rouge.rougeL.f1)}, ` +
     `${r.sentences.length} sentences in ${Math.round(r.elapsedMs)} ms`,
@@ -68,7 +67,6 @@ const COHERENCE: Comparison<CoherenceRequest> = {
   emptyDraft: COHERENCE_EMPTY_DRAFT,
   cancelled: 'Draftsmith: coherence check cancelled.',
   request: (draft, other) => ({ op: 'coherence', output: draft.text, source: other.text, outputName: draft.name, sourceName: other.name }),
-  panel: (result) => ({ type: 'coherence', result }),
   summary: (r) => `L ${r.coherence.L ?? 'undefined'} over ${r.coherence.pairs} pairs in ${Math.round(r.elapsedMs)} ms`,
 };
 
@@ -135,7 +133,7 @@ async function compare<R extends CompareRequest>(
     return reportFailure(ctx, spec.what, err, spec.cancelled);
   }
   ctx.log.info(`${spec.what}: ${spec.summary(result)}`);
-  ctx.present(spec.panel(result), true);
+  ctx.present(toPanel(result), true);
   return { kind: 'shown', result };
 }
 

@@ -23,6 +23,7 @@ import { EngineError } from './engineClient';
 import { reportMaxLength } from './notices';
 import { MAX_LENGTH_SETTING, readDecodingGuards, readStoryOptions } from './settings';
 import { StreamedInsertion } from './streamedInsertion';
+import { toPanel } from '../panelViews';
 
 /** What every story command can end in besides its own success. `text`: what it wrote, which stays. */
 type Unfinished =
@@ -149,7 +150,7 @@ export async function continueStory(ctx: Ctx, editor: vscode.TextEditor, token?:
   }
   const text = await stream.finish();
   // Shown in the panel if it is open (the fusion gates over the words), whether or not all was written.
-  ctx.present({ type: 'story', result }, false);
+  ctx.present(toPanel(result), false);
   if (stream.interrupted) return changed(ctx, 'story', stream, doc.languageId);
   // An insertion at the selection's end extends it over the story; keep the prompt selected instead.
   if (!selection.isEmpty && vscode.window.visibleTextEditors.includes(editor)) editor.selection = selection;

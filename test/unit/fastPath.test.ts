@@ -55,9 +55,8 @@ test('the encoder\'s stacked cross-attention memory is fed per layer as views, n
 });
 
 test('device "cuda" without onnxruntime\'s CUDA library runs on the CPU and logs why', { skip: existsSync(path.join(path.dirname(require.resolve('onnxruntime-node/package.json')), 'bin', 'napi-v6', 'linux', 'x64', 'libonnxruntime_providers_cuda.so')) && 'this machine has the CUDA provider' }, async () => {
-  // runtime/onnx.ts decides about CUDA once per thread and logs only that first time, so this runs in
-  // an engine thread of its own (the worker bundle, as the host starts it): whatever opened sessions
-  // before in this process, none has in that thread.
+  // Through the worker bundle, as the host starts it. The CUDA decision belongs to the engine's
+  // configuration (no module state), so nothing that ran before in this process matters.
   const worker = new Worker(path.join(repoRoot, 'dist', 'worker.js'));
   const messages: FromWorker[] = [];
   let failed: Error | undefined;
@@ -80,9 +79,16 @@ test('device "cuda" without onnxruntime\'s CUDA library runs on the CPU and logs
     assert.ok(end.type === 'result' && end.result.op === 'essay', JSON.stringify(end));
     assert.equal(end.result.stats.device, 'cpu');
     const logged = messages.filter((m): m is Extract<FromWorker, { type: 'log' }> => m.type === 'log' && /CUDA/.test(m.message));
-    assert.equal(logged.length, 1, 'once, for the first session: the decoder\'s goes straight to the CPU');
+    assert.equal(logged.length, 1, 'once for the load: the decoder\'s session goes straight to the CPU');
     assert.equal(logged[0].level, 'warn', 'asked for cuda: a warning');
-    assert.match(logged[0].message, /CUDA execution provider unavailable \(.*\); running on the CPU/);
+    assert.match(logged[0].message, /CUDA execution provider unavailable \(.*\); running the essay model on the CPU/);
+    // A switch to cpu and back to cuda: the new configuration looks again and says so again.
+    send({ type: 'configure', config: { modelsDir, device: 'cpu', threads: 1 } });
+    send({ type: 'configure', config: { modelsDir, device: 'cuda', threads: 1 } });
+    send({ type: 'request', id: 2, request: { op: 'essay', topics: 'river, boat', decoding: { beamSize: 1, maxLength: 4 } } });
+    const again = await seen((m) => (m.type === 'result' || m.type === 'error') && m.id === 2);
+    assert.ok(again.type === 'result' && again.result.op === 'essay' && again.result.stats.device === 'cpu', JSON.stringify(again));
+    assert.equal(messages.filter((m) => m.type === 'log' && /CUDA/.test(m.message)).length, 2, 'logged again');
   } finally {
     // As the host does: never terminated inside an onnxruntime call.
     send({ type: 'stop' });

@@ -3,10 +3,16 @@
  * a minimum length, and n-gram blocking. Rows of the model state are beams; after each step the
  * model's caches are reordered to follow the surviving beams. A model whose graph ranks each row's
  * best tokens (StepModel.stepTop) is read through those; otherwise every row is scanned.
+ *
+ * The loop (searchLoop) is shared by every beam strategy (fairseq's Search classes): plain beam
+ * search here, lexically constrained beam search in constrainedBeam.ts. The loop steps the model,
+ * runs the rows through the processor list (processors.ts) and hands each row's scores to the
+ * strategy, which picks the candidates and the next beams.
  */
-import { applyConstraints, bannedTokens, maskDisallowed, topK, topKOfCandidates } from './constraints';
+import { topK } from './constraints';
 import type { RowGuard } from './guards';
-import { DecodeHooks, Hypothesis, StepModel, yieldToEventLoop } from './types';
+import { ProcessorList, standardProcessors, type Row } from './processors';
+import { DecodeHooks, Hypothesis, StepModel, YieldClock } from './types';
 
 export interface BeamOptions {
   bos: number;
@@ -32,11 +38,6 @@ function lastTokens(beams: readonly { tokens: number[] }[], K: number, bos: numb
   const last = beams.map((b) => (b.tokens.length ? b.tokens[b.tokens.length - 1] : bos));
   while (last.length < K) last.push(bos);
   return last;
-}
-
-/** One step for every live beam, as full rows of log-probs. */
-export function stepBeams<S>(model: StepModel<S>, beams: readonly { tokens: number[] }[], K: number, bos: number, state: S) {
-  return model.step(lastTokens(beams, K, bos), state);
 }
 
 /** The cached state follows the surviving beams; rows beyond them repeat the first. */
@@ -74,82 +75,165 @@ export function assignRows<B>(next: readonly B[], parents: readonly number[]): {
   return { beams, order };
 }
 
-/** `state` must already hold `beamSize` rows (the source tiled), all at the start position. */
-export async function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOptions, hooks: DecodeHooks = {}): Promise<Hypothesis[]> {
+/** One row's scores as the processors left them, as a strategy reads them. */
+export interface RowScores {
+  /** The row's best tokens (as many as the strategy's width, fewer where none are left), best first. */
+  best: readonly { token: number; logProb: number }[];
+  /**
+   * Any token's log-probability after the processors; undefined where a graph's ranked candidates
+   * do not hold it (the loop then reads the row whole).
+   */
+  logProb(token: number): number | undefined;
+  /** The processors' predicate for this row (the guards), undefined when none asks. */
+  allowed: ((token: number) => boolean) | undefined;
+}
+
+/** A live beam: its tokens and their summed log-probability; strategies may carry more. */
+export interface BeamRow extends Row {
+  readonly tokens: number[];
+  readonly logProb: number;
+}
+
+/** A search strategy of the shared loop (fairseq's Search): what it reads of each row and how it picks. */
+export interface SearchStrategy<B extends BeamRow, C, H extends Hypothesis> {
+  readonly processors: ProcessorList<B>;
+  /** How many of each row's best tokens it reads: the guard leaves that many allowed. */
+  readonly width: number;
+  /** With a guard, this many allowed among a graph's ranked candidates will do before the row is read whole. */
+  readonly enough: number;
+  readonly start: B;
+  /** Row b's candidates, or null when its scores cannot answer (a token it wants is not among a graph's candidates). */
+  candidates(beam: B, b: number, scores: RowScores): C[] | null;
+  /** The next live beams, best first, and their parents' rows; hypotheses that ended go to `finished`. */
+  select(perRow: C[][], beams: readonly B[], step: number, finished: H[]): { next: B[]; order: number[] };
+  /** The beam shown as the best so far (onStep). */
+  shown(ranked: readonly B[]): B;
+  /** No live beam can still beat the finished ones: stop. */
+  settled(beams: readonly B[], ranked: readonly B[], finished: readonly H[]): boolean;
+  /** The result, best first: the finished, and the live where too few ended. */
+  finish(ranked: readonly B[], finished: H[]): H[];
+}
+
+/**
+ * The one beam loop. `state` must already hold `beamSize` rows (the source tiled), all at the
+ * start position.
+ */
+export async function searchLoop<S, B extends BeamRow, C, H extends Hypothesis>(model: StepModel<S>, state: S, strategy: SearchStrategy<B, C, H>,
+  opts: { bos: number; beamSize: number; maxLength: number }, hooks: DecodeHooks = {}): Promise<H[]> {
   const K = opts.beamSize;
   const V = model.vocabSize;
-  /** The live beams in their rows of the model state, and the same best first. */
-  let beams: Beam[] = [{ tokens: [], logProb: 0 }];
-  let ranked = beams;
-  const finished: Hypothesis[] = [];
+  const { processors, width } = strategy;
+  const clock = hooks.clock ?? new YieldClock();
+  /** The live beams in their rows of the model state, and the same in the order the strategy ranked them. */
+  let beams: B[] = [strategy.start];
+  let ranked: readonly B[] = beams;
+  const finished: H[] = [];
   for (let step = 0; step < opts.maxLength; step++) {
     hooks.checkCancelled?.();
     const rows = beams.length;
-    const constraints = { eos: opts.eos, minLength: opts.minLength, noRepeatNgramSize: opts.noRepeatNgramSize, banned: opts.banned, guard: opts.guard };
-    /** Each live row's 2K best allowed next tokens, in row order (which breaks ties in the sort below). */
-    const perBeam: { beam: number; token: number; logProb: number }[][] = beams.map(() => []);
+    const perRow: C[][] = new Array(rows);
     const fromRows = (logProbs: Float32Array, which: number[]) => {
       for (const b of which) {
         const row = logProbs.subarray(b * V, (b + 1) * V);
-        applyConstraints(row, beams[b].tokens, constraints);
-        if (opts.guard) maskDisallowed(row, 2 * K, opts.guard.forRow(beams[b].tokens));
-        for (const t of topK(row, 2 * K)) perBeam[b].push({ beam: b, token: t, logProb: beams[b].logProb + row[t] });
+        const allowed = processors.apply(row, beams[b], width);
+        const best = topK(row, width).map((t) => ({ token: t, logProb: row[t] }));
+        // A whole row answers every token: never null.
+        perRow[b] = strategy.candidates(beams[b], b, { best, logProb: (t) => row[t], allowed }) ?? [];
       }
     };
+    const last = lastTokens(beams, K, opts.bos);
     if (model.stepTop) {
-      const last = lastTokens(beams, K, opts.bos);
       const out = await model.stepTop(last, state);
-      const { ids, logProbs, perRow } = out.top;
+      const { ids, logProbs, perRow: count } = out.top;
       const short: number[] = [];
       for (let b = 0; b < rows; b++) {
-        // With a guard, K allowed of the row's ranked candidates will do: the beam needs K in all.
-        const at = topKOfCandidates(ids, logProbs, b * perRow, perRow, 2 * K, bannedTokens(beams[b].tokens, constraints), V, opts.guard?.forRow(beams[b].tokens), opts.guard ? K : 2 * K);
-        if (at === null) short.push(b);
-        else for (const i of at) perBeam[b].push({ beam: b, token: ids[i], logProb: beams[b].logProb + logProbs[i] });
+        const banned = processors.banned(beams[b]);
+        const allowed = processors.allowed(beams[b]);
+        const from = b * count;
+        const at = processors.fromCandidates(beams[b], ids, logProbs, from, count, width, V, strategy.enough, banned, allowed);
+        const logProb = (t: number): number | undefined => {
+          if (banned.has(t)) return -Infinity;
+          for (let i = from; i < from + count; i++) if (ids[i] === t) return logProbs[i];
+          // Outside the candidates: known only when they are the whole vocabulary (and then it is missing: -Infinity).
+          return count >= V ? -Infinity : undefined;
+        };
+        const c = at && strategy.candidates(beams[b], b, { best: at.map((i) => ({ token: ids[i], logProb: logProbs[i] })), logProb, allowed });
+        if (c) perRow[b] = c;
+        else short.push(b);
       }
-      // Constraints (or the guards) banned too many of a row's candidates: its whole row, from the same state.
+      // The processors banned too many of a row's candidates, or the strategy wants a token beyond them: its whole row, from the same state.
       if (short.length > 0) fromRows((await model.step(last, state)).logProbs, short);
       state = out.state;
     } else {
-      const out = await stepBeams(model, beams, K, opts.bos, state);
+      const out = await model.step(last, state);
       fromRows(out.logProbs, beams.map((_, b) => b));
       state = out.state;
     }
-    const candidates = perBeam.flat();
-    candidates.sort((a, b) => b.logProb - a.logProb);
-    const next: Beam[] = [];
-    const order: number[] = [];
-    for (const c of candidates) {
-      const tokens = [...beams[c.beam].tokens, c.token];
-      if (c.token === opts.eos) {
-        finished.push({ tokens: tokens.slice(0, -1), logProb: c.logProb, score: normalised(c.logProb, tokens.length, opts.lengthPenalty), steps: step + 1, hitMaxLength: false });
-      } else {
-        next.push({ tokens, logProb: c.logProb });
-        order.push(c.beam);
-      }
-      if (next.length === K) break;
-    }
+    const { next, order } = strategy.select(perRow, beams, step, finished);
     if (next.length === 0) break;
     ranked = next;
     const placed = assignRows(next, order);
     beams = placed.beams;
     state = reorderBeams(model, state, placed.order, K);
-    const best = ranked[0];
-    hooks.onStep?.(step, best.tokens);
-    // Stop when no live beam can still beat the K-th best finished one (HF's early_stopping=False rule).
-    if (finished.length >= K) {
+    hooks.onStep?.(step, strategy.shown(ranked).tokens);
+    if (strategy.settled(beams, ranked, finished)) break;
+    await clock.yield();
+  }
+  return strategy.finish(ranked, finished);
+}
+
+interface Candidate { beam: number; token: number; logProb: number }
+
+/** Plain beam search as a strategy: each row's 2K best tokens, the K best of all live. */
+export function beamStrategy(opts: BeamOptions): SearchStrategy<Beam, Candidate, Hypothesis> {
+  const K = opts.beamSize;
+  return {
+    processors: new ProcessorList<Beam>(standardProcessors(opts)),
+    width: 2 * K,
+    // With a guard, K allowed of the row's ranked candidates will do: the beam needs K in all.
+    enough: K,
+    start: { tokens: [], logProb: 0 },
+    candidates: (beam, b, scores) => scores.best.map((c) => ({ beam: b, token: c.token, logProb: beam.logProb + c.logProb })),
+    select(perRow, beams, step, finished) {
+      // Row order breaks ties (a stable sort).
+      const candidates = perRow.flat();
+      candidates.sort((a, b) => b.logProb - a.logProb);
+      const next: Beam[] = [];
+      const order: number[] = [];
+      for (const c of candidates) {
+        const tokens = [...beams[c.beam].tokens, c.token];
+        if (c.token === opts.eos) {
+          finished.push({ tokens: tokens.slice(0, -1), logProb: c.logProb, score: normalised(c.logProb, tokens.length, opts.lengthPenalty), steps: step + 1, hitMaxLength: false });
+        } else {
+          next.push({ tokens, logProb: c.logProb });
+          order.push(c.beam);
+        }
+        if (next.length === K) break;
+      }
+      return { next, order };
+    },
+    shown: (ranked) => ranked[0],
+    // No live beam can still beat the K-th best finished one (HF's early_stopping=False rule).
+    settled(_beams, ranked, finished) {
+      if (finished.length < K) return false;
       const worst = [...finished].sort((a, b) => b.score - a.score)[K - 1].score;
-      if (normalised(best.logProb, best.tokens.length, opts.lengthPenalty) < worst) break;
-    }
-    await yieldToEventLoop();
-  }
-  // Live beams only make up the numbers when too few ended; one as long as maxLength was cut off there.
-  for (const b of ranked) {
-    if (finished.length >= K) break;
-    finished.push({
-      tokens: b.tokens, logProb: b.logProb, score: normalised(b.logProb, b.tokens.length, opts.lengthPenalty), steps: b.tokens.length,
-      hitMaxLength: b.tokens.length >= opts.maxLength,
-    });
-  }
-  return finished.sort((a, b) => b.score - a.score);
+      return normalised(ranked[0].logProb, ranked[0].tokens.length, opts.lengthPenalty) < worst;
+    },
+    finish(ranked, finished) {
+      // Live beams only make up the numbers when too few ended; one as long as maxLength was cut off there.
+      for (const b of ranked) {
+        if (finished.length >= K) break;
+        finished.push({
+          tokens: b.tokens, logProb: b.logProb, score: normalised(b.logProb, b.tokens.length, opts.lengthPenalty), steps: b.tokens.length,
+          hitMaxLength: b.tokens.length >= opts.maxLength,
+        });
+      }
+      return finished.sort((a, b) => b.score - a.score);
+    },
+  };
+}
+
+/** `state` must already hold `beamSize` rows (the source tiled), all at the start position. */
+export function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOptions, hooks: DecodeHooks = {}): Promise<Hypothesis[]> {
+  return searchLoop(model, state, beamStrategy(opts), opts, hooks);
 }

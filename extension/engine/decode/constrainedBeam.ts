@@ -6,10 +6,14 @@
  * constraint tokens they have produced, the beam is shared out between the banks, and a
  * hypothesis may end only once every constraint is met. The model scores every token; the search
  * only makes sure that hypotheses which have written the words stay in the beam.
+ *
+ * A strategy of beam.ts's loop (searchLoop): the same processors (processors.ts) and the same TopK
+ * fast path, where a graph's ranked candidates hold the tokens the constraints want; the "end only
+ * once every word is met" rule is one more processor.
  */
-import { applyConstraints, maskDisallowed, topK } from './constraints';
-import { assignRows, BeamOptions, normalised, reorderBeams, stepBeams } from './beam';
-import { DecodeHooks, Hypothesis, StepModel, yieldToEventLoop } from './types';
+import { BeamOptions, normalised, searchLoop, type SearchStrategy } from './beam';
+import { ProcessorList, standardProcessors, wordGuard, type ScoreProcessor } from './processors';
+import { DecodeHooks, Hypothesis, StepModel } from './types';
 
 /** One required word: its alternative spellings as token sequences. */
 export type Constraint = number[][];
@@ -28,6 +32,7 @@ export interface Progress {
 }
 
 interface Beam { tokens: number[]; logProb: number; progress: Progress }
+interface Candidate { beam: number; token: number; logProb: number; progress: Progress }
 
 /** Constraint tokens produced so far: the bank a hypothesis belongs to (paper §3). */
 function bankOf(p: Progress, constraints: readonly Constraint[]): number {
@@ -79,18 +84,20 @@ export interface ConstrainedOptions extends BeamOptions {
   endsWord: (token: number) => boolean;
 }
 
-/** `state` must already hold `beamSize` rows (the source tiled), all at the start position. */
-export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, constraints: readonly Constraint[], opts: ConstrainedOptions,
-  hooks: DecodeHooks = {}): Promise<ConstrainedHypothesis[]> {
+/** The end token waits until every constraint is met (the end of the text ends a word still being spelled). */
+export function lexicalConstraints(constraints: readonly Constraint[], eos: number, endsWord: (token: number) => boolean): ScoreProcessor<{ tokens: readonly number[]; progress: Progress }> {
+  return {
+    name: 'lexical-constraints',
+    ban: (row, out) => { if (!advance(row.progress, eos, constraints, endsWord).met.every(Boolean)) out.add(eos); },
+  };
+}
+
+/** Constrained beam search as a strategy of the shared loop. */
+export function constrainedStrategy(constraints: readonly Constraint[], opts: ConstrainedOptions): SearchStrategy<Beam, Candidate, ConstrainedHypothesis> {
   const K = opts.beamSize;
   const endsWord = (t: number) => t === opts.eos || opts.endsWord(t);
-  const V = model.vocabSize;
   // A word with no spelling (nothing to write) counts as met, so it cannot forbid the end forever.
   const usable = constraints.map((c) => c.filter((s) => s.length > 0));
-  /** The live beams in their rows of the model state, and the same in the order the allocation took them. */
-  let beams: Beam[] = [{ tokens: [], logProb: 0, progress: { met: usable.map((c) => c.length === 0) } }];
-  let ranked = beams;
-  const finished: ConstrainedHypothesis[] = [];
   // ended: on the end token (scored with it, as beam.ts does); else cut off where it stands.
   const done = (progress: Progress, logProb: number, tokens: number[], ended: boolean, steps = tokens.length): ConstrainedHypothesis => ({
     tokens, logProb, score: normalised(logProb, tokens.length + (ended ? 1 : 0), opts.lengthPenalty), steps,
@@ -98,69 +105,87 @@ export async function constrainedBeamSearch<S>(model: StepModel<S>, state: S, co
     // The end of the text ends a word still being spelled.
     met: advance(progress, opts.eos, usable, endsWord).met.flatMap((m, i) => (m ? [i] : [])),
   });
-  for (let step = 0; step < opts.maxLength; step++) {
-    hooks.checkCancelled?.();
-    const rows = beams.length;
-    const out = await stepBeams(model, beams, K, opts.bos, state);
-    state = out.state;
+  // The word-level guard comes last, as in every list: it is asked only about what the bans leave.
+  const processors: ScoreProcessor<Beam>[] = [
+    ...standardProcessors({ ...opts, guard: undefined }),
+    lexicalConstraints(usable, opts.eos, endsWord),
+    ...(opts.guard ? [wordGuard(opts.guard)] : []),
+  ];
+  return {
+    processors: new ProcessorList(processors),
+    width: K,
+    enough: K,
+    start: { tokens: [], logProb: 0, progress: { met: usable.map((c) => c.length === 0) } },
     // Candidates (paper §3, "candidate generation"): each beam's own best K tokens and the tokens
     // that advance its constraints.
-    const byBank = new Map<number, { beam: number; token: number; logProb: number; progress: Progress }[]>();
-    const seen = new Set<number>(); // beam * V + token
-    for (let b = 0; b < rows; b++) {
-      const row = out.logProbs.subarray(b * V, (b + 1) * V);
-      const p = beams[b].progress;
-      applyConstraints(row, beams[b].tokens, { eos: opts.eos, minLength: opts.minLength, noRepeatNgramSize: opts.noRepeatNgramSize, banned: opts.banned });
-      if (!advance(p, opts.eos, usable, endsWord).met.every(Boolean)) row[opts.eos] = -Infinity;
-      const allowed = opts.guard?.forRow(beams[b].tokens);
-      if (allowed) maskDisallowed(row, K, allowed);
-      for (const t of [...topK(row, K), ...wanted(p, usable)]) {
-        if (row[t] === -Infinity || Number.isNaN(row[t]) || seen.has(b * V + t)) continue;
-        if (allowed && !allowed(t)) continue;
-        seen.add(b * V + t);
-        const progress = advance(p, t, usable, endsWord);
-        const bank = bankOf(progress, usable);
-        if (!byBank.has(bank)) byBank.set(bank, []);
-        byBank.get(bank)!.push({ beam: b, token: t, logProb: beams[b].logProb + row[t], progress });
+    candidates(beam, b, scores) {
+      const out: Candidate[] = [];
+      const seen = new Set<number>();
+      const p = beam.progress;
+      const take = (t: number, logProb: number) => {
+        if (logProb === -Infinity || Number.isNaN(logProb) || seen.has(t)) return;
+        if (scores.allowed && !scores.allowed(t)) return;
+        seen.add(t);
+        out.push({ beam: b, token: t, logProb: beam.logProb + logProb, progress: advance(p, t, usable, endsWord) });
+      };
+      for (const c of scores.best) take(c.token, c.logProb);
+      for (const t of wanted(p, usable)) {
+        const logProb = scores.logProb(t);
+        if (logProb === undefined) return null;
+        take(t, logProb);
       }
-    }
+      return out;
+    },
     // Beam allocation (paper §3): the banks take turns, fullest first, each taking its best
     // remaining candidate, so that a bank left short gives its places to the others.
-    const banks = [...byBank.keys()].sort((a, b) => b - a).map((k) => byBank.get(k)!.sort((x, y) => y.logProb - x.logProb));
-    const next: Beam[] = [];
-    const order: number[] = [];
-    const cursor = banks.map(() => 0);
-    for (let taken = true; next.length < K && taken;) {
-      taken = false;
-      for (let i = 0; i < banks.length && next.length < K; i++) {
-        const c = banks[i][cursor[i]++];
-        if (!c) continue;
-        taken = true;
-        const tokens = [...beams[c.beam].tokens, c.token];
-        if (c.token === opts.eos) {
-          finished.push(done(c.progress, c.logProb, tokens.slice(0, -1), true, step + 1));
-          continue;
+    select(perRow, beams, step, finished) {
+      const byBank = new Map<number, Candidate[]>();
+      for (const row of perRow) {
+        for (const c of row) {
+          const bank = bankOf(c.progress, usable);
+          if (!byBank.has(bank)) byBank.set(bank, []);
+          byBank.get(bank)!.push(c);
         }
-        next.push({ tokens, logProb: c.logProb, progress: c.progress });
-        order.push(c.beam);
       }
-    }
-    if (next.length === 0) break;
-    ranked = next;
-    const placed = assignRows(next, order);
-    beams = placed.beams;
-    state = reorderBeams(model, state, placed.order, K);
-    const best = ranked.reduce((a, b) => (bankOf(b.progress, usable) > bankOf(a.progress, usable) ? b : a));
-    hooks.onStep?.(step, best.tokens);
-    // Stop when no live hypothesis can still beat the K-th best finished one (as in beam.ts).
-    if (finished.length >= K) {
+      const banks = [...byBank.keys()].sort((a, b) => b - a).map((k) => byBank.get(k)!.sort((x, y) => y.logProb - x.logProb));
+      const next: Beam[] = [];
+      const order: number[] = [];
+      const cursor = banks.map(() => 0);
+      for (let taken = true; next.length < K && taken;) {
+        taken = false;
+        for (let i = 0; i < banks.length && next.length < K; i++) {
+          const c = banks[i][cursor[i]++];
+          if (!c) continue;
+          taken = true;
+          const tokens = [...beams[c.beam].tokens, c.token];
+          if (c.token === opts.eos) {
+            finished.push(done(c.progress, c.logProb, tokens.slice(0, -1), true, step + 1));
+            continue;
+          }
+          next.push({ tokens, logProb: c.logProb, progress: c.progress });
+          order.push(c.beam);
+        }
+      }
+      return { next, order };
+    },
+    shown: (ranked) => ranked.reduce((a, b) => (bankOf(b.progress, usable) > bankOf(a.progress, usable) ? b : a)),
+    // No live hypothesis can still beat the K-th best finished one (as in beam.ts).
+    settled(beams, _ranked, finished) {
+      if (finished.length < K) return false;
       const worst = [...finished].sort((a, b) => b.score - a.score)[K - 1].score;
-      if (beams.every((b) => normalised(b.logProb, b.tokens.length, opts.lengthPenalty) < worst)) break;
-    }
-    await yieldToEventLoop();
-  }
-  // Out of length: the live hypotheses that met the most constraints stand in, best first.
-  const live = ranked.map((b) => done(b.progress, b.logProb, b.tokens, false));
-  const all = finished.length >= K ? finished : [...finished, ...live];
-  return all.sort((a, b) => b.met.length - a.met.length || b.score - a.score);
+      return beams.every((b) => normalised(b.logProb, b.tokens.length, opts.lengthPenalty) < worst);
+    },
+    // Out of length: the live hypotheses that met the most constraints stand in, best first.
+    finish(ranked, finished) {
+      const live = ranked.map((b) => done(b.progress, b.logProb, b.tokens, false));
+      const all = finished.length >= K ? finished : [...finished, ...live];
+      return all.sort((a, b) => b.met.length - a.met.length || b.score - a.score);
+    },
+  };
+}
+
+/** `state` must already hold `beamSize` rows (the source tiled), all at the start position. */
+export function constrainedBeamSearch<S>(model: StepModel<S>, state: S, constraints: readonly Constraint[], opts: ConstrainedOptions,
+  hooks: DecodeHooks = {}): Promise<ConstrainedHypothesis[]> {
+  return searchLoop(model, state, constrainedStrategy(constraints, opts), opts, hooks);
 }

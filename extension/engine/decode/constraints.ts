@@ -1,5 +1,4 @@
-/** Constraints shared by the decoding strategies. */
-import type { RowGuard } from './guards';
+/** The primitives of the score processors (processors.ts): n-gram blocking, the guard's masking, top-k over a row. */
 
 /**
  * Tokens that would repeat an n-gram already in `tokens` (fairseq/HF `no_repeat_ngram_size`):
@@ -20,32 +19,8 @@ export function bannedByNgram(tokens: number[], n: number): Set<number> {
   return banned;
 }
 
-export interface ConstraintOptions {
-  eos: number;
-  minLength: number;
-  noRepeatNgramSize: number;
-  banned?: number[];
-  /** The decoding guards (guards.ts): checked on the candidates a strategy reads, not on every token. */
-  guard?: RowGuard;
-  /** False while the row may not end yet (a length in words not reached): the end token is banned. */
-  mayEnd?: (tokens: readonly number[]) => boolean;
-}
-
-/** The tokens a row may not take next, given its tokens so far. */
-export function bannedTokens(tokens: number[], opts: ConstraintOptions): Set<number> {
-  const banned = bannedByNgram(tokens, opts.noRepeatNgramSize);
-  if (tokens.length < opts.minLength || (opts.mayEnd && !opts.mayEnd(tokens))) banned.add(opts.eos);
-  for (const t of opts.banned ?? []) banned.add(t);
-  return banned;
-}
-
-/** Applies the min-length and n-gram rules to one row of log-probs in place. */
-export function applyConstraints(row: Float32Array, tokens: number[], opts: ConstraintOptions): void {
-  for (const t of bannedTokens(tokens, opts)) row[t] = -Infinity;
-}
-
 /**
- * topK(row, k) after applyConstraints, from the row's best candidates alone (ids[from..from+count),
+ * topK(row, k) after the processors' bans, from the row's best candidates alone (ids[from..from+count),
  * best first, the lower id first among equals, as topK orders them): the positions of the first k
  * that are allowed and finite. Null when the candidates run out first, unless they are the whole
  * vocabulary: then the full row is needed. `enough`: fewer than k will do (a guard banned some of

@@ -2,9 +2,10 @@
  * Top-k random sampling with temperature (the story paper samples with k = 10): keep the k most
  * probable tokens, rescale their logits by 1/T, and draw. A seed makes a draw repeatable.
  */
-import { applyConstraints, maskDisallowed, topK } from './constraints';
+import { topK } from './constraints';
 import type { RowGuard } from './guards';
-import { DecodeHooks, Hypothesis, StepModel, yieldToEventLoop } from './types';
+import { ProcessorList, standardProcessors } from './processors';
+import { DecodeHooks, Hypothesis, StepModel, YieldClock } from './types';
 
 export interface TopKOptions {
   bos: number;
@@ -62,14 +63,16 @@ export function sampleTopK(row: Float32Array, k: number, temperature: number, ra
 export async function topKSample<S>(model: StepModel<S>, state: S, opts: TopKOptions, hooks: DecodeHooks = {}): Promise<Hypothesis> {
   const random = seededRandom(opts.seed);
   const tokens: number[] = [];
+  // The guard leaves k allowed: the k best are sampled from.
+  const processors = new ProcessorList(standardProcessors(opts));
+  const clock = hooks.clock ?? new YieldClock();
   let logProb = 0;
   for (let step = 0; step < opts.maxLength; step++) {
     hooks.checkCancelled?.();
     const out = await model.step([tokens.length ? tokens[tokens.length - 1] : opts.bos], state);
     state = out.state;
     const row = out.logProbs.subarray(0, model.vocabSize);
-    applyConstraints(row, tokens, { eos: opts.eos, minLength: opts.minLength ?? 0, noRepeatNgramSize: opts.noRepeatNgramSize ?? 0, banned: opts.banned, mayEnd: opts.mayEnd });
-    if (opts.guard) maskDisallowed(row, opts.k, opts.guard.forRow(tokens));
+    processors.apply(row, { tokens }, opts.k);
     const t = sampleTopK(row, opts.k, opts.temperature, random);
     if (t < 0 || t === opts.eos) break;
     tokens.push(t);
@@ -79,7 +82,7 @@ export async function topKSample<S>(model: StepModel<S>, state: S, opts: TopKOpt
     }
     logProb += row[t];
     hooks.onStep?.(step, tokens);
-    await yieldToEventLoop();
+    await clock.yield();
   }
   // Every step added a token, none was the end token (nor the caller's end): cut off at the limit.
   return { tokens, logProb, score: logProb, steps: tokens.length, hitMaxLength: tokens.length >= opts.maxLength };

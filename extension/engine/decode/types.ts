@@ -34,6 +34,11 @@ export interface DecodeHooks {
   onStep?: (step: number, best: number[]) => void;
   /** Checked between steps; throwing (e.g. CancelledError) stops decoding. */
   checkCancelled?: () => void;
+  /**
+   * The run's yield clock (its owner: the engine's run context), so that consecutive loops of one
+   * run share the turns; a loop given none keeps its own.
+   */
+  clock?: YieldClock;
 }
 
 export interface Hypothesis {
@@ -57,15 +62,22 @@ export interface Hypothesis {
 
 /** How long a decoding loop may run without giving the event loop a turn (a cancel waits at most this, plus a step). */
 const YIELD_EVERY_MS = 8;
-let lastYield = 0;
 
 /**
  * Gives the event loop a turn so that a cancel message posted to the worker is seen mid-generation,
- * once per YIELD_EVERY_MS: a turn per step cost the small decoders a tenth of their step time.
+ * once per YIELD_EVERY_MS: a turn per step cost the small decoders a tenth of their step time. An
+ * object its caller owns (one per run), not module state, so two runs never share a clock.
  */
-export function yieldToEventLoop(): Promise<void> | undefined {
-  const now = performance.now();
-  if (now - lastYield < YIELD_EVERY_MS) return undefined;
-  lastYield = now;
-  return new Promise((resolve) => setImmediate(resolve));
+export class YieldClock {
+  private last = 0;
+
+  constructor(private readonly everyMs = YIELD_EVERY_MS) {}
+
+  /** A promise to await when a turn is due, else undefined (awaiting undefined costs a microtask only). */
+  yield(): Promise<void> | undefined {
+    const now = performance.now();
+    if (now - this.last < this.everyMs) return undefined;
+    this.last = now;
+    return new Promise((resolve) => setImmediate(resolve));
+  }
 }

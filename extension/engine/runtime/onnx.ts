@@ -4,10 +4,14 @@
  * underneath (a setImmediate around a blocking native call), which is why the engine lives in a
  * worker thread.
  *
- * Every native call (session load, session.run) goes through `onnxCalls`, so the worker knows
- * whether one is under way: Worker.terminate() during such a call aborts the whole host process
- * (onnxruntime's N-API wrapper throws a C++ Napi::Error into a terminating V8 and std::terminate
- * follows). The worker's 'stop' closes the gate and waits for it to drain before it says 'stopped'.
+ * Every native call (session load, session.run, release) goes through the NativeCalls gate of the
+ * engine that opened the session, so the worker knows whether one is under way: Worker.terminate()
+ * during such a call aborts the whole host process (onnxruntime's N-API wrapper throws a C++
+ * Napi::Error into a terminating V8 and std::terminate follows). The worker owns the gate; its
+ * 'stop' closes it and waits for it to drain before it says 'stopped'.
+ *
+ * No state lives in this module (issue 20): the gate and the CUDA decision are objects that the
+ * engine owns per worker and per configuration, and that a test can make its own of.
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
@@ -64,19 +68,23 @@ export class NativeCalls {
   }
 }
 
-/** This thread's onnxruntime calls (one engine per thread; the CLI never closes it). */
-export const onnxCalls = new NativeCalls();
+/**
+ * The gate each session was opened through: its release goes through the same one (the systems
+ * release their sessions without knowing which engine opened them).
+ */
+const gateOf = new WeakMap<Session, NativeCalls>();
 
-/** The session with its run() going through `onnxCalls`. */
-function tracked(session: Session): Session {
+/** The session with its run() going through `calls`. */
+function tracked(session: Session, calls: NativeCalls): Session {
   const run = session.run.bind(session) as (...args: unknown[]) => Promise<ortTypes.InferenceSession.ReturnType>;
-  const guardedRun = (...args: unknown[]) => onnxCalls.track(() => run(...args));
+  const guardedRun = (...args: unknown[]) => calls.track(() => run(...args));
   session.run = guardedRun as Session['run'];
+  gateOf.set(session, calls);
   return session;
 }
 
-const createSession = (file: string, options: ortTypes.InferenceSession.SessionOptions) =>
-  onnxCalls.track(() => ort().InferenceSession.create(file, options)).then(tracked);
+const createSession = (file: string, options: ortTypes.InferenceSession.SessionOptions, calls: NativeCalls) =>
+  calls.track(() => ort().InferenceSession.create(file, options)).then((s) => tracked(s, calls));
 
 /**
  * Releases sessions' native memory (their weights) now rather than at garbage collection: a system
@@ -86,37 +94,20 @@ const createSession = (file: string, options: ortTypes.InferenceSession.SessionO
 export async function releaseSessions(sessions: readonly (Session | undefined)[]): Promise<void> {
   for (const s of sessions) {
     if (!s) continue;
+    const calls = gateOf.get(s) ?? new NativeCalls();
     try {
-      await onnxCalls.track(() => s.release());
+      await calls.track(() => s.release());
     } catch (e) {
       if (!(e instanceof EngineError && e.code === 'stopped')) throw e;
     }
   }
 }
 
-export interface SessionOptions {
-  device: DeviceSetting;
-  threads: number;
-  log: (level: 'info' | 'warn', message: string) => void;
-}
-
-export interface OpenedSession {
-  session: Session;
-  /** The execution provider actually in use. */
-  provider: 'cuda' | 'cpu';
-}
-
-/**
- * Why CUDA cannot be used, once known (logged once): later sessions go straight to the CPU. Per
- * thread, not per process: each worker thread loads its own copy of this module.
- */
-let cudaUnavailable: string | undefined;
-
 /**
  * onnxruntime-node installed with onnxruntime-node-install=skip (our .npmrc) has no CUDA provider
  * library; trying it anyway makes the native side print an alarming error of its own.
  */
-function missingCudaLibrary(): string | undefined {
+export function missingCudaLibrary(): string | undefined {
   if (process.platform !== 'linux' && process.platform !== 'win32') return `no CUDA build of onnxruntime for ${process.platform}`;
   try {
     const pkg = path.dirname(require.resolve('onnxruntime-node/package.json'));
@@ -128,33 +119,99 @@ function missingCudaLibrary(): string | undefined {
   }
 }
 
+/**
+ * Whether CUDA can be used, decided once per engine configuration: the Engine makes a new one on
+ * every configure, so a later switch to `cuda` (or a CUDA library installed since) is tried again
+ * instead of being refused for the thread's life. Once CUDA failed, the configuration's later
+ * sessions go straight to the CPU (no second alarming native error).
+ */
+export class CudaDecision {
+  private reason: string | undefined;
+  private checked = false;
+
+  /** `missingLibrary`: why CUDA cannot even be tried (a test passes its own). */
+  constructor(private readonly missingLibrary: () => string | undefined = missingCudaLibrary) {}
+
+  /** Why CUDA is not used in this configuration; undefined while it may be tried. */
+  get unavailable(): string | undefined {
+    if (!this.checked) {
+      this.checked = true;
+      this.reason ??= this.missingLibrary();
+    }
+    return this.reason;
+  }
+
+  /** CUDA failed for a session: the rest of this configuration runs on the CPU. */
+  markUnavailable(reason: string): void {
+    this.reason ??= reason;
+  }
+
+  /** The decision as one system load sees it: it says once that this load runs on the CPU. */
+  forLoad(what: string): CudaUse {
+    return new CudaUse(this, what);
+  }
+}
+
+/** One load's view of its configuration's CUDA decision: logs its fall-back once, naming what fell back. */
+export class CudaUse {
+  private logged = false;
+
+  constructor(readonly decision: CudaDecision, private readonly what: string) {}
+
+  /** The log line, once per load: every load that asked for CUDA and runs on the CPU says so. */
+  fellBack(device: DeviceSetting, log: SessionOptions['log']): void {
+    if (this.logged) return;
+    this.logged = true;
+    log(device === 'cuda' ? 'warn' : 'info', `CUDA execution provider unavailable (${this.decision.unavailable}); running ${this.what} on the CPU.`);
+  }
+}
+
+export interface SessionOptions {
+  device: DeviceSetting;
+  threads: number;
+  log: (level: 'info' | 'warn', message: string) => void;
+  /**
+   * This configuration's CUDA decision as the current load sees it. Absent (tests, one-off loads):
+   * decided afresh for this session alone.
+   */
+  cuda?: CudaUse;
+  /**
+   * The engine's gate for native calls (the worker closes it before it may be terminated). Absent:
+   * a gate of the session's own that nothing closes (the CLI, tests).
+   */
+  calls?: NativeCalls;
+}
+
+export interface OpenedSession {
+  session: Session;
+  /** The execution provider actually in use. */
+  provider: 'cuda' | 'cpu';
+}
+
 export async function openSession(file: string, opts: SessionOptions): Promise<OpenedSession> {
   const base: ortTypes.InferenceSession.SessionOptions = {
     graphOptimizationLevel: 'all',
     ...(opts.threads > 0 ? { intraOpNumThreads: opts.threads, interOpNumThreads: 1 } : {}),
   };
-  const fallBack = (reason: string) => {
-    cudaUnavailable = reason;
-    opts.log(opts.device === 'cuda' ? 'warn' : 'info', `CUDA execution provider unavailable (${reason}); running on the CPU.`);
-  };
-  if (opts.device !== 'cpu' && cudaUnavailable === undefined) {
-    const missing = missingCudaLibrary();
-    if (missing) fallBack(missing);
-  }
-  if (opts.device !== 'cpu' && cudaUnavailable === undefined) {
-    try {
-      // Severity 4 (fatal only): onnxruntime otherwise prints its own error for a missing CUDA library
-      // before we can log the fallback in plain words.
-      const session = await createSession(file, { ...base, logSeverityLevel: 4, executionProviders: ['cuda'] });
-      opts.log('info', `execution provider: cuda (${file})`);
-      return { session, provider: 'cuda' };
-    } catch (e) {
-      if (e instanceof EngineError && e.code === 'stopped') throw e;
-      fallBack(errorMessage(e).split('\n')[0]);
+  const calls = opts.calls ?? new NativeCalls();
+  if (opts.device !== 'cpu') {
+    const cuda = opts.cuda ?? new CudaDecision().forLoad(path.basename(file));
+    if (cuda.decision.unavailable === undefined) {
+      try {
+        // Severity 4 (fatal only): onnxruntime otherwise prints its own error for a missing CUDA library
+        // before we can log the fallback in plain words.
+        const session = await createSession(file, { ...base, logSeverityLevel: 4, executionProviders: ['cuda'] }, calls);
+        opts.log('info', `execution provider: cuda (${file})`);
+        return { session, provider: 'cuda' };
+      } catch (e) {
+        if (e instanceof EngineError && e.code === 'stopped') throw e;
+        cuda.decision.markUnavailable(errorMessage(e).split('\n')[0]);
+      }
     }
+    cuda.fellBack(opts.device, opts.log);
   }
   try {
-    const session = await createSession(file, { ...base, executionProviders: ['cpu'] });
+    const session = await createSession(file, { ...base, executionProviders: ['cpu'] }, calls);
     return { session, provider: 'cpu' };
   } catch (e) {
     if (e instanceof EngineError && e.code === 'stopped') throw e;

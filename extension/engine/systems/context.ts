@@ -1,16 +1,25 @@
+import type { YieldClock } from '../decode/types';
+import type { SessionOptions } from '../runtime/onnx';
+
 /** What a system gets from the engine while it runs one request. */
 export interface RunContext {
   progress(message: string, fraction?: number): void;
   partial(text: string): void;
   /** Throws CancelledError once the user has cancelled. */
   checkCancelled(): void;
+  /**
+   * The run's yield clock (decode/types.ts), owned by whoever runs the request (the engine) and
+   * handed to every decoding loop of the run; absent, each loop keeps its own.
+   */
+  clock?: YieldClock;
 }
 
 /** A run with no one watching (the evaluations, the CLI's model runs outside the Engine): no progress, no partial text, never cancelled. */
 export const silentRun: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 
-export interface RuntimeOptions {
-  device: 'auto' | 'cpu' | 'cuda';
-  threads: number;
-  log: (level: 'info' | 'warn', message: string) => void;
-}
+/**
+ * How a system opens its sessions: runtime/onnx.ts's SessionOptions, passed through whole, so the
+ * engine's CUDA decision (per configuration, seen per load) and its native-call gate reach every
+ * session without the systems handling them.
+ */
+export type RuntimeOptions = SessionOptions;

@@ -24,7 +24,8 @@ import { parseTopics } from '../text/topics';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
 import { describeFolder, type System, type SystemDescription } from './system';
-import { lengthLimit, maxLengthHit } from './lengthLimit';
+import { maxLengthHit } from './lengthLimit';
+import { beamDecoding, neverWritten } from './decodingOptions';
 
 // Kept importable from here, where the rest of the essay logic is.
 export { parseTopics };
@@ -175,26 +176,26 @@ export class EssaySystem implements System<'essay'> {
     const enc = await this.encode(ids, wordIds);
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
-    const d = { ...m.decoding, ...definedOnly(req.decoding ?? {}) };
+    const d = beamDecoding(m.decoding, req.decoding, this.arch.maxTargetPositions - 1);
     const wanted = req.candidates ?? 1;
     const K = Math.max(d.beamSize, wanted);
     const model = this.stepModel(enc, ids);
     const L = this.arch.decoderLayers;
     const H = this.arch.heads;
     const dModel = this.arch.dModel;
-    const limit = lengthLimit(d.maxLength, this.arch.maxTargetPositions - 1);
-    const maxLength = limit.maxLength;
+    const { limit, maxLength } = d;
     const t1 = performance.now();
     const special = m.specialTokens;
     const start = { past: emptyCaches(L, K, H, dModel / H), sum: new Float32Array(L * K * dModel), sumDims: [L, K, dModel] };
     const beam = {
-      bos: special.bos, eos: special.eos, beamSize: K, maxLength, minLength: Math.min(d.minLength, maxLength),
+      bos: special.bos, eos: special.eos, beamSize: K, maxLength, minLength: d.minLength,
       lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
-      banned: [special.pad, special.unk, special.bos, ...(special.mask !== undefined ? [special.mask] : [])],
+      banned: neverWritten(special),
       // The topic words are the input: the guards let the essay write them.
       guard: decodingGuard(this.guards, req.guards, topics.join(' ')),
     };
     const hooks = {
+      clock: ctx.clock,
       checkCancelled: () => ctx.checkCancelled(),
       onStep: (step: number, best: number[]) => {
         ctx.progress(`Writing the essay (${step + 1} tokens)…`, Math.min(0.95, (step + 1) / maxLength));
@@ -291,8 +292,4 @@ export class EssaySystem implements System<'essay'> {
       },
     };
   }
-}
-
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

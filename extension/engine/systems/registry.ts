@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import type { RoundTripVariant } from '../../protocol';
 import type { ModelSource } from '../runtime/modelSource';
+import { CudaDecision } from '../runtime/onnx';
 import type { RuntimeOptions } from './context';
 import { EssaySystem } from './essay';
 import { ReplySystem } from './reply';
@@ -95,7 +96,10 @@ export function systemFor(op: Op): SystemId {
 /** Loads one system from a source: the CLI's --model folder, an evaluation's variants. */
 export function loadSystem<K extends SystemId>(id: K, source: ModelSource, runtime: RuntimeOptions, variant?: VariantOf<K>): Promise<SystemOf<K>> {
   const entry = SYSTEMS[id] as SystemEntry;
-  return entry.load(source, runtime, variant) as Promise<SystemOf<K>>;
+  // A load outside the Engine is a configuration of its own: it decides about CUDA for itself and
+  // says once, not per session, when it falls back to the CPU.
+  const cuda = runtime.cuda ?? new CudaDecision().forLoad(`the ${id}${variant ? ` (${variant})` : ''} model`);
+  return entry.load(source, { ...runtime, cuda }, variant) as Promise<SystemOf<K>>;
 }
 
 /** A system's folder in a models folder, <modelsDir>/<its folder> (the CLI's default --variant of an evaluation). */

@@ -19,7 +19,7 @@ import { beamSearch } from '../decode/beam';
 import type { RowGuard } from '../decode/guards';
 import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
 import { greedy } from '../decode/greedy';
-import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
+import { YieldClock, type DecodeHooks, type Hypothesis, type StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { readFloat16File } from '../runtime/float16';
 import { loadModelFolder, type Manifest, type ModelFolder } from '../runtime/manifest';
@@ -30,7 +30,8 @@ import { mostlyUnknownScript, readability, scriptShare } from '../text/reader';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
 import { describeFolder, type System, type SystemDescription } from './system';
-import { lengthLimit, maxLengthHit, type LengthLimit } from './lengthLimit';
+import { maxLengthHit, type LengthLimit } from './lengthLimit';
+import { beamDecoding, neverWritten } from './decodingOptions';
 import { KeyMapper, type MappedKey } from './keyMapper';
 
 type ReplyArchitecture = Extract<Manifest['architecture'], { type: 'reply-esed' | 'reply-nrm' }>;
@@ -254,12 +255,12 @@ export class ReplySystem implements System<'reply'> {
 
   private get special() {
     const s = this.folder.manifest.specialTokens;
-    return { bos: s.bos, eos: s.eos, banned: [s.pad, s.unk, s.bos, ...(s.mask !== undefined ? [s.mask] : [])] };
+    return { bos: s.bos, eos: s.eos, banned: neverWritten(s) };
   }
 
   /** Beam search for one key's read (or none, NRM): its hypotheses, best first. */
   async decode(post: EncodedPost, read: Float32Array | null, decoding: ReplyRequest['decoding'], hooks: DecodeHooks = {}, guard?: RowGuard): Promise<Hypothesis[]> {
-    const d = this.decodingOptions(decoding);
+    const d = beamDecoding(this.folder.manifest.decoding, decoding, this.arch.maxReplyTokens);
     const K = d.beamSize;
     // Only the state and r have a row per beam; the encoder outputs stay one row (broadcast in the graph).
     return beamSearch(this.stepModel(post, read, K), { h: tile(post.state, K) }, {
@@ -276,18 +277,7 @@ export class ReplySystem implements System<'reply'> {
 
   /** The longest reply decoded: what was asked (or the manifest's), capped at what the model was trained for. */
   lengthLimitFor(req: ReplyRequest['decoding']): LengthLimit {
-    return lengthLimit(req?.maxLength ?? this.folder.manifest.decoding.maxLength, this.arch.maxReplyTokens);
-  }
-
-  private decodingOptions(req: ReplyRequest['decoding']) {
-    const def = this.folder.manifest.decoding;
-    return {
-      beamSize: req?.beamSize ?? def.beamSize,
-      maxLength: this.lengthLimitFor(req).maxLength,
-      minLength: req?.minLength ?? def.minLength,
-      lengthPenalty: req?.lengthPenalty ?? def.lengthPenalty,
-      noRepeatNgramSize: req?.noRepeatNgramSize ?? def.noRepeatNgramSize,
-    };
+    return beamDecoding(this.folder.manifest.decoding, req, this.arch.maxReplyTokens).limit;
   }
 
   /** The keys a request asks for: the typed one, or each post key under each mapper (a key once). */
@@ -338,7 +328,8 @@ export class ReplySystem implements System<'reply'> {
     const t1 = performance.now();
     const candidates: ReplyCandidate[] = [];
     let outputTokens = 0;
-    const hooks: DecodeHooks = { checkCancelled: () => ctx.checkCancelled() };
+    // One clock for the run's beam searches (one per key), so they share the event loop's turns.
+    const hooks: DecodeHooks = { clock: ctx.clock ?? new YieldClock(), checkCancelled: () => ctx.checkCancelled() };
     const guard = this.guardFor(text, req.guards);
     const limit = this.lengthLimitFor(req.decoding);
     if (!this.arch.memory) {

@@ -22,7 +22,7 @@ import type {
 import { greedy } from '../decode/greedy';
 import { trimUnfinishedWord } from '../decode/guards';
 import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
-import type { DecodeHooks, StepModel } from '../decode/types';
+import { YieldClock, type DecodeHooks, type StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { sentenceBleu } from '../metrics/bleu';
 import { coherence } from '../metrics/coherence';
@@ -206,6 +206,7 @@ export class RoundTripSystem implements System<'roundtrip'> {
     const decoded = await this.decodeIds(input.map((s) => s.ids), {
       // The guards (on unless the request turns them off): the paragraph's own words are allowed.
       guards: { input: input.map((s) => s.text).join(' '), enabled: req.guards },
+      clock: ctx.clock,
       checkCancelled: () => ctx.checkCancelled(),
       onSentence: (k, limit, soFar) => {
         ctx.progress(`Writing sentence ${k + 1}…`, Math.min(0.95, (k + 1) / limit));
@@ -286,6 +287,8 @@ export class RoundTripSystem implements System<'roundtrip'> {
     const t0 = performance.now();
     const word = this.wordModel();
     const checkCancelled = hooks.checkCancelled;
+    // One clock for the paragraph's greedy loops (one per sentence), so they share the event loop's turns.
+    const clock = hooks.clock ?? new YieldClock();
 
     if (this.arch.type === 'roundtrip-standard' || !this.sentenceStep) {
       // Sec. 3.1: the whole paragraph as one sequence, reversed (as Sutskever et al. 2014 feed the source).
@@ -294,7 +297,7 @@ export class RoundTripSystem implements System<'roundtrip'> {
       const t1 = performance.now();
       checkCancelled?.();
       const guard = guardFor([]);
-      const hyp = await greedy(word, { h: need(enc.h, 'h'), c: need(enc.c, 'c'), output: null }, { bos, eos, maxLength: budget, guard }, { checkCancelled });
+      const hyp = await greedy(word, { h: need(enc.h, 'h'), c: need(enc.c, 'c'), output: null }, { bos, eos, maxLength: budget, guard }, { checkCancelled, clock });
       return {
         sentences: [hyp.hitMaxLength && guard ? trimUnfinishedWord(hyp.tokens, guard) : hyp.tokens], attention: null, cut: [hyp.hitMaxLength], stopped: hyp.hitMaxLength ? 'max-tokens' : 'end',
         limits: { maxTokens: budget, maxSentences: null }, encodeMs: t1 - t0, decodeMs: performance.now() - t1,
@@ -341,7 +344,7 @@ export class RoundTripSystem implements System<'roundtrip'> {
       const cap = Math.min(perSentence, budget - used);
       word.last = undefined;
       const guard = guardFor(out.flat());
-      const hyp = await greedy(word, { h, c, output: null }, { bos, eos, maxLength: cap, guard }, { checkCancelled });
+      const hyp = await greedy(word, { h, c, output: null }, { bos, eos, maxLength: cap, guard }, { checkCancelled, clock });
       let last = word.last as WordState | undefined;
       // Cut at the cap: one more step over the last word gives the output e_t the next sentence step reads,
       // as training read it at the step that predicts </s>.

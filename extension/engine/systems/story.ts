@@ -29,6 +29,7 @@ import { countWords } from '../text/words';
 import type { RunContext, RuntimeOptions } from './context';
 import { describeFolder, type System, type SystemDescription } from './system';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
+import { neverWritten } from './decodingOptions';
 
 type StoryArch = Extract<Manifest['architecture'], { type: 'story-conv-seq2seq' }>;
 
@@ -303,7 +304,7 @@ export class StorySystem implements System<'story' | 'premise'> {
     eos: number; maxLength: number; endsBefore?: (tokens: readonly number[]) => boolean; mayEnd?: (tokens: readonly number[]) => boolean; guard?: RowGuard;
   }, hooks: DecodeHooks): Promise<Hypothesis> {
     const special = this.folder.manifest.specialTokens;
-    const banned = [...new Set([...this.arch.neverSample, special.unk, special.pad, special.bos])];
+    const banned = neverWritten(special, this.arch.neverSample);
     return topKSample(model, start, {
       bos: special.bos, eos: o.eos, maxLength: o.maxLength, k: o.topK, temperature: o.temperature, seed: o.seed,
       minLength: 1, banned, endsBefore: o.endsBefore, mayEnd: o.mayEnd, guard: o.guard,
@@ -330,6 +331,7 @@ export class StorySystem implements System<'story' | 'premise'> {
       text: (ids: readonly number[]) => (ids.length === spans.length ? sent : text(ids)),
       spans,
       hooks: {
+        clock: ctx.clock,
         checkCancelled: () => ctx.checkCancelled(),
         onStep: (_step: number, ids: number[]) => {
           const now = text(ids);

@@ -7,11 +7,11 @@
  */
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
-import type { BeamOptions as RequestedBeam, SummarizeRequest, SummarizeResult } from '../../protocol';
+import type { SummarizeRequest, SummarizeResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
 import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
 import { forcedLogProbs } from '../decode/forced';
-import { yieldToEventLoop, type StepModel } from '../decode/types';
+import { YieldClock, type StepModel } from '../decode/types';
 import type { LikelihoodModel } from '../metrics/perplexity';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
@@ -20,7 +20,8 @@ import { cacheSpecs, emptyCaches, feedCaches, layerViews, LayerCaches, readCache
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
 import { describeFolder, type System, type SystemDescription } from './system';
-import { lengthLimit, maxLengthHit } from './lengthLimit';
+import { maxLengthHit } from './lengthLimit';
+import { beamDecoding, neverWritten } from './decodingOptions';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
 import { DEFAULT_EXTRACTIVE, extractiveSummary, MAX_EXTRACTIVE_WINDOWS, type ExtractiveOptions } from './extractive';
 import { readability, sentenceSpans } from '../text/reader';
@@ -121,7 +122,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
 
-    const d = this.decodingOptions(m, req.decoding);
+    const d = beamDecoding(m.decoding, req.decoding, this.arch.maxTargetPositions - 1);
     const K = d.beamSize;
     const model = this.stepModel(encoded, ids);
     const t1 = performance.now();
@@ -129,9 +130,10 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     const hyps = await beamSearch(model, this.emptyState(K), {
       bos: special.bos, eos: special.eos, beamSize: K, maxLength: d.maxLength, minLength: d.minLength,
       lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
-      banned: [special.pad, special.unk, special.bos, ...(special.mask !== undefined ? [special.mask] : [])],
+      banned: neverWritten(special),
       guard: decodingGuard(this.guards, req.guards, text),
     }, {
+      clock: ctx.clock,
       checkCancelled: () => ctx.checkCancelled(),
       onStep: (step, best) => {
         ctx.progress(`Writing the summary (${step + 1} tokens)…`, Math.min(0.95, (step + 1) / d.maxLength));
@@ -252,9 +254,10 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
       from = to;
     }
     const abar = new Float64Array(used.length);
+    const clock = ctx?.clock ?? new YieldClock();
     for (const [w, [a, b]] of cuts.entries()) {
       // A turn for the worker's event loop between windows, so that a cancel is seen mid-document.
-      await yieldToEventLoop();
+      await clock.yield();
       ctx?.checkCancelled();
       ctx?.progress(`Reading the text (part ${w + 1} of ${cuts.length})…`, w / cuts.length * 0.9);
       const ids = used.slice(a, b).map((s) => s.id);
@@ -342,18 +345,5 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     const targetIds = this.tokenizer.encodeWithSpans(target).map((s) => s.id).slice(0, this.arch.maxTargetPositions - 2);
     const special = this.folder.manifest.specialTokens;
     return forcedLogProbs(this.stepModel(await this.encode(ids), ids), this.emptyState(1), special.bos, targetIds, special.eos);
-  }
-
-  private decodingOptions(m: Manifest, req: RequestedBeam | undefined) {
-    const def = m.decoding;
-    const limit = lengthLimit(req?.maxLength ?? def.maxLength, this.arch.maxTargetPositions - 1);
-    return {
-      beamSize: req?.beamSize ?? def.beamSize,
-      limit,
-      maxLength: limit.maxLength,
-      minLength: req?.minLength ?? def.minLength,
-      lengthPenalty: req?.lengthPenalty ?? def.lengthPenalty,
-      noRepeatNgramSize: req?.noRepeatNgramSize ?? def.noRepeatNgramSize,
-    };
   }
 }
