@@ -96,6 +96,26 @@ test('vocabulary guard in greedy decoding: the known word instead of the non-wor
   for (const w of text(on.tokens).match(/\p{L}+/gu) ?? []) assert.ok(KNOWN.has(w.toLowerCase()), `${w} in ${text(on.tokens)}`);
 });
 
+test('summaries: a name inside a sentence only when the source has it ("the Zorro" refused unless the source names Zorro); a sentence may start with any known word', async () => {
+  const known = new KnownWords(['the', 'cat', 'sat', 'on', 'mat', 'zorro']);
+  const names = (input: string, on = true) => new PieceGuard({ pieces: PIECES, eos: EOS, known, input,
+    flags: { vocabulary: true, artefacts: false, repetition: false, sourceNames: on } });
+  assert.ok(!names('The cat sat on the mat.').forRow([id('▁the')])(id('▁Zor')), 'a name the source lacks, mid-sentence');
+  assert.ok(names('The cat sat on the mat.', false).forRow([id('▁the')])(id('▁Zor')), 'the rule off: any known word');
+  assert.ok(names('Zorro sat on the mat.').forRow([id('▁the')])(id('▁Zor')), 'a name of the source');
+  assert.ok(names('The cat sat.').forRow([])(id('▁Zor')), 'the first word of the output starts a sentence');
+  assert.ok(names('The cat sat.').forRow([id('▁the'), id('▁cat'), id('.')])(id('▁Zor')), 'after a full stop');
+  assert.ok(!names('The cat sat.').forRow([id('▁the'), id('▁cat'), id(',')])(id('▁Zor')), 'after a comma the sentence goes on');
+  // In decoding: the model wants "the Zorro sat"; the summary of a source without Zorro does not name him.
+  const model = scripted([id('▁the'), id('▁Zor'), id('ro'), id('▁sat')]);
+  const setup = { tokenizer: { pieces: () => PIECES } as never, known, eos: EOS };
+  const opts = { bos: BOS, eos: EOS, maxLength: 8, banned: [0, 1, 2] };
+  const plain = await greedy(model, [[]], { ...opts, guard: decodingGuard(setup, undefined, 'the cat sat') });
+  assert.equal(text(plain.tokens), 'the Zorro sat', 'the common guards alone let a known name through');
+  const faithful = await greedy(model, [[]], { ...opts, guard: decodingGuard(setup, undefined, 'the cat sat', undefined, { sourceNames: true }) });
+  assert.ok(!/Zor/.test(text(faithful.tokens)), text(faithful.tokens));
+});
+
 test('a row cut off at the length limit loses the word it was in the middle of ("the cat sat on the ca"), not a whole one', async () => {
   const model = scripted([id('▁the'), id('▁cat'), id('▁sat'), id('▁on'), id('▁the'), id('▁ca'), id('t')]);
   const g = guard({ vocabulary: true });

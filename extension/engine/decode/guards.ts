@@ -15,6 +15,9 @@
  *             ("U.S." in a news story).
  * repetition  no word written twice in a row ("the the") and no word 3-gram written twice in one
  *             output (a word-level no_repeat_ngram; the token-level noRepeatNgramSize stays as is).
+ * sourceNames (summaries only) a capitalised word that does not start a sentence is a word of the
+ *             input: names come from the source, as numbers do (metrics/faithfulness.ts counts the
+ *             same words), where the vocabulary rule alone lets any name of the training text through.
  *
  * A row's state is read from its pieces once per step; each candidate is then checked by running
  * its few characters on from there. The strategies call `RowGuard.forRow` and ask only about the
@@ -73,6 +76,8 @@ export interface GuardFlags {
   vocabulary: boolean;
   artefacts: boolean;
   repetition: boolean;
+  /** Names only from the input (see sourceNames above); off unless a system asks for it. */
+  sourceNames?: boolean;
 }
 
 export const ALL_GUARDS: GuardFlags = { vocabulary: true, artefacts: true, repetition: true };
@@ -148,6 +153,16 @@ const isDigit = (c: string) => c >= '0' && c <= '9';
 const isApostrophe = (c: string) => c === "'" || c === '\u2019';
 /** Punctuation that ends a sentence, and the stops inside one. */
 const FINAL = new Set(['.', '!', '?']);
+/** What a sentence's first word follows: nothing yet ('') or a sentence's end. */
+const SENTENCE_OPENS = new Set(['', '.', '!', '?']);
+/** The last mark before the word, looking through closing quotes and brackets ('."' -> '.'). */
+function lastMark(s: { chunk: string; lastNonSpace: string; atStart: boolean }): string {
+  if (s.atStart) return '';
+  const before = s.chunk !== '' ? s.chunk : s.lastNonSpace;
+  const m = /([^"'\u201d\u2019)\]]*)["'\u201d\u2019)\]]*$/u.exec(before);
+  const core = m ? m[1] : before;
+  return core.length > 0 ? core[core.length - 1] : '';
+}
 const STOPS = new Set(['.', ',', ';', ':', '!', '?']);
 /** What may follow a space besides a letter or a digit. */
 const OPENERS = new Set(['"', "'", '(', '[', '\u201c', '\u2018', '$', '\u00a3', '\u20ac', '#', '@']);
@@ -181,6 +196,8 @@ interface RowState {
   trigrams: Set<string>;
   /** Nothing written yet (the prefix does not count). */
   atStart: boolean;
+  /** The run began with a capital and not at a sentence's start (a name, for sourceNames). */
+  capital: boolean;
 }
 
 /** What the input allows beyond the known words. */
@@ -227,7 +244,7 @@ function pieceClasses(pieces: readonly string[], eos: number) {
 function emptyState(): RowState {
   return {
     run: '', kind: 'word', standalone: true, digits: '', chunk: '', last: '', beforeLast: '', lastNonSpace: '', lastPieceBody: '',
-    words: [], punctSinceWord: false, trigrams: new Set(), atStart: true,
+    words: [], punctSinceWord: false, trigrams: new Set(), atStart: true, capital: false,
   };
 }
 
@@ -330,6 +347,7 @@ export class PieceGuard implements RowGuard {
     const closeRun = (next: string): boolean => {
       if (s.run === '') return true;
       const run = s.run;
+      if (check && f.sourceNames && s.kind === 'word' && s.capital && run !== 'i' && !facts.words.has(run)) return false;
       if (check && vocab) {
         const ok = s.kind === 'word'
           ? (run.length > 1 || LONE_LETTERS.has(run) || facts.letters.has(run)) && (known!.has(run) || facts.words.has(run))
@@ -377,9 +395,13 @@ export class PieceGuard implements RowGuard {
           const afterWordApostrophe = isApostrophe(s.last) && isLetter(s.beforeLast);
           s.kind = afterWordApostrophe ? 'suffix' : 'word';
           s.standalone = s.last === '' || s.last === SPACE;
+          // A sentence starts at the output's start or after . ! ? (and the quotes or brackets closing it).
+          s.capital = s.kind === 'word' && c !== c.toLowerCase() && !SENTENCE_OPENS.has(lastMark(s));
         }
         s.run += c.toLowerCase();
         // The run is checked as a prefix once, where the piece ends (closing it checks it whole).
+        if (check && f.sourceNames && s.kind === 'word' && s.capital && (i === text.length - 1 || !isLetter(text[i + 1]))
+          && !facts.words.hasPrefix(s.run)) return false;
         if (check && vocab && (i === text.length - 1 || !isLetter(text[i + 1]))) {
           const run = s.run;
           const ok = s.kind === 'word' ? known!.hasPrefix(run) || facts.words.hasPrefix(run)

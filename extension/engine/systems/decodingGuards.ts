@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { EngineError, errorMessage } from '../errors';
-import { ALL_GUARDS, KnownWords, PieceGuard, type RowGuard } from '../decode/guards';
+import { ALL_GUARDS, KnownWords, PieceGuard, type GuardFlags, type RowGuard } from '../decode/guards';
 import type { ModelFolder } from '../runtime/manifest';
 import type { Tokenizer } from '../text/tokenizer';
 
@@ -38,9 +38,11 @@ export interface GuardSetup {
 /**
  * The guard for one output, or undefined when the request turned the guards off (the paper's plain
  * decoding). `input`: the text whose words and numbers the output may use beyond the known words;
- * `prefix`: ids written before this output that the repetition rules see (earlier sentences).
+ * `prefix`: ids written before this output that the repetition rules see (earlier sentences); `extra`:
+ * rules a system adds to the common ones (a summary's names only from its source).
  */
-export function decodingGuard(setup: GuardSetup, enabled: boolean | undefined, input: string, prefix?: readonly number[]): RowGuard | undefined {
+export function decodingGuard(setup: GuardSetup, enabled: boolean | undefined, input: string, prefix?: readonly number[],
+  extra: Partial<GuardFlags> = {}): RowGuard | undefined {
   if (enabled === false) return undefined;
-  return new PieceGuard({ pieces: setup.tokenizer.pieces(), eos: setup.eos, flags: ALL_GUARDS, known: setup.known, input, prefix });
+  return new PieceGuard({ pieces: setup.tokenizer.pieces(), eos: setup.eos, flags: { ...ALL_GUARDS, ...extra }, known: setup.known, input, prefix });
 }

@@ -131,7 +131,8 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
       bos: special.bos, eos: special.eos, beamSize: K, maxLength: d.maxLength, minLength: d.minLength,
       lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
       banned: neverWritten(special),
-      guard: decodingGuard(this.guards, req.guards, text),
+      // A summary's names come from its source, as its numbers do (issue 19: faithful to the source).
+      guard: decodingGuard(this.guards, req.guards, text, undefined, { sourceNames: true }),
     }, {
       clock: ctx.clock,
       checkCancelled: () => ctx.checkCancelled(),
