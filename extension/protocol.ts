@@ -256,10 +256,33 @@ export type PremiseResult = z.infer<typeof PremiseResult>;
 
 // ---- scores (no model: the metrics of extension/engine/metrics) ------------------------------------
 
+/** sacreBLEU's BLEU tokenizers (--tokenize) that Draftsmith implements. */
+export const BleuTokenize = z.enum(['13a', 'intl', 'char', 'zh', 'none']);
+export type BleuTokenize = z.infer<typeof BleuTokenize>;
+/** sacreBLEU's BLEU smoothing methods (--smooth-method). */
+export const BleuSmoothMethod = z.enum(['exp', 'floor', 'add-k', 'none']);
+export type BleuSmoothMethod = z.infer<typeof BleuSmoothMethod>;
+/** chrF (character 6-grams) or chrF++ (plus word 1- and 2-grams), β = 2 as sacreBLEU's defaults. */
+export const ChrfVariant = z.enum(['chrF', 'chrF++']);
+export type ChrfVariant = z.infer<typeof ChrfVariant>;
+
+/** Every field optional: an absent one is sacreBLEU's (and rouge-score's) default, so a request
+ * without options scores as Score Draft always has. */
 export const ScoreOptions = z.object({
   /** Porter-stem ROUGE tokens (rouge-score's use_stemmer). */
   stem: z.boolean().optional(),
+  /** BLEU on lowercased text (sacreBLEU --lowercase). */
   lowercase: z.boolean().optional(),
+  /** BLEU's tokenizer; default 13a. */
+  tokenize: BleuTokenize.optional(),
+  /** BLEU's smoothing; default exp. */
+  smoothMethod: BleuSmoothMethod.optional(),
+  /** ε for floor (default 0.1), k for add-k (default 1); ignored by exp and none. */
+  smoothValue: z.number().finite().min(0).optional(),
+  /** BLEU's largest n-gram order; default 4. */
+  maxNgramOrder: z.number().int().min(1).max(10).optional(),
+  /** Adds chrF or chrF++ to the scores; absent: no chrF. */
+  chrf: ChrfVariant.optional(),
 });
 export type ScoreOptions = z.infer<typeof ScoreOptions>;
 
@@ -333,6 +356,8 @@ export const CorpusScores = z.object({
   substantiality: SubstantialitySummary,
   /** Mean coherence L over the pairs that have one. */
   coherenceL: z.number().nullable(),
+  /** chrF or chrF++ (0–100, sacreBLEU's), when asked for. */
+  chrf: z.object({ score: z.number(), name: z.string() }).optional(),
 });
 export type CorpusScores = z.infer<typeof CorpusScores>;
 
@@ -356,6 +381,9 @@ export const ScoreResult = z.object({
   scores: CorpusScores,
   coherence: CoherenceSummary,
   sentences: z.array(SentenceScore),
+  /** How each score was computed: sacreBLEU's signature strings for BLEU and chrF, ours for ROUGE
+   * (extension/engine/metrics/signature.ts); the same keys as `draftsmith score --json`. */
+  signatures: z.object({ BLEU: z.string(), ROUGE: z.string(), chrF: z.string().optional() }),
   elapsedMs: z.number(),
 });
 export type ScoreResult = z.infer<typeof ScoreResult>;

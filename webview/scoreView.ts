@@ -97,8 +97,61 @@ export function renderScore(result: ScoreResult): Node[] {
     ]],
   });
 
-  const corpus = section('scores', 'Scores', bleu, rouge, diversity, substantiality, coherence);
+  const chrf = s.chrf === undefined ? [] : [table({
+    caption: `${s.chrf.name} (sacreBLEU, 0–100)`,
+    className: 'metrics',
+    headers: [s.chrf.name],
+    numeric: [0],
+    rows: [[metric('chrf', s.chrf.score, fixed2(s.chrf.score))]],
+  })];
+
+  const corpus = section('scores', 'Scores', bleu, ...chrf, rouge, diversity, substantiality, coherence, renderSignatures(result));
   return [header, corpus, renderSentences(result)];
+}
+
+/** The signature strings that say how each score was computed (sacreBLEU's for BLEU and chrF, ours
+ * for ROUGE), as text, each with a Copy button (a real button: Tab and Enter or Space reach it). */
+function renderSignatures(result: ScoreResult): HTMLElement {
+  const entries: [string, string][] = [['BLEU', result.signatures.BLEU]];
+  if (result.signatures.chrF !== undefined) entries.push([result.scores.chrf?.name ?? 'chrF', result.signatures.chrF]);
+  entries.push(['ROUGE', result.signatures.ROUGE]);
+  const list = el('dl', 'signatures');
+  list.setAttribute('aria-label', 'Signatures: how each score was computed, to reproduce it');
+  for (const [name, signature] of entries) {
+    const code = el('code', 'signature', signature);
+    code.dataset.signature = name;
+    const copy = el('button', 'copy', 'Copy');
+    copy.type = 'button';
+    copy.setAttribute('aria-label', `Copy the ${name} signature`);
+    copy.addEventListener('click', () => {
+      void copyText(signature).then((ok) => {
+        copy.textContent = ok ? 'Copied' : 'Select and copy';
+        setTimeout(() => { copy.textContent = 'Copy'; }, 1500);
+        if (!ok) selectText(code);
+      });
+    });
+    const value = el('dd');
+    value.append(code, ' ', copy);
+    list.append(el('dt', undefined, `${name} signature`), value);
+  }
+  return list;
+}
+
+async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function selectText(node: Node): void {
+  const range = document.createRange();
+  range.selectNodeContents(node);
+  const selection = window.getSelection();
+  selection?.removeAllRanges();
+  selection?.addRange(range);
 }
 
 /** The per-sentence chart and table; clicking a bar focuses that sentence's row. */

@@ -5,12 +5,13 @@
  * the test API share scoreDraft() / checkCoherence().
  */
 import * as vscode from 'vscode';
-import type { CoherenceRequest, ResultFor, ScoreRequest } from '../protocol';
+import type { CoherenceRequest, ResultFor, ScoreOptions, ScoreRequest } from '../protocol';
 import { Ctx } from './context';
 import { sourceRange } from './edits';
 import { Failure, reportFailure, requestWithProgress } from './engineProgress';
 import { NamedText, pickOtherText, rangeName } from './pickText';
 import { toPanel } from '../panelViews';
+import { readScoreOptions } from './settings';
 
 export type { NamedText };
 
@@ -53,9 +54,11 @@ const SCORE: Comparison<ScoreRequest> = {
     reference: other.text,
     hypothesisName: draft.name,
     referenceName: other.name,
+    // draftsmith.score.*: absent when every setting is at its default (the request as before).
+    ...withOptions(readScoreOptions()),
   }),
   summary: (r) =>
-    `BLEU ${r.scores.bleu.score.toFixed(2)}, ROUGE-1 ${pct(r.scores.rouge.rouge1.f1)}, ROUGE-L ${pct(r.scores.rouge.rougeL.f1)}, ` +
+    `BLEU ${r.scores.bleu.score.toFixed(2)}${r.scores.chrf ? `, ${r.scores.chrf.name} ${r.scores.chrf.score.toFixed(2)}` : ''}, ROUGE-1 ${pct(r.scores.rouge.rouge1.f1)}, ROUGE-L ${pct(r.scores.rouge.rougeL.f1)}, ` +
     `${r.sentences.length} sentences in ${Math.round(r.elapsedMs)} ms`,
 };
 
@@ -147,6 +150,10 @@ function emptyDraft<R extends CompareRequest>(spec: Comparison<R>, text: string)
   if (text.trim().length > 0) return undefined;
   void vscode.window.showErrorMessage(spec.emptyDraft);
   return { kind: 'empty', message: spec.emptyDraft };
+}
+
+function withOptions(options: ScoreOptions): { options?: ScoreOptions } {
+  return Object.keys(options).length > 0 ? { options } : {};
 }
 
 function pct(f1: number): string {

@@ -1,9 +1,9 @@
 /** Reads the draftsmith.* settings into the protocol's shapes (EngineConfig, request options). */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BeamOptions, DeviceSetting, EngineConfig, SamplingOptions, SummarizeMode } from '../protocol';
+import type { BeamOptions, DeviceSetting, EngineConfig, SamplingOptions, ScoreOptions, SummarizeMode } from '../protocol';
 import { z } from 'zod';
-import { MAX_ROUNDTRIP_SENTENCES, ReplyMapper, RoundTripVariant } from '../protocol';
+import { BleuSmoothMethod, BleuTokenize, ChrfVariant, MAX_ROUNDTRIP_SENTENCES, ReplyMapper, RoundTripVariant } from '../protocol';
 import { DEFAULT_THREADS } from '../engine/runtime/threads';
 import { resolveModelsDir } from './modelsPath';
 
@@ -123,6 +123,31 @@ export function readStoryOptions(): StoryOptions {
     words: intIn(cfg.get('story.words'), 1, 2000, 150),
     sampling: { topK: intIn(cfg.get('story.topK'), 1, 100, 10), temperature: numberIn(cfg.get('story.temperature'), 0.05, 5, 0.8) },
   };
+}
+
+/**
+ * Score Draft's draftsmith.score.* settings as the 'score' request's options. Only what differs
+ * from sacreBLEU's defaults is set, so with every setting at its default the request is the one
+ * Score Draft has always sent. As elsewhere, a hand-edited value out of range is the default.
+ */
+export function readScoreOptions(): ScoreOptions {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const options: ScoreOptions = {};
+  const tokenize = BleuTokenize.safeParse(cfg.get('score.bleu.tokenize'));
+  if (tokenize.success && tokenize.data !== '13a') options.tokenize = tokenize.data;
+  const smooth = BleuSmoothMethod.safeParse(cfg.get('score.bleu.smoothMethod'));
+  if (smooth.success && smooth.data !== 'exp') options.smoothMethod = smooth.data;
+  // The value is floor's ε or add-k's k; sacreBLEU ignores it for exp and none.
+  const value = cfg.get('score.bleu.smoothValue');
+  if ((options.smoothMethod === 'floor' || options.smoothMethod === 'add-k') && typeof value === 'number' && Number.isFinite(value) && value >= 0) {
+    options.smoothValue = value;
+  }
+  if (cfg.get('score.bleu.lowercase') === true) options.lowercase = true;
+  const order = intIn(cfg.get('score.bleu.maxNgramOrder'), 1, 10, 4);
+  if (order !== 4) options.maxNgramOrder = order;
+  const chrf = ChrfVariant.safeParse(cfg.get('score.chrf'));
+  if (chrf.success) options.chrf = chrf.data;
+  return options;
 }
 
 /**

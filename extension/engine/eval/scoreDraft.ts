@@ -7,7 +7,9 @@ import type {
   CoherenceRequest, CoherenceResult, CoherenceSummary, CorpusScores, ScoreOptions, ScoreRequest, ScoreResult, SentenceScore,
 } from '../../protocol';
 import { EngineError } from '../errors';
-import { corpusBleu, sentenceBleu } from '../metrics/bleu';
+import { corpusBleu, sentenceBleu, type BleuOptions } from '../metrics/bleu';
+import { corpusChrf, type ChrfOptions } from '../metrics/chrf';
+import { bleuSignature, chrfSignature, rougeSignature } from '../metrics/signature';
 import { coherence } from '../metrics/coherence';
 import { diversity } from '../metrics/diversity';
 import { corpusRouge, rougeL, rougeN } from '../metrics/rouge';
@@ -60,6 +62,34 @@ function analysePair(pair: ScorePair): AnalysedPair {
   return { pair, hyp, ref, coherence: coherence(ref, hyp) };
 }
 
+/** BLEU's options from a request's: only the ones set, so the defaults are bleu.ts's own (sacreBLEU's). */
+export function bleuOptionsOf(options: ScoreOptions): BleuOptions {
+  const o: BleuOptions = {};
+  if (options.tokenize !== undefined) o.tokenize = options.tokenize;
+  if (options.smoothMethod !== undefined) o.smooth = options.smoothMethod;
+  // sacreBLEU uses a value for floor (ε) and add-k (k) only.
+  if (options.smoothValue !== undefined && (options.smoothMethod === 'floor' || options.smoothMethod === 'add-k')) o.smoothValue = options.smoothValue;
+  if (options.maxNgramOrder !== undefined) o.maxOrder = options.maxNgramOrder;
+  if (options.lowercase) o.lowercase = true;
+  return o;
+}
+
+/** chrF's options from a request's; undefined when chrF is off. */
+export function chrfOptionsOf(options: ScoreOptions): ChrfOptions | undefined {
+  if (options.chrf === undefined) return undefined;
+  return options.chrf === 'chrF++' ? { wordOrder: 2 } : {};
+}
+
+/** The signatures of the scores scoreCorpus gives for these options (one reference per draft). */
+export function scoreSignatures(options: ScoreOptions = {}): ScoreResult['signatures'] {
+  const chrf = chrfOptionsOf(options);
+  return {
+    BLEU: bleuSignature(bleuOptionsOf(options), 1),
+    ROUGE: rougeSignature({ stem: options.stem }),
+    ...(chrf === undefined ? {} : { chrF: chrfSignature(chrf, 1) }),
+  };
+}
+
 /** Every metric over a corpus of (draft, reference) pairs. */
 export function scoreCorpus(pairs: readonly ScorePair[], options: ScoreOptions = {}, hooks: ScoreHooks = {}): CorpusScores {
   const analysed = pairs.map((pair, i) => {
@@ -76,7 +106,11 @@ export function scoreCorpus(pairs: readonly ScorePair[], options: ScoreOptions =
 function corpusScoresOf(analysed: readonly AnalysedPair[], options: ScoreOptions): CorpusScores {
   const pairs = analysed.map((a) => a.pair);
   const ls = analysed.map((a) => a.coherence.L).filter((L): L is number => L !== null);
-  const bleu = corpusBleu(pairs.map((p) => p.hypothesis), [pairs.map((p) => p.reference)], { lowercase: options.lowercase });
+  const hyps = pairs.map((p) => p.hypothesis);
+  const refs = [pairs.map((p) => p.reference)];
+  const bleu = corpusBleu(hyps, refs, bleuOptionsOf(options));
+  const chrfOpts = chrfOptionsOf(options);
+  const chrf = chrfOpts === undefined ? undefined : corpusChrf(hyps, refs, chrfOpts);
   return {
     pairs: pairs.length,
     bleu: {
@@ -87,11 +121,13 @@ function corpusScoresOf(analysed: readonly AnalysedPair[], options: ScoreOptions
     diversity: diversity(pairs.map((p) => p.hypothesis)),
     substantiality: substantiality(analysed.map((a) => a.hyp)),
     coherenceL: ls.length > 0 ? ls.reduce((x, y) => x + y, 0) / ls.length : null,
+    ...(chrf === undefined ? {} : { chrf: { score: chrf.score, name: chrf.name } }),
   };
 }
 
 /** Per draft sentence: the reference sentence it matches best (ROUGE-L F1) and its scores against it. */
 function sentenceScores(hyp: readonly NlpSentence[], ref: readonly NlpSentence[], options: ScoreOptions): SentenceScore[] {
+  const bleuOpts = bleuOptionsOf(options);
   return hyp.map((sentence, index) => {
     let best: number | null = null;
     let bestF1 = -1;
@@ -108,7 +144,7 @@ function sentenceScores(hyp: readonly NlpSentence[], ref: readonly NlpSentence[]
       text: sentence.text,
       reference: best,
       referenceText,
-      bleu: sentenceBleu(sentence.text, [referenceText], { lowercase: options.lowercase }).score,
+      bleu: sentenceBleu(sentence.text, [referenceText], bleuOpts).score,
       rouge1: rougeN(sentence.text, referenceText, 1, { stem: options.stem }).f1,
       rougeL: Math.max(bestF1, 0),
       entityWords: entityWordCount(sentence),
@@ -134,6 +170,7 @@ export function scoreDraft(request: ScoreRequest, hooks: ScoreHooks = {}): Score
     scores: corpusScoresOf([a], options),
     coherence: a.coherence,
     sentences: sentenceScores(a.hyp, a.ref, options),
+    signatures: scoreSignatures(options),
     elapsedMs: performance.now() - started,
   };
 }

@@ -38,7 +38,7 @@ function describe(outcome: ScoreOutcome | CoherenceOutcome): string {
 }
 
 /** `node dist/cli.js score --document --json` on the two texts, as a user would run it. */
-async function cliScores(extensionPath: string, reference: string, hypothesis: string): Promise<CorpusScores> {
+async function cliScores(extensionPath: string, reference: string, hypothesis: string): Promise<CorpusScores & { signatures: { BLEU: string; ROUGE: string } }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'draftsmith-score-'));
   try {
     const ref = path.join(dir, 'ref.txt');
@@ -51,7 +51,7 @@ async function cliScores(extensionPath: string, reference: string, hypothesis: s
       [path.join(extensionPath, 'dist', 'cli.js'), 'score', '--document', '--ref', ref, '--hyp', hyp, '--json'],
       { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
     );
-    return JSON.parse(stdout) as CorpusScores;
+    return JSON.parse(stdout) as CorpusScores & { signatures: { BLEU: string; ROUGE: string } };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -91,9 +91,16 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
         assert.ok(s.bleu.score > 0 && s.rouge.rouge1.f1 > 0, 'a paraphrase of the reference should score above 0');
         console.log(`    BLEU ${s.bleu.score.toFixed(2)}, ROUGE-1 ${(s.rouge.rouge1.f1 * 100).toFixed(2)}, ROUGE-L ${(s.rouge.rougeL.f1 * 100).toFixed(2)}`);
 
-        // The panel is open and shows this result.
+        // The signatures the CLI prints for the same texts (every draftsmith.score.* setting at its default).
+        assert.equal(result.signatures.BLEU, cli.signatures.BLEU);
+        assert.equal(result.signatures.BLEU, 'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0');
+        assert.equal(result.signatures.ROUGE, cli.signatures.ROUGE);
+        assert.equal(result.signatures.chrF, undefined, 'chrF is off by default');
+
+        // The panel is open and shows this result, signatures included.
         assert.ok(api.insights.isOpen(), 'the insights panel is not open');
         assert.deepEqual(api.insights.lastMessage(), { type: 'score', result });
+        assert.ok(JSON.stringify(api.insights.lastMessage()).includes(cli.signatures.BLEU), 'the panel message lacks the BLEU signature');
         await closeWithoutSaving(editor.document);
       },
     },

@@ -240,6 +240,12 @@ test('"Draftsmith: Score Draft" on a new document against sample.md shows the CL
   await expectChart(frame, 'score');
   const rows = await frame.locator('.sentences-table tbody tr').count();
   if (rows !== 3) throw new Error(`expected 3 sentence rows, found ${rows}`);
+  // Under the scores, the signatures as text, the same the CLI prints (default settings: sacreBLEU's defaults).
+  for (const [name, want] of [['BLEU', cli.signatures.BLEU], ['ROUGE', cli.signatures.ROUGE]]) {
+    const sig = await frame.locator(`.signatures code[data-signature="${name}"]`).first().textContent({ timeout: 10_000 });
+    if (sig !== want) throw new Error(`the panel's ${name} signature is ${JSON.stringify(sig)}, the CLI's ${JSON.stringify(want)}`);
+  }
+  log('BLEU signature', cli.signatures.BLEU);
   await page.waitForTimeout(500);
   await shot('ui-6-score');
 });
@@ -464,7 +470,7 @@ const HOSTILE = [
 async function inspectPanel(frame) {
   return frame.locator('body').evaluate((body) => {
     const app = document.getElementById('app');
-    const allowedTags = new Set(['canvas', 'caption', 'div', 'h1', 'h2', 'header', 'li', 'ol', 'p', 'section', 'span', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'mark']);
+    const allowedTags = new Set(['canvas', 'caption', 'div', 'h1', 'h2', 'header', 'li', 'ol', 'p', 'section', 'span', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'mark', 'dl', 'dt', 'dd', 'code', 'button']); // dl…button: Score Draft's signatures and their Copy buttons
     const nodes = Array.from(app.querySelectorAll('*'));
     const meta = document.querySelector('meta[http-equiv="Content-Security-Policy"]');
     return {
