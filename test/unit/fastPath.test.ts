@@ -3,13 +3,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { assignRows } from '../../extension/engine/decode/beam';
 import { gatherAxis, reorderAxis, reorderInPlace } from '../../extension/engine/runtime/tensorOps';
 import { layerViews, reorderCaches } from '../../extension/engine/runtime/layerCaches';
 import { float32Tensor } from '../../extension/engine/runtime/onnx';
-import { FromWorker, type ToWorker } from '../../extension/protocol';
-import { modelsDir, repoRoot } from './helpers';
+import type { FromWorker } from '../../extension/protocol';
+import { endOf, modelsDir, startWorker } from './helpers';
 
 test('a parent\'s best child keeps its row; other children take the rows of parents that died', () => {
   // Best first: a and b from row 0, c from row 1, d from row 3; row 2 had no child.
@@ -57,25 +56,11 @@ test('the encoder\'s stacked cross-attention memory is fed per layer as views, n
 test('device "cuda" without onnxruntime\'s CUDA library runs on the CPU and logs why', { skip: existsSync(path.join(path.dirname(require.resolve('onnxruntime-node/package.json')), 'bin', 'napi-v6', 'linux', 'x64', 'libonnxruntime_providers_cuda.so')) && 'this machine has the CUDA provider' }, async () => {
   // Through the worker bundle, as the host starts it. The CUDA decision belongs to the engine's
   // configuration (no module state), so nothing that ran before in this process matters.
-  const worker = new Worker(path.join(repoRoot, 'dist', 'worker.js'));
-  const messages: FromWorker[] = [];
-  let failed: Error | undefined;
-  let arrived = () => {};
-  worker.on('message', (m: unknown) => { messages.push(FromWorker.parse(m)); arrived(); });
-  worker.on('error', (e) => { failed = e; arrived(); });
-  const seen = async (pred: (m: FromWorker) => boolean): Promise<FromWorker> => {
-    for (;;) {
-      if (failed) throw failed;
-      const hit = messages.find(pred);
-      if (hit) return hit;
-      await new Promise<void>((resolve) => { arrived = resolve; });
-    }
-  };
-  const send = (m: ToWorker) => worker.postMessage(m);
+  const { messages, until: seen, send, close } = startWorker();
   try {
     send({ type: 'configure', config: { modelsDir, device: 'cuda', threads: 1 } });
     send({ type: 'request', id: 1, request: { op: 'essay', topics: 'river, boat', decoding: { beamSize: 1, maxLength: 4 } } });
-    const end = await seen((m) => (m.type === 'result' || m.type === 'error') && m.id === 1);
+    const end = await seen(endOf(1));
     assert.ok(end.type === 'result' && end.result.op === 'essay', JSON.stringify(end));
     assert.equal(end.result.stats.device, 'cpu');
     const logged = messages.filter((m): m is Extract<FromWorker, { type: 'log' }> => m.type === 'log' && /CUDA/.test(m.message));
@@ -86,13 +71,10 @@ test('device "cuda" without onnxruntime\'s CUDA library runs on the CPU and logs
     send({ type: 'configure', config: { modelsDir, device: 'cpu', threads: 1 } });
     send({ type: 'configure', config: { modelsDir, device: 'cuda', threads: 1 } });
     send({ type: 'request', id: 2, request: { op: 'essay', topics: 'river, boat', decoding: { beamSize: 1, maxLength: 4 } } });
-    const again = await seen((m) => (m.type === 'result' || m.type === 'error') && m.id === 2);
+    const again = await seen(endOf(2));
     assert.ok(again.type === 'result' && again.result.op === 'essay' && again.result.stats.device === 'cpu', JSON.stringify(again));
     assert.equal(messages.filter((m) => m.type === 'log' && /CUDA/.test(m.message)).length, 2, 'logged again');
   } finally {
-    // As the host does: never terminated inside an onnxruntime call.
-    send({ type: 'stop' });
-    await seen((m) => m.type === 'stopped');
-    await worker.terminate();
+    await close();   // as the host does: never terminated inside an onnxruntime call
   }
 });

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { EngineError } from '../../extension/engine/errors';
+import { FromWorker, type ToWorker } from '../../extension/protocol';
 
 /** The repository root: tests run bundled from dist/test/unit/. */
 export const repoRoot = path.resolve(__dirname, '..', '..', '..');
@@ -33,3 +35,36 @@ new housing area on the east bank. Mayor Ellen Park said the project would cost 
 and would be paid for by a state grant and a local bond. Construction is expected to begin next spring
 and to take two years. Some residents of the market district opposed the plan, saying that more traffic
 would harm small shops. The council promised to build a bicycle lane and to limit heavy trucks.`;
+
+/**
+ * Starts the real worker bundle as the host does (a worker thread) and collects its validated
+ * messages; `until` waits for one (and throws if the worker fails), `close` stops it as the host does.
+ */
+export function startWorker(workerData: unknown = {}) {
+  const w = new Worker(path.join(repoRoot, 'dist', 'worker.js'), { workerData });
+  const messages: FromWorker[] = [];
+  const waiters: (() => void)[] = [];
+  let failed: Error | undefined;
+  const wake = () => waiters.splice(0).forEach((f) => f());
+  w.on('message', (m: unknown) => { messages.push(FromWorker.parse(m)); wake(); });
+  w.on('error', (e) => { failed = e; wake(); });
+  const until = async (pred: (m: FromWorker) => boolean): Promise<FromWorker> => {
+    for (;;) {
+      if (failed) throw failed;
+      const hit = messages.find(pred);
+      if (hit) return hit;
+      await new Promise<void>((r) => waiters.push(r));
+    }
+  };
+  const send = (m: ToWorker) => w.postMessage(m);
+  /** As the host does: 'stop', wait for 'stopped' (no onnxruntime run under way), then terminate. */
+  const close = async () => {
+    send({ type: 'stop' });
+    await until((m) => m.type === 'stopped');
+    await w.terminate();
+  };
+  return { w, messages, until, send, close };
+}
+
+/** A request's one ending: its result or its error. */
+export const endOf = (id: number) => (m: FromWorker) => (m.type === 'result' || m.type === 'error') && m.id === id;

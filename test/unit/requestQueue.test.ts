@@ -3,12 +3,10 @@
 // of another channel or of none.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { EngineError } from '../../extension/engine/errors';
 import { RequestQueue, type Job, type JobSignal } from '../../extension/engine/requestQueue';
-import { FromWorker, type ToWorker } from '../../extension/protocol';
-import { modelsDir, repoRoot } from './helpers';
+import type { FromWorker } from '../../extension/protocol';
+import { endOf, modelsDir, startWorker } from './helpers';
 
 /** A job that runs until the test finishes it, recording what happened to it in `log`. */
 function job(log: string[], id: number, channel?: string) {
@@ -101,14 +99,8 @@ test('stop: waiting jobs end with its error, the running one is told to cancel',
 });
 
 test('the worker: a request with a channel supersedes the running one of that channel; the rest run in order', async () => {
-  const worker = new Worker(path.join(repoRoot, 'dist', 'worker.js'));
-  const messages: FromWorker[] = [];
-  let failed: Error | undefined;
-  let arrived = () => {};
-  worker.on('message', (m: unknown) => { messages.push(FromWorker.parse(m)); arrived(); });
-  worker.on('error', (e) => { failed = e; arrived(); });
+  const { messages, until, send, close } = startWorker();
   const ends = () => messages.filter((m): m is Extract<FromWorker, { type: 'result' | 'error' }> => m.type === 'result' || m.type === 'error');
-  const send = (m: ToWorker) => worker.postMessage(m);
   try {
     send({ type: 'configure', config: { modelsDir, device: 'cpu', threads: 1 } });
     const essay = { op: 'essay', topics: 'river, boat', decoding: { beamSize: 2, maxLength: 12 } } as const;
@@ -118,17 +110,12 @@ test('the worker: a request with a channel supersedes the running one of that ch
     send({ type: 'request', id: 2, request: essay, channel: 'inline' });
     send({ type: 'request', id: 3, request: score });
     send({ type: 'request', id: 4, request: score, channel: 'other' });
-    while (ends().length < 4) {
-      if (failed) throw failed;
-      await new Promise<void>((resolve) => { arrived = resolve; });
-    }
+    for (const id of [1, 2, 3, 4]) await until(endOf(id));
     const [first, ...rest] = ends();
     assert.equal(first.id, 1);
     assert.ok(first.type === 'error' && first.code === 'cancelled' && /Superseded/.test(first.message), JSON.stringify(first));
     assert.deepEqual(rest.map((m) => [m.id, m.type]), [[2, 'result'], [3, 'result'], [4, 'result']], 'one at a time, in order');
   } finally {
-    send({ type: 'stop' });
-    while (!messages.some((m) => m.type === 'stopped')) await new Promise<void>((resolve) => { arrived = resolve; });
-    await worker.terminate();
+    await close();
   }
 });

@@ -1,38 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Worker } from 'node:worker_threads';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FromWorker, type ToWorker } from '../../extension/protocol';
-import { modelsDir, repoRoot } from './helpers';
-
-/** Starts the real worker bundle as the host does (a worker thread) and collects its validated messages. */
-function startWorker(workerData: unknown = {}) {
-  const w = new Worker(path.join(repoRoot, 'dist', 'worker.js'), { workerData });
-  const messages: FromWorker[] = [];
-  const waiters: (() => void)[] = [];
-  w.on('message', (m: unknown) => {
-    messages.push(FromWorker.parse(m));
-    waiters.splice(0).forEach((f) => f());
-  });
-  const until = async (pred: (m: FromWorker) => boolean): Promise<FromWorker> => {
-    for (;;) {
-      const hit = messages.find(pred);
-      if (hit) return hit;
-      await new Promise<void>((r) => waiters.push(r));
-    }
-  };
-  const send = (m: ToWorker) => w.postMessage(m);
-  /** As the host does: 'stop', wait for 'stopped' (no onnxruntime run under way), then terminate. */
-  const close = async () => {
-    send({ type: 'stop' });
-    await until((m) => m.type === 'stopped');
-    await w.terminate();
-  };
-  return { w, messages, until, send, close };
-}
-
-const ends = (id: number) => (m: FromWorker) => (m.type === 'result' || m.type === 'error') && m.id === id;
+import { endOf as ends, modelsDir, startWorker } from './helpers';
 
 test('the worker summarizes, reporting progress before its one result', async () => {
   const { messages, until, send, close } = startWorker();

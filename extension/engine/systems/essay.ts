@@ -16,14 +16,14 @@ import type { StepModel } from '../decode/types';
 import { EngineError, errorMessage } from '../errors';
 import { porterStem } from '../metrics/porterStemmer';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int64Tensor, openSession, releaseSessions, Session, Tensor, TensorSpec } from '../runtime/onnx';
+import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { cacheSpecs, emptyCaches, feedCaches, layerViews, LayerCaches, readCaches, reorderCaches } from '../runtime/layerCaches';
 import { reorderAxis } from '../runtime/tensorOps';
 import { noKnownLetter, scriptShare } from '../text/reader';
 import { parseTopics } from '../text/topics';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { describeFolder, type System, type SystemDescription } from './system';
+import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 
@@ -119,13 +119,7 @@ export class EssaySystem implements System<'essay'> {
     return describeFolder('essay', this.folder, this.device);
   }
 
-  private disposed = false;
-
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
-    await releaseSessions([this.encoder, this.decoder]);
-  }
+  readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);
 
   /** The topic words joined into ONE input, as training did (essay.py encode_topics): each word's
    * subwords, the separator between words; every subword carries its word's vector index. */

@@ -23,13 +23,13 @@ import { YieldClock, type DecodeHooks, type Hypothesis, type StepModel } from '.
 import { EngineError } from '../errors';
 import { readFloat16File } from '../runtime/float16';
 import { loadModelFolder, type Manifest, type ModelFolder } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int32Data, int64Tensor, openSession, releaseSessions, type Session, type Tensor } from '../runtime/onnx';
+import { checkIO, float32Tensor, floatData, int32Data, int64Tensor, openSession, type Session, type Tensor } from '../runtime/onnx';
 import { reorderAxis } from '../runtime/tensorOps';
 import { semanticKeys } from '../text/keys';
 import { mostlyUnknownScript, readability, scriptShare } from '../text/reader';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { describeFolder, type System, type SystemDescription } from './system';
+import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
 import { maxLengthHit, type LengthLimit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { KeyMapper, type MappedKey } from './keyMapper';
@@ -149,13 +149,7 @@ export class ReplySystem implements System<'reply'> {
     return describeFolder('reply', this.folder, this.device);
   }
 
-  private disposed = false;
-
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
-    await releaseSessions([this.encoder, this.decoder]);
-  }
+  readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);
 
   get variant(): 'esed' | 'nrm' {
     return this.arch.memory ? 'esed' : 'nrm';

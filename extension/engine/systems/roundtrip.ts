@@ -28,12 +28,12 @@ import { sentenceBleu } from '../metrics/bleu';
 import { coherence } from '../metrics/coherence';
 import { rougeScores } from '../metrics/rouge';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
-import { checkIO, floatData, int64Tensor, openSession, releaseSessions, Session, Tensor, TensorSpec } from '../runtime/onnx';
+import { checkIO, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { analyseEach } from '../text/nlp';
 import { mostlyUnknownScript, notProse, readability, scriptShare, sentenceSpans, splitSentences } from '../text/reader';
 import { Tokenizer, type TokenSpan } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { describeFolder, type System, type SystemDescription } from './system';
+import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
 
 type RoundTripArchitecture = Extract<Manifest['architecture'], { type: 'roundtrip-standard' | 'roundtrip-hier' | 'roundtrip-hier-attn' }>;
 
@@ -136,13 +136,7 @@ export class RoundTripSystem implements System<'roundtrip'> {
     return describeFolder('roundtrip', this.folder, this.device);
   }
 
-  private disposed = false;
-
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
-    await releaseSessions([this.encoder, this.sentenceStep, this.wordStep]);
-  }
+  readonly dispose = releaseOnce(() => [this.encoder, this.sentenceStep, this.wordStep]);
 
   get variant(): RoundTripVariant {
     return this.arch.type.slice('roundtrip-'.length) as RoundTripVariant;

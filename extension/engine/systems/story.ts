@@ -22,12 +22,12 @@ import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards
 import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder, StateTensor } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int64Tensor, openSession, releaseSessions, Session, Tensor, TensorSpec } from '../runtime/onnx';
+import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { hasReadableText, mostlyUnknownScript, noKnownLetter, scriptShare } from '../text/reader';
 import { Tokenizer } from '../text/tokenizer';
 import { countWords } from '../text/words';
 import type { RunContext, RuntimeOptions } from './context';
-import { describeFolder, type System, type SystemDescription } from './system';
+import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { neverWritten } from './decodingOptions';
 
@@ -139,13 +139,7 @@ export class StorySystem implements System<'story' | 'premise'> {
     return describeFolder('story', this.folder, this.device);
   }
 
-  private disposed = false;
-
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
-    await releaseSessions([this.encoder, this.decoder, this.premiseLm]);
-  }
+  readonly dispose = releaseOnce(() => [this.encoder, this.decoder, this.premiseLm]);
 
   /** The hierarchical first step: the premise model samples a writing prompt up to its end-of-prompt token. */
   async premise(req: PremiseRequest, ctx: RunContext): Promise<PremiseResult> {

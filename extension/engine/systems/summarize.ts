@@ -15,11 +15,11 @@ import { YieldClock, type StepModel } from '../decode/types';
 import type { LikelihoodModel } from '../metrics/perplexity';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
-import { checkIO, floatData, int64Tensor, openSession, releaseSessions, Session, Tensor, TensorSpec } from '../runtime/onnx';
+import { checkIO, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { cacheSpecs, emptyCaches, feedCaches, layerViews, LayerCaches, readCaches, reorderCaches } from '../runtime/layerCaches';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { describeFolder, type System, type SystemDescription } from './system';
+import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
@@ -92,13 +92,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     return describeFolder('summarize', this.folder, this.device);
   }
 
-  private disposed = false;
-
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
-    await releaseSessions([this.encoder, this.decoder]);
-  }
+  readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);
 
   async run(req: SummarizeRequest, ctx: RunContext, extractive: ExtractiveOptions = DEFAULT_EXTRACTIVE): Promise<SummarizeResult> {
     const text = req.text;

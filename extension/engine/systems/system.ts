@@ -5,6 +5,7 @@
  */
 import type { EngineRequest, ResultFor } from '../../protocol';
 import type { ModelFolder } from '../runtime/manifest';
+import { releaseSessions, type Session } from '../runtime/onnx';
 import type { RunContext } from './context';
 
 /** Every op of the protocol's requests. */
@@ -45,4 +46,14 @@ export interface System<O extends Op = Op> {
 export function describeFolder(system: string, folder: ModelFolder, device: string): SystemDescription {
   const m = folder.manifest;
   return { system, name: m.name, description: m.description, architecture: m.architecture.type, dir: folder.dir, device };
+}
+
+/** A system's dispose(): releases its sessions (read when called) the first time; later calls do nothing. */
+export function releaseOnce(sessions: () => readonly (Session | undefined)[]): () => Promise<void> {
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    await releaseSessions(sessions());
+  };
 }

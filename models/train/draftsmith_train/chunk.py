@@ -31,6 +31,8 @@ import tempfile
 import time
 from collections import namedtuple
 
+from .training import best_path   # the lowest-NLL weights beside a checkpoint: reply-nrm.pt -> reply-nrm.best.pt
+
 WORK = os.environ.get("GPU_WORK", "../../.work/gpu")
 LIMIT = int(os.environ.get("BUNDLE_LIMIT", 64 * 1024 * 1024))   # bytes; a smaller one tries the slimmer levels
 BACK_LIMIT = 60 * 1024 * 1024    # what a run hands back: 64 MiB at most, the log beside it
@@ -262,14 +264,9 @@ def needed(system, index, runs):
     need = set(EXPORTS[system].also)
     for st in STAGES[system][index:]:
         # a stage under way resumes from its checkpoint; the lowest-NLL weights so far go with it
-        need |= {st.out, best_of(st.out)} if os.path.exists(os.path.join(runs, st.out)) else set(st.reads)
+        need |= {st.out, best_path(st.out)} if os.path.exists(os.path.join(runs, st.out)) else set(st.reads)
     return sorted(n for n in need if os.path.exists(os.path.join(runs, n)))
 
-
-def best_of(name):
-    """training.best_path for a file name: reply-nrm.pt -> reply-nrm.best.pt."""
-    root, ext = os.path.splitext(name)
-    return root + ".best" + ext
 
 
 def data_files(system, index):
@@ -394,7 +391,7 @@ def train_stages(system, s, run_dir, deadline, log_path):
         st = STAGES[system][index]
         log(f"stage {st.name}: up to {left:.0f} s")
         steps, done = train_stage(st, s, run_dir, left, log_path)
-        trained |= {st.out, best_of(st.out)}
+        trained |= {st.out, best_path(st.out)}
         if not done:
             break
         log(f"stage {st.name} done at step {steps}")
