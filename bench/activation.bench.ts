@@ -69,7 +69,9 @@ const loaded = (name: string) => Object.keys(require.cache).some((k) => k.includ
   let t = performance.now();
   const host = require(path.join(root, 'dist', 'host.js')) as { activate(c: unknown): unknown; deactivate(): Promise<void> | undefined };
   const requireMs = performance.now() - t;
-  const context = { subscriptions: [] as { dispose(): unknown }[], extensionPath: root, extensionUri: anything('extensionUri'), extensionMode: 1, globalState: anything('globalState'), workspaceState: anything('workspaceState') };
+  const context = { subscriptions: [] as { dispose(): unknown }[], extensionPath: root, extensionUri: anything('extensionUri'),
+    // Where Hub models would be downloaded (issue 21); activation only names it.
+    globalStorageUri: { fsPath: path.join(root, '.work', 'bench-storage') }, extensionMode: 1, globalState: anything('globalState'), workspaceState: anything('workspaceState') };
   t = performance.now();
   host.activate(context);
   const activateMs = performance.now() - t;

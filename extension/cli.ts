@@ -8,7 +8,7 @@
  *   draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]
  *   draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...]
  *   draftsmith reply "POST" [--key WORD] [--mapper identity|synonym|antonym|neighbour|all] / draftsmith eval reply [--variant NAME=DIR ...]
- *   draftsmith story --prompt "..." [--words N] [--seed N] [--json] / draftsmith story --premise
+ *   draftsmith story --prompt "..." [--words N] [--seed N] [--json] [--model MODEL] [--offline] [--hub-endpoint URL] / draftsmith story --premise
  *   draftsmith eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--words N] [--seed N] [--perplexity] [--ranking N]
  *   every eval: [--dump FILE] writes one JSON line per test item and variant (eval/dump.ts); [--no-guards] the paper's plain decoding
  *   draftsmith reply "POST" | FILE | - [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N]
@@ -19,10 +19,10 @@
       NRM vs ESED on the held-out posts: Diversity and Substantiality at top-1 and top-5, BLEU; mapper examples.
   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [...]
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { DeviceSetting, EngineConfig, EngineRequest, SummarizeMode } from './protocol';
-import { Engine } from './engine/engine';
+import { DeviceSetting, EngineConfig, EngineRequest, SummarizeMode, type ModelChoice } from './protocol';
+import { defaultHubConfig, Engine } from './engine/engine';
 import { EngineError, errorMessage } from './engine/errors';
 import { openDump } from './engine/eval/dump';
 import { runEssayEval } from './engine/eval/essayEval';
@@ -34,6 +34,8 @@ import { maxLengthNote } from './engine/systems/lengthLimit';
 import { DEFAULT_THREADS } from './engine/runtime/threads';
 import { modelDir } from './engine/systems/registry';
 import { flag, guardsFlag, intFlag, numberFlag, parseArgs, type Args } from './cli/args';
+import { progressLine } from './cli/progressBar';
+import { parseHubEndpoint, parseModelChoice } from './modelChoice';
 import { evalReply, replyCommand } from './cli/replyCommand';
 import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
@@ -50,10 +52,15 @@ const USAGE = `usage:
   draftsmith essay "bee, swallow, geese, flower, frog" [--candidates N] [--beam N] [--max-length N] [--unconstrained] [--json]
   draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--unconstrained] [--models DIR] [--show]
   draftsmith story --prompt "A lighthouse keeper finds a message in a bottle." [--words N] [--seed N]
-                   [--temperature T] [--top-k K] [--json]
+                   [--temperature T] [--top-k K] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]
       Continues the prompt (a long one from its end), streaming the story to stdout as it is sampled.
-  draftsmith story --premise [--seed N] [--temperature T] [--top-k K] [--json]
+  draftsmith story --premise [--seed N] [--temperature T] [--top-k K] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]
       Writes a premise (a writing prompt) to start a story from.
+      --model: built-in (the default), a Hugging Face Hub model id (owner/name[@revision], e.g. Xenova/distilgpt2:
+      a causal LM in transformers.js's layout, downloaded once into $DRAFTSMITH_CACHE, default ~/.cache/draftsmith/hub,
+      with its progress on standard error), or a folder (a Draftsmith model folder with model.json, or one in
+      transformers.js's layout: config.json and onnx/). --offline: never download (cached models and folders
+      still load). --hub-endpoint: the Hub or a mirror (default https://huggingface.co/).
   draftsmith eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--words N] [--seed N] [--perplexity] [--ranking N] [--models DIR] [--show]
       Continues each held-out test prompt (seeded: --seed + the item's position); words written vs asked;
       with --perplexity the test stories' perplexity, with --ranking N prompt-ranking accuracy on N stories.
@@ -89,13 +96,39 @@ const USAGE = `usage:
 export function engineConfig(a: Args): EngineConfig {
   const device = DeviceSetting.safeParse(flag(a, 'device') ?? 'auto');
   if (!device.success) throw new EngineError('bad-request', `--device must be auto, cpu or cuda`);
+  const endpoint = parseHubEndpoint(flag(a, 'hub-endpoint'), '--hub-endpoint');
+  if (typeof endpoint === 'object') throw new EngineError('bad-request', endpoint.error);
   const config = EngineConfig.safeParse({
     modelsDir: path.resolve(flag(a, 'models') ?? path.join(__dirname, '..', 'models')),
+    // Hub models (issue 21): downloaded into $DRAFTSMITH_CACHE, else ~/.cache/draftsmith/hub.
+    hub: { endpoint, offline: flag(a, 'offline') !== undefined, cacheDir: path.resolve(process.env.DRAFTSMITH_CACHE?.trim() || defaultHubConfig().cacheDir) },
     device: device.data,
     threads: intFlag(a, 'threads') ?? DEFAULT_THREADS,
   });
-  if (!config.success) throw new EngineError('bad-request', `--threads must be between 0 and 64`);
+  if (!config.success) {
+    const where = config.error.issues[0]?.path[0];
+    throw new EngineError('bad-request', where === 'threads' ? '--threads must be between 0 and 64' : `${String(where ?? 'a setting')}: ${config.error.issues[0]?.message ?? 'not valid'}`);
+  }
   return config.data;
+}
+
+/**
+ * --model for story and premise: built-in, a Hub id (owner/name[@revision]) or a folder (relative to
+ * the working directory); the engine tells a Draftsmith folder (model.json) from transformers.js's layout.
+ */
+function modelFlag(a: Args): ModelChoice | undefined {
+  const value = flag(a, 'model');
+  if (value === undefined) return undefined;
+  const isDirectory = (p: string) => {
+    try {
+      return statSync(p).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  const parsed = parseModelChoice(value, isDirectory, { cwd: process.cwd() });
+  if ('error' in parsed) throw new EngineError('bad-request', `--model: ${parsed.error}`);
+  return parsed.choice;
 }
 
 /** The request field each option fills, for messages in the options' own names. */
@@ -180,10 +213,15 @@ async function story(a: Args): Promise<void> {
   const premise = flag(a, 'premise') !== undefined;
   if (premise && prompt !== undefined) throw new EngineError('bad-request', 'story: give --prompt TEXT to continue, or --premise to write one, not both');
   if (!premise && prompt === undefined) throw new EngineError('bad-request', 'story needs --prompt "TEXT" (the story so far), or --premise to write a premise');
+  const model = modelFlag(a);
   const engine = new Engine(engineConfig(a), stderrLog);
+  // A Hub model's first use downloads it: its progress goes to standard error, the story to standard output.
+  const download = progressLine();
+  const progress = (message: string, fraction?: number) => { if (model?.kind === 'hub' && message.startsWith('Downloading ')) download.update(message, fraction); };
   let streamed = '';
   // The engine's partial texts each hold the whole text so far: print what is new.
   const partial = json ? undefined : (text: string) => {
+    download.done();
     if (!text.startsWith(streamed)) return;
     process.stdout.write(text.slice(streamed.length));
     streamed = text;
@@ -193,21 +231,27 @@ async function story(a: Args): Promise<void> {
     process.stdout.write((text.startsWith(streamed) ? text.slice(streamed.length) : '') + '\n');
   };
   if (premise) {
-    const r = await engine.run(checked({ op: 'premise', sampling, guards: guardsFlag(a) }), { partial });
+    const r = await engine.run(checked({ op: 'premise', sampling, guards: guardsFlag(a), model }), { partial, progress }).finally(() => download.done());
     if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
     finish(r.premise);
+    if (r.external) process.stderr.write(externalLine(r.external));
     process.stderr.write(`${r.stats.outputTokens} tokens, ${r.stats.tokensPerSecond.toFixed(1)} tokens/s on ${r.stats.device}, seed ${r.sampling.seed}\n`);
     return;
   }
-  const r = await engine.run(checked({ op: 'story', prompt: prompt ?? '', words: intFlag(a, 'words'), sampling, guards: guardsFlag(a) }), { partial });
+  const r = await engine.run(checked({ op: 'story', prompt: prompt ?? '', words: intFlag(a, 'words'), sampling, guards: guardsFlag(a), model }), { partial, progress })
+    .finally(() => download.done());
   if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
   finish(r.continuation);
+  if (r.external) process.stderr.write(externalLine(r.external));
   if (r.truncated) process.stderr.write(`note: the prompt is longer than the model reads; it continued from the last ${r.promptChars - r.usedFrom} of ${r.promptChars} characters\n`);
   if (r.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('story', r.hitMaxLength, '--words')}\n`);
   const s = r.stats;
   process.stderr.write(`${r.wordCount} words (${s.outputTokens} tokens, ended by ${r.endedBy}), ${s.tokensPerSecond.toFixed(1)} tokens/s, encode ${s.encodeMs.toFixed(0)} ms, ` +
     `decode ${s.decodeMs.toFixed(0)} ms on ${s.device}, top-k ${r.sampling.topK}, temperature ${r.sampling.temperature}, seed ${r.sampling.seed}\n`);
 }
+
+/** Which model wrote the text, when it is not one of Draftsmith's own (a Hub model, a transformers.js folder). */
+const externalLine = (m: { id: string; architecture: string; note: string }) => `model: ${m.id} (${m.architecture})${m.note ? `; ${m.note}` : ''}\n`;
 
 /** --variant NAME=DIR (repeatable): the model folders an eval compares. */
 function variants(a: Args, fallback: string): { name: string; dir: string }[] {

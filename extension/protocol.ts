@@ -14,14 +14,58 @@ import { DEFAULT_THREADS } from './engine/runtime/threads';
 export const DeviceSetting = z.enum(['auto', 'cpu', 'cuda']);
 export type DeviceSetting = z.infer<typeof DeviceSetting>;
 
+/**
+ * Where Hub models come from and are kept (issue 21). The endpoint is the Hub's URL layout
+ * (<endpoint><id>/resolve/<revision>/<file>): huggingface.co, a mirror, or the tests' loopback Hub.
+ */
+export const HubConfig = z.object({
+  endpoint: z.string().url().default('https://huggingface.co/'),
+  /** The download cache: the extension's global storage, or ~/.cache/draftsmith for the CLI. */
+  cacheDir: z.string().min(1),
+  /** Never download: only models already in the cache (or local folders) load. */
+  offline: z.boolean().default(false),
+  /** A download that receives nothing for this long fails (a server that stops answering). */
+  stallSeconds: z.number().min(1).max(600).default(30),
+});
+export type HubConfig = z.infer<typeof HubConfig>;
+
 export const EngineConfig = z.object({
   /** Folder holding one sub-folder per system (summarize/, essay/, ...). */
   modelsDir: z.string().min(1),
+  hub: HubConfig.optional(),
   device: DeviceSetting.default('auto'),
   /** Intra-op threads per session; 0 lets onnxruntime choose (one per core). */
   threads: z.number().int().min(0).max(64).default(DEFAULT_THREADS),
 });
 export type EngineConfig = z.infer<typeof EngineConfig>;
+
+// ---- which model a command runs (issue 21) ------------------------------------------------------
+
+/** A Hugging Face Hub repository id: owner/name. */
+export const HubModelId = z.string().max(200).regex(/^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/, 'a Hub model id is owner/name');
+
+/**
+ * The model a request runs: the built-in one (the models folder's), a Hub model (downloaded into
+ * the cache on first use), or a local folder (a Draftsmith folder with model.json, or a folder in
+ * transformers.js's layout with config.json and onnx/).
+ */
+export const ModelChoice = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('built-in') }),
+  z.object({ kind: z.literal('hub'), id: HubModelId, revision: z.string().min(1).max(100).regex(/^[\w.-]+$/).optional() }),
+  z.object({ kind: z.literal('folder'), dir: z.string().min(1) }),
+]);
+export type ModelChoice = z.infer<typeof ModelChoice>;
+
+/** What a result says about a model that is not a built-in Draftsmith model (absent: one of ours). */
+export const ExternalModel = z.object({
+  /** The Hub id, or the folder. */
+  id: z.string(),
+  /** config.json's model_type (gpt2, bart, ...). */
+  architecture: z.string(),
+  /** What the insights panel can show for it, in words (e.g. no attention: the graph does not export it). */
+  note: z.string(),
+});
+export type ExternalModel = z.infer<typeof ExternalModel>;
 
 // ---- per-system requests and results ----------------------------------------------------------
 
@@ -52,6 +96,8 @@ export const SummarizeRequest = z.object({
   /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
    * repeated words; default true. false: the paper's plain decoding. */
   guards: z.boolean().optional(),
+  /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
+  model: ModelChoice.optional(),
 });
 export type SummarizeRequest = z.infer<typeof SummarizeRequest>;
 
@@ -119,6 +165,8 @@ export const SummarizeResult = z.object({
   mode: SummarizeMode.optional(),
   /** Extractive mode: the chosen sentences' spans in `source`, in document order, with their scores. */
   extracted: z.array(z.object({ start: z.number().int(), end: z.number().int(), score: z.number() })).optional(),
+  /** Set when the result came from a Hub model or a transformers.js folder. */
+  external: ExternalModel.optional(),
 });
 export type SummarizeResult = z.infer<typeof SummarizeResult>;
 
@@ -137,6 +185,8 @@ export const EssayRequest = z.object({
   /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
    * repeated words; default true. false: the paper's plain decoding. */
   guards: z.boolean().optional(),
+  /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
+  model: ModelChoice.optional(),
 });
 export type EssayRequest = z.infer<typeof EssayRequest>;
 
@@ -164,6 +214,8 @@ export const EssayResult = z.object({
   /** Names of the encoder layers the columns stand for ("embeddings", "layer 1", ...). */
   encoderLayers: z.array(z.string()),
   stats: GenerationStats,
+  /** Set when the result came from a Hub model or a transformers.js folder. */
+  external: ExternalModel.optional(),
 });
 export type EssayResult = z.infer<typeof EssayResult>;
 
@@ -191,6 +243,8 @@ export const StoryRequest = z.object({
   /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
    * repeated words; default true. false: the paper's plain decoding. */
   guards: z.boolean().optional(),
+  /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
+  model: ModelChoice.optional(),
 });
 export type StoryRequest = z.infer<typeof StoryRequest>;
 
@@ -231,6 +285,8 @@ export const StoryResult = z.object({
   fusion: z.boolean(),
   sampling: UsedSampling,
   stats: GenerationStats,
+  /** Set when the result came from a Hub model or a transformers.js folder. */
+  external: ExternalModel.optional(),
 });
 export type StoryResult = z.infer<typeof StoryResult>;
 
@@ -241,6 +297,8 @@ export const PremiseRequest = z.object({
   /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
    * repeated words; default true. false: the paper's plain decoding. */
   guards: z.boolean().optional(),
+  /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
+  model: ModelChoice.optional(),
 });
 export type PremiseRequest = z.infer<typeof PremiseRequest>;
 
@@ -251,6 +309,8 @@ export const PremiseResult = z.object({
   hitMaxLength: MaxLengthHit.nullable(),
   sampling: UsedSampling,
   stats: GenerationStats,
+  /** Set when the result came from a Hub model or a transformers.js folder. */
+  external: ExternalModel.optional(),
 });
 export type PremiseResult = z.infer<typeof PremiseResult>;
 
@@ -602,6 +662,7 @@ export const ErrorCode = z.enum([
   'internal',      // anything else: a bug
   'stopped',       // the worker went away (crash, restart, shutdown) before answering, or is stopping
   'time-limit',    // host side: the request ran past draftsmith.maxSecondsPerRequest and was stopped
+  'model-unavailable', // a chosen Hub model could not be downloaded (offline, not found, server error, cancelled download)
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

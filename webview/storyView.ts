@@ -4,14 +4,28 @@
  * paper's Figure 8: at each step, how much the fused model's prediction runs through the frozen
  * pretrained seq2seq's hidden state and how much through the trained one's (section 3.4).
  */
-import type { GeneratedToken, StoryResult } from '../extension/protocol';
+import type { ExternalModel, GeneratedToken, StoryResult } from '../extension/protocol';
 import { barChart } from './charts';
 import { clip, el, fixed3, hint, section, table } from './dom';
 
 export function renderStory(result: StoryResult): Node[] {
   const header = el('header', 'view-header');
   header.append(el('h1', undefined, `Story: ${result.wordCount} word${result.wordCount === 1 ? '' : 's'} written`), renderStats(result));
+  // A Hub model or a transformers.js folder (issue 21) has no fusion gates: the panel says which model wrote it instead.
+  if (result.external) return [header, renderExternalModel(result.external), renderPrompt(result), renderContinuation(result)];
   return [header, renderPrompt(result), renderContinuation(result), renderGates(result)];
+}
+
+/** Which model wrote the story, when it is not one of Draftsmith's: its id, architecture, and what the panel can show for it. */
+function renderExternalModel(model: ExternalModel): HTMLElement {
+  const list = el('dl', 'external-model');
+  const rows: [string, string][] = [['Model', model.id], ['Architecture', model.architecture]];
+  for (const [term, value] of rows) {
+    const dd = el('dd', undefined, value);
+    dd.dataset.field = term.toLowerCase();
+    list.append(el('dt', undefined, term), dd);
+  }
+  return model.note ? section('story-model', 'Model', list, hint(model.note)) : section('story-model', 'Model', list);
 }
 
 const ENDED_BY: Record<StoryResult['endedBy'], string> = {
@@ -74,9 +88,10 @@ function renderContinuation(result: StoryResult): HTMLElement {
     cursor = token.end;
   });
   if (cursor < result.continuation.length) box.append(document.createTextNode(result.continuation.slice(cursor)));
-  const explain = result.fusion
-    ? hint('Each token is shaded by the fusion gate on the pretrained model’s hidden state when it was written, relative to the rest of this story: darker tokens leaned more on the pretrained model. Hover a token for both gates.')
-    : hint('This model has no fusion, so there are no gates to shade by.');
+  let explain: HTMLElement;
+  if (result.external) explain = hint(`Written by ${result.external.id}, which reports no fusion gates: the text is not shaded.`);
+  else if (result.fusion) explain = hint('Each token is shaded by the fusion gate on the pretrained model’s hidden state when it was written, relative to the rest of this story: darker tokens leaned more on the pretrained model. Hover a token for both gates.');
+  else explain = hint('This model has no fusion, so there are no gates to shade by.');
   return section('story-continuation', 'Continuation', explain, box);
 }
 

@@ -3,7 +3,7 @@ import { EngineError } from '../engine/errors';
 
 export interface Args { positional: string[]; flags: Map<string, string[]> }
 
-const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained', 'premise', 'no-guards', 'sweep',
+const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained', 'premise', 'no-guards', 'sweep', 'offline',
   // draftsmith score, with sacreBLEU's names
   'effective-order', 'sentence-level', 'paired-bs', 'paired-ar', 'confidence', 'chrf-whitespace', 'chrf-lowercase', 'chrf-eps-smoothing']);
 /** Flags that take every following word up to the next flag, as sacreBLEU's `-m bleu chrf`. */

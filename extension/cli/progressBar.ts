@@ -27,3 +27,33 @@ export function progressBar(label: string, stream: NodeJS.WriteStream = process.
     },
   };
 }
+
+/**
+ * A progress message that replaces itself on standard error (a Hub model's download: "Downloading
+ * owner/name: 3.1 of 17.2 MB (18 %)"). On a terminal one line is redrawn; elsewhere (a log, a pipe)
+ * a line is written at the start and at each quarter, so a long download still shows it is moving.
+ */
+export function progressLine(stream: NodeJS.WriteStream = process.stderr): { update(message: string, fraction?: number): void; done(): void } {
+  let lastDraw = 0;
+  let drawn = false;
+  let quarter = -1;
+  return {
+    update(message, fraction) {
+      if (!stream.isTTY) {
+        const q = fraction === undefined ? 0 : Math.floor(fraction * 4);
+        if (q > quarter) stream.write(`${message}\n`);
+        quarter = Math.max(quarter, q);
+        return;
+      }
+      const now = performance.now();
+      if (now - lastDraw < 100 && fraction !== 1) return; // ~10 redraws a second at most
+      lastDraw = now;
+      stream.write(`\r${message}\x1b[K`);
+      drawn = true;
+    },
+    done() {
+      if (drawn) stream.write('\n');
+      drawn = false;
+    },
+  };
+}

@@ -3,10 +3,14 @@
  * (for the extension) and directly by the CLI. It knows nothing of VS Code, and nothing of the
  * systems one by one: requests are dispatched through the registry (systems/registry.ts).
  */
-import type { EngineConfig, EngineRequest, ResultFor, RoundTripVariant } from '../protocol';
-import { CancelledError, errorMessage } from './errors';
+import { existsSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { HubConfig, type EngineConfig, type EngineRequest, type ModelChoice, type ResultFor, type RoundTripVariant } from '../protocol';
+import { CancelledError, EngineError, errorMessage } from './errors';
+import type { LoadWatch } from './hub/hubModel';
 import { YieldClock } from './decode/types';
-import { modelsFolder } from './runtime/modelSource';
+import { modelsFolder, singleFolder } from './runtime/modelSource';
 import { CudaDecision, NativeCalls } from './runtime/onnx';
 import type { RunContext, RuntimeOptions } from './systems/context';
 import { SYSTEMS, systemFor, type SystemEntry, type SystemId, type SystemOf } from './systems/registry';
@@ -30,11 +34,12 @@ class Slot {
   private users = 0;
   private dropped = false;
 
-  constructor(private readonly load: () => Promise<System>, private readonly log: Log) {}
+  /** load(watch): `watch` is the first requester's (a Hub model's download reports to it, and stops on its Cancel). */
+  constructor(private readonly load: (watch: LoadWatch) => Promise<System>, private readonly log: Log) {}
 
-  get(): Promise<System> {
+  get(watch: LoadWatch = unwatched): Promise<System> {
     if (!this.value) {
-      const p = this.load();
+      const p = this.load(watch);
       p.catch(() => { if (this.value === p) this.value = undefined; });
       this.value = p;
     }
@@ -42,10 +47,10 @@ class Slot {
   }
 
   /** Runs `work` on the system, which is not disposed before `work` ends. */
-  async use<T>(work: (system: System) => Promise<T>): Promise<T> {
+  async use<T>(watch: LoadWatch, work: (system: System) => Promise<T>): Promise<T> {
     this.users++;
     try {
-      return await work(await this.get());
+      return await work(await this.get(watch));
     } finally {
       this.users--;
       this.releaseIfIdle();
@@ -64,6 +69,20 @@ class Slot {
     loaded.then((s) => s.dispose(), () => { /* a failed load holds no sessions */ })
       .catch((e: unknown) => this.log('warn', `releasing a model's sessions failed: ${errorMessage(e)}`));
   }
+}
+
+/** A load no request watches (the evaluations, the CLI's own loads): no progress, never cancelled. */
+const unwatched: LoadWatch = { progress: () => {}, isCancelled: () => false };
+
+/** The Hub settings when the configuration names none (the CLI): huggingface.co, cached in ~/.cache/draftsmith/hub. */
+export function defaultHubConfig(): HubConfig {
+  return HubConfig.parse({ cacheDir: path.join(os.homedir(), '.cache', 'draftsmith', 'hub') });
+}
+
+/** A choice's part of a slot's key: each model chosen is loaded (and released) on its own. */
+function choiceKey(choice: ModelChoice | undefined): string {
+  if (!choice || choice.kind === 'built-in') return 'built-in';
+  return choice.kind === 'hub' ? `hub:${choice.id}@${choice.revision ?? 'main'}` : `folder:${path.resolve(choice.dir)}`;
 }
 
 export interface EngineOptions {
@@ -112,14 +131,20 @@ export class Engine {
     };
   }
 
-  private slot(id: SystemId, variant: string | undefined): Slot {
-    const key = `${id}/${variant ?? 'default'}`;
+  private slot(id: SystemId, variant: string | undefined, choice?: ModelChoice): Slot {
+    const key = `${id}/${variant ?? 'default'}/${choiceKey(choice)}`;
     let slot = this.slots.get(key);
     if (!slot) {
       const entry: SystemEntry = SYSTEMS[id];
       // The source is read when the load starts, so a configure before then is honoured.
       const what = `the ${id}${variant ? ` (${variant})` : ''} model`;
-      slot = new Slot(() => entry.load(modelsFolder(this.config.modelsDir), this.runtime(what), variant), this.log);
+      slot = new Slot((watch) => {
+        if (!choice || choice.kind === 'built-in') return entry.load(modelsFolder(this.config.modelsDir), this.runtime(what), variant);
+        // A Draftsmith folder (model.json) loads as the built-in models do; anything else is transformers.js's layout.
+        if (choice.kind === 'folder' && existsSync(path.join(choice.dir, 'model.json'))) return entry.load(singleFolder(choice.dir), this.runtime(what), variant);
+        if (!entry.external) return Promise.reject(new EngineError('bad-request', `The ${id} command runs Draftsmith's own models only, not a Hub model.`));
+        return entry.external(choice, this.config.hub ?? defaultHubConfig(), this.runtime(what), watch);
+      }, this.log);
       this.slots.set(key, slot);
     }
     return slot;
@@ -152,8 +177,11 @@ export class Engine {
     };
     const id = systemFor(request.op);
     const entry: SystemEntry = SYSTEMS[id];
-    if (entry.loading) ctx.progress(entry.loading);
-    const result = await this.slot(id, entry.variant?.(request)).use(async (system) => {
+    const choice = 'model' in request ? request.model : undefined;
+    // A Hub model or a folder says what it loads itself (hub/hubModel.ts).
+    if (entry.loading && (!choice || choice.kind === 'built-in')) ctx.progress(entry.loading);
+    const watch: LoadWatch = { progress: ctx.progress, isCancelled: () => hooks.isCancelled?.() ?? false };
+    const result = await this.slot(id, entry.variant?.(request), choice).use(watch, async (system) => {
       if (entry.loading) ctx.checkCancelled();
       return system.run(request, ctx);
     });

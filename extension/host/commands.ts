@@ -4,6 +4,7 @@
  * Ids must match package.json's contributes.commands.
  */
 import * as vscode from 'vscode';
+import { chooseModel } from './chooseModel';
 import { Ctx } from './context';
 import { essayActiveEditor } from './essayCommand';
 import { suggestRepliesActiveEditor } from './replyCommand';
@@ -25,6 +26,7 @@ const commands: Record<string, CommandFactory> = {
   'draftsmith.suggestReplies': (ctx) => () => suggestRepliesActiveEditor(ctx),
   'draftsmith.scoreDraft': (ctx) => () => scoreDraftCommand(ctx),
   'draftsmith.checkCoherence': (ctx) => () => checkCoherenceCommand(ctx),
+  'draftsmith.chooseModel': (ctx) => () => chooseModel(ctx),
   'draftsmith.showInsights': (ctx) => () => ctx.insights.show(),
   'draftsmith.showLog': (ctx) => () => ctx.log.show(true),
   'draftsmith.restartEngine': (ctx) => () => {

@@ -8,7 +8,7 @@ import type { SummarizeResult, ToPanel } from '../protocol';
 import { EngineClient } from './engineClient';
 import { InsightsPanels, INSIGHTS_VIEW_TYPE } from './insightsPanel';
 import { RoundTrips } from './roundtripDocuments';
-import { affectsEngine, readEngineConfig } from './settings';
+import { affectsEngine, readEngineConfig, readHubConfig } from './settings';
 import { toPanel } from '../panelViews';
 
 export class Ctx implements vscode.Disposable {
@@ -27,13 +27,18 @@ export class Ctx implements vscode.Disposable {
     // dist/host.js and dist/worker.js are bundled side by side.
     // The test hooks (crashForTest) only when VS Code runs the extension's tests, or asked for.
     const testHooks = extension.extensionMode === vscode.ExtensionMode.Test || process.env.DRAFTSMITH_TEST_CRASH === '1';
-    this.engine = this.own(new EngineClient(path.join(__dirname, 'worker.js'), readEngineConfig(extension.extensionPath), this.log, { testHooks }));
+    // Hub models (issue 21) are downloaded into the extension's global storage, under hub/.
+    const storageDir = extension.globalStorageUri.fsPath;
+    this.engine = this.own(new EngineClient(path.join(__dirname, 'worker.js'), readEngineConfig(extension.extensionPath, storageDir), this.log, { testHooks }));
     this.insights = this.own(new InsightsPanels(extension.extensionUri, () => this.lastShown, this.log));
     this.own(vscode.window.registerWebviewPanelSerializer(INSIGHTS_VIEW_TYPE, this.insights));
     this.roundTrips = this.own(new RoundTrips());
     const reconfigure = (why: string) => {
-      const config = readEngineConfig(extension.extensionPath);
-      this.log.info(`${why}: models ${config.modelsDir}, device ${config.device}, threads ${config.threads}`);
+      const config = readEngineConfig(extension.extensionPath, storageDir);
+      const hub = config.hub ? `, Hub ${config.hub.endpoint}${config.hub.offline ? ' (offline)' : ''}` : '';
+      this.log.info(`${why}: models ${config.modelsDir}, device ${config.device}, threads ${config.threads}${hub}`);
+      const problem = readHubConfig(storageDir).problem;
+      if (problem) this.log.warn(`${problem} Until it is fixed, nothing is downloaded.`);
       this.engine.configure(config);
     };
     this.own(vscode.workspace.onDidChangeConfiguration((event) => {

@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import type { EngineRequest, ResultFor } from '../protocol';
 import { Ctx } from './context';
 import { EngineError } from './engineClient';
-import { readTimeLimitMs } from './settings';
+import { showModelFailure } from './notices';
+import { readTimeLimitMs, type ChosenModel } from './settings';
 
 export type Failure = { kind: 'cancelled' } | { kind: 'error'; message: string };
 
@@ -47,8 +48,13 @@ export function requestWithProgress<R extends EngineRequest>(
   ));
 }
 
-/** Logs a failed request and tells the user: an information message on cancel, an error otherwise. */
-export function reportFailure(ctx: Ctx, what: string, err: unknown, cancelledMessage: string): Failure {
+/**
+ * Logs a failed request and tells the user: an information message on cancel, an error otherwise.
+ * `model`: the model the request ran (draftsmith.<command>.model). A model that could not be
+ * downloaded ('model-unavailable'), or a chosen one whose files do not load ('bad-model'), gets an
+ * error that offers the built-in model and the log (notices.ts's showModelFailure).
+ */
+export function reportFailure(ctx: Ctx, what: string, err: unknown, cancelledMessage: string, model?: ChosenModel): Failure {
   if (err instanceof EngineError && err.code === 'cancelled') {
     ctx.log.info(`${what}: cancelled`);
     void vscode.window.showInformationMessage(cancelledMessage);
@@ -56,6 +62,11 @@ export function reportFailure(ctx: Ctx, what: string, err: unknown, cancelledMes
   }
   const message = err instanceof Error ? err.message : String(err);
   ctx.log.error(`${what} failed${err instanceof EngineError ? ` (${err.code})` : ''}: ${message}`);
+  const chosen = model !== undefined && model.choice.kind !== 'built-in';
+  if (err instanceof EngineError && (err.code === 'model-unavailable' || (err.code === 'bad-model' && chosen))) {
+    showModelFailure(ctx, message, model);
+    return { kind: 'error', message };
+  }
   void vscode.window.showErrorMessage(`Draftsmith: ${message}`);
   return { kind: 'error', message };
 }

@@ -23,3 +23,23 @@ export function resolveModelsDir(inspected: InspectedSetting | undefined, worksp
   }
   return shippedModels;
 }
+
+/** Where a setting's value was set (the levels of WorkspaceConfiguration.inspect()). */
+export type SettingLevel = 'global' | 'workspace' | 'workspaceFolder';
+
+/**
+ * The value of a restricted setting that counts (the same rule as modelsPath: in a restricted
+ * workspace only the user's own), and the level it comes from; undefined when none is set. Any
+ * value set counts, whatever its type, so that a hand-edited wrong one is reported, not skipped.
+ * draftsmith.story.model and draftsmith.hub.endpoint (issue 21) choose what the engine downloads
+ * and runs, as modelsPath does.
+ */
+export function trustedSetting(inspected: InspectedSetting | undefined, workspaceTrusted: boolean): { value: unknown; level: SettingLevel } | undefined {
+  const levels: [SettingLevel, unknown][] = workspaceTrusted
+    ? [['workspaceFolder', inspected?.workspaceFolderValue], ['workspace', inspected?.workspaceValue], ['global', inspected?.globalValue]]
+    : [['global', inspected?.globalValue]];
+  for (const [level, value] of levels) {
+    if (value !== undefined && value !== null) return { value, level };
+  }
+  return undefined;
+}

@@ -1,11 +1,13 @@
 /** Reads the draftsmith.* settings into the protocol's shapes (EngineConfig, request options). */
+import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BeamOptions, DeviceSetting, EngineConfig, SamplingOptions, ScoreOptions, SummarizeMode } from '../protocol';
+import type { BeamOptions, DeviceSetting, EngineConfig, HubConfig, ModelChoice, SamplingOptions, ScoreOptions, SummarizeMode } from '../protocol';
 import { z } from 'zod';
 import { BleuSmoothMethod, BleuTokenize, ChrfVariant, MAX_ROUNDTRIP_SENTENCES, ReplyMapper, RoundTripVariant } from '../protocol';
 import { DEFAULT_THREADS } from '../engine/runtime/threads';
-import { resolveModelsDir } from './modelsPath';
+import { DEFAULT_HUB_ENDPOINT, parseHubEndpoint, parseModelChoice } from '../modelChoice';
+import { resolveModelsDir, trustedSetting, type SettingLevel } from './modelsPath';
 
 export const SECTION = 'draftsmith';
 
@@ -18,17 +20,101 @@ export function affectsEngine(event: vscode.ConfigurationChangeEvent): boolean {
   return event.affectsConfiguration(SECTION);
 }
 
-/** modelsPath when set (only the user's own in a restricted workspace), else the models shipped inside the extension. */
-export function readEngineConfig(extensionPath: string): EngineConfig {
+/**
+ * modelsPath when set (only the user's own in a restricted workspace), else the models shipped inside
+ * the extension; the Hub settings, with the download cache in `storageDir` (the extension's global
+ * storage) under hub/.
+ */
+export function readEngineConfig(extensionPath: string, storageDir: string): EngineConfig {
   const cfg = vscode.workspace.getConfiguration(SECTION);
   // A plain check, not the protocol's zod enum: this runs at activation (schemas.ts says why).
   const setting = cfg.get('device');
   const device = DEVICES.find((d) => d === setting) ?? 'auto';
   return {
     modelsDir: resolveModelsDir(cfg.inspect('modelsPath'), vscode.workspace.isTrusted, path.join(extensionPath, 'models')),
+    hub: readHubConfig(storageDir).hub,
     device,
     threads: intIn(cfg.get('threads'), 0, 64, DEFAULT_THREADS),
   };
+}
+
+// ---- which model a command runs (issue 21) ---------------------------------------------------------
+
+export const HUB_ENDPOINT_SETTING = 'draftsmith.hub.endpoint';
+export const HUB_OFFLINE_SETTING = 'draftsmith.hub.offline';
+/** A download that receives nothing for this long fails (HubConfig.stallSeconds; no setting for it). */
+const HUB_STALL_SECONDS = 30;
+
+/**
+ * The Hub settings as the engine takes them. A draftsmith.hub.endpoint that is not an http(s) address
+ * gives `problem` (what a command that would download shows), and the engine is then configured
+ * offline with the default address: it never downloads from a server the user did not name.
+ */
+export function readHubConfig(storageDir: string): { hub: HubConfig; problem?: string } {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const offline = cfg.get('hub.offline') === true;
+  const cacheDir = path.join(storageDir, 'hub');
+  const set = trustedSetting(cfg.inspect('hub.endpoint'), vscode.workspace.isTrusted);
+  const endpoint = parseHubEndpoint(set?.value, HUB_ENDPOINT_SETTING);
+  if (typeof endpoint === 'object') return { hub: { endpoint: DEFAULT_HUB_ENDPOINT, cacheDir, offline: true, stallSeconds: HUB_STALL_SECONDS }, problem: endpoint.error };
+  return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS } };
+}
+
+/** The draftsmith.<command>.model settings there are so far (summarize and essay come later). */
+export type ModelSettingKey = 'story.model';
+
+/** The commands each model setting is for, as messages name them. */
+export const MODEL_SETTING_COMMANDS: Record<ModelSettingKey, string> = {
+  'story.model': 'Continue Story and Write a Premise',
+};
+
+/** The model a command is to run, with where that was set (so that "Use Built-in Model" changes it there). */
+export interface ChosenModel {
+  /** The setting's full id ("draftsmith.story.model"). */
+  setting: string;
+  key: ModelSettingKey;
+  choice: ModelChoice;
+  /** Where the value that counts was set; Global when it is the default. */
+  target: vscode.ConfigurationTarget;
+}
+
+/** A function, not a table: vscode's enums are read when a command runs, never at activation. */
+function targetOf(level: SettingLevel | undefined): vscode.ConfigurationTarget {
+  switch (level) {
+    case 'workspace': return vscode.ConfigurationTarget.Workspace;
+    case 'workspaceFolder': return vscode.ConfigurationTarget.WorkspaceFolder;
+    default: return vscode.ConfigurationTarget.Global;
+  }
+}
+
+const isDirectory = (p: string): boolean => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * draftsmith.<key> (only the user's own in a restricted workspace, as modelsPath), read with
+ * parseModelChoice; a value it does not take gives `error`, which names the setting and what is
+ * accepted. A Hub model also needs a usable draftsmith.hub.endpoint, checked here too.
+ */
+export function readModelChoice(key: ModelSettingKey): { model: ChosenModel } | { error: string; setting: string } {
+  const setting = `${SECTION}.${key}`;
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const set = trustedSetting(cfg.inspect(key), vscode.workspace.isTrusted);
+  const target = targetOf(set?.level);
+  if (set !== undefined && typeof set.value !== 'string') {
+    return { error: `Draftsmith: ${setting} is ${JSON.stringify(set.value)}; it must be text: "built-in", a Hugging Face Hub model id (owner/name) or a folder's path.`, setting };
+  }
+  const parsed = parseModelChoice(typeof set?.value === 'string' ? set.value : '', isDirectory);
+  if ('error' in parsed) return { error: `Draftsmith: ${setting}: ${parsed.error}`, setting };
+  if (parsed.choice.kind === 'hub') {
+    const endpoint = parseHubEndpoint(trustedSetting(cfg.inspect('hub.endpoint'), vscode.workspace.isTrusted)?.value, HUB_ENDPOINT_SETTING);
+    if (typeof endpoint === 'object') return { error: `Draftsmith: ${endpoint.error}`, setting: HUB_ENDPOINT_SETTING };
+  }
+  return { model: { setting, key, choice: parsed.choice, target } };
 }
 
 export interface SummarizeOptions {

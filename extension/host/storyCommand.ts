@@ -15,15 +15,16 @@
 import * as vscode from 'vscode';
 import { hasReadableText } from '../engine/text/reader';
 import { countWords } from '../engine/text/words';
-import { PremiseResult, StoryResult } from '../protocol';
+import { PremiseResult, StoryResult, type ModelChoice } from '../protocol';
 import { Ctx } from './context';
 import { Offer, OPEN_IN_NEW_EDITOR, offerInNewEditor } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
 import { EngineError } from './engineClient';
-import { reportMaxLength } from './notices';
-import { MAX_LENGTH_SETTING, readDecodingGuards, readStoryOptions } from './settings';
+import { reportMaxLength, showSettingError } from './notices';
+import { MAX_LENGTH_SETTING, readDecodingGuards, readModelChoice, readStoryOptions, type ChosenModel } from './settings';
 import { StreamedInsertion } from './streamedInsertion';
 import { toPanel } from '../panelViews';
+import { describeModelChoice } from '../modelChoice';
 
 /** What every story command can end in besides its own success. `text`: what it wrote, which stays. */
 type Unfinished =
@@ -92,7 +93,7 @@ function paragraphBefore(doc: vscode.TextDocument, position: vscode.Position): s
  * Ends a stream after a failure: writes what was received (Stop keeps it), and tells the user
  * what happened and that the text written stays.
  */
-async function unfinished(ctx: Ctx, what: string, stream: StreamedInsertion, err: unknown, language: string): Promise<Unfinished> {
+async function unfinished(ctx: Ctx, what: string, stream: StreamedInsertion, err: unknown, language: string, model: ChosenModel): Promise<Unfinished> {
   const text = await stream.finish();
   if (err instanceof EngineError && err.code === 'cancelled') {
     const message = stoppedMessage(text);
@@ -101,9 +102,26 @@ async function unfinished(ctx: Ctx, what: string, stream: StreamedInsertion, err
     return { kind: 'stopped', text, message };
   }
   if (stream.interrupted) return changed(ctx, what, stream, language);
-  const failure = reportFailure(ctx, what, err, '');
+  const failure = reportFailure(ctx, what, err, '', model);
   const message = failure.kind === 'error' ? failure.message : String(err);
   return { kind: 'error', text, message };
+}
+
+/**
+ * draftsmith.story.model (issue 21), read before anything is written: a value it does not take stops
+ * the command with a message that names the setting (Open Setting goes there).
+ */
+function storyModel(ctx: Ctx, what: string): ChosenModel | Unfinished {
+  const read = readModelChoice('story.model');
+  if ('model' in read) return read.model;
+  ctx.log.error(`${what}: ${read.error}`);
+  showSettingError(read.error, read.setting);
+  return { kind: 'error', text: '', message: read.error };
+}
+
+/** The request's model: none for the built-in one, so that its requests are the ones sent before there was a choice. */
+function modelField(model: ChosenModel): { model?: ModelChoice } {
+  return model.choice.kind === 'built-in' ? {} : { model: model.choice };
 }
 
 function changed(ctx: Ctx, what: string, stream: StreamedInsertion, language: string): Unfinished {
@@ -123,6 +141,8 @@ export async function continueStory(ctx: Ctx, editor: vscode.TextEditor, token?:
   // The story so far: the selection (a writing prompt), or everything before the cursor.
   const prompt = doc.getText(selection.isEmpty ? new vscode.Range(new vscode.Position(0, 0), position) : selection);
   const options = readStoryOptions();
+  const model = storyModel(ctx, 'story');
+  if ('kind' in model) return model;
   const stream = new StreamedInsertion(editor, position, ctx.log);
   const hasPrompt = hasReadableText(prompt);
   const writer = streamWriter(stream, hasPrompt ? spaceBefore(doc, position) : paragraphBefore(doc, position));
@@ -131,22 +151,22 @@ export async function continueStory(ctx: Ctx, editor: vscode.TextEditor, token?:
     firstText ??= performance.now() - started;
     writer.partial(text);
   };
-  ctx.log.info(`story: ${hasPrompt ? `${prompt.length} characters of prompt` : 'no prompt: a premise first'} from ${doc.uri.toString(true)}, ${options.words} words`);
+  ctx.log.info(`story: ${hasPrompt ? `${prompt.length} characters of prompt` : 'no prompt: a premise first'} from ${doc.uri.toString(true)}, ${options.words} words, ${describeModelChoice(model.choice)}`);
   let premise: string | undefined;
   let result: StoryResult;
   try {
     let source = prompt;
     if (!hasPrompt) {
       // The hierarchical first step (section 3.1): a premise to write the story from.
-      const p = await requestWithProgress(ctx, 'Draftsmith: Writing a premise…', { op: 'premise', sampling: options.sampling, guards: readDecodingGuards() }, token, onPartial);
+      const p = await requestWithProgress(ctx, 'Draftsmith: Writing a premise…', { op: 'premise', sampling: options.sampling, guards: readDecodingGuards(), ...modelField(model) }, token, onPartial);
       writer.done(p.premise, '\n\n');
       premise = p.premise;
       source = p.premise;
     }
-    result = await requestWithProgress(ctx, 'Draftsmith: Continuing the story…', { op: 'story', prompt: source, words: options.words, sampling: options.sampling, guards: readDecodingGuards() }, token, onPartial);
+    result = await requestWithProgress(ctx, 'Draftsmith: Continuing the story…', { op: 'story', prompt: source, words: options.words, sampling: options.sampling, guards: readDecodingGuards(), ...modelField(model) }, token, onPartial);
     writer.done(result.continuation);
   } catch (err) {
-    return unfinished(ctx, 'story', stream, err, doc.languageId);
+    return unfinished(ctx, 'story', stream, err, doc.languageId, model);
   }
   const text = await stream.finish();
   // Shown in the panel if it is open (the fusion gates over the words), whether or not all was written.
@@ -174,15 +194,17 @@ export async function writePremise(ctx: Ctx, editor: vscode.TextEditor, token?: 
   const doc = editor.document;
   const position = editor.selection.isEmpty ? editor.selection.active : editor.selection.end;
   const options = readStoryOptions();
+  const model = storyModel(ctx, 'premise');
+  if ('kind' in model) return model;
   const stream = new StreamedInsertion(editor, position, ctx.log);
   const writer = streamWriter(stream, paragraphBefore(doc, position));
   let result: PremiseResult;
   try {
-    result = await requestWithProgress(ctx, 'Draftsmith: Writing a premise…', { op: 'premise', sampling: options.sampling, guards: readDecodingGuards() }, token, (t) => writer.partial(t));
+    result = await requestWithProgress(ctx, 'Draftsmith: Writing a premise…', { op: 'premise', sampling: options.sampling, guards: readDecodingGuards(), ...modelField(model) }, token, (t) => writer.partial(t));
     // A paragraph of its own: Continue Story at the cursor, after it, then continues this premise.
     writer.done(result.premise, '\n\n');
   } catch (err) {
-    return unfinished(ctx, 'premise', stream, err, doc.languageId);
+    return unfinished(ctx, 'premise', stream, err, doc.languageId, model);
   }
   const text = await stream.finish();
   if (stream.interrupted) return changed(ctx, 'premise', stream, doc.languageId);

@@ -45,6 +45,17 @@ test('a training run stopped and resumed equals the uninterrupted run (models/tr
   assert.doesNotMatch(out, /skipped/, 'the resume tests were skipped');
 });
 
+// Issue 21: the GPT-2 recipe the loopback Hub's story model comes from: its cache, its padding, and
+// the layout transformers.js runs (models/train/tests/test_causal_lm.py).
+test('the Hub story model\'s recipe keeps the cache exact and exports what transformers.js runs (models/train/tests/test_causal_lm.py)', { skip, timeout: 120_000 }, () => {
+  const r = spawnSync(PY, ['-m', 'unittest', 'discover', '-s', path.join(trainDir, 'tests'), '-p', 'test_causal_lm.py', '-v'],
+    { cwd: trainDir, encoding: 'utf8', timeout: 110_000, env: { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore' } });
+  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+  assert.equal(r.status, 0, out);
+  assert.match(out, /Ran 3 tests/);
+  assert.doesNotMatch(out, /skipped/, 'the causal LM tests were skipped');
+});
+
 // Issue 19, item 8: the smallest recipe's smoke mode end to end (SMOKE=1 bash models/train/train_roundtrip.sh:
 // the three autoencoders for 20 steps at 32 units, the eval table, the exports and their ONNX parity
 // check), on a data folder made from the repository's own prose (draftsmith_train/smoke_data.py: a fresh

@@ -87,6 +87,29 @@ const createSession = (file: string, options: ortTypes.InferenceSession.SessionO
   calls.track(() => ort().InferenceSession.create(file, options)).then((s) => tracked(s, calls));
 
 /**
+ * onnxruntime as another library sees it (transformers.js takes the instance it runs from
+ * globalThis[Symbol.for('onnxruntime')]): the same module, except that every session it creates,
+ * runs and releases goes through the gate `calls()` names at that moment. Without this, Restart
+ * Engine could terminate the worker inside one of that library's native calls and abort the host.
+ */
+export function guardedOrt(calls: () => NativeCalls): Ort {
+  const base = ort();
+  const InferenceSession = {
+    ...base.InferenceSession,
+    create: (...args: unknown[]) => {
+      const gate = calls();
+      const create = base.InferenceSession.create as (...a: unknown[]) => Promise<Session>;
+      return gate.track(() => create(...args)).then((s) => {
+        const release = s.release.bind(s);
+        s.release = () => gate.track(release);
+        return tracked(s, gate);
+      });
+    },
+  };
+  return { ...base, InferenceSession } as Ort;
+}
+
+/**
  * Releases sessions' native memory (their weights) now rather than at garbage collection: a system
  * the engine drops calls this. Counted like any native call, so the worker's 'stop' waits for it;
  * once the thread is stopping the sessions are left to the thread's end.

@@ -5,7 +5,8 @@
  * one entry here, its module (implementing System), its protocol messages and its panel view.
  */
 import * as path from 'node:path';
-import type { RoundTripVariant } from '../../protocol';
+import type { HubConfig, RoundTripVariant } from '../../protocol';
+import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
 import type { ModelSource } from '../runtime/modelSource';
 import { CudaDecision } from '../runtime/onnx';
 import type { RuntimeOptions } from './context';
@@ -13,6 +14,7 @@ import { EssaySystem } from './essay';
 import { ReplySystem } from './reply';
 import { RoundTripSystem } from './roundtrip';
 import { ScoringSystem } from './scoring';
+import { HubStorySystem } from './hubStory';
 import { StorySystem } from './story';
 import { SummarizeSystem } from './summarize';
 import type { Op, RequestOf, System } from './system';
@@ -33,6 +35,11 @@ export interface SystemEntry<O extends Op = Op, S extends System<O> = System<O>,
   variant?(request: RequestOf<O>): V | undefined;
   /** Loads it from a model source (the manifest checks happen inside, whatever the source). */
   load(source: ModelSource, runtime: RuntimeOptions, variant: V | undefined): Promise<S>;
+  /**
+   * Loads a model in transformers.js's layout in its place (issue 21): a Hub id or a local folder
+   * (draftsmith.<command>.model). Absent: the system runs its own models only.
+   */
+  external?(choice: ExternalChoice, hub: HubConfig, runtime: RuntimeOptions, watch: LoadWatch): Promise<System<O>>;
 }
 
 const roundtripFolder = (variant: RoundTripVariant | undefined) => (variant ? `roundtrip-${variant}` : 'roundtrip');
@@ -57,6 +64,7 @@ export const SYSTEMS = {
     ops: ['story', 'premise'],
     loading: 'Loading the story model…',
     ...oneFolder('story', (dir, runtime) => StorySystem.load(dir, runtime)),
+    external: (choice, hub, runtime, watch) => HubStorySystem.load(choice, hub, runtime, watch),
   } satisfies SystemEntry<'story' | 'premise', StorySystem, never>,
   roundtrip: {
     ops: ['roundtrip'],

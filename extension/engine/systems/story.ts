@@ -30,6 +30,7 @@ import type { RunContext, RuntimeOptions } from './context';
 import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { neverWritten } from './decodingOptions';
+import { tokenStream } from './tokenStream';
 
 type StoryArch = Extract<Manifest['architecture'], { type: 'story-conv-seq2seq' }>;
 
@@ -148,7 +149,7 @@ export class StorySystem implements System<'story' | 'premise'> {
     ctx.progress('Writing a premise…', 0);
     const t0 = performance.now();
     const { model, start } = this.premiseModel();
-    const stream = this.stream(ctx, (_text, n) => ({ message: `Writing a premise (${n} tokens)…`, fraction: n / limit.maxLength }));
+    const stream = tokenStream(ctx, (ids) => this.tokenizer.decode([...ids]), (_text, n) => ({ message: `Writing a premise (${n} tokens)…`, fraction: n / limit.maxLength }));
     const hyp = await this.sample(model, start, {
       ...sampling, eos: this.arch.premise.endOfPromptId, maxLength: limit.maxLength,
       guard: decodingGuard({ ...this.guards, eos: this.arch.premise.endOfPromptId }, req.guards, ''),
@@ -199,7 +200,7 @@ export class StorySystem implements System<'story' | 'premise'> {
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
     const t1 = performance.now();
-    const stream = this.stream(ctx, (text) => {
+    const stream = tokenStream(ctx, (ids) => this.tokenizer.decode([...ids]), (text) => {
       const written = countWords(text);
       return { message: `Writing the story (${written} of ${words} words)…`, fraction: written / words };
     });
@@ -303,47 +304,6 @@ export class StorySystem implements System<'story' | 'premise'> {
       bos: special.bos, eos: o.eos, maxLength: o.maxLength, k: o.topK, temperature: o.temperature, seed: o.seed,
       minLength: 1, banned, endsBefore: o.endsBefore, mayEnd: o.mayEnd, guard: o.guard,
     }, hooks);
-  }
-
-  /**
-   * The text of the tokens so far, sent to the caller after every token (the host writes it into
-   * the editor as it comes): each partial text extends the one before, and each token's span in it
-   * is kept for the panel.
-   */
-  private stream(ctx: RunContext, progress: (text: string, tokens: number) => { message: string; fraction: number }) {
-    const tokenizer = this.tokenizer;
-    let cached: { ids: readonly number[]; length: number; text: string } | undefined;
-    const text = (ids: readonly number[]): string => {
-      if (cached?.ids === ids && cached.length === ids.length) return cached.text;
-      const t = tokenizer.decode([...ids]);
-      cached = { ids, length: ids.length, text: t };
-      return t;
-    };
-    let sent = '';
-    const spans: Omit<GeneratedToken, 'gate'>[] = [];
-    return {
-      text: (ids: readonly number[]) => (ids.length === spans.length ? sent : text(ids)),
-      spans,
-      hooks: {
-        clock: ctx.clock,
-        checkCancelled: () => ctx.checkCancelled(),
-        onStep: (_step: number, ids: number[]) => {
-          const now = text(ids);
-          // Decoding a longer prefix extends the text (sentencepiece pieces carry their own spaces);
-          // should it ever not, the token gets an empty span and the stream waits until it does.
-          if (now.startsWith(sent)) {
-            const piece = now.slice(sent.length);
-            spans.push({ text: piece.trimStart(), start: now.length - piece.trimStart().length, end: now.length });
-            sent = now;
-            ctx.partial(sent);
-          } else {
-            spans.push({ text: '', start: sent.length, end: sent.length });
-          }
-          const p = progress(sent, ids.length);
-          ctx.progress(p.message, Math.min(0.95, p.fraction));
-        },
-      },
-    };
   }
 
   private stats(s: { inputTokens: number | null; usedInputTokens: number; outputTokens: number; encodeMs: number; decodeMs: number }): StoryResult['stats'] {

@@ -1,0 +1,81 @@
+/**
+ * @huggingface/transformers (transformers.js), loaded only when a user chooses a Hub model, and
+ * only through our guard for native calls: it takes the onnxruntime it runs from
+ * globalThis[Symbol.for('onnxruntime')] when it is first loaded, so that symbol is set first, to
+ * onnxruntime-node with every session going through the gate of the engine that uses it now.
+ *
+ * The narrow interfaces below are the part of its API Draftsmith uses (its own typings describe
+ * every model class of the library; these say what we rely on).
+ */
+import { NativeCalls, guardedOrt } from '../runtime/onnx';
+
+export interface TjsTensor {
+  dims: number[];
+  tolist(): unknown[];
+}
+
+export interface TjsTokenizer {
+  (text: string, options?: Record<string, unknown>): { input_ids: TjsTensor; attention_mask: TjsTensor };
+  encode(text: string, options?: { add_special_tokens?: boolean }): number[];
+  decode(ids: readonly (number | bigint)[], options?: { skip_special_tokens?: boolean }): string;
+  readonly bos_token_id?: number | null;
+  readonly eos_token_id?: number | null;
+}
+
+export interface TjsModel {
+  readonly config: Record<string, unknown> & { model_type?: string };
+  generate(options: Record<string, unknown>): Promise<TjsTensor | { sequences: TjsTensor }>;
+  dispose(): Promise<unknown>;
+}
+
+export type ProgressInfo =
+  | { status: 'initiate' | 'download' | 'done'; name: string; file: string }
+  | { status: 'progress'; name: string; file: string; progress: number; loaded: number; total: number }
+  | { status: 'progress_total'; name: string; progress: number; loaded: number; total: number }
+  | { status: 'ready'; task?: string; model?: string };
+
+export interface PretrainedOptions {
+  progress_callback?: (info: ProgressInfo) => void;
+  revision?: string;
+  local_files_only?: boolean;
+  cache_dir?: string;
+  dtype?: string;
+  device?: string;
+  session_options?: Record<string, unknown>;
+}
+
+interface Auto<T> {
+  from_pretrained(id: string, options?: PretrainedOptions): Promise<T>;
+}
+
+export interface Tjs {
+  env: {
+    allowRemoteModels: boolean;
+    allowLocalModels: boolean;
+    localModelPath: string;
+    remoteHost: string;
+    cacheDir: string;
+    useFSCache: boolean;
+    useBrowserCache: boolean;
+    fetch: typeof fetch;
+  };
+  AutoTokenizer: Auto<TjsTokenizer>;
+  AutoConfig: Auto<Record<string, unknown> & { model_type?: string; is_encoder_decoder?: boolean }>;
+  AutoModelForCausalLM: Auto<TjsModel>;
+  AutoModelForSeq2SeqLM: Auto<TjsModel>;
+  BaseStreamer: new () => { put(value: bigint[][]): void; end(): void };
+  StoppingCriteria: new () => { _call(inputIds: bigint[][], scores: unknown): boolean[] };
+}
+
+let gate = new NativeCalls();
+let loaded: Tjs | undefined;
+
+/** transformers.js, its native calls going through `calls` (the engine's gate) from now on. */
+export function transformersJs(calls: NativeCalls): Tjs {
+  gate = calls;
+  if (!loaded) {
+    (globalThis as Record<symbol, unknown>)[Symbol.for('onnxruntime')] = guardedOrt(() => gate);
+    loaded = require('@huggingface/transformers') as Tjs;
+  }
+  return loaded;
+}

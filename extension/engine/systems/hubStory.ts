@@ -1,0 +1,203 @@
+/**
+ * Continue Story and Write a Premise with a causal language model from the Hub, or a local folder in
+ * transformers.js's layout (issue 21): a plain LM in place of the fusion model, so the panel has no
+ * fusion gates to show and says so. transformers.js downloads, caches and tokenizes; our own loop
+ * samples (decode/topk.ts through hub/causalStep.ts), so a seed writes the same story again, the
+ * length is held in words as with the built-in model, and the text streams into the editor.
+ */
+import type { ExternalModel, HubConfig, PremiseRequest, PremiseResult, SamplingOptions, StoryRequest, StoryResult } from '../../protocol';
+import { topKSample } from '../decode/topk';
+import { EngineError } from '../errors';
+import { CausalStepModel, type CausalState } from '../hub/causalStep';
+import { openHubModel, type ExternalChoice, type LoadWatch, type OpenedHubModel } from '../hub/hubModel';
+import type { Session } from '../runtime/onnx';
+import { hasReadableText } from '../text/reader';
+import { countWords } from '../text/words';
+import type { RunContext, RuntimeOptions } from './context';
+import { lengthLimit, maxLengthHit } from './lengthLimit';
+import { EMPTY_PROMPT_MESSAGE, minimumWords } from './story';
+import type { System, SystemDescription } from './system';
+import { tokenStream } from './tokenStream';
+
+/** The continuation's default length in words, as the built-in model's manifest gives it. */
+const DEFAULT_WORDS = 150;
+/** Tokens kept free for the continuation when a long prompt is cut to the model's context. */
+const CONTINUATION_ROOM = 320;
+/** A premise: one or two sentences. */
+const PREMISE_TOKENS = 60;
+
+function freshSeed(): number {
+  return Math.floor(Math.random() * 2 ** 32);
+}
+
+export class HubStorySystem implements System<'story' | 'premise'> {
+  private constructor(private readonly opened: OpenedHubModel, private readonly step: CausalStepModel,
+    private readonly contextTokens: number, private readonly bos: number | undefined, private readonly eos: number) {}
+
+  static async load(choice: ExternalChoice, hub: HubConfig, runtime: RuntimeOptions, watch: LoadWatch): Promise<HubStorySystem> {
+    const opened = await openHubModel(choice, 'causal-lm', 'Continue Story', hub, runtime, watch);
+    const sessions = (opened.model as unknown as { sessions?: Record<string, Session> }).sessions;
+    // model.onnx in transformers.js's own exports; decoder_model_merged.onnx in optimum's older ones.
+    const session = sessions?.model ?? sessions?.decoder_model_merged;
+    if (!session) {
+      await opened.model.dispose();
+      throw new EngineError('bad-model', `${opened.id} has no decoder graph (onnx/model*.onnx) in the layout transformers.js runs`);
+    }
+    try {
+      const config = opened.model.config;
+      const step = new CausalStepModel(session, config);
+      const num = (k: string) => (typeof config[k] === 'number' ? (config[k] as number) : undefined);
+      const context = num('n_positions') ?? num('max_position_embeddings') ?? 1024;
+      const eos = num('eos_token_id') ?? opened.tokenizer.eos_token_id ?? undefined;
+      if (eos === undefined) throw new EngineError('bad-model', `${opened.id} names no end-of-text token (config.json eos_token_id)`);
+      // A model with its own start token (ours: <s>) reads it first, as it was trained; GPT-2's start
+      // and end token are one, and its text starts without it.
+      const bos = num('bos_token_id');
+      return new HubStorySystem(opened, step, context, bos !== undefined && bos !== eos ? bos : undefined, eos);
+    } catch (e) {
+      await opened.model.dispose();
+      throw e;
+    }
+  }
+
+  describe(): SystemDescription {
+    const o = this.opened;
+    return { system: 'story', name: o.id, description: `${o.architecture} (${o.dtype}) run with transformers.js`, architecture: o.architecture, dir: o.dir, device: o.device };
+  }
+
+  private disposed = false;
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.opened.model.dispose();   // its sessions' release goes through the engine's gate (hub/transformersJs.ts)
+  }
+
+  run(req: StoryRequest | PremiseRequest, ctx: RunContext): Promise<StoryResult | PremiseResult> {
+    return req.op === 'premise' ? this.premise(req, ctx) : this.continueStory(req, ctx);
+  }
+
+  private external(): ExternalModel {
+    const from = this.opened.source === 'hub' ? 'from the Hub' : 'in transformers.js\'s layout';
+    return { id: this.opened.id, architecture: this.opened.architecture, note: `A plain language model ${from}: no fusion gates (the fusion model is the built-in one), no attention weights (its graph does not export them).` };
+  }
+
+  private encode(text: string): number[] {
+    return this.opened.tokenizer.encode(text, { add_special_tokens: false });
+  }
+
+  private decode(ids: readonly number[]): string {
+    return this.opened.tokenizer.decode([...ids], { skip_special_tokens: true });
+  }
+
+  /** The end of the prompt that fits the model's context with room to write: where it starts, and its ids. */
+  private readPrompt(prompt: string): { usedFrom: number; ids: number[]; total: number | null } {
+    const room = Math.max(16, this.contextTokens - CONTINUATION_ROOM - 1);
+    const all = this.encode(prompt);
+    if (all.length <= room) return { usedFrom: 0, ids: all, total: all.length };
+    // The tokenizer gives no offsets: the latest word start whose suffix fits, by bisection.
+    const starts = [...prompt.matchAll(/(?<=\s)\S/g)].map((m) => m.index ?? 0);
+    let lo = 0, hi = starts.length - 1, best = starts.length ? starts[starts.length - 1] : 0;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.encode(prompt.slice(starts[mid])).length <= room) {
+        best = starts[mid];
+        hi = mid - 1;
+      } else lo = mid + 1;
+    }
+    return { usedFrom: best, ids: this.encode(prompt.slice(best)).slice(-room), total: all.length };
+  }
+
+  private sampling(req: SamplingOptions | undefined): StoryResult['sampling'] {
+    return { topK: req?.topK ?? 10, temperature: req?.temperature ?? 0.8, seed: req?.seed ?? freshSeed() };
+  }
+
+  private banned(): number[] {
+    // Never a start token or padding in the middle of a story.
+    const c = this.opened.model.config;
+    return [c.bos_token_id, c.pad_token_id].filter((x): x is number => typeof x === 'number' && x !== this.eos);
+  }
+
+  /** The prompt through the model: the cache after all but its last token, which the sampler feeds first. */
+  private async prefill(ids: readonly number[]): Promise<{ state: CausalState; first: number }> {
+    const start = this.bos !== undefined ? [this.bos, ...ids] : [...ids];
+    if (start.length === 0) start.push(this.eos);   // an empty prompt: the model's text start
+    const state = this.step.initial();
+    if (start.length === 1) return { state, first: start[0] };
+    const out = await this.step.run(start.slice(0, -1), state);
+    return { state: out.state, first: start[start.length - 1] };
+  }
+
+  async continueStory(req: StoryRequest, ctx: RunContext): Promise<StoryResult> {
+    const prompt = req.prompt;
+    if (!hasReadableText(prompt)) throw new EngineError('bad-input', EMPTY_PROMPT_MESSAGE);
+    ctx.progress('Reading the prompt…', 0);
+    const { usedFrom, ids, total } = this.readPrompt(prompt);
+    const sampling = this.sampling(req.sampling);
+    const words = req.words ?? DEFAULT_WORDS;
+    const limit = lengthLimit(Infinity, Math.max(1, this.contextTokens - ids.length - 2));
+    const t0 = performance.now();
+    const { state, first } = await this.prefill(ids);
+    const encodeMs = performance.now() - t0;
+    ctx.checkCancelled();
+    const stream = tokenStream(ctx, (t) => this.decode(t), (text) => {
+      const written = countWords(text);
+      return { message: `Writing the story with ${this.opened.id} (${written} of ${words} words)…`, fraction: written / words };
+    });
+    const t1 = performance.now();
+    const minWords = minimumWords(words);
+    const hyp = await topKSample(this.step, state, {
+      bos: first, eos: this.eos, maxLength: limit.maxLength, k: sampling.topK, temperature: sampling.temperature, seed: sampling.seed,
+      minLength: 1, banned: this.banned(),
+      endsBefore: (tokens) => countWords(stream.text(tokens)) > words,
+      mayEnd: (tokens) => countWords(stream.text(tokens)) >= minWords,
+    }, stream.hooks);
+    const decodeMs = performance.now() - t1;
+    const continuation = stream.text(hyp.tokens);
+    const wordCount = countWords(continuation);
+    return {
+      op: 'story',
+      usedPrompt: prompt.slice(usedFrom),
+      truncated: usedFrom > 0,
+      promptChars: prompt.length,
+      usedFrom,
+      continuation,
+      tokens: stream.spans.slice(0, hyp.tokens.length).map((s) => ({ ...s, gate: null })),
+      words,
+      wordCount,
+      endedBy: hyp.hitMaxLength ? 'length-limit' : wordCount >= words ? 'words' : 'end',
+      hitMaxLength: maxLengthHit(hyp, limit),
+      fusion: false,
+      sampling,
+      stats: this.stats(total, ids.length, hyp.tokens.length, encodeMs, decodeMs),
+      external: this.external(),
+    };
+  }
+
+  /** A premise: the model's own opening, one or two sentences from the start of a text. */
+  async premise(req: PremiseRequest, ctx: RunContext): Promise<PremiseResult> {
+    const sampling = this.sampling(req.sampling);
+    const limit = lengthLimit(PREMISE_TOKENS, Math.max(1, this.contextTokens - 2));
+    ctx.progress('Writing a premise…', 0);
+    const t0 = performance.now();
+    const { state, first } = await this.prefill([]);
+    const stream = tokenStream(ctx, (t) => this.decode(t), (_text, n) => ({ message: `Writing a premise (${n} tokens)…`, fraction: n / limit.maxLength }));
+    const hyp = await topKSample(this.step, state, {
+      bos: first, eos: this.eos, maxLength: limit.maxLength, k: sampling.topK, temperature: sampling.temperature, seed: sampling.seed,
+      minLength: 1, banned: this.banned(),
+      // The premise ends with its first sentence of a few words.
+      endsBefore: (tokens) => {
+        const text = stream.text(tokens.slice(0, -1));
+        return countWords(text) >= 6 && /[.!?]["'”’)]?\s*$/.test(text);
+      },
+    }, stream.hooks);
+    const decodeMs = performance.now() - t0;
+    return {
+      op: 'premise', premise: stream.text(hyp.tokens).trim(), hitMaxLength: maxLengthHit(hyp, limit), sampling,
+      stats: this.stats(0, 0, hyp.tokens.length, 0, decodeMs), external: this.external(),
+    };
+  }
+
+  private stats(inputTokens: number | null, used: number, outputTokens: number, encodeMs: number, decodeMs: number): StoryResult['stats'] {
+    return { inputTokens, usedInputTokens: used, outputTokens, encodeMs, decodeMs, tokensPerSecond: (outputTokens + 1) / Math.max(decodeMs / 1000, 1e-6), device: this.opened.device, model: this.opened.id };
+  }
+}

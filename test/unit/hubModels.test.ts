@@ -1,0 +1,166 @@
+/**
+ * Hub models (issue 21) against a loopback Hub (loopbackHub.ts): transformers.js's real download
+ * and cache code, our engine around it. Every failure must say what happened and leave nothing in
+ * the cache that a later run would use.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Engine } from '../../extension/engine/engine';
+import { EngineError } from '../../extension/engine/errors';
+import type { EngineConfig, HubConfig, StoryResult } from '../../extension/protocol';
+import { endOf, modelsDir, startWorker } from './helpers';
+import { HUB_FIXTURES, STORY_LM, startLoopbackHub, type LoopbackHub } from './loopbackHub';
+
+const PROMPT = 'Once upon a time, a little girl named Lily found a red ball in the park.';
+const ONNX = `${STORY_LM}/onnx/model_quantized.onnx`;
+
+function tempCache(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-hub-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function config(hub: Partial<HubConfig> & { cacheDir: string }): EngineConfig {
+  return { modelsDir, device: 'cpu', threads: 1, hub: { endpoint: 'http://127.0.0.1:9/', offline: false, stallSeconds: 30, ...hub } };
+}
+
+/** Every file under `dir`, relative, sorted. */
+function files(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile())
+    .map((d) => path.relative(dir, path.join(d.parentPath, d.name))).sort();
+}
+
+async function withHub(t: { after(fn: () => Promise<void>): void }): Promise<LoopbackHub> {
+  const hub = await startLoopbackHub();
+  t.after(() => hub.close());
+  return hub;
+}
+
+const story = (seed = 7, words = 25) => ({ op: 'story' as const, prompt: PROMPT, words, sampling: { seed }, model: { kind: 'hub' as const, id: STORY_LM } });
+
+const failsWith = (code: string, what: RegExp) => (e: unknown) => e instanceof EngineError && e.code === code && what.test(e.message);
+
+test('a Hub story model downloads on first use with progress in bytes and percent, then writes a story', async (t) => {
+  const hub = await withHub(t);
+  const cacheDir = tempCache(t);
+  const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {});
+  const progress: string[] = [];
+  const r = await engine.run(story(), { progress: (m) => progress.push(m) }) as StoryResult;
+  assert.ok(progress.some((m) => /^Downloading draftsmith\/story-gpt2: [\d.]+ of [\d.]+ MB \(100 %\)$/.test(m)), progress.join('\n'));
+  assert.ok(r.continuation.trim().length > 0);
+  assert.equal(r.external?.id, STORY_LM);
+  assert.equal(r.external?.architecture, 'gpt2');
+  assert.equal(r.fusion, false);
+  // The same seed writes the same story (our sampler runs the Hub model).
+  const again = await engine.run(story()) as StoryResult;
+  assert.equal(again.continuation, r.continuation);
+  assert.ok(files(cacheDir).includes(path.join(STORY_LM, 'onnx', 'model_quantized.onnx')), files(cacheDir).join(', '));
+});
+
+test('once downloaded, a Hub model loads from the cache with the server gone (a fresh worker)', async (t) => {
+  const hub = await withHub(t);
+  const cacheDir = tempCache(t);
+  await new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {}).run(story());
+  await hub.close();
+  const { until, send, close } = startWorker();
+  try {
+    send({ type: 'configure', config: config({ endpoint: hub.endpoint, cacheDir }) });
+    send({ type: 'request', id: 1, request: story(3) });
+    const end = await until(endOf(1));
+    assert.equal(end.type, 'result', JSON.stringify(end));
+  } finally { await close(); }
+});
+
+test('offline, a model not in the cache is refused without a request, saying downloads are off', async (t) => {
+  const hub = await withHub(t);
+  const cacheDir = tempCache(t);
+  const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir, offline: true }), () => {});
+  await assert.rejects(engine.run(story()), failsWith('model-unavailable', /not in the download cache.*downloads are off/));
+  assert.deepEqual(hub.requests, []);
+  assert.deepEqual(files(cacheDir), []);
+});
+
+test('a model id the Hub does not have is "not found", and nothing is cached', async (t) => {
+  const hub = await withHub(t);
+  const cacheDir = tempCache(t);
+  const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {});
+  await assert.rejects(engine.run({ ...story(), model: { kind: 'hub', id: 'draftsmith/no-such-model' } }), failsWith('model-unavailable', /draftsmith\/no-such-model was not found at http:\/\/127\.0\.0\.1/));
+  assert.deepEqual(files(cacheDir), []);
+});
+
+for (const [how, what] of [
+  ['500', /The Hub could not send draftsmith\/story-gpt2: .*500|Internal server error/],
+  ['truncate', /broke off before its end/],
+] as const) {
+  test(`a server answering ${how === '500' ? '500' : 'with a file cut off'} fails the load clearly, keeps no part of that file, and a later try succeeds`, async (t) => {
+    const hub = await withHub(t);
+    const cacheDir = tempCache(t);
+    hub.behave.set(ONNX, how);
+    await assert.rejects(new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {}).run(story()), failsWith('model-unavailable', what));
+    assert.ok(!files(cacheDir).some((f) => f.includes('model_quantized')), files(cacheDir).join(', '));
+    hub.behave.delete(ONNX);
+    const r = await new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {}).run(story()) as StoryResult;
+    assert.ok(r.continuation.length > 0);
+  });
+}
+
+test('a server that stops answering mid-download fails after the stall time, keeping nothing of the file', async (t) => {
+  const hub = await withHub(t);
+  const cacheDir = tempCache(t);
+  hub.behave.set(ONNX, 'stall');
+  const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir, stallSeconds: 1 }), () => {});
+  await assert.rejects(engine.run(story()), failsWith('model-unavailable', /stopped: nothing received for 1 s/));
+  assert.ok(!files(cacheDir).some((f) => f.includes('model_quantized')), files(cacheDir).join(', '));
+});
+
+test('Cancel during the download stops it at once and leaves no partial file; the next run downloads it whole', async (t) => {
+  const hub = await withHub(t);
+  const cacheDir = tempCache(t);
+  hub.behave.set(ONNX, { slowBytesPerSecond: 200_000 });
+  const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {});
+  let cancelled = false;
+  const t0 = Date.now();
+  await assert.rejects(engine.run(story(), {
+    progress: (m) => { if (/^Downloading .*\((\d+) %\)$/.test(m) && !/\(0 %\)/.test(m)) cancelled = true; },
+    isCancelled: () => cancelled,
+  }), (e: unknown) => e instanceof EngineError && e.code === 'cancelled');
+  assert.ok(Date.now() - t0 < 5000, 'the cancel took effect within the download, not after it');
+  assert.ok(!files(cacheDir).some((f) => f.includes('model_quantized')), files(cacheDir).join(', '));
+  hub.behave.delete(ONNX);
+  const r = await engine.run(story()) as StoryResult;
+  assert.ok(r.continuation.length > 0);
+});
+
+test('a local folder in transformers.js\'s layout runs without any download', async () => {
+  const engine = new Engine(config({ cacheDir: path.join(os.tmpdir(), 'draftsmith-hub-unused') }), () => {});
+  const r = await engine.run({ ...story(), model: { kind: 'folder', dir: path.join(HUB_FIXTURES, STORY_LM) } }) as StoryResult;
+  assert.ok(r.continuation.length > 0);
+  assert.equal(r.external?.architecture, 'gpt2');
+  const p = await engine.run({ op: 'premise', sampling: { seed: 1 }, model: { kind: 'folder', dir: path.join(HUB_FIXTURES, STORY_LM) } });
+  assert.equal(p.op, 'premise');
+});
+
+test('Restart Engine while a Hub model writes: the worker answers "stopped" only once no native call runs, and the process lives on', async (t) => {
+  const hub = await withHub(t);
+  const cacheDir = tempCache(t);
+  const { until, send, close, w } = startWorker();
+  let exited = false;
+  w.on('exit', () => { exited = true; });
+  send({ type: 'configure', config: config({ endpoint: hub.endpoint, cacheDir }) });
+  send({ type: 'request', id: 1, request: story(5, 2000) });
+  // Mid-generation: a few words streamed already.
+  await until((m) => m.type === 'partial' && m.id === 1 && m.text.split(/\s+/).length > 3);
+  await close();   // 'stop', wait for 'stopped', terminate: what Restart Engine does
+  assert.ok(exited);
+  // This process (the extension host's stand-in) is still here and runs a fresh worker.
+  const again = startWorker();
+  try {
+    again.send({ type: 'configure', config: config({ endpoint: hub.endpoint, cacheDir }) });
+    again.send({ type: 'request', id: 2, request: story(6) });
+    assert.equal((await again.until(endOf(2))).type, 'result');
+  } finally { await again.close(); }
+});
