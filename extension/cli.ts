@@ -17,6 +17,9 @@
       the typed --key), best first, each labelled "key — mapping".
   draftsmith eval reply [--data DIR] [--limit N] [--variant NAME=DIR ...] [--examples N] [--models DIR]
       NRM vs ESED on the held-out posts: Diversity and Substantiality at top-1 and top-5, BLEU; mapper examples.
+  Every model command also takes --models-url URL: model folders exported by models/train under URL
+  (URL/summarize/model.json, ...), downloaded once into $DRAFTSMITH_CACHE, every file checked against
+  its model.json's sha256 (--offline: only folders downloaded before).
   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [...]
  */
 import { promises as fs, statSync } from 'node:fs';
@@ -100,6 +103,8 @@ export function engineConfig(a: Args): EngineConfig {
   if (typeof endpoint === 'object') throw new EngineError('bad-request', endpoint.error);
   const config = EngineConfig.safeParse({
     modelsDir: path.resolve(flag(a, 'models') ?? path.join(__dirname, '..', 'models')),
+    // --models-url: Draftsmith model folders from a server (issue 21, item 4), cached with the Hub's.
+    ...(flag(a, 'models-url') !== undefined ? { modelsUrl: flag(a, 'models-url') } : {}),
     // Hub models (issue 21): downloaded into $DRAFTSMITH_CACHE, else ~/.cache/draftsmith/hub.
     hub: { endpoint, offline: flag(a, 'offline') !== undefined, cacheDir: path.resolve(process.env.DRAFTSMITH_CACHE?.trim() || defaultHubConfig().cacheDir) },
     device: device.data,

@@ -32,6 +32,11 @@ export type HubConfig = z.infer<typeof HubConfig>;
 export const EngineConfig = z.object({
   /** Folder holding one sub-folder per system (summarize/, essay/, ...). */
   modelsDir: z.string().min(1),
+  /**
+   * Draftsmith model folders from a URL in place of modelsDir (draftsmith.modelsUrl): <url>/<folder>/
+   * model.json and its files, downloaded once into hub.cacheDir, each file checked against its sha256.
+   */
+  modelsUrl: z.string().url().refine((u) => /^https?:/.test(u), 'an http or https URL').optional(),
   hub: HubConfig.optional(),
   device: DeviceSetting.default('auto'),
   /** Intra-op threads per session; 0 lets onnxruntime choose (one per core). */

@@ -10,7 +10,8 @@ import { HubConfig, type EngineConfig, type EngineRequest, type ModelChoice, typ
 import { CancelledError, EngineError, errorMessage } from './errors';
 import type { LoadWatch } from './hub/hubModel';
 import { YieldClock } from './decode/types';
-import { modelsFolder, singleFolder } from './runtime/modelSource';
+import { modelsFolder, singleFolder, type ModelSource } from './runtime/modelSource';
+import { urlModels } from './runtime/urlSource';
 import { CudaDecision, NativeCalls } from './runtime/onnx';
 import type { RunContext, RuntimeOptions } from './systems/context';
 import { SYSTEMS, systemFor, type SystemEntry, type SystemId, type SystemOf } from './systems/registry';
@@ -131,6 +132,14 @@ export class Engine {
     };
   }
 
+  /** Where the built-in choice's folders come from: the models folder, or draftsmith.modelsUrl's server. */
+  private builtInSource(watch: LoadWatch): ModelSource {
+    const { modelsUrl } = this.config;
+    if (!modelsUrl) return modelsFolder(this.config.modelsDir);
+    const hub = this.config.hub ?? defaultHubConfig();
+    return urlModels(modelsUrl, { cacheDir: hub.cacheDir, offline: hub.offline, stallMs: hub.stallSeconds * 1000, log: (m) => this.log('info', m) }, watch);
+  }
+
   private slot(id: SystemId, variant: string | undefined, choice?: ModelChoice): Slot {
     const key = `${id}/${variant ?? 'default'}/${choiceKey(choice)}`;
     let slot = this.slots.get(key);
@@ -139,7 +148,7 @@ export class Engine {
       // The source is read when the load starts, so a configure before then is honoured.
       const what = `the ${id}${variant ? ` (${variant})` : ''} model`;
       slot = new Slot((watch) => {
-        if (!choice || choice.kind === 'built-in') return entry.load(modelsFolder(this.config.modelsDir), this.runtime(what), variant);
+        if (!choice || choice.kind === 'built-in') return entry.load(this.builtInSource(watch), this.runtime(what), variant);
         // A Draftsmith folder (model.json) loads as the built-in models do; anything else is transformers.js's layout.
         if (choice.kind === 'folder' && existsSync(path.join(choice.dir, 'model.json'))) return entry.load(singleFolder(choice.dir), this.runtime(what), variant);
         if (!entry.external) return Promise.reject(new EngineError('bad-request', `The ${id} command runs Draftsmith's own models only, not a Hub model.`));

@@ -32,6 +32,7 @@ export function readEngineConfig(extensionPath: string, storageDir: string): Eng
   const device = DEVICES.find((d) => d === setting) ?? 'auto';
   return {
     modelsDir: resolveModelsDir(cfg.inspect('modelsPath'), vscode.workspace.isTrusted, path.join(extensionPath, 'models')),
+    ...readModelsUrl(),
     hub: readHubConfig(storageDir).hub,
     device,
     threads: intIn(cfg.get('threads'), 0, 64, DEFAULT_THREADS),
@@ -39,6 +40,23 @@ export function readEngineConfig(extensionPath: string, storageDir: string): Eng
 }
 
 // ---- which model a command runs (issue 21) ---------------------------------------------------------
+
+/**
+ * draftsmith.modelsUrl, where set (user or machine settings only in a restricted workspace, like
+ * modelsPath): an http(s) address; anything else is ignored with the shipped models kept (the
+ * setting's own validation in the Settings UI says why).
+ */
+function readModelsUrl(): { modelsUrl?: string } {
+  const set = trustedSetting(vscode.workspace.getConfiguration(SECTION).inspect('modelsUrl'), vscode.workspace.isTrusted);
+  const value = typeof set?.value === 'string' ? set.value.trim() : '';
+  if (!value) return {};
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? { modelsUrl: url.href } : {};
+  } catch {
+    return {};
+  }
+}
 
 export const HUB_ENDPOINT_SETTING = 'draftsmith.hub.endpoint';
 export const HUB_OFFLINE_SETTING = 'draftsmith.hub.offline';
