@@ -13,7 +13,7 @@ import { CausalStepModel } from '../extension/engine/hub/causalStep';
 import { openHubModel } from '../extension/engine/hub/hubModel';
 import { HubConfig, type StoryResult } from '../extension/protocol';
 import { HubStorySystem } from '../extension/engine/systems/hubStory';
-import { startLoopbackHub, STORY_LM } from '../test/unit/loopbackHub';
+import { startLoopbackHub, STORY_LM, STORY_LM_WEIGHTS } from '../test/unit/loopbackHub';
 import { root } from './loopBench';
 import { median, peakRssMB, Reporter } from './report';
 
@@ -31,7 +31,7 @@ const watch = { progress: () => {}, isCancelled: () => false };
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-hub-bench-'));
   try {
     const hub = HubConfig.parse({ endpoint: server.endpoint, cacheDir });
-    const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', 'onnx/model_quantized.onnx'];
+    const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', STORY_LM_WEIGHTS];
     const bytes = files.reduce((a, f) => a + statSync(path.join(fixtures, STORY_LM, f)).size, 0);
     r.section(`Hub model ${STORY_LM} (a GPT-2 trained by models/train/draftsmith_train/causal_lm.py), threads ${threads}`);
 
@@ -81,7 +81,7 @@ const watch = { progress: () => {}, isCancelled: () => false };
     }
     r.row('Continue Story with the Hub model: tokens/s (median over 5 seeds)', median(perSecond), 'tokens/s', 'top-k 10, streamed');
     r.row('peak RSS', peakRssMB(), 'MB');
-    r.summary({ model: STORY_LM, variant: 'hub (q8)', threads, loadMs: firstMs, greedyTokensPerSecond: o, peerOverOurs: t / o, peakRssMB: peakRssMB(), sizeMB: bytes / 1024 / 1024 });
+    r.summary({ model: STORY_LM, variant: 'hub (int8 storage)', threads, loadMs: firstMs, greedyTokensPerSecond: o, peerOverOurs: t / o, peakRssMB: peakRssMB(), sizeMB: bytes / 1024 / 1024 });
     await system.dispose();
   } finally {
     await server.close();

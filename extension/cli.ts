@@ -1,17 +1,17 @@
 /**
  * The Draftsmith CLI: the same engine as the extension, from a terminal.
  *
- *   draftsmith summarize FILE [--mode extractive|abstractive] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
+ *   draftsmith summarize FILE | - | --text TEXT [--mode extractive|abstractive] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
  *                             [--beam N] [--max-length N] [--max-input-tokens N]
  *   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--mode extractive|abstractive|both]
  *   draftsmith essay "TOPIC WORDS" / draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...]
- *   draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]
+ *   draftsmith roundtrip FILE | - | --text TEXT [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]
  *   draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...]
  *   draftsmith reply "POST" [--key WORD] [--mapper identity|synonym|antonym|neighbour|all] / draftsmith eval reply [--variant NAME=DIR ...]
  *   draftsmith story --prompt "..." [--words N] [--seed N] [--json] [--model MODEL] [--offline] [--hub-endpoint URL] / draftsmith story --premise
  *   draftsmith eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--words N] [--seed N] [--perplexity] [--ranking N]
  *   every eval: [--dump FILE] writes one JSON line per test item and variant (eval/dump.ts); [--no-guards] the paper's plain decoding
- *   draftsmith reply "POST" | FILE | - [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N]
+ *   draftsmith reply "POST" | FILE | - | --text POST [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N]
                    [--beam N] [--model DIR] [--json]
       Suggests replies to the post, one per semantic key (its nouns and adjectives, mapped as --mapper says, or
       the typed --key), best first, each labelled "key — mapping".
@@ -22,7 +22,7 @@
   its model.json's sha256 (--offline: only folders downloaded before).
   draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [...]
  */
-import { promises as fs, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { DeviceSetting, EngineConfig, EngineRequest, SummarizeMode, type ModelChoice } from './protocol';
 import { defaultHubConfig, Engine } from './engine/engine';
@@ -34,9 +34,12 @@ import { runStoryEval } from './engine/eval/storyEval';
 import { runSummarizeEval, type EvalMode, type SummarizeEvalOptions } from './engine/eval/summarizeEval';
 import { AGGREGATIONS, type Aggregation } from './engine/systems/extractive';
 import { maxLengthNote } from './engine/systems/lengthLimit';
+import { disableOrtTelemetry } from './engine/runtime/ortTelemetry';
 import { DEFAULT_THREADS } from './engine/runtime/threads';
 import { modelDir } from './engine/systems/registry';
 import { flag, guardsFlag, intFlag, numberFlag, parseArgs, type Args } from './cli/args';
+import { commandInput, readStdinText } from './cli/inputText';
+import { checkOptions } from './cli/options';
 import { progressLine } from './cli/progressBar';
 import { parseHubEndpoint, parseModelChoice } from './modelChoice';
 import { evalReply, replyCommand } from './cli/replyCommand';
@@ -44,15 +47,18 @@ import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
 
 const USAGE = `usage:
-  draftsmith summarize FILE [--mode extractive|abstractive] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
-                            [--beam N] [--max-length N] [--max-input-tokens N]
+  draftsmith --help | -h | help: this text.
+  draftsmith summarize FILE | - | --text TEXT [--mode extractive|abstractive] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
+                            [--beam N] [--max-length N] [--max-input-tokens N] [--model MODEL] [--offline] [--hub-endpoint URL]
       extractive (default): the sentences the model's topic-aware attention weighs most, verbatim, in
       document order; abstractive: the TAAS decoder writes a new summary (--beam, --max-length).
+      --model: built-in, a Hub encoder-decoder (e.g. Xenova/distilbart-cnn-6-6: abstractive only) or a folder, as for story.
   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
                             [--mode extractive|abstractive|both] [--split test|val] [--sweep]
                             [--aggregation sum|mean|sqrt|rank] [--position-weight L] [--ratio R] [--max-sentences N]
       ROUGE-1/2/L F1 per domain beside Lead-3, and the rate of names and numbers not in the source.
-  draftsmith essay "bee, swallow, geese, flower, frog" [--candidates N] [--beam N] [--max-length N] [--unconstrained] [--json]
+  draftsmith essay "bee, swallow, geese, flower, frog" | FILE | - | --text TEXT [--candidates N] [--beam N] [--max-length N] [--unconstrained] [--json]
+                   [--model MODEL] [--offline] [--hub-endpoint URL]   (a Hub causal LM: an instruction names the words)
   draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--unconstrained] [--models DIR] [--show]
   draftsmith story --prompt "A lighthouse keeper finds a message in a bottle." [--words N] [--seed N]
                    [--temperature T] [--top-k K] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]
@@ -67,11 +73,11 @@ const USAGE = `usage:
   draftsmith eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--words N] [--seed N] [--perplexity] [--ranking N] [--models DIR] [--show]
       Continues each held-out test prompt (seeded: --seed + the item's position); words written vs asked;
       with --perplexity the test stories' perplexity, with --ranking N prompt-ranking accuracy on N stories.
-  draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]
+  draftsmith roundtrip FILE | - | --text TEXT [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]
       Encodes the paragraph in FILE (- for standard input) into one vector and decodes it back; prints the
       reconstruction, then (on standard error) the sentence alignment and BLEU, ROUGE-1/2/W, coherence L.
   draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
-  draftsmith reply "POST" | FILE | - [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N]
+  draftsmith reply "POST" | FILE | - | --text POST [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N]
                    [--beam N] [--model DIR] [--json]
       Suggests replies to the post, one per semantic key (its nouns and adjectives, mapped as --mapper says, or
       the typed --key), best first, each labelled "key — mapping".
@@ -94,7 +100,18 @@ const USAGE = `usage:
   Every eval takes --dump FILE: one JSON line per test item and variant, {system, variant, id, domain, source,
   output, references}, for models/train/fluency.sh (the fluency scorer).
   summarize, essay, story, roundtrip and reply, and their evals, take --no-guards: the paper's plain decoding, without
-      the decoding guards (known words only, no tokenizer artefacts such as ".S.", no repeated words) that are on by default.`;
+      the decoding guards (known words only, no tokenizer artefacts such as ".S.", no repeated words) that are on by default.
+  summarize, essay, story, roundtrip and reply take --models DIR, --models-url URL (model folders exported by models/train
+      under URL, downloaded once into $DRAFTSMITH_CACHE, every file checked against its model.json's sha256), --offline,
+      --device auto|cpu|cuda and --threads N; the evals take --models, --device and --threads.
+  FILE, - and TEXT: - reads standard input; --text TEXT gives the text itself. For reply and essay, one word that
+      names an existing file, or that looks like a file name (it contains / or \\, or ends in an extension such as .txt),
+      is read as a file ("no such file" if there is none); anything else is the text. Files are UTF-8; a Latin-1
+      (ISO-8859-1/Windows-1252) or UTF-16 file is read as such, with a note on standard error.
+  An option a command does not take is refused (exit 2) with the list of those it takes. Text that starts with
+      "-" goes after "--" or in --text.
+  Exit codes: 0 done; 1 the input or a model could not be used (e.g. no such file, an empty file; reply: no reply
+      found); 2 a bad command line (no or an unknown command, an unknown option, a bad value).`;
 
 export function engineConfig(a: Args): EngineConfig {
   const device = DeviceSetting.safeParse(flag(a, 'device') ?? 'auto');
@@ -118,7 +135,7 @@ export function engineConfig(a: Args): EngineConfig {
 }
 
 /**
- * --model for story and premise: built-in, a Hub id (owner/name[@revision]) or a folder (relative to
+ * --model for summarize, essay, story and premise: built-in, a Hub id (owner/name[@revision]) or a folder (relative to
  * the working directory); the engine tells a Draftsmith folder (model.json) from transformers.js's layout.
  */
 function modelFlag(a: Args): ModelChoice | undefined {
@@ -155,21 +172,24 @@ function checked<R extends EngineRequest>(request: R): R {
 const stderrLog = (level: string, message: string) => { if (level !== 'info' || process.env.DRAFTSMITH_VERBOSE) process.stderr.write(`[${level}] ${message}\n`); };
 
 async function summarize(a: Args): Promise<void> {
-  const file = a.positional[1];
-  if (!file) throw new EngineError('bad-request', 'summarize needs a FILE (use - for standard input)');
-  const text = file === '-' ? await readStdin() : await fs.readFile(file, 'utf8').catch((e) => { throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`); });
+  const { text, origin } = await commandInput(a, 'summarize', a.positional.slice(1), { acceptsText: false, missing: 'summarize needs a FILE (use - for standard input, or --text "...")' });
+  const model = modelFlag(a);
   const engine = new Engine(engineConfig(a), stderrLog);
+  const download = progressLine();
+  const progress = (message: string, fraction?: number) => { if (message.startsWith('Downloading ')) download.update(message, fraction); };
   const result = await engine.run(checked({
-    op: 'summarize', text, mode: summarizeMode(flag(a, 'mode') ?? 'extractive'), guards: guardsFlag(a),
+    op: 'summarize', text, origin, mode: summarizeMode(flag(a, 'mode') ?? 'extractive'), guards: guardsFlag(a),
     maxInputTokens: intFlag(a, 'max-input-tokens'),
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
-  }));
+    model,
+  }), { progress }).finally(() => download.done());
+  if (result.external) process.stderr.write(externalLine(result.external));
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return;
   }
   process.stdout.write(result.summary + '\n');
-  if (result.truncated) process.stderr.write(`note: the model read the first ${result.usedChars} of ${text.length} characters\n`);
+  if (result.truncated) process.stderr.write(`note: the model read the first ${result.usedChars} of ${text.length} characters${result.inputLimit ? ` (the limit: ${result.inputLimit} tokens)` : ''}\n`);
   if (result.mode === 'extractive') {
     const ignored = ['beam', 'max-length'].filter((f) => flag(a, f) !== undefined).map((f) => `--${f}`);
     if (ignored.length) process.stderr.write(`note: ${ignored.join(' and ')} ${ignored.length > 1 ? 'apply' : 'applies'} to --mode abstractive only; the extractive summary writes no tokens\n`);
@@ -183,13 +203,19 @@ async function summarize(a: Args): Promise<void> {
 }
 
 async function essay(a: Args): Promise<void> {
-  const topics = a.positional.slice(1).join(' ');
-  if (!topics.trim()) throw new EngineError('bad-request', 'essay needs topic words, e.g. draftsmith essay "bee, swallow, geese, flower, frog"');
+  const needs = 'essay needs topic words, e.g. draftsmith essay "bee, swallow, geese, flower, frog" (or a FILE of them, or - for standard input)';
+  const { text: topics, origin, source } = await commandInput(a, 'essay', a.positional.slice(1), { acceptsText: true, missing: needs });
+  if (!topics.trim() && source === 'command line') throw new EngineError('bad-request', needs);
+  const model = modelFlag(a);
   const engine = new Engine(engineConfig(a), stderrLog);
+  const download = progressLine();
+  const progress = (message: string, fraction?: number) => { if (message.startsWith('Downloading ')) download.update(message, fraction); };
   const result = await engine.run(checked({
-    op: 'essay', topics, candidates: intFlag(a, 'candidates'), includeAllTopics: flag(a, 'unconstrained') === undefined, guards: guardsFlag(a),
+    op: 'essay', topics, origin, candidates: intFlag(a, 'candidates'), includeAllTopics: flag(a, 'unconstrained') === undefined, guards: guardsFlag(a),
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
-  }));
+    model,
+  }), { progress }).finally(() => download.done());
+  if (result.external) process.stderr.write(externalLine(result.external));
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return;
@@ -348,11 +374,7 @@ async function evalStory(a: Args): Promise<void> {
   }, evalProgress));
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
+const readStdin = readStdinText;
 
 const cliParts = { engineConfig, checked, log: stderrLog, readStdin };
 
@@ -364,16 +386,20 @@ const cliParts = { engineConfig, checked, log: stderrLog, readStdin };
 const MAX_COMMAND_LINE = 16_000;
 
 async function main(argv: string[]): Promise<number> {
+  disableOrtTelemetry();
   const a = parseArgs(argv);
   const cmd = a.positional[0];
+  // --help, -h or help: the usage on standard output, exit 0 (with any command; text after "--" is text).
+  if (flag(a, 'help') !== undefined || a.positional.slice(0, a.optionsEnd).includes('-h') || cmd === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
   if (!cmd) {
     process.stderr.write(`draftsmith: no command given\n${USAGE}\n`);
     return 2;
   }
-  if (flag(a, 'help')) {
-    process.stdout.write(USAGE + '\n');
-    return 0;
-  }
+  // An option the command does not take is refused (exit 2), not ignored.
+  checkOptions(a, cmd === 'eval' && a.positional[1] !== undefined ? `eval ${a.positional[1]}` : cmd);
   const commandLine = process.argv.join(' ').length;
   if (cmd !== 'score' && commandLine > MAX_COMMAND_LINE) {
     throw new EngineError('bad-request', `the command line is ${commandLine} characters long; the models' runtime cannot start with one over ${MAX_COMMAND_LINE}. ` +

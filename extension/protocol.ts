@@ -74,6 +74,14 @@ export type ExternalModel = z.infer<typeof ExternalModel>;
 
 // ---- per-system requests and results ----------------------------------------------------------
 
+/**
+ * Where a request's text came from, for the engine's messages about it (engine/text/origin.ts):
+ * 'selection' (absent: the editor's selection or document, the extension's wording), 'file' or
+ * 'text' (the CLI: a file, or text given on the command line or standard input).
+ */
+export const TextOrigin = z.enum(['selection', 'file', 'text']);
+export type TextOrigin = z.infer<typeof TextOrigin>;
+
 export const BeamOptions = z.object({
   beamSize: z.number().int().min(1).max(16).optional(),
   maxLength: z.number().int().min(1).max(512).optional(),
@@ -103,6 +111,8 @@ export const SummarizeRequest = z.object({
   guards: z.boolean().optional(),
   /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
   model: ModelChoice.optional(),
+  /** Where the text came from, for messages (absent: the editor's selection). */
+  origin: TextOrigin.optional(),
 });
 export type SummarizeRequest = z.infer<typeof SummarizeRequest>;
 
@@ -161,6 +171,8 @@ export const SummarizeResult = z.object({
   truncated: z.boolean(),
   /** Characters of `source` that the model read (all of it unless truncated). */
   usedChars: z.number().int(),
+  /** The most tokens the model read (the request's maxInputTokens, at most its model.json's); absent from Hub models. */
+  inputLimit: z.number().int().optional(),
   hitMaxLength: MaxLengthHit.nullable(),
   tokens: z.array(AttendedToken),
   topPhrases: z.array(AttendedPhrase),
@@ -192,6 +204,8 @@ export const EssayRequest = z.object({
   guards: z.boolean().optional(),
   /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
   model: ModelChoice.optional(),
+  /** Where the topic words came from, for messages (absent: the editor's selection). */
+  origin: TextOrigin.optional(),
 });
 export type EssayRequest = z.infer<typeof EssayRequest>;
 
@@ -493,6 +507,8 @@ export const RoundTripRequest = z.object({
   /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
    * repeated words; default true. false: the paper's plain decoding. */
   guards: z.boolean().optional(),
+  /** Where the text came from, for messages (absent: the editor's selection). */
+  origin: TextOrigin.optional(),
 });
 export type RoundTripRequest = z.infer<typeof RoundTripRequest>;
 
@@ -542,6 +558,8 @@ export const RoundTripResult = z.object({
   truncatedBy: z.enum(['sentences', 'tokens']).nullable(),
   /** The sentence limit that applied. */
   maxSentences: z.number().int(),
+  /** The most subwords the model reads (its model.json's maxInputTokens). */
+  inputLimit: z.number().int().optional(),
   /** Input subwords the model does not know (<unk>): another script, or rare symbols. */
   unknownTokens: z.number().int(),
   reconstruction: z.string(),
@@ -581,6 +599,8 @@ export const ReplyRequest = z.object({
   /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
    * repeated words; default true. false: the paper's plain decoding. */
   guards: z.boolean().optional(),
+  /** Where the post came from, for messages (absent: the editor's selection). */
+  origin: TextOrigin.optional(),
 });
 export type ReplyRequest = z.infer<typeof ReplyRequest>;
 

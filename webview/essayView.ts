@@ -4,6 +4,7 @@
  * (Eq. 2's softmax weights), as a heatmap and as a table with the same numbers.
  */
 import type { EssayCandidate, EssayResult } from '../extension/protocol';
+import { renderExternalModel } from './externalModel';
 import { heatmapChart } from './charts';
 import { el, fixed3, hint, section, table } from './dom';
 
@@ -14,6 +15,8 @@ export function renderEssay(result: EssayResult): Node[] {
   const header = el('header', 'view-header');
   const n = result.topics.length;
   header.append(el('h1', undefined, `Essay from ${n} topic word${n === 1 ? '' : 's'}`), renderStats(result));
+  // A Hub model (issue 21) has no per-layer weights: the panel says which model wrote it instead.
+  if (result.external) return [header, renderExternalModel(result.external, 'essay-model'), renderTopics(result), renderEssays(result)];
   return [header, renderTopics(result), renderEssays(result), renderLayerWeights(result)];
 }
 

@@ -4,7 +4,8 @@
  * paper's Figure 8: at each step, how much the fused model's prediction runs through the frozen
  * pretrained seq2seq's hidden state and how much through the trained one's (section 3.4).
  */
-import type { ExternalModel, GeneratedToken, StoryResult } from '../extension/protocol';
+import type { GeneratedToken, StoryResult } from '../extension/protocol';
+import { renderExternalModel } from './externalModel';
 import { barChart } from './charts';
 import { clip, el, fixed3, hint, section, table } from './dom';
 
@@ -12,20 +13,8 @@ export function renderStory(result: StoryResult): Node[] {
   const header = el('header', 'view-header');
   header.append(el('h1', undefined, `Story: ${result.wordCount} word${result.wordCount === 1 ? '' : 's'} written`), renderStats(result));
   // A Hub model or a transformers.js folder (issue 21) has no fusion gates: the panel says which model wrote it instead.
-  if (result.external) return [header, renderExternalModel(result.external), renderPrompt(result), renderContinuation(result)];
+  if (result.external) return [header, renderExternalModel(result.external, 'story-model'), renderPrompt(result), renderContinuation(result)];
   return [header, renderPrompt(result), renderContinuation(result), renderGates(result)];
-}
-
-/** Which model wrote the story, when it is not one of Draftsmith's: its id, architecture, and what the panel can show for it. */
-function renderExternalModel(model: ExternalModel): HTMLElement {
-  const list = el('dl', 'external-model');
-  const rows: [string, string][] = [['Model', model.id], ['Architecture', model.architecture]];
-  for (const [term, value] of rows) {
-    const dd = el('dd', undefined, value);
-    dd.dataset.field = term.toLowerCase();
-    list.append(el('dt', undefined, term), dd);
-  }
-  return model.note ? section('story-model', 'Model', list, hint(model.note)) : section('story-model', 'Model', list);
 }
 
 const ENDED_BY: Record<StoryResult['endedBy'], string> = {

@@ -4,6 +4,7 @@
  */
 import type { SummarizeResult } from '../extension/protocol';
 import { el } from './dom';
+import { renderExternalModel } from './externalModel';
 
 function formatWeight(w: number): string {
   return w.toFixed(3);
@@ -14,6 +15,8 @@ export function renderSummarize(result: SummarizeResult): Node[] {
 
   const summary = el('section', 'summary');
   summary.append(el('h2', undefined, 'Summary'), el('p', 'summary-text', result.summary));
+  // A Hub summarizer (issue 21) reports no attention or topics: the panel says which model wrote it instead.
+  if (result.external) return [summary, renderExternalModel(result.external, 'summary-model')];
   if (result.mode === 'extractive') {
     const n = result.extracted?.length ?? 0;
     summary.append(el('p', 'hint', `Extractive: ${n} sentence${n === 1 ? '' : 's'} of the source, unchanged and in their order, chosen by the topic-aware attention below (with a preference for early sentences). Set draftsmith.summarize.mode to "abstractive" for a summary the model writes itself.`));

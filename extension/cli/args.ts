@@ -1,7 +1,14 @@
 /** Command-line arguments: positionals and repeatable --flags (value inline, next, or boolean). */
 import { EngineError } from '../engine/errors';
 
-export interface Args { positional: string[]; flags: Map<string, string[]> }
+export interface Args {
+  positional: string[];
+  flags: Map<string, string[]>;
+  /** Set after "--" (the end of the options): positional[optionsEnd...] came after it, as text even when they start with "-". */
+  optionsEnd?: number;
+  /** Options given last without the value they take ("--limit" at the end): reported once the command is known to take them. */
+  needsValue?: string[];
+}
 
 const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained', 'premise', 'no-guards', 'sweep', 'offline',
   // draftsmith score, with sacreBLEU's names
@@ -14,8 +21,15 @@ const SHORT_FLAGS: Readonly<Record<string, string>> = { '-m': 'metrics' };
 export function parseArgs(argv: string[]): Args {
   const positional: string[] = [];
   const flags = new Map<string, string[]>();
+  const needsValue: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
+    if (a === '--') {
+      // The end of the options: the rest are words, even those that start with "-".
+      const optionsEnd = positional.length;
+      positional.push(...argv.slice(i + 1));
+      return { positional, flags, optionsEnd, ...(needsValue.length ? { needsValue } : {}) };
+    }
     const short = SHORT_FLAGS[a];
     const multi = short ?? (a.startsWith('--') ? a.slice(2) : undefined);
     if (multi !== undefined && MULTI_VALUE_FLAGS.has(multi) && !multi.includes('=')) {
@@ -26,11 +40,16 @@ export function parseArgs(argv: string[]): Args {
     } else if (a.startsWith('--')) {
       const [name, inline] = a.slice(2).split('=', 2);
       const value = inline ?? (BOOLEAN_FLAGS.has(name) ? 'true' : argv[++i]);
-      if (value === undefined) throw new EngineError('bad-request', `--${name} needs a value`);
-      flags.set(name, [...(flags.get(name) ?? []), value]);
+      if (value === undefined) needsValue.push(name);
+      flags.set(name, [...(flags.get(name) ?? []), ...(value === undefined ? [] : [value])]);
     } else positional.push(a);
   }
-  return { positional, flags };
+  return { positional, flags, ...(needsValue.length ? { needsValue } : {}) };
+}
+
+/** "--name needs a value" (bad-request) for an option given last without its value. */
+export function checkValues(a: Args): void {
+  if (a.needsValue?.length) throw new EngineError('bad-request', `--${a.needsValue[0]} needs a value`);
 }
 
 export const flag = (a: Args, name: string) => a.flags.get(name)?.at(-1);

@@ -6,20 +6,13 @@
  *     --hyp-field, default "text") holds the text. Both flags may name the same file, e.g. a
  *     summarization data set's "summary" and "dialogue" fields.
  */
-import { promises as fs } from 'node:fs';
 import { EngineError, errorMessage } from '../engine/errors';
 import type { ScorePair } from '../engine/eval/scoreDraft';
-
-async function readText(file: string): Promise<string> {
-  try {
-    return await fs.readFile(file, 'utf8');
-  } catch (e) {
-    throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`);
-  }
-}
+import { readTextFile } from './inputText';
 
 export async function readSegments(file: string, field: string, document: boolean): Promise<string[]> {
-  const text = await readText(file);
+  // The same reader as every command's FILE: "no such file", UTF-16 and Latin-1 files read with a note.
+  const text = await readTextFile(file);
   if (!file.endsWith('.jsonl')) {
     if (document) return [text];
     const lines = text.split(/\r?\n/);

@@ -1,21 +1,21 @@
 /**
- * `draftsmith reply "POST" | FILE | - [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...]
+ * `draftsmith reply "POST" | FILE | - | --text POST [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...]
  *  [--candidates N] [--beam N] [--model DIR] [--json]`: Suggest Replies from a terminal. The candidates go
  * to standard output, best first, each labelled with its key and mapping ("champion → winner — synonym");
  * the notes (a long post cut, keys the memory lacks) and the speed to standard error.
  * `draftsmith eval reply [--data DIR] [--limit N] [--variant NAME=DIR ...] [--examples N]`: NRM vs ESED.
  */
-import { existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ReplyMapper, type ReplyResult } from '../protocol';
 import { Engine } from '../engine/engine';
-import { EngineError, errorMessage } from '../engine/errors';
+import { EngineError } from '../engine/errors';
 import { runReplyEval } from '../engine/eval/replyEval';
 import { openDump } from '../engine/eval/dump';
 import { silentRun } from '../engine/systems/context';
 import { loadSystem, modelDir } from '../engine/systems/registry';
 import { singleFolder } from '../engine/runtime/modelSource';
 import { flag, guardsFlag, intFlag, type Args } from './args';
+import { commandInput } from './inputText';
 import type { CliParts } from './roundtripCommand';
 
 /** --mapper, repeatable or comma-separated; "all" is the four. */
@@ -32,14 +32,12 @@ export function mappersOf(a: Args): ReplyMapper[] | undefined {
 
 /** Exit status: 0 with candidates, 1 with none (a post without keys: the note says to give --key). */
 export async function replyCommand(a: Args, cli: CliParts): Promise<number> {
-  const arg = a.positional.slice(1).join(' ');
-  if (!arg.trim()) throw new EngineError('bad-request', 'reply needs a post: draftsmith reply "Do you play tennis?" (or a FILE, or - for standard input)');
-  // A single existing path is a file to read; anything else is the post itself.
-  const text = arg === '-' ? await cli.readStdin()
-    : a.positional.length === 2 && existsSync(arg) ? await fs.readFile(arg, 'utf8').catch((e) => { throw new EngineError('bad-input', `Cannot read ${arg}: ${errorMessage(e)}`); })
-    : arg;
+  const needs = 'reply needs a post: draftsmith reply "Do you play tennis?" (or a FILE, or - for standard input)';
+  // A FILE, -, --text, or the words themselves (inputText.ts: a word that looks like a file name is one).
+  const { text, origin, source } = await commandInput(a, 'reply', a.positional.slice(1), { acceptsText: true, missing: needs });
+  if (!text.trim() && source === 'command line') throw new EngineError('bad-request', needs);
   const request = cli.checked({
-    op: 'reply' as const, text, key: flag(a, 'key'), mappers: mappersOf(a), maxCandidates: intFlag(a, 'candidates'), guards: guardsFlag(a),
+    op: 'reply' as const, text, origin, key: flag(a, 'key'), mappers: mappersOf(a), maxCandidates: intFlag(a, 'candidates'), guards: guardsFlag(a),
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
   });
   const model = flag(a, 'model');

@@ -1,17 +1,17 @@
 /**
- * `draftsmith roundtrip FILE [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]`:
+ * `draftsmith roundtrip FILE | - | --text TEXT [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]`:
  * Round-Trip Paragraph from a terminal. The reconstruction goes to standard output (with --json, the
  * whole result); the notes, the sentence alignment and the scores to standard error.
  */
-import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { EngineConfig, EngineRequest, RoundTripResult, RoundTripVariant } from '../protocol';
 import { Engine } from '../engine/engine';
-import { EngineError, errorMessage } from '../engine/errors';
+import { EngineError } from '../engine/errors';
 import { silentRun } from '../engine/systems/context';
 import { loadSystem } from '../engine/systems/registry';
 import { singleFolder } from '../engine/runtime/modelSource';
 import { flag, guardsFlag, intFlag, type Args } from './args';
+import { commandInput } from './inputText';
 
 /** What the command borrows from cli.ts, so both read options the same way. */
 export interface CliParts {
@@ -21,17 +21,11 @@ export interface CliParts {
   readStdin(): Promise<string>;
 }
 
-async function readTextFile(file: string): Promise<string> {
-  return fs.readFile(file, 'utf8').catch((e) => { throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`); });
-}
-
 export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
-  const file = a.positional[1];
-  if (!file) throw new EngineError('bad-request', 'roundtrip needs a FILE (use - for standard input)');
-  const text = file === '-' ? await cli.readStdin() : await readTextFile(file);
+  const { text, origin } = await commandInput(a, 'roundtrip', a.positional.slice(1), { acceptsText: false, missing: 'roundtrip needs a FILE (use - for standard input, or --text "...")' });
   const variant = flag(a, 'variant');
   const request = cli.checked({
-    op: 'roundtrip' as const, text, maxSentences: intFlag(a, 'max-sentences'), guards: guardsFlag(a),
+    op: 'roundtrip' as const, text, origin, maxSentences: intFlag(a, 'max-sentences'), guards: guardsFlag(a),
     ...(variant !== undefined ? { variant: variant as RoundTripVariant } : {}),
   });
   const model = flag(a, 'model');
@@ -53,7 +47,8 @@ export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
 export function roundTripReport(r: RoundTripResult): string[] {
   const lines: string[] = [];
   if (r.truncatedBy) {
-    lines.push(`note: the model read the first ${r.input.length} of ${r.totalSentences} sentences (${r.truncatedBy === 'sentences' ? `--max-sentences ${r.maxSentences}` : 'its token limit'}); the reconstruction covers those`);
+    const limit = r.truncatedBy === 'sentences' ? `--max-sentences ${r.maxSentences}` : r.inputLimit ? `its limit of ${r.inputLimit} subwords` : 'its token limit';
+    lines.push(`note: the model read the first ${r.input.length} of ${r.totalSentences} sentences (${limit}); the reconstruction covers those`);
   }
   if (r.stopped !== 'end') lines.push(`note: decoding stopped at the 1.5x limit (${r.stopped === 'max-sentences' ? `${r.limits.maxSentences} sentences` : `${r.limits.maxTokens} tokens`}) before the model ended the paragraph`);
   if (r.reconstruction.length === 0) lines.push('note: the model wrote nothing back for this paragraph');

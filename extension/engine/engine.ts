@@ -15,6 +15,7 @@ import { urlModels } from './runtime/urlSource';
 import { CudaDecision, NativeCalls } from './runtime/onnx';
 import type { RunContext, RuntimeOptions } from './systems/context';
 import { SYSTEMS, systemFor, type SystemEntry, type SystemId, type SystemOf } from './systems/registry';
+import { checkReadable, INPUT_TASKS } from './text/origin';
 import type { System } from './systems/system';
 
 export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -184,6 +185,9 @@ export class Engine {
       // it gives the event loop a turn (a cancel or stop message) on this one schedule.
       clock: this.clock,
     };
+    // Text no model can read (empty, no words, binary data) is refused before any model loads, with
+    // the same message for every model of the command (a Hub summarizer's included).
+    if (request.op === 'summarize' || request.op === 'reply' || request.op === 'roundtrip') checkReadable(request.text, INPUT_TASKS[request.op], request.origin);
     const id = systemFor(request.op);
     const entry: SystemEntry = SYSTEMS[id];
     const choice = 'model' in request ? request.model : undefined;

@@ -11,6 +11,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { EngineError } from '../engine/errors';
+import { disableOrtTelemetry } from '../engine/runtime/ortTelemetry';
 import type { z } from 'zod';
 import type {
   EngineConfig,
@@ -184,6 +185,8 @@ export class EngineClient {
     if (this.worker) return this.worker;
     this.log.info(`engine: starting worker ${this.workerPath}`);
     // stdout/stderr are piped so that stray console output from the engine lands in the log.
+    // Set here: the worker's process.env is a copy that onnxruntime's native code does not read.
+    disableOrtTelemetry();
     const worker = new Worker(this.workerPath, { stdout: true, stderr: true, workerData: { testHooks: this.testHooks } });
     this.worker = worker;
     worker.stdout.setEncoding('utf8').on('data', (chunk: string) => this.logLines('info', chunk));

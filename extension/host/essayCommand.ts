@@ -10,6 +10,8 @@ import type { EssayCandidate, EssayResult } from '../protocol';
 import { Ctx } from './context';
 import { Changed, essayInsertion, insertUnlessChanged } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
+import { chosenModel, modelField } from './chosenModel';
+import { describeModelChoice } from '../modelChoice';
 import { candidateDetail, candidateLabel, coverageMessage } from './essayText';
 import { reportMaxLength } from './notices';
 import { MAX_LENGTH_SETTING, readDecodingGuards, readEssayOptions } from './settings';
@@ -44,18 +46,20 @@ export async function essay(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.
   }
   const version = doc.version;
   const options = readEssayOptions();
-  ctx.log.info(`essay: ${JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text)} from ${doc.uri.toString(true)}`);
+  const model = chosenModel(ctx, 'essay.model', 'essay');
+  if ('error' in model) return { kind: 'error', message: model.error };
+  ctx.log.info(`essay: ${JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text)} from ${doc.uri.toString(true)}, ${describeModelChoice(model.choice)}`);
 
   let result: EssayResult;
   try {
     result = await requestWithProgress(
       ctx,
       'Draftsmith: Writing an essay…',
-      { op: 'essay', topics: text, candidates: options.candidates, decoding: options.decoding, includeAllTopics: options.includeAllTopics, guards: readDecodingGuards() },
+      { op: 'essay', topics: text, candidates: options.candidates, decoding: options.decoding, includeAllTopics: options.includeAllTopics, guards: readDecodingGuards(), ...modelField(model) },
       token,
     );
   } catch (err) {
-    return reportFailure(ctx, 'essay', err, ESSAY_CANCELLED);
+    return reportFailure(ctx, 'essay', err, ESSAY_CANCELLED, model);
   }
   // Shown in the panel if it is open, whichever essay (if any) is inserted, as summaries are.
   ctx.present(toPanel(result), false);

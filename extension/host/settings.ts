@@ -79,11 +79,13 @@ export function readHubConfig(storageDir: string): { hub: HubConfig; problem?: s
 }
 
 /** The draftsmith.<command>.model settings there are so far (summarize and essay come later). */
-export type ModelSettingKey = 'story.model';
+export type ModelSettingKey = 'story.model' | 'summarize.model' | 'essay.model';
 
 /** The commands each model setting is for, as messages name them. */
 export const MODEL_SETTING_COMMANDS: Record<ModelSettingKey, string> = {
   'story.model': 'Continue Story and Write a Premise',
+  'summarize.model': 'Summarize Document',
+  'essay.model': 'Expand Topic Words into Essay',
 };
 
 /** The model a command is to run, with where that was set (so that "Use Built-in Model" changes it there). */

@@ -15,13 +15,14 @@
 import * as vscode from 'vscode';
 import { hasReadableText } from '../engine/text/reader';
 import { countWords } from '../engine/text/words';
-import { PremiseResult, StoryResult, type ModelChoice } from '../protocol';
+import { PremiseResult, StoryResult } from '../protocol';
 import { Ctx } from './context';
 import { Offer, OPEN_IN_NEW_EDITOR, offerInNewEditor } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
 import { EngineError } from './engineClient';
-import { reportMaxLength, showSettingError } from './notices';
-import { MAX_LENGTH_SETTING, readDecodingGuards, readModelChoice, readStoryOptions, type ChosenModel } from './settings';
+import { reportMaxLength } from './notices';
+import { chosenModel, modelField } from './chosenModel';
+import { MAX_LENGTH_SETTING, readDecodingGuards, readStoryOptions, type ChosenModel } from './settings';
 import { StreamedInsertion } from './streamedInsertion';
 import { toPanel } from '../panelViews';
 import { describeModelChoice } from '../modelChoice';
@@ -107,21 +108,10 @@ async function unfinished(ctx: Ctx, what: string, stream: StreamedInsertion, err
   return { kind: 'error', text, message };
 }
 
-/**
- * draftsmith.story.model (issue 21), read before anything is written: a value it does not take stops
- * the command with a message that names the setting (Open Setting goes there).
- */
+/** draftsmith.story.model (issue 21): the chosen model, or the command's end with the setting's message. */
 function storyModel(ctx: Ctx, what: string): ChosenModel | Unfinished {
-  const read = readModelChoice('story.model');
-  if ('model' in read) return read.model;
-  ctx.log.error(`${what}: ${read.error}`);
-  showSettingError(read.error, read.setting);
-  return { kind: 'error', text: '', message: read.error };
-}
-
-/** The request's model: none for the built-in one, so that its requests are the ones sent before there was a choice. */
-function modelField(model: ChosenModel): { model?: ModelChoice } {
-  return model.choice.kind === 'built-in' ? {} : { model: model.choice };
+  const model = chosenModel(ctx, 'story.model', what);
+  return 'error' in model ? { kind: 'error', text: '', message: model.error } : model;
 }
 
 function changed(ctx: Ctx, what: string, stream: StreamedInsertion, language: string): Unfinished {

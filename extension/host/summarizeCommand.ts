@@ -8,6 +8,8 @@ import type { SummarizeResult } from '../protocol';
 import { Ctx } from './context';
 import { Changed, changedMessage, insertUnlessChanged, sourceRange, summaryInsertion } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
+import { chosenModel, modelField } from './chosenModel';
+import { describeModelChoice } from '../modelChoice';
 import { reportMaxLength } from './notices';
 import { MAX_LENGTH_SETTING, readDecodingGuards, readSummarizeOptions } from './settings';
 import { MAX_EXTRACTIVE_WINDOWS } from '../engine/systems/extractive';
@@ -35,18 +37,20 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   }
   const version = doc.version;
   const options = readSummarizeOptions();
-  ctx.log.info(`summarize: ${text.length} characters from ${doc.uri.toString(true)}`);
+  const model = chosenModel(ctx, 'summarize.model', 'summarize');
+  if ('error' in model) return { kind: 'error', message: model.error };
+  ctx.log.info(`summarize: ${text.length} characters from ${doc.uri.toString(true)}, ${describeModelChoice(model.choice)}`);
 
   let result: SummarizeResult;
   try {
     result = await requestWithProgress(
       ctx,
       'Draftsmith: Summarizing…',
-      { op: 'summarize', text, maxInputTokens: options.maxInputTokens, decoding: options.decoding, guards: readDecodingGuards(), mode: options.mode },
+      { op: 'summarize', text, maxInputTokens: options.maxInputTokens, decoding: options.decoding, guards: readDecodingGuards(), mode: options.mode, ...modelField(model) },
       token,
     );
   } catch (err) {
-    return reportFailure(ctx, 'summarize', err, CANCELLED_MESSAGE);
+    return reportFailure(ctx, 'summarize', err, CANCELLED_MESSAGE, model);
   }
 
   // The result is worth showing in the panel even when it can no longer be inserted.

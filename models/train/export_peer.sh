@@ -10,6 +10,13 @@
 #   RUNS=/path/to/runs bash models/train/export_peer.sh   # from checkpoints: RUNS/taas.pt, RUNS/essay-copy.pt
 #
 # Needs Debian's python3-torch python3-onnx (as the training recipes do).
+#
+# Not run here: the Hub layout (issue 21), a summarizer whose graphs take plain tokenizer output (the
+# topic slot prepended inside the graphs), for transformers.js's generate(); the loopback Hub's fixture
+# test/fixtures/hub/draftsmith/summarize-taas is one (its README.md has the exact commands):
+#   cd models/train && /usr/bin/python3 -m draftsmith_train.export_peer summarize CKPT ../summarize \
+#       ../../.work/hub/summarize-taas --hub-layout --int8 1024 [--fixture DIR]
+# (it runs check_hub_seq2seq.cjs itself; README.md, "A summarizer for the Hub", says more).
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PY:-/usr/bin/python3}

@@ -9,6 +9,7 @@ import type { DraftsmithApi, SummarizeOutcome } from '../../extension/host/api';
 import { closeWithoutSaving, openUntitled, sampleDocument, sleep, waitFor, withSetting } from './suite/helpers';
 import { essayTests } from './suite/essayTests';
 import { hardeningTests } from './suite/hardeningTests';
+import { hubTests } from './suite/hubTests';
 import { loadTests } from './suite/loadTests';
 import { replyTests } from './suite/replyTests';
 import { roundtripTests } from './suite/roundtripTests';
@@ -146,6 +147,8 @@ export async function run(): Promise<void> {
     // Before Show Insights: they check that an essay does not open the panel by itself.
     ...essayTests(api, extension.extensionPath),
     ...storyTests(api, extension.extensionPath),
+    // Hub models (issue 21): a loopback Hub started in this extension host; also before Show Insights.
+    ...hubTests(api),
     // Also before Show Insights: a round trip does not open the panel by itself either.
     ...roundtripTests(api, extension.extensionPath),
     ...replyTests(api, extension.extensionPath),

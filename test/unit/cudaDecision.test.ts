@@ -4,12 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../extension/engine/engine';
 import { CudaDecision, openSession, releaseSessions } from '../../extension/engine/runtime/onnx';
 import type { EngineConfig } from '../../extension/protocol';
-import { modelsDir, repoRoot } from './helpers';
+import { modelsDir, repoRoot, tempDir } from './helpers';
 
 type Line = { level: string; message: string };
 const cudaLines = (lines: Line[]) => lines.filter((l) => /CUDA/.test(l.message));
@@ -51,7 +50,7 @@ test('a CUDA session without the library runs on the CPU; each load says so once
 
 test('after a fallback, switching to cpu and back to cuda tries CUDA again and logs again', async () => {
   // A small Round-Trip model as <models>/roundtrip.
-  const models = await fs.mkdtemp(path.join(os.tmpdir(), 'draftsmith-cuda-'));
+  const models = tempDir('cuda');
   const fixture = path.join(repoRoot, 'test', 'fixtures', 'roundtrip-models', 'standard');
   await fs.mkdir(path.join(models, 'roundtrip'));
   for (const f of await fs.readdir(fixture)) await fs.copyFile(path.join(fixture, f), path.join(models, 'roundtrip', f));

@@ -5,10 +5,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { EngineClient, EngineClientOptions, EngineError } from '../../extension/host/engineClient';
-import { modelsDir, repoRoot } from './helpers';
+import { modelsDir, repoRoot, tempDir } from './helpers';
 
 const workerPath = path.join(repoRoot, 'dist', 'worker.js');
 const LONG_TEXT = 'A long article about bridges, rivers and the towns beside them. '.repeat(40);
@@ -128,7 +127,7 @@ test('a worker killed while an essay and a score are in flight fails both, and b
 });
 
 test('a broken essay model is reported by file name, while summarize and score keep working in the same worker', async () => {
-  const models = await fs.mkdtemp(path.join(os.tmpdir(), 'draftsmith-models-'));
+  const models = tempDir('models');
   await fs.symlink(path.join(modelsDir, 'summarize'), path.join(models, 'summarize'), 'dir');
   const essayDir = path.join(models, 'essay');
   await fs.mkdir(essayDir);

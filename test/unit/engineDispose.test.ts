@@ -4,11 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../extension/engine/engine';
 import type { EngineConfig } from '../../extension/protocol';
-import { repoRoot } from './helpers';
+import { repoRoot, tempDir } from './helpers';
 import { countSessions } from './sessionCounter';
 
 const fixture = path.join(repoRoot, 'test', 'fixtures', 'roundtrip-models', 'standard');
@@ -16,7 +15,7 @@ const paragraph = 'The river rose in the night. The farmers moved their animals 
 
 /** A models folder holding the small standard Round-Trip model as <models>/roundtrip. */
 async function modelsWithRoundTrip(): Promise<string> {
-  const models = await fs.mkdtemp(path.join(os.tmpdir(), 'draftsmith-dispose-'));
+  const models = tempDir('dispose');
   await copyModel(models);
   return models;
 }
@@ -76,7 +75,7 @@ test('a request under way when configure drops its system finishes, and its sess
 });
 
 test('a failed load is not kept: once the folder is there, the next request loads it', async () => {
-  const models = await fs.mkdtemp(path.join(os.tmpdir(), 'draftsmith-dispose-'));
+  const models = tempDir('dispose');
   const engine = new Engine({ modelsDir: models, device: 'cpu', threads: 1 }, () => {});
   await assert.rejects(engine.run({ op: 'roundtrip', text: paragraph }), /model\.json/);
   await copyModel(models);

@@ -6,16 +6,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { openDump, type DumpRecord } from '../../extension/engine/eval/dump';
 import { silentRun } from '../../extension/engine/systems/context';
 import { RoundTripSystem } from '../../extension/engine/systems/roundtrip';
 import { StorySystem } from '../../extension/engine/systems/story';
-import { modelsDir, repoRoot } from './helpers';
+import { modelsDir, repoRoot, tempDir } from './helpers';
 
 const CLI = path.join(repoRoot, 'dist', 'cli.js');
-const dir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-eval-dump-'));
+const dir = tempDir('eval-dump');
 const runtime = { device: 'cpu' as const, threads: 1, log: () => {} };
 
 function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {

@@ -1,14 +1,34 @@
 import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EngineError } from '../../extension/engine/errors';
+import { disableOrtTelemetry } from '../../extension/engine/runtime/ortTelemetry';
 import { FromWorker, type ToWorker } from '../../extension/protocol';
 
 /** The repository root: tests run bundled from dist/test/unit/. */
 export const repoRoot = path.resolve(__dirname, '..', '..', '..');
 export const modelsDir = path.join(repoRoot, 'models');
 export const fixture = (name: string) => path.join(repoRoot, 'test', 'fixtures', name);
+
+const tempDirs: string[] = [];
+let removeOnExit = false;
+
+/**
+ * A new folder draftsmith-<name>-XXXXXX in the OS temp folder, removed with everything in it when
+ * this test file's process exits, whether its tests passed or failed (node --test runs each file in
+ * a process of its own). A test that needs its folder gone sooner removes it itself.
+ */
+export function tempDir(name: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `draftsmith-${name}-`));
+  tempDirs.push(dir);
+  if (!removeOnExit) {
+    removeOnExit = true;
+    process.on('exit', () => { for (const d of tempDirs) rmSync(d, { recursive: true, force: true }); });
+  }
+  return dir;
+}
 
 /** Edits a copied model folder's model.json. */
 export async function editManifest(dir: string, edit: (m: Record<string, any>) => void): Promise<void> {
@@ -41,6 +61,7 @@ would harm small shops. The council promised to build a bicycle lane and to limi
  * messages; `until` waits for one (and throws if the worker fails), `close` stops it as the host does.
  */
 export function startWorker(workerData: unknown = {}) {
+  disableOrtTelemetry(); // as the host does before it starts the worker
   const w = new Worker(path.join(repoRoot, 'dist', 'worker.js'), { workerData });
   const messages: FromWorker[] = [];
   const waiters: (() => void)[] = [];

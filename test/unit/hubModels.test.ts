@@ -10,12 +10,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../extension/engine/engine';
 import { EngineError } from '../../extension/engine/errors';
-import type { EngineConfig, HubConfig, StoryResult } from '../../extension/protocol';
-import { endOf, modelsDir, startWorker } from './helpers';
-import { HUB_FIXTURES, STORY_LM, startLoopbackHub, type LoopbackHub } from './loopbackHub';
+import type { EngineConfig, HubConfig, StoryResult, SummarizeResult } from '../../extension/protocol';
+import { article, endOf, modelsDir, startWorker } from './helpers';
+import { HUB_FIXTURES, STORY_LM, STORY_LM_WEIGHTS, SUMMARIZER, startLoopbackHub, type LoopbackHub } from './loopbackHub';
 
 const PROMPT = 'Once upon a time, a little girl named Lily found a red ball in the park.';
-const ONNX = `${STORY_LM}/onnx/model_quantized.onnx`;
+const ONNX = `${STORY_LM}/${STORY_LM_WEIGHTS}`;
 
 function tempCache(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-hub-'));
@@ -58,7 +58,7 @@ test('a Hub story model downloads on first use with progress in bytes and percen
   // The same seed writes the same story (our sampler runs the Hub model).
   const again = await engine.run(story()) as StoryResult;
   assert.equal(again.continuation, r.continuation);
-  assert.ok(files(cacheDir).includes(path.join(STORY_LM, 'onnx', 'model_quantized.onnx')), files(cacheDir).join(', '));
+  assert.ok(files(cacheDir).includes(path.join(STORY_LM, STORY_LM_WEIGHTS)), files(cacheDir).join(', '));
 });
 
 test('once downloaded, a Hub model loads from the cache with the server gone (a fresh worker)', async (t) => {
@@ -101,7 +101,7 @@ for (const [how, what] of [
     const cacheDir = tempCache(t);
     hub.behave.set(ONNX, how);
     await assert.rejects(new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {}).run(story()), failsWith('model-unavailable', what));
-    assert.ok(!files(cacheDir).some((f) => f.includes('model_quantized')), files(cacheDir).join(', '));
+    assert.ok(!files(cacheDir).some((f) => f.endsWith('.onnx') || f.includes('.onnx.tmp')), files(cacheDir).join(', '));
     hub.behave.delete(ONNX);
     const r = await new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {}).run(story()) as StoryResult;
     assert.ok(r.continuation.length > 0);
@@ -114,7 +114,7 @@ test('a server that stops answering mid-download fails after the stall time, kee
   hub.behave.set(ONNX, 'stall');
   const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir, stallSeconds: 1 }), () => {});
   await assert.rejects(engine.run(story()), failsWith('model-unavailable', /stopped: nothing received for 1 s/));
-  assert.ok(!files(cacheDir).some((f) => f.includes('model_quantized')), files(cacheDir).join(', '));
+  assert.ok(!files(cacheDir).some((f) => f.endsWith('.onnx') || f.includes('.onnx.tmp')), files(cacheDir).join(', '));
 });
 
 test('Cancel during the download stops it at once and leaves no partial file; the next run downloads it whole', async (t) => {
@@ -129,7 +129,7 @@ test('Cancel during the download stops it at once and leaves no partial file; th
     isCancelled: () => cancelled,
   }), (e: unknown) => e instanceof EngineError && e.code === 'cancelled');
   assert.ok(Date.now() - t0 < 5000, 'the cancel took effect within the download, not after it');
-  assert.ok(!files(cacheDir).some((f) => f.includes('model_quantized')), files(cacheDir).join(', '));
+  assert.ok(!files(cacheDir).some((f) => f.endsWith('.onnx') || f.includes('.onnx.tmp')), files(cacheDir).join(', '));
   hub.behave.delete(ONNX);
   const r = await engine.run(story()) as StoryResult;
   assert.ok(r.continuation.length > 0);
@@ -163,4 +163,69 @@ test('Restart Engine while a Hub model writes: the worker answers "stopped" only
     again.send({ type: 'request', id: 2, request: story(6) });
     assert.equal((await again.until(endOf(2))).type, 'result');
   } finally { await again.close(); }
+});
+
+test('a Hub summarizer writes an abstractive summary with our beam search, and says what the panel cannot show', async (t) => {
+  const hub = await withHub(t);
+  const cacheDir = tempCache(t);
+  const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {});
+  const request = { op: 'summarize' as const, text: article, mode: 'extractive' as const, decoding: { maxLength: 30 }, model: { kind: 'hub' as const, id: SUMMARIZER } };
+  const r = await engine.run(request) as SummarizeResult;
+  // Extractive mode needs TAAS's topic-aware attention: a Hub model writes its own summary.
+  assert.equal(r.mode, 'abstractive');
+  assert.ok(r.summary.trim().length > 0);
+  assert.ok(r.stats.outputTokens <= 30);
+  assert.equal(r.external?.id, SUMMARIZER);
+  assert.equal(r.external?.architecture, 'bart');
+  assert.match(r.external?.note ?? '', /no topics or topic-aware attention/);
+  assert.deepEqual(r.tokens, []);
+  // Beam search: the same text gives the same summary.
+  assert.equal((await engine.run(request) as SummarizeResult).summary, r.summary);
+});
+
+test('a model of the wrong kind is refused with what the command needs', async (t) => {
+  const hub = await withHub(t);
+  const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir: tempCache(t) }), () => {});
+  await assert.rejects(engine.run({ op: 'summarize', text: article, model: { kind: 'hub', id: STORY_LM } }),
+    failsWith('bad-model', /draftsmith\/story-gpt2 is a gpt2 model \(a decoder-only language model\); Summarize Document needs an encoder-decoder/));
+  await assert.rejects(engine.run({ ...story(), model: { kind: 'hub', id: SUMMARIZER } }),
+    failsWith('bad-model', /Continue Story needs a causal language model/));
+});
+
+test('an essay from a Hub language model contains every topic word (constrained beam search), or says which are missing without the constraints', async (t) => {
+  const hub = await withHub(t);
+  const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir: tempCache(t) }), () => {});
+  const topics = 'library, students, exam';
+  const r = await engine.run({ op: 'essay', topics, decoding: { maxLength: 40 }, model: { kind: 'hub', id: STORY_LM } });
+  assert.deepEqual([...r.candidates[0].covered].sort(), ['exam', 'library', 'students']);
+  for (const w of ['library', 'students', 'exam']) assert.match(r.candidates[0].text, new RegExp(`\\b${w}\\b`, 'i'));
+  assert.equal(r.external?.id, STORY_LM);
+  assert.deepEqual(r.layerWeights, []);
+  const plain = await engine.run({ op: 'essay', topics, includeAllTopics: false, decoding: { maxLength: 40 }, model: { kind: 'hub', id: STORY_LM } });
+  // Without the constraints the result still says which words the essay has (the editor names the missing ones).
+  assert.ok(plain.candidates[0].covered.every((w) => ['library', 'students', 'exam'].includes(w)));
+});
+
+test('the beams of a Hub language model each keep their own cache (rows follow reorder)', async () => {
+  const { CausalStepModel } = await import('../../extension/engine/hub/causalStep');
+  const { openHubModel } = await import('../../extension/engine/hub/hubModel');
+  const watch = { progress: () => {}, isCancelled: () => false };
+  const opened = await openHubModel({ kind: 'folder', dir: path.join(HUB_FIXTURES, STORY_LM) }, 'causal-lm', 'the test', config({ cacheDir: os.tmpdir() }).hub!, { device: 'cpu', threads: 1, log: () => {} }, watch);
+  try {
+    const step = new CausalStepModel((opened.model as unknown as { sessions: Record<string, import('../../extension/engine/runtime/onnx').Session> }).sessions.model, opened.model.config);
+    const prompt = await step.run([2, 50, 60, 70], step.initial());
+    const one = await step.run([80], prompt.state);
+    const other = await step.run([90], prompt.state);
+    const both = await step.step([80, 90], step.tile(prompt.state, 2));
+    const V = one.logProbs.length;
+    const maxDiff = (a: Float32Array, b: Float32Array) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+    // int8 weights quantize each call's activations as a whole: rows agree closely, not bit for bit.
+    assert.ok(maxDiff(both.logProbs.subarray(0, V), one.logProbs) < 0.05);
+    assert.ok(maxDiff(both.logProbs.subarray(V), other.logProbs) < 0.05);
+    // Swapped rows: row 0 now continues "... 90", row 1 "... 80".
+    const swapped = await step.step([5, 5], step.reorder(both.state, [1, 0]));
+    assert.ok(maxDiff(swapped.logProbs.subarray(0, V), (await step.run([5], other.state)).logProbs) < 0.05);
+    assert.ok(maxDiff(swapped.logProbs.subarray(V), (await step.run([5], one.state)).logProbs) < 0.05);
+    assert.ok(maxDiff(one.logProbs, other.logProbs) > 0.05, 'the two continuations differ, so the test can tell rows apart');
+  } finally { await opened.model.dispose(); }
 });

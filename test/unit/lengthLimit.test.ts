@@ -3,11 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { lengthLimit, maxLengthNote } from '../../extension/engine/systems/lengthLimit';
-import { repoRoot } from './helpers';
+import { repoRoot, tempDir } from './helpers';
 
 const CLI = path.join(repoRoot, 'dist', 'cli.js');
 const ARTICLE = 'The city council of Riverton voted on Tuesday to build a new bridge over the Alder River. ' +
@@ -33,7 +32,7 @@ test('the note names the setting to raise, or says that raising it does not help
 });
 
 test('the CLI notes on stderr that a summary stopped at --max-length, and keeps stdout for the summary alone', () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-limit-'));
+  const dir = tempDir('limit');
   const file = path.join(dir, 'article.txt');
   writeFileSync(file, ARTICLE);
   // Below the model's minimum summary length, so the end token cannot come first.

@@ -28,6 +28,10 @@ export interface LoopbackHub {
 /** The repositories our tests serve: this project's own models in transformers.js's layout. */
 export const HUB_FIXTURES = path.join(repoRoot, 'test', 'fixtures', 'hub');
 export const STORY_LM = 'draftsmith/story-gpt2';
+/** Its weights: int8-stored, float32-computed, so transformers.js's "fp32" file (the engine asks for the q8 file first, which 404s). */
+export const STORY_LM_WEIGHTS = 'onnx/model.onnx';
+/** A tiny TAAS exported in BART's seq2seq layout (models/train/draftsmith_train/export_peer.py --hub-layout). */
+export const SUMMARIZER = 'draftsmith/summarize-taas';
 
 export async function startLoopbackHub(root = HUB_FIXTURES): Promise<LoopbackHub> {
   const requests: string[] = [];

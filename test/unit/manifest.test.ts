@@ -1,19 +1,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadModelFolder } from '../../extension/engine/runtime/manifest';
 import { EssaySystem } from '../../extension/engine/systems/essay';
 import { StorySystem } from '../../extension/engine/systems/story';
 import { SummarizeSystem } from '../../extension/engine/systems/summarize';
-import { badModelNaming, editManifest, modelsDir, rehash } from './helpers';
+import { badModelNaming, editManifest, modelsDir, rehash, tempDir } from './helpers';
 
 const shipped = path.join(modelsDir, 'summarize');
 
 async function copyOfShippedModel(system: 'summarize' | 'essay' | 'story' = 'summarize'): Promise<string> {
   const from = path.join(modelsDir, system);
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), `draftsmith-${system}-model-`));
+  const dir = tempDir(`${system}-model`);
   for (const f of await fs.readdir(from)) await fs.copyFile(path.join(from, f), path.join(dir, f));
   return dir;
 }
@@ -26,7 +25,7 @@ test('the shipped summarize model folder is valid', async () => {
 });
 
 test('a folder without model.json is reported with the path it looked for', async () => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'draftsmith-empty-'));
+  const dir = tempDir('empty');
   await assert.rejects(loadModelFolder(dir, 'summarize'), (e: Error) => e.message.includes(path.join(dir, 'model.json')));
 });
 

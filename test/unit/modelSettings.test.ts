@@ -4,11 +4,12 @@
 import { settings, resetSettings } from './vscodeStub';
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { readEngineConfig, readHubConfig, readModelChoice } from '../../extension/host/settings';
 import { EngineConfig } from '../../extension/protocol';
+import { tempDir } from './helpers';
 
 const STORAGE = path.join(os.tmpdir(), 'draftsmith-global-storage');
 const GLOBAL = 1;
@@ -37,7 +38,7 @@ test('unset, the story commands run the built-in model, and "Use Built-in Model"
 test('a Hub id or an existing folder is the model the requests carry', () => {
   settings.global['story.model'] = 'Xenova/distilgpt2';
   assert.deepEqual(model().choice, { kind: 'hub', id: 'Xenova/distilgpt2' });
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-model-folder-'));
+  const dir = tempDir('model-folder');
   settings.global['story.model'] = dir;
   assert.deepEqual(model().choice, { kind: 'folder', dir });
 });

@@ -183,8 +183,10 @@ test('is this prose: a paragraph is; a code block, a list or code is not', () =>
   assert.match(notProse('if (x) {\n  go();\n}') ?? '', /looks like code/);
 });
 
-test('readable text: empty, binary, or something a model can read in any script', () => {
-  for (const t of ['', '  \n\t', '?!…', '—']) assert.equal(readability(t), 'empty', JSON.stringify(t));
+test('readable text: empty, no words (emoji, symbols, punctuation), binary, or something a model can read in any script', () => {
+  for (const t of ['', '  \n\t', '\uFEFF', ' \u200D\u202E ']) assert.equal(readability(t), 'empty', JSON.stringify(t));
+  // Characters, but not one letter or number: no words a model can read, which is not "empty".
+  for (const t of ['?!…', '—', '🎉🎉 👍🏽', '👩‍👩‍👧‍👦 🏳️‍🌈\n', '★ → ♥']) assert.equal(readability(t), 'no-words', JSON.stringify(t));
   assert.equal(readability('\u0000\u0001\u0002\u0003 binary \u0004\u0005\u0006'), 'binary');
   for (const t of ['Hello.', 'Привет.', '東京', '42', 'مرحبا']) assert.equal(readability(t), 'readable', t);
   assert.ok(hasLetter('Ω') && !hasLetter('42 👍'));

@@ -6,7 +6,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { replyLines, mappersOf } from '../../extension/cli/replyCommand';
 import { parseArgs } from '../../extension/cli/args';
@@ -14,7 +13,7 @@ import { EngineError } from '../../extension/engine/errors';
 import type { RunContext } from '../../extension/engine/systems/context';
 import { ReplySystem, replyModelDir } from '../../extension/engine/systems/reply';
 import { ReplyRequest, ReplyResult } from '../../extension/protocol';
-import { badModelNaming, editManifest, fixture, modelsDir, rehash, repoRoot } from './helpers';
+import { badModelNaming, editManifest, fixture, modelsDir, rehash, repoRoot, tempDir } from './helpers';
 
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 const noop: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
@@ -171,7 +170,7 @@ test('draftsmith reply prints "label: reply" lines best first, the keys on stand
 });
 
 test('a reply folder whose memory or keys disagree with model.json is refused, naming the file', async () => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'draftsmith-reply-model-'));
+  const dir = tempDir('reply-model');
   const from = replyModelDir(modelsDir);
   for (const f of await fs.readdir(from)) await fs.copyFile(path.join(from, f), path.join(dir, f));
   // A memory cut short (a truncated copy whose hash was updated: the size check still catches it).

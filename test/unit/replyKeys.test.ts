@@ -5,13 +5,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineError } from '../../extension/engine/errors';
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { halfToFloat, readFloat16File } from '../../extension/engine/runtime/float16';
 import { KeyMapper, keyLabel } from '../../extension/engine/systems/keyMapper';
 import { memoryRead } from '../../extension/engine/systems/reply';
 import { semanticKeys } from '../../extension/engine/text/keys';
 import { antonyms, synonyms } from '../../extension/engine/text/wordnet';
+import { tempDir } from './helpers';
 
 test('the keys of a post are its nouns and adjectives, as lemmas, in order, without function words or fillers', () => {
   const keys = semanticKeys('I love playing tennis with my old friends on a sunny day.');
@@ -103,7 +103,7 @@ test('float16 values decode as numpy writes them', () => {
 });
 
 test('a float16 file (the shipped memory and embeddings) reads as the same values, every bit pattern', async () => {
-  const file = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'draftsmith-f16-')), 'all.bin');
+  const file = path.join(tempDir('f16'), 'all.bin');
   const bits = Buffer.alloc(65536 * 2);
   for (let h = 0; h < 65536; h++) bits.writeUInt16LE(h, 2 * h);
   await fs.writeFile(file, bits);

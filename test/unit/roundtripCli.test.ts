@@ -4,15 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { takeTurns, type RoundTripRow } from '../../extension/engine/eval/roundtripEval';
 import { RoundTripResult } from '../../extension/protocol';
-import { repoRoot } from './helpers';
+import { repoRoot, tempDir } from './helpers';
 
 const CLI = path.join(repoRoot, 'dist', 'cli.js');
-const dir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-roundtrip-cli-'));
+const dir = tempDir('roundtrip-cli');
 const standardModel = path.join(repoRoot, 'test', 'fixtures', 'roundtrip-models', 'standard');
 
 function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
@@ -83,7 +82,7 @@ test('the eval samples paragraphs as the recipe does: the sources take turns', (
 });
 
 test('draftsmith eval roundtrip prints the paper-shaped table for each variant, overall and per source', () => {
-  const data = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-roundtrip-data-'));
+  const data = tempDir('roundtrip-data');
   writeFileSync(path.join(data, 'roundtrip.test.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const r = cli(['eval', 'roundtrip', '--data', data, '--limit', '4', '--variant', `shipped=${path.join(repoRoot, 'models', 'roundtrip')}`, '--variant', `std=${standardModel}`]);
   assert.equal(r.code, 0, r.stderr);

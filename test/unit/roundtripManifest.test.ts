@@ -4,20 +4,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../extension/engine/engine';
 import { EngineError } from '../../extension/engine/errors';
 import { loadModelFolder } from '../../extension/engine/runtime/manifest';
 import { RoundTripSystem, roundtripModelDir } from '../../extension/engine/systems/roundtrip';
-import { badModelNaming, editManifest, modelsDir, rehash, repoRoot } from './helpers';
+import { badModelNaming, editManifest, modelsDir, rehash, repoRoot, tempDir } from './helpers';
 
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 const shipped = roundtripModelDir(modelsDir);
 const testModel = (m: 'standard' | 'hier') => path.join(repoRoot, 'test', 'fixtures', 'roundtrip-models', m);
 
 async function copyOf(from: string, into?: string): Promise<string> {
-  const dir = into ?? await fs.mkdtemp(path.join(os.tmpdir(), 'draftsmith-roundtrip-model-'));
+  const dir = into ?? tempDir('roundtrip-model');
   await fs.mkdir(dir, { recursive: true });
   for (const f of await fs.readdir(from)) await fs.copyFile(path.join(from, f), path.join(dir, f));
   return dir;
@@ -75,7 +74,7 @@ test('a folder of another model type than the variant asked for is refused', asy
 });
 
 test('the engine reads <models>/roundtrip-<variant> for a variant, and names the folder it lacks', async () => {
-  const models = await fs.mkdtemp(path.join(os.tmpdir(), 'draftsmith-models-'));
+  const models = tempDir('models');
   await copyOf(testModel('standard'), path.join(models, 'roundtrip-standard'));
   const engine = new Engine({ modelsDir: models, device: 'cpu', threads: 1 }, () => {});
   const r = await engine.run({ op: 'roundtrip', text: 'The river rose. The farmers moved.', variant: 'standard' });

@@ -3,14 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CorpusScores, ScoreResult } from '../../extension/protocol';
 import { checkCoherence, scoreCorpus, scoreDraft } from '../../extension/engine/eval/scoreDraft';
 import { corpusBleu } from '../../extension/engine/metrics/bleu';
 import { EngineError } from '../../extension/engine/errors';
-import { repoRoot } from './helpers';
+import { repoRoot, tempDir } from './helpers';
 
 const REF = 'The storm closed the harbour on Monday. Fishing boats stayed in port. The mayor promised help for the families.';
 const HYP = 'Fishing boats stayed in port on Monday. The storm closed the harbour. The mayor promised help.';
@@ -55,7 +54,7 @@ test('binary junk, NUL and lone surrogates are scored without throwing', () => {
 });
 
 function tmp(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'draftsmith-score-'));
+  const dir = tempDir('score');
   for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
   return dir;
 }

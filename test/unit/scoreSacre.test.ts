@@ -4,14 +4,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { fixture, repoRoot } from './helpers';
+import { fixture, repoRoot, tempDir } from './helpers';
 
 const cli = path.join(repoRoot, 'dist', 'cli.js');
 const ref = JSON.parse(readFileSync(fixture('sacrebleu-options.json'), 'utf8'));
-const dir = mkdtempSync(path.join(tmpdir(), 'draftsmith-sacre-'));
+const dir = tempDir('sacre');
 const file = (name: string, lines: string[]) => {
   const p = path.join(dir, name);
   writeFileSync(p, lines.join('\n') + '\n');

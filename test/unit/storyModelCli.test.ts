@@ -6,16 +6,15 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { StoryResult } from '../../extension/protocol';
-import { fixture, repoRoot } from './helpers';
+import { fixture, repoRoot, tempDir } from './helpers';
 
 const CLI = path.join(repoRoot, 'dist', 'cli.js');
-/** A tiny GPT-2 in transformers.js's layout (config.json, tokenizer.json, onnx/model_quantized.onnx). */
+/** A tiny GPT-2 in transformers.js's layout (config.json, tokenizer.json, onnx/model.onnx). */
 const TINY = fixture(path.join('hub', 'draftsmith', 'story-gpt2'));
 const skip = existsSync(path.join(TINY, 'onnx')) ? false : `no ${TINY}`;
-const work = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-story-model-'));
+const work = tempDir('story-model');
 
 /** Runs the CLI in an empty folder (so "owner/name" is never a folder there) with its own cache. */
 function cli(args: string[], cache = path.join(work, 'empty-cache')): { code: number | null; stdout: string; stderr: string } {

@@ -8,10 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import * as os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { repoRoot } from './helpers';
+import { repoRoot, tempDir } from './helpers';
 
 const PY = process.env.DRAFTSMITH_TRAIN_PYTHON ?? '/usr/bin/python3';
 const trainDir = path.join(repoRoot, 'models', 'train');
@@ -62,8 +61,10 @@ test('the Hub story model\'s recipe keeps the cache exact and exports what trans
 // clone has no prepared .data), everything in a temporary folder: the shipped model and the test
 // fixtures must come out unchanged.
 test('the Round-Trip recipe runs end to end in its smoke mode, writing nothing outside its folders', { skip, timeout: 600_000 }, () => {
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-smoke-'));
-  const env = { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore', PY };
+  const tmp = tempDir('smoke'); // removed when the file's process exits, passed or failed
+  // ORT_DISABLE_TELEMETRY: the recipe's ONNX checks (node check_roundtrip_onnx.cjs) would each leave
+  // onnxruntime's mat-debug-<pid>.log and a .ses file in the temp folder.
+  const env = { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore', PY, ORT_DISABLE_TELEMETRY: '1' };
   const shipped = ['models/roundtrip/encoder.onnx', 'models/roundtrip/model.json', 'test/fixtures/roundtrip-parity.json'].map((f) => path.join(repoRoot, f));
   const before = shipped.map(digest);
   const t0 = Date.now();
@@ -84,7 +85,6 @@ test('the Round-Trip recipe runs end to end in its smoke mode, writing nothing o
   }
   assert.deepEqual(shipped.map(digest), before, 'the smoke run changed the shipped model or a test fixture');
   console.log(`# Round-Trip smoke run: data ${((t1 - t0) / 1000).toFixed(1)} s, recipe ${((Date.now() - t1) / 1000).toFixed(1)} s`);
-  rmSync(tmp, { recursive: true, force: true });
 });
 
 function digest(file: string): string {

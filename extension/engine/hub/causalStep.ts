@@ -9,6 +9,8 @@
 import type { StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { float32Tensor, floatData, int64Tensor, ort, type Session, type Tensor } from '../runtime/onnx';
+import { logSoftmaxInto } from './logSoftmax';
+import { gatherAxis, reorderInPlace } from '../runtime/tensorOps';
 
 export interface CausalState {
   past: Record<string, Tensor>;
@@ -72,49 +74,63 @@ export class CausalStepModel implements StepModel<CausalState> {
     return { past: { ...this.empty }, length: 0 };
   }
 
-  /** Runs `tokens` (a prompt, or one token) after the cache: the last position's log-probs and the longer cache. */
+  /** Runs `tokens` (a prompt, or one token) of one row after the cache: the last position's log-probs and the longer cache. */
   async run(tokens: readonly number[], state: CausalState): Promise<{ logProbs: Float32Array; state: CausalState }> {
+    const out = await this.forward([tokens], state);
+    const vocab = out.logits.dims[out.logits.dims.length - 1];
     const n = tokens.length;
+    return { logProbs: logSoftmaxInto(floatData(out.logits, 'logits').subarray((n - 1) * vocab, n * vocab), new Float32Array(vocab)), state: out.state };
+  }
+
+  /** One token for each row (the rows are beams, or one sample): their log-probs [rows * vocab]. */
+  async step(tokens: number[], state: CausalState) {
+    const out = await this.forward(tokens.map((t) => [t]), state);
+    const vocab = out.logits.dims[out.logits.dims.length - 1];
+    const logits = floatData(out.logits, 'logits');
+    const logProbs = new Float32Array(tokens.length * vocab);
+    for (let r = 0; r < tokens.length; r++) logSoftmaxInto(logits.subarray(r * vocab, (r + 1) * vocab), logProbs, r * vocab);
+    return { logProbs, state: out.state };
+  }
+
+  /** `rows` copies of a one-row state (a prompt read once, then searched by several beams). */
+  tile(state: CausalState, rows: number): CausalState {
+    return this.reorder(state, new Array<number>(rows).fill(0));
+  }
+
+  reorder(state: CausalState, rows: number[]): CausalState {
+    const past: Record<string, Tensor> = {};
+    for (const [name, t] of Object.entries(state.past)) {
+      const data = floatData(t, name);
+      if (t.dims[0] === rows.length && reorderInPlace(data, [...t.dims], 0, rows)) past[name] = t;
+      else {
+        const g = gatherAxis(data, [...t.dims], 0, rows);
+        past[name] = float32Tensor(g.data, g.dims);
+      }
+    }
+    return { past, length: state.length };
+  }
+
+  /** The graph over `ids` (one list per row, all the same length) after the cache. */
+  private async forward(ids: readonly (readonly number[])[], state: CausalState): Promise<{ logits: Tensor; state: CausalState }> {
+    const rows = ids.length;
+    const n = ids[0].length;
     const total = state.length + n;
     const Tensor = ort().Tensor;
     // Typed arrays filled directly: a BigInt per element (int64Tensor) costs more than the small model's step.
     const feed: Record<string, Tensor> = {
       ...state.past,
-      input_ids: int64Tensor(tokens, [1, n]),
-      attention_mask: new Tensor('int64', new BigInt64Array(total).fill(1n), [1, total]),
+      input_ids: int64Tensor(ids.flat(), [rows, n]),
+      attention_mask: new Tensor('int64', new BigInt64Array(rows * total).fill(1n), [rows, total]),
     };
     if (this.cacheBranch) feed.use_cache_branch = new Tensor('bool', new Uint8Array([state.length > 0 ? 1 : 0]), [1]);
     if (this.positions) {
-      const positions = new BigInt64Array(n);
-      for (let i = 0; i < n; i++) positions[i] = BigInt(state.length + i);
-      feed.position_ids = new Tensor('int64', positions, [1, n]);
+      const positions = new BigInt64Array(rows * n);
+      for (let r = 0; r < rows; r++) for (let i = 0; i < n; i++) positions[r * n + i] = BigInt(state.length + i);
+      feed.position_ids = new Tensor('int64', positions, [rows, n]);
     }
     const out = await this.session.run(feed);
-    const logits = floatData(out.logits, 'logits');
-    const vocab = out.logits.dims[out.logits.dims.length - 1];
     const past: Record<string, Tensor> = {};
     for (const name of this.pastNames) past[name] = out[presentOf(name)];
-    return { logProbs: logSoftmax(logits.subarray((n - 1) * vocab, n * vocab)), state: { past, length: total } };
+    return { logits: out.logits, state: { past, length: total } };
   }
-
-  step(tokens: number[], state: CausalState) {
-    if (tokens.length !== 1) throw new EngineError('internal', `a Hub causal LM samples one row at a time, not ${tokens.length}`);
-    return this.run(tokens, state);
-  }
-
-  reorder(state: CausalState, rows: number[]): CausalState {
-    if (rows.length !== 1 || rows[0] !== 0) throw new EngineError('internal', 'a Hub causal LM samples one row at a time');
-    return state;
-  }
-}
-
-function logSoftmax(logits: Float32Array): Float32Array {
-  let max = -Infinity;
-  for (const v of logits) if (v > max) max = v;
-  let sum = 0;
-  for (const v of logits) sum += Math.exp(v - max);
-  const lse = max + Math.log(sum);
-  const out = new Float32Array(logits.length);
-  for (let i = 0; i < logits.length; i++) out[i] = logits[i] - lse;
-  return out;
 }

@@ -6,7 +6,7 @@
  * or CancelledError), or files that do not load (EngineError 'bad-model'; the cached copy is then
  * removed so that the next try downloads it afresh).
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { HubConfig, ModelChoice } from '../../protocol';
 import { CancelledError, EngineError, errorMessage } from '../errors';
@@ -85,7 +85,8 @@ function explain(e: unknown, choice: ExternalChoice, hub: HubConfig): EngineErro
     return new EngineError('model-unavailable', `${label} is not in the download cache (${hub.cacheDir}), and downloads are off (draftsmith.hub.offline, or --offline).`);
   }
   if (/^Could not locate file/.test(msg)) {
-    return new EngineError('model-unavailable', `${label} was not found at ${hub.endpoint}, or has no file transformers.js needs (${msg.replace(/^Could not locate file: /, '')})`);
+    const url = /"([^"]+)"/.exec(msg)?.[1] ?? msg.replace(/^Could not locate file: /, '');
+    return new EngineError('model-unavailable', `${label} was not found at ${hub.endpoint}, or has no file transformers.js needs (no ${url}).`);
   }
   if (/occurred while trying to load file|Unauthorized|Forbidden/.test(msg)) {
     return new EngineError('model-unavailable', `The Hub could not send ${label}: ${msg}`);
@@ -124,6 +125,14 @@ function configure(tjs: Tjs, choice: ExternalChoice, hub: HubConfig, watch: Load
   return choice.id;
 }
 
+/** The weights to ask for, in order: the kind a folder (or the cache) already holds first. */
+function dtypeOrder(onnxDir: string): string[] {
+  const files = existsSync(onnxDir) ? readdirSync(onnxDir) : [];
+  const quantized = files.some((f) => f.endsWith('_quantized.onnx'));
+  const float = files.some((f) => /^[a-z_]+\.onnx$/.test(f) && !/_(fp16|int8|uint8|q4|q4f16|bnb4|quantized)\.onnx$/.test(f));
+  return float && !quantized ? ['fp32', 'q8'] : ['q8', 'fp32'];
+}
+
 const KIND_OF = (config: { is_encoder_decoder?: boolean }): HubModelKind => (config.is_encoder_decoder ? 'seq2seq' : 'causal-lm');
 
 export async function openHubModel(choice: ExternalChoice, kind: HubModelKind, what: string, hub: HubConfig,
@@ -157,9 +166,11 @@ export async function openHubModel(choice: ExternalChoice, kind: HubModelKind, w
     ...(runtime.threads > 0 ? { intraOpNumThreads: runtime.threads, interOpNumThreads: 1 } : {}),
   };
   // int8 weights first (onnx/*_quantized.onnx: a quarter of the download, and faster on a CPU), the
-  // float32 graph where a repository has no quantized one.
+  // float32 graph where a repository has no quantized one; what is already here (the cache, a folder)
+  // decides first, so that a cached model loads with no server to ask.
+  const dir = choice.kind === 'folder' ? path.resolve(choice.dir) : cacheFolder(hub, choice.id, choice.revision);
   let lastError: unknown;
-  for (const dtype of ['q8', 'fp32']) {
+  for (const dtype of dtypeOrder(path.join(dir, 'onnx'))) {
     try {
       // device 'auto': transformers.js then leaves the execution providers to the session options
       // (with the guarded onnxruntime it knows no devices of its own).
@@ -168,7 +179,6 @@ export async function openHubModel(choice: ExternalChoice, kind: HubModelKind, w
         await model.dispose();
         throw new CancelledError();
       }
-      const dir = choice.kind === 'folder' ? path.resolve(choice.dir) : cacheFolder(hub, choice.id, choice.revision);
       runtime.log('info', `loaded ${label} (${config.model_type ?? 'unknown architecture'}, ${dtype}) with transformers.js from ${dir}`);
       return { tjs, tokenizer, model, id: label, source: choice.kind, architecture: String(config.model_type ?? 'unknown'), dir, device: 'cpu', dtype };
     } catch (e) {
@@ -181,7 +191,6 @@ export async function openHubModel(choice: ExternalChoice, kind: HubModelKind, w
   // A file that downloaded but does not load (corrupt, truncated by the server) must not be used
   // again: the next try downloads the model afresh.
   if (err.code === 'bad-model' && choice.kind === 'hub') {
-    const dir = cacheFolder(hub, choice.id, choice.revision);
     if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
   }
   throw err;

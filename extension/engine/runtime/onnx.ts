@@ -17,6 +17,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import type * as ortTypes from 'onnxruntime-node';
 import { EngineError, errorMessage } from '../errors';
+import { disableOrtTelemetry } from './ortTelemetry';
 import type { DeviceSetting } from '../../protocol';
 
 export type Ort = typeof ortTypes;
@@ -26,7 +27,10 @@ export type Tensor = ortTypes.Tensor;
 let ortModule: Ort | undefined;
 export function ort(): Ort {
   // Loaded lazily so that a missing native binary is reported as an engine error, not an import crash.
-  if (!ortModule) ortModule = require('onnxruntime-node') as Ort;
+  if (!ortModule) {
+    disableOrtTelemetry();
+    ortModule = require('onnxruntime-node') as Ort;
+  }
   return ortModule;
 }
 

@@ -19,6 +19,7 @@ import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
 import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { cacheSpecs, emptyCaches, feedCaches, layerViews, LayerCaches, readCaches, reorderCaches } from '../runtime/layerCaches';
 import { reorderAxis } from '../runtime/tensorOps';
+import { ask, whereText } from '../text/origin';
 import { noKnownLetter, scriptShare } from '../text/reader';
 import { parseTopics } from '../text/topics';
 import { Tokenizer } from '../text/tokenizer';
@@ -146,13 +147,13 @@ export class EssaySystem implements System<'essay'> {
 
   async run(req: EssayRequest, ctx: RunContext): Promise<EssayResult> {
     const selected = parseTopics(req.topics);
-    if (selected.length === 0) throw new EngineError('bad-input', 'Select a few topic words (for example "bee, swallow, geese, flower, frog"): the selection has no words.');
+    if (selected.length === 0) throw new EngineError('bad-input', `${ask(req.origin)} a few topic words (for example "bee, swallow, geese, flower, frog"): ${whereText(req.origin)} has no words.`);
     if (selected.length > MAX_TOPICS) {
-      throw new EngineError('bad-input', `Select at most ${MAX_TOPICS} topic words; the selection has ${selected.length}. The model was trained on five.`);
+      throw new EngineError('bad-input', `${ask(req.origin)} at most ${MAX_TOPICS} topic words; ${whereText(req.origin)} has ${selected.length}. The model was trained on five.`);
     }
     const tooLong = selected.find((t) => t.length > MAX_TOPIC_CHARS);
     if (tooLong) {
-      throw new EngineError('bad-input', `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". Select a few words or short phrases.`);
+      throw new EngineError('bad-input', `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". ${ask(req.origin)} a few words or short phrases.`);
     }
     // A word in a script the vocabulary lacks encodes to the unknown piece only: it would feed the
     // model noise, so it is left out and reported.
@@ -160,7 +161,7 @@ export class EssaySystem implements System<'essay'> {
     const skippedTopics = selected.filter((t) => noKnownLetter(scriptShare(t, this.tokenizer.encodeWithSpans(t), unk)));
     const topics = selected.filter((t) => !skippedTopics.includes(t));
     if (topics.length === 0) {
-      throw new EngineError('bad-input', `The essay model reads English words only, and knows none of the letters in "${skippedTopics.join(', ')}". Select English topic words.`);
+      throw new EngineError('bad-input', `The essay model reads English words only, and knows none of the letters in "${skippedTopics.join(', ')}". ${ask(req.origin)} English topic words.`);
     }
     const m = this.folder.manifest;
     const { ids, wordIds } = this.joinTopics(topics);

@@ -8,9 +8,9 @@
 import type { ExternalModel, HubConfig, PremiseRequest, PremiseResult, SamplingOptions, StoryRequest, StoryResult } from '../../protocol';
 import { topKSample } from '../decode/topk';
 import { EngineError } from '../errors';
-import { CausalStepModel, type CausalState } from '../hub/causalStep';
-import { openHubModel, type ExternalChoice, type LoadWatch, type OpenedHubModel } from '../hub/hubModel';
-import type { Session } from '../runtime/onnx';
+import type { CausalState } from '../hub/causalStep';
+import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
+import { describeOpened, externalModel, openCausalLm, releaseOpened, type CausalLm } from '../hub/hubSystems';
 import { hasReadableText } from '../text/reader';
 import { countWords } from '../text/words';
 import type { RunContext, RuntimeOptions } from './context';
@@ -31,67 +31,39 @@ function freshSeed(): number {
 }
 
 export class HubStorySystem implements System<'story' | 'premise'> {
-  private constructor(private readonly opened: OpenedHubModel, private readonly step: CausalStepModel,
-    private readonly contextTokens: number, private readonly bos: number | undefined, private readonly eos: number) {}
+  private constructor(private readonly lm: CausalLm) {
+    this.dispose = releaseOpened(lm.opened);
+  }
 
   static async load(choice: ExternalChoice, hub: HubConfig, runtime: RuntimeOptions, watch: LoadWatch): Promise<HubStorySystem> {
-    const opened = await openHubModel(choice, 'causal-lm', 'Continue Story', hub, runtime, watch);
-    const sessions = (opened.model as unknown as { sessions?: Record<string, Session> }).sessions;
-    // model.onnx in transformers.js's own exports; decoder_model_merged.onnx in optimum's older ones.
-    const session = sessions?.model ?? sessions?.decoder_model_merged;
-    if (!session) {
-      await opened.model.dispose();
-      throw new EngineError('bad-model', `${opened.id} has no decoder graph (onnx/model*.onnx) in the layout transformers.js runs`);
-    }
-    try {
-      const config = opened.model.config;
-      const step = new CausalStepModel(session, config);
-      const num = (k: string) => (typeof config[k] === 'number' ? (config[k] as number) : undefined);
-      const context = num('n_positions') ?? num('max_position_embeddings') ?? 1024;
-      const eos = num('eos_token_id') ?? opened.tokenizer.eos_token_id ?? undefined;
-      if (eos === undefined) throw new EngineError('bad-model', `${opened.id} names no end-of-text token (config.json eos_token_id)`);
-      // A model with its own start token (ours: <s>) reads it first, as it was trained; GPT-2's start
-      // and end token are one, and its text starts without it.
-      const bos = num('bos_token_id');
-      return new HubStorySystem(opened, step, context, bos !== undefined && bos !== eos ? bos : undefined, eos);
-    } catch (e) {
-      await opened.model.dispose();
-      throw e;
-    }
+    return new HubStorySystem(await openCausalLm(choice, 'Continue Story', hub, runtime, watch));
   }
 
   describe(): SystemDescription {
-    const o = this.opened;
-    return { system: 'story', name: o.id, description: `${o.architecture} (${o.dtype}) run with transformers.js`, architecture: o.architecture, dir: o.dir, device: o.device };
+    return describeOpened('story', this.lm.opened);
   }
 
-  private disposed = false;
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
-    await this.opened.model.dispose();   // its sessions' release goes through the engine's gate (hub/transformersJs.ts)
-  }
+  readonly dispose: () => Promise<void>;
 
   run(req: StoryRequest | PremiseRequest, ctx: RunContext): Promise<StoryResult | PremiseResult> {
     return req.op === 'premise' ? this.premise(req, ctx) : this.continueStory(req, ctx);
   }
 
   private external(): ExternalModel {
-    const from = this.opened.source === 'hub' ? 'from the Hub' : 'in transformers.js\'s layout';
-    return { id: this.opened.id, architecture: this.opened.architecture, note: `A plain language model ${from}: no fusion gates (the fusion model is the built-in one), no attention weights (its graph does not export them).` };
+    return externalModel(this.lm.opened, 'A plain language model', 'no fusion gates (the fusion model is the built-in one), no attention weights (its graph does not export them).');
   }
 
   private encode(text: string): number[] {
-    return this.opened.tokenizer.encode(text, { add_special_tokens: false });
+    return this.lm.opened.tokenizer.encode(text, { add_special_tokens: false });
   }
 
   private decode(ids: readonly number[]): string {
-    return this.opened.tokenizer.decode([...ids], { skip_special_tokens: true });
+    return this.lm.opened.tokenizer.decode([...ids], { skip_special_tokens: true });
   }
 
   /** The end of the prompt that fits the model's context with room to write: where it starts, and its ids. */
   private readPrompt(prompt: string): { usedFrom: number; ids: number[]; total: number | null } {
-    const room = Math.max(16, this.contextTokens - CONTINUATION_ROOM - 1);
+    const room = Math.max(16, this.lm.contextTokens - CONTINUATION_ROOM - 1);
     const all = this.encode(prompt);
     if (all.length <= room) return { usedFrom: 0, ids: all, total: all.length };
     // The tokenizer gives no offsets: the latest word start whose suffix fits, by bisection.
@@ -113,17 +85,17 @@ export class HubStorySystem implements System<'story' | 'premise'> {
 
   private banned(): number[] {
     // Never a start token or padding in the middle of a story.
-    const c = this.opened.model.config;
-    return [c.bos_token_id, c.pad_token_id].filter((x): x is number => typeof x === 'number' && x !== this.eos);
+    const c = this.lm.opened.model.config;
+    return [c.bos_token_id, c.pad_token_id].filter((x): x is number => typeof x === 'number' && x !== this.lm.eos);
   }
 
   /** The prompt through the model: the cache after all but its last token, which the sampler feeds first. */
   private async prefill(ids: readonly number[]): Promise<{ state: CausalState; first: number }> {
-    const start = this.bos !== undefined ? [this.bos, ...ids] : [...ids];
-    if (start.length === 0) start.push(this.eos);   // an empty prompt: the model's text start
-    const state = this.step.initial();
+    const start = this.lm.bos !== undefined ? [this.lm.bos, ...ids] : [...ids];
+    if (start.length === 0) start.push(this.lm.eos);   // an empty prompt: the model's text start
+    const state = this.lm.step.initial();
     if (start.length === 1) return { state, first: start[0] };
-    const out = await this.step.run(start.slice(0, -1), state);
+    const out = await this.lm.step.run(start.slice(0, -1), state);
     return { state: out.state, first: start[start.length - 1] };
   }
 
@@ -134,19 +106,19 @@ export class HubStorySystem implements System<'story' | 'premise'> {
     const { usedFrom, ids, total } = this.readPrompt(prompt);
     const sampling = this.sampling(req.sampling);
     const words = req.words ?? DEFAULT_WORDS;
-    const limit = lengthLimit(Infinity, Math.max(1, this.contextTokens - ids.length - 2));
+    const limit = lengthLimit(Infinity, Math.max(1, this.lm.contextTokens - ids.length - 2));
     const t0 = performance.now();
     const { state, first } = await this.prefill(ids);
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
     const stream = tokenStream(ctx, (t) => this.decode(t), (text) => {
       const written = countWords(text);
-      return { message: `Writing the story with ${this.opened.id} (${written} of ${words} words)…`, fraction: written / words };
+      return { message: `Writing the story with ${this.lm.opened.id} (${written} of ${words} words)…`, fraction: written / words };
     });
     const t1 = performance.now();
     const minWords = minimumWords(words);
-    const hyp = await topKSample(this.step, state, {
-      bos: first, eos: this.eos, maxLength: limit.maxLength, k: sampling.topK, temperature: sampling.temperature, seed: sampling.seed,
+    const hyp = await topKSample(this.lm.step, state, {
+      bos: first, eos: this.lm.eos, maxLength: limit.maxLength, k: sampling.topK, temperature: sampling.temperature, seed: sampling.seed,
       minLength: 1, banned: this.banned(),
       endsBefore: (tokens) => countWords(stream.text(tokens)) > words,
       mayEnd: (tokens) => countWords(stream.text(tokens)) >= minWords,
@@ -176,13 +148,13 @@ export class HubStorySystem implements System<'story' | 'premise'> {
   /** A premise: the model's own opening, one or two sentences from the start of a text. */
   async premise(req: PremiseRequest, ctx: RunContext): Promise<PremiseResult> {
     const sampling = this.sampling(req.sampling);
-    const limit = lengthLimit(PREMISE_TOKENS, Math.max(1, this.contextTokens - 2));
+    const limit = lengthLimit(PREMISE_TOKENS, Math.max(1, this.lm.contextTokens - 2));
     ctx.progress('Writing a premise…', 0);
     const t0 = performance.now();
     const { state, first } = await this.prefill([]);
     const stream = tokenStream(ctx, (t) => this.decode(t), (_text, n) => ({ message: `Writing a premise (${n} tokens)…`, fraction: n / limit.maxLength }));
-    const hyp = await topKSample(this.step, state, {
-      bos: first, eos: this.eos, maxLength: limit.maxLength, k: sampling.topK, temperature: sampling.temperature, seed: sampling.seed,
+    const hyp = await topKSample(this.lm.step, state, {
+      bos: first, eos: this.lm.eos, maxLength: limit.maxLength, k: sampling.topK, temperature: sampling.temperature, seed: sampling.seed,
       minLength: 1, banned: this.banned(),
       // The premise ends with its first sentence of a few words.
       endsBefore: (tokens) => {
@@ -198,6 +170,6 @@ export class HubStorySystem implements System<'story' | 'premise'> {
   }
 
   private stats(inputTokens: number | null, used: number, outputTokens: number, encodeMs: number, decodeMs: number): StoryResult['stats'] {
-    return { inputTokens, usedInputTokens: used, outputTokens, encodeMs, decodeMs, tokensPerSecond: (outputTokens + 1) / Math.max(decodeMs / 1000, 1e-6), device: this.opened.device, model: this.opened.id };
+    return { inputTokens, usedInputTokens: used, outputTokens, encodeMs, decodeMs, tokensPerSecond: (outputTokens + 1) / Math.max(decodeMs / 1000, 1e-6), device: this.lm.opened.device, model: this.lm.opened.id };
   }
 }

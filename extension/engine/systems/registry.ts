@@ -14,7 +14,9 @@ import { EssaySystem } from './essay';
 import { ReplySystem } from './reply';
 import { RoundTripSystem } from './roundtrip';
 import { ScoringSystem } from './scoring';
+import { HubEssaySystem } from './hubEssay';
 import { HubStorySystem } from './hubStory';
+import { HubSummarizeSystem } from './hubSummarize';
 import { StorySystem } from './story';
 import { SummarizeSystem } from './summarize';
 import type { Op, RequestOf, System } from './system';
@@ -54,11 +56,13 @@ export const SYSTEMS = {
     ops: ['summarize'],
     loading: 'Loading the summarization model…',
     ...oneFolder('summarize', (dir, runtime) => SummarizeSystem.load(dir, runtime)),
+    external: (choice, hub, runtime, watch) => HubSummarizeSystem.load(choice, hub, runtime, watch),
   } satisfies SystemEntry<'summarize', SummarizeSystem, never>,
   essay: {
     ops: ['essay'],
     loading: 'Loading the essay model…',
     ...oneFolder('essay', (dir, runtime) => EssaySystem.load(dir, runtime)),
+    external: (choice, hub, runtime, watch) => HubEssaySystem.load(choice, hub, runtime, watch),
   } satisfies SystemEntry<'essay', EssaySystem, never>,
   story: {
     ops: ['story', 'premise'],

@@ -26,7 +26,8 @@ import { loadModelFolder, type Manifest, type ModelFolder } from '../runtime/man
 import { checkIO, float32Tensor, floatData, int32Data, int64Tensor, openSession, type Session, type Tensor } from '../runtime/onnx';
 import { reorderAxis } from '../runtime/tensorOps';
 import { semanticKeys } from '../text/keys';
-import { mostlyUnknownScript, readability, scriptShare } from '../text/reader';
+import { ask, checkReadable, INPUT_TASKS, unreadableMessage } from '../text/origin';
+import { mostlyUnknownScript, scriptShare } from '../text/reader';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
 import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
@@ -290,22 +291,20 @@ export class ReplySystem implements System<'reply'> {
 
   async run(req: ReplyRequest, ctx: RunContext): Promise<ReplyResult> {
     const text = req.text;
-    const readable = readability(text);
-    if (readable === 'empty') throw new EngineError('bad-input', 'There is no post to reply to: the selection (or document) is empty.');
-    if (readable === 'binary') throw new EngineError('bad-input', 'The selection looks like binary data, not a message; no replies were written.');
+    checkReadable(text, INPUT_TASKS.reply, req.origin);
     const m = this.folder.manifest;
     ctx.progress('Reading the post…', 0);
     // A long post: the model reads its end (training kept a post's last pieces), the part a reply answers.
     const { spans, complete } = this.tokenizer.encodeSuffix(text, m.maxInputTokens + 1);
     const used = spans.slice(-m.maxInputTokens);
-    if (used.length === 0) throw new EngineError('bad-input', 'There is no post to reply to: the selection (or document) is empty.');
+    if (used.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.reply, req.origin));
     const truncated = used.length < spans.length || !complete;
     const usedFrom = truncated ? used[0].start : 0;
     const read = text.slice(usedFrom);
     const unk = m.specialTokens.unk;
     const script = scriptShare(read, used, unk);
     if (mostlyUnknownScript(script)) {
-      throw new EngineError('bad-input', `The reply model reads English: ${script.unknownLetters} of the ${script.letters} letters of this post are unknown to it (another script). Select an English message.`);
+      throw new EngineError('bad-input', `The reply model reads English: ${script.unknownLetters} of the ${script.letters} letters of this post are unknown to it (another script). ${ask(req.origin)} an English message.`);
     }
     const notes: string[] = [];
     if (truncated) notes.push(`The post is longer than the model reads (${m.maxInputTokens} subwords): the replies answer its last ${text.length - usedFrom} characters.`);

@@ -30,7 +30,8 @@ import { rougeScores } from '../metrics/rouge';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
 import { checkIO, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { analyseEach } from '../text/nlp';
-import { mostlyUnknownScript, notProse, readability, scriptShare, sentenceSpans, splitSentences } from '../text/reader';
+import { ask, checkReadable, INPUT_TASKS, unreadableMessage } from '../text/origin';
+import { mostlyUnknownScript, notProse, scriptShare, sentenceSpans, splitSentences } from '../text/reader';
 import { Tokenizer, type TokenSpan } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
 import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
@@ -149,11 +150,9 @@ export class RoundTripSystem implements System<'roundtrip'> {
 
   async run(req: RoundTripRequest, ctx: RunContext): Promise<RoundTripResult> {
     const text = req.text;
-    const readable = readability(text);
-    if (readable === 'empty') throw new EngineError('bad-input', 'There is no paragraph to round-trip: the selection (or paragraph) is empty.');
-    if (readable === 'binary') throw new EngineError('bad-input', 'The selection looks like binary data, not prose; nothing was round-tripped.');
+    checkReadable(text, INPUT_TASKS.roundtrip, req.origin);
     const why = notProse(text);
-    if (why) throw new EngineError('bad-input', `${why}: Round-Trip Paragraph reconstructs sentences, and its model was trained on prose paragraphs. Select a paragraph.`);
+    if (why) throw new EngineError('bad-input', `${why}: Round-Trip Paragraph reconstructs sentences, and its model was trained on prose paragraphs. ${ask(req.origin)} a paragraph.`);
     const m = this.folder.manifest;
     const maxSentences = req.maxSentences ?? this.arch.maxSentences;
     ctx.progress('Reading the paragraph…', 0);
@@ -175,7 +174,7 @@ export class RoundTripSystem implements System<'roundtrip'> {
         if (input.length === 0) {
           throw new EngineError('bad-input',
             `The first sentence is ${complete ? ids.length : `more than ${ids.length}`} subwords long, more than the ${m.maxInputTokens} the model reads at once (it was trained on sentences of up to ` +
-            `${this.arch.maxSentenceTokens}). Is the text without sentence punctuation? Select a paragraph of shorter sentences.`);
+            `${this.arch.maxSentenceTokens}). Is the text without sentence punctuation? ${ask(req.origin)} a paragraph of shorter sentences.`);
         }
         truncatedBy = 'tokens';
         break;
@@ -183,7 +182,7 @@ export class RoundTripSystem implements System<'roundtrip'> {
       input.push({ ...span, tokens: ids.length, ids, pieces });
       tokens += ids.length;
     }
-    if (input.length === 0) throw new EngineError('bad-input', 'There is no paragraph to round-trip: the selection (or paragraph) is empty.');
+    if (input.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.roundtrip, req.origin));
     // Letters the vocabulary lacks (another script) reach the model as <unk> (text/reader.ts scriptShare).
     const unk = m.specialTokens.unk;
     const unknownTokens = input.reduce((n, s) => n + s.ids.filter((id) => id === unk).length, 0);
@@ -191,7 +190,7 @@ export class RoundTripSystem implements System<'roundtrip'> {
     if (mostlyUnknownScript(script)) {
       throw new EngineError('bad-input',
         `The round-trip model reads English text: ${script.unknownLetters} of the ${script.letters} letters of this paragraph are unknown to it ` +
-        '(another script). Select an English paragraph.');
+        `(another script). ${ask(req.origin)} an English paragraph.`);
     }
     ctx.checkCancelled();
 
@@ -224,6 +223,7 @@ export class RoundTripSystem implements System<'roundtrip'> {
       usedEnd: input[input.length - 1].end,
       truncatedBy,
       maxSentences,
+      inputLimit: m.maxInputTokens,
       unknownTokens,
       reconstruction,
       output,

@@ -24,7 +24,8 @@ import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
 import { DEFAULT_EXTRACTIVE, extractiveSummary, MAX_EXTRACTIVE_WINDOWS, type ExtractiveOptions } from './extractive';
-import { readability, sentenceSpans } from '../text/reader';
+import { checkReadable, INPUT_TASKS, unreadableMessage } from '../text/origin';
+import { sentenceSpans } from '../text/reader';
 import type { AttendedToken } from '../../protocol';
 
 const Topics = z.object({ topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })) });
@@ -96,9 +97,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
 
   async run(req: SummarizeRequest, ctx: RunContext, extractive: ExtractiveOptions = DEFAULT_EXTRACTIVE): Promise<SummarizeResult> {
     const text = req.text;
-    const readable = readability(text);
-    if (readable === 'empty') throw new EngineError('bad-input', 'There is no text to summarize: the selection (or document) is empty.');
-    if (readable === 'binary') throw new EngineError('bad-input', 'The selection looks like binary data, not prose; nothing was summarized.');
+    checkReadable(text, INPUT_TASKS.summarize, req.origin);
     if (req.mode === 'extractive') return this.runExtractive(req, ctx, extractive);
     const m = this.folder.manifest;
     const special = m.specialTokens;
@@ -106,7 +105,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     ctx.progress('Reading the text…', 0);
     // A long document is tokenized only as far as the model reads (a megabyte takes ~10 s in full).
     const { spans, complete } = this.tokenizer.encodePrefix(text, limit + 1);
-    if (spans.length === 0) throw new EngineError('bad-input', 'There is no text to summarize: the selection (or document) is empty.');
+    if (spans.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));
     // Longer text than the model reads: summarize its beginning (news puts the essentials first) and say so.
     const used = spans.slice(0, limit);
     const truncated = used.length < spans.length || !complete;
@@ -149,6 +148,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
       source: text,
       truncated,
       usedChars: truncated ? used[used.length - 1].end : text.length,
+      inputLimit: limit,
       hitMaxLength: maxLengthHit(best, d.limit),
       tokens,
       topPhrases: topPhrases(text, tokens, 5),
@@ -175,7 +175,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     const t0 = performance.now();
     const read = await this.documentAttention(req.text, req.maxInputTokens, ctx);
     const encodeMs = performance.now() - t0;
-    if (read.tokens.length === 0) throw new EngineError('bad-input', 'There is no text to summarize: the selection (or document) is empty.');
+    if (read.tokens.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));
     ctx.progress('Choosing the sentences the model attends to most…', 0.95);
     const t1 = performance.now();
     const text = req.text;
@@ -192,6 +192,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
       source: text,
       truncated: read.truncated,
       usedChars: read.truncated ? read.usedChars : text.length,
+      inputLimit: read.limit,
       hitMaxLength: null,
       tokens: read.tokens,
       topPhrases: topPhrases(text, read.tokens, 5),
@@ -218,14 +219,14 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
    * window this is exactly the encoder's topic_attention output.
    */
   async documentAttention(text: string, maxInputTokens: number | undefined, ctx?: RunContext):
-  Promise<{ tokens: AttendedToken[]; abar: Float64Array; truncated: boolean; inputTokens: number | null; usedChars: number; windows: number }> {
+  Promise<{ tokens: AttendedToken[]; abar: Float64Array; truncated: boolean; inputTokens: number | null; usedChars: number; windows: number; limit: number }> {
     const m = this.folder.manifest;
     const window = Math.min(maxInputTokens ?? m.maxInputTokens, m.maxInputTokens, this.arch.maxSourcePositions);
     const cap = window * MAX_EXTRACTIVE_WINDOWS;
     const { spans, complete } = this.tokenizer.encodePrefix(text, cap + 1);
     const used = spans.slice(0, cap);
     const truncated = used.length < spans.length || !complete;
-    if (used.length === 0) return { tokens: [], abar: new Float64Array(0), truncated: false, inputTokens: 0, usedChars: 0, windows: 0 };
+    if (used.length === 0) return { tokens: [], abar: new Float64Array(0), truncated: false, inputTokens: 0, usedChars: 0, windows: 0, limit: cap };
     const usedChars = used[used.length - 1].end;
     // Token i starts a sentence when it lies past the end of the sentence of token i - 1.
     const ends = sentenceSpans(text.slice(0, usedChars)).map((s) => s.end);
@@ -274,7 +275,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     let z = 0;
     const e = Array.from(abar, (x) => { const v = Math.exp(x - max); z += v; return v; });
     const tokens = used.map((s, i) => ({ text: s.text, start: s.start, end: s.end, weight: e[i] / z }));
-    return { tokens, abar, truncated, inputTokens: complete ? spans.length : null, usedChars, windows: cuts.length };
+    return { tokens, abar, truncated, inputTokens: complete ? spans.length : null, usedChars, windows: cuts.length, limit: cap };
   }
 
   /** Runs the encoder once: α per source token (Eq. 11) and the decoder's cross-attention memory. */

@@ -309,10 +309,15 @@ export function junkRatio(text: string): number {
   return junk / text.length;
 }
 
-/** Whether a system can read `text` at all: 'empty' (nothing readable), 'binary' (mostly junk) or 'readable'. */
-export function readability(text: string): 'empty' | 'binary' | 'readable' {
-  if (!hasReadableText(text)) return 'empty';
+/**
+ * Whether a system can read `text` at all: 'empty' (nothing but white space and invisible format
+ * characters), 'binary' (mostly junk: NULs, controls, replacement characters), 'no-words'
+ * (characters, but not one letter or number: emoji, symbols, punctuation) or 'readable'.
+ */
+export function readability(text: string): 'empty' | 'no-words' | 'binary' | 'readable' {
+  if (/^[\s\p{Cf}]*$/u.test(text)) return 'empty';
   if (junkRatio(text) > MAX_JUNK_SHARE) return 'binary';
+  if (!hasReadableText(text)) return 'no-words';
   return 'readable';
 }
 

@@ -236,7 +236,9 @@ def hub_config(c: GPT2Config):
 
 
 def export(model, tokenizer_dir, out, int8=False, meta=None):
-    from onnx import load as onnx_load, save as onnx_save
+    """int8: the weight matrices stored as int8 with a scale per row (weight_storage.py: the shipped
+    models' storage), computed in float32 after onnxruntime folds them at load; a quarter of the size,
+    and onnx/model.onnx is what transformers.js loads for dtype "fp32"."""
     c = model.config
     os.makedirs(os.path.join(out, "onnx"), exist_ok=True)
     model.eval()
@@ -250,14 +252,15 @@ def export(model, tokenizer_dir, out, int8=False, meta=None):
     dyn.update({n: {0: "batch_size", 2: "past_sequence_length"} for n in past_in})
     dyn.update({n: {0: "batch_size", 2: "total_sequence_length"} for n in present})
     path = os.path.join(out, "onnx", "model.onnx")
+    records = None
+    if int8:
+        from .weight_storage import quantize_
+        records = quantize_(model)   # the PyTorch model now computes with the rounded weights, as the file will
     torch.onnx.export(Exported(model), args, path, input_names=["input_ids", "attention_mask", "position_ids", *past_in],
                       output_names=["logits", *present], dynamic_axes=dyn, opset_version=OPSET)
-    if int8:   # model_quantized.onnx: what transformers.js loads for dtype "q8" (its default on the CPU for a Hub repo that has it)
-        from .quantize import quantize_model
-        graph = onnx_load(path)
-        log(f"int8: {quantize_model(graph)} weight matrices")
-        onnx_save(graph, os.path.join(out, "onnx", "model_quantized.onnx"))
-        os.remove(path)
+    if records:
+        from .weight_storage import store_int8_files
+        store_int8_files(os.path.join(out, "onnx"), ["model.onnx"], records)
     json.dump(hub_config(c), open(os.path.join(out, "config.json"), "w"), indent=1)
     json.dump({"bos_token_id": T.BOS, "eos_token_id": T.EOS, "pad_token_id": T.PAD, "do_sample": True, "top_k": 10,
                "temperature": 0.8, "max_new_tokens": 200}, open(os.path.join(out, "generation_config.json"), "w"), indent=1)
@@ -279,7 +282,7 @@ def check_export(model, out, int8):
     except ImportError:
         log("python onnxruntime not installed: the export is checked by test/unit (transformers.js) instead")
         return
-    sess = ort.InferenceSession(os.path.join(out, "onnx", "model_quantized.onnx" if int8 else "model.onnx"))
+    sess = ort.InferenceSession(os.path.join(out, "onnx", "model.onnx"))
     c = model.config
     H, dh = c.n_head, c.n_embd // c.n_head
     ids = np.array([[T.BOS, 40, 41, 42]], dtype=np.int64)
@@ -305,7 +308,7 @@ def main():
     p.add_argument("--out", default="runs/story-gpt2.pt")
     p.add_argument("--ckpt", default="runs/story-gpt2.pt")
     p.add_argument("--tokenizer", default="../story", help="export: the folder whose tokenizer.json the model reads")
-    p.add_argument("--int8", action="store_true", help="export: onnx/model_quantized.onnx (int8 weights) instead of model.onnx")
+    p.add_argument("--int8", action="store_true", help="export: weight matrices stored as int8 (computed in float32), a quarter of the size")
     p.add_argument("--minutes", type=float, default=60)
     p.add_argument("--steps", type=int, default=10 ** 9)
     p.add_argument("--lr", type=float, default=1e-3)

@@ -74,10 +74,26 @@ def load_model(path, **overrides):
     return m, ck.get("meta", {}), missing
 
 
+SIZE_FLAGS = {"d_model": "d_model", "heads": "n_heads", "d_ff": "d_ff", "encoder_layers": "encoder_layers", "decoder_layers": "decoder_layers"}
+
+
+def size_overrides(args):
+    """The model size flags given (--d-model, --heads, --d-ff, --encoder-layers, --decoder-layers) as
+    ModelConfig fields; none given: {} (ModelConfig's defaults, the shipped size)."""
+    return {field: getattr(args, flag) for flag, field in SIZE_FLAGS.items() if getattr(args, flag, None) is not None}
+
+
+def check_size(cfg, args):
+    """A model loaded from a checkpoint keeps its size: a size flag that says otherwise is an error."""
+    wrong = {k: (v, getattr(cfg, k)) for k, v in size_overrides(args).items() if getattr(cfg, k) != v}
+    if wrong:
+        raise SystemExit(f"size flags differ from the checkpoint's model (flag, checkpoint): {wrong}")
+
+
 def cmd_pretrain(args):
     device = pick_device(args.device)
     sp = T.load(os.path.join(args.data, "spm.model"))
-    cfg = ModelConfig(vocab_size=sp.get_piece_size(), copy=False)
+    cfg = ModelConfig(vocab_size=sp.get_piece_size(), copy=False, **size_overrides(args))
     model = TopicAwareSummarizer(cfg).to(device)
     windows = pretrain_windows(sp, os.path.join(args.data, "corpus.txt"), args.window, args.max_train)
     log(f"pretrain: {sum(p.numel() for p in model.parameters()) / 1e6:.2f}M params, {len(windows)} windows")
@@ -162,14 +178,16 @@ def cmd_finetune(args):
         from .weights_from_onnx import load_shipped
         shipped = load_shipped(args.init_shipped)
         model = TopicAwareSummarizer(ModelConfig(**{**shipped.c.to_dict(), **overrides}))
+        check_size(model.c, args)
         missing, _ = model.load_state_dict(shipped.state_dict(), strict=False)
         log(f"initialised from the shipped folder {args.init_shipped}; fresh: {sorted(missing)}")
     elif resume or args.init:
         model, meta, missing = load_model(resume or args.init, **overrides)
+        check_size(model.c, args)
         meta = {k: v for k, v in meta.items() if k != "train_state"}
         log(f"initialised from {resume or args.init} ({meta}); fresh: {sorted(set(k.split('.')[0] for k in missing))}")
     else:
-        model = TopicAwareSummarizer(ModelConfig(vocab_size=sp.get_piece_size(), **overrides))
+        model = TopicAwareSummarizer(ModelConfig(vocab_size=sp.get_piece_size(), **overrides, **size_overrides(args)))
     model.to(device)
     train = load_pair_files(args.data, args.train or ["summarize.train.jsonl"], sp, bow_index, args.max_src, args.max_tgt, args.max_train)
     val = load_pair_files(args.data, args.val or ["summarize.val.jsonl"], sp, bow_index, args.max_src, args.max_tgt)
@@ -241,6 +259,13 @@ def main():
     p.add_argument("--max-src", type=int, default=320)
     p.add_argument("--max-tgt", type=int, default=64)
     p.add_argument("--topics", type=int, default=10)
+    # Model size (pretrain, and finetune from scratch); unset: ModelConfig's defaults, the shipped size.
+    # A model loaded from --init/--resume/--init-shipped keeps its own size (a flag that differs is an error).
+    p.add_argument("--d-model", type=int, help="model width (default: ModelConfig's, 192)")
+    p.add_argument("--heads", type=int, help="attention heads (default 4)")
+    p.add_argument("--d-ff", type=int, help="feed-forward width (default 768)")
+    p.add_argument("--encoder-layers", type=int, help="encoder layers (default 3)")
+    p.add_argument("--decoder-layers", type=int, help="decoder layers (default 3)")
     p.add_argument("--ntm-weight", type=float, default=1.0, help="lambda of Eq. 14")
     p.add_argument("--ntm-warmup", type=int, default=300)
     p.add_argument("--ntm-batchnorm", action="store_true", help="ProdLDA batch norm in the topic model (recommended)")

@@ -53,7 +53,7 @@ class CausalLmTest(unittest.TestCase):
         from draftsmith_train.causal_lm import export
         with tempfile.TemporaryDirectory() as out:
             export(self.model(), TOKENIZER, out, int8=True)
-            g = onnx.load(os.path.join(out, "onnx", "model_quantized.onnx")).graph
+            g = onnx.load(os.path.join(out, "onnx", "model.onnx")).graph
             self.assertEqual([i.name for i in g.input], ["input_ids", "attention_mask", "position_ids",
                              "past_key_values.0.key", "past_key_values.0.value", "past_key_values.1.key", "past_key_values.1.value"])
             self.assertEqual([o.name for o in g.output], ["logits", "present.0.key", "present.0.value", "present.1.key", "present.1.value"])

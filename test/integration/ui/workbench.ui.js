@@ -559,11 +559,240 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
   await shot('ui-11-hostile');
 });
 
+// Hub models (issue 21). A loopback Hub, started by the runner below: test/fixtures/hub served in the
+// Hub's URL layout, <endpoint><owner>/<name>/resolve/<revision>/<file>, as test/unit/loopbackHub.ts
+// serves it to the in-host tests. The runner writes its address into draftsmith.hub.endpoint in the
+// user settings before the workbench loads; the test chooses the model as a person would.
+const STORY_LM = 'draftsmith/story-gpt2';
+const HUB_FIXTURES = path.join(REPO, 'test', 'fixtures', 'hub');
+const hub = { endpoint: '', requests: [], server: undefined };
+
+function startHub() {
+  const http = require('http');
+  hub.server = http.createServer((req, res) => {
+    const url = decodeURIComponent((req.url || '').split('?')[0]);
+    hub.requests.push(url);
+    const m = /^\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(url);
+    const local = m && path.join(HUB_FIXTURES, m[1], m[2], m[4]);
+    if (!local || !local.startsWith(HUB_FIXTURES + path.sep) || !fs.existsSync(local) || !fs.statSync(local).isFile()) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Entry not found');
+      return;
+    }
+    res.writeHead(200, { 'Content-Length': String(fs.statSync(local).size), 'Content-Type': 'application/octet-stream' });
+    fs.createReadStream(local).pipe(res);
+  });
+  return new Promise((resolve, reject) => {
+    hub.server.once('error', reject);
+    hub.server.listen(0, '127.0.0.1', () => {
+      hub.endpoint = `http://127.0.0.1:${hub.server.address().port}/`;
+      resolve();
+    });
+  });
+}
+
+/**
+ * Where code-server keeps the user's machine-scoped settings: run.sh keeps the user data beside the
+ * workspace folder. The workbench is a remote window, so VS Code reads and writes the settings of
+ * scope "machine-overridable" (draftsmith.story.model, draftsmith.hub.endpoint) in the remote
+ * machine's settings (user-data/Machine/settings.json), not in user-data/User/settings.json: the
+ * file Choose Model… writes to (ConfigurationTarget.Global), and the one VS Code reads them from.
+ */
+const userSettingsFile = (folder) => path.join(path.dirname(folder), 'user-data', 'Machine', 'settings.json');
+let settingsFile = '';
+const readUserSettings = () => JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+
+/** Waits until the user settings file holds `value` for `key` (VS Code writes it a moment after the pick). */
+async function waitForUserSetting(key, value, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let now;
+  while (Date.now() < deadline) {
+    try { now = readUserSettings()[key]; } catch { now = '(unreadable)'; }
+    if (now === value) return;
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`${key} in ${settingsFile} is ${JSON.stringify(now)}, not ${JSON.stringify(value)}`);
+}
+
+/** Clicks the row of the quick pick now shown whose text contains all of `texts`. */
+async function pickRow(...texts) {
+  let row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  for (const t of texts) row = row.filter({ hasText: t });
+  await row.first().waitFor({ state: 'visible', timeout: 30_000 });
+  await row.first().click();
+  log(`picked "${texts.join(' … ')}"`);
+}
+
+/**
+ * The text of the notification that contains `text`, once there: as a toast, or in the notification
+ * centre (this headless workbench often files an information message there without a toast), which
+ * is then opened to look and closed again. `act(item)`, when given, runs while the item is shown
+ * (to click one of its buttons).
+ */
+async function waitForNotification(text, timeoutMs = 30_000, act = undefined) {
+  const item = page.locator('.notifications-toasts .notification-list-item, .notifications-center .notification-list-item', { hasText: text }).first();
+  const center = page.locator('.notifications-center.visible');
+  const deadline = Date.now() + timeoutMs;
+  let opened = false;
+  try {
+    for (;;) {
+      if (await item.isVisible().catch(() => false)) {
+        const shown = nbsp((await item.innerText()).replace(/\s+/g, ' '));
+        if (act) await act(item);
+        return shown;
+      }
+      if (Date.now() > deadline) throw new Error(`no notification saying "${text}" within ${timeoutMs / 1000}s`);
+      if (!(await center.isVisible().catch(() => false))) {
+        await runFromPalette('Notifications: Show Notifications');
+        opened = true;
+      }
+      await page.waitForTimeout(500);
+    }
+  } finally {
+    if (opened && (await center.isVisible().catch(() => false))) await runFromPalette('Notifications: Hide Notifications').catch(() => {});
+  }
+}
+
+/** Choose Model… → the story commands → "Enter a model id…" → `id`. */
+async function enterStoryModelId(id) {
+  await chooseStoryModel();
+  await pickRow('Enter a model id');
+  const input = page.locator('.quick-input-widget input');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'a Hugging Face Hub model' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  await input.fill(id);
+  await page.waitForTimeout(300); // the box validates what was typed
+  await shot(`ui-hub-model-id-${id.replace(/\W+/g, '-')}`);
+  await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
+}
+
+/** Runs "Draftsmith: Choose Model…" and picks the story commands (step 1 of 2). */
+async function chooseStoryModel() {
+  await runFromPalette('Draftsmith: Choose Model', { asks: true });
+  await pickRow('Continue Story and Write a Premise');
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Continue Story and Write a Premise' })
+    .first().waitFor({ state: 'visible', timeout: 30_000 });
+}
+
+/** The folders the engine keeps a Hub model's download in: <globalStorage>/hub/<owner>/<name> under the user data. */
+function cachedDownloads(root, id) {
+  const found = [];
+  const walk = (dir, depth) => {
+    if (depth > 6) return;
+    let entries = [];
+    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    for (const e of entries) {
+      if (!e.isDirectory()) continue;
+      const full = path.join(dir, e.name);
+      if (full.endsWith(path.join('hub', ...id.split('/')))) found.push(full);
+      else walk(full, depth + 1);
+    }
+  };
+  walk(root, 0);
+  return found;
+}
+
+test('"Draftsmith: Choose Model…" → "Continue Story and Write a Premise" → "Enter a model id…" sets draftsmith.story.model to a Hub id; Continue Story then downloads it from the (loopback) Hub and writes with it; back to the built-in model', async () => {
+  if (!hub.endpoint || !settingsFile) throw new Error('the loopback Hub or the user settings file was not set up by the runner');
+  const settings = readUserSettings();
+  if (settings['draftsmith.hub.endpoint'] !== hub.endpoint) throw new Error(`draftsmith.hub.endpoint is ${JSON.stringify(settings['draftsmith.hub.endpoint'])}`);
+  if (settings['draftsmith.story.model'] !== undefined) throw new Error(`draftsmith.story.model is already set: ${JSON.stringify(settings['draftsmith.story.model'])}`);
+  // The in-host suite, when it ran first, left its download in the same global storage: removed, so that this run downloads.
+  for (const dir of cachedDownloads(path.dirname(path.dirname(settingsFile)), STORY_LM)) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    log(`removed an earlier download: ${dir}`);
+  }
+
+  // Choose the model as a person would: the command, the commands it is for, "Enter a model id…", the id.
+  await enterStoryModelId(STORY_LM);
+  const told = await waitForNotification(`now use ${STORY_LM}`);
+  log('told:', JSON.stringify(told));
+  if (!told.includes(hub.endpoint)) throw new Error(`the message does not say where the model is downloaded from (${hub.endpoint}): ${told}`);
+  await waitForUserSetting('draftsmith.story.model', STORY_LM, 15_000);
+  log(`${settingsFile}: draftsmith.story.model = ${JSON.stringify(STORY_LM)}`);
+  await shot('ui-hub-1-chosen');
+
+  // Continue Story runs the Hub model: downloaded from the loopback Hub on first use.
+  await typeIntoNewFile(STORY_PROMPT, 'the typed prompt');
+  const before = hub.requests.length;
+  await runFromPalette('Draftsmith: Continue Story');
+  const longer = (t) => words(t).split(' ').length > words(STORY_PROMPT).split(' ').length;
+  const deadline = Date.now() + commandTimeoutMs;
+  let progress = '';
+  for (;;) {
+    // The download's progress is shown while it runs (a small model may be done before it is seen).
+    const shown = await page.locator('.notification-list-item, .statusbar-item', { hasText: `Downloading ${STORY_LM}` }).first().innerText({ timeout: 100 }).catch(() => '');
+    if (shown && !progress) { progress = nbsp(shown.replace(/\s+/g, ' ')); await shot('ui-hub-2-downloading'); }
+    if (longer(await editorText())) break;
+    if (Date.now() > deadline) throw new Error(`no story within ${commandTimeoutMs / 1000}s; editor shows ${JSON.stringify((await editorText()).slice(-200))}`);
+    await page.waitForTimeout(100);
+  }
+  log(progress ? `progress seen: ${JSON.stringify(progress)}` : 'the download was done before its progress was seen');
+  const asked = hub.requests.slice(before);
+  if (!asked.some((r) => r === `/${STORY_LM}/resolve/main/onnx/model.onnx`)) throw new Error(`the model was not downloaded from the loopback Hub; it was asked for ${JSON.stringify(asked)}`);
+  log(`${asked.length} requests to the loopback Hub`);
+
+  // The insights panel names the model that wrote the story.
+  await runFromPalette('Draftsmith: Show Insights');
+  const frame = await insightsFrame();
+  const model = frame.locator('#app[data-view="story"] .external-model dd[data-field="model"]').first();
+  await model.waitFor({ state: 'attached', timeout: commandTimeoutMs });
+  if ((await model.textContent()).trim() !== STORY_LM) throw new Error(`the panel says the story came from ${await model.textContent()}`);
+  const story = (await frame.locator('#app[data-view="story"] .story-text').first().textContent()).trim();
+  log(`story by ${STORY_LM}:`, JSON.stringify(story.slice(0, 120)));
+  // The editor holds the prompt and that story after it.
+  await runFromPalette('View: Focus First Editor Group');
+  await waitForText((t) => words(t) === words(`${STORY_PROMPT} ${story}`), 15_000, 'the prompt and the story the panel shows');
+  await page.waitForTimeout(500);
+  await shot('ui-hub-3-story');
+  await page.keyboard.press('Control+z');
+  await waitForText((t) => words(t) === words(STORY_PROMPT), 15_000, 'one undo to leave only the typed prompt');
+
+  // Choose Model… again: the Hub id is marked as the current model; "Built-in model" puts the setting back.
+  await chooseStoryModel();
+  await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: STORY_LM }).filter({ hasText: 'current' })
+    .first().waitFor({ state: 'visible', timeout: 30_000 });
+  await shot('ui-hub-4-current');
+  await pickRow('Built-in model');
+  await waitForNotification('now use the built-in model');
+  await waitForUserSetting('draftsmith.story.model', 'built-in', 15_000);
+});
+
+test('a Hub id the (loopback) Hub does not have: Continue Story fails with "not found", changes nothing, and the error\'s "Use Built-in Model" puts draftsmith.story.model back', async () => {
+  if (!hub.endpoint || !settingsFile) throw new Error('the loopback Hub or the user settings file was not set up by the runner');
+  const MISSING = 'draftsmith/no-such-model';
+  await enterStoryModelId(MISSING);
+  await waitForUserSetting('draftsmith.story.model', MISSING, 15_000);
+  await typeIntoNewFile(STORY_PROMPT, 'the typed prompt');
+  await runFromPalette('Draftsmith: Continue Story');
+  let clicked = false;
+  const error = await waitForNotification(`${MISSING} was not found`, commandTimeoutMs, async (item) => {
+    await shot('ui-hub-5-not-found');
+    await item.locator('.monaco-button', { hasText: 'Use Built-in Model' }).first().click({ timeout: 10_000 });
+    clicked = true;
+  });
+  log('error:', JSON.stringify(error));
+  if (!clicked) throw new Error('the error offers no "Use Built-in Model"');
+  if (!error.includes(hub.endpoint)) throw new Error(`the error does not say where the model was looked for (${hub.endpoint}): ${error}`);
+  await waitForUserSetting('draftsmith.story.model', 'built-in', 15_000);
+  await waitForNotification('now use the built-in model');
+  const text = await editorText();
+  if (words(text) !== words(STORY_PROMPT)) throw new Error(`the document changed: ${JSON.stringify(text.slice(-200))}`);
+});
+
 // ------------------------------------------------------------------ runner
 (async () => {
   fs.mkdirSync(outDir, { recursive: true });
   const folder = new URL(url).searchParams.get('folder');
   if (folder) fs.writeFileSync(path.join(folder, HOSTILE_FILE), HOSTILE);
+  // The loopback Hub, and its address in the user settings, before the workbench reads them.
+  await startHub();
+  log(`loopback Hub at ${hub.endpoint}`);
+  if (folder && fs.existsSync(path.dirname(path.dirname(userSettingsFile(folder))))) {
+    settingsFile = userSettingsFile(folder);
+    fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+    const before = fs.existsSync(settingsFile) ? readUserSettings() : {};
+    fs.writeFileSync(settingsFile, JSON.stringify({ ...before, 'draftsmith.hub.endpoint': hub.endpoint }, null, 2));
+  }
   const results = [];
   let browser;
   try {
@@ -596,6 +825,7 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
     for (const t of tests.slice(results.length)) results.push({ name: t.name, ok: false, error: String(e && e.message || e) });
   } finally {
     if (browser) await browser.close().catch(() => {});
+    if (hub.server) { hub.server.closeAllConnections(); hub.server.close(); }
   }
   const passed = results.filter((r) => r.ok).length;
   const failed = results.length - passed;

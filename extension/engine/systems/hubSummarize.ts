@@ -1,0 +1,115 @@
+/**
+ * Summarize Document with an encoder-decoder from the Hub, or a local folder in transformers.js's
+ * layout (issue 21): e.g. a distilbart-cnn, the backbone TAAS fine-tunes. transformers.js downloads,
+ * caches and tokenizes; our beam search writes the summary (hub/seq2seqStep.ts), with the length
+ * settings of the command. Such a model has no topic model and no topic-aware attention, so it
+ * writes abstractive summaries only, and the panel says what it cannot show.
+ */
+import type { ExternalModel, HubConfig, SummarizeRequest, SummarizeResult } from '../../protocol';
+import { beamSearch } from '../decode/beam';
+import { EngineError } from '../errors';
+import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
+import { describeOpened, externalModel, openSeq2seq, releaseOpened, type Seq2seqLm } from '../hub/hubSystems';
+import { checkReadable, INPUT_TASKS, unreadableMessage } from '../text/origin';
+import type { RunContext, RuntimeOptions } from './context';
+import { beamDecoding } from './decodingOptions';
+import { maxLengthHit } from './lengthLimit';
+import type { System, SystemDescription } from './system';
+
+/** When the request asks for nothing: 4 beams, a summary of a few sentences (the CNN/DM setting's scale). */
+const DEFAULTS = { strategy: 'beam' as const, beamSize: 4, maxLength: 80, minLength: 12, lengthPenalty: 1.0, noRepeatNgramSize: 3 };
+
+export class HubSummarizeSystem implements System<'summarize'> {
+  private constructor(private readonly lm: Seq2seqLm) {
+    this.dispose = releaseOpened(lm.opened);
+  }
+
+  static async load(choice: ExternalChoice, hub: HubConfig, runtime: RuntimeOptions, watch: LoadWatch): Promise<HubSummarizeSystem> {
+    return new HubSummarizeSystem(await openSeq2seq(choice, 'Summarize Document', hub, runtime, watch));
+  }
+
+  describe(): SystemDescription {
+    return describeOpened('summarize', this.lm.opened);
+  }
+
+  readonly dispose: () => Promise<void>;
+
+  private external(): ExternalModel {
+    return externalModel(this.lm.opened, 'A summarizer', 'it writes abstractive summaries only, and has no topics or topic-aware attention to show (the built-in TAAS model has them).');
+  }
+
+  private encode(text: string): number[] {
+    return this.lm.opened.tokenizer.encode(text);
+  }
+
+  /** The start of the text that fits the encoder: its ids, and how many characters of the text they cover. */
+  private readSource(text: string): { ids: number[]; usedChars: number; total: number | null } {
+    const all = this.encode(text);
+    if (all.length <= this.lm.maxSource) return { ids: all, usedChars: text.length, total: all.length };
+    // The tokenizer gives no offsets: the longest prefix ending at a word end that fits, by bisection.
+    const ends = [...text.matchAll(/\S(?=\s|$)/g)].map((m) => (m.index ?? 0) + 1);
+    let lo = 0, hi = ends.length - 1, best = 0;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.encode(text.slice(0, ends[mid])).length <= this.lm.maxSource) { best = ends[mid]; lo = mid + 1; } else hi = mid - 1;
+    }
+    return { ids: best ? this.encode(text.slice(0, best)) : all.slice(0, this.lm.maxSource), usedChars: best || text.length, total: all.length };
+  }
+
+  async run(req: SummarizeRequest, ctx: RunContext): Promise<SummarizeResult> {
+    const text = req.text;
+    checkReadable(text, INPUT_TASKS.summarize, req.origin);
+    ctx.progress('Reading the text…', 0);
+    const { ids, usedChars, total } = this.readSource(text);
+    if (ids.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));
+    const d = beamDecoding(DEFAULTS, req.decoding, this.lm.maxTarget - 1);
+    const t0 = performance.now();
+    const state = await this.lm.step.encode(ids, d.beamSize);
+    const encodeMs = performance.now() - t0;
+    ctx.checkCancelled();
+    const decode = (t: readonly number[]) => this.lm.opened.tokenizer.decode([...t], { skip_special_tokens: true }).trim();
+    const c = this.lm.opened.model.config;
+    const banned = [c.pad_token_id, c.decoder_start_token_id !== this.lm.eos ? c.decoder_start_token_id : undefined].filter((x): x is number => typeof x === 'number');
+    const t1 = performance.now();
+    let lastPartial = 0;
+    const hyps = await beamSearch(this.lm.step, state, {
+      bos: this.lm.start, eos: this.lm.eos, beamSize: d.beamSize, maxLength: d.maxLength, minLength: d.minLength,
+      lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize, banned,
+    }, {
+      clock: ctx.clock,
+      checkCancelled: () => ctx.checkCancelled(),
+      onStep: (step, best) => {
+        ctx.progress(`Writing the summary with ${this.lm.opened.id} (${step + 1} tokens)…`, Math.min(0.95, (step + 1) / d.maxLength));
+        const now = performance.now();
+        if (now - lastPartial > 200) { lastPartial = now; ctx.partial(decode(best)); }
+      },
+    });
+    const decodeMs = performance.now() - t1;
+    const best = hyps[0];
+    const summary = best ? decode(best.tokens) : '';
+    if (!summary) throw new EngineError('internal', `${this.lm.opened.id} produced an empty summary.`);
+    return {
+      op: 'summarize',
+      mode: 'abstractive',
+      summary,
+      source: text,
+      truncated: usedChars < text.length,
+      usedChars,
+      hitMaxLength: maxLengthHit(best, d.limit),
+      tokens: [],
+      topPhrases: [],
+      topics: [],
+      stats: {
+        inputTokens: total,
+        usedInputTokens: ids.length,
+        outputTokens: best.tokens.length,
+        encodeMs,
+        decodeMs,
+        tokensPerSecond: (best.tokens.length + 1) / Math.max(decodeMs / 1000, 1e-6),
+        device: this.lm.opened.device,
+        model: this.lm.opened.id,
+      },
+      external: this.external(),
+    };
+  }
+}
