@@ -71,7 +71,8 @@ const USAGE = `usage:
       transformers.js's layout: config.json and onnx/). --offline: never download (cached models and folders
       still load). --hub-endpoint: the Hub or a mirror (default https://huggingface.co/).
   draftsmith eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--words N] [--seed N] [--perplexity] [--ranking N] [--models DIR] [--show]
-      Continues each held-out test prompt (seeded: --seed + the item's position); words written vs asked;
+      Continues each held-out test prompt (seeded: --seed + the item's position); words written vs asked
+      (a --variant DIR in transformers.js's layout, a causal LM, is run as a Hub model: generation only);
       with --perplexity the test stories' perplexity, with --ranking N prompt-ranking accuracy on N stories.
   draftsmith roundtrip FILE | - | --text TEXT [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]
       Encodes the paragraph in FILE (- for standard input) into one vector and decodes it back; prints the

@@ -11,6 +11,7 @@
  * The sample is the split's first N stories with the domains taking turns (roc, fairy, cloze, wp).
  * The split is written by python3 -m draftsmith_train.story prepare, never committed.
  */
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { forcedLogProbs } from '../decode/forced';
@@ -20,6 +21,8 @@ import { loadModelFolder, type Manifest } from '../runtime/manifest';
 import { silentRun, type RuntimeOptions } from '../systems/context';
 import type { StorySystem } from '../systems/story';
 import { loadSystem } from '../systems/registry';
+import { HubStorySystem } from '../systems/hubStory';
+import { defaultHubConfig } from '../engine';
 import { singleFolder } from '../runtime/modelSource';
 import { Tokenizer } from '../text/tokenizer';
 import type { Dump } from './dump';
@@ -85,7 +88,11 @@ export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => v
   const rows = takeTurns(all.map((r) => ({ ...r, source: r.domain })), opts.limit);
   const lines: Line[] = [];
   for (const v of opts.variants) {
-    const system = await loadSystem('story', singleFolder(v.dir), opts.runtime);
+    // A Draftsmith folder (model.json), or a causal LM in transformers.js's layout (issue 21): generation only.
+    const ours = existsSync(path.join(v.dir, 'model.json'));
+    const system = ours
+      ? await loadSystem('story', singleFolder(v.dir), opts.runtime)
+      : await HubStorySystem.load({ kind: 'folder', dir: v.dir }, defaultHubConfig(), opts.runtime, { progress: () => {}, isCancelled: () => false });
     let asked = 0;
     let written = 0;
     let within = 0;
@@ -105,8 +112,8 @@ export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => v
       if (opts.show && i < 3) log(`${v.name} #${i} PROMPT: ${row.prompt}\n${v.name} #${i} STORY (${r.wordCount} of ${r.words} words, ${r.endedBy}): ${r.continuation}`);
     }
     const n = Math.max(rows.length, 1);
-    const line: Line = { model: `${v.name} (${system.name}${opts.guards === false ? ', no guards' : ''})`, n: rows.length, asked: asked / n, written: written / n, within20: within / n, ended, tokensPerSecond: tokens / Math.max(decodeMs / 1000, 1e-6) };
-    if (opts.perplexity || opts.ranking > 0) {
+    const line: Line = { model: `${v.name} (${system.describe().name}${opts.guards === false ? ', no guards' : ''})`, n: rows.length, asked: asked / n, written: written / n, within20: within / n, ended, tokensPerSecond: tokens / Math.max(decodeMs / 1000, 1e-6) };
+    if ((opts.perplexity || opts.ranking > 0) && !(system instanceof HubStorySystem)) {
       const lm = await StoryLikelihood.load(system, v.dir);
       if (opts.perplexity) {
         let nll = 0;

@@ -45,6 +45,9 @@ export class HubStorySystem implements System<'story' | 'premise'> {
 
   readonly dispose: () => Promise<void>;
 
+  run(req: StoryRequest, ctx: RunContext): Promise<StoryResult>;
+  run(req: PremiseRequest, ctx: RunContext): Promise<PremiseResult>;
+  run(req: StoryRequest | PremiseRequest, ctx: RunContext): Promise<StoryResult | PremiseResult>;
   run(req: StoryRequest | PremiseRequest, ctx: RunContext): Promise<StoryResult | PremiseResult> {
     return req.op === 'premise' ? this.premise(req, ctx) : this.continueStory(req, ctx);
   }
