@@ -7,9 +7,9 @@
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { repoRoot } from './helpers';
+import { listenLoopback } from './loopbackServer';
 
 /** How the server answers a file: normally, or one of the ways downloads fail. */
 export type Behaviour = 'ok' | '404' | '500' | 'truncate' | 'stall' | { slowBytesPerSecond: number };
@@ -36,7 +36,6 @@ export const SUMMARIZER = 'draftsmith/summarize-taas';
 export async function startLoopbackHub(root = HUB_FIXTURES): Promise<LoopbackHub> {
   const requests: string[] = [];
   const behave = new Map<string, Behaviour>();
-  const sockets = new Set<import('node:net').Socket>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = decodeURIComponent((req.url ?? '').split('?')[0]);
     requests.push(url);
@@ -80,19 +79,6 @@ export async function startLoopbackHub(root = HUB_FIXTURES): Promise<LoopbackHub
     }
     createReadStream(local).pipe(res);
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}/`,
-    requests,
-    behave,
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => resolve());
-    }),
-  };
+  const { endpoint, close } = await listenLoopback(server);
+  return { endpoint, requests, behave, close };
 }

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLoopback } from './loopbackServer';
 import * as path from 'node:path';
 
 export type FileBehaviour = 'ok' | '404' | 'truncate' | 'corrupt';
@@ -22,7 +22,6 @@ export interface ModelServer {
 export async function startModelServer(root: string): Promise<ModelServer> {
   const requests: string[] = [];
   const behave = new Map<string, FileBehaviour>();
-  const sockets = new Set<import('node:net').Socket>();
   const server = createServer((req, res) => {
     const rel = decodeURIComponent((req.url ?? '/').split('?')[0]).replace(/^\/+/, '');
     requests.push(rel);
@@ -42,13 +41,6 @@ export async function startModelServer(root: string): Promise<ModelServer> {
     }
     res.end(body);
   });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}/`,
-    requests,
-    behave,
-    close: () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); }),
-  };
+  const { endpoint, close } = await listenLoopback(server);
+  return { endpoint, requests, behave, close };
 }

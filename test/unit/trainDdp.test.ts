@@ -23,36 +23,39 @@ function torchVersion(): string | undefined {
 const torch = torchVersion();
 const skip = torch ? false : `no PyTorch for ${PY} (python3-torch, python3-numpy, python3-sentencepiece: bash scripts/setup-train.sh): training tests skipped`;
 
-test('two training processes under DDP stay in sync (models/train/tests/test_ddp.py)', { skip, timeout: 300_000 }, () => {
-  const t0 = Date.now();
-  const r = spawnSync(PY, ['-m', 'unittest', 'discover', '-s', path.join(trainDir, 'tests'), '-p', 'test_ddp.py', '-v'],
-    { cwd: trainDir, encoding: 'utf8', timeout: 280_000, env: { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore' } });
+/** One file of models/train/tests run by unittest (Debian's torch): passes when all `count` tests ran and passed, none skipped. */
+function pythonTests(file: string, count: number, timeoutMs: number): string {
+  const r = spawnSync(PY, ['-m', 'unittest', 'discover', '-s', path.join(trainDir, 'tests'), '-p', file, '-v'],
+    { cwd: trainDir, encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore' } });
   const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
   assert.equal(r.status, 0, out);
-  assert.match(out, /Ran 4 tests/);
+  assert.match(out, new RegExp(`Ran ${count} tests?`));
+  assert.doesNotMatch(out, /skipped/, `the tests of ${file} were skipped`);
+  return out;
+}
+
+test('two training processes under DDP stay in sync (models/train/tests/test_ddp.py)', { skip, timeout: 300_000 }, () => {
+  const t0 = Date.now();
+  pythonTests('test_ddp.py', 4, 280_000);
   console.log(`# DDP test (torch ${torch}): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 });
 
 // Issue 19, item 6: GPU chunks resume the shared training loop (summarize, essay, story); a resumed run must
 // take the uninterrupted run's steps, schedule, batches and weights.
 test('a training run stopped and resumed equals the uninterrupted run (models/train/tests/test_resume.py)', { skip, timeout: 120_000 }, () => {
-  const r = spawnSync(PY, ['-m', 'unittest', 'discover', '-s', path.join(trainDir, 'tests'), '-p', 'test_resume.py', '-v'],
-    { cwd: trainDir, encoding: 'utf8', timeout: 110_000, env: { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore' } });
-  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
-  assert.equal(r.status, 0, out);
-  assert.match(out, /Ran 5 tests/);
-  assert.doesNotMatch(out, /skipped/, 'the resume tests were skipped');
+  pythonTests('test_resume.py', 5, 110_000);
 });
 
 // Issue 21: the GPT-2 recipe the loopback Hub's story model comes from: its cache, its padding, and
 // the layout transformers.js runs (models/train/tests/test_causal_lm.py).
 test('the Hub story model\'s recipe keeps the cache exact and exports what transformers.js runs (models/train/tests/test_causal_lm.py)', { skip, timeout: 120_000 }, () => {
-  const r = spawnSync(PY, ['-m', 'unittest', 'discover', '-s', path.join(trainDir, 'tests'), '-p', 'test_causal_lm.py', '-v'],
-    { cwd: trainDir, encoding: 'utf8', timeout: 110_000, env: { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore' } });
-  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
-  assert.equal(r.status, 0, out);
-  assert.match(out, /Ran 3 tests/);
-  assert.doesNotMatch(out, /skipped/, 'the causal LM tests were skipped');
+  pythonTests('test_causal_lm.py', 3, 110_000);
+});
+
+// Issue 21: the Hub summarizer fixture's export (export_peer.py --hub-layout): the graphs take plain
+// tokenizer output and carry the names transformers.js's seq2seq generate() feeds and reads.
+test('the Hub summarizer\'s export takes plain tokens and has the seq2seq layout transformers.js runs (models/train/tests/test_hub_seq2seq.py)', { skip, timeout: 120_000 }, () => {
+  pythonTests('test_hub_seq2seq.py', 4, 110_000);
 });
 
 // Issue 19, item 8: the smallest recipe's smoke mode end to end (SMOKE=1 bash models/train/train_roundtrip.sh:

@@ -10,7 +10,8 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { DraftsmithApi, PremiseOutcome, StoryOutcome } from '../../../extension/host/api';
+import type { DraftsmithApi } from '../../../extension/host/api';
+import { describe, storySoFar } from './storyTests';
 import { STORY_LM, STORY_LM_WEIGHTS, SUMMARIZER, startLoopbackHub, type LoopbackHub } from '../../unit/loopbackHub';
 import { article as ARTICLE } from '../../unit/helpers';
 import { closeWithoutSaving, openUntitled, withSetting } from './helpers';
@@ -19,18 +20,6 @@ import type { TestCase } from './runner';
 const PROMPT = 'Once upon a time, a little girl named Lily found a red ball in the park.';
 /** The request that downloads the model's weights (the engine takes the int8 ONNX file first). */
 const WEIGHTS = new RegExp(`^/${STORY_LM}/resolve/[^/]+/${STORY_LM_WEIGHTS.replace('.', '\\.')}$`);
-
-function describe(outcome: StoryOutcome | PremiseOutcome): string {
-  return 'message' in outcome ? `${outcome.kind}: ${outcome.message}` : outcome.kind;
-}
-
-/** An editor holding `text` with the cursor at its end: Continue Story continues all of it. */
-async function storySoFar(text: string): Promise<vscode.TextEditor> {
-  const editor = await openUntitled(text, 'plaintext');
-  const end = editor.document.positionAt(text.length);
-  editor.selection = new vscode.Selection(end, end);
-  return editor;
-}
 
 export function hubTests(api: DraftsmithApi): TestCase[] {
   let started: Promise<LoopbackHub> | undefined;

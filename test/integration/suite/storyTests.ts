@@ -18,12 +18,12 @@ async function needModelIn(extensionPath: string): Promise<void> {
   await readFile(file, 'utf8').catch(() => assert.fail(`${file} is missing: the story model ships with the extension`));
 }
 
-function describe(outcome: StoryOutcome | PremiseOutcome): string {
+export function describe(outcome: StoryOutcome | PremiseOutcome): string {
   return 'message' in outcome ? `${outcome.kind}: ${outcome.message}` : outcome.kind;
 }
 
 /** An editor holding `text` with the cursor at its end: Continue Story continues all of it. */
-async function storySoFar(text: string): Promise<vscode.TextEditor> {
+export async function storySoFar(text: string): Promise<vscode.TextEditor> {
   const editor = await openUntitled(text, 'plaintext');
   const end = editor.document.positionAt(text.length);
   editor.selection = new vscode.Selection(end, end);
