@@ -229,3 +229,13 @@ test('the beams of a Hub language model each keep their own cache (rows follow r
     assert.ok(maxDiff(one.logProbs, other.logProbs) > 0.05, 'the two continuations differ, so the test can tell rows apart');
   } finally { await opened.model.dispose(); }
 });
+
+test('asked for CUDA where it cannot run, a Hub model runs on the CPU and says so once, as the built-in models do', async (t) => {
+  const hub = await withHub(t);
+  const lines: string[] = [];
+  const engine = new Engine({ ...config({ endpoint: hub.endpoint, cacheDir: tempCache(t) }), device: 'cuda' }, (_level, m) => lines.push(m),
+    { missingCudaLibrary: () => 'libonnxruntime_providers_cuda.so is not installed' });
+  const r = await engine.run(story()) as StoryResult;
+  assert.equal(r.stats.device, 'cpu');
+  assert.equal(lines.filter((m) => /CUDA execution provider unavailable \(libonnxruntime_providers_cuda\.so is not installed\); running the story model on the CPU/.test(m)).length, 1, lines.join('\n'));
+});

@@ -10,7 +10,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import type { HubConfig, ModelChoice } from '../../protocol';
 import { CancelledError, EngineError, errorMessage } from '../errors';
-import { NativeCalls } from '../runtime/onnx';
+import { CudaDecision, NativeCalls } from '../runtime/onnx';
 import type { RuntimeOptions } from '../systems/context';
 import { DownloadAborted, watchedFetch } from './hubFetch';
 import { transformersJs, type PretrainedOptions, type ProgressInfo, type Tjs, type TjsModel, type TjsTokenizer } from './transformersJs';
@@ -169,23 +169,35 @@ export async function openHubModel(choice: ExternalChoice, kind: HubModelKind, w
   // float32 graph where a repository has no quantized one; what is already here (the cache, a folder)
   // decides first, so that a cached model loads with no server to ask.
   const dir = choice.kind === 'folder' ? path.resolve(choice.dir) : cacheFolder(hub, choice.id, choice.revision);
+  // CUDA where the machine has it (the engine's decision for this configuration, as for the built-in
+  // models), the CPU otherwise or when it fails, with the same one log line.
+  const cuda = runtime.device !== 'cpu' ? runtime.cuda ?? new CudaDecision().forLoad(label) : undefined;
   let lastError: unknown;
   for (const dtype of dtypeOrder(path.join(dir, 'onnx'))) {
-    try {
-      // device 'auto': transformers.js then leaves the execution providers to the session options
-      // (with the guarded onnxruntime it knows no devices of its own).
-      const model = await Auto.from_pretrained(id, { ...base, dtype, device: 'auto', session_options: { ...sessionOptions, executionProviders: ['cpu'] } });
-      if (watch.isCancelled()) {
-        await model.dispose();
-        throw new CancelledError();
+    let missing = false;
+    for (const device of cuda && cuda.decision.unavailable === undefined ? ['cuda', 'cpu'] as const : ['cpu'] as const) {
+      try {
+        // device 'auto': transformers.js then leaves the execution providers to the session options
+        // (with the guarded onnxruntime it knows no devices of its own).
+        const model = await Auto.from_pretrained(id, { ...base, dtype, device: 'auto', session_options: { ...sessionOptions, executionProviders: [device], ...(device === 'cuda' ? { logSeverityLevel: 4 } : {}) } });
+        if (watch.isCancelled()) {
+          await model.dispose();
+          throw new CancelledError();
+        }
+        if (device === 'cpu' && cuda) cuda.fellBack(runtime.device, runtime.log);
+        runtime.log('info', `loaded ${label} (${config.model_type ?? 'unknown architecture'}, ${dtype}) with transformers.js from ${dir} on ${device}`);
+        return { tjs, tokenizer, model, id: label, source: choice.kind, architecture: String(config.model_type ?? 'unknown'), dir, device, dtype };
+      } catch (e) {
+        lastError = e;
+        if (e instanceof CancelledError || e instanceof DownloadAborted) break;
+        missing = /^Could not locate file|was not found locally/.test(errorMessage(e));
+        if (missing) break;
+        // A session CUDA could not open: the CPU next, and the rest of this configuration on the CPU.
+        if (device === 'cuda' && cuda) cuda.decision.markUnavailable(errorMessage(e).split('\n')[0]);
+        else break;
       }
-      runtime.log('info', `loaded ${label} (${config.model_type ?? 'unknown architecture'}, ${dtype}) with transformers.js from ${dir}`);
-      return { tjs, tokenizer, model, id: label, source: choice.kind, architecture: String(config.model_type ?? 'unknown'), dir, device: 'cpu', dtype };
-    } catch (e) {
-      lastError = e;
-      const missing = /^Could not locate file|was not found locally/.test(errorMessage(e));
-      if (!missing || e instanceof CancelledError || e instanceof DownloadAborted) break;
     }
+    if (!missing) break;
   }
   const err = explain(lastError, choice, hub);
   // A file that downloaded but does not load (corrupt, truncated by the server) must not be used
