@@ -102,7 +102,9 @@ if ! e2e_wait_healthz "$PORT" 120 "$E2E_CS_PID"; then
   tail -n 40 "$STATE/code-server.log" | sed 's/^/    /'
   exit 1
 fi
-URL="http://127.0.0.1:$PORT/?folder=$WS"
+# The sample opened in an editor as well (VS Code web's `payload` query: openFile, a vscode-remote URI).
+OPEN_SAMPLE=$(node -e 'const [port, file] = process.argv.slice(1); process.stdout.write(encodeURIComponent(JSON.stringify([["openFile", `vscode-remote://127.0.0.1:${port}${file}`]])))' "$PORT" "$WS/sample.md")
+URL="http://127.0.0.1:$PORT/?folder=$WS&payload=$OPEN_SAMPLE"
 say "code-server is up in $(( $(e2e_ms) - t )) ms (set-up and start: $(( ($(e2e_ms) - T0) / 1000 )) s)"
 
 if [ "$CHECK" = 1 ]; then
@@ -124,7 +126,7 @@ cat <<EOF
 
       $URL
 
-  Then open sample.md and run "Draftsmith: Summarize Document" (Ctrl+Shift+P / F1, or right-click
+  sample.md opens in an editor: run "Draftsmith: Summarize Document" (Ctrl+Shift+P / F1, or right-click
   in the editor), or "Draftsmith: Show Insights". Listening on 127.0.0.1 only; no password.
   Logs: ${STATE#"$ROOT"/}/code-server.log    Stop: Ctrl+C
 

@@ -1,5 +1,5 @@
 // Used by `scripts/start.sh --check`: loads the started workbench in headless Chromium and checks
-// that it shows the workspace's sample.md and that the command palette lists Draftsmith's commands.
+// that it shows the workspace's sample.md, open in an editor, and that the command palette lists Draftsmith's commands.
 // usage: node check-start.js <workbenchUrl> <screenshot.png>
 'use strict';
 const { launch, logger } = require('./browser');
@@ -20,6 +20,10 @@ const log = logger('check');
     await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'sample.md' }).first()
       .waitFor({ state: 'visible', timeout: 60_000 });
     log('Explorer shows sample.md');
+    // ... and it is open in an editor (the README's promise), with its text.
+    await page.locator('.tabs-container .tab', { hasText: 'sample.md' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await page.locator('.editor-instance .view-lines').first().waitFor({ state: 'visible', timeout: 60_000 });
+    log('sample.md is open in an editor');
     // The extension's contributions can appear a few seconds after the workbench: retry the palette.
     const input = page.locator('.quick-input-widget input');
     const rows = page.locator('.quick-input-list .monaco-list-row');
