@@ -12,6 +12,11 @@
 #   then pack again for the next chunk; when done, check the export and copy it over models/SYSTEM with
 #   the card's numbers re-measured.
 #
+#   around each device call: the tracked tree is ~64 MiB, most of it weights no chunk reads (the shipped
+#   models' graphs and tables, the tests' Hub fixtures); a call carries at most 64 MiB with the bundle:
+#             bash models/train/gpu_chunk.sh aside               # -> .work/gpu/aside.tar, removed from the checkout
+#             bash models/train/gpu_chunk.sh back                # restored (git status clean again)
+#
 #   a GPU machine with the data (.data as `prepare` wrote it): one command, every system in turn, in place:
 #             bash models/train/gpu_chunk.sh local all             # or: local SYSTEM...; -> .work/gpu/SYSTEM/export
 #
@@ -22,6 +27,21 @@
 set -euo pipefail
 if [ $# -ge 3 ] && [ "$1" != local ]; then set -- "$1" "$2" "$(realpath -m "$3")"; fi   # OUTDIR / FILES_DIR: from where it was called
 cd "$(dirname "$0")"
+if [ "${1:-}" = aside ] || [ "${1:-}" = back ]; then
+  cd ../..
+  ASIDE=.work/gpu/aside.tar
+  if [ "$1" = aside ]; then
+    mkdir -p .work/gpu
+    [ -f "$ASIDE" ] && { echo "gpu_chunk.sh: $ASIDE exists: run 'back' first" >&2; exit 1; }
+    git ls-files -z -- 'models/*/*.onnx' 'models/*/*.bin' 'test/fixtures/hub' | tar --null -T - -cf "$ASIDE"
+    tar -tf "$ASIDE" | tr '\n' '\0' | xargs -0 rm -f
+    echo "set aside $(tar -tf "$ASIDE" | wc -l) files ($(du -h "$ASIDE" | cut -f1)); tracked files left: $(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | awk '{printf "%.1f MiB", $1/1048576}')"
+  else
+    [ -f "$ASIDE" ] || { echo "gpu_chunk.sh: nothing set aside ($ASIDE)" >&2; exit 1; }
+    tar -xf "$ASIDE" && rm "$ASIDE" && echo "restored; git status: $(git status --short | wc -l) changes"
+  fi
+  exit 0
+fi
 PY=${PY:-/usr/bin/python3}
 [ -x "$PY" ] || PY=python3          # the GPU machine's python3 (torch 2.x) may live elsewhere
 exec "$PY" -m draftsmith_train.chunk "$@"
