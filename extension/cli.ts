@@ -40,7 +40,7 @@ import { modelDir } from './engine/systems/registry';
 import { flag, guardsFlag, intFlag, numberFlag, parseArgs, type Args } from './cli/args';
 import { commandInput, readStdinText } from './cli/inputText';
 import { checkOptions } from './cli/options';
-import { progressLine } from './cli/progressBar';
+import { downloadProgress } from './cli/progressBar';
 import { parseHubEndpoint, parseModelChoice } from './modelChoice';
 import { evalReply, replyCommand } from './cli/replyCommand';
 import { roundtripCommand } from './cli/roundtripCommand';
@@ -176,8 +176,8 @@ async function summarize(a: Args): Promise<void> {
   const { text, origin } = await commandInput(a, 'summarize', a.positional.slice(1), { acceptsText: false, missing: 'summarize needs a FILE (use - for standard input, or --text "...")' });
   const model = modelFlag(a);
   const engine = new Engine(engineConfig(a), stderrLog);
-  const download = progressLine();
-  const progress = (message: string, fraction?: number) => { if (message.startsWith('Downloading ')) download.update(message, fraction); };
+  const download = downloadProgress();
+  const progress = download.progress;
   const result = await engine.run(checked({
     op: 'summarize', text, origin, mode: summarizeMode(flag(a, 'mode') ?? 'extractive'), guards: guardsFlag(a),
     maxInputTokens: intFlag(a, 'max-input-tokens'),
@@ -209,8 +209,8 @@ async function essay(a: Args): Promise<void> {
   if (!topics.trim() && source === 'command line') throw new EngineError('bad-request', needs);
   const model = modelFlag(a);
   const engine = new Engine(engineConfig(a), stderrLog);
-  const download = progressLine();
-  const progress = (message: string, fraction?: number) => { if (message.startsWith('Downloading ')) download.update(message, fraction); };
+  const download = downloadProgress();
+  const progress = download.progress;
   const result = await engine.run(checked({
     op: 'essay', topics, origin, candidates: intFlag(a, 'candidates'), includeAllTopics: flag(a, 'unconstrained') === undefined, guards: guardsFlag(a),
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
@@ -248,8 +248,8 @@ async function story(a: Args): Promise<void> {
   const model = modelFlag(a);
   const engine = new Engine(engineConfig(a), stderrLog);
   // A Hub model's first use downloads it: its progress goes to standard error, the story to standard output.
-  const download = progressLine();
-  const progress = (message: string, fraction?: number) => { if (model?.kind === 'hub' && message.startsWith('Downloading ')) download.update(message, fraction); };
+  const download = downloadProgress(() => model?.kind === 'hub');
+  const progress = download.progress;
   let streamed = '';
   // The engine's partial texts each hold the whole text so far: print what is new.
   const partial = json ? undefined : (text: string) => {

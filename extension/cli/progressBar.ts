@@ -57,3 +57,15 @@ export function progressLine(stream: NodeJS.WriteStream = process.stderr): { upd
     },
   };
 }
+
+/**
+ * The engine's progress messages for a command that may download its model (a Hub model, --models-url):
+ * the "Downloading …" ones drawn on a progressLine, the rest left to the command. `when` narrows it further.
+ */
+export function downloadProgress(when: () => boolean = () => true): { progress(message: string, fraction?: number): void; done(): void } {
+  const line = progressLine();
+  return {
+    progress: (message, fraction) => { if (when() && message.startsWith('Downloading ')) line.update(message, fraction); },
+    done: () => line.done(),
+  };
+}

@@ -72,23 +72,20 @@ export class NativeCalls {
   }
 }
 
-/**
- * The gate each session was opened through: its release goes through the same one (the systems
- * release their sessions without knowing which engine opened them).
- */
-const gateOf = new WeakMap<Session, NativeCalls>();
-
-/** The session with its run() going through `calls`. */
+/** The session with its run() and release() going through `calls` (release() frees its weights' native memory). */
 function tracked(session: Session, calls: NativeCalls): Session {
   const run = session.run.bind(session) as (...args: unknown[]) => Promise<ortTypes.InferenceSession.ReturnType>;
-  const guardedRun = (...args: unknown[]) => calls.track(() => run(...args));
-  session.run = guardedRun as Session['run'];
-  gateOf.set(session, calls);
+  const release = session.release.bind(session);
+  session.run = ((...args: unknown[]) => calls.track(() => run(...args))) as Session['run'];
+  session.release = () => calls.track(release);
   return session;
 }
 
-const createSession = (file: string, options: ortTypes.InferenceSession.SessionOptions, calls: NativeCalls) =>
-  calls.track(() => ort().InferenceSession.create(file, options)).then((s) => tracked(s, calls));
+/** InferenceSession.create(...args) through `calls`, the session it opens tracked there too. */
+const openTracked = (calls: NativeCalls, ...args: unknown[]) =>
+  calls.track(() => (ort().InferenceSession.create as (...a: unknown[]) => Promise<Session>)(...args)).then((s) => tracked(s, calls));
+
+const createSession = (file: string, options: ortTypes.InferenceSession.SessionOptions, calls: NativeCalls) => openTracked(calls, file, options);
 
 /**
  * onnxruntime as another library sees it (transformers.js takes the instance it runs from
@@ -98,19 +95,7 @@ const createSession = (file: string, options: ortTypes.InferenceSession.SessionO
  */
 export function guardedOrt(calls: () => NativeCalls): Ort {
   const base = ort();
-  const InferenceSession = {
-    ...base.InferenceSession,
-    create: (...args: unknown[]) => {
-      const gate = calls();
-      const create = base.InferenceSession.create as (...a: unknown[]) => Promise<Session>;
-      return gate.track(() => create(...args)).then((s) => {
-        const release = s.release.bind(s);
-        s.release = () => gate.track(release);
-        return tracked(s, gate);
-      });
-    },
-  };
-  return { ...base, InferenceSession } as Ort;
+  return { ...base, InferenceSession: { ...base.InferenceSession, create: (...args: unknown[]) => openTracked(calls(), ...args) } } as Ort;
 }
 
 /**
@@ -121,9 +106,8 @@ export function guardedOrt(calls: () => NativeCalls): Ort {
 export async function releaseSessions(sessions: readonly (Session | undefined)[]): Promise<void> {
   for (const s of sessions) {
     if (!s) continue;
-    const calls = gateOf.get(s) ?? new NativeCalls();
     try {
-      await calls.track(() => s.release());
+      await s.release();   // through the gate it was opened with (tracked)
     } catch (e) {
       if (!(e instanceof EngineError && e.code === 'stopped')) throw e;
     }

@@ -15,7 +15,7 @@ import { hasReadableText } from '../text/reader';
 import { countWords } from '../text/words';
 import type { RunContext, RuntimeOptions } from './context';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
-import { EMPTY_PROMPT_MESSAGE, minimumWords } from './story';
+import { EMPTY_PROMPT_MESSAGE, freshSeed, minimumWords } from './story';
 import type { System, SystemDescription } from './system';
 import { tokenStream } from './tokenStream';
 
@@ -25,10 +25,6 @@ const DEFAULT_WORDS = 150;
 const CONTINUATION_ROOM = 320;
 /** A premise: one or two sentences. */
 const PREMISE_TOKENS = 60;
-
-function freshSeed(): number {
-  return Math.floor(Math.random() * 2 ** 32);
-}
 
 export class HubStorySystem implements System<'story' | 'premise'> {
   private constructor(private readonly lm: CausalLm) {

@@ -10,7 +10,7 @@ import { beamSearch } from '../decode/beam';
 import { EngineError } from '../errors';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
 import { describeOpened, externalModel, openSeq2seq, releaseOpened, type Seq2seqLm } from '../hub/hubSystems';
-import { checkReadable, INPUT_TASKS, unreadableMessage } from '../text/origin';
+import { INPUT_TASKS, unreadableMessage } from '../text/origin';
 import type { RunContext, RuntimeOptions } from './context';
 import { beamDecoding } from './decodingOptions';
 import { maxLengthHit } from './lengthLimit';
@@ -58,7 +58,7 @@ export class HubSummarizeSystem implements System<'summarize'> {
 
   async run(req: SummarizeRequest, ctx: RunContext): Promise<SummarizeResult> {
     const text = req.text;
-    checkReadable(text, INPUT_TASKS.summarize, req.origin);
+    // Unreadable text (empty, no words, binary) is refused by the engine before the model loads (engine.ts).
     ctx.progress('Reading the text…', 0);
     const { ids, usedChars, total } = this.readSource(text);
     if (ids.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));

@@ -71,7 +71,8 @@ const END_ROOM_TOKENS = 24;
 /** The fewest words a continuation of `words` words may have, unless the user stops it. */
 export const minimumWords = (words: number) => Math.max(1, Math.ceil(MIN_WORDS_SHARE * words));
 
-function freshSeed(): number {
+/** A seed for a request that named none (reported in the result, so the text can be written again). */
+export function freshSeed(): number {
   return Math.floor(Math.random() * 2 ** 32);
 }
 
