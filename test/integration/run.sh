@@ -6,7 +6,8 @@
 #       Chromium with Draftsmith installed, as a person would.
 # Ends with the line "N passed, M failed" (both parts together); exits non-zero on any failure.
 #
-# env: E2E_ONLY=in-host|ui    run one part only
+# env: E2E_ONLY=in-host|ui|vsix  run one part only (vsix: test/integration/vsix.sh, the packed
+#                             extension installed with --install-extension; last in a full run)
 #      KEEP_E2E_STATE=1       keep the temporary code-server state folder (printed at the end)
 #      DRAFTSMITH_EXT_PATH    extension folder to test (default: this repository)
 #      INHOST_TIMEOUT_S, UI_COMMAND_TIMEOUT_S, E2E_PORT
@@ -29,6 +30,7 @@ ONLY=${E2E_ONLY:-}
 OUT=$ROOT/test/integration/.out
 
 # ------------------------------------------------------------------ set-up
+[ "$ONLY" = vsix ] && exec bash "$ROOT/test/integration/vsix.sh"
 bash "$ROOT/scripts/setup-e2e.sh"
 
 if [ ! -f "$EXT/dist/host.js" ] || { [ "$ONLY" != ui ] && [ ! -f "$TESTS_MODULE" ]; }; then
@@ -115,12 +117,19 @@ if [ "$ONLY" != in-host ]; then
   drive "$ROOT/test/integration/ui/workbench.ui.js" "$BASE/?folder=$STATE/ws-ui" "$OUT" || RC=1
   say "UI test finished in $(secs "$t")s"
 fi
+if [ -z "$ONLY" ]; then
+  # Its own code-server with the VSIX installed: this one goes first, so two never run at once.
+  e2e_kill_tree "$E2E_CS_PID" 5
+  E2E_CS_PID=
+  say "VSIX test: test/integration/vsix.sh"
+  bash "$ROOT/test/integration/vsix.sh" || RC=1
+fi
 
 # ------------------------------------------------------------------ summary
 read -r P F < <(node -e '
   const fs = require("fs"), path = require("path");
   let p = 0, f = 0;
-  for (const [name, want] of [["in-host.json", process.argv[2] !== "ui"], ["ui.json", process.argv[2] !== "in-host"]]) {
+  for (const [name, want] of [["in-host.json", process.argv[2] !== "ui"], ["ui.json", process.argv[2] !== "in-host"], ["vsix/vsix.json", !process.argv[2]]]) {
     if (!want) continue;
     try { const r = JSON.parse(fs.readFileSync(path.join(process.argv[1], name), "utf8")); p += r.passed; f += r.failed; }
     catch { f += 1; console.error(`[e2e] ${name}: no result`); }
