@@ -716,7 +716,8 @@ export const ToPanel = z.discriminatedUnion('type', [
 ]);
 export type ToPanel = z.infer<typeof ToPanel>;
 
+// Strict: a message with fields the protocol does not declare is refused, not trimmed and obeyed.
 export const FromPanel = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready') }),
+  z.strictObject({ type: z.literal('ready') }),
 ]);
 export type FromPanel = z.infer<typeof FromPanel>;
