@@ -33,6 +33,17 @@ const testHooks =
 const post = (m: FromWorker) => port.postMessage(m);
 const log = (level: 'info' | 'warn' | 'error', message: string) => post({ type: 'log', level, message });
 
+/**
+ * DRAFTSMITH_MEMORY_LOG=1 (the soak test, npm run soak): after each answer, a log line with this
+ * thread's heap (process.memoryUsage() in a worker reports its own isolate), after a full collection
+ * when the process runs with --expose-gc, so a long session's heap can be followed.
+ */
+const memoryLog = process.env.DRAFTSMITH_MEMORY_LOG === '1';
+function logMemory(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+  log('info', `memory: worker heap ${process.memoryUsage().heapUsed} bytes`);
+}
+
 let engine: Engine | undefined;
 /** This thread's onnxruntime calls: the engine opens every session through it, 'stop' closes it. */
 const calls = new NativeCalls();
@@ -101,6 +112,7 @@ async function handle(id: number, request: Extract<ToWorker, { type: 'request' }
     const reason = signal.reason;
     if (reason) post({ type: 'error', id, code: reason.code, message: reason.message });
     else post({ type: 'result', id, result });
+    if (memoryLog) logMemory();
   } catch (e) {
     if (e instanceof EngineError) {
       // The decode loop throws a plain 'Cancelled.'; a superseded request says why it was cancelled.

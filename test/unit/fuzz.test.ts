@@ -1,0 +1,404 @@
+// Fuzzing every component that reads outside input (issue 25, item 2), with fast-check: the
+// tokenizers, each system's pre-processing and run, each metric, the protocol's validators, the CLI's
+// argument parser and text decoder, the manifest loader and the insights panel's message handlers.
+// Each must answer (or fail with a clear EngineError of the kind its caller expects) and never
+// throw anything else or hang.
+//
+// `npm run fuzz`: FUZZ_RUNS=10000 inputs per component; the unit suite: 100 (FUZZ_RUNS unset).
+// Model runs decode, so each system's run gets FUZZ_MODEL_RUNS (default FUZZ_RUNS / 20, at least
+// 10) inputs with tiny generation lengths; beam search itself gets FUZZ_RUNS over toy models.
+// Seeded: every run draws the same inputs (FUZZ_SEED, default 25, plus a fixed offset per
+// component). A failure prints its seed and path; FUZZ_SEED=S FUZZ_PATH=P FUZZ_ONLY=component
+// replays exactly that input. FUZZ_ONLY=REGEX runs only the components whose names match.
+import { vscodeStub } from './vscodeStub';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { corpusBleu, sentenceBleu, type BleuTokenizer } from '../../extension/engine/metrics/bleu';
+import { sentenceChrf } from '../../extension/engine/metrics/chrf';
+import { rougeScores } from '../../extension/engine/metrics/rouge';
+import { diversity } from '../../extension/engine/metrics/diversity';
+import { coherence } from '../../extension/engine/metrics/coherence';
+import { substantiality } from '../../extension/engine/metrics/substantiality';
+import { checkCoherence, scoreDraft } from '../../extension/engine/eval/scoreDraft';
+import { EngineError } from '../../extension/engine/errors';
+import { analyse } from '../../extension/engine/text/nlp';
+import { normalizeWhitespace } from '../../extension/engine/text/normalize';
+import { paragraphSpans, sentenceSpans, splitSentences } from '../../extension/engine/text/reader';
+import { checkReadable, INPUT_TASKS } from '../../extension/engine/text/origin';
+import { semanticKeys } from '../../extension/engine/text/keys';
+import { Tokenizer } from '../../extension/engine/text/tokenizer';
+import { parseTopics } from '../../extension/engine/text/topics';
+import { extractiveSummary } from '../../extension/engine/systems/extractive';
+import { roundTripScores } from '../../extension/engine/systems/roundtrip';
+import { coveredTopics, EssaySystem } from '../../extension/engine/systems/essay';
+import { StorySystem } from '../../extension/engine/systems/story';
+import { SummarizeSystem } from '../../extension/engine/systems/summarize';
+import { RoundTripSystem } from '../../extension/engine/systems/roundtrip';
+import { ReplySystem } from '../../extension/engine/systems/reply';
+import { silentRun } from '../../extension/engine/systems/context';
+import { beamSearch } from '../../extension/engine/decode/beam';
+import { loadModelFolder } from '../../extension/engine/runtime/manifest';
+import { checkOptions, COMMAND_OPTIONS } from '../../extension/cli/options';
+import { intFlag, numberFlag, parseArgs } from '../../extension/cli/args';
+import { decodeText, looksLikePath } from '../../extension/cli/inputText';
+import { EngineRequest, EngineResult, FromPanel, FromWorker, ToPanel, ToWorker } from '../../extension/protocol';
+import { tableModel } from './toyModel';
+import { modelsDir, tempDir } from './helpers';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
+const MODEL_RUNS = Number(process.env.FUZZ_MODEL_RUNS ?? Math.max(10, Math.round(RUNS / 20)));
+const SEED = Number(process.env.FUZZ_SEED ?? 25);
+const ONLY = process.env.FUZZ_ONLY ? new RegExp(process.env.FUZZ_ONLY) : undefined;
+const REPLAY = process.env.FUZZ_PATH;
+
+/** A fixed seed per component (so adding one does not change the others' inputs). */
+function seedOf(component: string): number {
+  let h = SEED;
+  for (const c of component) h = (Math.imul(h, 31) + c.charCodeAt(0)) | 0;
+  return h;
+}
+
+/**
+ * Runs `property` over `runs` seeded inputs and prints the count; on failure adds the line that
+ * replays it. Returns how many inputs ran.
+ */
+async function fuzz<T>(component: string, arb: fc.Arbitrary<T>, check: (input: T) => void | Promise<void>, runs = RUNS): Promise<void> {
+  if (ONLY && !ONLY.test(component)) return;
+  const seed = seedOf(component);
+  let count = 0;
+  const started = Date.now();
+  const property = fc.asyncProperty(arb, async (input) => {
+    count++;
+    await check(input);
+  });
+  try {
+    await fc.assert(property, { numRuns: REPLAY ? 1 : runs, seed, ...(REPLAY ? { path: REPLAY } : {}), endOnFailure: !!REPLAY });
+  } catch (e) {
+    const m = /seed: (-?\d+), path: "?([\d:]+)"?/.exec(String(e));
+    const replay = `replay: FUZZ_SEED=${SEED} FUZZ_PATH=${m?.[2] ?? '?'} FUZZ_ONLY='^${component.replace(/[()[\]]/g, '\\$&')}$' npm run fuzz`;
+    console.log(`fuzz ${component}: FAILED after ${count} inputs (seed ${seed}); ${replay}`);
+    const cause = e instanceof Error && e.cause instanceof Error ? `\n${e.cause.message}` : '';
+    throw new Error(`${component}: ${replay}\n${String(e instanceof Error ? e.message : e)}${cause}`);
+  }
+  console.log(`fuzz ${component}: ${count} inputs, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+// ---- hostile text ----------------------------------------------------------------------------------
+
+const nasty = fc.constantFrom(
+  '\u0000', '\uD800', '\uDFFF', '\uDBFF\uDFFF', '\u202E', '\u202C', '\u2067', '\u200F', '\u200B', '\uFEFF', '\r\n', '\r', '\t', '\v', '\f', '\u0085', '\u2028',
+  'שלום עולם', 'مرحبا بالعالم', '東京は日本の首都です。', 'Ελληνικά', 'Ꙭ', '👩‍👩‍👧‍👦', '🏳️‍🌈', '👍🏽', 'é', 'e\u0301', 'ﬁ', 'İ', 'ß',
+  '<script>alert(1)</script>', '<img src=x onerror=alert(1)>', 'javascript:alert(1)', 'url(javascript:1)', '&amp;&lt;', '${x}', '%s%n',
+  '...', '?!', 'Mr.', 'U.S.', '3.14', '-1e308', 'NaN', '-\n', '@-@', '   ', '\n\n\n', '"', "'", '\\', '—', '…', '__proto__', 'constructor',
+);
+const word = fc.stringMatching(/^[A-Za-z]{1,12}$/);
+const hostileText = fc.tuple(
+  fc.array(fc.oneof(nasty, word, fc.string({ unit: 'binary', maxLength: 20 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.constant(' ')), { maxLength: 40 }),
+  fc.constantFrom(' ', '', '. ', '\n', '\n\n'),
+).map(([parts, separator]) => parts.join(separator));
+const bytes = fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('latin1'));
+const englishWords = fc.constantFrom('the', 'river', 'bridge', 'council', 'opened', 'on', 'Saturday', 'and', 'people', 'cheered', 'a', 'small', 'town', 'was', 'quiet', 'she', 'walked', 'home');
+const english = fc.array(fc.array(englishWords, { minLength: 2, maxLength: 10 }).map((ws) => `${ws.join(' ')}.`), { minLength: 1, maxLength: 5 }).map((ss) => ss.join(' '));
+const anyText = fc.oneof(hostileText, bytes, english, fc.constantFrom('', ' ', '\n\t ', 'a'.repeat(5000)));
+const finite = (x: number) => Number.isFinite(x);
+
+/** Runs `f`; an EngineError with one of `codes` is an answer too. */
+async function answersOr<T>(codes: readonly string[], f: () => T | Promise<T>): Promise<T | undefined> {
+  try {
+    return await f();
+  } catch (e) {
+    assert.ok(e instanceof EngineError && codes.includes(e.code), `threw ${e instanceof Error ? e.stack : String(e)}`);
+    assert.ok(e.message.length > 0 && !/\[object \w+\]/.test(e.message), `unclear message: ${e.message}`);
+    return undefined;
+  }
+}
+
+// ---- tokenizers ------------------------------------------------------------------------------------
+
+for (const system of ['summarize', 'essay', 'story', 'roundtrip', 'reply']) {
+  test(`fuzz: the ${system} tokenizer gives in-order spans inside any text`, async () => {
+    const tok = await Tokenizer.load(path.join(modelsDir, system), 1);
+    await fuzz(`tokenizer (${system})`, anyText, (t) => {
+      let last = 0;
+      for (const s of tok.encodeWithSpans(t)) {
+        assert.ok(Number.isInteger(s.id) && s.start >= last && s.end >= s.start && s.end <= t.length, JSON.stringify(s));
+        assert.equal(t.slice(s.start, s.end), s.text);
+        last = s.start;
+      }
+      assert.equal(typeof tok.decode(tok.encode(t)), 'string');
+    });
+  });
+}
+
+// ---- each system's pre-processing ------------------------------------------------------------------
+
+test('fuzz: the summarizer\'s pre-processing (readability, whitespace, sentences, extractive selection)', async () => {
+  const tok = await Tokenizer.load(path.join(modelsDir, 'summarize'), 1);
+  await fuzz('pre-processing (summarize)', fc.tuple(anyText, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 64 })), async ([text, weights]) => {
+    if (!(await answersOr(['bad-input'], () => { checkReadable(text, INPUT_TASKS.summarize, undefined); return true; }))) return;
+    const n = normalizeWhitespace(text);
+    assert.ok(!/\s{2,}/.test(n) && n === n.trim());
+    for (const s of sentenceSpans(text)) assert.equal(text.slice(s.start, s.end).replace(/\s+/g, ' '), s.text);
+    const tokens = tok.encodeWithSpans(text).map((s, i) => ({ ...s, weight: weights[i % Math.max(1, weights.length)] ?? 0 }));
+    const summary = extractiveSummary(text, tokens);
+    let last = -1;
+    for (const i of summary.chosen) {
+      const s = summary.sentences[i];
+      assert.ok(i > last && s.start >= 0 && s.end <= text.length && s.start <= s.end, JSON.stringify(s));
+      assert.ok(summary.summary.includes(text.slice(s.start, s.end)), 'a chosen sentence is not verbatim in the summary');
+      last = i;
+    }
+  });
+});
+
+test('fuzz: the essay\'s pre-processing (topic words and their coverage)', async () => {
+  await fuzz('pre-processing (essay)', fc.tuple(anyText, anyText), ([selection, essay]) => {
+    const topics = parseTopics(selection);
+    for (const t of topics) assert.ok(t.length > 0 && /^[\p{L}\p{N}]/u.test(t) && /[\p{L}\p{N}]$/u.test(t), JSON.stringify(t));
+    assert.ok(coveredTopics(essay, topics).every((c) => topics.includes(c)));
+  });
+});
+
+test('fuzz: the story\'s pre-processing (readability, the prompt\'s tokens)', async () => {
+  const tok = await Tokenizer.load(path.join(modelsDir, 'story'), 1);
+  await fuzz('pre-processing (story)', anyText, async (prompt) => {
+    await answersOr(['bad-input'], () => checkReadable(prompt, INPUT_TASKS.summarize, undefined));
+    const ids = tok.encode(prompt.slice(-2000));
+    assert.ok(ids.every(Number.isInteger));
+  });
+});
+
+test('fuzz: the round trip\'s pre-processing (paragraphs, sentences, its scores)', async () => {
+  await fuzz('pre-processing (roundtrip)', fc.tuple(anyText, anyText), async ([a, b]) => {
+    await answersOr(['bad-input'], () => checkReadable(a, INPUT_TASKS.roundtrip, undefined));
+    for (const p of paragraphSpans(a)) assert.ok(p.start >= 0 && p.end <= a.length && p.start <= p.end);
+    const s = roundTripScores(splitSentences(a), splitSentences(b));
+    for (const v of [s.bleu, s.rouge1, s.rouge2, s.rougeW]) assert.ok(v === null || typeof v !== 'number' || finite(v), JSON.stringify(s));
+  });
+});
+
+test('fuzz: the reply\'s pre-processing (readability, the post\'s semantic keys)', async () => {
+  await fuzz('pre-processing (reply)', anyText, async (post) => {
+    await answersOr(['bad-input'], () => checkReadable(post, INPUT_TASKS.reply, undefined));
+    for (const k of semanticKeys(post)) assert.ok(k.word.length > 0 && post.includes(k.word), JSON.stringify(k));
+  });
+});
+
+// ---- each system's run (real models, tiny lengths) and beam search (toy models, full count) --------
+
+const opts = { device: 'cpu' as const, threads: 1, log: () => {} };
+
+test('fuzz: each system\'s run answers any text or refuses it as bad input', async () => {
+  const summarize = await SummarizeSystem.load(path.join(modelsDir, 'summarize'), opts);
+  await fuzz('run (summarize)', fc.tuple(anyText, fc.constantFrom('extractive', 'abstractive') as fc.Arbitrary<'extractive' | 'abstractive'>), async ([text, mode]) => {
+    const r = await answersOr(['bad-input'], () => summarize.run({ op: 'summarize', text, mode, decoding: { beamSize: 1, maxLength: 6 } }, silentRun));
+    if (r) for (const span of r.tokens) assert.equal(text.slice(span.start, span.end), span.text);
+  }, MODEL_RUNS);
+  const essay = await EssaySystem.load(path.join(modelsDir, 'essay'), opts);
+  await fuzz('run (essay)', anyText, async (topics) => {
+    const r = await answersOr(['bad-input'], () => essay.run({ op: 'essay', topics, candidates: 1, decoding: { beamSize: 1, maxLength: 6, minLength: 0 } }, silentRun));
+    if (r) assert.ok(r.candidates.length >= 1);
+  }, MODEL_RUNS);
+  const story = await StorySystem.load(path.join(modelsDir, 'story'), opts);
+  await fuzz('run (story)', fc.tuple(anyText, fc.nat()), async ([prompt, seed]) => {
+    const r = await answersOr(['bad-input'], () => story.run({ op: 'story', prompt, words: 3, sampling: { seed } }, silentRun));
+    if (r && r.op === 'story') assert.ok(r.wordCount <= 3);
+  }, MODEL_RUNS);
+  const roundtrip = await RoundTripSystem.load(path.join(modelsDir, 'roundtrip'), opts);
+  await fuzz('run (roundtrip)', anyText, async (text) => {
+    await answersOr(['bad-input'], () => roundtrip.run({ op: 'roundtrip', text, maxSentences: 2 }, silentRun));
+  }, MODEL_RUNS);
+  const reply = await ReplySystem.load(path.join(modelsDir, 'reply'), opts);
+  await fuzz('run (reply)', fc.tuple(anyText, fc.option(fc.oneof(word, nasty), { nil: undefined })), async ([text, key]) => {
+    await answersOr(['bad-input'], () => reply.run({ op: 'reply', text, key, maxCandidates: 1, decoding: { beamSize: 1, maxLength: 6 } }, silentRun));
+  }, MODEL_RUNS);
+  for (const s of [summarize, essay, story, roundtrip, reply]) await s.dispose();
+});
+
+test('fuzz: beam search over random toy models stays inside the vocabulary and the length asked', async () => {
+  const V = 6;
+  const table = fc.array(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: V, maxLength: V }), { minLength: 1, maxLength: 8 });
+  const options = fc.record({ beamSize: fc.integer({ min: 1, max: 4 }), maxLength: fc.integer({ min: 1, max: 8 }), minLength: fc.integer({ min: 0, max: 8 }),
+    lengthPenalty: fc.double({ min: 0, max: 5, noNaN: true }), noRepeatNgramSize: fc.integer({ min: 0, max: 3 }) });
+  await fuzz('decoding (beam search, toy models)', fc.tuple(table, options), async ([rows, o]) => {
+    // Token 1 is the end; each row's probabilities are normalised, a zero row ends at once.
+    const model = tableModel(V, (prefix) => {
+      const row = rows[prefix.length % rows.length];
+      const sum = row.reduce((a, b) => a + b, 0);
+      return sum > 0 ? Object.fromEntries(row.map((p, i) => [i, p / sum])) : { 1: 1 };
+    });
+    const hyps = await beamSearch(model, Array.from({ length: o.beamSize }, () => []), { bos: 0, eos: 1, ...o });
+    for (const h of hyps) {
+      assert.ok(h.tokens.length <= o.maxLength && h.tokens.every((t) => Number.isInteger(t) && t >= 0 && t < V), JSON.stringify(h.tokens));
+    }
+  });
+});
+
+// ---- metrics ---------------------------------------------------------------------------------------
+
+const tokenizers: BleuTokenizer[] = ['13a', 'intl', 'char', 'zh', 'none'];
+
+test('fuzz: every metric gives finite scores in range for any text', async () => {
+  await fuzz('metric (BLEU)', fc.tuple(anyText, anyText, fc.constantFrom(...tokenizers)), ([h, r, tokenize]) => {
+    const s = sentenceBleu(h, [r], { tokenize });
+    assert.ok(finite(s.score) && s.score >= 0 && s.score <= 100 + 1e-9);
+    assert.ok(finite(corpusBleu([h, r], [[r, h]], { tokenize }).score));
+  });
+  await fuzz('metric (chrF)', fc.tuple(anyText, anyText, fc.constantFrom(0, 2)), ([h, r, wordOrder]) => {
+    const s = sentenceChrf(h, [r], { wordOrder });
+    assert.ok(finite(s.score) && s.score >= 0 && s.score <= 100 + 1e-9);
+  });
+  await fuzz('metric (ROUGE)', fc.tuple(anyText, anyText), ([h, r]) => {
+    for (const m of Object.values(rougeScores(h, r, { stem: true }))) for (const v of [m.precision, m.recall, m.f1]) assert.ok(finite(v) && v >= 0 && v <= 1 + 1e-9);
+  });
+  await fuzz('metric (diversity)', fc.array(anyText, { maxLength: 4 }), (outputs) => {
+    const d = diversity(outputs);
+    assert.ok(d.diversity >= 0 && d.diversity <= 1 && d.distinct2 >= 0 && d.distinct2 <= 1);
+  });
+  await fuzz('metric (coherence)', fc.tuple(anyText, anyText), ([a, b]) => {
+    const c = coherence(analyse(a), analyse(b));
+    assert.ok(c.L === null || (finite(c.L) && c.L >= 0));
+  });
+  await fuzz('metric (substantiality)', fc.array(anyText, { maxLength: 3 }), (outputs) => {
+    const s = substantiality(outputs.map(analyse));
+    assert.ok(finite(s.perSentence) && s.entityWords >= 0);
+  });
+  await fuzz('metric (Score Draft and Check Coherence)', fc.tuple(anyText, anyText), async ([h, r]) => {
+    const s = await answersOr(['bad-input'], () => scoreDraft({ op: 'score', hypothesis: h, reference: r }));
+    if (s) assert.ok(finite(s.scores.bleu.score));
+    await answersOr(['bad-input'], () => checkCoherence({ op: 'coherence', output: h, source: r }));
+  });
+});
+
+// ---- the protocol's validators ---------------------------------------------------------------------
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const panelFixtures = require('../fixtures/panel/hostile.js') as { RESULTS: Record<string, unknown>; hostileCopy(value: unknown, text: string): unknown };
+
+/** A copy of `value` with the leaf at a random path replaced by `junk` (near-misses of valid messages). */
+function mutate(value: unknown, choose: number, junk: unknown): unknown {
+  const leaves: string[][] = [];
+  const walk = (v: unknown, at: string[]) => {
+    if (v && typeof v === 'object') for (const [k, c] of Object.entries(v)) walk(c, [...at, k]);
+    else leaves.push(at);
+  };
+  walk(value, []);
+  if (leaves.length === 0) return junk;
+  const target = leaves[choose % leaves.length];
+  const copy = structuredClone(value) as Record<string, unknown>;
+  let node = copy as Record<string, unknown>;
+  for (const k of target.slice(0, -1)) node = node[k] as Record<string, unknown>;
+  node[target[target.length - 1]] = junk;
+  return copy;
+}
+
+const validMessages: unknown[] = [
+  ...Object.entries(panelFixtures.RESULTS).map(([type, result]) => ({ type, result })),
+  ...Object.values(panelFixtures.RESULTS).map((result, id) => ({ type: 'result', id, result })),
+  { type: 'request', id: 1, request: { op: 'summarize', text: 'x', decoding: { beamSize: 2 } } },
+  { type: 'request', id: 2, request: { op: 'score', hypothesis: 'a', reference: 'b' } },
+  { type: 'progress', id: 1, message: 'm', fraction: 0.5 },
+  { type: 'error', id: 1, code: 'bad-input', message: 'm' },
+  { type: 'cancel', id: 3 }, { type: 'ready' }, { type: 'empty', message: 'm' },
+];
+const message = fc.oneof(
+  fc.anything({ withObjectString: true, withNullPrototype: true, withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true }),
+  fc.tuple(fc.constantFrom(...validMessages), fc.nat(), fc.anything()).map(([m, at, junk]) => mutate(m, at, junk)),
+  fc.tuple(fc.constantFrom(...validMessages), hostileText).map(([m, text]) => panelFixtures.hostileCopy(m, text)),
+);
+
+test('fuzz: the protocol\'s validators answer every value, and what they accept survives a JSON round trip', async () => {
+  const schemas = { ToWorker, FromWorker, ToPanel, FromPanel, EngineRequest, EngineResult } as const;
+  for (const [name, schema] of Object.entries(schemas)) {
+    await fuzz(`protocol (${name})`, message, (m) => {
+      const parsed = (schema as { safeParse(v: unknown): { success: boolean; data?: unknown } }).safeParse(m);
+      if (parsed.success) assert.ok((schema as { safeParse(v: unknown): { success: boolean } }).safeParse(JSON.parse(JSON.stringify(parsed.data))).success);
+    });
+  }
+});
+
+// ---- the CLI's argument parser and text decoder ----------------------------------------------------
+
+const knownFlags = [...new Set(Object.values(COMMAND_OPTIONS).flat())];
+const argument = fc.oneof(
+  fc.constantFrom(...knownFlags).chain((f) => fc.constantFrom(`--${f}`, `--${f}=`, `--${f}=x`, `--${f}=-1`, `--${f}=1e999`)),
+  fc.constantFrom('--', '-', '-m', '--=', '---', '--no-such', '-x', '--help', 'bleu', 'chrf', 'summarize', '5', '-5', 'NaN', 'Infinity'),
+  hostileText, word,
+);
+
+test('fuzz: the CLI parses any arguments or refuses them with one clear bad-request message', async () => {
+  await fuzz('CLI argument parser', fc.tuple(fc.constantFrom(...Object.keys(COMMAND_OPTIONS)), fc.array(argument, { maxLength: 12 })), async ([command, argv]) => {
+    await answersOr(['bad-request'], () => {
+      const a = parseArgs(argv);
+      checkOptions(a, command);
+      for (const f of knownFlags) { intFlag(a, f); numberFlag(a, f); }
+    });
+  });
+  await fuzz('CLI text decoder', fc.oneof(fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b)), anyText.map((t) => Buffer.from(t))), (buf) => {
+    const d = decodeText(buf, 'input.txt');
+    assert.equal(typeof d.text, 'string');
+    assert.equal(typeof looksLikePath(d.text.slice(0, 200)), 'boolean');
+  });
+});
+
+// ---- the manifest loader ---------------------------------------------------------------------------
+
+test('fuzz: the manifest loader reads any model.json into a checked folder or refuses it as a bad model', async () => {
+  const real = JSON.parse(require('node:fs').readFileSync(path.join(modelsDir, 'reply', 'model.json'), 'utf8')) as Record<string, unknown>;
+  const root = tempDir('fuzz-manifest');
+  let n = 0;
+  const manifest = fc.oneof(
+    fc.tuple(fc.nat(), fc.anything()).map(([at, junk]) => JSON.stringify(mutate(real, at, junk)) ?? 'null'),
+    fc.tuple(fc.nat(), fc.constantFrom('../../etc/passwd', '/etc/passwd', '', 'model.json', '\u0000', 'a/../../b')).map(([at, junk]) => JSON.stringify(mutate(real, at, junk))),
+    fc.string({ unit: 'binary', maxLength: 200 }),
+    fc.constantFrom('', '{', 'null', '[]', '{"system":"reply"}', JSON.stringify(real).slice(0, 100)),
+  );
+  await fuzz('manifest loader', manifest, async (text) => {
+    const dir = path.join(root, String(n++ % 50));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'model.json'), text);
+    await answersOr(['bad-model'], () => loadModelFolder(dir, 'reply'));
+  });
+});
+
+// ---- the insights panel's message handlers ---------------------------------------------------------
+
+test('fuzz: the host\'s panel handler obeys only { type: "ready" }, and the page\'s schema refuses what is not a view', async () => {
+  const listeners: ((data: unknown) => void)[] = [];
+  const posted: unknown[] = [];
+  const disposable = { dispose: () => undefined };
+  const panel = {
+    webview: {
+      options: {}, html: '', cspSource: 'https://stub',
+      asWebviewUri: (uri: { path: string }) => ({ toString: () => `https://stub${uri.path}` }),
+      onDidReceiveMessage: (l: (data: unknown) => void) => { listeners.push(l); return disposable; },
+      postMessage: (m: unknown) => { posted.push(m); return Promise.resolve(true); },
+    },
+    onDidDispose: () => disposable, onDidChangeViewState: () => disposable, reveal: () => undefined, dispose: () => undefined,
+  };
+  Object.assign(vscodeStub, {
+    ViewColumn: { Beside: -2 },
+    Uri: { joinPath: (base: { path: string }, ...parts: string[]) => ({ path: [base.path, ...parts].join('/') }) },
+    window: { createWebviewPanel: () => panel },
+  });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { InsightsPanels } = require('../../extension/host/insightsPanel') as typeof import('../../extension/host/insightsPanel');
+  const log = { warn: () => undefined, info: () => undefined, error: () => undefined } as unknown as import('vscode').LogOutputChannel;
+  const panels = new InsightsPanels({ path: '/ext' } as import('vscode').Uri, () => ({ type: 'empty', message: 'm' }), log);
+  panels.show();
+  await fuzz('panel message handler (host)', message, (m) => {
+    posted.length = 0;
+    for (const l of listeners) l(m);
+    const ready = m !== null && typeof m === 'object' && !Array.isArray(m) && Object.keys(m).length === 1 && (m as { type?: unknown }).type === 'ready';
+    assert.equal(posted.length, ready ? 1 : 0, fc.stringify(m));
+  });
+  panels.dispose();
+  await fuzz('panel message handler (page)', message, (m) => {
+    // The page (webview/panel.ts) renders only what ToPanel accepts: a view's result or the empty text.
+    const parsed = ToPanel.safeParse(m);
+    if (parsed.success) assert.ok(['summarize', 'essay', 'story', 'score', 'coherence', 'roundtrip', 'empty'].includes(parsed.data.type));
+  });
+});
