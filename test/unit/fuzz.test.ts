@@ -10,7 +10,7 @@
 // Seeded: every run draws the same inputs (FUZZ_SEED, default 25, plus a fixed offset per
 // component). A failure prints its seed and path; FUZZ_SEED=S FUZZ_PATH=P FUZZ_ONLY=component
 // replays exactly that input. FUZZ_ONLY=REGEX runs only the components whose names match.
-import { vscodeStub } from './vscodeStub';
+import { stubWebview } from './stubWebview';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -367,33 +367,17 @@ test('fuzz: the manifest loader reads any model.json into a checked folder or re
 // ---- the insights panel's message handlers ---------------------------------------------------------
 
 test('fuzz: the host\'s panel handler obeys only { type: "ready" }, and the page\'s schema refuses what is not a view', async () => {
-  const listeners: ((data: unknown) => void)[] = [];
-  const posted: unknown[] = [];
-  const disposable = { dispose: () => undefined };
-  const panel = {
-    webview: {
-      options: {}, html: '', cspSource: 'https://stub',
-      asWebviewUri: (uri: { path: string }) => ({ toString: () => `https://stub${uri.path}` }),
-      onDidReceiveMessage: (l: (data: unknown) => void) => { listeners.push(l); return disposable; },
-      postMessage: (m: unknown) => { posted.push(m); return Promise.resolve(true); },
-    },
-    onDidDispose: () => disposable, onDidChangeViewState: () => disposable, reveal: () => undefined, dispose: () => undefined,
-  };
-  Object.assign(vscodeStub, {
-    ViewColumn: { Beside: -2 },
-    Uri: { joinPath: (base: { path: string }, ...parts: string[]) => ({ path: [base.path, ...parts].join('/') }) },
-    window: { createWebviewPanel: () => panel },
-  });
+  const webview = stubWebview();
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { InsightsPanels } = require('../../extension/host/insightsPanel') as typeof import('../../extension/host/insightsPanel');
   const log = { warn: () => undefined, info: () => undefined, error: () => undefined } as unknown as import('vscode').LogOutputChannel;
   const panels = new InsightsPanels({ path: '/ext' } as import('vscode').Uri, () => ({ type: 'empty', message: 'm' }), log);
   panels.show();
   await fuzz('panel message handler (host)', message, (m) => {
-    posted.length = 0;
-    for (const l of listeners) l(m);
+    webview.posted.length = 0;
+    webview.receive(m);
     const ready = m !== null && typeof m === 'object' && !Array.isArray(m) && Object.keys(m).length === 1 && (m as { type?: unknown }).type === 'ready';
-    assert.equal(posted.length, ready ? 1 : 0, fc.stringify(m));
+    assert.equal(webview.posted.length, ready ? 1 : 0, fc.stringify(m));
   });
   panels.dispose();
   await fuzz('panel message handler (page)', message, (m) => {

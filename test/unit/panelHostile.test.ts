@@ -3,7 +3,7 @@
 // a message the page accepts, so the UI test (workbench.ui.js) renders them all in the real webview
 // and checks they stay inert; forged messages are refused by the page's schema and by the host's
 // message handler (InsightsPanels, here with a stub webview).
-import { vscodeStub } from './vscodeStub';
+import { stubWebview } from './stubWebview';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ToPanel } from '../../extension/protocol';
@@ -71,39 +71,8 @@ test('forged messages are refused by the page\'s schema', () => {
 
 // ---- the host's side: InsightsPanels with a stub webview -----------------------------------------
 
-interface StubWebview {
-  posted: unknown[];
-  receive(data: unknown): void;
-}
-
-function stubPanel(): StubWebview {
-  const listeners: ((data: unknown) => void)[] = [];
-  const posted: unknown[] = [];
-  const disposable = { dispose: () => undefined };
-  const panel = {
-    webview: {
-      options: {},
-      html: '',
-      cspSource: 'https://stub.vscode-cdn.net',
-      asWebviewUri: (uri: { path: string }) => ({ toString: () => `https://stub.vscode-cdn.net${uri.path}` }),
-      onDidReceiveMessage: (listener: (data: unknown) => void) => { listeners.push(listener); return disposable; },
-      postMessage: (message: unknown) => { posted.push(message); return Promise.resolve(true); },
-    },
-    onDidDispose: () => disposable,
-    onDidChangeViewState: () => disposable,
-    reveal: () => undefined,
-    dispose: () => undefined,
-  };
-  Object.assign(vscodeStub, {
-    ViewColumn: { Beside: -2 },
-    Uri: { joinPath: (base: { path: string }, ...parts: string[]) => ({ path: [base.path, ...parts].join('/') }) },
-    window: { createWebviewPanel: () => panel },
-  });
-  return { posted, receive: (data) => listeners.forEach((l) => l(data)) };
-}
-
 test('the host\'s panel handler answers the protocol\'s "ready" and refuses every forged message with a log line, posting nothing', () => {
-  const webview = stubPanel();
+  const webview = stubWebview();
   // Loaded after the stub has its window and Uri (esbuild copies the module's keys when it is required).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { InsightsPanels } = require('../../extension/host/insightsPanel') as typeof import('../../extension/host/insightsPanel');

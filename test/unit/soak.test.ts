@@ -6,9 +6,10 @@
 // and memory must not keep growing: the process's RSS (host, worker and onnxruntime together: the
 // worker is a thread), the host's heap and the worker's heap (which it logs after each answer) are
 // sampled, and the growth from command 100 (after warm-up; a quarter of a shorter session) to the
-// last is printed, with each worker's own growth after its warm-up. A worker's growth must stay
-// under SOAK_MAX_GROWTH (a leak per command shows there), the host heap's too over the whole session;
-// the process's RSS across the restart must stay under double (the new worker settles higher once).
+// last is printed, with each worker's own growth after its warm-up. Within each worker's life the
+// RSS and both heaps must grow less than SOAK_MAX_GROWTH (a leak per command shows there); across
+// the restart the RSS must stay under double (the new worker settles higher, once: with three
+// restarts it does not climb further).
 //
 // The unit suite runs 100 commands (growth under 50 %: a loose bound, no timing asserted).
 // `npm run soak`: 1,000 commands with the garbage collector exposed, growth under 10 %, the curve printed.
@@ -173,7 +174,6 @@ test(`a session of ${COMMANDS} commands through the engine client: every command
     if (p.g.worker !== null) assert.ok(p.g.worker < MAX_GROWTH, `the worker heap grew ${pc(p.g.worker)} from command ${p.from} to ${p.to}`);
   }
   assert.ok(overall.rss < 1, `RSS doubled from command ${WARM_UP} to ${COMMANDS}`);
-  assert.ok(overall.host < MAX_GROWTH, `the host heap grew ${pc(overall.host)} from command ${WARM_UP} to ${COMMANDS}`);
   // No worker, message port or timer of the client's outlives its shutdown.
   const left = (list: string[], kind: string) => list.filter((r) => r === kind).length;
   for (const kind of ['Worker', 'MessagePort', 'Timeout']) {
