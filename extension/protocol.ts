@@ -374,6 +374,8 @@ export const ScoreRequest = z.object({
   hypothesisName: z.string().optional(),
   referenceName: z.string().optional(),
   options: ScoreOptions.optional(),
+  /** A second draft of the same text: both are scored and compared by paired bootstrap (issue 24). */
+  second: z.object({ hypothesis: z.string(), name: z.string().optional() }).optional(),
 });
 export type ScoreRequest = z.infer<typeof ScoreRequest>;
 
@@ -453,6 +455,29 @@ export const SentenceScore = z.object({
 });
 export type SentenceScore = z.infer<typeof SentenceScore>;
 
+/** One metric of a two-draft comparison: each draft's score on the segments, the bootstrap's mean
+ * and 95 % half-interval, and the p-value of the difference (sacreBLEU's --paired-bs). */
+export const ComparedMetric = z.object({
+  metric: z.string(),
+  signature: z.string(),
+  first: z.object({ score: z.number(), mean: z.number(), ci: z.number() }),
+  second: z.object({ score: z.number(), mean: z.number(), ci: z.number(), pValue: z.number() }),
+});
+export type ComparedMetric = z.infer<typeof ComparedMetric>;
+
+export const DraftComparison = z.object({
+  secondName: z.string(),
+  secondScores: CorpusScores,
+  /** The segments resampled: the texts' own lines when all three have the same number, else the
+   * reference's sentences, each with the draft sentences that match it best (ROUGE-L F1). */
+  segmentation: z.enum(['lines', 'reference-sentences']),
+  segments: z.number().int(),
+  samples: z.number().int(),
+  seed: z.number().int(),
+  metrics: z.array(ComparedMetric),
+});
+export type DraftComparison = z.infer<typeof DraftComparison>;
+
 export const ScoreResult = z.object({
   op: z.literal('score'),
   hypothesisName: z.string(),
@@ -464,6 +489,8 @@ export const ScoreResult = z.object({
    * (extension/engine/metrics/signature.ts); the same keys as `draftsmith score --json`. */
   signatures: z.object({ BLEU: z.string(), ROUGE: z.string(), chrF: z.string().optional() }),
   elapsedMs: z.number(),
+  /** With a second draft: its scores and the paired bootstrap between the two (engine/eval/draftComparison.ts). */
+  comparison: DraftComparison.optional(),
 });
 export type ScoreResult = z.infer<typeof ScoreResult>;
 

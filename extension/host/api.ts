@@ -39,6 +39,10 @@ export interface DraftsmithApi {
   suggestReplies(editor: vscode.TextEditor, token?: vscode.CancellationToken, pick?: PickReply): Promise<ReplyOutcome>;
   /** What Score Draft runs once the user has picked the reference. */
   scoreDraft(editor: vscode.TextEditor, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome>;
+  /** What Score Draft with two selections and Compare Two Drafts run once the texts are picked: the
+   * editor's selection (or document) and `second` against `reference`; with `second` undefined, the
+   * editor's two selections. The panel shows both drafts' scores, intervals and p-values. */
+  scoreTwoDrafts(editor: vscode.TextEditor, second: NamedText | undefined, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome>;
   /** What Check Coherence runs once the user has picked the source. */
   checkCoherence(editor: vscode.TextEditor, source: NamedText, token?: vscode.CancellationToken): Promise<CoherenceOutcome>;
   /** The last summary (whether or not the panel shows it now); the other commands' results are not kept. */

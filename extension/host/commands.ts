@@ -9,7 +9,7 @@ import { Ctx } from './context';
 import { essayActiveEditor } from './essayCommand';
 import { suggestRepliesActiveEditor } from './replyCommand';
 import { applyRoundTripCommand, roundTripActiveEditor } from './roundtripCommand';
-import { checkCoherenceCommand, scoreDraftCommand } from './scoreCommand';
+import { checkCoherenceCommand, compareDraftsCommand, scoreDraftCommand } from './scoreCommand';
 import { continueStoryActiveEditor, writePremiseActiveEditor } from './storyCommand';
 import { summarizeActiveEditor } from './summarizeCommand';
 
@@ -34,6 +34,7 @@ const commands: Record<string, CommandFactory> = {
     void ctx.engine.restart();
     void vscode.window.showInformationMessage('Draftsmith: the engine was restarted.');
   },
+  'draftsmith.compareDrafts': (ctx) => () => compareDraftsCommand(ctx),
 };
 
 export function registerCommands(ctx: Ctx): void {

@@ -6,7 +6,7 @@ import { Ctx } from './context';
 import { essay } from './essayCommand';
 import { suggestReplies } from './replyCommand';
 import { applyRoundTripCommand, roundTrip } from './roundtripCommand';
-import { checkCoherence, scoreDraft } from './scoreCommand';
+import { checkCoherence, scoreDraft, scoreTwoDrafts } from './scoreCommand';
 import { continueStory, writePremise } from './storyCommand';
 import { summarize } from './summarizeCommand';
 
@@ -29,6 +29,7 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
     applyRoundTrip: () => applyRoundTripCommand(ctx),
     suggestReplies: (editor, token, pick) => suggestReplies(ctx, editor, token, pick),
     scoreDraft: (editor, reference, token) => scoreDraft(ctx, editor, reference, token),
+    scoreTwoDrafts: (editor, second, reference, token) => scoreTwoDrafts(ctx, editor, second, reference, token),
     checkCoherence: (editor, source, token) => checkCoherence(ctx, editor, source, token),
     lastSummary: () => ctx.lastSummary,
     insights: {

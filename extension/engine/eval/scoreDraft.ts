@@ -15,6 +15,7 @@ import { diversity } from '../metrics/diversity';
 import { corpusRouge, rougeL, rougeN } from '../metrics/rouge';
 import { entityWordCount, substantiality } from '../metrics/substantiality';
 import { analyse, type NlpSentence } from '../text/nlp';
+import { compareDrafts } from './draftComparison';
 
 export interface ScorePair {
   hypothesis: string;
@@ -163,15 +164,28 @@ export function scoreDraft(request: ScoreRequest, hooks: ScoreHooks = {}): Score
   const options = request.options ?? {};
   hooks.checkCancelled?.();
   const a = analysePair(request);
+  const hypothesisName = request.hypothesisName ?? 'draft';
+  const scores = corpusScoresOf([a], options);
+  const sentences = sentenceScores(a.hyp, a.ref, options);
+  let comparison: ScoreResult['comparison'];
+  if (request.second !== undefined) {
+    requireText(request.second.hypothesis, 'second draft');
+    hooks.checkCancelled?.();
+    const b = analysePair({ hypothesis: request.second.hypothesis, reference: request.reference });
+    const first = { name: hypothesisName, text: request.hypothesis, scores, sentences };
+    const second = { name: request.second.name ?? 'second draft', text: request.second.hypothesis, scores: corpusScoresOf([b], options), sentences: sentenceScores(b.hyp, b.ref, options) };
+    comparison = compareDrafts(first, second, request.reference, a.ref, { bleu: bleuOptionsOf(options), chrf: chrfOptionsOf(options), stem: options.stem });
+  }
   return {
     op: 'score',
-    hypothesisName: request.hypothesisName ?? 'draft',
+    hypothesisName,
     referenceName: request.referenceName ?? 'reference',
-    scores: corpusScoresOf([a], options),
+    scores,
     coherence: a.coherence,
-    sentences: sentenceScores(a.hyp, a.ref, options),
+    sentences,
     signatures: scoreSignatures(options),
     elapsedMs: performance.now() - started,
+    ...(comparison === undefined ? {} : { comparison }),
   };
 }
 
