@@ -494,6 +494,25 @@ export const ScoreResult = z.object({
 });
 export type ScoreResult = z.infer<typeof ScoreResult>;
 
+/** Score Drafts in Folder (issue 24, item 3): one row per draft, and the corpus totals. */
+export const FolderScores = z.object({
+  /** Where the drafts came from (a folder, or a JSONL file) and their references. */
+  source: z.string(),
+  referenceSource: z.string(),
+  rows: z.array(z.object({ name: z.string(), scores: CorpusScores })),
+  /** Every metric over all the rows: corpus BLEU and chrF, means of the rest (engine/eval/folderScores.ts). */
+  totals: CorpusScores,
+  /** Drafts without a reference (no file of that name), named. */
+  unpaired: z.array(z.string()),
+  /** Cancel was pressed: the rows done before it. */
+  cancelled: z.boolean(),
+  /** Of all the drafts paired, how many (rows.length of them were scored). */
+  paired: z.number().int(),
+  signatures: z.object({ BLEU: z.string(), ROUGE: z.string(), chrF: z.string().optional() }),
+  elapsedMs: z.number(),
+});
+export type FolderScores = z.infer<typeof FolderScores>;
+
 export const CoherenceRequest = z.object({
   op: z.literal('coherence'),
   /** The draft whose sentence order is checked. */
@@ -740,10 +759,17 @@ export const ToPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('coherence'), result: CoherenceResult }),
   z.object({ type: z.literal('roundtrip'), result: RoundTripResult }),
   z.object({ type: z.literal('empty'), message: z.string() }),
+  z.object({ type: z.literal('folder'), result: FolderScores }),
 ]);
 export type ToPanel = z.infer<typeof ToPanel>;
 
+/** A column of the folder table, sorted as the panel shows it (engine/eval/folderScores.ts FOLDER_COLUMNS). */
+export const FolderSort = z.object({ column: z.string().max(40), descending: z.boolean() });
+export type FolderSort = z.infer<typeof FolderSort>;
+
 export const FromPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
+  // Score Drafts in Folder's Export CSV / Export JSON buttons, in the table's current order.
+  z.object({ type: z.literal('export-folder'), format: z.enum(['csv', 'json']), sort: FolderSort.optional() }),
 ]);
 export type FromPanel = z.infer<typeof FromPanel>;

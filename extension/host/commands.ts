@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { chooseModel } from './chooseModel';
 import { Ctx } from './context';
 import { essayActiveEditor } from './essayCommand';
+import { scoreFolderCommand } from './folderCommand';
 import { suggestRepliesActiveEditor } from './replyCommand';
 import { applyRoundTripCommand, roundTripActiveEditor } from './roundtripCommand';
 import { checkCoherenceCommand, compareDraftsCommand, scoreDraftCommand } from './scoreCommand';
@@ -35,6 +36,8 @@ const commands: Record<string, CommandFactory> = {
     void vscode.window.showInformationMessage('Draftsmith: the engine was restarted.');
   },
   'draftsmith.compareDrafts': (ctx) => () => compareDraftsCommand(ctx),
+  // The explorer's context menu passes the folder (or JSONL file) clicked.
+  'draftsmith.scoreFolder': (ctx) => (uri?: unknown) => scoreFolderCommand(ctx, uri),
 };
 
 export function registerCommands(ctx: Ctx): void {

@@ -1,12 +1,13 @@
 /**
- * In-host tests of Score Draft with two drafts (issue 24, item 2): two selections in one editor, or a
+ * In-host tests of Score Drafts in Folder (issue 24, item 3): 20 drafts scored, the CSV export sorted
+ * and equal to the CLI's, Cancel keeping the rows done. And of Score Draft with two drafts (item 2): two selections in one editor, or a
  * second draft from another editor, against one reference; the panel gets both drafts' scores, the
  * 95 % intervals and the p-values, equal to `draftsmith score --paired-bs` on the same lines; the
  * document is never edited.
  */
 import * as assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -64,8 +65,93 @@ async function cliPaired(extensionPath: string): Promise<{ metric: string; syste
   }
 }
 
+/** 20 drafts and their references in two folders: each draft a noisier or cleaner copy of its reference. */
+async function twentyDrafts(dir: string): Promise<{ drafts: string; references: string }> {
+  const drafts = path.join(dir, 'drafts');
+  const references = path.join(dir, 'references');
+  await mkdir(drafts);
+  await mkdir(references);
+  for (let i = 0; i < 20; i++) {
+    const ref = `${REFERENCE[i % REFERENCE.length]} ${REFERENCE[(i + 1) % REFERENCE.length]}`;
+    const words = ref.split(' ');
+    // Draft i drops every (2 + i % 5)-th word: different scores, so sorting means something.
+    const draft = words.filter((_, k) => k % (2 + (i % 5)) !== 1).join(' ');
+    const name = `draft-${String(i + 1).padStart(2, '0')}.txt`;
+    await writeFile(path.join(drafts, name), draft, 'utf8');
+    await writeFile(path.join(references, name), ref, 'utf8');
+  }
+  return { drafts, references };
+}
+
 export function scoreDraftsTests(api: DraftsmithApi, extensionPath: string): TestCase[] {
   return [
+    {
+      name: 'Score Drafts in Folder: 20 drafts scored into the panel\'s table, Export CSV sorted by BLEU has every row and the corpus, as the CLI',
+      async run() {
+        const dir = await mkdtemp(path.join(tmpdir(), 'draftsmith-folder-'));
+        try {
+          const { drafts, references } = await twentyDrafts(dir);
+          const outcome = await api.scoreFolder({ kind: 'folders', drafts, references });
+          assert.equal(outcome.kind, 'shown', 'message' in outcome ? outcome.message : outcome.kind);
+          if (outcome.kind !== 'shown') return;
+          assert.equal(outcome.result.rows.length, 20);
+          assert.equal(outcome.result.cancelled, false);
+          assert.deepEqual(api.insights.lastMessage(), { type: 'folder', result: outcome.result });
+          assert.ok(api.insights.isOpen(), 'the insights panel is not open');
+
+          const doc = await api.exportFolderScores('csv', { column: 'bleu', descending: true });
+          assert.ok(doc, 'no CSV document');
+          const lines = doc.getText().trim().split('\n');
+          assert.equal(lines.length, 1 + 20 + 1, 'header, 20 drafts, the corpus');
+          assert.match(lines[0], /^draft,bleu,rouge1,rouge2,rougeL,rougeLsum,rougeW,/);
+          const bleu = lines.slice(1, 21).map((l) => Number(l.split(',')[1]));
+          assert.deepEqual(bleu, [...bleu].sort((a, b) => b - a), 'the CSV is not sorted by BLEU, highest first');
+          assert.match(lines[21], /^\(corpus\),/);
+          // The CLI on the same folders: the same rows (in file-name order) and the same corpus line.
+          const { stdout } = await run(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), 'score', '--hyp', drafts, '--ref', references, '--csv', '--quiet'],
+            { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, timeout: 120_000 });
+          const cli = stdout.trim().split('\n');
+          assert.equal(cli[0], lines[0]);
+          assert.deepEqual([...lines.slice(1, 21)].sort(), [...cli.slice(1, 21)].sort());
+          assert.equal(lines[21], cli[21]);
+          await closeWithoutSaving(doc);
+          const json = await api.exportFolderScores('json', { column: 'name', descending: false });
+          assert.ok(json);
+          const parsed = JSON.parse(json.getText()) as { drafts: { draft: string }[] };
+          assert.equal(parsed.drafts[0].draft, 'draft-01.txt');
+          assert.equal(parsed.drafts.length, 20);
+          await closeWithoutSaving(json);
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
+      },
+    },
+    {
+      name: 'Score Drafts in Folder: Cancel keeps the rows done; a folder without matching references is refused clearly',
+      async run() {
+        const dir = await mkdtemp(path.join(tmpdir(), 'draftsmith-folder-'));
+        try {
+          const { drafts, references } = await twentyDrafts(dir);
+          // A token that is cancelled once 6 drafts have been checked.
+          let checks = 0;
+          const token = { get isCancellationRequested() { return ++checks > 6; }, onCancellationRequested: new vscode.EventEmitter<void>().event } as vscode.CancellationToken;
+          const outcome = await api.scoreFolder({ kind: 'folders', drafts, references }, token);
+          assert.equal(outcome.kind, 'shown', 'message' in outcome ? outcome.message : outcome.kind);
+          if (outcome.kind !== 'shown') return;
+          assert.equal(outcome.result.cancelled, true);
+          assert.equal(outcome.result.rows.length, 6);
+          assert.equal(outcome.result.paired, 20);
+          assert.equal(outcome.result.totals.pairs, 6);
+          const empty = path.join(dir, 'empty');
+          await mkdir(empty);
+          const refused = await api.scoreFolder({ kind: 'folders', drafts, references: empty });
+          assert.equal(refused.kind, 'error');
+          assert.match('message' in refused ? refused.message : '', /no draft in .* has a reference of the same name/);
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
+      },
+    },
     {
       name: 'Score Draft with two selections shows both drafts, the 95 % intervals and the p-values, as `draftsmith score --paired-bs`',
       async run() {
