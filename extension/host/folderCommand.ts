@@ -155,24 +155,35 @@ export async function scoreFolderCommand(ctx: Ctx, arg?: unknown): Promise<Folde
   const isFolder = ((await vscode.workspace.fs.stat(drafts)).type & vscode.FileType.Directory) !== 0;
   if (isFolder) {
     const parent = vscode.Uri.joinPath(drafts, '..');
-    const candidates = ['references', 'refs', 'reference', 'gold'].map((n) => vscode.Uri.joinPath(parent, n));
-    let defaultUri = parent;
-    for (const c of candidates) {
-      if (await vscode.workspace.fs.stat(c).then((s) => (s.type & vscode.FileType.Directory) !== 0, () => false)) {
-        defaultUri = c;
-        break;
-      }
+    const candidates: vscode.Uri[] = [];
+    for (const n of ['references', 'refs', 'reference', 'gold']) {
+      const c = vscode.Uri.joinPath(parent, n);
+      if (await vscode.workspace.fs.stat(c).then((st) => (st.type & vscode.FileType.Directory) !== 0, () => false)) candidates.push(c);
     }
-    const refs = await vscode.window.showOpenDialog({
-      title: 'Draftsmith: Score Drafts in Folder — the references: a folder with files of the same names',
-      openLabel: 'Use as references',
-      canSelectFiles: false,
-      canSelectFolders: true,
-      canSelectMany: false,
-      defaultUri,
-    });
-    if (!refs?.[0]) return { kind: 'cancelled' };
-    return scoreFolder(ctx, { kind: 'folders', drafts: drafts.fsPath, references: refs[0].fsPath });
+    // A sibling references folder is offered first; any other folder through the dialog.
+    let references: vscode.Uri | undefined;
+    if (candidates.length > 0) {
+      const other = '$(folder-opened) Choose another folder…';
+      const picked = await vscode.window.showQuickPick(
+        [...candidates.map((c) => ({ label: path.basename(c.fsPath), description: vscode.workspace.asRelativePath(c), uri: c })), { label: other, description: '', uri: undefined }],
+        { title: `Draftsmith: Score Drafts in Folder — the references of ${path.basename(drafts.fsPath)} (files of the same names)`, placeHolder: 'The references folder' },
+      );
+      if (!picked) return { kind: 'cancelled' };
+      references = picked.uri;
+    }
+    if (!references) {
+      const refs = await vscode.window.showOpenDialog({
+        title: 'Draftsmith: Score Drafts in Folder — the references: a folder with files of the same names',
+        openLabel: 'Use as references',
+        canSelectFiles: false,
+        canSelectFolders: true,
+        canSelectMany: false,
+        defaultUri: parent,
+      });
+      references = refs?.[0];
+    }
+    if (!references) return { kind: 'cancelled' };
+    return scoreFolder(ctx, { kind: 'folders', drafts: drafts.fsPath, references: references.fsPath });
   }
   const fields = await jsonlFields(drafts.fsPath);
   if (fields.length < 2) return fail(ctx, `${path.basename(drafts.fsPath)} is neither a folder nor a JSONL file whose rows have a draft and a reference field.`);
