@@ -11,9 +11,14 @@ import { el, hint, section } from './dom';
 
 const BINS = 10;
 
+/** The order the user chose, kept for the same result: the host sends the shown message again when
+ * the panel gains focus or is shown, and the table must not fall back to file order under the user. */
+let remembered: { id: string; sort: FolderSort } | undefined;
+
 export function renderFolder(result: FolderScores, send: (m: FromPanel) => void): Node[] {
   const cols = columnsOf(result);
-  let sort: FolderSort | undefined;
+  const id = `${result.source}\u0000${result.referenceSource}\u0000${result.elapsedMs}\u0000${result.rows.length}`;
+  let sort: FolderSort | undefined = remembered?.id === id ? remembered.sort : undefined;
 
   const header = el('header', 'view-header');
   const title = el('h1');
@@ -47,6 +52,7 @@ export function renderFolder(result: FolderScores, send: (m: FromPanel) => void)
     b.type = 'button';
     b.addEventListener('click', () => {
       sort = { column: key, descending: sort?.column === key ? !sort.descending : key !== 'name' && !cols.find((c) => c.key === key)?.lowerIsBetter };
+      remembered = { id, sort };
       fillBody();
     });
     th.append(b);
