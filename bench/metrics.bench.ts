@@ -1,6 +1,6 @@
 /**
  * Metrics benchmark: pairs per second for ROUGE-L and BLEU (and every metric together, as
- * `draftsmith score` runs them) over 10,000 document pairs of ../shared/data (DialogSum train:
+ * `draftsmith score` runs them), ROUGE and BLEU with 1 and 4 references, and the paired tests, over 10,000 document pairs of ../shared/data (DialogSum train:
  * each summary scored against its dialogue, ~190 and ~25 words). Prints numbers; asserts nothing.
  *   npm run bench:metrics            (DATA=path/to/dialogsum.train.jsonl to use another file)
  */
@@ -11,6 +11,7 @@ import { rougeL } from '../extension/engine/metrics/rouge';
 import { scoreCorpus } from '../extension/engine/eval/scoreDraft';
 import { corpusChrf } from '../extension/engine/metrics/chrf';
 import { bleuMetric, pairedApproximateRandomization, pairedBootstrap } from '../extension/engine/metrics/significance';
+import { rougeMetrics } from '../extension/engine/metrics/rougeMetric';
 import { median, Reporter } from './report';
 
 const root = path.resolve(__dirname, '..', '..');
@@ -60,6 +61,25 @@ if (!existsSync(file)) {
     };
     timeTest('paired bootstrap, BLEU, 1,000 resamples', () => pairedBootstrap([{ name: 'a', hyps: base }, { name: 'b', hyps: sys }], refK, [bleuMetric()], { samples: 1000 }));
     timeTest('approximate randomization, BLEU, 10,000 trials', () => pairedApproximateRandomization([{ name: 'a', hyps: base }, { name: 'b', hyps: sys }], refK, [bleuMetric()], { samples: 10000 }));
+  }
+  // Several references (issue 24): ROUGE-1/2/L/Lsum as `draftsmith score -m rouge`, each segment against
+  // 1 or 4 references (4: its own dialogue and the next three, so every reference has the data's length),
+  // and BLEU with 4 references. rouge-score is not installed here, so there is no row of its own.
+  {
+    const refs4 = [0, 1, 2, 3].map((k) => refs.map((_, i) => refs[(i + k) % refs.length]));
+    const rougeCorpus = (streams: string[][], jackknife = false) => {
+      const ms = rougeMetrics(['rouge1', 'rouge2', 'rougeL', 'rougeLsum'], { jackknife });
+      for (let i = 0; i < hyps.length; i++) for (const m of ms) m.segmentStats(hyps[i], streams.map((st) => st[i]));
+    };
+    time('ROUGE-1/2/L/Lsum, 1 reference (-m rouge)', () => rougeCorpus([refs]), 1);
+    time('ROUGE-1/2/L/Lsum, 4 references, best (score_multi)', () => rougeCorpus(refs4), 1);
+    time('ROUGE-1/2/L/Lsum, 4 references, jackknife', () => rougeCorpus(refs4, true), 1);
+    time('BLEU (corpus, 13a), 4 references', () => corpusBleu(hyps, refs4), 1);
+    const sys = hyps.map((h) => h.split(' ').filter((_, i) => i % 7 !== 3).join(' '));
+    const t = performance.now();
+    pairedBootstrap([{ name: 'a', hyps }, { name: 'b', hyps: sys }], [refs], [bleuMetric(), ...rougeMetrics(['rougeL'])], { samples: 1000 });
+    const s = (performance.now() - t) / 1000;
+    r.row(`paired bootstrap, BLEU + ROUGE-L, ${rows.length.toLocaleString('en')} pairs, 1,000 resamples`, rows.length / s, 'pairs/s', `${s.toFixed(2)} s for the whole test`);
   }
   time('every metric (draftsmith score)', () => scoreCorpus(rows.map((x) => ({ hypothesis: x.summary, reference: x.dialogue }))), 1);
 }

@@ -96,6 +96,15 @@ const USAGE = `usage:
                    [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--seed N] [--width N] [--json | --csv]
       sacreBLEU's workflow and flag names: several references per segment, sacreBLEU signatures, and paired
       significance tests against the first --hyp (score, μ ± 95% CI, p-value), numbers identical to sacreBLEU 2.6.0's.
+      -m also takes rouge (or rouge1 rouge2 rougeL rougeLsum: F1, mean over segments) with [--stem]
+      [--rouge-jackknife] [--rouge-split newline|nlp]; several references: the best one (rouge-score's
+      score_multi) or ROUGE-1.5.5's jackknifing. A JSONL --ref field may hold a list: several references.
+      See docs/METRICS.md for every option.
+  draftsmith score --hyp DRAFTS_DIR --ref REFS_DIR [--csv | --json] [--stem] [--lowercase] [BLEU options]
+  draftsmith score --hyp F.jsonl --ref F.jsonl --hyp-field X --ref-field Y --name-field Z [--csv | --json]
+      Score Drafts in Folder: one row per draft (each paired with the reference of the same file name,
+      or a JSONL row's fields) with every metric, and the corpus totals last; CSV and JSON as the panel's exports.
+  --perplexity (score, full table or folder): the drafts' perplexity under the built-in story LM (--models DIR).
   --data DIR: the test split's folder; by default the shipped model's own: .data (summarize), .data/simple (essay,
   story, roundtrip: the models of simple stories), .data/reply (reply).
   Every eval takes --dump FILE: one JSON line per test item and variant, {system, variant, id, domain, source,

@@ -13,7 +13,8 @@ export const PANEL_VIEWS = {
   roundtrip: 'Round-Trip Paragraph',
   score: 'Score Draft',
   coherence: 'Check Coherence',
-} as const satisfies Record<Exclude<ToPanel['type'], 'empty'>, string>;
+} as const satisfies Record<Exclude<ToPanel['type'], 'empty' | 'folder'>, string>;
+// 'folder' (Score Drafts in Folder) is no engine result: the host assembles it from many scores.
 
 const commands: string[] = Object.values(PANEL_VIEWS);
 

@@ -374,6 +374,8 @@ export const ScoreRequest = z.object({
   hypothesisName: z.string().optional(),
   referenceName: z.string().optional(),
   options: ScoreOptions.optional(),
+  /** A second draft of the same text: both are scored and compared by paired bootstrap (issue 24). */
+  second: z.object({ hypothesis: z.string(), name: z.string().optional() }).optional(),
 });
 export type ScoreRequest = z.infer<typeof ScoreRequest>;
 
@@ -453,6 +455,29 @@ export const SentenceScore = z.object({
 });
 export type SentenceScore = z.infer<typeof SentenceScore>;
 
+/** One metric of a two-draft comparison: each draft's score on the segments, the bootstrap's mean
+ * and 95 % half-interval, and the p-value of the difference (sacreBLEU's --paired-bs). */
+export const ComparedMetric = z.object({
+  metric: z.string(),
+  signature: z.string(),
+  first: z.object({ score: z.number(), mean: z.number(), ci: z.number() }),
+  second: z.object({ score: z.number(), mean: z.number(), ci: z.number(), pValue: z.number() }),
+});
+export type ComparedMetric = z.infer<typeof ComparedMetric>;
+
+export const DraftComparison = z.object({
+  secondName: z.string(),
+  secondScores: CorpusScores,
+  /** The segments resampled: the texts' own lines when all three have the same number, else the
+   * reference's sentences, each with the draft sentences that match it best (ROUGE-L F1). */
+  segmentation: z.enum(['lines', 'reference-sentences']),
+  segments: z.number().int(),
+  samples: z.number().int(),
+  seed: z.number().int(),
+  metrics: z.array(ComparedMetric),
+});
+export type DraftComparison = z.infer<typeof DraftComparison>;
+
 export const ScoreResult = z.object({
   op: z.literal('score'),
   hypothesisName: z.string(),
@@ -464,8 +489,29 @@ export const ScoreResult = z.object({
    * (extension/engine/metrics/signature.ts); the same keys as `draftsmith score --json`. */
   signatures: z.object({ BLEU: z.string(), ROUGE: z.string(), chrF: z.string().optional() }),
   elapsedMs: z.number(),
+  /** With a second draft: its scores and the paired bootstrap between the two (engine/eval/draftComparison.ts). */
+  comparison: DraftComparison.optional(),
 });
 export type ScoreResult = z.infer<typeof ScoreResult>;
+
+/** Score Drafts in Folder (issue 24, item 3): one row per draft, and the corpus totals. */
+export const FolderScores = z.object({
+  /** Where the drafts came from (a folder, or a JSONL file) and their references. */
+  source: z.string(),
+  referenceSource: z.string(),
+  rows: z.array(z.object({ name: z.string(), scores: CorpusScores })),
+  /** Every metric over all the rows: corpus BLEU and chrF, means of the rest (engine/eval/folderScores.ts). */
+  totals: CorpusScores,
+  /** Drafts without a reference (no file of that name), named. */
+  unpaired: z.array(z.string()),
+  /** Cancel was pressed: the rows done before it. */
+  cancelled: z.boolean(),
+  /** Of all the drafts paired, how many (rows.length of them were scored). */
+  paired: z.number().int(),
+  signatures: z.object({ BLEU: z.string(), ROUGE: z.string(), chrF: z.string().optional() }),
+  elapsedMs: z.number(),
+});
+export type FolderScores = z.infer<typeof FolderScores>;
 
 export const CoherenceRequest = z.object({
   op: z.literal('coherence'),
@@ -713,11 +759,18 @@ export const ToPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('coherence'), result: CoherenceResult }),
   z.object({ type: z.literal('roundtrip'), result: RoundTripResult }),
   z.object({ type: z.literal('empty'), message: z.string() }),
+  z.object({ type: z.literal('folder'), result: FolderScores }),
 ]);
 export type ToPanel = z.infer<typeof ToPanel>;
+
+/** A column of the folder table, sorted as the panel shows it (engine/eval/folderScores.ts FOLDER_COLUMNS). */
+export const FolderSort = z.strictObject({ column: z.string().max(40), descending: z.boolean() });
+export type FolderSort = z.infer<typeof FolderSort>;
 
 // Strict: a message with fields the protocol does not declare is refused, not trimmed and obeyed.
 export const FromPanel = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
+  // Score Drafts in Folder's Export CSV / Export JSON buttons, in the table's current order.
+  z.strictObject({ type: z.literal('export-folder'), format: z.enum(['csv', 'json']), sort: FolderSort.optional() }),
 ]);
 export type FromPanel = z.infer<typeof FromPanel>;

@@ -12,6 +12,7 @@ import { destroyCharts } from './charts';
 import { renderCoherence } from './coherenceView';
 import { el } from './dom';
 import { renderEssay } from './essayView';
+import { renderFolder } from './folderView';
 import { renderRoundTrip } from './roundtripView';
 import { renderScore } from './scoreView';
 import { renderStory } from './storyView';
@@ -36,6 +37,7 @@ const VIEWS: { [T in Shown['type']]: (result: Extract<Shown, { type: T }>['resul
   score: renderScore,
   coherence: renderCoherence,
   roundtrip: renderRoundTrip,
+  folder: (result) => renderFolder(result, send),
 };
 
 /** What the page shows now, if anything. */

@@ -3,7 +3,7 @@
  * substantiality, coherence), then sentence by sentence, with a bar chart of the per-sentence
  * scores. Every main number is a cell with data-metric (a stable name) and data-value (the raw number).
  */
-import type { ScoreResult } from '../extension/protocol';
+import type { DraftComparison, ScoreResult } from '../extension/protocol';
 import { barChart } from './charts';
 import { clip, el, factor, fixed2, fixed3, hint, metric, percent, section, table } from './dom';
 import { coherenceLText } from './coherenceView';
@@ -106,7 +106,65 @@ export function renderScore(result: ScoreResult): Node[] {
   })];
 
   const corpus = section('scores', 'Scores', bleu, ...chrf, rouge, diversity, substantiality, coherence, renderSignatures(result));
+  if (result.comparison !== undefined) {
+    title.append(' (and ', el('span', 'name', result.comparison.secondName), ')');
+    return [header, renderComparison(result, result.comparison), corpus, renderSentences(result)];
+  }
   return [header, corpus, renderSentences(result)];
+}
+
+/** Two drafts: each one's score on the paired segments with its 95 % interval, and the p-value of
+ * the difference (paired bootstrap); then the second draft's whole-text scores beside the first's. */
+function renderComparison(result: ScoreResult, c: DraftComparison): HTMLElement {
+  const a = result.hypothesisName;
+  const b = c.secondName;
+  const ci = (m: { mean: number; ci: number }) => `${fixed2(m.mean)} ± ${fixed2(m.ci)}`;
+  const tests = table({
+    caption: `Paired bootstrap: ${b} against ${a} (0–100)`,
+    className: 'metrics comparison',
+    headers: ['metric', a, 'μ ± 95% CI', b, 'μ ± 95% CI', 'p-value'],
+    numeric: [1, 2, 3, 4, 5],
+    rowHeaders: true,
+    rows: c.metrics.map((m) => {
+      const key = m.metric.toLowerCase().replace(/[^a-z0-9]+/g, '');
+      return [
+        m.metric,
+        metric(`cmp-${key}-first`, m.first.score, fixed2(m.first.score)),
+        metric(`cmp-${key}-first-ci`, m.first.ci, ci(m.first)),
+        metric(`cmp-${key}-second`, m.second.score, fixed2(m.second.score)),
+        metric(`cmp-${key}-second-ci`, m.second.ci, ci(m.second)),
+        metric(`cmp-${key}-p`, m.second.pValue, `${m.second.pValue.toFixed(4)}${m.second.pValue < 0.05 ? ' *' : ''}`),
+      ];
+    }),
+  });
+  const segments = c.segmentation === 'lines'
+    ? `${c.segments} segments: the texts' lines (all three have ${c.segments})`
+    : `${c.segments} segments: the reference's sentences, each with the draft sentences that match it best`;
+  const few = c.segments < 10 ? ` With ${c.segments} segment${c.segments === 1 ? '' : 's'} the test can say little; longer texts give a clearer answer.` : '';
+  const s2 = c.secondScores;
+  const whole = table({
+    caption: 'Whole-text scores of both drafts',
+    className: 'metrics',
+    headers: ['draft', 'BLEU', ...(s2.chrf ? [s2.chrf.name] : []), 'ROUGE-1 F1 (%)', 'ROUGE-2 F1 (%)', 'ROUGE-L F1 (%)'],
+    numeric: [1, 2, 3, 4, ...(s2.chrf ? [5] : [])],
+    rowHeaders: true,
+    rows: [[a, result.scores], [b, s2]].map(([name, s], i) => {
+      const sc = s as ScoreResult['scores'];
+      const k = i === 0 ? 'first' : 'second';
+      return [
+        name as string,
+        metric(`whole-${k}-bleu`, sc.bleu.score, fixed2(sc.bleu.score)),
+        ...(sc.chrf ? [metric(`whole-${k}-chrf`, sc.chrf.score, fixed2(sc.chrf.score))] : []),
+        metric(`whole-${k}-rouge1`, sc.rouge.rouge1.f1, percent(sc.rouge.rouge1.f1)),
+        metric(`whole-${k}-rouge2`, sc.rouge.rouge2.f1, percent(sc.rouge.rouge2.f1)),
+        metric(`whole-${k}-rougeL`, sc.rouge.rougeL.f1, percent(sc.rouge.rougeL.f1)),
+      ];
+    }),
+  });
+  return section('comparison', 'Two drafts compared', tests,
+    hint(`Paired bootstrap resampling (sacreBLEU's --paired-bs), ${c.samples.toLocaleString('en')} resamples, seed ${c.seed}, over ${segments}. ` +
+      `ROUGE here is the mean F1 over the segments. * p < 0.05: a difference this large is unlikely to be chance.${few}`),
+    whole);
 }
 
 /** The signature strings that say how each score was computed (sacreBLEU's for BLEU and chrF, ours

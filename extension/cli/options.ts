@@ -27,6 +27,12 @@ export const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
     'metrics', 'tokenize', 'smooth-method', 'smooth-value', 'max-ngram-order', 'effective-order',
     'chrf-char-order', 'chrf-word-order', 'chrf-beta', 'chrf-whitespace', 'chrf-lowercase', 'chrf-eps-smoothing',
     'sentence-level', 'confidence', 'confidence-n', 'paired-bs', 'paired-bs-n', 'paired-ar', 'paired-ar-n', 'seed', 'width',
+    // ROUGE with -m (rouge-score's and ROUGE-1.5.5's options)
+    'rouge-jackknife', 'rouge-split',
+    // a folder of drafts (or a JSONL file's rows): one row per draft
+    'name-field',
+    // the drafts' perplexity under the built-in story LM, from --models
+    'perplexity', 'models',
   ],
   'eval summarize': [...EVAL, 'mode', 'split', 'sweep', 'aggregation', 'position-weight', 'ratio', 'max-sentences', 'offset', 'perplexity'],
   'eval essay': [...EVAL, 'beam', 'unconstrained'],

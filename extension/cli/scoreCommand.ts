@@ -10,8 +10,15 @@
  *   --chrf-char-order, --chrf-word-order (2: chrF++), --chrf-beta, --chrf-whitespace, --chrf-lowercase,
  *   --chrf-eps-smoothing, --sentence-level, --confidence [--confidence-n N],
  *   --paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N], --seed N (sacreBLEU: SACREBLEU_SEED), --width N.
+ * ROUGE in the same workflow: -m rouge1 rouge2 rougeL rougeLsum (or rouge for all four; F1, mean over
+ *   segments), --stem, --rouge-jackknife (ROUGE-1.5.5's jackknifing over several references instead
+ *   of rouge-score's best reference), --rouge-split newline|nlp (ROUGE-Lsum's sentences).
  */
-import type { CorpusScores } from '../protocol';
+import type { CorpusScores, FolderScores, ScoreOptions } from '../protocol';
+import { stat } from 'node:fs/promises';
+import { folderTotals, pairFolders, pairJsonl } from '../engine/eval/folderScores';
+import { columnsOf, folderCsv, folderJson } from '../engine/eval/folderTable';
+import { bleuOptionsOf as draftBleuOptionsOf, scoreSignatures } from '../engine/eval/scoreOptions';
 import { EngineError } from '../engine/errors';
 import { scoreCorpus } from '../engine/eval/scoreDraft';
 import { BLEU_SMOOTHINGS, BLEU_TOKENIZERS, corpusBleu, sentenceBleu, type BleuOptions, type BleuScore, type BleuSmoothing, type BleuTokenizer } from '../engine/metrics/bleu';
@@ -23,7 +30,10 @@ import {
 } from '../engine/metrics/significance';
 import { flag, intFlag, numberFlag, type Args } from './args';
 import { progressBar } from './progressBar';
-import { readPairs, readSegments } from './readPairs';
+import { readPairs, readReferenceLists, readSegments, referenceStreams } from './readPairs';
+import { draftPerplexity, type DraftPerplexity } from './draftPerplexity';
+import { rougeMetrics, rougeTypesOf, type RougeMetricOptions } from '../engine/metrics/rougeMetric';
+import type { RougeType } from '../engine/metrics/rouge';
 
 /** Rows of (metric, value) in the order the table, the CSV and the panel show them. */
 export function scoreRows(s: CorpusScores): [string, string][] {
@@ -72,9 +82,12 @@ async function scoreEverything(a: Args, bleuOpts: BleuOptions): Promise<void> {
     scores.bleu = { score: b.score, precisions: b.precisions, brevityPenalty: b.brevityPenalty, ratio: b.ratio, hypLength: b.hypLength, refLength: b.refLength };
   }
   const signatures = { BLEU: bleuSignature(bleuOpts, 1), ROUGE: rougeSignature({ stem }) };
+  const ppl = flag(a, 'perplexity') === undefined ? undefined : await perplexityOf(a, pairs.map((p) => p.hypothesis));
   const seconds = (performance.now() - started) / 1000;
-  const rows = [...scoreRows(scores), ['BLEU signature', signatures.BLEU], ['ROUGE signature', signatures.ROUGE]] as [string, string][];
-  if (flag(a, 'json')) process.stdout.write(JSON.stringify({ ...scores, signatures }, null, 2) + '\n');
+  const rows = [...scoreRows(scores)] as [string, string][];
+  if (ppl) rows.push(['Perplexity (story LM, per word)', ppl.perWord.toFixed(1)], ['Perplexity (story LM, per token)', ppl.perToken.toFixed(1)]);
+  rows.push(['BLEU signature', signatures.BLEU], ['ROUGE signature', signatures.ROUGE]);
+  if (flag(a, 'json')) process.stdout.write(JSON.stringify({ ...scores, ...(ppl ? { perplexity: ppl } : {}), signatures }, null, 2) + '\n');
   else if (flag(a, 'csv')) process.stdout.write(['metric,value', ...rows.map(([m, v]) => `${csvCell(m)},${csvCell(v)}`)].join('\n') + '\n');
   else {
     const width = Math.max(...rows.map(([m]) => m.length));
@@ -83,6 +96,16 @@ async function scoreEverything(a: Args, bleuOpts: BleuOptions): Promise<void> {
   }
   if (flag(a, 'quiet') === undefined) {
     process.stderr.write(`scored ${pairs.length} pairs in ${seconds.toFixed(1)} s (${(pairs.length / seconds).toFixed(0)} pairs/s)\n`);
+  }
+}
+
+/** --perplexity: the drafts under the built-in story LM (draftPerplexity.ts says what it measures). */
+async function perplexityOf(a: Args, drafts: string[]): Promise<DraftPerplexity> {
+  const bar = progressBar('story LM perplexity');
+  try {
+    return await draftPerplexity(drafts, flag(a, 'models'), (d, t) => bar.update(d, t));
+  } finally {
+    bar.done();
   }
 }
 
@@ -144,20 +167,24 @@ export function chrfOptionsOf(a: Args): ChrfOptions {
   return opts;
 }
 
-const METRIC_NAMES = ['bleu', 'chrf'] as const;
-type MetricName = (typeof METRIC_NAMES)[number];
+const METRIC_NAMES = ['bleu', 'chrf', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum'] as const;
+type MetricName = 'bleu' | 'chrf' | RougeType;
 
 function metricsOf(a: Args): MetricName[] | undefined {
   const values = a.flags.get('metrics');
   if (values === undefined) return undefined;
-  const names = values.flatMap((v) => v.split(',')).map((v) => v.trim().toLowerCase()).filter((v) => v.length > 0);
+  const names = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v.length > 0);
+  const out: MetricName[] = [];
   for (const n of names) {
-    if (!(METRIC_NAMES as readonly string[]).includes(n)) {
-      throw new EngineError('bad-request', `-m/--metrics takes ${METRIC_NAMES.join(', ')} (sacreBLEU's names; chrF++ is chrf with --chrf-word-order 2), not "${n}"` +
-        (n === 'ter' ? '; TER is not implemented' : '') + (n.startsWith('rouge') ? '; ROUGE is in the full table (draftsmith score without -m)' : ''));
+    const lower = n.toLowerCase();
+    if (lower === 'bleu' || lower === 'chrf') out.push(lower);
+    else if (rougeTypesOf(n) !== undefined) out.push(...(rougeTypesOf(n) ?? []));
+    else {
+      throw new EngineError('bad-request', `-m/--metrics takes ${METRIC_NAMES.join(', ')} (sacreBLEU's names and rouge-score's; chrF++ is chrf with --chrf-word-order 2; rouge is all four ROUGE types), not "${n}"` +
+        (lower === 'ter' ? '; TER is not implemented' : ''));
     }
   }
-  return [...new Set(names)] as MetricName[];
+  return [...new Set(out)];
 }
 
 export async function scoreCommand(a: Args): Promise<void> {
@@ -172,7 +199,13 @@ export async function scoreCommand(a: Args): Promise<void> {
   const sentenceLevel = flag(a, 'sentence-level') !== undefined;
   const confidence = flag(a, 'confidence') !== undefined;
   const sacre = metrics !== undefined || refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence;
-  if (!sacre) return scoreEverything(a, bleuOpts);
+  if (!sacre && (flag(a, 'name-field') !== undefined || (await isFolder(refs[0])) || (await isFolder(hyps[0])))) return scoreFolderCli(a, bleuOpts);
+  if (!sacre) {
+    for (const f of ['rouge-jackknife', 'rouge-split']) {
+      if (flag(a, f) !== undefined) throw new EngineError('bad-request', `--${f} applies to ROUGE with -m (e.g. -m rouge), not to the full table`);
+    }
+    return scoreEverything(a, bleuOpts);
+  }
   return scoreSacre(a, { refs, hyps, metrics: metrics ?? ['bleu'], bleuOpts, chrfOpts, pairedBs, pairedAr, sentenceLevel, confidence });
 }
 
@@ -215,33 +248,50 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   const refField = flag(a, 'ref-field') ?? 'text';
   const hypField = flag(a, 'hyp-field') ?? 'text';
 
-  const refStreams = await Promise.all(run.refs.map((f) => readSegments(f, refField, false)));
+  // Each --ref gives every segment one reference, or several where a JSONL field holds a list.
+  const refLists = await Promise.all(run.refs.map((f) => readReferenceLists(f, refField)));
   const systems = await Promise.all(run.hyps.map(async (f) => ({ file: f, hyps: await readSegments(f, hypField, false) })));
   const n = systems[0].hyps.length;
-  const counts = [...systems.map((s) => `${s.file} (--hyp): ${s.hyps.length}`), ...run.refs.map((f, i) => `${f} (--ref): ${refStreams[i].length}`)];
-  if (systems.some((s) => s.hyps.length !== n) || refStreams.some((r) => r.length !== n)) {
+  const counts = [...systems.map((s) => `${s.file} (--hyp): ${s.hyps.length}`), ...run.refs.map((f, i) => `${f} (--ref): ${refLists[i].length}`)];
+  if (systems.some((s) => s.hyps.length !== n) || refLists.some((r) => r.length !== n)) {
     throw new EngineError('bad-input', `the files must have the same number of segments, one per line, but have:\n  ${counts.join('\n  ')}`);
   }
   if (n === 0) throw new EngineError('bad-input', `no segments to score in ${run.hyps[0]}`);
   const take = Math.min(n, limit);
-  const refsCut = refStreams.map((r) => r.slice(0, take));
+  const { streams: refsCut, varying } = referenceStreams(refLists, take);
+  if (varying && run.metrics.some((m) => m === 'bleu' || m === 'chrf')) {
+    throw new EngineError('bad-input', `segments have different numbers of references in ${run.refs.join(', ')}; BLEU and chrF here need the same number for every segment (ROUGE takes any)`);
+  }
+  const rougeOpts: RougeMetricOptions = {
+    stem: flag(a, 'stem') !== undefined,
+    jackknife: flag(a, 'rouge-jackknife') !== undefined,
+    split: oneOf(a, 'rouge-split', ['newline', 'nlp'] as const) ?? 'newline',
+    varRefs: varying,
+  };
+  if (rougeOpts.jackknife && !run.metrics.some((m) => m.startsWith('rouge'))) throw new EngineError('bad-request', '--rouge-jackknife applies to ROUGE: add -m rouge (or rouge1, rouge2, rougeL, rougeLsum)');
   const names = uniqueNames(run.hyps);
   const named = systems.map((s, i) => ({ name: names[i], hyps: s.hyps.slice(0, take) }));
   const nrefs = refsCut.length;
   const started = performance.now();
-  const statMetrics: StatMetric[] = run.metrics.map((m) => (m === 'bleu' ? bleuMetric(run.bleuOpts) : chrfMetric(run.chrfOpts)));
+  const rougeTypes = run.metrics.filter((m): m is RougeType => m !== 'bleu' && m !== 'chrf');
+  const rouge = rougeMetrics(rougeTypes, rougeOpts);
+  const statMetrics: StatMetric[] = run.metrics.map((m) => (m === 'bleu' ? bleuMetric(run.bleuOpts) : m === 'chrf' ? chrfMetric(run.chrfOpts) : rouge[rougeTypes.indexOf(m)]));
   const quiet = flag(a, 'quiet') !== undefined;
 
   if (sentenceLevel) {
     const m = run.metrics[0];
     const bleuOpts: BleuOptions = { ...run.bleuOpts, effectiveOrder: true }; // sacreBLEU: args.bleu_effective_order = True
-    const signature = m === 'bleu' ? bleuSignature(bleuOpts, nrefs) : chrfSignature(run.chrfOpts, nrefs);
+    const signature = m === 'bleu' ? bleuSignature(bleuOpts, nrefs) : statMetrics[0].signature(nrefs);
     const name = statMetrics[0].name;
     const rows = named[0].hyps.map((h, i) => {
       const rs = refsCut.map((r) => r[i]);
       if (m === 'bleu') {
         const b = runMetric(() => sentenceBleu(h, rs, bleuOpts));
         return { score: b.score, line: scoreLine(name, signature, b.score, width, bleuVerbose(b)) };
+      }
+      if (m !== 'chrf') {
+        const r = statMetrics[0].score(statMetrics[0].segmentStats(h, rs));
+        return { score: r, line: scoreLine(name, signature, r, width) };
       }
       const c = runMetric(() => sentenceChrf(h, rs, run.chrfOpts));
       return { score: c.score, line: scoreLine(name, signature, c.score, width) };
@@ -273,8 +323,11 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
       const m = run.metrics[k];
       return {
         metric: metric.name,
-        signature: m === 'bleu' ? bleuSignature(run.bleuOpts, nrefs) : chrfSignature(run.chrfOpts, nrefs),
-        systems: named.map((s) => ({ name: s.name, score: runMetric(() => (m === 'bleu' ? corpusBleu(s.hyps, refsCut, run.bleuOpts).score : corpusChrf(s.hyps, refsCut, run.chrfOpts).score)) })),
+        signature: m === 'bleu' ? bleuSignature(run.bleuOpts, nrefs) : m === 'chrf' ? chrfSignature(run.chrfOpts, nrefs) : metric.signature(nrefs),
+        systems: named.map((s) => ({
+          name: s.name,
+          score: runMetric(() => (m === 'bleu' ? corpusBleu(s.hyps, refsCut, run.bleuOpts).score : m === 'chrf' ? corpusChrf(s.hyps, refsCut, run.chrfOpts).score : corpusStatScore(metric, s.hyps, refsCut))),
+        })),
       };
     });
   }
@@ -284,6 +337,90 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   printComparisons(a, mode, comparisons, width, details);
   if (!quiet) process.stderr.write(`scored ${named.length} system${named.length > 1 ? 's' : ''} × ${take} segments × ${nrefs} reference${nrefs > 1 ? 's' : ''} in ${seconds.toFixed(1)} s\n`);
+}
+
+const isFolder = (p: string) => stat(p).then((st) => st.isDirectory(), () => false);
+
+/**
+ * `draftsmith score --hyp DRAFTS_DIR --ref REFS_DIR`: Score Drafts in Folder's table (one row per draft,
+ * the corpus last), the same rows and totals as the panel; or `--hyp F.jsonl --ref F.jsonl --hyp-field X
+ * --ref-field Y --name-field Z` for the rows of a JSONL file. --csv and --json write the panel's exports.
+ */
+async function scoreFolderCli(a: Args, bleuOpts: BleuOptions): Promise<void> {
+  const hyp = flag(a, 'hyp') ?? '';
+  const ref = flag(a, 'ref') ?? '';
+  const nameField = flag(a, 'name-field');
+  const folders = await isFolder(hyp);
+  if (folders !== (await isFolder(ref))) throw new EngineError('bad-request', '--hyp and --ref must both be folders (drafts, and references of the same file names)');
+  if (!folders && hyp !== ref) throw new EngineError('bad-request', '--name-field reads one JSONL file: give it as both --hyp and --ref, with --hyp-field and --ref-field');
+  const started = performance.now();
+  const paired = folders ? await pairFolders(hyp, ref) : await pairJsonl(hyp, flag(a, 'hyp-field') ?? 'text', flag(a, 'ref-field') ?? 'text', nameField);
+  if (paired.pairs.length === 0) throw new EngineError('bad-input', `no draft in ${hyp} has a reference${folders ? ` of the same name in ${ref}` : ''}`);
+  const limit = intFlag(a, 'limit') ?? Infinity;
+  const pairs = paired.pairs.slice(0, limit);
+  const options: ScoreOptions = {
+    ...(flag(a, 'stem') !== undefined ? { stem: true } : {}),
+    ...(bleuOpts.lowercase ? { lowercase: true } : {}),
+    ...(bleuOpts.tokenize ? { tokenize: bleuOpts.tokenize } : {}),
+    ...(bleuOpts.smooth ? { smoothMethod: bleuOpts.smooth } : {}),
+    ...(bleuOpts.smoothValue !== undefined ? { smoothValue: bleuOpts.smoothValue } : {}),
+    ...(bleuOpts.maxOrder !== undefined ? { maxNgramOrder: bleuOpts.maxOrder } : {}),
+  };
+  const bar = progressBar('scoring drafts');
+  const rows = pairs.map((p, i) => {
+    bar.update(i, pairs.length);
+    return { name: p.name, scores: runMetric(() => scoreCorpus([{ hypothesis: p.hypothesis, reference: p.reference }], options)) };
+  });
+  bar.done();
+  const result: FolderScores = {
+    source: hyp,
+    referenceSource: folders ? ref : `${ref} (${flag(a, 'ref-field') ?? 'text'})`,
+    rows,
+    totals: folderTotals(pairs, rows.map((r) => r.scores), draftBleuOptionsOf(options), undefined),
+    unpaired: paired.unpaired,
+    cancelled: false,
+    paired: paired.pairs.length,
+    signatures: scoreSignatures(options),
+    elapsedMs: performance.now() - started,
+  };
+  const ppl = flag(a, 'perplexity') === undefined ? undefined : await perplexityOf(a, pairs.map((p) => p.hypothesis));
+  if (flag(a, 'csv')) {
+    // --perplexity: one more column, each draft's per-word perplexity and the pooled one for the corpus.
+    const lines = folderCsv(result).trimEnd().split('\n');
+    if (ppl) lines.forEach((l, i) => { lines[i] = `${l},${i === 0 ? 'perplexity' : String(i <= rows.length ? ppl.perDraft[i - 1] : ppl.perWord)}`; });
+    process.stdout.write(lines.join('\n') + '\n');
+  } else if (flag(a, 'json')) {
+    const out = JSON.parse(folderJson(result)) as { drafts: Record<string, unknown>[]; corpus: Record<string, unknown> };
+    if (ppl) {
+      out.drafts.forEach((d, i) => { d.perplexity = ppl.perDraft[i]; });
+      out.corpus.perplexity = ppl.perWord;
+    }
+    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  } else {
+    const cols = columnsOf(result);
+    const cells = [...rows.map((r) => [r.name, r.scores] as const), ['(corpus)', result.totals] as const]
+      .map(([name, sc]) => [name, ...cols.map((c) => { const v = c.value(sc); return v === null ? 'n/a' : v.toFixed(c.digits); })]);
+    const header = ['draft', ...cols.map((c) => c.label)];
+    const widths = header.map((h, k) => Math.max(h.length, ...cells.map((r) => r[k].length)));
+    const line = (r: string[]) => `| ${r.map((x, k) => (k === 0 ? x.padEnd(widths[k]) : x.padStart(widths[k]))).join(' | ')} |\n`;
+    process.stdout.write(line(header));
+    process.stdout.write(`|${widths.map((w, k) => (k === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|\n`);
+    for (const r of cells) process.stdout.write(line(r));
+    if (ppl) process.stdout.write(`Perplexity under the story LM (${ppl.model}), per word, all drafts: ${ppl.perWord.toFixed(1)} (per token ${ppl.perToken.toFixed(1)})\n`);
+    process.stdout.write(`BLEU signature: ${result.signatures.BLEU}\nROUGE signature: ${result.signatures.ROUGE}\n`);
+  }
+  if (paired.unpaired.length > 0) process.stderr.write(`no reference for ${paired.unpaired.length}: ${paired.unpaired.join(', ')}\n`);
+  if (flag(a, 'quiet') === undefined) process.stderr.write(`scored ${rows.length} drafts in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+}
+
+/** A StatMetric's corpus score: its summed segment statistics. */
+function corpusStatScore(metric: StatMetric, hyps: readonly string[], refs: readonly (readonly string[])[]): number {
+  let sum: number[] = [];
+  hyps.forEach((h, i) => {
+    const st = metric.segmentStats(h, refs.map((stream) => stream[i]));
+    sum = st.map((x, k) => x + (sum[k] ?? 0));
+  });
+  return metric.score(sum);
 }
 
 /** System names: the file names, made unique when one file is given twice (e.g. two JSONL fields). */

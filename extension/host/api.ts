@@ -5,6 +5,8 @@ import type { EssayOutcome, PickEssay } from './essayCommand';
 import type { PickReply, ReplyChoice, ReplyOutcome } from './replyCommand';
 import type { ApplyOutcome, PendingRoundTrip, RoundTripOutcome } from './roundtripCommand';
 import type { CoherenceOutcome, NamedText, ScoreOutcome } from './scoreCommand';
+import type { FolderOutcome, FolderSource } from './folderCommand';
+import type { FolderSort } from '../protocol';
 import type { PremiseOutcome, StoryOutcome } from './storyCommand';
 import type { SummarizeOutcome } from './summarizeCommand';
 
@@ -39,6 +41,14 @@ export interface DraftsmithApi {
   suggestReplies(editor: vscode.TextEditor, token?: vscode.CancellationToken, pick?: PickReply): Promise<ReplyOutcome>;
   /** What Score Draft runs once the user has picked the reference. */
   scoreDraft(editor: vscode.TextEditor, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome>;
+  /** What Score Draft with two selections and Compare Two Drafts run once the texts are picked: the
+   * editor's selection (or document) and `second` against `reference`; with `second` undefined, the
+   * editor's two selections. The panel shows both drafts' scores, intervals and p-values. */
+  scoreTwoDrafts(editor: vscode.TextEditor, second: NamedText | undefined, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome>;
+  /** What Score Drafts in Folder runs once the drafts and their references are chosen. */
+  scoreFolder(source: FolderSource, token?: vscode.CancellationToken): Promise<FolderOutcome>;
+  /** What the panel's Export CSV / Export JSON buttons run: the last folder's table as a new document, in `sort`'s order. */
+  exportFolderScores(format: 'csv' | 'json', sort?: FolderSort): Promise<vscode.TextDocument | undefined>;
   /** What Check Coherence runs once the user has picked the source. */
   checkCoherence(editor: vscode.TextEditor, source: NamedText, token?: vscode.CancellationToken): Promise<CoherenceOutcome>;
   /** The last summary (whether or not the panel shows it now); the other commands' results are not kept. */

@@ -7,9 +7,10 @@ import * as vscode from 'vscode';
 import { chooseModel } from './chooseModel';
 import { Ctx } from './context';
 import { essayActiveEditor } from './essayCommand';
+import { scoreFolderCommand } from './folderCommand';
 import { suggestRepliesActiveEditor } from './replyCommand';
 import { applyRoundTripCommand, roundTripActiveEditor } from './roundtripCommand';
-import { checkCoherenceCommand, scoreDraftCommand } from './scoreCommand';
+import { checkCoherenceCommand, compareDraftsCommand, scoreDraftCommand } from './scoreCommand';
 import { continueStoryActiveEditor, writePremiseActiveEditor } from './storyCommand';
 import { summarizeActiveEditor } from './summarizeCommand';
 
@@ -34,6 +35,9 @@ const commands: Record<string, CommandFactory> = {
     void ctx.engine.restart();
     void vscode.window.showInformationMessage('Draftsmith: the engine was restarted.');
   },
+  'draftsmith.compareDrafts': (ctx) => () => compareDraftsCommand(ctx),
+  // The explorer's context menu passes the folder (or JSONL file) clicked.
+  'draftsmith.scoreFolder': (ctx) => (uri?: unknown) => scoreFolderCommand(ctx, uri),
 };
 
 export function registerCommands(ctx: Ctx): void {

@@ -6,7 +6,8 @@ import { Ctx } from './context';
 import { essay } from './essayCommand';
 import { suggestReplies } from './replyCommand';
 import { applyRoundTripCommand, roundTrip } from './roundtripCommand';
-import { checkCoherence, scoreDraft } from './scoreCommand';
+import { checkCoherence, scoreDraft, scoreTwoDrafts } from './scoreCommand';
+import { exportFolderScores, scoreFolder } from './folderCommand';
 import { continueStory, writePremise } from './storyCommand';
 import { summarize } from './summarizeCommand';
 
@@ -29,6 +30,9 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
     applyRoundTrip: () => applyRoundTripCommand(ctx),
     suggestReplies: (editor, token, pick) => suggestReplies(ctx, editor, token, pick),
     scoreDraft: (editor, reference, token) => scoreDraft(ctx, editor, reference, token),
+    scoreTwoDrafts: (editor, second, reference, token) => scoreTwoDrafts(ctx, editor, second, reference, token),
+    scoreFolder: (source, token) => scoreFolder(ctx, source, token),
+    exportFolderScores: (format, sort) => exportFolderScores(format, sort),
     checkCoherence: (editor, source, token) => checkCoherence(ctx, editor, source, token),
     lastSummary: () => ctx.lastSummary,
     insights: {

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { ToPanel } from '../protocol';
 import { EMPTY_INSIGHTS } from '../panelViews';
+import { exportFolderScores } from './folderCommand';
 import { schemas } from './schemas';
 import { insightsHtml, newNonce } from './panelHtml';
 
@@ -71,6 +72,9 @@ class InsightsPanel implements vscode.Disposable {
     switch (parsed.data.type) {
       case 'ready':
         this.sendCurrent();
+        return;
+      case 'export-folder':
+        void exportFolderScores(parsed.data.format, parsed.data.sort);
         return;
     }
   }

@@ -34,7 +34,7 @@ interface Comparison<R extends CompareRequest> {
   readonly progressTitle: string;
   readonly emptyDraft: string;
   readonly cancelled: string;
-  request(draft: NamedText, other: NamedText): R;
+  request(draft: NamedText, other: NamedText, second?: NamedText): R;
   summary(result: ResultFor<R>): string;
 }
 
@@ -48,7 +48,7 @@ const SCORE: Comparison<ScoreRequest> = {
   progressTitle: 'Draftsmith: Scoring the draft…',
   emptyDraft: SCORE_EMPTY_DRAFT,
   cancelled: 'Draftsmith: scoring cancelled.',
-  request: (draft, other) => ({
+  request: (draft, other, second) => ({
     op: 'score',
     hypothesis: draft.text,
     reference: other.text,
@@ -56,10 +56,13 @@ const SCORE: Comparison<ScoreRequest> = {
     referenceName: other.name,
     // draftsmith.score.*: absent when every setting is at its default (the request as before).
     ...withOptions(readScoreOptions()),
+    ...(second === undefined ? {} : { second: { hypothesis: second.text, name: second.name } }),
   }),
   summary: (r) =>
     `BLEU ${r.scores.bleu.score.toFixed(2)}${r.scores.chrf ? `, ${r.scores.chrf.name} ${r.scores.chrf.score.toFixed(2)}` : ''}, ROUGE-1 ${pct(r.scores.rouge.rouge1.f1)}, ROUGE-L ${pct(r.scores.rouge.rougeL.f1)}, ` +
-    `${r.sentences.length} sentences in ${Math.round(r.elapsedMs)} ms`,
+    `${r.sentences.length} sentences in ${Math.round(r.elapsedMs)} ms` +
+    (r.comparison === undefined ? '' : `; against ${r.comparison.secondName} over ${r.comparison.segments} segments (${r.comparison.segmentation}): ` +
+      r.comparison.metrics.map((m) => `${m.metric} ${m.first.score.toFixed(2)} vs ${m.second.score.toFixed(2)}, p = ${m.second.pValue.toFixed(4)}`).join('; ')),
 };
 
 const COHERENCE: Comparison<CoherenceRequest> = {
@@ -77,13 +80,77 @@ export function scoreDraft(ctx: Ctx, editor: vscode.TextEditor, reference: Named
   return compare(ctx, SCORE, editor, reference, token);
 }
 
+export const TWO_SELECTIONS_NEEDED = 'Draftsmith: to score two drafts, select both (hold Alt and select the second), or use Compare Two Drafts… to pick the second from another editor.';
+
+/** Score Draft with two drafts against one reference, the paired bootstrap between them in the panel:
+ * the editor's selection (or document) and `second`; with no `second`, the editor's two selections. */
+export async function scoreTwoDrafts(ctx: Ctx, editor: vscode.TextEditor, second: NamedText | undefined, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome> {
+  if (second !== undefined) return compare(ctx, SCORE, editor, reference, token, { second });
+  const two = twoSelections(editor);
+  if (!two) {
+    void vscode.window.showErrorMessage(TWO_SELECTIONS_NEEDED);
+    return { kind: 'error', message: TWO_SELECTIONS_NEEDED };
+  }
+  return compare(ctx, SCORE, editor, reference, token, { draft: two[0], second: two[1] });
+}
+
 export function checkCoherence(ctx: Ctx, editor: vscode.TextEditor, source: NamedText, token?: vscode.CancellationToken): Promise<CoherenceOutcome> {
   return compare(ctx, COHERENCE, editor, source, token);
 }
 
 /** The commands: the active editor's draft against a text the user picks. */
 export function scoreDraftCommand(ctx: Ctx): Promise<ScoreOutcome> {
+  // Two selections (Alt+click, or Add Selection): two drafts of the same text, compared.
+  const editor = vscode.window.activeTextEditor;
+  const two = editor ? twoSelections(editor) : undefined;
+  if (editor && two) return pickAndCompareTwo(ctx, editor, two[0], two[1]);
   return runOnActiveEditor(ctx, SCORE);
+}
+
+/** Draftsmith: Compare Two Drafts…: the active editor's draft (its selection or document) and a second
+ * draft (another open document or a file, or the editor's second selection), then the reference. */
+export async function compareDraftsCommand(ctx: Ctx): Promise<ScoreOutcome> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    const message = 'Draftsmith: open the first draft in a text editor first.';
+    void vscode.window.showErrorMessage(message);
+    return { kind: 'error', message };
+  }
+  const two = twoSelections(editor);
+  if (two) return pickAndCompareTwo(ctx, editor, two[0], two[1]);
+  const first = draftOf(editor);
+  const empty = emptyDraft(SCORE, first.text);
+  if (empty) return empty;
+  const second = await pickOtherText(editor.document, 'second draft', 'Draftsmith: Compare Two Drafts (1/2: the second draft)');
+  if (second.kind !== 'picked') {
+    if (second.kind === 'error') void vscode.window.showErrorMessage(second.message);
+    return second;
+  }
+  const reference = await pickOtherText(editor.document, 'reference', 'Draftsmith: Compare Two Drafts (2/2: the reference)');
+  if (reference.kind !== 'picked') {
+    if (reference.kind === 'error') void vscode.window.showErrorMessage(reference.message);
+    return reference;
+  }
+  return compare(ctx, SCORE, editor, reference.other, undefined, { draft: first, second: second.other });
+}
+
+async function pickAndCompareTwo(ctx: Ctx, editor: vscode.TextEditor, first: NamedText, second: NamedText): Promise<ScoreOutcome> {
+  const picked = await pickOtherText(editor.document, 'reference', `Draftsmith: Score Two Drafts (${first.name} and ${second.name})`);
+  if (picked.kind !== 'picked') {
+    if (picked.kind === 'error') void vscode.window.showErrorMessage(picked.message);
+    return picked;
+  }
+  return compare(ctx, SCORE, editor, picked.other, undefined, { draft: first, second });
+}
+
+/** The editor's first two non-empty selections in document order, as drafts; undefined unless there are exactly two. */
+export function twoSelections(editor: vscode.TextEditor): [NamedText, NamedText] | undefined {
+  const ranges = editor.selections.filter((s) => !s.isEmpty).sort((x, y) => x.start.compareTo(y.start));
+  if (ranges.length !== 2) return undefined;
+  const doc = editor.document;
+  const names = ranges.map((r) => rangeName(doc, r, false));
+  if (names[0] === names[1]) names.forEach((n, i) => { names[i] = `${n} (${i === 0 ? 'first' : 'second'} selection)`; });
+  return [{ text: doc.getText(ranges[0]), name: names[0] }, { text: doc.getText(ranges[1]), name: names[1] }];
 }
 
 export function checkCoherenceCommand(ctx: Ctx): Promise<CoherenceOutcome> {
@@ -118,20 +185,26 @@ async function compare<R extends CompareRequest>(
   editor: vscode.TextEditor,
   other: NamedText,
   token?: vscode.CancellationToken,
+  two: { draft?: NamedText; second?: NamedText } = {},
 ): Promise<CompareOutcome<R>> {
-  const draft = draftOf(editor);
+  const draft = two.draft ?? draftOf(editor);
   const empty = emptyDraft(spec, draft.text);
   if (empty) return empty;
+  if (two.second !== undefined && two.second.text.trim().length === 0) {
+    const message = `Draftsmith: the second draft “${two.second.name}” is empty.`;
+    void vscode.window.showErrorMessage(message);
+    return { kind: 'empty', message };
+  }
   if (other.text.trim().length === 0) {
     const message = `Draftsmith: the ${spec.role} “${other.name}” is empty.`;
     void vscode.window.showErrorMessage(message);
     return { kind: 'empty', message };
   }
-  ctx.log.info(`${spec.what}: ${draft.text.length} characters of ${draft.name} against ${other.text.length} of ${other.name}`);
+  ctx.log.info(`${spec.what}: ${draft.text.length} characters of ${draft.name}${two.second ? ` and ${two.second.text.length} of ${two.second.name}` : ''} against ${other.text.length} of ${other.name}`);
 
   let result: ResultFor<R>;
   try {
-    result = await requestWithProgress(ctx, spec.progressTitle, spec.request(draft, other), token);
+    result = await requestWithProgress(ctx, spec.progressTitle, spec.request(draft, other, two.second), token);
   } catch (err) {
     return reportFailure(ctx, spec.what, err, spec.cancelled);
   }

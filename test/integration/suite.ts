@@ -15,6 +15,7 @@ import { replyTests } from './suite/replyTests';
 import { roundtripTests } from './suite/roundtripTests';
 import { runTests, TestCase } from './suite/runner';
 import { scoreTests } from './suite/scoreTests';
+import { scoreDraftsTests } from './suite/scoreDraftsTests';
 import { storyTests } from './suite/storyTests';
 
 const EXTENSION_ID = 'draftsmith.draftsmith';
@@ -167,6 +168,7 @@ export async function run(): Promise<void> {
       },
     },
     ...scoreTests(api, extension.extensionPath),
+    ...scoreDraftsTests(api, extension.extensionPath),
     ...loadTests(api),
   ];
 

@@ -6,7 +6,7 @@ import { EMPTY_INSIGHTS, PANEL_VIEWS, toPanel, type PanelResult } from '../../ex
 import { ToPanel } from '../../extension/protocol';
 
 test('every panel view but the empty one has its command, and the empty text names them all', () => {
-  const types = ToPanel.options.map((o) => o.shape.type.value).filter((t) => t !== 'empty');
+  const types = ToPanel.options.map((o) => o.shape.type.value).filter((t) => t !== 'empty' && t !== 'folder'); // folder: assembled by the host
   assert.deepEqual(Object.keys(PANEL_VIEWS).sort(), [...types].sort());
   assert.equal(EMPTY_INSIGHTS, 'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Continue Story, Round-Trip Paragraph, Score Draft or Check Coherence to see the results here.');
 });

@@ -7,14 +7,15 @@ import type {
   CoherenceRequest, CoherenceResult, CoherenceSummary, CorpusScores, ScoreOptions, ScoreRequest, ScoreResult, SentenceScore,
 } from '../../protocol';
 import { EngineError } from '../errors';
-import { corpusBleu, sentenceBleu, type BleuOptions } from '../metrics/bleu';
-import { corpusChrf, type ChrfOptions } from '../metrics/chrf';
-import { bleuSignature, chrfSignature, rougeSignature } from '../metrics/signature';
+import { corpusBleu, sentenceBleu } from '../metrics/bleu';
+import { corpusChrf } from '../metrics/chrf';
 import { coherence } from '../metrics/coherence';
 import { diversity } from '../metrics/diversity';
 import { corpusRouge, rougeL, rougeN } from '../metrics/rouge';
 import { entityWordCount, substantiality } from '../metrics/substantiality';
 import { analyse, type NlpSentence } from '../text/nlp';
+import { compareDrafts } from './draftComparison';
+import { bleuOptionsOf, chrfOptionsOf, scoreSignatures } from './scoreOptions';
 
 export interface ScorePair {
   hypothesis: string;
@@ -62,33 +63,7 @@ function analysePair(pair: ScorePair): AnalysedPair {
   return { pair, hyp, ref, coherence: coherence(ref, hyp) };
 }
 
-/** BLEU's options from a request's: only the ones set, so the defaults are bleu.ts's own (sacreBLEU's). */
-export function bleuOptionsOf(options: ScoreOptions): BleuOptions {
-  const o: BleuOptions = {};
-  if (options.tokenize !== undefined) o.tokenize = options.tokenize;
-  if (options.smoothMethod !== undefined) o.smooth = options.smoothMethod;
-  // sacreBLEU uses a value for floor (ε) and add-k (k) only.
-  if (options.smoothValue !== undefined && (options.smoothMethod === 'floor' || options.smoothMethod === 'add-k')) o.smoothValue = options.smoothValue;
-  if (options.maxNgramOrder !== undefined) o.maxOrder = options.maxNgramOrder;
-  if (options.lowercase) o.lowercase = true;
-  return o;
-}
-
-/** chrF's options from a request's; undefined when chrF is off. */
-export function chrfOptionsOf(options: ScoreOptions): ChrfOptions | undefined {
-  if (options.chrf === undefined) return undefined;
-  return options.chrf === 'chrF++' ? { wordOrder: 2 } : {};
-}
-
-/** The signatures of the scores scoreCorpus gives for these options (one reference per draft). */
-export function scoreSignatures(options: ScoreOptions = {}): ScoreResult['signatures'] {
-  const chrf = chrfOptionsOf(options);
-  return {
-    BLEU: bleuSignature(bleuOptionsOf(options), 1),
-    ROUGE: rougeSignature({ stem: options.stem }),
-    ...(chrf === undefined ? {} : { chrF: chrfSignature(chrf, 1) }),
-  };
-}
+export { bleuOptionsOf, chrfOptionsOf, scoreSignatures } from './scoreOptions';
 
 /** Every metric over a corpus of (draft, reference) pairs. */
 export function scoreCorpus(pairs: readonly ScorePair[], options: ScoreOptions = {}, hooks: ScoreHooks = {}): CorpusScores {
@@ -163,15 +138,28 @@ export function scoreDraft(request: ScoreRequest, hooks: ScoreHooks = {}): Score
   const options = request.options ?? {};
   hooks.checkCancelled?.();
   const a = analysePair(request);
+  const hypothesisName = request.hypothesisName ?? 'draft';
+  const scores = corpusScoresOf([a], options);
+  const sentences = sentenceScores(a.hyp, a.ref, options);
+  let comparison: ScoreResult['comparison'];
+  if (request.second !== undefined) {
+    requireText(request.second.hypothesis, 'second draft');
+    hooks.checkCancelled?.();
+    const b = analysePair({ hypothesis: request.second.hypothesis, reference: request.reference });
+    const first = { name: hypothesisName, text: request.hypothesis, scores, sentences };
+    const second = { name: request.second.name ?? 'second draft', text: request.second.hypothesis, scores: corpusScoresOf([b], options), sentences: sentenceScores(b.hyp, b.ref, options) };
+    comparison = compareDrafts(first, second, request.reference, a.ref, { bleu: bleuOptionsOf(options), chrf: chrfOptionsOf(options), stem: options.stem });
+  }
   return {
     op: 'score',
-    hypothesisName: request.hypothesisName ?? 'draft',
+    hypothesisName,
     referenceName: request.referenceName ?? 'reference',
-    scores: corpusScoresOf([a], options),
+    scores,
     coherence: a.coherence,
-    sentences: sentenceScores(a.hyp, a.ref, options),
+    sentences,
     signatures: scoreSignatures(options),
     elapsedMs: performance.now() - started,
+    ...(comparison === undefined ? {} : { comparison }),
   };
 }
 

@@ -324,3 +324,59 @@ export function corpusRouge(preds: readonly string[], refs: readonly string[], o
   for (const k of keys) sum[k] = { precision: sum[k].precision / n, recall: sum[k].recall / n, f1: sum[k].f1 / n };
   return sum;
 }
+
+/** The four ROUGE scores rouge-score computes (ROUGE-W is ours and single-reference). */
+export const ROUGE_TYPES = ['rouge1', 'rouge2', 'rougeL', 'rougeLsum'] as const;
+export type RougeType = (typeof ROUGE_TYPES)[number];
+export type RougeMultiScores = Record<RougeType, Score>;
+
+export interface RougeMultiOptions extends RougeOptions {
+  /** ROUGE-1.5.5's jackknifing over several references (see rougeMulti). Default false. */
+  jackknife?: boolean;
+}
+
+function rougeTypesOf(p: readonly string[], r: readonly string[], pSents: readonly string[][], rSents: readonly string[][]): RougeMultiScores {
+  return { rouge1: scoreNgrams(p, r, 1), rouge2: scoreNgrams(p, r, 2), rougeL: scoreLcs(p, r), rougeLsum: summaryLevelLcs(pSents, rSents) };
+}
+
+/** Of several scores, the first with the highest F1 (np.argmax in rouge-score's score_multi). */
+function bestByF1(scores: readonly Score[]): Score {
+  let best = scores[0];
+  for (const s of scores) if (s.f1 > best.f1) best = s;
+  return best;
+}
+
+/**
+ * ROUGE-1/2/L/Lsum of one prediction against several references.
+ *  - default: for each type, the reference whose F1 is highest gives P, R and F1 (rouge-score
+ *    0.1.2's RougeScorer.score_multi; on a tie the first reference, as np.argmax);
+ *  - jackknife (Lin 2004, section 2.1; ROUGE-1.5.5's procedure with several references): with
+ *    M ≥ 2 references, the best score (as above) over each of the M sets of M − 1 references,
+ *    then P, R and F1 each averaged over the M sets. One reference: the plain score.
+ * ROUGE-Lsum splits on '\n', as rouge-score does; split sentences before calling to use others.
+ */
+export function rougeMulti(pred: string, refs: readonly string[], opts: RougeMultiOptions = {}): RougeMultiScores {
+  if (refs.length === 0) throw new RangeError('ROUGE needs at least one reference');
+  const stem = opts.stem ?? false;
+  const p = tokenize(pred, stem);
+  const pSents = sentenceTokens(pred, stem);
+  const each = refs.map((r) => rougeTypesOf(p, tokenize(r, stem), pSents, sentenceTokens(r, stem)));
+  const out = {} as RougeMultiScores;
+  for (const k of ROUGE_TYPES) {
+    const scores = each.map((e) => e[k]);
+    if (!opts.jackknife || scores.length < 2) {
+      out[k] = { ...bestByF1(scores) };
+      continue;
+    }
+    const sum = { precision: 0, recall: 0, f1: 0 };
+    for (let leave = 0; leave < scores.length; leave++) {
+      const b = bestByF1(scores.filter((_, i) => i !== leave));
+      sum.precision += b.precision;
+      sum.recall += b.recall;
+      sum.f1 += b.f1;
+    }
+    const m = scores.length;
+    out[k] = { precision: sum.precision / m, recall: sum.recall / m, f1: sum.f1 / m };
+  }
+  return out;
+}

@@ -79,11 +79,15 @@ export interface RougeSignatureOptions {
   /** How ROUGE-Lsum's sentences were found: 'nlp' (wink-nlp, what Score Draft and `draftsmith score`
    * do) or 'newline' (the text's own lines, as rouge-score with split_summaries=False). */
   split?: 'nlp' | 'newline';
+  /** Several references: ROUGE-1.5.5's jackknifing instead of rouge-score's best reference. */
+  jackknife?: boolean;
 }
 
 /** Our ROUGE signature, in sacreBLEU's shape:
  * `nrefs:1|agg:mean|tok:rouge-score|stem:no|split:nlp|w:1.2|version:rouge-score-0.1.2`
  *   agg   corpus figure = mean over pairs of each pair's P, R, F1 (rouge-score's aggregator centre)
+ *   multi only with several references (nrefs other than 1): 'max', the best reference by F1
+ *         (rouge-score's score_multi), or 'jk', ROUGE-1.5.5's jackknifing (rougeMulti in rouge.ts)
  *   tok   rouge-score's DefaultTokenizer (lowercase, non-[a-z0-9] to spaces)
  *   stem  Porter stemming (use_stemmer)
  *   split how ROUGE-Lsum found sentences
@@ -93,6 +97,7 @@ export function rougeSignature(opts: RougeSignatureOptions = {}, nrefs: number |
   return join([
     ['nrefs', nrefs],
     ['agg', 'mean'],
+    ['multi', nrefs === 1 ? undefined : opts.jackknife ? 'jk' : 'max'],
     ['tok', 'rouge-score'],
     ['stem', opts.stem ? 'yes' : 'no'],
     ['split', opts.split ?? 'nlp'],
