@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { chooseModel } from './chooseModel';
 import { Ctx } from './context';
 import { essayActiveEditor } from './essayCommand';
+import { toggleInline } from './inlineProvider';
 import { suggestRepliesActiveEditor } from './replyCommand';
 import { applyRoundTripCommand, roundTripActiveEditor } from './roundtripCommand';
 import { checkCoherenceCommand, scoreDraftCommand } from './scoreCommand';
@@ -34,6 +35,7 @@ const commands: Record<string, CommandFactory> = {
     void ctx.engine.restart();
     void vscode.window.showInformationMessage('Draftsmith: the engine was restarted.');
   },
+  'draftsmith.toggleInline': () => () => toggleInline(),
 };
 
 export function registerCommands(ctx: Ctx): void {
