@@ -178,7 +178,9 @@ export class InlineSuggestions implements vscode.Disposable {
     this.shown.set(id, result);
     while (this.shown.size > 16) this.shown.delete(this.shown.keys().next().value as number);
     this.lastError = '';
-    this.ctx.log.debug(`inline: ${JSON.stringify(result.suggestion)} in ${Math.round(performance.now() - started)} ms (${result.stats.outputTokens} tokens, ${describeModelChoice(read.model.choice)})`);
+    const n = this.suggester.stats;
+    this.ctx.log.info(`inline: suggested ${JSON.stringify(result.suggestion)} in ${Math.round(performance.now() - started)} ms (${result.stats.outputTokens} tokens, ${describeModelChoice(read.model.choice)}; ` +
+      `so far requested ${n.requested}, cancelled ${n.cancelled}, debounced ${n.debounced}, from cache ${n.cached})`);
     return result.suggestion ?? '';
   }
 
