@@ -105,3 +105,24 @@ test('a cancel stops a suggestion between tokens', async () => {
     ...noop, checkCancelled: () => { if (++steps > 3) throw Object.assign(new Error('Cancelled.'), { code: 'cancelled' }); },
   }), /Cancelled/);
 });
+
+test('a Hub story model (draftsmith.story.model) suggests too: deterministic, a new word after the cursor, at most one sentence', async (t) => {
+  const { startLoopbackHub, STORY_LM } = await import('./loopbackHub');
+  const { Engine } = await import('../../extension/engine/engine');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const os = await import('node:os');
+  const hub = await startLoopbackHub();
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-inline-hub-'));
+  t.after(async () => { await hub.close(); rmSync(cacheDir, { recursive: true, force: true }); });
+  const engine = new Engine({ modelsDir, device: 'cpu', threads: 1, hub: { endpoint: hub.endpoint, cacheDir, offline: false, stallSeconds: 30 } }, () => {});
+  const ask = (prompt: string) => engine.run(StoryRequest.parse({ op: 'story', prompt, inline: SENTENCE, model: { kind: 'hub', id: STORY_LM } })) as Promise<StoryResult>;
+  const prompt = 'Once upon a time, a little girl named Lily found a red';
+  const a = await ask(prompt);
+  const s = a.suggestion ?? '';
+  assert.equal(a.external?.id, STORY_LM);
+  assert.equal((await ask(prompt)).suggestion, s, 'the same text, the same suggestion');
+  assert.match(s, /^(\s\S|[,.;:!?])/u, `a new word (or punctuation) after the word at the cursor: ${JSON.stringify(s)}`);
+  assert.ok(sentenceEnds(s) <= 1, JSON.stringify(s));
+  const after = await ask('Lily found a red ball. ');
+  assert.ok(!(after.suggestion ?? '').startsWith(' '), `no second space: ${JSON.stringify(after.suggestion)}`);
+});

@@ -877,6 +877,21 @@ test('"Draftsmith: Toggle Inline Suggestions" turns them on (the status bar says
   await page.keyboard.press('Escape'); // the next sentence's suggestion, if one comes
   await waitForDocument((t) => words(t) === words(INLINE_TEXT + shown), 15_000, 'Tab to insert the ghost text');
   await shot('ui-inline-2-accepted');
+  // The insights panel shows the accepted suggestion with its fusion gates, as it shows Continue Story's story.
+  await runFromPalette('Draftsmith: Show Insights');
+  const frame = await insightsFrame();
+  await frame.locator('#app[data-view="story"]').waitFor({ state: 'attached', timeout: 60_000 });
+  const deadline = Date.now() + 30_000;
+  let panelText = '';
+  while (words(panelText) !== words(shown)) {
+    if (Date.now() > deadline) throw new Error(`the panel shows ${JSON.stringify(panelText)}, not the accepted suggestion ${JSON.stringify(shown)}`);
+    panelText = nbsp((await frame.locator('.story-text').first().textContent().catch(() => '')) || '');
+    await page.waitForTimeout(250);
+  }
+  await frame.locator('.gates-table tbody tr').first().waitFor({ state: 'attached', timeout: 10_000 });
+  await shot('ui-inline-2b-insights');
+  await runFromPalette('View: Focus First Editor Group');
+  await page.keyboard.press('Escape');
   await page.keyboard.press('Control+z');
   await waitForDocument((t) => words(t) === words(INLINE_TEXT), 15_000, 'one undo to leave only the typed text');
 });
