@@ -48,7 +48,20 @@ export function promptBefore(textBefore: string): string {
 export function suggestionBelongs(textBefore: string, charAfter: string, selectionEmpty: boolean): boolean {
   if (!selectionEmpty) return false;
   if (/^[\p{L}\p{N}]/u.test(charAfter)) return false;
+  // Code in a Markdown document (inside a ``` or ~~~ fence) is not prose.
+  if (insideFence(textBefore)) return false;
   return /[\p{L}\p{N}]/u.test(textBefore);
+}
+
+/** Whether the end of `text` lies inside a fenced code block (CommonMark: a line opening with ``` or ~~~). */
+export function insideFence(text: string): boolean {
+  let open: string | undefined;
+  for (const m of text.matchAll(/^ {0,3}(`{3,}|~{3,})/gm)) {
+    const fence = m[1];
+    if (open === undefined) open = fence;
+    else if (fence[0] === open[0] && fence.length >= open.length) open = undefined;
+  }
+  return open !== undefined;
 }
 
 /** The languages suggestions are offered in: prose ones, and the ones the user adds (draftsmith.inline.languages). */

@@ -172,6 +172,9 @@ test('suggestions belong after text, with nothing selected, and never inside a w
   assert.equal(suggestionBelongs('The d', 'og', true), false, 'inside a word');
   assert.equal(suggestionBelongs('The dog', '', false), false, 'a selection');
   assert.equal(suggestionBelongs('   \n', '', true), false, 'nothing written yet');
+  assert.equal(suggestionBelongs('Some prose.\n\n```ts\nconst dog = ', '', true), false, 'inside a fenced code block');
+  assert.equal(suggestionBelongs('Some prose.\n\n```ts\nconst dog = 1;\n```\n\nThe dog', '', true), true, 'after the code block');
+  assert.equal(suggestionBelongs('~~~~\ncode\n~~~\nstill code', '', true), false, 'a shorter fence does not close it');
 });
 
 test('prose languages by default, the user\'s additions too, code never unless added', () => {
