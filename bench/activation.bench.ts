@@ -23,6 +23,8 @@ function anything(name: string): unknown {
       if (key === 'then') return undefined; // not a promise
       return anything(`${name}.${String(key)}`);
     },
+    // Assignments (a status bar item's text) are accepted and forgotten.
+    set: () => true,
     apply: () => anything(`${name}()`),
     construct: () => anything(`new ${name}`) as object,
   });
@@ -37,7 +39,8 @@ const vscodeStub: Record<string, unknown> = {
   }, { get: (t, k) => (k in t ? t[k as keyof typeof t] : anything(`workspace.${String(k)}`)) }),
 };
 for (const name of ['window', 'commands', 'Uri', 'Disposable', 'CancellationTokenSource', 'Position', 'ProgressLocation',
-  'QuickPickItemKind', 'Range', 'TabInputText', 'ViewColumn', 'WorkspaceEdit', 'EventEmitter', 'env', 'l10n']) {
+  'QuickPickItemKind', 'Range', 'TabInputText', 'ViewColumn', 'WorkspaceEdit', 'EventEmitter', 'env', 'l10n', 'languages', 'StatusBarAlignment',
+  'InlineCompletionItem']) {
   vscodeStub[name] = anything(name);
 }
 

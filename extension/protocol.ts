@@ -264,6 +264,16 @@ export const StoryRequest = z.object({
   guards: z.boolean().optional(),
   /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
   model: ModelChoice.optional(),
+  /**
+   * An inline suggestion (issue 23) in place of a story: the rest of the sentence being written, or
+   * the next one(s), continued from the text before the cursor (`prompt`), never starting mid-word,
+   * ending at the `sentences`-th sentence end or after `maxWords` words; without a seed, one derived
+   * from the prompt, so the same text gives the same suggestion. `words` is ignored.
+   */
+  inline: z.object({
+    sentences: z.number().int().min(1).max(3),
+    maxWords: z.number().int().min(1).max(80),
+  }).optional(),
 });
 export type StoryRequest = z.infer<typeof StoryRequest>;
 
@@ -306,6 +316,8 @@ export const StoryResult = z.object({
   stats: GenerationStats,
   /** Set when the result came from a Hub model or a transformers.js folder. */
   external: ExternalModel.optional(),
+  /** An inline request's answer: the text to show at the cursor, with the space it needs ('' for none). */
+  suggestion: z.string().optional(),
 });
 export type StoryResult = z.infer<typeof StoryResult>;
 

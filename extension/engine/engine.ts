@@ -182,8 +182,9 @@ export class Engine {
       partial: (t) => hooks.partial?.(t),
       checkCancelled: () => { if (hooks.isCancelled?.()) throw new CancelledError(); },
       // One clock for the engine: the worker runs one request at a time, and every decoding loop of
-      // it gives the event loop a turn (a cancel or stop message) on this one schedule.
-      clock: this.clock,
+      // it gives the event loop a turn (a cancel or stop message) on this one schedule. An inline
+      // suggestion (issue 23) yields after every step: typing cancels it within one step.
+      clock: request.op === 'story' && request.inline ? new YieldClock(0) : this.clock,
     };
     // Text no model can read (empty, no words, binary data) is refused before any model loads, with
     // the same message for every model of the command (a Hub summarizer's included).

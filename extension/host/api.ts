@@ -1,6 +1,6 @@
 /** What activate() returns: the extension's surface for the integration tests (and other extensions). */
 import type * as vscode from 'vscode';
-import type { SummarizeResult, ToPanel } from '../protocol';
+import type { StoryResult, SummarizeResult, ToPanel } from '../protocol';
 import type { EssayOutcome, PickEssay } from './essayCommand';
 import type { PickReply, ReplyChoice, ReplyOutcome } from './replyCommand';
 import type { ApplyOutcome, PendingRoundTrip, RoundTripOutcome } from './roundtripCommand';
@@ -64,5 +64,10 @@ export interface DraftsmithApi {
     crashForTest(): void;
     /** Requests sent to the worker and not yet answered. */
     inFlight(): number;
+  };
+  /** Inline suggestions (issue 23): their counts, and the result of the last one accepted. */
+  inline: {
+    stats(): { requested: number; cancelled: number; debounced: number; cached: number };
+    lastAccepted(): StoryResult | undefined;
   };
 }

@@ -8,6 +8,7 @@ import { chooseModel } from './chooseModel';
 import { Ctx } from './context';
 import { essayActiveEditor } from './essayCommand';
 import { scoreFolderCommand } from './folderCommand';
+import { toggleInline } from './inlineProvider';
 import { suggestRepliesActiveEditor } from './replyCommand';
 import { applyRoundTripCommand, roundTripActiveEditor } from './roundtripCommand';
 import { checkCoherenceCommand, compareDraftsCommand, scoreDraftCommand } from './scoreCommand';
@@ -38,6 +39,7 @@ const commands: Record<string, CommandFactory> = {
   'draftsmith.compareDrafts': (ctx) => () => compareDraftsCommand(ctx),
   // The explorer's context menu passes the folder (or JSONL file) clicked.
   'draftsmith.scoreFolder': (ctx) => (uri?: unknown) => scoreFolderCommand(ctx, uri),
+  'draftsmith.toggleInline': () => () => toggleInline(),
 };
 
 export function registerCommands(ctx: Ctx): void {

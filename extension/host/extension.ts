@@ -4,6 +4,7 @@ import type { DraftsmithApi } from './api';
 import { registerCommands } from './commands';
 import { Ctx } from './context';
 import { essay } from './essayCommand';
+import { InlineSuggestions } from './inlineProvider';
 import { suggestReplies } from './replyCommand';
 import { applyRoundTripCommand, roundTrip } from './roundtripCommand';
 import { checkCoherence, scoreDraft, scoreTwoDrafts } from './scoreCommand';
@@ -19,6 +20,8 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   current = ctx;
   context.subscriptions.push(ctx);
   registerCommands(ctx);
+  // Registers the provider and the status bar item only: nothing reaches the engine until they are turned on.
+  const inline = ctx.own(new InlineSuggestions(ctx));
   // The worker and the models start on the first command, so activation stays cheap (issue 8 measures it).
   ctx.log.info(`Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms (${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`);
   return {
@@ -43,6 +46,10 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
       restart: () => void ctx.engine.restart(),
       crashForTest: () => ctx.engine.crashForTest(),
       inFlight: () => ctx.engine.inFlight,
+    },
+    inline: {
+      stats: () => ({ ...inline.stats }),
+      lastAccepted: () => inline.lastAccepted,
     },
   };
 }

@@ -24,6 +24,7 @@ import { reportMaxLength } from './notices';
 import { chosenModel, modelField } from './chosenModel';
 import { MAX_LENGTH_SETTING, readDecodingGuards, readStoryOptions, type ChosenModel } from './settings';
 import { StreamedInsertion } from './streamedInsertion';
+import { hintInlineOnce } from './inlineProvider';
 import { toPanel } from '../panelViews';
 import { describeModelChoice } from '../modelChoice';
 
@@ -177,6 +178,8 @@ export async function continueStory(ctx: Ctx, editor: vscode.TextEditor, token?:
     void vscode.window.showInformationMessage(message);
   }
   reportMaxLength(ctx, 'story', 'story', result.hitMaxLength, MAX_LENGTH_SETTING.story, notices);
+  // Once, after the first story written: inline suggestions exist (issue 23).
+  hintInlineOnce(ctx);
   return { kind: 'inserted', text, premise, result, notices };
 }
 

@@ -17,6 +17,7 @@ import { runTests, TestCase } from './suite/runner';
 import { scoreTests } from './suite/scoreTests';
 import { scoreDraftsTests } from './suite/scoreDraftsTests';
 import { storyTests } from './suite/storyTests';
+import { inlineTests } from './suite/inlineTests';
 
 const EXTENSION_ID = 'draftsmith.draftsmith';
 
@@ -148,6 +149,8 @@ export async function run(): Promise<void> {
     // Before Show Insights: they check that an essay does not open the panel by itself.
     ...essayTests(api, extension.extensionPath),
     ...storyTests(api, extension.extensionPath),
+    // Inline suggestions (issue 23): off by default, then on.
+    ...inlineTests(api),
     // Hub models (issue 21): a loopback Hub started in this extension host; also before Show Insights.
     ...hubTests(api),
     // Also before Show Insights: a round trip does not open the panel by itself either.

@@ -18,6 +18,7 @@ import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { EMPTY_PROMPT_MESSAGE, freshSeed, minimumWords } from './story';
 import type { System, SystemDescription } from './system';
 import { tokenStream } from './tokenStream';
+import { endsInWord, seedFromText, suggestionEndsBefore, type InlineLength } from './inlineText';
 
 /** The continuation's default length in words, as the built-in model's manifest gives it. */
 const DEFAULT_WORDS = 150;
@@ -99,6 +100,7 @@ export class HubStorySystem implements System<'story' | 'premise'> {
   }
 
   async continueStory(req: StoryRequest, ctx: RunContext): Promise<StoryResult> {
+    if (req.inline) return this.suggest(req, req.inline, ctx);
     const prompt = req.prompt;
     if (!hasReadableText(prompt)) throw new EngineError('bad-input', EMPTY_PROMPT_MESSAGE);
     ctx.progress('Reading the prompt…', 0);
@@ -141,6 +143,60 @@ export class HubStorySystem implements System<'story' | 'premise'> {
       sampling,
       stats: this.stats(total, ids.length, hyp.tokens.length, encodeMs, decodeMs),
       external: this.external(),
+    };
+  }
+
+  /**
+   * An inline suggestion (issue 23): a causal LM continues the text before the cursor as it is (its
+   * trailing whitespace aside: the first token brings its own space), up to a sentence end; the
+   * first token starts a new word or is punctuation after a word, never the rest of the word at the cursor.
+   */
+  private async suggest(req: StoryRequest, length: InlineLength, ctx: RunContext): Promise<StoryResult> {
+    const prompt = req.prompt;
+    const sampling = { ...this.sampling(req.sampling), seed: req.sampling?.seed ?? seedFromText(prompt) };
+    const trimmed = prompt.trimEnd();
+    const { usedFrom, ids, total } = this.readPrompt(trimmed);
+    const base = {
+      op: 'story' as const, usedPrompt: prompt.slice(usedFrom), truncated: usedFrom > 0, promptChars: prompt.length, usedFrom,
+      words: length.maxWords, fusion: false, sampling, external: this.external(),
+    };
+    if (!hasReadableText(prompt) || ids.length === 0) {
+      return { ...base, continuation: '', suggestion: '', tokens: [], wordCount: 0, endedBy: 'end', hitMaxLength: null, stats: this.stats(total, ids.length, 0, 0, 0) };
+    }
+    const t0 = performance.now();
+    const { state, first } = await this.prefill(ids);
+    const encodeMs = performance.now() - t0;
+    ctx.checkCancelled();
+    const stream = tokenStream(ctx, (t) => this.decode(t), (text) => ({ message: 'Suggesting…', fraction: countWords(text) / length.maxWords }));
+    const afterWord = endsInWord(trimmed);
+    const t1 = performance.now();
+    const hyp = await topKSample(this.lm.step, state, {
+      bos: first, eos: this.lm.eos, maxLength: Math.max(1, Math.min(4 * length.maxWords + 8, this.lm.contextTokens - ids.length - 2)),
+      k: sampling.topK, temperature: sampling.temperature, seed: sampling.seed, minLength: 1, banned: this.banned(),
+      endsBefore: (tokens) => suggestionEndsBefore(stream.text(tokens.slice(0, -1)), stream.text(tokens), length),
+      guard: {
+        forRow: (tokens) => {
+          if (tokens.length > 0) return () => true;
+          // A new word (its own leading space), or punctuation right after a word.
+          return (t) => {
+            const piece = this.decode([t]);
+            return /^\s+\S/u.test(piece) || (afterWord && /^[,.;:!?]/u.test(piece));
+          };
+        },
+      },
+    }, stream.hooks);
+    const decodeMs = performance.now() - t1;
+    const raw = stream.text(hyp.tokens);
+    const suggestion = /\s$/u.test(prompt) ? raw.trimStart() : raw;
+    return {
+      ...base,
+      continuation: raw.trim(),
+      suggestion: suggestion.trim() ? suggestion : '',
+      tokens: stream.spans.slice(0, hyp.tokens.length).map((s) => ({ ...s, gate: null })),
+      wordCount: countWords(raw),
+      endedBy: hyp.hitMaxLength ? 'length-limit' : countWords(raw) >= length.maxWords ? 'words' : 'end',
+      hitMaxLength: null,
+      stats: this.stats(total, ids.length, hyp.tokens.length, encodeMs, decodeMs),
     };
   }
 

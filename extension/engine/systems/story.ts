@@ -31,6 +31,10 @@ import { describeFolder, releaseOnce, type System, type SystemDescription } from
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { neverWritten } from './decodingOptions';
 import { tokenStream } from './tokenStream';
+import { endsInWord, seedFromText, splitAtSentence, suggestionEndsBefore, suggestionText, type InlineLength } from './inlineText';
+
+/** sentencepiece's word-start mark. */
+const SPACE = '\u2581';
 
 type StoryArch = Extract<Manifest['architecture'], { type: 'story-conv-seq2seq' }>;
 
@@ -172,6 +176,7 @@ export class StorySystem implements System<'story' | 'premise'> {
 
   /** The story from a prompt (or the story so far): the end of it that fits, continued by top-k sampling. */
   async continueStory(req: StoryRequest, ctx: RunContext): Promise<StoryResult> {
+    if (req.inline) return this.suggest(req, req.inline, ctx);
     const prompt = req.prompt;
     if (!hasReadableText(prompt)) throw new EngineError('bad-input', EMPTY_PROMPT_MESSAGE);
     const m = this.folder.manifest;
@@ -234,6 +239,110 @@ export class StorySystem implements System<'story' | 'premise'> {
       hitMaxLength: maxLengthHit(hyp, limit),
       fusion: this.arch.fusion,
       sampling,
+      stats: this.stats({ inputTokens: complete ? spans.length : null, usedInputTokens: used.length, outputTokens: hyp.tokens.length, encodeMs, decodeMs }),
+    };
+  }
+
+  /** The last source encoded for a suggestion, and the decoder state after the sentence so far (issue 23). */
+  private inlineCache?: { source: string; fixed: Record<string, Tensor>; fed: number[]; state: StepState };
+
+  /**
+   * An inline suggestion (issue 23): the complete sentences before the cursor are the source (the
+   * story so far), the sentence being written is fed to the decoder as the start of its story
+   * (teacher forcing), and the rest is sampled up to a sentence end. While the writer types on
+   * inside one sentence the source is unchanged: its encoder output, and the decoder state after
+   * the words already fed, are reused and only the new words are fed.
+   */
+  private async suggest(req: StoryRequest, length: InlineLength, ctx: RunContext): Promise<StoryResult> {
+    const prompt = req.prompt;
+    const m = this.folder.manifest;
+    const sampling = { ...this.sampling(req.sampling), seed: req.sampling?.seed ?? seedFromText(prompt) };
+    const { context, partial } = splitAtSentence(prompt);
+    const sourceText = hasReadableText(context) ? context : prompt;
+    const room = Math.min(m.maxInputTokens, this.arch.maxSourcePositions) - (this.arch.sourceEndsWithEos ? 1 : 0);
+    const { spans, complete } = this.tokenizer.encodeSuffix(sourceText, room + 1);
+    const used = spans.slice(-room);
+    const limit = Math.min(this.arch.maxTargetTokens, this.arch.maxTargetPositions - 1);
+    const usedFrom = used.length > 0 && (used.length < spans.length || !complete) ? used[0].start : 0;
+    const base = {
+      op: 'story' as const, usedPrompt: prompt.slice(usedFrom), truncated: usedFrom > 0, promptChars: prompt.length, usedFrom,
+      words: length.maxWords, fusion: this.arch.fusion, sampling,
+    };
+    const none = (encodeMs: number): StoryResult => ({
+      ...base, continuation: '', suggestion: '', tokens: [], wordCount: 0, endedBy: 'end', hitMaxLength: null,
+      stats: this.stats({ inputTokens: null, usedInputTokens: used.length, outputTokens: 0, encodeMs, decodeMs: 0 }),
+    });
+    // Nothing to continue from, or text the model cannot read: no suggestion (not an error: the writer is typing).
+    if (used.length === 0 || !hasReadableText(prompt)) return none(0);
+    const script = scriptShare(sourceText.slice(used[0].start), used, m.specialTokens.unk);
+    if (noKnownLetter(script) || mostlyUnknownScript(script)) return none(0);
+    // The sentence so far, as the start of the decoder's story (its latest pieces when it is very long).
+    const forced = this.tokenizer.encode(partial.trim()).slice(-Math.max(0, limit - 2 * length.maxWords - 8));
+    // The last word may be unfinished ("went to th"): a suggestion would start mid-word, so none. It
+    // is finished when the model knows it, or the text used it before (a name).
+    const lastWord = /[\p{L}\p{N}'’-]*$/u.exec(prompt)?.[0] ?? '';
+    const wordGuard = decodingGuard(this.guards, req.guards, prompt.slice(usedFrom, prompt.length - lastWord.length));
+    if (endsInWord(prompt) && forced.length > 0 && wordGuard?.complete && !wordGuard.complete(forced)) return none(0);
+
+    const t0 = performance.now();
+    const sourceIds = [...used.map((s) => s.id), ...(this.arch.sourceEndsWithEos ? [m.specialTokens.eos] : [])];
+    const key = sourceIds.join(',');
+    let cache = this.inlineCache;
+    if (cache?.source !== key) {
+      const S = sourceIds.length;
+      const attentionMask = int64Tensor(sourceIds.map(() => 1), [1, S]);
+      const encoded = await this.encoder.run({ input_ids: int64Tensor(sourceIds, [1, S]), attention_mask: attentionMask });
+      cache = { source: key, fixed: { attention_mask: attentionMask, ...encoded }, fed: [], state: initialState(this.arch.state) };
+    }
+    // The decoder has read BOS and `fed`; it must read BOS and every forced piece but the last, which sampling feeds.
+    const toFeed = [m.specialTokens.bos, ...forced].slice(0, -1);
+    const feeding = this.stepModel(this.decoder, this.arch.vocabSize, cache.fixed, () => {});
+    if (!(cache.fed.length <= toFeed.length && cache.fed.every((t, i) => toFeed[i] === t))) cache = { ...cache, fed: [], state: initialState(this.arch.state) };
+    let state = cache.state;
+    for (const t of toFeed.slice(cache.fed.length)) {
+      ctx.checkCancelled();
+      state = (await feeding.step([t], state)).state;
+    }
+    this.inlineCache = { ...cache, fed: toFeed, state };
+    const encodeMs = performance.now() - t0;
+    ctx.checkCancelled();
+
+    const gates: FusionGate[] = [];
+    const fusion = this.arch.fusion;
+    const model = this.stepModel(this.decoder, this.arch.vocabSize, cache.fixed, (out) => {
+      if (!fusion) return;
+      const g = floatData(out.fusion_gates, 'fusion_gates');
+      gates.push({ trained: g[0], pretrained: g[1] });
+    });
+    const pieces = this.tokenizer.pieces();
+    const t1 = performance.now();
+    const stream = tokenStream(ctx, (ids) => this.tokenizer.decode([...ids]), (text) => ({ message: 'Suggesting…', fraction: countWords(text) / length.maxWords }));
+    // The repetition rules see the sentence so far ("never the same word twice in a row" across the cursor).
+    const inner = decodingGuard(this.guards, req.guards, prompt.slice(usedFrom), forced);
+    const hyp = await topKSample(model, state, {
+      bos: forced.length > 0 ? forced[forced.length - 1] : m.specialTokens.bos,
+      eos: m.specialTokens.eos, maxLength: Math.max(1, limit - forced.length), k: sampling.topK, temperature: sampling.temperature, seed: sampling.seed,
+      minLength: 1, banned: neverWritten(m.specialTokens, this.arch.neverSample),
+      endsBefore: (tokens) => suggestionEndsBefore(stream.text(tokens.slice(0, -1)), stream.text(tokens), length),
+      // The first piece starts a new word: never glued to the word at the cursor.
+      guard: {
+        forRow: (tokens) => {
+          const allow = inner?.forRow(tokens);
+          if (tokens.length > 0) return allow ?? (() => true);
+          return (t) => pieces[t]?.startsWith(SPACE) === true && (allow?.(t) ?? true);
+        },
+      },
+    }, stream.hooks);
+    const decodeMs = performance.now() - t1;
+    const continuation = stream.text(hyp.tokens);
+    return {
+      ...base,
+      continuation,
+      suggestion: suggestionText(prompt, continuation, true),
+      tokens: stream.spans.slice(0, hyp.tokens.length).map((s, i) => ({ ...s, gate: gates[i] ?? null })),
+      wordCount: countWords(continuation),
+      endedBy: hyp.hitMaxLength ? 'length-limit' : countWords(continuation) >= length.maxWords ? 'words' : 'end',
+      hitMaxLength: null,
       stats: this.stats({ inputTokens: complete ? spans.length : null, usedInputTokens: used.length, outputTokens: hyp.tokens.length, encodeMs, decodeMs }),
     };
   }

@@ -833,6 +833,167 @@ test('a Hub id the (loopback) Hub does not have: Continue Story fails with "not 
   if (words(text) !== words(STORY_PROMPT)) throw new Error(`the document changed: ${JSON.stringify(text.slice(-200))}`);
 });
 
+// Inline suggestions (issue 23): the status bar item and the toggle command, ghost text after a pause
+// in a Markdown document, Tab, one Undo; typing during a generation cancels it; none in TypeScript.
+const INLINE_TEXT = 'Tom had a little dog named Max. One day Tom and Max went to the';
+const inlineStatus = (state) => page.locator(`.statusbar-item[aria-label*="Draftsmith inline suggestions ${state}"]`).first();
+const ghost = () => page.locator('.editor-group-container.active .monaco-editor .ghost-text-decoration, .editor-group-container.active .monaco-editor .ghost-text');
+const ghostText = async () => nbsp((await ghost().allInnerTexts().catch(() => [])).join(''));
+/**
+ * The words of the document as shown, without the ghost text's (the editor's lines hold both, and a
+ * long suggestion wraps onto lines of its own): words() of what remains.
+ */
+async function documentText() {
+  for (let attempt = 0; ; attempt++) {
+    const g = await ghostText();
+    const text = await editorText();
+    if (g === (await ghostText()) || attempt > 10) {
+      const left = text.split(/\s+/).filter(Boolean);
+      for (const w of g.split(/\s+/).filter(Boolean)) {
+        const i = left.lastIndexOf(w);
+        if (i >= 0) left.splice(i, 1);
+      }
+      return left.join(' ');
+    }
+  }
+}
+async function waitForDocument(predicate, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  let text = '';
+  while (Date.now() < deadline) {
+    text = await documentText();
+    if (predicate(text)) return text;
+    await page.waitForTimeout(200);
+  }
+  throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; the document shows: ${JSON.stringify(text.slice(-300))}`);
+}
+
+/** A new untitled editor in `language` (Change Language Mode), with `text` typed into it. */
+async function typeIntoNewFileOf(language, text, what) {
+  await runFromPalette('File: New Untitled Text File');
+  await page.waitForTimeout(500);
+  await runFromPalette('Change Language Mode', { asks: true });
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(language);
+  await page.locator(`.quick-input-list .monaco-list-row[aria-label^="${language}"]`).first().waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
+  await page.waitForTimeout(300);
+  await page.keyboard.type(text);
+  await waitForText((t) => words(t) === words(text), 30_000, what);
+}
+
+/** The ghost text, once shown (it may take the first model load). */
+async function waitForGhost(timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = await ghostText();
+    if (text.trim()) return text;
+    if (Date.now() > deadline) throw new Error(`no ghost text within ${timeoutMs / 1000}s; editor shows ${JSON.stringify((await editorText()).slice(-200))}`);
+    await page.waitForTimeout(100);
+  }
+}
+
+/** The Draftsmith output channel's log file (its lines tell how many suggestions typing cancelled). */
+function draftsmithLog() {
+  if (!settingsFile) return '';
+  const found = [];
+  const walk = (dir, depth) => {
+    if (depth > 8) return;
+    let entries = [];
+    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    for (const e of entries) {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) walk(full, depth + 1);
+      else if (/Draftsmith\.log$/.test(e.name)) found.push(full);
+    }
+  };
+  walk(path.join(path.dirname(path.dirname(settingsFile)), 'logs'), 0);
+  found.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
+  return found.length ? fs.readFileSync(found[0], 'utf8') : '';
+}
+
+test('"Draftsmith: Toggle Inline Suggestions" turns them on (the status bar says so); after a pause in a Markdown document the rest of the sentence shows as ghost text; Tab inserts it; one Undo removes it', async () => {
+  await typeIntoNewFileOf('Markdown', INLINE_TEXT, 'the typed text');
+  await inlineStatus('off').waitFor({ state: 'visible', timeout: 30_000 });
+  await page.waitForTimeout(1500);
+  if ((await ghostText()).trim()) throw new Error('ghost text while inline suggestions are off');
+  await runFromPalette('Draftsmith: Toggle Inline Suggestions');
+  await inlineStatus('on').waitFor({ state: 'visible', timeout: 15_000 });
+  // A pause after a keystroke (the setting's 500 ms) asks for a suggestion.
+  await page.keyboard.press('End');
+  await page.keyboard.type(' ');
+  await page.keyboard.press('Backspace');
+  const shown = await waitForGhost(commandTimeoutMs);
+  log('ghost text:', JSON.stringify(shown));
+  await shot('ui-inline-1-ghost');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Escape'); // the next sentence's suggestion, if one comes
+  await waitForDocument((t) => words(t) === words(INLINE_TEXT + shown), 15_000, 'Tab to insert the ghost text');
+  await shot('ui-inline-2-accepted');
+  // The insights panel shows the accepted suggestion with its fusion gates, as it shows Continue Story's story.
+  await runFromPalette('Draftsmith: Show Insights');
+  const frame = await insightsFrame();
+  await frame.locator('#app[data-view="story"]').waitFor({ state: 'attached', timeout: 60_000 });
+  const deadline = Date.now() + 30_000;
+  let panelText = '';
+  while (words(panelText) !== words(shown)) {
+    if (Date.now() > deadline) throw new Error(`the panel shows ${JSON.stringify(panelText)}, not the accepted suggestion ${JSON.stringify(shown)}`);
+    panelText = nbsp((await frame.locator('.story-text').first().textContent().catch(() => '')) || '');
+    await page.waitForTimeout(250);
+  }
+  await frame.locator('.gates-table tbody tr').first().waitFor({ state: 'attached', timeout: 10_000 });
+  await shot('ui-inline-2b-insights');
+  await runFromPalette('View: Focus First Editor Group');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+z');
+  await waitForDocument((t) => words(t) === words(INLINE_TEXT), 15_000, 'one undo to leave only the typed text');
+});
+
+test('typing while a suggestion is being written cancels it: no stale suggestion, and the one shown is for the text as typed', async () => {
+  await typeIntoNewFileOf('Markdown', 'Anna found a shell on the beach. She', 'the typed text');
+  await page.keyboard.press('Escape');
+  const before = (draftsmithLog().match(/inline: suggested/g) || []).length;
+  // Pause just past the delay (500 ms: a request goes out), then type on while it is being written
+  // (a suggestion takes tens of ms, so the pauses step across that window): the keystroke cancels it.
+  const typed = [' ran', ' to', ' show', ' her', ' mother', ' and', ' her', ' father', ' what', ' she', ' had', ' found', ' on', ' the', ' sand'];
+  for (const [i, word] of typed.entries()) {
+    await page.waitForTimeout(500 + i * 6);
+    await page.keyboard.type(word, { delay: 15 });
+  }
+  const final = `Anna found a shell on the beach. She${typed.join('')}`;
+  const shown = await waitForGhost(commandTimeoutMs);
+  log('ghost text after typing on:', JSON.stringify(shown));
+  const text = await documentText();
+  if (words(text) !== words(final)) throw new Error(`the document is not the text typed: ${JSON.stringify(text)}`);
+  // The ghost text continues the text as typed, at its end (a stale one would have come for an earlier text).
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Escape');
+  await waitForDocument((t) => words(t) === words(final + shown), 15_000, 'the suggestion inserted after the text as typed');
+  const lines = draftsmithLog().split('\n').filter((l) => l.includes('inline: suggested'));
+  const last = lines[lines.length - 1] || '';
+  log('log:', last.trim());
+  const cancelled = Number((/cancelled (\d+)/.exec(last) || [])[1] || 0);
+  if (lines.length > before && cancelled < 1) throw new Error(`typing during a suggestion cancelled none: ${last}`);
+  await shot('ui-inline-3-typed-on');
+});
+
+test('no inline suggestion in a TypeScript file; the status bar item turns them off, and then none in Markdown either', async () => {
+  await typeIntoNewFileOf('TypeScript', 'const story = 1; // Tom and Max went to the', 'the typed code');
+  await page.keyboard.press('Escape');
+  await page.waitForTimeout(3000);
+  if ((await ghostText()).trim()) throw new Error(`ghost text in a TypeScript file: ${JSON.stringify(await ghostText())}`);
+  await typeIntoNewFileOf('Markdown', 'The cat sat by the window and', 'the typed text');
+  await waitForGhost(commandTimeoutMs);
+  await page.keyboard.press('Escape');
+  await inlineStatus('on').click();
+  await inlineStatus('off').waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.type(' looked');
+  await page.waitForTimeout(3000);
+  if ((await ghostText()).trim()) throw new Error(`ghost text after turning inline suggestions off: ${JSON.stringify(await ghostText())}`);
+  await shot('ui-inline-4-off');
+});
+
 // ------------------------------------------------------------------ runner
 (async () => {
   fs.mkdirSync(outDir, { recursive: true });
