@@ -3,6 +3,7 @@
  *
  *   draftsmith summarize FILE | - | --text TEXT [--mode extractive|abstractive] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
  *                             [--beam N] [--max-length N] [--max-input-tokens N]
+ *   draftsmith summarize FILE.md | FILE... | FOLDER [--sections] [--jsonl] [--section-time-limit SECONDS]
  *   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--mode extractive|abstractive|both]
  *   draftsmith essay "TOPIC WORDS" / draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...]
  *   draftsmith roundtrip FILE | - | --text TEXT [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]
@@ -45,6 +46,7 @@ import { parseHubEndpoint, parseModelChoice } from './modelChoice';
 import { evalReply, replyCommand } from './cli/replyCommand';
 import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
+import { isDocumentRun, summarizeDocuments } from './cli/summarizeDocuments';
 
 const USAGE = `usage:
   draftsmith --help | -h | help: this text.
@@ -53,6 +55,12 @@ const USAGE = `usage:
       extractive (default): the sentences the model's topic-aware attention weighs most, verbatim, in
       document order; abstractive: the TAAS decoder writes a new summary (--beam, --max-length).
       --model: built-in, a Hub encoder-decoder (e.g. Xenova/distilbart-cnn-6-6: abstractive only) or a folder, as for story.
+  draftsmith summarize FILE.md | FILE FILE... | FOLDER [--sections] [--jsonl] [--section-time-limit SECONDS] [the options above]
+      a whole document of any length, section by section: Markdown (.md) by heading, code, tables, HTML and
+      front matter left out; plain text in parts of the model's window. --sections: the outline (each heading,
+      its summary line; * marks the sections the summary of the whole is made from). Several files or a folder
+      (its .md and .txt files): with --jsonl one JSON line per file, a progress bar on standard error.
+      --section-time-limit: seconds one section may take (default 30).
   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
                             [--mode extractive|abstractive|both] [--split test|val] [--sweep]
                             [--aggregation sum|mean|sqrt|rank] [--position-weight L] [--ratio R] [--max-sentences N]
@@ -172,7 +180,23 @@ function checked<R extends EngineRequest>(request: R): R {
 
 const stderrLog = (level: string, message: string) => { if (level !== 'info' || process.env.DRAFTSMITH_VERBOSE) process.stderr.write(`[${level}] ${message}\n`); };
 
-async function summarize(a: Args): Promise<void> {
+async function summarize(a: Args): Promise<number> {
+  const words = a.positional.slice(1);
+  if (isDocumentRun(a, words)) {
+    // Whole documents, section by section (cli/summarizeDocuments.ts): one engine for every file.
+    const engine = new Engine(engineConfig(a), stderrLog);
+    const model = modelFlag(a);
+    const limit = numberFlag(a, 'section-time-limit');
+    if (limit !== undefined && limit <= 0) throw new EngineError('bad-request', '--section-time-limit: a number of seconds above 0');
+    return summarizeDocuments(a, words, {
+      request: (text, origin, format) => checked({
+        op: 'summarize', text, origin, format, mode: summarizeMode(flag(a, 'mode') ?? 'extractive'), guards: guardsFlag(a),
+        maxInputTokens: intFlag(a, 'max-input-tokens'), decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') }, model,
+        ...(limit !== undefined ? { sectionTimeLimitMs: Math.round(limit * 1000) } : {}),
+      }),
+      run: (request) => engine.run(request),
+    });
+  }
   const { text, origin } = await commandInput(a, 'summarize', a.positional.slice(1), { acceptsText: false, missing: 'summarize needs a FILE (use - for standard input, or --text "...")' });
   const model = modelFlag(a);
   const engine = new Engine(engineConfig(a), stderrLog);
@@ -187,7 +211,7 @@ async function summarize(a: Args): Promise<void> {
   if (result.external) process.stderr.write(externalLine(result.external));
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-    return;
+    return 0;
   }
   process.stdout.write(result.summary + '\n');
   if (result.truncated) process.stderr.write(`note: the model read the first ${result.usedChars} of ${text.length} characters${result.inputLimit ? ` (the limit: ${result.inputLimit} tokens)` : ''}\n`);
@@ -196,11 +220,12 @@ async function summarize(a: Args): Promise<void> {
     if (ignored.length) process.stderr.write(`note: ${ignored.join(' and ')} ${ignored.length > 1 ? 'apply' : 'applies'} to --mode abstractive only; the extractive summary writes no tokens\n`);
     process.stderr.write(`${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
     process.stderr.write(`${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
-    return;
+    return 0;
   }
   if (result.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('summary', result.hitMaxLength, '--max-length')}\n`);
   process.stderr.write(`top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
   process.stderr.write(`${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
+  return 0;
 }
 
 async function essay(a: Args): Promise<void> {
@@ -406,7 +431,7 @@ async function main(argv: string[]): Promise<number> {
     throw new EngineError('bad-request', `the command line is ${commandLine} characters long; the models' runtime cannot start with one over ${MAX_COMMAND_LINE}. ` +
       'Put long text in a file: summarize, roundtrip and reply read FILE, or - for standard input.');
   }
-  if (cmd === 'summarize') await summarize(a);
+  if (cmd === 'summarize') return summarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'essay') await evalEssay(a);
   else if (cmd === 'eval' && a.positional[1] === 'roundtrip') await evalRoundTrip(a);

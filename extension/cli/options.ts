@@ -16,7 +16,7 @@ const HUB = ['model', 'hub-endpoint'];
 const EVAL = ['data', 'limit', 'variant', 'show', 'dump', 'no-guards', ...RUNTIME];
 
 export const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  summarize: ['text', 'mode', 'json', 'beam', 'max-length', 'max-input-tokens', 'no-guards', ...HUB, ...MODEL_SOURCES, ...RUNTIME],
+  summarize: ['text', 'mode', 'json', 'beam', 'max-length', 'max-input-tokens', 'no-guards', ...HUB, ...MODEL_SOURCES, ...RUNTIME, 'sections', 'jsonl', 'section-time-limit'],
   essay: ['text', 'candidates', 'beam', 'max-length', 'unconstrained', 'json', 'no-guards', ...HUB, ...MODEL_SOURCES, ...RUNTIME],
   story: ['prompt', 'premise', 'words', 'seed', 'temperature', 'top-k', 'json', 'no-guards', ...HUB, ...MODEL_SOURCES, ...RUNTIME],
   roundtrip: ['text', 'json', 'model', 'variant', 'max-sentences', 'no-guards', ...MODEL_SOURCES, ...RUNTIME],
