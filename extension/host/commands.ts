@@ -12,6 +12,7 @@ import { applyRoundTripCommand, roundTripActiveEditor } from './roundtripCommand
 import { checkCoherenceCommand, scoreDraftCommand } from './scoreCommand';
 import { continueStoryActiveEditor, writePremiseActiveEditor } from './storyCommand';
 import { summarizeActiveEditor } from './summarizeCommand';
+import { summarizeSectionsActiveEditor } from './summarizeSectionsCommand';
 
 type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => unknown;
 
@@ -34,6 +35,7 @@ const commands: Record<string, CommandFactory> = {
     void ctx.engine.restart();
     void vscode.window.showInformationMessage('Draftsmith: the engine was restarted.');
   },
+  'draftsmith.summarizeSections': (ctx) => () => summarizeSectionsActiveEditor(ctx),
 };
 
 export function registerCommands(ctx: Ctx): void {

@@ -15,6 +15,7 @@ import { replyTests } from './suite/replyTests';
 import { roundtripTests } from './suite/roundtripTests';
 import { runTests, TestCase } from './suite/runner';
 import { scoreTests } from './suite/scoreTests';
+import { sectionsTests } from './suite/sectionsTests';
 import { storyTests } from './suite/storyTests';
 
 const EXTENSION_ID = 'draftsmith.draftsmith';
@@ -144,6 +145,8 @@ export async function run(): Promise<void> {
       },
     },
     ...hardeningTests(api, sample.text),
+    // Long Markdown documents, section by section (issue 22).
+    ...sectionsTests(api, sample.text),
     // Before Show Insights: they check that an essay does not open the panel by itself.
     ...essayTests(api, extension.extensionPath),
     ...storyTests(api, extension.extensionPath),
