@@ -33,6 +33,7 @@ import { runEssayEval } from './engine/eval/essayEval';
 import { runRoundTripEval } from './engine/eval/roundtripEval';
 import { runStoryEval } from './engine/eval/storyEval';
 import { runSummarizeEval, type EvalMode, type SummarizeEvalOptions } from './engine/eval/summarizeEval';
+import { runLongDocumentEval } from './engine/eval/longDocumentEval';
 import { AGGREGATIONS, type Aggregation } from './engine/systems/extractive';
 import { maxLengthNote } from './engine/systems/lengthLimit';
 import { disableOrtTelemetry } from './engine/runtime/ortTelemetry';
@@ -64,6 +65,7 @@ const USAGE = `usage:
   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
                             [--mode extractive|abstractive|both] [--split test|val] [--sweep]
                             [--aggregation sum|mean|sqrt|rank] [--position-weight L] [--ratio R] [--max-sentences N]
+                            [--long]: CNN test articles longer than the window, whole document vs first window vs Lead-3
       ROUGE-1/2/L F1 per domain beside Lead-3, and the rate of names and numbers not in the source.
   draftsmith essay "bee, swallow, geese, flower, frog" | FILE | - | --text TEXT [--candidates N] [--beam N] [--max-length N] [--unconstrained] [--json]
                    [--model MODEL] [--offline] [--hub-endpoint URL]   (a Hub causal LM: an instruction names the words)
@@ -258,6 +260,19 @@ async function essay(a: Args): Promise<void> {
   process.stderr.write(`${s.outputTokens} tokens, ${s.tokensPerSecond.toFixed(1)} steps/s, encode ${s.encodeMs.toFixed(0)} ms, decode ${s.decodeMs.toFixed(0)} ms on ${s.device}\n`);
 }
 
+/** eval summarize --long: the whole-document summary against the first window and Lead-3 on long CNN articles (issue 22). */
+async function evalLongDocuments(a: Args): Promise<void> {
+  const models = flag(a, 'models');
+  const config = engineConfig(a);
+  process.stdout.write(await runLongDocumentEval({
+    dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data')),
+    modelDir: modelDir(models ? path.resolve(models) : path.join(__dirname, '..', 'models'), 'summarize'),
+    limit: intFlag(a, 'limit') ?? 200,
+    mode: summarizeMode(flag(a, 'mode') ?? 'extractive'),
+    runtime: { device: config.device, threads: config.threads, log: stderrLog },
+  }, (m) => process.stderr.write(`${m}\n`)));
+}
+
 async function evalRoundTrip(a: Args): Promise<void> {
   process.stdout.write(await runRoundTripEval(evalOptions(a, (models) => `default=${modelDir(models, 'roundtrip')}`), evalProgress));
 }
@@ -344,6 +359,7 @@ function evalOptions(a: Args, fallback: (modelsDir: string) => string, data: '.d
 const evalProgress = (m: string) => { process.stderr.write(`${m}\n`); };
 
 async function evalSummarize(a: Args): Promise<void> {
+  if (flag(a, 'long') !== undefined) return evalLongDocuments(a);
   process.stdout.write(await runSummarizeEval({
     offset: intFlag(a, 'offset') ?? 0,
     perplexity: flag(a, 'perplexity') !== undefined,

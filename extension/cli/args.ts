@@ -14,7 +14,7 @@ const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show
   // draftsmith score, with sacreBLEU's names
   'effective-order', 'sentence-level', 'paired-bs', 'paired-ar', 'confidence', 'chrf-whitespace', 'chrf-lowercase', 'chrf-eps-smoothing',
   // draftsmith summarize, whole documents
-  'sections', 'jsonl']);
+  'sections', 'jsonl', 'long']);
 /** Flags that take every following word up to the next flag, as sacreBLEU's `-m bleu chrf`. */
 const MULTI_VALUE_FLAGS: ReadonlySet<string> = new Set(['metrics']);
 /** Short spellings: sacreBLEU's -m for --metrics. */

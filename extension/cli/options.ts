@@ -28,7 +28,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
     'chrf-char-order', 'chrf-word-order', 'chrf-beta', 'chrf-whitespace', 'chrf-lowercase', 'chrf-eps-smoothing',
     'sentence-level', 'confidence', 'confidence-n', 'paired-bs', 'paired-bs-n', 'paired-ar', 'paired-ar-n', 'seed', 'width',
   ],
-  'eval summarize': [...EVAL, 'mode', 'split', 'sweep', 'aggregation', 'position-weight', 'ratio', 'max-sentences', 'offset', 'perplexity'],
+  'eval summarize': [...EVAL, 'mode', 'split', 'sweep', 'aggregation', 'position-weight', 'ratio', 'max-sentences', 'offset', 'perplexity', 'long'],
   'eval essay': [...EVAL, 'beam', 'unconstrained'],
   'eval story': [...EVAL, 'words', 'seed', 'perplexity', 'ranking'],
   'eval roundtrip': [...EVAL],

@@ -15,7 +15,7 @@
  *
  * Everything here works through a UnitModel, so it is tested without a model.
  */
-import type { AttendedToken, SectionSummary } from '../../protocol';
+import type { AttendedToken, MaxLengthHit, SectionSummary } from '../../protocol';
 import { CancelledError, EngineError } from '../errors';
 import { describeSkipped, type ReadDocument } from '../text/markdown';
 import { sentenceSpans, type Span } from '../text/reader';
@@ -35,6 +35,8 @@ export interface UnitSummary {
   tokens: AttendedToken[];
   /** Mean over the part's tokens of each topic's score (TAAS Eq. 10), before the softmax. */
   topicMeans?: Float64Array;
+  /** Abstractive mode: decoding stopped at the length limit. */
+  hitMaxLength?: MaxLengthHit | null;
   inputTokens: number;
   outputTokens: number;
   encodeMs: number;
@@ -47,7 +49,9 @@ export interface UnitModel {
   readonly window: number;
   /** The tokens of `text`, counted up to `limit` + 1 (more than limit means "too long"). */
   countTokens(text: string, limit: number): number;
-  summarize(text: string, ctx: RunContext): Promise<UnitSummary>;
+  /** `whole`: this is the summary of the whole, from the parts' summaries; its length is the document's
+   * (`documentWords` of prose), not the joined summaries'. */
+  summarize(text: string, ctx: RunContext, whole?: { documentWords: number }): Promise<UnitSummary>;
 }
 
 /** A stretch of one section's prose that the model reads at once. */
@@ -121,6 +125,8 @@ export interface SectionedSummary {
   tokens: AttendedToken[];
   /** How the document was read, for the panel and the CLI: what was skipped, unclosed fences, timeouts. */
   notes: string[];
+  /** The summary of the whole stopped at the length limit (abstractive mode). */
+  hitMaxLength: MaxLengthHit | null;
   parts: number;
   inputTokens: number;
   outputTokens: number;
@@ -207,10 +213,12 @@ export async function summarizeSections(doc: ReadDocument, model: UnitModel, ctx
   let summary = '';
   let extracted: Span[] | undefined;
   let final: UnitSummary | undefined;
+  let hitMaxLength: MaxLengthHit | null = null;
   const sourceSpans = (i: number): Span[] | undefined => results[i]?.extracted?.map((s) => ({ start: parts[i].start + s.start, end: parts[i].start + s.end }));
   if (chosen.length === 1) {
     summary = results[chosen[0]]!.summary;
     extracted = sourceSpans(chosen[0]);
+    hitMaxLength = results[chosen[0]]!.hitMaxLength ?? null;
   } else if (chosen.length > 1) {
     ctx.progress(`Sections done: ${withProse} / ${withProse}; summarizing the ${chosen.length} nearest the document's topics together…`, 0.96);
     // In extractive mode the joined text is the chosen sentences as written, so the final choice maps back to the document.
@@ -227,8 +235,10 @@ export async function summarizeSections(doc: ReadDocument, model: UnitModel, ctx
     }
     const deadline = performance.now() + timeLimitMs;
     try {
-      final = await model.summarize(joined, { ...ctx, progress: () => {}, partial: () => {}, checkCancelled: () => { ctx.checkCancelled(); if (performance.now() > deadline) throw new SectionTimeout(); } });
+      const documentWords = doc.paragraphs.reduce((n, p) => n + (p.text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0), 0);
+      final = await model.summarize(joined, { ...ctx, progress: () => {}, partial: () => {}, checkCancelled: () => { ctx.checkCancelled(); if (performance.now() > deadline) throw new SectionTimeout(); } }, { documentWords });
       summary = final.summary;
+      hitMaxLength = final.hitMaxLength ?? null;
       if (final.extracted && pieces.length > 0) {
         extracted = final.extracted.map((s) => {
           const piece = [...pieces].reverse().find((p) => p.at <= s.start) ?? pieces[0];
@@ -270,7 +280,7 @@ export async function summarizeSections(doc: ReadDocument, model: UnitModel, ctx
   const all = [...results, final];
   const sum = (f: (r: UnitSummary) => number) => all.reduce((n, r) => n + (r ? f(r) : 0), 0);
   return {
-    summary, extracted, sections, tokens, notes, parts: parts.length,
+    summary, extracted, sections, tokens, notes, hitMaxLength, parts: parts.length,
     inputTokens: sum((r) => r.inputTokens), outputTokens: sum((r) => r.outputTokens), encodeMs: sum((r) => r.encodeMs), decodeMs: sum((r) => r.decodeMs),
   };
 }

@@ -23,7 +23,7 @@ import { describeFolder, releaseOnce, type System, type SystemDescription } from
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
-import { DEFAULT_EXTRACTIVE, extractiveSummary, MAX_EXTRACTIVE_WINDOWS, type ExtractiveOptions } from './extractive';
+import { DEFAULT_EXTRACTIVE, extractiveSummary, MAX_EXTRACTIVE_WINDOWS, wordBudget, type ExtractiveOptions } from './extractive';
 import { checkReadable, INPUT_TASKS, unreadableMessage } from '../text/origin';
 import { sentenceSpans } from '../text/reader';
 import { readDocument } from '../text/markdown';
@@ -117,11 +117,13 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     const unit: UnitModel = {
       window,
       countTokens: (text, limit) => this.tokenizer.encodePrefix(text, limit + 1).spans.length,
-      summarize: async (text, c) => {
+      summarize: async (text, c, whole) => {
         const sub: SummarizeRequest = { ...req, text, format: undefined, maxInputTokens: window };
-        const { result, topicMeans } = req.mode === 'extractive' ? await this.runExtractive(sub, c, extractive) : await this.runAbstractive(sub, c);
+        // The summary of the whole gets the word budget of the whole document, not of the joined summaries.
+        const opts = whole ? { ...extractive, minWords: Math.max(extractive.minWords, wordBudget(whole.documentWords, extractive)) } : extractive;
+        const { result, topicMeans } = req.mode === 'extractive' ? await this.runExtractive(sub, c, opts) : await this.runAbstractive(sub, c);
         return {
-          summary: result.summary, extracted: result.extracted?.map(({ start, end }) => ({ start, end })), tokens: result.tokens, topicMeans,
+          summary: result.summary, extracted: result.extracted?.map(({ start, end }) => ({ start, end })), tokens: result.tokens, topicMeans, hitMaxLength: result.hitMaxLength,
           inputTokens: result.stats.usedInputTokens, outputTokens: result.stats.outputTokens, encodeMs: result.stats.encodeMs, decodeMs: result.stats.decodeMs,
         };
       },
@@ -137,7 +139,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
       truncated: false,
       usedChars: req.text.length,
       inputLimit: window,
-      hitMaxLength: null,
+      hitMaxLength: s.hitMaxLength,
       tokens: s.tokens,
       topPhrases: topPhrases(req.text, s.tokens, 5),
       topics: this.topics,
@@ -384,6 +386,13 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
 
   private emptyState(rows: number): DecoderState {
     return emptyCaches(this.arch.decoderLayers, rows, this.arch.heads, this.arch.dModel / this.arch.heads);
+  }
+
+  /** How many characters of `text` one window of the model holds (all of them when it fits). */
+  firstWindowChars(text: string): number {
+    const limit = Math.min(this.folder.manifest.maxInputTokens, this.arch.maxSourcePositions);
+    const { spans, complete } = this.tokenizer.encodePrefix(text, limit + 1);
+    return spans.length <= limit && complete ? text.length : spans[limit - 1].end;
   }
 
   /** The source ids run() reads of `text` (at most the model's input length). */
