@@ -3,6 +3,7 @@
  *
  *   draftsmith summarize FILE | - | --text TEXT [--mode extractive|abstractive] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
  *                             [--beam N] [--max-length N] [--max-input-tokens N]
+ *   draftsmith summarize FILE.md | FILE... | FOLDER [--sections] [--jsonl] [--section-time-limit SECONDS]
  *   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--mode extractive|abstractive|both]
  *   draftsmith essay "TOPIC WORDS" / draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...]
  *   draftsmith roundtrip FILE | - | --text TEXT [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]
@@ -32,6 +33,7 @@ import { runEssayEval } from './engine/eval/essayEval';
 import { runRoundTripEval } from './engine/eval/roundtripEval';
 import { runStoryEval } from './engine/eval/storyEval';
 import { runSummarizeEval, type EvalMode, type SummarizeEvalOptions } from './engine/eval/summarizeEval';
+import { runLongDocumentEval } from './engine/eval/longDocumentEval';
 import { AGGREGATIONS, type Aggregation } from './engine/systems/extractive';
 import { maxLengthNote } from './engine/systems/lengthLimit';
 import { disableOrtTelemetry } from './engine/runtime/ortTelemetry';
@@ -45,6 +47,7 @@ import { parseHubEndpoint, parseModelChoice } from './modelChoice';
 import { evalReply, replyCommand } from './cli/replyCommand';
 import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
+import { isDocumentRun, summarizeDocuments } from './cli/summarizeDocuments';
 
 const USAGE = `usage:
   draftsmith --help | -h | help: this text.
@@ -53,9 +56,16 @@ const USAGE = `usage:
       extractive (default): the sentences the model's topic-aware attention weighs most, verbatim, in
       document order; abstractive: the TAAS decoder writes a new summary (--beam, --max-length).
       --model: built-in, a Hub encoder-decoder (e.g. Xenova/distilbart-cnn-6-6: abstractive only) or a folder, as for story.
+  draftsmith summarize FILE.md | FILE FILE... | FOLDER [--sections] [--jsonl] [--section-time-limit SECONDS] [the options above]
+      a whole document of any length, section by section: Markdown (.md) by heading, code, tables, HTML and
+      front matter left out; plain text in parts of the model's window. --sections: the outline (each heading,
+      its summary line; * marks the sections the summary of the whole is made from). Several files or a folder
+      (its .md and .txt files): with --jsonl one JSON line per file, a progress bar on standard error.
+      --section-time-limit: seconds one section may take (default 30).
   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
                             [--mode extractive|abstractive|both] [--split test|val] [--sweep]
                             [--aggregation sum|mean|sqrt|rank] [--position-weight L] [--ratio R] [--max-sentences N]
+                            [--long]: CNN test articles longer than the window, whole document vs first window vs Lead-3
       ROUGE-1/2/L F1 per domain beside Lead-3, and the rate of names and numbers not in the source.
   draftsmith essay "bee, swallow, geese, flower, frog" | FILE | - | --text TEXT [--candidates N] [--beam N] [--max-length N] [--unconstrained] [--json]
                    [--model MODEL] [--offline] [--hub-endpoint URL]   (a Hub causal LM: an instruction names the words)
@@ -181,7 +191,23 @@ function checked<R extends EngineRequest>(request: R): R {
 
 const stderrLog = (level: string, message: string) => { if (level !== 'info' || process.env.DRAFTSMITH_VERBOSE) process.stderr.write(`[${level}] ${message}\n`); };
 
-async function summarize(a: Args): Promise<void> {
+async function summarize(a: Args): Promise<number> {
+  const words = a.positional.slice(1);
+  if (isDocumentRun(a, words)) {
+    // Whole documents, section by section (cli/summarizeDocuments.ts): one engine for every file.
+    const engine = new Engine(engineConfig(a), stderrLog);
+    const model = modelFlag(a);
+    const limit = numberFlag(a, 'section-time-limit');
+    if (limit !== undefined && limit <= 0) throw new EngineError('bad-request', '--section-time-limit: a number of seconds above 0');
+    return summarizeDocuments(a, words, {
+      request: (text, origin, format) => checked({
+        op: 'summarize', text, origin, format, mode: summarizeMode(flag(a, 'mode') ?? 'extractive'), guards: guardsFlag(a),
+        maxInputTokens: intFlag(a, 'max-input-tokens'), decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') }, model,
+        ...(limit !== undefined ? { sectionTimeLimitMs: Math.round(limit * 1000) } : {}),
+      }),
+      run: (request) => engine.run(request),
+    });
+  }
   const { text, origin } = await commandInput(a, 'summarize', a.positional.slice(1), { acceptsText: false, missing: 'summarize needs a FILE (use - for standard input, or --text "...")' });
   const model = modelFlag(a);
   const engine = new Engine(engineConfig(a), stderrLog);
@@ -196,7 +222,7 @@ async function summarize(a: Args): Promise<void> {
   if (result.external) process.stderr.write(externalLine(result.external));
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-    return;
+    return 0;
   }
   process.stdout.write(result.summary + '\n');
   if (result.truncated) process.stderr.write(`note: the model read the first ${result.usedChars} of ${text.length} characters${result.inputLimit ? ` (the limit: ${result.inputLimit} tokens)` : ''}\n`);
@@ -205,11 +231,12 @@ async function summarize(a: Args): Promise<void> {
     if (ignored.length) process.stderr.write(`note: ${ignored.join(' and ')} ${ignored.length > 1 ? 'apply' : 'applies'} to --mode abstractive only; the extractive summary writes no tokens\n`);
     process.stderr.write(`${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
     process.stderr.write(`${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
-    return;
+    return 0;
   }
   if (result.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('summary', result.hitMaxLength, '--max-length')}\n`);
   process.stderr.write(`top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
   process.stderr.write(`${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
+  return 0;
 }
 
 async function essay(a: Args): Promise<void> {
@@ -240,6 +267,19 @@ async function essay(a: Args): Promise<void> {
   if (result.skippedTopics.length) process.stderr.write(`left out (no letters the model knows): ${result.skippedTopics.join(', ')}\n`);
   const s = result.stats;
   process.stderr.write(`${s.outputTokens} tokens, ${s.tokensPerSecond.toFixed(1)} steps/s, encode ${s.encodeMs.toFixed(0)} ms, decode ${s.decodeMs.toFixed(0)} ms on ${s.device}\n`);
+}
+
+/** eval summarize --long: the whole-document summary against the first window and Lead-3 on long CNN articles (issue 22). */
+async function evalLongDocuments(a: Args): Promise<void> {
+  const models = flag(a, 'models');
+  const config = engineConfig(a);
+  process.stdout.write(await runLongDocumentEval({
+    dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data')),
+    modelDir: modelDir(models ? path.resolve(models) : path.join(__dirname, '..', 'models'), 'summarize'),
+    limit: intFlag(a, 'limit') ?? 200,
+    mode: summarizeMode(flag(a, 'mode') ?? 'extractive'),
+    runtime: { device: config.device, threads: config.threads, log: stderrLog },
+  }, (m) => process.stderr.write(`${m}\n`)));
 }
 
 async function evalRoundTrip(a: Args): Promise<void> {
@@ -328,6 +368,7 @@ function evalOptions(a: Args, fallback: (modelsDir: string) => string, data: '.d
 const evalProgress = (m: string) => { process.stderr.write(`${m}\n`); };
 
 async function evalSummarize(a: Args): Promise<void> {
+  if (flag(a, 'long') !== undefined) return evalLongDocuments(a);
   process.stdout.write(await runSummarizeEval({
     offset: intFlag(a, 'offset') ?? 0,
     perplexity: flag(a, 'perplexity') !== undefined,
@@ -415,7 +456,7 @@ async function main(argv: string[]): Promise<number> {
     throw new EngineError('bad-request', `the command line is ${commandLine} characters long; the models' runtime cannot start with one over ${MAX_COMMAND_LINE}. ` +
       'Put long text in a file: summarize, roundtrip and reply read FILE, or - for standard input.');
   }
-  if (cmd === 'summarize') await summarize(a);
+  if (cmd === 'summarize') return summarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'essay') await evalEssay(a);
   else if (cmd === 'eval' && a.positional[1] === 'roundtrip') await evalRoundTrip(a);

@@ -113,8 +113,38 @@ export const SummarizeRequest = z.object({
   model: ModelChoice.optional(),
   /** Where the text came from, for messages (absent: the editor's selection). */
   origin: TextOrigin.optional(),
+  /** Read the whole document section by section (issue 22): as Markdown (headings, code, tables...)
+   * or as plain paragraphs. Absent: the text is read as one piece, up to what the model reads. */
+  format: z.enum(['markdown', 'plain']).optional(),
+  /** With format: the time limit for one section (or part of one), in milliseconds. */
+  sectionTimeLimitMs: z.number().int().min(100).max(3_600_000).optional(),
 });
 export type SummarizeRequest = z.infer<typeof SummarizeRequest>;
+
+/** One section of a document read section by section: its heading, its summary, and whether it fed the summary of the whole. */
+export const SectionSummary = z.object({
+  /** The heading's text ('' for the text before the first heading or a document without headings). */
+  title: z.string(),
+  /** 1-6, 0 without a heading. */
+  level: z.number().int().min(0).max(6),
+  /** The section in the source (from its heading to the next heading). */
+  start: z.number().int(),
+  end: z.number().int(),
+  /** The heading's line(s) in the source. */
+  heading: z.object({ start: z.number().int(), end: z.number().int() }).optional(),
+  /** One line ('' when the section has no prose or ran past the time limit). */
+  summary: z.string(),
+  /** summarized: by the model; whole: one sentence, its own summary; no-prose: nothing but headings, code, tables...;
+   * timed-out: past the time limit; unreadable: the model cannot read it (another script): readNotes says why. */
+  status: z.enum(['summarized', 'whole', 'no-prose', 'timed-out', 'unreadable']),
+  /** Parts the section was read in (a section longer than the model's window is read in several). */
+  parts: z.number().int(),
+  /** True when the section's summary fed the summary of the whole document. */
+  fedOverall: z.boolean(),
+  /** Words of prose in the section. */
+  words: z.number().int(),
+});
+export type SectionSummary = z.infer<typeof SectionSummary>;
 
 /** One source token with its topic-aware attention weight α_t (TAAS Eq. 11) and its span in the input text. */
 export const AttendedToken = z.object({
@@ -184,6 +214,10 @@ export const SummarizeResult = z.object({
   extracted: z.array(z.object({ start: z.number().int(), end: z.number().int(), score: z.number() })).optional(),
   /** Set when the result came from a Hub model or a transformers.js folder. */
   external: ExternalModel.optional(),
+  /** A request with format: every section's summary, in document order. */
+  sections: z.array(SectionSummary).optional(),
+  /** A request with format: how the document was read (what was not prose, unclosed fences, time limits). */
+  readNotes: z.array(z.string()).optional(),
 });
 export type SummarizeResult = z.infer<typeof SummarizeResult>;
 

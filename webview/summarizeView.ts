@@ -5,6 +5,7 @@
 import type { SummarizeResult } from '../extension/protocol';
 import { el } from './dom';
 import { renderExternalModel } from './externalModel';
+import { renderSections } from './sectionsView';
 
 function formatWeight(w: number): string {
   return w.toFixed(3);
@@ -54,7 +55,7 @@ export function renderSummarize(result: SummarizeResult): Node[] {
     topics.append(list);
   }
 
-  return [summary, renderStats(result), source, ranked, topics];
+  return [summary, ...renderSections(result), renderStats(result), source, ranked, topics];
 }
 
 function renderStats(result: SummarizeResult): HTMLElement {

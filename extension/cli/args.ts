@@ -13,7 +13,9 @@ export interface Args {
 const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained', 'premise', 'no-guards', 'sweep', 'offline',
   // draftsmith score, with sacreBLEU's names
   'effective-order', 'sentence-level', 'paired-bs', 'paired-ar', 'confidence', 'chrf-whitespace', 'chrf-lowercase', 'chrf-eps-smoothing',
-  'rouge-jackknife']);
+  'rouge-jackknife',
+  // draftsmith summarize, whole documents
+  'sections', 'jsonl', 'long']);
 /** Flags that take every following word up to the next flag, as sacreBLEU's `-m bleu chrf`. */
 const MULTI_VALUE_FLAGS: ReadonlySet<string> = new Set(['metrics']);
 /** Short spellings: sacreBLEU's -m for --metrics. */

@@ -16,7 +16,7 @@ const HUB = ['model', 'hub-endpoint'];
 const EVAL = ['data', 'limit', 'variant', 'show', 'dump', 'no-guards', ...RUNTIME];
 
 export const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
-  summarize: ['text', 'mode', 'json', 'beam', 'max-length', 'max-input-tokens', 'no-guards', ...HUB, ...MODEL_SOURCES, ...RUNTIME],
+  summarize: ['text', 'mode', 'json', 'beam', 'max-length', 'max-input-tokens', 'no-guards', ...HUB, ...MODEL_SOURCES, ...RUNTIME, 'sections', 'jsonl', 'section-time-limit'],
   essay: ['text', 'candidates', 'beam', 'max-length', 'unconstrained', 'json', 'no-guards', ...HUB, ...MODEL_SOURCES, ...RUNTIME],
   story: ['prompt', 'premise', 'words', 'seed', 'temperature', 'top-k', 'json', 'no-guards', ...HUB, ...MODEL_SOURCES, ...RUNTIME],
   roundtrip: ['text', 'json', 'model', 'variant', 'max-sentences', 'no-guards', ...MODEL_SOURCES, ...RUNTIME],
@@ -34,7 +34,7 @@ export const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
     // the drafts' perplexity under the built-in story LM, from --models
     'perplexity', 'models',
   ],
-  'eval summarize': [...EVAL, 'mode', 'split', 'sweep', 'aggregation', 'position-weight', 'ratio', 'max-sentences', 'offset', 'perplexity'],
+  'eval summarize': [...EVAL, 'mode', 'split', 'sweep', 'aggregation', 'position-weight', 'ratio', 'max-sentences', 'offset', 'perplexity', 'long'],
   'eval essay': [...EVAL, 'beam', 'unconstrained'],
   'eval story': [...EVAL, 'words', 'seed', 'perplexity', 'ranking'],
   'eval roundtrip': [...EVAL],

@@ -9,12 +9,17 @@ import type { FolderOutcome, FolderSource } from './folderCommand';
 import type { FolderSort } from '../protocol';
 import type { PremiseOutcome, StoryOutcome } from './storyCommand';
 import type { SummarizeOutcome } from './summarizeCommand';
+import type { SummarizeSectionsOutcome } from './summarizeSectionsCommand';
 
 export type { ApplyOutcome, CoherenceOutcome, EssayOutcome, NamedText, PendingRoundTrip, PickEssay, PickReply, PremiseOutcome, ReplyChoice, ReplyOutcome, RoundTripOutcome, ScoreOutcome, StoryOutcome, SummarizeOutcome };
+
+export type { SummarizeSectionsOutcome };
 
 export interface DraftsmithApi {
   /** The same function the Summarize Document command runs, on the given editor. */
   summarize(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<SummarizeOutcome>;
+  /** The same function Summarize Sections runs: a summary line under each heading, as one edit. */
+  summarizeSections(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<SummarizeSectionsOutcome>;
   /**
    * The same function Expand Topic Words into Essay runs, on the given editor's selection. `pick`
    * chooses among the essays instead of the quick pick (an index; undefined inserts nothing).

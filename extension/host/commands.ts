@@ -14,6 +14,7 @@ import { applyRoundTripCommand, roundTripActiveEditor } from './roundtripCommand
 import { checkCoherenceCommand, compareDraftsCommand, scoreDraftCommand } from './scoreCommand';
 import { continueStoryActiveEditor, writePremiseActiveEditor } from './storyCommand';
 import { summarizeActiveEditor } from './summarizeCommand';
+import { summarizeSectionsActiveEditor } from './summarizeSectionsCommand';
 
 type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => unknown;
 
@@ -40,6 +41,7 @@ const commands: Record<string, CommandFactory> = {
   // The explorer's context menu passes the folder (or JSONL file) clicked.
   'draftsmith.scoreFolder': (ctx) => (uri?: unknown) => scoreFolderCommand(ctx, uri),
   'draftsmith.toggleInline': () => () => toggleInline(),
+  'draftsmith.summarizeSections': (ctx) => () => summarizeSectionsActiveEditor(ctx),
 };
 
 export function registerCommands(ctx: Ctx): void {

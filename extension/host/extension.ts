@@ -11,6 +11,7 @@ import { checkCoherence, scoreDraft, scoreTwoDrafts } from './scoreCommand';
 import { exportFolderScores, scoreFolder } from './folderCommand';
 import { continueStory, writePremise } from './storyCommand';
 import { summarize } from './summarizeCommand';
+import { summarizeSections } from './summarizeSectionsCommand';
 
 let current: Ctx | undefined;
 
@@ -26,6 +27,7 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   ctx.log.info(`Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms (${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`);
   return {
     summarize: (editor, token) => summarize(ctx, editor, token),
+    summarizeSections: (editor, token) => summarizeSections(ctx, editor, token),
     essay: (editor, token, pick) => essay(ctx, editor, token, pick),
     continueStory: (editor, token) => continueStory(ctx, editor, token),
     writePremise: (editor, token) => writePremise(ctx, editor, token),

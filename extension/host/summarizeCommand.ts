@@ -2,6 +2,10 @@
  * Summarize Document: the selection (or the whole document) goes to the engine under a cancellable
  * progress notification, and the summary comes back as one undoable insertion after the source.
  * The command and the test API share summarize().
+ *
+ * The text is read whole, section by section (issue 22: engine/systems/sectioned.ts), as Markdown
+ * when the document's language is Markdown (code, tables, HTML and front matter left out), else as
+ * plain paragraphs in parts of the model's window; the progress says "Sections done: k / n".
  */
 import * as vscode from 'vscode';
 import type { SummarizeResult } from '../protocol';
@@ -13,6 +17,7 @@ import { describeModelChoice } from '../modelChoice';
 import { reportMaxLength } from './notices';
 import { MAX_LENGTH_SETTING, readDecodingGuards, readSummarizeOptions } from './settings';
 import { MAX_EXTRACTIVE_WINDOWS } from '../engine/systems/extractive';
+import { formatOf } from '../engine/text/markdown';
 
 export type SummarizeOutcome =
   /** notices: the information messages shown with the summary (input cut, length limit reached). */
@@ -46,7 +51,10 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
     result = await requestWithProgress(
       ctx,
       'Draftsmith: Summarizing…',
-      { op: 'summarize', text, maxInputTokens: options.maxInputTokens, decoding: options.decoding, guards: readDecodingGuards(), mode: options.mode, ...modelField(model) },
+      {
+        op: 'summarize', text, maxInputTokens: options.maxInputTokens, decoding: options.decoding, guards: readDecodingGuards(), mode: options.mode, ...modelField(model),
+        format: formatOf(doc.languageId),
+      },
       token,
     );
   } catch (err) {
@@ -78,7 +86,26 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
     void vscode.window.showInformationMessage(message);
   }
   reportMaxLength(ctx, 'summarize', 'summary', result.hitMaxLength, MAX_LENGTH_SETTING.summarize, notices);
+  reportReadNotes(ctx, 'summarize', result, notices);
   return { kind: 'inserted', summary: result.summary, result, notices };
+}
+
+/**
+ * How the document was read (engine/systems/sectioned.ts's notes): logged, and kept with the notices.
+ * What was left out as not prose is routine for Markdown and only logged (the panel shows it); an
+ * unclosed fence, a section past its time limit or in another script is shown.
+ */
+export function reportReadNotes(ctx: Ctx, op: string, result: SummarizeResult, notices: string[]): void {
+  const sections = result.sections ?? [];
+  if (sections.length > 0) {
+    ctx.log.info(`${op}: ${sections.length} sections read; the summary of the whole is made from ${sections.filter((s) => s.fedOverall).map((s) => JSON.stringify(s.title || '(start)')).join(', ')}`);
+  }
+  for (const note of result.readNotes ?? []) {
+    ctx.log.info(`${op}: ${note}`);
+    const message = `Draftsmith: ${note}`;
+    notices.push(message);
+    if (!/not read as prose\.$/.test(note)) void vscode.window.showInformationMessage(message);
+  }
 }
 
 /** The command: works on the active editor. */

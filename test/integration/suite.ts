@@ -16,6 +16,7 @@ import { roundtripTests } from './suite/roundtripTests';
 import { runTests, TestCase } from './suite/runner';
 import { scoreTests } from './suite/scoreTests';
 import { scoreDraftsTests } from './suite/scoreDraftsTests';
+import { sectionsTests } from './suite/sectionsTests';
 import { storyTests } from './suite/storyTests';
 import { inlineTests } from './suite/inlineTests';
 
@@ -146,6 +147,8 @@ export async function run(): Promise<void> {
       },
     },
     ...hardeningTests(api, sample.text),
+    // Long Markdown documents, section by section (issue 22).
+    ...sectionsTests(api, sample.text),
     // Before Show Insights: they check that an essay does not open the panel by itself.
     ...essayTests(api, extension.extensionPath),
     ...storyTests(api, extension.extensionPath),

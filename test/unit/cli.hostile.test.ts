@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { repoRoot, tempDir } from './helpers';
@@ -56,7 +56,10 @@ test('fixed hostile cases: every command ends with a clear message or an answer'
   assert.match(cli(['summarize', blank]).stderr, /^draftsmith: .*empty/m);
   assert.match(cli(['summarize', binary]).stderr, /^draftsmith: .*binary/m);
   assert.match(cli(['summarize', path.join(dir, 'missing.txt')]).stderr, /^draftsmith: no such file: .*missing\.txt$/m);
-  assert.match(cli(['summarize', dir]).stderr, /^draftsmith: .* is a folder, not a file$/m);
+  // A folder is summarized file by file (summarizeDocuments.test.ts); one without documents is said so.
+  const bare = path.join(dir, 'no-documents');
+  mkdirSync(bare, { recursive: true });
+  assert.match(cli(['summarize', bare]).stderr, /^draftsmith: .*no-documents holds no Markdown or text file/m);
   assert.equal(cli(['summarize', nul, '--max-length', '8']).code, 0);
   const big = cli(['summarize', megabyte, '--beam', '1', '--max-length', '8']);
   assert.equal(big.code, 0);

@@ -67,14 +67,14 @@ test('reply reads an existing FILE, - (standard input), --text TEXT, or the word
   assert.match(keysOf(cli(['reply', 'tennis', '--candidates', '1', '--beam', '1'])) ?? '', /^tennis/);
 });
 
-test('the text is given once, and summarize and roundtrip read one FILE (exit 2 otherwise)', () => {
+test('the text is given once, and roundtrip reads one FILE (exit 2 otherwise; summarize reads several: summarizeDocuments.test.ts)', () => {
   const a = file('a.txt', 'The river rose. The farmers moved.');
   const twice = cli(['reply', a, '--text', 'Hello there.']);
   assert.equal(twice.code, 2);
   assert.match(twice.stderr, /^draftsmith: reply: give the text once: --text TEXT, or TEXT, FILE, or - for standard input$/m);
-  const two = cli(['summarize', a, a]);
+  const two = cli(['roundtrip', a, a]);
   assert.equal(two.code, 2);
-  assert.match(two.stderr, /^draftsmith: summarize reads one FILE, not 2 /m);
+  assert.match(two.stderr, /^draftsmith: roundtrip reads one FILE, not 2 /m);
   assert.match(cli(['summarize']).stderr, /^draftsmith: summarize needs a FILE \(use - for standard input, or --text "\.\.\."\)$/m);
 });
 

@@ -23,9 +23,11 @@ import { describeFolder, releaseOnce, type System, type SystemDescription } from
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
-import { DEFAULT_EXTRACTIVE, extractiveSummary, MAX_EXTRACTIVE_WINDOWS, type ExtractiveOptions } from './extractive';
+import { DEFAULT_EXTRACTIVE, extractiveSummary, MAX_EXTRACTIVE_WINDOWS, wordBudget, type ExtractiveOptions } from './extractive';
 import { checkReadable, INPUT_TASKS, unreadableMessage } from '../text/origin';
 import { sentenceSpans } from '../text/reader';
+import { readDocument } from '../text/markdown';
+import { summarizeSections, type UnitModel } from './sectioned';
 import type { AttendedToken } from '../../protocol';
 
 const Topics = z.object({ topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })) });
@@ -96,9 +98,65 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
   readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);
 
   async run(req: SummarizeRequest, ctx: RunContext, extractive: ExtractiveOptions = DEFAULT_EXTRACTIVE): Promise<SummarizeResult> {
+    checkReadable(req.text, INPUT_TASKS.summarize, req.origin);
+    if (req.format) return this.runSectioned(req, ctx, extractive);
+    if (req.mode === 'extractive') return (await this.runExtractive(req, ctx, extractive)).result;
+    return (await this.runAbstractive(req, ctx)).result;
+  }
+
+  /**
+   * A whole document, section by section (systems/sectioned.ts): read as Markdown or plain text,
+   * each section's prose summarized in parts of one window, the whole from the sections nearest the
+   * document's topics. Offsets in the result are the document's.
+   */
+  private async runSectioned(req: SummarizeRequest, ctx: RunContext, extractive: ExtractiveOptions): Promise<SummarizeResult> {
+    const m = this.folder.manifest;
+    const window = Math.min(req.maxInputTokens ?? m.maxInputTokens, m.maxInputTokens, this.arch.maxSourcePositions);
+    ctx.progress('Reading the document…', 0);
+    const doc = readDocument(req.text, req.format ?? 'plain');
+    const unit: UnitModel = {
+      window,
+      countTokens: (text, limit) => this.tokenizer.encodePrefix(text, limit + 1).spans.length,
+      summarize: async (text, c, whole) => {
+        const sub: SummarizeRequest = { ...req, text, format: undefined, maxInputTokens: window };
+        // The summary of the whole gets the word budget of the whole document, not of the joined summaries.
+        const opts = whole ? { ...extractive, minWords: Math.max(extractive.minWords, wordBudget(whole.documentWords, extractive)) } : extractive;
+        const { result, topicMeans } = req.mode === 'extractive' ? await this.runExtractive(sub, c, opts) : await this.runAbstractive(sub, c);
+        return {
+          summary: result.summary, extracted: result.extracted?.map(({ start, end }) => ({ start, end })), tokens: result.tokens, topicMeans, hitMaxLength: result.hitMaxLength,
+          inputTokens: result.stats.usedInputTokens, outputTokens: result.stats.outputTokens, encodeMs: result.stats.encodeMs, decodeMs: result.stats.decodeMs,
+        };
+      },
+    };
+    const t0 = performance.now();
+    const s = await summarizeSections(doc, unit, ctx, req.sectionTimeLimitMs);
+    const ms = performance.now() - t0;
+    return {
+      op: 'summarize',
+      mode: req.mode === 'extractive' ? 'extractive' : 'abstractive',
+      summary: s.summary,
+      source: req.text,
+      truncated: false,
+      usedChars: req.text.length,
+      inputLimit: window,
+      hitMaxLength: s.hitMaxLength,
+      tokens: s.tokens,
+      topPhrases: topPhrases(req.text, s.tokens, 5),
+      topics: this.topics,
+      ...(s.extracted ? { extracted: s.extracted.map((x) => ({ ...x, score: 0 })) } : {}),
+      sections: s.sections,
+      readNotes: s.notes,
+      stats: {
+        inputTokens: s.inputTokens, usedInputTokens: s.inputTokens, outputTokens: s.outputTokens,
+        encodeMs: s.encodeMs, decodeMs: s.decodeMs, tokensPerSecond: s.outputTokens / Math.max(1e-3, ms / 1000),
+        device: this.device, model: m.name,
+      },
+    };
+  }
+
+  /** Abstractive mode on one window: the encoder, then beam search. topicMeans: per topic, the mean of h_t·P_kᵀ over the tokens read. */
+  private async runAbstractive(req: SummarizeRequest, ctx: RunContext): Promise<{ result: SummarizeResult; topicMeans: Float64Array }> {
     const text = req.text;
-    checkReadable(text, INPUT_TASKS.summarize, req.origin);
-    if (req.mode === 'extractive') return this.runExtractive(req, ctx, extractive);
     const m = this.folder.manifest;
     const special = m.specialTokens;
     const limit = Math.min(req.maxInputTokens ?? m.maxInputTokens, m.maxInputTokens, this.arch.maxSourcePositions);
@@ -141,7 +199,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     if (!summary) throw new EngineError('internal', 'The model produced an empty summary.');
     const tokens = attendedTokens(used, encoded.alpha);
     const steps = best.tokens.length + 1;
-    return {
+    const result: SummarizeResult = {
       op: 'summarize',
       mode: 'abstractive',
       summary,
@@ -164,13 +222,14 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
         model: m.name,
       },
     };
+    return { result, topicMeans: encoded.topicMeans };
   }
 
   /**
    * Extractive mode (systems/extractive.ts): α over the whole document, then the sentences it
    * weighs most, verbatim and in document order. No decoder runs.
    */
-  private async runExtractive(req: SummarizeRequest, ctx: RunContext, opts: ExtractiveOptions): Promise<SummarizeResult> {
+  private async runExtractive(req: SummarizeRequest, ctx: RunContext, opts: ExtractiveOptions): Promise<{ result: SummarizeResult; topicMeans: Float64Array }> {
     ctx.progress('Reading the text…', 0);
     const t0 = performance.now();
     const read = await this.documentAttention(req.text, req.maxInputTokens, ctx);
@@ -185,7 +244,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     const selectMs = performance.now() - t1;
     if (!ex.summary) throw new EngineError('internal', 'No sentence could be chosen for the summary.');
     const chosenTokens = ex.chosen.reduce((n, i) => n + ex.sentences[i].tokens, 0);
-    return {
+    const result: SummarizeResult = {
       op: 'summarize',
       mode: 'extractive',
       summary: ex.summary,
@@ -209,6 +268,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
         model: this.folder.manifest.name,
       },
     };
+    return { result, topicMeans: read.topicMeans };
   }
 
   /**
@@ -219,14 +279,14 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
    * window this is exactly the encoder's topic_attention output.
    */
   async documentAttention(text: string, maxInputTokens: number | undefined, ctx?: RunContext):
-  Promise<{ tokens: AttendedToken[]; abar: Float64Array; truncated: boolean; inputTokens: number | null; usedChars: number; windows: number; limit: number }> {
+  Promise<{ tokens: AttendedToken[]; abar: Float64Array; topicMeans: Float64Array; truncated: boolean; inputTokens: number | null; usedChars: number; windows: number; limit: number }> {
     const m = this.folder.manifest;
     const window = Math.min(maxInputTokens ?? m.maxInputTokens, m.maxInputTokens, this.arch.maxSourcePositions);
     const cap = window * MAX_EXTRACTIVE_WINDOWS;
     const { spans, complete } = this.tokenizer.encodePrefix(text, cap + 1);
     const used = spans.slice(0, cap);
     const truncated = used.length < spans.length || !complete;
-    if (used.length === 0) return { tokens: [], abar: new Float64Array(0), truncated: false, inputTokens: 0, usedChars: 0, windows: 0, limit: cap };
+    if (used.length === 0) return { tokens: [], abar: new Float64Array(0), topicMeans: new Float64Array(this.arch.numTopics), truncated: false, inputTokens: 0, usedChars: 0, windows: 0, limit: cap };
     const usedChars = used[used.length - 1].end;
     // Token i starts a sentence when it lies past the end of the sentence of token i - 1.
     const ends = sentenceSpans(text.slice(0, usedChars)).map((s) => s.end);
@@ -250,6 +310,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
       from = to;
     }
     const abar = new Float64Array(used.length);
+    const topicSums = new Float64Array(this.arch.numTopics);
     const clock = ctx?.clock ?? new YieldClock();
     for (const [w, [a, b]] of cuts.entries()) {
       // A turn for the worker's event loop between windows, so that a cancel is seen mid-document.
@@ -266,7 +327,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
       const K = scores.length / n;
       for (let t = 0; t < n; t++) {
         let sum = 0;
-        for (let k = 0; k < K; k++) sum += scores[k * n + t];
+        for (let k = 0; k < K; k++) { sum += scores[k * n + t]; topicSums[k] += scores[k * n + t]; }
         abar[a + t] = sum / K;
       }
     }
@@ -275,11 +336,12 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     let z = 0;
     const e = Array.from(abar, (x) => { const v = Math.exp(x - max); z += v; return v; });
     const tokens = used.map((s, i) => ({ text: s.text, start: s.start, end: s.end, weight: e[i] / z }));
-    return { tokens, abar, truncated, inputTokens: complete ? spans.length : null, usedChars, windows: cuts.length, limit: cap };
+    const topicMeans = topicSums.map((v) => v / used.length);
+    return { tokens, abar, topicMeans, truncated, inputTokens: complete ? spans.length : null, usedChars, windows: cuts.length, limit: cap };
   }
 
   /** Runs the encoder once: α per source token (Eq. 11) and the decoder's cross-attention memory. */
-  private async encode(ids: number[]): Promise<{ alpha: Float32Array; cross: Tensor; memoryMask: Tensor }> {
+  private async encode(ids: number[]): Promise<{ alpha: Float32Array; cross: Tensor; memoryMask: Tensor; topicMeans: Float64Array }> {
     const enc = await this.encoder.run({
       input_ids: int64Tensor(ids, [1, ids.length]),
       attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
@@ -287,7 +349,16 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     const cross = enc.cross_key_values;
     const memoryMask = enc.memory_mask;
     if (!cross || !memoryMask) throw new EngineError('bad-model', 'encoder outputs are missing');
-    return { alpha: floatData(enc.topic_attention, 'topic_attention'), cross, memoryMask };
+    // Per topic, the mean over the tokens of h_t·P_kᵀ (Eq. 10's scores): the text's topic distribution before the softmax.
+    const scores = floatData(enc.topic_scores, 'topic_scores'); // [1, K, n]
+    const n = ids.length;
+    const topicMeans = new Float64Array(scores.length / n);
+    for (let k = 0; k < topicMeans.length; k++) {
+      let sum = 0;
+      for (let t = 0; t < n; t++) sum += scores[k * n + t];
+      topicMeans[k] = sum / n;
+    }
+    return { alpha: floatData(enc.topic_attention, 'topic_attention'), cross, memoryMask, topicMeans };
   }
 
   /**
@@ -315,6 +386,13 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
 
   private emptyState(rows: number): DecoderState {
     return emptyCaches(this.arch.decoderLayers, rows, this.arch.heads, this.arch.dModel / this.arch.heads);
+  }
+
+  /** How many characters of `text` one window of the model holds (all of them when it fits). */
+  firstWindowChars(text: string): number {
+    const limit = Math.min(this.folder.manifest.maxInputTokens, this.arch.maxSourcePositions);
+    const { spans, complete } = this.tokenizer.encodePrefix(text, limit + 1);
+    return spans.length <= limit && complete ? text.length : spans[limit - 1].end;
   }
 
   /** The source ids run() reads of `text` (at most the model's input length). */

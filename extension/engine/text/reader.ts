@@ -26,8 +26,10 @@
 //     ("U.S.", "a.m.") or a single-capital initial ("J. K. Rowling"), which are nearly always
 //     followed by more of the same sentence. The cost: "He moved to the U.S. Then ..." stays one.
 //
-// Markdown: blocks() is where a document's structure will be read (issue 22). Until then every
-// document is plain text, and looksLikeMarkup() keeps a heading or a table row from passing for prose.
+// Markdown: text/markdown.ts reads a Markdown document with markdown-it into blocks and sections by
+// heading, and gives its prose as a "prose view" of the same length (markup blanked), which this
+// reader then splits like any text: its offsets are the document's. blocks() below stays the plain
+// reading; looksLikeMarkup() keeps a heading or a table row from passing for prose in plain text.
 
 /** A stretch of the text that was read: text.slice(start, end). */
 export interface Span {

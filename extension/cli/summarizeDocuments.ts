@@ -1,0 +1,127 @@
+/**
+ * `draftsmith summarize FILE... | FOLDER [--sections] [--jsonl] [--section-time-limit SECONDS]`: whole
+ * documents, read section by section (engine/systems/sectioned.ts) as Markdown (.md, .markdown, ...)
+ * or plain text (anything else), as Summarize Document reads them in the editor.
+ *
+ *   one FILE:             the summary of the whole on standard output (with --sections, the outline:
+ *                         each heading with its summary line, then the whole's); notes on standard error.
+ *   several, or a FOLDER: each file in turn (a folder's .md, .markdown and .txt files, sub-folders
+ *                         included, hidden ones and node_modules left out); with --jsonl one JSON line
+ *                         per file on standard output, and a progress bar on standard error.
+ * A file that cannot be summarized (no prose, binary, empty) is said so on its own line and the
+ * others go on; the exit code is then 1.
+ */
+import { promises as fs, statSync } from 'node:fs';
+import * as path from 'node:path';
+import type { SectionSummary, SummarizeRequest, SummarizeResult, TextOrigin } from '../protocol';
+import { errorMessage, EngineError } from '../engine/errors';
+import { formatOf, type DocumentFormat } from '../engine/text/markdown';
+import { flag, type Args } from './args';
+import { readTextFile } from './inputText';
+import { progressBar } from './progressBar';
+
+export interface DocumentRunner {
+  /** The request for one document, from the command's options. */
+  request(text: string, origin: TextOrigin, format: DocumentFormat): SummarizeRequest;
+  /** Runs one request (one engine for every file). */
+  run(request: SummarizeRequest): Promise<SummarizeResult>;
+}
+
+/** True when the words name a folder or several files, or the document options are given: then summarizeDocuments runs. */
+export function isDocumentRun(a: Args, words: readonly string[]): boolean {
+  if (flag(a, 'text') !== undefined || (words.length === 1 && words[0] === '-')) return false;
+  return words.length > 1 || flag(a, 'sections') !== undefined || flag(a, 'jsonl') !== undefined || (words.length === 1 && isFolder(words[0])) ||
+    (words.length === 1 && formatOf(words[0]) === 'markdown');
+}
+
+function isFolder(p: string): boolean {
+  try { return statSync(p).isDirectory(); } catch { return false; }
+}
+
+const DOCUMENT_FILE = /\.(?:md|markdown|mdown|mkd|txt|text)$/i;
+
+/** The files under `folder`, in name order: Markdown and text files, hidden folders and node_modules left out. */
+async function filesUnder(folder: string): Promise<string[]> {
+  const out: string[] = [];
+  const entries = (await fs.readdir(folder, { withFileTypes: true })).sort((x, y) => x.name.localeCompare(y.name));
+  for (const e of entries) {
+    if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+    const p = path.join(folder, e.name);
+    if (e.isDirectory()) out.push(...await filesUnder(p));
+    else if (e.isFile() && DOCUMENT_FILE.test(e.name)) out.push(p);
+  }
+  return out;
+}
+
+/** The outline: each heading as written in Markdown, its summary line under it; then the whole's. */
+export function outline(result: SummarizeResult): string {
+  const lines: string[] = [];
+  for (const s of result.sections ?? []) {
+    if (s.level > 0) lines.push(`${'#'.repeat(s.level)} ${s.title}`);
+    lines.push(sectionLine(s), '');
+  }
+  lines.push(`Summary of the whole: ${result.summary}`);
+  return lines.join('\n') + '\n';
+}
+
+function sectionLine(s: SectionSummary): string {
+  if (s.status === 'no-prose') return '(no prose under this heading)';
+  if (s.status === 'timed-out') return '(ran past the time limit: no summary)';
+  if (s.status === 'unreadable') return '(not in a script the model reads: no summary)';
+  return `${s.fedOverall ? '* ' : ''}${s.summary}`;
+}
+
+export async function summarizeDocuments(a: Args, words: readonly string[], runner: DocumentRunner): Promise<number> {
+  const files: string[] = [];
+  for (const w of words) {
+    if (isFolder(w)) {
+      const found = await filesUnder(w);
+      if (found.length === 0) throw new EngineError('bad-input', `${w} holds no Markdown or text file (.md, .markdown, .txt)`);
+      files.push(...found);
+    } else {
+      files.push(w);
+    }
+  }
+  const jsonl = flag(a, 'jsonl') !== undefined;
+  const sections = flag(a, 'sections') !== undefined;
+  const single = files.length === 1 && !jsonl;
+  const bar = progressBar('summarize');
+  let failed = 0;
+  for (const [i, file] of files.entries()) {
+    bar.update(i, files.length);
+    let result: SummarizeResult;
+    try {
+      const text = await readTextFile(file);
+      result = await runner.run(runner.request(text, 'file', formatOf(file)));
+    } catch (e) {
+      if (single) throw e;
+      failed++;
+      if (jsonl) process.stdout.write(JSON.stringify({ file, error: errorMessage(e) }) + '\n');
+      else process.stderr.write(`draftsmith: ${file}: ${errorMessage(e)}\n`);
+      continue;
+    }
+    if (jsonl) {
+      process.stdout.write(JSON.stringify({
+        file, summary: result.summary, mode: result.mode, notes: result.readNotes ?? [],
+        ...(sections ? { sections: (result.sections ?? []).map((s) => ({ title: s.title, level: s.level, summary: s.summary, status: s.status, fedOverall: s.fedOverall })) } : {}),
+      }) + '\n');
+      continue;
+    }
+    if (flag(a, 'json') !== undefined) {
+      process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+    } else {
+      if (!single) process.stdout.write(`== ${file}\n`);
+      process.stdout.write(sections ? outline(result) : result.summary + '\n');
+      if (!single) process.stdout.write('\n');
+    }
+    for (const n of result.readNotes ?? []) process.stderr.write(`note: ${single ? '' : `${file}: `}${n}\n`);
+    const s = result.sections ?? [];
+    if (single) {
+      process.stderr.write(`${s.length} section${s.length === 1 ? '' : 's'} read; the summary of the whole is made from the ${s.filter((x) => x.fedOverall).length} nearest the document's topics` +
+        `${sections ? ' (marked *)' : ''}; ${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
+    }
+  }
+  bar.update(files.length, files.length);
+  bar.done();
+  return failed > 0 ? 1 : 0;
+}

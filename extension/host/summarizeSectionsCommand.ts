@@ -1,0 +1,130 @@
+/**
+ * Draftsmith: Summarize Sections: an outline of a Markdown document, one summary line under each
+ * heading ("> Summary: ..."), inserted as ONE undoable edit (every heading's line in one
+ * WorkspaceEdit-sized step: one Undo removes them all).
+ *
+ * Why in the document rather than only in the panel: the outline is then where the writer reads and
+ * edits, it is saved with the file and can be kept, reworded or removed with one Undo; the panel
+ * (Show Insights) still lists every section with its summary and which ones fed the whole.
+ *
+ * The edit is checked per range: each heading must still read as it did when the request was sent.
+ * A document edited meanwhile (a long document takes a while) still gets its outline when every
+ * heading is found again, in order, at its new place; otherwise nothing is touched and the outline
+ * is offered in a new editor.
+ */
+import * as vscode from 'vscode';
+import type { SectionSummary, SummarizeResult } from '../protocol';
+import { Ctx } from './context';
+import { OPEN_IN_NEW_EDITOR, offerInNewEditor, type Changed } from './edits';
+import { reportFailure, requestWithProgress } from './engineProgress';
+import { chosenModel, modelField } from './chosenModel';
+import { describeModelChoice } from '../modelChoice';
+import { readDecodingGuards, readSummarizeOptions } from './settings';
+import { formatOf } from '../engine/text/markdown';
+import { reportReadNotes } from './summarizeCommand';
+
+export type SummarizeSectionsOutcome =
+  | { kind: 'inserted'; lines: number; result: SummarizeResult; notices: string[] }
+  | { kind: 'cancelled' }
+  | { kind: 'empty'; message: string }
+  | { kind: 'error'; message: string }
+  | Changed;
+
+export const NO_HEADINGS_MESSAGE = 'Draftsmith: this document has no headings to summarize under; Summarize Document summarizes it whole, part by part.';
+export const SECTIONS_CANCELLED_MESSAGE = 'Draftsmith: Summarize Sections cancelled; the document is unchanged.';
+export const SECTIONS_CHANGED_MESSAGE = 'Draftsmith: the document\'s headings changed while the sections were being summarized, so the outline was not inserted. ' +
+  `${OPEN_IN_NEW_EDITOR} shows it on its own.`;
+
+/** The line inserted under a heading. */
+export function sectionLine(summary: string): string {
+  return `> Summary: ${summary}`;
+}
+
+/** The outline as text, for the new editor when it cannot be inserted. */
+function outlineText(sections: readonly SectionSummary[]): string {
+  return sections.filter((s) => s.level > 0).map((s) => `${'#'.repeat(s.level)} ${s.title}\n\n${s.summary ? sectionLine(s.summary) : '(no prose under this heading)'}\n`).join('\n');
+}
+
+export async function summarizeSections(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<SummarizeSectionsOutcome> {
+  const doc = editor.document;
+  const text = doc.getText();
+  if (text.trim().length === 0) {
+    const message = 'Draftsmith: nothing to summarize — the document is empty.';
+    void vscode.window.showErrorMessage(message);
+    return { kind: 'empty', message };
+  }
+  const version = doc.version;
+  const options = readSummarizeOptions();
+  const model = chosenModel(ctx, 'summarize.model', 'summarize');
+  if ('error' in model) return { kind: 'error', message: model.error };
+  // Headings are Markdown's: any document is read as Markdown here (a plain-text file with "# Title" lines too).
+  const format = formatOf(doc.languageId) === 'markdown' || /^ {0,3}#{1,6}\s/m.test(text) ? 'markdown' : 'plain';
+  ctx.log.info(`summarize sections: ${text.length} characters from ${doc.uri.toString(true)} as ${format}, ${describeModelChoice(model.choice)}`);
+  let result: SummarizeResult;
+  try {
+    result = await requestWithProgress(ctx, 'Draftsmith: Summarizing sections…', {
+      op: 'summarize', text, maxInputTokens: options.maxInputTokens, decoding: options.decoding, guards: readDecodingGuards(), mode: options.mode, ...modelField(model), format,
+    }, token);
+  } catch (err) {
+    return reportFailure(ctx, 'summarize sections', err, SECTIONS_CANCELLED_MESSAGE, model);
+  }
+  ctx.setLastSummary(result);
+  const notices: string[] = [];
+  reportReadNotes(ctx, 'summarize sections', result, notices);
+  const headed = (result.sections ?? []).filter((s) => s.level > 0 && s.heading);
+  if (headed.length === 0) {
+    void vscode.window.showInformationMessage(NO_HEADINGS_MESSAGE);
+    return { kind: 'empty', message: NO_HEADINGS_MESSAGE };
+  }
+  const withSummary = headed.filter((s) => s.summary);
+
+  // Where each heading is now: its old offsets while the document is unchanged; else found again in order.
+  const now = doc.isClosed ? undefined : doc.getText();
+  const ends = now === undefined ? undefined : doc.version === version ? withSummary.map((s) => s.heading!.end) : findAgain(text, now, withSummary);
+  if (!ends) {
+    ctx.log.warn(`summarize sections: the headings changed (version ${version} -> ${doc.version}); not inserted, offered in a new editor`);
+    const offer = offerInNewEditor(outlineText(result.sections ?? []), 'markdown');
+    void vscode.window.showWarningMessage(SECTIONS_CHANGED_MESSAGE, OPEN_IN_NEW_EDITOR).then((choice) => {
+      if (choice === OPEN_IN_NEW_EDITOR) offer.open().catch((e: unknown) => ctx.log.error(`summarize sections: could not open the outline: ${String(e)}`));
+    });
+    return { kind: 'changed', message: SECTIONS_CHANGED_MESSAGE, offer };
+  }
+  const edit = new vscode.WorkspaceEdit();
+  withSummary.forEach((s, i) => edit.insert(doc.uri, doc.positionAt(ends[i]), `\n\n${sectionLine(s.summary)}`));
+  if (!(await vscode.workspace.applyEdit(edit))) {
+    const message = 'Draftsmith: the section summaries could not be inserted into the document.';
+    ctx.log.error(`summarize sections: ${message}`);
+    void vscode.window.showErrorMessage(message);
+    return { kind: 'error', message };
+  }
+  ctx.log.info(`summarize sections: inserted ${withSummary.length} summary lines under ${headed.length} headings as one edit`);
+  return { kind: 'inserted', lines: withSummary.length, result, notices };
+}
+
+/**
+ * The end offsets in `now` of the headings of `sections` (spans of `before`), each found as the same
+ * text after the previous one; undefined when one is missing.
+ */
+function findAgain(before: string, now: string, sections: readonly SectionSummary[]): number[] | undefined {
+  const out: number[] = [];
+  let from = 0;
+  for (const s of sections) {
+    const heading = before.slice(s.heading!.start, s.heading!.end);
+    const at = now.indexOf(heading, from);
+    if (at < 0) return undefined;
+    out.push(at + heading.length);
+    from = at + heading.length;
+  }
+  return out;
+}
+
+/** The command: works on the active editor. */
+export async function summarizeSectionsActiveEditor(ctx: Ctx): Promise<SummarizeSectionsOutcome> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    const message = 'Draftsmith: open a Markdown document to summarize its sections.';
+    void vscode.window.showErrorMessage(message);
+    return { kind: 'error', message };
+  }
+  return summarizeSections(ctx, editor);
+}

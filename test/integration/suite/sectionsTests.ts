@@ -1,0 +1,87 @@
+/**
+ * In-host tests of long Markdown documents (issue 22): Summarize Document reads every section (code
+ * left out) and inserts the summary of the whole as one edit; a Cancel mid-document leaves the
+ * document unchanged; Summarize Sections puts one summary line under each heading as one edit that
+ * one Undo removes.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { DraftsmithApi, SummarizeOutcome, SummarizeSectionsOutcome } from '../../../extension/host/api';
+import { closeWithoutSaving, openUntitled, sleep, waitFor } from './helpers';
+import type { TestCase } from './runner';
+
+const describe = (o: SummarizeOutcome | SummarizeSectionsOutcome): string => ('message' in o ? `${o.kind}: ${o.message}` : o.kind);
+
+/** A long Markdown document: `n` sections, each the sample's prose and a code block no model may read. */
+function longMarkdown(sample: string, n: number): string {
+  const parts = ['---\ntitle: A long report\n---\n', '# A long report\n'];
+  for (let i = 1; i <= n; i++) parts.push(`## Part ${i}\n\n${sample.trim()}\n\n\`\`\`js\nconst neverProse${i} = true;\n\`\`\`\n`);
+  return parts.join('\n');
+}
+
+export function sectionsTests(api: DraftsmithApi, sample: string): TestCase[] {
+  return [
+    {
+      name: 'Summarize Document reads a long Markdown document section by section and inserts one summary (one Undo removes it)',
+      timeoutMs: 300_000,
+      async run() {
+        const editor = await openUntitled(longMarkdown(sample, 20));
+        const original = editor.document.getText();
+        const outcome = await api.summarize(editor);
+        assert.equal(outcome.kind, 'inserted', describe(outcome));
+        if (outcome.kind !== 'inserted') return;
+        const sections = outcome.result.sections ?? [];
+        // The title's section has no prose; the 20 parts each have a summary.
+        assert.equal(sections.length, 21);
+        assert.equal(sections.filter((s) => s.status === 'summarized').length, 20);
+        assert.ok(sections.some((s) => s.fedOverall));
+        assert.ok(!outcome.summary.includes('neverProse'), outcome.summary);
+        assert.ok(outcome.notices.some((n) => /20 code blocks and the front matter were not read as prose/.test(n)), outcome.notices.join('\n'));
+        assert.equal(editor.document.getText(), `${original}\n\nSummary: ${outcome.summary}\n`);
+        await vscode.window.showTextDocument(editor.document, { preview: false });
+        await vscode.commands.executeCommand('undo');
+        assert.equal(editor.document.getText(), original);
+        await closeWithoutSaving(editor.document);
+      },
+    },
+    {
+      name: 'a Cancel in the middle of a long Markdown document leaves it unchanged',
+      timeoutMs: 300_000,
+      async run() {
+        const editor = await openUntitled(longMarkdown(sample, 150));
+        const before = editor.document.getText();
+        const cancel = new vscode.CancellationTokenSource();
+        const pending = api.summarize(editor, cancel.token);
+        await waitFor(() => api.engine.inFlight() > 0, 'the request to reach the engine');
+        await sleep(200);
+        cancel.cancel();
+        const outcome = await pending;
+        assert.equal(outcome.kind, 'cancelled', describe(outcome));
+        await sleep(500); // a late result must not be inserted either
+        assert.equal(editor.document.getText(), before);
+        cancel.dispose();
+        await closeWithoutSaving(editor.document);
+      },
+    },
+    {
+      name: 'Summarize Sections puts a summary line under each heading as one edit that one Undo removes',
+      timeoutMs: 300_000,
+      async run() {
+        const editor = await openUntitled(longMarkdown(sample, 5));
+        const original = editor.document.getText();
+        const outcome = await api.summarizeSections(editor);
+        assert.equal(outcome.kind, 'inserted', describe(outcome));
+        if (outcome.kind !== 'inserted') return;
+        assert.equal(outcome.lines, 5);
+        const text = editor.document.getText();
+        for (let i = 1; i <= 5; i++) assert.match(text, new RegExp(`## Part ${i}\\n\\n> Summary: \\S[^\\n]*\\n\\n`), `Part ${i}`);
+        // The title has no prose: nothing under it.
+        assert.match(text, /# A long report\n\n## Part 1/);
+        await vscode.window.showTextDocument(editor.document, { preview: false });
+        await vscode.commands.executeCommand('undo');
+        assert.equal(editor.document.getText(), original);
+        await closeWithoutSaving(editor.document);
+      },
+    },
+  ];
+}

@@ -1,0 +1,39 @@
+/**
+ * A document summarized section by section (issue 22): each section's heading, its summary line, and
+ * whether it fed the summary of the whole; then how the document was read (what was not prose).
+ */
+import type { SummarizeResult } from '../extension/protocol';
+import { el, hint, section } from './dom';
+
+const STATUS: Record<string, string> = {
+  'no-prose': 'no prose under this heading',
+  'timed-out': 'ran past the time limit: no summary',
+  unreadable: 'not in a script the model reads: no summary',
+  whole: 'one sentence: its own summary',
+};
+
+export function renderSections(result: SummarizeResult): Node[] {
+  const sections = result.sections;
+  if (!sections || sections.length === 0) return [];
+  const fed = sections.filter((s) => s.fedOverall).length;
+  const list = el('ol', 'section-list');
+  for (const s of sections) {
+    const item = el('li', s.fedOverall ? 'section fed' : 'section');
+    const title = el('span', 'section-title', s.title || '(before the first heading)');
+    title.style.marginLeft = `${Math.max(0, s.level - 1)}em`;
+    item.append(title);
+    if (s.fedOverall) item.append(el('span', 'section-fed', ' ★ fed the summary of the whole'));
+    item.append(el('p', 'section-summary', s.summary || `(${STATUS[s.status] ?? s.status})`));
+    if (s.summary && s.status !== 'summarized') item.append(el('p', 'hint', STATUS[s.status] ?? s.status));
+    list.append(item);
+  }
+  const out: Node[] = [section('sections', `Sections (${sections.length}; ${fed} fed the summary of the whole)`,
+    hint('The summary of the whole is made from the sections whose topic distribution (the model\'s topic scores) is nearest the document\'s, summarized together (★).'),
+    list)];
+  if (result.readNotes && result.readNotes.length > 0) {
+    const notes = el('ul', 'read-notes');
+    for (const n of result.readNotes) notes.append(el('li', undefined, n));
+    out.push(section('read-notes', 'How the document was read', notes));
+  }
+  return out;
+}
