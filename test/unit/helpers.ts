@@ -1,9 +1,11 @@
+import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { promises as fs, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EngineError } from '../../extension/engine/errors';
+import type { Tokenizer } from '../../extension/engine/text/tokenizer';
 import { disableOrtTelemetry } from '../../extension/engine/runtime/ortTelemetry';
 import { FromWorker, type ToWorker } from '../../extension/protocol';
 
@@ -89,3 +91,14 @@ export function startWorker(workerData: unknown = {}) {
 
 /** A request's one ending: its result or its error. */
 export const endOf = (id: number) => (m: FromWorker) => (m.type === 'result' || m.type === 'error') && m.id === id;
+
+/** Any text gives token spans in order, each inside the text and equal to its slice, and decodes. */
+export function assertSpansInOrder(tok: Tokenizer, t: string): void {
+  let last = 0;
+  for (const s of tok.encodeWithSpans(t)) {
+    assert.ok(Number.isInteger(s.id) && s.start >= last && s.end >= s.start && s.end <= t.length, JSON.stringify(s));
+    assert.equal(t.slice(s.start, s.end), s.text);
+    last = s.start;
+  }
+  assert.equal(typeof tok.decode(tok.encode(t)), 'string');
+}

@@ -26,7 +26,7 @@ import { coveredTopics, EssaySystem } from '../../extension/engine/systems/essay
 import { StorySystem } from '../../extension/engine/systems/story';
 import { SummarizeSystem } from '../../extension/engine/systems/summarize';
 import type { RunContext } from '../../extension/engine/systems/context';
-import { modelsDir } from './helpers';
+import { assertSpansInOrder, modelsDir } from './helpers';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
 
@@ -110,13 +110,7 @@ test(`the model tokenizer gives spans that lie inside the text, in order, with t
   fc.assert(fc.property(anyText, (t) => {
     const norm = normalizeWhitespace(t);
     assert.deepEqual(tok.encodeWithSpans(t).map((s) => s.id), norm ? hf.encode(norm, { add_special_tokens: false }) : []);
-    let last = 0;
-    for (const s of tok.encodeWithSpans(t)) {
-      assert.ok(Number.isInteger(s.id) && s.start >= last && s.end >= s.start && s.end <= t.length, JSON.stringify(s));
-      assert.equal(t.slice(s.start, s.end), s.text);
-      last = s.start;
-    }
-    assert.equal(typeof tok.decode(tok.encode(t)), 'string');
+    assertSpansInOrder(tok, t);
   }), { numRuns: RUNS });
 });
 

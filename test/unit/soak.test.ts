@@ -14,6 +14,7 @@
 // The unit suite runs 100 commands (growth under 50 %: a loose bound, no timing asserted).
 // `npm run soak`: 1,000 commands with the garbage collector exposed, growth under 10 %, the curve printed.
 // env: SOAK_COMMANDS (default 100), SOAK_MAX_GROWTH (default 0.5), SOAK_SEED (default 1).
+import { seededRandom } from '../../extension/engine/decode/topk';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -28,17 +29,6 @@ const SEED = Number(process.env.SOAK_SEED ?? 1);
 const SAMPLE_EVERY = Math.max(10, Math.round(COMMANDS / 20));
 const WARM_UP = Math.min(100, Math.round(COMMANDS / 4));
 
-/** mulberry32: a small seeded PRNG, so the order of commands is the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TEXTS = [
   'The city council voted on Tuesday to build a new bridge over the river. The mayor said construction would begin in the spring. Residents of the east bank welcomed the decision.',
@@ -98,7 +88,7 @@ test(`a session of ${COMMANDS} commands through the engine client: every command
   const log = { info: (m: string) => { const heap = /^engine: memory: worker heap (\d+) bytes/.exec(m); if (heap) workerHeapBytes = Number(heap[1]); }, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
   const resourcesBefore = process.getActiveResourcesInfo();
   const client = new EngineClient(path.join(repoRoot, 'dist', 'worker.js'), { modelsDir, device: 'cpu', threads: 1 }, log);
-  const rand = prng(SEED);
+  const rand = seededRandom(SEED);
   const outcomes = new Map<string, number>();
   const count = (key: string) => outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
   const samples: Sample[] = [];

@@ -470,7 +470,7 @@ const HOSTILE = [
 async function inspectPanel(frame) {
   return frame.locator('body').evaluate((body) => {
     const app = document.getElementById('app');
-    const allowedTags = new Set(['canvas', 'caption', 'div', 'h1', 'h2', 'header', 'li', 'ol', 'p', 'section', 'span', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'mark', 'dl', 'dt', 'dd', 'code', 'button']); // dl…button: Score Draft's signatures and their Copy buttons
+    const allowedTags = new Set(['canvas', 'caption', 'div', 'h1', 'h2', 'header', 'li', 'ol', 'p', 'section', 'span', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'tfoot', 'mark', 'dl', 'dt', 'dd', 'code', 'button']); // dl…button: Score Draft's signatures and their Copy buttons; tfoot: the folder table's corpus row
     const nodes = Array.from(app.querySelectorAll('*'));
     const meta = document.querySelector('meta[http-equiv="Content-Security-Policy"]');
     return {
@@ -567,7 +567,7 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
 // real results, each string replaced; test/fixtures/panel/hostile.js), then the forged messages.
 const hostilePanel = require('../../fixtures/panel/hostile.js');
 
-test('every panel view (summarize, essay, story, round trip, score, coherence) shows every hostile class (script, handlers, javascript: URLs, CSS url(), SVG, bidi overrides, attribute breakouts) as inert text, and ignores forged messages', async () => {
+test('every panel view (summarize, essay, story, round trip, score, coherence, folder of drafts) shows every hostile class (script, handlers, javascript: URLs, CSS url(), SVG, bidi overrides, attribute breakouts) as inert text, and ignores forged messages', async () => {
   const frame = await insightsFrame();
   const body = frame.locator('body');
   const failures = [];
