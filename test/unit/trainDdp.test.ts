@@ -93,3 +93,11 @@ test('the Round-Trip recipe runs end to end in its smoke mode, writing nothing o
 function digest(file: string): string {
   return existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : 'missing';
 }
+
+// Issue 19, item 8: recipes write under their own folders. An export of the summarizer anywhere but
+// models/summarize keeps its parity fixture beside it (test_export_paths.py); the known-word list's
+// counting and manifest entry (test_wordlist.py).
+test('a summarizer export outside the shipped folder leaves the tests\' fixture alone, and the known-word list is counted as the guard counts (models/train/tests)', { skip, timeout: 120_000 }, () => {
+  pythonTests('test_export_paths.py', 2, 60_000);
+  pythonTests('test_wordlist.py', 3, 60_000);
+});

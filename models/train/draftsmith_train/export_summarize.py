@@ -52,6 +52,16 @@ class DecoderExport(torch.nn.Module):
         return (logp[:, -1], attn[:, -1]) + tuple(t for kv in present for t in kv)
 
 
+def default_fixture(out_dir):
+    """The parity fixture the unit tests read belongs to the shipped folder only; an export elsewhere (a
+    candidate, a smoke run) keeps its own beside its model, never touching test/fixtures."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    shipped = os.path.realpath(os.path.join(here, "../../summarize"))
+    if os.path.realpath(out_dir) == shipped:
+        return os.path.join(here, "../../../test/fixtures/summarize-parity.json")
+    return os.path.join(out_dir, "parity.json")
+
+
 def export(ckpt, out_dir, data_dir, fixture=None, weights=None):
     weights = weights or os.environ.get("WEIGHTS", "int8")
     assert weights in ("int8", "float32"), weights
@@ -142,8 +152,13 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights=None):
         "training": {k: v for k, v in meta.items() if k in ("stage", "steps", "tokens", "seconds", "val")},
         "weights": {"storage": weights},
     }
+    # A folder that already holds its known-word list (wordlists.sh) keeps it named in the manifest, so a
+    # re-export does not silently switch the vocabulary guard off.
+    if os.path.exists(os.path.join(out_dir, "words.txt")):
+        manifest["files"]["knownWords"] = "words.txt"
+        manifest["sha256"]["words.txt"] = sha256(os.path.join(out_dir, "words.txt"))
     json.dump(manifest, open(os.path.join(out_dir, "model.json"), "w"), indent=2)
-    fixture = fixture or os.path.join(os.path.dirname(__file__), "../../../test/fixtures/summarize-parity.json")
+    fixture = fixture or default_fixture(out_dir)
     json.dump({"text": text, "input_ids": ids[0].tolist(),
                "topic_attention": [round(float(x), 7) for x in alpha[0]],
                "first_log_probs_top": torch.topk(logp[0], 5).indices.tolist(),
