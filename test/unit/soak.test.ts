@@ -164,7 +164,11 @@ test(`a session of ${COMMANDS} commands through the engine client: every command
     assert.ok(p.g.host < MAX_GROWTH, `the host heap grew ${pc(p.g.host)} from command ${p.from} to ${p.to}`);
     if (p.g.worker !== null) assert.ok(p.g.worker < MAX_GROWTH, `the worker heap grew ${pc(p.g.worker)} from command ${p.from} to ${p.to}`);
   }
+  // The host heap is checked per worker's life only: after command 100 it still gains V8's compiled
+  // code and feedback (about 0.8 MiB of 9 in a heap-snapshot diff, JS objects 14 kB) until about
+  // command 400, then stays flat; across the whole run that is about 10 %.
   assert.ok(overall.rss < MAX_GROWTH, `RSS grew ${pc(overall.rss)} from command ${WARM_UP} to ${COMMANDS}, across the restart`);
+  if (overall.worker !== null) assert.ok(overall.worker < MAX_GROWTH, `the worker heap grew ${pc(overall.worker)} from command ${WARM_UP} to ${COMMANDS}, across the restart`);
   // No worker, message port or timer of the client's outlives its shutdown.
   const left = (list: string[], kind: string) => list.filter((r) => r === kind).length;
   for (const kind of ['Worker', 'MessagePort', 'Timeout']) {
