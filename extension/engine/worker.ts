@@ -87,7 +87,12 @@ port.on('message', (raw: unknown) => {
         // Waiting requests end now; the decode loop sees the cancel at its next step; a native run
         // already under way finishes first.
         queue.cancelAll(new EngineError('stopped', stoppingMessage));
-        stopped = calls.close();
+        // close() also releases every onnxruntime session still open (the Hub models' included): the
+        // thread's end would not give their native memory back.
+        stopped = calls.close().then(() => {
+          const { opened, released } = calls.sessions;
+          log('info', `stopped: released ${released} of the ${opened} onnxruntime session(s) opened`);
+        });
       }
       void stopped.then(() => post({ type: 'stopped' }));
       return;

@@ -10,7 +10,7 @@
  * vscode.CancellationToken and vscode.LogOutputChannel satisfy), so it can run under plain Node.
  */
 import { Worker } from 'node:worker_threads';
-import { EngineError } from '../engine/errors';
+import { EngineError, errorMessage } from '../engine/errors';
 import { disableOrtTelemetry } from '../engine/runtime/ortTelemetry';
 import type { z } from 'zod';
 import type {
@@ -83,6 +83,14 @@ export class EngineClient {
   private disposed = false;
   /** Workers being stopped (restart, shutdown): each settles once its thread has exited. */
   private readonly stopping = new Set<Promise<void>>();
+  /**
+   * While a restart's old worker is stopping: the new worker starts once that thread has exited,
+   * and requests sent meanwhile wait for it (in order). One engine thread at a time: glibc gives a
+   * new thread the malloc arena of one that has exited, but a fresh arena while the old thread
+   * lives, and an arena's freed pages stay in the process; overlapping threads made every restart
+   * keep the old engine's few hundred MB (issue 25).
+   */
+  private restarting: { done: Promise<void>; held: (() => void)[] } | undefined;
   private readonly stopTimeoutMs: number;
   private readonly testHooks: boolean;
 
@@ -112,7 +120,6 @@ export class EngineClient {
     const token = hooks.token;
     if (token?.isCancellationRequested) return Promise.reject(cancelledError());
 
-    const worker = this.ensureWorker();
     const id = this.nextId++;
     return new Promise<ResultFor<R>>((resolve, reject) => {
       // Cancel settles the promise at once: a worker busy inside a synchronous ONNX run only reads
@@ -143,19 +150,44 @@ export class EngineClient {
           if (timer) clearTimeout(timer);
         },
       });
-      this.post(worker, { type: 'request', id, request, ...(hooks.channel !== undefined ? { channel: hooks.channel } : {}) });
+      const send = () => {
+        // Cancelled, timed out or shut down while it waited for a restart: nothing to send.
+        if (!this.pending.has(id)) return;
+        try {
+          this.post(this.ensureWorker(), { type: 'request', id, request, ...(hooks.channel !== undefined ? { channel: hooks.channel } : {}) });
+        } catch (e) {
+          this.settle(id)?.reject(new EngineError('internal', `The Draftsmith engine could not be started: ${errorMessage(e)}`));
+        }
+      };
+      if (this.restarting) this.restarting.held.push(send);
+      else send();
     });
   }
 
   /**
-   * Fails what is in flight at once, starts a fresh worker, and stops the old one safely in the
-   * background (stop, then terminate). The returned promise settles once the old thread has exited.
+   * Fails what is in flight at once, stops the old worker safely (stop, then terminate: tens of ms
+   * unless a native step is under way, at most stopTimeoutMs), then starts a fresh one. The returned
+   * promise settles once the old thread has exited and the new one is started; requests sent before
+   * then go to the new one.
    */
   restart(): Promise<void> {
+    const before = this.restarting?.done;
     const stopped = this.stopWorker('The Draftsmith engine was restarted; the request was stopped.');
     this.log.info('engine: restarting');
-    if (!this.disposed) this.ensureWorker();
-    return stopped;
+    const restarting = { held: [] as (() => void)[], done: Promise.resolve() };
+    // After every earlier restart's old thread too: a second restart must not start a worker beside it.
+    restarting.done = Promise.all([before, stopped]).then(() => {
+      // A later restart starts the worker (what waited for this one was failed by it).
+      if (this.restarting !== restarting) return;
+      this.restarting = undefined;
+      if (!this.disposed) {
+        // A worker that cannot start is reported by each request (send) as well.
+        try { this.ensureWorker(); } catch (e) { this.log.error(`engine: the new worker could not be started: ${errorMessage(e)}`); }
+      }
+      for (const send of restarting.held.splice(0)) send();
+    });
+    this.restarting = restarting;
+    return restarting.done;
   }
 
   /**
@@ -226,6 +258,8 @@ export class EngineClient {
       let timer: NodeJS.Timeout | undefined;
       const onMessage = (data: unknown) => {
         const parsed = schemas().FromWorker.safeParse(data);
+        // The old worker's log lines while it stops (the sessions it released) still reach the log.
+        if (parsed.success && parsed.data.type === 'log') this.log[parsed.data.level](`engine: (old worker) ${parsed.data.message}`);
         if (!parsed.success || parsed.data.type !== 'stopped') return;
         this.log.info(`engine: the old worker stopped in ${Math.round(performance.now() - started)} ms; terminating it`);
         terminate();

@@ -49,7 +49,7 @@ test('a real session run is counted from the call until it settles; after close(
   await assert.rejects(session.run(feeds), isStopped);
   await assert.rejects(openSession(file, { device: 'cpu', threads: 1, log: () => {}, calls: onnxCalls }), isStopped);
   assert.equal(onnxCalls.inFlight, 0);
-  // Once closed, releasing is left to the thread's end: no error.
+  // close() released it (no run was inside it); the owner's release afterwards does nothing, without an error.
   await releaseSessions([session]);
   // Another gate (another engine) is not affected by this one's closing.
   const mine = new NativeCalls();

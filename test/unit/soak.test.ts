@@ -7,9 +7,10 @@
 // worker is a thread), the host's heap and the worker's heap (which it logs after each answer) are
 // sampled, and the growth from command 100 (after warm-up; a quarter of a shorter session) to the
 // last is printed, with each worker's own growth after its warm-up. Within each worker's life the
-// RSS and both heaps must grow less than SOAK_MAX_GROWTH (a leak per command shows there); across
-// the restart the RSS must stay under double (the new worker settles higher, once: with three
-// restarts it does not climb further).
+// RSS and both heaps must grow less than SOAK_MAX_GROWTH (a leak per command shows there), and so
+// must the RSS across the restart: the old worker releases its onnxruntime sessions, and the new
+// one starts once the old thread has exited, so it reuses the old one's malloc arena (before, a new
+// worker started beside the old one settled about 50 % higher, in an arena of its own).
 //
 // The unit suite runs 100 commands (growth under 50 %: a loose bound, no timing asserted).
 // `npm run soak`: 1,000 commands with the garbage collector exposed, growth under 10 %, the curve printed.
@@ -144,8 +145,8 @@ test(`a session of ${COMMANDS} commands through the engine client: every command
     worker: a.workerHeapMiB && b.workerHeapMiB ? growth(a.workerHeapMiB, b.workerHeapMiB) : null });
   const pc = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)} %`);
   const say = (what: string, g: ReturnType<typeof growthOf>) => console.log(`  ${what}: RSS ${pc(g.rss)}, host heap ${pc(g.host)}, worker heap ${pc(g.worker)}`);
-  // The issue's figure: from command WARM_UP to the end, across the restart (whose new worker's
-  // RSS settles higher once, see the closing note); then each worker's own life after its warm-up.
+  // The issue's figure: from command WARM_UP to the end, across the restart; then each worker's own
+  // life after its warm-up.
   const overall = growthOf(at(WARM_UP), at(COMMANDS));
   say(`growth from command ${WARM_UP} to ${COMMANDS}`, overall);
   const phaseGrowth = phases.map((p) => ({ ...p, g: growthOf(at(p.from), at(p.to)) }));
@@ -157,13 +158,17 @@ test(`a session of ${COMMANDS} commands through the engine client: every command
   assert.equal(client.inFlight, 0, 'requests left pending');
   // The restart stopped its command or came after it had answered; nothing else was stopped.
   assert.ok([...outcomes].filter(([k]) => k.endsWith(': stopped')).reduce((a, [, v]) => a + v, 0) <= restartPoints.length);
-  // Flat while a worker lives (a leak per command shows here); across a restart, bounded.
+  // Flat while a worker lives (a leak per command shows here), and across the restart.
   for (const p of phaseGrowth) {
     assert.ok(p.g.rss < MAX_GROWTH, `RSS grew ${pc(p.g.rss)} from command ${p.from} to ${p.to}`);
     assert.ok(p.g.host < MAX_GROWTH, `the host heap grew ${pc(p.g.host)} from command ${p.from} to ${p.to}`);
     if (p.g.worker !== null) assert.ok(p.g.worker < MAX_GROWTH, `the worker heap grew ${pc(p.g.worker)} from command ${p.from} to ${p.to}`);
   }
-  assert.ok(overall.rss < 1, `RSS doubled from command ${WARM_UP} to ${COMMANDS}`);
+  // The host heap is checked per worker's life only: after command 100 it still gains V8's compiled
+  // code and feedback (about 0.8 MiB of 9 in a heap-snapshot diff, JS objects 14 kB) until about
+  // command 400, then stays flat; across the whole run that is about 10 %.
+  assert.ok(overall.rss < MAX_GROWTH, `RSS grew ${pc(overall.rss)} from command ${WARM_UP} to ${COMMANDS}, across the restart`);
+  if (overall.worker !== null) assert.ok(overall.worker < MAX_GROWTH, `the worker heap grew ${pc(overall.worker)} from command ${WARM_UP} to ${COMMANDS}, across the restart`);
   // No worker, message port or timer of the client's outlives its shutdown.
   const left = (list: string[], kind: string) => list.filter((r) => r === kind).length;
   for (const kind of ['Worker', 'MessagePort', 'Timeout']) {

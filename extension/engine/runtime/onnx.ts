@@ -38,11 +38,18 @@ export function ort(): Ort {
  * Counts the onnxruntime calls under way in this thread and, once closed, refuses new ones. A call
  * counts from the moment it is made until its promise settles, which covers the setImmediate in
  * which onnxruntime-node runs it.
+ *
+ * It also holds every session opened through it and not yet released: close() releases them once
+ * no call is under way. A worker thread's end does not free what onnxruntime allocated for it (the
+ * weights, each session's arena): a restarted engine would otherwise keep the old one's memory.
  */
 export class NativeCalls {
   private active = 0;
   private closed = false;
   private readonly idle: (() => void)[] = [];
+  /** Sessions opened through this gate, not yet released: each one's own release(). */
+  private readonly open = new Map<Session, () => Promise<void>>();
+  private counts = { opened: 0, released: 0 };
 
   /** Calls under way now. */
   get inFlight(): number {
@@ -53,8 +60,17 @@ export class NativeCalls {
     return this.closed;
   }
 
+  /** Sessions opened through this gate, and how many of them have been released (by their owner or by close()). */
+  get sessions(): { readonly opened: number; readonly released: number } {
+    return { ...this.counts };
+  }
+
   async track<T>(call: () => Promise<T>): Promise<T> {
     if (this.closed) throw new EngineError('stopped', 'The Draftsmith engine is stopping; the request was not run.');
+    return this.counted(call);
+  }
+
+  private async counted<T>(call: () => Promise<T>): Promise<T> {
     this.active++;
     try {
       return await call();
@@ -64,26 +80,58 @@ export class NativeCalls {
     }
   }
 
-  /** Refuses new calls from now on; resolves once none is under way. */
-  close(): Promise<void> {
+  /** `session` (opened through this gate) holds native memory until `release` is called, once. */
+  adopt(session: Session, release: () => Promise<void>): void {
+    this.counts.opened++;
+    this.open.set(session, release);
+  }
+
+  /**
+   * Releases `session` through the gate: counted like a run, once (a second call, or one after
+   * close() released it, does nothing). Refused once closed: close() releases what is left.
+   */
+  release(session: Session): Promise<void> {
+    const release = this.open.get(session);
+    if (!release) return Promise.resolve();
+    return this.track(async () => {
+      // Taken out first, so that close() does not release it a second time while this one runs.
+      this.open.delete(session);
+      this.counts.released++;
+      await release();
+    });
+  }
+
+  /**
+   * Refuses new calls from now on; once none is under way, releases every session still open (no run
+   * can be inside one then, and none can start), and resolves.
+   */
+  async close(): Promise<void> {
     this.closed = true;
-    if (this.active === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idle.push(resolve));
+    if (this.active > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+    for (const [session, release] of [...this.open]) {
+      this.open.delete(session);
+      this.counts.released++;
+      // Counted, so that nothing takes this thread for idle while a release is under way.
+      await this.counted(release).catch(() => { /* a session onnxruntime cannot release is the thread's to end */ });
+    }
   }
 }
 
 /** The session with its run() and release() going through `calls` (release() frees its weights' native memory). */
 function tracked(session: Session, calls: NativeCalls): Session {
   const run = session.run.bind(session) as (...args: unknown[]) => Promise<ortTypes.InferenceSession.ReturnType>;
-  const release = session.release.bind(session);
+  calls.adopt(session, session.release.bind(session));
   session.run = ((...args: unknown[]) => calls.track(() => run(...args))) as Session['run'];
-  session.release = () => calls.track(release);
+  session.release = () => calls.release(session);
   return session;
 }
 
-/** InferenceSession.create(...args) through `calls`, the session it opens tracked there too. */
+/**
+ * InferenceSession.create(...args) through `calls`, the session it opens tracked there too: adopted
+ * before the call counts out, so a close() waiting on this load releases the session it opened.
+ */
 const openTracked = (calls: NativeCalls, ...args: unknown[]) =>
-  calls.track(() => (ort().InferenceSession.create as (...a: unknown[]) => Promise<Session>)(...args)).then((s) => tracked(s, calls));
+  calls.track(async () => tracked(await (ort().InferenceSession.create as (...a: unknown[]) => Promise<Session>)(...args), calls));
 
 const createSession = (file: string, options: ortTypes.InferenceSession.SessionOptions, calls: NativeCalls) => openTracked(calls, file, options);
 
@@ -101,7 +149,7 @@ export function guardedOrt(calls: () => NativeCalls): Ort {
 /**
  * Releases sessions' native memory (their weights) now rather than at garbage collection: a system
  * the engine drops calls this. Counted like any native call, so the worker's 'stop' waits for it;
- * once the thread is stopping the sessions are left to the thread's end.
+ * once the thread is stopping, the gate's close() releases what is left.
  */
 export async function releaseSessions(sessions: readonly (Session | undefined)[]): Promise<void> {
   for (const s of sessions) {
