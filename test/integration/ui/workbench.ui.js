@@ -1130,3 +1130,39 @@ test('"Score Drafts in Folder…" from the explorer on 20 drafts: the table sort
   log(`exported CSV: ${lines.length} lines, first ${firstDraft}`);
   await shot('ui-folder-3-csv');
 });
+
+// A Markdown draft with a table between its paragraphs (issue 22, item 4), and a second heading for the sections view.
+// Two sentences a section: a section of one sentence is its own summary, without a model run or attention.
+const MARKDOWN_DRAFT = '# Bridge\n\nThe council plans to hold a small festival on the riverbank next month. Officials said the next step is to repair the riverside path.\n\n' +
+  '| item | cost |\n|---|---|\n| tablecell | four |\n\n## Funding\n\nThe project cost just over four million dollars. Most of it was paid for by a regional grant.\n';
+
+test('Markdown in the panel: Check Coherence says the table was skipped and aligns prose sentences only; a sectioned summary\'s titles jump to their part of the attention view', async () => {
+  await typeIntoNewFileOf('Markdown', MARKDOWN_DRAFT, 'the typed Markdown draft');
+  await page.keyboard.press('Escape'); // a suggestion widget, if one opened
+  await runFromPalette('Draftsmith: Check Coherence', { asks: true });
+  await pickReference(SAMPLE);
+  const frame = await insightsFrame();
+  const note = frame.locator('#app[data-view="coherence"] .read-notes li').first();
+  await note.waitFor({ state: 'attached', timeout: commandTimeoutMs });
+  const said = (await note.textContent()) ?? '';
+  log('read note:', said);
+  if (!/was read as Markdown, prose only: skipped 1 table/.test(said)) throw new Error(`the panel says ${JSON.stringify(said)}`);
+  const rows = await frame.locator('.alignment-table tbody tr').allTextContents();
+  if (rows.length !== 6 || rows.some((r) => /tablecell|\|/.test(r))) throw new Error(`the draft's sentences in the panel: ${JSON.stringify(rows)}`);
+  await shot('ui-md-1-coherence');
+
+  await focusEditor();
+  await runFromPalette('Draftsmith: Summarize Document');
+  await frame.locator('#app[data-view="summarize"] .section-list li').nth(1).waitFor({ state: 'attached', timeout: commandTimeoutMs });
+  const titles = frame.locator('.section-list .section-title');
+  if (await titles.count() !== 2) throw new Error(`${await titles.count()} sections listed, not 2`);
+  const marks = await frame.locator('.source-text [data-section]').evaluateAll((spans) => spans.map((s) => `${s.dataset.section}:${s.textContent}`));
+  log('sections in the attention view:', marks.join(' '));
+  if (marks.length !== 2) throw new Error(`the attention view marks ${marks.length} sections, not 2: ${marks}`);
+  await titles.nth(1).focus();
+  await page.keyboard.press('Enter'); // keyboard access: the title is focusable and jumps
+  await shot('ui-md-2-sections');
+  await focusEditor();
+  await page.keyboard.press('Control+z');
+  await waitForText((t) => !t.includes('Summary:'), 15_000, 'one undo to remove the summary');
+});
