@@ -87,6 +87,7 @@ const USAGE = `usage:
   draftsmith roundtrip FILE | - | --text TEXT [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]
       Encodes the paragraph in FILE (- for standard input) into one vector and decodes it back; prints the
       reconstruction, then (on standard error) the sentence alignment and BLEU, ROUGE-1/2/W, coherence L.
+      A .md FILE is read as Markdown: the model reads its prose only, and a note says what was skipped.
   draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
   draftsmith reply "POST" | FILE | - | --text POST [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N]
                    [--beam N] [--model DIR] [--json]
@@ -99,6 +100,8 @@ const USAGE = `usage:
       REF and HYP: text files, one segment per line (or each one document with --document), or
       JSONL files of strings or of objects whose field F (default "text") holds the text.
       Prints BLEU, ROUGE-1/2/L/Lsum/W, Diversity, distinct-1/2, Substantiality and Coherence L, and the signatures.
+      A Markdown file (.md) is one document, read as Markdown: its prose only (no code, tables, HTML, front
+      matter, link targets or markup); a note on standard error says what was skipped.
   draftsmith score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m bleu chrf] [--tokenize 13a|intl|char|zh|none]
                    [--smooth-method exp|floor|add-k|none] [--smooth-value V] [--max-ngram-order N] [--effective-order]
                    [--lowercase] [--chrf-word-order N] [--chrf-char-order N] [--chrf-beta N] [--chrf-whitespace]

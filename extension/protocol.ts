@@ -421,7 +421,10 @@ export const ScoreRequest = z.object({
   referenceName: z.string().optional(),
   options: ScoreOptions.optional(),
   /** A second draft of the same text: both are scored and compared by paired bootstrap (issue 24). */
-  second: z.object({ hypothesis: z.string(), name: z.string().optional() }).optional(),
+  second: z.object({ hypothesis: z.string(), name: z.string().optional(), format: z.enum(['markdown', 'plain']).optional() }).optional(),
+  /** 'markdown': the text is read as Markdown and only its prose is scored (issue 22); absent: plain text, as it is. */
+  hypothesisFormat: z.enum(['markdown', 'plain']).optional(),
+  referenceFormat: z.enum(['markdown', 'plain']).optional(),
 });
 export type ScoreRequest = z.infer<typeof ScoreRequest>;
 
@@ -537,6 +540,8 @@ export const ScoreResult = z.object({
   elapsedMs: z.number(),
   /** With a second draft: its scores and the paired bootstrap between the two (engine/eval/draftComparison.ts). */
   comparison: DraftComparison.optional(),
+  /** How Markdown texts were read: what was skipped (code, tables...), so the scores compare prose with prose. */
+  readNotes: z.array(z.string()).optional(),
 });
 export type ScoreResult = z.infer<typeof ScoreResult>;
 
@@ -567,6 +572,9 @@ export const CoherenceRequest = z.object({
   source: z.string(),
   outputName: z.string().optional(),
   sourceName: z.string().optional(),
+  /** 'markdown': sentences come from the text's prose blocks only (issue 22); absent: plain text. */
+  outputFormat: z.enum(['markdown', 'plain']).optional(),
+  sourceFormat: z.enum(['markdown', 'plain']).optional(),
 });
 export type CoherenceRequest = z.infer<typeof CoherenceRequest>;
 
@@ -576,6 +584,8 @@ export const CoherenceResult = z.object({
   sourceName: z.string(),
   coherence: CoherenceSummary,
   elapsedMs: z.number(),
+  /** How Markdown texts were read: what was skipped (code, tables...). */
+  readNotes: z.array(z.string()).optional(),
 });
 export type CoherenceResult = z.infer<typeof CoherenceResult>;
 
@@ -665,6 +675,8 @@ export const RoundTripResult = z.object({
   limits: z.object({ maxTokens: z.number().int(), maxSentences: z.number().int().nullable() }),
   scores: RoundTripScores,
   stats: GenerationStats,
+  /** From a Markdown document (set by the editor and the CLI, which read it): what the model did not read (code, tables, other blocks). */
+  readNotes: z.array(z.string()).optional(),
 });
 export type RoundTripResult = z.infer<typeof RoundTripResult>;
 

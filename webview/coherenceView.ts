@@ -6,6 +6,7 @@
 import type { CoherenceResult, CoherenceSummary } from '../extension/protocol';
 import { scatterChart } from './charts';
 import { clip, el, fixed3, hint, metric, section, table } from './dom';
+import { renderReadNotes } from './readNotesView';
 
 export const L_UNDEFINED = 'not defined: fewer than two output sentences align';
 
@@ -38,7 +39,7 @@ export function renderCoherence(result: CoherenceResult): Node[] {
     'Each draft sentence is aligned with the source sentence whose nouns and verbs it matches best (F1). ' +
       'L grows as the order of the aligned source sentences departs from the draft’s order.',
   );
-  return [header, section('coherence', 'Sentence order', summary, explain), renderAlignment(c)];
+  return [header, ...renderReadNotes(result.readNotes, 'How the texts were read'), section('coherence', 'Sentence order', summary, explain), renderAlignment(c)];
 }
 
 /** What the two texts are called: the draft and its source here; Round-Trip's output and input. */

@@ -8,6 +8,7 @@ import type { RoundTripResult } from '../extension/protocol';
 import { heatmapChart } from './charts';
 import { coherenceLText, renderAlignment } from './coherenceView';
 import { el, fixed2, fixed3, hint, metric, section, table } from './dom';
+import { renderReadNotes } from './readNotesView';
 
 const MODEL_NAMES: Record<RoundTripResult['architecture'], string> = {
   standard: 'standard LSTM autoencoder',
@@ -18,7 +19,7 @@ const MODEL_NAMES: Record<RoundTripResult['architecture'], string> = {
 export function renderRoundTrip(result: RoundTripResult): Node[] {
   const header = el('header', 'view-header');
   header.append(el('h1', undefined, `Round trip through the ${MODEL_NAMES[result.architecture]}`), renderStats(result));
-  const parts: Node[] = [header, renderScores(result)];
+  const parts: Node[] = [header, ...renderReadNotes(result.readNotes, 'How the paragraph was read'), renderScores(result)];
   const notes = notesOf(result);
   if (notes.length > 0) parts.push(section('roundtrip-notes', 'Notes', ...notes.map((n) => hint(n))));
   parts.push(renderAlignment(result.scores.coherence, { output: 'output', input: 'input' }));

@@ -7,6 +7,7 @@ import type { DraftComparison, ScoreResult } from '../extension/protocol';
 import { barChart } from './charts';
 import { clip, el, factor, fixed2, fixed3, hint, metric, percent, section, table } from './dom';
 import { coherenceLText } from './coherenceView';
+import { renderReadNotes } from './readNotesView';
 
 const ROUGE_ROWS = [
   ['rouge1', 'ROUGE-1'],
@@ -108,9 +109,9 @@ export function renderScore(result: ScoreResult): Node[] {
   const corpus = section('scores', 'Scores', bleu, ...chrf, rouge, diversity, substantiality, coherence, renderSignatures(result));
   if (result.comparison !== undefined) {
     title.append(' (and ', el('span', 'name', result.comparison.secondName), ')');
-    return [header, renderComparison(result, result.comparison), corpus, renderSentences(result)];
+    return [header, ...renderReadNotes(result.readNotes, 'How the texts were read'), renderComparison(result, result.comparison), corpus, renderSentences(result)];
   }
-  return [header, corpus, renderSentences(result)];
+  return [header, ...renderReadNotes(result.readNotes, 'How the texts were read'), corpus, renderSentences(result)];
 }
 
 /** Two drafts: each one's score on the paired segments with its 95 % interval, and the p-value of

@@ -17,16 +17,27 @@ export function renderSections(result: SummarizeResult): Node[] {
   if (!sections || sections.length === 0) return [];
   const fed = sections.filter((s) => s.fedOverall).length;
   const list = el('ol', 'section-list');
-  for (const s of sections) {
+  sections.forEach((s, k) => {
     const item = el('li', s.fedOverall ? 'section fed' : 'section');
     const title = el('span', 'section-title', s.title || '(before the first heading)');
     title.style.marginLeft = `${Math.max(0, s.level - 1)}em`;
+    // Click or Enter: the section's part of the attention view below (summarizeView marks its first token).
+    const reveal = (): void => document.querySelector<HTMLElement>(`.source-text [data-section="${k}"]`)?.scrollIntoView({ block: 'center', behavior: 'smooth' });
+    title.tabIndex = 0;
+    title.title = 'Show this section in the attention view';
+    title.addEventListener('click', reveal);
+    title.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        reveal();
+      }
+    });
     item.append(title);
     if (s.fedOverall) item.append(el('span', 'section-fed', ' ★ fed the summary of the whole'));
     item.append(el('p', 'section-summary', s.summary || `(${STATUS[s.status] ?? s.status})`));
     if (s.summary && s.status !== 'summarized') item.append(el('p', 'hint', STATUS[s.status] ?? s.status));
     list.append(item);
-  }
+  });
   const out: Node[] = [section('sections', `Sections (${sections.length}; ${fed} fed the summary of the whole)`,
     hint('The summary of the whole is made from the sections whose topic distribution (the model\'s topic scores) is nearest the document\'s, summarized together (★).'),
     list)];

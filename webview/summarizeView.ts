@@ -27,7 +27,10 @@ export function renderSummarize(result: SummarizeResult): Node[] {
   const source = el('section', 'source');
   source.append(
     el('h2', undefined, 'Source, shaded by topic-aware attention α'),
-    el('p', 'hint', 'Each token’s background grows with its weight (relative to the largest); the five most attended content phrases are outlined (function words are shaded, never listed).'),
+    el('p', 'hint', result.sections && result.sections.length > 0
+      // Each section (or part of one) was read on its own, so its weights are shaded against its own largest.
+      ? 'The whole document, section by section: each token’s background grows with its weight relative to the largest in its section (each section was read on its own); the five most attended content phrases are outlined.'
+      : 'Each token’s background grows with its weight (relative to the largest); the five most attended content phrases are outlined (function words are shaded, never listed).'),
     sourceBox,
   );
 
@@ -84,13 +87,23 @@ function renderStats(result: SummarizeResult): HTMLElement {
 function renderSource(result: SummarizeResult, phrases: readonly { start: number; end: number }[]): HTMLElement {
   const { source } = result;
   const box = el('div', 'source-text');
-  const maxWeight = result.tokens.reduce((m, t) => Math.max(m, t.weight), 0);
   const tokens = [...result.tokens].sort((a, b) => a.start - b.start);
+  // A document read section by section: each token's section, and the largest weight in each.
+  const sections = result.sections ?? []; // in document order (the protocol's)
+  // Tokens and sections are both in document order: one walk (10,000 sections stay cheap).
+  let k = -1;
+  const tokenSection = tokens.map((t) => {
+    while (k + 1 < sections.length && sections[k + 1].start <= t.start) k++;
+    return k;
+  });
+  const sectionMax = new Map<number, number>();
+  tokens.forEach((t, i) => sectionMax.set(tokenSection[i], Math.max(sectionMax.get(tokenSection[i]) ?? 0, t.weight)));
+  const marked = new Set<number>();
   let cursor = 0;
   // A top phrase is one outlined element around its tokens (and the spaces between them), not a box per token.
   let phraseBox: { el: HTMLElement; end: number } | undefined;
   const target = (): HTMLElement => (phraseBox && cursor < phraseBox.end ? phraseBox.el : box);
-  for (const token of tokens) {
+  for (const [index, token] of tokens.entries()) {
     // Spans come from the engine; skip any that overlap an earlier one or fall outside the text.
     if (token.start < cursor || token.end > source.length || token.end <= token.start) continue;
     if (phraseBox && token.start >= phraseBox.end) phraseBox = undefined;
@@ -103,6 +116,12 @@ function renderSource(result: SummarizeResult, phrases: readonly { start: number
       phraseBox = { el: mark, end: phrases[rank].end };
     }
     const span = el('span', 'token', source.slice(token.start, token.end));
+    const section = tokenSection[index];
+    if (section >= 0 && !marked.has(section)) {
+      marked.add(section); // the sections list jumps here
+      span.dataset.section = String(section);
+    }
+    const maxWeight = sectionMax.get(section) ?? 0;
     const share = maxWeight > 0 ? Math.max(0, token.weight) / maxWeight : 0;
     // A custom property, not a colour: panel.css mixes the theme colour with it (CSSOM is CSP-safe).
     span.style.setProperty('--alpha', `${Math.round(share * 100)}%`);

@@ -10,6 +10,8 @@
 import { EngineError, errorMessage } from '../engine/errors';
 import type { ScorePair } from '../engine/eval/scoreDraft';
 import { readTextFile } from './inputText';
+import { formatOf } from '../engine/text/markdown';
+import { proseNotes, proseOf } from '../engine/text/proseText';
 
 export async function readSegments(file: string, field: string, document: boolean): Promise<string[]> {
   return (await readItems(file, field, document, false)) as string[];
@@ -18,6 +20,14 @@ export async function readSegments(file: string, field: string, document: boolea
 async function readItems(file: string, field: string, document: boolean, lists: boolean): Promise<(string | string[])[]> {
   // The same reader as every command's FILE: "no such file", UTF-16 and Latin-1 files read with a note.
   const text = await readTextFile(file);
+  if (formatOf(file) === 'markdown') {
+    // A Markdown file is one document, read by the one reader (issue 22): its prose only, so a README
+    // is compared prose with prose; what was skipped is said on standard error.
+    const prose = proseOf(text, 'markdown');
+    if (prose.text.trim().length === 0) throw new EngineError('bad-input', `${file} has no prose to score: read as Markdown, it is all code, tables, HTML or markup`);
+    for (const n of proseNotes([{ label: file, prose }]) ?? []) process.stderr.write(`note: ${n}\n`);
+    return [prose.text];
+  }
   if (!file.endsWith('.jsonl')) {
     if (document) return [text];
     const lines = text.split(/\r?\n/);

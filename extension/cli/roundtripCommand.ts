@@ -12,6 +12,8 @@ import { loadSystem } from '../engine/systems/registry';
 import { singleFolder } from '../engine/runtime/modelSource';
 import { flag, guardsFlag, intFlag, type Args } from './args';
 import { commandInput } from './inputText';
+import { describeSkippedList, formatOf } from '../engine/text/markdown';
+import { proseNotes, proseOf } from '../engine/text/proseText';
 
 /** What the command borrows from cli.ts, so both read options the same way. */
 export interface CliParts {
@@ -22,7 +24,17 @@ export interface CliParts {
 }
 
 export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
-  const { text, origin } = await commandInput(a, 'roundtrip', a.positional.slice(1), { acceptsText: false, missing: 'roundtrip needs a FILE (use - for standard input, or --text "...")' });
+  const input = await commandInput(a, 'roundtrip', a.positional.slice(1), { acceptsText: false, missing: 'roundtrip needs a FILE (use - for standard input, or --text "...")' });
+  const { origin } = input;
+  // A Markdown file (.md) is read by the one reader (issue 22): the model reads its prose only.
+  const file = origin === 'file' ? a.positional[1] : undefined;
+  const prose = proseOf(input.text, file === undefined ? 'plain' : formatOf(file));
+  if (prose.format === 'markdown' && prose.text.trim().length === 0) {
+    const skipped = describeSkippedList(prose.skipped);
+    throw new EngineError('bad-input', `${path.basename(file ?? '')} has no prose to round-trip: read as Markdown, it holds no paragraph or list item${skipped ? ` (skipped ${skipped})` : ''}.`);
+  }
+  const text = prose.text;
+  const readNotes = proseNotes([{ label: path.basename(file ?? 'the text'), prose }]);
   const variant = flag(a, 'variant');
   const request = cli.checked({
     op: 'roundtrip' as const, text, origin, maxSentences: intFlag(a, 'max-sentences'), guards: guardsFlag(a),
@@ -35,6 +47,7 @@ export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
   const result = model !== undefined
     ? await (await loadSystem('roundtrip', singleFolder(path.resolve(model)), { device: config.device, threads: config.threads, log: cli.log })).run(request, silentRun)
     : await new Engine(config, cli.log).run(request);
+  if (readNotes) result.readNotes = readNotes;
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return;
@@ -45,7 +58,7 @@ export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
 
 /** What the CLI prints about a round trip besides the text: limits, alignment, scores, speed. */
 export function roundTripReport(r: RoundTripResult): string[] {
-  const lines: string[] = [];
+  const lines: string[] = (r.readNotes ?? []).map((n) => `note: ${n}`);
   if (r.truncatedBy) {
     const limit = r.truncatedBy === 'sentences' ? `--max-sentences ${r.maxSentences}` : r.inputLimit ? `its limit of ${r.inputLimit} subwords` : 'its token limit';
     lines.push(`note: the model read the first ${r.input.length} of ${r.totalSentences} sentences (${limit}); the reconstruction covers those`);

@@ -4,10 +4,19 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { formatOf, type DocumentFormat } from '../engine/text/markdown';
 
 export interface NamedText {
   text: string;
   name: string;
+  /** 'markdown': read as Markdown, prose only (issue 22); absent: plain text. */
+  format?: DocumentFormat;
+}
+
+/** A document's text as a NamedText: Markdown documents (by language) are marked so. */
+export function namedText(doc: vscode.TextDocument, text: string, name: string): NamedText {
+  const format = formatOf(doc.languageId);
+  return format === 'markdown' ? { text, name, format } : { text, name };
 }
 
 export type Picked = { kind: 'picked'; other: NamedText } | { kind: 'cancelled' } | { kind: 'error'; message: string };
@@ -58,7 +67,7 @@ export async function pickOtherText(draft: vscode.TextDocument, role: string, ti
     matchOnDetail: true,
   });
   if (!choice) return { kind: 'cancelled' };
-  if (choice.document) return { kind: 'picked', other: { text: choice.document.getText(), name: choice.label } };
+  if (choice.document) return { kind: 'picked', other: namedText(choice.document, choice.document.getText(), choice.label) };
   return chooseFile(role, title);
 }
 
@@ -76,7 +85,7 @@ async function chooseFile(role: string, title: string): Promise<Picked> {
   try {
     // openTextDocument decodes with the user's encoding settings and refuses binary files.
     const doc = await vscode.workspace.openTextDocument(uri);
-    return { kind: 'picked', other: { text: doc.getText(), name: path.basename(uri.path) } };
+    return { kind: 'picked', other: namedText(doc, doc.getText(), path.basename(uri.path)) };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     return { kind: 'error', message: `Draftsmith: ${path.basename(uri.path)} could not be read as text (${reason}).` };

@@ -9,8 +9,11 @@
  */
 import * as vscode from 'vscode';
 import type { RoundTripResult } from '../protocol';
+import { describeSkippedList, formatOf } from '../engine/text/markdown';
+import { documentSpan, holdsMarkup, proseBlockAt, type CompactText } from '../engine/text/proseText';
 import { Ctx } from './context';
 import { paragraphAt, replaceUnlessChanged } from './edits';
+import { documentName } from './pickText';
 import { reportFailure, requestWithProgress } from './engineProgress';
 import { showSettingNotice } from './notices';
 import { ApplyOutcome, PendingRoundTrip, ROUNDTRIP_SCHEME } from './roundtripDocuments';
@@ -33,6 +36,45 @@ export type RoundTripOutcome =
   | { kind: 'empty'; message: string }
   | { kind: 'error'; message: string };
 
+/** Markdown (issue 22): the cursor or selection is in code, a table, a heading... not in prose. */
+export function roundTripNotProse(what: string, selection: boolean): string {
+  return `Draftsmith: nothing to round-trip — ${selection ? 'the selection is' : 'the cursor is in'} ${what}, not prose. ` +
+    'In a Markdown document Round-Trip Paragraph rewrites one paragraph or list item: put the cursor in one, or select it.';
+}
+
+/** What a Markdown round trip reads: one prose block's compact text, with its map back into the document. */
+interface MarkdownSource {
+  range: vscode.Range;
+  compact: CompactText;
+  /** How the document was read, for the panel and the log. */
+  notes: string[];
+  /** Notes the user is also told in a message (a selection of several blocks, of which one was read). */
+  notices: string[];
+}
+
+/**
+ * Markdown: the one paragraph or list item at the cursor, or the first the selection touches (clipped
+ * to it), as the prose the model reads; Apply then replaces only that prose, so list and quote
+ * markers, headings, code and tables around it stay as written. A string: the message why not.
+ */
+function markdownSource(editor: vscode.TextEditor): MarkdownSource | string {
+  const doc = editor.document;
+  const sel = editor.selection;
+  const block = proseBlockAt(doc.getText(), doc.offsetAt(sel.start), doc.offsetAt(sel.end));
+  if (block.kind === 'none') return block.what ? roundTripNotProse(block.what, !sel.isEmpty) : ROUNDTRIP_EMPTY;
+  const range = new vscode.Range(doc.positionAt(block.span.start), doc.positionAt(block.span.end));
+  const notes = [`${documentName(doc)} was read as Markdown: the model read the prose of one paragraph or list item ` +
+    `(line${range.start.line === range.end.line ? ` ${range.start.line + 1}` : `s ${range.start.line + 1}–${range.end.line + 1}`}), without markup characters or link targets.`];
+  const skipped = describeSkippedList(block.skipped);
+  if (skipped) notes.push(`Skipped ${skipped} in the selection: not prose.`);
+  const notices: string[] = [];
+  if (block.otherBlocks > 0) {
+    notices.push(`The selection covers ${block.otherBlocks + 1} paragraphs or list items; the model read the first. Round-Trip rewrites one at a time, ` +
+      'so that the markup between them stays: select the next one to round-trip it.');
+  }
+  return { range, compact: block.compact, notes: [...notes, ...notices, ...block.notes], notices };
+}
+
 /** The text to round-trip: the selection, or the paragraph at the cursor when nothing is selected. */
 function sourceOf(editor: vscode.TextEditor): vscode.Range | undefined {
   const selection = editor.selection;
@@ -43,8 +85,14 @@ function sourceOf(editor: vscode.TextEditor): vscode.Range | undefined {
 export async function roundTrip(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<RoundTripOutcome> {
   const started = performance.now();
   const doc = editor.document;
-  const range = sourceOf(editor);
-  const text = range ? doc.getText(range) : '';
+  // Markdown is read by the one reader (issue 22): the model sees one prose block, never code or markup.
+  const md = formatOf(doc.languageId) === 'markdown' ? markdownSource(editor) : undefined;
+  if (typeof md === 'string') {
+    void vscode.window.showErrorMessage(md);
+    return { kind: 'empty', message: md };
+  }
+  const range = md ? md.range : sourceOf(editor);
+  const text = md ? md.compact.text : range ? doc.getText(range) : '';
   if (!range || text.trim().length === 0) {
     void vscode.window.showErrorMessage(ROUNDTRIP_EMPTY);
     return { kind: 'empty', message: ROUNDTRIP_EMPTY };
@@ -64,14 +112,27 @@ export async function roundTrip(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   } catch (err) {
     return reportFailure(ctx, 'roundtrip', err, ROUNDTRIP_CANCELLED);
   }
+  // Only the part the model read is replaced; unread sentences and surrounding whitespace stay.
+  // Markdown: the compact prose's span mapped back into the document (markup around it stays).
+  const base = doc.offsetAt(range.start);
+  const used = md ? documentSpan(md.compact, result.usedStart, result.usedEnd) : { start: base + result.usedStart, end: base + result.usedEnd };
+  const target = new vscode.Range(doc.positionAt(used.start), doc.positionAt(used.end));
+  const markdownNotices: string[] = [];
+  if (md) {
+    const notes = [...md.notes];
+    if (holdsMarkup(doc.getText(target), text.slice(result.usedStart, result.usedEnd))) {
+      notes.push('The sentences read hold markup (emphasis, a link, inline code marks): Apply writes the reconstruction in their place as plain text.');
+    }
+    markdownNotices.push(...md.notices.map((n) => `Draftsmith: ${n}`));
+    if (notes.length > md.notes.length) markdownNotices.push(`Draftsmith: ${notes[notes.length - 1]}`);
+    result = { ...result, readNotes: notes };
+    for (const n of notes) ctx.log.info(`roundtrip: ${n}`);
+  }
   // The panel gets the scores and the alignment whether or not the reconstruction is applied.
   ctx.present(toPanel(result), false);
 
   const id = ctx.roundTrips.newId();
   const { originalUri, reconstructionUri } = ctx.roundTrips.documents(id, result);
-  const base = doc.offsetAt(range.start);
-  // Only the part the model read is replaced; unread sentences and surrounding whitespace stay.
-  const target = new vscode.Range(doc.positionAt(base + result.usedStart), doc.positionAt(base + result.usedEnd));
   // Applied at most once, whichever of the notification, the title button or the command comes first.
   let applying: Promise<ApplyOutcome> | undefined;
   const pending: PendingRoundTrip = {
@@ -88,7 +149,7 @@ export async function roundTrip(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
       `encode ${Math.round(result.stats.encodeMs)} ms, decode ${Math.round(result.stats.decodeMs)} ms; diff shown ${Math.round(performance.now() - started)} ms after the command`,
   );
 
-  const notices = roundTripNotices(result);
+  const notices = [...roundTripNotices(result), ...markdownNotices];
   for (const n of notices) {
     if (result.truncatedBy === 'sentences' && n === notices[0]) showSettingNotice(n, ROUNDTRIP_MAX_SENTENCES_SETTING);
     else void vscode.window.showInformationMessage(n);

@@ -9,7 +9,7 @@ import type { CoherenceRequest, ResultFor, ScoreOptions, ScoreRequest } from '..
 import { Ctx } from './context';
 import { sourceRange } from './edits';
 import { Failure, reportFailure, requestWithProgress } from './engineProgress';
-import { NamedText, pickOtherText, rangeName } from './pickText';
+import { NamedText, namedText, pickOtherText, rangeName } from './pickText';
 import { toPanel } from '../panelViews';
 import { readScoreOptions } from './settings';
 
@@ -36,6 +36,8 @@ interface Comparison<R extends CompareRequest> {
   readonly cancelled: string;
   request(draft: NamedText, other: NamedText, second?: NamedText): R;
   summary(result: ResultFor<R>): string;
+  /** How Markdown texts were read (what was skipped), for the log. */
+  readNotes(result: ResultFor<R>): string[];
 }
 
 export const SCORE_EMPTY_DRAFT = 'Draftsmith: nothing to score — the selection (or document) is empty.';
@@ -56,13 +58,17 @@ const SCORE: Comparison<ScoreRequest> = {
     referenceName: other.name,
     // draftsmith.score.*: absent when every setting is at its default (the request as before).
     ...withOptions(readScoreOptions()),
-    ...(second === undefined ? {} : { second: { hypothesis: second.text, name: second.name } }),
+    ...(second === undefined ? {} : { second: { hypothesis: second.text, name: second.name, ...(second.format ? { format: second.format } : {}) } }),
+    // Markdown texts are scored on their prose only (issue 22).
+    ...(draft.format ? { hypothesisFormat: draft.format } : {}),
+    ...(other.format ? { referenceFormat: other.format } : {}),
   }),
   summary: (r) =>
     `BLEU ${r.scores.bleu.score.toFixed(2)}${r.scores.chrf ? `, ${r.scores.chrf.name} ${r.scores.chrf.score.toFixed(2)}` : ''}, ROUGE-1 ${pct(r.scores.rouge.rouge1.f1)}, ROUGE-L ${pct(r.scores.rouge.rougeL.f1)}, ` +
     `${r.sentences.length} sentences in ${Math.round(r.elapsedMs)} ms` +
     (r.comparison === undefined ? '' : `; against ${r.comparison.secondName} over ${r.comparison.segments} segments (${r.comparison.segmentation}): ` +
       r.comparison.metrics.map((m) => `${m.metric} ${m.first.score.toFixed(2)} vs ${m.second.score.toFixed(2)}, p = ${m.second.pValue.toFixed(4)}`).join('; ')),
+  readNotes: (r) => r.readNotes ?? [],
 };
 
 const COHERENCE: Comparison<CoherenceRequest> = {
@@ -72,8 +78,13 @@ const COHERENCE: Comparison<CoherenceRequest> = {
   progressTitle: 'Draftsmith: Checking coherence…',
   emptyDraft: COHERENCE_EMPTY_DRAFT,
   cancelled: 'Draftsmith: coherence check cancelled.',
-  request: (draft, other) => ({ op: 'coherence', output: draft.text, source: other.text, outputName: draft.name, sourceName: other.name }),
+  request: (draft, other) => ({
+    op: 'coherence', output: draft.text, source: other.text, outputName: draft.name, sourceName: other.name,
+    ...(draft.format ? { outputFormat: draft.format } : {}),
+    ...(other.format ? { sourceFormat: other.format } : {}),
+  }),
   summary: (r) => `L ${r.coherence.L ?? 'undefined'} over ${r.coherence.pairs} pairs in ${Math.round(r.elapsedMs)} ms`,
+  readNotes: (r) => r.readNotes ?? [],
 };
 
 export function scoreDraft(ctx: Ctx, editor: vscode.TextEditor, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome> {
@@ -150,7 +161,7 @@ export function twoSelections(editor: vscode.TextEditor): [NamedText, NamedText]
   const doc = editor.document;
   const names = ranges.map((r) => rangeName(doc, r, false));
   if (names[0] === names[1]) names.forEach((n, i) => { names[i] = `${n} (${i === 0 ? 'first' : 'second'} selection)`; });
-  return [{ text: doc.getText(ranges[0]), name: names[0] }, { text: doc.getText(ranges[1]), name: names[1] }];
+  return [namedText(doc, doc.getText(ranges[0]), names[0]), namedText(doc, doc.getText(ranges[1]), names[1])];
 }
 
 export function checkCoherenceCommand(ctx: Ctx): Promise<CoherenceOutcome> {
@@ -209,6 +220,7 @@ async function compare<R extends CompareRequest>(
     return reportFailure(ctx, spec.what, err, spec.cancelled);
   }
   ctx.log.info(`${spec.what}: ${spec.summary(result)}`);
+  for (const note of spec.readNotes(result)) ctx.log.info(`${spec.what}: ${note}`);
   ctx.present(toPanel(result), true);
   return { kind: 'shown', result };
 }
@@ -216,7 +228,7 @@ async function compare<R extends CompareRequest>(
 function draftOf(editor: vscode.TextEditor): NamedText {
   const doc = editor.document;
   const range = sourceRange(editor);
-  return { text: doc.getText(range), name: rangeName(doc, range, editor.selection.isEmpty) };
+  return namedText(doc, doc.getText(range), rangeName(doc, range, editor.selection.isEmpty));
 }
 
 function emptyDraft<R extends CompareRequest>(spec: Comparison<R>, text: string): { kind: 'empty'; message: string } | undefined {

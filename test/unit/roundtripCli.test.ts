@@ -59,7 +59,7 @@ test('draftsmith roundtrip refuses bad input and bad options with one clear line
   assert.match(empty.stderr, /^draftsmith: There is no paragraph to round-trip/m);
   const code = cli(['roundtrip', file('code.md', '```\nx = 1\n```')]);
   assert.equal(code.code, 1);
-  assert.match(code.stderr, /^draftsmith: This looks like a code block/m);
+  assert.match(code.stderr, /^draftsmith: code\.md has no prose to round-trip: read as Markdown, it holds no paragraph or list item \(skipped 1 code block\)/m);
   const variant = cli(['roundtrip', file('p.txt', PARAGRAPH), '--variant', 'bogus']);
   assert.equal(variant.code, 2);
   assert.match(variant.stderr, /^draftsmith: --variant: /m);

@@ -14,6 +14,8 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { CorpusScores } from '../../protocol';
 import { EngineError } from '../errors';
+import { formatOf } from '../text/markdown';
+import { proseOf } from '../text/proseText';
 import { corpusBleu, type BleuOptions } from '../metrics/bleu';
 import { corpusChrf, type ChrfOptions } from '../metrics/chrf';
 import { diversity } from '../metrics/diversity';
@@ -70,7 +72,9 @@ export async function pairFolders(draftsDir: string, referencesDir: string): Pro
       unpaired.push(d);
       continue;
     }
-    pairs.push({ name: d, hypothesis: await readText(path.join(draftsDir, d)), reference: await readText(path.join(referencesDir, ref)) });
+    // A Markdown file (.md) is scored on its prose, as Score Draft and draftsmith score read it (issue 22).
+    const prose = async (file: string) => proseOf(await readText(file), formatOf(file)).text;
+    pairs.push({ name: d, hypothesis: await prose(path.join(draftsDir, d)), reference: await prose(path.join(referencesDir, ref)) });
   }
   return { pairs, unpaired };
 }

@@ -14,6 +14,7 @@ import { diversity } from '../metrics/diversity';
 import { corpusRouge, rougeL, rougeN } from '../metrics/rouge';
 import { entityWordCount, substantiality } from '../metrics/substantiality';
 import { analyse, type NlpSentence } from '../text/nlp';
+import { proseNotes, proseOf } from '../text/proseText';
 import { compareDrafts } from './draftComparison';
 import { bleuOptionsOf, chrfOptionsOf, scoreSignatures } from './scoreOptions';
 
@@ -131,10 +132,35 @@ function requireText(text: string, what: string): void {
   if (text.trim().length === 0) throw new EngineError('bad-input', `The ${what} is empty.`);
 }
 
-export function scoreDraft(request: ScoreRequest, hooks: ScoreHooks = {}): ScoreResult {
+/** "README.md (the draft)", or "The draft" when the text has no name: who a read note is about. */
+const labelOf = (name: string | undefined, role: string) => (name ? `${name} (the ${role})` : `The ${role}`);
+
+/** A text of a request, Markdown ones read to their prose (issue 22): an empty prose is refused by name. */
+function proseFor(text: string, format: 'markdown' | 'plain' | undefined, what: string) {
+  requireText(text, what);
+  const prose = proseOf(text, format ?? 'plain');
+  if (prose.format === 'markdown' && prose.text.trim().length === 0) {
+    throw new EngineError('bad-input', `The ${what} has no prose to compare: read as Markdown, it is all code, tables, HTML or headings without text.`);
+  }
+  return prose;
+}
+
+export function scoreDraft(original: ScoreRequest, hooks: ScoreHooks = {}): ScoreResult {
   const started = performance.now();
-  requireText(request.hypothesis, 'draft');
-  requireText(request.reference, 'reference');
+  // Markdown texts are scored on their prose (headings' text, paragraphs, list items): a README's
+  // code and tables never reach a metric, and the result says what was skipped.
+  const hyp = proseFor(original.hypothesis, original.hypothesisFormat, 'draft');
+  const ref = proseFor(original.reference, original.referenceFormat, 'reference');
+  const sec = original.second === undefined ? undefined : proseFor(original.second.hypothesis, original.second.format, 'second draft');
+  const request: ScoreRequest = {
+    ...original, hypothesis: hyp.text, reference: ref.text,
+    ...(original.second === undefined || sec === undefined ? {} : { second: { ...original.second, hypothesis: sec.text } }),
+  };
+  const readNotes = proseNotes([
+    { label: labelOf(original.hypothesisName, 'draft'), prose: hyp },
+    ...(sec ? [{ label: labelOf(original.second?.name, 'second draft'), prose: sec }] : []),
+    { label: labelOf(original.referenceName, 'reference'), prose: ref },
+  ]);
   const options = request.options ?? {};
   hooks.checkCancelled?.();
   const a = analysePair(request);
@@ -160,18 +186,25 @@ export function scoreDraft(request: ScoreRequest, hooks: ScoreHooks = {}): Score
     signatures: scoreSignatures(options),
     elapsedMs: performance.now() - started,
     ...(comparison === undefined ? {} : { comparison }),
+    ...(readNotes === undefined ? {} : { readNotes }),
   };
 }
 
 export function checkCoherence(request: CoherenceRequest): CoherenceResult {
   const started = performance.now();
-  requireText(request.output, 'draft');
-  requireText(request.source, 'source');
+  // Markdown: sentences come from the prose blocks only (a code line is no sentence).
+  const output = proseFor(request.output, request.outputFormat, 'draft');
+  const source = proseFor(request.source, request.sourceFormat, 'source');
+  const readNotes = proseNotes([
+    { label: labelOf(request.outputName, 'draft'), prose: output },
+    { label: labelOf(request.sourceName, 'source'), prose: source },
+  ]);
   return {
     op: 'coherence',
     outputName: request.outputName ?? 'draft',
     sourceName: request.sourceName ?? 'source',
-    coherence: coherence(analyse(request.source), analyse(request.output)),
+    coherence: coherence(analyse(source.text), analyse(output.text)),
     elapsedMs: performance.now() - started,
+    ...(readNotes === undefined ? {} : { readNotes }),
   };
 }

@@ -302,6 +302,13 @@ function lineIndexOf(lines: readonly Span[], offset: number): number {
 
 /** "2 code blocks, 1 table and front matter were left out" (or undefined when nothing was). */
 export function describeSkipped(s: ReadDocument['skipped']): string | undefined {
+  const list = describeSkippedList(s);
+  if (list === undefined) return undefined;
+  return `${list} ${s.code + s.table + s.html + s.frontMatter === 1 ? 'was' : 'were'} not read as prose`;
+}
+
+/** "2 code blocks, 1 table and the front matter" (or undefined when nothing was left out). */
+export function describeSkippedList(s: ReadDocument['skipped']): string | undefined {
   const parts = [
     s.code ? `${s.code} code block${s.code === 1 ? '' : 's'}` : '',
     s.table ? `${s.table} table${s.table === 1 ? '' : 's'}` : '',
@@ -309,8 +316,7 @@ export function describeSkipped(s: ReadDocument['skipped']): string | undefined 
     s.frontMatter ? 'the front matter' : '',
   ].filter(Boolean);
   if (parts.length === 0) return undefined;
-  const list = parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
-  return `${list} ${s.code + s.table + s.html + s.frontMatter === 1 ? 'was' : 'were'} not read as prose`;
+  return parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
 }
 
 /** Markdown by the file's name (.md, .markdown, .mdx...) or VS Code's language id. */

@@ -235,5 +235,38 @@ export function roundtripTests(api: DraftsmithApi, extensionPath: string): TestC
         await closeWithoutSaving(editor.document);
       },
     },
+    {
+      name: 'Markdown: the cursor in a list item: the model reads the item\'s prose only; Apply keeps the marker, the other item and the code block; one Undo (issue 22)',
+      async run() {
+        await needModel();
+        await closeRoundTripDiffs();
+        const tail = `- ${SECOND}\n\n\`\`\`sh\ncodeword --build\n\`\`\`\n`;
+        const markdown = `# Flood\n\n- ${FIRST.replace('three days', '**three** days')}\n${tail}`;
+        const editor = await openUntitled(markdown);
+        editor.selection = new vscode.Selection(2, 0, 2, 0); // on the item's marker
+        const outcome = await api.roundTrip(editor);
+        assert.equal(outcome.kind, 'shown', describe(outcome));
+        if (outcome.kind !== 'shown') return;
+        assert.equal(outcome.result.source, FIRST, 'the model read something else than the item\'s words');
+        assert.ok(outcome.result.readNotes?.some((n) => /read as Markdown: the model read the prose of one paragraph or list item \(line 3\)/.test(n)), JSON.stringify(outcome.result.readNotes));
+        assert.ok(outcome.notices.some((n) => /hold markup.*plain text/.test(n)), outcome.notices.join('\n'));
+        assert.equal(editor.document.getText(), markdown);
+        const applied = await outcome.pending.apply();
+        assert.equal(applied.kind, 'applied', describe(applied));
+        assert.equal(editor.document.getText(), `# Flood\n\n- ${outcome.result.reconstruction}\n${tail}`);
+        await vscode.window.showTextDocument(editor.document, { preview: false, preserveFocus: false });
+        await vscode.commands.executeCommand('undo');
+        assert.equal(editor.document.getText(), markdown);
+        await closeWithoutSaving(editor.document);
+      },
+    },
+    {
+      name: 'Markdown: the cursor in a code block: "not prose", no change (issue 22)',
+      async run() {
+        const editor = await openUntitled('# Build\n\nRun it.\n\n```sh\nnpm run build\n```\n');
+        editor.selection = new vscode.Selection(5, 3, 5, 3);
+        await expectRefused(api, editor, 'empty', /the cursor is in a code block, not prose/);
+      },
+    },
   ];
 }

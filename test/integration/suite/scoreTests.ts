@@ -183,5 +183,27 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
         assert.equal(api.insights.isOpen(), openBefore);
       },
     },
+    {
+      name: 'Check Coherence and Score Draft on a Markdown document: sentences from its prose only, and the result says what was skipped (issue 22)',
+      async run() {
+        const markdown = `# Bridge\n\n${SOURCE_SENTENCES.slice(0, 2).join(' ')}\n\n\`\`\`sh\ncodeword --build\n\`\`\`\n\n| a | b |\n|---|---|\n| tablecell | x |\n\n- ${SOURCE_SENTENCES.slice(2).join('\n- ')}\n`;
+        const editor = await openUntitled(markdown); // a Markdown document
+        const coherence = await api.checkCoherence(editor, { text: SOURCE, name: 'source.txt' });
+        assert.equal(coherence.kind, 'shown', describe(coherence));
+        if (coherence.kind !== 'shown') return;
+        const c = coherence.result.coherence;
+        assert.ok(c.outputSentences.every((t) => !/codeword|tablecell|[|`#]/.test(t)), JSON.stringify(c.outputSentences));
+        assert.deepEqual(c.outputSentences, ['Bridge', ...SOURCE_SENTENCES]);
+        assert.ok(coherence.result.readNotes?.some((n) => /was read as Markdown, prose only: skipped 1 code block and 1 table/.test(n)), JSON.stringify(coherence.result.readNotes));
+        assert.deepEqual(api.insights.lastMessage(), { type: 'coherence', result: coherence.result });
+        const score = await api.scoreDraft(editor, { text: SOURCE, name: 'source.txt' });
+        assert.equal(score.kind, 'shown', describe(score));
+        if (score.kind !== 'shown') return;
+        assert.ok(score.result.sentences.every((t) => !/codeword|tablecell/.test(t.text)));
+        assert.ok(score.result.readNotes?.some((n) => /skipped 1 code block and 1 table/.test(n)));
+        assert.equal(editor.document.getText(), markdown);
+        await closeWithoutSaving(editor.document);
+      },
+    },
   ];
 }

@@ -502,6 +502,8 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
   await row.dblclick();
   await page.waitForSelector(`.tabs-container .tab[aria-label*="${HOSTILE_FILE}"]`, { timeout: 60_000 });
   await waitForText((t) => t.includes('Residents'), 30_000, 'the hostile document');
+  // As plain text: read as Markdown, its HTML would never reach the scores or the panel (issue 22).
+  await setLanguageMode('Plain Text');
   await focusEditor();
   await runFromPalette('Draftsmith: Score Draft', { asks: true });
   await pickReference(SAMPLE);
@@ -869,6 +871,17 @@ async function waitForDocument(predicate, timeoutMs, what) {
 }
 
 /** A new untitled editor in `language` (Change Language Mode), with `text` typed into it. */
+/** Change Language Mode of the active editor to `language` (as the status bar's picker does). */
+async function setLanguageMode(language) {
+  await runFromPalette('Change Language Mode', { asks: true });
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(language);
+  await page.locator(`.quick-input-list .monaco-list-row[aria-label^="${language}"]`).first().waitFor({ state: 'visible', timeout: 15_000 });
+  await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
+  await page.waitForTimeout(300);
+}
+
 async function typeIntoNewFileOf(language, text, what) {
   await runFromPalette('File: New Untitled Text File');
   await page.waitForTimeout(500);
@@ -1129,4 +1142,57 @@ test('"Score Drafts in Folder…" from the explorer on 20 drafts: the table sort
   if (!lines[21].startsWith('(corpus),')) throw new Error(`the last line is ${JSON.stringify(lines[21].slice(0, 30))}`);
   log(`exported CSV: ${lines.length} lines, first ${firstDraft}`);
   await shot('ui-folder-3-csv');
+});
+
+// A Markdown draft with a table between its paragraphs (issue 22, item 4), and a second heading for the sections view.
+// Two sentences a section: a section of one sentence is its own summary, without a model run or attention.
+const MARKDOWN_DRAFT = '# Bridge\n\nThe council plans to hold a small festival on the riverbank next month. Officials said the next step is to repair the riverside path.\n\n' +
+  '| item | cost |\n|---|---|\n| tablecell | four |\n\n## Funding\n\nThe project cost just over four million dollars. Most of it was paid for by a regional grant.\n';
+
+test('Markdown in the panel: Check Coherence says the table was skipped and aligns prose sentences only; a sectioned summary\'s titles jump to their part of the attention view', async () => {
+  await runFromPalette('File: New Untitled Text File');
+  await page.waitForTimeout(500);
+  await setLanguageMode('Markdown');
+  // Line by line, with Escape before each Enter: a word suggestion ("bridge" from sample.md) must not be taken.
+  for (const [i, line] of MARKDOWN_DRAFT.split('\n').entries()) {
+    if (i > 0) {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Enter');
+    }
+    await page.keyboard.type(line);
+  }
+  await page.keyboard.press('Escape');
+  await waitForText((t) => words(t) === words(MARKDOWN_DRAFT), 30_000, 'the typed Markdown draft');
+  await runFromPalette('Draftsmith: Check Coherence', { asks: true });
+  // By its name: after the other tests many documents are open, and the list scrolls.
+  await page.locator('.quick-input-widget input').fill(SAMPLE);
+  const sample = page.locator(`.quick-input-list .monaco-list-row[aria-label*="${SAMPLE}"]`).first();
+  await sample.waitFor({ state: 'visible', timeout: 30_000 });
+  await sample.click();
+  const frame = await insightsFrame();
+  const note = frame.locator('#app[data-view="coherence"] .read-notes li').first();
+  await note.waitFor({ state: 'attached', timeout: commandTimeoutMs });
+  const said = (await note.textContent()) ?? '';
+  log('read note:', said);
+  if (!/was read as Markdown, prose only: skipped 1 table/.test(said)) throw new Error(`the panel says ${JSON.stringify(said)}`);
+  const rows = await frame.locator('.alignment-table tbody tr').allTextContents();
+  if (rows.length !== 6 || rows.some((r) => /tablecell|\|/.test(r))) throw new Error(`the draft's sentences in the panel: ${JSON.stringify(rows)}`);
+  await shot('ui-md-1-coherence');
+
+  await focusEditor();
+  await runFromPalette('Draftsmith: Summarize Document');
+  await frame.locator('#app[data-view="summarize"] .section-list li').nth(1).waitFor({ state: 'attached', timeout: commandTimeoutMs });
+  const titles = frame.locator('.section-list .section-title');
+  if (await titles.count() !== 2) throw new Error(`${await titles.count()} sections listed, not 2`);
+  const marks = await frame.locator('.source-text [data-section]').evaluateAll((spans) => spans.map((s) => `${s.dataset.section}:${s.textContent}`));
+  log('sections in the attention view:', marks.join(' '));
+  if (marks.length !== 2) throw new Error(`the attention view marks ${marks.length} sections, not 2: ${marks}`);
+  await titles.nth(1).focus();
+  await page.keyboard.press('Enter'); // keyboard access: the title is focusable and jumps
+  await shot('ui-md-2-sections');
+  // Back to the draft's editor (the panel's group has the focus now): one Undo removes the summary.
+  await page.locator('.tabs-container .tab[aria-label*="Bridge"]').first().click();
+  await focusEditor();
+  await page.keyboard.press('Control+z');
+  await waitForText((t) => !t.includes('Summary:'), 15_000, 'one undo to remove the summary');
 });
