@@ -5,7 +5,7 @@
  */
 import type { DraftComparison, ScoreResult } from '../extension/protocol';
 import { barChart } from './charts';
-import { clip, el, factor, fixed2, fixed3, hint, metric, percent, section, table } from './dom';
+import { clip, el, factor, fixed2, fixed3, hint, metric, percent, section, table, type Cell } from './dom';
 import { coherenceLText } from './coherenceView';
 
 const ROUGE_ROWS = [
@@ -105,12 +105,43 @@ export function renderScore(result: ScoreResult): Node[] {
     rows: [[metric('chrf', s.chrf.score, fixed2(s.chrf.score))]],
   })];
 
-  const corpus = section('scores', 'Scores', bleu, ...chrf, rouge, diversity, substantiality, coherence, renderSignatures(result));
+  const corpus = section('scores', 'Scores', bleu, ...chrf, rouge, diversity, substantiality, coherence, ...renderFluency(s), renderSignatures(result));
   if (result.comparison !== undefined) {
     title.append(' (and ', el('span', 'name', result.comparison.secondName), ')');
     return [header, renderComparison(result, result.comparison), corpus, renderSentences(result)];
   }
   return [header, corpus, renderSentences(result)];
+}
+
+/** The model-based and fluency scores (issue 24, item 4), when the settings ask for them, with a
+ * footnote on what each is, and on the grammatical-sentence rate that only the training tools give. */
+function renderFluency(s: ScoreResult['scores']): HTMLElement[] {
+  const nw = s.nonwords;
+  const ppl = s.perplexity;
+  if (nw === undefined && ppl === undefined) return [];
+  const headers: string[] = [];
+  const numeric: number[] = [];
+  const row: Cell[] = [];
+  if (nw !== undefined) {
+    numeric.push(row.length, row.length + 1);
+    headers.push('non-word rate (lower is better)', 'non-words / words judged', 'non-words');
+    row.push(
+      nw.rate === null ? '—' : metric('nonwords', nw.rate, fixed3(nw.rate)),
+      metric('nonwords-count', nw.nonwords, `${nw.nonwords} / ${nw.tokens}`),
+      nw.examples.length > 0 ? nw.examples.join(', ') : '—',
+    );
+  }
+  if (ppl !== undefined) {
+    numeric.push(row.length, row.length + 1);
+    headers.push('perplexity per word (story LM)', 'per token');
+    row.push(metric('perplexity', ppl.perWord, ppl.perWord.toFixed(1)), metric('perplexity-token', ppl.perToken, ppl.perToken.toFixed(1)));
+  }
+  const notes = [
+    ...(nw !== undefined ? ['Non-words: alphabetic words the hunspell en_US dictionary rejects as written and capitalised, names and words with digits left out (the model cards\' definition).'] : []),
+    ...(ppl !== undefined ? [`Perplexity: how likely the built-in story model (${ppl.model}), a model of short simple stories, finds the draft (${ppl.tokens} tokens); it does not compare the draft with the reference.`] : []),
+    'The model cards\' grammatical-sentence rate needs link-grammar, a C library with no JavaScript port: the training tools compute it (models/train/fluency.sh).',
+  ];
+  return [table({ caption: 'Fluency', className: 'metrics', headers, numeric, rows: [row] }), hint(notes.join(' '))];
 }
 
 /** Two drafts: each one's score on the paired segments with its 95 % interval, and the p-value of

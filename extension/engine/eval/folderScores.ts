@@ -8,6 +8,7 @@
  *    segment, sacreBLEU's corpus score), corpus diversity, entity words over all sentences, and the
  *    mean over drafts of ROUGE (rouge-score's aggregate) and of coherence L (where defined);
  *  - the columns, sorting and exports are in ./folderTable.ts (the panel's page uses them too).
+ *    The non-word rate and the perplexity (when asked for) pool the drafts' tokens.
  * Free of wink-nlp and of the models: the host computes the totals from rows the worker scored.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
@@ -17,6 +18,8 @@ import { EngineError } from '../errors';
 import { corpusBleu, type BleuOptions } from '../metrics/bleu';
 import { corpusChrf, type ChrfOptions } from '../metrics/chrf';
 import { diversity } from '../metrics/diversity';
+import { poolNonwords } from '../metrics/nonwords';
+import { pooledPerplexity } from '../metrics/perplexity';
 
 export interface DraftPair {
   /** The draft's file name (or the JSONL row's name). */
@@ -139,5 +142,8 @@ export function folderTotals(pairs: readonly DraftPair[], rows: readonly CorpusS
     },
     coherenceL: ls.length > 0 ? ls.reduce((a, x) => a + x, 0) / ls.length : null,
     ...(c === undefined ? {} : { chrf: { score: c.score, name: c.name } }),
+    // Non-words and perplexity pool the drafts' tokens, as `draftsmith score` over all the pairs.
+    ...(rows.length > 0 && rows.every((s) => s.nonwords) ? { nonwords: poolNonwords(rows.map((s) => s.nonwords!)) } : {}),
+    ...(rows.length > 0 && rows.every((s) => s.perplexity) ? { perplexity: pooledPerplexity(rows.map((s) => s.perplexity!), rows[0].perplexity!.model) } : {}),
   };
 }
