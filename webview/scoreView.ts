@@ -176,8 +176,9 @@ function renderComparison(result: ScoreResult, c: DraftComparison): HTMLElement 
   const whole = table({
     caption: 'Whole-text scores of both drafts',
     className: 'metrics',
-    headers: ['draft', 'BLEU', ...(s2.chrf ? [s2.chrf.name] : []), 'ROUGE-1 F1 (%)', 'ROUGE-2 F1 (%)', 'ROUGE-L F1 (%)'],
-    numeric: [1, 2, 3, 4, ...(s2.chrf ? [5] : [])],
+    headers: ['draft', 'BLEU', ...(s2.chrf ? [s2.chrf.name] : []), 'ROUGE-1 F1 (%)', 'ROUGE-2 F1 (%)', 'ROUGE-L F1 (%)',
+      ...(s2.nonwords ? ['non-word rate'] : []), ...(s2.perplexity ? ['perplexity per word'] : [])],
+    numeric: [1, 2, 3, 4, 5, 6, 7].slice(0, 4 + (s2.chrf ? 1 : 0) + (s2.nonwords ? 1 : 0) + (s2.perplexity ? 1 : 0)),
     rowHeaders: true,
     rows: [[a, result.scores], [b, s2]].map(([name, s], i) => {
       const sc = s as ScoreResult['scores'];
@@ -189,6 +190,8 @@ function renderComparison(result: ScoreResult, c: DraftComparison): HTMLElement 
         metric(`whole-${k}-rouge1`, sc.rouge.rouge1.f1, percent(sc.rouge.rouge1.f1)),
         metric(`whole-${k}-rouge2`, sc.rouge.rouge2.f1, percent(sc.rouge.rouge2.f1)),
         metric(`whole-${k}-rougeL`, sc.rouge.rougeL.f1, percent(sc.rouge.rougeL.f1)),
+        ...(s2.nonwords ? [sc.nonwords === undefined || sc.nonwords.rate === null ? '—' : metric(`whole-${k}-nonwords`, sc.nonwords.rate, fixed3(sc.nonwords.rate))] : []),
+        ...(s2.perplexity ? [sc.perplexity ? metric(`whole-${k}-perplexity`, sc.perplexity.perWord, sc.perplexity.perWord.toFixed(1)) : '—'] : []),
       ];
     }),
   });

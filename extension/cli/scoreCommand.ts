@@ -208,6 +208,11 @@ export async function scoreCommand(a: Args): Promise<void> {
     }
     return scoreFolderCli(a, bleuOpts);
   }
+  if (sacre) {
+    for (const f of ['nonwords', 'perplexity']) {
+      if (flag(a, f) !== undefined) throw new EngineError('bad-request', `--${f} applies to the full table (one --ref, one --hyp, no -m) or a folder's, not to -m, several systems or references, or the paired tests`);
+    }
+  }
   if (!sacre) {
     for (const f of ['rouge-jackknife', 'rouge-split']) {
       if (flag(a, f) !== undefined) throw new EngineError('bad-request', `--${f} applies to ROUGE with -m (e.g. -m rouge), not to the full table`);

@@ -96,4 +96,8 @@ test('draftsmith score --nonwords: a row in the full table, a column in a folder
   const [header, row] = csv.stdout.trim().split('\n');
   assert.equal(header.split(',').at(-1), 'nonwords');
   assert.equal(Number(row.split(',').at(-1)), 0.2);
+  // sacreBLEU's workflow has no such column: refused, not ignored.
+  const sacre = cli('--hyp', hyp, '--ref', ref, '-m', 'bleu', '--nonwords');
+  assert.notEqual(sacre.status, 0);
+  assert.match(sacre.stderr, /--nonwords applies to the full table/);
 });
