@@ -379,7 +379,7 @@ export const PremiseResult = z.object({
 });
 export type PremiseResult = z.infer<typeof PremiseResult>;
 
-// ---- scores (no model: the metrics of extension/engine/metrics) ------------------------------------
+// ---- scores (the metrics of extension/engine/metrics; a model only for the optional perplexity) -------
 
 /** sacreBLEU's BLEU tokenizers (--tokenize) that Draftsmith implements. */
 export const BleuTokenize = z.enum(['13a', 'intl', 'char', 'zh', 'none']);

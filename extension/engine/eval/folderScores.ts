@@ -129,6 +129,8 @@ export function folderTotals(pairs: readonly DraftPair[], rows: readonly CorpusS
   const sentences = rows.reduce((a, s) => a + s.substantiality.sentences, 0);
   const ls = rows.map((s) => s.coherenceL).filter((l): l is number => l !== null);
   const c = chrf === undefined ? undefined : corpusChrf(hyps, refs, chrf);
+  const nonwords = rows.flatMap((s) => (s.nonwords ? [s.nonwords] : []));
+  const ppl = rows.flatMap((s) => (s.perplexity ? [s.perplexity] : []));
   return {
     pairs: rows.length,
     bleu: { score: b.score, precisions: b.precisions, brevityPenalty: b.brevityPenalty, ratio: b.ratio, hypLength: b.hypLength, refLength: b.refLength },
@@ -143,7 +145,7 @@ export function folderTotals(pairs: readonly DraftPair[], rows: readonly CorpusS
     coherenceL: ls.length > 0 ? ls.reduce((a, x) => a + x, 0) / ls.length : null,
     ...(c === undefined ? {} : { chrf: { score: c.score, name: c.name } }),
     // Non-words and perplexity pool the drafts' tokens, as `draftsmith score` over all the pairs.
-    ...(rows.length > 0 && rows.every((s) => s.nonwords) ? { nonwords: poolNonwords(rows.map((s) => s.nonwords!)) } : {}),
-    ...(rows.length > 0 && rows.every((s) => s.perplexity) ? { perplexity: pooledPerplexity(rows.map((s) => s.perplexity!), rows[0].perplexity!.model) } : {}),
+    ...(nonwords.length > 0 && nonwords.length === rows.length ? { nonwords: poolNonwords(nonwords) } : {}),
+    ...(ppl.length > 0 && ppl.length === rows.length ? { perplexity: pooledPerplexity(ppl, ppl[0].model) } : {}),
   };
 }
