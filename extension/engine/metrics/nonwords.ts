@@ -15,7 +15,7 @@
  *  - the rate pools tokens over all the texts: non-words / tokens.
  * The recipes ask hunspell en_US (Debian's hunspell-en-us); here nspell, a JavaScript hunspell,
  * reads the dictionary-en package (hunspell en_US from SCOWL, a smaller word list than Debian's):
- * on the same texts the two rates differ by a few non-words per thousand (docs/METRICS.md).
+ * on the same held-out texts the two rates differ by under one token in a thousand (docs/METRICS.md).
  * The grammatical-sentence rate has no such port: it needs link-grammar (C, Python bindings), so it
  * stays with the model-card tooling (models/train/fluency.sh).
  */
