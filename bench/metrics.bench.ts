@@ -10,6 +10,7 @@ import { corpusBleu, sentenceBleu } from '../extension/engine/metrics/bleu';
 import { rougeL } from '../extension/engine/metrics/rouge';
 import { scoreCorpus } from '../extension/engine/eval/scoreDraft';
 import { corpusChrf } from '../extension/engine/metrics/chrf';
+import { enUsSpeller, nonwordRate } from '../extension/engine/metrics/nonwords';
 import { bleuMetric, pairedApproximateRandomization, pairedBootstrap } from '../extension/engine/metrics/significance';
 import { rougeMetrics } from '../extension/engine/metrics/rougeMetric';
 import { median, Reporter } from './report';
@@ -46,6 +47,9 @@ if (!existsSync(file)) {
   time('BLEU (sentence, per pair)', () => { for (let i = 0; i < rows.length; i++) sentenceBleu(hyps[i], [refs[i]]); });
   time('chrF (corpus)', () => corpusChrf(hyps, [refs]));
   time('chrF++ (corpus)', () => corpusChrf(hyps, [refs], { wordOrder: 2 }));
+  // Issue 24, item 4: the non-word rate of the drafts (nspell, hunspell en_US; the dictionary read before timing).
+  enUsSpeller();
+  time('non-word rate (the drafts, hunspell en_US)', () => nonwordRate(hyps));
   // Paired tests as sacreBLEU's --paired-bs / --paired-ar: baseline = the summaries, system = the
   // summaries with every 7th word dropped, 1,000 pairs; the figure is pairs per second of the whole test.
   {

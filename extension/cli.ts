@@ -113,11 +113,14 @@ const USAGE = `usage:
       [--rouge-jackknife] [--rouge-split newline|nlp]; several references: the best one (rouge-score's
       score_multi) or ROUGE-1.5.5's jackknifing. A JSONL --ref field may hold a list: several references.
       See docs/METRICS.md for every option.
-  draftsmith score --hyp DRAFTS_DIR --ref REFS_DIR [--csv | --json] [--stem] [--lowercase] [BLEU options]
+  draftsmith score --hyp DRAFTS_DIR --ref REFS_DIR [--csv | --json] [--stem] [--lowercase] [BLEU options] [-m chrf [--chrf-word-order 2]]
   draftsmith score --hyp F.jsonl --ref F.jsonl --hyp-field X --ref-field Y --name-field Z [--csv | --json]
       Score Drafts in Folder: one row per draft (each paired with the reference of the same file name,
       or a JSONL row's fields) with every metric, and the corpus totals last; CSV and JSON as the panel's exports.
+      -m chrf adds a chrF column (chrF++ with --chrf-word-order 2).
   --perplexity (score, full table or folder): the drafts' perplexity under the built-in story LM (--models DIR).
+  --nonwords (score, full table or folder): the drafts' non-word rate, alphabetic tokens hunspell en_US rejects,
+      names left out (the model cards' definition; the grammatical-sentence rate needs link-grammar: fluency.sh).
   --data DIR: the test split's folder; by default the shipped model's own: .data (summarize), .data/simple (essay,
   story, roundtrip: the models of simple stories), .data/reply (reply).
   Every eval takes --dump FILE: one JSON line per test item and variant, {system, variant, id, domain, source,

@@ -379,7 +379,7 @@ export const PremiseResult = z.object({
 });
 export type PremiseResult = z.infer<typeof PremiseResult>;
 
-// ---- scores (no model: the metrics of extension/engine/metrics) ------------------------------------
+// ---- scores (the metrics of extension/engine/metrics; a model only for the optional perplexity) -------
 
 /** sacreBLEU's BLEU tokenizers (--tokenize) that Draftsmith implements. */
 export const BleuTokenize = z.enum(['13a', 'intl', 'char', 'zh', 'none']);
@@ -408,6 +408,10 @@ export const ScoreOptions = z.object({
   maxNgramOrder: z.number().int().min(1).max(10).optional(),
   /** Adds chrF or chrF++ to the scores; absent: no chrF. */
   chrf: ChrfVariant.optional(),
+  /** Adds the draft's non-word rate (hunspell en_US through nspell, engine/metrics/nonwords.ts). */
+  nonwords: z.boolean().optional(),
+  /** Adds the draft's perplexity under the built-in story LM (loads the story model). */
+  perplexity: z.boolean().optional(),
 });
 export type ScoreOptions = z.infer<typeof ScoreOptions>;
 
@@ -477,6 +481,29 @@ export const CoherenceSummary = z.object({
 });
 export type CoherenceSummary = z.infer<typeof CoherenceSummary>;
 
+/** A draft's perplexity under the built-in story LM (issue 24): per word (words + 1 for the end, the
+ * story card's unit) and per subword token, with the sums that pool several drafts. */
+export const PerplexitySummary = z.object({
+  perWord: z.number(),
+  perToken: z.number(),
+  /** Summed negative log-likelihood, nats. */
+  nll: z.number(),
+  tokens: z.number().int(),
+  words: z.number().int(),
+  model: z.string(),
+});
+export type PerplexitySummary = z.infer<typeof PerplexitySummary>;
+
+/** The share of alphabetic tokens the en_US dictionary rejects (names left out), as the model cards count it. */
+export const NonwordSummary = z.object({
+  /** null: no token to judge. */
+  rate: z.number().nullable(),
+  nonwords: z.number().int(),
+  tokens: z.number().int(),
+  examples: z.array(z.string()),
+});
+export type NonwordSummary = z.infer<typeof NonwordSummary>;
+
 /** The metrics of one draft (or, from the CLI, of a corpus of drafts) against its references. */
 export const CorpusScores = z.object({
   pairs: z.number().int(),
@@ -488,6 +515,10 @@ export const CorpusScores = z.object({
   coherenceL: z.number().nullable(),
   /** chrF or chrF++ (0–100, sacreBLEU's), when asked for. */
   chrf: z.object({ score: z.number(), name: z.string() }).optional(),
+  /** The drafts' non-word rate, when asked for (pooled over the drafts). */
+  nonwords: NonwordSummary.optional(),
+  /** The drafts' perplexity under the story LM, when asked for (pooled over the drafts). */
+  perplexity: PerplexitySummary.optional(),
 });
 export type CorpusScores = z.infer<typeof CorpusScores>;
 

@@ -5,7 +5,7 @@
  */
 import type { DraftComparison, ScoreResult } from '../extension/protocol';
 import { barChart } from './charts';
-import { clip, el, factor, fixed2, fixed3, hint, metric, percent, section, table } from './dom';
+import { clip, el, factor, fixed2, fixed3, hint, metric, percent, section, table, type Cell } from './dom';
 import { coherenceLText } from './coherenceView';
 import { renderReadNotes } from './readNotesView';
 
@@ -106,12 +106,43 @@ export function renderScore(result: ScoreResult): Node[] {
     rows: [[metric('chrf', s.chrf.score, fixed2(s.chrf.score))]],
   })];
 
-  const corpus = section('scores', 'Scores', bleu, ...chrf, rouge, diversity, substantiality, coherence, renderSignatures(result));
+  const corpus = section('scores', 'Scores', bleu, ...chrf, rouge, diversity, substantiality, coherence, ...renderFluency(s), renderSignatures(result));
   if (result.comparison !== undefined) {
     title.append(' (and ', el('span', 'name', result.comparison.secondName), ')');
     return [header, ...renderReadNotes(result.readNotes, 'How the texts were read'), renderComparison(result, result.comparison), corpus, renderSentences(result)];
   }
   return [header, ...renderReadNotes(result.readNotes, 'How the texts were read'), corpus, renderSentences(result)];
+}
+
+/** The model-based and fluency scores (issue 24, item 4), when the settings ask for them, with a
+ * footnote on what each is, and on the grammatical-sentence rate that only the training tools give. */
+function renderFluency(s: ScoreResult['scores']): HTMLElement[] {
+  const nw = s.nonwords;
+  const ppl = s.perplexity;
+  if (nw === undefined && ppl === undefined) return [];
+  const headers: string[] = [];
+  const numeric: number[] = [];
+  const row: Cell[] = [];
+  if (nw !== undefined) {
+    numeric.push(row.length, row.length + 1);
+    headers.push('non-word rate (lower is better)', 'non-words / words judged', 'non-words');
+    row.push(
+      nw.rate === null ? '—' : metric('nonwords', nw.rate, fixed3(nw.rate)),
+      metric('nonwords-count', nw.nonwords, `${nw.nonwords} / ${nw.tokens}`),
+      nw.examples.length > 0 ? nw.examples.join(', ') : '—',
+    );
+  }
+  if (ppl !== undefined) {
+    numeric.push(row.length, row.length + 1);
+    headers.push('perplexity per word (story LM)', 'per token');
+    row.push(metric('perplexity', ppl.perWord, ppl.perWord.toFixed(1)), metric('perplexity-token', ppl.perToken, ppl.perToken.toFixed(1)));
+  }
+  const notes = [
+    ...(nw !== undefined ? ['Non-words: alphabetic words the hunspell en_US dictionary rejects as written and capitalised, names and words with digits left out (the model cards\' definition).'] : []),
+    ...(ppl !== undefined ? [`Perplexity: how likely the built-in story model (${ppl.model}), a model of short simple stories, finds the draft (${ppl.tokens} tokens); it does not compare the draft with the reference.`] : []),
+    'The model cards\' grammatical-sentence rate needs link-grammar, a C library with no JavaScript port: the training tools compute it (models/train/fluency.sh).',
+  ];
+  return [table({ caption: 'Fluency', className: 'metrics', headers, numeric, rows: [row] }), hint(notes.join(' '))];
 }
 
 /** Two drafts: each one's score on the paired segments with its 95 % interval, and the p-value of
@@ -146,8 +177,9 @@ function renderComparison(result: ScoreResult, c: DraftComparison): HTMLElement 
   const whole = table({
     caption: 'Whole-text scores of both drafts',
     className: 'metrics',
-    headers: ['draft', 'BLEU', ...(s2.chrf ? [s2.chrf.name] : []), 'ROUGE-1 F1 (%)', 'ROUGE-2 F1 (%)', 'ROUGE-L F1 (%)'],
-    numeric: [1, 2, 3, 4, ...(s2.chrf ? [5] : [])],
+    headers: ['draft', 'BLEU', ...(s2.chrf ? [s2.chrf.name] : []), 'ROUGE-1 F1 (%)', 'ROUGE-2 F1 (%)', 'ROUGE-L F1 (%)',
+      ...(s2.nonwords ? ['non-word rate'] : []), ...(s2.perplexity ? ['perplexity per word'] : [])],
+    numeric: [1, 2, 3, 4, 5, 6, 7].slice(0, 4 + (s2.chrf ? 1 : 0) + (s2.nonwords ? 1 : 0) + (s2.perplexity ? 1 : 0)),
     rowHeaders: true,
     rows: [[a, result.scores], [b, s2]].map(([name, s], i) => {
       const sc = s as ScoreResult['scores'];
@@ -159,6 +191,8 @@ function renderComparison(result: ScoreResult, c: DraftComparison): HTMLElement 
         metric(`whole-${k}-rouge1`, sc.rouge.rouge1.f1, percent(sc.rouge.rouge1.f1)),
         metric(`whole-${k}-rouge2`, sc.rouge.rouge2.f1, percent(sc.rouge.rouge2.f1)),
         metric(`whole-${k}-rougeL`, sc.rouge.rougeL.f1, percent(sc.rouge.rougeL.f1)),
+        ...(s2.nonwords ? [sc.nonwords === undefined || sc.nonwords.rate === null ? '—' : metric(`whole-${k}-nonwords`, sc.nonwords.rate, fixed3(sc.nonwords.rate))] : []),
+        ...(s2.perplexity ? [sc.perplexity ? metric(`whole-${k}-perplexity`, sc.perplexity.perWord, sc.perplexity.perWord.toFixed(1)) : '—'] : []),
       ];
     }),
   });

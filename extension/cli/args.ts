@@ -14,6 +14,8 @@ const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show
   // draftsmith score, with sacreBLEU's names
   'effective-order', 'sentence-level', 'paired-bs', 'paired-ar', 'confidence', 'chrf-whitespace', 'chrf-lowercase', 'chrf-eps-smoothing',
   'rouge-jackknife',
+  // draftsmith score --nonwords (issue 24, item 4)
+  'nonwords',
   // draftsmith summarize, whole documents
   'sections', 'jsonl', 'long']);
 /** Flags that take every following word up to the next flag, as sacreBLEU's `-m bleu chrf`. */

@@ -5,30 +5,27 @@
  * the model finds the text itself, not how close it is to the reference: lower is more fluent by
  * that model's standard, which is one of simple stories (news or technical drafts score high).
  * Tokens pooled over the drafts as the story paper does (engine/metrics/perplexity.ts), per subword
- * token and per word (the story card's unit: words + 1 for the end of the story).
+ * token and per word (the story card's unit: words + 1 for the end of the story). A draft longer
+ * than the model's 256 target tokens is read in windows (eval/storyLikelihood.ts). Score Draft and
+ * Score Drafts in Folder compute the same through the engine (draftsmith.score.perplexity).
  *
- * The fluency measures the model cards report (the grammatical-sentence rate from link-grammar, the
- * non-word rate from hunspell en_US) are not computed here: both run through Python bindings of C
- * libraries in the recipes (models/train/fluency.sh), which a user of the extension or the CLI
- * does not have; `bash models/train/fluency.sh` computes them on a checkout.
+ * The non-word rate is `--nonwords` (engine/metrics/nonwords.ts); the grammatical-sentence rate
+ * needs link-grammar (a C library with Python bindings, no JavaScript port) and stays with the
+ * model-card tooling (`bash models/train/fluency.sh`).
  */
 import * as path from 'node:path';
-import { StoryLikelihood } from '../engine/eval/storyEval';
-import { perplexityFromLogProbs } from '../engine/metrics/perplexity';
+import type { PerplexitySummary } from '../protocol';
+import { StoryLikelihood, type TextPerplexity } from '../engine/eval/storyLikelihood';
+import { pooledPerplexity } from '../engine/metrics/perplexity';
 import { singleFolder } from '../engine/runtime/modelSource';
 import { DEFAULT_THREADS } from '../engine/runtime/threads';
 import { loadSystem } from '../engine/systems/registry';
 
-export interface DraftPerplexity {
-  /** exp(mean negative log-likelihood per subword token), tokens pooled over the drafts. */
-  perToken: number;
-  /** The same log-likelihood per word (+1 per draft for its end). */
-  perWord: number;
-  tokens: number;
-  words: number;
+export interface DraftPerplexity extends PerplexitySummary {
+  /** Each draft's own, in order. */
+  drafts: PerplexitySummary[];
   /** Each draft's own per-word perplexity, in order. */
   perDraft: number[];
-  model: string;
 }
 
 export async function draftPerplexity(drafts: readonly string[], modelsDir: string | undefined, progress?: (done: number, total: number) => void): Promise<DraftPerplexity> {
@@ -36,20 +33,14 @@ export async function draftPerplexity(drafts: readonly string[], modelsDir: stri
   const runtime = { device: 'cpu' as const, threads: DEFAULT_THREADS, log: (level: 'info' | 'warn', message: string) => { if (level === 'warn') process.stderr.write(`[warn] ${message}\n`); } };
   const system = await loadSystem('story', singleFolder(dir), runtime);
   try {
-    const lm = await StoryLikelihood.load(system, dir);
-    const sequences: number[][] = [];
-    const perDraft: number[] = [];
-    let words = 0;
+    const lm = StoryLikelihood.of(system);
+    const parts: TextPerplexity[] = [];
     for (const [i, text] of drafts.entries()) {
-      const lps = await lm.tokenLogProbs('', text);
-      sequences.push(lps);
-      const w = text.split(/\s+/).filter(Boolean).length + 1;
-      words += w;
-      perDraft.push(Math.exp(-lps.reduce((a, b) => a + b, 0) / w));
+      parts.push(await lm.textPerplexity(text));
       progress?.(i + 1, drafts.length);
     }
-    const pooled = perplexityFromLogProbs(sequences);
-    return { perToken: pooled.perplexity, perWord: Math.exp((pooled.nll * pooled.tokens) / Math.max(words, 1)), tokens: pooled.tokens, words, perDraft, model: system.describe().name };
+    const each = parts.map((p) => pooledPerplexity([p], system.name));
+    return { ...pooledPerplexity(parts, system.name), drafts: each, perDraft: each.map((p) => p.perWord) };
   } finally {
     await system.dispose();
   }

@@ -33,6 +33,8 @@ export const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
     'name-field',
     // the drafts' perplexity under the built-in story LM, from --models
     'perplexity', 'models',
+    // the drafts' non-word rate (hunspell en_US through nspell)
+    'nonwords',
   ],
   'eval summarize': [...EVAL, 'mode', 'split', 'sweep', 'aggregation', 'position-weight', 'ratio', 'max-sentences', 'offset', 'perplexity', 'long'],
   'eval essay': [...EVAL, 'beam', 'unconstrained'],

@@ -18,7 +18,7 @@ import type { CorpusScores, FolderScores, ScoreOptions } from '../protocol';
 import { stat } from 'node:fs/promises';
 import { folderTotals, pairFolders, pairJsonl } from '../engine/eval/folderScores';
 import { columnsOf, folderCsv, folderJson } from '../engine/eval/folderTable';
-import { bleuOptionsOf as draftBleuOptionsOf, scoreSignatures } from '../engine/eval/scoreOptions';
+import { bleuOptionsOf as draftBleuOptionsOf, chrfOptionsOf as draftChrfOptionsOf, scoreSignatures } from '../engine/eval/scoreOptions';
 import { EngineError } from '../engine/errors';
 import { scoreCorpus } from '../engine/eval/scoreDraft';
 import { BLEU_SMOOTHINGS, BLEU_TOKENIZERS, corpusBleu, sentenceBleu, type BleuOptions, type BleuScore, type BleuSmoothing, type BleuTokenizer } from '../engine/metrics/bleu';
@@ -52,6 +52,7 @@ export function scoreRows(s: CorpusScores): [string, string][] {
     ['Substantiality (entity words / sentence)', s.substantiality.perSentence.toFixed(3)],
     ['Coherence L', s.coherenceL === null ? 'n/a' : s.coherenceL.toFixed(3)],
   );
+  if (s.nonwords) rows.push(['Non-word rate (en_US)', s.nonwords.rate === null ? 'n/a' : s.nonwords.rate.toFixed(4)]);
   return rows;
 }
 
@@ -73,7 +74,8 @@ async function scoreEverything(a: Args, bleuOpts: BleuOptions): Promise<void> {
   const bar = progressBar('scoring');
   const started = performance.now();
   const stem = flag(a, 'stem') !== undefined;
-  const scores: CorpusScores = scoreCorpus(pairs, { stem, lowercase: bleuOpts.lowercase }, {
+  const nonwords = flag(a, 'nonwords') !== undefined;
+  const scores: CorpusScores = scoreCorpus(pairs, { stem, lowercase: bleuOpts.lowercase, ...(nonwords ? { nonwords } : {}) }, {
     progress: (done, total) => bar.update(done, total),
   });
   bar.done();
@@ -199,7 +201,18 @@ export async function scoreCommand(a: Args): Promise<void> {
   const sentenceLevel = flag(a, 'sentence-level') !== undefined;
   const confidence = flag(a, 'confidence') !== undefined;
   const sacre = metrics !== undefined || refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence;
-  if (!sacre && (flag(a, 'name-field') !== undefined || (await isFolder(refs[0])) || (await isFolder(hyps[0])))) return scoreFolderCli(a, bleuOpts);
+  if (flag(a, 'name-field') !== undefined || (await isFolder(refs[0])) || (await isFolder(hyps[0]))) {
+    // A folder (or a JSONL's named rows) is Score Drafts in Folder's table; -m chooses its chrF column.
+    if (refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence) {
+      throw new EngineError('bad-request', 'a folder of drafts is scored as one table (one --hyp folder, one --ref folder); several systems, several references and the paired tests take segment files, one line per segment');
+    }
+    return scoreFolderCli(a, bleuOpts);
+  }
+  if (sacre) {
+    for (const f of ['nonwords', 'perplexity']) {
+      if (flag(a, f) !== undefined) throw new EngineError('bad-request', `--${f} applies to the full table (one --ref, one --hyp, no -m) or a folder's, not to -m, several systems or references, or the paired tests`);
+    }
+  }
   if (!sacre) {
     for (const f of ['rouge-jackknife', 'rouge-split']) {
       if (flag(a, f) !== undefined) throw new EngineError('bad-request', `--${f} applies to ROUGE with -m (e.g. -m rouge), not to the full table`);
@@ -339,6 +352,19 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   if (!quiet) process.stderr.write(`scored ${named.length} system${named.length > 1 ? 's' : ''} × ${take} segments × ${nrefs} reference${nrefs > 1 ? 's' : ''} in ${seconds.toFixed(1)} s\n`);
 }
 
+/**
+ * A folder's chrF column: `-m chrf` adds chrF, with `--chrf-word-order 2` chrF++ (sacreBLEU's other
+ * defaults, as Score Draft's draftsmith.score.chrf); other -m names are columns the table always has.
+ */
+function folderChrf(a: Args): Pick<ScoreOptions, 'chrf'> {
+  if (!(metricsOf(a) ?? []).includes('chrf')) return {};
+  const { wordOrder, ...others } = chrfOptionsOf(a);
+  if (Object.keys(others).length > 0 || (wordOrder !== undefined && wordOrder !== 0 && wordOrder !== 2)) {
+    throw new EngineError('bad-request', 'a folder\'s table takes chrF (-m chrf) or chrF++ (-m chrf --chrf-word-order 2) with sacreBLEU\'s other defaults; for other chrF options, score segment files with -m chrf');
+  }
+  return { chrf: wordOrder === 2 ? 'chrF++' : 'chrF' };
+}
+
 const isFolder = (p: string) => stat(p).then((st) => st.isDirectory(), () => false);
 
 /**
@@ -365,6 +391,8 @@ async function scoreFolderCli(a: Args, bleuOpts: BleuOptions): Promise<void> {
     ...(bleuOpts.smooth ? { smoothMethod: bleuOpts.smooth } : {}),
     ...(bleuOpts.smoothValue !== undefined ? { smoothValue: bleuOpts.smoothValue } : {}),
     ...(bleuOpts.maxOrder !== undefined ? { maxNgramOrder: bleuOpts.maxOrder } : {}),
+    ...(flag(a, 'nonwords') !== undefined ? { nonwords: true } : {}),
+    ...folderChrf(a),
   };
   const bar = progressBar('scoring drafts');
   const rows = pairs.map((p, i) => {
@@ -372,31 +400,23 @@ async function scoreFolderCli(a: Args, bleuOpts: BleuOptions): Promise<void> {
     return { name: p.name, scores: runMetric(() => scoreCorpus([{ hypothesis: p.hypothesis, reference: p.reference }], options)) };
   });
   bar.done();
+  // --perplexity: each draft's own in its row, pooled in the corpus row (a Perplexity column, as the panel's).
+  const ppl = flag(a, 'perplexity') === undefined ? undefined : await perplexityOf(a, pairs.map((p) => p.hypothesis));
+  if (ppl) rows.forEach((r, i) => { r.scores.perplexity = ppl.drafts[i]; });
   const result: FolderScores = {
     source: hyp,
     referenceSource: folders ? ref : `${ref} (${flag(a, 'ref-field') ?? 'text'})`,
     rows,
-    totals: folderTotals(pairs, rows.map((r) => r.scores), draftBleuOptionsOf(options), undefined),
+    totals: folderTotals(pairs, rows.map((r) => r.scores), draftBleuOptionsOf(options), draftChrfOptionsOf(options)),
     unpaired: paired.unpaired,
     cancelled: false,
     paired: paired.pairs.length,
     signatures: scoreSignatures(options),
     elapsedMs: performance.now() - started,
   };
-  const ppl = flag(a, 'perplexity') === undefined ? undefined : await perplexityOf(a, pairs.map((p) => p.hypothesis));
-  if (flag(a, 'csv')) {
-    // --perplexity: one more column, each draft's per-word perplexity and the pooled one for the corpus.
-    const lines = folderCsv(result).trimEnd().split('\n');
-    if (ppl) lines.forEach((l, i) => { lines[i] = `${l},${i === 0 ? 'perplexity' : String(i <= rows.length ? ppl.perDraft[i - 1] : ppl.perWord)}`; });
-    process.stdout.write(lines.join('\n') + '\n');
-  } else if (flag(a, 'json')) {
-    const out = JSON.parse(folderJson(result)) as { drafts: Record<string, unknown>[]; corpus: Record<string, unknown> };
-    if (ppl) {
-      out.drafts.forEach((d, i) => { d.perplexity = ppl.perDraft[i]; });
-      out.corpus.perplexity = ppl.perWord;
-    }
-    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
-  } else {
+  if (flag(a, 'csv')) process.stdout.write(folderCsv(result));
+  else if (flag(a, 'json')) process.stdout.write(folderJson(result));
+  else {
     const cols = columnsOf(result);
     const cells = [...rows.map((r) => [r.name, r.scores] as const), ['(corpus)', result.totals] as const]
       .map(([name, sc]) => [name, ...cols.map((c) => { const v = c.value(sc); return v === null ? 'n/a' : v.toFixed(c.digits); })]);
@@ -407,7 +427,7 @@ async function scoreFolderCli(a: Args, bleuOpts: BleuOptions): Promise<void> {
     process.stdout.write(`|${widths.map((w, k) => (k === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|\n`);
     for (const r of cells) process.stdout.write(line(r));
     if (ppl) process.stdout.write(`Perplexity under the story LM (${ppl.model}), per word, all drafts: ${ppl.perWord.toFixed(1)} (per token ${ppl.perToken.toFixed(1)})\n`);
-    process.stdout.write(`BLEU signature: ${result.signatures.BLEU}\nROUGE signature: ${result.signatures.ROUGE}\n`);
+    process.stdout.write(`BLEU signature: ${result.signatures.BLEU}\n${result.signatures.chrF ? `chrF signature: ${result.signatures.chrF}\n` : ''}ROUGE signature: ${result.signatures.ROUGE}\n`);
   }
   if (paired.unpaired.length > 0) process.stderr.write(`no reference for ${paired.unpaired.length}: ${paired.unpaired.join(', ')}\n`);
   if (flag(a, 'quiet') === undefined) process.stderr.write(`scored ${rows.length} drafts in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);

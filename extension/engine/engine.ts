@@ -177,6 +177,7 @@ export class Engine {
 
   /** Runs one request; the result's type follows the request's op. */
   async run<R extends EngineRequest>(request: R, hooks: RunHooks = {}): Promise<ResultFor<R>> {
+    const watch: LoadWatch = { progress: (m, f) => hooks.progress?.(m, f), isCancelled: () => hooks.isCancelled?.() ?? false };
     const ctx: RunContext = {
       progress: (m, f) => hooks.progress?.(m, f),
       partial: (t) => hooks.partial?.(t),
@@ -185,6 +186,12 @@ export class Engine {
       // it gives the event loop a turn (a cancel or stop message) on this one schedule. An inline
       // suggestion (issue 23) yields after every step: typing cancels it within one step.
       clock: request.op === 'story' && request.inline ? new YieldClock(0) : this.clock,
+      // The other system's own loading line shows while it loads (Score Draft's perplexity: the story model's).
+      withSystem: <K extends SystemId, T>(other: K, work: (system: SystemOf<K>) => Promise<T>) => {
+        const entry: SystemEntry = SYSTEMS[other];
+        if (entry.loading) ctx.progress(entry.loading);
+        return this.slot(other, undefined).use(watch, (system) => work(system as SystemOf<K>));
+      },
     };
     // Text no model can read (empty, no words, binary data) is refused before any model loads, with
     // the same message for every model of the command (a Hub summarizer's included).
@@ -194,7 +201,6 @@ export class Engine {
     const choice = 'model' in request ? request.model : undefined;
     // A Hub model or a folder says what it loads itself (hub/hubModel.ts).
     if (entry.loading && (!choice || choice.kind === 'built-in')) ctx.progress(entry.loading);
-    const watch: LoadWatch = { progress: ctx.progress, isCancelled: () => hooks.isCancelled?.() ?? false };
     const result = await this.slot(id, entry.variant?.(request), choice).use(watch, async (system) => {
       if (entry.loading) ctx.checkCancelled();
       return system.run(request, ctx);

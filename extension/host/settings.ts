@@ -234,7 +234,8 @@ export function readStoryOptions(): StoryOptions {
 /**
  * Score Draft's draftsmith.score.* settings as the 'score' request's options. Only what differs
  * from sacreBLEU's defaults is set, so with every setting at its default the request is the one
- * Score Draft has always sent. As elsewhere, a hand-edited value out of range is the default.
+ * Score Draft has always sent but for the non-word rate (on by default). As elsewhere, a
+ * hand-edited value out of range is the default.
  */
 export function readScoreOptions(): ScoreOptions {
   const cfg = vscode.workspace.getConfiguration(SECTION);
@@ -253,6 +254,9 @@ export function readScoreOptions(): ScoreOptions {
   if (order !== 4) options.maxNgramOrder = order;
   const chrf = ChrfVariant.safeParse(cfg.get('score.chrf'));
   if (chrf.success) options.chrf = chrf.data;
+  // Issue 24, item 4: the non-word rate (cheap, on unless false) and the story LM's perplexity (a model run, off unless true).
+  if (cfg.get('score.nonwords') !== false) options.nonwords = true;
+  if (cfg.get('score.perplexity') === true) options.perplexity = true;
   return options;
 }
 

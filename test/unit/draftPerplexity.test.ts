@@ -53,3 +53,23 @@ test('--perplexity on a folder: a perplexity column, each draft\'s own and the c
   assert.ok(last(lines[2]) > last(lines[1]), 'the scrambled draft has the higher perplexity');
   assert.ok(last(lines[3]) > last(lines[1]) && last(lines[3]) < last(lines[2]), 'the corpus figure lies between');
 });
+
+test('Score Draft with draftsmith.score.perplexity: the engine scores the draft on its story model, as the CLI does; a long draft is read whole, in windows', async () => {
+  const { Engine } = await import('../../extension/engine/engine');
+  const { modelsDir } = await import('./helpers');
+  const engine = new Engine({ modelsDir, device: 'cpu', threads: 1 }, () => {});
+  const progress: string[] = [];
+  const r = await engine.run({ op: 'score', hypothesis: FLUENT, reference: FLUENT, options: { perplexity: true } }, { progress: (m) => progress.push(m) });
+  const p = r.scores.perplexity;
+  assert.ok(p, 'the score carries the perplexity');
+  assert.ok(progress.includes('Loading the story model…'), progress.join(' | '));
+  const cli = JSON.parse(run('--ref', file('r1.txt', `${FLUENT}\n`), '--hyp', file('h1.txt', `${FLUENT}\n`), '--perplexity', '--json').stdout).perplexity as { perWord: number; tokens: number };
+  assert.ok(Math.abs(p.perWord - cli.perWord) < 1e-6 * cli.perWord, `engine ${p.perWord}, CLI ${cli.perWord}`);
+  assert.equal(p.tokens, cli.tokens);
+  assert.equal((await engine.run({ op: 'score', hypothesis: FLUENT, reference: FLUENT })).scores.perplexity, undefined, 'not asked: none');
+  // 120 sentences, far past the decoder's 256 target tokens: every token counts (not the first 256).
+  const long = Array.from({ length: 120 }, () => FLUENT).join(' ');
+  const q = (await engine.run({ op: 'score', hypothesis: long, reference: FLUENT, options: { perplexity: true } })).scores.perplexity;
+  assert.ok(q && q.tokens > 10 * p.tokens, `${q?.tokens} tokens`);
+  assert.equal(q.words, 120 * (FLUENT.split(' ').length) + 1);
+});

@@ -22,6 +22,7 @@ import { rougeScores } from '../../extension/engine/metrics/rouge';
 import { diversity } from '../../extension/engine/metrics/diversity';
 import { coherence } from '../../extension/engine/metrics/coherence';
 import { substantiality } from '../../extension/engine/metrics/substantiality';
+import { nonwordRate } from '../../extension/engine/metrics/nonwords';
 import { checkCoherence, scoreDraft } from '../../extension/engine/eval/scoreDraft';
 import { EngineError } from '../../extension/engine/errors';
 import { analyse } from '../../extension/engine/text/nlp';
@@ -259,6 +260,10 @@ test('fuzz: every metric gives finite scores in range for any text', async () =>
   await fuzz('metric (substantiality)', fc.array(anyText, { maxLength: 3 }), (outputs) => {
     const s = substantiality(outputs.map(analyse));
     assert.ok(finite(s.perSentence) && s.entityWords >= 0);
+  });
+  await fuzz('metric (non-word rate)', fc.array(anyText, { maxLength: 3 }), (texts) => {
+    const n = nonwordRate(texts);
+    assert.ok(n.nonwords >= 0 && n.nonwords <= n.tokens && (n.rate === null ? n.tokens === 0 : finite(n.rate) && n.rate <= 1));
   });
   await fuzz('metric (Score Draft and Check Coherence)', fc.tuple(anyText, anyText), async ([h, r]) => {
     const s = await answersOr(['bad-input'], () => scoreDraft({ op: 'score', hypothesis: h, reference: r }));

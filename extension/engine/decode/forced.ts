@@ -3,13 +3,16 @@
  * model gave each of its tokens (and the end token). This is how a system fills in the
  * LikelihoodModel of metrics/perplexity.ts, for perplexity and prompt ranking.
  */
-import type { DecodeHooks, StepModel } from './types';
+import { YieldClock, type DecodeHooks, type StepModel } from './types';
 
 /** `state` holds one row. Returns log p(target_t | target_<t, context) for every target token, then for `eos`. */
 export async function forcedLogProbs<S>(model: StepModel<S>, state: S, bos: number, target: readonly number[], eos: number, hooks: DecodeHooks = {}): Promise<number[]> {
   const out: number[] = [];
   let previous = bos;
+  // A turn of the event loop now and then, so that a worker sees a cancel between steps.
+  const clock = hooks.clock ?? new YieldClock();
   for (const next of [...target, eos]) {
+    await clock.yield();
     hooks.checkCancelled?.();
     const r = await model.step([previous], state);
     state = r.state;

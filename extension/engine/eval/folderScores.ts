@@ -8,6 +8,7 @@
  *    segment, sacreBLEU's corpus score), corpus diversity, entity words over all sentences, and the
  *    mean over drafts of ROUGE (rouge-score's aggregate) and of coherence L (where defined);
  *  - the columns, sorting and exports are in ./folderTable.ts (the panel's page uses them too).
+ *    The non-word rate and the perplexity (when asked for) pool the drafts' tokens.
  * Free of wink-nlp and of the models: the host computes the totals from rows the worker scored.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
@@ -19,6 +20,8 @@ import { proseOf } from '../text/proseText';
 import { corpusBleu, type BleuOptions } from '../metrics/bleu';
 import { corpusChrf, type ChrfOptions } from '../metrics/chrf';
 import { diversity } from '../metrics/diversity';
+import { poolNonwords } from '../metrics/nonwords';
+import { pooledPerplexity } from '../metrics/perplexity';
 
 export interface DraftPair {
   /** The draft's file name (or the JSONL row's name). */
@@ -130,6 +133,8 @@ export function folderTotals(pairs: readonly DraftPair[], rows: readonly CorpusS
   const sentences = rows.reduce((a, s) => a + s.substantiality.sentences, 0);
   const ls = rows.map((s) => s.coherenceL).filter((l): l is number => l !== null);
   const c = chrf === undefined ? undefined : corpusChrf(hyps, refs, chrf);
+  const nonwords = rows.flatMap((s) => (s.nonwords ? [s.nonwords] : []));
+  const ppl = rows.flatMap((s) => (s.perplexity ? [s.perplexity] : []));
   return {
     pairs: rows.length,
     bleu: { score: b.score, precisions: b.precisions, brevityPenalty: b.brevityPenalty, ratio: b.ratio, hypLength: b.hypLength, refLength: b.refLength },
@@ -143,5 +148,8 @@ export function folderTotals(pairs: readonly DraftPair[], rows: readonly CorpusS
     },
     coherenceL: ls.length > 0 ? ls.reduce((a, x) => a + x, 0) / ls.length : null,
     ...(c === undefined ? {} : { chrf: { score: c.score, name: c.name } }),
+    // Non-words and perplexity pool the drafts' tokens, as `draftsmith score` over all the pairs.
+    ...(nonwords.length > 0 && nonwords.length === rows.length ? { nonwords: poolNonwords(nonwords) } : {}),
+    ...(ppl.length > 0 && ppl.length === rows.length ? { perplexity: pooledPerplexity(ppl, ppl[0].model) } : {}),
   };
 }

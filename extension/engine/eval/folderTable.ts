@@ -17,7 +17,7 @@ export interface FolderColumn {
 }
 
 /** Every metric of a row, in the order the table, the CSV and the JSON give them. ROUGE as F1 × 100. */
-export function folderColumns(withChrf: boolean, chrfName = 'chrF'): FolderColumn[] {
+export function folderColumns(withChrf: boolean, chrfName = 'chrF', extra: { nonwords?: boolean; perplexity?: boolean } = {}): FolderColumn[] {
   const f1 = (k: keyof CorpusScores['rouge']) => (s: CorpusScores) => s.rouge[k].f1 * 100;
   return [
     { key: 'bleu', label: 'BLEU', value: (s) => s.bleu.score, digits: 2 },
@@ -32,11 +32,14 @@ export function folderColumns(withChrf: boolean, chrfName = 'chrF'): FolderColum
     { key: 'substantiality', label: 'Substantiality', value: (s) => s.substantiality.perSentence, digits: 2 },
     { key: 'coherenceL', label: 'Coherence L', value: (s) => s.coherenceL, digits: 3, lowerIsBetter: true },
     { key: 'tokens', label: 'tokens', value: (s) => s.diversity.tokens, digits: 0 },
+    // Model-based and fluency columns (issue 24, item 4), when the scores carry them.
+    ...(extra.nonwords ? [{ key: 'nonwords', label: 'Non-words', value: (s: CorpusScores) => s.nonwords?.rate ?? null, digits: 3, lowerIsBetter: true }] : []),
+    ...(extra.perplexity ? [{ key: 'perplexity', label: 'Perplexity', value: (s: CorpusScores) => s.perplexity?.perWord ?? null, digits: 1, lowerIsBetter: true }] : []),
   ];
 }
 
 export function columnsOf(result: FolderScores): FolderColumn[] {
-  return folderColumns(result.totals.chrf !== undefined, result.totals.chrf?.name);
+  return folderColumns(result.totals.chrf !== undefined, result.totals.chrf?.name, { nonwords: result.totals.nonwords !== undefined, perplexity: result.totals.perplexity !== undefined });
 }
 
 /** Rows in the order asked: by a column (a missing value last, whatever the direction), or by name; ties by name. */

@@ -13,6 +13,7 @@ import { coherence } from '../metrics/coherence';
 import { diversity } from '../metrics/diversity';
 import { corpusRouge, rougeL, rougeN } from '../metrics/rouge';
 import { entityWordCount, substantiality } from '../metrics/substantiality';
+import { nonwordRate } from '../metrics/nonwords';
 import { analyse, type NlpSentence } from '../text/nlp';
 import { proseNotes, proseOf } from '../text/proseText';
 import { compareDrafts } from './draftComparison';
@@ -98,6 +99,7 @@ function corpusScoresOf(analysed: readonly AnalysedPair[], options: ScoreOptions
     substantiality: substantiality(analysed.map((a) => a.hyp)),
     coherenceL: ls.length > 0 ? ls.reduce((x, y) => x + y, 0) / ls.length : null,
     ...(chrf === undefined ? {} : { chrf: { score: chrf.score, name: chrf.name } }),
+    ...(options.nonwords ? { nonwords: nonwordRate(hyps) } : {}),
   };
 }
 

@@ -14,18 +14,14 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { forcedLogProbs } from '../decode/forced';
-import type { LikelihoodModel } from '../metrics/perplexity';
 import { promptRankingAccuracy } from '../metrics/ranking';
-import { loadModelFolder, type Manifest } from '../runtime/manifest';
 import { silentRun, type RuntimeOptions } from '../systems/context';
-import type { StorySystem } from '../systems/story';
 import { loadSystem } from '../systems/registry';
 import { HubStorySystem } from '../systems/hubStory';
 import { defaultHubConfig } from '../engine';
 import { singleFolder } from '../runtime/modelSource';
-import { Tokenizer } from '../text/tokenizer';
 import type { Dump } from './dump';
+import { StoryLikelihood } from './storyLikelihood';
 import { readSplit, takeTurns } from './testSplit';
 
 export const StoryRow = z.object({ domain: z.string(), doc: z.string(), prompt: z.string(), story: z.string() });
@@ -51,30 +47,7 @@ export interface StoryEvalOptions {
   dump?: Dump;
 }
 
-type StoryArch = Extract<Manifest['architecture'], { type: 'story-conv-seq2seq' }>;
-
-/** A story's log-probabilities given its prompt, as the recipe's story_nll reads them. */
-export class StoryLikelihood implements LikelihoodModel {
-  private constructor(private readonly system: StorySystem, private readonly tokenizer: Tokenizer, private readonly manifest: Manifest, private readonly arch: StoryArch) {}
-
-  static async load(system: StorySystem, dir: string): Promise<StoryLikelihood> {
-    const folder = await loadModelFolder(dir, 'story');
-    const arch = folder.manifest.architecture as StoryArch;
-    return new StoryLikelihood(system, await Tokenizer.load(dir, folder.manifest.specialTokens.unk), folder.manifest, arch);
-  }
-
-  /** story.encode_source: the prompt's last pieces that fit, then </s>; the target cut at maxTargetTokens predicted tokens. */
-  async tokenLogProbs(context: string, target: string): Promise<number[]> {
-    const special = this.manifest.specialTokens;
-    const room = Math.min(this.manifest.maxInputTokens, this.arch.maxSourcePositions) - (this.arch.sourceEndsWithEos ? 1 : 0);
-    const source = [...this.tokenizer.encode(context).slice(-room), ...(this.arch.sourceEndsWithEos ? [special.eos] : [])];
-    const ids = this.tokenizer.encode(target);
-    const max = this.arch.maxTargetTokens;
-    const { model, start } = await this.system.storyModel(source);
-    const lps = await forcedLogProbs(model, start, special.bos, ids.slice(0, max), special.eos);
-    return ids.length >= max ? lps.slice(0, max) : lps;
-  }
-}
+export { StoryLikelihood } from './storyLikelihood';
 
 interface Line {
   model: string; n: number; asked: number; written: number; within20: number;
@@ -114,7 +87,7 @@ export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => v
     const n = Math.max(rows.length, 1);
     const line: Line = { model: `${v.name} (${system.describe().name}${opts.guards === false ? ', no guards' : ''})`, n: rows.length, asked: asked / n, written: written / n, within20: within / n, ended, tokensPerSecond: tokens / Math.max(decodeMs / 1000, 1e-6) };
     if ((opts.perplexity || opts.ranking > 0) && !(system instanceof HubStorySystem)) {
-      const lm = await StoryLikelihood.load(system, v.dir);
+      const lm = StoryLikelihood.of(system);
       if (opts.perplexity) {
         let nll = 0;
         let count = 0;

@@ -5,6 +5,8 @@
 // mean of per-document perplexities). Which tokens count (the model's subwords) is the system's
 // choice; the story model card says which.
 
+import type { PerplexitySummary } from '../../protocol';
+
 /** A model that can score a target text given a context (a prompt, a source document). */
 export interface LikelihoodModel {
   /** Natural-log probability of each target token given the context and the tokens before it. */
@@ -37,4 +39,12 @@ export async function perplexity(model: LikelihoodModel, pairs: readonly { conte
   const sequences: number[][] = [];
   for (const p of pairs) sequences.push(await model.tokenLogProbs(p.context, p.target));
   return perplexityFromLogProbs(sequences);
+}
+
+/** Drafts' summed NLL, tokens and words pooled: exp(total NLL / total words) and / total tokens. */
+export function pooledPerplexity(parts: readonly { nll: number; tokens: number; words: number }[], model: string): PerplexitySummary {
+  const nll = parts.reduce((a, p) => a + p.nll, 0);
+  const tokens = parts.reduce((a, p) => a + p.tokens, 0);
+  const words = parts.reduce((a, p) => a + p.words, 0);
+  return { perWord: Math.exp(nll / Math.max(words, 1)), perToken: Math.exp(nll / Math.max(tokens, 1)), nll, tokens, words, model };
 }

@@ -75,7 +75,8 @@ function cachedStem(token: string): string {
 
 /** rouge-score's tokenizer: lowercase, non-[a-z0-9] to spaces, split, optionally stem. */
 export function tokenize(text: string, stem = false): string[] {
-  const tokens = text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').split(' ').filter((t) => t.length > 0);
+  // The maximal runs of [a-z0-9]: what replacing everything else by spaces and splitting leaves.
+  const tokens = text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
   return stem ? tokens.map((t) => (t.length > 3 ? cachedStem(t) : t)) : tokens;
 }
 
@@ -84,20 +85,31 @@ function sentenceTokens(text: string, stem: boolean): string[][] {
   return text.split('\n').filter((s) => s.length > 0).map((s) => tokenize(s, stem));
 }
 
-function counts(items: readonly string[]): Map<string, number> {
-  const m = new Map<string, number>();
+/** A token: its text, or (rougeMulti) its id in the texts' own vocabulary, which compares faster. */
+type Tok = string | number;
+
+function counts<T extends Tok>(items: readonly T[]): Map<T, number> {
+  const m = new Map<T, number>();
   for (const it of items) m.set(it, (m.get(it) ?? 0) + 1);
   return m;
 }
 
-function ngrams(tokens: readonly string[], n: number): string[] {
-  const out: string[] = [];
-  // Tokens are [a-z0-9]+, so a space cannot collide inside an n-gram key.
+/** Ids below this make a bigram one exact number (id1 · ID_BASE + id2 < 2^53). */
+const ID_BASE = 2 ** 22;
+
+function ngrams<T extends Tok>(tokens: readonly T[], n: number): readonly Tok[] {
+  if (n === 1) return tokens;
+  const out: Tok[] = [];
+  if (n === 2 && tokens.every((t) => typeof t === 'number' && t < ID_BASE)) {
+    for (let i = 0; i + 1 < tokens.length; i++) out.push((tokens[i] as number) * ID_BASE + (tokens[i + 1] as number));
+    return out;
+  }
+  // Tokens are [a-z0-9]+ (or ids), so a space cannot collide inside an n-gram key.
   for (let i = 0; i + n <= tokens.length; i++) out.push(tokens.slice(i, i + n).join(' '));
   return out;
 }
 
-function scoreNgrams(pred: readonly string[], ref: readonly string[], n: number): Score {
+function scoreNgrams<T extends Tok>(pred: readonly T[], ref: readonly T[], n: number): Score {
   const p = counts(ngrams(pred, n));
   const r = counts(ngrams(ref, n));
   let overlap = 0;
@@ -116,7 +128,7 @@ export function rougeN(pred: string, ref: string, n: number, opts: RougeOptions 
 }
 
 /** LCS length table, (ref.length + 1) x (can.length + 1), row-major. */
-function lcsTable(ref: readonly string[], can: readonly string[]): Int32Array {
+function lcsTable<T extends Tok>(ref: readonly T[], can: readonly T[]): Int32Array {
   const cols = can.length + 1;
   const t = new Int32Array((ref.length + 1) * cols);
   for (let i = 1; i <= ref.length; i++) {
@@ -129,9 +141,23 @@ function lcsTable(ref: readonly string[], can: readonly string[]): Int32Array {
   return t;
 }
 
-function scoreLcs(pred: readonly string[], ref: readonly string[]): Score {
+/** The LCS's length only: the table's last row, two rows at a time. */
+function lcsLength<T extends Tok>(ref: readonly T[], can: readonly T[]): number {
+  let prev = new Int32Array(can.length + 1);
+  let row = new Int32Array(can.length + 1);
+  for (let i = 1; i <= ref.length; i++) {
+    const r = ref[i - 1];
+    for (let j = 1; j <= can.length; j++) {
+      row[j] = r === can[j - 1] ? prev[j - 1] + 1 : Math.max(prev[j], row[j - 1]);
+    }
+    [prev, row] = [row, prev];
+  }
+  return prev[can.length];
+}
+
+function scoreLcs<T extends Tok>(pred: readonly T[], ref: readonly T[]): Score {
   if (pred.length === 0 || ref.length === 0) return { ...ZERO };
-  const lcs = lcsTable(ref, pred)[ref.length * (pred.length + 1) + pred.length];
+  const lcs = lcsLength(ref, pred);
   return score(lcs / pred.length, lcs / ref.length);
 }
 
@@ -143,7 +169,7 @@ export function rougeL(pred: string, ref: string, opts: RougeOptions = {}): Scor
 
 /** Reference indices of one LCS, read back the way rouge-score's _backtrack_norec does (on a tie
  * it moves up in the reference), since which LCS is chosen changes the union in ROUGE-Lsum. */
-function lcsIndices(ref: readonly string[], can: readonly string[]): number[] {
+function lcsIndices<T extends Tok>(ref: readonly T[], can: readonly T[]): number[] {
   const t = lcsTable(ref, can);
   const cols = can.length + 1;
   const out: number[] = [];
@@ -163,7 +189,7 @@ function lcsIndices(ref: readonly string[], can: readonly string[]): number[] {
   return out;
 }
 
-function summaryLevelLcs(predSents: readonly string[][], refSents: readonly string[][]): Score {
+function summaryLevelLcs<T extends Tok>(predSents: readonly (readonly T[])[], refSents: readonly (readonly T[])[]): Score {
   const predLen = predSents.reduce((a, s) => a + s.length, 0);
   const refLen = refSents.reduce((a, s) => a + s.length, 0);
   if (predLen === 0 || refLen === 0) return { ...ZERO };
@@ -171,9 +197,11 @@ function summaryLevelLcs(predSents: readonly string[][], refSents: readonly stri
   const refLeft = counts(refSents.flat());
   let hits = 0;
   for (const r of refSents) {
-    const union = new Set<number>();
-    for (const c of predSents) for (const i of lcsIndices(r, c)) union.add(i);
-    for (const i of [...union].sort((a, b) => a - b)) {
+    // The union of the LCS positions, walked in order (rouge-score sorts the union).
+    const union = new Uint8Array(r.length);
+    for (const c of predSents) for (const i of lcsIndices(r, c)) union[i] = 1;
+    for (let i = 0; i < r.length; i++) {
+      if (!union[i]) continue;
       const tok = r[i];
       const p = predLeft.get(tok) ?? 0;
       const q = refLeft.get(tok) ?? 0;
@@ -335,7 +363,7 @@ export interface RougeMultiOptions extends RougeOptions {
   jackknife?: boolean;
 }
 
-function rougeTypesOf(p: readonly string[], r: readonly string[], pSents: readonly string[][], rSents: readonly string[][]): RougeMultiScores {
+function rougeTypesOf(p: readonly number[], r: readonly number[], pSents: readonly (readonly number[])[], rSents: readonly (readonly number[])[]): RougeMultiScores {
   return { rouge1: scoreNgrams(p, r, 1), rouge2: scoreNgrams(p, r, 2), rougeL: scoreLcs(p, r), rougeLsum: summaryLevelLcs(pSents, rSents) };
 }
 
@@ -358,9 +386,24 @@ function bestByF1(scores: readonly Score[]): Score {
 export function rougeMulti(pred: string, refs: readonly string[], opts: RougeMultiOptions = {}): RougeMultiScores {
   if (refs.length === 0) throw new RangeError('ROUGE needs at least one reference');
   const stem = opts.stem ?? false;
-  const p = tokenize(pred, stem);
-  const pSents = sentenceTokens(pred, stem);
-  const each = refs.map((r) => rougeTypesOf(p, tokenize(r, stem), pSents, sentenceTokens(r, stem)));
+  // Tokens as ids of this call's own vocabulary: the same scores, compared and counted as numbers.
+  const vocab = new Map<string, number>();
+  const ids = (tokens: readonly string[]) => tokens.map((t) => {
+    let id = vocab.get(t);
+    if (id === undefined) {
+      id = vocab.size;
+      vocab.set(t, id);
+    }
+    return id;
+  });
+  // A text's tokens are its lines' tokens end to end ('\n' is a separator like any other
+  // character outside [a-z0-9]), so each text is tokenized once, line by line.
+  const pSents = sentenceTokens(pred, stem).map(ids);
+  const p = pSents.flat();
+  const each = refs.map((r) => {
+    const rSents = sentenceTokens(r, stem).map(ids);
+    return rougeTypesOf(p, rSents.flat(), pSents, rSents);
+  });
   const out = {} as RougeMultiScores;
   for (const k of ROUGE_TYPES) {
     const scores = each.map((e) => e[k]);

@@ -30,17 +30,23 @@ const splitLines = (text: string) => splitSentences(text).join('\n');
  * stream) are skipped.
  */
 export function rougeMetrics(types: readonly RougeType[], opts: RougeMetricOptions = {}): StatMetric[] {
-  const cache = new Map<string, RougeMultiScores>();
+  // Keyed by the hypothesis, then by its references (one reference: the text itself, no joined copy).
+  const cache = new Map<string, Map<string, RougeMultiScores>>();
   const split = opts.split ?? 'newline';
   const scoresOf = (hyp: string, refs: readonly string[]): RougeMultiScores => {
     const present = refs.filter((r) => typeof r === 'string');
-    const key = `${hyp}\u0000${present.join('\u0001')}`;
-    let s = cache.get(key);
+    const key = present.length === 1 ? present[0] : present.join('\u0001');
+    let byRefs = cache.get(hyp);
+    if (byRefs === undefined) {
+      byRefs = new Map();
+      cache.set(hyp, byRefs);
+    }
+    let s = byRefs.get(key);
     if (s === undefined) {
       s = split === 'nlp'
         ? rougeMulti(splitLines(hyp), present.map(splitLines), opts)
         : rougeMulti(hyp, present, opts);
-      cache.set(key, s);
+      byRefs.set(key, s);
     }
     return s;
   };

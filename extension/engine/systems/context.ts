@@ -1,5 +1,6 @@
 import type { YieldClock } from '../decode/types';
 import type { SessionOptions } from '../runtime/onnx';
+import type { SystemId, SystemOf } from './registry';
 
 /** What a system gets from the engine while it runs one request. */
 export interface RunContext {
@@ -12,6 +13,11 @@ export interface RunContext {
    * handed to every decoding loop of the run; absent, each loop keeps its own.
    */
   clock?: YieldClock;
+  /**
+   * Another system of the engine (its built-in model), loaded if need be and kept for `work`: Score
+   * Draft's perplexity runs on the story model. Absent outside the engine.
+   */
+  withSystem?<K extends SystemId, T>(id: K, work: (system: SystemOf<K>) => Promise<T>): Promise<T>;
 }
 
 /** A run with no one watching (the evaluations, the CLI's model runs outside the Engine): no progress, no partial text, never cancelled. */

@@ -1,9 +1,14 @@
 /**
  * Score Draft and Check Coherence as a system without a model: the metrics of eval/scoreDraft.ts
- * behind the same contract as the model systems, so the engine dispatches every op one way.
+ * behind the same contract as the model systems, so the engine dispatches every op one way. With
+ * options.perplexity, the draft's perplexity under the built-in story LM (issue 24, item 4) comes
+ * from the engine's story system (RunContext.withSystem), loaded once and shared with Continue Story.
  */
-import type { CoherenceRequest, CoherenceResult, ScoreRequest, ScoreResult } from '../../protocol';
+import type { CoherenceRequest, CoherenceResult, PerplexitySummary, ScoreRequest, ScoreResult } from '../../protocol';
+import { EngineError, errorMessage } from '../errors';
+import { StoryLikelihood } from '../eval/storyLikelihood';
 import { checkCoherence, scoreDraft } from '../eval/scoreDraft';
+import { pooledPerplexity } from '../metrics/perplexity';
 import type { RunContext } from './context';
 import type { System, SystemDescription } from './system';
 
@@ -14,17 +19,46 @@ export class ScoringSystem implements System<'score' | 'coherence'> {
   async run(req: ScoreRequest | CoherenceRequest, ctx: RunContext): Promise<ScoreResult | CoherenceResult> {
     if (req.op === 'score') {
       ctx.progress('Scoring the draft…');
-      return scoreDraft(req, { checkCancelled: ctx.checkCancelled });
+      const started = performance.now();
+      const result = scoreDraft(req, { checkCancelled: ctx.checkCancelled });
+      if (req.options?.perplexity) {
+        const texts = [req.hypothesis, ...(req.second ? [req.second.hypothesis] : [])];
+        const [first, second] = await perplexities(texts, ctx);
+        result.scores.perplexity = first;
+        if (second && result.comparison) result.comparison.secondScores.perplexity = second;
+        result.elapsedMs = performance.now() - started;
+      }
+      return result;
     }
     ctx.progress('Aligning sentences…');
     return checkCoherence(req);
   }
 
   describe(): SystemDescription {
-    return { system: 'scoring', name: 'metrics', description: 'BLEU, ROUGE, Diversity, Substantiality, coherence L', architecture: 'none', dir: null, device: 'none' };
+    return { system: 'scoring', name: 'metrics', description: 'BLEU, ROUGE, chrF, Diversity, Substantiality, coherence L, non-word rate; perplexity through the story model', architecture: 'none', dir: null, device: 'none' };
   }
 
   async dispose(): Promise<void> {
     // No sessions to release.
+  }
+}
+
+/** Each text's perplexity under the engine's built-in story model. */
+async function perplexities(texts: readonly string[], ctx: RunContext): Promise<PerplexitySummary[]> {
+  if (!ctx.withSystem) throw new EngineError('bad-request', 'A draft\'s perplexity needs the story model, which only the engine loads.');
+  try {
+    return await ctx.withSystem('story', async (story) => {
+      const lm = StoryLikelihood.of(story);
+      const out: PerplexitySummary[] = [];
+      for (const text of texts) {
+        ctx.progress('Perplexity under the story model…');
+        out.push(pooledPerplexity([await lm.textPerplexity(text, { checkCancelled: ctx.checkCancelled, ...(ctx.clock ? { clock: ctx.clock } : {}) })], story.name));
+      }
+      return out;
+    });
+  } catch (e) {
+    if (e instanceof EngineError && (e.code === 'cancelled' || e.code === 'stopped')) throw e;
+    const code = e instanceof EngineError ? e.code : 'internal';
+    throw new EngineError(code, `Score Draft's perplexity needs the built-in story model: ${errorMessage(e)} (turn off draftsmith.score.perplexity to score without it)`);
   }
 }

@@ -145,6 +145,11 @@ export class StorySystem implements System<'story' | 'premise'> {
     return describeFolder('story', this.folder, this.device);
   }
 
+  /** What teacher forcing needs besides storyModel (perplexity, prompt ranking: eval/storyLikelihood.ts). */
+  get forcing(): { tokenizer: Tokenizer; manifest: Manifest; arch: StoryArch } {
+    return { tokenizer: this.tokenizer, manifest: this.folder.manifest, arch: this.arch };
+  }
+
   readonly dispose = releaseOnce(() => [this.encoder, this.decoder, this.premiseLm]);
 
   /** The hierarchical first step: the premise model samples a writing prompt up to its end-of-prompt token. */

@@ -107,8 +107,10 @@ export function scoreDraftsTests(api: DraftsmithApi, extensionPath: string): Tes
           const bleu = lines.slice(1, 21).map((l) => Number(l.split(',')[1]));
           assert.deepEqual(bleu, [...bleu].sort((a, b) => b - a), 'the CSV is not sorted by BLEU, highest first');
           assert.match(lines[21], /^\(corpus\),/);
-          // The CLI on the same folders: the same rows (in file-name order) and the same corpus line.
-          const { stdout } = await run(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), 'score', '--hyp', drafts, '--ref', references, '--csv', '--quiet'],
+          // The non-word rate is on by default (draftsmith.score.nonwords): the table's last column.
+          assert.equal(lines[0].split(',').at(-1), 'nonwords');
+          // The CLI on the same folders (--nonwords, as the default setting): the same rows (in file-name order) and the same corpus line.
+          const { stdout } = await run(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), 'score', '--hyp', drafts, '--ref', references, '--nonwords', '--csv', '--quiet'],
             { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, timeout: 120_000 });
           const cli = stdout.trim().split('\n');
           assert.equal(cli[0], lines[0]);

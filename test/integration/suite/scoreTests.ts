@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import * as vscode from 'vscode';
 import type { CoherenceOutcome, DraftsmithApi, ScoreOutcome } from '../../../extension/host/api';
 import type { CorpusScores } from '../../../extension/protocol';
-import { closeWithoutSaving, openUntitled } from './helpers';
+import { closeWithoutSaving, openUntitled, withSetting } from './helpers';
 import type { TestCase } from './runner';
 
 const run = promisify(execFile);
@@ -38,7 +38,7 @@ function describe(outcome: ScoreOutcome | CoherenceOutcome): string {
 }
 
 /** `node dist/cli.js score --document --json` on the two texts, as a user would run it. */
-async function cliScores(extensionPath: string, reference: string, hypothesis: string): Promise<CorpusScores & { signatures: { BLEU: string; ROUGE: string } }> {
+async function cliScores(extensionPath: string, reference: string, hypothesis: string, extra: string[] = []): Promise<CorpusScores & { signatures: { BLEU: string; ROUGE: string } }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'draftsmith-score-'));
   try {
     const ref = path.join(dir, 'ref.txt');
@@ -48,7 +48,7 @@ async function cliScores(extensionPath: string, reference: string, hypothesis: s
     // The extension host's own runtime: node under code-server, Electron-as-node under desktop VS Code.
     const { stdout } = await run(
       process.execPath,
-      [path.join(extensionPath, 'dist', 'cli.js'), 'score', '--document', '--ref', ref, '--hyp', hyp, '--json'],
+      [path.join(extensionPath, 'dist', 'cli.js'), 'score', '--document', '--ref', ref, '--hyp', hyp, '--json', ...extra],
       { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
     );
     return JSON.parse(stdout) as CorpusScores & { signatures: { BLEU: string; ROUGE: string } };
@@ -101,6 +101,31 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
         assert.ok(api.insights.isOpen(), 'the insights panel is not open');
         assert.deepEqual(api.insights.lastMessage(), { type: 'score', result });
         assert.ok(JSON.stringify(api.insights.lastMessage()).includes(cli.signatures.BLEU), 'the panel message lacks the BLEU signature');
+        await closeWithoutSaving(editor.document);
+      },
+    },
+    {
+      name: 'Score Draft shows the non-word rate (on by default) and, with draftsmith.score.perplexity, the story model\'s perplexity: the CLI\'s --nonwords --perplexity numbers',
+      async run() {
+        const draft = `${HYPOTHESIS} Shopers were very hapy.`;
+        const editor = await openUntitled(draft, 'plaintext');
+        editor.selection = new vscode.Selection(0, 0, 0, 0);
+        const plain = await api.scoreDraft(editor, { text: REFERENCE, name: 'reference.txt' });
+        assert.equal(plain.kind, 'shown', describe(plain));
+        if (plain.kind !== 'shown') return;
+        assert.deepEqual(plain.result.scores.nonwords?.examples, ['Shopers', 'hapy']);
+        assert.equal(plain.result.scores.perplexity, undefined, 'perplexity is off by default');
+        const outcome = await withSetting('score.perplexity', true, () => api.scoreDraft(editor, { text: REFERENCE, name: 'reference.txt' }));
+        assert.equal(outcome.kind, 'shown', describe(outcome));
+        if (outcome.kind !== 'shown') return;
+        const cli = await cliScores(extensionPath, REFERENCE, draft, ['--nonwords', '--perplexity']) as CorpusScores & { perplexity: { perWord: number; perToken: number } };
+        const s = outcome.result.scores;
+        close(s.nonwords?.rate ?? null, cli.nonwords?.rate ?? null, 'non-word rate');
+        // The same model and tokens; onnxruntime's sums may differ in the last bits with another thread count.
+        const ppl = s.perplexity?.perWord ?? Number.NaN;
+        assert.ok(Math.abs(ppl - cli.perplexity.perWord) <= 1e-6 * cli.perplexity.perWord, `perplexity: the panel has ${ppl}, the CLI ${cli.perplexity.perWord}`);
+        assert.deepEqual(api.insights.lastMessage(), { type: 'score', result: outcome.result });
+        console.log(`    non-words ${s.nonwords?.nonwords} / ${s.nonwords?.tokens}, perplexity ${s.perplexity?.perWord.toFixed(1)} per word in ${Math.round(outcome.result.elapsedMs)} ms`);
         await closeWithoutSaving(editor.document);
       },
     },
