@@ -678,6 +678,16 @@ async function pickRow(...texts) {
   log(`picked "${texts.join(' … ')}"`);
 }
 
+/** Types `text` into the open quick pick's filter, waits until the first row shown is the one labelled `text`, and accepts it with Enter. */
+async function pickRowByFilter(text) {
+  await page.locator('.quick-input-widget input').fill(text);
+  const first = page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first();
+  await first.filter({ hasText: text }).waitFor({ state: 'visible', timeout: 30_000 });
+  await page.waitForTimeout(200);
+  await page.keyboard.press('Enter');
+  log(`picked "${text}" (filtered, Enter)`);
+}
+
 /**
  * The text of the notification that contains `text`, once there: as a toast, or in the notification
  * centre (this headless workbench often files an information message there without a toast), which
@@ -808,9 +818,12 @@ test('"Draftsmith: Choose Model…" → "Continue Story and Write a Premise" →
   await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: STORY_LM }).filter({ hasText: 'current' })
     .first().waitFor({ state: 'visible', timeout: 30_000 });
   await shot('ui-hub-4-current');
-  await pickRow('Built-in model');
-  await waitForNotification('now use the built-in model');
+  // By keyboard, as the list filters: in full runs under load, a click on this row (the list's focus set on
+  // the "current" row) left the setting unchanged several times; the cause was not traced. The setting is
+  // checked before the notification, so a failure says which of the two is missing.
+  await pickRowByFilter('Built-in model');
   await waitForUserSetting('draftsmith.story.model', 'built-in', 15_000);
+  await waitForNotification('now use the built-in model');
 });
 
 test('a Hub id the (loopback) Hub does not have: Continue Story fails with "not found", changes nothing, and the error\'s "Use Built-in Model" puts draftsmith.story.model back', async () => {
