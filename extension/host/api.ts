@@ -58,6 +58,8 @@ export interface DraftsmithApi {
   checkCoherence(editor: vscode.TextEditor, source: NamedText, token?: vscode.CancellationToken): Promise<CoherenceOutcome>;
   /** The last summary (whether or not the panel shows it now); the other commands' results are not kept. */
   lastSummary(): SummarizeResult | undefined;
+  /** The messages the latest progress notification showed, in order (the first 1,000). */
+  progressShown(): readonly string[];
   insights: {
     /** The message the insights panel shows (or would show when opened). */
     lastMessage(): ToPanel | undefined;

@@ -21,6 +21,8 @@ export class Ctx implements vscode.Disposable {
   readonly insights: InsightsPanels;
   /** Round-Trip Paragraph's diff documents and the reconstructions waiting for Apply. */
   readonly roundTrips: RoundTrips;
+  /** The latest progress notification's messages ("Sections done: 3 / 20"), for the tests' API: what the user saw. */
+  readonly progressShown: string[] = [];
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = this.own(vscode.window.createOutputChannel('Draftsmith', { log: true }));

@@ -28,6 +28,7 @@ export function requestWithProgress<R extends EngineRequest>(
     { location: vscode.ProgressLocation.Notification, title, cancellable: true },
     (progress, progressToken) => {
       let reported = 0; // percent so far; withProgress wants increments
+      ctx.progressShown.length = 0;
       const timeLimitMs = readTimeLimitMs();
       return withEitherToken(progressToken, token, (combined) =>
         ctx.engine.request(request, {
@@ -41,6 +42,7 @@ export function requestWithProgress<R extends EngineRequest>(
               reported = fraction * 100;
             }
             progress.report({ message, increment });
+            if (message !== undefined && ctx.progressShown.length < 1000) ctx.progressShown.push(message);
           },
         }),
       );

@@ -40,6 +40,7 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
     exportFolderScores: (format, sort) => exportFolderScores(format, sort),
     checkCoherence: (editor, source, token) => checkCoherence(ctx, editor, source, token),
     lastSummary: () => ctx.lastSummary,
+    progressShown: () => [...ctx.progressShown],
     insights: {
       lastMessage: () => ctx.lastPanelMessage,
       isOpen: () => ctx.insights.isOpen,

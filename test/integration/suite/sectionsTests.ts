@@ -38,6 +38,12 @@ export function sectionsTests(api: DraftsmithApi, sample: string): TestCase[] {
         assert.ok(!outcome.summary.includes('neverProse'), outcome.summary);
         assert.ok(outcome.notices.some((n) => /20 code blocks and the front matter were not read as prose/.test(n)), outcome.notices.join('\n'));
         assert.equal(editor.document.getText(), `${original}\n\nSummary: ${outcome.summary}\n`);
+        // The progress notification counted the sections as they were done, up to all 20 with prose.
+        const shown = api.progressShown().filter((m) => /^Sections done: \d+ \/ \d+/.test(m));
+        assert.ok(shown.length >= 2, `progress shown: ${JSON.stringify(api.progressShown())}`);
+        const counts = shown.map((m) => (/(\d+) \/ (\d+)/.exec(m) ?? []).slice(1).map(Number));
+        assert.ok(counts.every(([k, n], i) => n === 20 && k <= n && (i === 0 || k >= counts[i - 1][0])), JSON.stringify(shown));
+        assert.deepEqual(counts.at(-1), [20, 20], `the last progress message: ${shown.at(-1)}`);
         await vscode.window.showTextDocument(editor.document, { preview: false });
         await vscode.commands.executeCommand('undo');
         assert.equal(editor.document.getText(), original);
