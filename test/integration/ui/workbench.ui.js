@@ -883,7 +883,6 @@ async function waitForDocument(predicate, timeoutMs, what) {
   throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; the document shows: ${JSON.stringify(text.slice(-300))}`);
 }
 
-/** A new untitled editor in `language` (Change Language Mode), with `text` typed into it. */
 /** Change Language Mode of the active editor to `language` (as the status bar's picker does). */
 async function setLanguageMode(language) {
   await runFromPalette('Change Language Mode', { asks: true });
@@ -895,16 +894,11 @@ async function setLanguageMode(language) {
   await page.waitForTimeout(300);
 }
 
+/** A new untitled editor in `language` (Change Language Mode), with `text` typed into it. */
 async function typeIntoNewFileOf(language, text, what) {
   await runFromPalette('File: New Untitled Text File');
   await page.waitForTimeout(500);
-  await runFromPalette('Change Language Mode', { asks: true });
-  const input = page.locator('.quick-input-widget input');
-  await input.fill(language);
-  await page.locator(`.quick-input-list .monaco-list-row[aria-label^="${language}"]`).first().waitFor({ state: 'visible', timeout: 15_000 });
-  await page.keyboard.press('Enter');
-  await input.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
-  await page.waitForTimeout(300);
+  await setLanguageMode(language);
   await page.keyboard.type(text);
   await waitForText((t) => words(t) === words(text), 30_000, what);
 }
