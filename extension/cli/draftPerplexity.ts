@@ -24,8 +24,6 @@ import { loadSystem } from '../engine/systems/registry';
 export interface DraftPerplexity extends PerplexitySummary {
   /** Each draft's own, in order. */
   drafts: PerplexitySummary[];
-  /** Each draft's own per-word perplexity, in order. */
-  perDraft: number[];
 }
 
 export async function draftPerplexity(drafts: readonly string[], modelsDir: string | undefined, progress?: (done: number, total: number) => void): Promise<DraftPerplexity> {
@@ -40,7 +38,7 @@ export async function draftPerplexity(drafts: readonly string[], modelsDir: stri
       progress?.(i + 1, drafts.length);
     }
     const each = parts.map((p) => pooledPerplexity([p], system.name));
-    return { ...pooledPerplexity(parts, system.name), drafts: each, perDraft: each.map((p) => p.perWord) };
+    return { ...pooledPerplexity(parts, system.name), drafts: each };
   } finally {
     await system.dispose();
   }

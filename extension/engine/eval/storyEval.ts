@@ -47,8 +47,6 @@ export interface StoryEvalOptions {
   dump?: Dump;
 }
 
-export { StoryLikelihood } from './storyLikelihood';
-
 interface Line {
   model: string; n: number; asked: number; written: number; within20: number;
   ended: Record<string, number>; tokensPerSecond: number;
