@@ -119,12 +119,11 @@ export async function roundTrip(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   const target = new vscode.Range(doc.positionAt(used.start), doc.positionAt(used.end));
   const markdownNotices: string[] = [];
   if (md) {
-    const notes = [...md.notes];
-    if (holdsMarkup(doc.getText(target), text.slice(result.usedStart, result.usedEnd))) {
-      notes.push('The sentences read hold markup (emphasis, a link, inline code marks): Apply writes the reconstruction in their place as plain text.');
-    }
-    markdownNotices.push(...md.notices.map((n) => `Draftsmith: ${n}`));
-    if (notes.length > md.notes.length) markdownNotices.push(`Draftsmith: ${notes[notes.length - 1]}`);
+    const markup = holdsMarkup(doc.getText(target), text.slice(result.usedStart, result.usedEnd))
+      ? ['The sentences read hold markup (emphasis, a link, inline code marks): Apply writes the reconstruction in their place as plain text.']
+      : [];
+    const notes = [...md.notes, ...markup];
+    markdownNotices.push(...[...md.notices, ...markup].map((n) => `Draftsmith: ${n}`));
     result = { ...result, readNotes: notes };
     for (const n of notes) ctx.log.info(`roundtrip: ${n}`);
   }
