@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { lengthLimit, maxLengthNote } from '../../extension/engine/systems/lengthLimit';
+import { endAtLastSentence, lengthLimit, maxLengthNote } from '../../extension/engine/systems/lengthLimit';
+import { sentenceSpans } from '../../extension/engine/text/reader';
 import { repoRoot, tempDir } from './helpers';
 
 const CLI = path.join(repoRoot, 'dist', 'cli.js');
@@ -49,4 +50,31 @@ test('the CLI notes on stderr that an essay stopped at --max-length', () => {
   const r = cli(['essay', 'bee, frog, flower', '--beam', '1', '--max-length', '8']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /^note: the essay reached the length limit of 8 tokens .* Raise --max-length for a longer essay\.$/m);
+});
+
+test('a text cut off mid-sentence ends at its last whole sentence; a finished one or a single fragment stays', () => {
+  assert.equal(endAtLastSentence('The council voted. Mayor Park says the bridge will'), 'The council voted.');
+  assert.equal(endAtLastSentence('He said "yes." Then the mayor of the'), 'He said "yes."');
+  assert.equal(endAtLastSentence('The council voted. The mayor agreed.'), 'The council voted. The mayor agreed.');
+  assert.equal(endAtLastSentence('The council voted. "We will build it."'), 'The council voted. "We will build it."');
+  assert.equal(endAtLastSentence('fast command-line tool for'), 'fast command-line tool for', 'a synopsis with no sentence end is all there is');
+  assert.equal(endAtLastSentence('The U.S. Coast Guard says the'), 'The U.S. Coast Guard says the', 'an abbreviation is not a sentence end');
+});
+
+test('with the guards on, a summary cut at --max-length ends at a sentence end', () => {
+  const dir = tempDir('limit');
+  const file = path.join(dir, 'article.txt');
+  writeFileSync(file, `${ARTICLE} ${ARTICLE.replace('Riverton', 'Lakeside').replace('Alder', 'Birch')}`);
+  let ended = 0;
+  for (const n of [16, 20, 24, 28, 32]) {
+    const r = cli(['summarize', file, '--mode', 'abstractive', '--max-length', String(n), '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const { summary, hitMaxLength } = JSON.parse(r.stdout) as { summary: string; hitMaxLength: unknown };
+    if (!hitMaxLength) continue;
+    const finished = /[.!?]["')\]]*$/.test(summary);
+    // Unfinished only when the cut fell inside the first sentence: there is no whole sentence to end at.
+    assert.ok(finished || sentenceSpans(summary).length === 1, `--max-length ${n}: ends mid-sentence: ${summary}`);
+    if (finished) ended++;
+  }
+  assert.ok(ended > 0, 'no cut summary ended at a sentence end: the test needs other lengths');
 });

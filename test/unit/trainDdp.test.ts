@@ -101,3 +101,9 @@ test('a summarizer export outside the shipped folder leaves the tests\' fixture 
   pythonTests('test_export_paths.py', 2, 60_000);
   pythonTests('test_wordlist.py', 3, 60_000);
 });
+
+// Issue 19: the summarizer's training data: CNN's "NEW:" off the fine-tuning targets only, gap-sentence
+// pairs (PEGASUS) from the news training articles, a topic word list that is the same in every run.
+test('the summarizer\'s training data: no "NEW:" in the fine-tuning targets, gap sentences out of their text, one topic word list (models/train/tests/test_summarize_data.py)', { skip, timeout: 120_000 }, () => {
+  pythonTests('test_summarize_data.py', 4, 60_000);
+});

@@ -20,7 +20,7 @@ import { cacheSpecs, emptyCaches, feedCaches, layerViews, LayerCaches, readCache
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
 import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
-import { maxLengthHit } from './lengthLimit';
+import { endAtLastSentence, maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
 import { DEFAULT_EXTRACTIVE, extractiveSummary, MAX_EXTRACTIVE_WINDOWS, wordBudget, type ExtractiveOptions } from './extractive';
@@ -195,7 +195,9 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     });
     const decodeMs = performance.now() - t1;
     const best = hyps[0];
-    const summary = best ? this.tokenizer.decode(best.tokens) : '';
+    const written = best ? this.tokenizer.decode(best.tokens) : '';
+    // With the guards on, a summary the length limit cut off ends at its last whole sentence.
+    const summary = best?.hitMaxLength && req.guards !== false ? endAtLastSentence(written) : written;
     if (!summary) throw new EngineError('internal', 'The model produced an empty summary.');
     const tokens = attendedTokens(used, encoded.alpha);
     const steps = best.tokens.length + 1;

@@ -239,7 +239,7 @@ def cmd_finetune(args):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("cmd", choices=["prepare", "prepare-llm", "pretrain", "finetune", "export"])
+    p.add_argument("cmd", choices=["prepare", "prepare-llm", "prepare-gsg", "pretrain", "finetune", "export"])
     p.add_argument("--data", default=".data")
     p.add_argument("--device", default="auto")
     p.add_argument("--vocab", type=int, default=8000)
@@ -282,7 +282,8 @@ def main():
         from .export_summarize import export
         export(args.ckpt, args.out, args.data)
         return
-    {"prepare": cmd_prepare, "prepare-llm": lambda a: D.prepare_llm(a.data), "pretrain": cmd_pretrain, "finetune": cmd_finetune}[args.cmd](args)
+    {"prepare": cmd_prepare, "prepare-llm": lambda a: D.prepare_llm(a.data), "prepare-gsg": lambda a: D.prepare_gsg(a.data),
+     "pretrain": cmd_pretrain, "finetune": cmd_finetune}[args.cmd](args)
 
 
 if __name__ == "__main__":
