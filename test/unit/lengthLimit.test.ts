@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { endAtLastSentence, lengthLimit, maxLengthNote } from '../../extension/engine/systems/lengthLimit';
+import { lengthLimit, maxLengthNote } from '../../extension/engine/systems/lengthLimit';
+import { endAtLastSentence } from '../../extension/engine/systems/decodingGuards';
 import { sentenceSpans } from '../../extension/engine/text/reader';
 import { repoRoot, tempDir } from './helpers';
 
@@ -52,7 +53,7 @@ test('the CLI notes on stderr that an essay stopped at --max-length', () => {
   assert.match(r.stderr, /^note: the essay reached the length limit of 8 tokens .* Raise --max-length for a longer essay\.$/m);
 });
 
-test('a text cut off mid-sentence ends at its last whole sentence; a finished one or a single fragment stays', () => {
+test('a summary that stops mid-sentence ends at its last whole sentence; a finished one or a single fragment stays', () => {
   assert.equal(endAtLastSentence('The council voted. Mayor Park says the bridge will'), 'The council voted.');
   assert.equal(endAtLastSentence('He said "yes." Then the mayor of the'), 'He said "yes."');
   assert.equal(endAtLastSentence('The council voted. The mayor agreed.'), 'The council voted. The mayor agreed.');

@@ -8,6 +8,7 @@ import { EngineError, errorMessage } from '../errors';
 import { ALL_GUARDS, KnownWords, PieceGuard, type GuardFlags, type RowGuard } from '../decode/guards';
 import type { ModelFolder } from '../runtime/manifest';
 import type { Tokenizer } from '../text/tokenizer';
+import { sentenceSpans } from '../text/reader';
 
 /** A word list larger than this is not one (the shipped ones are under 0.5 MB). */
 const MAX_WORDS_BYTES = 8 * 1024 * 1024;
@@ -45,4 +46,19 @@ export function decodingGuard(setup: GuardSetup, enabled: boolean | undefined, i
   extra: Partial<GuardFlags> = {}): RowGuard | undefined {
   if (enabled === false) return undefined;
   return new PieceGuard({ pieces: setup.tokenizer.pieces(), eos: setup.eos, flags: { ...ALL_GUARDS, ...extra }, known: setup.known, input, prefix });
+}
+
+/** A sentence's end: . ! or ?, then any closing quotes or brackets. */
+const FINISHED = /[.!?][\s"'”’)\]]*$/u;
+
+/**
+ * Text ended at its last complete sentence (a decoding guard, issue 19: a summary does not stop
+ * mid-sentence, whether the length limit cut it or the model wrote its end token there; a third of
+ * the news summaries did). Unchanged when its last sentence is complete or it holds no complete
+ * sentence before the fragment (a one-line synopsis).
+ */
+export function endAtLastSentence(text: string): string {
+  const spans = sentenceSpans(text);
+  if (spans.length < 2 || FINISHED.test(spans[spans.length - 1].text)) return text;
+  return text.slice(0, spans[spans.length - 2].end);
 }

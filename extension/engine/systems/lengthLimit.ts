@@ -4,7 +4,6 @@
  */
 import type { MaxLengthHit } from '../../protocol';
 import type { Hypothesis } from '../decode/types';
-import { sentenceSpans } from '../text/reader';
 
 export type LengthLimit = MaxLengthHit;
 
@@ -29,16 +28,3 @@ export function maxLengthNote(what: string, hit: MaxLengthHit, setting: string):
     : `${cut} That is the longest the model writes; a larger ${setting} does not lengthen it.`;
 }
 
-/** A sentence's end: . ! or ?, then any closing quotes or brackets. */
-const FINISHED = /[.!?][\s"'”’)\]]*$/u;
-
-/**
- * Text that the length limit cut off, ended at its last complete sentence (a decoding guard, issue 19:
- * a summary does not stop mid-sentence; 33 % of the news summaries did). Unchanged when its last
- * sentence is complete or it holds no complete sentence before the cut (a one-line synopsis).
- */
-export function endAtLastSentence(text: string): string {
-  const spans = sentenceSpans(text);
-  if (spans.length < 2 || FINISHED.test(spans[spans.length - 1].text)) return text;
-  return text.slice(0, spans[spans.length - 2].end);
-}

@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { SummarizeRequest, SummarizeResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
-import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
+import { decodingGuard, endAtLastSentence, readKnownWords, type GuardSetup } from './decodingGuards';
 import { forcedLogProbs } from '../decode/forced';
 import { YieldClock, type StepModel } from '../decode/types';
 import type { LikelihoodModel } from '../metrics/perplexity';
@@ -20,7 +20,7 @@ import { cacheSpecs, emptyCaches, feedCaches, layerViews, LayerCaches, readCache
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
 import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
-import { endAtLastSentence, maxLengthHit } from './lengthLimit';
+import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
 import { DEFAULT_EXTRACTIVE, extractiveSummary, MAX_EXTRACTIVE_WINDOWS, wordBudget, type ExtractiveOptions } from './extractive';
@@ -196,8 +196,8 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     const decodeMs = performance.now() - t1;
     const best = hyps[0];
     const written = best ? this.tokenizer.decode(best.tokens) : '';
-    // With the guards on, a summary the length limit cut off ends at its last whole sentence.
-    const summary = best?.hitMaxLength && req.guards !== false ? endAtLastSentence(written) : written;
+    // With the guards on, a summary ends at its last whole sentence (cut by the limit or ended early).
+    const summary = req.guards !== false ? endAtLastSentence(written) : written;
     if (!summary) throw new EngineError('internal', 'The model produced an empty summary.');
     const tokens = attendedTokens(used, encoded.alpha);
     const steps = best.tokens.length + 1;
