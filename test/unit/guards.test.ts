@@ -29,6 +29,7 @@ const PIECES = [
   ',', '▁S', '▁a', 'org', '▁the', // 19-23 (23: a second spelling of "▁the", so a table can prefer it)
   "'", '▁I', '▁don', 'm', '://', '▁cats', // 24-29
   '▁', // 30: a bare space (sentencepiece writes " 0" as "▁" + "0")
+  '▁"', 'Zor', // 31-32: an opening quote, a name glued to it
 ];
 const id = (p: string) => PIECES.indexOf(p);
 const [BOS, EOS] = [2, 3];
@@ -96,7 +97,7 @@ test('vocabulary guard in greedy decoding: the known word instead of the non-wor
   for (const w of text(on.tokens).match(/\p{L}+/gu) ?? []) assert.ok(KNOWN.has(w.toLowerCase()), `${w} in ${text(on.tokens)}`);
 });
 
-test('summaries: a name inside a sentence only when the source has it ("the Zorro" refused unless the source names Zorro); a sentence may start with any known word', async () => {
+test('summaries: a name inside a sentence only when the source has it ("the Zorro" refused unless the source names Zorro, also after an initial or an opening quote); a sentence may start with any known word', async () => {
   const known = new KnownWords(['the', 'cat', 'sat', 'on', 'mat', 'zorro']);
   const names = (input: string, on = true) => new PieceGuard({ pieces: PIECES, eos: EOS, known, input,
     flags: { vocabulary: true, artefacts: false, repetition: false, sourceNames: on } });
@@ -106,6 +107,12 @@ test('summaries: a name inside a sentence only when the source has it ("the Zorr
   assert.ok(names('The cat sat.').forRow([])(id('▁Zor')), 'the first word of the output starts a sentence');
   assert.ok(names('The cat sat.').forRow([id('▁the'), id('▁cat'), id('.')])(id('▁Zor')), 'after a full stop');
   assert.ok(!names('The cat sat.').forRow([id('▁the'), id('▁cat'), id(',')])(id('▁Zor')), 'after a comma the sentence goes on');
+  // Where a sentence starts is the reader's rule, which the faithfulness metric counts by.
+  assert.ok(!names('The cat sat.').forRow([id('▁the'), id('▁cat'), id('▁"')])(id('Zor')), 'an opening quote mid-sentence: the sentence goes on');
+  assert.ok(names('The cat sat.').forRow([id('▁"')])(id('Zor')), 'an opening quote at the start: a sentence starts');
+  assert.ok(names('The cat sat.').forRow([id('▁the'), id('▁cat'), id('.'), id('▁"')])(id('Zor')), 'an opening quote after a full stop');
+  assert.ok(!names('The S. cat sat.').forRow([id('▁the'), id('▁S'), id('.')])(id('▁Zor')), 'after an initial ("S.") the sentence goes on');
+  assert.ok(names('The cat sat.').forRow([id('▁the'), id('▁cats'), id('.')])(id('▁Zor')), 'after a word\'s full stop, a new sentence');
   // In decoding: the model wants "the Zorro sat"; the summary of a source without Zorro does not name him.
   const model = scripted([id('▁the'), id('▁Zor'), id('ro'), id('▁sat')]);
   const setup = { tokenizer: { pieces: () => PIECES } as never, known, eos: EOS };

@@ -17,12 +17,15 @@
  *             output (a word-level no_repeat_ngram; the token-level noRepeatNgramSize stays as is).
  * sourceNames (summaries only) a capitalised word that does not start a sentence is a word of the
  *             input: names come from the source, as numbers do (metrics/faithfulness.ts counts the
- *             same words), where the vocabulary rule alone lets any name of the training text through.
+ *             same words, and a sentence starts where text/reader.ts says: not after "U.S." nor
+ *             after an opening quote mid-sentence), where the vocabulary rule alone lets any name of
+ *             the training text through.
  *
  * A row's state is read from its pieces once per step; each candidate is then checked by running
  * its few characters on from there. The strategies call `RowGuard.forRow` and ask only about the
  * candidates they read (constraints.ts maskDisallowed, topKOfCandidates).
  */
+import { isAbbreviation } from '../text/reader';
 
 const SPACE = '\u2581';
 
@@ -154,14 +157,22 @@ const isApostrophe = (c: string) => c === "'" || c === '\u2019';
 /** Punctuation that ends a sentence, and the stops inside one. */
 const FINAL = new Set(['.', '!', '?']);
 /** What a sentence's first word follows: nothing yet ('') or a sentence's end. */
-const SENTENCE_OPENS = new Set(['', '.', '!', '?']);
-/** The last mark before the word, looking through closing quotes and brackets ('."' -> '.'). */
-function lastMark(s: { chunk: string; lastNonSpace: string; atStart: boolean }): string {
-  if (s.atStart) return '';
-  const before = s.chunk !== '' ? s.chunk : s.lastNonSpace;
-  const m = /([^"'\u201d\u2019)\]]*)["'\u201d\u2019)\]]*$/u.exec(before);
-  const core = m ? m[1] : before;
-  return core.length > 0 ? core[core.length - 1] : '';
+/** Opening quotes and brackets, which a sentence may start with. */
+const SENTENCE_OPENERS = /^["'\u201c\u2018\u00ab(\[]*$/u;
+/**
+ * Whether a word begun now starts a sentence, by text/reader.ts's rule (the one metrics/faithfulness.ts
+ * counts names by): at the output's start, or after . ! ? and any closing quotes or brackets, unless
+ * the period ends an abbreviation ("U.S.", "Mr.", the initial "J."); opening quotes or brackets
+ * before the word ('"Go') look through to the chunk before them.
+ */
+function startsSentence(s: { chunk: string; prevChunk: string; atStart: boolean }): boolean {
+  const opening = SENTENCE_OPENERS.test(s.chunk);
+  if (s.atStart || (opening && s.prevChunk === '')) return true;
+  const before = opening ? s.prevChunk : s.chunk;
+  const core = before.replace(/["'\u201d\u2019)\]]+$/u, '');
+  const mark = core[core.length - 1];
+  if (mark === '!' || mark === '?') return true;
+  return mark === '.' && !isAbbreviation(core);
 }
 const STOPS = new Set(['.', ',', ';', ':', '!', '?']);
 /** What may follow a space besides a letter or a digit. */
@@ -181,6 +192,8 @@ interface RowState {
   digits: string;
   /** The text since the last space, as written (for the input's own spellings). */
   chunk: string;
+  /** The chunk before it (before the last space), for where a sentence starts. */
+  prevChunk: string;
   /** The last character, '' at the start of the output; a space is SPACE. */
   last: string;
   /** The one before it. */
@@ -243,7 +256,7 @@ function pieceClasses(pieces: readonly string[], eos: number) {
 
 function emptyState(): RowState {
   return {
-    run: '', kind: 'word', standalone: true, digits: '', chunk: '', last: '', beforeLast: '', lastNonSpace: '', lastPieceBody: '',
+    run: '', kind: 'word', standalone: true, digits: '', chunk: '', prevChunk: '', last: '', beforeLast: '', lastNonSpace: '', lastPieceBody: '',
     words: [], punctSinceWord: false, trigrams: new Set(), atStart: true, capital: false,
   };
 }
@@ -395,8 +408,7 @@ export class PieceGuard implements RowGuard {
           const afterWordApostrophe = isApostrophe(s.last) && isLetter(s.beforeLast);
           s.kind = afterWordApostrophe ? 'suffix' : 'word';
           s.standalone = s.last === '' || s.last === SPACE;
-          // A sentence starts at the output's start or after . ! ? (and the quotes or brackets closing it).
-          s.capital = s.kind === 'word' && c !== c.toLowerCase() && !SENTENCE_OPENS.has(lastMark(s));
+          s.capital = s.kind === 'word' && c !== c.toLowerCase() && !startsSentence(s);
         }
         s.run += c.toLowerCase();
         // The run is checked as a prefix once, where the piece ends (closing it checks it whole).
@@ -439,8 +451,10 @@ export class PieceGuard implements RowGuard {
       }
       s.beforeLast = s.last;
       s.last = c;
-      if (c === SPACE) s.chunk = '';
-      else {
+      if (c === SPACE) {
+        if (s.chunk !== '') s.prevChunk = s.chunk;
+        s.chunk = '';
+      } else {
         s.chunk += c;
         s.lastNonSpace = c;
       }

@@ -174,8 +174,9 @@ const BOUNDARY = /[.!?]+["'”’»)\]]*(?=\s+["'“‘«(\[]*[\p{Lu}\p{Lo}])|[�
 /** BOUNDARY for a paragraph without a capital letter: any letter may start the next sentence. */
 const BOUNDARY_CASELESS = new RegExp(BOUNDARY.source.replace('[\\p{Lu}\\p{Lo}]', '\\p{L}'), 'gu');
 
-/** True when the period at the end of `word` (which includes it) belongs to an abbreviation. */
-function isAbbreviation(word: string): boolean {
+/** True when the period at the end of `word` (which includes it) belongs to an abbreviation. The
+ * decoding guards ask it too (decode/guards.ts), so a name after "U.S." is inside a sentence there as here. */
+export function isAbbreviation(word: string): boolean {
   const bare = word.replace(/^[^\p{L}]+/u, '').slice(0, -1); // drop "(" or '"' before, "." after
   if (ABBREVIATIONS.has(bare.toLowerCase())) return true;
   if (/^(?:\p{L}\.)+\p{L}$/u.test(bare)) return true; // U.S  e.g  a.m
