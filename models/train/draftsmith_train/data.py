@@ -253,6 +253,7 @@ def prepare(out_dir):
     json.dump(vocab, open(os.path.join(out_dir, "bow_vocab.json"), "w"))
     sizes = {k: [len(x) for x in v] for k, v in (("news", cnn), ("dialogue", dlg), ("tech", deb))}
     print("pairs train/val/test:", sizes, "corpus paragraphs:", len(corpus))
+    prepare_gsg(out_dir)
 
 
 if __name__ == "__main__":
