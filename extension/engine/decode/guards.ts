@@ -156,7 +156,6 @@ const isDigit = (c: string) => c >= '0' && c <= '9';
 const isApostrophe = (c: string) => c === "'" || c === '\u2019';
 /** Punctuation that ends a sentence, and the stops inside one. */
 const FINAL = new Set(['.', '!', '?']);
-/** What a sentence's first word follows: nothing yet ('') or a sentence's end. */
 /** Opening quotes and brackets, which a sentence may start with. */
 const SENTENCE_OPENERS = /^["'\u201c\u2018\u00ab(\[]*$/u;
 /**

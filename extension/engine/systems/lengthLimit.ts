@@ -27,4 +27,3 @@ export function maxLengthNote(what: string, hit: MaxLengthHit, setting: string):
     ? `${cut} Raise ${setting} for a longer ${what}.`
     : `${cut} That is the longest the model writes; a larger ${setting} does not lengthen it.`;
 }
-
