@@ -21,6 +21,13 @@ def normalize(text: str) -> str:
     return WS.sub(" ", text).strip()
 
 
+def write_jsonl(path, rows):
+    """One JSON object a line: the prepared splits' format."""
+    with open(path, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+
+
 def split(items, n_test, n_val, seed=SEED):
     items = list(items)
     random.Random(seed).shuffle(items)
@@ -82,9 +89,7 @@ def prepare_llm(out_dir):
     """summarize-llm.{train,val,test}.jsonl beside the prepared pairs (which stay as they are)."""
     parts = llm_news_pairs()
     for part, rows in zip(("train", "val", "test"), parts):
-        with open(os.path.join(out_dir, f"summarize-llm.{part}.jsonl"), "w") as f:
-            for r in rows:
-                f.write(json.dumps(r) + "\n")
+        write_jsonl(os.path.join(out_dir, f"summarize-llm.{part}.jsonl"), rows)
     print("LLM-summary pairs train/val/test:", [len(x) for x in parts])
 
 
@@ -92,7 +97,7 @@ def gap_sentence_pairs(pairs, chunk_words=240, gaps=2, min_words=6, max_words=22
     """PEGASUS's gap-sentence generation (Zhang et al. 2020, "Ind-Orig"): in each ~chunk_words window of a
     training article, the `gaps` sentences with the highest ROUGE-1 F1 against the rest of the window are
     removed from it and become the target, in document order (sentences of at most max_words, so the
-    target fits the decoder's 64 tokens whole, not cut mid-sentence). Whole news sentences as targets: far more
+    target fits whole in the 80 tokens the recipe trains with, --max-tgt 80, not cut mid-sentence). Whole news sentences as targets: far more
     fluent news prose for the decoder than the 6,000 clipped highlights. The window fits the encoder's
     320-token input, so the sentences come from the text around them. Training articles only."""
     def unigrams(s):
@@ -128,12 +133,11 @@ def gap_sentence_pairs(pairs, chunk_words=240, gaps=2, min_words=6, max_words=22
     return out
 
 
-def prepare_gsg(out_dir):
-    """summarize-gsg.train.jsonl beside the prepared pairs: gap-sentence pairs of the news training split."""
-    rows = gap_sentence_pairs(cnn_pairs()[0])
-    with open(os.path.join(out_dir, "summarize-gsg.train.jsonl"), "w") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
+def prepare_gsg(out_dir, news_train=None):
+    """summarize-gsg.train.jsonl beside the prepared pairs: gap-sentence pairs of the news training split
+    (`news_train`, when the caller has read it already)."""
+    rows = gap_sentence_pairs(cnn_pairs()[0] if news_train is None else news_train)
+    write_jsonl(os.path.join(out_dir, "summarize-gsg.train.jsonl"), rows)
     print("gap-sentence pairs (news train):", len(rows))
 
 
@@ -239,9 +243,9 @@ def prepare(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     cnn, dlg, deb = cnn_pairs(), dialogsum_pairs(), debian_pairs(out_dir)
     for i, part in enumerate(("train", "val", "test")):
-        with open(os.path.join(out_dir, f"summarize.{part}.jsonl"), "w") as f:
-            for r in cnn[i] + dlg[i] + deb[i]:
-                f.write(json.dumps(without_update_marker(r) if part == "train" else r) + "\n")
+        rows = cnn[i] + dlg[i] + deb[i]
+        write_jsonl(os.path.join(out_dir, f"summarize.{part}.jsonl"),
+                    [without_update_marker(r) for r in rows] if part == "train" else rows)
     # Pretraining corpus: only training parts of the summarization sets, so no test text is seen.
     corpus = [r["source"] for r in cnn[0] + dlg[0] + deb[0]] + [r["target"] for r in cnn[0] + dlg[0] + deb[0]]
     corpus += wikitext_paragraphs() + story_paragraphs()
@@ -253,7 +257,7 @@ def prepare(out_dir):
     json.dump(vocab, open(os.path.join(out_dir, "bow_vocab.json"), "w"))
     sizes = {k: [len(x) for x in v] for k, v in (("news", cnn), ("dialogue", dlg), ("tech", deb))}
     print("pairs train/val/test:", sizes, "corpus paragraphs:", len(corpus))
-    prepare_gsg(out_dir)
+    prepare_gsg(out_dir, cnn[0])
 
 
 if __name__ == "__main__":

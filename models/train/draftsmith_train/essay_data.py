@@ -21,7 +21,7 @@ import random
 import re
 from collections import Counter
 
-from .data import SEED, STOP, cnn_pairs, debian_pairs, normalize, story_paragraphs, wikitext_paragraphs
+from .data import SEED, STOP, cnn_pairs, debian_pairs, normalize, story_paragraphs, wikitext_paragraphs, write_jsonl
 
 MIN_WORDS, MAX_WORDS, TOPICS = 50, 120, 5
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(]?[A-Z])")
@@ -120,9 +120,7 @@ def write_pairs(out_dir, rows, rng, max_val=500, max_test=1000):
     rows["val"] = rows["val"][:max_val]
     rows["test"] = rows["test"][:max_test]
     for part, items in rows.items():
-        with open(os.path.join(out_dir, f"essay.{part}.jsonl"), "w") as f:
-            for r in items:
-                f.write(json.dumps(r) + "\n")
+        write_jsonl(os.path.join(out_dir, f"essay.{part}.jsonl"), items)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -168,9 +168,7 @@ def prepare_reply(data_dir, keys=KEYS, min_replies=MIN_KEY_REPLIES):
             r["keys"] = [k for k in r["keys"] if k in keep]
             if r["keys"]:
                 kept.append(r)
-        with open(os.path.join(data_dir, f"reply.{part}.jsonl"), "w") as f:
-            for r in kept:
-                f.write(json.dumps(r) + "\n")
+        D.write_jsonl(os.path.join(data_dir, f"reply.{part}.jsonl"), kept)
         table[part] = {"pairs": len(kept), "dropped (no key)": len(rs) - len(kept),
                        **{s: sum(r["source"] == s for r in kept) for s in ("cornell", "dailydialog", "personachat")}}
     json.dump({"keys": vocab, "train_replies": [counts[k] for k in vocab]}, open(os.path.join(data_dir, "reply.keys.json"), "w"))
