@@ -16,7 +16,9 @@ const r = new Reporter('activation');
 
 /** Any property is another stub, calling or constructing one gives a stub: enough for activate(). */
 function anything(name: string): unknown {
-  const fn = function stub() { /* a stub */ };
+  const fn = function stub() {
+    /* a stub */
+  };
   return new Proxy(fn, {
     get: (_t, key) => {
       if (key === Symbol.toPrimitive) return () => `[stub ${name}]`;
@@ -33,28 +35,53 @@ function anything(name: string): unknown {
 // The names the host uses (bundlers copy a module's own keys, so they must be there, not proxied).
 const vscodeStub: Record<string, unknown> = {
   ExtensionMode: { Production: 1, Development: 2, Test: 3 },
-  workspace: new Proxy({
-    isTrusted: true,
-    getConfiguration: () => ({ get: (_k: string, d?: unknown) => d, inspect: () => undefined, has: () => false }),
-  }, { get: (t, k) => (k in t ? t[k as keyof typeof t] : anything(`workspace.${String(k)}`)) }),
+  workspace: new Proxy(
+    {
+      isTrusted: true,
+      getConfiguration: () => ({ get: (_k: string, d?: unknown) => d, inspect: () => undefined, has: () => false }),
+    },
+    { get: (t, k) => (k in t ? t[k as keyof typeof t] : anything(`workspace.${String(k)}`)) },
+  ),
 };
-for (const name of ['window', 'commands', 'Uri', 'Disposable', 'CancellationTokenSource', 'Position', 'ProgressLocation',
-  'QuickPickItemKind', 'Range', 'TabInputText', 'ViewColumn', 'WorkspaceEdit', 'EventEmitter', 'env', 'l10n', 'languages', 'StatusBarAlignment',
-  'InlineCompletionItem']) {
+for (const name of [
+  'window',
+  'commands',
+  'Uri',
+  'Disposable',
+  'CancellationTokenSource',
+  'Position',
+  'ProgressLocation',
+  'QuickPickItemKind',
+  'Range',
+  'TabInputText',
+  'ViewColumn',
+  'WorkspaceEdit',
+  'EventEmitter',
+  'env',
+  'l10n',
+  'languages',
+  'StatusBarAlignment',
+  'InlineCompletionItem',
+]) {
   vscodeStub[name] = anything(name);
 }
 
 // 'vscode' resolves to the stub for the host bundle.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const Module = require('node:module') as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request: string, ...rest: unknown[]) {
   return request === 'vscode' ? 'vscode' : resolve.call(this, request, ...rest);
 };
-require.cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: vscodeStub } as unknown as NodeJS.Module;
+require.cache.vscode = {
+  id: 'vscode',
+  filename: 'vscode',
+  loaded: true,
+  exports: vscodeStub,
+} as unknown as NodeJS.Module;
 
 // Count worker threads started (the module object, which the bundles read Worker from at each use).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const workerThreads = require('node:worker_threads') as typeof import('node:worker_threads');
 let workers = 0;
 const RealWorker = workerThreads.Worker;
@@ -65,16 +92,29 @@ const RealWorker = workerThreads.Worker;
   }
 };
 
-const loaded = (name: string) => Object.keys(require.cache).some((k) => k.includes(`node_modules${path.sep}${name}`) || k.includes(`node_modules/${name}`));
+const loaded = (name: string) =>
+  Object.keys(require.cache).some(
+    (k) => k.includes(`node_modules${path.sep}${name}`) || k.includes(`node_modules/${name}`),
+  );
 
 (async () => {
   r.section('activation (dist/host.js with a stub vscode module)');
   let t = performance.now();
-  const host = require(path.join(root, 'dist', 'host.js')) as { activate(c: unknown): unknown; deactivate(): Promise<void> | undefined };
+  const host = require(path.join(root, 'dist', 'host.js')) as {
+    activate(c: unknown): unknown;
+    deactivate(): Promise<void> | undefined;
+  };
   const requireMs = performance.now() - t;
-  const context = { subscriptions: [] as { dispose(): unknown }[], extensionPath: root, extensionUri: anything('extensionUri'),
+  const context = {
+    subscriptions: [] as { dispose(): unknown }[],
+    extensionPath: root,
+    extensionUri: anything('extensionUri'),
     // Where Hub models would be downloaded (issue 21); activation only names it.
-    globalStorageUri: { fsPath: path.join(root, '.work', 'bench-storage') }, extensionMode: 1, globalState: anything('globalState'), workspaceState: anything('workspaceState') };
+    globalStorageUri: { fsPath: path.join(root, '.work', 'bench-storage') },
+    extensionMode: 1,
+    globalState: anything('globalState'),
+    workspaceState: anything('workspaceState'),
+  };
   t = performance.now();
   host.activate(context);
   const activateMs = performance.now() - t;
@@ -89,23 +129,41 @@ const loaded = (name: string) => Object.keys(require.cache).some((k) => k.includ
   r.section('first command through the engine worker (no editor)');
   const text = readFileSync(path.join(root, 'samples', 'sample.md'), 'utf8');
   const threads = Number(process.env.THREADS ?? 1);
-  const client = new EngineClient(path.join(root, 'dist', 'worker.js'),
-    { modelsDir: path.join(root, 'models'), device: 'cpu', threads }, { info: () => {}, warn: () => {}, error: () => {} });
+  const client = new EngineClient(
+    path.join(root, 'dist', 'worker.js'),
+    { modelsDir: path.join(root, 'models'), device: 'cpu', threads },
+    { info: () => {}, warn: () => {}, error: () => {} },
+  );
   const summarize = async () => {
     const start = performance.now();
     let first = NaN;
-    await client.request({ op: 'summarize', text }, {
-      onProgress: (_m, f) => { if (f !== undefined && f > 0 && Number.isNaN(first)) first = performance.now() - start; },
-    });
+    await client.request(
+      { op: 'summarize', text },
+      {
+        onProgress: (_m, f) => {
+          if (f !== undefined && f > 0 && Number.isNaN(first)) first = performance.now() - start;
+        },
+      },
+    );
     return { first, total: performance.now() - start };
   };
   const cold = await summarize();
   const warm = await summarize();
-  r.row('first Summarize Document: to the first token', cold.first, 'ms', 'worker start, onnxruntime-node load, model load, encoder, first step (beam 4)');
+  r.row(
+    'first Summarize Document: to the first token',
+    cold.first,
+    'ms',
+    'worker start, onnxruntime-node load, model load, encoder, first step (beam 4)',
+  );
   r.row('first Summarize Document: to the result', cold.total, 'ms');
   r.row('next Summarize Document: to the first token', warm.first, 'ms', 'target < 300 ms');
   r.row('next Summarize Document: to the result', warm.total, 'ms');
-  r.row(`peak RSS of the process with the worker (threads ${threads})`, peakRssMB(), 'MB', 'the worker is a thread of the extension host');
+  r.row(
+    `peak RSS of the process with the worker (threads ${threads})`,
+    peakRssMB(),
+    'MB',
+    'the worker is a thread of the extension host',
+  );
   await client.shutdown();
 
   // What the last in-host test run printed (npm test): the time from the command to the edit in VS Code.

@@ -28,7 +28,11 @@ void benchModel({
       input() {
         const { ids, wordIds } = s.topicIds(TOPICS);
         // The peer's input_ids carry each subword's word-vector index too (export_peer.py).
-        return { decoder: () => s.decoderFor(ids, wordIds), peerInput: ids.map((id, i) => id + V * wordIds[i]), memoryPositions: ids.length };
+        return {
+          decoder: () => s.decoderFor(ids, wordIds),
+          peerInput: ids.map((id, i) => id + V * wordIds[i]),
+          memoryPositions: ids.length,
+        };
       },
     };
   },

@@ -31,23 +31,38 @@ const watch = { progress: () => {}, isCancelled: () => false };
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-hub-bench-'));
   try {
     const hub = HubConfig.parse({ endpoint: server.endpoint, cacheDir });
-    const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json', STORY_LM_WEIGHTS];
+    const files = [
+      'config.json',
+      'tokenizer.json',
+      'tokenizer_config.json',
+      'generation_config.json',
+      STORY_LM_WEIGHTS,
+    ];
     const bytes = files.reduce((a, f) => a + statSync(path.join(fixtures, STORY_LM, f)).size, 0);
-    r.section(`Hub model ${STORY_LM} (a GPT-2 trained by models/train/draftsmith_train/causal_lm.py), threads ${threads}`);
+    r.section(
+      `Hub model ${STORY_LM} (a GPT-2 trained by models/train/draftsmith_train/causal_lm.py), threads ${threads}`,
+    );
 
     // First use: an empty cache, everything from the loopback Hub.
     let t0 = performance.now();
     const first = await HubStorySystem.load({ kind: 'hub', id: STORY_LM }, hub, runtime, watch);
     const firstMs = performance.now() - t0;
     await first.dispose();
-    r.row('first use: download from a loopback Hub + load', firstMs, 'ms', `${(bytes / 1024 / 1024).toFixed(1)} MB in ${files.length} files, ${server.requests.length} requests`);
+    r.row(
+      'first use: download from a loopback Hub + load',
+      firstMs,
+      'ms',
+      `${(bytes / 1024 / 1024).toFixed(1)} MB in ${files.length} files, ${server.requests.length} requests`,
+    );
     t0 = performance.now();
     const system = await HubStorySystem.load({ kind: 'hub', id: STORY_LM }, hub, runtime, watch);
     r.row('later use: load from the cache', performance.now() - t0, 'ms');
 
     // Greedy, `tokens` new tokens each, both on the same session options.
     const opened = await openHubModel({ kind: 'hub', id: STORY_LM }, 'causal-lm', 'the bench', hub, runtime, watch);
-    const sessions = (opened.model as unknown as { sessions: Record<string, import('../extension/engine/runtime/onnx').Session> }).sessions;
+    const sessions = (
+      opened.model as unknown as { sessions: Record<string, import('../extension/engine/runtime/onnx').Session> }
+    ).sessions;
     const step = new CausalStepModel(sessions.model, opened.model.config);
     const ids = [2, ...opened.tokenizer.encode(PROMPT, { add_special_tokens: false })];
     const ours: number[] = [];
@@ -67,21 +82,49 @@ const watch = { progress: () => {}, isCancelled: () => false };
       await opened.model.generate({ ...input, max_new_tokens: tokens, min_new_tokens: tokens, do_sample: false });
       if (run > 0) theirs.push(tokens / ((performance.now() - t0) / 1000));
     }
-    const o = median(ours), t = median(theirs);
-    r.row(`our loop, greedy ${tokens} tokens (median of 5)`, o, 'tokens/s', 'hub/causalStep.ts: prompt in one call, then one token per call');
-    r.row(`transformers.js generate(), greedy ${tokens} tokens (median of 5)`, t, 'tokens/s', 'the same weights and session options');
+    const o = median(ours),
+      t = median(theirs);
+    r.row(
+      `our loop, greedy ${tokens} tokens (median of 5)`,
+      o,
+      'tokens/s',
+      'hub/causalStep.ts: prompt in one call, then one token per call',
+    );
+    r.row(
+      `transformers.js generate(), greedy ${tokens} tokens (median of 5)`,
+      t,
+      'tokens/s',
+      'the same weights and session options',
+    );
     r.row('ours / transformers.js', o / t, '×');
     await opened.model.dispose();
 
     // The command's own path: top-k sampling, the text decoded and streamed after every token.
     const perSecond: number[] = [];
     for (let seed = 0; seed < 5; seed++) {
-      const res = await system.run({ op: 'story', prompt: PROMPT, words: 2000, sampling: { seed } }, context) as StoryResult;
+      const res = (await system.run(
+        { op: 'story', prompt: PROMPT, words: 2000, sampling: { seed } },
+        context,
+      )) as StoryResult;
       perSecond.push(res.stats.tokensPerSecond);
     }
-    r.row('Continue Story with the Hub model: tokens/s (median over 5 seeds)', median(perSecond), 'tokens/s', 'top-k 10, streamed');
+    r.row(
+      'Continue Story with the Hub model: tokens/s (median over 5 seeds)',
+      median(perSecond),
+      'tokens/s',
+      'top-k 10, streamed',
+    );
     r.row('peak RSS', peakRssMB(), 'MB');
-    r.summary({ model: STORY_LM, variant: 'hub (int8 storage)', threads, loadMs: firstMs, greedyTokensPerSecond: o, peerOverOurs: t / o, peakRssMB: peakRssMB(), sizeMB: bytes / 1024 / 1024 });
+    r.summary({
+      model: STORY_LM,
+      variant: 'hub (int8 storage)',
+      threads,
+      loadMs: firstMs,
+      greedyTokensPerSecond: o,
+      peerOverOurs: t / o,
+      peakRssMB: peakRssMB(),
+      sizeMB: bytes / 1024 / 1024,
+    });
     await system.dispose();
   } finally {
     await server.close();

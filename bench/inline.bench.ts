@@ -36,7 +36,14 @@ const quantile = (xs: number[], q: number) => {
 };
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-interface Outcome { id: number; sent: number; ended: number; tokenTimes: number[]; error?: EngineError; suggestion?: string }
+interface Outcome {
+  id: number;
+  sent: number;
+  ended: number;
+  tokenTimes: number[];
+  error?: EngineError;
+  suggestion?: string;
+}
 
 (async () => {
   const r = new Reporter('inline');
@@ -50,10 +57,14 @@ interface Outcome { id: number; sent: number; ended: number; tokenTimes: number[
     const request: StoryRequest = { op: 'story', prompt, inline: SENTENCE };
     const done = new Promise<Outcome>((resolve) => {
       queue.add({
-        id, channel: 'inline',
+        id,
+        channel: 'inline',
         run: async (signal) => {
           try {
-            const result = await engine.run(request, { partial: () => out.tokenTimes.push(performance.now()), isCancelled: () => signal.reason !== undefined });
+            const result = await engine.run(request, {
+              partial: () => out.tokenTimes.push(performance.now()),
+              isCancelled: () => signal.reason !== undefined,
+            });
             if (signal.reason) out.error = signal.reason;
             else out.suggestion = result.suggestion;
           } catch (e) {
@@ -62,7 +73,11 @@ interface Outcome { id: number; sent: number; ended: number; tokenTimes: number[
           out.ended = performance.now();
           resolve(out);
         },
-        end: (e) => { out.error = e; out.ended = performance.now(); resolve(out); },
+        end: (e) => {
+          out.error = e;
+          out.ended = performance.now();
+          resolve(out);
+        },
       });
     });
     return { id, done };
@@ -122,15 +137,37 @@ interface Outcome { id: number; sent: number; ended: number; tokenTimes: number[
 
   r.section(`inline suggestions: end of pause to ghost text (story model, built-in, threads ${threads})`);
   r.row('model load and first suggestion (cold)', loadMs, 'ms');
-  r.row(`pause to ghost text, p50 (${latencies.length} suggestions)`, quantile(latencies, 0.5), 'ms', 'target < 150 ms at one thread, sentence length');
+  r.row(
+    `pause to ghost text, p50 (${latencies.length} suggestions)`,
+    quantile(latencies, 0.5),
+    'ms',
+    'target < 150 ms at one thread, sentence length',
+  );
   r.row('pause to ghost text, p95', quantile(latencies, 0.95), 'ms');
-  r.row('tokens per suggestion (median)', median(tokens), undefined, 'draftsmith.inline.length "sentence": to the sentence end, at most 30 words');
+  r.row(
+    'tokens per suggestion (median)',
+    median(tokens),
+    undefined,
+    'draftsmith.inline.length "sentence": to the sentence end, at most 30 words',
+  );
   r.row('suggestions with no text', empty, undefined, 'the model ended at once, or an unfinished word at the cursor');
   r.row(`pauses interrupted by typing (of ${pauses})`, interrupted);
   r.row('generations cancelled by the keystroke', cancelled, undefined, `${finishedFirst} had finished before it`);
-  r.row('tokens decoded after the keystroke (max)', stepsAfter.length ? Math.max(...stepsAfter) : null, undefined, 'at most 1: the step under way when it came');
-  r.row('cancelled generations that outlived the keystroke by more than one step', stepsAfter.filter((n) => n > 1).length);
-  r.row('time from keystroke to the generation stopped, p50 / max', `${quantile(outlivedMs, 0.5).toFixed(1)} / ${Math.max(0, ...outlivedMs).toFixed(1)}`, 'ms');
+  r.row(
+    'tokens decoded after the keystroke (max)',
+    stepsAfter.length ? Math.max(...stepsAfter) : null,
+    undefined,
+    'at most 1: the step under way when it came',
+  );
+  r.row(
+    'cancelled generations that outlived the keystroke by more than one step',
+    stepsAfter.filter((n) => n > 1).length,
+  );
+  r.row(
+    'time from keystroke to the generation stopped, p50 / max',
+    `${quantile(outlivedMs, 0.5).toFixed(1)} / ${Math.max(0, ...outlivedMs).toFixed(1)}`,
+    'ms',
+  );
   r.row('peak RSS', peakRssMB(), 'MB');
   r.done();
   await queue.idle();

@@ -23,9 +23,17 @@ function document(articles: readonly string[], words: number): string {
   let n = 0;
   for (let i = 0; n < words; i++) {
     const body = articles[i % articles.length];
-    const paragraphs = body.split(/(?<=[.!?]) (?=[A-Z])/).reduce<string[][]>((acc, s, k) => { if (k % 4 === 0) acc.push([]); acc[acc.length - 1].push(s); return acc; }, []);
-    parts.push(`## Section ${i + 1}\n`, ...paragraphs.map((p) => `${p.join(' ')}\n`),
-      '```sh\nnpm run build && node dist/cli.js summarize docs/\n```\n', '| key | value |\n|-----|-------|\n| a | 1 |\n');
+    const paragraphs = body.split(/(?<=[.!?]) (?=[A-Z])/).reduce<string[][]>((acc, s, k) => {
+      if (k % 4 === 0) acc.push([]);
+      acc[acc.length - 1].push(s);
+      return acc;
+    }, []);
+    parts.push(
+      `## Section ${i + 1}\n`,
+      ...paragraphs.map((p) => `${p.join(' ')}\n`),
+      '```sh\nnpm run build && node dist/cli.js summarize docs/\n```\n',
+      '| key | value |\n|-----|-------|\n| a | 1 |\n',
+    );
     n += body.split(/\s+/).length;
   }
   return parts.join('\n');
@@ -34,14 +42,27 @@ function document(articles: readonly string[], words: number): string {
 async function main(): Promise<void> {
   const data = path.join(root, '.data', 'summarize.test.jsonl');
   if (!existsSync(data)) {
-    r.row('long document', null, undefined, `skipped: no ${data} (models/train: python3 -m draftsmith_train.summarize prepare)`);
+    r.row(
+      'long document',
+      null,
+      undefined,
+      `skipped: no ${data} (models/train: python3 -m draftsmith_train.summarize prepare)`,
+    );
     r.done();
     return;
   }
-  const articles = readFileSync(data, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { domain: string; source: string })
-    .filter((x) => x.domain === 'news').map((x) => x.source);
+  const articles = readFileSync(data, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { domain: string; source: string })
+    .filter((x) => x.domain === 'news')
+    .map((x) => x.source);
   const t0 = performance.now();
-  const s = await SummarizeSystem.load(path.join(root, 'models', 'summarize'), { device: 'cpu', threads: 1, log: () => {} });
+  const s = await SummarizeSystem.load(path.join(root, 'models', 'summarize'), {
+    device: 'cpu',
+    threads: 1,
+    log: () => {},
+  });
   r.row('load', performance.now() - t0, 'ms');
   for (const words of sizes) {
     const text = document(articles, words);
@@ -49,15 +70,27 @@ async function main(): Promise<void> {
     let first: number | undefined;
     const started = performance.now();
     const ctx: RunContext = {
-      progress: (m) => { if (first === undefined && /^Sections done: [1-9]/.test(m)) first = performance.now() - started; },
+      progress: (m) => {
+        if (first === undefined && /^Sections done: [1-9]/.test(m)) first = performance.now() - started;
+      },
       partial: () => {},
       checkCancelled: () => {},
     };
     const result = await s.run({ op: 'summarize', text, mode: 'extractive', format: 'markdown' }, ctx);
     const total = performance.now() - started;
     const sections = result.sections?.length ?? 0;
-    r.row(`${words.toLocaleString('en')} words: first section`, first ?? null, 'ms', `${counted.toLocaleString('en')} whitespace words with the markup, ${sections} sections`);
-    r.row(`${words.toLocaleString('en')} words: whole document`, total, 'ms', `${(total / (words / 1000)).toFixed(0)} ms per 1,000 words; peak RSS so far ${peakRssMB().toFixed(0)} MB`);
+    r.row(
+      `${words.toLocaleString('en')} words: first section`,
+      first ?? null,
+      'ms',
+      `${counted.toLocaleString('en')} whitespace words with the markup, ${sections} sections`,
+    );
+    r.row(
+      `${words.toLocaleString('en')} words: whole document`,
+      total,
+      'ms',
+      `${(total / (words / 1000)).toFixed(0)} ms per 1,000 words; peak RSS so far ${peakRssMB().toFixed(0)} MB`,
+    );
   }
   r.done();
 }

@@ -92,39 +92,93 @@ export async function benchLoop(t: LoopTarget, threads: number, variant: string,
   const perSecond = beam > 1 ? beam * stepsPerSecond : tokens / (decodeMs / 1000);
   const msPerToken = beam > 1 ? decodeMs / steps : decodeMs / tokens;
   const loopOverFloor = decodeMs / decodeFloorMs;
-  r.row('time to first token, first command (model loaded)', firsts[0], 'ms', 'the command\'s own path: reading the input, the encoder, the first step');
+  r.row(
+    'time to first token, first command (model loaded)',
+    firsts[0],
+    'ms',
+    "the command's own path: reading the input, the encoder, the first step",
+  );
   r.row('time to first token (median)', median(firsts), 'ms');
-  r.row('time to first token, cold (load + first command)', t.loadMs + firsts[0], 'ms', 'without the worker start and onnxruntime-node load (activation bench)');
+  r.row(
+    'time to first token, cold (load + first command)',
+    t.loadMs + firsts[0],
+    'ms',
+    'without the worker start and onnxruntime-node load (activation bench)',
+  );
   r.row('whole command (median)', median(wholes), 'ms', `${t.inputs} inputs`);
   r.row('decoding steps per second', stepsPerSecond, 'steps/s', `${steps} session.run calls after the encoder`);
-  r.row(beam > 1 ? `beam ${beam}: beam-tokens per second` : `${t.decoding}: tokens per second at batch 1`, perSecond, 'tokens/s',
-    beam > 1 ? 'one token per beam per step' : `${tokens} tokens`);
-  r.row('ms per step (median over inputs)', median(msPerStep), 'ms', `session.run alone: ${median(floorPerStep).toFixed(2)} ms`);
-  r.row('decoding loop / its session.run time', loopOverFloor, '×', `${decodeMs.toFixed(0)} ms over ${decodeFloorMs.toFixed(0)} ms in the step sessions, ${steps} steps, ${tokens} tokens kept`);
+  r.row(
+    beam > 1 ? `beam ${beam}: beam-tokens per second` : `${t.decoding}: tokens per second at batch 1`,
+    perSecond,
+    'tokens/s',
+    beam > 1 ? 'one token per beam per step' : `${tokens} tokens`,
+  );
+  r.row(
+    'ms per step (median over inputs)',
+    median(msPerStep),
+    'ms',
+    `session.run alone: ${median(floorPerStep).toFixed(2)} ms`,
+  );
+  r.row(
+    'decoding loop / its session.run time',
+    loopOverFloor,
+    '×',
+    `${decodeMs.toFixed(0)} ms over ${decodeFloorMs.toFixed(0)} ms in the step sessions, ${steps} steps, ${tokens} tokens kept`,
+  );
   const rss = peakRssMB();
-  r.row('peak RSS of this process (the worker\'s part)', rss, 'MB', `a bare Node process here: ${baseRss.toFixed(0)} MB`);
+  r.row(
+    "peak RSS of this process (the worker's part)",
+    rss,
+    'MB',
+    `a bare Node process here: ${baseRss.toFixed(0)} MB`,
+  );
 
   // The memory-bandwidth floor: a step reads each weight of its session once, but one row of an embedding table.
   let stepBytes = 0;
   const stepFiles = t.stepFiles({ tokens, steps });
   for (const { file, perToken } of stepFiles) {
-    const bytes = onnxInitializers(path.join(t.dir, file)).filter((w) => !t.rowLookups.test(w.name)).reduce((s, w) => s + w.bytes, 0);
+    const bytes = onnxInitializers(path.join(t.dir, file))
+      .filter((w) => !t.rowLookups.test(w.name))
+      .reduce((s, w) => s + w.bytes, 0);
     stepBytes += bytes * perToken;
   }
   const bw = copyBandwidth();
   const bandwidthFloor = (stepBytes / bw.bytesPerSecond) * 1000;
   r.row('copy bandwidth (Float32Array.set, 256 MB, read + write)', bw.bytesPerSecond / 1e9, 'GB/s');
-  r.row(`bytes read per ${beam > 1 ? 'step' : 'token'} at least`, mb(stepBytes), 'MB', stepFiles.map((f) => `${f.file}${f.perToken !== 1 ? ` × ${f.perToken.toFixed(2)}` : ''}`).join(' + ') + ', embedding rows aside');
-  r.row(`memory-bandwidth floor per ${beam > 1 ? 'step' : 'token'}`, bandwidthFloor, 'ms', `the loop takes ${msPerToken.toFixed(2)} ms: ${(msPerToken / bandwidthFloor).toFixed(1)}× it`);
-  r.row('transformers.js generate()', null, undefined, 'not applicable: transformers.js runs Transformer layouts, this model is not one');
+  r.row(
+    `bytes read per ${beam > 1 ? 'step' : 'token'} at least`,
+    mb(stepBytes),
+    'MB',
+    stepFiles.map((f) => `${f.file}${f.perToken !== 1 ? ` × ${f.perToken.toFixed(2)}` : ''}`).join(' + ') +
+      ', embedding rows aside',
+  );
+  r.row(
+    `memory-bandwidth floor per ${beam > 1 ? 'step' : 'token'}`,
+    bandwidthFloor,
+    'ms',
+    `the loop takes ${msPerToken.toFixed(2)} ms: ${(msPerToken / bandwidthFloor).toFixed(1)}× it`,
+  );
+  r.row(
+    'transformers.js generate()',
+    null,
+    undefined,
+    'not applicable: transformers.js runs Transformer layouts, this model is not one',
+  );
   if (t.extra) await t.extra(r);
 
   r.summary({
-    model: `${t.system}: ${t.name}${t.decoding === 'sampling' ? ' (top-k sampling)' : ''}`, variant, threads, loadMs: t.loadMs, firstTokenMs: median(firsts),
+    model: `${t.system}: ${t.name}${t.decoding === 'sampling' ? ' (top-k sampling)' : ''}`,
+    variant,
+    threads,
+    loadMs: t.loadMs,
+    firstTokenMs: median(firsts),
     ...(beam > 1
       ? { beam, beamTokensPerSecond: perSecond, beamLoopOverFloor: loopOverFloor }
       : { greedyTokensPerSecond: perSecond, loopOverFloor }),
-    msPerToken, bandwidthFloorMsPerToken: bandwidthFloor, peakRssMB: rss, sizeMB,
+    msPerToken,
+    bandwidthFloorMsPerToken: bandwidthFloor,
+    peakRssMB: rss,
+    sizeMB,
   });
   r.done();
 }

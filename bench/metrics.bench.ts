@@ -24,12 +24,20 @@ r.section(`metrics over ${N.toLocaleString('en')} pairs`);
 if (!existsSync(file)) {
   r.row('metrics', null, undefined, `skipped: no ${file} (set DATA to a JSONL file of {dialogue, summary})`);
 } else {
-  const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).slice(0, N)
+  const rows = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .slice(0, N)
     .map((l) => JSON.parse(l) as { dialogue: string; summary: string });
   const hyps = rows.map((x) => x.summary);
   const refs = rows.map((x) => x.dialogue);
   const words = (xs: string[]) => xs.reduce((n, x) => n + x.split(/\s+/).length, 0);
-  r.row('pairs', rows.length, undefined, `${path.basename(file)}: ${(words(hyps) / rows.length).toFixed(0)} hypothesis and ${(words(refs) / rows.length).toFixed(0)} reference words on average`);
+  r.row(
+    'pairs',
+    rows.length,
+    undefined,
+    `${path.basename(file)}: ${(words(hyps) / rows.length).toFixed(0)} hypothesis and ${(words(refs) / rows.length).toFixed(0)} reference words on average`,
+  );
 
   const time = (name: string, fn: () => unknown, repeats = 3) => {
     const runs: number[] = [];
@@ -41,10 +49,16 @@ if (!existsSync(file)) {
     const s = median(runs) / 1000;
     r.row(name, rows.length / s, 'pairs/s', `median of ${repeats}: ${s.toFixed(2)} s`);
   };
-  time('ROUGE-L (per pair, F1)', () => { for (let i = 0; i < rows.length; i++) rougeL(hyps[i], refs[i]); });
-  time('ROUGE-L with Porter stemming', () => { for (let i = 0; i < rows.length; i++) rougeL(hyps[i], refs[i], { stem: true }); });
+  time('ROUGE-L (per pair, F1)', () => {
+    for (let i = 0; i < rows.length; i++) rougeL(hyps[i], refs[i]);
+  });
+  time('ROUGE-L with Porter stemming', () => {
+    for (let i = 0; i < rows.length; i++) rougeL(hyps[i], refs[i], { stem: true });
+  });
   time('BLEU (corpus, 13a)', () => corpusBleu(hyps, [refs]));
-  time('BLEU (sentence, per pair)', () => { for (let i = 0; i < rows.length; i++) sentenceBleu(hyps[i], [refs[i]]); });
+  time('BLEU (sentence, per pair)', () => {
+    for (let i = 0; i < rows.length; i++) sentenceBleu(hyps[i], [refs[i]]);
+  });
   time('chrF (corpus)', () => corpusChrf(hyps, [refs]));
   time('chrF++ (corpus)', () => corpusChrf(hyps, [refs], { wordOrder: 2 }));
   // Issue 24, item 4: the non-word rate of the drafts (nspell, hunspell en_US; the dictionary read before timing).
@@ -55,7 +69,12 @@ if (!existsSync(file)) {
   {
     const k = Math.min(1000, rows.length);
     const base = hyps.slice(0, k);
-    const sys = base.map((h) => h.split(' ').filter((_, i) => i % 7 !== 3).join(' '));
+    const sys = base.map((h) =>
+      h
+        .split(' ')
+        .filter((_, i) => i % 7 !== 3)
+        .join(' '),
+    );
     const refK = [refs.slice(0, k)];
     const timeTest = (name: string, fn: () => unknown) => {
       const t = performance.now();
@@ -63,8 +82,28 @@ if (!existsSync(file)) {
       const s = (performance.now() - t) / 1000;
       r.row(name, k / s, 'pairs/s', `${k} pairs, ${s.toFixed(2)} s for the whole test`);
     };
-    timeTest('paired bootstrap, BLEU, 1,000 resamples', () => pairedBootstrap([{ name: 'a', hyps: base }, { name: 'b', hyps: sys }], refK, [bleuMetric()], { samples: 1000 }));
-    timeTest('approximate randomization, BLEU, 10,000 trials', () => pairedApproximateRandomization([{ name: 'a', hyps: base }, { name: 'b', hyps: sys }], refK, [bleuMetric()], { samples: 10000 }));
+    timeTest('paired bootstrap, BLEU, 1,000 resamples', () =>
+      pairedBootstrap(
+        [
+          { name: 'a', hyps: base },
+          { name: 'b', hyps: sys },
+        ],
+        refK,
+        [bleuMetric()],
+        { samples: 1000 },
+      ),
+    );
+    timeTest('approximate randomization, BLEU, 10,000 trials', () =>
+      pairedApproximateRandomization(
+        [
+          { name: 'a', hyps: base },
+          { name: 'b', hyps: sys },
+        ],
+        refK,
+        [bleuMetric()],
+        { samples: 10000 },
+      ),
+    );
   }
   // Several references (issue 24): ROUGE-1/2/L/Lsum as `draftsmith score -m rouge`, each segment against
   // 1 or 4 references (4: its own dialogue and the next three, so every reference has the data's length),
@@ -73,18 +112,45 @@ if (!existsSync(file)) {
     const refs4 = [0, 1, 2, 3].map((k) => refs.map((_, i) => refs[(i + k) % refs.length]));
     const rougeCorpus = (streams: string[][], jackknife = false) => {
       const ms = rougeMetrics(['rouge1', 'rouge2', 'rougeL', 'rougeLsum'], { jackknife });
-      for (let i = 0; i < hyps.length; i++) for (const m of ms) m.segmentStats(hyps[i], streams.map((st) => st[i]));
+      for (let i = 0; i < hyps.length; i++)
+        for (const m of ms)
+          m.segmentStats(
+            hyps[i],
+            streams.map((st) => st[i]),
+          );
     };
     time('ROUGE-1/2/L/Lsum, 1 reference (-m rouge)', () => rougeCorpus([refs]), 1);
     time('ROUGE-1/2/L/Lsum, 4 references, best (score_multi)', () => rougeCorpus(refs4), 1);
     time('ROUGE-1/2/L/Lsum, 4 references, jackknife', () => rougeCorpus(refs4, true), 1);
     time('BLEU (corpus, 13a), 4 references', () => corpusBleu(hyps, refs4), 1);
-    const sys = hyps.map((h) => h.split(' ').filter((_, i) => i % 7 !== 3).join(' '));
+    const sys = hyps.map((h) =>
+      h
+        .split(' ')
+        .filter((_, i) => i % 7 !== 3)
+        .join(' '),
+    );
     const t = performance.now();
-    pairedBootstrap([{ name: 'a', hyps }, { name: 'b', hyps: sys }], [refs], [bleuMetric(), ...rougeMetrics(['rougeL'])], { samples: 1000 });
+    pairedBootstrap(
+      [
+        { name: 'a', hyps },
+        { name: 'b', hyps: sys },
+      ],
+      [refs],
+      [bleuMetric(), ...rougeMetrics(['rougeL'])],
+      { samples: 1000 },
+    );
     const s = (performance.now() - t) / 1000;
-    r.row(`paired bootstrap, BLEU + ROUGE-L, ${rows.length.toLocaleString('en')} pairs, 1,000 resamples`, rows.length / s, 'pairs/s', `${s.toFixed(2)} s for the whole test`);
+    r.row(
+      `paired bootstrap, BLEU + ROUGE-L, ${rows.length.toLocaleString('en')} pairs, 1,000 resamples`,
+      rows.length / s,
+      'pairs/s',
+      `${s.toFixed(2)} s for the whole test`,
+    );
   }
-  time('every metric (draftsmith score)', () => scoreCorpus(rows.map((x) => ({ hypothesis: x.summary, reference: x.dialogue }))), 1);
+  time(
+    'every metric (draftsmith score)',
+    () => scoreCorpus(rows.map((x) => ({ hypothesis: x.summary, reference: x.dialogue }))),
+    1,
+  );
 }
 r.done();

@@ -61,7 +61,7 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
   r.section(label);
   const baseRss = peakRssMB();
 
-  let t = performance.now();
+  const t = performance.now();
   const m = await target.load(dir, threads);
   const loadMs = performance.now() - t;
   const files = ['encoder.onnx', 'decoder.onnx'].map((f) => path.join(dir, f));
@@ -85,7 +85,9 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
       const start = performance.now();
       const ctx: RunContext = {
         // A fraction above 0 is first reported after the first decoding step: the first token exists.
-        progress: (_m, f) => { if (f !== undefined && f > 0 && Number.isNaN(first)) first = performance.now() - start; },
+        progress: (_m, f) => {
+          if (f !== undefined && f > 0 && Number.isNaN(first)) first = performance.now() - start;
+        },
         partial: () => {},
         checkCancelled: () => {},
       };
@@ -101,19 +103,62 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
       steps = res.outputTokens + 1;
       decodeMs = res.decodeMs;
     }
-    return { first: median(firsts), coldFirst: firsts[0], total: median(totals), floor: median(floors), steps, tokens, decodeMs, decodeFloor: median(decodeFloors), loop: median(loops) };
+    return {
+      first: median(firsts),
+      coldFirst: firsts[0],
+      total: median(totals),
+      floor: median(floors),
+      steps,
+      tokens,
+      decodeMs,
+      decodeFloor: median(decodeFloors),
+      loop: median(loops),
+    };
   };
   const beamRun = await product(m.defaultBeam);
   const beam1 = m.defaultBeam === 1 ? beamRun : await product(1);
-  r.row('time to first token, first command (model loaded)', beamRun.coldFirst, 'ms', `beam ${m.defaultBeam}; the command's own path`);
+  r.row(
+    'time to first token, first command (model loaded)',
+    beamRun.coldFirst,
+    'ms',
+    `beam ${m.defaultBeam}; the command's own path`,
+  );
   r.row('time to first token (median)', beamRun.first, 'ms', `beam ${m.defaultBeam}`);
-  r.row('time to first token, cold (load + first command)', loadMs + beamRun.coldFirst, 'ms', 'without the worker start and onnxruntime-node load (activation bench)');
-  const settings: [number, typeof beamRun][] = m.defaultBeam === 1 ? [[1, beamRun]] : [[m.defaultBeam, beamRun], [1, beam1]];
+  r.row(
+    'time to first token, cold (load + first command)',
+    loadMs + beamRun.coldFirst,
+    'ms',
+    'without the worker start and onnxruntime-node load (activation bench)',
+  );
+  const settings: [number, typeof beamRun][] =
+    m.defaultBeam === 1
+      ? [[1, beamRun]]
+      : [
+          [m.defaultBeam, beamRun],
+          [1, beam1],
+        ];
   for (const [beam, x] of settings) {
     r.row(`beam ${beam}: end to end`, x.total, 'ms', `${x.tokens} tokens`);
-    r.row(`beam ${beam}: decoding steps per second`, x.steps / (x.decodeMs / 1000), 'steps/s', beam > 1 ? `${beam} tokens per step, one per beam: ${(beam * x.steps / (x.decodeMs / 1000)).toFixed(0)} beam-tokens/s` : undefined);
-    r.row(`beam ${beam}: time inside session.run`, x.floor, 'ms', `the command takes ${(x.total / x.floor).toFixed(2)}× that floor (tokenizing, attention readout and all)`);
-    r.row(`beam ${beam}: decoding loop / its session.run time`, x.loop / x.decodeFloor, '×', `${x.loop.toFixed(0)} ms over ${x.decodeFloor.toFixed(0)} ms in the decoder`);
+    r.row(
+      `beam ${beam}: decoding steps per second`,
+      x.steps / (x.decodeMs / 1000),
+      'steps/s',
+      beam > 1
+        ? `${beam} tokens per step, one per beam: ${((beam * x.steps) / (x.decodeMs / 1000)).toFixed(0)} beam-tokens/s`
+        : undefined,
+    );
+    r.row(
+      `beam ${beam}: time inside session.run`,
+      x.floor,
+      'ms',
+      `the command takes ${(x.total / x.floor).toFixed(2)}× that floor (tokenizing, attention readout and all)`,
+    );
+    r.row(
+      `beam ${beam}: decoding loop / its session.run time`,
+      x.loop / x.decodeFloor,
+      '×',
+      `${x.loop.toFixed(0)} ms over ${x.decodeFloor.toFixed(0)} ms in the decoder`,
+    );
   }
 
   // Greedy, a fixed number of tokens (no end-of-text stop): our loop (decode/greedy.ts) against its floor.
@@ -143,10 +188,25 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
   for (let i = 0; i < runs; i++) await ours();
   const msPerToken = median(oursDecode) / greedyTokens;
   const loopOverFloor = median(oursDecode) / median(oursFloor);
-  r.row(`greedy ${greedyTokens} tokens: decoding`, median(oursDecode), 'ms', `${(greedyTokens / (median(oursDecode) / 1000)).toFixed(1)} tokens/s at batch 1`);
-  r.row(`greedy ${greedyTokens} tokens: time inside session.run`, median(oursFloor), 'ms', `the loop takes ${loopOverFloor.toFixed(3)}× that floor`);
+  r.row(
+    `greedy ${greedyTokens} tokens: decoding`,
+    median(oursDecode),
+    'ms',
+    `${(greedyTokens / (median(oursDecode) / 1000)).toFixed(1)} tokens/s at batch 1`,
+  );
+  r.row(
+    `greedy ${greedyTokens} tokens: time inside session.run`,
+    median(oursFloor),
+    'ms',
+    `the loop takes ${loopOverFloor.toFixed(3)}× that floor`,
+  );
   const rss = peakRssMB();
-  r.row('peak RSS of this process (the worker\'s part)', rss, 'MB', `a bare Node process here: ${baseRss.toFixed(0)} MB`);
+  r.row(
+    "peak RSS of this process (the worker's part)",
+    rss,
+    'MB',
+    `a bare Node process here: ${baseRss.toFixed(0)} MB`,
+  );
 
   // The memory-bandwidth floor: every decoder weight (but the position table, of which a step reads
   // one row) and the cross-attention memory are read at least once per token.
@@ -156,8 +216,18 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
   const bw = copyBandwidth();
   const bandwidthFloor = ((weightBytes + memoryBytes) / bw.bytesPerSecond) * 1000;
   r.row('copy bandwidth (Float32Array.set, 256 MB, read + write)', bw.bytesPerSecond / 1e9, 'GB/s');
-  r.row('bytes read per token at least', mb(weightBytes + memoryBytes), 'MB', `decoder weights ${mb(weightBytes).toFixed(1)} MB + cross-attention memory ${mb(memoryBytes).toFixed(2)} MB (${input.memoryPositions} positions)`);
-  r.row('memory-bandwidth floor per token', bandwidthFloor, 'ms', `greedy takes ${msPerToken.toFixed(2)} ms/token: ${(msPerToken / bandwidthFloor).toFixed(1)}× it`);
+  r.row(
+    'bytes read per token at least',
+    mb(weightBytes + memoryBytes),
+    'MB',
+    `decoder weights ${mb(weightBytes).toFixed(1)} MB + cross-attention memory ${mb(memoryBytes).toFixed(2)} MB (${input.memoryPositions} positions)`,
+  );
+  r.row(
+    'memory-bandwidth floor per token',
+    bandwidthFloor,
+    'ms',
+    `greedy takes ${msPerToken.toFixed(2)} ms/token: ${(msPerToken / bandwidthFloor).toFixed(1)}× it`,
+  );
 
   // The peer, same input, same number of tokens, greedy; runs interleaved with ours so that load
   // from other processes falls on both alike.
@@ -186,17 +256,45 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
     }
     const same = peerIds.length === oursIds.length && peerIds.every((x, i) => x === oursIds[i]);
     peerOverOurs = median(peerMs) / median(oursTotal);
-    r.row('same greedy tokens as our loop', same ? 'yes' : 'NO', undefined, same ? undefined : `ours ${oursIds.slice(0, 8).join(' ')}…, peer ${peerIds.slice(0, 8).join(' ')}…`);
+    r.row(
+      'same greedy tokens as our loop',
+      same ? 'yes' : 'NO',
+      undefined,
+      same ? undefined : `ours ${oursIds.slice(0, 8).join(' ')}…, peer ${peerIds.slice(0, 8).join(' ')}…`,
+    );
     r.row(`our loop: encode + greedy ${greedyTokens} tokens`, median(oursTotal), 'ms', 'both are given the token ids');
-    r.row(`transformers.js generate(): ${greedyTokens} tokens`, median(peerMs), 'ms', `its session.run calls: ${median(peerFloor).toFixed(0)} ms (its loop takes ${(median(peerMs) / median(peerFloor)).toFixed(3)}× that); ours: ${median(oursTotalFloor).toFixed(0)} ms`);
-    r.row('transformers.js time / ours', peerOverOurs, '×', peerOverOurs >= 1 ? `ours is ${peerOverOurs.toFixed(2)}× as fast` : `ours is ${(1 / peerOverOurs).toFixed(2)}× as slow`);
+    r.row(
+      `transformers.js generate(): ${greedyTokens} tokens`,
+      median(peerMs),
+      'ms',
+      `its session.run calls: ${median(peerFloor).toFixed(0)} ms (its loop takes ${(median(peerMs) / median(peerFloor)).toFixed(3)}× that); ours: ${median(oursTotalFloor).toFixed(0)} ms`,
+    );
+    r.row(
+      'transformers.js time / ours',
+      peerOverOurs,
+      '×',
+      peerOverOurs >= 1
+        ? `ours is ${peerOverOurs.toFixed(2)}× as fast`
+        : `ours is ${(1 / peerOverOurs).toFixed(2)}× as slow`,
+    );
     await peer.dispose();
   }
   r.summary({
-    model: `${target.system}: ${m.name}`, variant, threads, loadMs, firstTokenMs: beamRun.first,
+    model: `${target.system}: ${m.name}`,
+    variant,
+    threads,
+    loadMs,
+    firstTokenMs: beamRun.first,
     greedyTokensPerSecond: greedyTokens / (median(oursDecode) / 1000),
-    beam: m.defaultBeam, beamTokensPerSecond: (m.defaultBeam * beamRun.steps) / (beamRun.decodeMs / 1000), beamLoopOverFloor: beamRun.loop / beamRun.decodeFloor,
-    loopOverFloor, msPerToken, bandwidthFloorMsPerToken: bandwidthFloor, peerOverOurs, peakRssMB: rss, sizeMB,
+    beam: m.defaultBeam,
+    beamTokensPerSecond: (m.defaultBeam * beamRun.steps) / (beamRun.decodeMs / 1000),
+    beamLoopOverFloor: beamRun.loop / beamRun.decodeFloor,
+    loopOverFloor,
+    msPerToken,
+    bandwidthFloorMsPerToken: bandwidthFloor,
+    peerOverOurs,
+    peakRssMB: rss,
+    sizeMB,
   });
   r.done();
 }

@@ -6,13 +6,35 @@
  */
 import { readFileSync } from 'node:fs';
 
-export interface Initializer { name: string; dims: number[]; bytes: number }
+export interface Initializer {
+  name: string;
+  dims: number[];
+  bytes: number;
+}
 
 // TensorProto.DataType element sizes (FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, STRING, BOOL, FLOAT16, DOUBLE, UINT32, UINT64).
-const ELEMENT_BYTES: Record<number, number> = { 1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 16: 2 };
+const ELEMENT_BYTES: Record<number, number> = {
+  1: 4,
+  2: 1,
+  3: 1,
+  4: 2,
+  5: 2,
+  6: 4,
+  7: 8,
+  9: 1,
+  10: 2,
+  11: 8,
+  12: 4,
+  13: 8,
+  16: 2,
+};
 
 class Reader {
-  constructor(readonly buf: Buffer, public pos: number, readonly end: number) {}
+  constructor(
+    readonly buf: Buffer,
+    public pos: number,
+    readonly end: number,
+  ) {}
   varint(): number {
     let result = 0;
     let shift = 0;
@@ -65,7 +87,8 @@ function tensor(r: Reader): Initializer {
       else if ([5, 7].includes(field)) typed += 1; // an unpacked int32/int64 element
     } else if (wire === 2) {
       const len = r.varint();
-      if (field === 1) { // packed dims
+      if (field === 1) {
+        // packed dims
         const sub = new Reader(r.buf, r.pos, r.pos + len);
         while (sub.pos < sub.end) dims.push(sub.varint());
       } else if (field === 8) {

@@ -15,7 +15,9 @@ export interface PeerInfo {
   tiedLogits: string;
 }
 
-interface TjsTensor { data: ArrayLike<bigint> }
+interface TjsTensor {
+  data: ArrayLike<bigint>;
+}
 interface TjsModel {
   generate(options: Record<string, unknown>): Promise<TjsTensor>;
   dispose(): Promise<unknown>;
@@ -40,7 +42,8 @@ export const PEER_HOWTO = 'bash models/train/export_peer.sh (from the shipped mo
 /** The peer for `system`, or why there is none (the bench still runs without it). */
 export async function loadPeer(root: string, system: string, threads: number): Promise<Peer | { missing: string }> {
   const dir = peerDir(root, system);
-  if (!existsSync(path.join(dir, 'peer.json'))) return { missing: `no peer model in ${path.relative(root, dir)}: ${PEER_HOWTO}` };
+  if (!existsSync(path.join(dir, 'peer.json')))
+    return { missing: `no peer model in ${path.relative(root, dir)}: ${PEER_HOWTO}` };
   const info = JSON.parse(readFileSync(path.join(dir, 'peer.json'), 'utf8')) as PeerInfo;
   let tjs: Tjs;
   try {
@@ -49,22 +52,40 @@ export async function loadPeer(root: string, system: string, threads: number): P
     return { missing: `@huggingface/transformers does not load: ${String(e).split('\n')[0]}` };
   }
   // Local files only, no cache copies.
-  Object.assign(tjs.env, { allowRemoteModels: false, allowLocalModels: true, useFSCache: false, useBrowserCache: false });
+  Object.assign(tjs.env, {
+    allowRemoteModels: false,
+    allowLocalModels: true,
+    useFSCache: false,
+    useBrowserCache: false,
+  });
   const t0 = performance.now();
   // The same session options as our runtime/onnx.ts openSession.
   const model = await tjs.AutoModelForSeq2SeqLM.from_pretrained(dir, {
-    dtype: 'fp32', device: 'cpu',
-    session_options: { graphOptimizationLevel: 'all', ...(threads > 0 ? { intraOpNumThreads: threads, interOpNumThreads: 1 } : {}) },
+    dtype: 'fp32',
+    device: 'cpu',
+    session_options: {
+      graphOptimizationLevel: 'all',
+      ...(threads > 0 ? { intraOpNumThreads: threads, interOpNumThreads: 1 } : {}),
+    },
   });
   const loadMs = performance.now() - t0;
-  const ids = (xs: number[]) => new tjs.Tensor('int64', BigInt64Array.from(xs, (x) => BigInt(x)), [1, xs.length]);
+  const ids = (xs: number[]) =>
+    new tjs.Tensor(
+      'int64',
+      BigInt64Array.from(xs, (x) => BigInt(x)),
+      [1, xs.length],
+    );
   return {
     info,
     loadMs,
     async generate(inputIds, tokens) {
       const out = await model.generate({
-        input_ids: ids(inputIds), attention_mask: ids(inputIds.map(() => 1)),
-        max_new_tokens: tokens, do_sample: false, num_beams: 1, eos_token_id: null,
+        input_ids: ids(inputIds),
+        attention_mask: ids(inputIds.map(() => 1)),
+        max_new_tokens: tokens,
+        do_sample: false,
+        num_beams: 1,
+        eos_token_id: null,
       });
       return Array.from(out.data, Number).slice(1); // after the decoder start token
     },

@@ -28,17 +28,32 @@ const context = { progress: () => {}, partial: () => {}, checkCancelled: () => {
   const t0 = performance.now();
   const system = await ReplySystem.load(dir, { device: 'cpu', threads, log: () => {} });
   const loadMs = performance.now() - t0;
-  const beam = (JSON.parse(readFileSync(path.join(dir, 'model.json'), 'utf8')) as { decoding: { beamSize: number } }).decoding.beamSize;
-  await benchLoop({
-    system: 'reply', name: system.name, loadMs, dir,
-    files: ['encoder.onnx', 'decoder_step.onnx'],
-    stepFiles: () => [{ file: 'decoder_step.onnx', perToken: 1 }],
-    rowLookups: /embed/,
-    decoding: beam,
-    encoderCalls: 1,
-    firstTokenCall: 1,
-    input: `${POSTS.length} posts, keys by identity, synonym, antonym and neighbour`,
-    inputs: POSTS.length,
-    run: async (i) => (await system.run({ op: 'reply', text: POSTS[i], mappers: ['identity', 'synonym', 'antonym', 'neighbour'] }, context)).stats,
-  }, threads, process.env.VARIANT ?? 'shipped', baseRss);
+  const beam = (JSON.parse(readFileSync(path.join(dir, 'model.json'), 'utf8')) as { decoding: { beamSize: number } })
+    .decoding.beamSize;
+  await benchLoop(
+    {
+      system: 'reply',
+      name: system.name,
+      loadMs,
+      dir,
+      files: ['encoder.onnx', 'decoder_step.onnx'],
+      stepFiles: () => [{ file: 'decoder_step.onnx', perToken: 1 }],
+      rowLookups: /embed/,
+      decoding: beam,
+      encoderCalls: 1,
+      firstTokenCall: 1,
+      input: `${POSTS.length} posts, keys by identity, synonym, antonym and neighbour`,
+      inputs: POSTS.length,
+      run: async (i) =>
+        (
+          await system.run(
+            { op: 'reply', text: POSTS[i], mappers: ['identity', 'synonym', 'antonym', 'neighbour'] },
+            context,
+          )
+        ).stats,
+    },
+    threads,
+    process.env.VARIANT ?? 'shipped',
+    baseRss,
+  );
 })();

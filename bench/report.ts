@@ -62,7 +62,12 @@ export class Reporter {
 
   row(metric: string, value: number | string | null, unit?: string, note?: string): this {
     if (!this.current) this.section(this.out.bench);
-    const v = typeof value === 'number' ? (Number.isInteger(value) ? value : round(value, Math.abs(value) < 10 ? 2 : 1)) : value;
+    const v =
+      typeof value === 'number'
+        ? Number.isInteger(value)
+          ? value
+          : round(value, Math.abs(value) < 10 ? 2 : 1)
+        : value;
     this.current!.rows.push({ metric, value: v, ...(unit ? { unit } : {}), ...(note ? { note } : {}) });
     console.log(`${metric}: ${v ?? '—'}${unit ? ' ' + unit : ''}${note ? `  (${note})` : ''}`);
     return this;

@@ -14,7 +14,8 @@ import { peakRssMB } from './report';
 
 // The sample's paragraphs as the editor's command finds them (text/reader.ts), headings left out.
 const paragraphs = paragraphSpans(readFileSync(path.join(root, 'samples', 'sample.md'), 'utf8'))
-  .map((p) => p.text).filter((p) => !p.startsWith('#'));
+  .map((p) => p.text)
+  .filter((p) => !p.startsWith('#'));
 const context = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 
 (async () => {
@@ -25,21 +26,32 @@ const context = { progress: () => {}, partial: () => {}, checkCancelled: () => {
   const system = await RoundTripSystem.load(dir, { device: 'cpu', threads, log: () => {} });
   const loadMs = performance.now() - t0;
   let sentences = 0;
-  await benchLoop({
-    system: 'roundtrip', name: system.name, loadMs, dir,
-    files: ['encoder.onnx', 'sentence_step.onnx', 'word_step.onnx'],
-    // A token costs a word step; a sentence step starts each sentence.
-    stepFiles: ({ tokens }) => [{ file: 'word_step.onnx', perToken: 1 }, { file: 'sentence_step.onnx', perToken: sentences / Math.max(1, tokens) }],
-    rowLookups: /embed/,
-    decoding: 'greedy',
-    encoderCalls: 1,
-    firstTokenCall: 2, // the encoder, the first sentence step, the first word step
-    input: `${paragraphs.length} paragraphs of samples/sample.md`,
-    inputs: paragraphs.length,
-    async run(i) {
-      const r = await system.run({ op: 'roundtrip', text: paragraphs[i] }, context);
-      sentences += r.output.length;
-      return r.stats;
+  await benchLoop(
+    {
+      system: 'roundtrip',
+      name: system.name,
+      loadMs,
+      dir,
+      files: ['encoder.onnx', 'sentence_step.onnx', 'word_step.onnx'],
+      // A token costs a word step; a sentence step starts each sentence.
+      stepFiles: ({ tokens }) => [
+        { file: 'word_step.onnx', perToken: 1 },
+        { file: 'sentence_step.onnx', perToken: sentences / Math.max(1, tokens) },
+      ],
+      rowLookups: /embed/,
+      decoding: 'greedy',
+      encoderCalls: 1,
+      firstTokenCall: 2, // the encoder, the first sentence step, the first word step
+      input: `${paragraphs.length} paragraphs of samples/sample.md`,
+      inputs: paragraphs.length,
+      async run(i) {
+        const r = await system.run({ op: 'roundtrip', text: paragraphs[i] }, context);
+        sentences += r.output.length;
+        return r.stats;
+      },
     },
-  }, threads, process.env.VARIANT ?? 'shipped', baseRss);
+    threads,
+    process.env.VARIANT ?? 'shipped',
+    baseRss,
+  );
 })();

@@ -4,12 +4,21 @@ import { ort } from '../extension/engine/runtime/onnx';
 
 /** The time inside session.run since the last reset: in all, per call, and when each call ended (performance.now()). */
 export const sessionTime = {
-  ms: 0, calls: 0, each: [] as number[], ends: [] as number[],
-  reset() { this.ms = 0; this.calls = 0; this.each = []; this.ends = []; },
+  ms: 0,
+  calls: 0,
+  each: [] as number[],
+  ends: [] as number[],
+  reset() {
+    this.ms = 0;
+    this.calls = 0;
+    this.each = [];
+    this.ends = [];
+  },
 };
 
 // The factory type hides the class; at run time InferenceSession is a class whose instances share run().
-const proto = (ort().InferenceSession as unknown as { prototype: { run: (...args: unknown[]) => Promise<unknown> } }).prototype;
+const proto = (ort().InferenceSession as unknown as { prototype: { run: (...args: unknown[]) => Promise<unknown> } })
+  .prototype;
 const originalRun = proto.run;
 proto.run = async function timedRun(this: unknown, ...args: unknown[]) {
   const t = performance.now();

@@ -20,24 +20,38 @@ const context = { progress: () => {}, partial: () => {}, checkCancelled: () => {
   const t0 = performance.now();
   const system = await StorySystem.load(dir, { device: 'cpu', threads, log: () => {} });
   const loadMs = performance.now() - t0;
-  await benchLoop({
-    system: 'story', name: system.name, loadMs, dir,
-    files: ['encoder.onnx', 'decoder.onnx', 'premise.onnx'],
-    stepFiles: () => [{ file: 'decoder.onnx', perToken: 1 }],
-    rowLookups: /embed|\.pos\./,
-    decoding: 'sampling',
-    encoderCalls: 1,
-    firstTokenCall: 1,
-    input: `the prompt "${PROMPT}", seeds 0-4, to the story's end or its 256-token limit`,
-    inputs: 5,
-    run: async (seed) => (await system.run({ op: 'story', prompt: PROMPT, words: 2000, sampling: { seed } }, context)).stats,
-    async extra(r) {
-      const perToken: number[] = [];
-      for (let seed = 0; seed < 5; seed++) {
-        const p = await system.premise({ op: 'premise', sampling: { seed } }, context);
-        perToken.push(p.stats.decodeMs / Math.max(1, p.stats.outputTokens));
-      }
-      r.row('Write a Premise: ms per token (median over 5 seeds)', median(perToken), 'ms', 'the GCNN + self-attention language model, sampling');
+  await benchLoop(
+    {
+      system: 'story',
+      name: system.name,
+      loadMs,
+      dir,
+      files: ['encoder.onnx', 'decoder.onnx', 'premise.onnx'],
+      stepFiles: () => [{ file: 'decoder.onnx', perToken: 1 }],
+      rowLookups: /embed|\.pos\./,
+      decoding: 'sampling',
+      encoderCalls: 1,
+      firstTokenCall: 1,
+      input: `the prompt "${PROMPT}", seeds 0-4, to the story's end or its 256-token limit`,
+      inputs: 5,
+      run: async (seed) =>
+        (await system.run({ op: 'story', prompt: PROMPT, words: 2000, sampling: { seed } }, context)).stats,
+      async extra(r) {
+        const perToken: number[] = [];
+        for (let seed = 0; seed < 5; seed++) {
+          const p = await system.premise({ op: 'premise', sampling: { seed } }, context);
+          perToken.push(p.stats.decodeMs / Math.max(1, p.stats.outputTokens));
+        }
+        r.row(
+          'Write a Premise: ms per token (median over 5 seeds)',
+          median(perToken),
+          'ms',
+          'the GCNN + self-attention language model, sampling',
+        );
+      },
     },
-  }, threads, 'shipped', baseRss);
+    threads,
+    'shipped',
+    baseRss,
+  );
 })();

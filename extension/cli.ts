@@ -149,13 +149,22 @@ export function engineConfig(a: Args): EngineConfig {
     // --models-url: Draftsmith model folders from a server (issue 21, item 4), cached with the Hub's.
     ...(flag(a, 'models-url') !== undefined ? { modelsUrl: flag(a, 'models-url') } : {}),
     // Hub models (issue 21): downloaded into $DRAFTSMITH_CACHE, else ~/.cache/draftsmith/hub.
-    hub: { endpoint, offline: flag(a, 'offline') !== undefined, cacheDir: path.resolve(process.env.DRAFTSMITH_CACHE?.trim() || defaultHubConfig().cacheDir) },
+    hub: {
+      endpoint,
+      offline: flag(a, 'offline') !== undefined,
+      cacheDir: path.resolve(process.env.DRAFTSMITH_CACHE?.trim() || defaultHubConfig().cacheDir),
+    },
     device: device.data,
     threads: intFlag(a, 'threads') ?? DEFAULT_THREADS,
   });
   if (!config.success) {
     const where = config.error.issues[0]?.path[0];
-    throw new EngineError('bad-request', where === 'threads' ? '--threads must be between 0 and 64' : `${String(where ?? 'a setting')}: ${config.error.issues[0]?.message ?? 'not valid'}`);
+    throw new EngineError(
+      'bad-request',
+      where === 'threads'
+        ? '--threads must be between 0 and 64'
+        : `${String(where ?? 'a setting')}: ${config.error.issues[0]?.message ?? 'not valid'}`,
+    );
   }
   return config.data;
 }
@@ -181,9 +190,19 @@ function modelFlag(a: Args): ModelChoice | undefined {
 
 /** The request field each option fills, for messages in the options' own names. */
 const OPTION_OF: Record<string, string> = {
-  'decoding.beamSize': '--beam', 'decoding.maxLength': '--max-length', maxInputTokens: '--max-input-tokens', candidates: '--candidates',
-  words: '--words', 'sampling.seed': '--seed', 'sampling.temperature': '--temperature', 'sampling.topK': '--top-k', maxSentences: '--max-sentences', variant: '--variant',
-  key: '--key', mappers: '--mapper', maxCandidates: '--candidates',
+  'decoding.beamSize': '--beam',
+  'decoding.maxLength': '--max-length',
+  maxInputTokens: '--max-input-tokens',
+  candidates: '--candidates',
+  words: '--words',
+  'sampling.seed': '--seed',
+  'sampling.temperature': '--temperature',
+  'sampling.topK': '--top-k',
+  maxSentences: '--max-sentences',
+  variant: '--variant',
+  key: '--key',
+  mappers: '--mapper',
+  maxCandidates: '--candidates',
 };
 
 /** The protocol's limits hold for the CLI too (the worker checks them for the extension): --beam 0 is refused, not run. */
@@ -195,7 +214,9 @@ function checked<R extends EngineRequest>(request: R): R {
   throw new EngineError('bad-request', `${OPTION_OF[where] ?? where}: ${issue.message}`);
 }
 
-const stderrLog = (level: string, message: string) => { if (level !== 'info' || process.env.DRAFTSMITH_VERBOSE) process.stderr.write(`[${level}] ${message}\n`); };
+const stderrLog = (level: string, message: string) => {
+  if (level !== 'info' || process.env.DRAFTSMITH_VERBOSE) process.stderr.write(`[${level}] ${message}\n`);
+};
 
 async function summarize(a: Args): Promise<number> {
   const words = a.positional.slice(1);
@@ -204,60 +225,109 @@ async function summarize(a: Args): Promise<number> {
     const engine = new Engine(engineConfig(a), stderrLog);
     const model = modelFlag(a);
     const limit = numberFlag(a, 'section-time-limit');
-    if (limit !== undefined && limit <= 0) throw new EngineError('bad-request', '--section-time-limit: a number of seconds above 0');
+    if (limit !== undefined && limit <= 0)
+      throw new EngineError('bad-request', '--section-time-limit: a number of seconds above 0');
     return summarizeDocuments(a, words, {
-      request: (text, origin, format) => checked({
-        op: 'summarize', text, origin, format, mode: summarizeMode(flag(a, 'mode') ?? 'extractive'), guards: guardsFlag(a),
-        maxInputTokens: intFlag(a, 'max-input-tokens'), decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') }, model,
-        ...(limit !== undefined ? { sectionTimeLimitMs: Math.round(limit * 1000) } : {}),
-      }),
+      request: (text, origin, format) =>
+        checked({
+          op: 'summarize',
+          text,
+          origin,
+          format,
+          mode: summarizeMode(flag(a, 'mode') ?? 'extractive'),
+          guards: guardsFlag(a),
+          maxInputTokens: intFlag(a, 'max-input-tokens'),
+          decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
+          model,
+          ...(limit !== undefined ? { sectionTimeLimitMs: Math.round(limit * 1000) } : {}),
+        }),
       run: (request) => engine.run(request),
     });
   }
-  const { text, origin } = await commandInput(a, 'summarize', a.positional.slice(1), { acceptsText: false, missing: 'summarize needs a FILE (use - for standard input, or --text "...")' });
+  const { text, origin } = await commandInput(a, 'summarize', a.positional.slice(1), {
+    acceptsText: false,
+    missing: 'summarize needs a FILE (use - for standard input, or --text "...")',
+  });
   const model = modelFlag(a);
   const engine = new Engine(engineConfig(a), stderrLog);
   const download = downloadProgress();
   const progress = download.progress;
-  const result = await engine.run(checked({
-    op: 'summarize', text, origin, mode: summarizeMode(flag(a, 'mode') ?? 'extractive'), guards: guardsFlag(a),
-    maxInputTokens: intFlag(a, 'max-input-tokens'),
-    decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
-    model,
-  }), { progress }).finally(() => download.done());
+  const result = await engine
+    .run(
+      checked({
+        op: 'summarize',
+        text,
+        origin,
+        mode: summarizeMode(flag(a, 'mode') ?? 'extractive'),
+        guards: guardsFlag(a),
+        maxInputTokens: intFlag(a, 'max-input-tokens'),
+        decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
+        model,
+      }),
+      { progress },
+    )
+    .finally(() => download.done());
   if (result.external) process.stderr.write(externalLine(result.external));
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return 0;
   }
   process.stdout.write(result.summary + '\n');
-  if (result.truncated) process.stderr.write(`note: the model read the first ${result.usedChars} of ${text.length} characters${result.inputLimit ? ` (the limit: ${result.inputLimit} tokens)` : ''}\n`);
+  if (result.truncated)
+    process.stderr.write(
+      `note: the model read the first ${result.usedChars} of ${text.length} characters${result.inputLimit ? ` (the limit: ${result.inputLimit} tokens)` : ''}\n`,
+    );
   if (result.mode === 'extractive') {
     const ignored = ['beam', 'max-length'].filter((f) => flag(a, f) !== undefined).map((f) => `--${f}`);
-    if (ignored.length) process.stderr.write(`note: ${ignored.join(' and ')} ${ignored.length > 1 ? 'apply' : 'applies'} to --mode abstractive only; the extractive summary writes no tokens\n`);
-    process.stderr.write(`${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
-    process.stderr.write(`${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
+    if (ignored.length)
+      process.stderr.write(
+        `note: ${ignored.join(' and ')} ${ignored.length > 1 ? 'apply' : 'applies'} to --mode abstractive only; the extractive summary writes no tokens\n`,
+      );
+    process.stderr.write(
+      `${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`,
+    );
+    process.stderr.write(
+      `${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
+    );
     return 0;
   }
-  if (result.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('summary', result.hitMaxLength, '--max-length')}\n`);
+  if (result.hitMaxLength)
+    process.stderr.write(`note: ${maxLengthNote('summary', result.hitMaxLength, '--max-length')}\n`);
   process.stderr.write(`top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
-  process.stderr.write(`${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
+  process.stderr.write(
+    `${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
+  );
   return 0;
 }
 
 async function essay(a: Args): Promise<void> {
-  const needs = 'essay needs topic words, e.g. draftsmith essay "bee, swallow, geese, flower, frog" (or a FILE of them, or - for standard input)';
-  const { text: topics, origin, source } = await commandInput(a, 'essay', a.positional.slice(1), { acceptsText: true, missing: needs });
+  const needs =
+    'essay needs topic words, e.g. draftsmith essay "bee, swallow, geese, flower, frog" (or a FILE of them, or - for standard input)';
+  const {
+    text: topics,
+    origin,
+    source,
+  } = await commandInput(a, 'essay', a.positional.slice(1), { acceptsText: true, missing: needs });
   if (!topics.trim() && source === 'command line') throw new EngineError('bad-request', needs);
   const model = modelFlag(a);
   const engine = new Engine(engineConfig(a), stderrLog);
   const download = downloadProgress();
   const progress = download.progress;
-  const result = await engine.run(checked({
-    op: 'essay', topics, origin, candidates: intFlag(a, 'candidates'), includeAllTopics: flag(a, 'unconstrained') === undefined, guards: guardsFlag(a),
-    decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
-    model,
-  }), { progress }).finally(() => download.done());
+  const result = await engine
+    .run(
+      checked({
+        op: 'essay',
+        topics,
+        origin,
+        candidates: intFlag(a, 'candidates'),
+        includeAllTopics: flag(a, 'unconstrained') === undefined,
+        guards: guardsFlag(a),
+        decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
+        model,
+      }),
+      { progress },
+    )
+    .finally(() => download.done());
   if (result.external) process.stderr.write(externalLine(result.external));
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
@@ -266,30 +336,45 @@ async function essay(a: Args): Promise<void> {
   result.candidates.forEach((c, i) => {
     if (result.candidates.length > 1) process.stdout.write(`--- candidate ${i + 1} (score ${c.score.toFixed(3)})\n`);
     process.stdout.write(c.text + '\n');
-    process.stderr.write(`covers ${c.covered.length}/${result.topics.length} topic words: ${c.covered.join(', ') || 'none'}\n`);
+    process.stderr.write(
+      `covers ${c.covered.length}/${result.topics.length} topic words: ${c.covered.join(', ') || 'none'}\n`,
+    );
     if (c.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('essay', c.hitMaxLength, '--max-length')}\n`);
   });
   if (result.unknownTopics.length) process.stderr.write(`no word vector for: ${result.unknownTopics.join(', ')}\n`);
-  if (result.skippedTopics.length) process.stderr.write(`left out (no letters the model knows): ${result.skippedTopics.join(', ')}\n`);
+  if (result.skippedTopics.length)
+    process.stderr.write(`left out (no letters the model knows): ${result.skippedTopics.join(', ')}\n`);
   const s = result.stats;
-  process.stderr.write(`${s.outputTokens} tokens, ${s.tokensPerSecond.toFixed(1)} steps/s, encode ${s.encodeMs.toFixed(0)} ms, decode ${s.decodeMs.toFixed(0)} ms on ${s.device}\n`);
+  process.stderr.write(
+    `${s.outputTokens} tokens, ${s.tokensPerSecond.toFixed(1)} steps/s, encode ${s.encodeMs.toFixed(0)} ms, decode ${s.decodeMs.toFixed(0)} ms on ${s.device}\n`,
+  );
 }
 
 /** eval summarize --long: the whole-document summary against the first window and Lead-3 on long CNN articles (issue 22). */
 async function evalLongDocuments(a: Args): Promise<void> {
   const models = flag(a, 'models');
   const config = engineConfig(a);
-  process.stdout.write(await runLongDocumentEval({
-    dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data')),
-    modelDir: modelDir(models ? path.resolve(models) : path.join(__dirname, '..', 'models'), 'summarize'),
-    limit: intFlag(a, 'limit') ?? 200,
-    mode: summarizeMode(flag(a, 'mode') ?? 'extractive'),
-    runtime: { device: config.device, threads: config.threads, log: stderrLog },
-  }, (m) => process.stderr.write(`${m}\n`)));
+  process.stdout.write(
+    await runLongDocumentEval(
+      {
+        dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data')),
+        modelDir: modelDir(models ? path.resolve(models) : path.join(__dirname, '..', 'models'), 'summarize'),
+        limit: intFlag(a, 'limit') ?? 200,
+        mode: summarizeMode(flag(a, 'mode') ?? 'extractive'),
+        runtime: { device: config.device, threads: config.threads, log: stderrLog },
+      },
+      (m) => process.stderr.write(`${m}\n`),
+    ),
+  );
 }
 
 async function evalRoundTrip(a: Args): Promise<void> {
-  process.stdout.write(await runRoundTripEval(evalOptions(a, (models) => `default=${modelDir(models, 'roundtrip')}`), evalProgress));
+  process.stdout.write(
+    await runRoundTripEval(
+      evalOptions(a, (models) => `default=${modelDir(models, 'roundtrip')}`),
+      evalProgress,
+    ),
+  );
 }
 
 /** Continue Story (or, with --premise, Write a Premise): the text streams to stdout as it is sampled. */
@@ -298,8 +383,13 @@ async function story(a: Args): Promise<void> {
   const sampling = { seed: intFlag(a, 'seed'), temperature: numberFlag(a, 'temperature'), topK: intFlag(a, 'top-k') };
   const prompt = flag(a, 'prompt');
   const premise = flag(a, 'premise') !== undefined;
-  if (premise && prompt !== undefined) throw new EngineError('bad-request', 'story: give --prompt TEXT to continue, or --premise to write one, not both');
-  if (!premise && prompt === undefined) throw new EngineError('bad-request', 'story needs --prompt "TEXT" (the story so far), or --premise to write a premise');
+  if (premise && prompt !== undefined)
+    throw new EngineError('bad-request', 'story: give --prompt TEXT to continue, or --premise to write one, not both');
+  if (!premise && prompt === undefined)
+    throw new EngineError(
+      'bad-request',
+      'story needs --prompt "TEXT" (the story so far), or --premise to write a premise',
+    );
   const model = modelFlag(a);
   const engine = new Engine(engineConfig(a), stderrLog);
   // A Hub model's first use downloads it: its progress goes to standard error, the story to standard output.
@@ -307,38 +397,61 @@ async function story(a: Args): Promise<void> {
   const progress = download.progress;
   let streamed = '';
   // The engine's partial texts each hold the whole text so far: print what is new.
-  const partial = json ? undefined : (text: string) => {
-    download.done();
-    if (!text.startsWith(streamed)) return;
-    process.stdout.write(text.slice(streamed.length));
-    streamed = text;
-  };
+  const partial = json
+    ? undefined
+    : (text: string) => {
+        download.done();
+        if (!text.startsWith(streamed)) return;
+        process.stdout.write(text.slice(streamed.length));
+        streamed = text;
+      };
   const finish = (text: string) => {
     if (json) return;
     process.stdout.write((text.startsWith(streamed) ? text.slice(streamed.length) : '') + '\n');
   };
   if (premise) {
-    const r = await engine.run(checked({ op: 'premise', sampling, guards: guardsFlag(a), model }), { partial, progress }).finally(() => download.done());
+    const r = await engine
+      .run(checked({ op: 'premise', sampling, guards: guardsFlag(a), model }), { partial, progress })
+      .finally(() => download.done());
     if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
     finish(r.premise);
     if (r.external) process.stderr.write(externalLine(r.external));
-    process.stderr.write(`${r.stats.outputTokens} tokens, ${r.stats.tokensPerSecond.toFixed(1)} tokens/s on ${r.stats.device}, seed ${r.sampling.seed}\n`);
+    process.stderr.write(
+      `${r.stats.outputTokens} tokens, ${r.stats.tokensPerSecond.toFixed(1)} tokens/s on ${r.stats.device}, seed ${r.sampling.seed}\n`,
+    );
     return;
   }
-  const r = await engine.run(checked({ op: 'story', prompt: prompt ?? '', words: intFlag(a, 'words'), sampling, guards: guardsFlag(a), model }), { partial, progress })
+  const r = await engine
+    .run(
+      checked({
+        op: 'story',
+        prompt: prompt ?? '',
+        words: intFlag(a, 'words'),
+        sampling,
+        guards: guardsFlag(a),
+        model,
+      }),
+      { partial, progress },
+    )
     .finally(() => download.done());
   if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
   finish(r.continuation);
   if (r.external) process.stderr.write(externalLine(r.external));
-  if (r.truncated) process.stderr.write(`note: the prompt is longer than the model reads; it continued from the last ${r.promptChars - r.usedFrom} of ${r.promptChars} characters\n`);
+  if (r.truncated)
+    process.stderr.write(
+      `note: the prompt is longer than the model reads; it continued from the last ${r.promptChars - r.usedFrom} of ${r.promptChars} characters\n`,
+    );
   if (r.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('story', r.hitMaxLength, '--words')}\n`);
   const s = r.stats;
-  process.stderr.write(`${r.wordCount} words (${s.outputTokens} tokens, ended by ${r.endedBy}), ${s.tokensPerSecond.toFixed(1)} tokens/s, encode ${s.encodeMs.toFixed(0)} ms, ` +
-    `decode ${s.decodeMs.toFixed(0)} ms on ${s.device}, top-k ${r.sampling.topK}, temperature ${r.sampling.temperature}, seed ${r.sampling.seed}\n`);
+  process.stderr.write(
+    `${r.wordCount} words (${s.outputTokens} tokens, ended by ${r.endedBy}), ${s.tokensPerSecond.toFixed(1)} tokens/s, encode ${s.encodeMs.toFixed(0)} ms, ` +
+      `decode ${s.decodeMs.toFixed(0)} ms on ${s.device}, top-k ${r.sampling.topK}, temperature ${r.sampling.temperature}, seed ${r.sampling.seed}\n`,
+  );
 }
 
 /** Which model wrote the text, when it is not one of Draftsmith's own (a Hub model, a transformers.js folder). */
-const externalLine = (m: { id: string; architecture: string; note: string }) => `model: ${m.id} (${m.architecture})${m.note ? `; ${m.note}` : ''}\n`;
+const externalLine = (m: { id: string; architecture: string; note: string }) =>
+  `model: ${m.id} (${m.architecture})${m.note ? `; ${m.note}` : ''}\n`;
 
 /** --variant NAME=DIR (repeatable): the model folders an eval compares. */
 function variants(a: Args, fallback: string): { name: string; dir: string }[] {
@@ -353,13 +466,18 @@ function variants(a: Args, fallback: string): { name: string; dir: string }[] {
  * --data, else the folder of the shipped model's own test split: .data for summarize, .data/simple for
  * the models of simple stories (Round-Trip, Essay, Continue Story: prepare --corpus simple).
  */
-const evalDataDir = (a: Args, folder: '.data' | '.data/simple') => path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', folder));
+const evalDataDir = (a: Args, folder: '.data' | '.data/simple') =>
+  path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', folder));
 
 /**
  * What every eval reads from its command line: --data, --limit, --variant (else the shipped model
  * `fallback` names), --show, --no-guards, the runtime and --dump (opened last, once the rest is valid).
  */
-function evalOptions(a: Args, fallback: (modelsDir: string) => string, data: '.data' | '.data/simple' = '.data/simple') {
+function evalOptions(
+  a: Args,
+  fallback: (modelsDir: string) => string,
+  data: '.data' | '.data/simple' = '.data/simple',
+) {
   const config = engineConfig(a);
   return {
     dataDir: evalDataDir(a, data),
@@ -371,16 +489,23 @@ function evalOptions(a: Args, fallback: (modelsDir: string) => string, data: '.d
     dump: openDump(flag(a, 'dump')),
   };
 }
-const evalProgress = (m: string) => { process.stderr.write(`${m}\n`); };
+const evalProgress = (m: string) => {
+  process.stderr.write(`${m}\n`);
+};
 
 async function evalSummarize(a: Args): Promise<void> {
   if (flag(a, 'long') !== undefined) return evalLongDocuments(a);
-  process.stdout.write(await runSummarizeEval({
-    offset: intFlag(a, 'offset') ?? 0,
-    perplexity: flag(a, 'perplexity') !== undefined,
-    ...summarizeEvalFlags(a),
-    ...evalOptions(a, (models) => `TAAS=${modelDir(models, 'summarize')}`, '.data'),
-  }, evalProgress));
+  process.stdout.write(
+    await runSummarizeEval(
+      {
+        offset: intFlag(a, 'offset') ?? 0,
+        perplexity: flag(a, 'perplexity') !== undefined,
+        ...summarizeEvalFlags(a),
+        ...evalOptions(a, (models) => `TAAS=${modelDir(models, 'summarize')}`, '.data'),
+      },
+      evalProgress,
+    ),
+  );
 }
 
 function summarizeMode(value: string): SummarizeMode {
@@ -394,7 +519,8 @@ function summarizeEvalFlags(a: Args): Pick<SummarizeEvalOptions, 'mode' | 'split
   const mode = flag(a, 'mode') ?? 'both';
   if (mode !== 'both') summarizeMode(mode);
   const split = flag(a, 'split') ?? 'test';
-  if (split !== 'test' && split !== 'val') throw new EngineError('bad-request', `--split must be test or val, not "${split}"`);
+  if (split !== 'test' && split !== 'val')
+    throw new EngineError('bad-request', `--split must be test or val, not "${split}"`);
   const aggregation = flag(a, 'aggregation');
   if (aggregation !== undefined && !(AGGREGATIONS as readonly string[]).includes(aggregation)) {
     throw new EngineError('bad-request', `--aggregation must be ${AGGREGATIONS.join(', ')}, not "${aggregation}"`);
@@ -402,9 +528,11 @@ function summarizeEvalFlags(a: Args): Pick<SummarizeEvalOptions, 'mode' | 'split
   const ratio = numberFlag(a, 'ratio');
   if (ratio !== undefined && !(ratio > 0)) throw new EngineError('bad-request', '--ratio must be above 0');
   const positionWeight = numberFlag(a, 'position-weight');
-  if (positionWeight !== undefined && !(positionWeight >= 0)) throw new EngineError('bad-request', '--position-weight must be 0 or more');
+  if (positionWeight !== undefined && !(positionWeight >= 0))
+    throw new EngineError('bad-request', '--position-weight must be 0 or more');
   const maxSentences = intFlag(a, 'max-sentences');
-  if (maxSentences !== undefined && maxSentences < 1) throw new EngineError('bad-request', '--max-sentences must be at least 1');
+  if (maxSentences !== undefined && maxSentences < 1)
+    throw new EngineError('bad-request', '--max-sentences must be at least 1');
   const extractive: SummarizeEvalOptions['extractive'] = {};
   if (aggregation !== undefined) extractive.aggregation = aggregation as Aggregation;
   if (ratio !== undefined) extractive.ratio = ratio;
@@ -414,21 +542,31 @@ function summarizeEvalFlags(a: Args): Pick<SummarizeEvalOptions, 'mode' | 'split
 }
 
 async function evalEssay(a: Args): Promise<void> {
-  process.stdout.write(await runEssayEval({
-    beamSize: intFlag(a, 'beam'),
-    unconstrained: flag(a, 'unconstrained') !== undefined,
-    ...evalOptions(a, (models) => `PC-SAN=${modelDir(models, 'essay')}`),
-  }, evalProgress));
+  process.stdout.write(
+    await runEssayEval(
+      {
+        beamSize: intFlag(a, 'beam'),
+        unconstrained: flag(a, 'unconstrained') !== undefined,
+        ...evalOptions(a, (models) => `PC-SAN=${modelDir(models, 'essay')}`),
+      },
+      evalProgress,
+    ),
+  );
 }
 
 async function evalStory(a: Args): Promise<void> {
-  process.stdout.write(await runStoryEval({
-    words: checked({ op: 'story', prompt: '', words: intFlag(a, 'words') }).words,
-    seed: intFlag(a, 'seed') ?? 1,
-    perplexity: flag(a, 'perplexity') !== undefined,
-    ranking: intFlag(a, 'ranking') ?? 0,
-    ...evalOptions(a, (models) => `fusion=${modelDir(models, 'story')}`),
-  }, evalProgress));
+  process.stdout.write(
+    await runStoryEval(
+      {
+        words: checked({ op: 'story', prompt: '', words: intFlag(a, 'words') }).words,
+        seed: intFlag(a, 'seed') ?? 1,
+        perplexity: flag(a, 'perplexity') !== undefined,
+        ranking: intFlag(a, 'ranking') ?? 0,
+        ...evalOptions(a, (models) => `fusion=${modelDir(models, 'story')}`),
+      },
+      evalProgress,
+    ),
+  );
 }
 
 const readStdin = readStdinText;
@@ -459,15 +597,22 @@ async function main(argv: string[]): Promise<number> {
   checkOptions(a, cmd === 'eval' && a.positional[1] !== undefined ? `eval ${a.positional[1]}` : cmd);
   const commandLine = process.argv.join(' ').length;
   if (cmd !== 'score' && commandLine > MAX_COMMAND_LINE) {
-    throw new EngineError('bad-request', `the command line is ${commandLine} characters long; the models' runtime cannot start with one over ${MAX_COMMAND_LINE}. ` +
-      'Put long text in a file: summarize, roundtrip and reply read FILE, or - for standard input.');
+    throw new EngineError(
+      'bad-request',
+      `the command line is ${commandLine} characters long; the models' runtime cannot start with one over ${MAX_COMMAND_LINE}. ` +
+        'Put long text in a file: summarize, roundtrip and reply read FILE, or - for standard input.',
+    );
   }
   if (cmd === 'summarize') return summarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);
   else if (cmd === 'eval' && a.positional[1] === 'essay') await evalEssay(a);
   else if (cmd === 'eval' && a.positional[1] === 'roundtrip') await evalRoundTrip(a);
   else if (cmd === 'eval' && a.positional[1] === 'story') await evalStory(a);
-  else if (cmd === 'eval' && a.positional[1] === 'reply') await evalReply(a, cliParts, { dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data', 'reply')), variants: (f) => variants(a, f) });
+  else if (cmd === 'eval' && a.positional[1] === 'reply')
+    await evalReply(a, cliParts, {
+      dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data', 'reply')),
+      variants: (f) => variants(a, f),
+    });
   else if (cmd === 'reply') return replyCommand(a, cliParts);
   else if (cmd === 'roundtrip') await roundtripCommand(a, cliParts);
   else if (cmd === 'score') await scoreCommand(a);
@@ -477,7 +622,12 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e: unknown) => {
-  process.stderr.write(`draftsmith: ${errorMessage(e)}\n`);
-  process.exitCode = e instanceof EngineError && e.code === 'bad-request' ? 2 : 1;
-});
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`draftsmith: ${errorMessage(e)}\n`);
+    process.exitCode = e instanceof EngineError && e.code === 'bad-request' ? 2 : 1;
+  },
+);

@@ -17,8 +17,9 @@ import { HubModelId, ModelChoice } from './protocol';
 export const BUILT_IN = 'built-in';
 
 /** What every message about a bad value says is accepted. */
-export const ACCEPTED_MODELS = '"built-in", a Hugging Face Hub model id (owner/name, e.g. Xenova/distilgpt2, optionally owner/name@revision), ' +
-  'or the path of an existing folder (a Draftsmith model folder with model.json, or a folder in transformers.js\'s layout with config.json and onnx/)';
+export const ACCEPTED_MODELS =
+  '"built-in", a Hugging Face Hub model id (owner/name, e.g. Xenova/distilgpt2, optionally owner/name@revision), ' +
+  "or the path of an existing folder (a Draftsmith model folder with model.json, or a folder in transformers.js's layout with config.json and onnx/)";
 
 export interface ParseOptions {
   /** The folder a relative path is read from (the CLI: the working directory). None: relative paths are refused. */
@@ -31,7 +32,11 @@ export interface ParseOptions {
  * Reads a model choice as the user wrote it; `isDirectory` says whether a path is an existing folder
  * (fs in the extension and the CLI, a fake in the tests). A folder comes back absolute.
  */
-export function parseModelChoice(value: string, isDirectory: (p: string) => boolean, options: ParseOptions = {}): { choice: ModelChoice } | { error: string } {
+export function parseModelChoice(
+  value: string,
+  isDirectory: (p: string) => boolean,
+  options: ParseOptions = {},
+): { choice: ModelChoice } | { error: string } {
   const text = value.trim();
   if (text === '' || text.toLowerCase() === BUILT_IN) return { choice: { kind: 'built-in' } };
 
@@ -39,18 +44,23 @@ export function parseModelChoice(value: string, isDirectory: (p: string) => bool
   if (url) {
     const id = url[1].split('/').slice(0, 2).join('/');
     const example = hubIdProblem(id) === undefined ? id : 'Xenova/distilgpt2';
-    return { error: `"${text}" is a web address; give the model's id alone (owner/name, here ${example}). A model is ${ACCEPTED_MODELS}.` };
+    return {
+      error: `"${text}" is a web address; give the model's id alone (owner/name, here ${example}). A model is ${ACCEPTED_MODELS}.`,
+    };
   }
   const folder = folderPath(text, options);
   if (folder !== undefined && isDirectory(folder)) return { choice: { kind: 'folder', dir: folder } };
   if (looksLikePath(text)) {
     if (folder === undefined) {
-      return { error: `"${text}" is a relative path; give the folder's full path (or ~/...). A model is ${ACCEPTED_MODELS}.` };
+      return {
+        error: `"${text}" is a relative path; give the folder's full path (or ~/...). A model is ${ACCEPTED_MODELS}.`,
+      };
     }
     return { error: `There is no folder at ${folder}. A model is ${ACCEPTED_MODELS}.` };
   }
   const problem = hubIdProblem(text);
-  if (problem !== undefined) return { error: `"${text}" is not a model Draftsmith can use: ${problem}. A model is ${ACCEPTED_MODELS}.` };
+  if (problem !== undefined)
+    return { error: `"${text}" is not a model Draftsmith can use: ${problem}. A model is ${ACCEPTED_MODELS}.` };
   const at = text.indexOf('@');
   const id = at < 0 ? text : text.slice(0, at);
   const revision = at < 0 ? undefined : text.slice(at + 1);
@@ -72,33 +82,42 @@ export function hubIdProblem(text: string): string | undefined {
   const revision = at < 0 ? undefined : value.slice(at + 1);
   if (!id.includes('/')) return 'a Hub model id is owner/name (e.g. Xenova/distilgpt2), not just a name';
   if (id.split('/').length > 2) return 'a Hub model id is owner/name, with one "/"';
-  if (!HubModelId.safeParse(id).success) return 'a Hub model id is owner/name, each part letters, digits, "-", "_" or "." (starting with a letter or digit)';
-  if (revision !== undefined && !/^[\w.-]{1,100}$/.test(revision)) return 'the revision after "@" is a branch, tag or commit: letters, digits, "-", "_" or "."';
+  if (!HubModelId.safeParse(id).success)
+    return 'a Hub model id is owner/name, each part letters, digits, "-", "_" or "." (starting with a letter or digit)';
+  if (revision !== undefined && !/^[\w.-]{1,100}$/.test(revision))
+    return 'the revision after "@" is a branch, tag or commit: letters, digits, "-", "_" or "."';
   return undefined;
 }
 
 /** A choice in words, for messages: "the built-in model", "Xenova/gpt2 (Hugging Face Hub)", "the folder /m". */
 export function describeModelChoice(choice: ModelChoice): string {
   switch (choice.kind) {
-    case 'built-in': return 'the built-in model';
-    case 'hub': return `${choice.id}${choice.revision ? `@${choice.revision}` : ''} (Hugging Face Hub)`;
-    case 'folder': return `the folder ${choice.dir}`;
+    case 'built-in':
+      return 'the built-in model';
+    case 'hub':
+      return `${choice.id}${choice.revision ? `@${choice.revision}` : ''} (Hugging Face Hub)`;
+    case 'folder':
+      return `the folder ${choice.dir}`;
   }
 }
 
 /** A choice as the setting holds it: parseModelChoice(formatModelChoice(c)) gives c back (for a folder that exists). */
 export function formatModelChoice(choice: ModelChoice): string {
   switch (choice.kind) {
-    case 'built-in': return BUILT_IN;
-    case 'hub': return choice.revision ? `${choice.id}@${choice.revision}` : choice.id;
-    case 'folder': return choice.dir;
+    case 'built-in':
+      return BUILT_IN;
+    case 'hub':
+      return choice.revision ? `${choice.id}@${choice.revision}` : choice.id;
+    case 'folder':
+      return choice.dir;
   }
 }
 
 /** Whether two choices name the same model (a Hub id's case does not matter to the Hub; 'main' is the default revision). */
 export function sameModelChoice(a: ModelChoice, b: ModelChoice): boolean {
   if (a.kind === 'built-in' || b.kind === 'built-in') return a.kind === b.kind;
-  if (a.kind === 'hub' && b.kind === 'hub') return a.id.toLowerCase() === b.id.toLowerCase() && (a.revision ?? 'main') === (b.revision ?? 'main');
+  if (a.kind === 'hub' && b.kind === 'hub')
+    return a.id.toLowerCase() === b.id.toLowerCase() && (a.revision ?? 'main') === (b.revision ?? 'main');
   if (a.kind === 'folder' && b.kind === 'folder') return path.resolve(a.dir) === path.resolve(b.dir);
   return false;
 }
@@ -107,7 +126,10 @@ export function sameModelChoice(a: ModelChoice, b: ModelChoice): boolean {
  * What a folder holds, for a check before it is chosen: 'draftsmith' (model.json), 'transformers.js'
  * (config.json and an onnx/ folder), or undefined (neither: the engine could not load it).
  */
-export function folderLayout(dir: string, exists: (p: string) => boolean): 'draftsmith' | 'transformers.js' | undefined {
+export function folderLayout(
+  dir: string,
+  exists: (p: string) => boolean,
+): 'draftsmith' | 'transformers.js' | undefined {
   if (exists(path.join(dir, 'model.json'))) return 'draftsmith';
   if (exists(path.join(dir, 'config.json')) && exists(path.join(dir, 'onnx'))) return 'transformers.js';
   return undefined;
@@ -120,8 +142,11 @@ export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co/';
  * unset or blank is the Hub's own. `name` is the setting or option, for the message.
  */
 export function parseHubEndpoint(value: unknown, name: string): string | { error: string } {
-  if (value === undefined || value === null || (typeof value === 'string' && !value.trim())) return DEFAULT_HUB_ENDPOINT;
-  const wrong = { error: `${name} is ${JSON.stringify(value)}, not a web address: give the Hub's (${DEFAULT_HUB_ENDPOINT}) or a mirror's, starting with https:// or http://.` };
+  if (value === undefined || value === null || (typeof value === 'string' && !value.trim()))
+    return DEFAULT_HUB_ENDPOINT;
+  const wrong = {
+    error: `${name} is ${JSON.stringify(value)}, not a web address: give the Hub's (${DEFAULT_HUB_ENDPOINT}) or a mirror's, starting with https:// or http://.`,
+  };
   if (typeof value !== 'string') return wrong;
   let url: URL;
   try {
@@ -145,6 +170,13 @@ function folderPath(text: string, options: ParseOptions): string | undefined {
 
 /** Text that can only be a path, never a Hub id (so a missing folder is reported as one). */
 function looksLikePath(text: string): boolean {
-  return path.isAbsolute(text) || /^[A-Za-z]:[\\/]/.test(text) || text === '~' || /^~[\\/]/.test(text) || /^\.\.?([\\/]|$)/.test(text) ||
-    text.includes('\\') || text.split('/').length > 2;
+  return (
+    path.isAbsolute(text) ||
+    /^[A-Za-z]:[\\/]/.test(text) ||
+    text === '~' ||
+    /^~[\\/]/.test(text) ||
+    /^\.\.?([\\/]|$)/.test(text) ||
+    text.includes('\\') ||
+    text.split('/').length > 2
+  );
 }

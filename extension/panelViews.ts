@@ -32,11 +32,17 @@ export type PanelResult = Extract<EngineResult, { op: keyof typeof PANEL_VIEWS }
  */
 export function toPanel(result: PanelResult): ToPanel {
   switch (result.op) {
-    case 'summarize': return { type: 'summarize', result };
-    case 'essay': return { type: 'essay', result };
-    case 'story': return { type: 'story', result };
-    case 'roundtrip': return { type: 'roundtrip', result };
-    case 'score': return { type: 'score', result };
-    case 'coherence': return { type: 'coherence', result };
+    case 'summarize':
+      return { type: 'summarize', result };
+    case 'essay':
+      return { type: 'essay', result };
+    case 'story':
+      return { type: 'story', result };
+    case 'roundtrip':
+      return { type: 'roundtrip', result };
+    case 'score':
+      return { type: 'score', result };
+    case 'coherence':
+      return { type: 'coherence', result };
   }
 }

@@ -36,7 +36,11 @@ export const EngineConfig = z.object({
    * Draftsmith model folders from a URL in place of modelsDir (draftsmith.modelsUrl): <url>/<folder>/
    * model.json and its files, downloaded once into hub.cacheDir, each file checked against its sha256.
    */
-  modelsUrl: z.string().url().refine((u) => /^https?:/.test(u), 'an http or https URL').optional(),
+  modelsUrl: z
+    .string()
+    .url()
+    .refine((u) => /^https?:/.test(u), 'an http or https URL')
+    .optional(),
   hub: HubConfig.optional(),
   device: DeviceSetting.default('auto'),
   /** Intra-op threads per session; 0 lets onnxruntime choose (one per core). */
@@ -47,7 +51,10 @@ export type EngineConfig = z.infer<typeof EngineConfig>;
 // ---- which model a command runs (issue 21) ------------------------------------------------------
 
 /** A Hugging Face Hub repository id: owner/name. */
-export const HubModelId = z.string().max(200).regex(/^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/, 'a Hub model id is owner/name');
+export const HubModelId = z
+  .string()
+  .max(200)
+  .regex(/^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/, 'a Hub model id is owner/name');
 
 /**
  * The model a request runs: the built-in one (the models folder's), a Hub model (downloaded into
@@ -56,7 +63,16 @@ export const HubModelId = z.string().max(200).regex(/^[A-Za-z0-9][\w.-]*\/[A-Za-
  */
 export const ModelChoice = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('built-in') }),
-  z.object({ kind: z.literal('hub'), id: HubModelId, revision: z.string().min(1).max(100).regex(/^[\w.-]+$/).optional() }),
+  z.object({
+    kind: z.literal('hub'),
+    id: HubModelId,
+    revision: z
+      .string()
+      .min(1)
+      .max(100)
+      .regex(/^[\w.-]+$/)
+      .optional(),
+  }),
   z.object({ kind: z.literal('folder'), dir: z.string().min(1) }),
 ]);
 export type ModelChoice = z.infer<typeof ModelChoice>;
@@ -279,7 +295,12 @@ export const SamplingOptions = z.object({
   topK: z.number().int().min(1).max(100).optional(),
   temperature: z.number().min(0.05).max(5).optional(),
   /** The same seed (with the same prompt and settings) gives the same text; none: a fresh one, reported in the result. */
-  seed: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional(),
 });
 export type SamplingOptions = z.infer<typeof SamplingOptions>;
 
@@ -304,10 +325,12 @@ export const StoryRequest = z.object({
    * ending at the `sentences`-th sentence end or after `maxWords` words; without a seed, one derived
    * from the prompt, so the same text gives the same suggestion. `words` is ignored.
    */
-  inline: z.object({
-    sentences: z.number().int().min(1).max(3),
-    maxWords: z.number().int().min(1).max(80),
-  }).optional(),
+  inline: z
+    .object({
+      sentences: z.number().int().min(1).max(3),
+      maxWords: z.number().int().min(1).max(80),
+    })
+    .optional(),
 });
 export type StoryRequest = z.infer<typeof StoryRequest>;
 
@@ -425,7 +448,9 @@ export const ScoreRequest = z.object({
   referenceName: z.string().optional(),
   options: ScoreOptions.optional(),
   /** A second draft of the same text: both are scored and compared by paired bootstrap (issue 24). */
-  second: z.object({ hypothesis: z.string(), name: z.string().optional(), format: z.enum(['markdown', 'plain']).optional() }).optional(),
+  second: z
+    .object({ hypothesis: z.string(), name: z.string().optional(), format: z.enum(['markdown', 'plain']).optional() })
+    .optional(),
   /** 'markdown': the text is read as Markdown and only its prose is scored (issue 22); absent: plain text, as it is. */
   hypothesisFormat: z.enum(['markdown', 'plain']).optional(),
   referenceFormat: z.enum(['markdown', 'plain']).optional(),
@@ -467,7 +492,11 @@ export const SubstantialitySummary = z.object({
 export type SubstantialitySummary = z.infer<typeof SubstantialitySummary>;
 
 /** Output sentence i' aligned to the input sentence with the best noun/verb F1 (null: none shares a noun or verb). */
-export const SentenceAlignment = z.object({ output: z.number().int(), input: z.number().int().nullable(), f1: z.number() });
+export const SentenceAlignment = z.object({
+  output: z.number().int(),
+  input: z.number().int().nullable(),
+  f1: z.number(),
+});
 export type SentenceAlignment = z.infer<typeof SentenceAlignment>;
 
 export const CoherenceSummary = z.object({
@@ -786,9 +815,27 @@ export const ReplyResult = z.object({
 });
 export type ReplyResult = z.infer<typeof ReplyResult>;
 
-export const EngineRequest = z.discriminatedUnion('op', [SummarizeRequest, EssayRequest, StoryRequest, PremiseRequest, ScoreRequest, CoherenceRequest, RoundTripRequest, ReplyRequest]);
+export const EngineRequest = z.discriminatedUnion('op', [
+  SummarizeRequest,
+  EssayRequest,
+  StoryRequest,
+  PremiseRequest,
+  ScoreRequest,
+  CoherenceRequest,
+  RoundTripRequest,
+  ReplyRequest,
+]);
 export type EngineRequest = z.infer<typeof EngineRequest>;
-export const EngineResult = z.discriminatedUnion('op', [SummarizeResult, EssayResult, StoryResult, PremiseResult, ScoreResult, CoherenceResult, RoundTripResult, ReplyResult]);
+export const EngineResult = z.discriminatedUnion('op', [
+  SummarizeResult,
+  EssayResult,
+  StoryResult,
+  PremiseResult,
+  ScoreResult,
+  CoherenceResult,
+  RoundTripResult,
+  ReplyResult,
+]);
 export type EngineResult = z.infer<typeof EngineResult>;
 export type ResultFor<R extends EngineRequest> = Extract<EngineResult, { op: R['op'] }>;
 
@@ -799,7 +846,12 @@ export const ToWorker = z.discriminatedUnion('type', [
   // The worker runs requests one at a time, in order. `channel`: a newer request of the same channel
   // supersedes this one, which then ends with a 'cancelled' error saying so (inline suggestions want
   // only the latest); requests without one are never superseded.
-  z.object({ type: z.literal('request'), id: z.number().int(), request: EngineRequest, channel: z.string().min(1).max(100).optional() }),
+  z.object({
+    type: z.literal('request'),
+    id: z.number().int(),
+    request: EngineRequest,
+    channel: z.string().min(1).max(100).optional(),
+  }),
   z.object({ type: z.literal('cancel'), id: z.number().int() }),
   // Before the host terminates the worker thread: cancel everything, refuse new requests, answer
   // 'stopped' once no onnxruntime call is under way (terminating a thread inside one aborts the
@@ -815,13 +867,13 @@ export type ToWorker = z.infer<typeof ToWorker>;
 // ---- worker -> host ------------------------------------------------------------------------------
 
 export const ErrorCode = z.enum([
-  'cancelled',     // the user pressed Cancel
-  'bad-input',     // empty, unreadable or otherwise unusable text
-  'bad-model',     // a model folder is missing a file, has a corrupt file, or a wrong manifest
-  'bad-request',   // a message that failed validation
-  'internal',      // anything else: a bug
-  'stopped',       // the worker went away (crash, restart, shutdown) before answering, or is stopping
-  'time-limit',    // host side: the request ran past draftsmith.maxSecondsPerRequest and was stopped
+  'cancelled', // the user pressed Cancel
+  'bad-input', // empty, unreadable or otherwise unusable text
+  'bad-model', // a model folder is missing a file, has a corrupt file, or a wrong manifest
+  'bad-request', // a message that failed validation
+  'internal', // anything else: a bug
+  'stopped', // the worker went away (crash, restart, shutdown) before answering, or is stopping
+  'time-limit', // host side: the request ran past draftsmith.maxSecondsPerRequest and was stopped
   'model-unavailable', // a chosen Hub model could not be downloaded (offline, not found, server error, cancelled download)
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -831,7 +883,12 @@ export const FromWorker = z.discriminatedUnion('type', [
   // The answer to 'stop': no onnxruntime call is running and none will start; safe to terminate.
   z.object({ type: z.literal('stopped') }),
   z.object({ type: z.literal('log'), level: z.enum(['info', 'warn', 'error']), message: z.string() }),
-  z.object({ type: z.literal('progress'), id: z.number().int(), message: z.string(), fraction: z.number().min(0).max(1).optional() }),
+  z.object({
+    type: z.literal('progress'),
+    id: z.number().int(),
+    message: z.string(),
+    fraction: z.number().min(0).max(1).optional(),
+  }),
   z.object({ type: z.literal('partial'), id: z.number().int(), text: z.string() }),
   z.object({ type: z.literal('result'), id: z.number().int(), result: EngineResult }),
   z.object({ type: z.literal('error'), id: z.number().int(), code: ErrorCode, message: z.string() }),

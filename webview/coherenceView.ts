@@ -18,28 +18,46 @@ export function renderCoherence(result: CoherenceResult): Node[] {
   const c = result.coherence;
   const header = el('header', 'view-header');
   const title = el('h1');
-  title.append('Coherence of ', el('span', 'name', result.outputName), ' against ', el('span', 'name', result.sourceName));
+  title.append(
+    'Coherence of ',
+    el('span', 'name', result.outputName),
+    ' against ',
+    el('span', 'name', result.sourceName),
+  );
   header.append(title, hint(`${Math.round(result.elapsedMs)} ms`));
 
   const aligned = c.alignment.filter((a) => a.input !== null).length;
   const summary = table({
     caption: 'Coherence',
     className: 'metrics',
-    headers: ['L (lower is better; 0: the source’s order)', 'sentence pairs', 'draft sentences', 'source sentences', 'aligned draft sentences'],
+    headers: [
+      'L (lower is better; 0: the source’s order)',
+      'sentence pairs',
+      'draft sentences',
+      'source sentences',
+      'aligned draft sentences',
+    ],
     numeric: [0, 1, 2, 3, 4],
-    rows: [[
-      metric('coherence-L', c.L, coherenceLText(c.L)),
-      metric('coherence-pairs', c.pairs, String(c.pairs)),
-      metric('output-sentences', c.outputSentences.length, String(c.outputSentences.length)),
-      metric('input-sentences', c.inputSentences.length, String(c.inputSentences.length)),
-      metric('aligned-sentences', aligned, String(aligned)),
-    ]],
+    rows: [
+      [
+        metric('coherence-L', c.L, coherenceLText(c.L)),
+        metric('coherence-pairs', c.pairs, String(c.pairs)),
+        metric('output-sentences', c.outputSentences.length, String(c.outputSentences.length)),
+        metric('input-sentences', c.inputSentences.length, String(c.inputSentences.length)),
+        metric('aligned-sentences', aligned, String(aligned)),
+      ],
+    ],
   });
   const explain = hint(
     'Each draft sentence is aligned with the source sentence whose nouns and verbs it matches best (F1). ' +
       'L grows as the order of the aligned source sentences departs from the draft’s order.',
   );
-  return [header, ...renderReadNotes(result.readNotes, 'How the texts were read'), section('coherence', 'Sentence order', summary, explain), renderAlignment(c)];
+  return [
+    header,
+    ...renderReadNotes(result.readNotes, 'How the texts were read'),
+    section('coherence', 'Sentence order', summary, explain),
+    renderAlignment(c),
+  ];
 }
 
 /** What the two texts are called: the draft and its source here; Round-Trip's output and input. */
@@ -49,10 +67,13 @@ export interface AlignmentNames {
 }
 
 /** The alignment chart (output sentence i′ → input sentence i) and its table; Round-Trip shows it too. */
-export function renderAlignment(c: CoherenceSummary, names: AlignmentNames = { output: 'draft', input: 'source' }): HTMLElement {
+export function renderAlignment(
+  c: CoherenceSummary,
+  names: AlignmentNames = { output: 'draft', input: 'source' },
+): HTMLElement {
   const { output: out, input: src } = names;
   if (c.alignment.length === 0) return section('alignment', 'Alignment', hint(`The ${out} has no sentences.`));
-  const sentence = (list: readonly string[], i: number | null): string => (i === null ? '' : list[i] ?? '');
+  const sentence = (list: readonly string[], i: number | null): string => (i === null ? '' : (list[i] ?? ''));
 
   const alignmentTable = table({
     caption: `Each ${out} sentence and the ${src} sentence it aligns with`,
@@ -77,7 +98,8 @@ export function renderAlignment(c: CoherenceSummary, names: AlignmentNames = { o
   const points = c.alignment.filter((a): a is typeof a & { input: number } => a.input !== null);
   const focusRow = (pointIndex: number): void => {
     const output = points[pointIndex]?.output;
-    const row = output === undefined ? null : alignmentTable.querySelector<HTMLElement>(`tbody tr[data-output="${output}"]`);
+    const row =
+      output === undefined ? null : alignmentTable.querySelector<HTMLElement>(`tbody tr[data-output="${output}"]`);
     if (!row) return;
     row.tabIndex = -1;
     row.focus();
@@ -85,21 +107,26 @@ export function renderAlignment(c: CoherenceSummary, names: AlignmentNames = { o
   };
   const parts: Node[] = [];
   if (points.length > 0) {
-    parts.push(scatterChart({
-      ariaLabel: `Line chart: for each of the ${c.outputSentences.length} ${out} sentences, the position of the ${src} sentence it aligns with ` +
-        `(${points.length} aligned); the table below lists the same alignment.`,
-      label: `aligned ${src} sentence`,
-      points: points.map((a) => ({ x: a.output + 1, y: a.input + 1 })),
-      xTitle: `${out} sentence i′`,
-      yTitle: `${src} sentence i`,
-      xMax: c.outputSentences.length,
-      yMax: c.inputSentences.length,
-      tooltip: (i) => {
-        const a = points[i];
-        return a ? `${out} ${a.output + 1} → ${src} ${a.input + 1} (F1 ${fixed3(a.f1)}): ${clip(sentence(c.outputSentences, a.output), 60)}` : '';
-      },
-      onPick: focusRow,
-    }));
+    parts.push(
+      scatterChart({
+        ariaLabel:
+          `Line chart: for each of the ${c.outputSentences.length} ${out} sentences, the position of the ${src} sentence it aligns with ` +
+          `(${points.length} aligned); the table below lists the same alignment.`,
+        label: `aligned ${src} sentence`,
+        points: points.map((a) => ({ x: a.output + 1, y: a.input + 1 })),
+        xTitle: `${out} sentence i′`,
+        yTitle: `${src} sentence i`,
+        xMax: c.outputSentences.length,
+        yMax: c.inputSentences.length,
+        tooltip: (i) => {
+          const a = points[i];
+          return a
+            ? `${out} ${a.output + 1} → ${src} ${a.input + 1} (F1 ${fixed3(a.f1)}): ${clip(sentence(c.outputSentences, a.output), 60)}`
+            : '';
+        },
+        onPick: focusRow,
+      }),
+    );
   } else {
     parts.push(hint(`No ${out} sentence shares a noun or verb with the ${src}, so there is nothing to plot.`));
   }

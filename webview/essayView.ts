@@ -16,21 +16,26 @@ export function renderEssay(result: EssayResult): Node[] {
   const n = result.topics.length;
   header.append(el('h1', undefined, `Essay from ${n} topic word${n === 1 ? '' : 's'}`), renderStats(result));
   // A Hub model (issue 21) has no per-layer weights: the panel says which model wrote it instead.
-  if (result.external) return [header, renderExternalModel(result.external, 'essay-model'), renderTopics(result), renderEssays(result)];
+  if (result.external)
+    return [header, renderExternalModel(result.external, 'essay-model'), renderTopics(result), renderEssays(result)];
   return [header, renderTopics(result), renderEssays(result), renderLayerWeights(result)];
 }
 
 function renderStats(result: EssayResult): HTMLElement {
   const s = result.stats;
-  return el('p', 'stats', [
-    `${s.tokensPerSecond.toFixed(1)} steps/s`,
-    `encode ${Math.round(s.encodeMs)} ms`,
-    `decode ${Math.round(s.decodeMs)} ms`,
-    `${s.usedInputTokens} input subwords`,
-    `${s.outputTokens} output tokens`,
-    s.device,
-    s.model,
-  ].join(' · '));
+  return el(
+    'p',
+    'stats',
+    [
+      `${s.tokensPerSecond.toFixed(1)} steps/s`,
+      `encode ${Math.round(s.encodeMs)} ms`,
+      `decode ${Math.round(s.decodeMs)} ms`,
+      `${s.usedInputTokens} input subwords`,
+      `${s.outputTokens} output tokens`,
+      s.device,
+      s.model,
+    ].join(' · '),
+  );
 }
 
 /** Marked with a sign and a word, not by colour alone. */
@@ -55,7 +60,9 @@ function renderTopics(result: EssayResult): HTMLElement {
   return section(
     'topics',
     'Topic words',
-    hint('✓: the best essay (1) uses the word or an inflection of it; ✗: it does not. “No word vector”: the model knows the word only by its subwords.'),
+    hint(
+      '✓: the best essay (1) uses the word or an inflection of it; ✗: it does not. “No word vector”: the model knows the word only by its subwords.',
+    ),
     list,
   );
 }
@@ -85,7 +92,8 @@ function renderLayerWeights(result: EssayResult): HTMLElement {
   const heading = 'Layer weights (Eq. 2, the paper’s Figure 3)';
   const columns = result.encoderLayers;
   const rows = result.layerWeights;
-  if (rows.length === 0 || columns.length === 0) return section('layer-weights', heading, hint('The model reported no layer weights.'));
+  if (rows.length === 0 || columns.length === 0)
+    return section('layer-weights', heading, hint('The model reported no layer weights.'));
   const rowLabels = rows.map((_, l) => String(l + 1));
 
   const weights = table({
@@ -96,7 +104,8 @@ function renderLayerWeights(result: EssayResult): HTMLElement {
     rowHeaders: true,
     rows: rows.map((row, l) => [rowLabels[l], ...columns.map((_, c) => fixed3(row[c] ?? 0))]),
     rowData: (l) => ({ layer: String(l + 1) }),
-    cellData: (l, c): Record<string, string> => (c === 0 ? {} : { layer: String(l + 1), encoder: columns[c - 1], value: String(rows[l]?.[c - 1] ?? 0) }),
+    cellData: (l, c): Record<string, string> =>
+      c === 0 ? {} : { layer: String(l + 1), encoder: columns[c - 1], value: String(rows[l]?.[c - 1] ?? 0) },
   });
   // The table is shaded like the chart (a custom property; panel.css mixes the theme colour with it).
   weights.querySelectorAll<HTMLElement>('td[data-layer]').forEach((cell) => {
@@ -112,7 +121,8 @@ function renderLayerWeights(result: EssayResult): HTMLElement {
     cell.scrollIntoView({ block: 'center' });
   };
   const chart = heatmapChart({
-    ariaLabel: `Heatmap of the layer weights: for each of the ${rows.length} decoder layers, the weight of each of the ` +
+    ariaLabel:
+      `Heatmap of the layer weights: for each of the ${rows.length} decoder layers, the weight of each of the ` +
       `${columns.length} encoder layers (${columns.join(', ')}); the table below lists the same numbers.`,
     rowLabels,
     columnLabels: columns,

@@ -7,7 +7,10 @@ import { el, hint, section } from './dom';
 
 export function renderExternalModel(model: ExternalModel, className: string): HTMLElement {
   const list = el('dl', 'external-model');
-  const rows: [string, string][] = [['Model', model.id], ['Architecture', model.architecture]];
+  const rows: [string, string][] = [
+    ['Model', model.id],
+    ['Architecture', model.architecture],
+  ];
   for (const [term, value] of rows) {
     const dd = el('dd', undefined, value);
     dd.dataset.field = term.toLowerCase();

@@ -22,10 +22,20 @@ export function renderFolder(result: FolderScores, send: (m: FromPanel) => void)
 
   const header = el('header', 'view-header');
   const title = el('h1');
-  title.append(`Scores of ${result.rows.length} draft${result.rows.length === 1 ? '' : 's'} in `, el('span', 'name', result.source), ' against ', el('span', 'name', result.referenceSource));
+  title.append(
+    `Scores of ${result.rows.length} draft${result.rows.length === 1 ? '' : 's'} in `,
+    el('span', 'name', result.source),
+    ' against ',
+    el('span', 'name', result.referenceSource),
+  );
   header.append(title, hint(`${Math.round(result.elapsedMs)} ms`));
   if (result.cancelled) header.append(hint(`Cancelled: the ${result.rows.length} drafts scored of ${result.paired}.`));
-  if (result.unpaired.length > 0) header.append(hint(`No reference for ${result.unpaired.length}: ${result.unpaired.slice(0, 10).join(', ')}${result.unpaired.length > 10 ? ', …' : ''}`));
+  if (result.unpaired.length > 0)
+    header.append(
+      hint(
+        `No reference for ${result.unpaired.length}: ${result.unpaired.slice(0, 10).join(', ')}${result.unpaired.length > 10 ? ', …' : ''}`,
+      ),
+    );
 
   const exportButton = (format: 'csv' | 'json', label: string) => {
     const b = el('button', 'export', label);
@@ -39,7 +49,13 @@ export function renderFolder(result: FolderScores, send: (m: FromPanel) => void)
 
   // The table: built by hand for its header buttons and footer.
   const t = el('table', 'metrics folder-table');
-  t.append(el('caption', undefined, 'Each draft against its reference; the last row is the corpus (every draft together). Click a column to sort.'));
+  t.append(
+    el(
+      'caption',
+      undefined,
+      'Each draft against its reference; the last row is the corpus (every draft together). Click a column to sort.',
+    ),
+  );
   const headRow = el('tr');
   const headers: HTMLTableCellElement[] = [];
   const keys = ['name', ...cols.map((c) => c.key)];
@@ -51,7 +67,11 @@ export function renderFolder(result: FolderScores, send: (m: FromPanel) => void)
     const b = el('button', 'sort', labels[i]);
     b.type = 'button';
     b.addEventListener('click', () => {
-      sort = { column: key, descending: sort?.column === key ? !sort.descending : key !== 'name' && !cols.find((c) => c.key === key)?.lowerIsBetter };
+      sort = {
+        column: key,
+        descending:
+          sort?.column === key ? !sort.descending : key !== 'name' && !cols.find((c) => c.key === key)?.lowerIsBetter,
+      };
       remembered = { id, sort };
       fillBody();
     });

@@ -19,7 +19,11 @@ const MODEL_NAMES: Record<RoundTripResult['architecture'], string> = {
 export function renderRoundTrip(result: RoundTripResult): Node[] {
   const header = el('header', 'view-header');
   header.append(el('h1', undefined, `Round trip through the ${MODEL_NAMES[result.architecture]}`), renderStats(result));
-  const parts: Node[] = [header, ...renderReadNotes(result.readNotes, 'How the paragraph was read'), renderScores(result)];
+  const parts: Node[] = [
+    header,
+    ...renderReadNotes(result.readNotes, 'How the paragraph was read'),
+    renderScores(result),
+  ];
   const notes = notesOf(result);
   if (notes.length > 0) parts.push(section('roundtrip-notes', 'Notes', ...notes.map((n) => hint(n))));
   parts.push(renderAlignment(result.scores.coherence, { output: 'output', input: 'input' }));
@@ -29,14 +33,18 @@ export function renderRoundTrip(result: RoundTripResult): Node[] {
 
 function renderStats(r: RoundTripResult): HTMLElement {
   const s = r.stats;
-  return el('p', 'stats', [
-    `${r.input.length} sentence${r.input.length === 1 ? '' : 's'} / ${s.usedInputTokens} subwords in`,
-    `${r.output.length} sentence${r.output.length === 1 ? '' : 's'} / ${s.outputTokens} out`,
-    `encode ${Math.round(s.encodeMs)} ms`,
-    `decode ${Math.round(s.decodeMs)} ms`,
-    s.device,
-    s.model,
-  ].join(' · '));
+  return el(
+    'p',
+    'stats',
+    [
+      `${r.input.length} sentence${r.input.length === 1 ? '' : 's'} / ${s.usedInputTokens} subwords in`,
+      `${r.output.length} sentence${r.output.length === 1 ? '' : 's'} / ${s.outputTokens} out`,
+      `encode ${Math.round(s.encodeMs)} ms`,
+      `decode ${Math.round(s.decodeMs)} ms`,
+      s.device,
+      s.model,
+    ].join(' · '),
+  );
 }
 
 function renderScores(r: RoundTripResult): HTMLElement {
@@ -46,26 +54,43 @@ function renderScores(r: RoundTripResult): HTMLElement {
     className: 'metrics',
     headers: ['BLEU', 'ROUGE-1 F1', 'ROUGE-2 F1', 'ROUGE-W F', 'coherence L (lower is better)'],
     numeric: [0, 1, 2, 3, 4],
-    rows: [[
-      metric('bleu', s.bleu.score, fixed2(s.bleu.score)),
-      metric('rouge1', s.rouge1.f1, fixed3(s.rouge1.f1)),
-      metric('rouge2', s.rouge2.f1, fixed3(s.rouge2.f1)),
-      metric('rougeW', s.rougeW.f1, fixed3(s.rougeW.f1)),
-      metric('coherence-L', s.coherence.L, coherenceLText(s.coherence.L)),
-    ]],
+    rows: [
+      [
+        metric('bleu', s.bleu.score, fixed2(s.bleu.score)),
+        metric('rouge1', s.rouge1.f1, fixed3(s.rouge1.f1)),
+        metric('rouge2', s.rouge2.f1, fixed3(s.rouge2.f1)),
+        metric('rougeW', s.rougeW.f1, fixed3(s.rougeW.f1)),
+        metric('coherence-L', s.coherence.L, coherenceLText(s.coherence.L)),
+      ],
+    ],
   });
-  return section('roundtrip-scores', 'Scores', scores, hint(
-    'BLEU: sacreBLEU sentence BLEU (0–100). ROUGE-1/2: unigram and bigram overlap; ROUGE-W: weighted longest common subsequence. ' +
-      'Coherence L (Eq. 18): how far the order of the input sentences that the output sentences align with departs from the input’s own order.',
-  ));
+  return section(
+    'roundtrip-scores',
+    'Scores',
+    scores,
+    hint(
+      'BLEU: sacreBLEU sentence BLEU (0–100). ROUGE-1/2: unigram and bigram overlap; ROUGE-W: weighted longest common subsequence. ' +
+        'Coherence L (Eq. 18): how far the order of the input sentences that the output sentences align with departs from the input’s own order.',
+    ),
+  );
 }
 
 function notesOf(r: RoundTripResult): string[] {
   const notes: string[] = [];
-  if (r.truncatedBy) notes.push(`The model read the first ${r.input.length} of ${r.totalSentences} sentences; the scores cover those.`);
-  if (r.stopped === 'max-sentences') notes.push(`Decoding stopped at ${r.limits.maxSentences} sentences (1.5× the input) before the model ended the paragraph.`);
-  if (r.stopped === 'max-tokens') notes.push(`Decoding stopped at ${r.limits.maxTokens} subwords (1.5× the input) before the model ended the paragraph.`);
-  if (r.unknownTokens > 0) notes.push(`${r.unknownTokens} input subword${r.unknownTokens === 1 ? ' is' : 's are'} unknown to the model (another script or a rare symbol).`);
+  if (r.truncatedBy)
+    notes.push(`The model read the first ${r.input.length} of ${r.totalSentences} sentences; the scores cover those.`);
+  if (r.stopped === 'max-sentences')
+    notes.push(
+      `Decoding stopped at ${r.limits.maxSentences} sentences (1.5× the input) before the model ended the paragraph.`,
+    );
+  if (r.stopped === 'max-tokens')
+    notes.push(
+      `Decoding stopped at ${r.limits.maxTokens} subwords (1.5× the input) before the model ended the paragraph.`,
+    );
+  if (r.unknownTokens > 0)
+    notes.push(
+      `${r.unknownTokens} input subword${r.unknownTokens === 1 ? ' is' : 's are'} unknown to the model (another script or a rare symbol).`,
+    );
   if (r.output.length === 0) notes.push('The model wrote nothing back.');
   return notes;
 }
@@ -93,7 +118,13 @@ function renderAttention(r: RoundTripResult): HTMLElement {
     yTitle: 'output sentence',
     format: (v) => v.toFixed(2),
   });
-  return section('roundtrip-attention', 'Attention over the input sentences', hint(
-    'At each sentence step the decoder attends over the encoder’s sentence vectors (Eqs. 10–15); a well-trained model looks at the sentence it is rewriting.',
-  ), chart, numbers);
+  return section(
+    'roundtrip-attention',
+    'Attention over the input sentences',
+    hint(
+      'At each sentence step the decoder attends over the encoder’s sentence vectors (Eqs. 10–15); a well-trained model looks at the sentence it is rewriting.',
+    ),
+    chart,
+    numbers,
+  );
 }

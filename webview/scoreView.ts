@@ -22,7 +22,12 @@ export function renderScore(result: ScoreResult): Node[] {
 
   const header = el('header', 'view-header');
   const title = el('h1');
-  title.append('Score of ', el('span', 'name', result.hypothesisName), ' against ', el('span', 'name', result.referenceName));
+  title.append(
+    'Score of ',
+    el('span', 'name', result.hypothesisName),
+    ' against ',
+    el('span', 'name', result.referenceName),
+  );
   header.append(title, hint(`${result.sentences.length} draft sentences · ${Math.round(result.elapsedMs)} ms`));
 
   const bleu = table({
@@ -30,17 +35,19 @@ export function renderScore(result: ScoreResult): Node[] {
     className: 'metrics',
     headers: ['BLEU', 'p1', 'p2', 'p3', 'p4', 'BP', 'ratio', 'draft length', 'reference length'],
     numeric: [0, 1, 2, 3, 4, 5, 6, 7, 8],
-    rows: [[
-      metric('bleu', s.bleu.score, fixed2(s.bleu.score)),
-      ...[0, 1, 2, 3].map((n) => {
-        const p = s.bleu.precisions[n];
-        return p === undefined ? '—' : metric(`bleu-p${n + 1}`, p, fixed2(p));
-      }),
-      metric('bleu-bp', s.bleu.brevityPenalty, factor(s.bleu.brevityPenalty)),
-      metric('bleu-ratio', s.bleu.ratio, fixed3(s.bleu.ratio)),
-      metric('bleu-hyp-length', s.bleu.hypLength, String(s.bleu.hypLength)),
-      metric('bleu-ref-length', s.bleu.refLength, String(s.bleu.refLength)),
-    ]],
+    rows: [
+      [
+        metric('bleu', s.bleu.score, fixed2(s.bleu.score)),
+        ...[0, 1, 2, 3].map((n) => {
+          const p = s.bleu.precisions[n];
+          return p === undefined ? '—' : metric(`bleu-p${n + 1}`, p, fixed2(p));
+        }),
+        metric('bleu-bp', s.bleu.brevityPenalty, factor(s.bleu.brevityPenalty)),
+        metric('bleu-ratio', s.bleu.ratio, fixed3(s.bleu.ratio)),
+        metric('bleu-hyp-length', s.bleu.hypLength, String(s.bleu.hypLength)),
+        metric('bleu-ref-length', s.bleu.refLength, String(s.bleu.refLength)),
+      ],
+    ],
   });
 
   const rouge = table({
@@ -65,12 +72,14 @@ export function renderScore(result: ScoreResult): Node[] {
     className: 'metrics',
     headers: ['diversity (unique / all tokens)', 'distinct-1', 'distinct-2', 'tokens'],
     numeric: [0, 1, 2, 3],
-    rows: [[
-      metric('diversity', s.diversity.diversity, fixed3(s.diversity.diversity)),
-      metric('distinct1', s.diversity.distinct1, fixed3(s.diversity.distinct1)),
-      metric('distinct2', s.diversity.distinct2, fixed3(s.diversity.distinct2)),
-      metric('diversity-tokens', s.diversity.tokens, String(s.diversity.tokens)),
-    ]],
+    rows: [
+      [
+        metric('diversity', s.diversity.diversity, fixed3(s.diversity.diversity)),
+        metric('distinct1', s.diversity.distinct1, fixed3(s.diversity.distinct1)),
+        metric('distinct2', s.diversity.distinct2, fixed3(s.diversity.distinct2)),
+        metric('diversity-tokens', s.diversity.tokens, String(s.diversity.tokens)),
+      ],
+    ],
   });
 
   const sub = s.substantiality;
@@ -79,12 +88,14 @@ export function renderScore(result: ScoreResult): Node[] {
     className: 'metrics',
     headers: ['entity words per sentence', 'entity words', 'sentences', 'examples'],
     numeric: [0, 1, 2],
-    rows: [[
-      metric('substantiality', sub.perSentence, fixed2(sub.perSentence)),
-      metric('entity-words', sub.entityWords, String(sub.entityWords)),
-      metric('substantiality-sentences', sub.sentences, String(sub.sentences)),
-      sub.examples.length > 0 ? sub.examples.join(', ') : '—',
-    ]],
+    rows: [
+      [
+        metric('substantiality', sub.perSentence, fixed2(sub.perSentence)),
+        metric('entity-words', sub.entityWords, String(sub.entityWords)),
+        metric('substantiality-sentences', sub.sentences, String(sub.sentences)),
+        sub.examples.length > 0 ? sub.examples.join(', ') : '—',
+      ],
+    ],
   });
 
   const coherence = table({
@@ -92,24 +103,48 @@ export function renderScore(result: ScoreResult): Node[] {
     className: 'metrics',
     headers: ['L (lower is better; 0: the reference’s order)', 'sentence pairs'],
     numeric: [0, 1],
-    rows: [[
-      metric('coherenceL', s.coherenceL, coherenceLText(s.coherenceL)),
-      metric('coherence-pairs', result.coherence.pairs, String(result.coherence.pairs)),
-    ]],
+    rows: [
+      [
+        metric('coherenceL', s.coherenceL, coherenceLText(s.coherenceL)),
+        metric('coherence-pairs', result.coherence.pairs, String(result.coherence.pairs)),
+      ],
+    ],
   });
 
-  const chrf = s.chrf === undefined ? [] : [table({
-    caption: `${s.chrf.name} (sacreBLEU, 0–100)`,
-    className: 'metrics',
-    headers: [s.chrf.name],
-    numeric: [0],
-    rows: [[metric('chrf', s.chrf.score, fixed2(s.chrf.score))]],
-  })];
+  const chrf =
+    s.chrf === undefined
+      ? []
+      : [
+          table({
+            caption: `${s.chrf.name} (sacreBLEU, 0–100)`,
+            className: 'metrics',
+            headers: [s.chrf.name],
+            numeric: [0],
+            rows: [[metric('chrf', s.chrf.score, fixed2(s.chrf.score))]],
+          }),
+        ];
 
-  const corpus = section('scores', 'Scores', bleu, ...chrf, rouge, diversity, substantiality, coherence, ...renderFluency(s), renderSignatures(result));
+  const corpus = section(
+    'scores',
+    'Scores',
+    bleu,
+    ...chrf,
+    rouge,
+    diversity,
+    substantiality,
+    coherence,
+    ...renderFluency(s),
+    renderSignatures(result),
+  );
   if (result.comparison !== undefined) {
     title.append(' (and ', el('span', 'name', result.comparison.secondName), ')');
-    return [header, ...renderReadNotes(result.readNotes, 'How the texts were read'), renderComparison(result, result.comparison), corpus, renderSentences(result)];
+    return [
+      header,
+      ...renderReadNotes(result.readNotes, 'How the texts were read'),
+      renderComparison(result, result.comparison),
+      corpus,
+      renderSentences(result),
+    ];
   }
   return [header, ...renderReadNotes(result.readNotes, 'How the texts were read'), corpus, renderSentences(result)];
 }
@@ -135,12 +170,23 @@ function renderFluency(s: ScoreResult['scores']): HTMLElement[] {
   if (ppl !== undefined) {
     numeric.push(row.length, row.length + 1);
     headers.push('perplexity per word (story LM)', 'per token');
-    row.push(metric('perplexity', ppl.perWord, ppl.perWord.toFixed(1)), metric('perplexity-token', ppl.perToken, ppl.perToken.toFixed(1)));
+    row.push(
+      metric('perplexity', ppl.perWord, ppl.perWord.toFixed(1)),
+      metric('perplexity-token', ppl.perToken, ppl.perToken.toFixed(1)),
+    );
   }
   const notes = [
-    ...(nw !== undefined ? ['Non-words: alphabetic words the hunspell en_US dictionary rejects as written and capitalised, names and words with digits left out (the model cards\' definition).'] : []),
-    ...(ppl !== undefined ? [`Perplexity: how likely the built-in story model (${ppl.model}), a model of short simple stories, finds the draft (${ppl.tokens} tokens); it does not compare the draft with the reference.`] : []),
-    'The model cards\' grammatical-sentence rate needs link-grammar, a C library with no JavaScript port: the training tools compute it (models/train/fluency.sh).',
+    ...(nw !== undefined
+      ? [
+          "Non-words: alphabetic words the hunspell en_US dictionary rejects as written and capitalised, names and words with digits left out (the model cards' definition).",
+        ]
+      : []),
+    ...(ppl !== undefined
+      ? [
+          `Perplexity: how likely the built-in story model (${ppl.model}), a model of short simple stories, finds the draft (${ppl.tokens} tokens); it does not compare the draft with the reference.`,
+        ]
+      : []),
+    "The model cards' grammatical-sentence rate needs link-grammar, a C library with no JavaScript port: the training tools compute it (models/train/fluency.sh).",
   ];
   return [table({ caption: 'Fluency', className: 'metrics', headers, numeric, rows: [row] }), hint(notes.join(' '))];
 }
@@ -169,19 +215,34 @@ function renderComparison(result: ScoreResult, c: DraftComparison): HTMLElement 
       ];
     }),
   });
-  const segments = c.segmentation === 'lines'
-    ? `${c.segments} segments: the texts' lines (all three have ${c.segments})`
-    : `${c.segments} segments: the reference's sentences, each with the draft sentences that match it best`;
-  const few = c.segments < 10 ? ` With ${c.segments} segment${c.segments === 1 ? '' : 's'} the test can say little; longer texts give a clearer answer.` : '';
+  const segments =
+    c.segmentation === 'lines'
+      ? `${c.segments} segments: the texts' lines (all three have ${c.segments})`
+      : `${c.segments} segments: the reference's sentences, each with the draft sentences that match it best`;
+  const few =
+    c.segments < 10
+      ? ` With ${c.segments} segment${c.segments === 1 ? '' : 's'} the test can say little; longer texts give a clearer answer.`
+      : '';
   const s2 = c.secondScores;
   const whole = table({
     caption: 'Whole-text scores of both drafts',
     className: 'metrics',
-    headers: ['draft', 'BLEU', ...(s2.chrf ? [s2.chrf.name] : []), 'ROUGE-1 F1 (%)', 'ROUGE-2 F1 (%)', 'ROUGE-L F1 (%)',
-      ...(s2.nonwords ? ['non-word rate'] : []), ...(s2.perplexity ? ['perplexity per word'] : [])],
+    headers: [
+      'draft',
+      'BLEU',
+      ...(s2.chrf ? [s2.chrf.name] : []),
+      'ROUGE-1 F1 (%)',
+      'ROUGE-2 F1 (%)',
+      'ROUGE-L F1 (%)',
+      ...(s2.nonwords ? ['non-word rate'] : []),
+      ...(s2.perplexity ? ['perplexity per word'] : []),
+    ],
     numeric: [1, 2, 3, 4, 5, 6, 7].slice(0, 4 + (s2.chrf ? 1 : 0) + (s2.nonwords ? 1 : 0) + (s2.perplexity ? 1 : 0)),
     rowHeaders: true,
-    rows: [[a, result.scores], [b, s2]].map(([name, s], i) => {
+    rows: [
+      [a, result.scores],
+      [b, s2],
+    ].map(([name, s], i) => {
       const sc = s as ScoreResult['scores'];
       const k = i === 0 ? 'first' : 'second';
       return [
@@ -191,15 +252,33 @@ function renderComparison(result: ScoreResult, c: DraftComparison): HTMLElement 
         metric(`whole-${k}-rouge1`, sc.rouge.rouge1.f1, percent(sc.rouge.rouge1.f1)),
         metric(`whole-${k}-rouge2`, sc.rouge.rouge2.f1, percent(sc.rouge.rouge2.f1)),
         metric(`whole-${k}-rougeL`, sc.rouge.rougeL.f1, percent(sc.rouge.rougeL.f1)),
-        ...(s2.nonwords ? [sc.nonwords === undefined || sc.nonwords.rate === null ? '—' : metric(`whole-${k}-nonwords`, sc.nonwords.rate, fixed3(sc.nonwords.rate))] : []),
-        ...(s2.perplexity ? [sc.perplexity ? metric(`whole-${k}-perplexity`, sc.perplexity.perWord, sc.perplexity.perWord.toFixed(1)) : '—'] : []),
+        ...(s2.nonwords
+          ? [
+              sc.nonwords === undefined || sc.nonwords.rate === null
+                ? '—'
+                : metric(`whole-${k}-nonwords`, sc.nonwords.rate, fixed3(sc.nonwords.rate)),
+            ]
+          : []),
+        ...(s2.perplexity
+          ? [
+              sc.perplexity
+                ? metric(`whole-${k}-perplexity`, sc.perplexity.perWord, sc.perplexity.perWord.toFixed(1))
+                : '—',
+            ]
+          : []),
       ];
     }),
   });
-  return section('comparison', 'Two drafts compared', tests,
-    hint(`Paired bootstrap resampling (sacreBLEU's --paired-bs), ${c.samples.toLocaleString('en')} resamples, seed ${c.seed}, over ${segments}. ` +
-      `ROUGE here is the mean F1 over the segments. * p < 0.05: a difference this large is unlikely to be chance.${few}`),
-    whole);
+  return section(
+    'comparison',
+    'Two drafts compared',
+    tests,
+    hint(
+      `Paired bootstrap resampling (sacreBLEU's --paired-bs), ${c.samples.toLocaleString('en')} resamples, seed ${c.seed}, over ${segments}. ` +
+        `ROUGE here is the mean F1 over the segments. * p < 0.05: a difference this large is unlikely to be chance.${few}`,
+    ),
+    whole,
+  );
 }
 
 /** The signature strings that say how each score was computed (sacreBLEU's for BLEU and chrF, ours
@@ -219,7 +298,9 @@ function renderSignatures(result: ScoreResult): HTMLElement {
     copy.addEventListener('click', () => {
       void copyText(signature).then((ok) => {
         copy.textContent = ok ? 'Copied' : 'Select and copy';
-        setTimeout(() => { copy.textContent = 'Copy'; }, 1500);
+        setTimeout(() => {
+          copy.textContent = 'Copy';
+        }, 1500);
         if (!ok) selectText(code);
       });
     });

@@ -22,7 +22,10 @@ export function renderSections(result: SummarizeResult): Node[] {
     const title = el('span', 'section-title', s.title || '(before the first heading)');
     title.style.marginLeft = `${Math.max(0, s.level - 1)}em`;
     // Click or Enter: the section's part of the attention view below (summarizeView marks its first token).
-    const reveal = (): void => document.querySelector<HTMLElement>(`.source-text [data-section="${k}"]`)?.scrollIntoView({ block: 'center', behavior: 'smooth' });
+    const reveal = (): void =>
+      document
+        .querySelector<HTMLElement>(`.source-text [data-section="${k}"]`)
+        ?.scrollIntoView({ block: 'center', behavior: 'smooth' });
     title.tabIndex = 0;
     title.title = 'Show this section in the attention view';
     title.addEventListener('click', reveal);
@@ -38,9 +41,16 @@ export function renderSections(result: SummarizeResult): Node[] {
     if (s.summary && s.status !== 'summarized') item.append(el('p', 'hint', STATUS[s.status] ?? s.status));
     list.append(item);
   });
-  const out: Node[] = [section('sections', `Sections (${sections.length}; ${fed} fed the summary of the whole)`,
-    hint('The summary of the whole is made from the sections whose topic distribution (the model\'s topic scores) is nearest the document\'s, summarized together (★).'),
-    list)];
+  const out: Node[] = [
+    section(
+      'sections',
+      `Sections (${sections.length}; ${fed} fed the summary of the whole)`,
+      hint(
+        "The summary of the whole is made from the sections whose topic distribution (the model's topic scores) is nearest the document's, summarized together (★).",
+      ),
+      list,
+    ),
+  ];
   if (result.readNotes && result.readNotes.length > 0) {
     const notes = el('ul', 'read-notes');
     for (const n of result.readNotes) notes.append(el('li', undefined, n));

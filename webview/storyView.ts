@@ -11,9 +11,18 @@ import { clip, el, fixed3, hint, section, table } from './dom';
 
 export function renderStory(result: StoryResult): Node[] {
   const header = el('header', 'view-header');
-  header.append(el('h1', undefined, `Story: ${result.wordCount} word${result.wordCount === 1 ? '' : 's'} written`), renderStats(result));
+  header.append(
+    el('h1', undefined, `Story: ${result.wordCount} word${result.wordCount === 1 ? '' : 's'} written`),
+    renderStats(result),
+  );
   // A Hub model or a transformers.js folder (issue 21) has no fusion gates: the panel says which model wrote it instead.
-  if (result.external) return [header, renderExternalModel(result.external, 'story-model'), renderPrompt(result), renderContinuation(result)];
+  if (result.external)
+    return [
+      header,
+      renderExternalModel(result.external, 'story-model'),
+      renderPrompt(result),
+      renderContinuation(result),
+    ];
   return [header, renderPrompt(result), renderContinuation(result), renderGates(result)];
 }
 
@@ -26,23 +35,33 @@ const ENDED_BY: Record<StoryResult['endedBy'], string> = {
 function renderStats(result: StoryResult): HTMLElement {
   const s = result.stats;
   const p = result.sampling;
-  return el('p', 'stats', [
-    `${s.tokensPerSecond.toFixed(1)} tokens/s`,
-    `encode ${Math.round(s.encodeMs)} ms`,
-    `decode ${Math.round(s.decodeMs)} ms`,
-    `${s.usedInputTokens} prompt tokens read`,
-    `${s.outputTokens} tokens written, ${result.wordCount} of ${result.words} words (${ENDED_BY[result.endedBy]})`,
-    `top-k ${p.topK}, temperature ${p.temperature}, seed ${p.seed}`,
-    s.device,
-    s.model,
-  ].join(' · '));
+  return el(
+    'p',
+    'stats',
+    [
+      `${s.tokensPerSecond.toFixed(1)} tokens/s`,
+      `encode ${Math.round(s.encodeMs)} ms`,
+      `decode ${Math.round(s.decodeMs)} ms`,
+      `${s.usedInputTokens} prompt tokens read`,
+      `${s.outputTokens} tokens written, ${result.wordCount} of ${result.words} words (${ENDED_BY[result.endedBy]})`,
+      `top-k ${p.topK}, temperature ${p.temperature}, seed ${p.seed}`,
+      s.device,
+      s.model,
+    ].join(' · '),
+  );
 }
 
 function renderPrompt(result: StoryResult): HTMLElement {
   const text = el('p', 'prompt-text', result.truncated ? `…${result.usedPrompt}` : result.usedPrompt);
   const parts: Node[] = [text];
   if (result.truncated) {
-    parts.unshift(el('p', 'truncated', `The story so far is longer than the model reads: it continued from the last ${result.promptChars - result.usedFrom} of ${result.promptChars} characters, shown here.`));
+    parts.unshift(
+      el(
+        'p',
+        'truncated',
+        `The story so far is longer than the model reads: it continued from the last ${result.promptChars - result.usedFrom} of ${result.promptChars} characters, shown here.`,
+      ),
+    );
   }
   return section('story-prompt', 'Prompt (what the model read)', ...parts);
 }
@@ -78,8 +97,12 @@ function renderContinuation(result: StoryResult): HTMLElement {
   });
   if (cursor < result.continuation.length) box.append(document.createTextNode(result.continuation.slice(cursor)));
   let explain: HTMLElement;
-  if (result.external) explain = hint(`Written by ${result.external.id}, which reports no fusion gates: the text is not shaded.`);
-  else if (result.fusion) explain = hint('Each token is shaded by the fusion gate on the pretrained model’s hidden state when it was written, relative to the rest of this story: darker tokens leaned more on the pretrained model. Hover a token for both gates.');
+  if (result.external)
+    explain = hint(`Written by ${result.external.id}, which reports no fusion gates: the text is not shaded.`);
+  else if (result.fusion)
+    explain = hint(
+      'Each token is shaded by the fusion gate on the pretrained model’s hidden state when it was written, relative to the rest of this story: darker tokens leaned more on the pretrained model. Hover a token for both gates.',
+    );
   else explain = hint('This model has no fusion, so there are no gates to shade by.');
   return section('story-continuation', 'Continuation', explain, box);
 }
@@ -87,7 +110,8 @@ function renderContinuation(result: StoryResult): HTMLElement {
 function renderGates(result: StoryResult): HTMLElement {
   const heading = 'Fusion gates over the generated words (the paper’s Figure 8)';
   const withGates = result.tokens.map((t, i) => ({ t, i })).filter((x) => x.t.gate !== null);
-  if (!result.fusion || withGates.length === 0) return section('fusion-gates', heading, hint('The model reported no fusion gates.'));
+  if (!result.fusion || withGates.length === 0)
+    return section('fusion-gates', heading, hint('The model reported no fusion gates.'));
   const labels = withGates.map(({ t, i }) => `${i + 1} ${clip(tokenLabel(t), 12)}`);
   const focusRow = (index: number): void => {
     const row = rows.querySelector<HTMLElement>(`tr[data-token="${withGates[index]?.i ?? -1}"]`);
@@ -97,8 +121,9 @@ function renderGates(result: StoryResult): HTMLElement {
     row.scrollIntoView({ block: 'center' });
   };
   const chart = barChart({
-    ariaLabel: `Bar chart of the fusion gates for each of the ${withGates.length} generated tokens: the mean gate on the trained model's ` +
-      'hidden state and on the pretrained model\'s, each between 0 and 1; the table below lists the same numbers.',
+    ariaLabel:
+      `Bar chart of the fusion gates for each of the ${withGates.length} generated tokens: the mean gate on the trained model's ` +
+      "hidden state and on the pretrained model's, each between 0 and 1; the table below lists the same numbers.",
     labels,
     series: [
       { label: 'trained (fused) model', values: withGates.map(({ t }) => t.gate?.trained ?? 0) },
@@ -115,7 +140,12 @@ function renderGates(result: StoryResult): HTMLElement {
     className: 'gates-table',
     headers: ['#', 'token', 'trained', 'pretrained'],
     numeric: [0, 2, 3],
-    rows: withGates.map(({ t, i }) => [String(i + 1), tokenLabel(t), fixed3(t.gate?.trained ?? 0), fixed3(t.gate?.pretrained ?? 0)]),
+    rows: withGates.map(({ t, i }) => [
+      String(i + 1),
+      tokenLabel(t),
+      fixed3(t.gate?.trained ?? 0),
+      fixed3(t.gate?.pretrained ?? 0),
+    ]),
     rowData: (r) => ({ token: String(withGates[r]?.i ?? r) }),
   });
   const explain = hint(

@@ -20,17 +20,27 @@ export function renderSummarize(result: SummarizeResult): Node[] {
   if (result.external) return [summary, renderExternalModel(result.external, 'summary-model')];
   if (result.mode === 'extractive') {
     const n = result.extracted?.length ?? 0;
-    summary.append(el('p', 'hint', `Extractive: ${n} sentence${n === 1 ? '' : 's'} of the source, unchanged and in their order, chosen by the topic-aware attention below (with a preference for early sentences). Set draftsmith.summarize.mode to "abstractive" for a summary the model writes itself.`));
+    summary.append(
+      el(
+        'p',
+        'hint',
+        `Extractive: ${n} sentence${n === 1 ? '' : 's'} of the source, unchanged and in their order, chosen by the topic-aware attention below (with a preference for early sentences). Set draftsmith.summarize.mode to "abstractive" for a summary the model writes itself.`,
+      ),
+    );
   }
 
   const sourceBox = renderSource(result, phrases);
   const source = el('section', 'source');
   source.append(
     el('h2', undefined, 'Source, shaded by topic-aware attention α'),
-    el('p', 'hint', result.sections && result.sections.length > 0
-      // Each section (or part of one) was read on its own, so its weights are shaded against its own largest.
-      ? 'The whole document, section by section: each token’s background grows with its weight relative to the largest in its section (each section was read on its own); the five most attended content phrases are outlined.'
-      : 'Each token’s background grows with its weight (relative to the largest); the five most attended content phrases are outlined (function words are shaded, never listed).'),
+    el(
+      'p',
+      'hint',
+      result.sections && result.sections.length > 0
+        ? // Each section (or part of one) was read on its own, so its weights are shaded against its own largest.
+          'The whole document, section by section: each token’s background grows with its weight relative to the largest in its section (each section was read on its own); the five most attended content phrases are outlined.'
+        : 'Each token’s background grows with its weight (relative to the largest); the five most attended content phrases are outlined (function words are shaded, never listed).',
+    ),
     sourceBox,
   );
 
@@ -75,7 +85,13 @@ function renderStats(result: SummarizeResult): HTMLElement {
   ];
   const stats = el('p', 'stats', parts.join(' · '));
   if (result.truncated) {
-    stats.append(el('span', 'truncated', ` · truncated: the model read the first ${result.usedChars} of ${result.source.length} characters`));
+    stats.append(
+      el(
+        'span',
+        'truncated',
+        ` · truncated: the model read the first ${result.usedChars} of ${result.source.length} characters`,
+      ),
+    );
   }
   return stats;
 }
@@ -147,7 +163,8 @@ function renderPhraseItem(sourceBox: HTMLElement, text: string, weight: number, 
   item.dataset.rank = String(rank);
   item.setAttribute('aria-label', `${rank + 1}. ${text}, weight ${formatWeight(weight)}`);
   item.append(el('span', 'phrase-text', text), el('span', 'weight', formatWeight(weight)));
-  const spans = (): HTMLElement[] => Array.from(sourceBox.querySelectorAll<HTMLElement>(`.top-phrase[data-rank="${rank}"]`));
+  const spans = (): HTMLElement[] =>
+    Array.from(sourceBox.querySelectorAll<HTMLElement>(`.top-phrase[data-rank="${rank}"]`));
   const mark = (on: boolean): void => spans().forEach((s) => s.classList.toggle('active', on));
   item.addEventListener('mouseenter', () => mark(true));
   item.addEventListener('mouseleave', () => mark(item === document.activeElement));

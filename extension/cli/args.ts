@@ -10,14 +10,38 @@ export interface Args {
   needsValue?: string[];
 }
 
-const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['json', 'csv', 'help', 'show', 'document', 'stem', 'lowercase', 'quiet', 'perplexity', 'unconstrained', 'premise', 'no-guards', 'sweep', 'offline',
+const BOOLEAN_FLAGS: ReadonlySet<string> = new Set([
+  'json',
+  'csv',
+  'help',
+  'show',
+  'document',
+  'stem',
+  'lowercase',
+  'quiet',
+  'perplexity',
+  'unconstrained',
+  'premise',
+  'no-guards',
+  'sweep',
+  'offline',
   // draftsmith score, with sacreBLEU's names
-  'effective-order', 'sentence-level', 'paired-bs', 'paired-ar', 'confidence', 'chrf-whitespace', 'chrf-lowercase', 'chrf-eps-smoothing',
+  'effective-order',
+  'sentence-level',
+  'paired-bs',
+  'paired-ar',
+  'confidence',
+  'chrf-whitespace',
+  'chrf-lowercase',
+  'chrf-eps-smoothing',
   'rouge-jackknife',
   // draftsmith score --nonwords (issue 24, item 4)
   'nonwords',
   // draftsmith summarize, whole documents
-  'sections', 'jsonl', 'long']);
+  'sections',
+  'jsonl',
+  'long',
+]);
 /** Flags that take every following word up to the next flag, as sacreBLEU's `-m bleu chrf`. */
 const MULTI_VALUE_FLAGS: ReadonlySet<string> = new Set(['metrics']);
 /** Short spellings: sacreBLEU's -m for --metrics. */

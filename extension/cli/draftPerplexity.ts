@@ -26,9 +26,19 @@ export interface DraftPerplexity extends PerplexitySummary {
   drafts: PerplexitySummary[];
 }
 
-export async function draftPerplexity(drafts: readonly string[], modelsDir: string | undefined, progress?: (done: number, total: number) => void): Promise<DraftPerplexity> {
+export async function draftPerplexity(
+  drafts: readonly string[],
+  modelsDir: string | undefined,
+  progress?: (done: number, total: number) => void,
+): Promise<DraftPerplexity> {
   const dir = path.join(path.resolve(modelsDir ?? path.join(__dirname, '..', 'models')), 'story');
-  const runtime = { device: 'cpu' as const, threads: DEFAULT_THREADS, log: (level: 'info' | 'warn', message: string) => { if (level === 'warn') process.stderr.write(`[warn] ${message}\n`); } };
+  const runtime = {
+    device: 'cpu' as const,
+    threads: DEFAULT_THREADS,
+    log: (level: 'info' | 'warn', message: string) => {
+      if (level === 'warn') process.stderr.write(`[warn] ${message}\n`);
+    },
+  };
   const system = await loadSystem('story', singleFolder(dir), runtime);
   try {
     const lm = StoryLikelihood.of(system);

@@ -65,13 +65,24 @@ function looksLikeLatin1(buf: Buffer): boolean {
 
 /** `name`'s bytes as text (see the encodings above). */
 export function decodeText(buf: Buffer, name: string): Decoded {
-  if (buf[0] === 0xff && buf[1] === 0xfe) return { text: new TextDecoder('utf-16le').decode(buf), note: `${name} is UTF-16 (little-endian, by its byte-order mark); read as such` };
-  if (buf[0] === 0xfe && buf[1] === 0xff) return { text: new TextDecoder('utf-16be').decode(buf), note: `${name} is UTF-16 (big-endian, by its byte-order mark); read as such` };
+  if (buf[0] === 0xff && buf[1] === 0xfe)
+    return {
+      text: new TextDecoder('utf-16le').decode(buf),
+      note: `${name} is UTF-16 (little-endian, by its byte-order mark); read as such`,
+    };
+  if (buf[0] === 0xfe && buf[1] === 0xff)
+    return {
+      text: new TextDecoder('utf-16be').decode(buf),
+      note: `${name} is UTF-16 (big-endian, by its byte-order mark); read as such`,
+    };
   try {
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(buf) };
   } catch {
     if (looksLikeLatin1(buf)) {
-      return { text: decodeWindows1252(buf), note: `${name} is not UTF-8; read as ISO-8859-1/Windows-1252 (save it as UTF-8 to be sure of its accented letters)` };
+      return {
+        text: decodeWindows1252(buf),
+        note: `${name} is not UTF-8; read as ISO-8859-1/Windows-1252 (save it as UTF-8 to be sure of its accented letters)`,
+      };
     }
     return { text: new TextDecoder('utf-8').decode(buf) };
   }
@@ -84,15 +95,18 @@ const printNote = (d: Decoded): string => {
 
 /** A file's text; "no such file" (bad input, exit 1) for a name that names nothing, a clear line for a folder. */
 export async function readTextFile(file: string): Promise<string> {
-  let isFolder = false;
+  let isFolder: boolean;
   try {
     isFolder = statSync(file).isDirectory();
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') throw new EngineError('bad-input', `no such file: ${file}`);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR')
+      throw new EngineError('bad-input', `no such file: ${file}`);
     throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`);
   }
   if (isFolder) throw new EngineError('bad-input', `${file} is a folder, not a file`);
-  const buf = await fs.readFile(file).catch((e: unknown) => { throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`); });
+  const buf = await fs.readFile(file).catch((e: unknown) => {
+    throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`);
+  });
   return printNote(decodeText(buf, file));
 }
 
@@ -115,16 +129,29 @@ export interface CommandInput {
  * input (-). `acceptsText`: the words may be the text itself (reply, essay); otherwise one FILE.
  * `missing` is the message when nothing is given.
  */
-export async function commandInput(a: Args, command: string, words: string[], opts: { acceptsText: boolean; missing: string }): Promise<CommandInput> {
+export async function commandInput(
+  a: Args,
+  command: string,
+  words: string[],
+  opts: { acceptsText: boolean; missing: string },
+): Promise<CommandInput> {
   const inline = flag(a, 'text');
   if (inline !== undefined) {
-    if (words.length > 0) throw new EngineError('bad-request', `${command}: give the text once: --text TEXT, or ${opts.acceptsText ? 'TEXT, ' : ''}FILE, or - for standard input`);
+    if (words.length > 0)
+      throw new EngineError(
+        'bad-request',
+        `${command}: give the text once: --text TEXT, or ${opts.acceptsText ? 'TEXT, ' : ''}FILE, or - for standard input`,
+      );
     return { text: inline, origin: 'text', source: 'command line' };
   }
   if (words.length === 0) throw new EngineError('bad-request', opts.missing);
   if (words.length === 1 && words[0] === '-') return { text: await readStdinText(), origin: 'text', source: 'stdin' };
   if (!opts.acceptsText) {
-    if (words.length > 1) throw new EngineError('bad-request', `${command} reads one FILE, not ${words.length} (${words.map((w) => JSON.stringify(w)).join(' ')}); give the text itself with --text "..."`);
+    if (words.length > 1)
+      throw new EngineError(
+        'bad-request',
+        `${command} reads one FILE, not ${words.length} (${words.map((w) => JSON.stringify(w)).join(' ')}); give the text itself with --text "..."`,
+      );
     return { text: await readTextFile(words[0]), origin: 'file', source: 'file' };
   }
   const word = words[0];
@@ -133,7 +160,10 @@ export async function commandInput(a: Args, command: string, words: string[], op
       return { text: await readTextFile(word), origin: 'file', source: 'file' };
     } catch (e) {
       if (e instanceof EngineError && e.message.startsWith('no such file')) {
-        throw new EngineError('bad-input', `${e.message} (for these words themselves, give them with --text ${JSON.stringify(word)})`);
+        throw new EngineError(
+          'bad-input',
+          `${e.message} (for these words themselves, give them with --text ${JSON.stringify(word)})`,
+        );
       }
       throw e;
     }

@@ -19,7 +19,9 @@ export function progressBar(label: string, stream: NodeJS.WriteStream = process.
       const filled = Math.round(fraction * width);
       const rate = done / Math.max((now - started) / 1000, 1e-3);
       const eta = rate > 0 ? (total - done) / rate : 0;
-      stream.write(`\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${rate.toFixed(0)}/s ETA ${eta.toFixed(0)}s `);
+      stream.write(
+        `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${rate.toFixed(0)}/s ETA ${eta.toFixed(0)}s `,
+      );
       drawn = true;
     },
     done() {
@@ -33,7 +35,10 @@ export function progressBar(label: string, stream: NodeJS.WriteStream = process.
  * owner/name: 3.1 of 17.2 MB (18 %)"). On a terminal one line is redrawn; elsewhere (a log, a pipe)
  * a line is written at the start and at each quarter, so a long download still shows it is moving.
  */
-export function progressLine(stream: NodeJS.WriteStream = process.stderr): { update(message: string, fraction?: number): void; done(): void } {
+export function progressLine(stream: NodeJS.WriteStream = process.stderr): {
+  update(message: string, fraction?: number): void;
+  done(): void;
+} {
   let lastDraw = 0;
   let drawn = false;
   let quarter = -1;
@@ -62,10 +67,15 @@ export function progressLine(stream: NodeJS.WriteStream = process.stderr): { upd
  * The engine's progress messages for a command that may download its model (a Hub model, --models-url):
  * the "Downloading …" ones drawn on a progressLine, the rest left to the command. `when` narrows it further.
  */
-export function downloadProgress(when: () => boolean = () => true): { progress(message: string, fraction?: number): void; done(): void } {
+export function downloadProgress(when: () => boolean = () => true): {
+  progress(message: string, fraction?: number): void;
+  done(): void;
+} {
   const line = progressLine();
   return {
-    progress: (message, fraction) => { if (when() && message.startsWith('Downloading ')) line.update(message, fraction); },
+    progress: (message, fraction) => {
+      if (when() && message.startsWith('Downloading ')) line.update(message, fraction);
+    },
     done: () => line.done(),
   };
 }

@@ -17,14 +17,23 @@ export async function readSegments(file: string, field: string, document: boolea
   return (await readItems(file, field, document, false)) as string[];
 }
 
-async function readItems(file: string, field: string, document: boolean, lists: boolean): Promise<(string | string[])[]> {
+async function readItems(
+  file: string,
+  field: string,
+  document: boolean,
+  lists: boolean,
+): Promise<(string | string[])[]> {
   // The same reader as every command's FILE: "no such file", UTF-16 and Latin-1 files read with a note.
   const text = await readTextFile(file);
   if (formatOf(file) === 'markdown') {
     // A Markdown file is one document, read by the one reader (issue 22): its prose only, so a README
     // is compared prose with prose; what was skipped is said on standard error.
     const prose = proseOf(text, 'markdown');
-    if (prose.text.trim().length === 0) throw new EngineError('bad-input', `${file} has no prose to score: read as Markdown, it is all code, tables, HTML or markup`);
+    if (prose.text.trim().length === 0)
+      throw new EngineError(
+        'bad-input',
+        `${file} has no prose to score: read as Markdown, it is all code, tables, HTML or markup`,
+      );
     for (const n of proseNotes([{ label: file, prose }]) ?? []) process.stderr.write(`note: ${n}\n`);
     return [prose.text];
   }
@@ -44,18 +53,30 @@ async function readItems(file: string, field: string, document: boolean, lists: 
       throw new EngineError('bad-input', `${file}:${i + 1} is not valid JSON: ${errorMessage(e)}`);
     }
     if (typeof value === 'string') out.push(value);
-    else if (typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[field] === 'string') {
+    else if (
+      typeof value === 'object' &&
+      value !== null &&
+      typeof (value as Record<string, unknown>)[field] === 'string'
+    ) {
       out.push((value as Record<string, string>)[field]);
     } else if (lists && isStringList((value as Record<string, unknown> | null)?.[field])) {
       out.push((value as Record<string, string[]>)[field]);
     } else if (isStringList((value as Record<string, unknown> | null)?.[field])) {
-      throw new EngineError('bad-input', `${file}:${i + 1}: "${field}" holds a list of references; score several references per segment with -m (e.g. -m bleu rouge)`);
-    } else throw new EngineError('bad-input', `${file}:${i + 1} has no string field "${field}" (choose one with --ref-field / --hyp-field)`);
+      throw new EngineError(
+        'bad-input',
+        `${file}:${i + 1}: "${field}" holds a list of references; score several references per segment with -m (e.g. -m bleu rouge)`,
+      );
+    } else
+      throw new EngineError(
+        'bad-input',
+        `${file}:${i + 1} has no string field "${field}" (choose one with --ref-field / --hyp-field)`,
+      );
   });
   return out;
 }
 
-const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string');
+const isStringList = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string');
 
 /** A --ref file's references, a list per segment: one each from a text file or a string field, as
  * many as a JSONL field's list holds (e.g. {"refs": ["first", "second"]}). */
@@ -67,7 +88,10 @@ export async function readReferenceLists(file: string, field: string): Promise<s
 /** Per-segment reference lists (one array per --ref file) as sacreBLEU's streams, stream k holding
  * every segment's k-th reference, for the first `take` segments. Where segments have different
  * numbers of references (`varying`), a segment's missing ones are holes in the later streams. */
-export function referenceStreams(files: readonly (readonly string[][])[], take: number): { streams: string[][]; varying: boolean } {
+export function referenceStreams(
+  files: readonly (readonly string[][])[],
+  take: number,
+): { streams: string[][]; varying: boolean } {
   const perSegment = Array.from({ length: take }, (_, i) => files.flatMap((f) => f[i]));
   const most = Math.max(...perSegment.map((r) => r.length));
   const varying = perSegment.some((r) => r.length !== most);
@@ -81,13 +105,23 @@ export function referenceStreams(files: readonly (readonly string[][])[], take: 
   return { streams, varying };
 }
 
-export async function readPairs(opts: { ref: string; hyp: string; refField: string; hypField: string; document: boolean; limit: number }): Promise<ScorePair[]> {
+export async function readPairs(opts: {
+  ref: string;
+  hyp: string;
+  refField: string;
+  hypField: string;
+  document: boolean;
+  limit: number;
+}): Promise<ScorePair[]> {
   const [refs, hyps] = await Promise.all([
     readSegments(opts.ref, opts.refField, opts.document),
     readSegments(opts.hyp, opts.hypField, opts.document),
   ]);
   if (refs.length !== hyps.length) {
-    throw new EngineError('bad-input', `${opts.ref} has ${refs.length} segments but ${opts.hyp} has ${hyps.length}; they must pair up line by line (or use --document)`);
+    throw new EngineError(
+      'bad-input',
+      `${opts.ref} has ${refs.length} segments but ${opts.hyp} has ${hyps.length}; they must pair up line by line (or use --document)`,
+    );
   }
   const n = Math.min(refs.length, opts.limit);
   return Array.from({ length: n }, (_, i) => ({ hypothesis: hyps[i], reference: refs[i] }));

@@ -20,12 +20,16 @@ import type { CliParts } from './roundtripCommand';
 
 /** --mapper, repeatable or comma-separated; "all" is the four. */
 export function mappersOf(a: Args): ReplyMapper[] | undefined {
-  const given = (a.flags.get('mapper') ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const given = (a.flags.get('mapper') ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (given.length === 0) return undefined;
   if (given.includes('all')) return [...ReplyMapper.options];
   return [...new Set(given)].map((m) => {
     const parsed = ReplyMapper.safeParse(m);
-    if (!parsed.success) throw new EngineError('bad-request', `--mapper must be identity, synonym, antonym, neighbour or all, not "${m}"`);
+    if (!parsed.success)
+      throw new EngineError('bad-request', `--mapper must be identity, synonym, antonym, neighbour or all, not "${m}"`);
     return parsed.data;
   });
 }
@@ -34,17 +38,33 @@ export function mappersOf(a: Args): ReplyMapper[] | undefined {
 export async function replyCommand(a: Args, cli: CliParts): Promise<number> {
   const needs = 'reply needs a post: draftsmith reply "Do you play tennis?" (or a FILE, or - for standard input)';
   // A FILE, -, --text, or the words themselves (inputText.ts: a word that looks like a file name is one).
-  const { text, origin, source } = await commandInput(a, 'reply', a.positional.slice(1), { acceptsText: true, missing: needs });
+  const { text, origin, source } = await commandInput(a, 'reply', a.positional.slice(1), {
+    acceptsText: true,
+    missing: needs,
+  });
   if (!text.trim() && source === 'command line') throw new EngineError('bad-request', needs);
   const request = cli.checked({
-    op: 'reply' as const, text, origin, key: flag(a, 'key'), mappers: mappersOf(a), maxCandidates: intFlag(a, 'candidates'), guards: guardsFlag(a),
+    op: 'reply' as const,
+    text,
+    origin,
+    key: flag(a, 'key'),
+    mappers: mappersOf(a),
+    maxCandidates: intFlag(a, 'candidates'),
+    guards: guardsFlag(a),
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
   });
   const model = flag(a, 'model');
   const config = cli.engineConfig(a);
-  const result = model !== undefined
-    ? await (await loadSystem('reply', singleFolder(path.resolve(model)), { device: config.device, threads: config.threads, log: cli.log })).run(request, silentRun)
-    : await new Engine(config, cli.log).run(request);
+  const result =
+    model !== undefined
+      ? await (
+          await loadSystem('reply', singleFolder(path.resolve(model)), {
+            device: config.device,
+            threads: config.threads,
+            log: cli.log,
+          })
+        ).run(request, silentRun)
+      : await new Engine(config, cli.log).run(request);
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
   } else {
@@ -69,16 +89,23 @@ export function replyNotes(r: ReplyResult): string[] {
   ];
 }
 
-export async function evalReply(a: Args, cli: CliParts, parts: { dataDir: string; variants(fallback: string): { name: string; dir: string }[] }): Promise<void> {
+export async function evalReply(
+  a: Args,
+  cli: CliParts,
+  parts: { dataDir: string; variants(fallback: string): { name: string; dir: string }[] },
+): Promise<void> {
   const config = cli.engineConfig(a);
-  const table = await runReplyEval({
-    dataDir: parts.dataDir,
-    limit: intFlag(a, 'limit') ?? Infinity,
-    variants: parts.variants(`ESED=${modelDir(config.modelsDir, 'reply')}`),
-    examples: intFlag(a, 'examples') ?? 3,
-    dump: openDump(flag(a, 'dump')),
-    guards: guardsFlag(a),
-    runtime: { device: config.device, threads: config.threads, log: cli.log },
-  }, (m) => process.stderr.write(`${m}\n`));
+  const table = await runReplyEval(
+    {
+      dataDir: parts.dataDir,
+      limit: intFlag(a, 'limit') ?? Infinity,
+      variants: parts.variants(`ESED=${modelDir(config.modelsDir, 'reply')}`),
+      examples: intFlag(a, 'examples') ?? 3,
+      dump: openDump(flag(a, 'dump')),
+      guards: guardsFlag(a),
+      runtime: { device: config.device, threads: config.threads, log: cli.log },
+    },
+    (m) => process.stderr.write(`${m}\n`),
+  );
   process.stdout.write(table);
 }

@@ -18,15 +18,36 @@ import type { CorpusScores, FolderScores, ScoreOptions } from '../protocol';
 import { stat } from 'node:fs/promises';
 import { folderTotals, pairFolders, pairJsonl } from '../engine/eval/folderScores';
 import { columnsOf, folderCsv, folderJson } from '../engine/eval/folderTable';
-import { bleuOptionsOf as draftBleuOptionsOf, chrfOptionsOf as draftChrfOptionsOf, scoreSignatures } from '../engine/eval/scoreOptions';
+import {
+  bleuOptionsOf as draftBleuOptionsOf,
+  chrfOptionsOf as draftChrfOptionsOf,
+  scoreSignatures,
+} from '../engine/eval/scoreOptions';
 import { EngineError } from '../engine/errors';
 import { scoreCorpus } from '../engine/eval/scoreDraft';
-import { BLEU_SMOOTHINGS, BLEU_TOKENIZERS, corpusBleu, sentenceBleu, type BleuOptions, type BleuScore, type BleuSmoothing, type BleuTokenizer } from '../engine/metrics/bleu';
+import {
+  BLEU_SMOOTHINGS,
+  BLEU_TOKENIZERS,
+  corpusBleu,
+  sentenceBleu,
+  type BleuOptions,
+  type BleuScore,
+  type BleuSmoothing,
+  type BleuTokenizer,
+} from '../engine/metrics/bleu';
 import { corpusChrf, sentenceChrf, type ChrfOptions } from '../engine/metrics/chrf';
 import { bleuSignature, chrfSignature, rougeSignature } from '../engine/metrics/signature';
 import {
-  bleuMetric, bootstrapConfidence, chrfMetric, DEFAULT_AR_SAMPLES, DEFAULT_BS_SAMPLES, DEFAULT_SEED, pairedApproximateRandomization, pairedBootstrap,
-  type MetricComparison, type StatMetric,
+  bleuMetric,
+  bootstrapConfidence,
+  chrfMetric,
+  DEFAULT_AR_SAMPLES,
+  DEFAULT_BS_SAMPLES,
+  DEFAULT_SEED,
+  pairedApproximateRandomization,
+  pairedBootstrap,
+  type MetricComparison,
+  type StatMetric,
 } from '../engine/metrics/significance';
 import { flag, intFlag, numberFlag, type Args } from './args';
 import { progressBar } from './progressBar';
@@ -38,10 +59,19 @@ import type { RougeType } from '../engine/metrics/rouge';
 /** Rows of (metric, value) in the order the table, the CSV and the panel show them. */
 export function scoreRows(s: CorpusScores): [string, string][] {
   const pct = (x: number) => (x * 100).toFixed(2);
-  const rows: [string, string][] = [['pairs', String(s.pairs)], ['BLEU', s.bleu.score.toFixed(2)]];
+  const rows: [string, string][] = [
+    ['pairs', String(s.pairs)],
+    ['BLEU', s.bleu.score.toFixed(2)],
+  ];
   s.bleu.precisions.forEach((p, i) => rows.push([`BLEU p${i + 1}`, p.toFixed(2)]));
   rows.push(['BLEU brevity penalty', s.bleu.brevityPenalty.toFixed(4)], ['BLEU length ratio', s.bleu.ratio.toFixed(4)]);
-  for (const [key, name] of [['rouge1', 'ROUGE-1'], ['rouge2', 'ROUGE-2'], ['rougeL', 'ROUGE-L'], ['rougeLsum', 'ROUGE-Lsum'], ['rougeW', 'ROUGE-W']] as const) {
+  for (const [key, name] of [
+    ['rouge1', 'ROUGE-1'],
+    ['rouge2', 'ROUGE-2'],
+    ['rougeL', 'ROUGE-L'],
+    ['rougeLsum', 'ROUGE-Lsum'],
+    ['rougeW', 'ROUGE-W'],
+  ] as const) {
     const r = s.rouge[key];
     rows.push([`${name} P`, pct(r.precision)], [`${name} R`, pct(r.recall)], [`${name} F1`, pct(r.f1)]);
   }
@@ -64,7 +94,8 @@ async function scoreEverything(a: Args, bleuOpts: BleuOptions): Promise<void> {
   const hyp = flag(a, 'hyp');
   if (!ref || !hyp) throw new EngineError('bad-request', 'score needs --ref FILE and --hyp FILE');
   const pairs = await readPairs({
-    ref, hyp,
+    ref,
+    hyp,
     refField: flag(a, 'ref-field') ?? 'text',
     hypField: flag(a, 'hyp-field') ?? 'text',
     document: flag(a, 'document') !== undefined,
@@ -75,29 +106,68 @@ async function scoreEverything(a: Args, bleuOpts: BleuOptions): Promise<void> {
   const started = performance.now();
   const stem = flag(a, 'stem') !== undefined;
   const nonwords = flag(a, 'nonwords') !== undefined;
-  const scores: CorpusScores = scoreCorpus(pairs, { stem, lowercase: bleuOpts.lowercase, ...(nonwords ? { nonwords } : {}) }, {
-    progress: (done, total) => bar.update(done, total),
-  });
+  const scores: CorpusScores = scoreCorpus(
+    pairs,
+    { stem, lowercase: bleuOpts.lowercase, ...(nonwords ? { nonwords } : {}) },
+    {
+      progress: (done, total) => bar.update(done, total),
+    },
+  );
   bar.done();
-  if (bleuOpts.tokenize !== undefined || bleuOpts.smooth !== undefined || bleuOpts.smoothValue !== undefined || bleuOpts.maxOrder !== undefined || bleuOpts.effectiveOrder) {
-    const b = runMetric(() => corpusBleu(pairs.map((p) => p.hypothesis), [pairs.map((p) => p.reference)], bleuOpts));
-    scores.bleu = { score: b.score, precisions: b.precisions, brevityPenalty: b.brevityPenalty, ratio: b.ratio, hypLength: b.hypLength, refLength: b.refLength };
+  if (
+    bleuOpts.tokenize !== undefined ||
+    bleuOpts.smooth !== undefined ||
+    bleuOpts.smoothValue !== undefined ||
+    bleuOpts.maxOrder !== undefined ||
+    bleuOpts.effectiveOrder
+  ) {
+    const b = runMetric(() =>
+      corpusBleu(
+        pairs.map((p) => p.hypothesis),
+        [pairs.map((p) => p.reference)],
+        bleuOpts,
+      ),
+    );
+    scores.bleu = {
+      score: b.score,
+      precisions: b.precisions,
+      brevityPenalty: b.brevityPenalty,
+      ratio: b.ratio,
+      hypLength: b.hypLength,
+      refLength: b.refLength,
+    };
   }
   const signatures = { BLEU: bleuSignature(bleuOpts, 1), ROUGE: rougeSignature({ stem }) };
-  const ppl = flag(a, 'perplexity') === undefined ? undefined : await perplexityOf(a, pairs.map((p) => p.hypothesis));
+  const ppl =
+    flag(a, 'perplexity') === undefined
+      ? undefined
+      : await perplexityOf(
+          a,
+          pairs.map((p) => p.hypothesis),
+        );
   const seconds = (performance.now() - started) / 1000;
   const rows = [...scoreRows(scores)] as [string, string][];
-  if (ppl) rows.push(['Perplexity (story LM, per word)', ppl.perWord.toFixed(1)], ['Perplexity (story LM, per token)', ppl.perToken.toFixed(1)]);
+  if (ppl)
+    rows.push(
+      ['Perplexity (story LM, per word)', ppl.perWord.toFixed(1)],
+      ['Perplexity (story LM, per token)', ppl.perToken.toFixed(1)],
+    );
   rows.push(['BLEU signature', signatures.BLEU], ['ROUGE signature', signatures.ROUGE]);
-  if (flag(a, 'json')) process.stdout.write(JSON.stringify({ ...scores, ...(ppl ? { perplexity: ppl } : {}), signatures }, null, 2) + '\n');
-  else if (flag(a, 'csv')) process.stdout.write(['metric,value', ...rows.map(([m, v]) => `${csvCell(m)},${csvCell(v)}`)].join('\n') + '\n');
+  if (flag(a, 'json'))
+    process.stdout.write(
+      JSON.stringify({ ...scores, ...(ppl ? { perplexity: ppl } : {}), signatures }, null, 2) + '\n',
+    );
+  else if (flag(a, 'csv'))
+    process.stdout.write(['metric,value', ...rows.map(([m, v]) => `${csvCell(m)},${csvCell(v)}`)].join('\n') + '\n');
   else {
     const width = Math.max(...rows.map(([m]) => m.length));
     process.stdout.write(`| ${'metric'.padEnd(width)} | value |\n|${'-'.repeat(width + 2)}|------:|\n`);
     for (const [m, v] of rows) process.stdout.write(`| ${m.padEnd(width)} | ${v} |\n`);
   }
   if (flag(a, 'quiet') === undefined) {
-    process.stderr.write(`scored ${pairs.length} pairs in ${seconds.toFixed(1)} s (${(pairs.length / seconds).toFixed(0)} pairs/s)\n`);
+    process.stderr.write(
+      `scored ${pairs.length} pairs in ${seconds.toFixed(1)} s (${(pairs.length / seconds).toFixed(0)} pairs/s)\n`,
+    );
   }
 }
 
@@ -125,14 +195,18 @@ function oneOf<T extends string>(a: Args, name: string, allowed: readonly T[]): 
   const v = flag(a, name);
   if (v === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(v)) {
-    throw new EngineError('bad-request', `--${name} must be one of ${allowed.join(', ')}, not "${v}"${name === 'tokenize' ? ' (sacreBLEU\'s ja-mecab, ko-mecab and spm tokenizers are not available here)' : ''}`);
+    throw new EngineError(
+      'bad-request',
+      `--${name} must be one of ${allowed.join(', ')}, not "${v}"${name === 'tokenize' ? " (sacreBLEU's ja-mecab, ko-mecab and spm tokenizers are not available here)" : ''}`,
+    );
   }
   return v as T;
 }
 
 function positiveInt(a: Args, name: string, min = 1): number | undefined {
   const n = intFlag(a, name);
-  if (n !== undefined && n < min) throw new EngineError('bad-request', `--${name} must be a whole number ≥ ${min}, not ${n}`);
+  if (n !== undefined && n < min)
+    throw new EngineError('bad-request', `--${name} must be a whole number ≥ ${min}, not ${n}`);
   return n;
 }
 
@@ -162,7 +236,8 @@ export function chrfOptionsOf(a: Args): ChrfOptions {
   if (charOrder !== undefined) opts.charOrder = charOrder;
   if (wordOrder !== undefined) opts.wordOrder = wordOrder;
   if (beta !== undefined) opts.beta = beta;
-  if ((opts.charOrder ?? 6) + (opts.wordOrder ?? 0) === 0) throw new EngineError('bad-request', '--chrf-char-order and --chrf-word-order cannot both be 0');
+  if ((opts.charOrder ?? 6) + (opts.wordOrder ?? 0) === 0)
+    throw new EngineError('bad-request', '--chrf-char-order and --chrf-word-order cannot both be 0');
   if (flag(a, 'chrf-whitespace') !== undefined) opts.whitespace = true;
   if (flag(a, 'chrf-lowercase') !== undefined) opts.lowercase = true;
   if (flag(a, 'chrf-eps-smoothing') !== undefined) opts.epsSmoothing = true;
@@ -175,15 +250,21 @@ type MetricName = 'bleu' | 'chrf' | RougeType;
 function metricsOf(a: Args): MetricName[] | undefined {
   const values = a.flags.get('metrics');
   if (values === undefined) return undefined;
-  const names = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v.length > 0);
+  const names = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
   const out: MetricName[] = [];
   for (const n of names) {
     const lower = n.toLowerCase();
     if (lower === 'bleu' || lower === 'chrf') out.push(lower);
     else if (rougeTypesOf(n) !== undefined) out.push(...(rougeTypesOf(n) ?? []));
     else {
-      throw new EngineError('bad-request', `-m/--metrics takes ${METRIC_NAMES.join(', ')} (sacreBLEU's names and rouge-score's; chrF++ is chrf with --chrf-word-order 2; rouge is all four ROUGE types), not "${n}"` +
-        (lower === 'ter' ? '; TER is not implemented' : ''));
+      throw new EngineError(
+        'bad-request',
+        `-m/--metrics takes ${METRIC_NAMES.join(', ')} (sacreBLEU's names and rouge-score's; chrF++ is chrf with --chrf-word-order 2; rouge is all four ROUGE types), not "${n}"` +
+          (lower === 'ter' ? '; TER is not implemented' : ''),
+      );
     }
   }
   return [...new Set(out)];
@@ -192,7 +273,11 @@ function metricsOf(a: Args): MetricName[] | undefined {
 export async function scoreCommand(a: Args): Promise<void> {
   const refs = a.flags.get('ref') ?? [];
   const hyps = a.flags.get('hyp') ?? [];
-  if (refs.length === 0 || hyps.length === 0) throw new EngineError('bad-request', 'score needs --ref FILE and --hyp FILE (each may be given several times: references of the same segments, systems to compare)');
+  if (refs.length === 0 || hyps.length === 0)
+    throw new EngineError(
+      'bad-request',
+      'score needs --ref FILE and --hyp FILE (each may be given several times: references of the same segments, systems to compare)',
+    );
   const bleuOpts = bleuOptionsOf(a);
   const chrfOpts = chrfOptionsOf(a);
   const metrics = metricsOf(a);
@@ -200,26 +285,45 @@ export async function scoreCommand(a: Args): Promise<void> {
   const pairedAr = flag(a, 'paired-ar') !== undefined;
   const sentenceLevel = flag(a, 'sentence-level') !== undefined;
   const confidence = flag(a, 'confidence') !== undefined;
-  const sacre = metrics !== undefined || refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence;
+  const sacre =
+    metrics !== undefined || refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence;
   if (flag(a, 'name-field') !== undefined || (await isFolder(refs[0])) || (await isFolder(hyps[0]))) {
     // A folder (or a JSONL's named rows) is Score Drafts in Folder's table; -m chooses its chrF column.
     if (refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence) {
-      throw new EngineError('bad-request', 'a folder of drafts is scored as one table (one --hyp folder, one --ref folder); several systems, several references and the paired tests take segment files, one line per segment');
+      throw new EngineError(
+        'bad-request',
+        'a folder of drafts is scored as one table (one --hyp folder, one --ref folder); several systems, several references and the paired tests take segment files, one line per segment',
+      );
     }
     return scoreFolderCli(a, bleuOpts);
   }
   if (sacre) {
     for (const f of ['nonwords', 'perplexity']) {
-      if (flag(a, f) !== undefined) throw new EngineError('bad-request', `--${f} applies to the full table (one --ref, one --hyp, no -m) or a folder's, not to -m, several systems or references, or the paired tests`);
+      if (flag(a, f) !== undefined)
+        throw new EngineError(
+          'bad-request',
+          `--${f} applies to the full table (one --ref, one --hyp, no -m) or a folder's, not to -m, several systems or references, or the paired tests`,
+        );
     }
   }
   if (!sacre) {
     for (const f of ['rouge-jackknife', 'rouge-split']) {
-      if (flag(a, f) !== undefined) throw new EngineError('bad-request', `--${f} applies to ROUGE with -m (e.g. -m rouge), not to the full table`);
+      if (flag(a, f) !== undefined)
+        throw new EngineError('bad-request', `--${f} applies to ROUGE with -m (e.g. -m rouge), not to the full table`);
     }
     return scoreEverything(a, bleuOpts);
   }
-  return scoreSacre(a, { refs, hyps, metrics: metrics ?? ['bleu'], bleuOpts, chrfOpts, pairedBs, pairedAr, sentenceLevel, confidence });
+  return scoreSacre(a, {
+    refs,
+    hyps,
+    metrics: metrics ?? ['bleu'],
+    bleuOpts,
+    chrfOpts,
+    pairedBs,
+    pairedAr,
+    sentenceLevel,
+    confidence,
+  });
 }
 
 interface SacreRun {
@@ -246,14 +350,27 @@ function bleuVerbose(b: BleuScore): string {
 
 async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   const { pairedBs, pairedAr, sentenceLevel, confidence } = run;
-  if (pairedBs && pairedAr) throw new EngineError('bad-request', '--paired-bs and --paired-ar exclude each other: choose one test');
+  if (pairedBs && pairedAr)
+    throw new EngineError('bad-request', '--paired-bs and --paired-ar exclude each other: choose one test');
   const paired = pairedBs || pairedAr;
-  if (paired && run.hyps.length < 2) throw new EngineError('bad-request', 'a paired test compares systems: give the baseline and at least one other system, --hyp BASELINE --hyp SYSTEM');
-  if (sentenceLevel && (paired || confidence)) throw new EngineError('bad-request', 'statistical tests are unavailable with --sentence-level (as in sacreBLEU)');
-  if (sentenceLevel && run.metrics.length > 1) throw new EngineError('bad-request', 'only one metric can be used with --sentence-level (as in sacreBLEU)');
-  if (sentenceLevel && run.hyps.length > 1) throw new EngineError('bad-request', 'only one system can be scored with --sentence-level (as in sacreBLEU)');
-  if (confidence && run.hyps.length > 1) throw new EngineError('bad-request', '--confidence is for one system; compare several with --paired-bs or --paired-ar');
-  if (flag(a, 'document') !== undefined) throw new EngineError('bad-request', '--document is for the full table (one --ref, one --hyp, no -m)');
+  if (paired && run.hyps.length < 2)
+    throw new EngineError(
+      'bad-request',
+      'a paired test compares systems: give the baseline and at least one other system, --hyp BASELINE --hyp SYSTEM',
+    );
+  if (sentenceLevel && (paired || confidence))
+    throw new EngineError('bad-request', 'statistical tests are unavailable with --sentence-level (as in sacreBLEU)');
+  if (sentenceLevel && run.metrics.length > 1)
+    throw new EngineError('bad-request', 'only one metric can be used with --sentence-level (as in sacreBLEU)');
+  if (sentenceLevel && run.hyps.length > 1)
+    throw new EngineError('bad-request', 'only one system can be scored with --sentence-level (as in sacreBLEU)');
+  if (confidence && run.hyps.length > 1)
+    throw new EngineError(
+      'bad-request',
+      '--confidence is for one system; compare several with --paired-bs or --paired-ar',
+    );
+  if (flag(a, 'document') !== undefined)
+    throw new EngineError('bad-request', '--document is for the full table (one --ref, one --hyp, no -m)');
   const seed = intFlag(a, 'seed') ?? DEFAULT_SEED;
   if (seed < 0) throw new EngineError('bad-request', `--seed must be a whole number ≥ 0, not ${seed}`);
   const width = positiveInt(a, 'width', 0) ?? 2;
@@ -263,17 +380,28 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
 
   // Each --ref gives every segment one reference, or several where a JSONL field holds a list.
   const refLists = await Promise.all(run.refs.map((f) => readReferenceLists(f, refField)));
-  const systems = await Promise.all(run.hyps.map(async (f) => ({ file: f, hyps: await readSegments(f, hypField, false) })));
+  const systems = await Promise.all(
+    run.hyps.map(async (f) => ({ file: f, hyps: await readSegments(f, hypField, false) })),
+  );
   const n = systems[0].hyps.length;
-  const counts = [...systems.map((s) => `${s.file} (--hyp): ${s.hyps.length}`), ...run.refs.map((f, i) => `${f} (--ref): ${refLists[i].length}`)];
+  const counts = [
+    ...systems.map((s) => `${s.file} (--hyp): ${s.hyps.length}`),
+    ...run.refs.map((f, i) => `${f} (--ref): ${refLists[i].length}`),
+  ];
   if (systems.some((s) => s.hyps.length !== n) || refLists.some((r) => r.length !== n)) {
-    throw new EngineError('bad-input', `the files must have the same number of segments, one per line, but have:\n  ${counts.join('\n  ')}`);
+    throw new EngineError(
+      'bad-input',
+      `the files must have the same number of segments, one per line, but have:\n  ${counts.join('\n  ')}`,
+    );
   }
   if (n === 0) throw new EngineError('bad-input', `no segments to score in ${run.hyps[0]}`);
   const take = Math.min(n, limit);
   const { streams: refsCut, varying } = referenceStreams(refLists, take);
   if (varying && run.metrics.some((m) => m === 'bleu' || m === 'chrf')) {
-    throw new EngineError('bad-input', `segments have different numbers of references in ${run.refs.join(', ')}; BLEU and chrF here need the same number for every segment (ROUGE takes any)`);
+    throw new EngineError(
+      'bad-input',
+      `segments have different numbers of references in ${run.refs.join(', ')}; BLEU and chrF here need the same number for every segment (ROUGE takes any)`,
+    );
   }
   const rougeOpts: RougeMetricOptions = {
     stem: flag(a, 'stem') !== undefined,
@@ -281,14 +409,20 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
     split: oneOf(a, 'rouge-split', ['newline', 'nlp'] as const) ?? 'newline',
     varRefs: varying,
   };
-  if (rougeOpts.jackknife && !run.metrics.some((m) => m.startsWith('rouge'))) throw new EngineError('bad-request', '--rouge-jackknife applies to ROUGE: add -m rouge (or rouge1, rouge2, rougeL, rougeLsum)');
+  if (rougeOpts.jackknife && !run.metrics.some((m) => m.startsWith('rouge')))
+    throw new EngineError(
+      'bad-request',
+      '--rouge-jackknife applies to ROUGE: add -m rouge (or rouge1, rouge2, rougeL, rougeLsum)',
+    );
   const names = uniqueNames(run.hyps);
   const named = systems.map((s, i) => ({ name: names[i], hyps: s.hyps.slice(0, take) }));
   const nrefs = refsCut.length;
   const started = performance.now();
   const rougeTypes = run.metrics.filter((m): m is RougeType => m !== 'bleu' && m !== 'chrf');
   const rouge = rougeMetrics(rougeTypes, rougeOpts);
-  const statMetrics: StatMetric[] = run.metrics.map((m) => (m === 'bleu' ? bleuMetric(run.bleuOpts) : m === 'chrf' ? chrfMetric(run.chrfOpts) : rouge[rougeTypes.indexOf(m)]));
+  const statMetrics: StatMetric[] = run.metrics.map((m) =>
+    m === 'bleu' ? bleuMetric(run.bleuOpts) : m === 'chrf' ? chrfMetric(run.chrfOpts) : rouge[rougeTypes.indexOf(m)],
+  );
   const quiet = flag(a, 'quiet') !== undefined;
 
   if (sentenceLevel) {
@@ -309,8 +443,16 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
       const c = runMetric(() => sentenceChrf(h, rs, run.chrfOpts));
       return { score: c.score, line: scoreLine(name, signature, c.score, width) };
     });
-    if (flag(a, 'json')) process.stdout.write(JSON.stringify({ mode: 'sentence', metric: name, signature, scores: rows.map((r) => r.score) }, null, 2) + '\n');
-    else if (flag(a, 'csv')) process.stdout.write(['segment,metric,score,signature', ...rows.map((r, i) => `${i + 1},${name},${r.score},${signature}`)].join('\n') + '\n');
+    if (flag(a, 'json'))
+      process.stdout.write(
+        JSON.stringify({ mode: 'sentence', metric: name, signature, scores: rows.map((r) => r.score) }, null, 2) + '\n',
+      );
+    else if (flag(a, 'csv'))
+      process.stdout.write(
+        ['segment,metric,score,signature', ...rows.map((r, i) => `${i + 1},${name},${r.score},${signature}`)].join(
+          '\n',
+        ) + '\n',
+      );
     else for (const r of rows) process.stdout.write(r.line + '\n');
     return;
   }
@@ -318,11 +460,15 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   let comparisons: MetricComparison[];
   let mode: string;
   if (paired) {
-    const samples = pairedBs ? positiveInt(a, 'paired-bs-n') ?? DEFAULT_BS_SAMPLES : positiveInt(a, 'paired-ar-n') ?? DEFAULT_AR_SAMPLES;
+    const samples = pairedBs
+      ? (positiveInt(a, 'paired-bs-n') ?? DEFAULT_BS_SAMPLES)
+      : (positiveInt(a, 'paired-ar-n') ?? DEFAULT_AR_SAMPLES);
     const bar = progressBar(pairedBs ? 'paired bootstrap' : 'approximate randomization');
     const fn = pairedBs ? pairedBootstrap : pairedApproximateRandomization;
     named[0] = { ...named[0], name: `Baseline: ${named[0].name}` }; // sacreBLEU's label
-    comparisons = runMetric(() => fn(named, refsCut, statMetrics, { samples, seed, progress: (d, t) => bar.update(d, t) }));
+    comparisons = runMetric(() =>
+      fn(named, refsCut, statMetrics, { samples, seed, progress: (d, t) => bar.update(d, t) }),
+    );
     bar.done();
     mode = pairedBs ? 'paired-bs' : 'paired-ar';
   } else {
@@ -336,20 +482,35 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
       const m = run.metrics[k];
       return {
         metric: metric.name,
-        signature: m === 'bleu' ? bleuSignature(run.bleuOpts, nrefs) : m === 'chrf' ? chrfSignature(run.chrfOpts, nrefs) : metric.signature(nrefs),
+        signature:
+          m === 'bleu'
+            ? bleuSignature(run.bleuOpts, nrefs)
+            : m === 'chrf'
+              ? chrfSignature(run.chrfOpts, nrefs)
+              : metric.signature(nrefs),
         systems: named.map((s) => ({
           name: s.name,
-          score: runMetric(() => (m === 'bleu' ? corpusBleu(s.hyps, refsCut, run.bleuOpts).score : m === 'chrf' ? corpusChrf(s.hyps, refsCut, run.chrfOpts).score : corpusStatScore(metric, s.hyps, refsCut))),
+          score: runMetric(() =>
+            m === 'bleu'
+              ? corpusBleu(s.hyps, refsCut, run.bleuOpts).score
+              : m === 'chrf'
+                ? corpusChrf(s.hyps, refsCut, run.chrfOpts).score
+                : corpusStatScore(metric, s.hyps, refsCut),
+          ),
         })),
       };
     });
   }
-  const details = run.metrics.includes('bleu') && !paired
-    ? named.map((s) => runMetric(() => corpusBleu(s.hyps, refsCut, run.bleuOpts)))
-    : undefined;
+  const details =
+    run.metrics.includes('bleu') && !paired
+      ? named.map((s) => runMetric(() => corpusBleu(s.hyps, refsCut, run.bleuOpts)))
+      : undefined;
   const seconds = (performance.now() - started) / 1000;
   printComparisons(a, mode, comparisons, width, details);
-  if (!quiet) process.stderr.write(`scored ${named.length} system${named.length > 1 ? 's' : ''} × ${take} segments × ${nrefs} reference${nrefs > 1 ? 's' : ''} in ${seconds.toFixed(1)} s\n`);
+  if (!quiet)
+    process.stderr.write(
+      `scored ${named.length} system${named.length > 1 ? 's' : ''} × ${take} segments × ${nrefs} reference${nrefs > 1 ? 's' : ''} in ${seconds.toFixed(1)} s\n`,
+    );
 }
 
 /**
@@ -360,12 +521,19 @@ function folderChrf(a: Args): Pick<ScoreOptions, 'chrf'> {
   if (!(metricsOf(a) ?? []).includes('chrf')) return {};
   const { wordOrder, ...others } = chrfOptionsOf(a);
   if (Object.keys(others).length > 0 || (wordOrder !== undefined && wordOrder !== 0 && wordOrder !== 2)) {
-    throw new EngineError('bad-request', 'a folder\'s table takes chrF (-m chrf) or chrF++ (-m chrf --chrf-word-order 2) with sacreBLEU\'s other defaults; for other chrF options, score segment files with -m chrf');
+    throw new EngineError(
+      'bad-request',
+      "a folder's table takes chrF (-m chrf) or chrF++ (-m chrf --chrf-word-order 2) with sacreBLEU's other defaults; for other chrF options, score segment files with -m chrf",
+    );
   }
   return { chrf: wordOrder === 2 ? 'chrF++' : 'chrF' };
 }
 
-const isFolder = (p: string) => stat(p).then((st) => st.isDirectory(), () => false);
+const isFolder = (p: string) =>
+  stat(p).then(
+    (st) => st.isDirectory(),
+    () => false,
+  );
 
 /**
  * `draftsmith score --hyp DRAFTS_DIR --ref REFS_DIR`: Score Drafts in Folder's table (one row per draft,
@@ -377,11 +545,25 @@ async function scoreFolderCli(a: Args, bleuOpts: BleuOptions): Promise<void> {
   const ref = flag(a, 'ref') ?? '';
   const nameField = flag(a, 'name-field');
   const folders = await isFolder(hyp);
-  if (folders !== (await isFolder(ref))) throw new EngineError('bad-request', '--hyp and --ref must both be folders (drafts, and references of the same file names)');
-  if (!folders && hyp !== ref) throw new EngineError('bad-request', '--name-field reads one JSONL file: give it as both --hyp and --ref, with --hyp-field and --ref-field');
+  if (folders !== (await isFolder(ref)))
+    throw new EngineError(
+      'bad-request',
+      '--hyp and --ref must both be folders (drafts, and references of the same file names)',
+    );
+  if (!folders && hyp !== ref)
+    throw new EngineError(
+      'bad-request',
+      '--name-field reads one JSONL file: give it as both --hyp and --ref, with --hyp-field and --ref-field',
+    );
   const started = performance.now();
-  const paired = folders ? await pairFolders(hyp, ref) : await pairJsonl(hyp, flag(a, 'hyp-field') ?? 'text', flag(a, 'ref-field') ?? 'text', nameField);
-  if (paired.pairs.length === 0) throw new EngineError('bad-input', `no draft in ${hyp} has a reference${folders ? ` of the same name in ${ref}` : ''}`);
+  const paired = folders
+    ? await pairFolders(hyp, ref)
+    : await pairJsonl(hyp, flag(a, 'hyp-field') ?? 'text', flag(a, 'ref-field') ?? 'text', nameField);
+  if (paired.pairs.length === 0)
+    throw new EngineError(
+      'bad-input',
+      `no draft in ${hyp} has a reference${folders ? ` of the same name in ${ref}` : ''}`,
+    );
   const limit = intFlag(a, 'limit') ?? Infinity;
   const pairs = paired.pairs.slice(0, limit);
   const options: ScoreOptions = {
@@ -397,17 +579,34 @@ async function scoreFolderCli(a: Args, bleuOpts: BleuOptions): Promise<void> {
   const bar = progressBar('scoring drafts');
   const rows = pairs.map((p, i) => {
     bar.update(i, pairs.length);
-    return { name: p.name, scores: runMetric(() => scoreCorpus([{ hypothesis: p.hypothesis, reference: p.reference }], options)) };
+    return {
+      name: p.name,
+      scores: runMetric(() => scoreCorpus([{ hypothesis: p.hypothesis, reference: p.reference }], options)),
+    };
   });
   bar.done();
   // --perplexity: each draft's own in its row, pooled in the corpus row (a Perplexity column, as the panel's).
-  const ppl = flag(a, 'perplexity') === undefined ? undefined : await perplexityOf(a, pairs.map((p) => p.hypothesis));
-  if (ppl) rows.forEach((r, i) => { r.scores.perplexity = ppl.drafts[i]; });
+  const ppl =
+    flag(a, 'perplexity') === undefined
+      ? undefined
+      : await perplexityOf(
+          a,
+          pairs.map((p) => p.hypothesis),
+        );
+  if (ppl)
+    rows.forEach((r, i) => {
+      r.scores.perplexity = ppl.drafts[i];
+    });
   const result: FolderScores = {
     source: hyp,
     referenceSource: folders ? ref : `${ref} (${flag(a, 'ref-field') ?? 'text'})`,
     rows,
-    totals: folderTotals(pairs, rows.map((r) => r.scores), draftBleuOptionsOf(options), draftChrfOptionsOf(options)),
+    totals: folderTotals(
+      pairs,
+      rows.map((r) => r.scores),
+      draftBleuOptionsOf(options),
+      draftChrfOptionsOf(options),
+    ),
     unpaired: paired.unpaired,
     cancelled: false,
     paired: paired.pairs.length,
@@ -418,26 +617,46 @@ async function scoreFolderCli(a: Args, bleuOpts: BleuOptions): Promise<void> {
   else if (flag(a, 'json')) process.stdout.write(folderJson(result));
   else {
     const cols = columnsOf(result);
-    const cells = [...rows.map((r) => [r.name, r.scores] as const), ['(corpus)', result.totals] as const]
-      .map(([name, sc]) => [name, ...cols.map((c) => { const v = c.value(sc); return v === null ? 'n/a' : v.toFixed(c.digits); })]);
+    const cells = [...rows.map((r) => [r.name, r.scores] as const), ['(corpus)', result.totals] as const].map(
+      ([name, sc]) => [
+        name,
+        ...cols.map((c) => {
+          const v = c.value(sc);
+          return v === null ? 'n/a' : v.toFixed(c.digits);
+        }),
+      ],
+    );
     const header = ['draft', ...cols.map((c) => c.label)];
     const widths = header.map((h, k) => Math.max(h.length, ...cells.map((r) => r[k].length)));
-    const line = (r: string[]) => `| ${r.map((x, k) => (k === 0 ? x.padEnd(widths[k]) : x.padStart(widths[k]))).join(' | ')} |\n`;
+    const line = (r: string[]) =>
+      `| ${r.map((x, k) => (k === 0 ? x.padEnd(widths[k]) : x.padStart(widths[k]))).join(' | ')} |\n`;
     process.stdout.write(line(header));
-    process.stdout.write(`|${widths.map((w, k) => (k === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|\n`);
+    process.stdout.write(
+      `|${widths.map((w, k) => (k === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|\n`,
+    );
     for (const r of cells) process.stdout.write(line(r));
-    if (ppl) process.stdout.write(`Perplexity under the story LM (${ppl.model}), per word, all drafts: ${ppl.perWord.toFixed(1)} (per token ${ppl.perToken.toFixed(1)})\n`);
-    process.stdout.write(`BLEU signature: ${result.signatures.BLEU}\n${result.signatures.chrF ? `chrF signature: ${result.signatures.chrF}\n` : ''}ROUGE signature: ${result.signatures.ROUGE}\n`);
+    if (ppl)
+      process.stdout.write(
+        `Perplexity under the story LM (${ppl.model}), per word, all drafts: ${ppl.perWord.toFixed(1)} (per token ${ppl.perToken.toFixed(1)})\n`,
+      );
+    process.stdout.write(
+      `BLEU signature: ${result.signatures.BLEU}\n${result.signatures.chrF ? `chrF signature: ${result.signatures.chrF}\n` : ''}ROUGE signature: ${result.signatures.ROUGE}\n`,
+    );
   }
-  if (paired.unpaired.length > 0) process.stderr.write(`no reference for ${paired.unpaired.length}: ${paired.unpaired.join(', ')}\n`);
-  if (flag(a, 'quiet') === undefined) process.stderr.write(`scored ${rows.length} drafts in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  if (paired.unpaired.length > 0)
+    process.stderr.write(`no reference for ${paired.unpaired.length}: ${paired.unpaired.join(', ')}\n`);
+  if (flag(a, 'quiet') === undefined)
+    process.stderr.write(`scored ${rows.length} drafts in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
 /** A StatMetric's corpus score: its summed segment statistics. */
 function corpusStatScore(metric: StatMetric, hyps: readonly string[], refs: readonly (readonly string[])[]): number {
   let sum: number[] = [];
   hyps.forEach((h, i) => {
-    const st = metric.segmentStats(h, refs.map((stream) => stream[i]));
+    const st = metric.segmentStats(
+      h,
+      refs.map((stream) => stream[i]),
+    );
     sum = st.map((x, k) => x + (sum[k] ?? 0));
   });
   return metric.score(sum);
@@ -453,11 +672,28 @@ function uniqueNames(files: readonly string[]): string[] {
   });
 }
 
-function printComparisons(a: Args, mode: string, comparisons: MetricComparison[], width: number, details: BleuScore[] | undefined): void {
+function printComparisons(
+  a: Args,
+  mode: string,
+  comparisons: MetricComparison[],
+  width: number,
+  details: BleuScore[] | undefined,
+): void {
   if (flag(a, 'json')) {
     const out = comparisons.map((c) => ({
       ...c,
-      systems: c.systems.map((s, i) => (c.metric === 'BLEU' && details ? { ...s, precisions: details[i].precisions, brevityPenalty: details[i].brevityPenalty, ratio: details[i].ratio, hypLength: details[i].hypLength, refLength: details[i].refLength } : s)),
+      systems: c.systems.map((s, i) =>
+        c.metric === 'BLEU' && details
+          ? {
+              ...s,
+              precisions: details[i].precisions,
+              brevityPenalty: details[i].brevityPenalty,
+              ratio: details[i].ratio,
+              hypLength: details[i].hypLength,
+              refLength: details[i].refLength,
+            }
+          : s,
+      ),
     }));
     process.stdout.write(JSON.stringify({ mode, metrics: out }, null, 2) + '\n');
     return;
@@ -465,7 +701,11 @@ function printComparisons(a: Args, mode: string, comparisons: MetricComparison[]
   if (flag(a, 'csv')) {
     const cell = (x: number | undefined) => (x === undefined ? '' : String(x));
     const lines = ['metric,system,score,mean,ci,p_value,signature'];
-    for (const c of comparisons) for (const s of c.systems) lines.push([c.metric, csvCell(s.name), cell(s.score), cell(s.mean), cell(s.ci), cell(s.pValue), c.signature].join(','));
+    for (const c of comparisons)
+      for (const s of c.systems)
+        lines.push(
+          [c.metric, csvCell(s.name), cell(s.score), cell(s.mean), cell(s.ci), cell(s.pValue), c.signature].join(','),
+        );
     process.stdout.write(lines.join('\n') + '\n');
     return;
   }
@@ -474,8 +714,17 @@ function printComparisons(a: Args, mode: string, comparisons: MetricComparison[]
     // One system: sacreBLEU's own lines.
     for (const c of comparisons) {
       const s = c.systems[0];
-      const ci = s.mean !== undefined && s.ci !== undefined ? ` (μ = ${s.mean.toFixed(width)} ± ${s.ci.toFixed(width)})` : '';
-      process.stdout.write(scoreLine(c.metric, c.signature, s.score, width, ci + (c.metric === 'BLEU' && details ? bleuVerbose(details[0]) : '')) + '\n');
+      const ci =
+        s.mean !== undefined && s.ci !== undefined ? ` (μ = ${s.mean.toFixed(width)} ± ${s.ci.toFixed(width)})` : '';
+      process.stdout.write(
+        scoreLine(
+          c.metric,
+          c.signature,
+          s.score,
+          width,
+          ci + (c.metric === 'BLEU' && details ? bleuVerbose(details[0]) : ''),
+        ) + '\n',
+      );
     }
     return;
   }
@@ -485,15 +734,21 @@ function printComparisons(a: Args, mode: string, comparisons: MetricComparison[]
     const hasP = c.systems.some((s) => s.pValue !== undefined);
     const header = ['system', c.metric, ...(hasCi ? ['μ ± 95% CI'] : []), ...(hasP ? ['p-value'] : [])];
     const rows = c.systems.map((s) => [
-      s.name, s.score.toFixed(width),
-      ...(hasCi ? [s.mean !== undefined && s.ci !== undefined ? `${s.mean.toFixed(width)} ± ${s.ci.toFixed(width)}` : ''] : []),
+      s.name,
+      s.score.toFixed(width),
+      ...(hasCi
+        ? [s.mean !== undefined && s.ci !== undefined ? `${s.mean.toFixed(width)} ± ${s.ci.toFixed(width)}` : '']
+        : []),
       ...(hasP ? [s.pValue === undefined ? '' : `${s.pValue.toFixed(4)}${s.pValue < 0.05 ? '*' : ''}`] : []),
     ]);
     const widths = header.map((h, k) => Math.max(h.length, ...rows.map((r) => r[k].length)));
-    const line = (cells: string[]) => `| ${cells.map((x, k) => (k === 0 ? x.padEnd(widths[k]) : x.padStart(widths[k]))).join(' | ')} |\n`;
+    const line = (cells: string[]) =>
+      `| ${cells.map((x, k) => (k === 0 ? x.padEnd(widths[k]) : x.padStart(widths[k]))).join(' | ')} |\n`;
     process.stdout.write(`${c.metric}|${c.signature}\n`);
     process.stdout.write(line(header));
-    process.stdout.write(`|${widths.map((w, k) => (k === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|\n`);
+    process.stdout.write(
+      `|${widths.map((w, k) => (k === 0 ? '-'.repeat(w + 2) : '-'.repeat(w + 1) + ':')).join('|')}|\n`,
+    );
     for (const r of rows) process.stdout.write(line(r));
     if (hasP) process.stdout.write(`(p-value: the difference from the baseline; * p < 0.05)\n`);
     process.stdout.write('\n');

@@ -30,12 +30,21 @@ export interface DocumentRunner {
 /** True when the words name a folder or several files, or the document options are given: then summarizeDocuments runs. */
 export function isDocumentRun(a: Args, words: readonly string[]): boolean {
   if (flag(a, 'text') !== undefined || (words.length === 1 && words[0] === '-')) return false;
-  return words.length > 1 || flag(a, 'sections') !== undefined || flag(a, 'jsonl') !== undefined || (words.length === 1 && isFolder(words[0])) ||
-    (words.length === 1 && formatOf(words[0]) === 'markdown');
+  return (
+    words.length > 1 ||
+    flag(a, 'sections') !== undefined ||
+    flag(a, 'jsonl') !== undefined ||
+    (words.length === 1 && isFolder(words[0])) ||
+    (words.length === 1 && formatOf(words[0]) === 'markdown')
+  );
 }
 
 function isFolder(p: string): boolean {
-  try { return statSync(p).isDirectory(); } catch { return false; }
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 const DOCUMENT_FILE = /\.(?:md|markdown|mdown|mkd|txt|text)$/i;
@@ -47,7 +56,7 @@ async function filesUnder(folder: string): Promise<string[]> {
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const p = path.join(folder, e.name);
-    if (e.isDirectory()) out.push(...await filesUnder(p));
+    if (e.isDirectory()) out.push(...(await filesUnder(p)));
     else if (e.isFile() && DOCUMENT_FILE.test(e.name)) out.push(p);
   }
   return out;
@@ -76,7 +85,8 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
   for (const w of words) {
     if (isFolder(w)) {
       const found = await filesUnder(w);
-      if (found.length === 0) throw new EngineError('bad-input', `${w} holds no Markdown or text file (.md, .markdown, .txt)`);
+      if (found.length === 0)
+        throw new EngineError('bad-input', `${w} holds no Markdown or text file (.md, .markdown, .txt)`);
       files.push(...found);
     } else {
       files.push(w);
@@ -101,10 +111,25 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
       continue;
     }
     if (jsonl) {
-      process.stdout.write(JSON.stringify({
-        file, summary: result.summary, mode: result.mode, notes: result.readNotes ?? [],
-        ...(sections ? { sections: (result.sections ?? []).map((s) => ({ title: s.title, level: s.level, summary: s.summary, status: s.status, fedOverall: s.fedOverall })) } : {}),
-      }) + '\n');
+      process.stdout.write(
+        JSON.stringify({
+          file,
+          summary: result.summary,
+          mode: result.mode,
+          notes: result.readNotes ?? [],
+          ...(sections
+            ? {
+                sections: (result.sections ?? []).map((s) => ({
+                  title: s.title,
+                  level: s.level,
+                  summary: s.summary,
+                  status: s.status,
+                  fedOverall: s.fedOverall,
+                })),
+              }
+            : {}),
+        }) + '\n',
+      );
       continue;
     }
     if (flag(a, 'json') !== undefined) {
@@ -117,8 +142,10 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
     for (const n of result.readNotes ?? []) process.stderr.write(`note: ${single ? '' : `${file}: `}${n}\n`);
     const s = result.sections ?? [];
     if (single) {
-      process.stderr.write(`${s.length} section${s.length === 1 ? '' : 's'} read; the summary of the whole is made from the ${s.filter((x) => x.fedOverall).length} nearest the document's topics` +
-        `${sections ? ' (marked *)' : ''}; ${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`);
+      process.stderr.write(
+        `${s.length} section${s.length === 1 ? '' : 's'} read; the summary of the whole is made from the ${s.filter((x) => x.fedOverall).length} nearest the document's topics` +
+          `${sections ? ' (marked *)' : ''}; ${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
+      );
     }
   }
   bar.update(files.length, files.length);

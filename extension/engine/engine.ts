@@ -6,7 +6,14 @@
 import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { HubConfig, type EngineConfig, type EngineRequest, type ModelChoice, type ResultFor, type RoundTripVariant } from '../protocol';
+import {
+  HubConfig,
+  type EngineConfig,
+  type EngineRequest,
+  type ModelChoice,
+  type ResultFor,
+  type RoundTripVariant,
+} from '../protocol';
 import { CancelledError, EngineError, errorMessage } from './errors';
 import type { LoadWatch } from './hub/hubModel';
 import { YieldClock } from './decode/types';
@@ -37,12 +44,17 @@ class Slot {
   private dropped = false;
 
   /** load(watch): `watch` is the first requester's (a Hub model's download reports to it, and stops on its Cancel). */
-  constructor(private readonly load: (watch: LoadWatch) => Promise<System>, private readonly log: Log) {}
+  constructor(
+    private readonly load: (watch: LoadWatch) => Promise<System>,
+    private readonly log: Log,
+  ) {}
 
   get(watch: LoadWatch = unwatched): Promise<System> {
     if (!this.value) {
       const p = this.load(watch);
-      p.catch(() => { if (this.value === p) this.value = undefined; });
+      p.catch(() => {
+        if (this.value === p) this.value = undefined;
+      });
       this.value = p;
     }
     return this.value;
@@ -68,7 +80,13 @@ class Slot {
     const loaded = this.value;
     if (!this.dropped || this.users > 0 || !loaded) return;
     this.value = undefined;
-    loaded.then((s) => s.dispose(), () => { /* a failed load holds no sessions */ })
+    loaded
+      .then(
+        (s) => s.dispose(),
+        () => {
+          /* a failed load holds no sessions */
+        },
+      )
       .catch((e: unknown) => this.log('warn', `releasing a model's sessions failed: ${errorMessage(e)}`));
   }
 }
@@ -104,7 +122,11 @@ export class Engine {
   private cuda: CudaDecision;
   readonly calls: NativeCalls;
 
-  constructor(private config: EngineConfig, private readonly log: Log, private readonly options: EngineOptions = {}) {
+  constructor(
+    private config: EngineConfig,
+    private readonly log: Log,
+    private readonly options: EngineOptions = {},
+  ) {
     this.calls = options.calls ?? new NativeCalls();
     this.cuda = new CudaDecision(options.missingCudaLibrary);
   }
@@ -138,7 +160,16 @@ export class Engine {
     const { modelsUrl } = this.config;
     if (!modelsUrl) return modelsFolder(this.config.modelsDir);
     const hub = this.config.hub ?? defaultHubConfig();
-    return urlModels(modelsUrl, { cacheDir: hub.cacheDir, offline: hub.offline, stallMs: hub.stallSeconds * 1000, log: (m) => this.log('info', m) }, watch);
+    return urlModels(
+      modelsUrl,
+      {
+        cacheDir: hub.cacheDir,
+        offline: hub.offline,
+        stallMs: hub.stallSeconds * 1000,
+        log: (m) => this.log('info', m),
+      },
+      watch,
+    );
   }
 
   private slot(id: SystemId, variant: string | undefined, choice?: ModelChoice): Slot {
@@ -149,10 +180,15 @@ export class Engine {
       // The source is read when the load starts, so a configure before then is honoured.
       const what = `the ${id}${variant ? ` (${variant})` : ''} model`;
       slot = new Slot((watch) => {
-        if (!choice || choice.kind === 'built-in') return entry.load(this.builtInSource(watch), this.runtime(what), variant);
+        if (!choice || choice.kind === 'built-in')
+          return entry.load(this.builtInSource(watch), this.runtime(what), variant);
         // A Draftsmith folder (model.json) loads as the built-in models do; anything else is transformers.js's layout.
-        if (choice.kind === 'folder' && existsSync(path.join(choice.dir, 'model.json'))) return entry.load(singleFolder(choice.dir), this.runtime(what), variant);
-        if (!entry.external) return Promise.reject(new EngineError('bad-request', `The ${id} command runs Draftsmith's own models only, not a Hub model.`));
+        if (choice.kind === 'folder' && existsSync(path.join(choice.dir, 'model.json')))
+          return entry.load(singleFolder(choice.dir), this.runtime(what), variant);
+        if (!entry.external)
+          return Promise.reject(
+            new EngineError('bad-request', `The ${id} command runs Draftsmith's own models only, not a Hub model.`),
+          );
         return entry.external(choice, this.config.hub ?? defaultHubConfig(), this.runtime(what), watch);
       }, this.log);
       this.slots.set(key, slot);
@@ -177,11 +213,16 @@ export class Engine {
 
   /** Runs one request; the result's type follows the request's op. */
   async run<R extends EngineRequest>(request: R, hooks: RunHooks = {}): Promise<ResultFor<R>> {
-    const watch: LoadWatch = { progress: (m, f) => hooks.progress?.(m, f), isCancelled: () => hooks.isCancelled?.() ?? false };
+    const watch: LoadWatch = {
+      progress: (m, f) => hooks.progress?.(m, f),
+      isCancelled: () => hooks.isCancelled?.() ?? false,
+    };
     const ctx: RunContext = {
       progress: (m, f) => hooks.progress?.(m, f),
       partial: (t) => hooks.partial?.(t),
-      checkCancelled: () => { if (hooks.isCancelled?.()) throw new CancelledError(); },
+      checkCancelled: () => {
+        if (hooks.isCancelled?.()) throw new CancelledError();
+      },
       // One clock for the engine: the worker runs one request at a time, and every decoding loop of
       // it gives the event loop a turn (a cancel or stop message) on this one schedule. An inline
       // suggestion (issue 23) yields after every step: typing cancels it within one step.
@@ -195,7 +236,8 @@ export class Engine {
     };
     // Text no model can read (empty, no words, binary data) is refused before any model loads, with
     // the same message for every model of the command (a Hub summarizer's included).
-    if (request.op === 'summarize' || request.op === 'reply' || request.op === 'roundtrip') checkReadable(request.text, INPUT_TASKS[request.op], request.origin);
+    if (request.op === 'summarize' || request.op === 'reply' || request.op === 'roundtrip')
+      checkReadable(request.text, INPUT_TASKS[request.op], request.origin);
     const id = systemFor(request.op);
     const entry: SystemEntry = SYSTEMS[id];
     const choice = 'model' in request ? request.model : undefined;

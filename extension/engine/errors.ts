@@ -2,7 +2,10 @@ import type { ErrorCode } from '../protocol';
 
 /** An error the user should read as it is: its message names what is wrong and where. */
 export class EngineError extends Error {
-  constructor(readonly code: ErrorCode, message: string) {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
     super(message);
     this.name = 'EngineError';
   }

@@ -86,11 +86,18 @@ export class RequestQueue {
       return;
     }
     this.current = entry;
-    const signal: JobSignal = { get reason() { return entry.reason; } };
+    const signal: JobSignal = {
+      get reason() {
+        return entry.reason;
+      },
+    };
     // A job that throws anyway must not stall the queue.
-    void entry.job.run(signal).catch(() => {}).finally(() => {
-      this.current = undefined;
-      this.next();
-    });
+    void entry.job
+      .run(signal)
+      .catch(() => {})
+      .finally(() => {
+        this.current = undefined;
+        this.next();
+      });
   }
 }

@@ -27,7 +27,9 @@ if (!port) throw new Error('worker.js must run in a worker thread');
 
 /** The test-only crash message is honoured only when the host started us for tests. */
 const testHooks =
-  (typeof workerData === 'object' && workerData !== null && (workerData as { testHooks?: unknown }).testHooks === true) ||
+  (typeof workerData === 'object' &&
+    workerData !== null &&
+    (workerData as { testHooks?: unknown }).testHooks === true) ||
   process.env.DRAFTSMITH_TEST_CRASH === '1';
 
 const post = (m: FromWorker) => port.postMessage(m);
@@ -56,7 +58,12 @@ port.on('message', (raw: unknown) => {
   const parsed = ToWorker.safeParse(raw);
   if (!parsed.success) {
     const id = typeof raw === 'object' && raw !== null && 'id' in raw && typeof raw.id === 'number' ? raw.id : -1;
-    post({ type: 'error', id, code: 'bad-request', message: `Invalid message to the engine: ${parsed.error.issues[0]?.message ?? 'unknown'}` });
+    post({
+      type: 'error',
+      id,
+      code: 'bad-request',
+      message: `Invalid message to the engine: ${parsed.error.issues[0]?.message ?? 'unknown'}`,
+    });
     return;
   }
   const msg = parsed.data;
@@ -102,14 +109,24 @@ port.on('message', (raw: unknown) => {
   }
 });
 
-async function handle(id: number, request: Extract<ToWorker, { type: 'request' }>['request'], signal: JobSignal): Promise<void> {
+async function handle(
+  id: number,
+  request: Extract<ToWorker, { type: 'request' }>['request'],
+  signal: JobSignal,
+): Promise<void> {
   if (!engine) {
-    post({ type: 'error', id, code: 'bad-request', message: 'The engine was not configured before the first request.' });
+    post({
+      type: 'error',
+      id,
+      code: 'bad-request',
+      message: 'The engine was not configured before the first request.',
+    });
     return;
   }
   try {
     const result = await engine.run(request, {
-      progress: (message, fraction) => post({ type: 'progress', id, message, ...(fraction !== undefined ? { fraction } : {}) }),
+      progress: (message, fraction) =>
+        post({ type: 'progress', id, message, ...(fraction !== undefined ? { fraction } : {}) }),
       partial: (text) => post({ type: 'partial', id, text }),
       isCancelled: () => signal.reason !== undefined,
     });
@@ -124,7 +141,7 @@ async function handle(id: number, request: Extract<ToWorker, { type: 'request' }
       const shown = e.code === 'cancelled' && signal.reason ? signal.reason : e;
       post({ type: 'error', id, code: shown.code, message: shown.message });
     } else {
-      log('error', `request ${id} failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+      log('error', `request ${id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       post({ type: 'error', id, code: 'internal', message: `Internal error: ${errorMessage(e)}` });
     }
   }
@@ -149,7 +166,9 @@ function crashForTest(how: 'throw' | 'exit' | 'hang'): void {
     case 'hang': {
       // A worker that never answers 'stop' (the host's bounded wait then terminates it).
       const until = Date.now() + 10 * 60_000;
-      while (Date.now() < until) { /* busy */ }
+      while (Date.now() < until) {
+        /* busy */
+      }
       return;
     }
   }

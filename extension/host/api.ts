@@ -11,7 +11,22 @@ import type { PremiseOutcome, StoryOutcome } from './storyCommand';
 import type { SummarizeOutcome } from './summarizeCommand';
 import type { SummarizeSectionsOutcome } from './summarizeSectionsCommand';
 
-export type { ApplyOutcome, CoherenceOutcome, EssayOutcome, NamedText, PendingRoundTrip, PickEssay, PickReply, PremiseOutcome, ReplyChoice, ReplyOutcome, RoundTripOutcome, ScoreOutcome, StoryOutcome, SummarizeOutcome };
+export type {
+  ApplyOutcome,
+  CoherenceOutcome,
+  EssayOutcome,
+  NamedText,
+  PendingRoundTrip,
+  PickEssay,
+  PickReply,
+  PremiseOutcome,
+  ReplyChoice,
+  ReplyOutcome,
+  RoundTripOutcome,
+  ScoreOutcome,
+  StoryOutcome,
+  SummarizeOutcome,
+};
 
 export type { SummarizeSectionsOutcome };
 
@@ -49,13 +64,22 @@ export interface DraftsmithApi {
   /** What Score Draft with two selections and Compare Two Drafts run once the texts are picked: the
    * editor's selection (or document) and `second` against `reference`; with `second` undefined, the
    * editor's two selections. The panel shows both drafts' scores, intervals and p-values. */
-  scoreTwoDrafts(editor: vscode.TextEditor, second: NamedText | undefined, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome>;
+  scoreTwoDrafts(
+    editor: vscode.TextEditor,
+    second: NamedText | undefined,
+    reference: NamedText,
+    token?: vscode.CancellationToken,
+  ): Promise<ScoreOutcome>;
   /** What Score Drafts in Folder runs once the drafts and their references are chosen. */
   scoreFolder(source: FolderSource, token?: vscode.CancellationToken): Promise<FolderOutcome>;
   /** What the panel's Export CSV / Export JSON buttons run: the last folder's table as a new document, in `sort`'s order. */
   exportFolderScores(format: 'csv' | 'json', sort?: FolderSort): Promise<vscode.TextDocument | undefined>;
   /** What Check Coherence runs once the user has picked the source. */
-  checkCoherence(editor: vscode.TextEditor, source: NamedText, token?: vscode.CancellationToken): Promise<CoherenceOutcome>;
+  checkCoherence(
+    editor: vscode.TextEditor,
+    source: NamedText,
+    token?: vscode.CancellationToken,
+  ): Promise<CoherenceOutcome>;
   /** The last summary (whether or not the panel shows it now); the other commands' results are not kept. */
   lastSummary(): SummarizeResult | undefined;
   /** The messages the latest progress notification showed, in order (the first 1,000). */

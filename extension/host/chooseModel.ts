@@ -8,7 +8,14 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { ModelChoice } from '../protocol';
-import { describeModelChoice, folderLayout, formatModelChoice, hubIdProblem, parseModelChoice, sameModelChoice } from '../modelChoice';
+import {
+  describeModelChoice,
+  folderLayout,
+  formatModelChoice,
+  hubIdProblem,
+  parseModelChoice,
+  sameModelChoice,
+} from '../modelChoice';
 import type { Ctx } from './context';
 import { MODEL_COMMANDS, type ModelCommand, type RecommendedModel } from './recommendedModels';
 import { HUB_OFFLINE_SETTING, readHubConfig, readModelChoice, SECTION } from './settings';
@@ -40,11 +47,15 @@ async function pickCommand(): Promise<ModelCommand | undefined> {
     const current = readModelChoice(command.key);
     return {
       label: command.label,
-      description: 'model' in current ? describeModelChoice(current.model.choice) : `draftsmith.${command.key} is not valid`,
+      description:
+        'model' in current ? describeModelChoice(current.model.choice) : `draftsmith.${command.key} is not valid`,
       command,
     };
   });
-  const picked = await vscode.window.showQuickPick(items, { title: `${TITLE} (1/2)`, placeHolder: 'Choose the model of which command?' });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `${TITLE} (1/2)`,
+    placeHolder: 'Choose the model of which command?',
+  });
   return picked?.command;
 }
 
@@ -59,17 +70,26 @@ function recommendedItem(model: RecommendedModel, current: ModelChoice | undefin
   };
 }
 
-async function pickModel(command: ModelCommand, current: ModelChoice | undefined, problem: string | undefined): Promise<ModelItem | undefined> {
+async function pickModel(
+  command: ModelCommand,
+  current: ModelChoice | undefined,
+  problem: string | undefined,
+): Promise<ModelItem | undefined> {
   const builtIn: ModelChoice = { kind: 'built-in' };
   const isBuiltIn = current !== undefined && sameModelChoice(current, builtIn);
-  const items: (ModelItem | vscode.QuickPickItem)[] = [{
-    label: `${isBuiltIn ? '$(check) ' : ''}Built-in model`,
-    description: isBuiltIn ? 'current' : undefined,
-    detail: command.builtIn,
-    action: { kind: 'choice', choice: builtIn },
-  } satisfies ModelItem];
+  const items: (ModelItem | vscode.QuickPickItem)[] = [
+    {
+      label: `${isBuiltIn ? '$(check) ' : ''}Built-in model`,
+      description: isBuiltIn ? 'current' : undefined,
+      detail: command.builtIn,
+      action: { kind: 'choice', choice: builtIn },
+    } satisfies ModelItem,
+  ];
   // A current Hub id or folder that is not in the list: shown, marked, so that it can be kept.
-  const custom = current !== undefined && current.kind !== 'built-in' && !command.recommended.some((m) => sameModelChoice(current, { kind: 'hub', id: m.id }));
+  const custom =
+    current !== undefined &&
+    current.kind !== 'built-in' &&
+    !command.recommended.some((m) => sameModelChoice(current, { kind: 'hub', id: m.id }));
   if (custom) {
     items.push({
       label: `$(check) ${formatModelChoice(current)}`,
@@ -83,22 +103,28 @@ async function pickModel(command: ModelCommand, current: ModelChoice | undefined
   items.push({ label: '', kind: vscode.QuickPickItemKind.Separator });
   items.push({
     label: 'Enter a model id…',
-    detail: 'Any causal language model on the Hub with ONNX files in transformers.js\'s layout (owner/name, e.g. Xenova/distilgpt2)',
+    detail:
+      "Any causal language model on the Hub with ONNX files in transformers.js's layout (owner/name, e.g. Xenova/distilgpt2)",
     action: { kind: 'enter-id' },
   } satisfies ModelItem);
   items.push({
     label: 'Choose a local folder…',
-    detail: 'A Draftsmith model folder (model.json), or a folder in transformers.js\'s layout (config.json and onnx/)',
+    detail: "A Draftsmith model folder (model.json), or a folder in transformers.js's layout (config.json and onnx/)",
     action: { kind: 'folder' },
   } satisfies ModelItem);
 
   const quickPick = vscode.window.createQuickPick<ModelItem | vscode.QuickPickItem>();
   quickPick.title = `${TITLE} (2/2): ${command.label}`;
-  quickPick.placeholder = problem ? `${problem.replace(/^Draftsmith: /, '')} Choose a model:` : `Now: ${current ? describeModelChoice(current) : 'the built-in model'}. Choose a model:`;
+  quickPick.placeholder = problem
+    ? `${problem.replace(/^Draftsmith: /, '')} Choose a model:`
+    : `Now: ${current ? describeModelChoice(current) : 'the built-in model'}. Choose a model:`;
   quickPick.items = items;
   quickPick.matchOnDescription = true;
   quickPick.matchOnDetail = true;
-  const active = items.find((i) => 'action' in i && i.action.kind === 'choice' && current !== undefined && sameModelChoice(i.action.choice, current));
+  const active = items.find(
+    (i) =>
+      'action' in i && i.action.kind === 'choice' && current !== undefined && sameModelChoice(i.action.choice, current),
+  );
   if (active) quickPick.activeItems = [active];
   return new Promise<ModelItem | undefined>((resolve) => {
     let picked: ModelItem | undefined;
@@ -118,7 +144,8 @@ async function pickModel(command: ModelCommand, current: ModelChoice | undefined
 async function enterHubId(current: ModelChoice | undefined): Promise<ModelChoice | undefined> {
   const value = await vscode.window.showInputBox({
     title: `${TITLE}: a Hugging Face Hub model`,
-    prompt: 'A Hub model id, owner/name (optionally owner/name@revision): a causal language model with ONNX files in transformers.js\'s layout',
+    prompt:
+      "A Hub model id, owner/name (optionally owner/name@revision): a causal language model with ONNX files in transformers.js's layout",
     placeHolder: 'Xenova/distilgpt2',
     value: current?.kind === 'hub' ? formatModelChoice(current) : undefined,
     validateInput: (text) => hubIdProblem(text),
@@ -127,7 +154,9 @@ async function enterHubId(current: ModelChoice | undefined): Promise<ModelChoice
   // Never a folder here: the box takes Hub ids only.
   const parsed = parseModelChoice(value, () => false);
   if ('error' in parsed || parsed.choice.kind !== 'hub') {
-    void vscode.window.showErrorMessage(`Draftsmith: ${'error' in parsed ? parsed.error : `"${value}" is not a Hub model id.`}`);
+    void vscode.window.showErrorMessage(
+      `Draftsmith: ${'error' in parsed ? parsed.error : `"${value}" is not a Hub model id.`}`,
+    );
     return undefined;
   }
   return parsed.choice;
@@ -144,7 +173,9 @@ async function chooseFolder(command: ModelCommand): Promise<ModelChoice | undefi
   const dir = uris?.[0]?.fsPath;
   if (!dir) return undefined;
   if (!folderLayout(dir, existsSync)) {
-    void vscode.window.showErrorMessage(`Draftsmith: ${dir} holds neither model.json (a Draftsmith model folder) nor config.json and onnx/ (transformers.js's layout); the model was not changed.`);
+    void vscode.window.showErrorMessage(
+      `Draftsmith: ${dir} holds neither model.json (a Draftsmith model folder) nor config.json and onnx/ (transformers.js's layout); the model was not changed.`,
+    );
     return undefined;
   }
   return { kind: 'folder', dir };
@@ -164,7 +195,7 @@ async function save(ctx: Ctx, command: ModelCommand, choice: ModelChoice): Promi
     void vscode.window.showErrorMessage(`Draftsmith: could not set ${setting}: ${why}`);
     return;
   }
-  const where = inWorkspace ? ' (in this workspace\'s settings)' : '';
+  const where = inWorkspace ? " (in this workspace's settings)" : '';
   ctx.log.info(`${setting} set to "${formatModelChoice(choice)}"${where}`);
   let message = `Draftsmith: ${command.label} now use ${describeModelChoice(choice)}${where}.`;
   if (choice.kind === 'hub') {

@@ -28,10 +28,18 @@ export class Ctx implements vscode.Disposable {
     this.log = this.own(vscode.window.createOutputChannel('Draftsmith', { log: true }));
     // dist/host.js and dist/worker.js are bundled side by side.
     // The test hooks (crashForTest) only when VS Code runs the extension's tests, or asked for.
-    const testHooks = extension.extensionMode === vscode.ExtensionMode.Test || process.env.DRAFTSMITH_TEST_CRASH === '1';
+    const testHooks =
+      extension.extensionMode === vscode.ExtensionMode.Test || process.env.DRAFTSMITH_TEST_CRASH === '1';
     // Hub models (issue 21) are downloaded into the extension's global storage, under hub/.
     const storageDir = extension.globalStorageUri.fsPath;
-    this.engine = this.own(new EngineClient(path.join(__dirname, 'worker.js'), readEngineConfig(extension.extensionPath, storageDir), this.log, { testHooks }));
+    this.engine = this.own(
+      new EngineClient(
+        path.join(__dirname, 'worker.js'),
+        readEngineConfig(extension.extensionPath, storageDir),
+        this.log,
+        { testHooks },
+      ),
+    );
     this.insights = this.own(new InsightsPanels(extension.extensionUri, () => this.lastShown, this.log));
     this.own(vscode.window.registerWebviewPanelSerializer(INSIGHTS_VIEW_TYPE, this.insights));
     this.roundTrips = this.own(new RoundTrips());
@@ -43,9 +51,11 @@ export class Ctx implements vscode.Disposable {
       if (problem) this.log.warn(`${problem} Until it is fixed, nothing is downloaded.`);
       this.engine.configure(config);
     };
-    this.own(vscode.workspace.onDidChangeConfiguration((event) => {
-      if (affectsEngine(event)) reconfigure('settings changed');
-    }));
+    this.own(
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (affectsEngine(event)) reconfigure('settings changed');
+      }),
+    );
     // A workspace's own draftsmith.modelsPath counts only once the workspace is trusted
     // (capabilities.untrustedWorkspaces.restrictedConfigurations in package.json).
     this.own(vscode.workspace.onDidGrantWorkspaceTrust(() => reconfigure('workspace trusted')));

@@ -20,8 +20,10 @@ export const OPEN_IN_NEW_EDITOR = 'Open in New Editor';
 
 /** Said when the user edited the document while the engine wrote `what` ("summary", "essay"). */
 export function changedMessage(what: string): string {
-  return `Draftsmith: the document changed while the ${what} was being written, so it was not inserted into your text. ` +
-    `${OPEN_IN_NEW_EDITOR} shows it on its own.`;
+  return (
+    `Draftsmith: the document changed while the ${what} was being written, so it was not inserted into your text. ` +
+    `${OPEN_IN_NEW_EDITOR} shows it on its own.`
+  );
 }
 
 /**
@@ -60,11 +62,14 @@ export interface GuardedInsertion {
 export async function insertUnlessChanged(i: GuardedInsertion): Promise<Insertion> {
   const doc = i.editor.document;
   if (doc.isClosed || doc.version !== i.version) {
-    i.log.warn(`${i.op}: document changed (version ${i.version} -> ${doc.version}); not inserted, offered in a new editor`);
+    i.log.warn(
+      `${i.op}: document changed (version ${i.version} -> ${doc.version}); not inserted, offered in a new editor`,
+    );
     const message = changedMessage(i.what);
     const offer = offerInNewEditor(i.text.replace(/^\n+/, ''), doc.languageId);
     void vscode.window.showWarningMessage(message, OPEN_IN_NEW_EDITOR).then((choice) => {
-      if (choice === OPEN_IN_NEW_EDITOR) offer.open().catch((e: unknown) => i.log.error(`${i.op}: could not open the offered ${i.what}: ${String(e)}`));
+      if (choice === OPEN_IN_NEW_EDITOR)
+        offer.open().catch((e: unknown) => i.log.error(`${i.op}: could not open the offered ${i.what}: ${String(e)}`));
     });
     return { kind: 'changed', message, offer };
   }
@@ -82,13 +87,18 @@ export async function insertUnlessChanged(i: GuardedInsertion): Promise<Insertio
  * version the text was made from; otherwise nothing is replaced and the text is offered in a new
  * editor, as insertUnlessChanged does. `changed` is the message for that case.
  */
-export async function replaceUnlessChanged(r: Omit<GuardedInsertion, 'position'> & { range: vscode.Range; changed: string }): Promise<Insertion> {
+export async function replaceUnlessChanged(
+  r: Omit<GuardedInsertion, 'position'> & { range: vscode.Range; changed: string },
+): Promise<Insertion> {
   const doc = r.editor.document;
   if (doc.isClosed || doc.version !== r.version) {
-    r.log.warn(`${r.op}: document changed (version ${r.version} -> ${doc.isClosed ? 'closed' : doc.version}); not replaced, offered in a new editor`);
+    r.log.warn(
+      `${r.op}: document changed (version ${r.version} -> ${doc.isClosed ? 'closed' : doc.version}); not replaced, offered in a new editor`,
+    );
     const offer = offerInNewEditor(r.text, doc.languageId);
     void vscode.window.showWarningMessage(r.changed, OPEN_IN_NEW_EDITOR).then((choice) => {
-      if (choice === OPEN_IN_NEW_EDITOR) offer.open().catch((e: unknown) => r.log.error(`${r.op}: could not open the offered ${r.what}: ${String(e)}`));
+      if (choice === OPEN_IN_NEW_EDITOR)
+        offer.open().catch((e: unknown) => r.log.error(`${r.op}: could not open the offered ${r.what}: ${String(e)}`));
     });
     return { kind: 'changed', message: r.changed, offer };
   }
@@ -106,7 +116,10 @@ export async function replaceUnlessChanged(r: Omit<GuardedInsertion, 'position'>
 export function paragraphAt(doc: vscode.TextDocument, position: vscode.Position): vscode.Range | undefined {
   const p = paragraphIn(doc.getText(), doc.offsetAt(position));
   if (!p) return undefined;
-  return new vscode.Range(doc.lineAt(doc.positionAt(p.start).line).range.start, doc.lineAt(doc.positionAt(p.end).line).range.end);
+  return new vscode.Range(
+    doc.lineAt(doc.positionAt(p.start).line).range.start,
+    doc.lineAt(doc.positionAt(p.end).line).range.end,
+  );
 }
 
 /** The primary selection, or the whole document when the selection is empty. */
@@ -122,10 +135,17 @@ export function sourceRange(editor: vscode.TextEditor): vscode.Range {
  * while the engine worked (its TextEditor is then disposed); a WorkspaceEdit on the document is
  * also one undo step, so it is the fallback.
  */
-export async function insertAsOneEdit(editor: vscode.TextEditor, position: vscode.Position, text: string): Promise<boolean> {
+export async function insertAsOneEdit(
+  editor: vscode.TextEditor,
+  position: vscode.Position,
+  text: string,
+): Promise<boolean> {
   if (vscode.window.visibleTextEditors.includes(editor)) {
     try {
-      const ok = await editor.edit((builder) => builder.insert(position, text), { undoStopBefore: true, undoStopAfter: true });
+      const ok = await editor.edit((builder) => builder.insert(position, text), {
+        undoStopBefore: true,
+        undoStopAfter: true,
+      });
       if (ok) return true;
     } catch {
       // disposed between the check and the edit: fall through
@@ -140,7 +160,10 @@ export async function insertAsOneEdit(editor: vscode.TextEditor, position: vscod
 export async function replaceAsOneEdit(editor: vscode.TextEditor, range: vscode.Range, text: string): Promise<boolean> {
   if (vscode.window.visibleTextEditors.includes(editor)) {
     try {
-      const ok = await editor.edit((builder) => builder.replace(range, text), { undoStopBefore: true, undoStopAfter: true });
+      const ok = await editor.edit((builder) => builder.replace(range, text), {
+        undoStopBefore: true,
+        undoStopAfter: true,
+      });
       if (ok) return true;
     } catch {
       // disposed between the check and the edit: fall through

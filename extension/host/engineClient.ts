@@ -13,13 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { EngineError, errorMessage } from '../engine/errors';
 import { disableOrtTelemetry } from '../engine/runtime/ortTelemetry';
 import type { z } from 'zod';
-import type {
-  EngineConfig,
-  EngineRequest,
-  FromWorker,
-  ResultFor,
-  ToWorker,
-} from '../protocol';
+import type { EngineConfig, EngineRequest, ResultFor, ToWorker } from '../protocol';
 import { schemas } from './schemas';
 
 export interface Logger {
@@ -134,12 +128,15 @@ export class EngineClient {
       // The same path as Cancel: a model that runs too long (a huge beam, a slow machine) must not
       // keep the user waiting without a word.
       const limit = hooks.timeLimitMs;
-      const timer = limit !== undefined && Number.isFinite(limit) && limit > 0
-        ? setTimeout(() => {
-          this.log.warn(`engine: request ${id} (${request.op}) passed its time limit of ${formatSeconds(limit)}; stopping it`);
-          stop(timeLimitError(limit));
-        }, limit)
-        : undefined;
+      const timer =
+        limit !== undefined && Number.isFinite(limit) && limit > 0
+          ? setTimeout(() => {
+              this.log.warn(
+                `engine: request ${id} (${request.op}) passed its time limit of ${formatSeconds(limit)}; stopping it`,
+              );
+              stop(timeLimitError(limit));
+            }, limit)
+          : undefined;
       this.pending.set(id, {
         op: request.op,
         hooks,
@@ -154,9 +151,16 @@ export class EngineClient {
         // Cancelled, timed out or shut down while it waited for a restart: nothing to send.
         if (!this.pending.has(id)) return;
         try {
-          this.post(this.ensureWorker(), { type: 'request', id, request, ...(hooks.channel !== undefined ? { channel: hooks.channel } : {}) });
+          this.post(this.ensureWorker(), {
+            type: 'request',
+            id,
+            request,
+            ...(hooks.channel !== undefined ? { channel: hooks.channel } : {}),
+          });
         } catch (e) {
-          this.settle(id)?.reject(new EngineError('internal', `The Draftsmith engine could not be started: ${errorMessage(e)}`));
+          this.settle(id)?.reject(
+            new EngineError('internal', `The Draftsmith engine could not be started: ${errorMessage(e)}`),
+          );
         }
       };
       if (this.restarting) this.restarting.held.push(send);
@@ -182,7 +186,11 @@ export class EngineClient {
       this.restarting = undefined;
       if (!this.disposed) {
         // A worker that cannot start is reported by each request (send) as well.
-        try { this.ensureWorker(); } catch (e) { this.log.error(`engine: the new worker could not be started: ${errorMessage(e)}`); }
+        try {
+          this.ensureWorker();
+        } catch (e) {
+          this.log.error(`engine: the new worker could not be started: ${errorMessage(e)}`);
+        }
       }
       for (const send of restarting.held.splice(0)) send();
     });
@@ -196,7 +204,10 @@ export class EngineClient {
    * or 'hang' (a busy loop that never answers 'stop'). Needs the test hooks (options.testHooks).
    */
   crashForTest(how: 'throw' | 'exit' | 'hang' = 'throw'): void {
-    if (!this.testHooks) throw new Error('crashForTest needs the engine test hooks (DRAFTSMITH_TEST_CRASH=1 or EngineClientOptions.testHooks)');
+    if (!this.testHooks)
+      throw new Error(
+        'crashForTest needs the engine test hooks (DRAFTSMITH_TEST_CRASH=1 or EngineClientOptions.testHooks)',
+      );
     if (this.worker) this.post(this.worker, { type: 'crash-for-test', how });
   }
 
@@ -219,7 +230,11 @@ export class EngineClient {
     // stdout/stderr are piped so that stray console output from the engine lands in the log.
     // Set here: the worker's process.env is a copy that onnxruntime's native code does not read.
     disableOrtTelemetry();
-    const worker = new Worker(this.workerPath, { stdout: true, stderr: true, workerData: { testHooks: this.testHooks } });
+    const worker = new Worker(this.workerPath, {
+      stdout: true,
+      stderr: true,
+      workerData: { testHooks: this.testHooks },
+    });
     this.worker = worker;
     worker.stdout.setEncoding('utf8').on('data', (chunk: string) => this.logLines('info', chunk));
     worker.stderr.setEncoding('utf8').on('data', (chunk: string) => this.logLines('warn', chunk));
@@ -255,13 +270,17 @@ export class EngineClient {
   private stopSafely(worker: Worker): Promise<void> {
     return new Promise<void>((resolve) => {
       const started = performance.now();
+      // eslint-disable-next-line prefer-const -- set below, after the handlers that clear it exist
       let timer: NodeJS.Timeout | undefined;
       const onMessage = (data: unknown) => {
         const parsed = schemas().FromWorker.safeParse(data);
         // The old worker's log lines while it stops (the sessions it released) still reach the log.
-        if (parsed.success && parsed.data.type === 'log') this.log[parsed.data.level](`engine: (old worker) ${parsed.data.message}`);
+        if (parsed.success && parsed.data.type === 'log')
+          this.log[parsed.data.level](`engine: (old worker) ${parsed.data.message}`);
         if (!parsed.success || parsed.data.type !== 'stopped') return;
-        this.log.info(`engine: the old worker stopped in ${Math.round(performance.now() - started)} ms; terminating it`);
+        this.log.info(
+          `engine: the old worker stopped in ${Math.round(performance.now() - started)} ms; terminating it`,
+        );
         terminate();
       };
       const terminate = () => {
@@ -292,11 +311,15 @@ export class EngineClient {
     if (worker !== this.worker) return;
     this.worker = undefined;
     const lost = this.pending.size;
-    this.log.error(`engine: the worker stopped unexpectedly (${detail}); ${lost} request(s) failed; a new worker starts with the next request`);
-    this.rejectAll(new EngineError(
-      'stopped',
-      `The Draftsmith engine stopped unexpectedly (${detail}); it has been restarted. Try again.`,
-    ));
+    this.log.error(
+      `engine: the worker stopped unexpectedly (${detail}); ${lost} request(s) failed; a new worker starts with the next request`,
+    );
+    this.rejectAll(
+      new EngineError(
+        'stopped',
+        `The Draftsmith engine stopped unexpectedly (${detail}); it has been restarted. Try again.`,
+      ),
+    );
   }
 
   private rejectAll(error: EngineError): void {
@@ -361,7 +384,12 @@ export class EngineClient {
         const entry = this.settle(message.id);
         if (!entry) return; // cancelled or stopped earlier
         if (message.result.op !== entry.op) {
-          entry.reject(new EngineError('internal', `The engine answered a ${entry.op} request with a ${message.result.op} result.`));
+          entry.reject(
+            new EngineError(
+              'internal',
+              `The engine answered a ${entry.op} request with a ${message.result.op} result.`,
+            ),
+          );
           return;
         }
         entry.resolve(message.result);

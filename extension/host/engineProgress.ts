@@ -24,30 +24,32 @@ export function requestWithProgress<R extends EngineRequest>(
   token?: vscode.CancellationToken,
   onPartial?: (text: string) => void,
 ): Promise<ResultFor<R>> {
-  return Promise.resolve(vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title, cancellable: true },
-    (progress, progressToken) => {
-      let reported = 0; // percent so far; withProgress wants increments
-      ctx.progressShown.length = 0;
-      const timeLimitMs = readTimeLimitMs();
-      return withEitherToken(progressToken, token, (combined) =>
-        ctx.engine.request(request, {
-          token: combined,
-          timeLimitMs,
-          onPartial,
-          onProgress: (message, fraction) => {
-            let increment: number | undefined;
-            if (fraction !== undefined && fraction * 100 > reported) {
-              increment = fraction * 100 - reported;
-              reported = fraction * 100;
-            }
-            progress.report({ message, increment });
-            if (message !== undefined && ctx.progressShown.length < 1000) ctx.progressShown.push(message);
-          },
-        }),
-      );
-    },
-  ));
+  return Promise.resolve(
+    vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+      (progress, progressToken) => {
+        let reported = 0; // percent so far; withProgress wants increments
+        ctx.progressShown.length = 0;
+        const timeLimitMs = readTimeLimitMs();
+        return withEitherToken(progressToken, token, (combined) =>
+          ctx.engine.request(request, {
+            token: combined,
+            timeLimitMs,
+            onPartial,
+            onProgress: (message, fraction) => {
+              let increment: number | undefined;
+              if (fraction !== undefined && fraction * 100 > reported) {
+                increment = fraction * 100 - reported;
+                reported = fraction * 100;
+              }
+              progress.report({ message, increment });
+              if (message !== undefined && ctx.progressShown.length < 1000) ctx.progressShown.push(message);
+            },
+          }),
+        );
+      },
+    ),
+  );
 }
 
 /**
@@ -56,7 +58,13 @@ export function requestWithProgress<R extends EngineRequest>(
  * downloaded ('model-unavailable'), or a chosen one whose files do not load ('bad-model'), gets an
  * error that offers the built-in model and the log (notices.ts's showModelFailure).
  */
-export function reportFailure(ctx: Ctx, what: string, err: unknown, cancelledMessage: string, model?: ChosenModel): Failure {
+export function reportFailure(
+  ctx: Ctx,
+  what: string,
+  err: unknown,
+  cancelledMessage: string,
+  model?: ChosenModel,
+): Failure {
   if (err instanceof EngineError && err.code === 'cancelled') {
     ctx.log.info(`${what}: cancelled`);
     void vscode.window.showInformationMessage(cancelledMessage);

@@ -33,13 +33,19 @@ export const ESSAY_NO_SELECTION = `Draftsmith: Select a few topic words (for exa
 export const ESSAY_NO_WORDS = `Draftsmith: Select a few topic words (for example ${EXAMPLE}): the selection has no words, only punctuation.`;
 export const ESSAY_CANCELLED = 'Draftsmith: essay cancelled.';
 
-export async function essay(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.CancellationToken, pick?: PickEssay): Promise<EssayOutcome> {
+export async function essay(
+  ctx: Ctx,
+  editor: vscode.TextEditor,
+  token?: vscode.CancellationToken,
+  pick?: PickEssay,
+): Promise<EssayOutcome> {
   const started = performance.now();
   const doc = editor.document;
   // Topic words are a short selection: unlike Summarize, an empty one never means the whole document.
   const selection = editor.selection;
   const text = doc.getText(selection);
-  const empty = text.trim().length === 0 ? ESSAY_NO_SELECTION : parseTopics(text).length === 0 ? ESSAY_NO_WORDS : undefined;
+  const empty =
+    text.trim().length === 0 ? ESSAY_NO_SELECTION : parseTopics(text).length === 0 ? ESSAY_NO_WORDS : undefined;
   if (empty) {
     void vscode.window.showErrorMessage(empty);
     return { kind: 'empty', message: empty };
@@ -48,14 +54,24 @@ export async function essay(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.
   const options = readEssayOptions();
   const model = chosenModel(ctx, 'essay.model', 'essay');
   if ('error' in model) return { kind: 'error', message: model.error };
-  ctx.log.info(`essay: ${JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text)} from ${doc.uri.toString(true)}, ${describeModelChoice(model.choice)}`);
+  ctx.log.info(
+    `essay: ${JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text)} from ${doc.uri.toString(true)}, ${describeModelChoice(model.choice)}`,
+  );
 
   let result: EssayResult;
   try {
     result = await requestWithProgress(
       ctx,
       'Draftsmith: Writing an essay…',
-      { op: 'essay', topics: text, candidates: options.candidates, decoding: options.decoding, includeAllTopics: options.includeAllTopics, guards: readDecodingGuards(), ...modelField(model) },
+      {
+        op: 'essay',
+        topics: text,
+        candidates: options.candidates,
+        decoding: options.decoding,
+        includeAllTopics: options.includeAllTopics,
+        guards: readDecodingGuards(),
+        ...modelField(model),
+      },
       token,
     );
   } catch (err) {
@@ -64,7 +80,10 @@ export async function essay(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.
   // Shown in the panel if it is open, whichever essay (if any) is inserted, as summaries are.
   ctx.present(toPanel(result), false);
 
-  const index = result.candidates.length === 1 ? 0 : await (pick ?? ((c) => pickWithQuickPick(c, result.topics, token)))(result.candidates);
+  const index =
+    result.candidates.length === 1
+      ? 0
+      : await (pick ?? ((c) => pickWithQuickPick(c, result.topics, token)))(result.candidates);
   if (index === undefined) {
     ctx.log.info('essay: no essay picked; nothing inserted');
     return { kind: 'cancelled' };
@@ -77,7 +96,13 @@ export async function essay(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.
   }
 
   const inserted = await insertUnlessChanged({
-    log: ctx.log, op: 'essay', what: 'essay', editor, version, position: selection.end, text: essayInsertion(chosen.text),
+    log: ctx.log,
+    op: 'essay',
+    what: 'essay',
+    editor,
+    version,
+    position: selection.end,
+    text: essayInsertion(chosen.text),
   });
   if (inserted.kind !== 'inserted') return inserted;
   // An insertion at the selection's end extends it over the essay; keep the topic words selected instead.

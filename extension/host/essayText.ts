@@ -26,20 +26,27 @@ export function candidateDetail(c: EssayCandidate, topics: readonly string[]): s
 
 /** After inserting `chosen`: which topic words it uses, which not, which the model knows only by their
  * subwords, and which it could not read at all (left out). */
-export function coverageMessage(result: Pick<EssayResult, 'topics' | 'unknownTopics' | 'skippedTopics'>, chosen: EssayCandidate): string {
+export function coverageMessage(
+  result: Pick<EssayResult, 'topics' | 'unknownTopics' | 'skippedTopics'>,
+  chosen: EssayCandidate,
+): string {
   const n = result.topics.length;
   const words = n === 1 ? 'topic word' : 'topic words';
   const covered = new Set(chosen.covered.map((w) => w.toLowerCase()));
   const missing = result.topics.filter((t) => !covered.has(t.toLowerCase()));
   let message: string;
-  if (missing.length === 0) message = `Draftsmith: the essay covers ${n === 1 ? 'the' : `all ${n}`} ${words}: ${result.topics.join(', ')}.`;
-  else if (chosen.covered.length === 0) message = `Draftsmith: the essay covers none of the ${n} ${words} (${result.topics.join(', ')}).`;
-  else message = `Draftsmith: the essay covers ${chosen.covered.length} of ${n} ${words}: ${chosen.covered.join(', ')}; not: ${missing.join(', ')}.`;
+  if (missing.length === 0)
+    message = `Draftsmith: the essay covers ${n === 1 ? 'the' : `all ${n}`} ${words}: ${result.topics.join(', ')}.`;
+  else if (chosen.covered.length === 0)
+    message = `Draftsmith: the essay covers none of the ${n} ${words} (${result.topics.join(', ')}).`;
+  else
+    message = `Draftsmith: the essay covers ${chosen.covered.length} of ${n} ${words}: ${chosen.covered.join(', ')}; not: ${missing.join(', ')}.`;
   const unknown = result.unknownTopics;
   if (unknown.length > 0) {
-    message += unknown.length === 1
-      ? ` The model has no word vector for “${unknown[0]}” and knows it only by its subwords.`
-      : ` The model has no word vectors for ${unknown.map((w) => `“${w}”`).join(', ')} and knows them only by their subwords.`;
+    message +=
+      unknown.length === 1
+        ? ` The model has no word vector for “${unknown[0]}” and knows it only by its subwords.`
+        : ` The model has no word vectors for ${unknown.map((w) => `“${w}”`).join(', ')} and knows them only by their subwords.`;
   }
   const skipped = result.skippedTopics;
   if (skipped.length > 0) {

@@ -24,7 +24,9 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   // Registers the provider and the status bar item only: nothing reaches the engine until they are turned on.
   const inline = ctx.own(new InlineSuggestions(ctx));
   // The worker and the models start on the first command, so activation stays cheap (issue 8 measures it).
-  ctx.log.info(`Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms (${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`);
+  ctx.log.info(
+    `Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms (${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`,
+  );
   return {
     summarize: (editor, token) => summarize(ctx, editor, token),
     summarizeSections: (editor, token) => summarizeSections(ctx, editor, token),

@@ -21,9 +21,7 @@ export type FolderSource =
   | { kind: 'jsonl'; file: string; draftField: string; referenceField: string; nameField?: string };
 
 export type FolderOutcome =
-  | { kind: 'shown'; result: FolderScores }
-  | { kind: 'cancelled' }
-  | { kind: 'error'; message: string };
+  { kind: 'shown'; result: FolderScores } | { kind: 'cancelled' } | { kind: 'error'; message: string };
 
 /** The last folder scored: what Export CSV / Export JSON write. */
 let latest: FolderScores | undefined;
@@ -42,7 +40,11 @@ function fail(ctx: Ctx, message: string): FolderOutcome {
 }
 
 /** Scores every paired draft; `token` (the test API's) cancels as the notification's Cancel does. */
-export async function scoreFolder(ctx: Ctx, source: FolderSource, token?: vscode.CancellationToken): Promise<FolderOutcome> {
+export async function scoreFolder(
+  ctx: Ctx,
+  source: FolderSource,
+  token?: vscode.CancellationToken,
+): Promise<FolderOutcome> {
   const started = performance.now();
   let paired: Paired;
   try {
@@ -51,15 +53,21 @@ export async function scoreFolder(ctx: Ctx, source: FolderSource, token?: vscode
     return fail(ctx, err instanceof Error ? err.message : String(err));
   }
   const where = source.kind === 'folders' ? source.drafts : source.file;
-  const refWhere = source.kind === 'folders' ? source.references : `${path.basename(source.file)} (${source.referenceField})`;
+  const refWhere =
+    source.kind === 'folders' ? source.references : `${path.basename(source.file)} (${source.referenceField})`;
   if (paired.pairs.length === 0) {
-    return fail(ctx, source.kind === 'folders'
-      ? `no draft in ${source.drafts} has a reference of the same name in ${source.references}.`
-      : `no row of ${path.basename(source.file)} has a string "${source.referenceField}".`);
+    return fail(
+      ctx,
+      source.kind === 'folders'
+        ? `no draft in ${source.drafts} has a reference of the same name in ${source.references}.`
+        : `no row of ${path.basename(source.file)} has a string "${source.referenceField}".`,
+    );
   }
   const options: ScoreOptions = readScoreOptions();
   const opts = Object.keys(options).length > 0 ? { options } : {};
-  ctx.log.info(`score folder: ${paired.pairs.length} drafts of ${where} against ${refWhere}${paired.unpaired.length ? `; ${paired.unpaired.length} without a reference` : ''}`);
+  ctx.log.info(
+    `score folder: ${paired.pairs.length} drafts of ${where} against ${refWhere}${paired.unpaired.length ? `; ${paired.unpaired.length} without a reference` : ''}`,
+  );
 
   const rows: { name: string; scores: CorpusScores }[] = [];
   const done: typeof paired.pairs = [];
@@ -77,7 +85,14 @@ export async function scoreFolder(ctx: Ctx, source: FolderSource, token?: vscode
         progress.report({ message: `${i + 1} of ${n}: ${p.name}`, increment: i === 0 ? 0 : 100 / n });
         try {
           const result = await ctx.engine.request(
-            { op: 'score', hypothesis: p.hypothesis, reference: p.reference, hypothesisName: p.name, referenceName: p.name, ...opts },
+            {
+              op: 'score',
+              hypothesis: p.hypothesis,
+              reference: p.reference,
+              hypothesisName: p.name,
+              referenceName: p.name,
+              ...opts,
+            },
             { token: progressToken, timeLimitMs: readTimeLimitMs() },
           );
           rows.push({ name: p.name, scores: result.scores });
@@ -106,7 +121,12 @@ export async function scoreFolder(ctx: Ctx, source: FolderSource, token?: vscode
     source: where,
     referenceSource: refWhere,
     rows,
-    totals: folderTotals(done, rows.map((r) => r.scores), bleuOptionsOf(options), chrfOptionsOf(options)),
+    totals: folderTotals(
+      done,
+      rows.map((r) => r.scores),
+      bleuOptionsOf(options),
+      chrfOptionsOf(options),
+    ),
     unpaired,
     cancelled,
     paired: paired.pairs.length,
@@ -114,16 +134,26 @@ export async function scoreFolder(ctx: Ctx, source: FolderSource, token?: vscode
     elapsedMs: performance.now() - started,
   };
   latest = result;
-  ctx.log.info(`score folder: ${rows.length} rows${cancelled ? ' (cancelled)' : ''}; corpus BLEU ${result.totals.bleu.score.toFixed(2)}, ROUGE-L ${(result.totals.rouge.rougeL.f1 * 100).toFixed(2)} in ${Math.round(result.elapsedMs)} ms`);
-  if (cancelled) void vscode.window.showInformationMessage(`Draftsmith: scoring cancelled; the ${rows.length} drafts scored are in the panel.`);
+  ctx.log.info(
+    `score folder: ${rows.length} rows${cancelled ? ' (cancelled)' : ''}; corpus BLEU ${result.totals.bleu.score.toFixed(2)}, ROUGE-L ${(result.totals.rouge.rougeL.f1 * 100).toFixed(2)} in ${Math.round(result.elapsedMs)} ms`,
+  );
+  if (cancelled)
+    void vscode.window.showInformationMessage(
+      `Draftsmith: scoring cancelled; the ${rows.length} drafts scored are in the panel.`,
+    );
   ctx.present({ type: 'folder', result }, true);
   return { kind: 'shown', result };
 }
 
 /** Export CSV / Export JSON: the last folder's table, in the order given, as a new document to save. */
-export async function exportFolderScores(format: 'csv' | 'json', sort?: FolderSort): Promise<vscode.TextDocument | undefined> {
+export async function exportFolderScores(
+  format: 'csv' | 'json',
+  sort?: FolderSort,
+): Promise<vscode.TextDocument | undefined> {
   if (latest === undefined) {
-    void vscode.window.showErrorMessage('Draftsmith: score a folder of drafts first (Draftsmith: Score Drafts in Folder).');
+    void vscode.window.showErrorMessage(
+      'Draftsmith: score a folder of drafts first (Draftsmith: Score Drafts in Folder).',
+    );
     return undefined;
   }
   const content = format === 'csv' ? folderCsv(latest, sort) : folderJson(latest, sort);
@@ -158,15 +188,31 @@ export async function scoreFolderCommand(ctx: Ctx, arg?: unknown): Promise<Folde
     const candidates: vscode.Uri[] = [];
     for (const n of ['references', 'refs', 'reference', 'gold']) {
       const c = vscode.Uri.joinPath(parent, n);
-      if (await vscode.workspace.fs.stat(c).then((st) => (st.type & vscode.FileType.Directory) !== 0, () => false)) candidates.push(c);
+      if (
+        await vscode.workspace.fs.stat(c).then(
+          (st) => (st.type & vscode.FileType.Directory) !== 0,
+          () => false,
+        )
+      )
+        candidates.push(c);
     }
     // A sibling references folder is offered first; any other folder through the dialog.
     let references: vscode.Uri | undefined;
     if (candidates.length > 0) {
       const other = '$(folder-opened) Choose another folder…';
       const picked = await vscode.window.showQuickPick(
-        [...candidates.map((c) => ({ label: path.basename(c.fsPath), description: vscode.workspace.asRelativePath(c), uri: c })), { label: other, description: '', uri: undefined }],
-        { title: `Draftsmith: Score Drafts in Folder — the references of ${path.basename(drafts.fsPath)} (files of the same names)`, placeHolder: 'The references folder' },
+        [
+          ...candidates.map((c) => ({
+            label: path.basename(c.fsPath),
+            description: vscode.workspace.asRelativePath(c),
+            uri: c,
+          })),
+          { label: other, description: '', uri: undefined },
+        ],
+        {
+          title: `Draftsmith: Score Drafts in Folder — the references of ${path.basename(drafts.fsPath)} (files of the same names)`,
+          placeHolder: 'The references folder',
+        },
       );
       if (!picked) return { kind: 'cancelled' };
       references = picked.uri;
@@ -186,15 +232,34 @@ export async function scoreFolderCommand(ctx: Ctx, arg?: unknown): Promise<Folde
     return scoreFolder(ctx, { kind: 'folders', drafts: drafts.fsPath, references: references.fsPath });
   }
   const fields = await jsonlFields(drafts.fsPath);
-  if (fields.length < 2) return fail(ctx, `${path.basename(drafts.fsPath)} is neither a folder nor a JSONL file whose rows have a draft and a reference field.`);
+  if (fields.length < 2)
+    return fail(
+      ctx,
+      `${path.basename(drafts.fsPath)} is neither a folder nor a JSONL file whose rows have a draft and a reference field.`,
+    );
   const pick = async (placeHolder: string, items: string[]) =>
-    vscode.window.showQuickPick(items, { title: `Draftsmith: Score Drafts in Folder — ${path.basename(drafts!.fsPath)}`, placeHolder });
+    vscode.window.showQuickPick(items, {
+      title: `Draftsmith: Score Drafts in Folder — ${path.basename(drafts!.fsPath)}`,
+      placeHolder,
+    });
   const draftField = await pick('The field that holds the drafts', fields);
   if (!draftField) return { kind: 'cancelled' };
-  const referenceField = await pick('The field that holds the references', fields.filter((f) => f !== draftField));
+  const referenceField = await pick(
+    'The field that holds the references',
+    fields.filter((f) => f !== draftField),
+  );
   if (!referenceField) return { kind: 'cancelled' };
   const none = '(none: number the rows)';
-  const nameField = await pick('The field that names each row (optional)', [none, ...fields.filter((f) => f !== draftField && f !== referenceField)]);
+  const nameField = await pick('The field that names each row (optional)', [
+    none,
+    ...fields.filter((f) => f !== draftField && f !== referenceField),
+  ]);
   if (!nameField) return { kind: 'cancelled' };
-  return scoreFolder(ctx, { kind: 'jsonl', file: drafts.fsPath, draftField, referenceField, ...(nameField === none ? {} : { nameField }) });
+  return scoreFolder(ctx, {
+    kind: 'jsonl',
+    file: drafts.fsPath,
+    draftField,
+    referenceField,
+    ...(nameField === none ? {} : { nameField }),
+  });
 }

@@ -55,9 +55,12 @@ export function readInlineOptions(): InlineOptions {
 export async function toggleInline(): Promise<void> {
   const cfg = vscode.workspace.getConfiguration(SECTION);
   const seen = cfg.inspect<boolean>(INLINE_ENABLED);
-  const target = seen?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder
-    : seen?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace
-      : vscode.ConfigurationTarget.Global;
+  const target =
+    seen?.workspaceFolderValue !== undefined
+      ? vscode.ConfigurationTarget.WorkspaceFolder
+      : seen?.workspaceValue !== undefined
+        ? vscode.ConfigurationTarget.Workspace
+        : vscode.ConfigurationTarget.Global;
   await cfg.update(INLINE_ENABLED, !readInlineOptions().enabled, target);
 }
 
@@ -70,10 +73,14 @@ export function hintInlineOnce(ctx: Ctx): void {
   if (state.get(HINT_SHOWN_KEY) === true || readInlineOptions().enabled) return;
   void state.update(HINT_SHOWN_KEY, true);
   const turnOn = 'Turn On';
-  void vscode.window.showInformationMessage(
-    'Draftsmith can also suggest the rest of your sentence as you write, in grey at the cursor (Tab accepts). Inline suggestions are off; turn them on here, with the status bar item, or "Draftsmith: Toggle Inline Suggestions".',
-    turnOn,
-  ).then((choice) => { if (choice === turnOn) void toggleInline(); });
+  void vscode.window
+    .showInformationMessage(
+      'Draftsmith can also suggest the rest of your sentence as you write, in grey at the cursor (Tab accepts). Inline suggestions are off; turn them on here, with the status bar item, or "Draftsmith: Toggle Inline Suggestions".',
+      turnOn,
+    )
+    .then((choice) => {
+      if (choice === turnOn) void toggleInline();
+    });
 }
 
 export class InlineSuggestions implements vscode.Disposable {
@@ -111,7 +118,8 @@ export class InlineSuggestions implements vscode.Disposable {
         // Another model, length or sampling setting: suggestions made before are not this setting's.
         this.suggester.clear();
         if (was && !this.options.enabled) this.suggester.cancel();
-        if (was !== this.options.enabled) this.ctx.log.info(`inline suggestions ${this.options.enabled ? 'on' : 'off'}`);
+        if (was !== this.options.enabled)
+          this.ctx.log.info(`inline suggestions ${this.options.enabled ? 'on' : 'off'}`);
         this.register();
         this.updateStatus();
       }),
@@ -141,12 +149,19 @@ export class InlineSuggestions implements vscode.Disposable {
     this.status.tooltip = on
       ? 'Draftsmith inline suggestions are on: pause while writing for the rest of the sentence (Tab accepts). Click to turn them off.'
       : 'Draftsmith inline suggestions are off. Click to turn them on.';
-    this.status.accessibilityInformation = { label: `Draftsmith inline suggestions ${on ? 'on' : 'off'}; toggle`, role: 'button' };
+    this.status.accessibilityInformation = {
+      label: `Draftsmith inline suggestions ${on ? 'on' : 'off'}; toggle`,
+      role: 'button',
+    };
     if (prose || on) this.status.show();
     else this.status.hide();
   }
 
-  private async provide(document: vscode.TextDocument, position: vscode.Position, token: vscode.CancellationToken): Promise<vscode.InlineCompletionItem[] | undefined> {
+  private async provide(
+    document: vscode.TextDocument,
+    position: vscode.Position,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.InlineCompletionItem[] | undefined> {
     if (!this.options.enabled || !this.options.languages.includes(document.languageId)) return undefined;
     const editor = vscode.window.activeTextEditor;
     const selectionEmpty = editor?.document !== document || editor.selection.isEmpty;
@@ -156,7 +171,13 @@ export class InlineSuggestions implements vscode.Disposable {
     const text = await this.suggester.suggest(promptBefore(textBefore), token);
     if (!text || token.isCancellationRequested) return undefined;
     const id = this.idOf(text);
-    return [new vscode.InlineCompletionItem(text, new vscode.Range(position, position), { command: ACCEPTED_COMMAND, title: 'Accepted', arguments: [id] })];
+    return [
+      new vscode.InlineCompletionItem(text, new vscode.Range(position, position), {
+        command: ACCEPTED_COMMAND,
+        title: 'Accepted',
+        arguments: [id],
+      }),
+    ];
   }
 
   /** The id of the latest result that suggested `text`. */
@@ -171,16 +192,26 @@ export class InlineSuggestions implements vscode.Disposable {
     if ('error' in read) throw new EngineError('bad-request', read.error);
     const story = readStoryOptions();
     const started = performance.now();
-    const result = await this.ctx.engine.request({
-      op: 'story', prompt: prefix, inline: this.options.length, sampling: story.sampling, guards: readDecodingGuards(), ...modelField(read.model),
-    }, { token: signal, channel: INLINE_CHANNEL });
+    const result = await this.ctx.engine.request(
+      {
+        op: 'story',
+        prompt: prefix,
+        inline: this.options.length,
+        sampling: story.sampling,
+        guards: readDecodingGuards(),
+        ...modelField(read.model),
+      },
+      { token: signal, channel: INLINE_CHANNEL },
+    );
     const id = this.nextId++;
     this.shown.set(id, result);
     while (this.shown.size > 16) this.shown.delete(this.shown.keys().next().value as number);
     this.lastError = '';
     const n = this.suggester.stats;
-    this.ctx.log.info(`inline: suggested ${JSON.stringify(result.suggestion)} in ${Math.round(performance.now() - started)} ms (${result.stats.outputTokens} tokens, ${describeModelChoice(read.model.choice)}; ` +
-      `so far requested ${n.requested}, cancelled ${n.cancelled}, debounced ${n.debounced}, from cache ${n.cached})`);
+    this.ctx.log.info(
+      `inline: suggested ${JSON.stringify(result.suggestion)} in ${Math.round(performance.now() - started)} ms (${result.stats.outputTokens} tokens, ${describeModelChoice(read.model.choice)}; ` +
+        `so far requested ${n.requested}, cancelled ${n.cancelled}, debounced ${n.debounced}, from cache ${n.cached})`,
+    );
     return result.suggestion ?? '';
   }
 

@@ -68,7 +68,9 @@ export function insideFence(text: string): boolean {
 export const DEFAULT_LANGUAGES = ['markdown', 'plaintext'] as const;
 
 export function languagesOf(extra: readonly string[]): string[] {
-  return [...new Set([...DEFAULT_LANGUAGES, ...extra.filter((l) => typeof l === 'string' && l.trim()).map((l) => l.trim())])];
+  return [
+    ...new Set([...DEFAULT_LANGUAGES, ...extra.filter((l) => typeof l === 'string' && l.trim()).map((l) => l.trim())]),
+  ];
 }
 
 /** A CancelSignal that a newer request (or the caller's own token) cancels. */
@@ -82,7 +84,12 @@ class Controller implements CancelSignal {
 
   onCancellationRequested(listener: () => unknown): { dispose(): unknown } {
     this.listeners.push(listener);
-    return { dispose: () => { const i = this.listeners.indexOf(listener); if (i >= 0) this.listeners.splice(i, 1); } };
+    return {
+      dispose: () => {
+        const i = this.listeners.indexOf(listener);
+        if (i >= 0) this.listeners.splice(i, 1);
+      },
+    };
   }
 
   cancel(): void {
@@ -166,10 +173,13 @@ export class InlineSuggester {
   private pause(signal: Controller): Promise<boolean> {
     if (signal.isCancellationRequested) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const handle = this.options.timers.setTimeout(() => {
-        sub.dispose();
-        resolve(!signal.isCancellationRequested);
-      }, Math.max(0, this.options.delayMs()));
+      const handle = this.options.timers.setTimeout(
+        () => {
+          sub.dispose();
+          resolve(!signal.isCancellationRequested);
+        },
+        Math.max(0, this.options.delayMs()),
+      );
       const sub = signal.onCancellationRequested(() => {
         this.options.timers.clearTimeout(handle);
         resolve(false);

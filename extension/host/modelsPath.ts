@@ -14,7 +14,11 @@ export interface InspectedSetting {
 }
 
 /** The folder with one sub-folder per system: the setting that counts, else the shipped models. */
-export function resolveModelsDir(inspected: InspectedSetting | undefined, workspaceTrusted: boolean, shippedModels: string): string {
+export function resolveModelsDir(
+  inspected: InspectedSetting | undefined,
+  workspaceTrusted: boolean,
+  shippedModels: string,
+): string {
   const candidates = workspaceTrusted
     ? [inspected?.workspaceFolderValue, inspected?.workspaceValue, inspected?.globalValue]
     : [inspected?.globalValue];
@@ -34,9 +38,16 @@ export type SettingLevel = 'global' | 'workspace' | 'workspaceFolder';
  * draftsmith.story.model and draftsmith.hub.endpoint (issue 21) choose what the engine downloads
  * and runs, as modelsPath does.
  */
-export function trustedSetting(inspected: InspectedSetting | undefined, workspaceTrusted: boolean): { value: unknown; level: SettingLevel } | undefined {
+export function trustedSetting(
+  inspected: InspectedSetting | undefined,
+  workspaceTrusted: boolean,
+): { value: unknown; level: SettingLevel } | undefined {
   const levels: [SettingLevel, unknown][] = workspaceTrusted
-    ? [['workspaceFolder', inspected?.workspaceFolderValue], ['workspace', inspected?.workspaceValue], ['global', inspected?.globalValue]]
+    ? [
+        ['workspaceFolder', inspected?.workspaceFolderValue],
+        ['workspace', inspected?.workspaceValue],
+        ['global', inspected?.globalValue],
+      ]
     : [['global', inspected?.globalValue]];
   for (const [level, value] of levels) {
     if (value !== undefined && value !== null) return { value, level };

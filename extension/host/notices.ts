@@ -21,7 +21,14 @@ export function showSettingNotice(message: string, setting: string): void {
  * When the inserted `what` ("summary", "essay") stopped at the length limit: tells the user, naming
  * `setting`, logs it, and adds the message to `notices` (the outcome the test API returns).
  */
-export function reportMaxLength(ctx: Ctx, op: string, what: string, hit: MaxLengthHit | null, setting: string, notices: string[]): void {
+export function reportMaxLength(
+  ctx: Ctx,
+  op: string,
+  what: string,
+  hit: MaxLengthHit | null,
+  setting: string,
+  notices: string[],
+): void {
   if (!hit) return;
   const message = `Draftsmith: ${maxLengthNote(what, hit, setting)}`;
   notices.push(message);
@@ -59,7 +66,9 @@ export async function useBuiltIn(ctx: Ctx, model: ChosenModel): Promise<void> {
   try {
     await vscode.workspace.getConfiguration(SECTION).update(model.key, BUILT_IN, model.target);
     ctx.log.info(`${model.setting}: set to "${BUILT_IN}" (${vscode.ConfigurationTarget[model.target]} settings)`);
-    void vscode.window.showInformationMessage(`Draftsmith: ${MODEL_SETTING_COMMANDS[model.key]} now use the built-in model.`);
+    void vscode.window.showInformationMessage(
+      `Draftsmith: ${MODEL_SETTING_COMMANDS[model.key]} now use the built-in model.`,
+    );
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     ctx.log.error(`${model.setting}: could not be set to "${BUILT_IN}": ${why}`);

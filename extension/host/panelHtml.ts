@@ -35,7 +35,8 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
 }
 
 /** Attribute values are escaped, though they come from VS Code, not from the document. */
-const attr = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const attr = (value: string) =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function insightsHtml(r: PanelResources): string {
   return `<!DOCTYPE html>

@@ -58,7 +58,11 @@ export async function pickOtherText(draft: vscode.TextDocument, role: string, ti
     });
   }
   if (items.length > 0) items.push({ label: '', kind: vscode.QuickPickItemKind.Separator });
-  items.push({ label: '$(folder-opened) Choose a file…', detail: `Read the ${role} from a text file`, chooseFile: true });
+  items.push({
+    label: '$(folder-opened) Choose a file…',
+    detail: `Read the ${role} from a text file`,
+    chooseFile: true,
+  });
 
   const choice = await vscode.window.showQuickPick(items, {
     title,
@@ -67,7 +71,8 @@ export async function pickOtherText(draft: vscode.TextDocument, role: string, ti
     matchOnDetail: true,
   });
   if (!choice) return { kind: 'cancelled' };
-  if (choice.document) return { kind: 'picked', other: namedText(choice.document, choice.document.getText(), choice.label) };
+  if (choice.document)
+    return { kind: 'picked', other: namedText(choice.document, choice.document.getText(), choice.label) };
   return chooseFile(role, title);
 }
 
@@ -102,7 +107,12 @@ async function openDocuments(draft: vscode.TextDocument): Promise<vscode.TextDoc
     seen.add(key);
     // A tab restored after a reload may not have loaded its document yet.
     const loaded = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
-    const doc = loaded ?? (await vscode.workspace.openTextDocument(tab.input.uri).then((d) => d, () => undefined));
+    const doc =
+      loaded ??
+      (await vscode.workspace.openTextDocument(tab.input.uri).then(
+        (d) => d,
+        () => undefined,
+      ));
     if (doc) docs.push(doc);
   }
   return docs;

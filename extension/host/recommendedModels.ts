@@ -23,18 +23,38 @@ export interface RecommendedModel {
 
 /** Causal language models in transformers.js's layout for Continue Story and Write a Premise. */
 export const STORY_MODELS: readonly RecommendedModel[] = [
-  { id: 'Xenova/distilgpt2', what: 'DistilGPT2 (82 M parameters), GPT-2 distilled: general English web text, faster than GPT-2', approxMB: 85, licence: 'Apache-2.0' },
-  { id: 'Xenova/gpt2', what: 'GPT-2 small (124 M parameters), OpenAI\'s: general English web text', approxMB: 125, licence: 'MIT' },
+  {
+    id: 'Xenova/distilgpt2',
+    what: 'DistilGPT2 (82 M parameters), GPT-2 distilled: general English web text, faster than GPT-2',
+    approxMB: 85,
+    licence: 'Apache-2.0',
+  },
+  {
+    id: 'Xenova/gpt2',
+    what: "GPT-2 small (124 M parameters), OpenAI's: general English web text",
+    approxMB: 125,
+    licence: 'MIT',
+  },
 ];
 
 /** Encoder-decoder summarizers in transformers.js's layout for Summarize Document. */
 export const SUMMARIZE_MODELS: readonly RecommendedModel[] = [
-  { id: 'Xenova/distilbart-cnn-6-6', what: 'DistilBART (230 M parameters) fine-tuned on CNN/DailyMail news: the backbone TAAS builds on', approxMB: 240, licence: 'Apache-2.0' },
+  {
+    id: 'Xenova/distilbart-cnn-6-6',
+    what: 'DistilBART (230 M parameters) fine-tuned on CNN/DailyMail news: the backbone TAAS builds on',
+    approxMB: 240,
+    licence: 'Apache-2.0',
+  },
 ];
 
 /** Causal language models that follow an instruction, for Expand Topic Words into Essay. */
 export const ESSAY_MODELS: readonly RecommendedModel[] = [
-  { id: 'HuggingFaceTB/SmolLM2-135M-Instruct', what: 'SmolLM2 Instruct (135 M parameters): a small instruction-tuned model', approxMB: 140, licence: 'Apache-2.0' },
+  {
+    id: 'HuggingFaceTB/SmolLM2-135M-Instruct',
+    what: 'SmolLM2 Instruct (135 M parameters): a small instruction-tuned model',
+    approxMB: 140,
+    licence: 'Apache-2.0',
+  },
 ];
 
 export interface ModelCommand {
@@ -48,7 +68,25 @@ export interface ModelCommand {
 }
 
 export const MODEL_COMMANDS: readonly ModelCommand[] = [
-  { key: 'summarize.model', label: 'Summarize Document', builtIn: 'Draftsmith\'s own TAAS summarizer (topic-aware attention, Zheng et al. 2020), trained on news; extractive or abstractive; nothing to download', recommended: SUMMARIZE_MODELS },
-  { key: 'essay.model', label: 'Expand Topic Words into Essay', builtIn: 'Draftsmith\'s own PC-SAN essay model (Yang et al. 2019), every topic word in the essay; nothing to download', recommended: ESSAY_MODELS },
-  { key: 'story.model', label: 'Continue Story and Write a Premise', builtIn: 'Draftsmith\'s own story models (a premise model and a fused convolutional seq2seq, Fan et al. 2018), trained on short simple stories; nothing to download', recommended: STORY_MODELS },
+  {
+    key: 'summarize.model',
+    label: 'Summarize Document',
+    builtIn:
+      "Draftsmith's own TAAS summarizer (topic-aware attention, Zheng et al. 2020), trained on news; extractive or abstractive; nothing to download",
+    recommended: SUMMARIZE_MODELS,
+  },
+  {
+    key: 'essay.model',
+    label: 'Expand Topic Words into Essay',
+    builtIn:
+      "Draftsmith's own PC-SAN essay model (Yang et al. 2019), every topic word in the essay; nothing to download",
+    recommended: ESSAY_MODELS,
+  },
+  {
+    key: 'story.model',
+    label: 'Continue Story and Write a Premise',
+    builtIn:
+      "Draftsmith's own story models (a premise model and a fused convolutional seq2seq, Fan et al. 2018), trained on short simple stories; nothing to download",
+    recommended: STORY_MODELS,
+  },
 ];

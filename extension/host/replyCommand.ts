@@ -29,7 +29,12 @@ export const REPLY_EMPTY = 'Draftsmith: nothing to reply to — the selection (o
 export const REPLY_CANCELLED = 'Draftsmith: Suggest Replies cancelled.';
 const TYPE_A_KEY = '$(edit) Type a key…';
 
-export async function suggestReplies(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.CancellationToken, pick?: PickReply): Promise<ReplyOutcome> {
+export async function suggestReplies(
+  ctx: Ctx,
+  editor: vscode.TextEditor,
+  token?: vscode.CancellationToken,
+  pick?: PickReply,
+): Promise<ReplyOutcome> {
   const started = performance.now();
   const doc = editor.document;
   const range = sourceRange(editor);
@@ -40,9 +45,23 @@ export async function suggestReplies(ctx: Ctx, editor: vscode.TextEditor, token?
   }
   const version = doc.version;
   const options = readReplyOptions();
-  ctx.log.info(`reply: ${text.length} characters from ${doc.uri.toString(true)}, mappers ${options.mappers.join(', ')}`);
-  const ask = (key?: string) => requestWithProgress(ctx, 'Draftsmith: Suggesting replies…',
-    { op: 'reply', text, mappers: options.mappers, maxCandidates: options.candidates, guards: readDecodingGuards(), ...(key !== undefined ? { key } : {}) }, token);
+  ctx.log.info(
+    `reply: ${text.length} characters from ${doc.uri.toString(true)}, mappers ${options.mappers.join(', ')}`,
+  );
+  const ask = (key?: string) =>
+    requestWithProgress(
+      ctx,
+      'Draftsmith: Suggesting replies…',
+      {
+        op: 'reply',
+        text,
+        mappers: options.mappers,
+        maxCandidates: options.candidates,
+        guards: readDecodingGuards(),
+        ...(key !== undefined ? { key } : {}),
+      },
+      token,
+    );
 
   let result: ReplyResult;
   try {
@@ -54,8 +73,10 @@ export async function suggestReplies(ctx: Ctx, editor: vscode.TextEditor, token?
     ctx.log.info(`reply: ${note}`);
     void vscode.window.showInformationMessage(`Draftsmith: ${note}`);
   }
-  ctx.log.info(`reply: keys ${result.postKeys.map((k) => `${k.lemma}${k.inMemory ? '' : '?'}`).join(', ') || 'none'}; ` +
-    `${result.candidates.length} candidates: ${result.candidates.map((c) => `${c.label} (${c.score.toFixed(2)})`).join('; ')}`);
+  ctx.log.info(
+    `reply: keys ${result.postKeys.map((k) => `${k.lemma}${k.inMemory ? '' : '?'}`).join(', ') || 'none'}; ` +
+      `${result.candidates.length} candidates: ${result.candidates.map((c) => `${c.label} (${c.score.toFixed(2)})`).join('; ')}`,
+  );
 
   let choice = await (pick ?? ((c, r) => pickWithQuickPick(c, r, token)))(result.candidates, result);
   if (choice && 'typedKey' in choice) {
@@ -78,38 +99,63 @@ export async function suggestReplies(ctx: Ctx, editor: vscode.TextEditor, token?
     return { kind: 'error', message };
   }
   const inserted = await insertUnlessChanged({
-    log: ctx.log, op: 'reply', what: 'reply', editor, version, position: range.end, text: replyInsertion(chosen.text),
+    log: ctx.log,
+    op: 'reply',
+    what: 'reply',
+    editor,
+    version,
+    position: range.end,
+    text: replyInsertion(chosen.text),
   });
   if (inserted.kind !== 'inserted') return inserted;
   const s = result.stats;
-  ctx.log.info(`reply: inserted "${chosen.label}" (${chosen.text.length} characters) ${Math.round(performance.now() - started)} ms after the command ` +
-    `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.device}, ${s.model})`);
+  ctx.log.info(
+    `reply: inserted "${chosen.label}" (${chosen.text.length} characters) ${Math.round(performance.now() - started)} ms after the command ` +
+      `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.device}, ${s.model})`,
+  );
   return { kind: 'inserted', reply: chosen.text, candidate: chosen, result };
 }
 
 /** The candidates, best first, and "Type a key…" (with no candidates, the input box straight away). */
-async function pickWithQuickPick(candidates: readonly ReplyCandidate[], result: ReplyResult, token: vscode.CancellationToken | undefined): Promise<ReplyChoice> {
+async function pickWithQuickPick(
+  candidates: readonly ReplyCandidate[],
+  result: ReplyResult,
+  token: vscode.CancellationToken | undefined,
+): Promise<ReplyChoice> {
   type Item = vscode.QuickPickItem & { index?: number };
   if (candidates.length > 0) {
     const items: Item[] = [
-      ...candidates.map((c, index) => ({ label: c.text || '(empty reply)', description: c.label, detail: c.example ? `memory: “${c.example}”` : undefined, index })),
+      ...candidates.map((c, index) => ({
+        label: c.text || '(empty reply)',
+        description: c.label,
+        detail: c.example ? `memory: “${c.example}”` : undefined,
+        index,
+      })),
       { label: TYPE_A_KEY, description: 'steer the reply with a word of your own', alwaysShow: true },
     ];
-    const picked = await vscode.window.showQuickPick(items, {
-      title: 'Draftsmith: Suggest Replies',
-      placeHolder: `Pick a reply to insert below the post (${candidates.length} keys), or type a key (Escape inserts nothing)`,
-      matchOnDescription: true,
-    }, token);
+    const picked = await vscode.window.showQuickPick(
+      items,
+      {
+        title: 'Draftsmith: Suggest Replies',
+        placeHolder: `Pick a reply to insert below the post (${candidates.length} keys), or type a key (Escape inserts nothing)`,
+        matchOnDescription: true,
+      },
+      token,
+    );
     if (!picked) return undefined;
     if (picked.index !== undefined) return { index: picked.index };
   }
   const known = result.postKeys.filter((k) => k.inMemory).map((k) => k.lemma);
-  const key = await vscode.window.showInputBox({
-    title: 'Draftsmith: Suggest Replies — type a key',
-    prompt: 'A noun or an adjective to steer the reply (it must be one of the reply memory\'s keys; a message names the nearest ones otherwise).',
-    placeHolder: known.length ? `e.g. ${known.join(', ')}` : 'e.g. music, dog, weekend, happy',
-    validateInput: (v) => (hasLetter(v) ? undefined : 'Type a word.'),
-  }, token);
+  const key = await vscode.window.showInputBox(
+    {
+      title: 'Draftsmith: Suggest Replies — type a key',
+      prompt:
+        "A noun or an adjective to steer the reply (it must be one of the reply memory's keys; a message names the nearest ones otherwise).",
+      placeHolder: known.length ? `e.g. ${known.join(', ')}` : 'e.g. music, dog, weekend, happy',
+      validateInput: (v) => (hasLetter(v) ? undefined : 'Type a word.'),
+    },
+    token,
+  );
   return key ? { typedKey: key } : undefined;
 }
 

@@ -22,9 +22,11 @@ import { toPanel } from '../panelViews';
 
 export type { ApplyOutcome, PendingRoundTrip };
 
-export const ROUNDTRIP_EMPTY = 'Draftsmith: nothing to round-trip — put the cursor in a paragraph or select one (this line is empty).';
+export const ROUNDTRIP_EMPTY =
+  'Draftsmith: nothing to round-trip — put the cursor in a paragraph or select one (this line is empty).';
 export const ROUNDTRIP_CANCELLED = 'Draftsmith: round trip cancelled.';
-export const ROUNDTRIP_CHANGED = 'Draftsmith: the document changed since the round trip, so the reconstruction was not applied to your text. ' +
+export const ROUNDTRIP_CHANGED =
+  'Draftsmith: the document changed since the round trip, so the reconstruction was not applied to your text. ' +
   'Open in New Editor shows it on its own; run Round-Trip Paragraph again to apply one.';
 const APPLY = 'Apply';
 const SHOW_INSIGHTS = 'Show Insights';
@@ -38,8 +40,10 @@ export type RoundTripOutcome =
 
 /** Markdown (issue 22): the cursor or selection is in code, a table, a heading... not in prose. */
 export function roundTripNotProse(what: string, selection: boolean): string {
-  return `Draftsmith: nothing to round-trip — ${selection ? 'the selection is' : 'the cursor is in'} ${what}, not prose. ` +
-    'In a Markdown document Round-Trip Paragraph rewrites one paragraph or list item: put the cursor in one, or select it.';
+  return (
+    `Draftsmith: nothing to round-trip — ${selection ? 'the selection is' : 'the cursor is in'} ${what}, not prose. ` +
+    'In a Markdown document Round-Trip Paragraph rewrites one paragraph or list item: put the cursor in one, or select it.'
+  );
 }
 
 /** What a Markdown round trip reads: one prose block's compact text, with its map back into the document. */
@@ -63,14 +67,18 @@ function markdownSource(editor: vscode.TextEditor): MarkdownSource | string {
   const block = proseBlockAt(doc.getText(), doc.offsetAt(sel.start), doc.offsetAt(sel.end));
   if (block.kind === 'none') return block.what ? roundTripNotProse(block.what, !sel.isEmpty) : ROUNDTRIP_EMPTY;
   const range = new vscode.Range(doc.positionAt(block.span.start), doc.positionAt(block.span.end));
-  const notes = [`${documentName(doc)} was read as Markdown: the model read the prose of one paragraph or list item ` +
-    `(line${range.start.line === range.end.line ? ` ${range.start.line + 1}` : `s ${range.start.line + 1}–${range.end.line + 1}`}), without markup characters or link targets.`];
+  const notes = [
+    `${documentName(doc)} was read as Markdown: the model read the prose of one paragraph or list item ` +
+      `(line${range.start.line === range.end.line ? ` ${range.start.line + 1}` : `s ${range.start.line + 1}–${range.end.line + 1}`}), without markup characters or link targets.`,
+  ];
   const skipped = describeSkippedList(block.skipped);
   if (skipped) notes.push(`Skipped ${skipped} in the selection: not prose.`);
   const notices: string[] = [];
   if (block.otherBlocks > 0) {
-    notices.push(`The selection covers ${block.otherBlocks + 1} paragraphs or list items; the model read the first. Round-Trip rewrites one at a time, ` +
-      'so that the markup between them stays: select the next one to round-trip it.');
+    notices.push(
+      `The selection covers ${block.otherBlocks + 1} paragraphs or list items; the model read the first. Round-Trip rewrites one at a time, ` +
+        'so that the markup between them stays: select the next one to round-trip it.',
+    );
   }
   return { range, compact: block.compact, notes: [...notes, ...notices, ...block.notes], notices };
 }
@@ -82,7 +90,11 @@ function sourceOf(editor: vscode.TextEditor): vscode.Range | undefined {
   return paragraphAt(editor.document, selection.active);
 }
 
-export async function roundTrip(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<RoundTripOutcome> {
+export async function roundTrip(
+  ctx: Ctx,
+  editor: vscode.TextEditor,
+  token?: vscode.CancellationToken,
+): Promise<RoundTripOutcome> {
   const started = performance.now();
   const doc = editor.document;
   // Markdown is read by the one reader (issue 22): the model sees one prose block, never code or markup.
@@ -99,14 +111,22 @@ export async function roundTrip(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   }
   const version = doc.version;
   const options = readRoundTripOptions();
-  ctx.log.info(`roundtrip: ${text.length} characters from ${doc.uri.toString(true)} (model ${options.variant ?? 'default'}, at most ${options.maxSentences} sentences)`);
+  ctx.log.info(
+    `roundtrip: ${text.length} characters from ${doc.uri.toString(true)} (model ${options.variant ?? 'default'}, at most ${options.maxSentences} sentences)`,
+  );
 
   let result: RoundTripResult;
   try {
     result = await requestWithProgress(
       ctx,
       'Draftsmith: Round-tripping the paragraph…',
-      { op: 'roundtrip', text, maxSentences: options.maxSentences, guards: readDecodingGuards(), ...(options.variant ? { variant: options.variant } : {}) },
+      {
+        op: 'roundtrip',
+        text,
+        maxSentences: options.maxSentences,
+        guards: readDecodingGuards(),
+        ...(options.variant ? { variant: options.variant } : {}),
+      },
       token,
     );
   } catch (err) {
@@ -115,12 +135,16 @@ export async function roundTrip(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   // Only the part the model read is replaced; unread sentences and surrounding whitespace stay.
   // Markdown: the compact prose's span mapped back into the document (markup around it stays).
   const base = doc.offsetAt(range.start);
-  const used = md ? documentSpan(md.compact, result.usedStart, result.usedEnd) : { start: base + result.usedStart, end: base + result.usedEnd };
+  const used = md
+    ? documentSpan(md.compact, result.usedStart, result.usedEnd)
+    : { start: base + result.usedStart, end: base + result.usedEnd };
   const target = new vscode.Range(doc.positionAt(used.start), doc.positionAt(used.end));
   const markdownNotices: string[] = [];
   if (md) {
     const markup = holdsMarkup(doc.getText(target), text.slice(result.usedStart, result.usedEnd))
-      ? ['The sentences read hold markup (emphasis, a link, inline code marks): Apply writes the reconstruction in their place as plain text.']
+      ? [
+          'The sentences read hold markup (emphasis, a link, inline code marks): Apply writes the reconstruction in their place as plain text.',
+        ]
       : [];
     const notes = [...md.notes, ...markup];
     markdownNotices.push(...[...md.notices, ...markup].map((n) => `Draftsmith: ${n}`));
@@ -135,13 +159,22 @@ export async function roundTrip(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   // Applied at most once, whichever of the notification, the title button or the command comes first.
   let applying: Promise<ApplyOutcome> | undefined;
   const pending: PendingRoundTrip = {
-    id, result, originalUri, reconstructionUri, text: result.reconstruction, range: target,
+    id,
+    result,
+    originalUri,
+    reconstructionUri,
+    text: result.reconstruction,
+    range: target,
     apply: () => (applying ??= applyRoundTrip(ctx, pending, editor, version)),
   };
   const s = result.scores;
   const L = s.coherence.L === null ? 'n/a' : s.coherence.L.toFixed(2);
   const title = `Round-Trip (${result.architecture}): original ↔ reconstruction — BLEU ${s.bleu.score.toFixed(1)}, ROUGE-1 ${s.rouge1.f1.toFixed(2)}, L ${L}`;
-  await vscode.commands.executeCommand('vscode.diff', originalUri, reconstructionUri, title, { viewColumn: vscode.ViewColumn.Beside, preview: false, preserveFocus: true });
+  await vscode.commands.executeCommand('vscode.diff', originalUri, reconstructionUri, title, {
+    viewColumn: vscode.ViewColumn.Beside,
+    preview: false,
+    preserveFocus: true,
+  });
   ctx.log.info(
     `roundtrip: ${result.input.length}/${result.totalSentences} sentences in, ${result.output.length} out, stopped: ${result.stopped}; ` +
       `BLEU ${s.bleu.score.toFixed(2)}, ROUGE-1 ${s.rouge1.f1.toFixed(3)}, ROUGE-2 ${s.rouge2.f1.toFixed(3)}, ROUGE-W ${s.rougeW.f1.toFixed(3)}, L ${L}; ` +
@@ -158,13 +191,16 @@ export async function roundTrip(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
     return { kind: 'shown', result, pending, notices };
   }
   ctx.roundTrips.add(pending);
-  void vscode.window.showInformationMessage(
-    `Draftsmith: the reconstruction is open beside the original. ${APPLY} replaces the ${result.truncatedBy ? 'sentences the model read' : 'paragraph'} with it (one undoable edit).`,
-    APPLY, SHOW_INSIGHTS,
-  ).then((choice) => {
-    if (choice === APPLY) void pending.apply();
-    else if (choice === SHOW_INSIGHTS) ctx.insights.show();
-  });
+  void vscode.window
+    .showInformationMessage(
+      `Draftsmith: the reconstruction is open beside the original. ${APPLY} replaces the ${result.truncatedBy ? 'sentences the model read' : 'paragraph'} with it (one undoable edit).`,
+      APPLY,
+      SHOW_INSIGHTS,
+    )
+    .then((choice) => {
+      if (choice === APPLY) void pending.apply();
+      else if (choice === SHOW_INSIGHTS) ctx.insights.show();
+    });
   return { kind: 'shown', result, pending, notices };
 }
 
@@ -172,29 +208,55 @@ export async function roundTrip(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
 export function roundTripNotices(r: RoundTripResult): string[] {
   const notices: string[] = [];
   if (r.truncatedBy === 'sentences') {
-    notices.push(`Draftsmith: the model read the first ${r.input.length} of ${r.totalSentences} sentences (${ROUNDTRIP_MAX_SENTENCES_SETTING} is ${r.maxSentences}); ` +
-      'the reconstruction, the scores and Apply cover those only.');
+    notices.push(
+      `Draftsmith: the model read the first ${r.input.length} of ${r.totalSentences} sentences (${ROUNDTRIP_MAX_SENTENCES_SETTING} is ${r.maxSentences}); ` +
+        'the reconstruction, the scores and Apply cover those only.',
+    );
   } else if (r.truncatedBy === 'tokens') {
-    notices.push(`Draftsmith: the model read the first ${r.input.length} of ${r.totalSentences} sentences, ${r.stats.usedInputTokens} subwords, as many as it reads at once; ` +
-      'the reconstruction, the scores and Apply cover those only.');
+    notices.push(
+      `Draftsmith: the model read the first ${r.input.length} of ${r.totalSentences} sentences, ${r.stats.usedInputTokens} subwords, as many as it reads at once; ` +
+        'the reconstruction, the scores and Apply cover those only.',
+    );
   }
   if (r.stopped !== 'end') {
-    const limit = r.stopped === 'max-sentences' ? `${r.limits.maxSentences} sentences` : `${r.limits.maxTokens} subwords`;
-    notices.push(`Draftsmith: the reconstruction stopped at the model's limit of 1.5× the input (${limit}) before the model ended the paragraph.`);
+    const limit =
+      r.stopped === 'max-sentences' ? `${r.limits.maxSentences} sentences` : `${r.limits.maxTokens} subwords`;
+    notices.push(
+      `Draftsmith: the reconstruction stopped at the model's limit of 1.5× the input (${limit}) before the model ended the paragraph.`,
+    );
   }
-  if (r.reconstruction.length === 0) notices.push('Draftsmith: the model wrote nothing back for this paragraph, so there is nothing to apply.');
+  if (r.reconstruction.length === 0)
+    notices.push('Draftsmith: the model wrote nothing back for this paragraph, so there is nothing to apply.');
   return notices;
 }
 
 /** Replaces the part of the paragraph the model read with the reconstruction, once, as one edit. */
-async function applyRoundTrip(ctx: Ctx, p: PendingRoundTrip, editor: vscode.TextEditor, version: number): Promise<ApplyOutcome> {
-  if (p.text.length === 0) return { kind: 'nothing', message: 'Draftsmith: the model wrote nothing back for this paragraph, so there is nothing to apply.' };
+async function applyRoundTrip(
+  ctx: Ctx,
+  p: PendingRoundTrip,
+  editor: vscode.TextEditor,
+  version: number,
+): Promise<ApplyOutcome> {
+  if (p.text.length === 0)
+    return {
+      kind: 'nothing',
+      message: 'Draftsmith: the model wrote nothing back for this paragraph, so there is nothing to apply.',
+    };
   ctx.roundTrips.remove(p.id);
   const done = await replaceUnlessChanged({
-    log: ctx.log, op: 'roundtrip', what: 'reconstruction', editor, version, range: p.range, text: p.text, changed: ROUNDTRIP_CHANGED,
+    log: ctx.log,
+    op: 'roundtrip',
+    what: 'reconstruction',
+    editor,
+    version,
+    range: p.range,
+    text: p.text,
+    changed: ROUNDTRIP_CHANGED,
   });
   if (done.kind !== 'inserted') return done;
-  ctx.log.info(`roundtrip: applied the reconstruction (${p.text.length} characters) in place of ${p.result.usedEnd - p.result.usedStart}`);
+  ctx.log.info(
+    `roundtrip: applied the reconstruction (${p.text.length} characters) in place of ${p.result.usedEnd - p.result.usedStart}`,
+  );
   await closeDiff(p);
   return { kind: 'applied', text: p.text };
 }
@@ -202,7 +264,8 @@ async function applyRoundTrip(ctx: Ctx, p: PendingRoundTrip, editor: vscode.Text
 /** Closes the diff tabs of a round trip that was applied (the reconstruction is in the document now). */
 async function closeDiff(p: PendingRoundTrip): Promise<void> {
   const key = p.reconstructionUri.toString();
-  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+  const tabs = vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
     .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === key);
   if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
 }

@@ -90,4 +90,3 @@ export class RoundTrips implements vscode.TextDocumentContentProvider, vscode.Di
     this.contents.clear();
   }
 }
-

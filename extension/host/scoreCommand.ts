@@ -18,9 +18,7 @@ export type { NamedText };
 type CompareRequest = ScoreRequest | CoherenceRequest;
 
 export type CompareOutcome<R extends CompareRequest> =
-  | { kind: 'shown'; result: ResultFor<R> }
-  | { kind: 'empty'; message: string }
-  | Failure;
+  { kind: 'shown'; result: ResultFor<R> } | { kind: 'empty'; message: string } | Failure;
 export type ScoreOutcome = CompareOutcome<ScoreRequest>;
 export type CoherenceOutcome = CompareOutcome<CoherenceRequest>;
 
@@ -58,7 +56,11 @@ const SCORE: Comparison<ScoreRequest> = {
     referenceName: other.name,
     // draftsmith.score.*: absent when every setting is at its default (the request as before).
     ...withOptions(readScoreOptions()),
-    ...(second === undefined ? {} : { second: { hypothesis: second.text, name: second.name, ...(second.format ? { format: second.format } : {}) } }),
+    ...(second === undefined
+      ? {}
+      : {
+          second: { hypothesis: second.text, name: second.name, ...(second.format ? { format: second.format } : {}) },
+        }),
     // Markdown texts are scored on their prose only (issue 22).
     ...(draft.format ? { hypothesisFormat: draft.format } : {}),
     ...(other.format ? { referenceFormat: other.format } : {}),
@@ -66,8 +68,15 @@ const SCORE: Comparison<ScoreRequest> = {
   summary: (r) =>
     `BLEU ${r.scores.bleu.score.toFixed(2)}${r.scores.chrf ? `, ${r.scores.chrf.name} ${r.scores.chrf.score.toFixed(2)}` : ''}, ROUGE-1 ${pct(r.scores.rouge.rouge1.f1)}, ROUGE-L ${pct(r.scores.rouge.rougeL.f1)}, ` +
     `${r.sentences.length} sentences in ${Math.round(r.elapsedMs)} ms` +
-    (r.comparison === undefined ? '' : `; against ${r.comparison.secondName} over ${r.comparison.segments} segments (${r.comparison.segmentation}): ` +
-      r.comparison.metrics.map((m) => `${m.metric} ${m.first.score.toFixed(2)} vs ${m.second.score.toFixed(2)}, p = ${m.second.pValue.toFixed(4)}`).join('; ')),
+    (r.comparison === undefined
+      ? ''
+      : `; against ${r.comparison.secondName} over ${r.comparison.segments} segments (${r.comparison.segmentation}): ` +
+        r.comparison.metrics
+          .map(
+            (m) =>
+              `${m.metric} ${m.first.score.toFixed(2)} vs ${m.second.score.toFixed(2)}, p = ${m.second.pValue.toFixed(4)}`,
+          )
+          .join('; ')),
   readNotes: (r) => r.readNotes ?? [],
 };
 
@@ -79,7 +88,11 @@ const COHERENCE: Comparison<CoherenceRequest> = {
   emptyDraft: COHERENCE_EMPTY_DRAFT,
   cancelled: 'Draftsmith: coherence check cancelled.',
   request: (draft, other) => ({
-    op: 'coherence', output: draft.text, source: other.text, outputName: draft.name, sourceName: other.name,
+    op: 'coherence',
+    output: draft.text,
+    source: other.text,
+    outputName: draft.name,
+    sourceName: other.name,
     ...(draft.format ? { outputFormat: draft.format } : {}),
     ...(other.format ? { sourceFormat: other.format } : {}),
   }),
@@ -87,15 +100,27 @@ const COHERENCE: Comparison<CoherenceRequest> = {
   readNotes: (r) => r.readNotes ?? [],
 };
 
-export function scoreDraft(ctx: Ctx, editor: vscode.TextEditor, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome> {
+export function scoreDraft(
+  ctx: Ctx,
+  editor: vscode.TextEditor,
+  reference: NamedText,
+  token?: vscode.CancellationToken,
+): Promise<ScoreOutcome> {
   return compare(ctx, SCORE, editor, reference, token);
 }
 
-export const TWO_SELECTIONS_NEEDED = 'Draftsmith: to score two drafts, select both (hold Alt and select the second), or use Compare Two Drafts… to pick the second from another editor.';
+export const TWO_SELECTIONS_NEEDED =
+  'Draftsmith: to score two drafts, select both (hold Alt and select the second), or use Compare Two Drafts… to pick the second from another editor.';
 
 /** Score Draft with two drafts against one reference, the paired bootstrap between them in the panel:
  * the editor's selection (or document) and `second`; with no `second`, the editor's two selections. */
-export async function scoreTwoDrafts(ctx: Ctx, editor: vscode.TextEditor, second: NamedText | undefined, reference: NamedText, token?: vscode.CancellationToken): Promise<ScoreOutcome> {
+export async function scoreTwoDrafts(
+  ctx: Ctx,
+  editor: vscode.TextEditor,
+  second: NamedText | undefined,
+  reference: NamedText,
+  token?: vscode.CancellationToken,
+): Promise<ScoreOutcome> {
   if (second !== undefined) return compare(ctx, SCORE, editor, reference, token, { second });
   const two = twoSelections(editor);
   if (!two) {
@@ -105,7 +130,12 @@ export async function scoreTwoDrafts(ctx: Ctx, editor: vscode.TextEditor, second
   return compare(ctx, SCORE, editor, reference, token, { draft: two[0], second: two[1] });
 }
 
-export function checkCoherence(ctx: Ctx, editor: vscode.TextEditor, source: NamedText, token?: vscode.CancellationToken): Promise<CoherenceOutcome> {
+export function checkCoherence(
+  ctx: Ctx,
+  editor: vscode.TextEditor,
+  source: NamedText,
+  token?: vscode.CancellationToken,
+): Promise<CoherenceOutcome> {
   return compare(ctx, COHERENCE, editor, source, token);
 }
 
@@ -132,12 +162,20 @@ export async function compareDraftsCommand(ctx: Ctx): Promise<ScoreOutcome> {
   const first = draftOf(editor);
   const empty = emptyDraft(SCORE, first.text);
   if (empty) return empty;
-  const second = await pickOtherText(editor.document, 'second draft', 'Draftsmith: Compare Two Drafts (1/2: the second draft)');
+  const second = await pickOtherText(
+    editor.document,
+    'second draft',
+    'Draftsmith: Compare Two Drafts (1/2: the second draft)',
+  );
   if (second.kind !== 'picked') {
     if (second.kind === 'error') void vscode.window.showErrorMessage(second.message);
     return second;
   }
-  const reference = await pickOtherText(editor.document, 'reference', 'Draftsmith: Compare Two Drafts (2/2: the reference)');
+  const reference = await pickOtherText(
+    editor.document,
+    'reference',
+    'Draftsmith: Compare Two Drafts (2/2: the reference)',
+  );
   if (reference.kind !== 'picked') {
     if (reference.kind === 'error') void vscode.window.showErrorMessage(reference.message);
     return reference;
@@ -145,8 +183,17 @@ export async function compareDraftsCommand(ctx: Ctx): Promise<ScoreOutcome> {
   return compare(ctx, SCORE, editor, reference.other, undefined, { draft: first, second: second.other });
 }
 
-async function pickAndCompareTwo(ctx: Ctx, editor: vscode.TextEditor, first: NamedText, second: NamedText): Promise<ScoreOutcome> {
-  const picked = await pickOtherText(editor.document, 'reference', `Draftsmith: Score Two Drafts (${first.name} and ${second.name})`);
+async function pickAndCompareTwo(
+  ctx: Ctx,
+  editor: vscode.TextEditor,
+  first: NamedText,
+  second: NamedText,
+): Promise<ScoreOutcome> {
+  const picked = await pickOtherText(
+    editor.document,
+    'reference',
+    `Draftsmith: Score Two Drafts (${first.name} and ${second.name})`,
+  );
   if (picked.kind !== 'picked') {
     if (picked.kind === 'error') void vscode.window.showErrorMessage(picked.message);
     return picked;
@@ -160,7 +207,10 @@ export function twoSelections(editor: vscode.TextEditor): [NamedText, NamedText]
   if (ranges.length !== 2) return undefined;
   const doc = editor.document;
   const names = ranges.map((r) => rangeName(doc, r, false));
-  if (names[0] === names[1]) names.forEach((n, i) => { names[i] = `${n} (${i === 0 ? 'first' : 'second'} selection)`; });
+  if (names[0] === names[1])
+    names.forEach((n, i) => {
+      names[i] = `${n} (${i === 0 ? 'first' : 'second'} selection)`;
+    });
   return [namedText(doc, doc.getText(ranges[0]), names[0]), namedText(doc, doc.getText(ranges[1]), names[1])];
 }
 
@@ -211,7 +261,9 @@ async function compare<R extends CompareRequest>(
     void vscode.window.showErrorMessage(message);
     return { kind: 'empty', message };
   }
-  ctx.log.info(`${spec.what}: ${draft.text.length} characters of ${draft.name}${two.second ? ` and ${two.second.text.length} of ${two.second.name}` : ''} against ${other.text.length} of ${other.name}`);
+  ctx.log.info(
+    `${spec.what}: ${draft.text.length} characters of ${draft.name}${two.second ? ` and ${two.second.text.length} of ${two.second.name}` : ''} against ${other.text.length} of ${other.name}`,
+  );
 
   let result: ResultFor<R>;
   try {
@@ -231,7 +283,10 @@ function draftOf(editor: vscode.TextEditor): NamedText {
   return namedText(doc, doc.getText(range), rangeName(doc, range, editor.selection.isEmpty));
 }
 
-function emptyDraft<R extends CompareRequest>(spec: Comparison<R>, text: string): { kind: 'empty'; message: string } | undefined {
+function emptyDraft<R extends CompareRequest>(
+  spec: Comparison<R>,
+  text: string,
+): { kind: 'empty'; message: string } | undefined {
   if (text.trim().length > 0) return undefined;
   void vscode.window.showErrorMessage(spec.emptyDraft);
   return { kind: 'empty', message: spec.emptyDraft };

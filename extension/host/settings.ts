@@ -2,9 +2,25 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { BeamOptions, DeviceSetting, EngineConfig, HubConfig, ModelChoice, SamplingOptions, ScoreOptions, SummarizeMode } from '../protocol';
+import type {
+  BeamOptions,
+  DeviceSetting,
+  EngineConfig,
+  HubConfig,
+  ModelChoice,
+  SamplingOptions,
+  ScoreOptions,
+  SummarizeMode,
+} from '../protocol';
 import { z } from 'zod';
-import { BleuSmoothMethod, BleuTokenize, ChrfVariant, MAX_ROUNDTRIP_SENTENCES, ReplyMapper, RoundTripVariant } from '../protocol';
+import {
+  BleuSmoothMethod,
+  BleuTokenize,
+  ChrfVariant,
+  MAX_ROUNDTRIP_SENTENCES,
+  ReplyMapper,
+  RoundTripVariant,
+} from '../protocol';
 import { DEFAULT_THREADS } from '../engine/runtime/threads';
 import { DEFAULT_HUB_ENDPOINT, parseHubEndpoint, parseModelChoice } from '../modelChoice';
 import { resolveModelsDir, trustedSetting, type SettingLevel } from './modelsPath';
@@ -14,7 +30,11 @@ export const SECTION = 'draftsmith';
 const DEVICES: readonly DeviceSetting[] = ['auto', 'cpu', 'cuda'];
 
 /** Settings named in messages to the user (full ids, as the Settings UI searches for them). */
-export const MAX_LENGTH_SETTING = { summarize: 'draftsmith.summarize.maxLength', essay: 'draftsmith.essay.maxLength', story: 'draftsmith.story.words' } as const;
+export const MAX_LENGTH_SETTING = {
+  summarize: 'draftsmith.summarize.maxLength',
+  essay: 'draftsmith.essay.maxLength',
+  story: 'draftsmith.story.words',
+} as const;
 
 export function affectsEngine(event: vscode.ConfigurationChangeEvent): boolean {
   return event.affectsConfiguration(SECTION);
@@ -31,7 +51,11 @@ export function readEngineConfig(extensionPath: string, storageDir: string): Eng
   const setting = cfg.get('device');
   const device = DEVICES.find((d) => d === setting) ?? 'auto';
   return {
-    modelsDir: resolveModelsDir(cfg.inspect('modelsPath'), vscode.workspace.isTrusted, path.join(extensionPath, 'models')),
+    modelsDir: resolveModelsDir(
+      cfg.inspect('modelsPath'),
+      vscode.workspace.isTrusted,
+      path.join(extensionPath, 'models'),
+    ),
     ...readModelsUrl(),
     hub: readHubConfig(storageDir).hub,
     device,
@@ -47,7 +71,10 @@ export function readEngineConfig(extensionPath: string, storageDir: string): Eng
  * setting's own validation in the Settings UI says why).
  */
 function readModelsUrl(): { modelsUrl?: string } {
-  const set = trustedSetting(vscode.workspace.getConfiguration(SECTION).inspect('modelsUrl'), vscode.workspace.isTrusted);
+  const set = trustedSetting(
+    vscode.workspace.getConfiguration(SECTION).inspect('modelsUrl'),
+    vscode.workspace.isTrusted,
+  );
   const value = typeof set?.value === 'string' ? set.value.trim() : '';
   if (!value) return {};
   try {
@@ -74,7 +101,11 @@ export function readHubConfig(storageDir: string): { hub: HubConfig; problem?: s
   const cacheDir = path.join(storageDir, 'hub');
   const set = trustedSetting(cfg.inspect('hub.endpoint'), vscode.workspace.isTrusted);
   const endpoint = parseHubEndpoint(set?.value, HUB_ENDPOINT_SETTING);
-  if (typeof endpoint === 'object') return { hub: { endpoint: DEFAULT_HUB_ENDPOINT, cacheDir, offline: true, stallSeconds: HUB_STALL_SECONDS }, problem: endpoint.error };
+  if (typeof endpoint === 'object')
+    return {
+      hub: { endpoint: DEFAULT_HUB_ENDPOINT, cacheDir, offline: true, stallSeconds: HUB_STALL_SECONDS },
+      problem: endpoint.error,
+    };
   return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS } };
 }
 
@@ -101,9 +132,12 @@ export interface ChosenModel {
 /** A function, not a table: vscode's enums are read when a command runs, never at activation. */
 function targetOf(level: SettingLevel | undefined): vscode.ConfigurationTarget {
   switch (level) {
-    case 'workspace': return vscode.ConfigurationTarget.Workspace;
-    case 'workspaceFolder': return vscode.ConfigurationTarget.WorkspaceFolder;
-    default: return vscode.ConfigurationTarget.Global;
+    case 'workspace':
+      return vscode.ConfigurationTarget.Workspace;
+    case 'workspaceFolder':
+      return vscode.ConfigurationTarget.WorkspaceFolder;
+    default:
+      return vscode.ConfigurationTarget.Global;
   }
 }
 
@@ -126,12 +160,18 @@ export function readModelChoice(key: ModelSettingKey): { model: ChosenModel } | 
   const set = trustedSetting(cfg.inspect(key), vscode.workspace.isTrusted);
   const target = targetOf(set?.level);
   if (set !== undefined && typeof set.value !== 'string') {
-    return { error: `Draftsmith: ${setting} is ${JSON.stringify(set.value)}; it must be text: "built-in", a Hugging Face Hub model id (owner/name) or a folder's path.`, setting };
+    return {
+      error: `Draftsmith: ${setting} is ${JSON.stringify(set.value)}; it must be text: "built-in", a Hugging Face Hub model id (owner/name) or a folder's path.`,
+      setting,
+    };
   }
   const parsed = parseModelChoice(typeof set?.value === 'string' ? set.value : '', isDirectory);
   if ('error' in parsed) return { error: `Draftsmith: ${setting}: ${parsed.error}`, setting };
   if (parsed.choice.kind === 'hub') {
-    const endpoint = parseHubEndpoint(trustedSetting(cfg.inspect('hub.endpoint'), vscode.workspace.isTrusted)?.value, HUB_ENDPOINT_SETTING);
+    const endpoint = parseHubEndpoint(
+      trustedSetting(cfg.inspect('hub.endpoint'), vscode.workspace.isTrusted)?.value,
+      HUB_ENDPOINT_SETTING,
+    );
     if (typeof endpoint === 'object') return { error: `Draftsmith: ${endpoint.error}`, setting: HUB_ENDPOINT_SETTING };
   }
   return { model: { setting, key, choice: parsed.choice, target } };
@@ -227,7 +267,10 @@ export function readStoryOptions(): StoryOptions {
   const cfg = vscode.workspace.getConfiguration(SECTION);
   return {
     words: intIn(cfg.get('story.words'), 1, 2000, 150),
-    sampling: { topK: intIn(cfg.get('story.topK'), 1, 100, 10), temperature: numberIn(cfg.get('story.temperature'), 0.05, 5, 0.8) },
+    sampling: {
+      topK: intIn(cfg.get('story.topK'), 1, 100, 10),
+      temperature: numberIn(cfg.get('story.temperature'), 0.05, 5, 0.8),
+    },
   };
 }
 
@@ -246,7 +289,12 @@ export function readScoreOptions(): ScoreOptions {
   if (smooth.success && smooth.data !== 'exp') options.smoothMethod = smooth.data;
   // The value is floor's ε or add-k's k; sacreBLEU ignores it for exp and none.
   const value = cfg.get('score.bleu.smoothValue');
-  if ((options.smoothMethod === 'floor' || options.smoothMethod === 'add-k') && typeof value === 'number' && Number.isFinite(value) && value >= 0) {
+  if (
+    (options.smoothMethod === 'floor' || options.smoothMethod === 'add-k') &&
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    value >= 0
+  ) {
     options.smoothValue = value;
   }
   if (cfg.get('score.bleu.lowercase') === true) options.lowercase = true;

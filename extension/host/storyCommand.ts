@@ -38,8 +38,7 @@ type Unfinished =
 
 export type StoryOutcome =
   /** `text`: everything written (a separating space, the premise when one was written first, the story). */
-  | { kind: 'inserted'; text: string; premise: string | undefined; result: StoryResult; notices: string[] }
-  | Unfinished;
+  { kind: 'inserted'; text: string; premise: string | undefined; result: StoryResult; notices: string[] } | Unfinished;
 
 export type PremiseOutcome = { kind: 'inserted'; text: string; result: PremiseResult } | Unfinished;
 
@@ -95,7 +94,14 @@ function paragraphBefore(doc: vscode.TextDocument, position: vscode.Position): s
  * Ends a stream after a failure: writes what was received (Stop keeps it), and tells the user
  * what happened and that the text written stays.
  */
-async function unfinished(ctx: Ctx, what: string, stream: StreamedInsertion, err: unknown, language: string, model: ChosenModel): Promise<Unfinished> {
+async function unfinished(
+  ctx: Ctx,
+  what: string,
+  stream: StreamedInsertion,
+  err: unknown,
+  language: string,
+  model: ChosenModel,
+): Promise<Unfinished> {
   const text = await stream.finish();
   if (err instanceof EngineError && err.code === 'cancelled') {
     const message = stoppedMessage(text);
@@ -116,15 +122,22 @@ function storyModel(ctx: Ctx, what: string): ChosenModel | Unfinished {
 }
 
 function changed(ctx: Ctx, what: string, stream: StreamedInsertion, language: string): Unfinished {
-  ctx.log.warn(`${what}: the writer edited the streamed text; ${stream.text.length} characters written, ${stream.held.length} offered`);
+  ctx.log.warn(
+    `${what}: the writer edited the streamed text; ${stream.text.length} characters written, ${stream.held.length} offered`,
+  );
   const offer = offerInNewEditor(stream.held, language);
   void vscode.window.showWarningMessage(STORY_CHANGED, OPEN_IN_NEW_EDITOR).then((choice) => {
-    if (choice === OPEN_IN_NEW_EDITOR) offer.open().catch((e: unknown) => ctx.log.error(`${what}: could not open the rest: ${String(e)}`));
+    if (choice === OPEN_IN_NEW_EDITOR)
+      offer.open().catch((e: unknown) => ctx.log.error(`${what}: could not open the rest: ${String(e)}`));
   });
   return { kind: 'changed', text: stream.text, message: STORY_CHANGED, offer };
 }
 
-export async function continueStory(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<StoryOutcome> {
+export async function continueStory(
+  ctx: Ctx,
+  editor: vscode.TextEditor,
+  token?: vscode.CancellationToken,
+): Promise<StoryOutcome> {
   const started = performance.now();
   const doc = editor.document;
   const selection = editor.selection;
@@ -142,19 +155,40 @@ export async function continueStory(ctx: Ctx, editor: vscode.TextEditor, token?:
     firstText ??= performance.now() - started;
     writer.partial(text);
   };
-  ctx.log.info(`story: ${hasPrompt ? `${prompt.length} characters of prompt` : 'no prompt: a premise first'} from ${doc.uri.toString(true)}, ${options.words} words, ${describeModelChoice(model.choice)}`);
+  ctx.log.info(
+    `story: ${hasPrompt ? `${prompt.length} characters of prompt` : 'no prompt: a premise first'} from ${doc.uri.toString(true)}, ${options.words} words, ${describeModelChoice(model.choice)}`,
+  );
   let premise: string | undefined;
   let result: StoryResult;
   try {
     let source = prompt;
     if (!hasPrompt) {
       // The hierarchical first step (section 3.1): a premise to write the story from.
-      const p = await requestWithProgress(ctx, 'Draftsmith: Writing a premise…', { op: 'premise', sampling: options.sampling, guards: readDecodingGuards(), ...modelField(model) }, token, onPartial);
+      const p = await requestWithProgress(
+        ctx,
+        'Draftsmith: Writing a premise…',
+        { op: 'premise', sampling: options.sampling, guards: readDecodingGuards(), ...modelField(model) },
+        token,
+        onPartial,
+      );
       writer.done(p.premise, '\n\n');
       premise = p.premise;
       source = p.premise;
     }
-    result = await requestWithProgress(ctx, 'Draftsmith: Continuing the story…', { op: 'story', prompt: source, words: options.words, sampling: options.sampling, guards: readDecodingGuards(), ...modelField(model) }, token, onPartial);
+    result = await requestWithProgress(
+      ctx,
+      'Draftsmith: Continuing the story…',
+      {
+        op: 'story',
+        prompt: source,
+        words: options.words,
+        sampling: options.sampling,
+        guards: readDecodingGuards(),
+        ...modelField(model),
+      },
+      token,
+      onPartial,
+    );
     writer.done(result.continuation);
   } catch (err) {
     return unfinished(ctx, 'story', stream, err, doc.languageId, model);
@@ -183,7 +217,11 @@ export async function continueStory(ctx: Ctx, editor: vscode.TextEditor, token?:
   return { kind: 'inserted', text, premise, result, notices };
 }
 
-export async function writePremise(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<PremiseOutcome> {
+export async function writePremise(
+  ctx: Ctx,
+  editor: vscode.TextEditor,
+  token?: vscode.CancellationToken,
+): Promise<PremiseOutcome> {
   const doc = editor.document;
   const position = editor.selection.isEmpty ? editor.selection.active : editor.selection.end;
   const options = readStoryOptions();
@@ -193,7 +231,13 @@ export async function writePremise(ctx: Ctx, editor: vscode.TextEditor, token?: 
   const writer = streamWriter(stream, paragraphBefore(doc, position));
   let result: PremiseResult;
   try {
-    result = await requestWithProgress(ctx, 'Draftsmith: Writing a premise…', { op: 'premise', sampling: options.sampling, guards: readDecodingGuards(), ...modelField(model) }, token, (t) => writer.partial(t));
+    result = await requestWithProgress(
+      ctx,
+      'Draftsmith: Writing a premise…',
+      { op: 'premise', sampling: options.sampling, guards: readDecodingGuards(), ...modelField(model) },
+      token,
+      (t) => writer.partial(t),
+    );
     // A paragraph of its own: Continue Story at the cursor, after it, then continues this premise.
     writer.done(result.premise, '\n\n');
   } catch (err) {
@@ -201,13 +245,17 @@ export async function writePremise(ctx: Ctx, editor: vscode.TextEditor, token?: 
   }
   const text = await stream.finish();
   if (stream.interrupted) return changed(ctx, 'premise', stream, doc.languageId);
-  ctx.log.info(`premise: ${JSON.stringify(result.premise)} (${result.stats.outputTokens} tokens, seed ${result.sampling.seed})`);
+  ctx.log.info(
+    `premise: ${JSON.stringify(result.premise)} (${result.stats.outputTokens} tokens, seed ${result.sampling.seed})`,
+  );
   return { kind: 'inserted', text, result };
 }
 
 /** The commands: work on the active editor. */
 export async function continueStoryActiveEditor(ctx: Ctx): Promise<StoryOutcome | undefined> {
-  const editor = activeEditorOrSay('Draftsmith: open a text document, and put the cursor after the story so far (or select a writing prompt) to continue it.');
+  const editor = activeEditorOrSay(
+    'Draftsmith: open a text document, and put the cursor after the story so far (or select a writing prompt) to continue it.',
+  );
   return editor && continueStory(ctx, editor);
 }
 

@@ -27,7 +27,11 @@ export class StreamedInsertion implements vscode.Disposable {
   private writing: Promise<void> = Promise.resolve();
   private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly editor: vscode.TextEditor, position: vscode.Position, private readonly log: vscode.LogOutputChannel) {
+  constructor(
+    private readonly editor: vscode.TextEditor,
+    position: vscode.Position,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
     this.doc = editor.document;
     this.start = this.doc.offsetAt(position);
     this.subscription = vscode.workspace.onDidChangeTextDocument((e) => {
@@ -76,10 +80,12 @@ export class StreamedInsertion implements vscode.Disposable {
   }
 
   private schedule(last: boolean): void {
-    this.writing = this.writing.then(() => this.writeQueued(last)).catch((e: unknown) => {
-      this.log.error(`streaming into the document failed: ${String(e)}`);
-      this.stop();
-    });
+    this.writing = this.writing
+      .then(() => this.writeQueued(last))
+      .catch((e: unknown) => {
+        this.log.error(`streaming into the document failed: ${String(e)}`);
+        this.stop();
+      });
   }
 
   private async writeQueued(last: boolean): Promise<void> {
@@ -93,7 +99,9 @@ export class StreamedInsertion implements vscode.Disposable {
         failures = 0;
       } else if (++failures >= 5) {
         // Not a concurrent edit (that moves the place and is retried): the document cannot take it.
-        this.log.warn(`streaming: the document ${this.doc.uri.toString(true)} refused an edit ${failures} times; the rest is held`);
+        this.log.warn(
+          `streaming: the document ${this.doc.uri.toString(true)} refused an edit ${failures} times; the rest is held`,
+        );
         this.stop();
       }
     }
@@ -109,11 +117,14 @@ export class StreamedInsertion implements vscode.Disposable {
     const offset = this.start + this.written.length;
     const position = this.doc.positionAt(offset);
     this.pending = { offset, text: chunk };
-    let ok = false;
+    let ok: boolean;
     const editor = this.liveEditor();
     try {
       if (editor) {
-        ok = await editor.edit((b) => b.insert(position, chunk), { undoStopBefore: this.firstEdit, undoStopAfter: closeUndo });
+        ok = await editor.edit((b) => b.insert(position, chunk), {
+          undoStopBefore: this.firstEdit,
+          undoStopAfter: closeUndo,
+        });
       } else {
         // No editor shows the document now: a WorkspaceEdit still writes it (as its own undo step).
         const edit = new vscode.WorkspaceEdit();
@@ -151,7 +162,9 @@ export class StreamedInsertion implements vscode.Disposable {
         // after it (nothing written yet: anything from the insertion point on): nothing moves
       } else {
         // inside the streamed text, or at its end where the next piece would go
-        this.log.info(`streaming: the document was edited at offset ${from}, in or at the end of the text being written; streaming stopped`);
+        this.log.info(
+          `streaming: the document was edited at offset ${from}, in or at the end of the text being written; streaming stopped`,
+        );
         this.touched = true;
       }
     }

@@ -31,7 +31,11 @@ export const EMPTY_MESSAGE = 'Draftsmith: nothing to summarize — the selection
 export const CANCELLED_MESSAGE = 'Draftsmith: summarize cancelled.';
 export const CHANGED_MESSAGE = changedMessage('summary');
 
-export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<SummarizeOutcome> {
+export async function summarize(
+  ctx: Ctx,
+  editor: vscode.TextEditor,
+  token?: vscode.CancellationToken,
+): Promise<SummarizeOutcome> {
   const started = performance.now();
   const doc = editor.document;
   const range = sourceRange(editor);
@@ -44,7 +48,9 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   const options = readSummarizeOptions();
   const model = chosenModel(ctx, 'summarize.model', 'summarize');
   if ('error' in model) return { kind: 'error', message: model.error };
-  ctx.log.info(`summarize: ${text.length} characters from ${doc.uri.toString(true)}, ${describeModelChoice(model.choice)}`);
+  ctx.log.info(
+    `summarize: ${text.length} characters from ${doc.uri.toString(true)}, ${describeModelChoice(model.choice)}`,
+  );
 
   let result: SummarizeResult;
   try {
@@ -52,7 +58,13 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
       ctx,
       'Draftsmith: Summarizing…',
       {
-        op: 'summarize', text, maxInputTokens: options.maxInputTokens, decoding: options.decoding, guards: readDecodingGuards(), mode: options.mode, ...modelField(model),
+        op: 'summarize',
+        text,
+        maxInputTokens: options.maxInputTokens,
+        decoding: options.decoding,
+        guards: readDecodingGuards(),
+        mode: options.mode,
+        ...modelField(model),
         format: formatOf(doc.languageId),
       },
       token,
@@ -65,23 +77,31 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
   ctx.setLastSummary(result);
 
   const inserted = await insertUnlessChanged({
-    log: ctx.log, op: 'summarize', what: 'summary', editor, version, position: range.end, text: summaryInsertion(result.summary),
+    log: ctx.log,
+    op: 'summarize',
+    what: 'summary',
+    editor,
+    version,
+    position: range.end,
+    text: summaryInsertion(result.summary),
   });
   if (inserted.kind !== 'inserted') return inserted;
 
   const s = result.stats;
-  const work = result.mode === 'extractive'
-    ? `extractive: ${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, encode ${Math.round(s.encodeMs)} ms`
-    : `encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s`;
+  const work =
+    result.mode === 'extractive'
+      ? `extractive: ${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, encode ${Math.round(s.encodeMs)} ms`
+      : `encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s`;
   ctx.log.info(
     `summarize: inserted ${result.summary.length} characters in ${Math.round(performance.now() - started)} ms from command to insertion ` +
       `(${work}, ${s.usedInputTokens}/${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens, ${s.device}, ${s.model})`,
   );
   const notices: string[] = [];
   if (result.truncated) {
-    const message = result.mode === 'extractive'
-      ? `Draftsmith: the document is longer than the model reads in ${MAX_EXTRACTIVE_WINDOWS} parts; the summary covers its first ${result.usedChars} characters of ${result.source.length}.`
-      : `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part (the limit is the setting draftsmith.maxInputTokens, up to what the model was trained for; the extractive mode, draftsmith.summarize.mode, reads the whole document part by part).`;
+    const message =
+      result.mode === 'extractive'
+        ? `Draftsmith: the document is longer than the model reads in ${MAX_EXTRACTIVE_WINDOWS} parts; the summary covers its first ${result.usedChars} characters of ${result.source.length}.`
+        : `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part (the limit is the setting draftsmith.maxInputTokens, up to what the model was trained for; the extractive mode, draftsmith.summarize.mode, reads the whole document part by part).`;
     notices.push(message);
     void vscode.window.showInformationMessage(message);
   }
@@ -98,7 +118,12 @@ export async function summarize(ctx: Ctx, editor: vscode.TextEditor, token?: vsc
 export function reportReadNotes(ctx: Ctx, op: string, result: SummarizeResult, notices: string[]): void {
   const sections = result.sections ?? [];
   if (sections.length > 0) {
-    ctx.log.info(`${op}: ${sections.length} sections read; the summary of the whole is made from ${sections.filter((s) => s.fedOverall).map((s) => JSON.stringify(s.title || '(start)')).join(', ')}`);
+    ctx.log.info(
+      `${op}: ${sections.length} sections read; the summary of the whole is made from ${sections
+        .filter((s) => s.fedOverall)
+        .map((s) => JSON.stringify(s.title || '(start)'))
+        .join(', ')}`,
+    );
   }
   for (const note of result.readNotes ?? []) {
     ctx.log.info(`${op}: ${note}`);

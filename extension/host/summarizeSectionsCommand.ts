@@ -30,9 +30,11 @@ export type SummarizeSectionsOutcome =
   | { kind: 'error'; message: string }
   | Changed;
 
-export const NO_HEADINGS_MESSAGE = 'Draftsmith: this document has no headings to summarize under; Summarize Document summarizes it whole, part by part.';
+export const NO_HEADINGS_MESSAGE =
+  'Draftsmith: this document has no headings to summarize under; Summarize Document summarizes it whole, part by part.';
 export const SECTIONS_CANCELLED_MESSAGE = 'Draftsmith: Summarize Sections cancelled; the document is unchanged.';
-export const SECTIONS_CHANGED_MESSAGE = 'Draftsmith: the document\'s headings changed while the sections were being summarized, so the outline was not inserted. ' +
+export const SECTIONS_CHANGED_MESSAGE =
+  "Draftsmith: the document's headings changed while the sections were being summarized, so the outline was not inserted. " +
   `${OPEN_IN_NEW_EDITOR} shows it on its own.`;
 
 /** The line inserted under a heading. */
@@ -42,10 +44,20 @@ export function sectionLine(summary: string): string {
 
 /** The outline as text, for the new editor when it cannot be inserted. */
 function outlineText(sections: readonly SectionSummary[]): string {
-  return sections.filter((s) => s.level > 0).map((s) => `${'#'.repeat(s.level)} ${s.title}\n\n${s.summary ? sectionLine(s.summary) : '(no prose under this heading)'}\n`).join('\n');
+  return sections
+    .filter((s) => s.level > 0)
+    .map(
+      (s) =>
+        `${'#'.repeat(s.level)} ${s.title}\n\n${s.summary ? sectionLine(s.summary) : '(no prose under this heading)'}\n`,
+    )
+    .join('\n');
 }
 
-export async function summarizeSections(ctx: Ctx, editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<SummarizeSectionsOutcome> {
+export async function summarizeSections(
+  ctx: Ctx,
+  editor: vscode.TextEditor,
+  token?: vscode.CancellationToken,
+): Promise<SummarizeSectionsOutcome> {
   const doc = editor.document;
   const text = doc.getText();
   if (text.trim().length === 0) {
@@ -59,12 +71,26 @@ export async function summarizeSections(ctx: Ctx, editor: vscode.TextEditor, tok
   if ('error' in model) return { kind: 'error', message: model.error };
   // Headings are Markdown's: any document is read as Markdown here (a plain-text file with "# Title" lines too).
   const format = formatOf(doc.languageId) === 'markdown' || /^ {0,3}#{1,6}\s/m.test(text) ? 'markdown' : 'plain';
-  ctx.log.info(`summarize sections: ${text.length} characters from ${doc.uri.toString(true)} as ${format}, ${describeModelChoice(model.choice)}`);
+  ctx.log.info(
+    `summarize sections: ${text.length} characters from ${doc.uri.toString(true)} as ${format}, ${describeModelChoice(model.choice)}`,
+  );
   let result: SummarizeResult;
   try {
-    result = await requestWithProgress(ctx, 'Draftsmith: Summarizing sections…', {
-      op: 'summarize', text, maxInputTokens: options.maxInputTokens, decoding: options.decoding, guards: readDecodingGuards(), mode: options.mode, ...modelField(model), format,
-    }, token);
+    result = await requestWithProgress(
+      ctx,
+      'Draftsmith: Summarizing sections…',
+      {
+        op: 'summarize',
+        text,
+        maxInputTokens: options.maxInputTokens,
+        decoding: options.decoding,
+        guards: readDecodingGuards(),
+        mode: options.mode,
+        ...modelField(model),
+        format,
+      },
+      token,
+    );
   } catch (err) {
     return reportFailure(ctx, 'summarize sections', err, SECTIONS_CANCELLED_MESSAGE, model);
   }
@@ -80,12 +106,22 @@ export async function summarizeSections(ctx: Ctx, editor: vscode.TextEditor, tok
 
   // Where each heading is now: its old offsets while the document is unchanged; else found again in order.
   const now = doc.isClosed ? undefined : doc.getText();
-  const ends = now === undefined ? undefined : doc.version === version ? withSummary.map((s) => s.heading!.end) : findAgain(text, now, withSummary);
+  const ends =
+    now === undefined
+      ? undefined
+      : doc.version === version
+        ? withSummary.map((s) => s.heading!.end)
+        : findAgain(text, now, withSummary);
   if (!ends) {
-    ctx.log.warn(`summarize sections: the headings changed (version ${version} -> ${doc.version}); not inserted, offered in a new editor`);
+    ctx.log.warn(
+      `summarize sections: the headings changed (version ${version} -> ${doc.version}); not inserted, offered in a new editor`,
+    );
     const offer = offerInNewEditor(outlineText(result.sections ?? []), 'markdown');
     void vscode.window.showWarningMessage(SECTIONS_CHANGED_MESSAGE, OPEN_IN_NEW_EDITOR).then((choice) => {
-      if (choice === OPEN_IN_NEW_EDITOR) offer.open().catch((e: unknown) => ctx.log.error(`summarize sections: could not open the outline: ${String(e)}`));
+      if (choice === OPEN_IN_NEW_EDITOR)
+        offer
+          .open()
+          .catch((e: unknown) => ctx.log.error(`summarize sections: could not open the outline: ${String(e)}`));
     });
     return { kind: 'changed', message: SECTIONS_CHANGED_MESSAGE, offer };
   }
@@ -97,7 +133,9 @@ export async function summarizeSections(ctx: Ctx, editor: vscode.TextEditor, tok
     void vscode.window.showErrorMessage(message);
     return { kind: 'error', message };
   }
-  ctx.log.info(`summarize sections: inserted ${withSummary.length} summary lines under ${headed.length} headings as one edit`);
+  ctx.log.info(
+    `summarize sections: inserted ${withSummary.length} summary lines under ${headed.length} headings as one edit`,
+  );
   return { kind: 'inserted', lines: withSummary.length, result, notices };
 }
 

@@ -9,19 +9,28 @@ const { ort, opts, maxDiff } = require('./onnx_check.cjs');
 
 const SIZES = { batch: 4, source: 9, past: 5 };
 let seed = 1;
-const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
 
 function feedsFor(session) {
   const feeds = {};
   for (const meta of session.inputMetadata) {
-    const dims = meta.shape.map((d) => (typeof d === 'number' ? d : SIZES[d] ?? 1));
+    const dims = meta.shape.map((d) => (typeof d === 'number' ? d : (SIZES[d] ?? 1)));
     const n = dims.reduce((a, b) => a * b, 1);
     if (meta.type === 'int64') {
       // Ids below any vocabulary, positions small, masks all ones.
-      const value = (i) => (/mask/.test(meta.name) ? 1 : /position/.test(meta.name) ? SIZES.past : 4 + ((i * 7919) % 3000));
-      feeds[meta.name] = new ort.Tensor('int64', BigInt64Array.from({ length: n }, (_, i) => BigInt(value(i))), dims);
+      const value = (i) =>
+        /mask/.test(meta.name) ? 1 : /position/.test(meta.name) ? SIZES.past : 4 + ((i * 7919) % 3000);
+      feeds[meta.name] = new ort.Tensor(
+        'int64',
+        BigInt64Array.from({ length: n }, (_, i) => BigInt(value(i))),
+        dims,
+      );
     } else {
-      feeds[meta.name] = new ort.Tensor('float32', Float32Array.from({ length: n }, () => random() * 2 - 1), dims);
+      feeds[meta.name] = new ort.Tensor(
+        'float32',
+        Float32Array.from({ length: n }, () => random() * 2 - 1),
+        dims,
+      );
     }
   }
   return feeds;
@@ -48,11 +57,20 @@ async function time(session, feeds) {
   let worst = 0;
   for (const name of a.outputNames) {
     if (!(name in outB)) throw new Error(`${after} lost output ${name}`);
-    if (outA[name].dims.join() !== outB[name].dims.join()) throw new Error(`${name}: dims ${outA[name].dims} became ${outB[name].dims}`);
+    if (outA[name].dims.join() !== outB[name].dims.join())
+      throw new Error(`${name}: dims ${outA[name].dims} became ${outB[name].dims}`);
     worst = Math.max(worst, maxDiff(outA[name].data, outB[name].data));
   }
   const msBefore = await time(a, feeds);
   const msAfter = await time(b, feeds);
-  console.log(JSON.stringify({ before, after, maxAbsDiff: worst, inputs: SIZES, runMs: { before: +msBefore.toFixed(3), after: +msAfter.toFixed(3) } }));
+  console.log(
+    JSON.stringify({
+      before,
+      after,
+      maxAbsDiff: worst,
+      inputs: SIZES,
+      runMs: { before: +msBefore.toFixed(3), after: +msAfter.toFixed(3) },
+    }),
+  );
   if (!(worst <= 1e-4)) process.exit(1);
 })();

@@ -29,8 +29,14 @@ function maxDiff(a, b) {
   return a.length === b.length ? m : Infinity;
 }
 const argmax = (a) => a.reduce((best, x, i) => (x > a[best] ? i : best), 0);
-const topk = (a, k) => Array.from(a.keys()).sort((i, j) => a[j] - a[i]).slice(0, k);
-const row = (t, r) => { const n = t.dims.at(-1); return Array.from(t.data.slice(r * n, (r + 1) * n)); };
+const topk = (a, k) =>
+  Array.from(a.keys())
+    .sort((i, j) => a[j] - a[i])
+    .slice(0, k);
+const row = (t, r) => {
+  const n = t.dims.at(-1);
+  return Array.from(t.data.slice(r * n, (r + 1) * n));
+};
 const ids = (t) => Array.from(t.data, Number);
 
 async function check(tf, dir, dtype, ref) {
@@ -44,7 +50,8 @@ async function check(tf, dir, dtype, ref) {
   const model = await AutoModelForSeq2SeqLM.from_pretrained(name, { dtype });
   const report = { model: name, dir: path.relative(process.cwd(), abs), dtype };
   const fail = [];
-  const start = (b) => new Tensor('int64', new BigInt64Array(b).fill(BigInt(model.config.decoder_start_token_id)), [b, 1]);
+  const start = (b) =>
+    new Tensor('int64', new BigInt64Array(b).fill(BigInt(model.config.decoder_start_token_id)), [b, 1]);
 
   // 1. the tokenizer
   const enc = ref.text ? tok(ref.text) : null;
@@ -80,7 +87,8 @@ async function check(tf, dir, dtype, ref) {
     report.batch_row0_max_abs_diff = maxDiff(row(b.logits, 0), lp);
     report.batch_row1_padded_max_abs_diff = maxDiff(row(b.logits, 1), row(alone.logits, 0));
     const btol = dtype === 'fp32' ? TOL_FP32 : TOL_BATCH_Q8;
-    if (!(report.batch_row0_max_abs_diff < btol && report.batch_row1_padded_max_abs_diff < btol)) fail.push(`a padded batch row differs from the row alone by more than ${btol}`);
+    if (!(report.batch_row0_max_abs_diff < btol && report.batch_row1_padded_max_abs_diff < btol))
+      fail.push(`a padded batch row differs from the row alone by more than ${btol}`);
   }
 
   // 4. generate()
@@ -104,18 +112,27 @@ async function check(tf, dir, dtype, ref) {
 
 async function main() {
   const argv = process.argv.slice(2);
-  const opt = (flag) => { const i = argv.indexOf(flag); return i >= 0 ? argv.splice(i, 2)[1] : undefined; };
+  const opt = (flag) => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? argv.splice(i, 2)[1] : undefined;
+  };
   const fixture = opt('--fixture');
   const checkFile = opt('--check');
   const work = argv[0];
-  if (!work && !(fixture && checkFile)) throw new Error('usage: check_hub_seq2seq.cjs WORK_DIR [--fixture DIR] [--check FILE]');
+  if (!work && !(fixture && checkFile))
+    throw new Error('usage: check_hub_seq2seq.cjs WORK_DIR [--fixture DIR] [--check FILE]');
   const ref = JSON.parse(fs.readFileSync(checkFile ?? path.join(work, 'parts', 'hub_check.json'), 'utf8'));
   const tf = require('@huggingface/transformers');
   let ok = true;
-  if (work && fs.existsSync(path.join(work, 'onnx', 'encoder_model.onnx'))) ok = (await check(tf, work, 'fp32', ref)) && ok;
-  if (work && fs.existsSync(path.join(work, 'onnx', 'encoder_model_quantized.onnx'))) ok = (await check(tf, work, 'q8', ref)) && ok;
+  if (work && fs.existsSync(path.join(work, 'onnx', 'encoder_model.onnx')))
+    ok = (await check(tf, work, 'fp32', ref)) && ok;
+  if (work && fs.existsSync(path.join(work, 'onnx', 'encoder_model_quantized.onnx')))
+    ok = (await check(tf, work, 'q8', ref)) && ok;
   if (fixture) ok = (await check(tf, fixture, 'q8', ref)) && ok;
   if (!ok) process.exit(1);
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -32,44 +32,74 @@ async function main() {
     const ids = sentences.flat().reverse();
     const e = await enc.run({ input_ids: i64(ids, [1, ids.length]) });
     report.encoder_ms = +(performance.now() - tEnc).toFixed(2);
-    report.h_first_max_abs_diff = maxDiff(Array.from(e.h.data).slice(e.h.data.length - m.architecture.hidden), fx.h_first);
-    let h = e.h, c = e.c, tok = bos;
+    report.h_first_max_abs_diff = maxDiff(
+      Array.from(e.h.data).slice(e.h.data.length - m.architecture.hidden),
+      fx.h_first,
+    );
+    let h = e.h,
+      c = e.c,
+      tok = bos;
     const words = [];
     for (let t = 0; t < budget; t++) {
       const r = await word.run({ input_ids: i64([tok], [1, 1]), h, c });
-      if (t === 0) report.first_log_probs_top_equal = JSON.stringify(top5(r.log_probs.data)) === JSON.stringify(fx.first_log_probs_top);
-      h = r.h_out; c = r.c_out; tok = argmax(r.log_probs.data);
+      if (t === 0)
+        report.first_log_probs_top_equal =
+          JSON.stringify(top5(r.log_probs.data)) === JSON.stringify(fx.first_log_probs_top);
+      h = r.h_out;
+      c = r.c_out;
+      tok = argmax(r.log_probs.data);
       if (tok === eos) break;
       words.push(tok);
     }
     out = [words];
   } else {
-    const rows = sentences.slice().reverse().map((s) => s.slice().reverse());
+    const rows = sentences
+      .slice()
+      .reverse()
+      .map((s) => s.slice().reverse());
     const T = Math.max(...rows.map((r) => r.length));
     const flat = rows.flatMap((r) => r.concat(new Array(T - r.length).fill(pad)));
-    const e = await enc.run({ input_ids: i64(flat, [rows.length, T]), lengths: i64(rows.map((r) => r.length), [rows.length]) });
+    const e = await enc.run({
+      input_ids: i64(flat, [rows.length, T]),
+      lengths: i64(
+        rows.map((r) => r.length),
+        [rows.length],
+      ),
+    });
     report.encoder_ms = +(performance.now() - tEnc).toFixed(2);
     report.memory_first_max_abs_diff = maxDiff(e.memory.data, fx.memory_first);
-    let h = e.h, c = e.c, prev = e.start, used = 0;
+    let h = e.h,
+      c = e.c,
+      prev = e.start,
+      used = 0;
     const perSentence = Math.ceil(1.5 * Math.max(...sentences.map((s) => s.length)));
     const H = m.architecture.hidden;
     for (let k = 0; k < Math.ceil(1.5 * sentences.length); k++) {
       const feeds = { prev, h, c };
       if (sent.inputNames.includes('memory')) feeds.memory = e.memory;
       const s = await sent.run(feeds);
-      h = s.h_out; c = s.c_out;
+      h = s.h_out;
+      c = s.c_out;
       if (k === 0) {
         report.first_end_logit_abs_diff = Math.abs(s.end_logit.data[0] - fx.first_end_logit);
         report.h_first_max_abs_diff = maxDiff(Array.from(h.data).slice(h.data.length - H), fx.h_first);
       }
       if (s.end_logit.data[0] > 0 || used >= budget) break;
-      let wh = h, wc = c, tok = bos, o = null;
+      let wh = h,
+        wc = c,
+        tok = bos,
+        o = null;
       const words = [];
       const cap = Math.min(perSentence, budget - used);
       for (let t = 0; t <= cap; t++) {
         const r = await word.run({ input_ids: i64([tok], [1, 1]), h: wh, c: wc });
-        if (k === 0 && t === 0) report.first_log_probs_top_equal = JSON.stringify(top5(r.log_probs.data)) === JSON.stringify(fx.first_log_probs_top);
-        wh = r.h_out; wc = r.c_out; o = r.output; tok = argmax(r.log_probs.data);
+        if (k === 0 && t === 0)
+          report.first_log_probs_top_equal =
+            JSON.stringify(top5(r.log_probs.data)) === JSON.stringify(fx.first_log_probs_top);
+        wh = r.h_out;
+        wc = r.c_out;
+        o = r.output;
+        tok = argmax(r.log_probs.data);
         if (tok === eos || words.length >= cap) break;
         words.push(tok);
       }
@@ -84,4 +114,7 @@ async function main() {
   console.log(JSON.stringify(report, null, 1));
   if (!report.greedy_ids_equal) process.exit(1);
 }
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -61,11 +61,19 @@ async function main() {
   let out = await step(manifest.specialTokens.bos);
   report.decoder_first_step_max_abs_diff = maxDiff(out.log_probs.data, ref.decoder_first_log_probs);
   const greedy = [];
-  let gateDiff = 0, probeDiff = 0, lp = out;
+  let gateDiff = 0,
+    probeDiff = 0,
+    lp = out;
   for (let t = 0; t < fixture.greedy_ids.length; t++) {
     const k = argmax(lp.log_probs.data);
     greedy.push(k);
-    probeDiff = Math.max(probeDiff, maxDiff(PROBE.map((i) => lp.log_probs.data[i]), ref.decoder_greedy_step_log_probs[t]));
+    probeDiff = Math.max(
+      probeDiff,
+      maxDiff(
+        PROBE.map((i) => lp.log_probs.data[i]),
+        ref.decoder_greedy_step_log_probs[t],
+      ),
+    );
     if (fixture.greedy_gates) gateDiff = Math.max(gateDiff, maxDiff(lp.fusion_gates.data, fixture.greedy_gates[t]));
     if (k === manifest.specialTokens.eos) break;
     if (t + 1 < fixture.greedy_ids.length) lp = await step(k);
@@ -100,21 +108,31 @@ async function main() {
   // ---- streaming: incremental step vs recompute from the whole prefix ----------------------------
   // Greedy with </s> masked, so both run `steps` tokens.
   const eos = manifest.specialTokens.eos;
-  const pick = (a) => { a[eos] = -Infinity; return argmax(a); };
+  const pick = (a) => {
+    a[eos] = -Infinity;
+    return argmax(a);
+  };
   step = await stepper(dec, manifest.architecture.state, fixed);
   let tok = manifest.specialTokens.bos;
   const seq = [tok];
   const tInc = performance.now();
-  for (let t = 0; t < steps; t++) { tok = pick((await step(tok)).log_probs.data); seq.push(tok); }
+  for (let t = 0; t < steps; t++) {
+    tok = pick((await step(tok)).log_probs.data);
+    seq.push(tok);
+  }
   const incMs = (performance.now() - tInc) / steps;
   const tFull = performance.now();
   let fullTokens = [];
   for (let t = 1; t <= steps; t++) fullTokens.push(pick((await full.run(fullFeeds(seq.slice(0, t)))).log_probs.data));
   const fullMs = (performance.now() - tFull) / steps;
   report.streaming = {
-    steps, incremental_ms_per_step: +incMs.toFixed(2), recompute_ms_per_step: +fullMs.toFixed(2),
-    incremental_tokens_per_s: Math.round(1000 / incMs), same_tokens: JSON.stringify(fullTokens) === JSON.stringify(seq.slice(1)),
-    load_ms: loadMs, encoder_ms: +encMs.toFixed(2),
+    steps,
+    incremental_ms_per_step: +incMs.toFixed(2),
+    recompute_ms_per_step: +fullMs.toFixed(2),
+    incremental_tokens_per_s: Math.round(1000 / incMs),
+    same_tokens: JSON.stringify(fullTokens) === JSON.stringify(seq.slice(1)),
+    load_ms: loadMs,
+    encoder_ms: +encMs.toFixed(2),
   };
   // Premise steps, for the speed of the hierarchical first stage.
   const ps = await stepper(pre, manifest.architecture.premise.state, {});
@@ -124,4 +142,7 @@ async function main() {
   report.streaming.premise_ms_per_step = +((performance.now() - tP) / 60).toFixed(2);
   console.log(JSON.stringify(report, null, 1));
 }
-main().catch((e) => { console.error(e); process.exit(1); });
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

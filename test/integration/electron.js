@@ -15,4 +15,7 @@ const { runTests } = require('@vscode/test-electron');
     extensionTestsPath: path.join(root, 'dist', 'test', 'integration', 'suite.js'),
     launchArgs: [ws, '--disable-extensions', '--disable-workspace-trust'],
   });
-})().catch((e) => { console.error(e); process.exit(1); });
+})().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

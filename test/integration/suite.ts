@@ -69,12 +69,18 @@ export async function run(): Promise<void> {
         assert.equal(doc.getText(), `${original}\n\nSummary: ${summary}\n`);
         // A summary may quote a sentence (the model can copy names and phrases), but it must not be the input.
         assert.notEqual(summary.trim(), original.trim(), 'the summary is a copy of the input');
-        assert.ok(summary.length < original.length / 2, `the summary is not shorter than the input: ${JSON.stringify(summary)}`);
+        assert.ok(
+          summary.length < original.length / 2,
+          `the summary is not shorter than the input: ${JSON.stringify(summary)}`,
+        );
         assert.equal(api.lastSummary(), outcome.result);
         assert.equal(outcome.result.source, original);
         // The model ended this summary well inside the default length limit: no message about that.
         assert.equal(outcome.result.hitMaxLength, null);
-        assert.deepEqual(outcome.notices.filter((n) => /length limit/.test(n)), []);
+        assert.deepEqual(
+          outcome.notices.filter((n) => /length limit/.test(n)),
+          [],
+        );
         console.log(`    summary: ${summary}`);
       },
     },
@@ -96,7 +102,9 @@ export async function run(): Promise<void> {
         const started = performance.now();
         const outcome = await api.summarize(editor);
         // Printed, never asserted (issue 8's bench reads it from test/integration/.out/in-host.log).
-        console.log(`summarize (engine warm): ${Math.round(performance.now() - started)} ms from command to inserted summary`);
+        console.log(
+          `summarize (engine warm): ${Math.round(performance.now() - started)} ms from command to inserted summary`,
+        );
         assert.equal(outcome.kind, 'inserted', describe(outcome));
         await closeWithoutSaving(editor.document);
       },
@@ -142,7 +150,8 @@ export async function run(): Promise<void> {
 
         const retried = await api.summarize(editor);
         assert.equal(retried.kind, 'inserted', describe(retried));
-        if (retried.kind === 'inserted') assert.equal(editor.document.getText(), `${before}\n\nSummary: ${retried.summary}\n`);
+        if (retried.kind === 'inserted')
+          assert.equal(editor.document.getText(), `${before}\n\nSummary: ${retried.summary}\n`);
         await closeWithoutSaving(editor.document);
       },
     },

@@ -3,10 +3,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { corpusBleu, sentenceBleu, tokenize13a, type BleuOptions, type BleuScore } from '../../extension/engine/metrics/bleu';
+import {
+  corpusBleu,
+  sentenceBleu,
+  tokenize13a,
+  type BleuOptions,
+  type BleuScore,
+} from '../../extension/engine/metrics/bleu';
 import { fixture } from './helpers';
 
-interface Expected { score: number; precisions: number[]; bp: number; hypLength: number; refLength: number }
+interface Expected {
+  score: number;
+  precisions: number[];
+  bp: number;
+  hypLength: number;
+  refLength: number;
+}
 interface Fixture {
   tokenize13a: { text: string; tokens: string[] }[];
   sentence: ({ hyp: string; refs: string[]; smooth: BleuOptions['smooth'] } & Expected)[];
@@ -22,7 +34,10 @@ function assertNear(actual: number, expected: number, what = ''): void {
 
 /** The agreement the issue asks for: 0.01 BLEU. */
 function agrees(actual: BleuScore, expected: Expected, what: string): void {
-  assert.ok(Math.abs(actual.score - expected.score) < 0.01, `${what}: BLEU ${actual.score} vs sacreBLEU ${expected.score}`);
+  assert.ok(
+    Math.abs(actual.score - expected.score) < 0.01,
+    `${what}: BLEU ${actual.score} vs sacreBLEU ${expected.score}`,
+  );
   assert.equal(actual.hypLength, expected.hypLength, `${what}: hypothesis length`);
   assert.equal(actual.refLength, expected.refLength, `${what}: reference length`);
   assert.ok(Math.abs(actual.brevityPenalty - expected.bp) < 1e-9, `${what}: brevity penalty`);
@@ -30,7 +45,19 @@ function agrees(actual: BleuScore, expected: Expected, what: string): void {
 }
 
 test('13a tokenization splits punctuation as mteval-v13a does, keeping decimals, thousands and emoji intact', () => {
-  assert.deepEqual(tokenize13a('It costs $3,000.50, or 1-2 weeks.'), ['It', 'costs', '$', '3,000.50', ',', 'or', '1', '-', '2', 'weeks', '.']);
+  assert.deepEqual(tokenize13a('It costs $3,000.50, or 1-2 weeks.'), [
+    'It',
+    'costs',
+    '$',
+    '3,000.50',
+    ',',
+    'or',
+    '1',
+    '-',
+    '2',
+    'weeks',
+    '.',
+  ]);
   for (const c of ref.tokenize13a) assert.deepEqual(tokenize13a(c.text), c.tokens, JSON.stringify(c.text));
 });
 
@@ -62,7 +89,11 @@ test('with several references, the closest reference length sets the brevity pen
 });
 
 test('empty hypothesis or reference gives 0, never NaN', () => {
-  for (const [h, r] of [['', 'a b'], ['a b', ''], ['', '']]) {
+  for (const [h, r] of [
+    ['', 'a b'],
+    ['a b', ''],
+    ['', ''],
+  ]) {
     const s = sentenceBleu(h, [r]);
     assert.equal(s.score, 0);
     assert.ok(Number.isFinite(s.ratio));
@@ -82,7 +113,8 @@ test('a very long pair (20,000 words) scores in linear time', () => {
 });
 
 test('sentence BLEU agrees with sacrebleu.sentence_bleu on 292 cases and four smoothing methods', () => {
-  for (const c of ref.sentence) agrees(sentenceBleu(c.hyp, c.refs, { smooth: c.smooth }), c, `${c.smooth}: ${c.hyp.slice(0, 40)}`);
+  for (const c of ref.sentence)
+    agrees(sentenceBleu(c.hyp, c.refs, { smooth: c.smooth }), c, `${c.smooth}: ${c.hyp.slice(0, 40)}`);
 });
 
 test('corpus BLEU agrees with sacreBLEU for every smoothing, lowercase, no tokenization, and 1 or 2 reference streams', () => {

@@ -6,12 +6,34 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { bleuFromStats, bleuTokens, corpusBleu, sentenceBleu, type BleuOptions, type BleuSmoothing, type BleuTokenizer } from '../../extension/engine/metrics/bleu';
+import {
+  bleuFromStats,
+  bleuTokens,
+  corpusBleu,
+  sentenceBleu,
+  type BleuOptions,
+  type BleuSmoothing,
+  type BleuTokenizer,
+} from '../../extension/engine/metrics/bleu';
 import { bleuSignature } from '../../extension/engine/metrics/signature';
 import { fixture } from './helpers';
 
-interface SacreOptions { tokenize?: BleuTokenizer; lowercase?: boolean; maxNgramOrder?: number; effectiveOrder?: boolean; smooth?: BleuSmoothing; smoothValue?: number }
-interface Expected { score: number; precisions: number[]; bp: number; hypLength: number; refLength: number; signature: string }
+interface SacreOptions {
+  tokenize?: BleuTokenizer;
+  lowercase?: boolean;
+  maxNgramOrder?: number;
+  effectiveOrder?: boolean;
+  smooth?: BleuSmoothing;
+  smoothValue?: number;
+}
+interface Expected {
+  score: number;
+  precisions: number[];
+  bp: number;
+  hypLength: number;
+  refLength: number;
+  signature: string;
+}
 const ref: {
   tokenize: ({ text: string } & Record<BleuTokenizer, string[]>)[];
   bleuCorpus: ({ options: SacreOptions; nrefs: number } & Expected)[];
@@ -20,7 +42,14 @@ const ref: {
 } = JSON.parse(readFileSync(fixture('sacrebleu-options.json'), 'utf8'));
 
 function ours(o: SacreOptions): BleuOptions {
-  const r: BleuOptions = { tokenize: o.tokenize, lowercase: o.lowercase, maxOrder: o.maxNgramOrder, effectiveOrder: o.effectiveOrder, smooth: o.smooth, smoothValue: o.smoothValue };
+  const r: BleuOptions = {
+    tokenize: o.tokenize,
+    lowercase: o.lowercase,
+    maxOrder: o.maxNgramOrder,
+    effectiveOrder: o.effectiveOrder,
+    smooth: o.smooth,
+    smoothValue: o.smoothValue,
+  };
   for (const k of Object.keys(r) as (keyof BleuOptions)[]) if (r[k] === undefined) delete r[k];
   return r;
 }
@@ -30,12 +59,15 @@ function agrees(actual: ReturnType<typeof corpusBleu>, e: Expected, what: string
   assert.equal(actual.hypLength, e.hypLength, `${what}: hypothesis length`);
   assert.equal(actual.refLength, e.refLength, `${what}: reference length`);
   assert.ok(Math.abs(actual.brevityPenalty - e.bp) < 1e-12, `${what}: BP`);
-  e.precisions.forEach((p, i) => assert.ok(Math.abs(actual.precisions[i] - p) < 1e-9, `${what}: p${i + 1} ${actual.precisions[i]} vs ${p}`));
+  e.precisions.forEach((p, i) =>
+    assert.ok(Math.abs(actual.precisions[i] - p) < 1e-9, `${what}: p${i + 1} ${actual.precisions[i]} vs ${p}`),
+  );
 }
 
 test('tokenizers 13a, intl, char, zh and none split as sacreBLEU 2.6.0 does (punctuation, CJK, emoji, currency, Unicode spaces)', () => {
   for (const row of ref.tokenize) {
-    for (const t of ['13a', 'intl', 'char', 'zh', 'none'] as const) assert.deepEqual(bleuTokens(row.text.replace(/\s+$/u, ''), t), row[t], `${t}: ${JSON.stringify(row.text)}`);
+    for (const t of ['13a', 'intl', 'char', 'zh', 'none'] as const)
+      assert.deepEqual(bleuTokens(row.text.replace(/\s+$/u, ''), t), row[t], `${t}: ${JSON.stringify(row.text)}`);
   }
   // zh spaces out CJK, and (sacreBLEU's range quirk) general punctuation such as “ ” — … and €.
   assert.deepEqual(bleuTokens('我们“好”—€5', 'zh'), ['我', '们', '“', '好', '”', '—', '€', '5']);
@@ -67,14 +99,23 @@ const README_REFS = [
 ];
 const README_HYPS = ['The dog bit the man.', "It wasn't surprising.", 'The man had just bitten him.'];
 /** sacrebleu.raw_corpus_bleu: tokenize none, floor smoothing, effective order. */
-const raw = (hyps: string[], refs: string[][], floor = 0.1) => corpusBleu(hyps, refs, { tokenize: 'none', smooth: 'floor', smoothValue: floor, effectiveOrder: true }).score / 100;
+const raw = (hyps: string[], refs: string[][], floor = 0.1) =>
+  corpusBleu(hyps, refs, { tokenize: 'none', smooth: 'floor', smoothValue: floor, effectiveOrder: true }).score / 100;
 
 test('sacreBLEU test_bleu.py: corpus cases (README example, tokenizers, empty hypotheses, no smoothing)', () => {
   const cases: [string[], BleuOptions, number][] = [
-    [README_HYPS, {}, 48.530827], [['', '', ''], {}, 0.0], [README_HYPS, { tokenize: 'none' }, 49.1919566],
-    [README_HYPS, { tokenize: '13a' }, 48.530827], [README_HYPS, { tokenize: 'intl' }, 43.91623493], [README_HYPS, { smooth: 'none' }, 48.530827],
+    [README_HYPS, {}, 48.530827],
+    [['', '', ''], {}, 0.0],
+    [README_HYPS, { tokenize: 'none' }, 49.1919566],
+    [README_HYPS, { tokenize: '13a' }, 48.530827],
+    [README_HYPS, { tokenize: 'intl' }, 43.91623493],
+    [README_HYPS, { smooth: 'none' }, 48.530827],
   ];
-  for (const [h, o, expected] of cases) assert.ok(Math.abs(corpusBleu(h, README_REFS, o).score - expected) < 1e-6, `${JSON.stringify(o)}: ${corpusBleu(h, README_REFS, o).score}`);
+  for (const [h, o, expected] of cases)
+    assert.ok(
+      Math.abs(corpusBleu(h, README_REFS, o).score - expected) < 1e-6,
+      `${JSON.stringify(o)}: ${corpusBleu(h, README_REFS, o).score}`,
+    );
 });
 
 test('sacreBLEU test_bleu.py: raw BLEU, effective order, offsets and degenerate statistics', () => {
@@ -91,42 +132,90 @@ test('sacreBLEU test_bleu.py: raw BLEU, effective order, offsets and degenerate 
   // test_statistics and test_offset pass bare strings, which Python iterates character by character
   // (sacreBLEU 2.6.0 prints counts [1, 0, 0, 0] for them, not the file's [4, 2, 1, 0]); the same
   // sentences as real one-segment corpora:
-  const s = corpusBleu(['am I am a character sequence'], [['I am a symbol string sequence a a']], { tokenize: 'none', smooth: 'floor', smoothValue: 0.01, effectiveOrder: true });
+  const s = corpusBleu(['am I am a character sequence'], [['I am a symbol string sequence a a']], {
+    tokenize: 'none',
+    smooth: 'floor',
+    smoothValue: 0.01,
+    effectiveOrder: true,
+  });
   assert.deepEqual(s.counts, [4, 2, 1, 0]);
   assert.deepEqual(s.totals, [6, 5, 4, 3]);
   // test_scoring: compute_bleu([9,7,5,3], [10,8,6,4], 11, 11) (smooth 'none' is compute_bleu's default)
-  assert.ok(Math.abs(bleuFromStats({ hypLength: 11, refLength: 11, correct: [9, 7, 5, 3], total: [10, 8, 6, 4] }, { smooth: 'none' }).score / 100 - 0.8375922397) < E);
+  assert.ok(
+    Math.abs(
+      bleuFromStats({ hypLength: 11, refLength: 11, correct: [9, 7, 5, 3], total: [10, 8, 6, 4] }, { smooth: 'none' })
+        .score /
+        100 -
+        0.8375922397,
+    ) < E,
+  );
   // test_degenerate_statistics (floor smoothing with the given offset): all 0
   const degenerate: [number[], number[], number, number, number][] = [
-    [[0, 0, 0, 0], [4, 4, 2, 1], 0, 1, 0.0], [[0, 0, 0, 0], [10, 11, 12, 0], 14, 10, 0.0], [[0, 0, 0, 0], [0, 0, 0, 0], 0, 0, 0.0],
-    [[6, 5, 4, 0], [6, 5, 4, 3], 6, 6, 0.0], [[0, 0, 0, 0], [0, 0, 0, 0], 0, 0, 0.1], [[0, 0, 0, 0], [0, 0, 0, 0], 1, 5, 0.01],
+    [[0, 0, 0, 0], [4, 4, 2, 1], 0, 1, 0.0],
+    [[0, 0, 0, 0], [10, 11, 12, 0], 14, 10, 0.0],
+    [[0, 0, 0, 0], [0, 0, 0, 0], 0, 0, 0.0],
+    [[6, 5, 4, 0], [6, 5, 4, 3], 6, 6, 0.0],
+    [[0, 0, 0, 0], [0, 0, 0, 0], 0, 0, 0.1],
+    [[0, 0, 0, 0], [0, 0, 0, 0], 1, 5, 0.01],
   ];
   for (const [correct, total, hypLength, refLength, offset] of degenerate) {
-    assert.equal(bleuFromStats({ hypLength, refLength, correct, total }, { smooth: 'floor', smoothValue: offset }).score, 0);
+    assert.equal(
+      bleuFromStats({ hypLength, refLength, correct, total }, { smooth: 'floor', smoothValue: offset }).score,
+      0,
+    );
   }
 });
 
 test('each option changes the number it pins (a wrong option would fail the fixtures above)', () => {
   const { hyps, refs } = ref.corpusData;
   const seen = new Map<number, string>();
-  const opts: BleuOptions[] = [{}, { tokenize: 'intl' }, { tokenize: 'char' }, { tokenize: 'none' }, { lowercase: true }, { maxOrder: 3 },
-    { smooth: 'add-k' }, { smooth: 'add-k', smoothValue: 3 }];
+  const opts: BleuOptions[] = [
+    {},
+    { tokenize: 'intl' },
+    { tokenize: 'char' },
+    { tokenize: 'none' },
+    { lowercase: true },
+    { maxOrder: 3 },
+    { smooth: 'add-k' },
+    { smooth: 'add-k', smoothValue: 3 },
+  ];
   for (const o of opts) {
-    const s = corpusBleu(hyps.slice(0, 40), refs.slice(0, 1).map((r) => r.slice(0, 40)), o).score;
+    const s = corpusBleu(
+      hyps.slice(0, 40),
+      refs.slice(0, 1).map((r) => r.slice(0, 40)),
+      o,
+    ).score;
     assert.ok(!seen.has(s), `${JSON.stringify(o)} gives the same BLEU as ${seen.get(s)}`);
     seen.set(s, JSON.stringify(o));
   }
   // zh differs from 13a on Chinese text (English: only at a line's edges).
-  assert.notEqual(sentenceBleu('我们在开会。', ['我们今天开会。'], { tokenize: 'zh' }).score, sentenceBleu('我们在开会。', ['我们今天开会。']).score);
+  assert.notEqual(
+    sentenceBleu('我们在开会。', ['我们今天开会。'], { tokenize: 'zh' }).score,
+    sentenceBleu('我们在开会。', ['我们今天开会。']).score,
+  );
   // Smoothing only matters where a precision is 0: a short sentence shows all four apart.
-  const four = (['exp', 'floor', 'add-k', 'none'] as const).map((m) => sentenceBleu('the cat sat', ['the cat lay on the mat'], { smooth: m }).score);
+  const four = (['exp', 'floor', 'add-k', 'none'] as const).map(
+    (m) => sentenceBleu('the cat sat', ['the cat lay on the mat'], { smooth: m }).score,
+  );
   assert.equal(new Set(four).size, 4, four.join(' '));
-  assert.notEqual(sentenceBleu('a b', ['a b c'], { effectiveOrder: false }).score, sentenceBleu('a b', ['a b c']).score);
+  assert.notEqual(
+    sentenceBleu('a b', ['a b c'], { effectiveOrder: false }).score,
+    sentenceBleu('a b', ['a b c']).score,
+  );
 });
 
 test('signatures name every option as sacreBLEU does', () => {
   assert.equal(bleuSignature({}, 1), 'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0');
-  assert.equal(bleuSignature({ smooth: 'floor' }, 2), 'nrefs:2|case:mixed|eff:no|tok:13a|smooth:floor[0.10]|version:2.6.0');
-  assert.equal(bleuSignature({ smooth: 'add-k', smoothValue: 0.125, lowercase: true, tokenize: 'zh', effectiveOrder: true }, 'var', { bs: 1000, seed: 12345 }),
-    'nrefs:var|bs:1000|seed:12345|case:lc|eff:yes|tok:zh|smooth:add-k[0.12]|version:2.6.0');
+  assert.equal(
+    bleuSignature({ smooth: 'floor' }, 2),
+    'nrefs:2|case:mixed|eff:no|tok:13a|smooth:floor[0.10]|version:2.6.0',
+  );
+  assert.equal(
+    bleuSignature(
+      { smooth: 'add-k', smoothValue: 0.125, lowercase: true, tokenize: 'zh', effectiveOrder: true },
+      'var',
+      { bs: 1000, seed: 12345 },
+    ),
+    'nrefs:var|bs:1000|seed:12345|case:lc|eff:yes|tok:zh|smooth:add-k[0.12]|version:2.6.0',
+  );
 });

@@ -25,21 +25,63 @@ function fileWith(content: string | Buffer): string {
 /** Runs the CLI and checks how it ended; returns stdout and stderr for more checks. */
 function cli(args: string[]): { code: number; stdout: string; stderr: string } {
   // Arguments cannot hold NUL bytes (the OS ends them there): spawn would refuse, which is not the CLI's doing.
-  const r = spawnSync(process.execPath, [CLI, ...args.map((a) => a.replace(/\0/g, ''))], { encoding: 'utf8', timeout: 180_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args.map((a) => a.replace(/\0/g, ''))], {
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
   const what = `draftsmith ${JSON.stringify(args).slice(0, 200)}`;
   assert.equal(r.error, undefined, `${what}: ${String(r.error)}`);
   assert.equal(r.signal, null, `${what} was killed (${r.signal}): a hang or a crash`);
   assert.ok(r.status === 0 || r.status === 1 || r.status === 2, `${what} exited with ${r.status}`);
-  assert.doesNotMatch(r.stderr, /^\s+at .+(:\d+:\d+\)?|\(native\)|<anonymous>\)?)$/m, `${what} printed a stack trace:\n${r.stderr.slice(0, 2000)}`);
-  assert.doesNotMatch(r.stderr, /\b(TypeError|RangeError|ReferenceError|SyntaxError|ZodError)\b|"code": "|\[\s*\{\s*"/, `${what} printed an internal error:\n${r.stderr.slice(0, 2000)}`);
-  if (r.status !== 0) assert.match(r.stderr, /^draftsmith: \S/m, `${what} failed without saying why:\n${r.stderr.slice(0, 2000)}`);
+  assert.doesNotMatch(
+    r.stderr,
+    /^\s+at .+(:\d+:\d+\)?|\(native\)|<anonymous>\)?)$/m,
+    `${what} printed a stack trace:\n${r.stderr.slice(0, 2000)}`,
+  );
+  assert.doesNotMatch(
+    r.stderr,
+    /\b(TypeError|RangeError|ReferenceError|SyntaxError|ZodError)\b|"code": "|\[\s*\{\s*"/,
+    `${what} printed an internal error:\n${r.stderr.slice(0, 2000)}`,
+  );
+  if (r.status !== 0)
+    assert.match(r.stderr, /^draftsmith: \S/m, `${what} failed without saying why:\n${r.stderr.slice(0, 2000)}`);
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
 const nasty = fc.constantFrom(
-  '', ' ', '\t\n', '\u0000', '\uD800', '\uDFFF', '\u202E', '\uFEFF', 'שלום עולם', 'مرحبا', '東京', '👩‍👩‍👧‍👦', '🏳️‍🌈',
-  '<script>alert(1)</script>', '--', '-', '--beam', '--beam=0', '--beam=-1', '--beam=1e9', '--max-length', '--max-length=99999',
-  '--candidates=0', '--threads=999', '--device=gpu', '--json', '--csv', '--models=/nonexistent', '--ref', '--hyp', '--help', '=', '%s%n',
+  '',
+  ' ',
+  '\t\n',
+  '\u0000',
+  '\uD800',
+  '\uDFFF',
+  '\u202E',
+  '\uFEFF',
+  'שלום עולם',
+  'مرحبا',
+  '東京',
+  '👩‍👩‍👧‍👦',
+  '🏳️‍🌈',
+  '<script>alert(1)</script>',
+  '--',
+  '-',
+  '--beam',
+  '--beam=0',
+  '--beam=-1',
+  '--beam=1e9',
+  '--max-length',
+  '--max-length=99999',
+  '--candidates=0',
+  '--threads=999',
+  '--device=gpu',
+  '--json',
+  '--csv',
+  '--models=/nonexistent',
+  '--ref',
+  '--hyp',
+  '--help',
+  '=',
+  '%s%n',
 );
 const arg = fc.oneof(nasty, fc.string({ unit: 'binary', maxLength: 20 }), fc.stringMatching(/^[a-z]{1,8}$/));
 const command = fc.constantFrom('summarize', 'essay', 'roundtrip', 'score', 'eval', 'launch', '');
@@ -49,7 +91,9 @@ test('fixed hostile cases: every command ends with a clear message or an answer'
   const empty = fileWith('');
   const blank = fileWith(' \n\t\n ');
   const nul = fileWith('The council met.\u0000\u0000 It voted.');
-  const megabyte = fileWith('The council met on Tuesday. Café owners — and 東京 visitors 👍🏽 — asked for longer hours! '.repeat(11_000));
+  const megabyte = fileWith(
+    'The council met on Tuesday. Café owners — and 東京 visitors 👍🏽 — asked for longer hours! '.repeat(11_000),
+  );
   const mixed = fileWith('שלום The bridge opened. مرحبا \uD800 lone \u202Eevil\u202C 👩‍👩‍👧‍👦 done.');
 
   assert.match(cli(['summarize', empty]).stderr, /^draftsmith: .*empty/m);
@@ -75,8 +119,14 @@ test('fixed hostile cases: every command ends with a clear message or an answer'
   assert.match(cli(['essay', ', ; . !']).stderr, /^draftsmith: .*no words/m);
   assert.match(cli(['essay', 'a'.repeat(1_000)]).stderr, /^draftsmith: A topic word is too long/m);
   // onnxruntime would crash reading a command line this long: refused before it starts.
-  assert.match(cli(['essay', 'a'.repeat(100_000)]).stderr, /^draftsmith: the command line is \d+ characters long.*\n?.*in a file/m);
-  assert.match(cli(['story', '--prompt', 'Once upon a time. '.repeat(3_000)]).stderr, /^draftsmith: the command line is \d+ characters long/m);
+  assert.match(
+    cli(['essay', 'a'.repeat(100_000)]).stderr,
+    /^draftsmith: the command line is \d+ characters long.*\n?.*in a file/m,
+  );
+  assert.match(
+    cli(['story', '--prompt', 'Once upon a time. '.repeat(3_000)]).stderr,
+    /^draftsmith: the command line is \d+ characters long/m,
+  );
   assert.match(cli(['essay', 'bee, frog', '--candidates', '9']).stderr, /^draftsmith: --candidates: /m);
   assert.equal(cli(['essay', 'bee, 🐝, \u202Efrog, 東京', '--beam', '1', '--max-length', '8']).code, 0);
 
@@ -88,21 +138,29 @@ test('fixed hostile cases: every command ends with a clear message or an answer'
 });
 
 test(`any hostile command line ends with a clear message or an answer (${CLI_RUNS} command lines)`, () => {
-  fc.assert(fc.property(command, fc.array(arg, { maxLength: 6 }), (cmd, rest) => {
-    cli([cmd, ...rest].filter((a, i) => i > 0 || a !== ''));
-  }), { numRuns: CLI_RUNS });
+  fc.assert(
+    fc.property(command, fc.array(arg, { maxLength: 6 }), (cmd, rest) => {
+      cli([cmd, ...rest].filter((a, i) => i > 0 || a !== ''));
+    }),
+    { numRuns: CLI_RUNS },
+  );
 });
 
 test(`score and summarize on hostile files end with scores, a summary or a clear message (${CLI_RUNS} files)`, () => {
   const content = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 400 }),
     fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b)),
-    fc.array(fc.oneof(nasty, fc.string({ unit: 'grapheme', maxLength: 20 })), { maxLength: 30 }).map((p) => p.join(' ')),
+    fc
+      .array(fc.oneof(nasty, fc.string({ unit: 'grapheme', maxLength: 20 })), { maxLength: 30 })
+      .map((p) => p.join(' ')),
   );
-  fc.assert(fc.property(content, content, fc.boolean(), (ref, hyp, summarize) => {
-    const r = fileWith(ref);
-    const h = fileWith(hyp);
-    if (summarize) cli(['summarize', h, '--beam', '1', '--max-length', '8']);
-    else cli(['score', '--ref', r, '--hyp', h, '--document']);
-  }), { numRuns: CLI_RUNS });
+  fc.assert(
+    fc.property(content, content, fc.boolean(), (ref, hyp, summarize) => {
+      const r = fileWith(ref);
+      const h = fileWith(hyp);
+      if (summarize) cli(['summarize', h, '--beam', '1', '--max-length', '8']);
+      else cli(['score', '--ref', r, '--hyp', h, '--document']);
+    }),
+    { numRuns: CLI_RUNS },
+  );
 });

@@ -32,20 +32,38 @@ test('draftsmith --help, -h and help print the usage on standard output and exit
 
 /** Each command, and one option it documents (the list in the message must have it). */
 const TABLE: [string[], string][] = [
-  [['summarize'], '--mode'], [['essay'], '--candidates'], [['story'], '--prompt'], [['roundtrip'], '--max-sentences'],
-  [['reply'], '--mapper'], [['score'], '--tokenize'],
-  [['eval', 'summarize'], '--aggregation'], [['eval', 'essay'], '--unconstrained'], [['eval', 'story'], '--ranking'],
-  [['eval', 'roundtrip'], '--variant'], [['eval', 'reply'], '--examples'],
+  [['summarize'], '--mode'],
+  [['essay'], '--candidates'],
+  [['story'], '--prompt'],
+  [['roundtrip'], '--max-sentences'],
+  [['reply'], '--mapper'],
+  [['score'], '--tokenize'],
+  [['eval', 'summarize'], '--aggregation'],
+  [['eval', 'essay'], '--unconstrained'],
+  [['eval', 'story'], '--ranking'],
+  [['eval', 'roundtrip'], '--variant'],
+  [['eval', 'reply'], '--examples'],
 ];
 
 test('every command refuses an option it does not take: exit 2, naming the options it takes', () => {
-  assert.deepEqual(TABLE.map(([c]) => c.join(' ')).sort(), Object.keys(COMMAND_OPTIONS).sort(), 'the table covers every command');
+  assert.deepEqual(
+    TABLE.map(([c]) => c.join(' ')).sort(),
+    Object.keys(COMMAND_OPTIONS).sort(),
+    'the table covers every command',
+  );
   for (const [command, documented] of TABLE) {
     const name = command.join(' ');
     for (const bad of [['--frobnicate', '1'], ['--frobnicate'], ['--frobnicate=1'], ['-x']]) {
       const r = cli([...command, ...bad]);
       assert.equal(r.code, 2, `${name} ${bad.join(' ')}: ${r.stderr}`);
-      assert.match(r.stderr, new RegExp(`^draftsmith: ${name} does not take ${bad[0].split('=')[0]}; its options: .*${documented}( |$)`, 'm'), `${name} ${bad.join(' ')}`);
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `^draftsmith: ${name} does not take ${bad[0].split('=')[0]}; its options: .*${documented}( |$)`,
+          'm',
+        ),
+        `${name} ${bad.join(' ')}`,
+      );
       assert.equal(r.stdout, '', `${name} ${bad.join(' ')} wrote output`);
     }
   }
@@ -66,16 +84,25 @@ test('an option of another command, or a misspelt one, is refused before any wor
   const r = cli(['story', '--prompt', 'Once upon a time.', '--mapper', 'all']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^draftsmith: story does not take --mapper;/m);
-  assert.match(cli(['summarize', 'missing.txt', '--verbose']).stderr, /^draftsmith: summarize does not take --verbose;/m);
+  assert.match(
+    cli(['summarize', 'missing.txt', '--verbose']).stderr,
+    /^draftsmith: summarize does not take --verbose;/m,
+  );
   // Text that starts with "-" goes after "--"; an option without its value still says so.
   assert.doesNotMatch(cli(['reply', '--candidates', '1', '--', '-- not an option --']).stderr, /does not take/);
   // A word with spaces is text even when it starts with "-".
-  assert.doesNotMatch(cli(['reply', '--candidates', '1', '-5 degrees and sunny, I love tennis']).stderr, /does not take/);
+  assert.doesNotMatch(
+    cli(['reply', '--candidates', '1', '-5 degrees and sunny, I love tennis']).stderr,
+    /does not take/,
+  );
   assert.match(cli(['score', '--ref']).stderr, /^draftsmith: --ref needs a value$/m);
 });
 
 /** The --flags (and -m) in some text, as option names. */
-const flagsIn = (text: string) => [...text.matchAll(/(?<![\w-])(--[a-z][a-z0-9-]*|-m)(?![\w-])/g)].map((m) => (m[1] === '-m' ? 'metrics' : m[1].slice(2)));
+const flagsIn = (text: string) =>
+  [...text.matchAll(/(?<![\w-])(--[a-z][a-z0-9-]*|-m)(?![\w-])/g)].map((m) =>
+    m[1] === '-m' ? 'metrics' : m[1].slice(2),
+  );
 
 /** Usage blocks ("  draftsmith COMMAND ..." and the lines indented under it), by command. */
 function usageBlocks(usage: string): Map<string, string> {
@@ -86,7 +113,8 @@ function usageBlocks(usage: string): Map<string, string> {
     if (head) {
       current = COMMAND_OPTIONS[head[1]] ? head[1] : undefined;
       if (current) blocks.set(current, `${blocks.get(current) ?? ''}\n${line}`);
-    } else if (/^ {2}\S/.test(line)) current = undefined; // a note for several commands, below
+    } else if (/^ {2}\S/.test(line))
+      current = undefined; // a note for several commands, below
     else if (current && /^ {3,}/.test(line)) blocks.set(current, `${blocks.get(current)}\n${line}`);
   }
   return blocks;
@@ -97,23 +125,29 @@ test('every option --help shows for a command is one it takes, and so are the no
   const blocks = usageBlocks(usage);
   assert.deepEqual([...blocks.keys()].sort(), Object.keys(COMMAND_OPTIONS).sort(), 'a usage block for every command');
   for (const [command, text] of blocks) {
-    for (const f of flagsIn(text)) assert.ok(COMMAND_OPTIONS[command].includes(f), `--help shows ${command} --${f}, which it refuses`);
+    for (const f of flagsIn(text))
+      assert.ok(COMMAND_OPTIONS[command].includes(f), `--help shows ${command} --${f}, which it refuses`);
   }
   // The notes: --dump and --no-guards for every eval; the model sources and runtime for the model commands.
   for (const command of Object.keys(COMMAND_OPTIONS).filter((c) => c.startsWith('eval '))) {
-    for (const f of ['dump', 'no-guards', 'data', 'limit', 'variant', 'models', 'device', 'threads']) assert.ok(COMMAND_OPTIONS[command].includes(f), `${command} --${f}`);
+    for (const f of ['dump', 'no-guards', 'data', 'limit', 'variant', 'models', 'device', 'threads'])
+      assert.ok(COMMAND_OPTIONS[command].includes(f), `${command} --${f}`);
   }
   for (const command of ['summarize', 'essay', 'story', 'roundtrip', 'reply']) {
-    for (const f of ['no-guards', 'models', 'models-url', 'offline', 'device', 'threads']) assert.ok(COMMAND_OPTIONS[command].includes(f), `${command} --${f}`);
+    for (const f of ['no-guards', 'models', 'models-url', 'offline', 'device', 'threads'])
+      assert.ok(COMMAND_OPTIONS[command].includes(f), `${command} --${f}`);
   }
-  for (const command of ['summarize', 'essay', 'roundtrip', 'reply']) assert.ok(COMMAND_OPTIONS[command].includes('text'), `${command} --text`);
+  for (const command of ['summarize', 'essay', 'roundtrip', 'reply'])
+    assert.ok(COMMAND_OPTIONS[command].includes('text'), `${command} --text`);
 });
 
 test('every option the README shows for a command is one it takes', () => {
   const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
   let checked = 0;
   for (const line of readme.split('\n')) {
-    const m = /(?:npx draftsmith|node dist\/cli\.js) ((?:eval )?[a-z]+)\b(.*)$/.exec(line) ?? /npm run eval:([a-z]+) -- (.*)$/.exec(line);
+    const m =
+      /(?:npx draftsmith|node dist\/cli\.js) ((?:eval )?[a-z]+)\b(.*)$/.exec(line) ??
+      /npm run eval:([a-z]+) -- (.*)$/.exec(line);
     if (!m) continue;
     const command = line.includes('npm run eval:') ? `eval ${m[1]}` : m[1];
     if (!COMMAND_OPTIONS[command]) continue;
@@ -123,7 +157,10 @@ test('every option the README shows for a command is one it takes', () => {
     }
   }
   // The score options table.
-  const table = readme.slice(readme.indexOf('`draftsmith score` options'), readme.indexOf('A summary or essay that reached'));
+  const table = readme.slice(
+    readme.indexOf('`draftsmith score` options'),
+    readme.indexOf('A summary or essay that reached'),
+  );
   for (const row of table.split('\n').filter((l) => l.startsWith('| `-'))) {
     for (const f of flagsIn(row.split(' | ')[0])) {
       assert.ok(COMMAND_OPTIONS.score.includes(f), `README's score table: --${f}`);

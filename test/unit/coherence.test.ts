@@ -11,7 +11,10 @@ test('a paragraph reproduced in order has L = 0 and aligns every sentence to its
   const c = coherence(analyse(SOURCE), analyse(SOURCE));
   assert.equal(c.L, 0);
   assert.equal(c.pairs, 6);
-  assert.deepEqual(c.alignment.map((a) => a.input), [0, 1, 2, 3]);
+  assert.deepEqual(
+    c.alignment.map((a) => a.input),
+    [0, 1, 2, 3],
+  );
 });
 
 test('reversed sentence order: L computed by hand from Eq. 18', () => {
@@ -19,7 +22,10 @@ test('reversed sentence order: L computed by hand from Eq. 18', () => {
   // pairs at distance 1 (three of them) give 2, distance 2 (two) give 4, distance 3 (one) gives 6.
   // L = (3·2 + 2·4 + 6) / 6 = 20 / 6.
   const c = coherence(analyse(SOURCE), analyse([...sentences].reverse().join(' ')));
-  assert.deepEqual(c.alignment.map((a) => a.input), [3, 2, 1, 0]);
+  assert.deepEqual(
+    c.alignment.map((a) => a.input),
+    [3, 2, 1, 0],
+  );
   assert.ok(Math.abs((c.L ?? NaN) - 20 / 6) < 1e-12, String(c.L));
 });
 
@@ -33,11 +39,17 @@ test('one swap of two neighbours costs less than reversing everything', () => {
 
 test('sentences align by shared nouns and verbs, through inflection ("chased" ~ "chases")', () => {
   const c = coherence(analyse(SOURCE), analyse('Birds sing in trees. The dog chases a ball.'));
-  assert.deepEqual(c.alignment.map((a) => a.input), [2, 1]);
+  assert.deepEqual(
+    c.alignment.map((a) => a.input),
+    [2, 1],
+  );
 });
 
 test('an output sentence sharing no noun or verb stays unaligned and out of the average', () => {
-  const c = coherence(analyse(SOURCE), analyse('The cat sat on the mat. Quite so, indeed. The sun rose over the hills.'));
+  const c = coherence(
+    analyse(SOURCE),
+    analyse('The cat sat on the mat. Quite so, indeed. The sun rose over the hills.'),
+  );
   assert.equal(c.alignment[1].input, null);
   assert.equal(c.pairs, 1);
   assert.equal(c.L, 1); // aligned: 0→0 and 2→3: |(3 − 0) − (2 − 0)| = 1

@@ -5,10 +5,27 @@ import { advance, constrainedBeamSearch } from '../../extension/engine/decode/co
 import { tableModel } from './toyModel';
 
 // FR OG spells "frog"; ESE continues a word ("frogese"); the others start words.
-const BOS = 0, EOS = 1, THE = 2, DOG = 3, RAN = 4, FR = 5, OG = 6, CAP_FROG = 7, ESE = 8;
+const BOS = 0,
+  EOS = 1,
+  THE = 2,
+  DOG = 3,
+  RAN = 4,
+  FR = 5,
+  OG = 6,
+  CAP_FROG = 7,
+  ESE = 8;
 const V = 9;
 const endsWord = (t: number) => t !== OG && t !== ESE;
-const opts = { bos: BOS, eos: EOS, beamSize: 3, maxLength: 8, minLength: 0, lengthPenalty: 1, noRepeatNgramSize: 0, endsWord };
+const opts = {
+  bos: BOS,
+  eos: EOS,
+  beamSize: 3,
+  maxLength: 8,
+  minLength: 0,
+  lengthPenalty: 1,
+  noRepeatNgramSize: 0,
+  endsWord,
+};
 const FROG = [[FR, OG], [CAP_FROG]];
 
 /** A model that would rather write "the dog ran" and end; "frog" is unlikely everywhere, and after it "-ese" is likely. */
@@ -20,7 +37,9 @@ const dogModel = tableModel(V, (p): Record<number, number> => {
   return { [[THE, DOG, RAN][p.length]]: 0.9, [FR]: 0.05, [CAP_FROG]: 0.01, [EOS]: 0.04 };
 });
 
-const hasFrog = (tokens: number[]) => tokens.includes(CAP_FROG) || tokens.some((t, i) => t === FR && tokens[i + 1] === OG && endsWord(tokens[i + 2] ?? EOS));
+const hasFrog = (tokens: number[]) =>
+  tokens.includes(CAP_FROG) ||
+  tokens.some((t, i) => t === FR && tokens[i + 1] === OG && endsWord(tokens[i + 2] ?? EOS));
 
 test('plain beam search leaves out a word the model finds unlikely; the constrained search writes it as a whole word', async () => {
   const plain = await beamSearch(dogModel, [[], [], []], opts);

@@ -15,7 +15,10 @@ const cudaLines = (lines: Line[]) => lines.filter((l) => /CUDA/.test(l.message))
 
 test('a CUDA session without the library runs on the CPU; each load says so once; a new decision checks again', async () => {
   let checks = 0;
-  const missing = () => { checks++; return 'simulated: libonnxruntime_providers_cuda.so is not installed'; };
+  const missing = () => {
+    checks++;
+    return 'simulated: libonnxruntime_providers_cuda.so is not installed';
+  };
   const file = path.join(modelsDir, 'summarize', 'encoder.onnx');
   const lines: Line[] = [];
   const log = (level: 'info' | 'warn', message: string) => lines.push({ level, message });
@@ -28,7 +31,10 @@ test('a CUDA session without the library runs on the CPU; each load says so once
   assert.equal(b.provider, 'cpu');
   assert.equal(cudaLines(lines).length, 1, 'one line for the load, not one per session');
   assert.equal(lines[0].level, 'warn', 'asked for cuda: a warning');
-  assert.match(lines[0].message, /CUDA execution provider unavailable \(simulated: .*\); running the summarize model on the CPU/);
+  assert.match(
+    lines[0].message,
+    /CUDA execution provider unavailable \(simulated: .*\); running the summarize model on the CPU/,
+  );
 
   // Another load of the same configuration says it again ('auto': information, not a warning).
   const c = await openSession(file, { device: 'auto', threads: 1, log, cuda: decision.forLoad('the essay model') });
@@ -53,16 +59,23 @@ test('after a fallback, switching to cpu and back to cuda tries CUDA again and l
   const models = tempDir('cuda');
   const fixture = path.join(repoRoot, 'test', 'fixtures', 'roundtrip-models', 'standard');
   await fs.mkdir(path.join(models, 'roundtrip'));
-  for (const f of await fs.readdir(fixture)) await fs.copyFile(path.join(fixture, f), path.join(models, 'roundtrip', f));
+  for (const f of await fs.readdir(fixture))
+    await fs.copyFile(path.join(fixture, f), path.join(models, 'roundtrip', f));
 
   let checks = 0;
   const lines: Line[] = [];
   const cuda: EngineConfig = { modelsDir: models, device: 'cuda', threads: 1 };
   const engine = new Engine(cuda, (level, message) => lines.push({ level, message }), {
-    missingCudaLibrary: () => { checks++; return 'simulated: no CUDA library'; },
+    missingCudaLibrary: () => {
+      checks++;
+      return 'simulated: no CUDA library';
+    },
   });
   const run = async () => {
-    const r = await engine.run({ op: 'roundtrip', text: 'The river rose in the night. The farmers moved their animals to the hills.' });
+    const r = await engine.run({
+      op: 'roundtrip',
+      text: 'The river rose in the night. The farmers moved their animals to the hills.',
+    });
     return r.stats.device;
   };
   assert.equal(await run(), 'cpu');

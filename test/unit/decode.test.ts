@@ -6,7 +6,11 @@ import { sampleTopK, seededRandom, topKSample } from '../../extension/engine/dec
 import { bannedByNgram, topK } from '../../extension/engine/decode/constraints';
 import { tableModel as toyTable } from './toyModel';
 
-const BOS = 0, EOS = 1, A = 2, B = 3, C = 4;
+const BOS = 0,
+  EOS = 1,
+  A = 2,
+  B = 3,
+  C = 4;
 const V = 5;
 
 /** Greedy takes A first (0.6) but every continuation after A is poor; B (0.4) leads to a sure end. */
@@ -21,20 +25,44 @@ const trap = tableModel((p): Record<number, number> => {
 test('beam search finds the more probable sequence that greedy decoding misses', async () => {
   const g = await greedy(trap, [[]], { bos: BOS, eos: EOS, maxLength: 2 });
   assert.deepEqual(g.tokens.slice(0, 1), [A]);
-  const hyps = await beamSearch(trap, [[], []], { bos: BOS, eos: EOS, beamSize: 2, maxLength: 5, minLength: 0, lengthPenalty: 0, noRepeatNgramSize: 0 });
+  const hyps = await beamSearch(trap, [[], []], {
+    bos: BOS,
+    eos: EOS,
+    beamSize: 2,
+    maxLength: 5,
+    minLength: 0,
+    lengthPenalty: 0,
+    noRepeatNgramSize: 0,
+  });
   assert.deepEqual(hyps[0].tokens, [B]);
   assert.ok(Math.abs(hyps[0].logProb - Math.log(0.4)) < 1e-6);
 });
 
 test('beam search respects the minimum length by forbidding an early end', async () => {
   const m = tableModel(() => ({ [EOS]: 0.9, [C]: 0.1 }));
-  const hyps = await beamSearch(m, [[], []], { bos: BOS, eos: EOS, beamSize: 2, maxLength: 6, minLength: 3, lengthPenalty: 1, noRepeatNgramSize: 0 });
+  const hyps = await beamSearch(m, [[], []], {
+    bos: BOS,
+    eos: EOS,
+    beamSize: 2,
+    maxLength: 6,
+    minLength: 3,
+    lengthPenalty: 1,
+    noRepeatNgramSize: 0,
+  });
   assert.equal(hyps[0].tokens.length, 3);
 });
 
 test('n-gram blocking stops a model that wants to repeat itself', async () => {
   const parrot = tableModel((p) => ({ [p.length % 2 === 0 ? A : B]: 0.9, [C]: 0.05, [EOS]: 0.05 }));
-  const hyps = await beamSearch(parrot, [[]], { bos: BOS, eos: EOS, beamSize: 1, maxLength: 8, minLength: 0, lengthPenalty: 1, noRepeatNgramSize: 2 });
+  const hyps = await beamSearch(parrot, [[]], {
+    bos: BOS,
+    eos: EOS,
+    beamSize: 1,
+    maxLength: 8,
+    minLength: 0,
+    lengthPenalty: 1,
+    noRepeatNgramSize: 2,
+  });
   const bigrams = hyps[0].tokens.slice(1).map((t, i) => `${hyps[0].tokens[i]},${t}`);
   assert.equal(new Set(bigrams).size, bigrams.length, `repeated bigram in ${hyps[0].tokens}`);
   assert.deepEqual([...bannedByNgram([A, B, A], 2)], [B]);
@@ -82,7 +110,10 @@ test('topK agrees with a full sort on any row: ties to the lower index, NaN and 
       return r < 0.1 ? NaN : r < 0.2 ? -Infinity : Math.round(random() * 8) - 20;
     });
     const k = 1 + Math.floor(random() * 10);
-    const expected = [...row.keys()].filter((i) => row[i] > -Infinity).sort((a, b) => row[b] - row[a] || a - b).slice(0, k);
+    const expected = [...row.keys()]
+      .filter((i) => row[i] > -Infinity)
+      .sort((a, b) => row[b] - row[a] || a - b)
+      .slice(0, k);
     assert.deepEqual(topK(row, k), expected, `row ${Array.from(row)} k ${k}`);
   }
 });
@@ -90,10 +121,22 @@ test('topK agrees with a full sort on any row: ties to the lower index, NaN and 
 test('decoding stops as soon as it is cancelled', async () => {
   const m = tableModel(() => ({ [A]: 1 }));
   let steps = 0;
-  await assert.rejects(greedy(m, [[]], { bos: BOS, eos: EOS, maxLength: 100 }, {
-    onStep: () => { steps++; },
-    checkCancelled: () => { if (steps >= 3) throw new Error('cancelled'); },
-  }), /cancelled/);
+  await assert.rejects(
+    greedy(
+      m,
+      [[]],
+      { bos: BOS, eos: EOS, maxLength: 100 },
+      {
+        onStep: () => {
+          steps++;
+        },
+        checkCancelled: () => {
+          if (steps >= 3) throw new Error('cancelled');
+        },
+      },
+    ),
+    /cancelled/,
+  );
   assert.equal(steps, 3);
 });
 
@@ -102,9 +145,20 @@ const endless = tableModel(() => ({ [A]: 0.6, [B]: 0.4 }));
 const endsAfterTwo = tableModel((p): Record<number, number> => (p.length < 2 ? { [A]: 1 } : { [EOS]: 1 }));
 
 test('every strategy says when it stopped at the maximum length instead of at the end token', async () => {
-  const beams = await beamSearch(endless, [[], []], { bos: BOS, eos: EOS, beamSize: 2, maxLength: 3, minLength: 0, lengthPenalty: 1, noRepeatNgramSize: 0 });
+  const beams = await beamSearch(endless, [[], []], {
+    bos: BOS,
+    eos: EOS,
+    beamSize: 2,
+    maxLength: 3,
+    minLength: 0,
+    lengthPenalty: 1,
+    noRepeatNgramSize: 0,
+  });
   assert.equal(beams[0].tokens.length, 3);
-  assert.ok(beams.every((h) => h.hitMaxLength), 'a beam cut off at 3 tokens is not reported');
+  assert.ok(
+    beams.every((h) => h.hitMaxLength),
+    'a beam cut off at 3 tokens is not reported',
+  );
   const g = await greedy(endless, [[]], { bos: BOS, eos: EOS, maxLength: 3 });
   assert.deepEqual([g.tokens.length, g.hitMaxLength], [3, true]);
   const s = await topKSample(endless, [[]], { bos: BOS, eos: EOS, maxLength: 3, k: 2, temperature: 1, seed: 1 });
@@ -112,11 +166,27 @@ test('every strategy says when it stopped at the maximum length instead of at th
 });
 
 test('a text that ends on the end token is not reported as cut off, even on the last step allowed', async () => {
-  const beams = await beamSearch(trap, [[], []], { bos: BOS, eos: EOS, beamSize: 2, maxLength: 5, minLength: 0, lengthPenalty: 0, noRepeatNgramSize: 0 });
+  const beams = await beamSearch(trap, [[], []], {
+    bos: BOS,
+    eos: EOS,
+    beamSize: 2,
+    maxLength: 5,
+    minLength: 0,
+    lengthPenalty: 0,
+    noRepeatNgramSize: 0,
+  });
   assert.deepEqual(beams[0].tokens, [B]);
   assert.equal(beams[0].hitMaxLength, false);
   // Two tokens and the end token in three steps: exactly at the limit, and ended by the model.
-  const exact = await beamSearch(endsAfterTwo, [[]], { bos: BOS, eos: EOS, beamSize: 1, maxLength: 3, minLength: 0, lengthPenalty: 1, noRepeatNgramSize: 0 });
+  const exact = await beamSearch(endsAfterTwo, [[]], {
+    bos: BOS,
+    eos: EOS,
+    beamSize: 1,
+    maxLength: 3,
+    minLength: 0,
+    lengthPenalty: 1,
+    noRepeatNgramSize: 0,
+  });
   assert.deepEqual([exact[0].tokens, exact[0].hitMaxLength], [[A, A], false]);
   const g = await greedy(endsAfterTwo, [[]], { bos: BOS, eos: EOS, maxLength: 3 });
   assert.deepEqual([g.tokens, g.hitMaxLength], [[A, A], false]);
@@ -127,43 +197,69 @@ test('a text that ends on the end token is not reported as cut off, even on the 
   assert.deepEqual([short.tokens, short.hitMaxLength], [[A, A], true]);
 });
 
-test('top-k sampling stops before the token its caller\'s end rejects, and does not call that a length cut-off', async () => {
+test("top-k sampling stops before the token its caller's end rejects, and does not call that a length cut-off", async () => {
   // The caller counts "words": A starts one, B continues it; three words are asked for.
   const m = tableModel((p): Record<number, number> => (p.length % 2 === 0 ? { [A]: 1 } : { [B]: 1 }));
   const words = (tokens: readonly number[]) => tokens.filter((t) => t === A).length;
   const seen: number[][] = [];
-  const s = await topKSample(m, [[]], { bos: BOS, eos: EOS, maxLength: 20, k: 1, temperature: 1, seed: 1, endsBefore: (t) => words(t) > 3 },
-    { onStep: (_step, tokens) => seen.push([...tokens]) });
+  const s = await topKSample(
+    m,
+    [[]],
+    { bos: BOS, eos: EOS, maxLength: 20, k: 1, temperature: 1, seed: 1, endsBefore: (t) => words(t) > 3 },
+    { onStep: (_step, tokens) => seen.push([...tokens]) },
+  );
   assert.deepEqual(s.tokens, [A, B, A, B, A, B]);
   assert.equal(s.hitMaxLength, false);
   assert.deepEqual(seen.at(-1), s.tokens, 'the dropped token was streamed');
 });
 
-test('beam search over each row\'s best candidates (a graph\'s TopK) writes exactly what it writes over whole rows, constraints and ties included', async () => {
+test("beam search over each row's best candidates (a graph's TopK) writes exactly what it writes over whole rows, constraints and ties included", async () => {
   const W = 40;
   // Log-probs that depend on the whole prefix, rounded so that ties happen, some tokens impossible.
   const hash = (p: number[], t: number) => p.reduce((h, x) => (h * 31 + x + 7) % 1009, t * 17 + 3);
-  const random = toyTable(W, (p) => Object.fromEntries(
-    Array.from({ length: W }, (_, t) => [t, hash(p, t) % 7 === 0 ? 0 : 1 + (hash(p, t) % 5)] as const).filter(([, w]) => w > 0)));
+  const random = toyTable(W, (p) =>
+    Object.fromEntries(
+      Array.from({ length: W }, (_, t) => [t, hash(p, t) % 7 === 0 ? 0 : 1 + (hash(p, t) % 5)] as const).filter(
+        ([, w]) => w > 0,
+      ),
+    ),
+  );
   /** The same model with stepTop: each row's best `perRow` ids, sorted as onnxruntime's TopK sorts them. */
   let wholeRows = 0;
   const withTop = (perRow: number): typeof random => ({
     ...random,
-    step(tokens, state) { wholeRows++; return random.step(tokens, state); },
+    step(tokens, state) {
+      wholeRows++;
+      return random.step(tokens, state);
+    },
     async stepTop(tokens, state) {
       const out = await random.step(tokens, state);
       const ids: number[] = [];
       const logProbs: number[] = [];
       for (let r = 0; r < tokens.length; r++) {
         const row = out.logProbs.subarray(r * W, (r + 1) * W);
-        const order = Array.from(row.keys()).sort((a, b) => (row[b] - row[a]) || a - b).slice(0, perRow);
-        for (const i of order) { ids.push(i); logProbs.push(row[i]); }
+        const order = Array.from(row.keys())
+          .sort((a, b) => row[b] - row[a] || a - b)
+          .slice(0, perRow);
+        for (const i of order) {
+          ids.push(i);
+          logProbs.push(row[i]);
+        }
       }
       return { top: { perRow, ids, logProbs: Float32Array.from(logProbs) }, state: out.state };
     },
   });
   for (const opts of [
-    { bos: BOS, eos: EOS, beamSize: 4, maxLength: 12, minLength: 5, lengthPenalty: 1, noRepeatNgramSize: 2, banned: [0, 2, 3] },
+    {
+      bos: BOS,
+      eos: EOS,
+      beamSize: 4,
+      maxLength: 12,
+      minLength: 5,
+      lengthPenalty: 1,
+      noRepeatNgramSize: 2,
+      banned: [0, 2, 3],
+    },
     { bos: BOS, eos: EOS, beamSize: 3, maxLength: 9, minLength: 0, lengthPenalty: 0.6, noRepeatNgramSize: 0 },
   ]) {
     const start = Array.from({ length: opts.beamSize }, () => [] as number[]);
@@ -173,7 +269,8 @@ test('beam search over each row\'s best candidates (a graph\'s TopK) writes exac
       wholeRows = 0;
       assert.deepEqual(await beamSearch(withTop(perRow), start, opts), full, `${perRow} candidates per row`);
       if (perRow === W) assert.equal(wholeRows, 0, 'the whole vocabulary as candidates never needs a whole row');
-      if (perRow === 2 * opts.beamSize + 1 && opts.noRepeatNgramSize > 0) assert.ok(wholeRows > 0, 'the fallback to whole rows was exercised');
+      if (perRow === 2 * opts.beamSize + 1 && opts.noRepeatNgramSize > 0)
+        assert.ok(wholeRows > 0, 'the fallback to whole rows was exercised');
     }
   }
 });

@@ -13,7 +13,11 @@ const file = (name: string, text: string) => {
   writeFileSync(p, text);
   return p;
 };
-const run = (...args: string[]) => spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'score', ...args, '--quiet'], { encoding: 'utf8', timeout: 300_000 });
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'score', ...args, '--quiet'], {
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
 const FLUENT = 'Once upon a time there was a little girl who loved to play in the garden.';
 const SCRAMBLED = 'the the of to garden girl loved a play little in once';
 
@@ -22,7 +26,13 @@ test('--perplexity: a fluent draft is far likelier under the story LM than the s
   const ppl = (hyp: string) => {
     const r = run('--ref', ref, '--hyp', file('hyp.txt', `${hyp}\n`), '--perplexity', '--json');
     assert.equal(r.status, 0, r.stderr);
-    return JSON.parse(r.stdout).perplexity as { perWord: number; perToken: number; tokens: number; words: number; model: string };
+    return JSON.parse(r.stdout).perplexity as {
+      perWord: number;
+      perToken: number;
+      tokens: number;
+      words: number;
+      model: string;
+    };
   };
   const fluent = ppl(FLUENT);
   const scrambled = ppl(SCRAMBLED);
@@ -36,7 +46,7 @@ test('--perplexity: a fluent draft is far likelier under the story LM than the s
   assert.doesNotMatch(run('--ref', ref, '--hyp', ref).stdout, /Perplexity/);
 });
 
-test('--perplexity on a folder: a perplexity column, each draft\'s own and the corpus\'s pooled', () => {
+test("--perplexity on a folder: a perplexity column, each draft's own and the corpus's pooled", () => {
   const drafts = path.join(dir, 'drafts');
   const refs = path.join(dir, 'refs');
   mkdirSync(drafts);
@@ -59,17 +69,28 @@ test('Score Draft with draftsmith.score.perplexity: the engine scores the draft 
   const { modelsDir } = await import('./helpers');
   const engine = new Engine({ modelsDir, device: 'cpu', threads: 1 }, () => {});
   const progress: string[] = [];
-  const r = await engine.run({ op: 'score', hypothesis: FLUENT, reference: FLUENT, options: { perplexity: true } }, { progress: (m) => progress.push(m) });
+  const r = await engine.run(
+    { op: 'score', hypothesis: FLUENT, reference: FLUENT, options: { perplexity: true } },
+    { progress: (m) => progress.push(m) },
+  );
   const p = r.scores.perplexity;
   assert.ok(p, 'the score carries the perplexity');
   assert.ok(progress.includes('Loading the story model…'), progress.join(' | '));
-  const cli = JSON.parse(run('--ref', file('r1.txt', `${FLUENT}\n`), '--hyp', file('h1.txt', `${FLUENT}\n`), '--perplexity', '--json').stdout).perplexity as { perWord: number; tokens: number };
+  const cli = JSON.parse(
+    run('--ref', file('r1.txt', `${FLUENT}\n`), '--hyp', file('h1.txt', `${FLUENT}\n`), '--perplexity', '--json')
+      .stdout,
+  ).perplexity as { perWord: number; tokens: number };
   assert.ok(Math.abs(p.perWord - cli.perWord) < 1e-6 * cli.perWord, `engine ${p.perWord}, CLI ${cli.perWord}`);
   assert.equal(p.tokens, cli.tokens);
-  assert.equal((await engine.run({ op: 'score', hypothesis: FLUENT, reference: FLUENT })).scores.perplexity, undefined, 'not asked: none');
+  assert.equal(
+    (await engine.run({ op: 'score', hypothesis: FLUENT, reference: FLUENT })).scores.perplexity,
+    undefined,
+    'not asked: none',
+  );
   // 120 sentences, far past the decoder's 256 target tokens: every token counts (not the first 256).
   const long = Array.from({ length: 120 }, () => FLUENT).join(' ');
-  const q = (await engine.run({ op: 'score', hypothesis: long, reference: FLUENT, options: { perplexity: true } })).scores.perplexity;
+  const q = (await engine.run({ op: 'score', hypothesis: long, reference: FLUENT, options: { perplexity: true } }))
+    .scores.perplexity;
   assert.ok(q && q.tokens > 10 * p.tokens, `${q?.tokens} tokens`);
-  assert.equal(q.words, 120 * (FLUENT.split(' ').length) + 1);
+  assert.equal(q.words, 120 * FLUENT.split(' ').length + 1);
 });

@@ -17,8 +17,15 @@ const LONG_DECODING = { beamSize: 4, maxLength: 200, minLength: 150 };
 /** A client on the real worker, with its log lines kept for the assertions. */
 function client(models = modelsDir, options: EngineClientOptions = {}) {
   const lines: string[] = [];
-  const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
-  const c = new EngineClient(workerPath, { modelsDir: models, device: 'cpu', threads: 1 }, log, { testHooks: true, ...options });
+  const log = {
+    info: (m: string) => lines.push(m),
+    warn: (m: string) => lines.push(m),
+    error: (m: string) => lines.push(m),
+  };
+  const c = new EngineClient(workerPath, { modelsDir: models, device: 'cpu', threads: 1 }, log, {
+    testHooks: true,
+    ...options,
+  });
   return { c, lines };
 }
 
@@ -29,10 +36,18 @@ const isEngineError = (code: string, message: RegExp) => (e: unknown) =>
 function writing(): { hook: (message: string) => void; started: Promise<void> } {
   let resolve!: () => void;
   const started = new Promise<void>((r) => (resolve = r));
-  return { hook: (message) => { if (message.startsWith('Writing')) resolve(); }, started };
+  return {
+    hook: (message) => {
+      if (message.startsWith('Writing')) resolve();
+    },
+    started,
+  };
 }
 
-for (const [how, detail] of [['throw', /Error: crash for test/], ['exit', /exit code 70/]] as const) {
+for (const [how, detail] of [
+  ['throw', /Error: crash for test/],
+  ['exit', /exit code 70/],
+] as const) {
   test(`a worker killed mid-generation (${how === 'throw' ? 'an uncaught exception' : 'process.exit'} in the worker) fails the request with a clear message, and a new worker answers the next one`, async () => {
     const { c, lines } = client();
     try {
@@ -43,9 +58,17 @@ for (const [how, detail] of [['throw', /Error: crash for test/], ['exit', /exit 
       await assert.rejects(pending, isEngineError('stopped', /engine stopped unexpectedly.*Try again/));
       assert.equal(c.inFlight, 0);
 
-      const next = await c.request({ op: 'summarize', text: 'The council approved the new library budget on Monday.', decoding: { maxLength: 8 } });
+      const next = await c.request({
+        op: 'summarize',
+        text: 'The council approved the new library budget on Monday.',
+        decoding: { maxLength: 8 },
+      });
       assert.ok(next.summary.length > 0);
-      assert.equal(lines.filter((l) => l.startsWith('engine: starting worker')).length, 2, 'a second worker was not started');
+      assert.equal(
+        lines.filter((l) => l.startsWith('engine: starting worker')).length,
+        2,
+        'a second worker was not started',
+      );
       const crashLine = lines.find((l) => /worker stopped unexpectedly .*1 request\(s\) failed/.test(l));
       assert.ok(crashLine && detail.test(crashLine), lines.join('\n'));
     } finally {
@@ -65,10 +88,17 @@ test('Restart Engine in the middle of a generation stops that request at once, s
     const oldStopped = c.restart();
     // Failed now, not once the old worker has finished its step.
     await assert.rejects(pending, isEngineError('stopped', /restarted/));
-    const next = await c.request({ op: 'summarize', text: 'Rain closed the harbour road on Friday.', decoding: { maxLength: 8 } });
+    const next = await c.request({
+      op: 'summarize',
+      text: 'Rain closed the harbour road on Friday.',
+      decoding: { maxLength: 8 },
+    });
     assert.ok(next.summary.length > 0);
     await oldStopped;
-    assert.ok(lines.some((l) => /the old worker stopped in \d+ ms; terminating it/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => /the old worker stopped in \d+ ms; terminating it/.test(l)),
+      lines.join('\n'),
+    );
     assert.ok(!lines.some((l) => /terminating it anyway/.test(l)), lines.join('\n'));
   } finally {
     await c.shutdown();
@@ -78,15 +108,26 @@ test('Restart Engine in the middle of a generation stops that request at once, s
 test('a worker that never confirms the stop is terminated after the bounded wait, with a warning that says why', async () => {
   const { c, lines } = client(modelsDir, { stopTimeoutMs: 1000 });
   try {
-    const first = await c.request({ op: 'score', hypothesis: 'The bees flew home.', reference: 'Bees fly home at dusk.' });
+    const first = await c.request({
+      op: 'score',
+      hypothesis: 'The bees flew home.',
+      reference: 'Bees fly home at dusk.',
+    });
     assert.ok(Number.isFinite(first.scores.bleu.score));
     c.crashForTest('hang'); // a busy loop in JS: it never reads the stop message
     const started = performance.now();
     await c.restart();
     const waited = performance.now() - started;
     assert.ok(waited >= 900 && waited < 10_000, `waited ${waited} ms`);
-    assert.ok(lines.some((l) => /did not confirm that it stopped within 1 s; terminating it anyway \(it seems stuck/.test(l)), lines.join('\n'));
-    const next = await c.request({ op: 'score', hypothesis: 'The bees flew home.', reference: 'Bees fly home at dusk.' });
+    assert.ok(
+      lines.some((l) => /did not confirm that it stopped within 1 s; terminating it anyway \(it seems stuck/.test(l)),
+      lines.join('\n'),
+    );
+    const next = await c.request({
+      op: 'score',
+      hypothesis: 'The bees flew home.',
+      reference: 'Bees fly home at dusk.',
+    });
     assert.ok(Number.isFinite(next.scores.bleu.score));
   } finally {
     await c.shutdown();
@@ -97,7 +138,11 @@ test('crashForTest is refused without the test hooks', async () => {
   const { c, lines } = client(modelsDir, { testHooks: false });
   try {
     assert.throws(() => c.crashForTest(), /DRAFTSMITH_TEST_CRASH=1/);
-    const scored = await c.request({ op: 'score', hypothesis: 'The bees flew home.', reference: 'Bees fly home at dusk.' });
+    const scored = await c.request({
+      op: 'score',
+      hypothesis: 'The bees flew home.',
+      reference: 'Bees fly home at dusk.',
+    });
     assert.ok(Number.isFinite(scored.scores.bleu.score));
     assert.equal(lines.filter((l) => l.startsWith('engine: starting worker')).length, 1);
   } finally {
@@ -109,7 +154,14 @@ test('a worker killed while an essay and a score are in flight fails both, and b
   const { c } = client();
   try {
     const w = writing();
-    const essay = c.request({ op: 'essay', topics: 'bee, swallow, geese, flower, frog', decoding: { beamSize: 5, maxLength: 120, minLength: 100 } }, { onProgress: w.hook });
+    const essay = c.request(
+      {
+        op: 'essay',
+        topics: 'bee, swallow, geese, flower, frog',
+        decoding: { beamSize: 5, maxLength: 120, minLength: 100 },
+      },
+      { onProgress: w.hook },
+    );
     const score = c.request({ op: 'score', hypothesis: 'The bees flew home.', reference: 'Bees fly home at dusk.' });
     await w.started;
     c.crashForTest();
@@ -117,9 +169,18 @@ test('a worker killed while an essay and a score are in flight fails both, and b
     await assert.rejects(essay, isEngineError('stopped', /stopped unexpectedly/));
     await score.catch((e: unknown) => assert.ok(isEngineError('stopped', /stopped unexpectedly/)(e), String(e)));
 
-    const again = await c.request({ op: 'essay', topics: 'bee, frog', candidates: 1, decoding: { beamSize: 1, maxLength: 8 } });
+    const again = await c.request({
+      op: 'essay',
+      topics: 'bee, frog',
+      candidates: 1,
+      decoding: { beamSize: 1, maxLength: 8 },
+    });
     assert.ok(again.candidates[0].text.length > 0);
-    const scored = await c.request({ op: 'score', hypothesis: 'The bees flew home.', reference: 'Bees fly home at dusk.' });
+    const scored = await c.request({
+      op: 'score',
+      hypothesis: 'The bees flew home.',
+      reference: 'Bees fly home at dusk.',
+    });
     assert.ok(Number.isFinite(scored.scores.bleu.score));
   } finally {
     await c.shutdown();
@@ -131,7 +192,8 @@ test('a broken essay model is reported by file name, while summarize and score k
   await fs.symlink(path.join(modelsDir, 'summarize'), path.join(models, 'summarize'), 'dir');
   const essayDir = path.join(models, 'essay');
   await fs.mkdir(essayDir);
-  for (const f of await fs.readdir(path.join(modelsDir, 'essay'))) await fs.copyFile(path.join(modelsDir, 'essay', f), path.join(essayDir, f));
+  for (const f of await fs.readdir(path.join(modelsDir, 'essay')))
+    await fs.copyFile(path.join(modelsDir, 'essay', f), path.join(essayDir, f));
   const decoder = path.join(essayDir, 'decoder.onnx');
   await fs.truncate(decoder, 4096);
 
@@ -140,18 +202,38 @@ test('a broken essay model is reported by file name, while summarize and score k
     // Sent together: the essay model fails to load while the summarizer loads beside it.
     const [essay, summary] = await Promise.allSettled([
       c.request({ op: 'essay', topics: 'bee, frog', decoding: { beamSize: 1, maxLength: 8 } }),
-      c.request({ op: 'summarize', text: 'The council approved the new library budget on Monday.', decoding: { maxLength: 8 } }),
+      c.request({
+        op: 'summarize',
+        text: 'The council approved the new library budget on Monday.',
+        decoding: { maxLength: 8 },
+      }),
     ]);
     assert.equal(essay.status, 'rejected');
-    assert.ok(essay.status === 'rejected' && isEngineError('bad-model', /corrupt/)(essay.reason) && String(essay.reason.message).includes(decoder), String(essay.status === 'rejected' && essay.reason));
+    assert.ok(
+      essay.status === 'rejected' &&
+        isEngineError('bad-model', /corrupt/)(essay.reason) &&
+        String(essay.reason.message).includes(decoder),
+      String(essay.status === 'rejected' && essay.reason),
+    );
     assert.equal(summary.status, 'fulfilled', String(summary.status === 'rejected' && summary.reason));
 
     // Asked again, the essay gives the same clear error (a failed load is not kept as a broken system) ...
-    await assert.rejects(c.request({ op: 'essay', topics: 'bee, frog', decoding: { beamSize: 1, maxLength: 8 } }), isEngineError('bad-model', /decoder\.onnx.*corrupt/));
+    await assert.rejects(
+      c.request({ op: 'essay', topics: 'bee, frog', decoding: { beamSize: 1, maxLength: 8 } }),
+      isEngineError('bad-model', /decoder\.onnx.*corrupt/),
+    );
     // ... and the worker was never replaced: the others keep working in it.
-    const scored = await c.request({ op: 'score', hypothesis: 'The bees flew home.', reference: 'Bees fly home at dusk.' });
+    const scored = await c.request({
+      op: 'score',
+      hypothesis: 'The bees flew home.',
+      reference: 'Bees fly home at dusk.',
+    });
     assert.ok(Number.isFinite(scored.scores.bleu.score));
-    const again = await c.request({ op: 'summarize', text: 'Rain closed the harbour road on Friday.', decoding: { maxLength: 8 } });
+    const again = await c.request({
+      op: 'summarize',
+      text: 'Rain closed the harbour road on Friday.',
+      decoding: { maxLength: 8 },
+    });
     assert.ok(again.summary.length > 0);
     assert.equal(lines.filter((l) => l.startsWith('engine: starting worker')).length, 1, lines.join('\n'));
   } finally {
@@ -168,9 +250,15 @@ test('a request that runs past its time limit is stopped with a message naming t
       isEngineError('time-limit', /stopped after 0\.3 s.*draftsmith\.maxSecondsPerRequest/),
     );
     assert.equal(c.inFlight, 0);
-    assert.ok(lines.some((l) => /passed its time limit/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => /passed its time limit/.test(l)),
+      lines.join('\n'),
+    );
     // The worker was told to stop the old request (not replaced), and answers the next one within a generous limit.
-    const next = await c.request({ op: 'summarize', text: 'Rain closed the harbour road on Friday.', decoding: { maxLength: 8 } }, { timeLimitMs: 600_000 });
+    const next = await c.request(
+      { op: 'summarize', text: 'Rain closed the harbour road on Friday.', decoding: { maxLength: 8 } },
+      { timeLimitMs: 600_000 },
+    );
     assert.ok(next.summary.length > 0);
     assert.equal(lines.filter((l) => l.startsWith('engine: starting worker')).length, 1);
   } finally {

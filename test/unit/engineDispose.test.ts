@@ -61,10 +61,18 @@ test('a request under way when configure drops its system finishes, and its sess
     const config: EngineConfig = { modelsDir: await modelsWithRoundTrip(), device: 'cpu', threads: 1 };
     const engine = new Engine(config, () => {});
     let releasedDuring = -1;
-    const running = engine.run({ op: 'roundtrip', text: paragraph }, {
-      // Mid-run (the first progress after the load): the settings change.
-      progress: (m) => { if (m.startsWith('Reading') && releasedDuring < 0) { engine.configure({ ...config, threads: 2 }); releasedDuring = sessions.released; } },
-    });
+    const running = engine.run(
+      { op: 'roundtrip', text: paragraph },
+      {
+        // Mid-run (the first progress after the load): the settings change.
+        progress: (m) => {
+          if (m.startsWith('Reading') && releasedDuring < 0) {
+            engine.configure({ ...config, threads: 2 });
+            releasedDuring = sessions.released;
+          }
+        },
+      },
+    );
     const r = await running;
     assert.equal(r.architecture, 'standard');
     assert.equal(releasedDuring, 0, 'nothing released while the request ran');

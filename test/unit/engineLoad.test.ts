@@ -19,24 +19,56 @@ function cancelSource() {
   const listeners: (() => void)[] = [];
   const token = {
     isCancellationRequested: false,
-    onCancellationRequested(f: () => void) { listeners.push(f); return { dispose() {} }; },
+    onCancellationRequested(f: () => void) {
+      listeners.push(f);
+      return { dispose() {} };
+    },
   };
-  return { token, cancel() { token.isCancellationRequested = true; listeners.splice(0).forEach((f) => f()); } };
+  return {
+    token,
+    cancel() {
+      token.isCancellationRequested = true;
+      listeners.splice(0).forEach((f) => f());
+    },
+  };
 }
 
 test('twenty mixed requests at once each reach their own caller or cancel cleanly, and memory returns near its baseline', async () => {
   gc();
   const before = process.memoryUsage();
-  const client = new EngineClient(path.join(repoRoot, 'dist', 'worker.js'), { modelsDir, device: 'cpu', threads: 1 }, { info() {}, warn() {}, error() {} });
+  const client = new EngineClient(
+    path.join(repoRoot, 'dist', 'worker.js'),
+    { modelsDir, device: 'cpu', threads: 1 },
+    { info() {}, warn() {}, error() {} },
+  );
   const towns = ['Millbrook', 'Ashford', 'Brenton', 'Calder', 'Dunmore'];
   const requests: { request: EngineRequest; cancel?: ReturnType<typeof cancelSource> }[] = [];
   for (let i = 0; i < 20; i++) {
     const town = towns[i % towns.length];
     const request: EngineRequest = [
-      { op: 'summarize', text: `The council of ${town} approved a new bridge on day ${i}. Work starts in spring.`, decoding: { beamSize: 2, maxLength: 10 } },
-      { op: 'essay', topics: `bee, frog, ${['river', 'garden', 'school', 'market', 'forest'][i % 5]}`, candidates: 1, decoding: { beamSize: 1, maxLength: 12 } },
-      { op: 'score', hypothesis: `Request ${i}: the ${town} bridge opened.`, reference: 'The bridge opened on Saturday.', hypothesisName: `draft-${i}` },
-      { op: 'coherence', output: `Request ${i}. The bridge opened. The council met.`, source: 'The council met. The bridge opened.', outputName: `draft-${i}` },
+      {
+        op: 'summarize',
+        text: `The council of ${town} approved a new bridge on day ${i}. Work starts in spring.`,
+        decoding: { beamSize: 2, maxLength: 10 },
+      },
+      {
+        op: 'essay',
+        topics: `bee, frog, ${['river', 'garden', 'school', 'market', 'forest'][i % 5]}`,
+        candidates: 1,
+        decoding: { beamSize: 1, maxLength: 12 },
+      },
+      {
+        op: 'score',
+        hypothesis: `Request ${i}: the ${town} bridge opened.`,
+        reference: 'The bridge opened on Saturday.',
+        hypothesisName: `draft-${i}`,
+      },
+      {
+        op: 'coherence',
+        output: `Request ${i}. The bridge opened. The council met.`,
+        source: 'The council met. The bridge opened.',
+        outputName: `draft-${i}`,
+      },
     ][i % 4] as EngineRequest;
     requests.push({ request, cancel: i % 5 === 4 ? cancelSource() : undefined });
   }
@@ -52,7 +84,10 @@ test('twenty mixed requests at once each reach their own caller or cancel cleanl
   settled.forEach((s, i) => {
     const { request, cancel } = requests[i];
     if (s.status === 'rejected') {
-      assert.ok(cancel && s.reason instanceof EngineError && s.reason.code === 'cancelled', `request ${i} (${request.op}) failed: ${String(s.reason)}`);
+      assert.ok(
+        cancel && s.reason instanceof EngineError && s.reason.code === 'cancelled',
+        `request ${i} (${request.op}) failed: ${String(s.reason)}`,
+      );
       cancelled++;
       return;
     }
@@ -72,7 +107,12 @@ test('twenty mixed requests at once each reach their own caller or cancel cleanl
   await client.shutdown(); // the worker thread stopped (stop, then terminate) and gone
   gc();
   const after = process.memoryUsage();
-  console.log(`20 requests in ${seconds.toFixed(1)} s: ${answered} answered, ${cancelled} cancelled; host heap ${mb(before.heapUsed)} -> ${mb(after.heapUsed)}, rss ${mb(before.rss)} -> ${mb(after.rss)}`);
+  console.log(
+    `20 requests in ${seconds.toFixed(1)} s: ${answered} answered, ${cancelled} cancelled; host heap ${mb(before.heapUsed)} -> ${mb(after.heapUsed)}, rss ${mb(before.rss)} -> ${mb(after.rss)}`,
+  );
   // The models live in the engine's worker thread; the host keeps only the answers it was handed.
-  assert.ok(after.heapUsed - before.heapUsed < 64 * 2 ** 20, `host heap grew by ${mb(after.heapUsed - before.heapUsed)}`);
+  assert.ok(
+    after.heapUsed - before.heapUsed < 64 * 2 ** 20,
+    `host heap grew by ${mb(after.heapUsed - before.heapUsed)}`,
+  );
 });

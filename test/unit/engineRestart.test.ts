@@ -26,11 +26,18 @@ async function scenario(rounds: number): Promise<void> {
     let writing!: () => void;
     const started = new Promise<void>((r) => (writing = r));
     let steps = 0;
-    const pending = c.request({ op: 'summarize', text: LONG_TEXT, decoding: LONG_DECODING }, {
-      // A few decoding steps in: most of the worker's time is then spent inside session.run.
-      onProgress: (message) => { if (message.startsWith('Writing') && ++steps >= 3) writing(); },
-      onPartial: () => { if (++steps >= 3) writing(); },
-    });
+    const pending = c.request(
+      { op: 'summarize', text: LONG_TEXT, decoding: LONG_DECODING },
+      {
+        // A few decoding steps in: most of the worker's time is then spent inside session.run.
+        onProgress: (message) => {
+          if (message.startsWith('Writing') && ++steps >= 3) writing();
+        },
+        onPartial: () => {
+          if (++steps >= 3) writing();
+        },
+      },
+    );
     pending.catch(() => {});
     await started;
     return { pending }; // wrapped: an async function would wait for the request itself
@@ -39,12 +46,21 @@ async function scenario(rounds: number): Promise<void> {
     const { pending } = await midGeneration();
     const t = performance.now();
     const oldStopped = c.restart();
-    const outcome = await pending.then(() => 'answered', (e: unknown) => (e instanceof EngineError ? e.code : String(e)));
+    const outcome = await pending.then(
+      () => 'answered',
+      (e: unknown) => (e instanceof EngineError ? e.code : String(e)),
+    );
     if (outcome !== 'stopped') throw new Error(`round ${round}: the request ended as ${outcome}, not 'stopped'`);
     await oldStopped;
-    say(`round ${round}: restarted mid-generation; the old worker was gone ${Math.round(performance.now() - t)} ms later`);
+    say(
+      `round ${round}: restarted mid-generation; the old worker was gone ${Math.round(performance.now() - t)} ms later`,
+    );
   }
-  const answer = await c.request({ op: 'summarize', text: 'Rain closed the harbour road on Friday.', decoding: { maxLength: 8 } });
+  const answer = await c.request({
+    op: 'summarize',
+    text: 'Rain closed the harbour road on Friday.',
+    decoding: { maxLength: 8 },
+  });
   if (!answer.summary) throw new Error('no summary after the restarts');
   await midGeneration();
   await c.shutdown();
@@ -57,7 +73,7 @@ if (childRounds > 0) {
   scenario(childRounds).then(
     () => process.exit(0),
     (e: unknown) => {
-      process.stdout.write(`failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+      process.stdout.write(`failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
       process.exit(1);
     },
   );
@@ -69,7 +85,9 @@ if (childRounds > 0) {
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('exit', (c, s) => resolve([c, s])),
+    );
     process.stdout.write(out.replace(/^/gm, '    '));
     assert.doesNotMatch(out, /terminate called|Napi::Error/);
     assert.equal(signal, null, `the host process was killed by ${signal}:\n${out}`);

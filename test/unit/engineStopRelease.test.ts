@@ -17,8 +17,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 
 const encoder = path.join(modelsDir, 'summarize', 'encoder.onnx');
-const feeds = () => ({ input_ids: int64Tensor([5, 6, 7, 8], [1, 4]), attention_mask: int64Tensor([1, 1, 1, 1], [1, 4]) });
-const text = 'The city council voted on Tuesday to build a new bridge over the river. The mayor said construction would begin in the spring.';
+const feeds = () => ({
+  input_ids: int64Tensor([5, 6, 7, 8], [1, 4]),
+  attention_mask: int64Tensor([1, 1, 1, 1], [1, 4]),
+});
+const text =
+  'The city council voted on Tuesday to build a new bridge over the river. The mayor said construction would begin in the spring.';
 
 test('stopping the engine releases every onnxruntime session its systems opened, each once', async () => {
   const sessions = countSessions();
@@ -31,7 +35,7 @@ test('stopping the engine releases every onnxruntime session its systems opened,
     const opened = sessions.created;
     assert.ok(opened >= 4, `only ${opened} sessions were opened`);
     assert.equal(sessions.released, 0, 'a loaded model was released before the stop');
-    await calls.close();   // the worker's 'stop'
+    await calls.close(); // the worker's 'stop'
     assert.equal(sessions.released, opened, `released ${sessions.released} of ${opened} sessions`);
     assert.deepEqual(calls.sessions, { opened, released: opened });
     // A system disposed afterwards (a configure arriving late) releases nothing twice.
@@ -43,17 +47,38 @@ test('stopping the engine releases every onnxruntime session its systems opened,
   }
 });
 
-test('stopping the engine releases a Hub model\'s sessions too (transformers.js opens them through the same gate)', async (t) => {
+test("stopping the engine releases a Hub model's sessions too (transformers.js opens them through the same gate)", async (t) => {
   const hub = await startLoopbackHub();
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-hub-'));
-  t.after(async () => { await hub.close(); rmSync(cacheDir, { recursive: true, force: true }); });
+  t.after(async () => {
+    await hub.close();
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
   const sessions = countSessions();
   try {
     const calls = new NativeCalls();
-    const engine = new Engine({ modelsDir, device: 'cpu', threads: 1, hub: { endpoint: hub.endpoint, cacheDir, offline: false, stallSeconds: 30 } }, () => {}, { calls });
-    await engine.run({ op: 'story', prompt: 'Once upon a time, a girl found a red ball.', words: 5, sampling: { seed: 7 }, model: { kind: 'hub', id: STORY_LM } });
+    const engine = new Engine(
+      {
+        modelsDir,
+        device: 'cpu',
+        threads: 1,
+        hub: { endpoint: hub.endpoint, cacheDir, offline: false, stallSeconds: 30 },
+      },
+      () => {},
+      { calls },
+    );
+    await engine.run({
+      op: 'story',
+      prompt: 'Once upon a time, a girl found a red ball.',
+      words: 5,
+      sampling: { seed: 7 },
+      model: { kind: 'hub', id: STORY_LM },
+    });
     const opened = sessions.created;
-    assert.ok(opened >= 1 && calls.sessions.opened === opened, `opened ${opened}, through the gate ${calls.sessions.opened}`);
+    assert.ok(
+      opened >= 1 && calls.sessions.opened === opened,
+      `opened ${opened}, through the gate ${calls.sessions.opened}`,
+    );
     await calls.close();
     assert.equal(sessions.released, opened, `released ${sessions.released} of ${opened} sessions`);
   } finally {
@@ -106,23 +131,33 @@ test('a session its owner released is not released again by the stop', async () 
 
 test('Restart Engine: the old worker releases its sessions, and the new worker starts after the old thread has exited; a request sent meanwhile is answered by the new one', async () => {
   const lines: string[] = [];
-  const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
+  const log = {
+    info: (m: string) => lines.push(m),
+    warn: (m: string) => lines.push(m),
+    error: (m: string) => lines.push(m),
+  };
   const c = new EngineClient(path.join(repoRoot, 'dist', 'worker.js'), { modelsDir, device: 'cpu', threads: 1 }, log);
   try {
     await c.request({ op: 'summarize', text, decoding: { maxLength: 8 } });
     await c.request({ op: 'reply', text: 'I love walking by the river on a sunny day.', maxCandidates: 1 });
     const restarted = c.restart();
-    const during = c.request({ op: 'summarize', text, decoding: { maxLength: 8 } });   // sent while the old worker stops
+    const during = c.request({ op: 'summarize', text, decoding: { maxLength: 8 } }); // sent while the old worker stops
     assert.equal(c.inFlight, 1);
     await restarted;
     assert.ok((await during).summary.length > 0);
     const released = lines.find((l) => /\(old worker\) stopped: released \d+ of the \d+ onnxruntime session/.test(l));
     const [, n, of] = /released (\d+) of the (\d+)/.exec(released ?? '') ?? [];
-    assert.ok(released && Number(of) >= 4 && n === of, `the old worker did not release all its sessions:\n${lines.join('\n')}`);
+    assert.ok(
+      released && Number(of) >= 4 && n === of,
+      `the old worker did not release all its sessions:\n${lines.join('\n')}`,
+    );
     const starts = lines.flatMap((l, i) => (l.startsWith('engine: starting worker') ? [i] : []));
     const terminated = lines.findIndex((l) => /the old worker stopped in \d+ ms; terminating it/.test(l));
     assert.equal(starts.length, 2, lines.join('\n'));
-    assert.ok(terminated >= 0 && starts[1] > terminated, `the new worker started beside the old one:\n${lines.join('\n')}`);
+    assert.ok(
+      terminated >= 0 && starts[1] > terminated,
+      `the new worker started beside the old one:\n${lines.join('\n')}`,
+    );
   } finally {
     await c.shutdown();
   }

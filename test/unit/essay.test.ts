@@ -16,8 +16,13 @@ const dir = path.join(modelsDir, 'essay');
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 const noop = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 const parity = JSON.parse(readFileSync(fixture('essay-parity.json'), 'utf8')) as {
-  topics: string[]; input_ids: number[]; word_ids: number[]; layer_weights: number[][];
-  first_log_probs_top: number[]; first_log_probs_values: number[]; greedy_ids: number[];
+  topics: string[];
+  input_ids: number[];
+  word_ids: number[];
+  layer_weights: number[][];
+  first_log_probs_top: number[];
+  first_log_probs_values: number[];
+  greedy_ids: number[];
 };
 let system: Promise<EssaySystem> | undefined;
 const load = () => (system ??= EssaySystem.load(dir, quiet));
@@ -31,14 +36,19 @@ test('the exported essay model computes the same layer weights and greedy essay 
   const out = await enc.run({
     input_ids: int64Tensor(ids, [1, ids.length]),
     word_ids: int64Tensor(parity.word_ids, [1, ids.length]),
-    attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
+    attention_mask: int64Tensor(
+      ids.map(() => 1),
+      [1, ids.length],
+    ),
   });
   const lw = out.layer_weights.data as Float32Array;
   const S = a.encoderLayers + 1;
   parity.layer_weights.forEach((row, l) => {
-    row.forEach((w, s) => assert.ok(Math.abs(lw[l * S + s] - w) < 1e-5, `weight of encoder layer ${s} for decoder layer ${l}`));
+    row.forEach((w, s) =>
+      assert.ok(Math.abs(lw[l * S + s] - w) < 1e-5, `weight of encoder layer ${s} for decoder layer ${l}`),
+    );
     const sum = Array.from(lw.subarray(l * S, (l + 1) * S)).reduce((x, y) => x + y, 0);
-    assert.ok(Math.abs(sum - 1) < 1e-5, 'each decoder layer\'s weights are a softmax over the encoder layers (Eq. 2)');
+    assert.ok(Math.abs(sum - 1) < 1e-5, "each decoder layer's weights are a softmax over the encoder layers (Eq. 2)");
   });
   // Twelve greedy steps through the key/value and context-sum caches give PyTorch's tokens.
   const { session: dec } = await openSession(path.join(dir, 'decoder.onnx'), quiet);
@@ -49,7 +59,9 @@ test('the exported essay model computes the same layer weights and greedy essay 
   const greedy: number[] = [];
   for (let i = 0; i < parity.greedy_ids.length; i++) {
     const feeds: Record<string, Tensor> = {
-      input_ids: int64Tensor([token], [1, 1]), memory_mask: out.memory_mask, past_context_sum: sum,
+      input_ids: int64Tensor([token], [1, 1]),
+      memory_mask: out.memory_mask,
+      past_context_sum: sum,
     };
     feedCaches(feeds, 'cross_key_values', layerViews(out.cross_key_values, 'cross_key_values'));
     feedCaches(feeds, 'past_key_values', past);
@@ -57,7 +69,10 @@ test('the exported essay model computes the same layer weights and greedy essay 
     if (dec.inputNames.includes('source_context')) feeds.source_context = out.source_context;
     const step = await dec.run(feeds);
     const lp = step.log_probs.data as Float32Array;
-    if (i === 0) parity.first_log_probs_top.forEach((id, k) => assert.ok(Math.abs(lp[id] - parity.first_log_probs_values[k]) < 1e-3, `token ${id}`));
+    if (i === 0)
+      parity.first_log_probs_top.forEach((id, k) =>
+        assert.ok(Math.abs(lp[id] - parity.first_log_probs_values[k]) < 1e-3, `token ${id}`),
+      );
     token = lp.indexOf(Math.max(...lp));
     greedy.push(token);
     past = readCaches(step, 'present', a.decoderLayers);
@@ -73,7 +88,10 @@ test('five topic words give an essay, with the words it covers and a weight row 
   const best = r.candidates[0];
   assert.ok(best.text.trim().length > 0);
   for (const w of best.covered) assert.ok(r.topics.includes(w));
-  assert.equal(r.layerWeights.length, JSON.parse(readFileSync(path.join(dir, 'model.json'), 'utf8')).architecture.decoderLayers);
+  assert.equal(
+    r.layerWeights.length,
+    JSON.parse(readFileSync(path.join(dir, 'model.json'), 'utf8')).architecture.decoderLayers,
+  );
   assert.equal(r.encoderLayers[0], 'embeddings');
 });
 
@@ -89,7 +107,10 @@ test('fifty words, punctuation only and other scripts get a clear message, not a
   const s = await load();
   const fifty = Array.from({ length: 50 }, (_, i) => `word${i}`).join(', ');
   const reject = async (topics: string, message: RegExp) =>
-    assert.rejects(s.run({ op: 'essay', topics, decoding: short }, noop), (e: unknown) => e instanceof EngineError && e.code === 'bad-input' && message.test(e.message));
+    assert.rejects(
+      s.run({ op: 'essay', topics, decoding: short }, noop),
+      (e: unknown) => e instanceof EngineError && e.code === 'bad-input' && message.test(e.message),
+    );
   await reject(fifty, /at most 10 topic words/);
   await reject(' ,;.!? ', /no words/);
   await reject('蜜蜂，燕子，青蛙', /English words only/);

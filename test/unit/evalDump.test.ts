@@ -25,7 +25,10 @@ function cli(args: string[]): { code: number | null; stdout: string; stderr: str
 function readDump(file: string): DumpRecord[] {
   const text = readFileSync(file, 'utf8');
   assert.ok(text.endsWith('\n'), 'every line ends with a newline');
-  return text.trimEnd().split('\n').map((l) => JSON.parse(l) as DumpRecord);
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as DumpRecord);
 }
 
 test('openDump empties the file, makes its folder, and writes one JSON line per record', () => {
@@ -34,14 +37,26 @@ test('openDump empties the file, makes its folder, and writes one JSON line per 
   const first = openDump(file)!;
   first({ system: 'essay', variant: 'a', id: '0', source: 'x', output: 'old', references: ['r'] });
   const dump = openDump(file)!;
-  const rec: DumpRecord = { system: 'reply', variant: 'b', id: 'cornell:1', domain: 'cornell', source: 'Hi "there"\nyou?', output: 'Fine.', references: ['Good.'] };
+  const rec: DumpRecord = {
+    system: 'reply',
+    variant: 'b',
+    id: 'cornell:1',
+    domain: 'cornell',
+    source: 'Hi "there"\nyou?',
+    output: 'Fine.',
+    references: ['Good.'],
+  };
   dump(rec);
   dump({ ...rec, id: 'cornell:2' });
   assert.deepEqual(readDump(file), [rec, { ...rec, id: 'cornell:2' }]);
 });
 
 const PARAGRAPHS = [
-  { source: 'news', doc: 'n0', sentences: ['The river rose after three days of rain.', 'Farmers moved their cattle to the hills.'] },
+  {
+    source: 'news',
+    doc: 'n0',
+    sentences: ['The river rose after three days of rain.', 'Farmers moved their cattle to the hills.'],
+  },
   { source: 'story', doc: 's0', sentences: ['A fox ran into the woods.', 'The hen hid in the barn.'] },
   { source: 'news', doc: 'n1', sentences: ['The mayor opened the school.', 'Families slept in the hall.'] },
 ];
@@ -51,11 +66,29 @@ test('eval roundtrip --dump: one line per paragraph and variant, the reconstruct
   writeFileSync(path.join(data, 'roundtrip.test.jsonl'), PARAGRAPHS.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const file = path.join(dir, 'rt', 'roundtrip.jsonl');
   const model = path.join(modelsDir, 'roundtrip');
-  const r = cli(['eval', 'roundtrip', '--data', data, '--limit', '3', '--threads', '1', '--variant', `shipped=${model}`, '--variant', `again=${model}`, '--dump', file]);
+  const r = cli([
+    'eval',
+    'roundtrip',
+    '--data',
+    data,
+    '--limit',
+    '3',
+    '--threads',
+    '1',
+    '--variant',
+    `shipped=${model}`,
+    '--variant',
+    `again=${model}`,
+    '--dump',
+    file,
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const lines = readDump(file);
   assert.equal(lines.length, 6, 'three paragraphs × two variants');
-  assert.deepEqual(lines.map((l) => l.variant), ['shipped', 'shipped', 'shipped', 'again', 'again', 'again']);
+  assert.deepEqual(
+    lines.map((l) => l.variant),
+    ['shipped', 'shipped', 'shipped', 'again', 'again', 'again'],
+  );
   const system = await RoundTripSystem.load(model, runtime);
   // takeTurns: news, story, news.
   const order = [PARAGRAPHS[0], PARAGRAPHS[1], PARAGRAPHS[2]];
@@ -73,7 +106,21 @@ test('eval roundtrip --dump: one line per paragraph and variant, the reconstruct
   }
   // --no-guards: the paper's plain greedy decoding (decodeIds without guards, held to PyTorch by the parity tests).
   const plainFile = path.join(dir, 'rt', 'roundtrip.plain.jsonl');
-  const off = cli(['eval', 'roundtrip', '--data', data, '--limit', '3', '--threads', '1', '--variant', `shipped=${model}`, '--dump', plainFile, '--no-guards']);
+  const off = cli([
+    'eval',
+    'roundtrip',
+    '--data',
+    data,
+    '--limit',
+    '3',
+    '--threads',
+    '1',
+    '--variant',
+    `shipped=${model}`,
+    '--dump',
+    plainFile,
+    '--no-guards',
+  ]);
   assert.equal(off.code, 0, off.stderr);
   assert.match(off.stdout, /\| shipped \([^|]*, no guards\) \| all \(3\) \|/);
   assert.match(off.stdout, /greedy decoding without the decoding guards/);
@@ -81,33 +128,83 @@ test('eval roundtrip --dump: one line per paragraph and variant, the reconstruct
   for (const [k, l] of readDump(plainFile).entries()) {
     const p = order[k];
     const d = await system.decodeIds(p.sentences.map((s) => system.encodeSentence(s)));
-    assert.equal(l.output, system.outputSentences(d).map((s) => s.text).join(' '), `--no-guards line ${k} is the plain reconstruction`);
+    assert.equal(
+      l.output,
+      system
+        .outputSentences(d)
+        .map((s) => s.text)
+        .join(' '),
+      `--no-guards line ${k} is the plain reconstruction`,
+    );
   }
 });
 
 test('eval story: seeded continuations of the test prompts, words written vs asked, and --dump with the human story', async () => {
   const data = mkdtempSync(path.join(dir, 'story-'));
   const rows = [
-    { domain: 'roc', doc: 'roc-1', prompt: 'Anna wanted to learn to bake bread.', story: 'She bought flour. She baked a loaf. It was good. Her family loved it.', opening: true },
-    { domain: 'fairy', doc: 'fairy-2', prompt: 'Once upon a time a king had three sons.', story: 'The youngest was the kindest of them all, and he went out to find his fortune.', opening: true },
+    {
+      domain: 'roc',
+      doc: 'roc-1',
+      prompt: 'Anna wanted to learn to bake bread.',
+      story: 'She bought flour. She baked a loaf. It was good. Her family loved it.',
+      opening: true,
+    },
+    {
+      domain: 'fairy',
+      doc: 'fairy-2',
+      prompt: 'Once upon a time a king had three sons.',
+      story: 'The youngest was the kindest of them all, and he went out to find his fortune.',
+      opening: true,
+    },
   ];
   writeFileSync(path.join(data, 'story.test.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const file = path.join(dir, 'story.jsonl');
   const r = cli(['eval', 'story', '--data', data, '--words', '12', '--seed', '7', '--threads', '1', '--dump', file]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^\| model \| stories \| words asked \| words written \(mean\) \| within 20 % \| ended by end \/ words \/ length limit \| tokens\/s \|$/m);
-  assert.match(r.stdout, /^\| fusion \([^)]+\) \| 2 \| 12 \| \d+\.\d \| \d+\.\d % \| \d+ \/ \d+ \/ \d+ \| \d+\.\d \|$/m);
+  assert.match(
+    r.stdout,
+    /^\| model \| stories \| words asked \| words written \(mean\) \| within 20 % \| ended by end \/ words \/ length limit \| tokens\/s \|$/m,
+  );
+  assert.match(
+    r.stdout,
+    /^\| fusion \([^)]+\) \| 2 \| 12 \| \d+\.\d \| \d+\.\d % \| \d+ \/ \d+ \/ \d+ \| \d+\.\d \|$/m,
+  );
   const lines = readDump(file);
   assert.equal(lines.length, 2);
   const system = await StorySystem.load(path.join(modelsDir, 'story'), runtime);
   for (const [i, l] of lines.entries()) {
-    assert.deepEqual({ system: l.system, variant: l.variant, id: l.id, domain: l.domain, source: l.source, references: l.references },
-      { system: 'story', variant: 'fusion', id: `${rows[i].doc}#${i}`, domain: rows[i].domain, source: rows[i].prompt, references: [rows[i].story] });
-    const again = await system.run({ op: 'story', prompt: rows[i].prompt, words: 12, sampling: { seed: 7 + i } }, silentRun);
+    assert.deepEqual(
+      { system: l.system, variant: l.variant, id: l.id, domain: l.domain, source: l.source, references: l.references },
+      {
+        system: 'story',
+        variant: 'fusion',
+        id: `${rows[i].doc}#${i}`,
+        domain: rows[i].domain,
+        source: rows[i].prompt,
+        references: [rows[i].story],
+      },
+    );
+    const again = await system.run(
+      { op: 'story', prompt: rows[i].prompt, words: 12, sampling: { seed: 7 + i } },
+      silentRun,
+    );
     assert.ok(again.continuation.length > 0);
     assert.equal(l.output, again.continuation, 'the same seed writes the same story');
   }
-  const rerun = cli(['eval', 'story', '--data', data, '--words', '12', '--seed', '7', '--threads', '1', '--dump', file]);
+  const rerun = cli([
+    'eval',
+    'story',
+    '--data',
+    data,
+    '--words',
+    '12',
+    '--seed',
+    '7',
+    '--threads',
+    '1',
+    '--dump',
+    file,
+  ]);
   assert.equal(rerun.code, 0, rerun.stderr);
   assert.deepEqual(readDump(file), lines, 'a second run writes the same file, not appended to the first');
 });
@@ -117,13 +214,26 @@ test('eval essay and eval reply: the decoding guards on by default as in the edi
   const { ReplySystem } = await import('../../extension/engine/systems/reply');
   const data = mkdtempSync(path.join(dir, 'guards-'));
   const essays = [
-    { domain: 'news', topics: ['library', 'students', 'exam', 'night', 'coffee'], text: 'Students stayed in the library all night before the exam, drinking coffee.' },
-    { domain: 'news', topics: ['river', 'rain', 'farmers', 'cattle', 'hills'], text: 'The river rose after the rain, and farmers moved their cattle to the hills.' },
+    {
+      domain: 'news',
+      topics: ['library', 'students', 'exam', 'night', 'coffee'],
+      text: 'Students stayed in the library all night before the exam, drinking coffee.',
+    },
+    {
+      domain: 'news',
+      topics: ['river', 'rain', 'farmers', 'cattle', 'hills'],
+      text: 'The river rose after the rain, and farmers moved their cattle to the hills.',
+    },
   ];
   writeFileSync(path.join(data, 'essay.test.jsonl'), essays.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const posts = [
     { source: 'cornell', dialogue: '1', post: 'Do you like playing tennis in the summer?', reply: 'I love it.' },
-    { source: 'dailydialog', dialogue: '2', post: 'What did you cook for dinner last night?', reply: 'Pasta with tomatoes.' },
+    {
+      source: 'dailydialog',
+      dialogue: '2',
+      post: 'What did you cook for dinner last night?',
+      reply: 'Pasta with tomatoes.',
+    },
   ];
   writeFileSync(path.join(data, 'reply.test.jsonl'), posts.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const essayModel = path.join(modelsDir, 'essay');
@@ -133,21 +243,62 @@ test('eval essay and eval reply: the decoding guards on by default as in the edi
   for (const guards of [true, false]) {
     const off = guards ? [] : ['--no-guards'];
     const eFile = path.join(dir, `essay.${guards}.jsonl`);
-    const e = cli(['eval', 'essay', '--data', data, '--limit', '2', '--threads', '1', '--variant', `shipped=${essayModel}`, '--dump', eFile, ...off]);
+    const e = cli([
+      'eval',
+      'essay',
+      '--data',
+      data,
+      '--limit',
+      '2',
+      '--threads',
+      '1',
+      '--variant',
+      `shipped=${essayModel}`,
+      '--dump',
+      eFile,
+      ...off,
+    ]);
     assert.equal(e.code, 0, e.stderr);
     assert.equal(/\| shipped \([^)]*, no guards\) \|/.test(e.stdout), !guards, e.stdout);
     for (const [i, l] of readDump(eFile).entries()) {
-      const again = await essay.run({ op: 'essay', topics: essays[i].topics.join(', '), includeAllTopics: true, ...(guards ? {} : { guards: false }) }, silentRun);
+      const again = await essay.run(
+        {
+          op: 'essay',
+          topics: essays[i].topics.join(', '),
+          includeAllTopics: true,
+          ...(guards ? {} : { guards: false }),
+        },
+        silentRun,
+      );
       assert.equal(l.output, again.candidates[0].text, `essay ${i}, guards ${guards}`);
     }
     const rFile = path.join(dir, `reply.${guards}.jsonl`);
-    const r = cli(['eval', 'reply', '--data', data, '--limit', '2', '--threads', '1', '--examples', '0', '--variant', `shipped=${replyModel}`, '--dump', rFile, ...off]);
+    const r = cli([
+      'eval',
+      'reply',
+      '--data',
+      data,
+      '--limit',
+      '2',
+      '--threads',
+      '1',
+      '--examples',
+      '0',
+      '--variant',
+      `shipped=${replyModel}`,
+      '--dump',
+      rFile,
+      ...off,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(/\| shipped \([^)]*, no guards\) \|/.test(r.stdout), !guards, r.stdout);
     const dumped = readDump(rFile);
     assert.equal(dumped.length, 2);
     for (const [i, l] of dumped.entries()) {
-      const again = await reply.run({ op: 'reply', text: posts[i].post, maxCandidates: 5, ...(guards ? {} : { guards: false }) }, silentRun);
+      const again = await reply.run(
+        { op: 'reply', text: posts[i].post, maxCandidates: 5, ...(guards ? {} : { guards: false }) },
+        silentRun,
+      );
       if (again.candidates.length > 0) assert.equal(l.output, again.candidates[0].text, `reply ${i}, guards ${guards}`);
     }
   }

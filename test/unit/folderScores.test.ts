@@ -46,27 +46,41 @@ async function scored(): Promise<FolderScores> {
   const paired = await pairFolders(drafts, refs);
   const rows = paired.pairs.map((p) => ({ name: p.name, scores: scoreCorpus([p]) }));
   return {
-    source: drafts, referenceSource: refs, rows,
-    totals: folderTotals(paired.pairs, rows.map((r) => r.scores), {}, undefined),
-    unpaired: paired.unpaired, cancelled: false, paired: paired.pairs.length,
-    signatures: { BLEU: 'b', ROUGE: 'r' }, elapsedMs: 0,
+    source: drafts,
+    referenceSource: refs,
+    rows,
+    totals: folderTotals(
+      paired.pairs,
+      rows.map((r) => r.scores),
+      {},
+      undefined,
+    ),
+    unpaired: paired.unpaired,
+    cancelled: false,
+    paired: paired.pairs.length,
+    signatures: { BLEU: 'b', ROUGE: 'r' },
+    elapsedMs: 0,
   };
 }
 
 test('each draft is paired with the reference of the same name (else the same name with another extension); the rest are named', async () => {
   const { drafts, refs } = folders();
   const p = await pairFolders(drafts, refs);
-  assert.deepEqual(p.pairs.map((x) => x.name), ['item 1.txt', 'item 2.txt', 'item 3.txt', 'item 4.txt', 'item 5.txt']);
+  assert.deepEqual(
+    p.pairs.map((x) => x.name),
+    ['item 1.txt', 'item 2.txt', 'item 3.txt', 'item 4.txt', 'item 5.txt'],
+  );
   assert.equal(p.pairs[4].reference, REFS[4]);
   assert.deepEqual(p.unpaired, ['notes, draft.txt']);
   await assert.rejects(pairFolders(path.join(drafts, 'nope'), refs), /no such folder/);
 });
 
-test('the corpus totals are `draftsmith score`\'s over all the pairs: corpus BLEU, mean ROUGE, corpus diversity', async () => {
+test("the corpus totals are `draftsmith score`'s over all the pairs: corpus BLEU, mean ROUGE, corpus diversity", async () => {
   const r = await scored();
   const all = scoreCorpus(DRAFTS.map((d, i) => ({ hypothesis: d, reference: REFS[i] })));
   assert.equal(r.totals.bleu.score, all.bleu.score);
-  for (const k of ['rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'rougeW'] as const) assert.ok(Math.abs(r.totals.rouge[k].f1 - all.rouge[k].f1) < 1e-12, k);
+  for (const k of ['rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'rougeW'] as const)
+    assert.ok(Math.abs(r.totals.rouge[k].f1 - all.rouge[k].f1) < 1e-12, k);
   assert.deepEqual(r.totals.diversity, all.diversity);
   assert.equal(r.totals.substantiality.perSentence, all.substantiality.perSentence);
   assert.equal(r.totals.coherenceL, all.coherenceL);
@@ -77,23 +91,42 @@ test('the corpus totals are `draftsmith score`\'s over all the pairs: corpus BLE
 test('rows sort by any column either way (ties and missing values last, by name); CSV and JSON follow the order', async () => {
   const r = await scored();
   const byBleu = sortedRows(r, { column: 'bleu', descending: true }).map((x) => x.scores.bleu.score);
-  assert.deepEqual(byBleu, [...byBleu].sort((a, b) => b - a));
+  assert.deepEqual(
+    byBleu,
+    [...byBleu].sort((a, b) => b - a),
+  );
   const up = sortedRows(r, { column: 'rougeL', descending: false }).map((x) => x.scores.rouge.rougeL.f1);
-  assert.deepEqual(up, [...up].sort((a, b) => a - b));
-  assert.deepEqual(sortedRows(r, { column: 'name', descending: true }).map((x) => x.name).at(0), 'item 5.txt');
+  assert.deepEqual(
+    up,
+    [...up].sort((a, b) => a - b),
+  );
+  assert.deepEqual(
+    sortedRows(r, { column: 'name', descending: true })
+      .map((x) => x.name)
+      .at(0),
+    'item 5.txt',
+  );
   // Coherence L is n/a for one-sentence drafts: those sort last whichever the direction.
   const coh = sortedRows(r, { column: 'coherenceL', descending: true }).map((x) => x.scores.coherenceL);
-  assert.ok(coh.findIndex((x) => x === null) === -1 || coh.slice(coh.findIndex((x) => x === null)).every((x) => x === null));
+  assert.ok(
+    coh.findIndex((x) => x === null) === -1 || coh.slice(coh.findIndex((x) => x === null)).every((x) => x === null),
+  );
 
   const csv = folderCsv(r, { column: 'bleu', descending: true }).trim().split('\n');
   const cols = columnsOf(r);
   assert.equal(csv[0], ['draft', ...cols.map((c) => c.key)].join(','));
   assert.equal(csv.length, 1 + 5 + 1);
-  assert.deepEqual(csv.slice(1, 6).map((l) => Number(l.split(',')[1])), byBleu);
+  assert.deepEqual(
+    csv.slice(1, 6).map((l) => Number(l.split(',')[1])),
+    byBleu,
+  );
   assert.match(csv[6], /^\(corpus\),/);
   assert.equal(Number(csv[6].split(',')[1]), r.totals.bleu.score);
   const json = JSON.parse(folderJson(r, { column: 'bleu', descending: true }));
-  assert.deepEqual(json.drafts.map((d: { bleu: number }) => d.bleu), byBleu);
+  assert.deepEqual(
+    json.drafts.map((d: { bleu: number }) => d.bleu),
+    byBleu,
+  );
   assert.equal(json.corpus.bleu, r.totals.bleu.score);
   assert.deepEqual(json.unpaired, ['notes, draft.txt']);
 });
@@ -101,17 +134,37 @@ test('rows sort by any column either way (ties and missing values last, by name)
 test('a JSONL file pairs on the fields named; a row without a reference is named, one without a draft refused', async () => {
   const dir = tempDir('folder-jsonl');
   const f = path.join(dir, 'rows.jsonl');
-  writeFileSync(f, [{ id: 'a', out: DRAFTS[0], gold: REFS[0] }, { id: 'b', out: DRAFTS[1] }, { id: 7, out: DRAFTS[2], gold: REFS[2] }].map((x) => JSON.stringify(x)).join('\n') + '\n');
+  writeFileSync(
+    f,
+    [
+      { id: 'a', out: DRAFTS[0], gold: REFS[0] },
+      { id: 'b', out: DRAFTS[1] },
+      { id: 7, out: DRAFTS[2], gold: REFS[2] },
+    ]
+      .map((x) => JSON.stringify(x))
+      .join('\n') + '\n',
+  );
   const p = await pairJsonl(f, 'out', 'gold', 'id');
-  assert.deepEqual(p.pairs.map((x) => x.name), ['a', '7']);
+  assert.deepEqual(
+    p.pairs.map((x) => x.name),
+    ['a', '7'],
+  );
   assert.deepEqual(p.unpaired, ['b']);
-  assert.deepEqual((await pairJsonl(f, 'out', 'gold')).pairs.map((x) => x.name), ['row 1', 'row 3']);
+  assert.deepEqual(
+    (await pairJsonl(f, 'out', 'gold')).pairs.map((x) => x.name),
+    ['row 1', 'row 3'],
+  );
   await assert.rejects(pairJsonl(f, 'summary', 'gold'), /no string field "summary"/);
 });
 
-test('CLI: `draftsmith score --hyp DIR --ref DIR --csv` writes the panel\'s CSV; the table names the unpaired draft', async () => {
+test("CLI: `draftsmith score --hyp DIR --ref DIR --csv` writes the panel's CSV; the table names the unpaired draft", async () => {
   const { drafts, refs } = folders();
-  const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'score', '--hyp', drafts, '--ref', refs, ...args], { encoding: 'utf8' });
+  const cli = (...args: string[]) =>
+    spawnSync(
+      process.execPath,
+      [path.join(repoRoot, 'dist', 'cli.js'), 'score', '--hyp', drafts, '--ref', refs, ...args],
+      { encoding: 'utf8' },
+    );
   const csv = cli('--csv', '--quiet');
   assert.equal(csv.status, 0, csv.stderr);
   const r = await scored();
@@ -122,7 +175,11 @@ test('CLI: `draftsmith score --hyp DIR --ref DIR --csv` writes the panel\'s CSV;
   assert.match(table.stdout, /^\| draft +\| +BLEU \|/);
   assert.match(table.stdout, /\| \(corpus\) /);
   assert.match(table.stdout, /ROUGE signature: nrefs:1\|agg:mean/);
-  const mixed = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'score', '--hyp', drafts, '--ref', path.join(refs, 'item 1.txt')], { encoding: 'utf8' });
+  const mixed = spawnSync(
+    process.execPath,
+    [path.join(repoRoot, 'dist', 'cli.js'), 'score', '--hyp', drafts, '--ref', path.join(refs, 'item 1.txt')],
+    { encoding: 'utf8' },
+  );
   assert.equal(mixed.status, 2);
   assert.match(mixed.stderr, /must both be folders/);
 });

@@ -66,7 +66,12 @@ function seedOf(component: string): number {
  * Runs `property` over `runs` seeded inputs and prints the count; on failure adds the line that
  * replays it. Returns how many inputs ran.
  */
-async function fuzz<T>(component: string, arb: fc.Arbitrary<T>, check: (input: T) => void | Promise<void>, runs = RUNS): Promise<void> {
+async function fuzz<T>(
+  component: string,
+  arb: fc.Arbitrary<T>,
+  check: (input: T) => void | Promise<void>,
+  runs = RUNS,
+): Promise<void> {
   if (ONLY && !ONLY.test(component)) return;
   const seed = seedOf(component);
   let count = 0;
@@ -76,13 +81,18 @@ async function fuzz<T>(component: string, arb: fc.Arbitrary<T>, check: (input: T
     await check(input);
   });
   try {
-    await fc.assert(property, { numRuns: REPLAY ? 1 : runs, seed, ...(REPLAY ? { path: REPLAY } : {}), endOnFailure: !!REPLAY });
+    await fc.assert(property, {
+      numRuns: REPLAY ? 1 : runs,
+      seed,
+      ...(REPLAY ? { path: REPLAY } : {}),
+      endOnFailure: !!REPLAY,
+    });
   } catch (e) {
     const m = /seed: (-?\d+), path: "?([\d:]+)"?/.exec(String(e));
     const replay = `replay: FUZZ_SEED=${SEED} FUZZ_PATH=${m?.[2] ?? '?'} FUZZ_ONLY='^${component.replace(/[()[\]]/g, '\\$&')}$' npm run fuzz`;
     console.log(`fuzz ${component}: FAILED after ${count} inputs (seed ${seed}); ${replay}`);
     const cause = e instanceof Error && e.cause instanceof Error ? `\n${e.cause.message}` : '';
-    throw new Error(`${component}: ${replay}\n${String(e instanceof Error ? e.message : e)}${cause}`);
+    throw new Error(`${component}: ${replay}\n${String(e instanceof Error ? e.message : e)}${cause}`, { cause: e });
   }
   console.log(`fuzz ${component}: ${count} inputs, seed ${seed}, ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
@@ -90,19 +100,105 @@ async function fuzz<T>(component: string, arb: fc.Arbitrary<T>, check: (input: T
 // ---- hostile text ----------------------------------------------------------------------------------
 
 const nasty = fc.constantFrom(
-  '\u0000', '\uD800', '\uDFFF', '\uDBFF\uDFFF', '\u202E', '\u202C', '\u2067', '\u200F', '\u200B', '\uFEFF', '\r\n', '\r', '\t', '\v', '\f', '\u0085', '\u2028',
-  'שלום עולם', 'مرحبا بالعالم', '東京は日本の首都です。', 'Ελληνικά', 'Ꙭ', '👩‍👩‍👧‍👦', '🏳️‍🌈', '👍🏽', 'é', 'e\u0301', 'ﬁ', 'İ', 'ß',
-  '<script>alert(1)</script>', '<img src=x onerror=alert(1)>', 'javascript:alert(1)', 'url(javascript:1)', '&amp;&lt;', '${x}', '%s%n',
-  '...', '?!', 'Mr.', 'U.S.', '3.14', '-1e308', 'NaN', '-\n', '@-@', '   ', '\n\n\n', '"', "'", '\\', '—', '…', '__proto__', 'constructor',
+  '\u0000',
+  '\uD800',
+  '\uDFFF',
+  '\uDBFF\uDFFF',
+  '\u202E',
+  '\u202C',
+  '\u2067',
+  '\u200F',
+  '\u200B',
+  '\uFEFF',
+  '\r\n',
+  '\r',
+  '\t',
+  '\v',
+  '\f',
+  '\u0085',
+  '\u2028',
+  'שלום עולם',
+  'مرحبا بالعالم',
+  '東京は日本の首都です。',
+  'Ελληνικά',
+  'Ꙭ',
+  '👩‍👩‍👧‍👦',
+  '🏳️‍🌈',
+  '👍🏽',
+  'é',
+  'e\u0301',
+  'ﬁ',
+  'İ',
+  'ß',
+  '<script>alert(1)</script>',
+  '<img src=x onerror=alert(1)>',
+  'javascript:alert(1)',
+  'url(javascript:1)',
+  '&amp;&lt;',
+  '${x}',
+  '%s%n',
+  '...',
+  '?!',
+  'Mr.',
+  'U.S.',
+  '3.14',
+  '-1e308',
+  'NaN',
+  '-\n',
+  '@-@',
+  '   ',
+  '\n\n\n',
+  '"',
+  "'",
+  '\\',
+  '—',
+  '…',
+  '__proto__',
+  'constructor',
 );
 const word = fc.stringMatching(/^[A-Za-z]{1,12}$/);
-const hostileText = fc.tuple(
-  fc.array(fc.oneof(nasty, word, fc.string({ unit: 'binary', maxLength: 20 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.constant(' ')), { maxLength: 40 }),
-  fc.constantFrom(' ', '', '. ', '\n', '\n\n'),
-).map(([parts, separator]) => parts.join(separator));
+const hostileText = fc
+  .tuple(
+    fc.array(
+      fc.oneof(
+        nasty,
+        word,
+        fc.string({ unit: 'binary', maxLength: 20 }),
+        fc.string({ unit: 'grapheme', maxLength: 20 }),
+        fc.constant(' '),
+      ),
+      { maxLength: 40 },
+    ),
+    fc.constantFrom(' ', '', '. ', '\n', '\n\n'),
+  )
+  .map(([parts, separator]) => parts.join(separator));
 const bytes = fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b).toString('latin1'));
-const englishWords = fc.constantFrom('the', 'river', 'bridge', 'council', 'opened', 'on', 'Saturday', 'and', 'people', 'cheered', 'a', 'small', 'town', 'was', 'quiet', 'she', 'walked', 'home');
-const english = fc.array(fc.array(englishWords, { minLength: 2, maxLength: 10 }).map((ws) => `${ws.join(' ')}.`), { minLength: 1, maxLength: 5 }).map((ss) => ss.join(' '));
+const englishWords = fc.constantFrom(
+  'the',
+  'river',
+  'bridge',
+  'council',
+  'opened',
+  'on',
+  'Saturday',
+  'and',
+  'people',
+  'cheered',
+  'a',
+  'small',
+  'town',
+  'was',
+  'quiet',
+  'she',
+  'walked',
+  'home',
+);
+const english = fc
+  .array(
+    fc.array(englishWords, { minLength: 2, maxLength: 10 }).map((ws) => `${ws.join(' ')}.`),
+    { minLength: 1, maxLength: 5 },
+  )
+  .map((ss) => ss.join(' '));
 const anyText = fc.oneof(hostileText, bytes, english, fc.constantFrom('', ' ', '\n\t ', 'a'.repeat(5000)));
 const finite = (x: number) => Number.isFinite(x);
 
@@ -130,34 +226,50 @@ for (const system of ['summarize', 'essay', 'story', 'roundtrip', 'reply']) {
 
 // ---- each system's pre-processing ------------------------------------------------------------------
 
-test('fuzz: the summarizer\'s pre-processing (readability, whitespace, sentences, extractive selection)', async () => {
+test("fuzz: the summarizer's pre-processing (readability, whitespace, sentences, extractive selection)", async () => {
   const tok = await Tokenizer.load(path.join(modelsDir, 'summarize'), 1);
-  await fuzz('pre-processing (summarize)', fc.tuple(anyText, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 64 })), async ([text, weights]) => {
-    if (!(await answersOr(['bad-input'], () => { checkReadable(text, INPUT_TASKS.summarize, undefined); return true; }))) return;
-    const n = normalizeWhitespace(text);
-    assert.ok(!/\s{2,}/.test(n) && n === n.trim());
-    for (const s of sentenceSpans(text)) assert.equal(text.slice(s.start, s.end).replace(/\s+/g, ' '), s.text);
-    const tokens = tok.encodeWithSpans(text).map((s, i) => ({ ...s, weight: weights[i % Math.max(1, weights.length)] ?? 0 }));
-    const summary = extractiveSummary(text, tokens);
-    let last = -1;
-    for (const i of summary.chosen) {
-      const s = summary.sentences[i];
-      assert.ok(i > last && s.start >= 0 && s.end <= text.length && s.start <= s.end, JSON.stringify(s));
-      assert.ok(summary.summary.includes(text.slice(s.start, s.end)), 'a chosen sentence is not verbatim in the summary');
-      last = i;
-    }
-  });
+  await fuzz(
+    'pre-processing (summarize)',
+    fc.tuple(anyText, fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 64 })),
+    async ([text, weights]) => {
+      if (
+        !(await answersOr(['bad-input'], () => {
+          checkReadable(text, INPUT_TASKS.summarize, undefined);
+          return true;
+        }))
+      )
+        return;
+      const n = normalizeWhitespace(text);
+      assert.ok(!/\s{2,}/.test(n) && n === n.trim());
+      for (const s of sentenceSpans(text)) assert.equal(text.slice(s.start, s.end).replace(/\s+/g, ' '), s.text);
+      const tokens = tok
+        .encodeWithSpans(text)
+        .map((s, i) => ({ ...s, weight: weights[i % Math.max(1, weights.length)] ?? 0 }));
+      const summary = extractiveSummary(text, tokens);
+      let last = -1;
+      for (const i of summary.chosen) {
+        const s = summary.sentences[i];
+        assert.ok(i > last && s.start >= 0 && s.end <= text.length && s.start <= s.end, JSON.stringify(s));
+        assert.ok(
+          summary.summary.includes(text.slice(s.start, s.end)),
+          'a chosen sentence is not verbatim in the summary',
+        );
+        last = i;
+      }
+    },
+  );
 });
 
-test('fuzz: the essay\'s pre-processing (topic words and their coverage)', async () => {
+test("fuzz: the essay's pre-processing (topic words and their coverage)", async () => {
   await fuzz('pre-processing (essay)', fc.tuple(anyText, anyText), ([selection, essay]) => {
     const topics = parseTopics(selection);
-    for (const t of topics) assert.ok(t.length > 0 && /^[\p{L}\p{N}]/u.test(t) && /[\p{L}\p{N}]$/u.test(t), JSON.stringify(t));
+    for (const t of topics)
+      assert.ok(t.length > 0 && /^[\p{L}\p{N}]/u.test(t) && /[\p{L}\p{N}]$/u.test(t), JSON.stringify(t));
     assert.ok(coveredTopics(essay, topics).every((c) => topics.includes(c)));
   });
 });
 
-test('fuzz: the story\'s pre-processing (readability, the prompt\'s tokens)', async () => {
+test("fuzz: the story's pre-processing (readability, the prompt's tokens)", async () => {
   const tok = await Tokenizer.load(path.join(modelsDir, 'story'), 1);
   await fuzz('pre-processing (story)', anyText, async (prompt) => {
     await answersOr(['bad-input'], () => checkReadable(prompt, INPUT_TASKS.summarize, undefined));
@@ -166,16 +278,17 @@ test('fuzz: the story\'s pre-processing (readability, the prompt\'s tokens)', as
   });
 });
 
-test('fuzz: the round trip\'s pre-processing (paragraphs, sentences, its scores)', async () => {
+test("fuzz: the round trip's pre-processing (paragraphs, sentences, its scores)", async () => {
   await fuzz('pre-processing (roundtrip)', fc.tuple(anyText, anyText), async ([a, b]) => {
     await answersOr(['bad-input'], () => checkReadable(a, INPUT_TASKS.roundtrip, undefined));
     for (const p of paragraphSpans(a)) assert.ok(p.start >= 0 && p.end <= a.length && p.start <= p.end);
     const s = roundTripScores(splitSentences(a), splitSentences(b));
-    for (const v of [s.bleu, s.rouge1, s.rouge2, s.rougeW]) assert.ok(v === null || typeof v !== 'number' || finite(v), JSON.stringify(s));
+    for (const v of [s.bleu, s.rouge1, s.rouge2, s.rougeW])
+      assert.ok(v === null || typeof v !== 'number' || finite(v), JSON.stringify(s));
   });
 });
 
-test('fuzz: the reply\'s pre-processing (readability, the post\'s semantic keys)', async () => {
+test("fuzz: the reply's pre-processing (readability, the post's semantic keys)", async () => {
   await fuzz('pre-processing (reply)', anyText, async (post) => {
     await answersOr(['bad-input'], () => checkReadable(post, INPUT_TASKS.reply, undefined));
     for (const k of semanticKeys(post)) assert.ok(k.word.length > 0 && post.includes(k.word), JSON.stringify(k));
@@ -186,38 +299,82 @@ test('fuzz: the reply\'s pre-processing (readability, the post\'s semantic keys)
 
 const opts = { device: 'cpu' as const, threads: 1, log: () => {} };
 
-test('fuzz: each system\'s run answers any text or refuses it as bad input', async () => {
+test("fuzz: each system's run answers any text or refuses it as bad input", async () => {
   const summarize = await SummarizeSystem.load(path.join(modelsDir, 'summarize'), opts);
-  await fuzz('run (summarize)', fc.tuple(anyText, fc.constantFrom('extractive', 'abstractive') as fc.Arbitrary<'extractive' | 'abstractive'>), async ([text, mode]) => {
-    const r = await answersOr(['bad-input'], () => summarize.run({ op: 'summarize', text, mode, decoding: { beamSize: 1, maxLength: 6 } }, silentRun));
-    if (r) for (const span of r.tokens) assert.equal(text.slice(span.start, span.end), span.text);
-  }, MODEL_RUNS);
+  await fuzz(
+    'run (summarize)',
+    fc.tuple(anyText, fc.constantFrom('extractive', 'abstractive') as fc.Arbitrary<'extractive' | 'abstractive'>),
+    async ([text, mode]) => {
+      const r = await answersOr(['bad-input'], () =>
+        summarize.run({ op: 'summarize', text, mode, decoding: { beamSize: 1, maxLength: 6 } }, silentRun),
+      );
+      if (r) for (const span of r.tokens) assert.equal(text.slice(span.start, span.end), span.text);
+    },
+    MODEL_RUNS,
+  );
   const essay = await EssaySystem.load(path.join(modelsDir, 'essay'), opts);
-  await fuzz('run (essay)', anyText, async (topics) => {
-    const r = await answersOr(['bad-input'], () => essay.run({ op: 'essay', topics, candidates: 1, decoding: { beamSize: 1, maxLength: 6, minLength: 0 } }, silentRun));
-    if (r) assert.ok(r.candidates.length >= 1);
-  }, MODEL_RUNS);
+  await fuzz(
+    'run (essay)',
+    anyText,
+    async (topics) => {
+      const r = await answersOr(['bad-input'], () =>
+        essay.run(
+          { op: 'essay', topics, candidates: 1, decoding: { beamSize: 1, maxLength: 6, minLength: 0 } },
+          silentRun,
+        ),
+      );
+      if (r) assert.ok(r.candidates.length >= 1);
+    },
+    MODEL_RUNS,
+  );
   const story = await StorySystem.load(path.join(modelsDir, 'story'), opts);
-  await fuzz('run (story)', fc.tuple(anyText, fc.nat()), async ([prompt, seed]) => {
-    const r = await answersOr(['bad-input'], () => story.run({ op: 'story', prompt, words: 3, sampling: { seed } }, silentRun));
-    if (r && r.op === 'story') assert.ok(r.wordCount <= 3);
-  }, MODEL_RUNS);
+  await fuzz(
+    'run (story)',
+    fc.tuple(anyText, fc.nat()),
+    async ([prompt, seed]) => {
+      const r = await answersOr(['bad-input'], () =>
+        story.run({ op: 'story', prompt, words: 3, sampling: { seed } }, silentRun),
+      );
+      if (r && r.op === 'story') assert.ok(r.wordCount <= 3);
+    },
+    MODEL_RUNS,
+  );
   const roundtrip = await RoundTripSystem.load(path.join(modelsDir, 'roundtrip'), opts);
-  await fuzz('run (roundtrip)', anyText, async (text) => {
-    await answersOr(['bad-input'], () => roundtrip.run({ op: 'roundtrip', text, maxSentences: 2 }, silentRun));
-  }, MODEL_RUNS);
+  await fuzz(
+    'run (roundtrip)',
+    anyText,
+    async (text) => {
+      await answersOr(['bad-input'], () => roundtrip.run({ op: 'roundtrip', text, maxSentences: 2 }, silentRun));
+    },
+    MODEL_RUNS,
+  );
   const reply = await ReplySystem.load(path.join(modelsDir, 'reply'), opts);
-  await fuzz('run (reply)', fc.tuple(anyText, fc.option(fc.oneof(word, nasty), { nil: undefined })), async ([text, key]) => {
-    await answersOr(['bad-input'], () => reply.run({ op: 'reply', text, key, maxCandidates: 1, decoding: { beamSize: 1, maxLength: 6 } }, silentRun));
-  }, MODEL_RUNS);
+  await fuzz(
+    'run (reply)',
+    fc.tuple(anyText, fc.option(fc.oneof(word, nasty), { nil: undefined })),
+    async ([text, key]) => {
+      await answersOr(['bad-input'], () =>
+        reply.run({ op: 'reply', text, key, maxCandidates: 1, decoding: { beamSize: 1, maxLength: 6 } }, silentRun),
+      );
+    },
+    MODEL_RUNS,
+  );
   for (const s of [summarize, essay, story, roundtrip, reply]) await s.dispose();
 });
 
 test('fuzz: beam search over random toy models stays inside the vocabulary and the length asked', async () => {
   const V = 6;
-  const table = fc.array(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: V, maxLength: V }), { minLength: 1, maxLength: 8 });
-  const options = fc.record({ beamSize: fc.integer({ min: 1, max: 4 }), maxLength: fc.integer({ min: 1, max: 8 }), minLength: fc.integer({ min: 0, max: 8 }),
-    lengthPenalty: fc.double({ min: 0, max: 5, noNaN: true }), noRepeatNgramSize: fc.integer({ min: 0, max: 3 }) });
+  const table = fc.array(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: V, maxLength: V }), {
+    minLength: 1,
+    maxLength: 8,
+  });
+  const options = fc.record({
+    beamSize: fc.integer({ min: 1, max: 4 }),
+    maxLength: fc.integer({ min: 1, max: 8 }),
+    minLength: fc.integer({ min: 0, max: 8 }),
+    lengthPenalty: fc.double({ min: 0, max: 5, noNaN: true }),
+    noRepeatNgramSize: fc.integer({ min: 0, max: 3 }),
+  });
   await fuzz('decoding (beam search, toy models)', fc.tuple(table, options), async ([rows, o]) => {
     // Token 1 is the end; each row's probabilities are normalised, a zero row ends at once.
     const model = tableModel(V, (prefix) => {
@@ -225,9 +382,16 @@ test('fuzz: beam search over random toy models stays inside the vocabulary and t
       const sum = row.reduce((a, b) => a + b, 0);
       return sum > 0 ? Object.fromEntries(row.map((p, i) => [i, p / sum])) : { 1: 1 };
     });
-    const hyps = await beamSearch(model, Array.from({ length: o.beamSize }, () => []), { bos: 0, eos: 1, ...o });
+    const hyps = await beamSearch(
+      model,
+      Array.from({ length: o.beamSize }, () => []),
+      { bos: 0, eos: 1, ...o },
+    );
     for (const h of hyps) {
-      assert.ok(h.tokens.length <= o.maxLength && h.tokens.every((t) => Number.isInteger(t) && t >= 0 && t < V), JSON.stringify(h.tokens));
+      assert.ok(
+        h.tokens.length <= o.maxLength && h.tokens.every((t) => Number.isInteger(t) && t >= 0 && t < V),
+        JSON.stringify(h.tokens),
+      );
     }
   });
 });
@@ -247,7 +411,8 @@ test('fuzz: every metric gives finite scores in range for any text', async () =>
     assert.ok(finite(s.score) && s.score >= 0 && s.score <= 100 + 1e-9);
   });
   await fuzz('metric (ROUGE)', fc.tuple(anyText, anyText), ([h, r]) => {
-    for (const m of Object.values(rougeScores(h, r, { stem: true }))) for (const v of [m.precision, m.recall, m.f1]) assert.ok(finite(v) && v >= 0 && v <= 1 + 1e-9);
+    for (const m of Object.values(rougeScores(h, r, { stem: true })))
+      for (const v of [m.precision, m.recall, m.f1]) assert.ok(finite(v) && v >= 0 && v <= 1 + 1e-9);
   });
   await fuzz('metric (diversity)', fc.array(anyText, { maxLength: 4 }), (outputs) => {
     const d = diversity(outputs);
@@ -263,7 +428,9 @@ test('fuzz: every metric gives finite scores in range for any text', async () =>
   });
   await fuzz('metric (non-word rate)', fc.array(anyText, { maxLength: 3 }), (texts) => {
     const n = nonwordRate(texts);
-    assert.ok(n.nonwords >= 0 && n.nonwords <= n.tokens && (n.rate === null ? n.tokens === 0 : finite(n.rate) && n.rate <= 1));
+    assert.ok(
+      n.nonwords >= 0 && n.nonwords <= n.tokens && (n.rate === null ? n.tokens === 0 : finite(n.rate) && n.rate <= 1),
+    );
   });
   await fuzz('metric (Score Draft and Check Coherence)', fc.tuple(anyText, anyText), async ([h, r]) => {
     const s = await answersOr(['bad-input'], () => scoreDraft({ op: 'score', hypothesis: h, reference: r }));
@@ -274,8 +441,10 @@ test('fuzz: every metric gives finite scores in range for any text', async () =>
 
 // ---- the protocol's validators ---------------------------------------------------------------------
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const panelFixtures = require('../fixtures/panel/hostile.js') as { RESULTS: Record<string, unknown>; hostileCopy(value: unknown, text: string): unknown };
+const panelFixtures = require('../fixtures/panel/hostile.js') as {
+  RESULTS: Record<string, unknown>;
+  hostileCopy(value: unknown, text: string): unknown;
+};
 
 /** A copy of `value` with the leaf at a random path replaced by `junk` (near-misses of valid messages). */
 function mutate(value: unknown, choose: number, junk: unknown): unknown {
@@ -301,20 +470,35 @@ const validMessages: unknown[] = [
   { type: 'request', id: 2, request: { op: 'score', hypothesis: 'a', reference: 'b' } },
   { type: 'progress', id: 1, message: 'm', fraction: 0.5 },
   { type: 'error', id: 1, code: 'bad-input', message: 'm' },
-  { type: 'cancel', id: 3 }, { type: 'ready' }, { type: 'empty', message: 'm' },
+  { type: 'cancel', id: 3 },
+  { type: 'ready' },
+  { type: 'empty', message: 'm' },
 ];
 const message = fc.oneof(
-  fc.anything({ withObjectString: true, withNullPrototype: true, withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true }),
+  fc.anything({
+    withObjectString: true,
+    withNullPrototype: true,
+    withBigInt: true,
+    withDate: true,
+    withMap: true,
+    withSet: true,
+    withTypedArray: true,
+    withSparseArray: true,
+  }),
   fc.tuple(fc.constantFrom(...validMessages), fc.nat(), fc.anything()).map(([m, at, junk]) => mutate(m, at, junk)),
   fc.tuple(fc.constantFrom(...validMessages), hostileText).map(([m, text]) => panelFixtures.hostileCopy(m, text)),
 );
 
-test('fuzz: the protocol\'s validators answer every value, and what they accept survives a JSON round trip', async () => {
+test("fuzz: the protocol's validators answer every value, and what they accept survives a JSON round trip", async () => {
   const schemas = { ToWorker, FromWorker, ToPanel, FromPanel, EngineRequest, EngineResult } as const;
   for (const [name, schema] of Object.entries(schemas)) {
     await fuzz(`protocol (${name})`, message, (m) => {
       const parsed = (schema as { safeParse(v: unknown): { success: boolean; data?: unknown } }).safeParse(m);
-      if (parsed.success) assert.ok((schema as { safeParse(v: unknown): { success: boolean } }).safeParse(JSON.parse(JSON.stringify(parsed.data))).success);
+      if (parsed.success)
+        assert.ok(
+          (schema as { safeParse(v: unknown): { success: boolean } }).safeParse(JSON.parse(JSON.stringify(parsed.data)))
+            .success,
+        );
     });
   }
 });
@@ -323,35 +507,72 @@ test('fuzz: the protocol\'s validators answer every value, and what they accept 
 
 const knownFlags = [...new Set(Object.values(COMMAND_OPTIONS).flat())];
 const argument = fc.oneof(
-  fc.constantFrom(...knownFlags).chain((f) => fc.constantFrom(`--${f}`, `--${f}=`, `--${f}=x`, `--${f}=-1`, `--${f}=1e999`)),
-  fc.constantFrom('--', '-', '-m', '--=', '---', '--no-such', '-x', '--help', 'bleu', 'chrf', 'summarize', '5', '-5', 'NaN', 'Infinity'),
-  hostileText, word,
+  fc
+    .constantFrom(...knownFlags)
+    .chain((f) => fc.constantFrom(`--${f}`, `--${f}=`, `--${f}=x`, `--${f}=-1`, `--${f}=1e999`)),
+  fc.constantFrom(
+    '--',
+    '-',
+    '-m',
+    '--=',
+    '---',
+    '--no-such',
+    '-x',
+    '--help',
+    'bleu',
+    'chrf',
+    'summarize',
+    '5',
+    '-5',
+    'NaN',
+    'Infinity',
+  ),
+  hostileText,
+  word,
 );
 
 test('fuzz: the CLI parses any arguments or refuses them with one clear bad-request message', async () => {
-  await fuzz('CLI argument parser', fc.tuple(fc.constantFrom(...Object.keys(COMMAND_OPTIONS)), fc.array(argument, { maxLength: 12 })), async ([command, argv]) => {
-    await answersOr(['bad-request'], () => {
-      const a = parseArgs(argv);
-      checkOptions(a, command);
-      for (const f of knownFlags) { intFlag(a, f); numberFlag(a, f); }
-    });
-  });
-  await fuzz('CLI text decoder', fc.oneof(fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b)), anyText.map((t) => Buffer.from(t))), (buf) => {
-    const d = decodeText(buf, 'input.txt');
-    assert.equal(typeof d.text, 'string');
-    assert.equal(typeof looksLikePath(d.text.slice(0, 200)), 'boolean');
-  });
+  await fuzz(
+    'CLI argument parser',
+    fc.tuple(fc.constantFrom(...Object.keys(COMMAND_OPTIONS)), fc.array(argument, { maxLength: 12 })),
+    async ([command, argv]) => {
+      await answersOr(['bad-request'], () => {
+        const a = parseArgs(argv);
+        checkOptions(a, command);
+        for (const f of knownFlags) {
+          intFlag(a, f);
+          numberFlag(a, f);
+        }
+      });
+    },
+  );
+  await fuzz(
+    'CLI text decoder',
+    fc.oneof(
+      fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b)),
+      anyText.map((t) => Buffer.from(t)),
+    ),
+    (buf) => {
+      const d = decodeText(buf, 'input.txt');
+      assert.equal(typeof d.text, 'string');
+      assert.equal(typeof looksLikePath(d.text.slice(0, 200)), 'boolean');
+    },
+  );
 });
 
 // ---- the manifest loader ---------------------------------------------------------------------------
 
 test('fuzz: the manifest loader reads any model.json into a checked folder or refuses it as a bad model', async () => {
-  const real = JSON.parse(require('node:fs').readFileSync(path.join(modelsDir, 'reply', 'model.json'), 'utf8')) as Record<string, unknown>;
+  const real = JSON.parse(
+    require('node:fs').readFileSync(path.join(modelsDir, 'reply', 'model.json'), 'utf8'),
+  ) as Record<string, unknown>;
   const root = tempDir('fuzz-manifest');
   let n = 0;
   const manifest = fc.oneof(
     fc.tuple(fc.nat(), fc.anything()).map(([at, junk]) => JSON.stringify(mutate(real, at, junk)) ?? 'null'),
-    fc.tuple(fc.nat(), fc.constantFrom('../../etc/passwd', '/etc/passwd', '', 'model.json', '\u0000', 'a/../../b')).map(([at, junk]) => JSON.stringify(mutate(real, at, junk))),
+    fc
+      .tuple(fc.nat(), fc.constantFrom('../../etc/passwd', '/etc/passwd', '', 'model.json', '\u0000', 'a/../../b'))
+      .map(([at, junk]) => JSON.stringify(mutate(real, at, junk))),
     fc.string({ unit: 'binary', maxLength: 200 }),
     fc.constantFrom('', '{', 'null', '[]', '{"system":"reply"}', JSON.stringify(real).slice(0, 100)),
   );
@@ -367,21 +588,36 @@ test('fuzz: the manifest loader reads any model.json into a checked folder or re
 
 test('fuzz: the host\'s panel handler obeys only { type: "ready" }, and the page\'s schema refuses what is not a view', async () => {
   const webview = stubWebview();
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { InsightsPanels } = require('../../extension/host/insightsPanel') as typeof import('../../extension/host/insightsPanel');
-  const log = { warn: () => undefined, info: () => undefined, error: () => undefined } as unknown as import('vscode').LogOutputChannel;
-  const panels = new InsightsPanels({ path: '/ext' } as import('vscode').Uri, () => ({ type: 'empty', message: 'm' }), log);
+
+  const { InsightsPanels } =
+    require('../../extension/host/insightsPanel') as typeof import('../../extension/host/insightsPanel');
+  const log = {
+    warn: () => undefined,
+    info: () => undefined,
+    error: () => undefined,
+  } as unknown as import('vscode').LogOutputChannel;
+  const panels = new InsightsPanels(
+    { path: '/ext' } as import('vscode').Uri,
+    () => ({ type: 'empty', message: 'm' }),
+    log,
+  );
   panels.show();
   await fuzz('panel message handler (host)', message, (m) => {
     webview.posted.length = 0;
     webview.receive(m);
-    const ready = m !== null && typeof m === 'object' && !Array.isArray(m) && Object.keys(m).length === 1 && (m as { type?: unknown }).type === 'ready';
+    const ready =
+      m !== null &&
+      typeof m === 'object' &&
+      !Array.isArray(m) &&
+      Object.keys(m).length === 1 &&
+      (m as { type?: unknown }).type === 'ready';
     assert.equal(webview.posted.length, ready ? 1 : 0, fc.stringify(m));
   });
   panels.dispose();
   await fuzz('panel message handler (page)', message, (m) => {
     // The page (webview/panel.ts) renders only what ToPanel accepts: a view's result or the empty text.
     const parsed = ToPanel.safeParse(m);
-    if (parsed.success) assert.ok(['summarize', 'essay', 'story', 'score', 'coherence', 'roundtrip', 'empty'].includes(parsed.data.type));
+    if (parsed.success)
+      assert.ok(['summarize', 'essay', 'story', 'score', 'coherence', 'roundtrip', 'empty'].includes(parsed.data.type));
   });
 });

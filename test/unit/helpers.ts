@@ -27,12 +27,15 @@ export function tempDir(name: string): string {
   tempDirs.push(dir);
   if (!removeOnExit) {
     removeOnExit = true;
-    process.on('exit', () => { for (const d of tempDirs) rmSync(d, { recursive: true, force: true }); });
+    process.on('exit', () => {
+      for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+    });
   }
   return dir;
 }
 
 /** Edits a copied model folder's model.json. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests write any field of a manifest
 export async function editManifest(dir: string, edit: (m: Record<string, any>) => void): Promise<void> {
   const file = path.join(dir, 'model.json');
   const m = JSON.parse(await fs.readFile(file, 'utf8'));
@@ -42,8 +45,12 @@ export async function editManifest(dir: string, edit: (m: Record<string, any>) =
 
 /** Records a file's current sha256 in model.json, as an exporter that wrote that file would. */
 export async function rehash(dir: string, name: string): Promise<void> {
-  const digest = createHash('sha256').update(await fs.readFile(path.join(dir, name))).digest('hex');
-  await editManifest(dir, (m) => { m.sha256[name] = digest; });
+  const digest = createHash('sha256')
+    .update(await fs.readFile(path.join(dir, name)))
+    .digest('hex');
+  await editManifest(dir, (m) => {
+    m.sha256[name] = digest;
+  });
 }
 
 /** A bad-model EngineError whose message names `file` and matches `what`. */
@@ -69,8 +76,14 @@ export function startWorker(workerData: unknown = {}) {
   const waiters: (() => void)[] = [];
   let failed: Error | undefined;
   const wake = () => waiters.splice(0).forEach((f) => f());
-  w.on('message', (m: unknown) => { messages.push(FromWorker.parse(m)); wake(); });
-  w.on('error', (e) => { failed = e; wake(); });
+  w.on('message', (m: unknown) => {
+    messages.push(FromWorker.parse(m));
+    wake();
+  });
+  w.on('error', (e) => {
+    failed = e;
+    wake();
+  });
   const until = async (pred: (m: FromWorker) => boolean): Promise<FromWorker> => {
     for (;;) {
       if (failed) throw failed;

@@ -12,7 +12,14 @@ import { Engine } from '../../extension/engine/engine';
 import { EngineError } from '../../extension/engine/errors';
 import type { EngineConfig, HubConfig, StoryResult, SummarizeResult } from '../../extension/protocol';
 import { article, endOf, modelsDir, startWorker } from './helpers';
-import { HUB_FIXTURES, STORY_LM, STORY_LM_WEIGHTS, SUMMARIZER, startLoopbackHub, type LoopbackHub } from './loopbackHub';
+import {
+  HUB_FIXTURES,
+  STORY_LM,
+  STORY_LM_WEIGHTS,
+  SUMMARIZER,
+  startLoopbackHub,
+  type LoopbackHub,
+} from './loopbackHub';
 
 const PROMPT = 'Once upon a time, a little girl named Lily found a red ball in the park.';
 const ONNX = `${STORY_LM}/${STORY_LM_WEIGHTS}`;
@@ -24,14 +31,21 @@ function tempCache(t: { after(fn: () => void): void }): string {
 }
 
 function config(hub: Partial<HubConfig> & { cacheDir: string }): EngineConfig {
-  return { modelsDir, device: 'cpu', threads: 1, hub: { endpoint: 'http://127.0.0.1:9/', offline: false, stallSeconds: 30, ...hub } };
+  return {
+    modelsDir,
+    device: 'cpu',
+    threads: 1,
+    hub: { endpoint: 'http://127.0.0.1:9/', offline: false, stallSeconds: 30, ...hub },
+  };
 }
 
 /** Every file under `dir`, relative, sorted. */
 function files(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile())
-    .map((d) => path.relative(dir, path.join(d.parentPath, d.name))).sort();
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => path.relative(dir, path.join(d.parentPath, d.name)))
+    .sort();
 }
 
 async function withHub(t: { after(fn: () => Promise<void>): void }): Promise<LoopbackHub> {
@@ -40,23 +54,33 @@ async function withHub(t: { after(fn: () => Promise<void>): void }): Promise<Loo
   return hub;
 }
 
-const story = (seed = 7, words = 25) => ({ op: 'story' as const, prompt: PROMPT, words, sampling: { seed }, model: { kind: 'hub' as const, id: STORY_LM } });
+const story = (seed = 7, words = 25) => ({
+  op: 'story' as const,
+  prompt: PROMPT,
+  words,
+  sampling: { seed },
+  model: { kind: 'hub' as const, id: STORY_LM },
+});
 
-const failsWith = (code: string, what: RegExp) => (e: unknown) => e instanceof EngineError && e.code === code && what.test(e.message);
+const failsWith = (code: string, what: RegExp) => (e: unknown) =>
+  e instanceof EngineError && e.code === code && what.test(e.message);
 
 test('a Hub story model downloads on first use with progress in bytes and percent, then writes a story', async (t) => {
   const hub = await withHub(t);
   const cacheDir = tempCache(t);
   const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {});
   const progress: string[] = [];
-  const r = await engine.run(story(), { progress: (m) => progress.push(m) }) as StoryResult;
-  assert.ok(progress.some((m) => /^Downloading draftsmith\/story-gpt2: [\d.]+ of [\d.]+ MB \(100 %\)$/.test(m)), progress.join('\n'));
+  const r = (await engine.run(story(), { progress: (m) => progress.push(m) })) as StoryResult;
+  assert.ok(
+    progress.some((m) => /^Downloading draftsmith\/story-gpt2: [\d.]+ of [\d.]+ MB \(100 %\)$/.test(m)),
+    progress.join('\n'),
+  );
   assert.ok(r.continuation.trim().length > 0);
   assert.equal(r.external?.id, STORY_LM);
   assert.equal(r.external?.architecture, 'gpt2');
   assert.equal(r.fusion, false);
   // The same seed writes the same story (our sampler runs the Hub model).
-  const again = await engine.run(story()) as StoryResult;
+  const again = (await engine.run(story())) as StoryResult;
   assert.equal(again.continuation, r.continuation);
   assert.ok(files(cacheDir).includes(path.join(STORY_LM, STORY_LM_WEIGHTS)), files(cacheDir).join(', '));
 });
@@ -72,14 +96,19 @@ test('once downloaded, a Hub model loads from the cache with the server gone (a 
     send({ type: 'request', id: 1, request: story(3) });
     const end = await until(endOf(1));
     assert.equal(end.type, 'result', JSON.stringify(end));
-  } finally { await close(); }
+  } finally {
+    await close();
+  }
 });
 
 test('offline, a model not in the cache is refused without a request, saying downloads are off', async (t) => {
   const hub = await withHub(t);
   const cacheDir = tempCache(t);
   const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir, offline: true }), () => {});
-  await assert.rejects(engine.run(story()), failsWith('model-unavailable', /not in the download cache.*downloads are off/));
+  await assert.rejects(
+    engine.run(story()),
+    failsWith('model-unavailable', /not in the download cache.*downloads are off/),
+  );
   assert.deepEqual(hub.requests, []);
   assert.deepEqual(files(cacheDir), []);
 });
@@ -88,7 +117,10 @@ test('a model id the Hub does not have is "not found", and nothing is cached', a
   const hub = await withHub(t);
   const cacheDir = tempCache(t);
   const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {});
-  await assert.rejects(engine.run({ ...story(), model: { kind: 'hub', id: 'draftsmith/no-such-model' } }), failsWith('model-unavailable', /draftsmith\/no-such-model was not found at http:\/\/127\.0\.0\.1/));
+  await assert.rejects(
+    engine.run({ ...story(), model: { kind: 'hub', id: 'draftsmith/no-such-model' } }),
+    failsWith('model-unavailable', /draftsmith\/no-such-model was not found at http:\/\/127\.0\.0\.1/),
+  );
   assert.deepEqual(files(cacheDir), []);
 });
 
@@ -100,10 +132,13 @@ for (const [how, what] of [
     const hub = await withHub(t);
     const cacheDir = tempCache(t);
     hub.behave.set(ONNX, how);
-    await assert.rejects(new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {}).run(story()), failsWith('model-unavailable', what));
+    await assert.rejects(
+      new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {}).run(story()),
+      failsWith('model-unavailable', what),
+    );
     assert.ok(!files(cacheDir).some((f) => f.endsWith('.onnx') || f.includes('.onnx.tmp')), files(cacheDir).join(', '));
     hub.behave.delete(ONNX);
-    const r = await new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {}).run(story()) as StoryResult;
+    const r = (await new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {}).run(story())) as StoryResult;
     assert.ok(r.continuation.length > 0);
   });
 }
@@ -124,23 +159,35 @@ test('Cancel during the download stops it at once and leaves no partial file; th
   const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {});
   let cancelled = false;
   const t0 = Date.now();
-  await assert.rejects(engine.run(story(), {
-    progress: (m) => { if (/^Downloading .*\((\d+) %\)$/.test(m) && !/\(0 %\)/.test(m)) cancelled = true; },
-    isCancelled: () => cancelled,
-  }), (e: unknown) => e instanceof EngineError && e.code === 'cancelled');
+  await assert.rejects(
+    engine.run(story(), {
+      progress: (m) => {
+        if (/^Downloading .*\((\d+) %\)$/.test(m) && !/\(0 %\)/.test(m)) cancelled = true;
+      },
+      isCancelled: () => cancelled,
+    }),
+    (e: unknown) => e instanceof EngineError && e.code === 'cancelled',
+  );
   assert.ok(Date.now() - t0 < 5000, 'the cancel took effect within the download, not after it');
   assert.ok(!files(cacheDir).some((f) => f.endsWith('.onnx') || f.includes('.onnx.tmp')), files(cacheDir).join(', '));
   hub.behave.delete(ONNX);
-  const r = await engine.run(story()) as StoryResult;
+  const r = (await engine.run(story())) as StoryResult;
   assert.ok(r.continuation.length > 0);
 });
 
-test('a local folder in transformers.js\'s layout runs without any download', async () => {
+test("a local folder in transformers.js's layout runs without any download", async () => {
   const engine = new Engine(config({ cacheDir: path.join(os.tmpdir(), 'draftsmith-hub-unused') }), () => {});
-  const r = await engine.run({ ...story(), model: { kind: 'folder', dir: path.join(HUB_FIXTURES, STORY_LM) } }) as StoryResult;
+  const r = (await engine.run({
+    ...story(),
+    model: { kind: 'folder', dir: path.join(HUB_FIXTURES, STORY_LM) },
+  })) as StoryResult;
   assert.ok(r.continuation.length > 0);
   assert.equal(r.external?.architecture, 'gpt2');
-  const p = await engine.run({ op: 'premise', sampling: { seed: 1 }, model: { kind: 'folder', dir: path.join(HUB_FIXTURES, STORY_LM) } });
+  const p = await engine.run({
+    op: 'premise',
+    sampling: { seed: 1 },
+    model: { kind: 'folder', dir: path.join(HUB_FIXTURES, STORY_LM) },
+  });
   assert.equal(p.op, 'premise');
 });
 
@@ -149,12 +196,14 @@ test('Restart Engine while a Hub model writes: the worker answers "stopped" only
   const cacheDir = tempCache(t);
   const { until, send, close, w } = startWorker();
   let exited = false;
-  w.on('exit', () => { exited = true; });
+  w.on('exit', () => {
+    exited = true;
+  });
   send({ type: 'configure', config: config({ endpoint: hub.endpoint, cacheDir }) });
   send({ type: 'request', id: 1, request: story(5, 2000) });
   // Mid-generation: a few words streamed already.
   await until((m) => m.type === 'partial' && m.id === 1 && m.text.split(/\s+/).length > 3);
-  await close();   // 'stop', wait for 'stopped', terminate: what Restart Engine does
+  await close(); // 'stop', wait for 'stopped', terminate: what Restart Engine does
   assert.ok(exited);
   // This process (the extension host's stand-in) is still here and runs a fresh worker.
   const again = startWorker();
@@ -162,15 +211,23 @@ test('Restart Engine while a Hub model writes: the worker answers "stopped" only
     again.send({ type: 'configure', config: config({ endpoint: hub.endpoint, cacheDir }) });
     again.send({ type: 'request', id: 2, request: story(6) });
     assert.equal((await again.until(endOf(2))).type, 'result');
-  } finally { await again.close(); }
+  } finally {
+    await again.close();
+  }
 });
 
 test('a Hub summarizer writes an abstractive summary with our beam search, and says what the panel cannot show', async (t) => {
   const hub = await withHub(t);
   const cacheDir = tempCache(t);
   const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir }), () => {});
-  const request = { op: 'summarize' as const, text: article, mode: 'extractive' as const, decoding: { maxLength: 30 }, model: { kind: 'hub' as const, id: SUMMARIZER } };
-  const r = await engine.run(request) as SummarizeResult;
+  const request = {
+    op: 'summarize' as const,
+    text: article,
+    mode: 'extractive' as const,
+    decoding: { maxLength: 30 },
+    model: { kind: 'hub' as const, id: SUMMARIZER },
+  };
+  const r = (await engine.run(request)) as SummarizeResult;
   // Extractive mode needs TAAS's topic-aware attention: a Hub model writes its own summary.
   assert.equal(r.mode, 'abstractive');
   assert.ok(r.summary.trim().length > 0);
@@ -180,28 +237,46 @@ test('a Hub summarizer writes an abstractive summary with our beam search, and s
   assert.match(r.external?.note ?? '', /no topics or topic-aware attention/);
   assert.deepEqual(r.tokens, []);
   // Beam search: the same text gives the same summary.
-  assert.equal((await engine.run(request) as SummarizeResult).summary, r.summary);
+  assert.equal(((await engine.run(request)) as SummarizeResult).summary, r.summary);
 });
 
 test('a model of the wrong kind is refused with what the command needs', async (t) => {
   const hub = await withHub(t);
   const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir: tempCache(t) }), () => {});
-  await assert.rejects(engine.run({ op: 'summarize', text: article, model: { kind: 'hub', id: STORY_LM } }),
-    failsWith('bad-model', /draftsmith\/story-gpt2 is a gpt2 model \(a decoder-only language model\); Summarize Document needs an encoder-decoder/));
-  await assert.rejects(engine.run({ ...story(), model: { kind: 'hub', id: SUMMARIZER } }),
-    failsWith('bad-model', /Continue Story needs a causal language model/));
+  await assert.rejects(
+    engine.run({ op: 'summarize', text: article, model: { kind: 'hub', id: STORY_LM } }),
+    failsWith(
+      'bad-model',
+      /draftsmith\/story-gpt2 is a gpt2 model \(a decoder-only language model\); Summarize Document needs an encoder-decoder/,
+    ),
+  );
+  await assert.rejects(
+    engine.run({ ...story(), model: { kind: 'hub', id: SUMMARIZER } }),
+    failsWith('bad-model', /Continue Story needs a causal language model/),
+  );
 });
 
 test('an essay from a Hub language model contains every topic word (constrained beam search), or says which are missing without the constraints', async (t) => {
   const hub = await withHub(t);
   const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir: tempCache(t) }), () => {});
   const topics = 'library, students, exam';
-  const r = await engine.run({ op: 'essay', topics, decoding: { maxLength: 40 }, model: { kind: 'hub', id: STORY_LM } });
+  const r = await engine.run({
+    op: 'essay',
+    topics,
+    decoding: { maxLength: 40 },
+    model: { kind: 'hub', id: STORY_LM },
+  });
   assert.deepEqual([...r.candidates[0].covered].sort(), ['exam', 'library', 'students']);
   for (const w of ['library', 'students', 'exam']) assert.match(r.candidates[0].text, new RegExp(`\\b${w}\\b`, 'i'));
   assert.equal(r.external?.id, STORY_LM);
   assert.deepEqual(r.layerWeights, []);
-  const plain = await engine.run({ op: 'essay', topics, includeAllTopics: false, decoding: { maxLength: 40 }, model: { kind: 'hub', id: STORY_LM } });
+  const plain = await engine.run({
+    op: 'essay',
+    topics,
+    includeAllTopics: false,
+    decoding: { maxLength: 40 },
+    model: { kind: 'hub', id: STORY_LM },
+  });
   // Without the constraints the result still says which words the essay has (the editor names the missing ones).
   assert.ok(plain.candidates[0].covered.every((w) => ['library', 'students', 'exam'].includes(w)));
 });
@@ -210,9 +285,20 @@ test('the beams of a Hub language model each keep their own cache (rows follow r
   const { CausalStepModel } = await import('../../extension/engine/hub/causalStep');
   const { openHubModel } = await import('../../extension/engine/hub/hubModel');
   const watch = { progress: () => {}, isCancelled: () => false };
-  const opened = await openHubModel({ kind: 'folder', dir: path.join(HUB_FIXTURES, STORY_LM) }, 'causal-lm', 'the test', config({ cacheDir: os.tmpdir() }).hub!, { device: 'cpu', threads: 1, log: () => {} }, watch);
+  const opened = await openHubModel(
+    { kind: 'folder', dir: path.join(HUB_FIXTURES, STORY_LM) },
+    'causal-lm',
+    'the test',
+    config({ cacheDir: os.tmpdir() }).hub!,
+    { device: 'cpu', threads: 1, log: () => {} },
+    watch,
+  );
   try {
-    const step = new CausalStepModel((opened.model as unknown as { sessions: Record<string, import('../../extension/engine/runtime/onnx').Session> }).sessions.model, opened.model.config);
+    const step = new CausalStepModel(
+      (opened.model as unknown as { sessions: Record<string, import('../../extension/engine/runtime/onnx').Session> })
+        .sessions.model,
+      opened.model.config,
+    );
     const prompt = await step.run([2, 50, 60, 70], step.initial());
     const one = await step.run([80], prompt.state);
     const other = await step.run([90], prompt.state);
@@ -226,16 +312,32 @@ test('the beams of a Hub language model each keep their own cache (rows follow r
     const swapped = await step.step([5, 5], step.reorder(both.state, [1, 0]));
     assert.ok(maxDiff(swapped.logProbs.subarray(0, V), (await step.run([5], other.state)).logProbs) < 0.05);
     assert.ok(maxDiff(swapped.logProbs.subarray(V), (await step.run([5], one.state)).logProbs) < 0.05);
-    assert.ok(maxDiff(one.logProbs, other.logProbs) > 0.05, 'the two continuations differ, so the test can tell rows apart');
-  } finally { await opened.model.dispose(); }
+    assert.ok(
+      maxDiff(one.logProbs, other.logProbs) > 0.05,
+      'the two continuations differ, so the test can tell rows apart',
+    );
+  } finally {
+    await opened.model.dispose();
+  }
 });
 
 test('asked for CUDA where it cannot run, a Hub model runs on the CPU and says so once, as the built-in models do', async (t) => {
   const hub = await withHub(t);
   const lines: string[] = [];
-  const engine = new Engine({ ...config({ endpoint: hub.endpoint, cacheDir: tempCache(t) }), device: 'cuda' }, (_level, m) => lines.push(m),
-    { missingCudaLibrary: () => 'libonnxruntime_providers_cuda.so is not installed' });
-  const r = await engine.run(story()) as StoryResult;
+  const engine = new Engine(
+    { ...config({ endpoint: hub.endpoint, cacheDir: tempCache(t) }), device: 'cuda' },
+    (_level, m) => lines.push(m),
+    { missingCudaLibrary: () => 'libonnxruntime_providers_cuda.so is not installed' },
+  );
+  const r = (await engine.run(story())) as StoryResult;
   assert.equal(r.stats.device, 'cpu');
-  assert.equal(lines.filter((m) => /CUDA execution provider unavailable \(libonnxruntime_providers_cuda\.so is not installed\); running the story model on the CPU/.test(m)).length, 1, lines.join('\n'));
+  assert.equal(
+    lines.filter((m) =>
+      /CUDA execution provider unavailable \(libonnxruntime_providers_cuda\.so is not installed\); running the story model on the CPU/.test(
+        m,
+      ),
+    ).length,
+    1,
+    lines.join('\n'),
+  );
 });

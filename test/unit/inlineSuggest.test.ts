@@ -5,7 +5,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { StorySystem } from '../../extension/engine/systems/story';
-import { seedFromText, sentenceEnds, splitAtSentence, suggestionEndsBefore, suggestionText } from '../../extension/engine/systems/inlineText';
+import {
+  seedFromText,
+  sentenceEnds,
+  splitAtSentence,
+  suggestionEndsBefore,
+  suggestionText,
+} from '../../extension/engine/systems/inlineText';
 import { StoryRequest, StoryResult } from '../../extension/protocol';
 import { modelsDir } from './helpers';
 
@@ -18,7 +24,10 @@ const suggest = async (prompt: string, inline = SENTENCE, extra: Partial<StoryRe
   (await load()).run(StoryRequest.parse({ op: 'story', prompt, inline, ...extra }), noop);
 
 test('the current sentence is what follows the last sentence end', () => {
-  assert.deepEqual(splitAtSentence('Tom had a dog. The dog ran to'), { context: 'Tom had a dog. ', partial: 'The dog ran to' });
+  assert.deepEqual(splitAtSentence('Tom had a dog. The dog ran to'), {
+    context: 'Tom had a dog. ',
+    partial: 'The dog ran to',
+  });
   assert.deepEqual(splitAtSentence('"Run!" she said. '), { context: '"Run!" she said. ', partial: '' });
   assert.deepEqual(splitAtSentence('It was late.'), { context: 'It was late.', partial: '' });
   assert.deepEqual(splitAtSentence('no end yet'), { context: '', partial: 'no end yet' });
@@ -29,7 +38,11 @@ test('a suggestion ends after its sentence end, keeping a closing quote, or at i
   assert.equal(suggestionEndsBefore('home.', 'home. Then', one), true);
   assert.equal(suggestionEndsBefore('home.', 'home."', one), false, 'the closing quote belongs to the sentence');
   assert.equal(suggestionEndsBefore('home', 'home.', one), false);
-  assert.equal(suggestionEndsBefore('home.', 'home. Then', { sentences: 2, maxWords: 30 }), false, 'two sentences asked');
+  assert.equal(
+    suggestionEndsBefore('home.', 'home. Then', { sentences: 2, maxWords: 30 }),
+    false,
+    'two sentences asked',
+  );
   assert.equal(suggestionEndsBefore('a b c', 'a b c d', { sentences: 1, maxWords: 3 }), true);
   assert.equal(sentenceEnds('One. Two! Three?'), 3);
 });
@@ -91,7 +104,10 @@ test('typing on in the same sentence gives the suggestion that text gives from s
   // A fresh system has no cache: its answer is the reference.
   const fresh = await StorySystem.load(path.join(modelsDir, 'story'), quiet);
   try {
-    const ref = await fresh.run(StoryRequest.parse({ op: 'story', prompt: 'Lily had a red kite. She ran up the hill with', inline: SENTENCE }), noop);
+    const ref = await fresh.run(
+      StoryRequest.parse({ op: 'story', prompt: 'Lily had a red kite. She ran up the hill with', inline: SENTENCE }),
+      noop,
+    );
     assert.equal(grown.suggestion, ref.suggestion);
   } finally {
     await fresh.dispose();
@@ -101,9 +117,18 @@ test('typing on in the same sentence gives the suggestion that text gives from s
 
 test('a cancel stops a suggestion between tokens', async () => {
   let steps = 0;
-  await assert.rejects((await load()).run(StoryRequest.parse({ op: 'story', prompt: 'The boy opened the old box and', inline: SENTENCE }), {
-    ...noop, checkCancelled: () => { if (++steps > 3) throw Object.assign(new Error('Cancelled.'), { code: 'cancelled' }); },
-  }), /Cancelled/);
+  await assert.rejects(
+    (await load()).run(
+      StoryRequest.parse({ op: 'story', prompt: 'The boy opened the old box and', inline: SENTENCE }),
+      {
+        ...noop,
+        checkCancelled: () => {
+          if (++steps > 3) throw Object.assign(new Error('Cancelled.'), { code: 'cancelled' });
+        },
+      },
+    ),
+    /Cancelled/,
+  );
 });
 
 test('a Hub story model (draftsmith.story.model) suggests too: deterministic, a new word after the cursor, at most one sentence', async (t) => {
@@ -113,15 +138,33 @@ test('a Hub story model (draftsmith.story.model) suggests too: deterministic, a 
   const os = await import('node:os');
   const hub = await startLoopbackHub();
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-inline-hub-'));
-  t.after(async () => { await hub.close(); rmSync(cacheDir, { recursive: true, force: true }); });
-  const engine = new Engine({ modelsDir, device: 'cpu', threads: 1, hub: { endpoint: hub.endpoint, cacheDir, offline: false, stallSeconds: 30 } }, () => {});
-  const ask = (prompt: string) => engine.run(StoryRequest.parse({ op: 'story', prompt, inline: SENTENCE, model: { kind: 'hub', id: STORY_LM } })) as Promise<StoryResult>;
+  t.after(async () => {
+    await hub.close();
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
+  const engine = new Engine(
+    {
+      modelsDir,
+      device: 'cpu',
+      threads: 1,
+      hub: { endpoint: hub.endpoint, cacheDir, offline: false, stallSeconds: 30 },
+    },
+    () => {},
+  );
+  const ask = (prompt: string) =>
+    engine.run(
+      StoryRequest.parse({ op: 'story', prompt, inline: SENTENCE, model: { kind: 'hub', id: STORY_LM } }),
+    ) as Promise<StoryResult>;
   const prompt = 'Once upon a time, a little girl named Lily found a red';
   const a = await ask(prompt);
   const s = a.suggestion ?? '';
   assert.equal(a.external?.id, STORY_LM);
   assert.equal((await ask(prompt)).suggestion, s, 'the same text, the same suggestion');
-  assert.match(s, /^(\s\S|[,.;:!?])/u, `a new word (or punctuation) after the word at the cursor: ${JSON.stringify(s)}`);
+  assert.match(
+    s,
+    /^(\s\S|[,.;:!?])/u,
+    `a new word (or punctuation) after the word at the cursor: ${JSON.stringify(s)}`,
+  );
   assert.ok(sentenceEnds(s) <= 1, JSON.stringify(s));
   const after = await ask('Lily found a red ball. ');
   assert.ok(!(after.suggestion ?? '').startsWith(' '), `no second space: ${JSON.stringify(after.suggestion)}`);

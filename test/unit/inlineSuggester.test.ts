@@ -3,7 +3,14 @@
 // engine sees the cancel), only the latest runs, and an answer that comes after typing is never shown.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InlineSuggester, languagesOf, promptBefore, suggestionBelongs, type Timers, MAX_PREFIX_CHARS } from '../../extension/host/inlineSuggester';
+import {
+  InlineSuggester,
+  languagesOf,
+  promptBefore,
+  suggestionBelongs,
+  type Timers,
+  MAX_PREFIX_CHARS,
+} from '../../extension/host/inlineSuggester';
 import type { CancelSignal } from '../../extension/host/engineClient';
 
 /** A clock that moves only when told. */
@@ -37,15 +44,26 @@ class FakeClock implements Timers {
   }
 }
 
-const settle = async () => { for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r)); };
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+};
 
 /** VS Code's CancellationTokenSource, as far as the provider sees it. */
 class TokenSource {
   private listeners: (() => unknown)[] = [];
   cancelled = false;
   readonly token: CancelSignal = {
-    get isCancellationRequested() { return false; },
-    onCancellationRequested: (l) => { this.listeners.push(l); return { dispose: () => { this.listeners = this.listeners.filter((x) => x !== l); } }; },
+    get isCancellationRequested() {
+      return false;
+    },
+    onCancellationRequested: (l) => {
+      this.listeners.push(l);
+      return {
+        dispose: () => {
+          this.listeners = this.listeners.filter((x) => x !== l);
+        },
+      };
+    },
   };
   constructor() {
     Object.defineProperty(this.token, 'isCancellationRequested', { get: () => this.cancelled });
@@ -59,19 +77,28 @@ class TokenSource {
 /** An engine that answers each request when the test says, and records cancels as the worker would. */
 class FakeEngine {
   readonly requests: { prefix: string; cancelled: boolean; answer(text: string): void; fail(e: Error): void }[] = [];
-  request = (prefix: string, signal: CancelSignal): Promise<string> => new Promise((resolve, reject) => {
-    const entry = { prefix, cancelled: false, answer: resolve, fail: reject };
-    this.requests.push(entry);
-    // The client rejects at once on cancel and tells the worker (engineClient.ts).
-    signal.onCancellationRequested(() => { entry.cancelled = true; reject(Object.assign(new Error('Cancelled.'), { code: 'cancelled' })); });
-  });
+  request = (prefix: string, signal: CancelSignal): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const entry = { prefix, cancelled: false, answer: resolve, fail: reject };
+      this.requests.push(entry);
+      // The client rejects at once on cancel and tells the worker (engineClient.ts).
+      signal.onCancellationRequested(() => {
+        entry.cancelled = true;
+        reject(Object.assign(new Error('Cancelled.'), { code: 'cancelled' }));
+      });
+    });
 }
 
 function setup(delay = 500) {
   const clock = new FakeClock();
   const engine = new FakeEngine();
   const errors: unknown[] = [];
-  const suggester = new InlineSuggester({ timers: clock, delayMs: () => delay, request: engine.request, onError: (e) => errors.push(e) });
+  const suggester = new InlineSuggester({
+    timers: clock,
+    delayMs: () => delay,
+    request: engine.request,
+    onError: (e) => errors.push(e),
+  });
   return { clock, engine, suggester, errors };
 }
 
@@ -101,7 +128,10 @@ test('each keystroke during the pause restarts it; only the last text is asked a
   }
   assert.equal(engine.requests.length, 0);
   await clock.advance(300);
-  assert.deepEqual(engine.requests.map((r) => r.prefix), ['The dog']);
+  assert.deepEqual(
+    engine.requests.map((r) => r.prefix),
+    ['The dog'],
+  );
   engine.requests[0].answer(' barked.');
   assert.deepEqual(await Promise.all(results), ['', '', ' barked.']);
   assert.equal(suggester.stats.debounced, 2);
@@ -173,11 +203,15 @@ test('suggestions belong after text, with nothing selected, and never inside a w
   assert.equal(suggestionBelongs('The dog', '', false), false, 'a selection');
   assert.equal(suggestionBelongs('   \n', '', true), false, 'nothing written yet');
   assert.equal(suggestionBelongs('Some prose.\n\n```ts\nconst dog = ', '', true), false, 'inside a fenced code block');
-  assert.equal(suggestionBelongs('Some prose.\n\n```ts\nconst dog = 1;\n```\n\nThe dog', '', true), true, 'after the code block');
+  assert.equal(
+    suggestionBelongs('Some prose.\n\n```ts\nconst dog = 1;\n```\n\nThe dog', '', true),
+    true,
+    'after the code block',
+  );
   assert.equal(suggestionBelongs('~~~~\ncode\n~~~\nstill code', '', true), false, 'a shorter fence does not close it');
 });
 
-test('prose languages by default, the user\'s additions too, code never unless added', () => {
+test("prose languages by default, the user's additions too, code never unless added", () => {
   assert.deepEqual(languagesOf([]), ['markdown', 'plaintext']);
   assert.deepEqual(languagesOf(['latex', ' markdown ']), ['markdown', 'plaintext', 'latex']);
   assert.ok(!languagesOf([]).includes('typescript'));

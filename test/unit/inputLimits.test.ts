@@ -8,13 +8,19 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { article, editManifest, modelsDir, repoRoot, tempDir } from './helpers';
 
-const limitOf = (folder: string): number => JSON.parse(readFileSync(path.join(modelsDir, folder, 'model.json'), 'utf8')).maxInputTokens;
+const limitOf = (folder: string): number =>
+  JSON.parse(readFileSync(path.join(modelsDir, folder, 'model.json'), 'utf8')).maxInputTokens;
 const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
 
 test("the README's table of what each model reads has each model.json's maxInputTokens", () => {
   const rows = [...readme.matchAll(/^\| [^|]+ \| `([a-z]+)\/` \| (\d+) \|/gm)];
-  assert.deepEqual(rows.map((r) => r[1]).sort(), ['essay', 'reply', 'roundtrip', 'story', 'summarize'], 'a row per built-in model');
-  for (const [, folder, n] of rows) assert.equal(Number(n), limitOf(folder), `README: ${folder} reads ${n}, its model.json says ${limitOf(folder)}`);
+  assert.deepEqual(
+    rows.map((r) => r[1]).sort(),
+    ['essay', 'reply', 'roundtrip', 'story', 'summarize'],
+    'a row per built-in model',
+  );
+  for (const [, folder, n] of rows)
+    assert.equal(Number(n), limitOf(folder), `README: ${folder} reads ${n}, its model.json says ${limitOf(folder)}`);
 });
 
 test('the README says the same numbers where it names a limit in passing, and no longer 512 tokens', () => {
@@ -32,14 +38,37 @@ test("the CLI's note on a text cut short gives the limit of the model that ran, 
   // A copy of the summarizer whose manifest reads less: the note must follow the manifest, not a constant.
   const models = tempDir('limits');
   cpSync(path.join(modelsDir, 'summarize'), path.join(models, 'summarize'), { recursive: true });
-  await editManifest(path.join(models, 'summarize'), (m) => { m.maxInputTokens = 200; });
+  await editManifest(path.join(models, 'summarize'), (m) => {
+    m.maxInputTokens = 200;
+  });
   const long = path.join(models, 'long.txt');
   writeFileSync(long, `${article}\n\n`.repeat(8));
-  const run = (...extra: string[]) => spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'summarize', long, '--mode', 'abstractive', '--beam', '1', '--max-length', '8', ...extra],
-    { encoding: 'utf8', timeout: 180_000 });
+  const run = (...extra: string[]) =>
+    spawnSync(
+      process.execPath,
+      [
+        path.join(repoRoot, 'dist', 'cli.js'),
+        'summarize',
+        long,
+        '--mode',
+        'abstractive',
+        '--beam',
+        '1',
+        '--max-length',
+        '8',
+        ...extra,
+      ],
+      { encoding: 'utf8', timeout: 180_000 },
+    );
   const shipped = run();
   assert.equal(shipped.status, 0, shipped.stderr);
-  assert.match(shipped.stderr, new RegExp(`^note: the model read the first \\d+ of \\d+ characters \\(the limit: ${limitOf('summarize')} tokens\\)$`, 'm'));
+  assert.match(
+    shipped.stderr,
+    new RegExp(
+      `^note: the model read the first \\d+ of \\d+ characters \\(the limit: ${limitOf('summarize')} tokens\\)$`,
+      'm',
+    ),
+  );
   const edited = run('--models', models);
   assert.equal(edited.status, 0, edited.stderr);
   assert.match(edited.stderr, /^note: the model read the first \d+ of \d+ characters \(the limit: 200 tokens\)$/m);

@@ -12,12 +12,21 @@ import * as path from 'node:path';
 import { missingCudaLibrary } from '../../extension/engine/runtime/onnx';
 import { repoRoot } from './helpers';
 
-test('the installed onnxruntime-node has no CUDA provider library: nothing was downloaded by its install script', { skip: process.platform !== 'linux' || process.arch !== 'x64' ? 'the CUDA files are fetched for linux/x64 only' : false }, () => {
-  assert.match(missingCudaLibrary() ?? 'present', /libonnxruntime_providers_cuda\.so is not installed/);
-});
+test(
+  'the installed onnxruntime-node has no CUDA provider library: nothing was downloaded by its install script',
+  {
+    skip:
+      process.platform !== 'linux' || process.arch !== 'x64' ? 'the CUDA files are fetched for linux/x64 only' : false,
+  },
+  () => {
+    assert.match(missingCudaLibrary() ?? 'present', /libonnxruntime_providers_cuda\.so is not installed/);
+  },
+);
 
-test('both npm generations are told not to run onnxruntime-node\'s download', () => {
+test("both npm generations are told not to run onnxruntime-node's download", () => {
   assert.match(readFileSync(path.join(repoRoot, '.npmrc'), 'utf8'), /^onnxruntime-node-install=skip$/m);
-  const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { allowScripts?: Record<string, boolean> };
+  const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+    allowScripts?: Record<string, boolean>;
+  };
   assert.equal(pkg.allowScripts?.['onnxruntime-node'], false);
 });

@@ -11,7 +11,8 @@ import { sentenceSpans } from '../../extension/engine/text/reader';
 import { repoRoot, tempDir } from './helpers';
 
 const CLI = path.join(repoRoot, 'dist', 'cli.js');
-const ARTICLE = 'The city council of Riverton voted on Tuesday to build a new bridge over the Alder River. ' +
+const ARTICLE =
+  'The city council of Riverton voted on Tuesday to build a new bridge over the Alder River. ' +
   'Mayor Ellen Park said the project would cost about 40 million dollars and take two years to build.';
 
 function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
@@ -27,10 +28,16 @@ test('the limit is what was asked, unless the model writes less: then the model 
 
 test('the note names the setting to raise, or says that raising it does not help', () => {
   const asked = maxLengthNote('summary', { maxLength: 80, limitedBy: 'request' }, 'draftsmith.summarize.maxLength');
-  assert.equal(asked, 'the summary reached the length limit of 80 tokens before the model ended it, so it may stop mid-sentence. ' +
-    'Raise draftsmith.summarize.maxLength for a longer summary.');
+  assert.equal(
+    asked,
+    'the summary reached the length limit of 80 tokens before the model ended it, so it may stop mid-sentence. ' +
+      'Raise draftsmith.summarize.maxLength for a longer summary.',
+  );
   const model = maxLengthNote('essay', { maxLength: 255, limitedBy: 'model' }, '--max-length');
-  assert.match(model, /^the essay reached the length limit of 255 tokens .* That is the longest the model writes; a larger --max-length does not lengthen it\.$/);
+  assert.match(
+    model,
+    /^the essay reached the length limit of 255 tokens .* That is the longest the model writes; a larger --max-length does not lengthen it\.$/,
+  );
 });
 
 test('the CLI notes on stderr that a summary stopped at --max-length, and keeps stdout for the summary alone', () => {
@@ -41,7 +48,10 @@ test('the CLI notes on stderr that a summary stopped at --max-length, and keeps 
   // The abstractive mode: the extractive one (the default) writes no tokens and has no length limit.
   const cut = cli(['summarize', file, '--mode', 'abstractive', '--beam', '1', '--max-length', '4']);
   assert.equal(cut.code, 0, cut.stderr);
-  assert.match(cut.stderr, /^note: the summary reached the length limit of 4 tokens before the model ended it.* Raise --max-length/m);
+  assert.match(
+    cut.stderr,
+    /^note: the summary reached the length limit of 4 tokens before the model ended it.* Raise --max-length/m,
+  );
   assert.doesNotMatch(cut.stdout, /note:|length limit/);
   const json = cli(['summarize', file, '--mode', 'abstractive', '--beam', '1', '--max-length', '4', '--json']);
   assert.deepEqual(JSON.parse(json.stdout).hitMaxLength, { maxLength: 4, limitedBy: 'request' });
@@ -50,7 +60,10 @@ test('the CLI notes on stderr that a summary stopped at --max-length, and keeps 
 test('the CLI notes on stderr that an essay stopped at --max-length', () => {
   const r = cli(['essay', 'bee, frog, flower', '--beam', '1', '--max-length', '8']);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /^note: the essay reached the length limit of 8 tokens .* Raise --max-length for a longer essay\.$/m);
+  assert.match(
+    r.stderr,
+    /^note: the essay reached the length limit of 8 tokens .* Raise --max-length for a longer essay\.$/m,
+  );
 });
 
 test('a summary that stops mid-sentence ends at its last whole sentence; a finished one or a single fragment stays', () => {
@@ -58,8 +71,16 @@ test('a summary that stops mid-sentence ends at its last whole sentence; a finis
   assert.equal(endAtLastSentence('He said "yes." Then the mayor of the'), 'He said "yes."');
   assert.equal(endAtLastSentence('The council voted. The mayor agreed.'), 'The council voted. The mayor agreed.');
   assert.equal(endAtLastSentence('The council voted. "We will build it."'), 'The council voted. "We will build it."');
-  assert.equal(endAtLastSentence('fast command-line tool for'), 'fast command-line tool for', 'a synopsis with no sentence end is all there is');
-  assert.equal(endAtLastSentence('The U.S. Coast Guard says the'), 'The U.S. Coast Guard says the', 'an abbreviation is not a sentence end');
+  assert.equal(
+    endAtLastSentence('fast command-line tool for'),
+    'fast command-line tool for',
+    'a synopsis with no sentence end is all there is',
+  );
+  assert.equal(
+    endAtLastSentence('The U.S. Coast Guard says the'),
+    'The U.S. Coast Guard says the',
+    'an abbreviation is not a sentence end',
+  );
 });
 
 test('with the guards on, a summary cut at --max-length ends at a sentence end', () => {

@@ -58,7 +58,9 @@ export async function startLoopbackHub(root = HUB_FIXTURES): Promise<LoopbackHub
     }
     if (how === 'truncate') {
       // Half the file, then the connection closes: fewer bytes than Content-Length promised.
-      createReadStream(local, { start: 0, end: Math.floor(size / 2) }).on('data', (c) => res.write(c)).on('end', () => res.destroy());
+      createReadStream(local, { start: 0, end: Math.floor(size / 2) })
+        .on('data', (c) => res.write(c))
+        .on('end', () => res.destroy());
       return;
     }
     if (typeof how === 'object') {

@@ -40,28 +40,56 @@ Call it from the terminal. Read <https://auto.example/linkword> too.
 
 test('a README is read into sections by heading, ATX and setext alike, with their prose', () => {
   const doc = readDocument(README, 'markdown');
-  assert.deepEqual(doc.sections.map((s) => [s.title, s.level]), [['Install', 1], ['Usage', 2]]);
+  assert.deepEqual(
+    doc.sections.map((s) => [s.title, s.level]),
+    [
+      ['Install', 1],
+      ['Usage', 2],
+    ],
+  );
   const install = doc.sections[0];
   assert.equal(README.slice(install.heading!.start, install.heading!.end), '# Install');
-  assert.deepEqual(sentenceSpans(doc.prose.slice(install.start, install.end)).map((s) => s.text), [
-    'Run npm install first.', 'See the guide for more details.',
-    'The first item has no period', 'The second item neither', 'A nested item',
-  ]);
+  assert.deepEqual(
+    sentenceSpans(doc.prose.slice(install.start, install.end)).map((s) => s.text),
+    [
+      'Run npm install first.',
+      'See the guide for more details.',
+      'The first item has no period',
+      'The second item neither',
+      'A nested item',
+    ],
+  );
   assert.deepEqual(doc.skipped, { code: 1, table: 1, html: 1, frontMatter: 1 });
-  assert.equal(describeSkipped(doc.skipped), '1 code block, 1 table, 1 HTML block and the front matter were not read as prose');
+  assert.equal(
+    describeSkipped(doc.skipped),
+    '1 code block, 1 table, 1 HTML block and the front matter were not read as prose',
+  );
 });
 
 test('code, tables, HTML, front matter, link targets and reference definitions are never prose', () => {
   const prose = readDocument(README, 'markdown').prose;
-  for (const hidden of ['codeword', 'tablecell', 'htmlblock', 'Raw HTML', 'secret-target', 'linkword', 'refdef', 'tags', 'Draftsmith', '**', '`']) {
+  for (const hidden of [
+    'codeword',
+    'tablecell',
+    'htmlblock',
+    'Raw HTML',
+    'secret-target',
+    'linkword',
+    'refdef',
+    'tags',
+    'Draftsmith',
+    '**',
+    '`',
+  ]) {
     assert.ok(!prose.includes(hidden), `${hidden} is in the prose`);
   }
 });
 
-test('the prose view has the document\'s length and offsets: each prose character is the document\'s own', () => {
+test("the prose view has the document's length and offsets: each prose character is the document's own", () => {
   const doc = readDocument(README, 'markdown');
   assert.equal(doc.prose.length, README.length);
-  for (const p of doc.paragraphs) assert.equal(README.slice(p.start, p.start + 3), doc.prose.slice(p.start, p.start + 3));
+  for (const p of doc.paragraphs)
+    assert.equal(README.slice(p.start, p.start + 3), doc.prose.slice(p.start, p.start + 3));
 });
 
 test('a document that is all code has no prose, and says so', () => {
@@ -72,12 +100,21 @@ test('a document that is all code has no prose, and says so', () => {
 
 test('a heading with no text under it is a section with no prose', () => {
   const doc = readDocument('# Empty\n\n# Full\n\nSome words here.\n', 'markdown');
-  assert.deepEqual(doc.sections.map((s) => [s.title, s.paragraphs.length]), [['Empty', 0], ['Full', 1]]);
+  assert.deepEqual(
+    doc.sections.map((s) => [s.title, s.paragraphs.length]),
+    [
+      ['Empty', 0],
+      ['Full', 1],
+    ],
+  );
 });
 
 test('an unclosed fence makes the rest code, and a note says where it starts', () => {
   const doc = readDocument('Intro text.\n\n```\nnot closed\n\nMore text.\n', 'markdown');
-  assert.deepEqual(doc.paragraphs.map((p) => p.text), ['Intro text.']);
+  assert.deepEqual(
+    doc.paragraphs.map((p) => p.text),
+    ['Intro text.'],
+  );
   assert.match(doc.notes[0], /code fence at line 3 is never closed/);
 });
 
@@ -134,19 +171,24 @@ const block = fc.oneof(
 );
 const separator = fc.constantFrom('\n\n', '\r\n\r\n', '\n\n\n');
 
-test('property: every prose character is the document\'s own, and no code, table, HTML or link target is prose', () => {
-  fc.assert(fc.property(fc.array(fc.tuple(block, separator), { maxLength: 12 }), (parts) => {
-    const text = parts.map(([b, s]) => b + s).join('');
-    const doc = readDocument(text, 'markdown');
-    assert.equal(doc.prose.length, text.length);
-    for (let i = 0; i < text.length; i++) {
-      const c = doc.prose[i];
-      if (c !== ' ' && c !== '\n' && c !== '\r') assert.equal(c, text[i]);
-      if (text[i] === '\n' || text[i] === '\r') assert.equal(c, text[i]);
-    }
-    for (const hidden of ['CODEWORD', 'TABLEWORD', 'LINKTARGET', 'HTMLWORD', '](', '```']) assert.ok(!doc.prose.includes(hidden), hidden);
-    for (const s of sentenceSpans(doc.prose)) assert.ok(s.start >= 0 && s.end <= text.length && s.start < s.end);
-    // Every section's prose lies inside the section.
-    for (const sec of doc.sections) for (const p of sec.paragraphs) assert.ok(p.start >= sec.start && p.end <= sec.end);
-  }), { numRuns: RUNS });
+test("property: every prose character is the document's own, and no code, table, HTML or link target is prose", () => {
+  fc.assert(
+    fc.property(fc.array(fc.tuple(block, separator), { maxLength: 12 }), (parts) => {
+      const text = parts.map(([b, s]) => b + s).join('');
+      const doc = readDocument(text, 'markdown');
+      assert.equal(doc.prose.length, text.length);
+      for (let i = 0; i < text.length; i++) {
+        const c = doc.prose[i];
+        if (c !== ' ' && c !== '\n' && c !== '\r') assert.equal(c, text[i]);
+        if (text[i] === '\n' || text[i] === '\r') assert.equal(c, text[i]);
+      }
+      for (const hidden of ['CODEWORD', 'TABLEWORD', 'LINKTARGET', 'HTMLWORD', '](', '```'])
+        assert.ok(!doc.prose.includes(hidden), hidden);
+      for (const s of sentenceSpans(doc.prose)) assert.ok(s.start >= 0 && s.end <= text.length && s.start < s.end);
+      // Every section's prose lies inside the section.
+      for (const sec of doc.sections)
+        for (const p of sec.paragraphs) assert.ok(p.start >= sec.start && p.end <= sec.end);
+    }),
+    { numRuns: RUNS },
+  );
 });

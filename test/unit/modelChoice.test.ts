@@ -4,13 +4,24 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import {
-  describeModelChoice, folderLayout, formatModelChoice, hubIdProblem, parseHubEndpoint, parseModelChoice, sameModelChoice,
+  describeModelChoice,
+  folderLayout,
+  formatModelChoice,
+  hubIdProblem,
+  parseHubEndpoint,
+  parseModelChoice,
+  sameModelChoice,
 } from '../../extension/modelChoice';
 import { ModelChoice } from '../../extension/protocol';
 
 const HOME = path.resolve('/home/writer');
 /** The folders that exist in these tests. */
-const FOLDERS = new Set([path.resolve('/models/my-gpt2'), path.join(HOME, 'models', 'tiny'), path.resolve('/work/Xenova/gpt2'), path.resolve('/work/local-model')]);
+const FOLDERS = new Set([
+  path.resolve('/models/my-gpt2'),
+  path.join(HOME, 'models', 'tiny'),
+  path.resolve('/work/Xenova/gpt2'),
+  path.resolve('/work/local-model'),
+]);
 const isDirectory = (p: string) => FOLDERS.has(path.resolve(p));
 const noFolders = () => false;
 
@@ -22,18 +33,26 @@ function choiceOf(value: string, options: Parameters<typeof parseModelChoice>[2]
 
 function errorOf(value: string, options: Parameters<typeof parseModelChoice>[2] = { home: HOME }): string {
   const parsed = parseModelChoice(value, isDirectory, options);
-  assert.ok('error' in parsed, `${JSON.stringify(value)} was taken as ${JSON.stringify('choice' in parsed ? parsed.choice : undefined)}`);
+  assert.ok(
+    'error' in parsed,
+    `${JSON.stringify(value)} was taken as ${JSON.stringify('choice' in parsed ? parsed.choice : undefined)}`,
+  );
   return parsed.error;
 }
 
 test('the default, blank and "built-in" (any case, any spacing) are the built-in model', () => {
-  for (const value of ['', '   ', 'built-in', 'Built-In', '  built-in\n']) assert.deepEqual(choiceOf(value), { kind: 'built-in' });
+  for (const value of ['', '   ', 'built-in', 'Built-In', '  built-in\n'])
+    assert.deepEqual(choiceOf(value), { kind: 'built-in' });
 });
 
 test('a Hub id is owner/name, optionally @revision, and what is accepted is what the protocol takes', () => {
   assert.deepEqual(choiceOf('Xenova/distilgpt2'), { kind: 'hub', id: 'Xenova/distilgpt2' });
   assert.deepEqual(choiceOf('  Xenova/gpt2  '), { kind: 'hub', id: 'Xenova/gpt2' });
-  assert.deepEqual(choiceOf('onnx-community/Qwen2.5-0.5B@v1.0'), { kind: 'hub', id: 'onnx-community/Qwen2.5-0.5B', revision: 'v1.0' });
+  assert.deepEqual(choiceOf('onnx-community/Qwen2.5-0.5B@v1.0'), {
+    kind: 'hub',
+    id: 'onnx-community/Qwen2.5-0.5B',
+    revision: 'v1.0',
+  });
   assert.deepEqual(choiceOf('Xenova/gpt2@8c3d8f1'), { kind: 'hub', id: 'Xenova/gpt2', revision: '8c3d8f1' });
   for (const value of ['Xenova/distilgpt2', 'a/b', 'o_w.n-er/na.me_1@rev-2']) {
     assert.ok(ModelChoice.safeParse(choiceOf(value)).success, value);
@@ -49,7 +68,10 @@ test('a value that is neither gets an error that says what was wrong and what is
   assert.match(errorOf('Xenova/gpt2@'), /revision/);
   assert.match(errorOf('Xenova/gpt 2'), /owner\/name/);
   assert.match(errorOf('-bad/name'), /owner\/name/);
-  assert.match(errorOf('https://huggingface.co/Xenova/gpt2'), /a web address; give the model's id alone \(owner\/name, here Xenova\/gpt2\)/);
+  assert.match(
+    errorOf('https://huggingface.co/Xenova/gpt2'),
+    /a web address; give the model's id alone \(owner\/name, here Xenova\/gpt2\)/,
+  );
   assert.match(errorOf('https://huggingface.co/Xenova/gpt2/tree/main'), /here Xenova\/gpt2\)/);
   assert.match(errorOf('Xenova/gpt2@rev/../../x'), /Draftsmith/);
 });
@@ -64,15 +86,30 @@ test('a path to no folder says there is no folder there, not that it is a bad Hu
   const missing = errorOf('/models/nothing-here');
   assert.match(missing, /no folder at/);
   assert.ok(missing.includes(path.resolve('/models/nothing-here')));
-  assert.match(errorOf('~/models/gone'), new RegExp(`no folder at ${path.join(HOME, 'models', 'gone').replace(/[\\\\/.]/g, '.')}`));
+  assert.match(
+    errorOf('~/models/gone'),
+    new RegExp(`no folder at ${path.join(HOME, 'models', 'gone').replace(/[\\\\/.]/g, '.')}`),
+  );
 });
 
 test('relative folders: the CLI reads them from its working directory; the extension asks for a full path', () => {
   // The CLI: a folder relative to the working directory, which wins over the Hub id of the same spelling.
-  assert.deepEqual(choiceOf('./local-model', { cwd: '/work', home: HOME }), { kind: 'folder', dir: path.resolve('/work/local-model') });
-  assert.deepEqual(choiceOf('local-model', { cwd: '/work', home: HOME }), { kind: 'folder', dir: path.resolve('/work/local-model') });
-  assert.deepEqual(choiceOf('Xenova/gpt2', { cwd: '/work', home: HOME }), { kind: 'folder', dir: path.resolve('/work/Xenova/gpt2') });
-  assert.deepEqual(choiceOf('Xenova/distilgpt2', { cwd: '/work', home: HOME }), { kind: 'hub', id: 'Xenova/distilgpt2' });
+  assert.deepEqual(choiceOf('./local-model', { cwd: '/work', home: HOME }), {
+    kind: 'folder',
+    dir: path.resolve('/work/local-model'),
+  });
+  assert.deepEqual(choiceOf('local-model', { cwd: '/work', home: HOME }), {
+    kind: 'folder',
+    dir: path.resolve('/work/local-model'),
+  });
+  assert.deepEqual(choiceOf('Xenova/gpt2', { cwd: '/work', home: HOME }), {
+    kind: 'folder',
+    dir: path.resolve('/work/Xenova/gpt2'),
+  });
+  assert.deepEqual(choiceOf('Xenova/distilgpt2', { cwd: '/work', home: HOME }), {
+    kind: 'hub',
+    id: 'Xenova/distilgpt2',
+  });
   assert.match(errorOf('./missing', { cwd: '/work', home: HOME }), /no folder at/);
   // The extension (no working directory): "owner/name" is a Hub id, "./x" a path it cannot place.
   assert.deepEqual(choiceOf('Xenova/gpt2'), { kind: 'hub', id: 'Xenova/gpt2' });
@@ -94,9 +131,17 @@ test('the input box rule: hubIdProblem accepts exactly the Hub ids parseModelCho
 test('describe and format: messages name the model; the setting round-trips', () => {
   assert.equal(describeModelChoice({ kind: 'built-in' }), 'the built-in model');
   assert.equal(describeModelChoice({ kind: 'hub', id: 'Xenova/gpt2' }), 'Xenova/gpt2 (Hugging Face Hub)');
-  assert.equal(describeModelChoice({ kind: 'hub', id: 'Xenova/gpt2', revision: 'v2' }), 'Xenova/gpt2@v2 (Hugging Face Hub)');
+  assert.equal(
+    describeModelChoice({ kind: 'hub', id: 'Xenova/gpt2', revision: 'v2' }),
+    'Xenova/gpt2@v2 (Hugging Face Hub)',
+  );
   assert.equal(describeModelChoice({ kind: 'folder', dir: '/models/my-gpt2' }), 'the folder /models/my-gpt2');
-  for (const choice of [{ kind: 'built-in' }, { kind: 'hub', id: 'Xenova/gpt2' }, { kind: 'hub', id: 'Xenova/gpt2', revision: 'v2' }, { kind: 'folder', dir: path.resolve('/models/my-gpt2') }] as ModelChoice[]) {
+  for (const choice of [
+    { kind: 'built-in' },
+    { kind: 'hub', id: 'Xenova/gpt2' },
+    { kind: 'hub', id: 'Xenova/gpt2', revision: 'v2' },
+    { kind: 'folder', dir: path.resolve('/models/my-gpt2') },
+  ] as ModelChoice[]) {
     assert.deepEqual(choiceOf(formatModelChoice(choice)), choice);
   }
 });
@@ -108,7 +153,7 @@ test('sameModelChoice: the current choice is recognised in the list (Hub ids ign
   assert.ok(sameModelChoice({ kind: 'folder', dir: '/m/a/' }, { kind: 'folder', dir: '/m/a' }));
 });
 
-test('folderLayout tells a Draftsmith folder from transformers.js\'s layout, and neither', () => {
+test("folderLayout tells a Draftsmith folder from transformers.js's layout, and neither", () => {
   const files = (names: string[]) => (p: string) => names.some((n) => path.join('/m', n) === p);
   assert.equal(folderLayout('/m', files(['model.json'])), 'draftsmith');
   assert.equal(folderLayout('/m', files(['config.json', 'onnx'])), 'transformers.js');

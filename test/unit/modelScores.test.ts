@@ -20,10 +20,15 @@ const readsPrompt: LikelihoodModel = {
 };
 
 /** Ignores the prompt entirely. */
-const ignoresPrompt: LikelihoodModel = { tokenLogProbs: async (_c, target) => target.split(' ').map(() => Math.log(0.1)) };
+const ignoresPrompt: LikelihoodModel = {
+  tokenLogProbs: async (_c, target) => target.split(' ').map(() => Math.log(0.1)),
+};
 
 test('perplexity of a uniform model over 4 choices is 4', async () => {
-  const r = await perplexity(uniform4, [{ context: 'x', target: 'a b c' }, { context: 'y', target: 'd e' }]);
+  const r = await perplexity(uniform4, [
+    { context: 'x', target: 'a b c' },
+    { context: 'y', target: 'd e' },
+  ]);
   assert.ok(Math.abs(r.perplexity - 4) < 1e-12);
   assert.equal(r.tokens, 5);
 });

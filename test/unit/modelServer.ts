@@ -27,7 +27,8 @@ export async function startModelServer(root: string): Promise<ModelServer> {
     requests.push(rel);
     const file = path.join(root, rel);
     const how = behave.get(rel) ?? 'ok';
-    if (how === '404' || !file.startsWith(root) || !existsSync(file) || !statSync(file).isFile()) return void res.writeHead(404).end('not found');
+    if (how === '404' || !file.startsWith(root) || !existsSync(file) || !statSync(file).isFile())
+      return void res.writeHead(404).end('not found');
     const body = readFileSync(file);
     res.writeHead(200, { 'Content-Length': String(body.length), 'Content-Type': 'application/octet-stream' });
     if (how === 'truncate') {

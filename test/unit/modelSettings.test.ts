@@ -30,7 +30,12 @@ function error() {
 }
 
 test('unset, the story commands run the built-in model, and "Use Built-in Model" would write the user settings', () => {
-  assert.deepEqual(model(), { setting: 'draftsmith.story.model', key: 'story.model', choice: { kind: 'built-in' }, target: GLOBAL });
+  assert.deepEqual(model(), {
+    setting: 'draftsmith.story.model',
+    key: 'story.model',
+    choice: { kind: 'built-in' },
+    target: GLOBAL,
+  });
   settings.global['story.model'] = 'built-in';
   assert.deepEqual(model().choice, { kind: 'built-in' });
 });
@@ -43,13 +48,23 @@ test('a Hub id or an existing folder is the model the requests carry', () => {
   assert.deepEqual(model().choice, { kind: 'folder', dir });
 });
 
-test('a workspace\'s model counts only once the workspace is trusted; it is then changed where it was set', () => {
+test("a workspace's model counts only once the workspace is trusted; it is then changed where it was set", () => {
   settings.global['story.model'] = 'Xenova/distilgpt2';
   settings.workspace['story.model'] = 'someone/else';
   settings.trusted = false;
-  assert.deepEqual(model(), { setting: 'draftsmith.story.model', key: 'story.model', choice: { kind: 'hub', id: 'Xenova/distilgpt2' }, target: GLOBAL });
+  assert.deepEqual(model(), {
+    setting: 'draftsmith.story.model',
+    key: 'story.model',
+    choice: { kind: 'hub', id: 'Xenova/distilgpt2' },
+    target: GLOBAL,
+  });
   settings.trusted = true;
-  assert.deepEqual(model(), { setting: 'draftsmith.story.model', key: 'story.model', choice: { kind: 'hub', id: 'someone/else' }, target: WORKSPACE });
+  assert.deepEqual(model(), {
+    setting: 'draftsmith.story.model',
+    key: 'story.model',
+    choice: { kind: 'hub', id: 'someone/else' },
+    target: WORKSPACE,
+  });
 });
 
 test('a value the host cannot use is an error naming the setting, not a crash', () => {
@@ -76,11 +91,18 @@ test('a Hub model with a draftsmith.hub.endpoint that is not a web address is re
   assert.deepEqual(model().choice, { kind: 'built-in' });
 });
 
-test('the engine\'s Hub settings: the cache in the global storage, the endpoint and offline; a bad endpoint never downloads', () => {
-  assert.deepEqual(readHubConfig(STORAGE), { hub: { endpoint: 'https://huggingface.co/', cacheDir: path.join(STORAGE, 'hub'), offline: false, stallSeconds: 30 } });
+test("the engine's Hub settings: the cache in the global storage, the endpoint and offline; a bad endpoint never downloads", () => {
+  assert.deepEqual(readHubConfig(STORAGE), {
+    hub: { endpoint: 'https://huggingface.co/', cacheDir: path.join(STORAGE, 'hub'), offline: false, stallSeconds: 30 },
+  });
   settings.global['hub.endpoint'] = 'https://hf-mirror.example/base';
   settings.global['hub.offline'] = true;
-  assert.deepEqual(readHubConfig(STORAGE).hub, { endpoint: 'https://hf-mirror.example/base/', cacheDir: path.join(STORAGE, 'hub'), offline: true, stallSeconds: 30 });
+  assert.deepEqual(readHubConfig(STORAGE).hub, {
+    endpoint: 'https://hf-mirror.example/base/',
+    cacheDir: path.join(STORAGE, 'hub'),
+    offline: true,
+    stallSeconds: 30,
+  });
   settings.global['hub.endpoint'] = 'ftp://mirror';
   settings.global['hub.offline'] = false;
   const bad = readHubConfig(STORAGE);

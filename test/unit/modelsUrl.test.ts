@@ -29,8 +29,13 @@ async function serve(t: { after(fn: () => Promise<void>): void }): Promise<Model
   return s;
 }
 
-const config = (modelsUrl: string, cacheDir: string, offline = false): EngineConfig =>
-  ({ modelsDir: path.join(os.tmpdir(), 'draftsmith-no-such-models'), modelsUrl, device: 'cpu', threads: 1, hub: { endpoint: 'https://huggingface.co/', cacheDir, offline, stallSeconds: 30 } });
+const config = (modelsUrl: string, cacheDir: string, offline = false): EngineConfig => ({
+  modelsDir: path.join(os.tmpdir(), 'draftsmith-no-such-models'),
+  modelsUrl,
+  device: 'cpu',
+  threads: 1,
+  hub: { endpoint: 'https://huggingface.co/', cacheDir, offline, stallSeconds: 30 },
+});
 
 /** What the cache holds for this server: its folders (a half-written one would show as <name>.part-*). */
 const kept = (server: ModelServer, cacheDir: string) => {
@@ -42,9 +47,14 @@ test('a model folder from a URL downloads once with progress, every file checked
   const server = await serve(t);
   const cacheDir = setup(t);
   const progress: string[] = [];
-  const r = await new Engine(config(server.endpoint, cacheDir), () => {}).run(ESSAY, { progress: (m) => progress.push(m) });
+  const r = await new Engine(config(server.endpoint, cacheDir), () => {}).run(ESSAY, {
+    progress: (m) => progress.push(m),
+  });
   assert.equal(r.op, 'essay');
-  assert.ok(progress.some((m) => /^Downloading the essay model: file \d+ of \d+, [\d.]+ MB$/.test(m)), progress.join('\n'));
+  assert.ok(
+    progress.some((m) => /^Downloading the essay model: file \d+ of \d+, [\d.]+ MB$/.test(m)),
+    progress.join('\n'),
+  );
   assert.deepEqual(kept(server, cacheDir), ['essay']);
   await server.close();
   const again = await new Engine(config(server.endpoint, cacheDir, true), () => {}).run(ESSAY);
@@ -55,8 +65,13 @@ test('a served file that does not match its sha256 fails the load and keeps noth
   const server = await serve(t);
   const cacheDir = setup(t);
   server.behave.set('essay/decoder.onnx', 'corrupt');
-  await assert.rejects(new Engine(config(server.endpoint, cacheDir), () => {}).run(ESSAY),
-    (e: unknown) => e instanceof EngineError && e.code === 'bad-model' && /decoder\.onnx does not match its model\.json: sha256/.test(e.message));
+  await assert.rejects(
+    new Engine(config(server.endpoint, cacheDir), () => {}).run(ESSAY),
+    (e: unknown) =>
+      e instanceof EngineError &&
+      e.code === 'bad-model' &&
+      /decoder\.onnx does not match its model\.json: sha256/.test(e.message),
+  );
   assert.deepEqual(kept(server, cacheDir), []);
 });
 
@@ -64,19 +79,32 @@ test('a download cut off mid-file, or a folder the server does not have, is repo
   const server = await serve(t);
   const cacheDir = setup(t);
   server.behave.set('essay/encoder.onnx', 'truncate');
-  await assert.rejects(new Engine(config(server.endpoint, cacheDir), () => {}).run(ESSAY),
-    (e: unknown) => e instanceof EngineError && e.code === 'model-unavailable' && /essay model could not be downloaded/.test(e.message));
+  await assert.rejects(
+    new Engine(config(server.endpoint, cacheDir), () => {}).run(ESSAY),
+    (e: unknown) =>
+      e instanceof EngineError &&
+      e.code === 'model-unavailable' &&
+      /essay model could not be downloaded/.test(e.message),
+  );
   assert.deepEqual(kept(server, cacheDir), []);
   server.behave.set('essay/model.json', '404');
-  await assert.rejects(new Engine(config(server.endpoint, cacheDir), () => {}).run(ESSAY),
-    (e: unknown) => e instanceof EngineError && e.code === 'model-unavailable' && /There is no essay model at/.test(e.message));
+  await assert.rejects(
+    new Engine(config(server.endpoint, cacheDir), () => {}).run(ESSAY),
+    (e: unknown) =>
+      e instanceof EngineError && e.code === 'model-unavailable' && /There is no essay model at/.test(e.message),
+  );
   assert.deepEqual(kept(server, cacheDir), []);
 });
 
 test('offline, a folder not yet downloaded is refused without a request', async (t) => {
   const server = await serve(t);
   const cacheDir = setup(t);
-  await assert.rejects(new Engine(config(server.endpoint, cacheDir, true), () => {}).run(ESSAY),
-    (e: unknown) => e instanceof EngineError && e.code === 'model-unavailable' && /has not been downloaded, and downloads are off/.test(e.message));
+  await assert.rejects(
+    new Engine(config(server.endpoint, cacheDir, true), () => {}).run(ESSAY),
+    (e: unknown) =>
+      e instanceof EngineError &&
+      e.code === 'model-unavailable' &&
+      /has not been downloaded, and downloads are off/.test(e.message),
+  );
   assert.deepEqual(server.requests, []);
 });

@@ -12,13 +12,26 @@ import { repoRoot } from './helpers';
 
 test('every package in the lockfile supports the Node version the README documents', () => {
   const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string } };
-  const lock = JSON.parse(readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node?: string } | string[]; optional?: boolean }> };
+  const lock = JSON.parse(readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { engines?: { node?: string } | string[]; optional?: boolean }>;
+  };
   const minimum = semver.minVersion(pkg.engines.node);
   assert.ok(minimum, `package.json engines.node ${pkg.engines.node} names no version`);
-  assert.match(readFileSync(path.join(repoRoot, 'README.md'), 'utf8'), new RegExp(`Node\\.js ${minimum.version.replace(/\./g, '\\.')}\\+`), 'the README names another minimum');
+  assert.match(
+    readFileSync(path.join(repoRoot, 'README.md'), 'utf8'),
+    new RegExp(`Node\\.js ${minimum.version.replace(/\./g, '\\.')}\\+`),
+    'the README names another minimum',
+  );
   const refused = Object.entries(lock.packages)
     .filter(([name]) => name !== '')
-    .map(([name, p]) => ({ name: name.replace(/^.*node_modules\//, ''), range: !Array.isArray(p.engines) ? p.engines?.node : undefined }))
+    .map(([name, p]) => ({
+      name: name.replace(/^.*node_modules\//, ''),
+      range: !Array.isArray(p.engines) ? p.engines?.node : undefined,
+    }))
     .filter((p) => p.range && !semver.satisfies(minimum, p.range, { includePrerelease: true }));
-  assert.deepEqual(refused, [], `packages that do not run on Node ${minimum.version}: ${refused.map((p) => `${p.name} (${p.range})`).join(', ')}`);
+  assert.deepEqual(
+    refused,
+    [],
+    `packages that do not run on Node ${minimum.version}: ${refused.map((p) => `${p.name} (${p.range})`).join(', ')}`,
+  );
 });

@@ -19,14 +19,20 @@ test('NativeCalls: close() waits for the calls under way and refuses new ones', 
   const closing = calls.close().then(() => (closed = true));
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(closed, false, 'close() resolved while a call was under way');
-  await assert.rejects(calls.track(async () => 'late'), isStopped);
+  await assert.rejects(
+    calls.track(async () => 'late'),
+    isStopped,
+  );
   finish('done');
   assert.equal(await first, 'done');
   await closing;
   assert.equal(calls.inFlight, 0);
   // A failing call is counted out too, and closing an idle gate resolves at once.
   const other = new NativeCalls();
-  await assert.rejects(other.track(() => Promise.reject(new Error('boom'))), /boom/);
+  await assert.rejects(
+    other.track(() => Promise.reject(new Error('boom'))),
+    /boom/,
+  );
   assert.equal(other.inFlight, 0);
   await other.close();
 });

@@ -8,7 +8,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ToPanel } from '../../extension/protocol';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const hostile = require('../fixtures/panel/hostile.js') as {
   HOSTILE_CLASSES: Record<string, string>;
   KEEP: Set<string>;
@@ -45,12 +44,18 @@ test('each view with each hostile class in every free-text field is a message th
     const leaves = strings(message.result);
     const replaced = leaves.filter((l) => l.text.startsWith(hostile.HOSTILE_CLASSES[cls]));
     assert.ok(replaced.length > 0, `${view}/${cls}: no hostile string`);
-    assert.deepEqual(leaves.filter((l) => !l.text.startsWith(hostile.HOSTILE_CLASSES[cls])).map((l) => l.key).filter((k) => !hostile.KEEP.has(k)), [],
-      `${view}/${cls}: strings left as they were`);
+    assert.deepEqual(
+      leaves
+        .filter((l) => !l.text.startsWith(hostile.HOSTILE_CLASSES[cls]))
+        .map((l) => l.key)
+        .filter((k) => !hostile.KEEP.has(k)),
+      [],
+      `${view}/${cls}: strings left as they were`,
+    );
   }
 });
 
-test('the fields left alone are the protocol\'s enums: a hostile value there is refused, so it never reaches a view', () => {
+test("the fields left alone are the protocol's enums: a hostile value there is refused, so it never reaches a view", () => {
   let checked = 0;
   for (const view of hostile.VIEWS) {
     const result = hostile.RESULTS[view] as Record<string, unknown>;
@@ -63,7 +68,7 @@ test('the fields left alone are the protocol\'s enums: a hostile value there is 
   assert.ok(checked >= hostile.VIEWS.length, `only ${checked} enum fields checked`);
 });
 
-test('forged messages are refused by the page\'s schema', () => {
+test("forged messages are refused by the page's schema", () => {
   for (const forged of hostile.forgedMessages()) {
     assert.equal(ToPanel.safeParse(forged).success, false, JSON.stringify(forged));
   }
@@ -74,10 +79,15 @@ test('forged messages are refused by the page\'s schema', () => {
 test('the host\'s panel handler answers the protocol\'s "ready" and refuses every forged message with a log line, posting nothing', () => {
   const webview = stubWebview();
   // Loaded after the stub has its window and Uri (esbuild copies the module's keys when it is required).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { InsightsPanels } = require('../../extension/host/insightsPanel') as typeof import('../../extension/host/insightsPanel');
+
+  const { InsightsPanels } =
+    require('../../extension/host/insightsPanel') as typeof import('../../extension/host/insightsPanel');
   const warnings: string[] = [];
-  const log = { warn: (m: string) => warnings.push(m), info: () => undefined, error: () => undefined } as unknown as import('vscode').LogOutputChannel;
+  const log = {
+    warn: (m: string) => warnings.push(m),
+    info: () => undefined,
+    error: () => undefined,
+  } as unknown as import('vscode').LogOutputChannel;
   const current = { type: 'summarize', result: hostile.RESULTS.summarize } as ToPanel;
   const panels = new InsightsPanels({ path: '/ext' } as import('vscode').Uri, () => current, log);
   panels.show();

@@ -11,12 +11,30 @@ const CSP_SOURCE = 'https://file+.vscode-resource.vscode-cdn.net';
 function policyOf(html: string): Map<string, string[]> {
   const meta = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html);
   assert.ok(meta, 'the page has no Content-Security-Policy meta tag');
-  const decoded = meta[1].replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  return new Map(decoded.split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...sources]) => [name, sources]));
+  const decoded = meta[1]
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+  return new Map(
+    decoded
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .filter((d) => d[0])
+      .map(([name, ...sources]) => [name, sources]),
+  );
 }
 
 function page(nonce = newNonce()) {
-  return { nonce, html: insightsHtml({ cspSource: CSP_SOURCE, scriptUri: `${CSP_SOURCE}/dist/webview/panel.js`, styleUri: `${CSP_SOURCE}/dist/webview/panel.css`, nonce }) };
+  return {
+    nonce,
+    html: insightsHtml({
+      cspSource: CSP_SOURCE,
+      scriptUri: `${CSP_SOURCE}/dist/webview/panel.js`,
+      styleUri: `${CSP_SOURCE}/dist/webview/panel.css`,
+      nonce,
+    }),
+  };
 }
 
 test('scripts run only by a fresh nonce: no inline scripts, no eval, and the one script tag carries it', () => {
@@ -34,26 +52,57 @@ test('scripts run only by a fresh nonce: no inline scripts, no eval, and the one
   assert.equal(new Set(Array.from({ length: 50 }, () => newNonce())).size, 50);
 });
 
-test('nothing loads from outside the extension: every source is the webview\'s own or none', () => {
+test("nothing loads from outside the extension: every source is the webview's own or none", () => {
   const policy = policyOf(page().html);
   for (const [directive, sources] of policy) {
     for (const source of sources) {
-      assert.ok(source === "'none'" || source === CSP_SOURCE || (directive === 'script-src' && source.startsWith("'nonce-")),
-        `${directive} allows ${source}`);
+      assert.ok(
+        source === "'none'" || source === CSP_SOURCE || (directive === 'script-src' && source.startsWith("'nonce-")),
+        `${directive} allows ${source}`,
+      );
     }
   }
-  for (const directive of ['connect-src', 'base-uri', 'form-action']) assert.deepEqual(policy.get(directive), ["'none'"], directive);
+  for (const directive of ['connect-src', 'base-uri', 'form-action'])
+    assert.deepEqual(policy.get(directive), ["'none'"], directive);
   // No scheme wildcards, data: or blob: anywhere.
   assert.doesNotMatch(contentSecurityPolicy(CSP_SOURCE, 'n'), /\s(\*|https?:|data:|blob:|filesystem:)(\s|;|$)/);
 });
 
 test('the panel accepts only well-formed protocol messages', () => {
-  const stats = { inputTokens: 1, usedInputTokens: 1, outputTokens: 1, encodeMs: 1, decodeMs: 1, tokensPerSecond: 1, device: 'cpu', model: 'm' };
-  const summary = { op: 'summarize', summary: 's', source: 'x', truncated: false, usedChars: 1, hitMaxLength: null, tokens: [], topPhrases: [], topics: [], stats };
+  const stats = {
+    inputTokens: 1,
+    usedInputTokens: 1,
+    outputTokens: 1,
+    encodeMs: 1,
+    decodeMs: 1,
+    tokensPerSecond: 1,
+    device: 'cpu',
+    model: 'm',
+  };
+  const summary = {
+    op: 'summarize',
+    summary: 's',
+    source: 'x',
+    truncated: false,
+    usedChars: 1,
+    hitMaxLength: null,
+    tokens: [],
+    topPhrases: [],
+    topics: [],
+    stats,
+  };
   assert.ok(ToPanel.safeParse({ type: 'summarize', result: summary }).success);
-  assert.ok(ToPanel.safeParse({ type: 'empty', message: '<img src=x onerror=alert(1)>' }).success, 'text is text: the view escapes it');
+  assert.ok(
+    ToPanel.safeParse({ type: 'empty', message: '<img src=x onerror=alert(1)>' }).success,
+    'text is text: the view escapes it',
+  );
   for (const bad of [
-    undefined, null, 42, 'summarize', [], {},
+    undefined,
+    null,
+    42,
+    'summarize',
+    [],
+    {},
     { type: 'html', html: '<script>alert(1)</script>' },
     { type: 'summarize' },
     { type: 'summarize', result: { ...summary, op: 'essay' } },

@@ -3,14 +3,25 @@ import assert from 'node:assert/strict';
 import { FromWorker, ToPanel, ToWorker } from '../../extension/protocol';
 
 test('a well-formed summarize request is accepted', () => {
-  const m = ToWorker.safeParse({ type: 'request', id: 1, request: { op: 'summarize', text: 'Hello.', decoding: { beamSize: 4 } } });
+  const m = ToWorker.safeParse({
+    type: 'request',
+    id: 1,
+    request: { op: 'summarize', text: 'Hello.', decoding: { beamSize: 4 } },
+  });
   assert.ok(m.success);
 });
 
 test('requests with unknown operations, missing ids or silly options are rejected', () => {
-  assert.equal(ToWorker.safeParse({ type: 'request', id: 1, request: { op: 'launch-rockets', text: 'x' } }).success, false);
+  assert.equal(
+    ToWorker.safeParse({ type: 'request', id: 1, request: { op: 'launch-rockets', text: 'x' } }).success,
+    false,
+  );
   assert.equal(ToWorker.safeParse({ type: 'request', request: { op: 'summarize', text: 'x' } }).success, false);
-  assert.equal(ToWorker.safeParse({ type: 'request', id: 1, request: { op: 'summarize', text: 'x', decoding: { beamSize: 0 } } }).success, false);
+  assert.equal(
+    ToWorker.safeParse({ type: 'request', id: 1, request: { op: 'summarize', text: 'x', decoding: { beamSize: 0 } } })
+      .success,
+    false,
+  );
   assert.equal(ToWorker.safeParse({ type: 'configure', config: { modelsDir: '', device: 'gpu' } }).success, false);
   assert.equal(ToWorker.safeParse('cancel everything').success, false);
 });
@@ -24,22 +35,42 @@ test('the worker can only send the messages the host knows', () => {
 test('the panel rejects a summarize result with missing token weights', () => {
   // A complete result that the panel accepts, so that the one missing field is what rejects the broken copies.
   const result = {
-    op: 'summarize', summary: 's', source: 'x', truncated: false, usedChars: 1, hitMaxLength: null,
-    tokens: [{ text: 'x', start: 0, end: 1, weight: 0.5 }], topPhrases: [{ text: 'x', start: 0, end: 1, weight: 0.5 }],
+    op: 'summarize',
+    summary: 's',
+    source: 'x',
+    truncated: false,
+    usedChars: 1,
+    hitMaxLength: null,
+    tokens: [{ text: 'x', start: 0, end: 1, weight: 0.5 }],
+    topPhrases: [{ text: 'x', start: 0, end: 1, weight: 0.5 }],
     topics: [{ id: 0, words: ['x'] }],
-    stats: { inputTokens: 1, usedInputTokens: 1, outputTokens: 1, encodeMs: 1, decodeMs: 1, tokensPerSecond: 1, device: 'cpu', model: 'summarize' },
+    stats: {
+      inputTokens: 1,
+      usedInputTokens: 1,
+      outputTokens: 1,
+      encodeMs: 1,
+      decodeMs: 1,
+      tokensPerSecond: 1,
+      device: 'cpu',
+      model: 'summarize',
+    },
   };
   assert.ok(ToPanel.safeParse({ type: 'summarize', result }).success, 'the complete result is accepted');
   for (const list of ['tokens', 'topPhrases'] as const) {
     const [{ weight: _, ...unweighted }] = result[list];
     const parsed = ToPanel.safeParse({ type: 'summarize', result: { ...result, [list]: [unweighted] } });
     assert.equal(parsed.success, false, `${list}[0] without a weight was accepted`);
-    assert.deepEqual(parsed.error?.issues.map((i) => i.path), [['result', list, 0, 'weight']], 'rejected for something else than the weight');
+    assert.deepEqual(
+      parsed.error?.issues.map((i) => i.path),
+      [['result', list, 0, 'weight']],
+      'rejected for something else than the weight',
+    );
   }
 });
 
 test('reply requests: mappers are the four names, at most 20 candidates, a typed key of reasonable length', () => {
-  const ok = (r: object) => ToWorker.safeParse({ type: 'request', id: 1, request: { op: 'reply', text: 'Hi.', ...r } }).success;
+  const ok = (r: object) =>
+    ToWorker.safeParse({ type: 'request', id: 1, request: { op: 'reply', text: 'Hi.', ...r } }).success;
   assert.equal(ok({}), true);
   assert.equal(ok({ mappers: ['identity', 'antonym'], maxCandidates: 20, key: 'music' }), true);
   assert.equal(ok({ mappers: ['hypernym'] }), false);

@@ -19,7 +19,8 @@ const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 const noop: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 let loaded: Promise<ReplySystem> | undefined;
 const load = () => (loaded ??= ReplySystem.load(replyModelDir(modelsDir), quiet));
-const run = async (r: Omit<ReplyRequest, 'op'>) => ReplyResult.parse(await (await load()).run(ReplyRequest.parse({ op: 'reply', ...r }), noop));
+const run = async (r: Omit<ReplyRequest, 'op'>) =>
+  ReplyResult.parse(await (await load()).run(ReplyRequest.parse({ op: 'reply', ...r }), noop));
 
 interface Parity {
   model: 'esed' | 'nrm';
@@ -41,7 +42,7 @@ test('the shipped model: TypeScript reads the memory and decodes exactly as PyTo
   assert.equal(system.variant, fx.model);
   assert.deepEqual(system.tokenize(fx.post), fx.input_ids, 'the tokenizer reads the post as sentencepiece did');
   const post = await system.encode(fx.input_ids);
-  assert.ok(near(post.state, fx.state_first, 1e-4), 'the decoder\'s first state differs');
+  assert.ok(near(post.state, fx.state_first, 1e-4), "the decoder's first state differs");
   let read: Float32Array | null = null;
   if (fx.model === 'esed') {
     assert.ok(post.query && near(post.query, fx.query_first ?? [], 1e-4), 'the query p differs');
@@ -67,9 +68,17 @@ test('a post gets one candidate per key, labelled "key — mapping", ranked by l
     assert.equal(c.readWeights?.length, system.arch.slots);
   }
   const inMemory = r.postKeys.filter((k) => k.inMemory).map((k) => k.lemma);
-  for (const k of inMemory) assert.ok(r.candidates.some((c) => c.key === k && c.label === `${k} — identity`), `no identity candidate for ${k}`);
+  for (const k of inMemory)
+    assert.ok(
+      r.candidates.some((c) => c.key === k && c.label === `${k} — identity`),
+      `no identity candidate for ${k}`,
+    );
   const scores = r.candidates.map((c) => c.score);
-  assert.deepEqual(scores, [...scores].sort((a, b) => b - a), 'not ranked best first');
+  assert.deepEqual(
+    scores,
+    [...scores].sort((a, b) => b - a),
+    'not ranked best first',
+  );
   assert.deepEqual((await run({ text, mappers: ['identity'] })).candidates, r.candidates, 'not deterministic');
   assert.deepEqual(replyLines(r)[0], `${r.candidates[0].label}: ${r.candidates[0].text}`);
 });
@@ -82,16 +91,24 @@ test('a reply cut off at the length limit says which limit, as the other systems
     assert.ok(c.tokens <= 2, `${c.tokens} tokens for a limit of 2`);
     if (c.tokens === 2) assert.deepEqual(c.hitMaxLength, { maxLength: 2, limitedBy: 'request' }, c.text);
   }
-  assert.ok(cut.candidates.some((c) => c.hitMaxLength !== null), 'no candidate reached a limit of 2 tokens');
+  assert.ok(
+    cut.candidates.some((c) => c.hitMaxLength !== null),
+    'no candidate reached a limit of 2 tokens',
+  );
   const whole = await run({ text, mappers: ['identity'] });
-  for (const c of whole.candidates) if (c.hitMaxLength === null) assert.ok(c.tokens < (await load()).arch.maxReplyTokens);
+  for (const c of whole.candidates)
+    if (c.hitMaxLength === null) assert.ok(c.tokens < (await load()).arch.maxReplyTokens);
   const huge = await run({ text, mappers: ['identity'], decoding: { maxLength: 512 } });
   for (const c of huge.candidates) if (c.hitMaxLength) assert.equal(c.hitMaxLength.limitedBy, 'model');
 });
 
 test('the mappers steer by other keys: antonyms and neighbours give other memory keys, labelled with the mapping', async () => {
   const system = await load();
-  const r = await run({ text: 'What a big day for the whole family!', mappers: ['identity', 'synonym', 'antonym', 'neighbour'], maxCandidates: 20 });
+  const r = await run({
+    text: 'What a big day for the whole family!',
+    mappers: ['identity', 'synonym', 'antonym', 'neighbour'],
+    maxCandidates: 20,
+  });
   const mappers = new Set(r.candidates.map((c) => c.mapper));
   assert.ok(mappers.has('identity') && mappers.has('neighbour'), [...mappers].join(', '));
   for (const c of r.candidates.filter((c) => c.mapper !== 'identity')) {
@@ -100,9 +117,15 @@ test('the mappers steer by other keys: antonyms and neighbours give other memory
   }
   // The post is chosen so that the antonym has something to do: "big" is a key of it, and WordNet's
   // antonym "little" a key of the memory. Asserted, so that the check below always runs.
-  assert.ok(r.postKeys.some((k) => k.lemma === 'big' && k.pos === 'adj'), `"big" is no adjective key of the post: ${JSON.stringify(r.postKeys)}`);
+  assert.ok(
+    r.postKeys.some((k) => k.lemma === 'big' && k.pos === 'adj'),
+    `"big" is no adjective key of the post: ${JSON.stringify(r.postKeys)}`,
+  );
   assert.ok(system.mapper.has('little'), 'the memory has no key "little"');
-  assert.ok(r.candidates.some((c) => c.label === 'big → little — antonym'), r.candidates.map((c) => c.label).join('; '));
+  assert.ok(
+    r.candidates.some((c) => c.label === 'big → little — antonym'),
+    r.candidates.map((c) => c.label).join('; '),
+  );
 });
 
 test('a typed key steers the one reply; one the memory lacks is refused with the nearest known keys', async () => {
@@ -112,8 +135,13 @@ test('a typed key steers the one reply; one the memory lacks is refused with the
   assert.equal(r.candidates.length, 1);
   assert.equal(r.candidates[0].mapper, 'typed');
   assert.equal(r.candidates[0].key, known);
-  await assert.rejects(run({ text: 'How was your weekend?', key: 'xylophonist' }), (e: unknown) =>
-    e instanceof EngineError && e.code === 'bad-input' && /no key "xylophonist"; the nearest keys it knows are: \w+/.test(e.message));
+  await assert.rejects(
+    run({ text: 'How was your weekend?', key: 'xylophonist' }),
+    (e: unknown) =>
+      e instanceof EngineError &&
+      e.code === 'bad-input' &&
+      /no key "xylophonist"; the nearest keys it knows are: \w+/.test(e.message),
+  );
 });
 
 test('a post without nouns or adjectives gets no candidate and a note that says to type a key', async () => {
@@ -130,12 +158,19 @@ test('a very long post is read from its end, and the note says how much', async 
   assert.ok(r.usedFrom > 0 && r.usedFrom < text.length);
   assert.match(r.notes[0], /longer than the model reads \(\d+ subwords\): the replies answer its last \d+ characters/);
   assert.ok(r.candidates.length > 0);
-  assert.ok(r.postKeys.some((k) => k.lemma === 'music' || k.lemma === 'festival'), 'the keys come from the part read');
+  assert.ok(
+    r.postKeys.some((k) => k.lemma === 'music' || k.lemma === 'festival'),
+    'the keys come from the part read',
+  );
 });
 
 test('other scripts are refused with a clear message; empty and binary text too', async () => {
   for (const text of ['Я очень люблю играть в теннис с друзьями.', '我喜欢和朋友一起打网球。']) {
-    await assert.rejects(run({ text }), (e: unknown) => e instanceof EngineError && e.code === 'bad-input' && /reads English/.test(e.message), text);
+    await assert.rejects(
+      run({ text }),
+      (e: unknown) => e instanceof EngineError && e.code === 'bad-input' && /reads English/.test(e.message),
+      text,
+    );
   }
   await assert.rejects(run({ text: '  \n ' }), /no post to reply to/);
   await assert.rejects(run({ text: '\u0000\u0001\u0002\u0003 binary \u0004\u0005\u0006' }), /binary data/);
@@ -143,13 +178,25 @@ test('other scripts are refused with a clear message; empty and binary text too'
 
 test('--mapper takes names, comma lists and "all"; anything else is refused', () => {
   assert.equal(mappersOf(parseArgs(['reply', 'x'])), undefined);
-  assert.deepEqual(mappersOf(parseArgs(['reply', 'x', '--mapper', 'synonym,antonym', '--mapper', 'synonym'])), ['synonym', 'antonym']);
-  assert.deepEqual(mappersOf(parseArgs(['reply', 'x', '--mapper', 'all'])), ['identity', 'synonym', 'antonym', 'neighbour']);
+  assert.deepEqual(mappersOf(parseArgs(['reply', 'x', '--mapper', 'synonym,antonym', '--mapper', 'synonym'])), [
+    'synonym',
+    'antonym',
+  ]);
+  assert.deepEqual(mappersOf(parseArgs(['reply', 'x', '--mapper', 'all'])), [
+    'identity',
+    'synonym',
+    'antonym',
+    'neighbour',
+  ]);
   assert.throws(() => mappersOf(parseArgs(['reply', 'x', '--mapper', 'hypernym'])), /--mapper must be/);
 });
 
 test('draftsmith reply prints "label: reply" lines best first, the keys on standard error; bad options and no keys exit non-zero', () => {
-  const cli = (args: string[]) => spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), ...args], { encoding: 'utf8', timeout: 120_000 });
+  const cli = (args: string[]) =>
+    spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), ...args], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
   const ok = cli(['reply', 'I love playing tennis with my old friends on a sunny day.']);
   assert.equal(ok.status, 0, ok.stderr);
   const lines = ok.stdout.trim().split('\n');
@@ -158,7 +205,7 @@ test('draftsmith reply prints "label: reply" lines best first, the keys on stand
   const json = cli(['reply', 'Do you like music?', '--key', 'music', '--json']);
   assert.equal(json.status, 0, json.stderr);
   assert.equal(ReplyResult.parse(JSON.parse(json.stdout)).candidates[0].label, 'music — typed');
-  const none = cli(['reply', 'And then it went to it.']);  // the note says to give --key
+  const none = cli(['reply', 'And then it went to it.']); // the note says to give --key
   assert.equal(none.status, 1);
   assert.match(none.stderr, /no nouns or adjectives/);
   const bad = cli(['reply', 'Hello there, friend.', '--mapper', 'hypernym']);
@@ -177,10 +224,18 @@ test('a reply folder whose memory or keys disagree with model.json is refused, n
   const memory = path.join(dir, 'memory.bin');
   await fs.writeFile(memory, (await fs.readFile(memory)).subarray(0, 1000));
   await rehash(dir, 'memory.bin');
-  await assert.rejects(ReplySystem.load(dir, quiet), badModelNaming(memory, /has 1000 bytes; model\.json's architecture needs \d+ float16 values/));
+  await assert.rejects(
+    ReplySystem.load(dir, quiet),
+    badModelNaming(memory, /has 1000 bytes; model\.json's architecture needs \d+ float16 values/),
+  );
   // keys.json for another memory shape.
   await fs.copyFile(path.join(from, 'memory.bin'), memory);
   await rehash(dir, 'memory.bin');
-  await editManifest(dir, (m) => { m.architecture.keys = 7; });
-  await assert.rejects(ReplySystem.load(dir, quiet), badModelNaming(path.join(dir, 'keys.json'), /describes \d+ keys x 8 slots x \d+; model\.json says 7 x 8 x \d+/));
+  await editManifest(dir, (m) => {
+    m.architecture.keys = 7;
+  });
+  await assert.rejects(
+    ReplySystem.load(dir, quiet),
+    badModelNaming(path.join(dir, 'keys.json'), /describes \d+ keys x 8 slots x \d+; model\.json says 7 x 8 x \d+/),
+  );
 });

@@ -15,10 +15,19 @@ import { tempDir } from './helpers';
 
 test('the keys of a post are its nouns and adjectives, as lemmas, in order, without function words or fillers', () => {
   const keys = semanticKeys('I love playing tennis with my old friends on a sunny day.');
-  assert.deepEqual(keys.map((k) => k.lemma), ['tennis', 'old', 'friend', 'sunny', 'day']);
-  assert.deepEqual(keys.map((k) => k.pos), ['noun', 'adj', 'noun', 'adj', 'noun']);
-  assert.equal(keys[2].word, 'friends', 'the post\'s own word is kept for the label');
-  assert.deepEqual(semanticKeys('The dogs are barking at the bigger cats.').map((k) => k.lemma), ['dog', 'big', 'cat']);
+  assert.deepEqual(
+    keys.map((k) => k.lemma),
+    ['tennis', 'old', 'friend', 'sunny', 'day'],
+  );
+  assert.deepEqual(
+    keys.map((k) => k.pos),
+    ['noun', 'adj', 'noun', 'adj', 'noun'],
+  );
+  assert.equal(keys[2].word, 'friends', "the post's own word is kept for the label");
+  assert.deepEqual(
+    semanticKeys('The dogs are barking at the bigger cats.').map((k) => k.lemma),
+    ['dog', 'big', 'cat'],
+  );
   // Verbs, pronouns and dialogue fillers steer nothing.
   assert.deepEqual(semanticKeys('and then it went to it'), []);
   assert.deepEqual(semanticKeys('Yeah, thanks, guys, something like that.'), []);
@@ -41,18 +50,37 @@ test('WordNet gives the synonyms and antonyms a writer expects', () => {
 /** A mapper over a small memory; word vectors are one-hot-ish by hand so neighbours are known. */
 function toyMapper(): KeyMapper {
   const vectors: Record<string, number[]> = {
-    tennis: [1, 0, 0], football: [0.9, 0.1, 0], music: [0, 1, 0], song: [0.1, 0.95, 0], night: [0, 0, 1], little: [0, 0.2, 0.9],
-    large: [0.5, 0.5, 0], hero: [0.7, 0, 0.3], champion: [0.72, 0, 0.28], badminton: [0.95, 0, 0.05],
+    tennis: [1, 0, 0],
+    football: [0.9, 0.1, 0],
+    music: [0, 1, 0],
+    song: [0.1, 0.95, 0],
+    night: [0, 0, 1],
+    little: [0, 0.2, 0.9],
+    large: [0.5, 0.5, 0],
+    hero: [0.7, 0, 0.3],
+    champion: [0.72, 0, 0.28],
+    badminton: [0.95, 0, 0.05],
   };
-  const unit = (v: number[]) => { const n = Math.hypot(...v); return Float32Array.from(v.map((x) => x / n)); };
-  return new KeyMapper(['tennis', 'football', 'music', 'song', 'night', 'little', 'large', 'hero'],
-    (w) => (vectors[w] ? unit(vectors[w]) : null), (w) => w.replace(/s$/, ''));
+  const unit = (v: number[]) => {
+    const n = Math.hypot(...v);
+    return Float32Array.from(v.map((x) => x / n));
+  };
+  return new KeyMapper(
+    ['tennis', 'football', 'music', 'song', 'night', 'little', 'large', 'hero'],
+    (w) => (vectors[w] ? unit(vectors[w]) : null),
+    (w) => w.replace(/s$/, ''),
+  );
 }
 
 test('the key mapper: identity, synonym, antonym and neighbour give memory keys, labelled as the quick pick shows them', () => {
   const m = toyMapper();
   const key = (lemma: string, pos: 'noun' | 'adj', word = lemma) => ({ word, lemma, pos });
-  assert.deepEqual(m.map(key('tennis', 'noun'), 'identity'), { from: 'tennis', key: 'tennis', mapper: 'identity', label: 'tennis — identity' });
+  assert.deepEqual(m.map(key('tennis', 'noun'), 'identity'), {
+    from: 'tennis',
+    key: 'tennis',
+    mapper: 'identity',
+    label: 'tennis — identity',
+  });
   assert.equal(m.map(key('champion', 'noun'), 'identity'), null, 'champion is no memory key');
   assert.equal(m.map(key('champion', 'noun'), 'synonym')?.label, 'champion → hero — synonym');
   assert.equal(m.map(key('big', 'adj'), 'synonym')?.key, 'large');
@@ -69,14 +97,23 @@ test('a typed key: a memory key (or its lemma) steers; an unknown one is refused
   const m = toyMapper();
   assert.deepEqual(m.typed(' Music '), { from: 'Music', key: 'music', mapper: 'typed', label: 'music — typed' });
   assert.equal(m.typed('songs').key, 'song');
-  assert.throws(() => m.typed('badminton'), (e: unknown) =>
-    e instanceof EngineError && e.code === 'bad-input' && /no key "badminton"/.test(e.message) && /nearest keys it knows are: tennis, football/.test(e.message));
+  assert.throws(
+    () => m.typed('badminton'),
+    (e: unknown) =>
+      e instanceof EngineError &&
+      e.code === 'bad-input' &&
+      /no key "badminton"/.test(e.message) &&
+      /nearest keys it knows are: tennis, football/.test(e.message),
+  );
   assert.throws(() => m.typed('!!!'), /Type a word/);
 });
 
 test('the memory read (Eqs. 11-12): with β = 100 the softmax all but picks the block row nearest the query; zero rows never count', () => {
   const D = 4;
-  const unit = (v: number[]) => { const n = Math.hypot(...v); return v.map((x) => x / n); };
+  const unit = (v: number[]) => {
+    const n = Math.hypot(...v);
+    return v.map((x) => x / n);
+  };
   const rows = [unit([1, 0, 0, 0]), unit([0.6, 0.8, 0, 0]), unit([0, 0, 1, 0]), [0, 0, 0, 0]];
   const memory = Float32Array.from([...unit([9, 9, 9, 9]), ...rows.flat()]); // another row first: the tested block starts at offset D
   const query = Float32Array.from(unit([0.5, 0.9, 0, 0]));
@@ -109,5 +146,8 @@ test('a float16 file (the shipped memory and embeddings) reads as the same value
   await fs.writeFile(file, bits);
   const values = await readFloat16File(file, 65536, 'every half');
   for (let h = 0; h < 65536; h++) assert.ok(Object.is(values[h], Math.fround(halfToFloat(h))), `0x${h.toString(16)}`);
-  await assert.rejects(readFloat16File(file, 3, 'three halves'), /has 131072 bytes; model\.json's architecture needs 3 float16 values/);
+  await assert.rejects(
+    readFloat16File(file, 3, 'three halves'),
+    /has 131072 bytes; model\.json's architecture needs 3 float16 values/,
+  );
 });

@@ -18,11 +18,22 @@ function job(log: string[], id: number, channel?: string) {
     run: (s) => {
       signal = s;
       log.push(`start ${id}`);
-      return new Promise<void>((resolve) => { finish = () => { log.push(`done ${id}${s.reason ? ` (${s.reason.message})` : ''}`); resolve(); }; });
+      return new Promise<void>((resolve) => {
+        finish = () => {
+          log.push(`done ${id}${s.reason ? ` (${s.reason.message})` : ''}`);
+          resolve();
+        };
+      });
     },
     end: (e: EngineError) => log.push(`end ${id}: ${e.code} ${e.message}`),
   };
-  return { job: j, finish: () => finish(), get signal() { return signal; } };
+  return {
+    job: j,
+    finish: () => finish(),
+    get signal() {
+      return signal;
+    },
+  };
 }
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -82,7 +93,15 @@ test('a newer request of a channel supersedes the older ones of that channel, no
   await tick();
   newest.finish();
   await q.idle();
-  assert.deepEqual(log.slice(2), ['done 1 (Superseded by a newer request of the same kind.)', 'start 3', 'done 3', 'start 4', 'done 4', 'start 5', 'done 5']);
+  assert.deepEqual(log.slice(2), [
+    'done 1 (Superseded by a newer request of the same kind.)',
+    'start 3',
+    'done 3',
+    'start 4',
+    'done 4',
+    'start 5',
+    'done 5',
+  ]);
 });
 
 test('stop: waiting jobs end with its error, the running one is told to cancel', async () => {
@@ -100,11 +119,18 @@ test('stop: waiting jobs end with its error, the running one is told to cancel',
 
 test('the worker: a request with a channel supersedes the running one of that channel; the rest run in order', async () => {
   const { messages, until, send, close } = startWorker();
-  const ends = () => messages.filter((m): m is Extract<FromWorker, { type: 'result' | 'error' }> => m.type === 'result' || m.type === 'error');
+  const ends = () =>
+    messages.filter(
+      (m): m is Extract<FromWorker, { type: 'result' | 'error' }> => m.type === 'result' || m.type === 'error',
+    );
   try {
     send({ type: 'configure', config: { modelsDir, device: 'cpu', threads: 1 } });
     const essay = { op: 'essay', topics: 'river, boat', decoding: { beamSize: 2, maxLength: 12 } } as const;
-    const score = { op: 'score', hypothesis: 'the boat crossed the river', reference: 'a boat crossed a river' } as const;
+    const score = {
+      op: 'score',
+      hypothesis: 'the boat crossed the river',
+      reference: 'a boat crossed a river',
+    } as const;
     // All sent at once: the first essay is still loading its model when the second arrives.
     send({ type: 'request', id: 1, request: essay, channel: 'inline' });
     send({ type: 'request', id: 2, request: essay, channel: 'inline' });
@@ -113,8 +139,19 @@ test('the worker: a request with a channel supersedes the running one of that ch
     for (const id of [1, 2, 3, 4]) await until(endOf(id));
     const [first, ...rest] = ends();
     assert.equal(first.id, 1);
-    assert.ok(first.type === 'error' && first.code === 'cancelled' && /Superseded/.test(first.message), JSON.stringify(first));
-    assert.deepEqual(rest.map((m) => [m.id, m.type]), [[2, 'result'], [3, 'result'], [4, 'result']], 'one at a time, in order');
+    assert.ok(
+      first.type === 'error' && first.code === 'cancelled' && /Superseded/.test(first.message),
+      JSON.stringify(first),
+    );
+    assert.deepEqual(
+      rest.map((m) => [m.id, m.type]),
+      [
+        [2, 'result'],
+        [3, 'result'],
+        [4, 'result'],
+      ],
+      'one at a time, in order',
+    );
   } finally {
     await close();
   }

@@ -2,20 +2,42 @@
 // Expected numbers are derived in the comments; F1 = 2PR / (P + R).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { corpusRouge, rougeL, rougeLsum, rougeN, rougeScores, rougeW, tokenize, type Score } from '../../extension/engine/metrics/rouge';
+import {
+  corpusRouge,
+  rougeL,
+  rougeLsum,
+  rougeN,
+  rougeScores,
+  rougeW,
+  tokenize,
+  type Score,
+} from '../../extension/engine/metrics/rouge';
 import { porterStem } from '../../extension/engine/metrics/porterStemmer';
 
 /** Asserts P, R, F1 to 1e-4: tighter than the 0.001 agreement we promise with rouge-score. */
 function near(actual: Score, precision: number, recall: number, f1: number): void {
   const ok = (a: number, e: number) => Math.abs(a - e) < 1e-4;
-  assert.ok(ok(actual.precision, precision) && ok(actual.recall, recall) && ok(actual.f1, f1),
-    `expected P=${precision} R=${recall} F=${f1}, got ${JSON.stringify(actual)}`);
+  assert.ok(
+    ok(actual.precision, precision) && ok(actual.recall, recall) && ok(actual.f1, f1),
+    `expected P=${precision} R=${recall} F=${f1}, got ${JSON.stringify(actual)}`,
+  );
 }
 
 test('tokenizer lowercases and splits on every non-alphanumeric character, as rouge-score does', () => {
   // "U.S." -> u s, "3.5%" -> 3 5, "isn't" -> isn t, the em dash separates like a space.
-  assert.deepEqual(tokenize("The U.S. economy's 3.5% growth\u2014isn't it?"),
-    ['the', 'u', 's', 'economy', 's', '3', '5', 'growth', 'isn', 't', 'it']);
+  assert.deepEqual(tokenize("The U.S. economy's 3.5% growth\u2014isn't it?"), [
+    'the',
+    'u',
+    's',
+    'economy',
+    's',
+    '3',
+    '5',
+    'growth',
+    'isn',
+    't',
+    'it',
+  ]);
   // Accented letters are not [a-z0-9] and break words, as in rouge-score.
   assert.deepEqual(tokenize('Café'), ['caf']);
 });
@@ -30,10 +52,25 @@ test('the Porter stemmer gives NLTK PorterStemmer() outputs, including NLTK-only
   // Outputs of nltk.stem.porter.PorterStemmer() (NLTK_EXTENSIONS mode). The last group is where
   // Martin Porter's reference variant (npm "stemmer") differs: ties->ti, enjoy->enjoi, always->alwai.
   const expected: Record<string, string> = {
-    caresses: 'caress', ponies: 'poni', relational: 'relat', conditional: 'condit', motoring: 'motor',
-    hopping: 'hop', filing: 'file', failing: 'fail', agreed: 'agre', feed: 'feed', controll: 'control',
-    generously: 'gener', happy: 'happi',
-    ties: 'tie', dying: 'die', enjoy: 'enjoy', always: 'alway', display: 'display', hopefully: 'hope',
+    caresses: 'caress',
+    ponies: 'poni',
+    relational: 'relat',
+    conditional: 'condit',
+    motoring: 'motor',
+    hopping: 'hop',
+    filing: 'file',
+    failing: 'fail',
+    agreed: 'agre',
+    feed: 'feed',
+    controll: 'control',
+    generously: 'gener',
+    happy: 'happi',
+    ties: 'tie',
+    dying: 'die',
+    enjoy: 'enjoy',
+    always: 'alway',
+    display: 'display',
+    hopefully: 'hope',
   };
   for (const [word, stem] of Object.entries(expected)) assert.equal(porterStem(word), stem, word);
 });
@@ -71,7 +108,13 @@ test('stemming credits "cats were running" against "cat was running"', () => {
 });
 
 test('empty or wordless predictions and references score zero, never NaN', () => {
-  for (const [pred, ref] of [['', 'the cat'], ['the cat', ''], ['', ''], ['...', 'the cat'], ['\n\n', 'the cat']]) {
+  for (const [pred, ref] of [
+    ['', 'the cat'],
+    ['the cat', ''],
+    ['', ''],
+    ['...', 'the cat'],
+    ['\n\n', 'the cat'],
+  ]) {
     const s = rougeScores(pred, ref);
     for (const v of Object.values(s)) near(v, 0, 0, 0);
   }
@@ -111,11 +154,13 @@ test('ROUGE-Lsum does not credit one prediction word to two reference sentences'
   near(rougeLsum('a b', 'a b\na b'), 1, 0.5, 2 / 3);
 });
 
-test('agrees with ROUGE-1.5.5 on rouge-score\'s test data (its rouge_scorer_test.py values)', () => {
+test("agrees with ROUGE-1.5.5 on rouge-score's test data (its rouge_scorer_test.py values)", () => {
   // Line 2 of rouge/testdata/target.txt and prediction.txt; expected R, P, F from
   // testRouge1AgainstRouge155WithStemming and testRouge2AgainstRouge155WithStemming.
-  const target = "KsJdPByEtAor fE-Qg Dpdbring cw-WeFyu vC MoBL Xdn g wkvcEiGvKtion BDFhrpMtion psing sbKao Q m qiing LMmer HqqLFXe,XPY,J XsurkMer ,ed nB'wH'bWVHjWFEing tQ.saefZwJtKrTlixYpMMsJing UCAPwNHeYVjDing c T BUySKtion gMPfJpwGw p'NvxAoping eu pBwMBKV'I DNxqelhu,PHPxDEq,mtion SN";
-  const prediction = "n cw-WeFyu vC MoBL Xdn g wkvcEiGvKtion BDFhrpMer pstion sbKao Q m qier LMmed HqqLFXe,XPY,J XsurkMeo ,ed nB'wH'bWVHjWFEer tQ.saefZwJtKrTlixYpMMNJtion UCAPwNHeYVjD";
+  const target =
+    "KsJdPByEtAor fE-Qg Dpdbring cw-WeFyu vC MoBL Xdn g wkvcEiGvKtion BDFhrpMtion psing sbKao Q m qiing LMmer HqqLFXe,XPY,J XsurkMer ,ed nB'wH'bWVHjWFEing tQ.saefZwJtKrTlixYpMMsJing UCAPwNHeYVjDing c T BUySKtion gMPfJpwGw p'NvxAoping eu pBwMBKV'I DNxqelhu,PHPxDEq,mtion SN";
+  const prediction =
+    "n cw-WeFyu vC MoBL Xdn g wkvcEiGvKtion BDFhrpMer pstion sbKao Q m qier LMmed HqqLFXe,XPY,J XsurkMeo ,ed nB'wH'bWVHjWFEer tQ.saefZwJtKrTlixYpMMNJtion UCAPwNHeYVjD";
   near(rougeN(prediction, target, 1, { stem: true }), 0.69231, 0.42857, 0.52941);
   near(rougeN(prediction, target, 1), 0.65385, 0.40476, 0.5);
   near(rougeN(prediction, target, 2, { stem: true }), 0.48, 0.29268, 0.36364);

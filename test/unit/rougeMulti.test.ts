@@ -18,14 +18,17 @@ import { repoRoot, tempDir } from './helpers';
 
 const near = (s: Score, p: number, r: number, f: number, what = '') => {
   const ok = (a: number, e: number) => Math.abs(a - e) < 1e-9;
-  assert.ok(ok(s.precision, p) && ok(s.recall, r) && ok(s.f1, f), `${what} expected P=${p} R=${r} F=${f}, got ${JSON.stringify(s)}`);
+  assert.ok(
+    ok(s.precision, p) && ok(s.recall, r) && ok(s.f1, f),
+    `${what} expected P=${p} R=${r} F=${f}, got ${JSON.stringify(s)}`,
+  );
 };
 
 const HYP = 'the cat sat on the mat';
 const R1 = 'the cat was on the mat'; // the x2, cat, on, mat: 5 of 6 each way, F1 5/6
 const R2 = 'a cat sat on a mat'; // cat, sat, on, mat: 4 of 6 each way, F1 2/3
 
-test('one reference: the same scores as the single-reference functions (rouge-score\'s published cases)', () => {
+test("one reference: the same scores as the single-reference functions (rouge-score's published cases)", () => {
   // rouge_scorer_test.py: testRouge1 (1, 1/3, 1/2), testRouge2 (1, 1/2, 2/3), testRougeLNonConsecutive (1, 2/3, 4/5);
   // scorer.score(target, prediction), so the prediction here is rouge-score's second argument.
   near(rougeMulti('testing', ['testing one two']).rouge1, 1, 1 / 3, 1 / 2);
@@ -42,7 +45,10 @@ test('one reference: the same scores as the single-reference functions (rouge-sc
 });
 
 test('several references: each type takes the reference with the best F1, whatever their order', () => {
-  for (const refs of [[R1, R2], [R2, R1]]) {
+  for (const refs of [
+    [R1, R2],
+    [R2, R1],
+  ]) {
     const m = rougeMulti(HYP, refs);
     near(m.rouge1, 5 / 6, 5 / 6, 5 / 6, 'ROUGE-1');
     // ROUGE-2 against R1: the cat, on the, the mat = 3 of 5 bigrams; against R2: cat sat, sat on = 2 of 5.
@@ -57,7 +63,7 @@ test('several references: each type takes the reference with the best F1, whatev
   near(m.rouge2, 3 / 4, 3 / 5, 2 / 3, 'ROUGE-2');
 });
 
-test('a tie in F1 keeps the first reference, as rouge-score\'s np.argmax', () => {
+test("a tie in F1 keeps the first reference, as rouge-score's np.argmax", () => {
   // refA: P 2/4, R 2/2 -> F1 2/3; refC: P 4/4, R 4/8 -> F1 2/3. Same F1, different P and R.
   const hyp = 'a b c d';
   const refA = 'a b';
@@ -81,10 +87,10 @@ test('jackknifing averages the best over each leave-one-out set (Lin 2004, secti
   for (const k of ['rouge1', 'rouge2', 'rougeL', 'rougeLsum'] as const) assert.ok(jk[k].f1 <= best[k].f1 + 1e-12, k);
 });
 
-test('no reference is refused; the metric skips a segment\'s missing references (holes)', () => {
+test("no reference is refused; the metric skips a segment's missing references (holes)", () => {
   assert.throws(() => rougeMulti(HYP, []), /at least one reference/);
   const [m] = rougeMetrics(['rouge1']);
-  // eslint-disable-next-line no-sparse-arrays
+
   const holey = [R1, undefined as unknown as string];
   assert.deepEqual(m.segmentStats(HYP, holey), [100 * (5 / 6), 1]);
   assert.equal(m.score([150, 2]), 75);
@@ -99,21 +105,34 @@ const file = (name: string, text: string) => {
   writeFileSync(p, text);
   return p;
 };
-const run = (...args: string[]) => spawnSync(process.execPath, [cli, 'score', ...args, '--quiet'], { encoding: 'utf8' });
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [cli, 'score', ...args, '--quiet'], { encoding: 'utf8' });
 const hyp = file('hyp.txt', `${HYP}\na quick brown fox\n`);
 const ref1 = file('ref1.txt', `${R1}\nthe quick brown fox jumps\n`);
 const ref2 = file('ref2.txt', `${R2}\na fast brown fox\n`);
 const jsonOf = (r: ReturnType<typeof run>) => {
   assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout) as { metrics: { metric: string; signature: string; systems: { name: string; score: number; pValue?: number; ci?: number }[] }[] };
+  return JSON.parse(r.stdout) as {
+    metrics: {
+      metric: string;
+      signature: string;
+      systems: { name: string; score: number; pValue?: number; ci?: number }[];
+    }[];
+  };
 };
 
 test('CLI: -m rouge with two --ref files prints ROUGE-1/2/L/Lsum F1 (mean over segments) with signatures', () => {
   const out = jsonOf(run('--ref', ref1, '--ref', ref2, '--hyp', hyp, '-m', 'rouge', '--json'));
-  assert.deepEqual(out.metrics.map((m) => m.metric), ['ROUGE-1', 'ROUGE-2', 'ROUGE-L', 'ROUGE-Lsum']);
+  assert.deepEqual(
+    out.metrics.map((m) => m.metric),
+    ['ROUGE-1', 'ROUGE-2', 'ROUGE-L', 'ROUGE-Lsum'],
+  );
   // Segment 2: "a quick brown fox" vs ref1 (3 of 4, 3 of 5: F1 2/3) and ref2 (3 of 4 each: 3/4): best 3/4.
-  assert.ok(Math.abs(out.metrics[0].systems[0].score - 100 * (5 / 6 + 3 / 4) / 2) < 1e-9);
-  assert.equal(out.metrics[0].signature, 'nrefs:2|agg:mean|multi:max|tok:rouge-score|stem:no|split:newline|w:1.2|version:rouge-score-0.1.2');
+  assert.ok(Math.abs(out.metrics[0].systems[0].score - (100 * (5 / 6 + 3 / 4)) / 2) < 1e-9);
+  assert.equal(
+    out.metrics[0].signature,
+    'nrefs:2|agg:mean|multi:max|tok:rouge-score|stem:no|split:newline|w:1.2|version:rouge-score-0.1.2',
+  );
   const text = run('--ref', ref1, '--ref', ref2, '--hyp', hyp, '-m', 'rougeL', 'bleu');
   assert.equal(text.status, 0, text.stderr);
   assert.match(text.stdout, /^ROUGE-L\|nrefs:2\|agg:mean\|multi:max\|.* = 79\.17$/m);
@@ -121,9 +140,10 @@ test('CLI: -m rouge with two --ref files prints ROUGE-1/2/L/Lsum F1 (mean over s
 });
 
 test('CLI: --rouge-jackknife, --stem and --rouge-split change the number and say so in the signature', () => {
-  const jk = jsonOf(run('--ref', ref1, '--ref', ref2, '--hyp', hyp, '-m', 'rouge1', '--rouge-jackknife', '--json')).metrics[0];
+  const jk = jsonOf(run('--ref', ref1, '--ref', ref2, '--hyp', hyp, '-m', 'rouge1', '--rouge-jackknife', '--json'))
+    .metrics[0];
   // Segment 1: 3/4 (above); segment 2: leave ref1 out -> 3/4, leave ref2 out -> 2/3: mean 17/24.
-  assert.ok(Math.abs(jk.systems[0].score - 100 * (3 / 4 + 17 / 24) / 2) < 1e-9);
+  assert.ok(Math.abs(jk.systems[0].score - (100 * (3 / 4 + 17 / 24)) / 2) < 1e-9);
   assert.match(jk.signature, /\|multi:jk\|/);
   const h = file('stem-hyp.txt', 'Cats were running\n');
   const r = file('stem-ref.txt', 'The cat was running\n');
@@ -145,10 +165,13 @@ test('CLI: --rouge-jackknife, --stem and --rouge-split change the number and say
 });
 
 test('CLI: a JSONL reference field holding a list gives several references, any number per segment', () => {
-  const refs = file('refs.jsonl', `${JSON.stringify({ refs: [R1, R2] })}\n${JSON.stringify({ refs: ['the quick brown fox jumps'] })}\n`);
+  const refs = file(
+    'refs.jsonl',
+    `${JSON.stringify({ refs: [R1, R2] })}\n${JSON.stringify({ refs: ['the quick brown fox jumps'] })}\n`,
+  );
   const out = jsonOf(run('--ref', refs, '--ref-field', 'refs', '--hyp', hyp, '-m', 'rouge1', '--json')).metrics[0];
   // Segment 1: best of R1, R2 = 5/6; segment 2: its one reference, 2/3.
-  assert.ok(Math.abs(out.systems[0].score - 100 * (5 / 6 + 2 / 3) / 2) < 1e-9);
+  assert.ok(Math.abs(out.systems[0].score - (100 * (5 / 6 + 2 / 3)) / 2) < 1e-9);
   assert.match(out.signature, /^nrefs:var\|/);
   const bleu = run('--ref', refs, '--ref-field', 'refs', '--hyp', hyp, '-m', 'bleu');
   assert.equal(bleu.status, 1);
@@ -158,9 +181,26 @@ test('CLI: a JSONL reference field holding a list gives several references, any 
   assert.match(table.stderr, /holds a list of references; score several references per segment with -m/);
 });
 
-test('CLI: --paired-bs on ROUGE gives each system\'s interval and the p-value; misplaced options are refused', () => {
+test("CLI: --paired-bs on ROUGE gives each system's interval and the p-value; misplaced options are refused", () => {
   const other = file('other.txt', `${R1}\nthe quick brown fox jumps\n`);
-  const out = jsonOf(run('--ref', ref1, '--ref', ref2, '--hyp', hyp, '--hyp', other, '-m', 'rouge1', '--paired-bs', '--paired-bs-n', '200', '--json')).metrics[0];
+  const out = jsonOf(
+    run(
+      '--ref',
+      ref1,
+      '--ref',
+      ref2,
+      '--hyp',
+      hyp,
+      '--hyp',
+      other,
+      '-m',
+      'rouge1',
+      '--paired-bs',
+      '--paired-bs-n',
+      '200',
+      '--json',
+    ),
+  ).metrics[0];
   assert.match(out.signature, /^nrefs:2\|bs:200\|seed:12345\|agg:mean\|multi:max\|/);
   assert.equal(out.systems[1].score, 100);
   assert.ok(out.systems[1].pValue !== undefined && out.systems[1].pValue > 0 && out.systems[1].pValue <= 1);

@@ -25,14 +25,18 @@ function file(name: string, content: string): string {
   return f;
 }
 
-const PARAGRAPH = 'The river rose after three days of rain. Farmers moved their cattle to the hills. The mayor opened the school as a shelter.';
+const PARAGRAPH =
+  'The river rose after three days of rain. Farmers moved their cattle to the hills. The mayor opened the school as a shelter.';
 
 test('draftsmith roundtrip FILE prints the reconstruction, then the alignment and the scores on standard error', () => {
   const f = file('para.txt', PARAGRAPH);
   const plain = cli(['roundtrip', f]);
   assert.equal(plain.code, 0, plain.stderr);
   assert.match(plain.stderr, /^alignment \(output sentence -> input sentence/m);
-  assert.match(plain.stderr, /^BLEU \d+\.\d\d {2}ROUGE-1 \d\.\d{3} {2}ROUGE-2 \d\.\d{3} {2}ROUGE-W \d\.\d{3} {2}coherence L /m);
+  assert.match(
+    plain.stderr,
+    /^BLEU \d+\.\d\d {2}ROUGE-1 \d\.\d{3} {2}ROUGE-2 \d\.\d{3} {2}ROUGE-W \d\.\d{3} {2}coherence L /m,
+  );
   assert.match(plain.stderr, /3 sentences \/ \d+ tokens in/);
   const json = cli(['roundtrip', f, '--json']);
   assert.equal(json.code, 0, json.stderr);
@@ -59,41 +63,90 @@ test('draftsmith roundtrip refuses bad input and bad options with one clear line
   assert.match(empty.stderr, /^draftsmith: There is no paragraph to round-trip/m);
   const code = cli(['roundtrip', file('code.md', '```\nx = 1\n```')]);
   assert.equal(code.code, 1);
-  assert.match(code.stderr, /^draftsmith: code\.md has no prose to round-trip: read as Markdown, it holds no paragraph or list item \(skipped 1 code block\)/m);
+  assert.match(
+    code.stderr,
+    /^draftsmith: code\.md has no prose to round-trip: read as Markdown, it holds no paragraph or list item \(skipped 1 code block\)/m,
+  );
   const variant = cli(['roundtrip', file('p.txt', PARAGRAPH), '--variant', 'bogus']);
   assert.equal(variant.code, 2);
   assert.match(variant.stderr, /^draftsmith: --variant: /m);
   const both = cli(['roundtrip', file('p2.txt', PARAGRAPH), '--variant', 'hier', '--model', standardModel]);
   assert.equal(both.code, 2);
   assert.match(both.stderr, /^draftsmith: --model and --variant both name the model folder/m);
-  assert.match(cli(['roundtrip', file('p3.txt', PARAGRAPH), '--max-sentences', '0']).stderr, /^draftsmith: --max-sentences: /m);
+  assert.match(
+    cli(['roundtrip', file('p3.txt', PARAGRAPH), '--max-sentences', '0']).stderr,
+    /^draftsmith: --max-sentences: /m,
+  );
   assert.match(cli(['roundtrip']).stderr, /^draftsmith: roundtrip needs a FILE/m);
 });
 
 const rows: RoundTripRow[] = [
-  ...['The river rose. The farmers moved.', 'The mill flooded. The mayor spoke.', 'Rain fell. The roads closed.'].map((t, i) => ({ source: 'news', doc: `n${i}`, sentences: t.split(/(?<=\.) /) })),
-  ...['A fox ran. The hen hid.', 'The king slept. The queen woke.'].map((t, i) => ({ source: 'story', doc: `s${i}`, sentences: t.split(/(?<=\.) /) })),
+  ...['The river rose. The farmers moved.', 'The mill flooded. The mayor spoke.', 'Rain fell. The roads closed.'].map(
+    (t, i) => ({ source: 'news', doc: `n${i}`, sentences: t.split(/(?<=\.) /) }),
+  ),
+  ...['A fox ran. The hen hid.', 'The king slept. The queen woke.'].map((t, i) => ({
+    source: 'story',
+    doc: `s${i}`,
+    sentences: t.split(/(?<=\.) /),
+  })),
 ];
 
 test('the eval samples paragraphs as the recipe does: the sources take turns', () => {
-  assert.deepEqual(takeTurns(rows, 4).map((r) => r.doc), ['n0', 's0', 'n1', 's1']);
-  assert.deepEqual(takeTurns(rows, 5).map((r) => r.doc), ['n0', 's0', 'n1', 's1', 'n2']);
+  assert.deepEqual(
+    takeTurns(rows, 4).map((r) => r.doc),
+    ['n0', 's0', 'n1', 's1'],
+  );
+  assert.deepEqual(
+    takeTurns(rows, 5).map((r) => r.doc),
+    ['n0', 's0', 'n1', 's1', 'n2'],
+  );
   assert.equal(takeTurns(rows, Infinity).length, 5);
 });
 
 test('draftsmith eval roundtrip prints the paper-shaped table for each variant, overall and per source', () => {
   const data = tempDir('roundtrip-data');
   writeFileSync(path.join(data, 'roundtrip.test.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  const r = cli(['eval', 'roundtrip', '--data', data, '--limit', '4', '--variant', `shipped=${path.join(repoRoot, 'models', 'roundtrip')}`, '--variant', `std=${standardModel}`]);
+  const r = cli([
+    'eval',
+    'roundtrip',
+    '--data',
+    data,
+    '--limit',
+    '4',
+    '--variant',
+    `shipped=${path.join(repoRoot, 'models', 'roundtrip')}`,
+    '--variant',
+    `std=${standardModel}`,
+  ]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^\| Model \| Dataset \| BLEU \| ROUGE-1 \| ROUGE-2 \| ROUGE-W \| Coherence L ↓ \(paragraphs\) \| encode ms \| decode ms \|$/m);
-  for (const [model, kind] of [['shipped', '(standard|hier|hier-attn)'], ['std', 'standard']]) {
-    for (const [dataset, n] of [['all', 4], ['news', 2], ['story', 2]]) {
-      assert.match(r.stdout, new RegExp(`^\\| ${model} \\(${kind}, [^)]+\\) \\| ${dataset} \\(${n}\\) \\| \\d+\\.\\d\\d \\| \\d\\.\\d{3} \\| \\d\\.\\d{3} \\| \\d\\.\\d{3} \\| (n/a|\\d+\\.\\d\\d \\(\\d+\\)) \\| \\d+\\.\\d \\| \\d+\\.\\d \\|$`, 'm'), `no ${model}/${dataset} row:\n${r.stdout}`);
+  assert.match(
+    r.stdout,
+    /^\| Model \| Dataset \| BLEU \| ROUGE-1 \| ROUGE-2 \| ROUGE-W \| Coherence L ↓ \(paragraphs\) \| encode ms \| decode ms \|$/m,
+  );
+  for (const [model, kind] of [
+    ['shipped', '(standard|hier|hier-attn)'],
+    ['std', 'standard'],
+  ]) {
+    for (const [dataset, n] of [
+      ['all', 4],
+      ['news', 2],
+      ['story', 2],
+    ]) {
+      assert.match(
+        r.stdout,
+        new RegExp(
+          `^\\| ${model} \\(${kind}, [^)]+\\) \\| ${dataset} \\(${n}\\) \\| \\d+\\.\\d\\d \\| \\d\\.\\d{3} \\| \\d\\.\\d{3} \\| \\d\\.\\d{3} \\| (n/a|\\d+\\.\\d\\d \\(\\d+\\)) \\| \\d+\\.\\d \\| \\d+\\.\\d \\|$`,
+          'm',
+        ),
+        `no ${model}/${dataset} row:\n${r.stdout}`,
+      );
     }
   }
   assert.match(r.stdout, /Test split, 4 paragraphs \(news 2, story 2\)/);
   const missing = cli(['eval', 'roundtrip', '--data', path.join(dir, 'nowhere')]);
   assert.equal(missing.code, 1);
-  assert.match(missing.stderr, /^draftsmith: .*roundtrip\.test\.jsonl is missing: run \(cd models\/train && python3 -m draftsmith_train\.roundtrip prepare/m);
+  assert.match(
+    missing.stderr,
+    /^draftsmith: .*roundtrip\.test\.jsonl is missing: run \(cd models\/train && python3 -m draftsmith_train\.roundtrip prepare/m,
+  );
 });

@@ -22,23 +22,48 @@ const R2 = file('ref2.txt', refs[1]);
 const A = file('a.txt', systems.A);
 const B = file('b.txt', systems.B);
 const C = file('c.txt', systems.C);
-const run = (...args: string[]) => spawnSync(process.execPath, [cli, 'score', ...args, '--quiet'], { encoding: 'utf8' });
+const run = (...args: string[]) =>
+  spawnSync(process.execPath, [cli, 'score', ...args, '--quiet'], { encoding: 'utf8' });
 
-test('one system, -m bleu chrf with options: sacreBLEU\'s lines with signatures and numbers', () => {
-  const r = run('--ref', R1, '--ref', R2, '--hyp', A, '-m', 'bleu', 'chrf', '--tokenize', 'intl', '--smooth-method', 'floor', '--chrf-word-order', '2', '--json');
+test("one system, -m bleu chrf with options: sacreBLEU's lines with signatures and numbers", () => {
+  const r = run(
+    '--ref',
+    R1,
+    '--ref',
+    R2,
+    '--hyp',
+    A,
+    '-m',
+    'bleu',
+    'chrf',
+    '--tokenize',
+    'intl',
+    '--smooth-method',
+    'floor',
+    '--chrf-word-order',
+    '2',
+    '--json',
+  );
   assert.equal(r.status, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   const bleu = out.metrics.find((m: { metric: string }) => m.metric === 'BLEU');
   assert.equal(bleu.signature, 'nrefs:2|case:mixed|eff:no|tok:intl|smooth:floor[0.10]|version:2.6.0');
-  const expected = ref.significance.find((t: { test: string; seed: number }) => t.test === 'bs' && t.seed === 7).systems[0].score; // same options, same data
+  const expected = ref.significance.find((t: { test: string; seed: number }) => t.test === 'bs' && t.seed === 7)
+    .systems[0].score; // same options, same data
   assert.ok(Math.abs(bleu.systems[0].score - expected) < 1e-9);
   assert.equal(out.metrics[1].metric, 'chrF2++');
   const text = run('--ref', R1, '--hyp', A, '-m', 'bleu', '--width', '1');
-  assert.match(text.stdout, /^BLEU\|nrefs:1\|case:mixed\|eff:no\|tok:13a\|smooth:exp\|version:2\.6\.0 = 47\.2 [\d./]+ \(BP = /);
+  assert.match(
+    text.stdout,
+    /^BLEU\|nrefs:1\|case:mixed\|eff:no\|tok:13a\|smooth:exp\|version:2\.6\.0 = 47\.2 [\d./]+ \(BP = /,
+  );
 });
 
-test('--paired-bs: each system\'s score, μ ± 95 % CI and p-value as sacreBLEU, in text, JSON and CSV', () => {
-  const expected = ref.significance.find((t: { test: string; samples: number; metric: string; seed: number }) => t.test === 'bs' && t.samples === 1000 && t.metric === 'BLEU' && t.seed === 12345);
+test("--paired-bs: each system's score, μ ± 95 % CI and p-value as sacreBLEU, in text, JSON and CSV", () => {
+  const expected = ref.significance.find(
+    (t: { test: string; samples: number; metric: string; seed: number }) =>
+      t.test === 'bs' && t.samples === 1000 && t.metric === 'BLEU' && t.seed === 12345,
+  );
   const r = run('--ref', R1, '--hyp', A, '--hyp', B, '--hyp', C, '--paired-bs', '--json');
   assert.equal(r.status, 0, r.stderr);
   const m = JSON.parse(r.stdout).metrics[0];
@@ -51,7 +76,9 @@ test('--paired-bs: each system\'s score, μ ± 95 % CI and p-value as sacreBLEU,
   const text = run('--ref', R1, '--hyp', A, '--hyp', B, '--paired-bs', '--paired-bs-n', '200');
   assert.match(text.stdout, /BLEU\|nrefs:1\|bs:200\|seed:12345\|case:mixed/);
   assert.match(text.stdout, /μ ± 95% CI .* p-value/);
-  const csv = run('--ref', R1, '--hyp', A, '--hyp', B, '--paired-ar', '--paired-ar-n', '500', '--seed', '3', '--csv').stdout.trim().split('\n');
+  const csv = run('--ref', R1, '--hyp', A, '--hyp', B, '--paired-ar', '--paired-ar-n', '500', '--seed', '3', '--csv')
+    .stdout.trim()
+    .split('\n');
   assert.equal(csv[0], 'metric,system,score,mean,ci,p_value,signature');
   assert.equal(csv.length, 3);
   assert.match(csv[2], /^BLEU,.*b\.txt,[\d.]+,,,[\d.e-]+,nrefs:1\|ar:500\|seed:3\|/);
@@ -65,7 +92,10 @@ test('--sentence-level: one line per segment with effective order on; --confiden
   assert.match(lines[0], /^BLEU\|nrefs:1\|case:mixed\|eff:yes\|tok:13a\|smooth:exp\|version:2\.6\.0 = /);
   const c = run('--ref', R1, '--hyp', B, '--confidence', '-m', 'chrf');
   const e = ref.confidence.find((x: { metric: string }) => x.metric === 'chrF2');
-  assert.ok(c.stdout.includes(`chrF2|${e.signature} = ${e.score.toFixed(2)} (μ = ${e.mean.toFixed(2)} ± ${e.ci.toFixed(2)})`), c.stdout);
+  assert.ok(
+    c.stdout.includes(`chrF2|${e.signature} = ${e.score.toFixed(2)} (μ = ${e.mean.toFixed(2)} ± ${e.ci.toFixed(2)})`),
+    c.stdout,
+  );
 });
 
 test('the full table carries the BLEU and ROUGE signatures and takes the BLEU options', () => {
@@ -73,17 +103,29 @@ test('the full table carries the BLEU and ROUGE signatures and takes the BLEU op
   assert.equal(r.status, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.equal(out.signatures.BLEU, 'nrefs:1|case:mixed|eff:no|tok:char|smooth:exp|version:2.6.0');
-  assert.match(out.signatures.ROUGE, /^nrefs:1\|agg:mean\|tok:rouge-score\|stem:no\|split:nlp\|w:1\.2\|version:rouge-score-0\.1\.2$/);
+  assert.match(
+    out.signatures.ROUGE,
+    /^nrefs:1\|agg:mean\|tok:rouge-score\|stem:no\|split:nlp\|w:1\.2\|version:rouge-score-0\.1\.2$/,
+  );
   assert.ok(out.rouge.rouge1.f1 > 0);
 });
 
 test('bad input gets a clear message: line counts, unknown tokenizer, smoothing, metric, exclusive tests', () => {
   const short = file('short.txt', systems.B.slice(0, 10));
   const cases: [string[], RegExp][] = [
-    [['--ref', R1, '--hyp', A, '--hyp', short, '-m', 'bleu'], /same number of segments[\s\S]*short\.txt \(--hyp\): 10[\s\S]*ref1\.txt \(--ref\): 1000/],
-    [['--ref', R1, '--hyp', A, '--tokenize', 'spm', '-m', 'bleu'], /--tokenize must be one of none, zh, 13a, intl, char, not "spm"/],
+    [
+      ['--ref', R1, '--hyp', A, '--hyp', short, '-m', 'bleu'],
+      /same number of segments[\s\S]*short\.txt \(--hyp\): 10[\s\S]*ref1\.txt \(--ref\): 1000/,
+    ],
+    [
+      ['--ref', R1, '--hyp', A, '--tokenize', 'spm', '-m', 'bleu'],
+      /--tokenize must be one of none, zh, 13a, intl, char, not "spm"/,
+    ],
     [['--ref', R1, '--hyp', A, '--smooth-method', 'laplace'], /--smooth-method must be one of none, floor, add-k, exp/],
-    [['--ref', R1, '--hyp', A, '--smooth-value', '0.2'], /--smooth-value applies to --smooth-method floor or add-k only/],
+    [
+      ['--ref', R1, '--hyp', A, '--smooth-value', '0.2'],
+      /--smooth-value applies to --smooth-method floor or add-k only/,
+    ],
     [['--ref', R1, '--hyp', A, '-m', 'ter'], /TER is not implemented/],
     [['--ref', R1, '--hyp', A, '--hyp', B, '--paired-bs', '--paired-ar'], /exclude each other/],
     [['--ref', R1, '--hyp', A, '--paired-bs'], /give the baseline and at least one other system/],
@@ -92,7 +134,7 @@ test('bad input gets a clear message: line counts, unknown tokenizer, smoothing,
   ];
   for (const [args, message] of cases) {
     const r = run(...args);
-    assert.ok(r.status === 1 || r.status === 2, `${args.join(" ")}: ${r.stderr}`);
+    assert.ok(r.status === 1 || r.status === 2, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, message);
   }
 });

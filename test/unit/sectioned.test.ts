@@ -6,17 +6,26 @@ import assert from 'node:assert/strict';
 import { CancelledError, EngineError } from '../../extension/engine/errors';
 import { readDocument } from '../../extension/engine/text/markdown';
 import { sentenceSpans } from '../../extension/engine/text/reader';
-import { planParts, summarizeSections, type UnitModel, type UnitSummary } from '../../extension/engine/systems/sectioned';
+import {
+  planParts,
+  summarizeSections,
+  type UnitModel,
+  type UnitSummary,
+} from '../../extension/engine/systems/sectioned';
 import type { RunContext } from '../../extension/engine/systems/context';
 
 const TOPICS = ['river', 'code', 'music'];
 const words = (t: string) => t.match(/[\p{L}\p{N}]+/gu) ?? [];
 
 /** Counts words as tokens; the summary is the first sentence; topic k's score is the share of words that are TOPICS[k]. */
-function fakeModel(window = 40, onRun?: (text: string, ctx: RunContext) => Promise<void>): UnitModel & { runs: string[] } {
+function fakeModel(
+  window = 40,
+  onRun?: (text: string, ctx: RunContext) => Promise<void>,
+): UnitModel & { runs: string[] } {
   const runs: string[] = [];
   return {
-    window, runs,
+    window,
+    runs,
     countTokens: (text) => words(text).length,
     async summarize(text, ctx): Promise<UnitSummary> {
       runs.push(text);
@@ -24,11 +33,24 @@ function fakeModel(window = 40, onRun?: (text: string, ctx: RunContext) => Promi
       ctx.checkCancelled();
       const first = sentenceSpans(text)[0];
       const w = words(text);
-      const topicMeans = Float64Array.from(TOPICS, (k) => 10 * w.filter((x) => x.toLowerCase() === k).length / w.length);
+      const topicMeans = Float64Array.from(
+        TOPICS,
+        (k) => (10 * w.filter((x) => x.toLowerCase() === k).length) / w.length,
+      );
       return {
-        summary: first.text, extracted: [{ start: first.start, end: first.end }],
-        tokens: w.map((x, i) => ({ text: x, start: text.indexOf(x), end: text.indexOf(x) + x.length, weight: 1 / (i + 1) })),
-        topicMeans, inputTokens: w.length, outputTokens: 0, encodeMs: 0, decodeMs: 0,
+        summary: first.text,
+        extracted: [{ start: first.start, end: first.end }],
+        tokens: w.map((x, i) => ({
+          text: x,
+          start: text.indexOf(x),
+          end: text.indexOf(x) + x.length,
+          weight: 1 / (i + 1),
+        })),
+        topicMeans,
+        inputTokens: w.length,
+        outputTokens: 0,
+        encodeMs: 0,
+        decodeMs: 0,
       };
     },
   };
@@ -38,9 +60,13 @@ function recorder(cancelAfter = Infinity): RunContext & { messages: string[] } {
   const messages: string[] = [];
   return {
     messages,
-    progress: (m) => { messages.push(m); },
+    progress: (m) => {
+      messages.push(m);
+    },
     partial: () => {},
-    checkCancelled: () => { if (messages.length > cancelAfter) throw new CancelledError(); },
+    checkCancelled: () => {
+      if (messages.length > cancelAfter) throw new CancelledError();
+    },
   };
 }
 
@@ -63,27 +89,33 @@ The code is short. It compiles code to code.
 The river floods in spring. The river feeds the fields. People love the river.
 `;
 
-test('each section is summarized, and the whole is made from the sections nearest the document\'s topics', async () => {
+test("each section is summarized, and the whole is made from the sections nearest the document's topics", async () => {
   const model = fakeModel();
   const ctx = recorder();
   const s = await summarizeSections(readDocument(DOC, 'markdown'), model, ctx);
-  assert.deepEqual(s.sections.map((x) => [x.title, x.status, x.summary]), [
-    ['Rivers', 'summarized', 'The river runs to the sea.'],
-    ['Code', 'summarized', 'The code is short.'],
-    ['Empty', 'no-prose', ''],
-    ['More rivers', 'summarized', 'The river floods in spring.'],
-  ]);
+  assert.deepEqual(
+    s.sections.map((x) => [x.title, x.status, x.summary]),
+    [
+      ['Rivers', 'summarized', 'The river runs to the sea.'],
+      ['Code', 'summarized', 'The code is short.'],
+      ['Empty', 'no-prose', ''],
+      ['More rivers', 'summarized', 'The river floods in spring.'],
+    ],
+  );
   // The river sections carry the document's main topic; all three fit the window, so all three feed the whole.
   assert.ok(s.sections[0].fedOverall && s.sections[3].fedOverall);
   assert.equal(s.summary, 'The river runs to the sea.');
   // The overall summary's sentences are spans of the document itself.
   for (const span of s.extracted ?? []) assert.equal(DOC.slice(span.start, span.end), 'The river runs to the sea.');
   assert.ok(!model.runs.some((t) => t.includes('never prose')), 'code reached the model');
-  assert.deepEqual(ctx.messages.filter((m) => /^Sections done: \d \/ 3$/.test(m)), ['Sections done: 0 / 3', 'Sections done: 1 / 3', 'Sections done: 2 / 3', 'Sections done: 3 / 3']);
+  assert.deepEqual(
+    ctx.messages.filter((m) => /^Sections done: \d \/ 3$/.test(m)),
+    ['Sections done: 0 / 3', 'Sections done: 1 / 3', 'Sections done: 2 / 3', 'Sections done: 3 / 3'],
+  );
   assert.deepEqual(s.notes, ['1 code block was not read as prose.']);
 });
 
-test('with room for one section only, the whole comes from the section nearest the document\'s topics', async () => {
+test("with room for one section only, the whole comes from the section nearest the document's topics", async () => {
   const model = fakeModel(12);
   const s = await summarizeSections(readDocument(DOC, 'markdown'), model, recorder());
   // With the window at 12 "tokens" the river parts' summaries (7 and 5) fill it; the code section is farthest from the topics.
@@ -98,7 +130,10 @@ test('a Cancel stops the run: nothing comes back', async () => {
 test('a section past the time limit is said so, and the others are summarized', async () => {
   const slow = fakeModel(40, async (text, ctx) => {
     if (!text.includes('code')) return;
-    for (;;) { await new Promise((r) => setTimeout(r, 5)); ctx.checkCancelled(); }
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 5));
+      ctx.checkCancelled();
+    }
   });
   const s = await summarizeSections(readDocument(DOC, 'markdown'), slow, recorder(), 100);
   assert.equal(s.sections[1].status, 'timed-out');
@@ -107,11 +142,16 @@ test('a section past the time limit is said so, and the others are summarized', 
 });
 
 test('a document that is all code gets a clear message, not a summary of code', async () => {
-  await assert.rejects(summarizeSections(readDocument('```\nconst a = 1;\n```\n\n```\nb();\n```\n', 'markdown'), fakeModel(), recorder()),
-    (e: unknown) => e instanceof EngineError && e.code === 'bad-input' && /no prose to summarize: 2 code blocks were not read as prose/.test(e.message));
+  await assert.rejects(
+    summarizeSections(readDocument('```\nconst a = 1;\n```\n\n```\nb();\n```\n', 'markdown'), fakeModel(), recorder()),
+    (e: unknown) =>
+      e instanceof EngineError &&
+      e.code === 'bad-input' &&
+      /no prose to summarize: 2 code blocks were not read as prose/.test(e.message),
+  );
 });
 
-test('plain text without headings is read in parts of the model\'s window, cut between paragraphs', () => {
+test("plain text without headings is read in parts of the model's window, cut between paragraphs", () => {
   const para = (i: number) => `Paragraph ${i} has a few words in it. It has two sentences here.`; // 13 words
   const text = Array.from({ length: 10 }, (_, i) => para(i)).join('\n\n');
   const parts = planParts(readDocument(text, 'plain'), 40, (t) => words(t).length);
@@ -127,7 +167,8 @@ test('one 50,000-word paragraph is cut between sentences into parts of the windo
   const text = Array.from({ length: 6_250 }, () => sentence).join(' ');
   const parts = planParts(readDocument(text, 'plain'), 320, (t) => words(t).length);
   assert.equal(parts.length, Math.ceil(6_250 / 40));
-  for (const p of parts) assert.ok(text.slice(p.start, p.end).endsWith('in it.') && words(text.slice(p.start, p.end)).length <= 320);
+  for (const p of parts)
+    assert.ok(text.slice(p.start, p.end).endsWith('in it.') && words(text.slice(p.start, p.end)).length <= 320);
 });
 
 test('10,000 one-line sections are their own summaries: the model never runs', async () => {

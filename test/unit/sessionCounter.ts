@@ -11,7 +11,10 @@ export interface SessionCount {
 
 export function countSessions(): SessionCount {
   const ort = require('onnxruntime-node') as typeof ortTypes;
-  const Session = ort.InferenceSession as unknown as { create: (...a: unknown[]) => Promise<unknown>; prototype: { release: (...a: unknown[]) => Promise<void> } };
+  const Session = ort.InferenceSession as unknown as {
+    create: (...a: unknown[]) => Promise<unknown>;
+    prototype: { release: (...a: unknown[]) => Promise<void> };
+  };
   const create = Session.create;
   const release = Session.prototype.release;
   const count = { created: 0, released: 0 };
@@ -25,8 +28,12 @@ export function countSessions(): SessionCount {
     return release.apply(this, a);
   };
   return {
-    get created() { return count.created; },
-    get released() { return count.released; },
+    get created() {
+      return count.created;
+    },
+    get released() {
+      return count.released;
+    },
     restore() {
       Session.create = create;
       Session.prototype.release = release;

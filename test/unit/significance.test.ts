@@ -17,15 +17,37 @@ import type { BleuOptions } from '../../extension/engine/metrics/bleu';
 import type { ChrfOptions } from '../../extension/engine/metrics/chrf';
 import { NumpyGenerator } from '../../extension/engine/metrics/numpyRandom';
 import {
-  bleuMetric, bootstrapConfidence, chrfMetric, estimateCi, numpySum, pairedApproximateRandomization, pairedBootstrap, pValue, type StatMetric,
+  bleuMetric,
+  bootstrapConfidence,
+  chrfMetric,
+  estimateCi,
+  numpySum,
+  pairedApproximateRandomization,
+  pairedBootstrap,
+  pValue,
+  type StatMetric,
 } from '../../extension/engine/metrics/significance';
 import { fixture } from './helpers';
 
-interface Row { name: string; score: number; mean: number | null; ci: number | null; pValue: number | null }
+interface Row {
+  name: string;
+  score: number;
+  mean: number | null;
+  ci: number | null;
+  pValue: number | null;
+}
 const ref: {
   numpy: string;
   significanceData: { systems: Record<'A' | 'B' | 'C', string[]>; refs: string[][] };
-  significance: { test: 'bs' | 'ar'; samples: number; seed: number; nrefs: number; metric: string; signature: string; systems: Row[] }[];
+  significance: {
+    test: 'bs' | 'ar';
+    samples: number;
+    seed: number;
+    nrefs: number;
+    metric: string;
+    signature: string;
+    systems: Row[];
+  }[];
   confidence: { metric: string; score: number; mean: number; ci: number; signature: string }[];
   numpyDraws: { choice1000: number[]; bool_seed7: number[]; choice7_bigseed: number[] };
 } = JSON.parse(readFileSync(fixture('sacrebleu-options.json'), 'utf8'));
@@ -35,7 +57,13 @@ const named = (['A', 'B', 'C'] as const).map((name) => ({ name, hyps: systems[na
 
 /** The metric objects the generator passed to PairedTest, in its order. */
 function metricsFor(t: (typeof ref.significance)[number]): StatMetric[] {
-  const bleu: Record<string, BleuOptions> = { '1000/12345': {}, '1000/7': { smooth: 'floor', tokenize: 'intl' }, '200/12345': { lowercase: true }, '10000/12345': {}, '2000/99': { tokenize: 'char' } };
+  const bleu: Record<string, BleuOptions> = {
+    '1000/12345': {},
+    '1000/7': { smooth: 'floor', tokenize: 'intl' },
+    '200/12345': { lowercase: true },
+    '10000/12345': {},
+    '2000/99': { tokenize: 'char' },
+  };
   const chrf: Record<string, ChrfOptions> = { '200/12345': { epsSmoothing: true } };
   const key = `${t.samples}/${t.seed}`;
   if (t.metric === 'BLEU') return [bleuMetric(bleu[key])];
@@ -49,7 +77,7 @@ test('numpyRandom reproduces numpy.random.default_rng: choice (Lemire) and boole
   assert.equal(new NumpyGenerator(12345).pcgState.state, 33261208707367790463622745601869196757n);
 });
 
-test('paired bootstrap: scores, means, 95 % intervals and p-values are sacreBLEU\'s (BLEU, chrF, chrF++; 1 and 2 references; seeds 12345 and 7)', () => {
+test("paired bootstrap: scores, means, 95 % intervals and p-values are sacreBLEU's (BLEU, chrF, chrF++; 1 and 2 references; seeds 12345 and 7)", () => {
   const cases = ref.significance.filter((t) => t.test === 'bs');
   assert.equal(cases.length, 6);
   for (const t of cases) {
@@ -59,16 +87,22 @@ test('paired bootstrap: scores, means, 95 % intervals and p-values are sacreBLEU
     t.systems.forEach((e, i) => {
       const got = r.systems[i];
       assert.ok(Math.abs(got.score - e.score) < 1e-9, `${what} ${e.name} score ${got.score} vs ${e.score}`);
-      assert.ok(Math.abs((got.mean ?? NaN) - (e.mean ?? NaN)) < 1e-9, `${what} ${e.name} mean ${got.mean} vs ${e.mean}`);
+      assert.ok(
+        Math.abs((got.mean ?? NaN) - (e.mean ?? NaN)) < 1e-9,
+        `${what} ${e.name} mean ${got.mean} vs ${e.mean}`,
+      );
       assert.ok(Math.abs((got.ci ?? NaN) - (e.ci ?? NaN)) < 1e-9, `${what} ${e.name} ci ${got.ci} vs ${e.ci}`);
       assert.equal(got.pValue, e.pValue ?? undefined, `${what} ${e.name} p`);
     });
   }
 });
 
-test('approximate randomization: p-values are sacreBLEU\'s (10,000 trials seed 12345; 2,000 trials seed 99, char tokenizer, 2 references)', () => {
+test("approximate randomization: p-values are sacreBLEU's (10,000 trials seed 12345; 2,000 trials seed 99, char tokenizer, 2 references)", () => {
   for (const t of ref.significance.filter((x) => x.test === 'ar')) {
-    const [r] = pairedApproximateRandomization(named, refs.slice(0, t.nrefs), metricsFor(t), { samples: t.samples, seed: t.seed });
+    const [r] = pairedApproximateRandomization(named, refs.slice(0, t.nrefs), metricsFor(t), {
+      samples: t.samples,
+      seed: t.seed,
+    });
     assert.equal(r.signature, t.signature);
     t.systems.forEach((e, i) => {
       assert.ok(Math.abs(r.systems[i].score - e.score) < 1e-9);
@@ -78,7 +112,7 @@ test('approximate randomization: p-values are sacreBLEU\'s (10,000 trials seed 1
   }
 });
 
-test('--confidence for one system: mean and interval as sacreBLEU\'s corpus_score(n_bootstrap=1000)', () => {
+test("--confidence for one system: mean and interval as sacreBLEU's corpus_score(n_bootstrap=1000)", () => {
   for (const e of ref.confidence) {
     const metric = e.metric === 'BLEU' ? bleuMetric() : chrfMetric({ wordOrder: e.metric === 'chrF2++' ? 2 : 0 });
     const r = bootstrapConfidence(systems.B, refs.slice(0, 1), metric, { samples: 1000, seed: 12345 });
@@ -110,5 +144,8 @@ test('the helpers: p-value (c + 1) / (n + 1) with strict >, percentile interval,
   const xs = Array.from({ length: 1000 }, (_, i) => 0.1 * ((i * 7919) % 1000));
   assert.ok(Math.abs(numpySum(xs) - xs.reduce((s, x) => s + x, 0)) < 1e-9);
   assert.throws(() => pairedBootstrap([named[0]], refs, [bleuMetric()]), /baseline and at least one other/);
-  assert.throws(() => pairedBootstrap([named[0], { name: 'short', hyps: ['x'] }], refs, [bleuMetric()]), /short has 1 segments/);
+  assert.throws(
+    () => pairedBootstrap([named[0], { name: 'short', hyps: ['x'] }], refs, [bleuMetric()]),
+    /short has 1 segments/,
+  );
 });

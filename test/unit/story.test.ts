@@ -19,8 +19,12 @@ const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 const noop = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 const manifest = JSON.parse(readFileSync(path.join(dir, 'model.json'), 'utf8'));
 const parity = JSON.parse(readFileSync(fixture('story-parity.json'), 'utf8')) as {
-  prompt: string; input_ids: number[]; first_log_probs_top: number[]; first_log_probs_values: number[];
-  greedy_ids: number[]; greedy_gates: [number, number][] | null;
+  prompt: string;
+  input_ids: number[];
+  first_log_probs_top: number[];
+  first_log_probs_values: number[];
+  greedy_ids: number[];
+  greedy_gates: [number, number][] | null;
   premise: { first_log_probs_top: number[]; first_log_probs_values: number[]; greedy_ids: number[] };
 };
 let system: Promise<StorySystem> | undefined;
@@ -32,13 +36,17 @@ const BOS = manifest.specialTokens.bos as number;
 /** The fixture's greedy ids end with </s> when PyTorch's greedy text ended within its steps. */
 const withEnd = (tokens: number[], ended: boolean) => (ended ? [...tokens, EOS] : tokens);
 
-test('the exported story model computes PyTorch\'s first-step log-probabilities, greedy story and fusion gates', async () => {
+test("the exported story model computes PyTorch's first-step log-probabilities, greedy story and fusion gates", async () => {
   const s = await load();
   assert.deepEqual(s.name, manifest.name);
   const { model, start, gates } = await s.storyModel(parity.input_ids);
   const first = await model.step([BOS], start);
   parity.first_log_probs_top.forEach((id, i) =>
-    assert.ok(Math.abs(first.logProbs[id] - parity.first_log_probs_values[i]) < 1e-3, `token ${id}: ${first.logProbs[id]} vs ${parity.first_log_probs_values[i]}`));
+    assert.ok(
+      Math.abs(first.logProbs[id] - parity.first_log_probs_values[i]) < 1e-3,
+      `token ${id}: ${first.logProbs[id]} vs ${parity.first_log_probs_values[i]}`,
+    ),
+  );
   // Greedy through the incremental state (every present_* fed back as past_*) gives PyTorch's tokens.
   const fresh = await s.storyModel(parity.input_ids);
   const g = await greedy(fresh.model, fresh.start, { bos: BOS, eos: EOS, maxLength: parity.greedy_ids.length });
@@ -52,28 +60,38 @@ test('the exported story model computes PyTorch\'s first-step log-probabilities,
   });
 });
 
-test('the exported premise model computes PyTorch\'s first-step log-probabilities and greedy premise', async () => {
+test("the exported premise model computes PyTorch's first-step log-probabilities and greedy premise", async () => {
   const s = await load();
   const { model, start } = s.premiseModel();
   const first = await model.step([BOS], start);
   parity.premise.first_log_probs_top.forEach((id, i) =>
-    assert.ok(Math.abs(first.logProbs[id] - parity.premise.first_log_probs_values[i]) < 1e-3, `token ${id}`));
+    assert.ok(Math.abs(first.logProbs[id] - parity.premise.first_log_probs_values[i]) < 1e-3, `token ${id}`),
+  );
   const again = s.premiseModel();
-  const g = await greedy(again.model, again.start, { bos: BOS, eos: manifest.architecture.premise.endOfPromptId, maxLength: parity.premise.greedy_ids.length });
+  const g = await greedy(again.model, again.start, {
+    bos: BOS,
+    eos: manifest.architecture.premise.endOfPromptId,
+    maxLength: parity.premise.greedy_ids.length,
+  });
   assert.deepEqual(withEnd(g.tokens, !g.hitMaxLength), parity.premise.greedy_ids);
 });
 
 test('a prompt gets a continuation streamed token by token, with a fusion gate pair for every token', async () => {
   const s = await load();
   const partials: string[] = [];
-  const r = await s.run({ op: 'story', prompt: PROMPT, words: 40, sampling: { seed: 3 } }, { ...noop, partial: (t) => partials.push(t) });
+  const r = await s.run(
+    { op: 'story', prompt: PROMPT, words: 40, sampling: { seed: 3 } },
+    { ...noop, partial: (t) => partials.push(t) },
+  );
   assert.ok(StoryResult.safeParse(r).success, 'the result matches the protocol');
   assert.ok(r.continuation.trim().length > 0);
   assert.equal(r.truncated, false);
   assert.equal(r.usedPrompt, PROMPT);
   // Streamed: one partial text per token, each extending the one before, the last one the result.
   assert.equal(partials.length, r.tokens.length);
-  partials.forEach((p, i) => assert.ok(i === 0 || p.startsWith(partials[i - 1]), `partial ${i} does not extend the one before`));
+  partials.forEach((p, i) =>
+    assert.ok(i === 0 || p.startsWith(partials[i - 1]), `partial ${i} does not extend the one before`),
+  );
   assert.equal(partials.at(-1), r.continuation);
   // Each token's span holds its text; the gates are means of sigmoids.
   for (const t of r.tokens) {
@@ -101,7 +119,10 @@ test('sampling never writes <unk>, padding, <s> or the mask, even where the mode
   for (let seed = 0; seed < 30; seed++) {
     const h = await topKSample(liking, [[]], { bos: 2, eos: 3, maxLength: 20, k: 10, temperature: 1, seed, banned });
     assert.equal(h.tokens.length, 20);
-    assert.ok(h.tokens.every((t) => !banned.includes(t)), `seed ${seed}: ${h.tokens}`);
+    assert.ok(
+      h.tokens.every((t) => !banned.includes(t)),
+      `seed ${seed}: ${h.tokens}`,
+    );
   }
   // And the shipped model over several seeds, at a high temperature that flattens its distribution.
   const s = await load();
@@ -123,13 +144,17 @@ test('the length is asked in words: the continuation stops at that many words un
   }
   // The model's own limit: 1000 words are more than the 256 tokens it was trained to write.
   const long = await s.run({ op: 'story', prompt: PROMPT, words: 1000, sampling: { seed: 2, temperature: 1 } }, noop);
-  if (long.endedBy === 'length-limit') assert.deepEqual(long.hitMaxLength, { maxLength: manifest.architecture.maxTargetTokens, limitedBy: 'model' });
+  if (long.endedBy === 'length-limit')
+    assert.deepEqual(long.hitMaxLength, { maxLength: manifest.architecture.maxTargetTokens, limitedBy: 'model' });
   else assert.equal(long.endedBy, 'end');
 });
 
 test('a story so far longer than the model reads is continued from its end, and the result says so', async () => {
   const s = await load();
-  const long = Array.from({ length: 60 }, (_, i) => `Chapter ${i + 1}. The keeper climbed the stairs again and looked at the sea.`).join('\n\n');
+  const long = Array.from(
+    { length: 60 },
+    (_, i) => `Chapter ${i + 1}. The keeper climbed the stairs again and looked at the sea.`,
+  ).join('\n\n');
   const r = await s.run({ op: 'story', prompt: long, words: 5, sampling: { seed: 1 } }, noop);
   assert.equal(r.truncated, true);
   assert.equal(r.promptChars, long.length);
@@ -142,14 +167,19 @@ test('a story so far longer than the model reads is continued from its end, and 
 test('an empty prompt asks for a premise first; another language is refused with a clear message', async () => {
   const s = await load();
   for (const prompt of ['', '   \n\t ', '?!…']) {
-    await assert.rejects(s.run({ op: 'story', prompt }, noop), (e: unknown) => e instanceof EngineError && e.code === 'bad-input' && e.message === EMPTY_PROMPT_MESSAGE);
+    await assert.rejects(
+      s.run({ op: 'story', prompt }, noop),
+      (e: unknown) => e instanceof EngineError && e.code === 'bad-input' && e.message === EMPTY_PROMPT_MESSAGE,
+    );
   }
   assert.match(EMPTY_PROMPT_MESSAGE, /Write a Premise/);
-  await assert.rejects(s.run({ op: 'story', prompt: '灯塔看守人在一个瓶子里发现了一封信，那是她自己写的。' }, noop),
-    (e: unknown) => e instanceof EngineError && e.code === 'bad-input' && /English/.test(e.message));
+  await assert.rejects(
+    s.run({ op: 'story', prompt: '灯塔看守人在一个瓶子里发现了一封信，那是她自己写的。' }, noop),
+    (e: unknown) => e instanceof EngineError && e.code === 'bad-input' && /English/.test(e.message),
+  );
 });
 
-test('a premise is written up to the end-of-prompt token (or the premise model\'s limit), reproducibly from its seed', async () => {
+test("a premise is written up to the end-of-prompt token (or the premise model's limit), reproducibly from its seed", async () => {
   const s = await load();
   const a = await s.premise({ op: 'premise', sampling: { seed: 5 } }, noop);
   const b = await s.premise({ op: 'premise', sampling: { seed: 5 } }, noop);
@@ -165,10 +195,20 @@ test('a premise is written up to the end-of-prompt token (or the premise model\'
 test('a cancel stops the story between tokens', async () => {
   const s = await load();
   let partials = 0;
-  await assert.rejects(s.run({ op: 'story', prompt: PROMPT, words: 200, sampling: { seed: 1 } }, {
-    ...noop,
-    partial: () => { partials++; },
-    checkCancelled: () => { if (partials >= 3) throw new EngineError('cancelled', 'Cancelled.'); },
-  }), (e: unknown) => e instanceof EngineError && e.code === 'cancelled');
+  await assert.rejects(
+    s.run(
+      { op: 'story', prompt: PROMPT, words: 200, sampling: { seed: 1 } },
+      {
+        ...noop,
+        partial: () => {
+          partials++;
+        },
+        checkCancelled: () => {
+          if (partials >= 3) throw new EngineError('cancelled', 'Cancelled.');
+        },
+      },
+    ),
+    (e: unknown) => e instanceof EngineError && e.code === 'cancelled',
+  );
   assert.equal(partials, 3);
 });

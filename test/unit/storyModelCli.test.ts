@@ -17,10 +17,20 @@ const skip = existsSync(path.join(TINY, 'onnx')) ? false : `no ${TINY}`;
 const work = tempDir('story-model');
 
 /** Runs the CLI in an empty folder (so "owner/name" is never a folder there) with its own cache. */
-function cli(args: string[], cache = path.join(work, 'empty-cache')): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, 'story', '--prompt', 'The cat sat by the door.', '--words', '8', '--seed', '3', ...args], {
-    encoding: 'utf8', timeout: 120_000, cwd: work, env: { ...process.env, DRAFTSMITH_CACHE: cache },
-  });
+function cli(
+  args: string[],
+  cache = path.join(work, 'empty-cache'),
+): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(
+    process.execPath,
+    [CLI, 'story', '--prompt', 'The cat sat by the door.', '--words', '8', '--seed', '3', ...args],
+    {
+      encoding: 'utf8',
+      timeout: 120_000,
+      cwd: work,
+      env: { ...process.env, DRAFTSMITH_CACHE: cache },
+    },
+  );
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -34,7 +44,11 @@ async function closedPort(): Promise<number> {
 }
 
 test('a --model the CLI cannot take is refused before anything loads (exit 2), saying what is accepted', () => {
-  for (const [value, why] of [['gpt2', /not just a name/], ['./no-such-folder', /no folder at/], ['Xenova/gpt2@', /revision/]] as const) {
+  for (const [value, why] of [
+    ['gpt2', /not just a name/],
+    ['./no-such-folder', /no folder at/],
+    ['Xenova/gpt2@', /revision/],
+  ] as const) {
     const r = cli(['--model', value]);
     assert.equal(r.code, 2, `${value}: ${r.stderr}`);
     assert.match(r.stderr, /^draftsmith: --model: /m);
@@ -47,13 +61,16 @@ test('a --model the CLI cannot take is refused before anything loads (exit 2), s
   assert.match(endpoint.stderr, /^draftsmith: --hub-endpoint is "ftp:\/\/mirror\.example", not a web address/m);
 });
 
-test('a folder in transformers.js\'s layout writes the story, and the result names the model', { skip }, () => {
+test("a folder in transformers.js's layout writes the story, and the result names the model", { skip }, () => {
   const r = cli(['--model', TINY, '--json']);
   assert.equal(r.code, 0, r.stderr);
   const result = StoryResult.parse(JSON.parse(r.stdout));
   assert.ok(result.continuation.trim().length > 0);
   assert.equal(result.external?.architecture, 'gpt2');
-  assert.ok(result.tokens.every((t) => t.gate === null), 'a plain language model has no fusion gates');
+  assert.ok(
+    result.tokens.every((t) => t.gate === null),
+    'a plain language model has no fusion gates',
+  );
   assert.match(r.stderr, /^model: .*story-gpt2 \(gpt2\)/m);
   // A folder is read in place: no download line.
   assert.doesNotMatch(r.stderr, /Downloading/);

@@ -23,8 +23,14 @@ export function stubWebview(): StubWebview {
       html: '',
       cspSource: 'https://stub.vscode-cdn.net',
       asWebviewUri: (uri: { path: string }) => ({ toString: () => `https://stub.vscode-cdn.net${uri.path}` }),
-      onDidReceiveMessage: (listener: (data: unknown) => void) => { listeners.push(listener); return disposable; },
-      postMessage: (message: unknown) => { posted.push(message); return Promise.resolve(true); },
+      onDidReceiveMessage: (listener: (data: unknown) => void) => {
+        listeners.push(listener);
+        return disposable;
+      },
+      postMessage: (message: unknown) => {
+        posted.push(message);
+        return Promise.resolve(true);
+      },
     },
     onDidDispose: () => disposable,
     onDidChangeViewState: () => disposable,

@@ -11,8 +11,12 @@ import { fixture, modelsDir, article } from './helpers';
 const dir = path.join(modelsDir, 'summarize');
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 const parity = JSON.parse(readFileSync(fixture('summarize-parity.json'), 'utf8')) as {
-  text: string; input_ids: number[]; topic_attention: number[]; greedy_ids: number[];
-  first_log_probs_top: number[]; first_log_probs_values: number[];
+  text: string;
+  input_ids: number[];
+  topic_attention: number[];
+  greedy_ids: number[];
+  first_log_probs_top: number[];
+  first_log_probs_values: number[];
 };
 const noop = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 let system: Promise<SummarizeSystem> | undefined;
@@ -21,7 +25,13 @@ const load = () => (system ??= SummarizeSystem.load(dir, quiet));
 test('the exported encoder computes the same topic-aware attention as PyTorch did', async () => {
   const { session } = await openSession(path.join(dir, 'encoder.onnx'), quiet);
   const ids = parity.input_ids;
-  const out = await session.run({ input_ids: int64Tensor(ids, [1, ids.length]), attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]) });
+  const out = await session.run({
+    input_ids: int64Tensor(ids, [1, ids.length]),
+    attention_mask: int64Tensor(
+      ids.map(() => 1),
+      [1, ids.length],
+    ),
+  });
   const alpha = out.topic_attention.data as Float32Array;
   assert.equal(alpha.length, parity.topic_attention.length);
   parity.topic_attention.forEach((a, i) => assert.ok(Math.abs(alpha[i] - a) < 1e-4, `α[${i}] ${alpha[i]} vs ${a}`));
@@ -39,7 +49,9 @@ test('the exported encoder computes the same topic-aware attention as PyTorch di
   if (dec.inputNames.includes('source_ids')) feeds.source_ids = int64Tensor(ids, [1, ids.length]);
   const step = await dec.run(feeds);
   const lp = step.log_probs.data as Float32Array;
-  parity.first_log_probs_top.forEach((id, i) => assert.ok(Math.abs(lp[id] - parity.first_log_probs_values[i]) < 1e-3, `token ${id}`));
+  parity.first_log_probs_top.forEach((id, i) =>
+    assert.ok(Math.abs(lp[id] - parity.first_log_probs_values[i]) < 1e-3, `token ${id}`),
+  );
 });
 
 test('summarizing an article gives a non-empty summary that is not the article itself', async () => {
@@ -92,24 +104,55 @@ test('empty, blank and binary input get a clear message instead of a summary', a
 
 test('any script and emoji are handled without failing', async () => {
   const s = await load();
-  const r = await s.run({ op: 'summarize', text: 'Der Bürgermeister 北京 Москва 🙂 said the bridge opens in May.', decoding: { maxLength: 10 } }, noop);
+  const r = await s.run(
+    {
+      op: 'summarize',
+      text: 'Der Bürgermeister 北京 Москва 🙂 said the bridge opens in May.',
+      decoding: { maxLength: 10 },
+    },
+    noop,
+  );
   assert.ok(r.summary.length > 0);
 });
 
 test('a cancel during generation stops it with a cancellation, not a summary', async () => {
   const s = await load();
   let steps = 0;
-  await assert.rejects(s.run({ op: 'summarize', text: article }, {
-    progress: () => { steps++; },
-    partial: () => {},
-    checkCancelled: () => { if (steps > 3) throw new CancelledError(); },
-  }), CancelledError);
+  await assert.rejects(
+    s.run(
+      { op: 'summarize', text: article },
+      {
+        progress: () => {
+          steps++;
+        },
+        partial: () => {},
+        checkCancelled: () => {
+          if (steps > 3) throw new CancelledError();
+        },
+      },
+    ),
+    CancelledError,
+  );
 });
 
 test('the same input gives the same summary (beam search is deterministic)', async () => {
   const s = await load();
-  const a = await s.run({ op: 'summarize', text: parity.text, decoding: { beamSize: 1, maxLength: 12, noRepeatNgramSize: 0, minLength: 0 } }, noop);
-  const b = await s.run({ op: 'summarize', text: parity.text, decoding: { beamSize: 1, maxLength: 12, noRepeatNgramSize: 0, minLength: 0 } }, noop);
+  const a = await s.run(
+    {
+      op: 'summarize',
+      text: parity.text,
+      decoding: { beamSize: 1, maxLength: 12, noRepeatNgramSize: 0, minLength: 0 },
+    },
+    noop,
+  );
+  const b = await s.run(
+    {
+      op: 'summarize',
+      text: parity.text,
+      decoding: { beamSize: 1, maxLength: 12, noRepeatNgramSize: 0, minLength: 0 },
+    },
+    noop,
+  );
   assert.equal(a.summary, b.summary);
 });
 

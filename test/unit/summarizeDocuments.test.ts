@@ -40,7 +40,8 @@ test('summarize FILE.md --sections prints each heading with its summary line, an
   const r = cli(['summarize', 'guide.md', '--sections']);
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.split('\n');
-  for (const h of ['# Installing the tool', '## Configuring it', '## Empty heading', '# Using it']) assert.ok(lines.includes(h), h);
+  for (const h of ['# Installing the tool', '## Configuring it', '## Empty heading', '# Using it'])
+    assert.ok(lines.includes(h), h);
   assert.equal(lines[lines.indexOf('## Empty heading') + 1], '(no prose under this heading)');
   assert.match(lines[lines.indexOf('## Configuring it') + 1], /setting/i);
   assert.match(r.stdout, /^Summary of the whole: \S/m);
@@ -52,13 +53,22 @@ test('summarize FOLDER --jsonl: one JSON line per file, a file without prose sai
   const docs = path.join(dir, 'docs');
   mkdirSync(path.join(docs, 'sub'), { recursive: true });
   writeFileSync(path.join(docs, 'a.md'), GUIDE);
-  writeFileSync(path.join(docs, 'sub', 'b.txt'), 'The river rose in the night. The farmers moved their herds to the hills. By morning the valley was a lake.\n');
+  writeFileSync(
+    path.join(docs, 'sub', 'b.txt'),
+    'The river rose in the night. The farmers moved their herds to the hills. By morning the valley was a lake.\n',
+  );
   writeFileSync(path.join(docs, 'code.md'), '```\nonly(code);\n```\n');
   writeFileSync(path.join(docs, 'image.png'), 'not a document');
   const r = cli(['summarize', 'docs', '--jsonl']);
   assert.equal(r.code, 1, r.stderr);
-  const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { file: string; summary?: string; error?: string });
-  assert.deepEqual(rows.map((x) => x.file), [path.join('docs', 'a.md'), path.join('docs', 'code.md'), path.join('docs', 'sub', 'b.txt')]);
+  const rows = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { file: string; summary?: string; error?: string });
+  assert.deepEqual(
+    rows.map((x) => x.file),
+    [path.join('docs', 'a.md'), path.join('docs', 'code.md'), path.join('docs', 'sub', 'b.txt')],
+  );
   assert.ok(rows[0].summary && rows[2].summary);
   assert.match(rows[1].error ?? '', /no prose to summarize: 1 code block was not read as prose/);
 });

@@ -18,14 +18,19 @@ test('every op of EngineRequest is answered by exactly one registry entry', () =
   assert.ok(protocolOps.length >= 8, `the protocol's ops: ${protocolOps.join(', ')}`);
   for (const op of protocolOps) {
     const answering = ENTRIES.filter(([, e]) => e.ops.includes(op)).map(([id]) => id);
-    assert.equal(answering.length, 1, `"${op}" is answered by ${answering.length ? answering.join(' and ') : 'no entry'}`);
+    assert.equal(
+      answering.length,
+      1,
+      `"${op}" is answered by ${answering.length ? answering.join(' and ') : 'no entry'}`,
+    );
     assert.equal(systemFor(op), answering[0]);
   }
 });
 
 test('no registry entry claims an op the protocol does not have', () => {
   for (const [id, e] of ENTRIES) {
-    for (const op of e.ops) assert.ok(protocolOps.includes(op), `${id} claims "${op}", which is not an op of EngineRequest`);
+    for (const op of e.ops)
+      assert.ok(protocolOps.includes(op), `${id} claims "${op}", which is not an op of EngineRequest`);
   }
 });
 
@@ -54,7 +59,11 @@ test('dispose releases every session a system opened, once', async () => {
       assert.equal(system.describe().system, id);
       assert.equal(sessions.released, before.released, `${id}: nothing released before dispose`);
       await system.dispose();
-      assert.equal(sessions.released - before.released, opened, `${id} released ${sessions.released - before.released} of its ${opened} sessions`);
+      assert.equal(
+        sessions.released - before.released,
+        opened,
+        `${id} released ${sessions.released - before.released} of its ${opened} sessions`,
+      );
       await system.dispose();
       assert.equal(sessions.released - before.released, opened, `${id}: a second dispose releases nothing`);
     }

@@ -15,6 +15,8 @@ export function tableModel(V: number, next: (prefix: number[]) => Record<number,
       });
       return { logProbs: lp, state: rows };
     },
-    reorder(state, order) { return order.map((i) => state[i]); },
+    reorder(state, order) {
+      return order.map((i) => state[i]);
+    },
   };
 }

@@ -16,17 +16,26 @@ const PY = process.env.DRAFTSMITH_TRAIN_PYTHON ?? '/usr/bin/python3';
 const trainDir = path.join(repoRoot, 'models', 'train');
 
 function torchVersion(): string | undefined {
-  const r = spawnSync(PY, ['-c', 'import torch, numpy, sentencepiece; print(torch.__version__)'], { encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(PY, ['-c', 'import torch, numpy, sentencepiece; print(torch.__version__)'], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
 const torch = torchVersion();
-const skip = torch ? false : `no PyTorch for ${PY} (python3-torch, python3-numpy, python3-sentencepiece: bash scripts/setup-train.sh): training tests skipped`;
+const skip = torch
+  ? false
+  : `no PyTorch for ${PY} (python3-torch, python3-numpy, python3-sentencepiece: bash scripts/setup-train.sh): training tests skipped`;
 
 /** One file of models/train/tests run by unittest (Debian's torch): passes when all `count` tests ran and passed, none skipped. */
 function pythonTests(file: string, count: number, timeoutMs: number): string {
-  const r = spawnSync(PY, ['-m', 'unittest', 'discover', '-s', path.join(trainDir, 'tests'), '-p', file, '-v'],
-    { cwd: trainDir, encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore' } });
+  const r = spawnSync(PY, ['-m', 'unittest', 'discover', '-s', path.join(trainDir, 'tests'), '-p', file, '-v'], {
+    cwd: trainDir,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore' },
+  });
   const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
   assert.equal(r.status, 0, out);
   assert.match(out, new RegExp(`Ran ${count} tests?`));
@@ -34,61 +43,103 @@ function pythonTests(file: string, count: number, timeoutMs: number): string {
   return out;
 }
 
-test('two training processes under DDP stay in sync (models/train/tests/test_ddp.py)', { skip, timeout: 300_000 }, () => {
-  const t0 = Date.now();
-  pythonTests('test_ddp.py', 4, 280_000);
-  console.log(`# DDP test (torch ${torch}): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-});
+test(
+  'two training processes under DDP stay in sync (models/train/tests/test_ddp.py)',
+  { skip, timeout: 300_000 },
+  () => {
+    const t0 = Date.now();
+    pythonTests('test_ddp.py', 4, 280_000);
+    console.log(`# DDP test (torch ${torch}): ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  },
+);
 
 // Issue 19, item 6: GPU chunks resume the shared training loop (summarize, essay, story); a resumed run must
 // take the uninterrupted run's steps, schedule, batches and weights.
-test('a training run stopped and resumed equals the uninterrupted run (models/train/tests/test_resume.py)', { skip, timeout: 120_000 }, () => {
-  pythonTests('test_resume.py', 5, 110_000);
-});
+test(
+  'a training run stopped and resumed equals the uninterrupted run (models/train/tests/test_resume.py)',
+  { skip, timeout: 120_000 },
+  () => {
+    pythonTests('test_resume.py', 5, 110_000);
+  },
+);
 
 // Issue 21: the GPT-2 recipe the loopback Hub's story model comes from: its cache, its padding, and
 // the layout transformers.js runs (models/train/tests/test_causal_lm.py).
-test('the Hub story model\'s recipe keeps the cache exact and exports what transformers.js runs (models/train/tests/test_causal_lm.py)', { skip, timeout: 120_000 }, () => {
-  pythonTests('test_causal_lm.py', 3, 110_000);
-});
+test(
+  "the Hub story model's recipe keeps the cache exact and exports what transformers.js runs (models/train/tests/test_causal_lm.py)",
+  { skip, timeout: 120_000 },
+  () => {
+    pythonTests('test_causal_lm.py', 3, 110_000);
+  },
+);
 
 // Issue 21: the Hub summarizer fixture's export (export_peer.py --hub-layout): the graphs take plain
 // tokenizer output and carry the names transformers.js's seq2seq generate() feeds and reads.
-test('the Hub summarizer\'s export takes plain tokens and has the seq2seq layout transformers.js runs (models/train/tests/test_hub_seq2seq.py)', { skip, timeout: 120_000 }, () => {
-  pythonTests('test_hub_seq2seq.py', 4, 110_000);
-});
+test(
+  "the Hub summarizer's export takes plain tokens and has the seq2seq layout transformers.js runs (models/train/tests/test_hub_seq2seq.py)",
+  { skip, timeout: 120_000 },
+  () => {
+    pythonTests('test_hub_seq2seq.py', 4, 110_000);
+  },
+);
 
 // Issue 19, item 8: the smallest recipe's smoke mode end to end (SMOKE=1 bash models/train/train_roundtrip.sh:
 // the three autoencoders for 20 steps at 32 units, the eval table, the exports and their ONNX parity
 // check), on a data folder made from the repository's own prose (draftsmith_train/smoke_data.py: a fresh
 // clone has no prepared .data), everything in a temporary folder: the shipped model and the test
 // fixtures must come out unchanged.
-test('the Round-Trip recipe runs end to end in its smoke mode, writing nothing outside its folders', { skip, timeout: 600_000 }, () => {
-  const tmp = tempDir('smoke'); // removed when the file's process exits, passed or failed
-  // ORT_DISABLE_TELEMETRY: the recipe's ONNX checks (node check_roundtrip_onnx.cjs) would each leave
-  // onnxruntime's mat-debug-<pid>.log and a .ses file in the temp folder.
-  const env = { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore', PY, ORT_DISABLE_TELEMETRY: '1' };
-  const shipped = ['models/roundtrip/encoder.onnx', 'models/roundtrip/model.json', 'test/fixtures/roundtrip-parity.json'].map((f) => path.join(repoRoot, f));
-  const before = shipped.map(digest);
-  const t0 = Date.now();
-  const data = spawnSync(PY, ['-m', 'draftsmith_train.smoke_data', '--out', path.join(tmp, 'data')], { cwd: trainDir, env, encoding: 'utf8', timeout: 120_000 });
-  assert.equal(data.status, 0, `${data.stdout}${data.stderr}`);
-  const t1 = Date.now();
-  const r = spawnSync('bash', [path.join(trainDir, 'train_roundtrip.sh')], {
-    cwd: repoRoot, encoding: 'utf8', timeout: 560_000, maxBuffer: 64 * 1024 * 1024,
-    env: { ...env, SMOKE: '1', DATA: path.join(tmp, 'data'), RUNS: path.join(tmp, 'runs'), OUT: path.join(tmp, 'model'), VARIANTS: path.join(tmp, 'variants') },
-  });
-  const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
-  assert.equal(r.status, 0, out.slice(-6000));
-  assert.match(out, /train_roundtrip\.sh: done in \d+ s/);
-  assert.ok(existsSync(path.join(tmp, 'model', 'model.json')), 'no export');
-  for (const m of ['standard', 'hier', 'hier-attn']) assert.ok(existsSync(path.join(tmp, 'variants', m, 'parity.json')), `no ${m} export`);
-  if (existsSync(path.join(repoRoot, 'node_modules', 'onnxruntime-node'))) {
-    assert.equal((out.match(/"greedy_ids_equal": true/g) ?? []).length, 4, 'the exports do not match PyTorch');
-  }
-  assert.deepEqual(shipped.map(digest), before, 'the smoke run changed the shipped model or a test fixture');
-  console.log(`# Round-Trip smoke run: data ${((t1 - t0) / 1000).toFixed(1)} s, recipe ${((Date.now() - t1) / 1000).toFixed(1)} s`);
-});
+test(
+  'the Round-Trip recipe runs end to end in its smoke mode, writing nothing outside its folders',
+  { skip, timeout: 600_000 },
+  () => {
+    const tmp = tempDir('smoke'); // removed when the file's process exits, passed or failed
+    // ORT_DISABLE_TELEMETRY: the recipe's ONNX checks (node check_roundtrip_onnx.cjs) would each leave
+    // onnxruntime's mat-debug-<pid>.log and a .ses file in the temp folder.
+    const env = { ...process.env, PYTHONPATH: trainDir, PYTHONWARNINGS: 'ignore', PY, ORT_DISABLE_TELEMETRY: '1' };
+    const shipped = [
+      'models/roundtrip/encoder.onnx',
+      'models/roundtrip/model.json',
+      'test/fixtures/roundtrip-parity.json',
+    ].map((f) => path.join(repoRoot, f));
+    const before = shipped.map(digest);
+    const t0 = Date.now();
+    const data = spawnSync(PY, ['-m', 'draftsmith_train.smoke_data', '--out', path.join(tmp, 'data')], {
+      cwd: trainDir,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    assert.equal(data.status, 0, `${data.stdout}${data.stderr}`);
+    const t1 = Date.now();
+    const r = spawnSync('bash', [path.join(trainDir, 'train_roundtrip.sh')], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      timeout: 560_000,
+      maxBuffer: 64 * 1024 * 1024,
+      env: {
+        ...env,
+        SMOKE: '1',
+        DATA: path.join(tmp, 'data'),
+        RUNS: path.join(tmp, 'runs'),
+        OUT: path.join(tmp, 'model'),
+        VARIANTS: path.join(tmp, 'variants'),
+      },
+    });
+    const out = `${r.stdout ?? ''}${r.stderr ?? ''}`;
+    assert.equal(r.status, 0, out.slice(-6000));
+    assert.match(out, /train_roundtrip\.sh: done in \d+ s/);
+    assert.ok(existsSync(path.join(tmp, 'model', 'model.json')), 'no export');
+    for (const m of ['standard', 'hier', 'hier-attn'])
+      assert.ok(existsSync(path.join(tmp, 'variants', m, 'parity.json')), `no ${m} export`);
+    if (existsSync(path.join(repoRoot, 'node_modules', 'onnxruntime-node'))) {
+      assert.equal((out.match(/"greedy_ids_equal": true/g) ?? []).length, 4, 'the exports do not match PyTorch');
+    }
+    assert.deepEqual(shipped.map(digest), before, 'the smoke run changed the shipped model or a test fixture');
+    console.log(
+      `# Round-Trip smoke run: data ${((t1 - t0) / 1000).toFixed(1)} s, recipe ${((Date.now() - t1) / 1000).toFixed(1)} s`,
+    );
+  },
+);
 
 function digest(file: string): string {
   return existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : 'missing';
@@ -97,13 +148,21 @@ function digest(file: string): string {
 // Issue 19, item 8: recipes write under their own folders. An export of the summarizer anywhere but
 // models/summarize keeps its parity fixture beside it (test_export_paths.py); the known-word list's
 // counting and manifest entry (test_wordlist.py).
-test('a summarizer export outside the shipped folder leaves the tests\' fixture alone, and the known-word list is counted as the guard counts (models/train/tests)', { skip, timeout: 120_000 }, () => {
-  pythonTests('test_export_paths.py', 2, 60_000);
-  pythonTests('test_wordlist.py', 3, 60_000);
-});
+test(
+  "a summarizer export outside the shipped folder leaves the tests' fixture alone, and the known-word list is counted as the guard counts (models/train/tests)",
+  { skip, timeout: 120_000 },
+  () => {
+    pythonTests('test_export_paths.py', 2, 60_000);
+    pythonTests('test_wordlist.py', 3, 60_000);
+  },
+);
 
 // Issue 19: the summarizer's training data: CNN's "NEW:" off the fine-tuning targets only, gap-sentence
 // pairs (PEGASUS) from the news training articles, a topic word list that is the same in every run.
-test('the summarizer\'s training data: no "NEW:" in the fine-tuning targets, gap sentences out of their text, one topic word list (models/train/tests/test_summarize_data.py)', { skip, timeout: 120_000 }, () => {
-  pythonTests('test_summarize_data.py', 4, 60_000);
-});
+test(
+  'the summarizer\'s training data: no "NEW:" in the fine-tuning targets, gap sentences out of their text, one topic word list (models/train/tests/test_summarize_data.py)',
+  { skip, timeout: 120_000 },
+  () => {
+    pythonTests('test_summarize_data.py', 4, 60_000);
+  },
+);

@@ -3,7 +3,7 @@
  * (before any module that requires 'vscode'), it answers require('vscode') with `vscodeStub`, whose
  * settings and workspace trust a test sets through `settings`.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+
 const Module = require('node:module') as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
 
 export interface StubSettings {
@@ -21,7 +21,11 @@ export function resetSettings(): void {
   settings.trusted = true;
 }
 
-enum ConfigurationTarget { Global = 1, Workspace = 2, WorkspaceFolder = 3 }
+enum ConfigurationTarget {
+  Global = 1,
+  Workspace = 2,
+  WorkspaceFolder = 3,
+}
 
 export const vscodeStub = {
   ConfigurationTarget,
@@ -32,7 +36,11 @@ export const vscodeStub = {
     // Every setting the host reads is under "draftsmith"; the stub keeps them by their key below it.
     getConfiguration: (section: string) => ({
       get: (k: string, fallback?: unknown) => settings.workspace[k] ?? settings.global[k] ?? fallback,
-      inspect: (k: string) => ({ key: `${section}.${k}`, globalValue: settings.global[k], workspaceValue: settings.workspace[k] }),
+      inspect: (k: string) => ({
+        key: `${section}.${k}`,
+        globalValue: settings.global[k],
+        workspaceValue: settings.workspace[k],
+      }),
       has: (k: string) => k in settings.global || k in settings.workspace,
     }),
   },
@@ -42,4 +50,9 @@ const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request: string, ...rest: unknown[]) {
   return request === 'vscode' ? 'vscode' : resolve.call(this, request, ...rest);
 };
-require.cache.vscode = { id: 'vscode', filename: 'vscode', loaded: true, exports: vscodeStub } as unknown as NodeJS.Module;
+require.cache.vscode = {
+  id: 'vscode',
+  filename: 'vscode',
+  loaded: true,
+  exports: vscodeStub,
+} as unknown as NodeJS.Module;

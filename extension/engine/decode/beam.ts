@@ -28,10 +28,14 @@ export interface BeamOptions {
   guard?: RowGuard;
 }
 
-interface Beam { tokens: number[]; logProb: number }
+interface Beam {
+  tokens: number[];
+  logProb: number;
+}
 
 /** The length-normalised score that ranks hypotheses. */
-export const normalised = (logProb: number, length: number, alpha: number) => logProb / Math.pow(Math.max(1, length), alpha);
+export const normalised = (logProb: number, length: number, alpha: number) =>
+  logProb / Math.pow(Math.max(1, length), alpha);
 
 /** The token each row feeds next; the model always runs K rows (at step 0 only the first beam exists, the others are padding). */
 function lastTokens(beams: readonly { tokens: number[] }[], K: number, bos: number): number[] {
@@ -58,7 +62,10 @@ export function assignRows<B>(next: readonly B[], parents: readonly number[]): {
   const slot = new Array<number>(n).fill(-1);
   const taken = new Array<boolean>(n).fill(false);
   parents.forEach((p, j) => {
-    if (p < n && !taken[p]) { slot[j] = p; taken[p] = true; }
+    if (p < n && !taken[p]) {
+      slot[j] = p;
+      taken[p] = true;
+    }
   });
   const beams = new Array<B>(n);
   const order = new Array<number>(n);
@@ -118,8 +125,13 @@ export interface SearchStrategy<B extends BeamRow, C, H extends Hypothesis> {
  * The one beam loop. `state` must already hold `beamSize` rows (the source tiled), all at the
  * start position.
  */
-export async function searchLoop<S, B extends BeamRow, C, H extends Hypothesis>(model: StepModel<S>, state: S, strategy: SearchStrategy<B, C, H>,
-  opts: { bos: number; beamSize: number; maxLength: number }, hooks: DecodeHooks = {}): Promise<H[]> {
+export async function searchLoop<S, B extends BeamRow, C, H extends Hypothesis>(
+  model: StepModel<S>,
+  state: S,
+  strategy: SearchStrategy<B, C, H>,
+  opts: { bos: number; beamSize: number; maxLength: number },
+  hooks: DecodeHooks = {},
+): Promise<H[]> {
   const K = opts.beamSize;
   const V = model.vocabSize;
   const { processors, width } = strategy;
@@ -150,14 +162,31 @@ export async function searchLoop<S, B extends BeamRow, C, H extends Hypothesis>(
         const banned = processors.banned(beams[b]);
         const allowed = processors.allowed(beams[b]);
         const from = b * count;
-        const at = processors.fromCandidates(beams[b], ids, logProbs, from, count, width, V, strategy.enough, banned, allowed);
+        const at = processors.fromCandidates(
+          beams[b],
+          ids,
+          logProbs,
+          from,
+          count,
+          width,
+          V,
+          strategy.enough,
+          banned,
+          allowed,
+        );
         const logProb = (t: number): number | undefined => {
           if (banned.has(t)) return -Infinity;
           for (let i = from; i < from + count; i++) if (ids[i] === t) return logProbs[i];
           // Outside the candidates: known only when they are the whole vocabulary (and then it is missing: -Infinity).
           return count >= V ? -Infinity : undefined;
         };
-        const c = at && strategy.candidates(beams[b], b, { best: at.map((i) => ({ token: ids[i], logProb: logProbs[i] })), logProb, allowed });
+        const c =
+          at &&
+          strategy.candidates(beams[b], b, {
+            best: at.map((i) => ({ token: ids[i], logProb: logProbs[i] })),
+            logProb,
+            allowed,
+          });
         if (c) perRow[b] = c;
         else short.push(b);
       }
@@ -166,7 +195,10 @@ export async function searchLoop<S, B extends BeamRow, C, H extends Hypothesis>(
       state = out.state;
     } else {
       const out = await model.step(last, state);
-      fromRows(out.logProbs, beams.map((_, b) => b));
+      fromRows(
+        out.logProbs,
+        beams.map((_, b) => b),
+      );
       state = out.state;
     }
     const { next, order } = strategy.select(perRow, beams, step, finished);
@@ -182,7 +214,11 @@ export async function searchLoop<S, B extends BeamRow, C, H extends Hypothesis>(
   return strategy.finish(ranked, finished);
 }
 
-interface Candidate { beam: number; token: number; logProb: number }
+interface Candidate {
+  beam: number;
+  token: number;
+  logProb: number;
+}
 
 /** Plain beam search as a strategy: each row's 2K best tokens, the K best of all live. */
 export function beamStrategy(opts: BeamOptions): SearchStrategy<Beam, Candidate, Hypothesis> {
@@ -193,7 +229,8 @@ export function beamStrategy(opts: BeamOptions): SearchStrategy<Beam, Candidate,
     // With a guard, K allowed of the row's ranked candidates will do: the beam needs K in all.
     enough: K,
     start: { tokens: [], logProb: 0 },
-    candidates: (beam, b, scores) => scores.best.map((c) => ({ beam: b, token: c.token, logProb: beam.logProb + c.logProb })),
+    candidates: (beam, b, scores) =>
+      scores.best.map((c) => ({ beam: b, token: c.token, logProb: beam.logProb + c.logProb })),
     select(perRow, beams, step, finished) {
       // Row order breaks ties (a stable sort).
       const candidates = perRow.flat();
@@ -203,7 +240,13 @@ export function beamStrategy(opts: BeamOptions): SearchStrategy<Beam, Candidate,
       for (const c of candidates) {
         const tokens = [...beams[c.beam].tokens, c.token];
         if (c.token === opts.eos) {
-          finished.push({ tokens: tokens.slice(0, -1), logProb: c.logProb, score: normalised(c.logProb, tokens.length, opts.lengthPenalty), steps: step + 1, hitMaxLength: false });
+          finished.push({
+            tokens: tokens.slice(0, -1),
+            logProb: c.logProb,
+            score: normalised(c.logProb, tokens.length, opts.lengthPenalty),
+            steps: step + 1,
+            hitMaxLength: false,
+          });
         } else {
           next.push({ tokens, logProb: c.logProb });
           order.push(c.beam);
@@ -224,7 +267,10 @@ export function beamStrategy(opts: BeamOptions): SearchStrategy<Beam, Candidate,
       for (const b of ranked) {
         if (finished.length >= K) break;
         finished.push({
-          tokens: b.tokens, logProb: b.logProb, score: normalised(b.logProb, b.tokens.length, opts.lengthPenalty), steps: b.tokens.length,
+          tokens: b.tokens,
+          logProb: b.logProb,
+          score: normalised(b.logProb, b.tokens.length, opts.lengthPenalty),
+          steps: b.tokens.length,
           hitMaxLength: b.tokens.length >= opts.maxLength,
         });
       }
@@ -234,6 +280,11 @@ export function beamStrategy(opts: BeamOptions): SearchStrategy<Beam, Candidate,
 }
 
 /** `state` must already hold `beamSize` rows (the source tiled), all at the start position. */
-export function beamSearch<S>(model: StepModel<S>, state: S, opts: BeamOptions, hooks: DecodeHooks = {}): Promise<Hypothesis[]> {
+export function beamSearch<S>(
+  model: StepModel<S>,
+  state: S,
+  opts: BeamOptions,
+  hooks: DecodeHooks = {},
+): Promise<Hypothesis[]> {
   return searchLoop(model, state, beamStrategy(opts), opts, hooks);
 }

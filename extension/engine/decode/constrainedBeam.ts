@@ -31,13 +31,24 @@ export interface Progress {
   current?: { c: number; alt: number; pos: number };
 }
 
-interface Beam { tokens: number[]; logProb: number; progress: Progress }
-interface Candidate { beam: number; token: number; logProb: number; progress: Progress }
+interface Beam {
+  tokens: number[];
+  logProb: number;
+  progress: Progress;
+}
+interface Candidate {
+  beam: number;
+  token: number;
+  logProb: number;
+  progress: Progress;
+}
 
 /** Constraint tokens produced so far: the bank a hypothesis belongs to (paper §3). */
 function bankOf(p: Progress, constraints: readonly Constraint[]): number {
   let n = 0;
-  p.met.forEach((m, c) => { if (m) n += Math.min(...constraints[c].map((s) => s.length)); });
+  p.met.forEach((m, c) => {
+    if (m) n += Math.min(...constraints[c].map((s) => s.length));
+  });
   return n + (p.current?.pos ?? 0);
 }
 
@@ -48,7 +59,12 @@ const meet = (met: readonly boolean[], c: number) => met.map((m, i) => m || i ==
  * continues the word, leaves its word unmet. `endsWord(token)`: the token starts a new word or is
  * punctuation (or the end of the text).
  */
-export function advance(p: Progress, token: number, constraints: readonly Constraint[], endsWord: (token: number) => boolean): Progress {
+export function advance(
+  p: Progress,
+  token: number,
+  constraints: readonly Constraint[],
+  endsWord: (token: number) => boolean,
+): Progress {
   let met = p.met;
   if (p.current) {
     const { c, alt, pos } = p.current;
@@ -75,7 +91,9 @@ function wanted(p: Progress, constraints: readonly Constraint[]): number[] {
     return p.current.pos < spelling.length ? [spelling[p.current.pos]] : [];
   }
   const out: number[] = [];
-  constraints.forEach((spellings, c) => { if (!p.met[c]) for (const s of spellings) out.push(s[0]); });
+  constraints.forEach((spellings, c) => {
+    if (!p.met[c]) for (const s of spellings) out.push(s[0]);
+  });
   return out;
 }
 
@@ -85,22 +103,40 @@ export interface ConstrainedOptions extends BeamOptions {
 }
 
 /** The end token waits until every constraint is met (the end of the text ends a word still being spelled). */
-export function lexicalConstraints(constraints: readonly Constraint[], eos: number, endsWord: (token: number) => boolean): ScoreProcessor<{ tokens: readonly number[]; progress: Progress }> {
+export function lexicalConstraints(
+  constraints: readonly Constraint[],
+  eos: number,
+  endsWord: (token: number) => boolean,
+): ScoreProcessor<{ tokens: readonly number[]; progress: Progress }> {
   return {
     name: 'lexical-constraints',
-    ban: (row, out) => { if (!advance(row.progress, eos, constraints, endsWord).met.every(Boolean)) out.add(eos); },
+    ban: (row, out) => {
+      if (!advance(row.progress, eos, constraints, endsWord).met.every(Boolean)) out.add(eos);
+    },
   };
 }
 
 /** Constrained beam search as a strategy of the shared loop. */
-export function constrainedStrategy(constraints: readonly Constraint[], opts: ConstrainedOptions): SearchStrategy<Beam, Candidate, ConstrainedHypothesis> {
+export function constrainedStrategy(
+  constraints: readonly Constraint[],
+  opts: ConstrainedOptions,
+): SearchStrategy<Beam, Candidate, ConstrainedHypothesis> {
   const K = opts.beamSize;
   const endsWord = (t: number) => t === opts.eos || opts.endsWord(t);
   // A word with no spelling (nothing to write) counts as met, so it cannot forbid the end forever.
   const usable = constraints.map((c) => c.filter((s) => s.length > 0));
   // ended: on the end token (scored with it, as beam.ts does); else cut off where it stands.
-  const done = (progress: Progress, logProb: number, tokens: number[], ended: boolean, steps = tokens.length): ConstrainedHypothesis => ({
-    tokens, logProb, score: normalised(logProb, tokens.length + (ended ? 1 : 0), opts.lengthPenalty), steps,
+  const done = (
+    progress: Progress,
+    logProb: number,
+    tokens: number[],
+    ended: boolean,
+    steps = tokens.length,
+  ): ConstrainedHypothesis => ({
+    tokens,
+    logProb,
+    score: normalised(logProb, tokens.length + (ended ? 1 : 0), opts.lengthPenalty),
+    steps,
     hitMaxLength: !ended && tokens.length >= opts.maxLength,
     // The end of the text ends a word still being spelled.
     met: advance(progress, opts.eos, usable, endsWord).met.flatMap((m, i) => (m ? [i] : [])),
@@ -147,7 +183,9 @@ export function constrainedStrategy(constraints: readonly Constraint[], opts: Co
           byBank.get(bank)!.push(c);
         }
       }
-      const banks = [...byBank.keys()].sort((a, b) => b - a).map((k) => byBank.get(k)!.sort((x, y) => y.logProb - x.logProb));
+      const banks = [...byBank.keys()]
+        .sort((a, b) => b - a)
+        .map((k) => byBank.get(k)!.sort((x, y) => y.logProb - x.logProb));
       const next: Beam[] = [];
       const order: number[] = [];
       const cursor = banks.map(() => 0);
@@ -185,7 +223,12 @@ export function constrainedStrategy(constraints: readonly Constraint[], opts: Co
 }
 
 /** `state` must already hold `beamSize` rows (the source tiled), all at the start position. */
-export function constrainedBeamSearch<S>(model: StepModel<S>, state: S, constraints: readonly Constraint[], opts: ConstrainedOptions,
-  hooks: DecodeHooks = {}): Promise<ConstrainedHypothesis[]> {
+export function constrainedBeamSearch<S>(
+  model: StepModel<S>,
+  state: S,
+  constraints: readonly Constraint[],
+  opts: ConstrainedOptions,
+  hooks: DecodeHooks = {},
+): Promise<ConstrainedHypothesis[]> {
   return searchLoop(model, state, constrainedStrategy(constraints, opts), opts, hooks);
 }

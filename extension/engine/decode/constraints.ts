@@ -12,7 +12,10 @@ export function bannedByNgram(tokens: number[], n: number): Set<number> {
   for (let i = 0; i + n - 1 < tokens.length; i++) {
     let same = true;
     for (let k = 0; k < n - 1; k++) {
-      if (tokens[i + k] !== tokens[prefixStart + k]) { same = false; break; }
+      if (tokens[i + k] !== tokens[prefixStart + k]) {
+        same = false;
+        break;
+      }
     }
     if (same) banned.add(tokens[i + n - 1]);
   }
@@ -26,8 +29,17 @@ export function bannedByNgram(tokens: number[], n: number): Set<number> {
  * vocabulary: then the full row is needed. `enough`: fewer than k will do (a guard banned some of
  * the candidates; the full row costs a second model step).
  */
-export function topKOfCandidates(ids: ArrayLike<number>, logProbs: ArrayLike<number>, from: number, count: number, k: number,
-  banned: Set<number>, vocabSize: number, allowed?: (token: number) => boolean, enough = k): number[] | null {
+export function topKOfCandidates(
+  ids: ArrayLike<number>,
+  logProbs: ArrayLike<number>,
+  from: number,
+  count: number,
+  k: number,
+  banned: Set<number>,
+  vocabSize: number,
+  allowed?: (token: number) => boolean,
+  enough = k,
+): number[] | null {
   const out: number[] = [];
   for (let i = from; i < from + count && out.length < k; i++) {
     const v = logProbs[i];
@@ -84,7 +96,8 @@ export function maskDisallowed(row: Float32Array, k: number, allowed: (token: nu
     const heap = new Int32Array(row.length);
     let n = 0;
     for (let t = 0; t < row.length; t++) if (!asked[t] && row[t] > -Infinity) heap[n++] = t;
-    const above = (a: number, b: number) => row[heap[a]] > row[heap[b]] || (row[heap[a]] === row[heap[b]] && heap[a] < heap[b]);
+    const above = (a: number, b: number) =>
+      row[heap[a]] > row[heap[b]] || (row[heap[a]] === row[heap[b]] && heap[a] < heap[b]);
     const down = (i: number) => {
       for (;;) {
         const l = 2 * i + 1;
@@ -93,7 +106,9 @@ export function maskDisallowed(row: Float32Array, k: number, allowed: (token: nu
         if (l < n && above(l, top)) top = l;
         if (r < n && above(r, top)) top = r;
         if (top === i) return;
-        const x = heap[i]; heap[i] = heap[top]; heap[top] = x;
+        const x = heap[i];
+        heap[i] = heap[top];
+        heap[top] = x;
         i = top;
       }
     };
@@ -134,13 +149,17 @@ export function topK(row: Float32Array, k: number): number[] {
   let floor = -Infinity;
   const n = row.length;
   for (let i = 0; i < n; i += 4) {
-    if (i + 4 <= n && !(row[i] > floor) && !(row[i + 1] > floor) && !(row[i + 2] > floor) && !(row[i + 3] > floor)) continue;
+    if (i + 4 <= n && !(row[i] > floor) && !(row[i + 1] > floor) && !(row[i + 2] > floor) && !(row[i + 3] > floor))
+      continue;
     const end = Math.min(i + 4, n);
     for (let q = i; q < end; q++) {
       const v = row[q];
       if (!(v > floor)) continue; // also false for NaN and -Infinity
       let j = idx.length < k ? idx.push(q) - 1 : k - 1;
-      while (j > 0 && row[idx[j - 1]] < v) { idx[j] = idx[j - 1]; j--; }
+      while (j > 0 && row[idx[j - 1]] < v) {
+        idx[j] = idx[j - 1];
+        j--;
+      }
       idx[j] = q;
       if (idx.length === k) floor = row[idx[k - 1]];
     }

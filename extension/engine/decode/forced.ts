@@ -6,7 +6,14 @@
 import { YieldClock, type DecodeHooks, type StepModel } from './types';
 
 /** `state` holds one row. Returns log p(target_t | target_<t, context) for every target token, then for `eos`. */
-export async function forcedLogProbs<S>(model: StepModel<S>, state: S, bos: number, target: readonly number[], eos: number, hooks: DecodeHooks = {}): Promise<number[]> {
+export async function forcedLogProbs<S>(
+  model: StepModel<S>,
+  state: S,
+  bos: number,
+  target: readonly number[],
+  eos: number,
+  hooks: DecodeHooks = {},
+): Promise<number[]> {
   const out: number[] = [];
   let previous = bos;
   // A turn of the event loop now and then, so that a worker sees a cancel between steps.

@@ -16,7 +16,12 @@ export interface GreedyOptions {
 }
 
 /** `state` holds one row. */
-export async function greedy<S>(model: StepModel<S>, state: S, opts: GreedyOptions, hooks: DecodeHooks = {}): Promise<Hypothesis> {
+export async function greedy<S>(
+  model: StepModel<S>,
+  state: S,
+  opts: GreedyOptions,
+  hooks: DecodeHooks = {},
+): Promise<Hypothesis> {
   const tokens: number[] = [];
   const processors = new ProcessorList(standardProcessors(opts));
   const clock = hooks.clock ?? new YieldClock();

@@ -121,13 +121,51 @@ export interface PieceGuardOptions {
 }
 
 /** The words English glues n't onto ("don't"; not "own't", "dunkin't"). */
-const N_T = new Set(['don', 'doesn', 'didn', 'can', 'couldn', 'won', 'wouldn', 'shouldn', 'isn', 'aren', 'wasn', 'weren', 'hasn', 'haven', 'hadn', 'mustn', 'needn', 'mightn', 'ain', 'shan']);
+const N_T = new Set([
+  'don',
+  'doesn',
+  'didn',
+  'can',
+  'couldn',
+  'won',
+  'wouldn',
+  'shouldn',
+  'isn',
+  'aren',
+  'wasn',
+  'weren',
+  'hasn',
+  'haven',
+  'hadn',
+  'mustn',
+  'needn',
+  'mightn',
+  'ain',
+  'shan',
+]);
 
 /**
  * After a letter and an apostrophe, the endings English glues on ("don't", "Anna's"), and the words
  * each follows ("I'm", "they're"): 's any word but "I", 't the words that take n't ("don't", not "own't").
  */
-const PRONOUNS = ['i', 'you', 'he', 'she', 'it', 'we', 'they', 'who', 'what', 'that', 'there', 'here', 'where', 'how', 'why', 'this'];
+const PRONOUNS = [
+  'i',
+  'you',
+  'he',
+  'she',
+  'it',
+  'we',
+  'they',
+  'who',
+  'what',
+  'that',
+  'there',
+  'here',
+  'where',
+  'how',
+  'why',
+  'this',
+];
 const SUFFIX_AFTER: Record<string, (word: string) => boolean> = {
   s: (w) => w !== 'i',
   t: (w) => N_T.has(w),
@@ -151,13 +189,14 @@ const NUMBER_SUFFIXES = new KnownWords(['s', 'st', 'nd', 'rd', 'th']);
 const LONE_LETTERS = new Set(['a', 'i']);
 
 /** ASCII letters by comparison (nearly every character a model writes); others by Unicode class. */
-const isLetter = (c: string) => (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c > '\u007f' && /[\p{L}\p{M}]/u.test(c));
+const isLetter = (c: string) =>
+  (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c > '\u007f' && /[\p{L}\p{M}]/u.test(c));
 const isDigit = (c: string) => c >= '0' && c <= '9';
 const isApostrophe = (c: string) => c === "'" || c === '\u2019';
 /** Punctuation that ends a sentence, and the stops inside one. */
 const FINAL = new Set(['.', '!', '?']);
 /** Opening quotes and brackets, which a sentence may start with. */
-const SENTENCE_OPENERS = /^["'\u201c\u2018\u00ab(\[]*$/u;
+const SENTENCE_OPENERS = /^["'\u201c\u2018\u00ab([]*$/u;
 /**
  * Whether a word begun now starts a sentence, by text/reader.ts's rule (the one metrics/faithfulness.ts
  * counts names by): at the output's start, or after . ! ? and any closing quotes or brackets, unless
@@ -235,7 +274,12 @@ function inputFacts(input: string): InputFacts {
     if (c.length > 40) continue;
     for (let i = 1; i <= c.length; i++) chunkPrefixes.add(c.slice(0, i));
   }
-  return { words: new KnownWords(words), numbers: new KnownWords(input.match(/[0-9]+/g) ?? []), chunkPrefixes, letters };
+  return {
+    words: new KnownWords(words),
+    numbers: new KnownWords(input.match(/[0-9]+/g) ?? []),
+    chunkPrefixes,
+    letters,
+  };
 }
 
 /** What the guard reads of every piece, once per vocabulary (and end token). */
@@ -246,7 +290,9 @@ function pieceClasses(pieces: readonly string[], eos: number) {
     c = {
       eos,
       special: pieces.map((p) => /^<[^<>]+>$/.test(p)),
-      firstClass: Uint8Array.from(pieces, (p, i) => (i === eos || p === '' ? 2 : isLetter(p[0]) ? 0 : isDigit(p[0]) ? 1 : 2)),
+      firstClass: Uint8Array.from(pieces, (p, i) =>
+        i === eos || p === '' ? 2 : isLetter(p[0]) ? 0 : isDigit(p[0]) ? 1 : 2,
+      ),
     };
     classesOf.set(pieces, c);
   }
@@ -255,8 +301,21 @@ function pieceClasses(pieces: readonly string[], eos: number) {
 
 function emptyState(): RowState {
   return {
-    run: '', kind: 'word', standalone: true, digits: '', chunk: '', prevChunk: '', last: '', beforeLast: '', lastNonSpace: '', lastPieceBody: '',
-    words: [], punctSinceWord: false, trigrams: new Set(), atStart: true, capital: false,
+    run: '',
+    kind: 'word',
+    standalone: true,
+    digits: '',
+    chunk: '',
+    prevChunk: '',
+    last: '',
+    beforeLast: '',
+    lastNonSpace: '',
+    lastPieceBody: '',
+    words: [],
+    punctSinceWord: false,
+    trigrams: new Set(),
+    atStart: true,
+    capital: false,
   };
 }
 
@@ -307,7 +366,12 @@ export class PieceGuard implements RowGuard {
     const closable = this.closable(state);
     const firstClass = this.firstClass;
     return (token: number) => {
-      if (!closable && (token === this.o.eos || (token >= 0 && token < firstClass.length && !this.special[token] && firstClass[token] !== open))) return false;
+      if (
+        !closable &&
+        (token === this.o.eos ||
+          (token >= 0 && token < firstClass.length && !this.special[token] && firstClass[token] !== open))
+      )
+        return false;
       return this.apply(cloneLight(state), token, true);
     };
   }
@@ -317,7 +381,10 @@ export class PieceGuard implements RowGuard {
     const hit = this.cache.get(key) ?? this.older.get(key);
     if (hit) return hit;
     let state: RowState;
-    const parent = tokens.length > 0 ? (this.cache.get(tokens.slice(0, -1).join(',')) ?? this.older.get(tokens.slice(0, -1).join(','))) : undefined;
+    const parent =
+      tokens.length > 0
+        ? (this.cache.get(tokens.slice(0, -1).join(',')) ?? this.older.get(tokens.slice(0, -1).join(',')))
+        : undefined;
     if (parent) {
       state = cloneState(parent);
       this.apply(state, tokens[tokens.length - 1], false);
@@ -347,7 +414,12 @@ export class PieceGuard implements RowGuard {
   private apply(s: RowState, token: number, check: boolean, textOverride?: string): boolean {
     const f = this.o.flags;
     const isEnd = token === this.o.eos && textOverride === undefined;
-    if (textOverride === undefined && token !== this.o.eos && (token < 0 || token >= this.o.pieces.length || this.special[token])) return true;
+    if (
+      textOverride === undefined &&
+      token !== this.o.eos &&
+      (token < 0 || token >= this.o.pieces.length || this.special[token])
+    )
+      return true;
     const text = textOverride ?? this.text(token);
     const vocab = f.vocabulary && this.o.known !== undefined;
     const known = this.o.known;
@@ -359,17 +431,31 @@ export class PieceGuard implements RowGuard {
     const closeRun = (next: string): boolean => {
       if (s.run === '') return true;
       const run = s.run;
-      if (check && f.sourceNames && s.kind === 'word' && s.capital && run !== 'i' && !facts.words.has(run)) return false;
+      if (check && f.sourceNames && s.kind === 'word' && s.capital && run !== 'i' && !facts.words.has(run))
+        return false;
       if (check && vocab) {
-        const ok = s.kind === 'word'
-          ? (run.length > 1 || LONE_LETTERS.has(run) || facts.letters.has(run)) && (known!.has(run) || facts.words.has(run))
-          : s.kind === 'suffix' ? suffixMayFollow(run, s.words[s.words.length - 1] ?? '', true) || facts.chunkPrefixes.has(s.chunk)
-            : NUMBER_SUFFIXES.has(run) || facts.chunkPrefixes.has(s.chunk);
+        const ok =
+          s.kind === 'word'
+            ? (run.length > 1 || LONE_LETTERS.has(run) || facts.letters.has(run)) &&
+              (known!.has(run) || facts.words.has(run))
+            : s.kind === 'suffix'
+              ? suffixMayFollow(run, s.words[s.words.length - 1] ?? '', true) || facts.chunkPrefixes.has(s.chunk)
+              : NUMBER_SUFFIXES.has(run) || facts.chunkPrefixes.has(s.chunk);
         if (!ok) return false;
       }
       // A lone letter glued to punctuation ("says S."), unless the input has it standing alone.
-      if (check && f.artefacts && s.kind === 'word' && s.standalone && run.length === 1 && !LONE_LETTERS.has(run)
-        && !facts.letters.has(run) && next !== '' && STOPS.has(next)) return false;
+      if (
+        check &&
+        f.artefacts &&
+        s.kind === 'word' &&
+        s.standalone &&
+        run.length === 1 &&
+        !LONE_LETTERS.has(run) &&
+        !facts.letters.has(run) &&
+        next !== '' &&
+        STOPS.has(next)
+      )
+        return false;
       if (s.kind === 'word') {
         if (!this.pushWord(s, run, check, f.repetition)) return false;
       } else if (s.words.length > 0 && s.kind === 'suffix') {
@@ -397,8 +483,15 @@ export class PieceGuard implements RowGuard {
       if (isLetter(c)) {
         if (check && f.artefacts && NO_GLUE_AFTER.has(s.last) && !facts.chunkPrefixes.has(s.chunk + c)) return false;
         // A capital after a small letter inside a word ("chubBy", "stresS"), unless the input writes one so ("McDonald").
-        if (check && f.artefacts && s.run !== '' && s.last !== s.last.toUpperCase() && c !== c.toLowerCase()
-          && !facts.chunkPrefixes.has(s.chunk + c)) return false;
+        if (
+          check &&
+          f.artefacts &&
+          s.run !== '' &&
+          s.last !== s.last.toUpperCase() &&
+          c !== c.toLowerCase() &&
+          !facts.chunkPrefixes.has(s.chunk + c)
+        )
+          return false;
         if (s.digits !== '') {
           if (!closeDigits()) return false;
           s.kind = 'numberSuffix';
@@ -411,13 +504,23 @@ export class PieceGuard implements RowGuard {
         }
         s.run += c.toLowerCase();
         // The run is checked as a prefix once, where the piece ends (closing it checks it whole).
-        if (check && f.sourceNames && s.kind === 'word' && s.capital && (i === text.length - 1 || !isLetter(text[i + 1]))
-          && !facts.words.hasPrefix(s.run)) return false;
+        if (
+          check &&
+          f.sourceNames &&
+          s.kind === 'word' &&
+          s.capital &&
+          (i === text.length - 1 || !isLetter(text[i + 1])) &&
+          !facts.words.hasPrefix(s.run)
+        )
+          return false;
         if (check && vocab && (i === text.length - 1 || !isLetter(text[i + 1]))) {
           const run = s.run;
-          const ok = s.kind === 'word' ? known!.hasPrefix(run) || facts.words.hasPrefix(run)
-            : s.kind === 'suffix' ? suffixMayFollow(run, s.words[s.words.length - 1] ?? '', false) || facts.chunkPrefixes.has(s.chunk + c)
-              : NUMBER_SUFFIXES.hasPrefix(run) || facts.chunkPrefixes.has(s.chunk + c);
+          const ok =
+            s.kind === 'word'
+              ? known!.hasPrefix(run) || facts.words.hasPrefix(run)
+              : s.kind === 'suffix'
+                ? suffixMayFollow(run, s.words[s.words.length - 1] ?? '', false) || facts.chunkPrefixes.has(s.chunk + c)
+                : NUMBER_SUFFIXES.hasPrefix(run) || facts.chunkPrefixes.has(s.chunk + c);
           if (!ok) return false;
         }
       } else if (isDigit(c)) {
@@ -430,8 +533,15 @@ export class PieceGuard implements RowGuard {
         // After a bare space, a word or an opening quote or bracket: not a second space ("a new  time"),
         // punctuation ("new .") or a stray mark ("a new -ounces").
         if (check && f.artefacts && s.last === SPACE && !s.atStart && !OPENERS.has(c)) return false;
-        if (check && f.artefacts && isApostrophe(s.last) && isLetter(s.beforeLast) && (c === SPACE || STOPS.has(c))
-          && !s.chunk.slice(0, -1).toLowerCase().endsWith('s') && !facts.chunkPrefixes.has(s.chunk + c)) {
+        if (
+          check &&
+          f.artefacts &&
+          isApostrophe(s.last) &&
+          isLetter(s.beforeLast) &&
+          (c === SPACE || STOPS.has(c)) &&
+          !s.chunk.slice(0, -1).toLowerCase().endsWith('s') &&
+          !facts.chunkPrefixes.has(s.chunk + c)
+        ) {
           // A word's apostrophe with no ending after it ("I', I have"), but a plural's ("the dogs' bowls").
           return false;
         }
@@ -442,8 +552,13 @@ export class PieceGuard implements RowGuard {
             // Punctuation first, or doubled (". ," ",." "::"), but "..." and "?!" are writing.
             if (s.atStart && s.last === '') return false;
             const prev = s.lastNonSpace;
-            if (STOPS.has(prev) && !(c === '.' && prev === '.' && s.last === '.') && !(FINAL.has(c) && FINAL.has(prev) && c !== '.' && prev !== '.')
-              && !facts.chunkPrefixes.has(s.chunk + c)) return false;
+            if (
+              STOPS.has(prev) &&
+              !(c === '.' && prev === '.' && s.last === '.') &&
+              !(FINAL.has(c) && FINAL.has(prev) && c !== '.' && prev !== '.') &&
+              !facts.chunkPrefixes.has(s.chunk + c)
+            )
+              return false;
           }
         }
         if (c !== SPACE && !isApostrophe(c)) s.punctSinceWord = true;

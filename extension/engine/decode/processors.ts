@@ -32,22 +32,42 @@ export interface ScoreProcessor<R extends Row = Row> {
 
 /** Never written (pad, unk, BOS, the mask): the same ids at every step. */
 export function bannedIds(ids: readonly number[]): ScoreProcessor {
-  return { name: 'banned-ids', ban: (_row, out) => { for (const t of ids) out.add(t); } };
+  return {
+    name: 'banned-ids',
+    ban: (_row, out) => {
+      for (const t of ids) out.add(t);
+    },
+  };
 }
 
 /** The end token waits until the row holds `minLength` tokens (fairseq/HF min_len). */
 export function minLength(eos: number, length: number): ScoreProcessor {
-  return { name: 'min-length', ban: (row, out) => { if (row.tokens.length < length) out.add(eos); } };
+  return {
+    name: 'min-length',
+    ban: (row, out) => {
+      if (row.tokens.length < length) out.add(eos);
+    },
+  };
 }
 
 /** The end token waits until the caller's own rule says the text may end (a length in words; HF min_new_tokens). */
 export function mayEnd(eos: number, may: (tokens: readonly number[]) => boolean): ScoreProcessor {
-  return { name: 'may-end', ban: (row, out) => { if (!may(row.tokens)) out.add(eos); } };
+  return {
+    name: 'may-end',
+    ban: (row, out) => {
+      if (!may(row.tokens)) out.add(eos);
+    },
+  };
 }
 
 /** No n-gram written twice (fairseq/HF no_repeat_ngram_size). */
 export function noRepeatNgram(n: number): ScoreProcessor {
-  return { name: 'no-repeat-ngram', ban: (row, out) => { for (const t of bannedByNgram(row.tokens as number[], n)) out.add(t); } };
+  return {
+    name: 'no-repeat-ngram',
+    ban: (row, out) => {
+      for (const t of bannedByNgram(row.tokens as number[], n)) out.add(t);
+    },
+  };
 }
 
 /** The word-level guards (guards.ts), asked about candidates only. */
@@ -127,8 +147,18 @@ export class ProcessorList<R extends Row = Row> {
    * the row's `k` best allowed tokens, or null when the candidates run out first and the whole row
    * is needed (constraints.ts topKOfCandidates). `enough`: fewer will do where a predicate asks.
    */
-  fromCandidates(row: R, ids: ArrayLike<number>, logProbs: ArrayLike<number>, from: number, count: number, k: number, vocabSize: number,
-    enough: number, banned = this.banned(row), allowed = this.allowed(row)): number[] | null {
+  fromCandidates(
+    row: R,
+    ids: ArrayLike<number>,
+    logProbs: ArrayLike<number>,
+    from: number,
+    count: number,
+    k: number,
+    vocabSize: number,
+    enough: number,
+    banned = this.banned(row),
+    allowed = this.allowed(row),
+  ): number[] | null {
     return topKOfCandidates(ids, logProbs, from, count, k, banned, vocabSize, allowed, allowed ? enough : k);
   }
 }

@@ -60,7 +60,12 @@ export function sampleTopK(row: Float32Array, k: number, temperature: number, ra
   return idx[idx.length - 1];
 }
 
-export async function topKSample<S>(model: StepModel<S>, state: S, opts: TopKOptions, hooks: DecodeHooks = {}): Promise<Hypothesis> {
+export async function topKSample<S>(
+  model: StepModel<S>,
+  state: S,
+  opts: TopKOptions,
+  hooks: DecodeHooks = {},
+): Promise<Hypothesis> {
   const random = seededRandom(opts.seed);
   const tokens: number[] = [];
   // The guard leaves k allowed: the k best are sampled from.

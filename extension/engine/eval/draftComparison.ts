@@ -16,7 +16,14 @@
 import type { ComparedMetric, CorpusScores, DraftComparison, SentenceScore } from '../../protocol';
 import type { BleuOptions } from '../metrics/bleu';
 import type { ChrfOptions } from '../metrics/chrf';
-import { bleuMetric, chrfMetric, DEFAULT_BS_SAMPLES, DEFAULT_SEED, pairedBootstrap, type StatMetric } from '../metrics/significance';
+import {
+  bleuMetric,
+  chrfMetric,
+  DEFAULT_BS_SAMPLES,
+  DEFAULT_SEED,
+  pairedBootstrap,
+  type StatMetric,
+} from '../metrics/significance';
 import { rougeMetrics } from '../metrics/rougeMetric';
 import type { NlpSentence } from '../text/nlp';
 
@@ -34,22 +41,49 @@ export interface ComparedDraft {
   sentences: readonly SentenceScore[];
 }
 
-const nonEmptyLines = (text: string) => text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length > 0);
+const nonEmptyLines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
 
 /** The paired segments of the two drafts and the reference (see the header). */
-export function pairedSegments(first: ComparedDraft, second: ComparedDraft, reference: string, refSentences: readonly NlpSentence[]): {
+export function pairedSegments(
+  first: ComparedDraft,
+  second: ComparedDraft,
+  reference: string,
+  refSentences: readonly NlpSentence[],
+): {
   segmentation: DraftComparison['segmentation'];
   a: string[];
   b: string[];
   refs: string[];
 } {
   const [la, lb, lr] = [nonEmptyLines(first.text), nonEmptyLines(second.text), nonEmptyLines(reference)];
-  if (lr.length >= 2 && la.length === lr.length && lb.length === lr.length) return { segmentation: 'lines', a: la, b: lb, refs: lr };
-  const gather = (sentences: readonly SentenceScore[]) => refSentences.map((_, j) => sentences.filter((s) => s.reference === j).map((s) => s.text).join(' '));
-  return { segmentation: 'reference-sentences', a: gather(first.sentences), b: gather(second.sentences), refs: refSentences.map((s) => s.text) };
+  if (lr.length >= 2 && la.length === lr.length && lb.length === lr.length)
+    return { segmentation: 'lines', a: la, b: lb, refs: lr };
+  const gather = (sentences: readonly SentenceScore[]) =>
+    refSentences.map((_, j) =>
+      sentences
+        .filter((s) => s.reference === j)
+        .map((s) => s.text)
+        .join(' '),
+    );
+  return {
+    segmentation: 'reference-sentences',
+    a: gather(first.sentences),
+    b: gather(second.sentences),
+    refs: refSentences.map((s) => s.text),
+  };
 }
 
-export function compareDrafts(first: ComparedDraft, second: ComparedDraft, reference: string, refSentences: readonly NlpSentence[], options: ComparisonMetrics): DraftComparison {
+export function compareDrafts(
+  first: ComparedDraft,
+  second: ComparedDraft,
+  reference: string,
+  refSentences: readonly NlpSentence[],
+  options: ComparisonMetrics,
+): DraftComparison {
   const seg = pairedSegments(first, second, reference, refSentences);
   const metrics: StatMetric[] = [
     bleuMetric(options.bleu),
@@ -58,7 +92,15 @@ export function compareDrafts(first: ComparedDraft, second: ComparedDraft, refer
   ];
   const samples = DEFAULT_BS_SAMPLES;
   const seed = DEFAULT_SEED;
-  const results = pairedBootstrap([{ name: first.name, hyps: seg.a }, { name: second.name, hyps: seg.b }], [seg.refs], metrics, { samples, seed });
+  const results = pairedBootstrap(
+    [
+      { name: first.name, hyps: seg.a },
+      { name: second.name, hyps: seg.b },
+    ],
+    [seg.refs],
+    metrics,
+    { samples, seed },
+  );
   // sacreBLEU's p-value, (c + 1) / (n + 1), is 1/(n + 1) for two identical systems (no resample
   // differs, so none exceeds the observed 0): "significant". Identical drafts get p = 1 here instead.
   const identical = seg.a.every((t, i) => t === seg.b[i]);
@@ -68,8 +110,16 @@ export function compareDrafts(first: ComparedDraft, second: ComparedDraft, refer
       metric: r.metric,
       signature: r.signature,
       first: { score: x.score, mean: x.mean ?? x.score, ci: x.ci ?? 0 },
-      second: { score: y.score, mean: y.mean ?? y.score, ci: y.ci ?? 0, pValue: identical ? 1 : y.pValue ?? 1 },
+      second: { score: y.score, mean: y.mean ?? y.score, ci: y.ci ?? 0, pValue: identical ? 1 : (y.pValue ?? 1) },
     };
   });
-  return { secondName: second.name, secondScores: second.scores, segmentation: seg.segmentation, segments: seg.refs.length, samples, seed, metrics: compared };
+  return {
+    secondName: second.name,
+    secondScores: second.scores,
+    segmentation: seg.segmentation,
+    segments: seg.refs.length,
+    samples,
+    seed,
+    metrics: compared,
+  };
 }

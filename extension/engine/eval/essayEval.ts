@@ -35,11 +35,24 @@ export interface EssayEvalOptions {
   guards?: boolean;
 }
 
-interface Row { name: string; bleu?: number; diversity: number; distinct2: number; coverage?: number; tokensPerSecond?: number; seconds?: number }
+interface Row {
+  name: string;
+  bleu?: number;
+  diversity: number;
+  distinct2: number;
+  coverage?: number;
+  tokensPerSecond?: number;
+  seconds?: number;
+}
 
 export async function runEssayEval(opts: EssayEvalOptions, log: (m: string) => void): Promise<string> {
-  const pairs = (await readSplit(path.join(opts.dataDir, 'essay.test.jsonl'), Pair,
-    `cd models/train && python3 -m draftsmith_train.essay prepare --data ${opts.dataDir}`)).slice(0, opts.limit);
+  const pairs = (
+    await readSplit(
+      path.join(opts.dataDir, 'essay.test.jsonl'),
+      Pair,
+      `cd models/train && python3 -m draftsmith_train.essay prepare --data ${opts.dataDir}`,
+    )
+  ).slice(0, opts.limit);
   const gold = diversity(pairs.map((p) => p.text));
   const rows: Row[] = [{ name: 'Gold (the test paragraphs)', diversity: gold.diversity, distinct2: gold.distinct2 }];
   for (const v of opts.variants) {
@@ -50,10 +63,27 @@ export async function runEssayEval(opts: EssayEvalOptions, log: (m: string) => v
     let steps = 0;
     let decodeMs = 0;
     for (const [i, p] of pairs.entries()) {
-      const r = await system.run({ op: 'essay', topics: p.topics.join(', '), decoding: { beamSize: opts.beamSize }, includeAllTopics: !opts.unconstrained, guards: opts.guards }, silentRun);
+      const r = await system.run(
+        {
+          op: 'essay',
+          topics: p.topics.join(', '),
+          decoding: { beamSize: opts.beamSize },
+          includeAllTopics: !opts.unconstrained,
+          guards: opts.guards,
+        },
+        silentRun,
+      );
       const best = r.candidates[0];
       essays.push(best.text);
-      opts.dump?.({ system: 'essay', variant: v.name, id: String(i), domain: p.domain, source: p.topics.join(', '), output: best.text, references: [p.text] });
+      opts.dump?.({
+        system: 'essay',
+        variant: v.name,
+        id: String(i),
+        domain: p.domain,
+        source: p.topics.join(', '),
+        output: best.text,
+        references: [p.text],
+      });
       covered += best.covered.length / r.topics.length;
       steps += r.stats.outputTokens + 1;
       decodeMs += r.stats.decodeMs;
@@ -64,7 +94,8 @@ export async function runEssayEval(opts: EssayEvalOptions, log: (m: string) => v
     rows.push({
       name: `${v.name} (${system.name}${opts.guards === false ? ', no guards' : ''})`,
       bleu: corpusBleu(essays, [pairs.map((p) => p.text)]).score,
-      diversity: d.diversity, distinct2: d.distinct2,
+      diversity: d.diversity,
+      distinct2: d.distinct2,
       coverage: covered / pairs.length,
       tokensPerSecond: steps / (decodeMs / 1000),
       seconds: (performance.now() - t0) / 1000,
@@ -78,7 +109,10 @@ function table(rows: Row[], n: number): string {
   return [
     '| model | BLEU | Diversity | distinct-2 | topic words covered | decoding tokens/s |',
     '|---|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.name} | ${f(r.bleu, 2)} | ${f(r.diversity, 4)} | ${f(r.distinct2, 4)} | ${f(r.coverage, 1, 100)}${r.coverage === undefined ? '' : '%'} | ${f(r.tokensPerSecond, 1)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${f(r.bleu, 2)} | ${f(r.diversity, 4)} | ${f(r.distinct2, 4)} | ${f(r.coverage, 1, 100)}${r.coverage === undefined ? '' : '%'} | ${f(r.tokensPerSecond, 1)} |`,
+    ),
     '',
     `Test split, ${n} paragraphs. BLEU: corpus BLEU against the one reference paragraph (sacreBLEU 13a, exp smoothing). ` +
       'Diversity: unique tokens / tokens over all outputs (lowercased 13a tokens, punctuation dropped). ' +

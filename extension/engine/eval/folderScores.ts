@@ -77,13 +77,22 @@ export async function pairFolders(draftsDir: string, referencesDir: string): Pro
     }
     // A Markdown file (.md) is scored on its prose, as Score Draft and draftsmith score read it (issue 22).
     const prose = async (file: string) => proseOf(await readText(file), formatOf(file)).text;
-    pairs.push({ name: d, hypothesis: await prose(path.join(draftsDir, d)), reference: await prose(path.join(referencesDir, ref)) });
+    pairs.push({
+      name: d,
+      hypothesis: await prose(path.join(draftsDir, d)),
+      reference: await prose(path.join(referencesDir, ref)),
+    });
   }
   return { pairs, unpaired };
 }
 
 /** The rows of a JSONL file: `draftField` and `referenceField` hold the texts, `nameField` (optional) the row's name. */
-export async function pairJsonl(file: string, draftField: string, referenceField: string, nameField?: string): Promise<Paired> {
+export async function pairJsonl(
+  file: string,
+  draftField: string,
+  referenceField: string,
+  nameField?: string,
+): Promise<Paired> {
   const pairs: DraftPair[] = [];
   const unpaired: string[] = [];
   const lines = (await readText(file)).split(/\r?\n/);
@@ -100,11 +109,16 @@ export async function pairJsonl(file: string, draftField: string, referenceField
     const name = typeof nameValue === 'string' || typeof nameValue === 'number' ? String(nameValue) : `row ${i + 1}`;
     const hyp = o[draftField];
     const ref = o[referenceField];
-    if (typeof hyp !== 'string') throw new EngineError('bad-input', `${path.basename(file)}:${i + 1} has no string field "${draftField}" (the drafts' field)`);
+    if (typeof hyp !== 'string')
+      throw new EngineError(
+        'bad-input',
+        `${path.basename(file)}:${i + 1} has no string field "${draftField}" (the drafts' field)`,
+      );
     if (typeof ref !== 'string') unpaired.push(name);
     else pairs.push({ name, hypothesis: hyp, reference: ref });
   });
-  if (pairs.length === 0 && unpaired.length === 0) throw new EngineError('bad-input', `${path.basename(file)} has no rows`);
+  if (pairs.length === 0 && unpaired.length === 0)
+    throw new EngineError('bad-input', `${path.basename(file)} has no rows`);
   return { pairs, unpaired };
 }
 
@@ -115,20 +129,31 @@ export async function jsonlFields(file: string): Promise<string[]> {
   try {
     const o = JSON.parse(first) as unknown;
     if (typeof o !== 'object' || o === null) return [];
-    return Object.entries(o as Record<string, unknown>).filter(([, v]) => typeof v === 'string' || typeof v === 'number').map(([k]) => k);
+    return Object.entries(o as Record<string, unknown>)
+      .filter(([, v]) => typeof v === 'string' || typeof v === 'number')
+      .map(([k]) => k);
   } catch {
     return [];
   }
 }
 
 /** The totals over all rows, as `draftsmith score` computes them over all the pairs (see the header). */
-export function folderTotals(pairs: readonly DraftPair[], rows: readonly CorpusScores[], bleu: BleuOptions, chrf: ChrfOptions | undefined): CorpusScores {
+export function folderTotals(
+  pairs: readonly DraftPair[],
+  rows: readonly CorpusScores[],
+  bleu: BleuOptions,
+  chrf: ChrfOptions | undefined,
+): CorpusScores {
   const hyps = pairs.map((p) => p.hypothesis);
   const refs = [pairs.map((p) => p.reference)];
   const b = corpusBleu(hyps, refs, bleu);
   const n = Math.max(rows.length, 1);
   const mean = (f: (s: CorpusScores) => number) => rows.reduce((a, s) => a + f(s), 0) / n;
-  const prf = (k: keyof CorpusScores['rouge']) => ({ precision: mean((s) => s.rouge[k].precision), recall: mean((s) => s.rouge[k].recall), f1: mean((s) => s.rouge[k].f1) });
+  const prf = (k: keyof CorpusScores['rouge']) => ({
+    precision: mean((s) => s.rouge[k].precision),
+    recall: mean((s) => s.rouge[k].recall),
+    f1: mean((s) => s.rouge[k].f1),
+  });
   const entityWords = rows.reduce((a, s) => a + s.substantiality.entityWords, 0);
   const sentences = rows.reduce((a, s) => a + s.substantiality.sentences, 0);
   const ls = rows.map((s) => s.coherenceL).filter((l): l is number => l !== null);
@@ -137,8 +162,21 @@ export function folderTotals(pairs: readonly DraftPair[], rows: readonly CorpusS
   const ppl = rows.flatMap((s) => (s.perplexity ? [s.perplexity] : []));
   return {
     pairs: rows.length,
-    bleu: { score: b.score, precisions: b.precisions, brevityPenalty: b.brevityPenalty, ratio: b.ratio, hypLength: b.hypLength, refLength: b.refLength },
-    rouge: { rouge1: prf('rouge1'), rouge2: prf('rouge2'), rougeL: prf('rougeL'), rougeLsum: prf('rougeLsum'), rougeW: prf('rougeW') },
+    bleu: {
+      score: b.score,
+      precisions: b.precisions,
+      brevityPenalty: b.brevityPenalty,
+      ratio: b.ratio,
+      hypLength: b.hypLength,
+      refLength: b.refLength,
+    },
+    rouge: {
+      rouge1: prf('rouge1'),
+      rouge2: prf('rouge2'),
+      rougeL: prf('rougeL'),
+      rougeLsum: prf('rougeLsum'),
+      rougeW: prf('rougeW'),
+    },
     diversity: diversity(hyps),
     substantiality: {
       perSentence: sentences > 0 ? entityWords / sentences : 0,

@@ -17,11 +17,17 @@ export interface FolderColumn {
 }
 
 /** Every metric of a row, in the order the table, the CSV and the JSON give them. ROUGE as F1 × 100. */
-export function folderColumns(withChrf: boolean, chrfName = 'chrF', extra: { nonwords?: boolean; perplexity?: boolean } = {}): FolderColumn[] {
+export function folderColumns(
+  withChrf: boolean,
+  chrfName = 'chrF',
+  extra: { nonwords?: boolean; perplexity?: boolean } = {},
+): FolderColumn[] {
   const f1 = (k: keyof CorpusScores['rouge']) => (s: CorpusScores) => s.rouge[k].f1 * 100;
   return [
     { key: 'bleu', label: 'BLEU', value: (s) => s.bleu.score, digits: 2 },
-    ...(withChrf ? [{ key: 'chrf', label: chrfName, value: (s: CorpusScores) => s.chrf?.score ?? null, digits: 2 }] : []),
+    ...(withChrf
+      ? [{ key: 'chrf', label: chrfName, value: (s: CorpusScores) => s.chrf?.score ?? null, digits: 2 }]
+      : []),
     { key: 'rouge1', label: 'ROUGE-1 F1', value: f1('rouge1'), digits: 2 },
     { key: 'rouge2', label: 'ROUGE-2 F1', value: f1('rouge2'), digits: 2 },
     { key: 'rougeL', label: 'ROUGE-L F1', value: f1('rougeL'), digits: 2 },
@@ -33,13 +39,36 @@ export function folderColumns(withChrf: boolean, chrfName = 'chrF', extra: { non
     { key: 'coherenceL', label: 'Coherence L', value: (s) => s.coherenceL, digits: 3, lowerIsBetter: true },
     { key: 'tokens', label: 'tokens', value: (s) => s.diversity.tokens, digits: 0 },
     // Model-based and fluency columns (issue 24, item 4), when the scores carry them.
-    ...(extra.nonwords ? [{ key: 'nonwords', label: 'Non-words', value: (s: CorpusScores) => s.nonwords?.rate ?? null, digits: 3, lowerIsBetter: true }] : []),
-    ...(extra.perplexity ? [{ key: 'perplexity', label: 'Perplexity', value: (s: CorpusScores) => s.perplexity?.perWord ?? null, digits: 1, lowerIsBetter: true }] : []),
+    ...(extra.nonwords
+      ? [
+          {
+            key: 'nonwords',
+            label: 'Non-words',
+            value: (s: CorpusScores) => s.nonwords?.rate ?? null,
+            digits: 3,
+            lowerIsBetter: true,
+          },
+        ]
+      : []),
+    ...(extra.perplexity
+      ? [
+          {
+            key: 'perplexity',
+            label: 'Perplexity',
+            value: (s: CorpusScores) => s.perplexity?.perWord ?? null,
+            digits: 1,
+            lowerIsBetter: true,
+          },
+        ]
+      : []),
   ];
 }
 
 export function columnsOf(result: FolderScores): FolderColumn[] {
-  return folderColumns(result.totals.chrf !== undefined, result.totals.chrf?.name, { nonwords: result.totals.nonwords !== undefined, perplexity: result.totals.perplexity !== undefined });
+  return folderColumns(result.totals.chrf !== undefined, result.totals.chrf?.name, {
+    nonwords: result.totals.nonwords !== undefined,
+    perplexity: result.totals.perplexity !== undefined,
+  });
 }
 
 /** Rows in the order asked: by a column (a missing value last, whatever the direction), or by name; ties by name. */
@@ -54,7 +83,7 @@ export function sortedRows(result: FolderScores, sort?: FolderSort): FolderScore
     const x = col.value(a.scores);
     const y = col.value(b.scores);
     if (x === null || y === null) return x === y ? byName(a, b) : x === null ? 1 : -1;
-    return x === y ? byName(a, b) : (sort.descending ? y - x : x - y);
+    return x === y ? byName(a, b) : sort.descending ? y - x : x - y;
   });
 }
 
@@ -65,7 +94,8 @@ const num = (x: number | null) => (x === null ? '' : String(x));
 export function folderCsv(result: FolderScores, sort?: FolderSort): string {
   const cols = columnsOf(result);
   const lines = [['draft', ...cols.map((c) => c.key)].join(',')];
-  for (const r of sortedRows(result, sort)) lines.push([csvCell(r.name), ...cols.map((c) => num(c.value(r.scores)))].join(','));
+  for (const r of sortedRows(result, sort))
+    lines.push([csvCell(r.name), ...cols.map((c) => num(c.value(r.scores)))].join(','));
   lines.push(['(corpus)', ...cols.map((c) => num(c.value(result.totals)))].join(','));
   return lines.join('\n') + '\n';
 }
@@ -74,13 +104,19 @@ export function folderCsv(result: FolderScores, sort?: FolderSort): string {
 export function folderJson(result: FolderScores, sort?: FolderSort): string {
   const cols = columnsOf(result);
   const values = (s: CorpusScores) => Object.fromEntries(cols.map((c) => [c.key, c.value(s)]));
-  return JSON.stringify({
-    source: result.source,
-    referenceSource: result.referenceSource,
-    drafts: sortedRows(result, sort).map((r) => ({ draft: r.name, ...values(r.scores) })),
-    corpus: values(result.totals),
-    signatures: result.signatures,
-    unpaired: result.unpaired,
-    cancelled: result.cancelled,
-  }, null, 2) + '\n';
+  return (
+    JSON.stringify(
+      {
+        source: result.source,
+        referenceSource: result.referenceSource,
+        drafts: sortedRows(result, sort).map((r) => ({ draft: r.name, ...values(r.scores) })),
+        corpus: values(result.totals),
+        signatures: result.signatures,
+        unpaired: result.unpaired,
+        cancelled: result.cancelled,
+      },
+      null,
+      2,
+    ) + '\n'
+  );
 }

@@ -26,12 +26,19 @@ export interface LongDocumentEvalOptions {
 }
 
 export async function runLongDocumentEval(opts: LongDocumentEvalOptions, log: (m: string) => void): Promise<string> {
-  const pairs = (await readSplit(path.join(opts.dataDir, 'summarize.test.jsonl'), Pair, 'cd models/train && python3 -m draftsmith_train.summarize prepare'))
-    .filter((p) => p.domain === 'news');
+  const pairs = (
+    await readSplit(
+      path.join(opts.dataDir, 'summarize.test.jsonl'),
+      Pair,
+      'cd models/train && python3 -m draftsmith_train.summarize prepare',
+    )
+  ).filter((p) => p.domain === 'news');
   const s = await SummarizeSystem.load(opts.modelDir, opts.runtime);
   const long = pairs.filter((p) => s.firstWindowChars(p.source) < p.source.length);
   const used = long.slice(0, opts.limit);
-  log(`${long.length} of ${pairs.length} news test articles are longer than the window; scoring ${used.length} (${opts.mode})`);
+  log(
+    `${long.length} of ${pairs.length} news test articles are longer than the window; scoring ${used.length} (${opts.mode})`,
+  );
   const whole: string[] = [];
   const first: string[] = [];
   const lead: string[] = [];
@@ -47,7 +54,8 @@ export async function runLongDocumentEval(opts: LongDocumentEvalOptions, log: (m
     if ((i + 1) % 20 === 0) log(`${i + 1}/${used.length} articles, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
   const refs = used.map((p) => p.target);
-  const words = (xs: string[]) => (xs.reduce((n, x) => n + x.split(/\s+/).filter(Boolean).length, 0) / Math.max(1, xs.length)).toFixed(0);
+  const words = (xs: string[]) =>
+    (xs.reduce((n, x) => n + x.split(/\s+/).filter(Boolean).length, 0) / Math.max(1, xs.length)).toFixed(0);
   const row = (name: string, preds: string[]) => {
     const r = corpusRouge(preds, refs, { stem: true });
     const pct = (x: number) => (100 * x).toFixed(2);

@@ -42,22 +42,63 @@ export interface ReplyEvalOptions {
   guards?: boolean;
 }
 
-interface Line { model: string; n: number; fallback: number; div1: number; div5: number; sub1: number; sub5: number; bleu: number; ms: number }
+interface Line {
+  model: string;
+  n: number;
+  fallback: number;
+  div1: number;
+  div5: number;
+  sub1: number;
+  sub5: number;
+  bleu: number;
+  ms: number;
+}
 
 /** The first five candidates of one post (ESED falls back to the nearest block when no key maps). */
-async function candidatesFor(system: ReplySystem, post: string, guards: boolean | undefined): Promise<{ candidates: ReplyCandidate[]; fellBack: boolean }> {
+async function candidatesFor(
+  system: ReplySystem,
+  post: string,
+  guards: boolean | undefined,
+): Promise<{ candidates: ReplyCandidate[]; fellBack: boolean }> {
   const r = await system.run({ op: 'reply', text: post, maxCandidates: 5, guards }, silentRun);
   if (r.candidates.length > 0 || system.variant === 'nrm') return { candidates: r.candidates, fellBack: false };
   const ids = system.tokenize(post);
   const encoded = await system.encode(ids);
   const key = system.nearestBlocks(encoded, 1)[0];
-  const best = (await system.decode(encoded, system.read(encoded, key).read, undefined, {}, system.guardFor(post, guards)))[0];
-  return { candidates: best ? [{ text: system.detokenize(best.tokens), key, from: '', mapper: 'none', label: `${key} — nearest block`, score: best.score, tokens: best.tokens.length, hitMaxLength: maxLengthHit(best, system.lengthLimitFor(undefined)), readWeights: null, example: null }] : [], fellBack: true };
+  const best = (
+    await system.decode(encoded, system.read(encoded, key).read, undefined, {}, system.guardFor(post, guards))
+  )[0];
+  return {
+    candidates: best
+      ? [
+          {
+            text: system.detokenize(best.tokens),
+            key,
+            from: '',
+            mapper: 'none',
+            label: `${key} — nearest block`,
+            score: best.score,
+            tokens: best.tokens.length,
+            hitMaxLength: maxLengthHit(best, system.lengthLimitFor(undefined)),
+            readWeights: null,
+            example: null,
+          },
+        ]
+      : [],
+    fellBack: true,
+  };
 }
 
 export async function runReplyEval(opts: ReplyEvalOptions, log: (m: string) => void): Promise<string> {
   const file = path.join(opts.dataDir, 'reply.test.jsonl');
-  const rows = takeTurns(await readSplit(file, ReplyRow, `cd models/train && python3 -m draftsmith_train.reply prepare --data ${opts.dataDir}`), opts.limit);
+  const rows = takeTurns(
+    await readSplit(
+      file,
+      ReplyRow,
+      `cd models/train && python3 -m draftsmith_train.reply prepare --data ${opts.dataDir}`,
+    ),
+    opts.limit,
+  );
   const lines: Line[] = [];
   const systems: { name: string; system: ReplySystem }[] = [];
   for (const v of opts.variants) {
@@ -71,21 +112,38 @@ export async function runReplyEval(opts: ReplyEvalOptions, log: (m: string) => v
       const { candidates, fellBack } = await candidatesFor(system, row.post, opts.guards);
       if (fellBack) fallback++;
       top1.push(candidates[0]?.text ?? '');
-      opts.dump?.({ system: 'reply', variant: v.name, id: `${row.source}:${row.dialogue}#${i}`, domain: row.source, source: row.post, output: top1[i], references: [row.reply] });
+      opts.dump?.({
+        system: 'reply',
+        variant: v.name,
+        id: `${row.source}:${row.dialogue}#${i}`,
+        domain: row.source,
+        source: row.post,
+        output: top1[i],
+        references: [row.reply],
+      });
       top5.push(...candidates.slice(0, 5).map((c) => c.text));
       if ((i + 1) % 50 === 0) log(`${v.name}: ${i + 1}/${rows.length}`);
     }
     const sub = (texts: string[]) => substantiality(texts.filter(Boolean).map((t) => analyse(t))).perSentence;
     lines.push({
-      model: `${v.name} (${system.variant}, ${system.name}${opts.guards === false ? ', no guards' : ''})`, n: rows.length, fallback,
-      div1: diversity(top1).diversity, div5: diversity(top5).diversity, sub1: sub(top1), sub5: sub(top5),
-      bleu: corpusBleu(top1, [rows.map((r) => r.reply)]).score, ms: (performance.now() - t0) / Math.max(1, rows.length),
+      model: `${v.name} (${system.variant}, ${system.name}${opts.guards === false ? ', no guards' : ''})`,
+      n: rows.length,
+      fallback,
+      div1: diversity(top1).diversity,
+      div5: diversity(top5).diversity,
+      sub1: sub(top1),
+      sub5: sub(top5),
+      bleu: corpusBleu(top1, [rows.map((r) => r.reply)]).score,
+      ms: (performance.now() - t0) / Math.max(1, rows.length),
     });
   }
   const out = [
     '| Model | Diversity top-1 | Diversity top-5 | Substantiality top-1 | Substantiality top-5 | BLEU | posts (fallback) | ms/post |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...lines.map((l) => `| ${l.model} | ${l.div1.toFixed(3)} | ${l.div5.toFixed(3)} | ${l.sub1.toFixed(3)} | ${l.sub5.toFixed(3)} | ${l.bleu.toFixed(2)} | ${l.n} (${l.fallback}) | ${l.ms.toFixed(0)} |`),
+    ...lines.map(
+      (l) =>
+        `| ${l.model} | ${l.div1.toFixed(3)} | ${l.div5.toFixed(3)} | ${l.sub1.toFixed(3)} | ${l.sub5.toFixed(3)} | ${l.bleu.toFixed(2)} | ${l.n} (${l.fallback}) | ${l.ms.toFixed(0)} |`,
+    ),
     '',
     `Test split, ${rows.length} posts, the sources taking turns (${[...new Set(rows.map((r) => r.source))].join(', ')}). Diversity: unique / all tokens ` +
       'over the outputs together; Substantiality: entity words per sentence (wink-nlp entities, proper nouns, WordNet compounds); ' +
@@ -94,12 +152,17 @@ export async function runReplyEval(opts: ReplyEvalOptions, log: (m: string) => v
     '',
   ];
   const esed = systems.find((s) => s.system.variant === 'esed');
-  if (esed && opts.examples > 0) out.push(...await mapperExamples(esed.system, rows, opts.examples, opts.guards));
+  if (esed && opts.examples > 0) out.push(...(await mapperExamples(esed.system, rows, opts.examples, opts.guards)));
   return out.join('\n');
 }
 
 /** Table VI's shape: posts whose key maps under every mapper (the first found), the reply under each. */
-async function mapperExamples(system: ReplySystem, rows: readonly ReplyRow[], n: number, guards: boolean | undefined): Promise<string[]> {
+async function mapperExamples(
+  system: ReplySystem,
+  rows: readonly ReplyRow[],
+  n: number,
+  guards: boolean | undefined,
+): Promise<string[]> {
   const mappers: ReplyMapper[] = ['identity', 'synonym', 'antonym', 'neighbour'];
   const out = ['| Post | Mapper | Key | Reply |', '|---|---|---|---|'];
   const cell = (t: string) => t.replace(/\|/g, '\\|');
@@ -116,7 +179,9 @@ async function mapperExamples(system: ReplySystem, rows: readonly ReplyRow[], n:
         out.push(`| ${cell(row.post)} | ${mapper} | ${key.lemma} → (none in the memory) | |`);
         continue;
       }
-      const best = (await system.decode(encoded, system.read(encoded, m.key).read, undefined, {}, system.guardFor(row.post, guards)))[0];
+      const best = (
+        await system.decode(encoded, system.read(encoded, m.key).read, undefined, {}, system.guardFor(row.post, guards))
+      )[0];
       out.push(`| ${cell(row.post)} | ${mapper} | ${m.label} | ${cell(best ? system.detokenize(best.tokens) : '')} |`);
     }
   }

@@ -41,9 +41,27 @@ export interface RoundTripEvalOptions {
 export { takeTurns } from './testSplit';
 
 /** One paragraph's reconstruction. */
-interface Reconstructed { row: RoundTripRow; output: string[]; L: number | null; encodeMs: number; decodeMs: number }
+interface Reconstructed {
+  row: RoundTripRow;
+  output: string[];
+  L: number | null;
+  encodeMs: number;
+  decodeMs: number;
+}
 
-interface Line { model: string; dataset: string; n: number; bleu: number; rouge1: number; rouge2: number; rougeW: number; L: number | null; lDefined: number; encodeMs: number; decodeMs: number }
+interface Line {
+  model: string;
+  dataset: string;
+  n: number;
+  bleu: number;
+  rouge1: number;
+  rouge2: number;
+  rougeW: number;
+  L: number | null;
+  lDefined: number;
+  encodeMs: number;
+  decodeMs: number;
+}
 
 function line(model: string, dataset: string, items: readonly Reconstructed[]): Line {
   const hyps = items.map((x) => x.output.join(' '));
@@ -52,17 +70,30 @@ function line(model: string, dataset: string, items: readonly Reconstructed[]): 
   const ls = items.map((x) => x.L).filter((L): L is number => L !== null);
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
   return {
-    model, dataset, n: items.length,
+    model,
+    dataset,
+    n: items.length,
     bleu: corpusBleu(hyps, [refs]).score,
-    rouge1: rouge.rouge1.f1, rouge2: rouge.rouge2.f1, rougeW: rouge.rougeW.f1,
-    L: ls.length > 0 ? mean(ls) : null, lDefined: ls.length,
-    encodeMs: mean(items.map((x) => x.encodeMs)), decodeMs: mean(items.map((x) => x.decodeMs)),
+    rouge1: rouge.rouge1.f1,
+    rouge2: rouge.rouge2.f1,
+    rougeW: rouge.rougeW.f1,
+    L: ls.length > 0 ? mean(ls) : null,
+    lDefined: ls.length,
+    encodeMs: mean(items.map((x) => x.encodeMs)),
+    decodeMs: mean(items.map((x) => x.decodeMs)),
   };
 }
 
 export async function runRoundTripEval(opts: RoundTripEvalOptions, log: (m: string) => void): Promise<string> {
   const file = path.join(opts.dataDir, 'roundtrip.test.jsonl');
-  const rows = takeTurns(await readSplit(file, RoundTripRow, `cd models/train && python3 -m draftsmith_train.roundtrip prepare --data ${opts.dataDir}`), opts.limit);
+  const rows = takeTurns(
+    await readSplit(
+      file,
+      RoundTripRow,
+      `cd models/train && python3 -m draftsmith_train.roundtrip prepare --data ${opts.dataDir}`,
+    ),
+    opts.limit,
+  );
   const sources = [...new Set(rows.map((r) => r.source))].sort();
   const lines: Line[] = [];
   for (const v of opts.variants) {
@@ -70,18 +101,49 @@ export async function runRoundTripEval(opts: RoundTripEvalOptions, log: (m: stri
     const done: Reconstructed[] = [];
     for (const [i, row] of rows.entries()) {
       const input = row.sentences.join(' ');
-      const d = await system.decodeIds(row.sentences.map((s) => system.encodeSentence(s)), { guards: { input, enabled: opts.guards } });
+      const d = await system.decodeIds(
+        row.sentences.map((s) => system.encodeSentence(s)),
+        { guards: { input, enabled: opts.guards } },
+      );
       const output = system.outputSentences(d).map((s) => s.text);
-      opts.dump?.({ system: 'roundtrip', variant: v.name, id: `${row.doc}#${i}`, domain: row.source, source: input, output: output.join(' '), references: [input] });
-      done.push({ row, output, L: coherence(analyseEach(row.sentences), analyseEach(output)).L, encodeMs: d.encodeMs, decodeMs: d.decodeMs });
+      opts.dump?.({
+        system: 'roundtrip',
+        variant: v.name,
+        id: `${row.doc}#${i}`,
+        domain: row.source,
+        source: input,
+        output: output.join(' '),
+        references: [input],
+      });
+      done.push({
+        row,
+        output,
+        L: coherence(analyseEach(row.sentences), analyseEach(output)).L,
+        encodeMs: d.encodeMs,
+        decodeMs: d.decodeMs,
+      });
       if ((i + 1) % 50 === 0) log(`${v.name}: ${i + 1}/${rows.length}`);
-      if (opts.show && i < 3) log(`${v.name} #${i} IN : ${row.sentences.join(' ')}\n${v.name} #${i} OUT: ${output.join(' ')}`);
+      if (opts.show && i < 3)
+        log(`${v.name} #${i} IN : ${row.sentences.join(' ')}\n${v.name} #${i} OUT: ${output.join(' ')}`);
     }
     const model = `${v.name} (${system.variant}, ${system.name}${opts.guards === false ? ', no guards' : ''})`;
     lines.push(line(model, 'all', done));
-    for (const s of sources) lines.push(line(model, s, done.filter((x) => x.row.source === s)));
+    for (const s of sources)
+      lines.push(
+        line(
+          model,
+          s,
+          done.filter((x) => x.row.source === s),
+        ),
+      );
   }
-  return table(lines, rows.length, sources.map((s) => `${s} ${rows.filter((r) => r.source === s).length}`).join(', '), opts.runtime.threads, opts.guards !== false);
+  return table(
+    lines,
+    rows.length,
+    sources.map((s) => `${s} ${rows.filter((r) => r.source === s).length}`).join(', '),
+    opts.runtime.threads,
+    opts.guards !== false,
+  );
 }
 
 function table(lines: readonly Line[], n: number, perSource: string, threads: number, guards: boolean): string {
@@ -89,7 +151,10 @@ function table(lines: readonly Line[], n: number, perSource: string, threads: nu
   return [
     '| Model | Dataset | BLEU | ROUGE-1 | ROUGE-2 | ROUGE-W | Coherence L ↓ (paragraphs) | encode ms | decode ms |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...lines.map((l) => `| ${l.model} | ${l.dataset} (${l.n}) | ${l.bleu.toFixed(2)} | ${l.rouge1.toFixed(3)} | ${l.rouge2.toFixed(3)} | ${l.rougeW.toFixed(3)} | ${L(l)} | ${l.encodeMs.toFixed(1)} | ${l.decodeMs.toFixed(1)} |`),
+    ...lines.map(
+      (l) =>
+        `| ${l.model} | ${l.dataset} (${l.n}) | ${l.bleu.toFixed(2)} | ${l.rouge1.toFixed(3)} | ${l.rouge2.toFixed(3)} | ${l.rougeW.toFixed(3)} | ${L(l)} | ${l.encodeMs.toFixed(1)} | ${l.decodeMs.toFixed(1)} |`,
+    ),
     '',
     `Test split, ${n} paragraphs (${perSource}), the sources taking turns; each read as the recipe split it into sentences. ` +
       'BLEU: corpus BLEU against the input paragraph (sacreBLEU 13a, exp smoothing). ROUGE-1/2: F1 (rouge-score tokens, no stemming); ' +

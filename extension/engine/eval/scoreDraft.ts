@@ -4,7 +4,14 @@
  * scoreCorpus, so the panel and the CLI print the same numbers for the same texts.
  */
 import type {
-  CoherenceRequest, CoherenceResult, CoherenceSummary, CorpusScores, ScoreOptions, ScoreRequest, ScoreResult, SentenceScore,
+  CoherenceRequest,
+  CoherenceResult,
+  CoherenceSummary,
+  CorpusScores,
+  ScoreOptions,
+  ScoreRequest,
+  ScoreResult,
+  SentenceScore,
 } from '../../protocol';
 import { EngineError } from '../errors';
 import { corpusBleu, sentenceBleu } from '../metrics/bleu';
@@ -44,8 +51,10 @@ function checkSize(pair: ScorePair): void {
   const h = wordCount(pair.hypothesis);
   const r = wordCount(pair.reference);
   if (h * r > MAX_WORD_PRODUCT) {
-    throw new EngineError('bad-input',
-      `The draft (${h} words) and the reference (${r} words) are too long to compare word by word; select a part of either.`);
+    throw new EngineError(
+      'bad-input',
+      `The draft (${h} words) and the reference (${r} words) are too long to compare word by word; select a part of either.`,
+    );
   }
 }
 
@@ -68,7 +77,11 @@ function analysePair(pair: ScorePair): AnalysedPair {
 export { bleuOptionsOf, chrfOptionsOf, scoreSignatures } from './scoreOptions';
 
 /** Every metric over a corpus of (draft, reference) pairs. */
-export function scoreCorpus(pairs: readonly ScorePair[], options: ScoreOptions = {}, hooks: ScoreHooks = {}): CorpusScores {
+export function scoreCorpus(
+  pairs: readonly ScorePair[],
+  options: ScoreOptions = {},
+  hooks: ScoreHooks = {},
+): CorpusScores {
   const analysed = pairs.map((pair, i) => {
     if (i % 50 === 0) {
       hooks.checkCancelled?.();
@@ -91,10 +104,18 @@ function corpusScoresOf(analysed: readonly AnalysedPair[], options: ScoreOptions
   return {
     pairs: pairs.length,
     bleu: {
-      score: bleu.score, precisions: bleu.precisions, brevityPenalty: bleu.brevityPenalty, ratio: bleu.ratio,
-      hypLength: bleu.hypLength, refLength: bleu.refLength,
+      score: bleu.score,
+      precisions: bleu.precisions,
+      brevityPenalty: bleu.brevityPenalty,
+      ratio: bleu.ratio,
+      hypLength: bleu.hypLength,
+      refLength: bleu.refLength,
     },
-    rouge: corpusRouge(analysed.map((a) => linesOf(a.hyp)), analysed.map((a) => linesOf(a.ref)), { stem: options.stem }),
+    rouge: corpusRouge(
+      analysed.map((a) => linesOf(a.hyp)),
+      analysed.map((a) => linesOf(a.ref)),
+      { stem: options.stem },
+    ),
     diversity: diversity(pairs.map((p) => p.hypothesis)),
     substantiality: substantiality(analysed.map((a) => a.hyp)),
     coherenceL: ls.length > 0 ? ls.reduce((x, y) => x + y, 0) / ls.length : null,
@@ -104,7 +125,11 @@ function corpusScoresOf(analysed: readonly AnalysedPair[], options: ScoreOptions
 }
 
 /** Per draft sentence: the reference sentence it matches best (ROUGE-L F1) and its scores against it. */
-function sentenceScores(hyp: readonly NlpSentence[], ref: readonly NlpSentence[], options: ScoreOptions): SentenceScore[] {
+function sentenceScores(
+  hyp: readonly NlpSentence[],
+  ref: readonly NlpSentence[],
+  options: ScoreOptions,
+): SentenceScore[] {
   const bleuOpts = bleuOptionsOf(options);
   return hyp.map((sentence, index) => {
     let best: number | null = null;
@@ -142,7 +167,10 @@ function proseFor(text: string, format: 'markdown' | 'plain' | undefined, what: 
   requireText(text, what);
   const prose = proseOf(text, format ?? 'plain');
   if (prose.format === 'markdown' && prose.text.trim().length === 0) {
-    throw new EngineError('bad-input', `The ${what} has no prose to compare: read as Markdown, it is all code, tables, HTML or headings without text.`);
+    throw new EngineError(
+      'bad-input',
+      `The ${what} has no prose to compare: read as Markdown, it is all code, tables, HTML or headings without text.`,
+    );
   }
   return prose;
 }
@@ -153,10 +181,17 @@ export function scoreDraft(original: ScoreRequest, hooks: ScoreHooks = {}): Scor
   // code and tables never reach a metric, and the result says what was skipped.
   const hyp = proseFor(original.hypothesis, original.hypothesisFormat, 'draft');
   const ref = proseFor(original.reference, original.referenceFormat, 'reference');
-  const sec = original.second === undefined ? undefined : proseFor(original.second.hypothesis, original.second.format, 'second draft');
+  const sec =
+    original.second === undefined
+      ? undefined
+      : proseFor(original.second.hypothesis, original.second.format, 'second draft');
   const request: ScoreRequest = {
-    ...original, hypothesis: hyp.text, reference: ref.text,
-    ...(original.second === undefined || sec === undefined ? {} : { second: { ...original.second, hypothesis: sec.text } }),
+    ...original,
+    hypothesis: hyp.text,
+    reference: ref.text,
+    ...(original.second === undefined || sec === undefined
+      ? {}
+      : { second: { ...original.second, hypothesis: sec.text } }),
   };
   const readNotes = proseNotes([
     { label: labelOf(original.hypothesisName, 'draft'), prose: hyp },
@@ -175,8 +210,17 @@ export function scoreDraft(original: ScoreRequest, hooks: ScoreHooks = {}): Scor
     hooks.checkCancelled?.();
     const b = analysePair({ hypothesis: request.second.hypothesis, reference: request.reference });
     const first = { name: hypothesisName, text: request.hypothesis, scores, sentences };
-    const second = { name: request.second.name ?? 'second draft', text: request.second.hypothesis, scores: corpusScoresOf([b], options), sentences: sentenceScores(b.hyp, b.ref, options) };
-    comparison = compareDrafts(first, second, request.reference, a.ref, { bleu: bleuOptionsOf(options), chrf: chrfOptionsOf(options), stem: options.stem });
+    const second = {
+      name: request.second.name ?? 'second draft',
+      text: request.second.hypothesis,
+      scores: corpusScoresOf([b], options),
+      sentences: sentenceScores(b.hyp, b.ref, options),
+    };
+    comparison = compareDrafts(first, second, request.reference, a.ref, {
+      bleu: bleuOptionsOf(options),
+      chrf: chrfOptionsOf(options),
+      stem: options.stem,
+    });
   }
   return {
     op: 'score',

@@ -14,7 +14,8 @@ export function bleuOptionsOf(options: ScoreOptions): BleuOptions {
   if (options.tokenize !== undefined) o.tokenize = options.tokenize;
   if (options.smoothMethod !== undefined) o.smooth = options.smoothMethod;
   // sacreBLEU uses a value for floor (ε) and add-k (k) only.
-  if (options.smoothValue !== undefined && (options.smoothMethod === 'floor' || options.smoothMethod === 'add-k')) o.smoothValue = options.smoothValue;
+  if (options.smoothValue !== undefined && (options.smoothMethod === 'floor' || options.smoothMethod === 'add-k'))
+    o.smoothValue = options.smoothValue;
   if (options.maxNgramOrder !== undefined) o.maxOrder = options.maxNgramOrder;
   if (options.lowercase) o.lowercase = true;
   return o;

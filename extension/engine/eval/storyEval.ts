@@ -48,22 +48,40 @@ export interface StoryEvalOptions {
 }
 
 interface Line {
-  model: string; n: number; asked: number; written: number; within20: number;
-  ended: Record<string, number>; tokensPerSecond: number;
-  tokenPpl?: number; wordPpl?: number; pplTokens?: number; ranking?: { accuracy: number; n: number };
+  model: string;
+  n: number;
+  asked: number;
+  written: number;
+  within20: number;
+  ended: Record<string, number>;
+  tokensPerSecond: number;
+  tokenPpl?: number;
+  wordPpl?: number;
+  pplTokens?: number;
+  ranking?: { accuracy: number; n: number };
 }
 
 export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => void): Promise<string> {
   const file = path.join(opts.dataDir, 'story.test.jsonl');
-  const all = await readSplit(file, StoryRow, `cd models/train && python3 -m draftsmith_train.story prepare --data ${opts.dataDir}`);
-  const rows = takeTurns(all.map((r) => ({ ...r, source: r.domain })), opts.limit);
+  const all = await readSplit(
+    file,
+    StoryRow,
+    `cd models/train && python3 -m draftsmith_train.story prepare --data ${opts.dataDir}`,
+  );
+  const rows = takeTurns(
+    all.map((r) => ({ ...r, source: r.domain })),
+    opts.limit,
+  );
   const lines: Line[] = [];
   for (const v of opts.variants) {
     // A Draftsmith folder (model.json), or a causal LM in transformers.js's layout (issue 21): generation only.
     const ours = existsSync(path.join(v.dir, 'model.json'));
     const system = ours
       ? await loadSystem('story', singleFolder(v.dir), opts.runtime)
-      : await HubStorySystem.load({ kind: 'folder', dir: v.dir }, defaultHubConfig(), opts.runtime, { progress: () => {}, isCancelled: () => false });
+      : await HubStorySystem.load({ kind: 'folder', dir: v.dir }, defaultHubConfig(), opts.runtime, {
+          progress: () => {},
+          isCancelled: () => false,
+        });
     let asked = 0;
     let written = 0;
     let within = 0;
@@ -71,19 +89,47 @@ export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => v
     let decodeMs = 0;
     const ended: Record<string, number> = {};
     for (const [i, row] of rows.entries()) {
-      const r = await system.run({ op: 'story', prompt: row.prompt, words: opts.words, sampling: { seed: opts.seed + i }, ...(opts.guards === false ? { guards: false } : {}) }, silentRun);
+      const r = await system.run(
+        {
+          op: 'story',
+          prompt: row.prompt,
+          words: opts.words,
+          sampling: { seed: opts.seed + i },
+          ...(opts.guards === false ? { guards: false } : {}),
+        },
+        silentRun,
+      );
       asked += r.words;
       written += r.wordCount;
       if (Math.abs(r.wordCount - r.words) <= 0.2 * r.words) within++;
       ended[r.endedBy] = (ended[r.endedBy] ?? 0) + 1;
       tokens += r.stats.outputTokens + 1;
       decodeMs += r.stats.decodeMs;
-      opts.dump?.({ system: 'story', variant: v.name, id: `${row.doc}#${i}`, domain: row.domain, source: row.prompt, output: r.continuation, references: [row.story] });
+      opts.dump?.({
+        system: 'story',
+        variant: v.name,
+        id: `${row.doc}#${i}`,
+        domain: row.domain,
+        source: row.prompt,
+        output: r.continuation,
+        references: [row.story],
+      });
       if ((i + 1) % 25 === 0) log(`${v.name}: ${i + 1}/${rows.length}`);
-      if (opts.show && i < 3) log(`${v.name} #${i} PROMPT: ${row.prompt}\n${v.name} #${i} STORY (${r.wordCount} of ${r.words} words, ${r.endedBy}): ${r.continuation}`);
+      if (opts.show && i < 3)
+        log(
+          `${v.name} #${i} PROMPT: ${row.prompt}\n${v.name} #${i} STORY (${r.wordCount} of ${r.words} words, ${r.endedBy}): ${r.continuation}`,
+        );
     }
     const n = Math.max(rows.length, 1);
-    const line: Line = { model: `${v.name} (${system.describe().name}${opts.guards === false ? ', no guards' : ''})`, n: rows.length, asked: asked / n, written: written / n, within20: within / n, ended, tokensPerSecond: tokens / Math.max(decodeMs / 1000, 1e-6) };
+    const line: Line = {
+      model: `${v.name} (${system.describe().name}${opts.guards === false ? ', no guards' : ''})`,
+      n: rows.length,
+      asked: asked / n,
+      written: written / n,
+      within20: within / n,
+      ended,
+      tokensPerSecond: tokens / Math.max(decodeMs / 1000, 1e-6),
+    };
     if ((opts.perplexity || opts.ranking > 0) && !(system instanceof HubStorySystem)) {
       const lm = StoryLikelihood.of(system);
       if (opts.perplexity) {
@@ -120,21 +166,30 @@ export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => v
 }
 
 function table(lines: readonly Line[], rows: readonly StoryRow[], seed: number): string {
-  const perDomain = [...new Set(rows.map((r) => r.domain))].map((d) => `${d} ${rows.filter((r) => r.domain === d).length}`).join(', ');
+  const perDomain = [...new Set(rows.map((r) => r.domain))]
+    .map((d) => `${d} ${rows.filter((r) => r.domain === d).length}`)
+    .join(', ');
   const ppl = lines.some((l) => l.tokenPpl !== undefined);
   const rank = lines.some((l) => l.ranking !== undefined);
   const f = (x: number | undefined, d: number) => (x === undefined ? '–' : x.toFixed(d));
   return [
     `| model | stories | words asked | words written (mean) | within 20 % | ended by end / words / length limit | tokens/s |${ppl ? ' test ppl per word | per token |' : ''}${rank ? ' prompt ranking |' : ''}`,
     `|---|---:|---:|---:|---:|---|---:|${ppl ? '---:|---:|' : ''}${rank ? '---:|' : ''}`,
-    ...lines.map((l) => `| ${l.model} | ${l.n} | ${f(l.asked, 0)} | ${f(l.written, 1)} | ${f(100 * l.within20, 1)} % | ${l.ended.end ?? 0} / ${l.ended.words ?? 0} / ${l.ended['length-limit'] ?? 0} | ${f(l.tokensPerSecond, 1)} |` +
-      `${ppl ? ` ${f(l.wordPpl, 1)} | ${f(l.tokenPpl, 1)} |` : ''}${rank ? ` ${l.ranking ? `${f(100 * l.ranking.accuracy, 1)} % (n = ${l.ranking.n})` : '–'} |` : ''}`),
+    ...lines.map(
+      (l) =>
+        `| ${l.model} | ${l.n} | ${f(l.asked, 0)} | ${f(l.written, 1)} | ${f(100 * l.within20, 1)} % | ${l.ended.end ?? 0} / ${l.ended.words ?? 0} / ${l.ended['length-limit'] ?? 0} | ${f(l.tokensPerSecond, 1)} |` +
+        `${ppl ? ` ${f(l.wordPpl, 1)} | ${f(l.tokenPpl, 1)} |` : ''}${rank ? ` ${l.ranking ? `${f(100 * l.ranking.accuracy, 1)} % (n = ${l.ranking.n})` : '–'} |` : ''}`,
+    ),
     '',
     `Test split, ${rows.length} stories, the domains taking turns (${perDomain}). Each prompt continued by the engine's story system with the manifest's ` +
       `top-k and temperature, seeded ${seed} + the item's position. Within 20 %: continuations whose word count is within 20 % of the words asked. ` +
-      'Ended by: the model\'s end token / the words asked / the longest story the model was trained to write (tokens).' +
-      (ppl ? ' Perplexity: the test stories under the model with their own prompts (teacher forcing through decoder.onnx), per word = exp(summed NLL / (words + 1)), per subword token incl. the end token.' : '') +
-      (rank ? ' Prompt ranking: each story under its own prompt and 9 other prompts of the same domain from the sample; right when its own scores strictly best (chance 10 %).' : ''),
+      "Ended by: the model's end token / the words asked / the longest story the model was trained to write (tokens)." +
+      (ppl
+        ? ' Perplexity: the test stories under the model with their own prompts (teacher forcing through decoder.onnx), per word = exp(summed NLL / (words + 1)), per subword token incl. the end token.'
+        : '') +
+      (rank
+        ? ' Prompt ranking: each story under its own prompt and 9 other prompts of the same domain from the sample; right when its own scores strictly best (chance 10 %).'
+        : ''),
     '',
   ].join('\n');
 }

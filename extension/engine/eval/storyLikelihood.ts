@@ -43,7 +43,13 @@ export class StoryLikelihood implements LikelihoodModel {
     const ids = tokenizer.encode(target);
     const max = arch.maxTargetTokens;
     const { model, start } = await this.system.storyModel(this.source(context));
-    const lps = await forcedLogProbs(model, start, manifest.specialTokens.bos, ids.slice(0, max), manifest.specialTokens.eos);
+    const lps = await forcedLogProbs(
+      model,
+      start,
+      manifest.specialTokens.bos,
+      ids.slice(0, max),
+      manifest.specialTokens.eos,
+    );
     return ids.length >= max ? lps.slice(0, max) : lps;
   }
 
@@ -64,7 +70,14 @@ export class StoryLikelihood implements LikelihoodModel {
     for (let at = 0; at === 0 || at < ids.length; at += max) {
       const window = ids.slice(at, at + max);
       const last = at + max >= ids.length;
-      const lps = await forcedLogProbs(model, start, manifest.specialTokens.bos, window, manifest.specialTokens.eos, hooks);
+      const lps = await forcedLogProbs(
+        model,
+        start,
+        manifest.specialTokens.bos,
+        window,
+        manifest.specialTokens.eos,
+        hooks,
+      );
       const counted = last ? lps : lps.slice(0, window.length);
       for (const lp of counted) nll -= lp;
       tokens += counted.length;

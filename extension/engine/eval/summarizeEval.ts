@@ -20,7 +20,15 @@ import { lead3 } from '../metrics/lead';
 import { corpusFaithfulness, type FaithfulnessSummary } from '../metrics/faithfulness';
 import { perplexity } from '../metrics/perplexity';
 import { corpusRouge } from '../metrics/rouge';
-import { AGGREGATIONS, DEFAULT_EXTRACTIVE, extractiveSummary, scoreSentences, selectSentences, wordBudget, type ExtractiveOptions } from '../systems/extractive';
+import {
+  AGGREGATIONS,
+  DEFAULT_EXTRACTIVE,
+  extractiveSummary,
+  scoreSentences,
+  selectSentences,
+  wordBudget,
+  type ExtractiveOptions,
+} from '../systems/extractive';
 import { loadSystem } from '../systems/registry';
 import { singleFolder } from '../runtime/modelSource';
 import type { Dump } from './dump';
@@ -29,8 +37,19 @@ import { readSplit } from './testSplit';
 const Pair = z.object({ domain: z.string(), id: z.string(), source: z.string(), target: z.string() });
 type Pair = z.infer<typeof Pair>;
 
-interface Score { r1: number; r2: number; rl: number; n: number; seconds: number; ppl?: number; faith: FaithfulnessSummary }
-interface Row { name: string; scores: Record<string, Score> }
+interface Score {
+  r1: number;
+  r2: number;
+  rl: number;
+  n: number;
+  seconds: number;
+  ppl?: number;
+  faith: FaithfulnessSummary;
+}
+interface Row {
+  name: string;
+  scores: Record<string, Score>;
+}
 
 const DOMAINS = ['news', 'tech', 'dialogue'] as const;
 
@@ -64,9 +83,17 @@ export interface SummarizeEvalOptions {
 
 export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: string) => void): Promise<string> {
   const split = opts.split ?? 'test';
-  const pairs = await readSplit(path.join(opts.dataDir, `summarize.${split}.jsonl`), Pair,
-    `cd models/train && python3 -m draftsmith_train.summarize prepare --data ${opts.dataDir}`);
-  const byDomain = new Map<string, Pair[]>(DOMAINS.map((d) => [d, pairs.filter((p) => p.domain === d).slice(opts.offset ?? 0, (opts.offset ?? 0) + opts.limit)]));
+  const pairs = await readSplit(
+    path.join(opts.dataDir, `summarize.${split}.jsonl`),
+    Pair,
+    `cd models/train && python3 -m draftsmith_train.summarize prepare --data ${opts.dataDir}`,
+  );
+  const byDomain = new Map<string, Pair[]>(
+    DOMAINS.map((d) => [
+      d,
+      pairs.filter((p) => p.domain === d).slice(opts.offset ?? 0, (opts.offset ?? 0) + opts.limit),
+    ]),
+  );
   for (const [d, ps] of byDomain) if (ps.length === 0) byDomain.delete(d);
   if (opts.sweep) return sweep(opts, byDomain, log);
   const mode = opts.mode ?? 'both';
@@ -75,14 +102,22 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
   const lead: Row = { name: 'Lead-3', scores: {} };
   for (const [domain, ps] of byDomain) {
     const t0 = performance.now();
-    lead.scores[domain] = score(ps.map((p) => lead3(p.source)), ps, t0);
+    lead.scores[domain] = score(
+      ps.map((p) => lead3(p.source)),
+      ps,
+      t0,
+    );
   }
   rows.push(lead);
   if (mode !== 'abstractive') {
     const leadBudget: Row = { name: `Lead (same budget: ${budgetName(ex)})`, scores: {} };
     for (const [domain, ps] of byDomain) {
       const t0 = performance.now();
-      leadBudget.scores[domain] = score(ps.map((p) => leadToBudget(p.source, ex)), ps, t0);
+      leadBudget.scores[domain] = score(
+        ps.map((p) => leadToBudget(p.source, ex)),
+        ps,
+        t0,
+      );
     }
     rows.push(leadBudget);
   }
@@ -90,19 +125,38 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
   for (const v of opts.variants) {
     const system = await loadSystem('summarize', singleFolder(v.dir), opts.runtime);
     for (const m of modes) {
-      const label = m === 'abstractive' ? `${v.name} (${system.name}${opts.guards === false ? ', no guards' : ''})` : `${v.name} extractive (${ex.aggregation}, λ ${ex.positionWeight}, ${budgetName(ex)})`;
+      const label =
+        m === 'abstractive'
+          ? `${v.name} (${system.name}${opts.guards === false ? ', no guards' : ''})`
+          : `${v.name} extractive (${ex.aggregation}, λ ${ex.positionWeight}, ${budgetName(ex)})`;
       const row: Row = { name: label, scores: {} };
       for (const [domain, ps] of byDomain) {
         const t0 = performance.now();
         const preds: string[] = [];
         for (const [i, p] of ps.entries()) {
-          preds.push((await system.run({ op: 'summarize', text: p.source, mode: m, guards: opts.guards }, silentRun, ex)).summary);
-          opts.dump?.({ system: 'summarize', variant: m === 'abstractive' ? v.name : `${v.name} extractive`, id: p.id, domain, source: p.source, output: preds[i], references: [p.target] });
+          preds.push(
+            (await system.run({ op: 'summarize', text: p.source, mode: m, guards: opts.guards }, silentRun, ex))
+              .summary,
+          );
+          opts.dump?.({
+            system: 'summarize',
+            variant: m === 'abstractive' ? v.name : `${v.name} extractive`,
+            id: p.id,
+            domain,
+            source: p.source,
+            output: preds[i],
+            references: [p.target],
+          });
           if ((i + 1) % 25 === 0) log(`${v.name} ${m} ${domain}: ${i + 1}/${ps.length}`);
         }
         row.scores[domain] = score(preds, ps, t0);
         if (opts.perplexity && m === 'abstractive') {
-          row.scores[domain].ppl = (await perplexity(system, ps.map((p) => ({ context: p.source, target: p.target })))).perplexity;
+          row.scores[domain].ppl = (
+            await perplexity(
+              system,
+              ps.map((p) => ({ context: p.source, target: p.target })),
+            )
+          ).perplexity;
         }
         if (opts.show) preds.slice(0, 3).forEach((s, i) => log(`${m} ${domain} #${i}: ${s}\n   ref: ${ps[i].target}`));
       }
@@ -118,15 +172,31 @@ const budgetName = (ex: ExtractiveOptions) =>
 /** The first sentences while they fit the word budget of the extractive mode (at least one). */
 export function leadToBudget(source: string, ex: ExtractiveOptions): string {
   const sentences = scoreSentences(source, [], ex.aggregation).map((s, i, all) => ({ ...s, score: all.length - i }));
-  const budget = wordBudget(sentences.reduce((n, s) => n + s.words, 0), ex);
-  return selectSentences(sentences, budget, ex.maxSentences).map((i) => source.slice(sentences[i].start, sentences[i].end)).join(' ');
+  const budget = wordBudget(
+    sentences.reduce((n, s) => n + s.words, 0),
+    ex,
+  );
+  return selectSentences(sentences, budget, ex.maxSentences)
+    .map((i) => source.slice(sentences[i].start, sentences[i].end))
+    .join(' ');
 }
 
 function score(preds: string[], ps: Pair[], t0: number): Score {
-  const r = corpusRouge(preds, ps.map((p) => p.target), { stem: true });
+  const r = corpusRouge(
+    preds,
+    ps.map((p) => p.target),
+    { stem: true },
+  );
   return {
-    r1: r.rouge1.f1, r2: r.rouge2.f1, rl: r.rougeL.f1, n: ps.length, seconds: (performance.now() - t0) / 1000,
-    faith: corpusFaithfulness(preds, ps.map((p) => p.source)),
+    r1: r.rouge1.f1,
+    r2: r.rouge2.f1,
+    rl: r.rougeL.f1,
+    n: ps.length,
+    seconds: (performance.now() - t0) / 1000,
+    faith: corpusFaithfulness(
+      preds,
+      ps.map((p) => p.source),
+    ),
   };
 }
 
@@ -137,34 +207,58 @@ function table(rows: Row[], byDomain: Map<string, Pair[]>, split: string): strin
   const cols = (d: string) => `${d} R-1 | ${d} R-2 | ${d} R-L${withPpl ? ` | ${d} ref. PPL` : ''}`;
   const head = `| model | ${domains.map(cols).join(' | ')} |`;
   const sep = `|---|${domains.map(() => `---:|---:|---:${withPpl ? '|---:' : ''}`).join('|')}|`;
-  const cell = (s: Score) => `${pct(s.r1)} | ${pct(s.r2)} | ${pct(s.rl)}${withPpl ? ` | ${s.ppl === undefined ? '–' : s.ppl.toFixed(1)}` : ''}`;
+  const cell = (s: Score) =>
+    `${pct(s.r1)} | ${pct(s.r2)} | ${pct(s.rl)}${withPpl ? ` | ${s.ppl === undefined ? '–' : s.ppl.toFixed(1)}` : ''}`;
   const body = rows.map((r) => `| ${r.name} | ${domains.map((d) => cell(r.scores[d])).join(' | ')} |`);
   const sizes = domains.map((d) => `${d}: ${byDomain.get(d)?.length ?? 0} documents`).join(', ');
-  const pplNote = withPpl ? ' ref. PPL: perplexity of the reference summaries under the model, per subword token incl. the end token.' : '';
-  return [head, sep, ...body, '', `ROUGE F1 (%), rouge-score tokenization with Porter stemming; ${split === 'test' ? 'test' : 'validation'} split, ${sizes}.${pplNote}`, ''].join('\n');
+  const pplNote = withPpl
+    ? ' ref. PPL: perplexity of the reference summaries under the model, per subword token incl. the end token.'
+    : '';
+  return [
+    head,
+    sep,
+    ...body,
+    '',
+    `ROUGE F1 (%), rouge-score tokenization with Porter stemming; ${split === 'test' ? 'test' : 'validation'} split, ${sizes}.${pplNote}`,
+    '',
+  ].join('\n');
 }
 
 function faithfulnessTable(rows: Row[], byDomain: Map<string, Pair[]>): string {
   const domains = [...byDomain.keys()];
   const head = `| model | ${domains.map((d) => `${d} unsupported / names+numbers | ${d} rate | ${d} summaries with one`).join(' | ')} |`;
   const sep = `|---|${domains.map(() => '---:|---:|---:').join('|')}|`;
-  const cell = (f: FaithfulnessSummary) => `${f.unsupported} / ${f.items} | ${(100 * f.rate).toFixed(1)} % | ${(100 * f.summariesWithInvention).toFixed(1)} %`;
+  const cell = (f: FaithfulnessSummary) =>
+    `${f.unsupported} / ${f.items} | ${(100 * f.rate).toFixed(1)} % | ${(100 * f.summariesWithInvention).toFixed(1)} %`;
   const body = rows.map((r) => `| ${r.name} | ${domains.map((d) => cell(r.scores[d].faith)).join(' | ')} |`);
-  return ['', head, sep, ...body, '',
-    'Faithfulness: names (capitalised words not at a sentence start) and numbers in the summaries that do not occur in their source (metrics/faithfulness.ts); lower is better.', ''].join('\n');
+  return [
+    '',
+    head,
+    sep,
+    ...body,
+    '',
+    'Faithfulness: names (capitalised words not at a sentence start) and numbers in the summaries that do not occur in their source (metrics/faithfulness.ts); lower is better.',
+    '',
+  ].join('\n');
 }
 
 /**
  * The extractive settings compared on one split: every aggregation × budget, from one pass of the
  * encoder per document. Ranked by the mean of R-1, R-2 and R-L F1 over the domains.
  */
-async function sweep(opts: SummarizeEvalOptions, byDomain: Map<string, Pair[]>, log: (m: string) => void): Promise<string> {
+async function sweep(
+  opts: SummarizeEvalOptions,
+  byDomain: Map<string, Pair[]>,
+  log: (m: string) => void,
+): Promise<string> {
   const v = opts.variants[0];
   const system = await loadSystem('summarize', singleFolder(v.dir), opts.runtime);
   const budgets: Pick<ExtractiveOptions, 'ratio' | 'maxSentences' | 'minWords'>[] = [
     { ratio: Infinity, maxSentences: 3, minWords: 0 },
-    { ratio: 0.1, maxSentences: 5, minWords: 0 }, { ratio: 0.2, maxSentences: 5, minWords: 0 },
-    { ratio: 0.1, maxSentences: 3, minWords: 0 }, { ratio: 0.2, maxSentences: 3, minWords: 0 },
+    { ratio: 0.1, maxSentences: 5, minWords: 0 },
+    { ratio: 0.2, maxSentences: 5, minWords: 0 },
+    { ratio: 0.1, maxSentences: 3, minWords: 0 },
+    { ratio: 0.2, maxSentences: 3, minWords: 0 },
   ];
   const positionWeights = [0, 1, 2, 4, 8];
   const attention = new Map<Pair, AttendedToken[]>();
@@ -174,14 +268,21 @@ async function sweep(opts: SummarizeEvalOptions, byDomain: Map<string, Pair[]>, 
       if ((i + 1) % 100 === 0) log(`sweep ${domain}: ${i + 1}/${ps.length}`);
     }
   }
-  const name = (b: (typeof budgets)[number]) => (Number.isFinite(b.ratio) ? `${Math.round(b.ratio * 100)} % of words, ≤ ${b.maxSentences}` : `${b.maxSentences} sentence${b.maxSentences > 1 ? 's' : ''}`);
+  const name = (b: (typeof budgets)[number]) =>
+    Number.isFinite(b.ratio)
+      ? `${Math.round(b.ratio * 100)} % of words, ≤ ${b.maxSentences}`
+      : `${b.maxSentences} sentence${b.maxSentences > 1 ? 's' : ''}`;
   const lines: { label: string; mean: number; cells: string }[] = [];
   const f = (x: number) => (100 * x).toFixed(2);
   const add = (label: string, summarizeOne: (p: Pair) => string) => {
     let total = 0;
     const cells: string[] = [];
     for (const [, ps] of byDomain) {
-      const r = corpusRouge(ps.map(summarizeOne), ps.map((p) => p.target), { stem: true });
+      const r = corpusRouge(
+        ps.map(summarizeOne),
+        ps.map((p) => p.target),
+        { stem: true },
+      );
       total += (r.rouge1.f1 + r.rouge2.f1 + r.rougeL.f1) / 3;
       cells.push(`${f(r.rouge1.f1)} / ${f(r.rouge2.f1)} / ${f(r.rougeL.f1)}`);
     }
@@ -192,12 +293,22 @@ async function sweep(opts: SummarizeEvalOptions, byDomain: Map<string, Pair[]>, 
     add(`Lead (${name(b)})`, (p) => leadToBudget(p.source, { ...DEFAULT_EXTRACTIVE, ...b }));
     for (const aggregation of AGGREGATIONS) {
       for (const positionWeight of positionWeights) {
-        add(`${aggregation}, λ ${positionWeight}, ${name(b)}`, (p) => extractiveSummary(p.source, attention.get(p) ?? [], { aggregation, positionWeight, ...b }).summary);
+        add(
+          `${aggregation}, λ ${positionWeight}, ${name(b)}`,
+          (p) => extractiveSummary(p.source, attention.get(p) ?? [], { aggregation, positionWeight, ...b }).summary,
+        );
       }
     }
   }
   const head = `| setting | ${[...byDomain.keys()].map((d) => `${d} R-1 / R-2 / R-L`).join(' | ')} | mean |`;
   const sep = `|---|${[...byDomain.keys()].map(() => '---:').join('|')}|---:|`;
   const body = lines.sort((a, b) => b.mean - a.mean).map((l) => `| ${l.label} | ${l.cells} | ${f(l.mean)} |`);
-  return [head, sep, ...body, '', `ROUGE F1 (%) on the ${opts.split ?? 'test'} split; mean = mean of R-1, R-2, R-L over the domains.`, ''].join('\n');
+  return [
+    head,
+    sep,
+    ...body,
+    '',
+    `ROUGE F1 (%) on the ${opts.split ?? 'test'} split; mean = mean of R-1, R-2, R-L over the domains.`,
+    '',
+  ].join('\n');
 }

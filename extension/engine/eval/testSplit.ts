@@ -3,15 +3,23 @@ import { promises as fs } from 'node:fs';
 import type { z } from 'zod';
 import { EngineError } from '../errors';
 
-export async function readSplit<S extends z.ZodTypeAny>(file: string, schema: S, howToMake: string): Promise<z.infer<S>[]> {
+export async function readSplit<S extends z.ZodTypeAny>(
+  file: string,
+  schema: S,
+  howToMake: string,
+): Promise<z.infer<S>[]> {
   const raw = await fs.readFile(file, 'utf8').catch(() => {
     throw new EngineError('bad-input', `${file} is missing: run (${howToMake}) first.`);
   });
-  return raw.split('\n').filter(Boolean).map((l, i) => {
-    const parsed = schema.safeParse(JSON.parse(l));
-    if (!parsed.success) throw new EngineError('bad-input', `${file}:${i + 1}: ${parsed.error.issues[0]?.message ?? 'not a test pair'}`);
-    return parsed.data as z.infer<S>;
-  });
+  return raw
+    .split('\n')
+    .filter(Boolean)
+    .map((l, i) => {
+      const parsed = schema.safeParse(JSON.parse(l));
+      if (!parsed.success)
+        throw new EngineError('bad-input', `${file}:${i + 1}: ${parsed.error.issues[0]?.message ?? 'not a test pair'}`);
+      return parsed.data as z.infer<S>;
+    });
 }
 
 /**

@@ -18,7 +18,12 @@ export interface CausalState {
   length: number;
 }
 
-interface InputMeta { name: string; isTensor: boolean; type?: string; shape?: readonly (number | string)[] }
+interface InputMeta {
+  name: string;
+  isTensor: boolean;
+  type?: string;
+  shape?: readonly (number | string)[];
+}
 
 const presentOf = (past: string) => past.replace(/^past_key_values\./, 'present.');
 
@@ -28,7 +33,11 @@ function cacheDims(meta: InputMeta, config: Record<string, unknown>): number[] {
   const num = (k: string) => (typeof config[k] === 'number' ? (config[k] as number) : undefined);
   const heads = num('num_key_value_heads') ?? num('n_head') ?? num('num_attention_heads');
   const hidden = num('n_embd') ?? num('hidden_size') ?? num('d_model');
-  const headDim = num('head_dim') ?? (hidden && (num('n_head') ?? num('num_attention_heads')) ? hidden / (num('n_head') ?? num('num_attention_heads'))! : undefined);
+  const headDim =
+    num('head_dim') ??
+    (hidden && (num('n_head') ?? num('num_attention_heads'))
+      ? hidden / (num('n_head') ?? num('num_attention_heads'))!
+      : undefined);
   return shape.map((d, axis) => {
     if (typeof d === 'number') return d;
     if (axis === 0) return 1;
@@ -47,25 +56,46 @@ export class CausalStepModel implements StepModel<CausalState> {
   /** Optimum's merged decoders (decoder_model_merged.onnx) pick their branch by this flag: true once the cache holds tokens. */
   private readonly cacheBranch: boolean;
 
-  constructor(private readonly session: Session, config: Record<string, unknown>) {
+  constructor(
+    private readonly session: Session,
+    config: Record<string, unknown>,
+  ) {
     const inputs = (session as unknown as { inputMetadata?: readonly InputMeta[] }).inputMetadata ?? [];
     const names = session.inputNames;
     for (const required of ['input_ids', 'attention_mask']) {
-      if (!names.includes(required)) throw new EngineError('bad-model', `the model's graph has no ${required} input; it is not a causal LM transformers.js runs`);
+      if (!names.includes(required))
+        throw new EngineError(
+          'bad-model',
+          `the model's graph has no ${required} input; it is not a causal LM transformers.js runs`,
+        );
     }
-    if (!session.outputNames.includes('logits')) throw new EngineError('bad-model', "the model's graph has no logits output");
+    if (!session.outputNames.includes('logits'))
+      throw new EngineError('bad-model', "the model's graph has no logits output");
     this.positions = names.includes('position_ids');
     this.cacheBranch = names.includes('use_cache_branch');
     this.pastNames = names.filter((n) => n.startsWith('past_key_values.'));
-    const unknown = names.filter((n) => !['input_ids', 'attention_mask', 'position_ids', 'use_cache_branch'].includes(n) && !n.startsWith('past_key_values.'));
-    if (unknown.length) throw new EngineError('bad-model', `the model's graph takes inputs Draftsmith does not feed: ${unknown.join(', ')}`);
+    const unknown = names.filter(
+      (n) =>
+        !['input_ids', 'attention_mask', 'position_ids', 'use_cache_branch'].includes(n) &&
+        !n.startsWith('past_key_values.'),
+    );
+    if (unknown.length)
+      throw new EngineError(
+        'bad-model',
+        `the model's graph takes inputs Draftsmith does not feed: ${unknown.join(', ')}`,
+      );
     this.empty = {};
     for (const name of this.pastNames) {
       const meta = inputs.find((m) => m.name === name);
-      if (meta?.type && meta.type !== 'float32') throw new EngineError('bad-model', `${name} is ${meta.type}; Draftsmith runs float32 caches (the q8 or fp32 files)`);
+      if (meta?.type && meta.type !== 'float32')
+        throw new EngineError(
+          'bad-model',
+          `${name} is ${meta.type}; Draftsmith runs float32 caches (the q8 or fp32 files)`,
+        );
       const dims = cacheDims(meta ?? { name, isTensor: true, shape: ['batch', 'heads', 'past', 'head_dim'] }, config);
       this.empty[name] = float32Tensor(new Float32Array(0), dims);
-      if (!session.outputNames.includes(presentOf(name))) throw new EngineError('bad-model', `the model's graph returns no ${presentOf(name)}`);
+      if (!session.outputNames.includes(presentOf(name)))
+        throw new EngineError('bad-model', `the model's graph returns no ${presentOf(name)}`);
     }
     this.vocabSize = typeof config.vocab_size === 'number' ? config.vocab_size : 0;
   }
@@ -79,16 +109,26 @@ export class CausalStepModel implements StepModel<CausalState> {
     const out = await this.forward([tokens], state);
     const vocab = out.logits.dims[out.logits.dims.length - 1];
     const n = tokens.length;
-    return { logProbs: logSoftmaxInto(floatData(out.logits, 'logits').subarray((n - 1) * vocab, n * vocab), new Float32Array(vocab)), state: out.state };
+    return {
+      logProbs: logSoftmaxInto(
+        floatData(out.logits, 'logits').subarray((n - 1) * vocab, n * vocab),
+        new Float32Array(vocab),
+      ),
+      state: out.state,
+    };
   }
 
   /** One token for each row (the rows are beams, or one sample): their log-probs [rows * vocab]. */
   async step(tokens: number[], state: CausalState) {
-    const out = await this.forward(tokens.map((t) => [t]), state);
+    const out = await this.forward(
+      tokens.map((t) => [t]),
+      state,
+    );
     const vocab = out.logits.dims[out.logits.dims.length - 1];
     const logits = floatData(out.logits, 'logits');
     const logProbs = new Float32Array(tokens.length * vocab);
-    for (let r = 0; r < tokens.length; r++) logSoftmaxInto(logits.subarray(r * vocab, (r + 1) * vocab), logProbs, r * vocab);
+    for (let r = 0; r < tokens.length; r++)
+      logSoftmaxInto(logits.subarray(r * vocab, (r + 1) * vocab), logProbs, r * vocab);
     return { logProbs, state: out.state };
   }
 
@@ -111,7 +151,10 @@ export class CausalStepModel implements StepModel<CausalState> {
   }
 
   /** The graph over `ids` (one list per row, all the same length) after the cache. */
-  private async forward(ids: readonly (readonly number[])[], state: CausalState): Promise<{ logits: Tensor; state: CausalState }> {
+  private async forward(
+    ids: readonly (readonly number[])[],
+    state: CausalState,
+  ): Promise<{ logits: Tensor; state: CausalState }> {
     const rows = ids.length;
     const n = ids[0].length;
     const total = state.length + n;

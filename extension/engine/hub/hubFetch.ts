@@ -44,7 +44,12 @@ export function watchedFetch(watch: FetchWatch): typeof fetch {
       const timer = setInterval(() => {
         if (watch.isCancelled()) abort(new CancelledError());
         else if (Date.now() - since > watch.stallMs) {
-          abort(new EngineError('model-unavailable', `The download of ${url} stopped: nothing received for ${Math.round(watch.stallMs / 1000)} s.`));
+          abort(
+            new EngineError(
+              'model-unavailable',
+              `The download of ${url} stopped: nothing received for ${Math.round(watch.stallMs / 1000)} s.`,
+            ),
+          );
         }
       }, POLL_MS);
       try {

@@ -13,7 +13,14 @@ import { CancelledError, EngineError, errorMessage } from '../errors';
 import { CudaDecision, NativeCalls } from '../runtime/onnx';
 import type { RuntimeOptions } from '../systems/context';
 import { DownloadAborted, watchedFetch } from './hubFetch';
-import { transformersJs, type PretrainedOptions, type ProgressInfo, type Tjs, type TjsModel, type TjsTokenizer } from './transformersJs';
+import {
+  transformersJs,
+  type PretrainedOptions,
+  type ProgressInfo,
+  type Tjs,
+  type TjsModel,
+  type TjsTokenizer,
+} from './transformersJs';
 
 /** What a load reports to, and is cancelled by: the request that asked for the model first. */
 export interface LoadWatch {
@@ -49,7 +56,9 @@ export function cacheFolder(hub: HubConfig, id: string, revision?: string): stri
 
 /** A Hub id or a folder, for messages. */
 export function choiceLabel(choice: ExternalChoice): string {
-  return choice.kind === 'hub' ? choice.id + (choice.revision && choice.revision !== 'main' ? `@${choice.revision}` : '') : choice.dir;
+  return choice.kind === 'hub'
+    ? choice.id + (choice.revision && choice.revision !== 'main' ? `@${choice.revision}` : '')
+    : choice.dir;
 }
 
 const MB = 1024 * 1024;
@@ -67,7 +76,10 @@ function progressReporter(id: string, watch: LoadWatch, downloading: () => boole
     const percent = Math.floor((100 * info.loaded) / info.total);
     if (percent === lastPercent) return;
     lastPercent = percent;
-    watch.progress(`Downloading ${id}: ${mb(info.loaded)} of ${mb(info.total)} MB (${percent} %)`, Math.min(1, info.loaded / info.total));
+    watch.progress(
+      `Downloading ${id}: ${mb(info.loaded)} of ${mb(info.total)} MB (${percent} %)`,
+      Math.min(1, info.loaded / info.total),
+    );
   };
 }
 
@@ -79,14 +91,23 @@ function explain(e: unknown, choice: ExternalChoice, hub: HubConfig): EngineErro
   const msg = errorMessage(e);
   const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
   if (choice.kind === 'folder') {
-    return new EngineError('bad-model', `The folder ${choice.dir} is not a model in transformers.js's layout (config.json, tokenizer.json, onnx/): ${msg}`);
+    return new EngineError(
+      'bad-model',
+      `The folder ${choice.dir} is not a model in transformers.js's layout (config.json, tokenizer.json, onnx/): ${msg}`,
+    );
   }
   if (/local_files_only=true|allowRemoteModels=false/.test(msg)) {
-    return new EngineError('model-unavailable', `${label} is not in the download cache (${hub.cacheDir}), and downloads are off (draftsmith.hub.offline, or --offline).`);
+    return new EngineError(
+      'model-unavailable',
+      `${label} is not in the download cache (${hub.cacheDir}), and downloads are off (draftsmith.hub.offline, or --offline).`,
+    );
   }
   if (/^Could not locate file/.test(msg)) {
     const url = /"([^"]+)"/.exec(msg)?.[1] ?? msg.replace(/^Could not locate file: /, '');
-    return new EngineError('model-unavailable', `${label} was not found at ${hub.endpoint}, or has no file transformers.js needs (no ${url}).`);
+    return new EngineError(
+      'model-unavailable',
+      `${label} was not found at ${hub.endpoint}, or has no file transformers.js needs (no ${url}).`,
+    );
   }
   if (/occurred while trying to load file|Unauthorized|Forbidden/.test(msg)) {
     return new EngineError('model-unavailable', `The Hub could not send ${label}: ${msg}`);
@@ -95,19 +116,36 @@ function explain(e: unknown, choice: ExternalChoice, hub: HubConfig): EngineErro
     return new EngineError('model-unavailable', `Cannot reach ${hub.endpoint} to download ${label}${cause}.`);
   }
   if (/terminated|premature|ECONNRESET|other side closed/i.test(msg + cause)) {
-    return new EngineError('model-unavailable', `The download of ${label} broke off before its end${cause || `: ${msg}`}. Nothing of it was kept; try again.`);
+    return new EngineError(
+      'model-unavailable',
+      `The download of ${label} broke off before its end${cause || `: ${msg}`}. Nothing of it was kept; try again.`,
+    );
   }
   return new EngineError('bad-model', `${label} does not load: ${msg.split('\n')[0]}`);
 }
 
 /** Points transformers.js at this load's source: the Hub (through the cache) or one local folder. */
-function configure(tjs: Tjs, choice: ExternalChoice, hub: HubConfig, watch: LoadWatch, log: RuntimeOptions['log'], onFetch: () => void): string {
+function configure(
+  tjs: Tjs,
+  choice: ExternalChoice,
+  hub: HubConfig,
+  watch: LoadWatch,
+  log: RuntimeOptions['log'],
+  onFetch: () => void,
+): string {
   const env = tjs.env;
   env.useBrowserCache = false;
   env.useFSCache = true;
   env.cacheDir = hub.cacheDir;
   env.remoteHost = hub.endpoint.endsWith('/') ? hub.endpoint : `${hub.endpoint}/`;
-  env.fetch = watchedFetch({ isCancelled: () => watch.isCancelled(), stallMs: hub.stallSeconds * 1000, log: (m) => { onFetch(); log('info', m); } });
+  env.fetch = watchedFetch({
+    isCancelled: () => watch.isCancelled(),
+    stallMs: hub.stallSeconds * 1000,
+    log: (m) => {
+      onFetch();
+      log('info', m);
+    },
+  });
   if (choice.kind === 'folder') {
     // A folder is read in place: never a download, never the cache.
     const dir = path.resolve(choice.dir);
@@ -129,23 +167,36 @@ function configure(tjs: Tjs, choice: ExternalChoice, hub: HubConfig, watch: Load
 function dtypeOrder(onnxDir: string): string[] {
   const files = existsSync(onnxDir) ? readdirSync(onnxDir) : [];
   const quantized = files.some((f) => f.endsWith('_quantized.onnx'));
-  const float = files.some((f) => /^[a-z_]+\.onnx$/.test(f) && !/_(fp16|int8|uint8|q4|q4f16|bnb4|quantized)\.onnx$/.test(f));
+  const float = files.some(
+    (f) => /^[a-z_]+\.onnx$/.test(f) && !/_(fp16|int8|uint8|q4|q4f16|bnb4|quantized)\.onnx$/.test(f),
+  );
   return float && !quantized ? ['fp32', 'q8'] : ['q8', 'fp32'];
 }
 
-const KIND_OF = (config: { is_encoder_decoder?: boolean }): HubModelKind => (config.is_encoder_decoder ? 'seq2seq' : 'causal-lm');
+const KIND_OF = (config: { is_encoder_decoder?: boolean }): HubModelKind =>
+  config.is_encoder_decoder ? 'seq2seq' : 'causal-lm';
 
-export async function openHubModel(choice: ExternalChoice, kind: HubModelKind, what: string, hub: HubConfig,
-  runtime: RuntimeOptions, watch: LoadWatch): Promise<OpenedHubModel> {
+export async function openHubModel(
+  choice: ExternalChoice,
+  kind: HubModelKind,
+  what: string,
+  hub: HubConfig,
+  runtime: RuntimeOptions,
+  watch: LoadWatch,
+): Promise<OpenedHubModel> {
   const tjs = transformersJs(runtime.calls ?? new NativeCalls());
   let fetched = false;
-  const id = configure(tjs, choice, hub, watch, runtime.log, () => { fetched = true; });
+  const id = configure(tjs, choice, hub, watch, runtime.log, () => {
+    fetched = true;
+  });
   const label = choiceLabel(choice);
   const base: PretrainedOptions = {
     progress_callback: progressReporter(label, watch, () => fetched),
     ...(choice.kind === 'hub' && choice.revision ? { revision: choice.revision } : {}),
   };
-  const check = () => { if (watch.isCancelled()) throw new CancelledError(); };
+  const check = () => {
+    if (watch.isCancelled()) throw new CancelledError();
+  };
   let config: Awaited<ReturnType<Tjs['AutoConfig']['from_pretrained']>>;
   let tokenizer: TjsTokenizer;
   try {
@@ -153,7 +204,10 @@ export async function openHubModel(choice: ExternalChoice, kind: HubModelKind, w
     config = await tjs.AutoConfig.from_pretrained(id, base);
     check();
     if (KIND_OF(config) !== kind) {
-      throw new EngineError('bad-model', `${label} is ${config.model_type ? `a ${config.model_type}` : 'a'} model (${KIND_OF(config) === 'seq2seq' ? 'an encoder-decoder' : 'a decoder-only language model'}); ${what} needs ${kind === 'seq2seq' ? 'an encoder-decoder such as a BART or T5 summarizer' : 'a causal language model such as a GPT-2'}.`);
+      throw new EngineError(
+        'bad-model',
+        `${label} is ${config.model_type ? `a ${config.model_type}` : 'a'} model (${KIND_OF(config) === 'seq2seq' ? 'an encoder-decoder' : 'a decoder-only language model'}); ${what} needs ${kind === 'seq2seq' ? 'an encoder-decoder such as a BART or T5 summarizer' : 'a causal language model such as a GPT-2'}.`,
+      );
     }
     tokenizer = await tjs.AutoTokenizer.from_pretrained(id, base);
     check();
@@ -171,22 +225,46 @@ export async function openHubModel(choice: ExternalChoice, kind: HubModelKind, w
   const dir = choice.kind === 'folder' ? path.resolve(choice.dir) : cacheFolder(hub, choice.id, choice.revision);
   // CUDA where the machine has it (the engine's decision for this configuration, as for the built-in
   // models), the CPU otherwise or when it fails, with the same one log line.
-  const cuda = runtime.device !== 'cpu' ? runtime.cuda ?? new CudaDecision().forLoad(label) : undefined;
+  const cuda = runtime.device !== 'cpu' ? (runtime.cuda ?? new CudaDecision().forLoad(label)) : undefined;
   let lastError: unknown;
   for (const dtype of dtypeOrder(path.join(dir, 'onnx'))) {
     let missing = false;
-    for (const device of cuda && cuda.decision.unavailable === undefined ? ['cuda', 'cpu'] as const : ['cpu'] as const) {
+    for (const device of cuda && cuda.decision.unavailable === undefined
+      ? (['cuda', 'cpu'] as const)
+      : (['cpu'] as const)) {
       try {
         // device 'auto': transformers.js then leaves the execution providers to the session options
         // (with the guarded onnxruntime it knows no devices of its own).
-        const model = await Auto.from_pretrained(id, { ...base, dtype, device: 'auto', session_options: { ...sessionOptions, executionProviders: [device], ...(device === 'cuda' ? { logSeverityLevel: 4 } : {}) } });
+        const model = await Auto.from_pretrained(id, {
+          ...base,
+          dtype,
+          device: 'auto',
+          session_options: {
+            ...sessionOptions,
+            executionProviders: [device],
+            ...(device === 'cuda' ? { logSeverityLevel: 4 } : {}),
+          },
+        });
         if (watch.isCancelled()) {
           await model.dispose();
           throw new CancelledError();
         }
         if (device === 'cpu' && cuda) cuda.fellBack(runtime.device, runtime.log);
-        runtime.log('info', `loaded ${label} (${config.model_type ?? 'unknown architecture'}, ${dtype}) with transformers.js from ${dir} on ${device}`);
-        return { tjs, tokenizer, model, id: label, source: choice.kind, architecture: String(config.model_type ?? 'unknown'), dir, device, dtype };
+        runtime.log(
+          'info',
+          `loaded ${label} (${config.model_type ?? 'unknown architecture'}, ${dtype}) with transformers.js from ${dir} on ${device}`,
+        );
+        return {
+          tjs,
+          tokenizer,
+          model,
+          id: label,
+          source: choice.kind,
+          architecture: String(config.model_type ?? 'unknown'),
+          dir,
+          device,
+          dtype,
+        };
       } catch (e) {
         lastError = e;
         if (e instanceof CancelledError || e instanceof DownloadAborted) break;

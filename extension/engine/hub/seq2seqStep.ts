@@ -23,7 +23,11 @@ export interface Seq2seqState {
   steps: number;
 }
 
-interface InputMeta { name: string; type?: string; shape?: readonly (number | string)[] }
+interface InputMeta {
+  name: string;
+  type?: string;
+  shape?: readonly (number | string)[];
+}
 
 const presentOf = (past: string) => past.replace(/^past_key_values\./, 'present.');
 
@@ -45,20 +49,38 @@ export class Seq2seqStepModel implements StepModel<Seq2seqState> {
   private readonly inputs: readonly InputMeta[];
   private fixed: Record<string, Tensor> = {};
 
-  constructor(private readonly encoder: Session, private readonly decoder: Session, config: Record<string, unknown>) {
+  constructor(
+    private readonly encoder: Session,
+    private readonly decoder: Session,
+    config: Record<string, unknown>,
+  ) {
     for (const n of ['input_ids', 'attention_mask']) {
       if (!encoder.inputNames.includes(n)) throw new EngineError('bad-model', `the encoder graph has no ${n} input`);
     }
-    if (!encoder.outputNames.includes('last_hidden_state')) throw new EngineError('bad-model', 'the encoder graph has no last_hidden_state output');
+    if (!encoder.outputNames.includes('last_hidden_state'))
+      throw new EngineError('bad-model', 'the encoder graph has no last_hidden_state output');
     const names = decoder.inputNames;
     for (const n of ['input_ids', 'encoder_attention_mask', 'encoder_hidden_states']) {
-      if (!names.includes(n)) throw new EngineError('bad-model', `the decoder graph has no ${n} input: Draftsmith runs the merged decoder with a cache (decoder_model_merged.onnx)`);
+      if (!names.includes(n))
+        throw new EngineError(
+          'bad-model',
+          `the decoder graph has no ${n} input: Draftsmith runs the merged decoder with a cache (decoder_model_merged.onnx)`,
+        );
     }
     this.pastNames = names.filter((n) => n.startsWith('past_key_values.'));
-    const unknown = names.filter((n) => !['input_ids', 'encoder_attention_mask', 'encoder_hidden_states', 'use_cache_branch'].includes(n) && !n.startsWith('past_key_values.'));
-    if (unknown.length) throw new EngineError('bad-model', `the decoder graph takes inputs Draftsmith does not feed: ${unknown.join(', ')}`);
+    const unknown = names.filter(
+      (n) =>
+        !['input_ids', 'encoder_attention_mask', 'encoder_hidden_states', 'use_cache_branch'].includes(n) &&
+        !n.startsWith('past_key_values.'),
+    );
+    if (unknown.length)
+      throw new EngineError(
+        'bad-model',
+        `the decoder graph takes inputs Draftsmith does not feed: ${unknown.join(', ')}`,
+      );
     for (const n of this.pastNames) {
-      if (!decoder.outputNames.includes(presentOf(n))) throw new EngineError('bad-model', `the decoder graph returns no ${presentOf(n)}`);
+      if (!decoder.outputNames.includes(presentOf(n)))
+        throw new EngineError('bad-model', `the decoder graph returns no ${presentOf(n)}`);
     }
     this.inputs = (decoder as unknown as { inputMetadata?: readonly InputMeta[] }).inputMetadata ?? [];
     this.vocabSize = typeof config.vocab_size === 'number' ? config.vocab_size : 0;
@@ -76,7 +98,10 @@ export class Seq2seqStepModel implements StepModel<Seq2seqState> {
       // Zero-length pasts: the batch axis is the beams, every other symbolic axis 0 (as transformers.js feeds the first step).
       const dims = shape.map((d, axis) => (typeof d === 'number' ? d : axis === 0 ? rows : 0));
       if (dims.some((d, axis) => axis > 0 && axis !== 2 && d === 0)) {
-        throw new EngineError('bad-model', `cannot tell the shape of ${name} (${shape.join(', ')}): the graph leaves its heads or head size open`);
+        throw new EngineError(
+          'bad-model',
+          `cannot tell the shape of ${name} (${shape.join(', ')}): the graph leaves its heads or head size open`,
+        );
       }
       past[name] = float32Tensor(new Float32Array(0), dims);
     }
@@ -107,7 +132,10 @@ export class Seq2seqStepModel implements StepModel<Seq2seqState> {
     for (const [name, t] of Object.entries(state.past)) {
       const data = floatData(t, name);
       // Every beam reads the same source: the cross-attention cache is the same in every row.
-      if (data.length === 0 || name.includes('.encoder.')) { past[name] = t; continue; }
+      if (data.length === 0 || name.includes('.encoder.')) {
+        past[name] = t;
+        continue;
+      }
       if (reorderInPlace(data, [...t.dims], 0, rows)) past[name] = t;
       else {
         const g = gatherAxis(data, [...t.dims], 0, rows);

@@ -20,7 +20,12 @@ export type BleuTokenizer = '13a' | 'intl' | 'char' | 'zh' | 'none';
 export const BLEU_TOKENIZERS: readonly BleuTokenizer[] = ['none', 'zh', '13a', 'intl', 'char'];
 export const BLEU_SMOOTHINGS: readonly BleuSmoothing[] = ['none', 'floor', 'add-k', 'exp'];
 /** BLEU.SMOOTH_DEFAULTS: the value floor and add-k use when none is given. */
-export const SMOOTH_DEFAULTS: Readonly<Record<BleuSmoothing, number | null>> = { none: null, floor: 0.1, 'add-k': 1, exp: null };
+export const SMOOTH_DEFAULTS: Readonly<Record<BleuSmoothing, number | null>> = {
+  none: null,
+  floor: 0.1,
+  'add-k': 1,
+  exp: null,
+};
 
 export interface BleuOptions {
   /** Default 'exp' (sacreBLEU's default for both corpus and sentence BLEU). */
@@ -49,9 +54,11 @@ export interface BleuScore {
   totals: number[];
 }
 
+/* eslint-disable no-control-regex -- the same characters as Python's str.isspace(), control ones included */
 // Python's str.split() splits on these (str.isspace); JavaScript's \s differs (\x1c-\x1f, \x85, \ufeff).
 const PY_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u;
 const PY_TRAILING_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/u;
+/* eslint-enable no-control-regex */
 
 function pySplit(s: string): string[] {
   return s.split(PY_WHITESPACE).filter((t) => t.length > 0);
@@ -60,10 +67,11 @@ function pySplit(s: string): string[] {
 // sacrebleu/tokenizers/tokenizer_re.py, in order. No 'u' flag (it is ~2x slower here): the rules
 // only insert spaces next to ASCII characters, so a surrogate pair is never split.
 const RULES_13A: ReadonlyArray<readonly [RegExp, string]> = [
+  // eslint-disable-next-line no-useless-escape -- written as sacrebleu's tokenizer_re.py writes it
   [/([\{-~\[-` -&\(-\+:-@\/])/g, ' $1 '], // symbols and punctuation other than . , -
-  [/([^0-9])([.,])/g, '$1 $2 '],            // period and comma unless preceded by a digit
-  [/([.,])([^0-9])/g, ' $1 $2'],            // period and comma unless followed by a digit
-  [/([0-9])(-)/g, '$1 $2 '],                 // dash when preceded by a digit
+  [/([^0-9])([.,])/g, '$1 $2 '], // period and comma unless preceded by a digit
+  [/([.,])([^0-9])/g, ' $1 $2'], // period and comma unless followed by a digit
+  [/([0-9])(-)/g, '$1 $2 '], // dash when preceded by a digit
 ];
 
 /** mteval-v13a tokenization as sacreBLEU's Tokenizer13a does it; returns the tokens. */
@@ -105,10 +113,28 @@ export function tokenizeChar(line: string): string[] {
 // (U+2018 quotes, U+2014 dashes, U+2026 ...), currency signs, arrows, math symbols etc. as Chinese
 // characters; we reproduce that, since matching its numbers is the point.
 const ZH_RANGES: ReadonlyArray<readonly [number, number]> = [
-  [0x3400, 0x4db5], [0x4e00, 0x9fa5], [0x9fa6, 0x9fbb], [0xf900, 0xfa2d], [0xfa30, 0xfa6a], [0xfa70, 0xfad9],
-  [0x2001, 0x2a6d], [0x2f81, 0x2fa1], [0xff00, 0xffef], [0x2e80, 0x2eff], [0x3000, 0x303f], [0x31c0, 0x31ef],
-  [0x2f00, 0x2fdf], [0x2ff0, 0x2fff], [0x3100, 0x312f], [0x31a0, 0x31bf], [0xfe10, 0xfe1f], [0xfe30, 0xfe4f],
-  [0x2600, 0x26ff], [0x2700, 0x27bf], [0x3200, 0x32ff], [0x3300, 0x33ff],
+  [0x3400, 0x4db5],
+  [0x4e00, 0x9fa5],
+  [0x9fa6, 0x9fbb],
+  [0xf900, 0xfa2d],
+  [0xfa30, 0xfa6a],
+  [0xfa70, 0xfad9],
+  [0x2001, 0x2a6d],
+  [0x2f81, 0x2fa1],
+  [0xff00, 0xffef],
+  [0x2e80, 0x2eff],
+  [0x3000, 0x303f],
+  [0x31c0, 0x31ef],
+  [0x2f00, 0x2fdf],
+  [0x2ff0, 0x2fff],
+  [0x3100, 0x312f],
+  [0x31a0, 0x31bf],
+  [0xfe10, 0xfe1f],
+  [0xfe30, 0xfe4f],
+  [0x2600, 0x26ff],
+  [0x2700, 0x27bf],
+  [0x3200, 0x32ff],
+  [0x3300, 0x33ff],
 ];
 
 function isChineseChar(c: string): boolean {
@@ -122,7 +148,8 @@ const PY_LEADING_WHITESPACE = new RegExp('^' + PY_WHITESPACE.source, 'u');
  * WITHOUT the padding spaces Tokenizer13a adds, so e.g. a final "3." stays one token as there. */
 export function tokenizeZh(line: string): string[] {
   let s = '';
-  for (const c of line.replace(PY_LEADING_WHITESPACE, '').replace(PY_TRAILING_WHITESPACE, '')) s += isChineseChar(c) ? ` ${c} ` : c;
+  for (const c of line.replace(PY_LEADING_WHITESPACE, '').replace(PY_TRAILING_WHITESPACE, ''))
+    s += isChineseChar(c) ? ` ${c} ` : c;
   for (const [re, replacement] of RULES_13A) s = s.replace(re, replacement);
   return pySplit(s);
 }
@@ -131,12 +158,20 @@ export function tokenizeZh(line: string): string[] {
  * extract_all_word_ngrams' split). */
 export function bleuTokens(line: string, tokenizer: BleuTokenizer = '13a'): string[] {
   switch (tokenizer) {
-    case '13a': return tokenize13a(line);
-    case 'intl': return tokenizeIntl(line);
-    case 'char': return tokenizeChar(line);
-    case 'zh': return tokenizeZh(line);
-    case 'none': return pySplit(line);
-    default: throw new RangeError(`unknown BLEU tokenizer "${String(tokenizer)}" (sacreBLEU's are ${BLEU_TOKENIZERS.join(', ')})`);
+    case '13a':
+      return tokenize13a(line);
+    case 'intl':
+      return tokenizeIntl(line);
+    case 'char':
+      return tokenizeChar(line);
+    case 'zh':
+      return tokenizeZh(line);
+    case 'none':
+      return pySplit(line);
+    default:
+      throw new RangeError(
+        `unknown BLEU tokenizer "${String(tokenizer)}" (sacreBLEU's are ${BLEU_TOKENIZERS.join(', ')})`,
+      );
   }
 }
 
@@ -242,8 +277,14 @@ export function bleuFromStats(stats: BleuStats, opts: BleuOptions = {}): BleuSco
   const brevityPenalty = hypLength < refLength ? (hypLength > 0 ? Math.exp(1 - refLength / hypLength) : 0) : 1;
   const precisions = new Array<number>(maxOrder).fill(0);
   const result = (score: number): BleuScore => ({
-    score, precisions, brevityPenalty, ratio: refLength > 0 ? hypLength / refLength : 0,
-    hypLength, refLength, counts: correct, totals: total,
+    score,
+    precisions,
+    brevityPenalty,
+    ratio: refLength > 0 ? hypLength / refLength : 0,
+    hypLength,
+    refLength,
+    counts: correct,
+    totals: total,
   });
   if (!correct.some((c) => c > 0)) return result(0);
 
@@ -274,16 +315,31 @@ export function bleuFromStats(stats: BleuStats, opts: BleuOptions = {}): BleuSco
 
 /** Corpus BLEU: statistics summed over segments, then one score (not a mean of sentence scores).
  * `refs[j][i]` is the j-th reference of segment i, as sacrebleu.corpus_bleu takes them. */
-export function corpusBleu(hyps: readonly string[], refs: readonly (readonly string[])[], opts: BleuOptions = {}): BleuScore {
+export function corpusBleu(
+  hyps: readonly string[],
+  refs: readonly (readonly string[])[],
+  opts: BleuOptions = {},
+): BleuScore {
   for (const stream of refs) {
     if (stream.length !== hyps.length) {
-      throw new RangeError(`corpusBleu needs one reference per hypothesis in every reference stream, got ${hyps.length} and ${stream.length}`);
+      throw new RangeError(
+        `corpusBleu needs one reference per hypothesis in every reference stream, got ${hyps.length} and ${stream.length}`,
+      );
     }
   }
   const maxOrder = opts.maxOrder ?? 4;
-  const sum: BleuStats = { hypLength: 0, refLength: 0, correct: new Array(maxOrder).fill(0), total: new Array(maxOrder).fill(0) };
+  const sum: BleuStats = {
+    hypLength: 0,
+    refLength: 0,
+    correct: new Array(maxOrder).fill(0),
+    total: new Array(maxOrder).fill(0),
+  };
   for (let i = 0; i < hyps.length; i++) {
-    const s = segmentStats(hyps[i], refs.map((stream) => stream[i]), opts);
+    const s = segmentStats(
+      hyps[i],
+      refs.map((stream) => stream[i]),
+      opts,
+    );
     sum.hypLength += s.hypLength;
     sum.refLength += s.refLength;
     for (let n = 0; n < maxOrder; n++) {

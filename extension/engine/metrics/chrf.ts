@@ -40,6 +40,7 @@ export interface ChrfScore {
 }
 
 // Python's str.split() separators (str.isspace), as in bleu.ts.
+// eslint-disable-next-line no-control-regex -- Python's str.isspace() includes \x1c-\x1f
 const PY_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/gu;
 // CHRF._PUNCTS: string.punctuation.
 const PUNCTS = new Set('!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~');
@@ -87,15 +88,28 @@ export function chrfWords(sent: string): string[] {
   return out;
 }
 
-interface Resolved { charOrder: number; wordOrder: number; beta: number; lowercase: boolean; whitespace: boolean; epsSmoothing: boolean }
+interface Resolved {
+  charOrder: number;
+  wordOrder: number;
+  beta: number;
+  lowercase: boolean;
+  whitespace: boolean;
+  epsSmoothing: boolean;
+}
 
 function resolve(opts: ChrfOptions): Resolved {
   const r = {
-    charOrder: opts.charOrder ?? 6, wordOrder: opts.wordOrder ?? 0, beta: opts.beta ?? 2,
-    lowercase: opts.lowercase ?? false, whitespace: opts.whitespace ?? false, epsSmoothing: opts.epsSmoothing ?? false,
+    charOrder: opts.charOrder ?? 6,
+    wordOrder: opts.wordOrder ?? 0,
+    beta: opts.beta ?? 2,
+    lowercase: opts.lowercase ?? false,
+    whitespace: opts.whitespace ?? false,
+    epsSmoothing: opts.epsSmoothing ?? false,
   };
-  if (!Number.isInteger(r.charOrder) || r.charOrder < 0) throw new RangeError(`chrF character order must be a whole number ≥ 0, not ${r.charOrder}`);
-  if (!Number.isInteger(r.wordOrder) || r.wordOrder < 0) throw new RangeError(`chrF word order must be a whole number ≥ 0, not ${r.wordOrder}`);
+  if (!Number.isInteger(r.charOrder) || r.charOrder < 0)
+    throw new RangeError(`chrF character order must be a whole number ≥ 0, not ${r.charOrder}`);
+  if (!Number.isInteger(r.wordOrder) || r.wordOrder < 0)
+    throw new RangeError(`chrF word order must be a whole number ≥ 0, not ${r.wordOrder}`);
   if (r.charOrder + r.wordOrder === 0) throw new RangeError('chrF needs a character or a word order above 0');
   return r;
 }
@@ -186,16 +200,26 @@ export function chrfSegmentStats(hyp: string, refs: readonly string[], opts: Chr
 export const chrfName = (opts: ChrfOptions = {}): string => `chrF${opts.beta ?? 2}${'+'.repeat(opts.wordOrder ?? 0)}`;
 
 /** Corpus chrF: statistics summed over segments. `refs[j][i]` is the j-th reference of segment i. */
-export function corpusChrf(hyps: readonly string[], refs: readonly (readonly string[])[], opts: ChrfOptions = {}): ChrfScore {
+export function corpusChrf(
+  hyps: readonly string[],
+  refs: readonly (readonly string[])[],
+  opts: ChrfOptions = {},
+): ChrfScore {
   for (const stream of refs) {
     if (stream.length !== hyps.length) {
-      throw new RangeError(`corpusChrf needs one reference per hypothesis in every reference stream, got ${hyps.length} and ${stream.length}`);
+      throw new RangeError(
+        `corpusChrf needs one reference per hypothesis in every reference stream, got ${hyps.length} and ${stream.length}`,
+      );
     }
   }
   const o = resolve(opts);
   const sum = new Array<number>(3 * (o.charOrder + o.wordOrder)).fill(0);
   for (let i = 0; i < hyps.length; i++) {
-    const s = chrfSegmentStats(hyps[i], refs.map((stream) => stream[i]), o);
+    const s = chrfSegmentStats(
+      hyps[i],
+      refs.map((stream) => stream[i]),
+      o,
+    );
     for (let k = 0; k < s.length; k++) sum[k] += s[k];
   }
   return { score: chrfFromStats(sum, o), name: chrfName(o), stats: sum };
@@ -210,7 +234,10 @@ export function sentenceChrf(hyp: string, refs: readonly string[], opts: ChrfOpt
 
 /** A value as NumPy ≥ 2 types it inside CHRF._compute_f_score on a float32 resample: `f` when it
  * is an np.float32, else a Python float or int. */
-interface NpValue { v: number; f: boolean }
+interface NpValue {
+  v: number;
+  f: boolean;
+}
 const py = (v: number): NpValue => ({ v, f: false });
 /** A binary operation under NEP 50: a Python number meeting a float32 becomes float32 first. */
 function npOp(a: NpValue, b: NpValue, fn: (x: number, y: number) => number): NpValue {

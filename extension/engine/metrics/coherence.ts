@@ -53,7 +53,7 @@ export function coherenceL(alignment: readonly SentenceAlignment[]): { L: number
   let pairs = 0;
   for (let p = 0; p < aligned.length; p++) {
     for (let q = p + 1; q < aligned.length; q++) {
-      sum += Math.abs((aligned[q].input - aligned[p].input) - (aligned[q].output - aligned[p].output));
+      sum += Math.abs(aligned[q].input - aligned[p].input - (aligned[q].output - aligned[p].output));
       pairs++;
     }
   }

@@ -35,7 +35,10 @@ export function names(text: string): string[] {
     let first = true;
     for (const m of s.text.matchAll(WORD)) {
       const w = m[0];
-      if (!LETTER.test(w[0])) { first = false; continue; } // a number is not a name, but it starts the sentence
+      if (!LETTER.test(w[0])) {
+        first = false;
+        continue;
+      } // a number is not a name, but it starts the sentence
       if (!first && UPPER.test(w) && w !== 'I') out.push(w);
       first = false;
     }
@@ -71,7 +74,8 @@ export interface FaithfulnessSummary {
 
 /** Over a corpus: predictions[i] is the summary of sources[i]. */
 export function corpusFaithfulness(predictions: readonly string[], sources: readonly string[]): FaithfulnessSummary {
-  if (predictions.length !== sources.length) throw new Error(`${predictions.length} summaries but ${sources.length} sources`);
+  if (predictions.length !== sources.length)
+    throw new Error(`${predictions.length} summaries but ${sources.length} sources`);
   let items = 0;
   let unsupported = 0;
   let withInvention = 0;
@@ -81,5 +85,10 @@ export function corpusFaithfulness(predictions: readonly string[], sources: read
     unsupported += c.unsupported;
     if (c.unsupported > 0) withInvention++;
   });
-  return { items, unsupported, rate: items > 0 ? unsupported / items : 0, summariesWithInvention: predictions.length ? withInvention / predictions.length : 0 };
+  return {
+    items,
+    unsupported,
+    rate: items > 0 ? unsupported / items : 0,
+    summariesWithInvention: predictions.length ? withInvention / predictions.length : 0,
+  };
 }

@@ -25,8 +25,11 @@ import type { NonwordSummary } from '../../protocol';
 
 export type { NonwordSummary };
 
-
-const ABBREVIATIONS = new Set('mr mrs ms dr st jr sr vs etc e.g i.e prof gen col lt sgt no fig approx inc ltd co corp dept jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k a.m p.m'.split(' '));
+const ABBREVIATIONS = new Set(
+  'mr mrs ms dr st jr sr vs etc e.g i.e prof gen col lt sgt no fig approx inc ltd co corp dept jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k a.m p.m'.split(
+    ' ',
+  ),
+);
 const END = /([.!?]+["'”’)\]]*)\s+(?=["'“‘([]?[A-Z0-9])/g;
 const CLOSERS = /["'”’)\]]+$/;
 const TOKEN_EDGE = /^[^\p{L}\p{N}_]+|[^\p{L}\p{N}_]+$/gu;
@@ -35,7 +38,9 @@ const ALPHA = /^[A-Za-z]+(?:'[A-Za-z]+)?$/;
 /** fluency.py `sentence_case`: a text without any capital letter gets them back; cased text is left as it is. */
 export function sentenceCase(text: string): string {
   if (/\p{Lu}/u.test(text)) return text;
-  const cased = text.trim().replace(/(^|[.!?]["')\]]*\s+)([a-z])/g, (_, before: string, c: string) => before + c.toUpperCase());
+  const cased = text
+    .trim()
+    .replace(/(^|[.!?]["')\]]*\s+)([a-z])/g, (_, before: string, c: string) => before + c.toUpperCase());
   return cased.replace(/\bi\b(?=$|[\s',.!?;:])/g, 'I');
 }
 
@@ -46,8 +51,20 @@ export function splitSentences(text: string): string[] {
   let start = 0;
   for (const m of t.matchAll(END)) {
     const at = m.index;
-    const last = (t.slice(start, at + 1).split(' ').at(-1) ?? '').replace(/[.!?"'”’)\]]+$/, '').toLowerCase();
-    if (m[1].startsWith('.') && m[1].replace(CLOSERS, '').length === 1 && (ABBREVIATIONS.has(last) || /^[a-z]$/.test(last))) continue;
+    const last = (
+      t
+        .slice(start, at + 1)
+        .split(' ')
+        .at(-1) ?? ''
+    )
+      .replace(/[.!?"'”’)\]]+$/, '')
+      .toLowerCase();
+    if (
+      m[1].startsWith('.') &&
+      m[1].replace(CLOSERS, '').length === 1 &&
+      (ABBREVIATIONS.has(last) || /^[a-z]$/.test(last))
+    )
+      continue;
     out.push(t.slice(start, at + m[1].length).trim());
     start = at + m[0].length;
   }
@@ -59,16 +76,22 @@ export function splitSentences(text: string): string[] {
 /** fluency.py `spell_tokens`: the tokens of one sentence that the dictionary judges. */
 export function spellTokens(sentence: string): string[] {
   const out: string[] = [];
-  sentence.replace(/’/g, "'").split(/\s+/).filter((w) => w.length > 0).forEach((raw, i) => {
-    const t = raw.replace(TOKEN_EDGE, '');
-    if (!t || /\p{Nd}/u.test(t) || t.includes('/') || t.includes('@') || t.includes('.')) return;
-    t.split('-').filter((p) => p.length > 0).forEach((p, j) => {
-      const part = p.endsWith("'s") ? p.slice(0, -2) : p;
-      if (!ALPHA.test(part)) return;
-      if (/^[A-Z]/.test(part) && (i > 0 || j > 0)) return; // a name inside the sentence
-      out.push(part);
+  sentence
+    .replace(/’/g, "'")
+    .split(/\s+/)
+    .filter((w) => w.length > 0)
+    .forEach((raw, i) => {
+      const t = raw.replace(TOKEN_EDGE, '');
+      if (!t || /\p{Nd}/u.test(t) || t.includes('/') || t.includes('@') || t.includes('.')) return;
+      t.split('-')
+        .filter((p) => p.length > 0)
+        .forEach((p, j) => {
+          const part = p.endsWith("'s") ? p.slice(0, -2) : p;
+          if (!ALPHA.test(part)) return;
+          if (/^[A-Z]/.test(part) && (i > 0 || j > 0)) return; // a name inside the sentence
+          out.push(part);
+        });
     });
-  });
   return out;
 }
 
@@ -88,7 +111,7 @@ let bundled: Speller | undefined;
 export function enUsSpeller(): Speller {
   if (!bundled) {
     const dir = path.dirname(require.resolve('dictionary-en'));
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+
     const nspell = require('nspell') as (aff: Buffer, dic: Buffer) => Speller;
     bundled = nspell(readFileSync(path.join(dir, 'index.aff')), readFileSync(path.join(dir, 'index.dic')));
   }
@@ -125,5 +148,10 @@ export function nonwordRate(texts: readonly string[], speller: Speller = enUsSpe
 export function poolNonwords(parts: readonly NonwordSummary[]): NonwordSummary {
   const tokens = parts.reduce((a, p) => a + p.tokens, 0);
   const nonwords = parts.reduce((a, p) => a + p.nonwords, 0);
-  return { rate: tokens > 0 ? nonwords / tokens : null, nonwords, tokens, examples: [...new Set(parts.flatMap((p) => p.examples))].slice(0, 12) };
+  return {
+    rate: tokens > 0 ? nonwords / tokens : null,
+    nonwords,
+    tokens,
+    examples: [...new Set(parts.flatMap((p) => p.examples))].slice(0, 12),
+  };
 }

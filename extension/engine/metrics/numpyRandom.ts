@@ -118,7 +118,8 @@ export class NumpyGenerator {
   /** Generator.integers(0, n, size=count) (= choice(n, count, replace=True)) for 1 ≤ n ≤ 2^32 − 1:
    * buffered_bounded_lemire_uint32. Row-major, as NumPy fills a (rows, cols) array. */
   integers(n: number, count: number): Uint32Array {
-    if (!Number.isInteger(n) || n < 1 || n > 0xffffffff) throw new RangeError(`integers(0, n) needs 1 ≤ n < 2^32, not ${n}`);
+    if (!Number.isInteger(n) || n < 1 || n > 0xffffffff)
+      throw new RangeError(`integers(0, n) needs 1 ≤ n < 2^32, not ${n}`);
     const out = new Uint32Array(count);
     if (n === 1) return out;
     const rngExcl = n; // rng + 1

@@ -35,16 +35,29 @@ export function perplexityFromLogProbs(sequences: readonly (readonly number[])[]
   return { perplexity: Math.exp(nll), nll, tokens };
 }
 
-export async function perplexity(model: LikelihoodModel, pairs: readonly { context: string; target: string }[]): Promise<PerplexityResult> {
+export async function perplexity(
+  model: LikelihoodModel,
+  pairs: readonly { context: string; target: string }[],
+): Promise<PerplexityResult> {
   const sequences: number[][] = [];
   for (const p of pairs) sequences.push(await model.tokenLogProbs(p.context, p.target));
   return perplexityFromLogProbs(sequences);
 }
 
 /** Drafts' summed NLL, tokens and words pooled: exp(total NLL / total words) and / total tokens. */
-export function pooledPerplexity(parts: readonly { nll: number; tokens: number; words: number }[], model: string): PerplexitySummary {
+export function pooledPerplexity(
+  parts: readonly { nll: number; tokens: number; words: number }[],
+  model: string,
+): PerplexitySummary {
   const nll = parts.reduce((a, p) => a + p.nll, 0);
   const tokens = parts.reduce((a, p) => a + p.tokens, 0);
   const words = parts.reduce((a, p) => a + p.words, 0);
-  return { perWord: Math.exp(nll / Math.max(words, 1)), perToken: Math.exp(nll / Math.max(tokens, 1)), nll, tokens, words, model };
+  return {
+    perWord: Math.exp(nll / Math.max(words, 1)),
+    perToken: Math.exp(nll / Math.max(tokens, 1)),
+    nll,
+    tokens,
+    words,
+    model,
+  };
 }

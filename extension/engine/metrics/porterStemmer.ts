@@ -18,14 +18,22 @@ type Rule = [suffix: string, replacement: string, condition: ((stem: string) => 
 
 /** NLTK_EXTENSIONS irregular forms: word -> stem, returned without running the steps. */
 const IRREGULAR: ReadonlyMap<string, string> = new Map([
-  ['sky', 'sky'], ['skies', 'sky'],
-  ['dying', 'die'], ['lying', 'lie'], ['tying', 'tie'],
+  ['sky', 'sky'],
+  ['skies', 'sky'],
+  ['dying', 'die'],
+  ['lying', 'lie'],
+  ['tying', 'tie'],
   ['news', 'news'],
-  ['innings', 'inning'], ['inning', 'inning'],
-  ['outings', 'outing'], ['outing', 'outing'],
-  ['cannings', 'canning'], ['canning', 'canning'],
+  ['innings', 'inning'],
+  ['inning', 'inning'],
+  ['outings', 'outing'],
+  ['outing', 'outing'],
+  ['cannings', 'canning'],
+  ['canning', 'canning'],
   ['howe', 'howe'],
-  ['proceed', 'proceed'], ['exceed', 'exceed'], ['succeed', 'succeed'],
+  ['proceed', 'proceed'],
+  ['exceed', 'exceed'],
+  ['succeed', 'succeed'],
 ]);
 
 const isVowelLetter = (c: string): boolean => c === 'a' || c === 'e' || c === 'i' || c === 'o' || c === 'u';
@@ -75,8 +83,14 @@ function endsCvc(word: string): boolean {
   const n = word.length;
   if (n >= 3) {
     const last = word[n - 1];
-    return isConsonant(word, n - 3) && !isConsonant(word, n - 2) && isConsonant(word, n - 1)
-      && last !== 'w' && last !== 'x' && last !== 'y';
+    return (
+      isConsonant(word, n - 3) &&
+      !isConsonant(word, n - 2) &&
+      isConsonant(word, n - 1) &&
+      last !== 'w' &&
+      last !== 'x' &&
+      last !== 'y'
+    );
   }
   return n === 2 && !isConsonant(word, 0) && isConsonant(word, 1);
 }
@@ -100,7 +114,12 @@ function applyRuleList(word: string, rules: readonly Rule[]): string {
 /** Step 1a: SSES -> SS, IES -> I (NLTK: "dies" -> "die"), SS -> SS, S -> (nothing). */
 function step1a(word: string): string {
   if (word.endsWith('ies') && word.length === 4) return word.slice(0, -3) + 'ie';
-  return applyRuleList(word, [['sses', 'ss', null], ['ies', 'i', null], ['ss', 'ss', null], ['s', '', null]]);
+  return applyRuleList(word, [
+    ['sses', 'ss', null],
+    ['ies', 'i', null],
+    ['ss', 'ss', null],
+    ['s', '', null],
+  ]);
 }
 
 /** Step 1b: (m>0) EED -> EE; (*v*) ED and (*v*) ING are removed, then AT/BL/IZ get their E
@@ -185,12 +204,25 @@ const gt1 = (stem: string): boolean => measure(stem) > 1;
 /** Step 4: (m>1) removes AL, ANCE, ENCE, ER, IC, ABLE, ... ; ION only after S or T. */
 function step4(word: string): string {
   return applyRuleList(word, [
-    ['al', '', gt1], ['ance', '', gt1], ['ence', '', gt1], ['er', '', gt1], ['ic', '', gt1],
-    ['able', '', gt1], ['ible', '', gt1], ['ant', '', gt1], ['ement', '', gt1], ['ment', '', gt1],
+    ['al', '', gt1],
+    ['ance', '', gt1],
+    ['ence', '', gt1],
+    ['er', '', gt1],
+    ['ic', '', gt1],
+    ['able', '', gt1],
+    ['ible', '', gt1],
+    ['ant', '', gt1],
+    ['ement', '', gt1],
+    ['ment', '', gt1],
     ['ent', '', gt1],
     ['ion', '', (stem) => measure(stem) > 1 && (stem.endsWith('s') || stem.endsWith('t'))],
-    ['ou', '', gt1], ['ism', '', gt1], ['ate', '', gt1], ['iti', '', gt1], ['ous', '', gt1],
-    ['ive', '', gt1], ['ize', '', gt1],
+    ['ou', '', gt1],
+    ['ism', '', gt1],
+    ['ate', '', gt1],
+    ['iti', '', gt1],
+    ['ous', '', gt1],
+    ['ive', '', gt1],
+    ['ize', '', gt1],
   ]);
 }
 

@@ -82,7 +82,10 @@ export function tokenize(text: string, stem = false): string[] {
 
 /** Sentences for ROUGE-Lsum: split on '\n' only, dropping empty lines (as rouge-score does). */
 function sentenceTokens(text: string, stem: boolean): string[][] {
-  return text.split('\n').filter((s) => s.length > 0).map((s) => tokenize(s, stem));
+  return text
+    .split('\n')
+    .filter((s) => s.length > 0)
+    .map((s) => tokenize(s, stem));
 }
 
 /** A token: its text, or (rougeMulti) its id in the texts' own vocabulary, which compares faster. */
@@ -133,9 +136,10 @@ function lcsTable<T extends Tok>(ref: readonly T[], can: readonly T[]): Int32Arr
   const t = new Int32Array((ref.length + 1) * cols);
   for (let i = 1; i <= ref.length; i++) {
     for (let j = 1; j <= can.length; j++) {
-      t[i * cols + j] = ref[i - 1] === can[j - 1]
-        ? t[(i - 1) * cols + j - 1] + 1
-        : Math.max(t[(i - 1) * cols + j], t[i * cols + j - 1]);
+      t[i * cols + j] =
+        ref[i - 1] === can[j - 1]
+          ? t[(i - 1) * cols + j - 1] + 1
+          : Math.max(t[(i - 1) * cols + j], t[i * cols + j - 1]);
     }
   }
   return t;
@@ -189,7 +193,10 @@ function lcsIndices<T extends Tok>(ref: readonly T[], can: readonly T[]): number
   return out;
 }
 
-function summaryLevelLcs<T extends Tok>(predSents: readonly (readonly T[])[], refSents: readonly (readonly T[])[]): Score {
+function summaryLevelLcs<T extends Tok>(
+  predSents: readonly (readonly T[])[],
+  refSents: readonly (readonly T[])[],
+): Score {
   const predLen = predSents.reduce((a, s) => a + s.length, 0);
   const refLen = refSents.reduce((a, s) => a + s.length, 0);
   if (predLen === 0 || refLen === 0) return { ...ZERO };
@@ -301,7 +308,7 @@ function rougeW155(predSents: readonly string[][], refSents: readonly string[][]
       }
     }
   }
-  return score((hit / predLen ** w) ** (1 / w), (hit / (base ** w)) ** (1 / w));
+  return score((hit / predLen ** w) ** (1 / w), (hit / base ** w) ** (1 / w));
 }
 
 /** ROUGE-W: weighted LCS, rewarding consecutive matches. See the header for the two variants. */
@@ -339,7 +346,13 @@ export function corpusRouge(preds: readonly string[], refs: readonly string[], o
     throw new RangeError(`corpusRouge needs one reference per prediction, got ${preds.length} and ${refs.length}`);
   }
   const keys = ['rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'rougeW'] as const;
-  const sum: RougeScores = { rouge1: { ...ZERO }, rouge2: { ...ZERO }, rougeL: { ...ZERO }, rougeLsum: { ...ZERO }, rougeW: { ...ZERO } };
+  const sum: RougeScores = {
+    rouge1: { ...ZERO },
+    rouge2: { ...ZERO },
+    rougeL: { ...ZERO },
+    rougeLsum: { ...ZERO },
+    rougeW: { ...ZERO },
+  };
   for (let d = 0; d < preds.length; d++) {
     const s = rougeScores(preds[d], refs[d], opts);
     for (const k of keys) {
@@ -363,8 +376,18 @@ export interface RougeMultiOptions extends RougeOptions {
   jackknife?: boolean;
 }
 
-function rougeTypesOf(p: readonly number[], r: readonly number[], pSents: readonly (readonly number[])[], rSents: readonly (readonly number[])[]): RougeMultiScores {
-  return { rouge1: scoreNgrams(p, r, 1), rouge2: scoreNgrams(p, r, 2), rougeL: scoreLcs(p, r), rougeLsum: summaryLevelLcs(pSents, rSents) };
+function rougeTypesOf(
+  p: readonly number[],
+  r: readonly number[],
+  pSents: readonly (readonly number[])[],
+  rSents: readonly (readonly number[])[],
+): RougeMultiScores {
+  return {
+    rouge1: scoreNgrams(p, r, 1),
+    rouge2: scoreNgrams(p, r, 2),
+    rougeL: scoreLcs(p, r),
+    rougeLsum: summaryLevelLcs(pSents, rSents),
+  };
 }
 
 /** Of several scores, the first with the highest F1 (np.argmax in rouge-score's score_multi). */
@@ -388,14 +411,15 @@ export function rougeMulti(pred: string, refs: readonly string[], opts: RougeMul
   const stem = opts.stem ?? false;
   // Tokens as ids of this call's own vocabulary: the same scores, compared and counted as numbers.
   const vocab = new Map<string, number>();
-  const ids = (tokens: readonly string[]) => tokens.map((t) => {
-    let id = vocab.get(t);
-    if (id === undefined) {
-      id = vocab.size;
-      vocab.set(t, id);
-    }
-    return id;
-  });
+  const ids = (tokens: readonly string[]) =>
+    tokens.map((t) => {
+      let id = vocab.get(t);
+      if (id === undefined) {
+        id = vocab.size;
+        vocab.set(t, id);
+      }
+      return id;
+    });
   // A text's tokens are its lines' tokens end to end ('\n' is a separator like any other
   // character outside [a-z0-9]), so each text is tokenized once, line by line.
   const pSents = sentenceTokens(pred, stem).map(ids);

@@ -19,7 +19,12 @@ export interface RougeMetricOptions extends RougeMultiOptions {
   varRefs?: boolean;
 }
 
-export const ROUGE_NAMES: Readonly<Record<RougeType, string>> = { rouge1: 'ROUGE-1', rouge2: 'ROUGE-2', rougeL: 'ROUGE-L', rougeLsum: 'ROUGE-Lsum' };
+export const ROUGE_NAMES: Readonly<Record<RougeType, string>> = {
+  rouge1: 'ROUGE-1',
+  rouge2: 'ROUGE-2',
+  rougeL: 'ROUGE-L',
+  rougeLsum: 'ROUGE-Lsum',
+};
 
 /** Text with one sentence a line, as rouge-score's split_summaries does with NLTK. */
 const splitLines = (text: string) => splitSentences(text).join('\n');
@@ -43,9 +48,7 @@ export function rougeMetrics(types: readonly RougeType[], opts: RougeMetricOptio
     }
     let s = byRefs.get(key);
     if (s === undefined) {
-      s = split === 'nlp'
-        ? rougeMulti(splitLines(hyp), present.map(splitLines), opts)
-        : rougeMulti(hyp, present, opts);
+      s = split === 'nlp' ? rougeMulti(splitLines(hyp), present.map(splitLines), opts) : rougeMulti(hyp, present, opts);
       byRefs.set(key, s);
     }
     return s;
@@ -58,8 +61,15 @@ export function rougeMetrics(types: readonly RougeType[], opts: RougeMetricOptio
       score,
       scoreFloat32: (stats) => ({ v: score(stats), f: false }),
       signature: (nrefs, test) => {
-        const base = rougeSignature({ stem: opts.stem, split, jackknife: opts.jackknife }, opts.varRefs ? 'var' : nrefs);
-        const extra = [test?.bs === undefined ? '' : `bs:${test.bs}|`, test?.ar === undefined ? '' : `ar:${test.ar}|`, test?.seed === undefined ? '' : `seed:${test.seed}|`].join('');
+        const base = rougeSignature(
+          { stem: opts.stem, split, jackknife: opts.jackknife },
+          opts.varRefs ? 'var' : nrefs,
+        );
+        const extra = [
+          test?.bs === undefined ? '' : `bs:${test.bs}|`,
+          test?.ar === undefined ? '' : `ar:${test.ar}|`,
+          test?.seed === undefined ? '' : `seed:${test.seed}|`,
+        ].join('');
         return extra ? base.replace(/^(nrefs:[^|]+\|)/, `$1${extra}`) : base;
       },
     };

@@ -37,11 +37,19 @@ function pyFixed2(x: number): string {
 }
 
 function join(pairs: [string, string | number | undefined][]): string {
-  return pairs.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}:${v}`).join('|');
+  return pairs
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}:${v}`)
+    .join('|');
 }
 
 function common(nrefs: number | 'var', test: TestSignature): [string, string | number | undefined][] {
-  return [['nrefs', nrefs], ['bs', test.bs], ['ar', test.ar], ['seed', test.seed]];
+  return [
+    ['nrefs', nrefs],
+    ['bs', test.bs],
+    ['ar', test.ar],
+    ['seed', test.seed],
+  ];
 }
 
 /** BLEUSignature: e.g. `nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0`; floor and add-k

@@ -24,7 +24,14 @@
 // precisions and chrF arithmetic are float32 (NEP 50); `arithmetic: 'numpy2'` (the default)
 // reproduces that, 'float64' gives what NumPy 1.x computed.
 
-import { bleuFromStats, bleuScoreNumpyFloat32, flattenBleuStats, segmentStats, unflattenBleuStats, type BleuOptions } from './bleu';
+import {
+  bleuFromStats,
+  bleuScoreNumpyFloat32,
+  flattenBleuStats,
+  segmentStats,
+  unflattenBleuStats,
+  type BleuOptions,
+} from './bleu';
 import { chrfFromStats, chrfName, chrfScoreNumpyFloat32, chrfSegmentStats, type ChrfOptions } from './chrf';
 import { NumpyGenerator } from './numpyRandom';
 import { bleuSignature, chrfSignature, type TestSignature } from './signature';
@@ -101,8 +108,17 @@ export const DEFAULT_BS_SAMPLES = 1000;
 export const DEFAULT_AR_SAMPLES = 10000;
 
 /** Per-segment statistics of a system, flattened row-major (segments × width). */
-function corpusStats(metric: StatMetric, hyps: readonly string[], refs: readonly (readonly string[])[]): { flat: Float64Array; width: number } {
-  const rows = hyps.map((h, i) => metric.segmentStats(h, refs.map((stream) => stream[i])));
+function corpusStats(
+  metric: StatMetric,
+  hyps: readonly string[],
+  refs: readonly (readonly string[])[],
+): { flat: Float64Array; width: number } {
+  const rows = hyps.map((h, i) =>
+    metric.segmentStats(
+      h,
+      refs.map((stream) => stream[i]),
+    ),
+  );
   const width = rows[0]?.length ?? 0;
   const flat = new Float64Array(rows.length * width);
   rows.forEach((r, i) => flat.set(r, i * width));
@@ -137,7 +153,8 @@ export function numpySum(a: ArrayLike<number>, f32 = false, start = 0, n = a.len
   return r(numpySum(a, f32, start, n2) + numpySum(a, f32, start + n2, n - n2));
 }
 
-const numpyMean = (a: ArrayLike<number>, f32: boolean): number => (f32 ? Math.fround(numpySum(a, true) / a.length) : numpySum(a) / a.length);
+const numpyMean = (a: ArrayLike<number>, f32: boolean): number =>
+  f32 ? Math.fround(numpySum(a, true) / a.length) : numpySum(a) / a.length;
 
 /** significance.estimate_ci: mean and half-width of the 95 % interval of resampled scores. */
 export function estimateCi(scores: ArrayLike<number>, f32 = false): { mean: number; ci: number } {
@@ -145,7 +162,9 @@ export function estimateCi(scores: ArrayLike<number>, f32 = false): { mean: numb
   const n = sorted.length;
   const lowerIdx = Math.floor(n / 40);
   const upperIdx = n - lowerIdx - 1;
-  const half = f32 ? Math.fround(0.5 * Math.fround(sorted[upperIdx] - sorted[lowerIdx])) : 0.5 * (sorted[upperIdx] - sorted[lowerIdx]);
+  const half = f32
+    ? Math.fround(0.5 * Math.fround(sorted[upperIdx] - sorted[lowerIdx]))
+    : 0.5 * (sorted[upperIdx] - sorted[lowerIdx]);
   return { mean: numpyMean(sorted, f32), ci: half };
 }
 
@@ -161,13 +180,23 @@ function checkSystems(systems: readonly SystemOutputs[], refs: readonly (readonl
   if (refs.length === 0) throw new RangeError('a paired test needs references');
   const n = systems[0].hyps.length;
   if (n === 0) throw new RangeError('a paired test needs at least one segment');
-  for (const s of systems) if (s.hyps.length !== n) throw new RangeError(`${s.name} has ${s.hyps.length} segments, the baseline ${n}`);
-  for (const r of refs) if (r.length !== n) throw new RangeError(`a reference stream has ${r.length} segments, the systems ${n}`);
+  for (const s of systems)
+    if (s.hyps.length !== n) throw new RangeError(`${s.name} has ${s.hyps.length} segments, the baseline ${n}`);
+  for (const r of refs)
+    if (r.length !== n) throw new RangeError(`a reference stream has ${r.length} segments, the systems ${n}`);
   return n;
 }
 
 /** Scores of `samples` bootstrap resamples (row s of `idxs` lists the segments of resample s). */
-function resampledScores(metric: StatMetric, flat: Float64Array, width: number, idxs: Uint32Array, n: number, samples: number, arithmetic: 'numpy2' | 'float64'): { scores: Float64Array; f32: boolean } {
+function resampledScores(
+  metric: StatMetric,
+  flat: Float64Array,
+  width: number,
+  idxs: Uint32Array,
+  n: number,
+  samples: number,
+  arithmetic: 'numpy2' | 'float64',
+): { scores: Float64Array; f32: boolean } {
   const scores = new Float64Array(samples);
   const sum = new Float64Array(width);
   let allF32 = arithmetic === 'numpy2';
@@ -188,12 +217,18 @@ function resampledScores(metric: StatMetric, flat: Float64Array, width: number, 
 }
 
 /** sacreBLEU's `--paired-bs`: paired bootstrap resampling against the first system. */
-export function pairedBootstrap(systems: readonly SystemOutputs[], refs: readonly (readonly string[])[], metrics: readonly StatMetric[], opts: PairedTestOptions = {}): MetricComparison[] {
+export function pairedBootstrap(
+  systems: readonly SystemOutputs[],
+  refs: readonly (readonly string[])[],
+  metrics: readonly StatMetric[],
+  opts: PairedTestOptions = {},
+): MetricComparison[] {
   const n = checkSystems(systems, refs);
   const samples = opts.samples ?? DEFAULT_BS_SAMPLES;
   const seed = opts.seed ?? DEFAULT_SEED;
   const arithmetic = opts.arithmetic ?? 'numpy2';
-  if (!Number.isInteger(samples) || samples < 1) throw new RangeError(`the number of bootstrap resamples must be a whole number ≥ 1, not ${samples}`);
+  if (!Number.isInteger(samples) || samples < 1)
+    throw new RangeError(`the number of bootstrap resamples must be a whole number ≥ 1, not ${samples}`);
   const idxs = new NumpyGenerator(seed).integers(n, samples * n);
   const total = metrics.length * systems.length;
   let done = 0;
@@ -201,7 +236,9 @@ export function pairedBootstrap(systems: readonly SystemOutputs[], refs: readonl
     const bl = corpusStats(metric, systems[0].hyps, refs);
     const blScore = metric.score(sumRows(bl.flat, bl.width));
     const blSamples = resampledScores(metric, bl.flat, bl.width, idxs, n, samples, arithmetic);
-    const results: SystemResult[] = [{ name: systems[0].name, score: blScore, ...estimateCi(blSamples.scores, blSamples.f32) }];
+    const results: SystemResult[] = [
+      { name: systems[0].name, score: blScore, ...estimateCi(blSamples.scores, blSamples.f32) },
+    ];
     opts.progress?.(++done, total);
     for (const system of systems.slice(1)) {
       const st = corpusStats(metric, system.hyps, refs);
@@ -223,11 +260,17 @@ export function pairedBootstrap(systems: readonly SystemOutputs[], refs: readonl
 }
 
 /** sacreBLEU's `--paired-ar`: approximate randomization against the first system. */
-export function pairedApproximateRandomization(systems: readonly SystemOutputs[], refs: readonly (readonly string[])[], metrics: readonly StatMetric[], opts: PairedTestOptions = {}): MetricComparison[] {
+export function pairedApproximateRandomization(
+  systems: readonly SystemOutputs[],
+  refs: readonly (readonly string[])[],
+  metrics: readonly StatMetric[],
+  opts: PairedTestOptions = {},
+): MetricComparison[] {
   const n = checkSystems(systems, refs);
   const samples = opts.samples ?? DEFAULT_AR_SAMPLES;
   const seed = opts.seed ?? DEFAULT_SEED;
-  if (!Number.isInteger(samples) || samples < 1) throw new RangeError(`the number of randomization trials must be a whole number ≥ 1, not ${samples}`);
+  if (!Number.isInteger(samples) || samples < 1)
+    throw new RangeError(`the number of randomization trials must be a whole number ≥ 1, not ${samples}`);
   const swap = new NumpyGenerator(seed).booleans(samples * n);
   const total = metrics.length * systems.length;
   let done = 0;
@@ -299,7 +342,12 @@ export function exactMean(xs: ArrayLike<number>): number {
 /** sacreBLEU's `--confidence` for one system (Metric.corpus_score with n_bootstrap, then
  * Score.estimate_ci in sacrebleu/metrics/base.py: the same percentiles, the mean by
  * statistics.mean): its score with the bootstrap mean and 95 % interval. */
-export function bootstrapConfidence(hyps: readonly string[], refs: readonly (readonly string[])[], metric: StatMetric, opts: PairedTestOptions = {}): SystemResult & { signature: string } {
+export function bootstrapConfidence(
+  hyps: readonly string[],
+  refs: readonly (readonly string[])[],
+  metric: StatMetric,
+  opts: PairedTestOptions = {},
+): SystemResult & { signature: string } {
   const n = hyps.length;
   if (n === 0) throw new RangeError('a confidence interval needs at least one segment');
   const samples = opts.samples ?? DEFAULT_BS_SAMPLES;
@@ -309,5 +357,11 @@ export function bootstrapConfidence(hyps: readonly string[], refs: readonly (rea
   const res = resampledScores(metric, st.flat, st.width, idxs, n, samples, opts.arithmetic ?? 'numpy2');
   const { ci } = estimateCi(res.scores, res.f32);
   const mean = res.f32 ? Math.fround(exactMean(res.scores)) : exactMean(res.scores);
-  return { name: 'system', score: metric.score(sumRows(st.flat, st.width)), mean, ci, signature: metric.signature(refs.length, { bs: samples, seed }) };
+  return {
+    name: 'system',
+    score: metric.score(sumRows(st.flat, st.width)),
+    mean,
+    ci,
+    signature: metric.signature(refs.length, { bs: samples, seed }),
+  };
 }

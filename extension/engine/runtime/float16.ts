@@ -27,7 +27,10 @@ const isLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 export async function readFloat16File(file: string, count: number, what: string): Promise<Float32Array> {
   const raw = await fs.readFile(file);
   if (raw.length !== count * 2) {
-    throw new EngineError('bad-model', `${file} (${what}) has ${raw.length} bytes; model.json's architecture needs ${count} float16 values (${count * 2} bytes).`);
+    throw new EngineError(
+      'bad-model',
+      `${file} (${what}) has ${raw.length} bytes; model.json's architecture needs ${count} float16 values (${count * 2} bytes).`,
+    );
   }
   const t = halfTable();
   const out = new Float32Array(count);

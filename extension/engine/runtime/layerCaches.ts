@@ -33,7 +33,9 @@ export function emptyCaches(layers: number, rows: number, heads: number, headSiz
 /** Adds the caches to `feeds` under their names; the tensors wrap the arrays, nothing is copied. */
 export function feedCaches(feeds: Record<string, Tensor>, prefix: string, caches: LayerCaches): void {
   const names = cacheNames(prefix, caches.data.length / 2);
-  names.forEach((n, i) => { feeds[n] = float32Tensor(caches.data[i], caches.dims); });
+  names.forEach((n, i) => {
+    feeds[n] = float32Tensor(caches.data[i], caches.dims);
+  });
 }
 
 /** The decoder's present caches from its outputs. */
@@ -61,8 +63,14 @@ export function layerViews(stacked: Tensor, name: string): LayerCaches {
   const data = floatData(stacked, name);
   const [L, two, rows, H, T, dh] = stacked.dims;
   if (stacked.dims.length !== 6 || two !== 2 || rows !== 1) {
-    throw new EngineError('bad-model', `${name} has shape [${stacked.dims.join(', ')}]; the engine needs [layers, 2, 1, heads, positions, head size]`);
+    throw new EngineError(
+      'bad-model',
+      `${name} has shape [${stacked.dims.join(', ')}]; the engine needs [layers, 2, 1, heads, positions, head size]`,
+    );
   }
   const size = H * T * dh;
-  return { data: Array.from({ length: 2 * L }, (_, i) => data.subarray(i * size, (i + 1) * size)), dims: [1, H, T, dh] };
+  return {
+    data: Array.from({ length: 2 * L }, (_, i) => data.subarray(i * size, (i + 1) * size)),
+    dims: [1, H, T, dh],
+  };
 }

@@ -176,9 +176,14 @@ export const ReplyEsedArchitecture = ReplyShape.extend({ type: z.literal('reply-
 export const ReplyNrmArchitecture = ReplyShape.extend({ type: z.literal('reply-nrm'), memory: z.literal(false) });
 
 export const Architecture = z.discriminatedUnion('type', [
-  TaasArchitecture, PcsanArchitecture, StoryArchitecture,
-  RoundTripStandardArchitecture, RoundTripHierArchitecture, RoundTripHierAttnArchitecture,
-  ReplyEsedArchitecture, ReplyNrmArchitecture,
+  TaasArchitecture,
+  PcsanArchitecture,
+  StoryArchitecture,
+  RoundTripStandardArchitecture,
+  RoundTripHierArchitecture,
+  RoundTripHierAttnArchitecture,
+  ReplyEsedArchitecture,
+  ReplyNrmArchitecture,
 ]);
 
 export const Manifest = z.object({
@@ -194,8 +199,12 @@ export const Manifest = z.object({
    * (words.txt, one lower-case word a line, written by models/train/draftsmith_train/wordlist.py)
    * for the vocabulary guard (decode/guards.ts); a model without one decodes with no vocabulary guard.
    */
-  files: z.record(z.string(), z.string().min(1)).refine((f) => f.knownWords === undefined || /\.txt$/.test(f.knownWords),
-    { message: 'files.knownWords must name a .txt word list (one word a line)', path: ['knownWords'] }),
+  files: z
+    .record(z.string(), z.string().min(1))
+    .refine((f) => f.knownWords === undefined || /\.txt$/.test(f.knownWords), {
+      message: 'files.knownWords must name a .txt word list (one word a line)',
+      path: ['knownWords'],
+    }),
   /** File name -> its sha256; every file in `files` must have one (checked on load). */
   sha256: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/)).default({}),
   specialTokens: SpecialTokens,
@@ -238,7 +247,10 @@ export async function loadModelFolder(dir: string, expectedSystem: string): Prom
   }
   const manifest = parsed.data;
   if (manifest.system !== expectedSystem) {
-    throw new EngineError('bad-model', `${manifestPath} describes a "${manifest.system}" model, not "${expectedSystem}".`);
+    throw new EngineError(
+      'bad-model',
+      `${manifestPath} describes a "${manifest.system}" model, not "${expectedSystem}".`,
+    );
   }
   for (const [role, name] of Object.entries(manifest.files)) {
     const p = path.join(dir, name);
@@ -254,15 +266,28 @@ export async function loadModelFolder(dir: string, expectedSystem: string): Prom
     if (size === 0) throw new EngineError('bad-model', `Model file ${p} (${role}) is empty.`);
     const expected = manifest.sha256[name];
     // A file without a hash could be anything: the engine runs what these files say, so none is unchecked.
-    if (!expected) throw new EngineError('bad-model', `${manifestPath}: sha256 lists no hash for ${name} (${role}); every model file needs one.`);
-    const actual = createHash('sha256').update(await fs.readFile(p)).digest('hex');
+    if (!expected)
+      throw new EngineError(
+        'bad-model',
+        `${manifestPath}: sha256 lists no hash for ${name} (${role}); every model file needs one.`,
+      );
+    const actual = createHash('sha256')
+      .update(await fs.readFile(p))
+      .digest('hex');
     if (actual !== expected) {
-      throw new EngineError('bad-model', `Model file ${p} (${role}) is corrupt: its sha256 is ${actual.slice(0, 12)}…, model.json expects ${expected.slice(0, 12)}….`);
+      throw new EngineError(
+        'bad-model',
+        `Model file ${p} (${role}) is corrupt: its sha256 is ${actual.slice(0, 12)}…, model.json expects ${expected.slice(0, 12)}….`,
+      );
     }
   }
-  return { dir, manifest, file: (role) => {
-    const name = manifest.files[role];
-    if (!name) throw new EngineError('bad-model', `${manifestPath} names no "${role}" file.`);
-    return path.join(dir, name);
-  } };
+  return {
+    dir,
+    manifest,
+    file: (role) => {
+      const name = manifest.files[role];
+      if (!name) throw new EngineError('bad-model', `${manifestPath} names no "${role}" file.`);
+      return path.join(dir, name);
+    },
+  };
 }

@@ -112,7 +112,9 @@ export class NativeCalls {
       this.open.delete(session);
       this.counts.released++;
       // Counted, so that nothing takes this thread for idle while a release is under way.
-      await this.counted(release).catch(() => { /* a session onnxruntime cannot release is the thread's to end */ });
+      await this.counted(release).catch(() => {
+        /* a session onnxruntime cannot release is the thread's to end */
+      });
     }
   }
 }
@@ -131,9 +133,12 @@ function tracked(session: Session, calls: NativeCalls): Session {
  * before the call counts out, so a close() waiting on this load releases the session it opened.
  */
 const openTracked = (calls: NativeCalls, ...args: unknown[]) =>
-  calls.track(async () => tracked(await (ort().InferenceSession.create as (...a: unknown[]) => Promise<Session>)(...args), calls));
+  calls.track(async () =>
+    tracked(await (ort().InferenceSession.create as (...a: unknown[]) => Promise<Session>)(...args), calls),
+  );
 
-const createSession = (file: string, options: ortTypes.InferenceSession.SessionOptions, calls: NativeCalls) => openTracked(calls, file, options);
+const createSession = (file: string, options: ortTypes.InferenceSession.SessionOptions, calls: NativeCalls) =>
+  openTracked(calls, file, options);
 
 /**
  * onnxruntime as another library sees it (transformers.js takes the instance it runs from
@@ -143,7 +148,10 @@ const createSession = (file: string, options: ortTypes.InferenceSession.SessionO
  */
 export function guardedOrt(calls: () => NativeCalls): Ort {
   const base = ort();
-  return { ...base, InferenceSession: { ...base.InferenceSession, create: (...args: unknown[]) => openTracked(calls(), ...args) } } as Ort;
+  return {
+    ...base,
+    InferenceSession: { ...base.InferenceSession, create: (...args: unknown[]) => openTracked(calls(), ...args) },
+  } as Ort;
 }
 
 /**
@@ -155,7 +163,7 @@ export async function releaseSessions(sessions: readonly (Session | undefined)[]
   for (const s of sessions) {
     if (!s) continue;
     try {
-      await s.release();   // through the gate it was opened with (tracked)
+      await s.release(); // through the gate it was opened with (tracked)
     } catch (e) {
       if (!(e instanceof EngineError && e.code === 'stopped')) throw e;
     }
@@ -167,7 +175,8 @@ export async function releaseSessions(sessions: readonly (Session | undefined)[]
  * library; trying it anyway makes the native side print an alarming error of its own.
  */
 export function missingCudaLibrary(): string | undefined {
-  if (process.platform !== 'linux' && process.platform !== 'win32') return `no CUDA build of onnxruntime for ${process.platform}`;
+  if (process.platform !== 'linux' && process.platform !== 'win32')
+    return `no CUDA build of onnxruntime for ${process.platform}`;
   try {
     const pkg = path.dirname(require.resolve('onnxruntime-node/package.json'));
     const lib = process.platform === 'win32' ? 'onnxruntime_providers_cuda.dll' : 'libonnxruntime_providers_cuda.so';
@@ -215,13 +224,19 @@ export class CudaDecision {
 export class CudaUse {
   private logged = false;
 
-  constructor(readonly decision: CudaDecision, private readonly what: string) {}
+  constructor(
+    readonly decision: CudaDecision,
+    private readonly what: string,
+  ) {}
 
   /** The log line, once per load: every load that asked for CUDA and runs on the CPU says so. */
   fellBack(device: DeviceSetting, log: SessionOptions['log']): void {
     if (this.logged) return;
     this.logged = true;
-    log(device === 'cuda' ? 'warn' : 'info', `CUDA execution provider unavailable (${this.decision.unavailable}); running ${this.what} on the CPU.`);
+    log(
+      device === 'cuda' ? 'warn' : 'info',
+      `CUDA execution provider unavailable (${this.decision.unavailable}); running ${this.what} on the CPU.`,
+    );
   }
 }
 
@@ -259,7 +274,11 @@ export async function openSession(file: string, opts: SessionOptions): Promise<O
       try {
         // Severity 4 (fatal only): onnxruntime otherwise prints its own error for a missing CUDA library
         // before we can log the fallback in plain words.
-        const session = await createSession(file, { ...base, logSeverityLevel: 4, executionProviders: ['cuda'] }, calls);
+        const session = await createSession(
+          file,
+          { ...base, logSeverityLevel: 4, executionProviders: ['cuda'] },
+          calls,
+        );
         opts.log('info', `execution provider: cuda (${file})`);
         return { session, provider: 'cuda' };
       } catch (e) {
@@ -325,8 +344,19 @@ const showDims = (dims: readonly (number | string | null)[]) => `[${dims.map((d)
  * instead of failing inside onnxruntime at the first step. A symbolic dimension matches any size.
  * `onlyThese`: the graph may declare no input besides `inputs` (the engine feeds nothing else).
  */
-export function checkIO(session: Session, file: string, inputs: Record<string, TensorSpec>, outputs: Record<string, TensorSpec>, onlyThese = false): void {
-  const check = (kind: 'input' | 'output', declared: readonly ortTypes.InferenceSession.ValueMetadata[], names: readonly string[], wanted: Record<string, TensorSpec>) => {
+export function checkIO(
+  session: Session,
+  file: string,
+  inputs: Record<string, TensorSpec>,
+  outputs: Record<string, TensorSpec>,
+  onlyThese = false,
+): void {
+  const check = (
+    kind: 'input' | 'output',
+    declared: readonly ortTypes.InferenceSession.ValueMetadata[],
+    names: readonly string[],
+    wanted: Record<string, TensorSpec>,
+  ) => {
     for (const [name, spec] of Object.entries(wanted)) {
       const meta = declared.find((m) => m.name === name);
       if (!names.includes(name) || !meta) {
@@ -335,14 +365,21 @@ export function checkIO(session: Session, file: string, inputs: Record<string, T
       if (!meta.isTensor) throw new EngineError('bad-model', `${file}: ${kind} "${name}" is not a tensor.`);
       const expected = `${spec.type} ${showDims(spec.dims)}`;
       if (meta.type !== spec.type) {
-        throw new EngineError('bad-model', `${file}: ${kind} "${name}" is ${meta.type} ${showDims(meta.shape)}; the engine needs ${expected} (from model.json's architecture).`);
+        throw new EngineError(
+          'bad-model',
+          `${file}: ${kind} "${name}" is ${meta.type} ${showDims(meta.shape)}; the engine needs ${expected} (from model.json's architecture).`,
+        );
       }
       // An undeclared shape (empty) is left to onnxruntime; a declared one must fit.
       if (meta.shape.length === 0) continue;
-      const fits = meta.shape.length === spec.dims.length &&
+      const fits =
+        meta.shape.length === spec.dims.length &&
         meta.shape.every((d, i) => typeof d !== 'number' || spec.dims[i] === null || spec.dims[i] === d);
       if (!fits) {
-        throw new EngineError('bad-model', `${file}: ${kind} "${name}" has shape ${showDims(meta.shape)}; the engine needs ${expected} (from model.json's architecture).`);
+        throw new EngineError(
+          'bad-model',
+          `${file}: ${kind} "${name}" has shape ${showDims(meta.shape)}; the engine needs ${expected} (from model.json's architecture).`,
+        );
       }
     }
   };
@@ -350,6 +387,9 @@ export function checkIO(session: Session, file: string, inputs: Record<string, T
   check('output', session.outputMetadata, session.outputNames, outputs);
   const extra = onlyThese ? session.inputNames.filter((n) => !(n in inputs)) : [];
   if (extra.length > 0) {
-    throw new EngineError('bad-model', `${file} needs input${extra.length > 1 ? 's' : ''} ${extra.map((n) => `"${n}"`).join(', ')}, which the engine does not feed (it feeds: ${Object.keys(inputs).join(', ')}).`);
+    throw new EngineError(
+      'bad-model',
+      `${file} needs input${extra.length > 1 ? 's' : ''} ${extra.map((n) => `"${n}"`).join(', ')}, which the engine does not feed (it feeds: ${Object.keys(inputs).join(', ')}).`,
+    );
   }
 }

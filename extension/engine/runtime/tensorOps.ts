@@ -4,7 +4,12 @@
  */
 
 /** Picks rows `index` along `axis` of a row-major tensor into a new array. */
-export function gatherAxis(data: Float32Array, dims: number[], axis: number, index: number[]): { data: Float32Array; dims: number[] } {
+export function gatherAxis(
+  data: Float32Array,
+  dims: number[],
+  axis: number,
+  index: number[],
+): { data: Float32Array; dims: number[] } {
   const outer = dims.slice(0, axis).reduce((a, b) => a * b, 1);
   const inner = dims.slice(axis + 1).reduce((a, b) => a * b, 1);
   const n = dims[axis];
@@ -42,7 +47,12 @@ export function reorderInPlace(data: Float32Array, dims: number[], axis: number,
 }
 
 /** Row order along `axis` as `rows` says: in place when it can be (the array is then the same), else a copy. */
-export function reorderAxis(data: Float32Array, dims: number[], axis: number, rows: number[]): { data: Float32Array; dims: number[] } {
+export function reorderAxis(
+  data: Float32Array,
+  dims: number[],
+  axis: number,
+  rows: number[],
+): { data: Float32Array; dims: number[] } {
   if (reorderInPlace(data, dims, axis, rows)) return { data, dims };
   return gatherAxis(data, dims, axis, rows);
 }

@@ -37,7 +37,10 @@ export function urlModels(base: string, opts: UrlSourceOptions, watch: LoadWatch
       const dest = path.join(urlCacheFolder(root, opts.cacheDir), name);
       if (existsSync(path.join(dest, 'model.json'))) return dest;
       if (opts.offline) {
-        throw new EngineError('model-unavailable', `The ${name} model from ${root} has not been downloaded, and downloads are off (draftsmith.hub.offline, or --offline).`);
+        throw new EngineError(
+          'model-unavailable',
+          `The ${name} model from ${root} has not been downloaded, and downloads are off (draftsmith.hub.offline, or --offline).`,
+        );
       }
       const part = `${dest}.part-${randomBytes(4).toString('hex')}`;
       try {
@@ -51,30 +54,45 @@ export function urlModels(base: string, opts: UrlSourceOptions, watch: LoadWatch
         await fs.rm(part, { recursive: true, force: true });
         if (e instanceof DownloadAborted) throw e.reason;
         if (e instanceof EngineError) throw e;
-        throw new EngineError('model-unavailable', `The ${name} model could not be downloaded from ${root}: ${errorMessage(e)}${e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : ''}`);
+        throw new EngineError(
+          'model-unavailable',
+          `The ${name} model could not be downloaded from ${root}: ${errorMessage(e)}${e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : ''}`,
+        );
       }
     },
   };
 }
 
-async function download(folderUrl: string, name: string, into: string, opts: UrlSourceOptions, watch: LoadWatch): Promise<void> {
+async function download(
+  folderUrl: string,
+  name: string,
+  into: string,
+  opts: UrlSourceOptions,
+  watch: LoadWatch,
+): Promise<void> {
   const get = watchedFetch({ isCancelled: () => watch.isCancelled(), stallMs: opts.stallMs, log: opts.log });
   const manifestUrl = new URL('model.json', folderUrl).href;
   const res = await get(manifestUrl);
-  if (res.status === 404) throw new EngineError('model-unavailable', `There is no ${name} model at ${folderUrl} (${manifestUrl}: 404).`);
+  if (res.status === 404)
+    throw new EngineError('model-unavailable', `There is no ${name} model at ${folderUrl} (${manifestUrl}: 404).`);
   if (!res.ok) throw new EngineError('model-unavailable', `${manifestUrl} answered ${res.status} ${res.statusText}.`);
   const manifestText = await res.text();
   let manifest: Manifest;
   try {
     manifest = Manifest.parse(JSON.parse(manifestText));
   } catch (e) {
-    throw new EngineError('bad-model', `${manifestUrl} is not a Draftsmith model.json: ${errorMessage(e).split('\n')[0]}`);
+    throw new EngineError(
+      'bad-model',
+      `${manifestUrl} is not a Draftsmith model.json: ${errorMessage(e).split('\n')[0]}`,
+    );
   }
   // Every file the folder needs, each with its hash: nothing unchecked is written.
   const files = [...new Set([...Object.values(manifest.files), ...Object.keys(manifest.sha256)])];
   for (const f of files) {
-    if (!manifest.sha256[f]) throw new EngineError('bad-model', `${manifestUrl}: sha256 lists no hash for ${f}; every model file needs one.`);
-    if (path.isAbsolute(f) || f.split(/[\\/]/).includes('..')) throw new EngineError('bad-model', `${manifestUrl}: ${f} is outside the model folder.`);
+    if (!manifest.sha256[f])
+      throw new EngineError('bad-model', `${manifestUrl}: sha256 lists no hash for ${f}; every model file needs one.`);
+    if (path.isAbsolute(f) || f.split(/[\\/]/).includes('..'))
+      throw new EngineError('bad-model', `${manifestUrl}: ${f} is outside the model folder.`);
   }
   await fs.mkdir(into, { recursive: true });
   let done = 0;
@@ -99,7 +117,10 @@ async function download(folderUrl: string, name: string, into: string, opts: Url
         if (!out.write(value)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
         if (got - lastReport > MB / 2 || got === total) {
           lastReport = got;
-          watch.progress(`Downloading the ${name} model: file ${i + 1} of ${files.length}, ${((done + got) / MB).toFixed(1)} MB`, total ? Math.min(1, (i + got / total) / files.length) : i / files.length);
+          watch.progress(
+            `Downloading the ${name} model: file ${i + 1} of ${files.length}, ${((done + got) / MB).toFixed(1)} MB`,
+            total ? Math.min(1, (i + got / total) / files.length) : i / files.length,
+          );
         }
       }
     } finally {
@@ -109,9 +130,14 @@ async function download(folderUrl: string, name: string, into: string, opts: Url
     done += got;
     const actual = hash.digest('hex');
     if (actual !== manifest.sha256[f]) {
-      throw new EngineError('bad-model', `${url} does not match its model.json: sha256 ${actual.slice(0, 12)}…, expected ${manifest.sha256[f].slice(0, 12)}…. Nothing of the ${name} model was kept.`);
+      throw new EngineError(
+        'bad-model',
+        `${url} does not match its model.json: sha256 ${actual.slice(0, 12)}…, expected ${manifest.sha256[f].slice(0, 12)}…. Nothing of the ${name} model was kept.`,
+      );
     }
   }
   await fs.writeFile(path.join(into, 'model.json'), manifestText);
-  opts.log(`downloaded the ${name} model from ${folderUrl}: ${files.length} files, ${(done / MB).toFixed(1)} MB, every sha256 checked`);
+  opts.log(
+    `downloaded the ${name} model from ${folderUrl}: ${files.length} files, ${(done / MB).toFixed(1)} MB, every sha256 checked`,
+  );
 }

@@ -20,7 +20,8 @@ export async function readKnownWords(folder: ModelFolder): Promise<KnownWords | 
   let text: string;
   try {
     const stat = await fs.stat(file);
-    if (stat.size > MAX_WORDS_BYTES) throw new Error(`${stat.size} bytes, more than a word list holds (at most ${MAX_WORDS_BYTES})`);
+    if (stat.size > MAX_WORDS_BYTES)
+      throw new Error(`${stat.size} bytes, more than a word list holds (at most ${MAX_WORDS_BYTES})`);
     text = await fs.readFile(file, 'utf8');
   } catch (e) {
     throw new EngineError('bad-model', `${file} (files.knownWords) cannot be read: ${errorMessage(e)}`);
@@ -42,10 +43,22 @@ export interface GuardSetup {
  * `prefix`: ids written before this output that the repetition rules see (earlier sentences); `extra`:
  * rules a system adds to the common ones (a summary's names only from its source).
  */
-export function decodingGuard(setup: GuardSetup, enabled: boolean | undefined, input: string, prefix?: readonly number[],
-  extra: Partial<GuardFlags> = {}): RowGuard | undefined {
+export function decodingGuard(
+  setup: GuardSetup,
+  enabled: boolean | undefined,
+  input: string,
+  prefix?: readonly number[],
+  extra: Partial<GuardFlags> = {},
+): RowGuard | undefined {
   if (enabled === false) return undefined;
-  return new PieceGuard({ pieces: setup.tokenizer.pieces(), eos: setup.eos, flags: { ...ALL_GUARDS, ...extra }, known: setup.known, input, prefix });
+  return new PieceGuard({
+    pieces: setup.tokenizer.pieces(),
+    eos: setup.eos,
+    flags: { ...ALL_GUARDS, ...extra },
+    known: setup.known,
+    input,
+    prefix,
+  });
 }
 
 /** A sentence's end: . ! or ?, then any closing quotes or brackets. */

@@ -21,7 +21,11 @@ export interface BeamDecoding {
  * What was asked, else the manifest's default; the length capped at `modelMax` (the longest output
  * the model was trained for). A field the request leaves undefined takes the default.
  */
-export function beamDecoding(defaults: DecodingDefaults, requested: RequestedBeam | undefined, modelMax: number): BeamDecoding {
+export function beamDecoding(
+  defaults: DecodingDefaults,
+  requested: RequestedBeam | undefined,
+  modelMax: number,
+): BeamDecoding {
   const limit = lengthLimit(requested?.maxLength ?? defaults.maxLength, modelMax);
   return {
     beamSize: requested?.beamSize ?? defaults.beamSize,
@@ -38,5 +42,7 @@ export function beamDecoding(defaults: DecodingDefaults, requested: RequestedBea
  * one, and `also` (a model's own list, e.g. the story model's neverSample). Each once.
  */
 export function neverWritten(special: SpecialTokens, also: readonly number[] = []): number[] {
-  return [...new Set([special.pad, special.unk, special.bos, ...(special.mask !== undefined ? [special.mask] : []), ...also])];
+  return [
+    ...new Set([special.pad, special.unk, special.bos, ...(special.mask !== undefined ? [special.mask] : []), ...also]),
+  ];
 }

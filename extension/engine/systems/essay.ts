@@ -16,8 +16,25 @@ import type { StepModel } from '../decode/types';
 import { EngineError, errorMessage } from '../errors';
 import { porterStem } from '../metrics/porterStemmer';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
-import { cacheSpecs, emptyCaches, feedCaches, layerViews, LayerCaches, readCaches, reorderCaches } from '../runtime/layerCaches';
+import {
+  checkIO,
+  float32Tensor,
+  floatData,
+  int64Tensor,
+  openSession,
+  Session,
+  Tensor,
+  TensorSpec,
+} from '../runtime/onnx';
+import {
+  cacheSpecs,
+  emptyCaches,
+  feedCaches,
+  layerViews,
+  LayerCaches,
+  readCaches,
+  reorderCaches,
+} from '../runtime/layerCaches';
 import { reorderAxis } from '../runtime/tensorOps';
 import { ask, whereText } from '../text/origin';
 import { noKnownLetter, scriptShare } from '../text/reader';
@@ -71,40 +88,71 @@ export class EssaySystem implements System<'essay'> {
   static async load(dir: string, opts: RuntimeOptions): Promise<EssaySystem> {
     const folder = await loadModelFolder(dir, 'essay');
     const arch = folder.manifest.architecture;
-    if (arch.type !== 'pcsan-encoder-decoder') throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a PC-SAN model`);
+    if (arch.type !== 'pcsan-encoder-decoder')
+      throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a PC-SAN model`);
     const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
     const enc = await openSession(folder.file('encoder'), opts);
     const dec = await openSession(folder.file('decoder'), opts);
     const ids: TensorSpec = { type: 'int64', dims: [null, null] };
     // Keys and values of every decoder layer as the encoder returns them: [layers, 2, batch, heads, positions, head size].
-    const keyValues: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, 2, null, arch.heads, null, arch.dModel / arch.heads] };
+    const keyValues: TensorSpec = {
+      type: 'float32',
+      dims: [arch.decoderLayers, 2, null, arch.heads, null, arch.dModel / arch.heads],
+    };
     // The decoder takes them one tensor per layer: [batch, heads, positions, head size].
     const layerCache: TensorSpec = { type: 'float32', dims: [null, arch.heads, null, arch.dModel / arch.heads] };
     const contextSum: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, null, arch.dModel] };
     const sourceContext: TensorSpec = { type: 'float32', dims: [null, arch.dModel] };
-    checkIO(enc.session, folder.file('encoder'),
+    checkIO(
+      enc.session,
+      folder.file('encoder'),
       { input_ids: ids, word_ids: ids, attention_mask: ids },
       {
-        cross_key_values: keyValues, memory_mask: ids, source_context: sourceContext,
+        cross_key_values: keyValues,
+        memory_mask: ids,
+        source_context: sourceContext,
         layer_weights: { type: 'float32', dims: [arch.decoderLayers, arch.encoderLayers + 1] },
-      });
+      },
+    );
     // source_context feeds only the -Source-context ablation (the exporter drops an unused input);
     // source_ids only a model that copies topic subwords.
-    checkIO(dec.session, folder.file('decoder'),
+    checkIO(
+      dec.session,
+      folder.file('decoder'),
       {
-        input_ids: { type: 'int64', dims: [null, 1] }, memory_mask: ids, past_context_sum: contextSum,
-        ...cacheSpecs('cross_key_values', arch.decoderLayers, layerCache), ...cacheSpecs('past_key_values', arch.decoderLayers, layerCache),
-        ...(arch.context === 'source' ? { source_context: sourceContext } : {}), ...(arch.copy ? { source_ids: ids } : {}),
+        input_ids: { type: 'int64', dims: [null, 1] },
+        memory_mask: ids,
+        past_context_sum: contextSum,
+        ...cacheSpecs('cross_key_values', arch.decoderLayers, layerCache),
+        ...cacheSpecs('past_key_values', arch.decoderLayers, layerCache),
+        ...(arch.context === 'source' ? { source_context: sourceContext } : {}),
+        ...(arch.copy ? { source_ids: ids } : {}),
       },
-      { log_probs: { type: 'float32', dims: [null, arch.vocabSize] }, present_context_sum: contextSum, ...cacheSpecs('present', arch.decoderLayers, layerCache) });
+      {
+        log_probs: { type: 'float32', dims: [null, arch.vocabSize] },
+        present_context_sum: contextSum,
+        ...cacheSpecs('present', arch.decoderLayers, layerCache),
+      },
+    );
     let words: string[];
     try {
       words = z.array(z.string()).parse(JSON.parse(await fs.readFile(folder.file('words'), 'utf8')));
     } catch (e) {
-      throw new EngineError('bad-model', `${folder.file('words')} is not a list of words: ${errorMessage(e).split('\n')[0]}`);
+      throw new EngineError(
+        'bad-model',
+        `${folder.file('words')} is not a list of words: ${errorMessage(e).split('\n')[0]}`,
+      );
     }
     opts.log('info', `essay model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}`);
-    const system = new EssaySystem(folder, arch, tokenizer, enc.session, dec.session, new Map(words.map((w, i) => [w, i + 1])), enc.provider);
+    const system = new EssaySystem(
+      folder,
+      arch,
+      tokenizer,
+      enc.session,
+      dec.session,
+      new Map(words.map((w, i) => [w, i + 1])),
+      enc.provider,
+    );
     system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
     return system;
   }
@@ -147,13 +195,23 @@ export class EssaySystem implements System<'essay'> {
 
   async run(req: EssayRequest, ctx: RunContext): Promise<EssayResult> {
     const selected = parseTopics(req.topics);
-    if (selected.length === 0) throw new EngineError('bad-input', `${ask(req.origin)} a few topic words (for example "bee, swallow, geese, flower, frog"): ${whereText(req.origin)} has no words.`);
+    if (selected.length === 0)
+      throw new EngineError(
+        'bad-input',
+        `${ask(req.origin)} a few topic words (for example "bee, swallow, geese, flower, frog"): ${whereText(req.origin)} has no words.`,
+      );
     if (selected.length > MAX_TOPICS) {
-      throw new EngineError('bad-input', `${ask(req.origin)} at most ${MAX_TOPICS} topic words; ${whereText(req.origin)} has ${selected.length}. The model was trained on five.`);
+      throw new EngineError(
+        'bad-input',
+        `${ask(req.origin)} at most ${MAX_TOPICS} topic words; ${whereText(req.origin)} has ${selected.length}. The model was trained on five.`,
+      );
     }
     const tooLong = selected.find((t) => t.length > MAX_TOPIC_CHARS);
     if (tooLong) {
-      throw new EngineError('bad-input', `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". ${ask(req.origin)} a few words or short phrases.`);
+      throw new EngineError(
+        'bad-input',
+        `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". ${ask(req.origin)} a few words or short phrases.`,
+      );
     }
     // A word in a script the vocabulary lacks encodes to the unknown piece only: it would feed the
     // model noise, so it is left out and reported.
@@ -161,11 +219,18 @@ export class EssaySystem implements System<'essay'> {
     const skippedTopics = selected.filter((t) => noKnownLetter(scriptShare(t, this.tokenizer.encodeWithSpans(t), unk)));
     const topics = selected.filter((t) => !skippedTopics.includes(t));
     if (topics.length === 0) {
-      throw new EngineError('bad-input', `The essay model reads English words only, and knows none of the letters in "${skippedTopics.join(', ')}". ${ask(req.origin)} English topic words.`);
+      throw new EngineError(
+        'bad-input',
+        `The essay model reads English words only, and knows none of the letters in "${skippedTopics.join(', ')}". ${ask(req.origin)} English topic words.`,
+      );
     }
     const m = this.folder.manifest;
     const { ids, wordIds } = this.joinTopics(topics);
-    if (ids.length > m.maxInputTokens) throw new EngineError('bad-input', `The topic words are too long together (${ids.length} subwords; at most ${m.maxInputTokens}).`);
+    if (ids.length > m.maxInputTokens)
+      throw new EngineError(
+        'bad-input',
+        `The topic words are too long together (${ids.length} subwords; at most ${m.maxInputTokens}).`,
+      );
     ctx.progress('Reading the topic words…', 0);
     const t0 = performance.now();
     const enc = await this.encode(ids, wordIds);
@@ -181,10 +246,19 @@ export class EssaySystem implements System<'essay'> {
     const { limit, maxLength } = d;
     const t1 = performance.now();
     const special = m.specialTokens;
-    const start = { past: emptyCaches(L, K, H, dModel / H), sum: new Float32Array(L * K * dModel), sumDims: [L, K, dModel] };
+    const start = {
+      past: emptyCaches(L, K, H, dModel / H),
+      sum: new Float32Array(L * K * dModel),
+      sumDims: [L, K, dModel],
+    };
     const beam = {
-      bos: special.bos, eos: special.eos, beamSize: K, maxLength, minLength: d.minLength,
-      lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
+      bos: special.bos,
+      eos: special.eos,
+      beamSize: K,
+      maxLength,
+      minLength: d.minLength,
+      lengthPenalty: d.lengthPenalty,
+      noRepeatNgramSize: d.noRepeatNgramSize,
       banned: neverWritten(special),
       // The topic words are the input: the guards let the essay write them.
       guard: decodingGuard(this.guards, req.guards, topics.join(' ')),
@@ -199,13 +273,25 @@ export class EssaySystem implements System<'essay'> {
     };
     // The paper decodes with plain beam search; a writer asked for an essay that covers all the
     // words, so by default each topic word is a lexical constraint (the model still writes every token).
-    const hyps = req.includeAllTopics === false
-      ? await beamSearch(model, start, beam, hooks)
-      : await constrainedBeamSearch(model, start, topics.map((t) => this.spellings(t)), { ...beam, endsWord: (t) => this.tokenizer.endsWord(t) }, hooks);
+    const hyps =
+      req.includeAllTopics === false
+        ? await beamSearch(model, start, beam, hooks)
+        : await constrainedBeamSearch(
+            model,
+            start,
+            topics.map((t) => this.spellings(t)),
+            { ...beam, endsWord: (t) => this.tokenizer.endsWord(t) },
+            hooks,
+          );
     const decodeMs = performance.now() - t1;
     const seen = new Set<string>();
     const candidates = hyps
-      .map((h) => ({ text: this.tokenizer.decode(h.tokens), logProb: h.logProb, score: h.score, hitMaxLength: maxLengthHit(h, limit) }))
+      .map((h) => ({
+        text: this.tokenizer.decode(h.tokens),
+        logProb: h.logProb,
+        score: h.score,
+        hitMaxLength: maxLengthHit(h, limit),
+      }))
       .filter((c) => c.text.length > 0 && !seen.has(c.text) && seen.add(c.text))
       .slice(0, wanted)
       .map((c) => ({ ...c, covered: coveredTopics(c.text, topics) }));
@@ -222,8 +308,14 @@ export class EssaySystem implements System<'essay'> {
       layerWeights: Array.from({ length: L }, (_, l) => Array.from(lw.subarray(l * S, (l + 1) * S))),
       encoderLayers: ['embeddings', ...Array.from({ length: S - 1 }, (_, i) => `layer ${i + 1}`)],
       stats: {
-        inputTokens: ids.length, usedInputTokens: ids.length, outputTokens: hyps[0]?.tokens.length ?? 0,
-        encodeMs, decodeMs, tokensPerSecond: steps / (decodeMs / 1000), device: this.device, model: m.name,
+        inputTokens: ids.length,
+        usedInputTokens: ids.length,
+        outputTokens: hyps[0]?.tokens.length ?? 0,
+        encodeMs,
+        decodeMs,
+        tokensPerSecond: steps / (decodeMs / 1000),
+        device: this.device,
+        model: m.name,
       },
     };
   }
@@ -232,7 +324,10 @@ export class EssaySystem implements System<'essay'> {
     return this.encoder.run({
       input_ids: int64Tensor(ids, [1, ids.length]),
       word_ids: int64Tensor(wordIds, [1, ids.length]),
-      attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
+      attention_mask: int64Tensor(
+        ids.map(() => 1),
+        [1, ids.length],
+      ),
     });
   }
 
@@ -245,10 +340,21 @@ export class EssaySystem implements System<'essay'> {
    * The decoder over one row for the joined topic words, encoded, at its start state: what bench/
    * drives with decode/greedy.ts to compare our loop with the bare session calls and with another runtime.
    */
-  async decoderFor(ids: number[], wordIds: number[]): Promise<{ model: StepModel<DecoderState>; state: DecoderState; bos: number }> {
+  async decoderFor(
+    ids: number[],
+    wordIds: number[],
+  ): Promise<{ model: StepModel<DecoderState>; state: DecoderState; bos: number }> {
     const a = this.arch;
-    const state = { past: emptyCaches(a.decoderLayers, 1, a.heads, a.dModel / a.heads), sum: new Float32Array(a.decoderLayers * a.dModel), sumDims: [a.decoderLayers, 1, a.dModel] };
-    return { model: this.stepModel(await this.encode(ids, wordIds), ids), state, bos: this.folder.manifest.specialTokens.bos };
+    const state = {
+      past: emptyCaches(a.decoderLayers, 1, a.heads, a.dModel / a.heads),
+      sum: new Float32Array(a.decoderLayers * a.dModel),
+      sumDims: [a.decoderLayers, 1, a.dModel],
+    };
+    return {
+      model: this.stepModel(await this.encode(ids, wordIds), ids),
+      state,
+      bos: this.folder.manifest.specialTokens.bos,
+    };
   }
 
   /**
@@ -270,7 +376,9 @@ export class EssaySystem implements System<'essay'> {
       vocabSize: this.arch.vocabSize,
       async step(tokens, state) {
         const stepFeeds: Record<string, Tensor> = {
-          ...feeds, input_ids: int64Tensor(tokens, [tokens.length, 1]), past_context_sum: float32Tensor(state.sum, state.sumDims),
+          ...feeds,
+          input_ids: int64Tensor(tokens, [tokens.length, 1]),
+          past_context_sum: float32Tensor(state.sum, state.sumDims),
         };
         feedCaches(stepFeeds, 'past_key_values', state.past);
         const out = await decoder.run(stepFeeds);
@@ -278,7 +386,11 @@ export class EssaySystem implements System<'essay'> {
         // The output is ours (a new array per run, runtime/onnx.ts floatData): the strategies may write to it.
         return {
           logProbs: floatData(out.log_probs, 'log_probs'),
-          state: { past: readCaches(out, 'present', layers), sum: floatData(sum, 'present_context_sum'), sumDims: sum.dims.slice() },
+          state: {
+            past: readCaches(out, 'present', layers),
+            sum: floatData(sum, 'present_context_sum'),
+            sumDims: sum.dims.slice(),
+          },
         };
       },
       reorder(state, rows) {

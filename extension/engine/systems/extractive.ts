@@ -51,7 +51,11 @@ export interface ExtractiveOptions {
 
 /** Chosen on the validation split (news, tech, dialogue; see the model card). */
 export const DEFAULT_EXTRACTIVE: Readonly<ExtractiveOptions> = Object.freeze({
-  aggregation: 'rank', positionWeight: 4, ratio: 0.2, maxSentences: 3, minWords: 0,
+  aggregation: 'rank',
+  positionWeight: 4,
+  ratio: 0.2,
+  maxSentences: 3,
+  minWords: 0,
 });
 
 export interface ScoredSentence {
@@ -100,9 +104,22 @@ export function aggregate(alpha: number, n: number, how: Aggregation): number {
  * The sentences of `text` (text/reader.ts, the splitter Lead-3 uses), each with the α of the
  * tokens that start inside it. Sentences past the part the model read have no tokens and score 0.
  */
-export function scoreSentences(text: string, tokens: readonly AttendedToken[], how: Aggregation, positionWeight = 0): ScoredSentence[] {
+export function scoreSentences(
+  text: string,
+  tokens: readonly AttendedToken[],
+  how: Aggregation,
+  positionWeight = 0,
+): ScoredSentence[] {
   const spans = sentenceSpans(text);
-  const out: ScoredSentence[] = spans.map((s) => ({ start: s.start, end: s.end, words: countWords(s.text), tokens: 0, alpha: 0, score: 0, prose: !looksLikeMarkup(s.text) }));
+  const out: ScoredSentence[] = spans.map((s) => ({
+    start: s.start,
+    end: s.end,
+    words: countWords(s.text),
+    tokens: 0,
+    alpha: 0,
+    score: 0,
+    prose: !looksLikeMarkup(s.text),
+  }));
   const sorted = [...tokens].filter((t) => Number.isFinite(t.weight)).sort((a, b) => a.start - b.start);
   // The sentence each token starts in (-1: between sentences); tokens and sentences are both in text order.
   const sentenceOf = new Int32Array(sorted.length).fill(-1);
@@ -115,12 +132,19 @@ export function scoreSentences(text: string, tokens: readonly AttendedToken[], h
     out[i].alpha += t.weight;
   });
   if (how === 'rank') {
-    const words = wordsOf(sorted).filter((w) => /\p{L}/u.test(text.slice(w.start, w.end)) && !isStopword(text.slice(w.start, w.end)));
+    const words = wordsOf(sorted).filter(
+      (w) => /\p{L}/u.test(text.slice(w.start, w.end)) && !isStopword(text.slice(w.start, w.end)),
+    );
     const weights = words.map((w) => w.weight).sort((a, b) => a - b);
-    const below = (x: number) => { // how many weights are < x
+    const below = (x: number) => {
+      // how many weights are < x
       let lo = 0;
       let hi = weights.length;
-      while (lo < hi) { const m = (lo + hi) >> 1; if (weights[m] < x) lo = m + 1; else hi = m; }
+      while (lo < hi) {
+        const m = (lo + hi) >> 1;
+        if (weights[m] < x) lo = m + 1;
+        else hi = m;
+      }
       return lo;
     };
     const ranks = new Float64Array(out.length);
@@ -128,7 +152,9 @@ export function scoreSentences(text: string, tokens: readonly AttendedToken[], h
       const s = sentenceOf[w.first];
       if (s >= 0) ranks[s] += below(w.weight) / weights.length;
     }
-    out.forEach((s, k) => { s.score = aggregate(ranks[k], s.words, 'sqrt'); });
+    out.forEach((s, k) => {
+      s.score = aggregate(ranks[k], s.words, 'sqrt');
+    });
   } else {
     for (const s of out) s.score = aggregate(s.alpha, s.words, how);
   }
@@ -153,8 +179,14 @@ export function wordBudget(docWords: number, opts: Pick<ExtractiveOptions, 'rati
  * Best-scored sentences first, each taken when it still fits the word budget (the best one always),
  * at most maxSentences; returned as indices in document order. Ties go to the earlier sentence.
  */
-export function selectSentences(sentences: readonly Pick<ScoredSentence, 'score' | 'words'>[], budgetWords: number, maxSentences: number): number[] {
-  const order = sentences.map((_, i) => i).filter((i) => sentences[i].words > 0)
+export function selectSentences(
+  sentences: readonly Pick<ScoredSentence, 'score' | 'words'>[],
+  budgetWords: number,
+  maxSentences: number,
+): number[] {
+  const order = sentences
+    .map((_, i) => i)
+    .filter((i) => sentences[i].words > 0)
     .sort((a, b) => sentences[b].score - sentences[a].score || a - b);
   const chosen: number[] = [];
   let used = 0;
@@ -169,7 +201,11 @@ export function selectSentences(sentences: readonly Pick<ScoredSentence, 'score'
 }
 
 /** The extractive summary of `text` from the model's α over its tokens. */
-export function extractiveSummary(text: string, tokens: readonly AttendedToken[], opts: ExtractiveOptions = DEFAULT_EXTRACTIVE): ExtractiveSummary {
+export function extractiveSummary(
+  text: string,
+  tokens: readonly AttendedToken[],
+  opts: ExtractiveOptions = DEFAULT_EXTRACTIVE,
+): ExtractiveSummary {
   const sentences = scoreSentences(text, tokens, opts.aggregation, opts.positionWeight);
   const docWords = sentences.reduce((n, s) => n + s.words, 0);
   const budgetWords = wordBudget(docWords, opts);

@@ -20,10 +20,18 @@ import { coveredTopics, MAX_TOPIC_CHARS, MAX_TOPICS } from './essay';
 import { maxLengthHit } from './lengthLimit';
 import type { System, SystemDescription } from './system';
 
-const DEFAULTS = { strategy: 'beam' as const, beamSize: 4, maxLength: 120, minLength: 40, lengthPenalty: 1.0, noRepeatNgramSize: 3 };
+const DEFAULTS = {
+  strategy: 'beam' as const,
+  beamSize: 4,
+  maxLength: 120,
+  minLength: 40,
+  lengthPenalty: 1.0,
+  noRepeatNgramSize: 3,
+};
 
 /** What the model reads before it writes (an instruction-tuned model follows it; a plain LM continues it). */
-export const essayInstruction = (topics: readonly string[]) => `Write a short essay that uses these words: ${topics.join(', ')}.\n\n`;
+export const essayInstruction = (topics: readonly string[]) =>
+  `Write a short essay that uses these words: ${topics.join(', ')}.\n\n`;
 
 export class HubEssaySystem implements System<'essay'> {
   private readonly startsWord = new Map<number, boolean>();
@@ -32,7 +40,12 @@ export class HubEssaySystem implements System<'essay'> {
     this.dispose = releaseOpened(lm.opened);
   }
 
-  static async load(choice: ExternalChoice, hub: HubConfig, runtime: RuntimeOptions, watch: LoadWatch): Promise<HubEssaySystem> {
+  static async load(
+    choice: ExternalChoice,
+    hub: HubConfig,
+    runtime: RuntimeOptions,
+    watch: LoadWatch,
+  ): Promise<HubEssaySystem> {
     return new HubEssaySystem(await openCausalLm(choice, 'Expand Topic Words into Essay', hub, runtime, watch));
   }
 
@@ -43,7 +56,11 @@ export class HubEssaySystem implements System<'essay'> {
   readonly dispose: () => Promise<void>;
 
   private external(): ExternalModel {
-    return externalModel(this.lm.opened, 'A language model', 'given an instruction naming the topic words; it has no per-layer attention weights to show (PC-SAN, the built-in model, has them).');
+    return externalModel(
+      this.lm.opened,
+      'A language model',
+      'given an instruction naming the topic words; it has no per-layer attention weights to show (PC-SAN, the built-in model, has them).',
+    );
   }
 
   private encode(text: string): number[] {
@@ -87,10 +104,22 @@ export class HubEssaySystem implements System<'essay'> {
 
   async run(req: EssayRequest, ctx: RunContext): Promise<EssayResult> {
     const topics = parseTopics(req.topics);
-    if (topics.length === 0) throw new EngineError('bad-input', `${ask(req.origin)} a few topic words (for example "bee, swallow, geese, flower, frog"): ${whereText(req.origin)} has no words.`);
-    if (topics.length > MAX_TOPICS) throw new EngineError('bad-input', `${ask(req.origin)} at most ${MAX_TOPICS} topic words; ${whereText(req.origin)} has ${topics.length}.`);
+    if (topics.length === 0)
+      throw new EngineError(
+        'bad-input',
+        `${ask(req.origin)} a few topic words (for example "bee, swallow, geese, flower, frog"): ${whereText(req.origin)} has no words.`,
+      );
+    if (topics.length > MAX_TOPICS)
+      throw new EngineError(
+        'bad-input',
+        `${ask(req.origin)} at most ${MAX_TOPICS} topic words; ${whereText(req.origin)} has ${topics.length}.`,
+      );
     const tooLong = topics.find((t) => t.length > MAX_TOPIC_CHARS);
-    if (tooLong) throw new EngineError('bad-input', `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". ${ask(req.origin)} a few words or short phrases.`);
+    if (tooLong)
+      throw new EngineError(
+        'bad-input',
+        `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". ${ask(req.origin)} a few words or short phrases.`,
+      );
     ctx.progress('Reading the topic words…', 0);
     const prompt = [...(this.lm.bos !== undefined ? [this.lm.bos] : []), ...this.encode(essayInstruction(topics))];
     const d = beamDecoding(DEFAULTS, req.decoding, Math.max(1, this.lm.contextTokens - prompt.length - 1));
@@ -104,36 +133,68 @@ export class HubEssaySystem implements System<'essay'> {
     ctx.checkCancelled();
     const c = this.lm.opened.model.config;
     const beam = {
-      bos: prompt[prompt.length - 1], eos: this.lm.eos, beamSize: K, maxLength: d.maxLength, minLength: d.minLength,
-      lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
+      bos: prompt[prompt.length - 1],
+      eos: this.lm.eos,
+      beamSize: K,
+      maxLength: d.maxLength,
+      minLength: d.minLength,
+      lengthPenalty: d.lengthPenalty,
+      noRepeatNgramSize: d.noRepeatNgramSize,
       banned: [c.bos_token_id, c.pad_token_id].filter((x): x is number => typeof x === 'number' && x !== this.lm.eos),
     };
     const hooks = {
       clock: ctx.clock,
       checkCancelled: () => ctx.checkCancelled(),
       onStep: (step: number, best: number[]) => {
-        ctx.progress(`Writing the essay with ${this.lm.opened.id} (${step + 1} tokens)…`, Math.min(0.95, (step + 1) / d.maxLength));
+        ctx.progress(
+          `Writing the essay with ${this.lm.opened.id} (${step + 1} tokens)…`,
+          Math.min(0.95, (step + 1) / d.maxLength),
+        );
         if (step % 8 === 0) ctx.partial(this.decode(best));
       },
     };
     const t1 = performance.now();
-    const hyps = req.includeAllTopics === false
-      ? await beamSearch(this.lm.step, start, beam, hooks)
-      : await constrainedBeamSearch(this.lm.step, start, topics.map((t) => this.spellings(t)), { ...beam, endsWord: (t) => this.endsWord(t) }, hooks);
+    const hyps =
+      req.includeAllTopics === false
+        ? await beamSearch(this.lm.step, start, beam, hooks)
+        : await constrainedBeamSearch(
+            this.lm.step,
+            start,
+            topics.map((t) => this.spellings(t)),
+            { ...beam, endsWord: (t) => this.endsWord(t) },
+            hooks,
+          );
     const decodeMs = performance.now() - t1;
     const seen = new Set<string>();
     const candidates = hyps
-      .map((h) => ({ text: this.decode(h.tokens), logProb: h.logProb, score: h.score, hitMaxLength: maxLengthHit(h, d.limit) }))
+      .map((h) => ({
+        text: this.decode(h.tokens),
+        logProb: h.logProb,
+        score: h.score,
+        hitMaxLength: maxLengthHit(h, d.limit),
+      }))
       .filter((x) => x.text.length > 0 && !seen.has(x.text) && seen.add(x.text))
       .slice(0, wanted)
       .map((x) => ({ ...x, covered: coveredTopics(x.text, topics) }));
     if (candidates.length === 0) throw new EngineError('internal', `${this.lm.opened.id} produced an empty essay.`);
     const steps = (hyps[0]?.tokens.length ?? 0) + 1;
     return {
-      op: 'essay', topics, unknownTopics: [], skippedTopics: [], candidates, layerWeights: [], encoderLayers: [],
+      op: 'essay',
+      topics,
+      unknownTopics: [],
+      skippedTopics: [],
+      candidates,
+      layerWeights: [],
+      encoderLayers: [],
       stats: {
-        inputTokens: prompt.length, usedInputTokens: prompt.length, outputTokens: hyps[0]?.tokens.length ?? 0,
-        encodeMs, decodeMs, tokensPerSecond: steps / Math.max(decodeMs / 1000, 1e-6), device: this.lm.opened.device, model: this.lm.opened.id,
+        inputTokens: prompt.length,
+        usedInputTokens: prompt.length,
+        outputTokens: hyps[0]?.tokens.length ?? 0,
+        encodeMs,
+        decodeMs,
+        tokensPerSecond: steps / Math.max(decodeMs / 1000, 1e-6),
+        device: this.lm.opened.device,
+        model: this.lm.opened.id,
       },
       external: this.external(),
     };

@@ -5,7 +5,15 @@
  * samples (decode/topk.ts through hub/causalStep.ts), so a seed writes the same story again, the
  * length is held in words as with the built-in model, and the text streams into the editor.
  */
-import type { ExternalModel, HubConfig, PremiseRequest, PremiseResult, SamplingOptions, StoryRequest, StoryResult } from '../../protocol';
+import type {
+  ExternalModel,
+  HubConfig,
+  PremiseRequest,
+  PremiseResult,
+  SamplingOptions,
+  StoryRequest,
+  StoryResult,
+} from '../../protocol';
 import { topKSample } from '../decode/topk';
 import { EngineError } from '../errors';
 import type { CausalState } from '../hub/causalStep';
@@ -32,7 +40,12 @@ export class HubStorySystem implements System<'story' | 'premise'> {
     this.dispose = releaseOpened(lm.opened);
   }
 
-  static async load(choice: ExternalChoice, hub: HubConfig, runtime: RuntimeOptions, watch: LoadWatch): Promise<HubStorySystem> {
+  static async load(
+    choice: ExternalChoice,
+    hub: HubConfig,
+    runtime: RuntimeOptions,
+    watch: LoadWatch,
+  ): Promise<HubStorySystem> {
     return new HubStorySystem(await openCausalLm(choice, 'Continue Story', hub, runtime, watch));
   }
 
@@ -50,7 +63,11 @@ export class HubStorySystem implements System<'story' | 'premise'> {
   }
 
   private external(): ExternalModel {
-    return externalModel(this.lm.opened, 'A plain language model', 'no fusion gates (the fusion model is the built-in one), no attention weights (its graph does not export them).');
+    return externalModel(
+      this.lm.opened,
+      'A plain language model',
+      'no fusion gates (the fusion model is the built-in one), no attention weights (its graph does not export them).',
+    );
   }
 
   private encode(text: string): number[] {
@@ -68,7 +85,9 @@ export class HubStorySystem implements System<'story' | 'premise'> {
     if (all.length <= room) return { usedFrom: 0, ids: all, total: all.length };
     // The tokenizer gives no offsets: the latest word start whose suffix fits, by bisection.
     const starts = [...prompt.matchAll(/(?<=\s)\S/g)].map((m) => m.index ?? 0);
-    let lo = 0, hi = starts.length - 1, best = starts.length ? starts[starts.length - 1] : 0;
+    let lo = 0,
+      hi = starts.length - 1,
+      best = starts.length ? starts[starts.length - 1] : 0;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       if (this.encode(prompt.slice(starts[mid])).length <= room) {
@@ -92,7 +111,7 @@ export class HubStorySystem implements System<'story' | 'premise'> {
   /** The prompt through the model: the cache after all but its last token, which the sampler feeds first. */
   private async prefill(ids: readonly number[]): Promise<{ state: CausalState; first: number }> {
     const start = this.lm.bos !== undefined ? [this.lm.bos, ...ids] : [...ids];
-    if (start.length === 0) start.push(this.lm.eos);   // an empty prompt: the model's text start
+    if (start.length === 0) start.push(this.lm.eos); // an empty prompt: the model's text start
     const state = this.lm.step.initial();
     if (start.length === 1) return { state, first: start[0] };
     const out = await this.lm.step.run(start.slice(0, -1), state);
@@ -112,18 +131,36 @@ export class HubStorySystem implements System<'story' | 'premise'> {
     const { state, first } = await this.prefill(ids);
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
-    const stream = tokenStream(ctx, (t) => this.decode(t), (text) => {
-      const written = countWords(text);
-      return { message: `Writing the story with ${this.lm.opened.id} (${written} of ${words} words)…`, fraction: written / words };
-    });
+    const stream = tokenStream(
+      ctx,
+      (t) => this.decode(t),
+      (text) => {
+        const written = countWords(text);
+        return {
+          message: `Writing the story with ${this.lm.opened.id} (${written} of ${words} words)…`,
+          fraction: written / words,
+        };
+      },
+    );
     const t1 = performance.now();
     const minWords = minimumWords(words);
-    const hyp = await topKSample(this.lm.step, state, {
-      bos: first, eos: this.lm.eos, maxLength: limit.maxLength, k: sampling.topK, temperature: sampling.temperature, seed: sampling.seed,
-      minLength: 1, banned: this.banned(),
-      endsBefore: (tokens) => countWords(stream.text(tokens)) > words,
-      mayEnd: (tokens) => countWords(stream.text(tokens)) >= minWords,
-    }, stream.hooks);
+    const hyp = await topKSample(
+      this.lm.step,
+      state,
+      {
+        bos: first,
+        eos: this.lm.eos,
+        maxLength: limit.maxLength,
+        k: sampling.topK,
+        temperature: sampling.temperature,
+        seed: sampling.seed,
+        minLength: 1,
+        banned: this.banned(),
+        endsBefore: (tokens) => countWords(stream.text(tokens)) > words,
+        mayEnd: (tokens) => countWords(stream.text(tokens)) >= minWords,
+      },
+      stream.hooks,
+    );
     const decodeMs = performance.now() - t1;
     const continuation = stream.text(hyp.tokens);
     const wordCount = countWords(continuation);
@@ -157,34 +194,65 @@ export class HubStorySystem implements System<'story' | 'premise'> {
     const trimmed = prompt.trimEnd();
     const { usedFrom, ids, total } = this.readPrompt(trimmed);
     const base = {
-      op: 'story' as const, usedPrompt: prompt.slice(usedFrom), truncated: usedFrom > 0, promptChars: prompt.length, usedFrom,
-      words: length.maxWords, fusion: false, sampling, external: this.external(),
+      op: 'story' as const,
+      usedPrompt: prompt.slice(usedFrom),
+      truncated: usedFrom > 0,
+      promptChars: prompt.length,
+      usedFrom,
+      words: length.maxWords,
+      fusion: false,
+      sampling,
+      external: this.external(),
     };
     if (!hasReadableText(prompt) || ids.length === 0) {
-      return { ...base, continuation: '', suggestion: '', tokens: [], wordCount: 0, endedBy: 'end', hitMaxLength: null, stats: this.stats(total, ids.length, 0, 0, 0) };
+      return {
+        ...base,
+        continuation: '',
+        suggestion: '',
+        tokens: [],
+        wordCount: 0,
+        endedBy: 'end',
+        hitMaxLength: null,
+        stats: this.stats(total, ids.length, 0, 0, 0),
+      };
     }
     const t0 = performance.now();
     const { state, first } = await this.prefill(ids);
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
-    const stream = tokenStream(ctx, (t) => this.decode(t), (text) => ({ message: 'Suggesting…', fraction: countWords(text) / length.maxWords }));
+    const stream = tokenStream(
+      ctx,
+      (t) => this.decode(t),
+      (text) => ({ message: 'Suggesting…', fraction: countWords(text) / length.maxWords }),
+    );
     const afterWord = endsInWord(trimmed);
     const t1 = performance.now();
-    const hyp = await topKSample(this.lm.step, state, {
-      bos: first, eos: this.lm.eos, maxLength: Math.max(1, Math.min(4 * length.maxWords + 8, this.lm.contextTokens - ids.length - 2)),
-      k: sampling.topK, temperature: sampling.temperature, seed: sampling.seed, minLength: 1, banned: this.banned(),
-      endsBefore: (tokens) => suggestionEndsBefore(stream.text(tokens.slice(0, -1)), stream.text(tokens), length),
-      guard: {
-        forRow: (tokens) => {
-          if (tokens.length > 0) return () => true;
-          // A new word (its own leading space), or punctuation right after a word.
-          return (t) => {
-            const piece = this.decode([t]);
-            return /^\s+\S/u.test(piece) || (afterWord && /^[,.;:!?]/u.test(piece));
-          };
+    const hyp = await topKSample(
+      this.lm.step,
+      state,
+      {
+        bos: first,
+        eos: this.lm.eos,
+        maxLength: Math.max(1, Math.min(4 * length.maxWords + 8, this.lm.contextTokens - ids.length - 2)),
+        k: sampling.topK,
+        temperature: sampling.temperature,
+        seed: sampling.seed,
+        minLength: 1,
+        banned: this.banned(),
+        endsBefore: (tokens) => suggestionEndsBefore(stream.text(tokens.slice(0, -1)), stream.text(tokens), length),
+        guard: {
+          forRow: (tokens) => {
+            if (tokens.length > 0) return () => true;
+            // A new word (its own leading space), or punctuation right after a word.
+            return (t) => {
+              const piece = this.decode([t]);
+              return /^\s+\S/u.test(piece) || (afterWord && /^[,.;:!?]/u.test(piece));
+            };
+          },
         },
       },
-    }, stream.hooks);
+      stream.hooks,
+    );
     const decodeMs = performance.now() - t1;
     const raw = stream.text(hyp.tokens);
     const suggestion = /\s$/u.test(prompt) ? raw.trimStart() : raw;
@@ -207,24 +275,58 @@ export class HubStorySystem implements System<'story' | 'premise'> {
     ctx.progress('Writing a premise…', 0);
     const t0 = performance.now();
     const { state, first } = await this.prefill([]);
-    const stream = tokenStream(ctx, (t) => this.decode(t), (_text, n) => ({ message: `Writing a premise (${n} tokens)…`, fraction: n / limit.maxLength }));
-    const hyp = await topKSample(this.lm.step, state, {
-      bos: first, eos: this.lm.eos, maxLength: limit.maxLength, k: sampling.topK, temperature: sampling.temperature, seed: sampling.seed,
-      minLength: 1, banned: this.banned(),
-      // The premise ends with its first sentence of a few words.
-      endsBefore: (tokens) => {
-        const text = stream.text(tokens.slice(0, -1));
-        return countWords(text) >= 6 && /[.!?]["'”’)]?\s*$/.test(text);
+    const stream = tokenStream(
+      ctx,
+      (t) => this.decode(t),
+      (_text, n) => ({ message: `Writing a premise (${n} tokens)…`, fraction: n / limit.maxLength }),
+    );
+    const hyp = await topKSample(
+      this.lm.step,
+      state,
+      {
+        bos: first,
+        eos: this.lm.eos,
+        maxLength: limit.maxLength,
+        k: sampling.topK,
+        temperature: sampling.temperature,
+        seed: sampling.seed,
+        minLength: 1,
+        banned: this.banned(),
+        // The premise ends with its first sentence of a few words.
+        endsBefore: (tokens) => {
+          const text = stream.text(tokens.slice(0, -1));
+          return countWords(text) >= 6 && /[.!?]["'”’)]?\s*$/.test(text);
+        },
       },
-    }, stream.hooks);
+      stream.hooks,
+    );
     const decodeMs = performance.now() - t0;
     return {
-      op: 'premise', premise: stream.text(hyp.tokens).trim(), hitMaxLength: maxLengthHit(hyp, limit), sampling,
-      stats: this.stats(0, 0, hyp.tokens.length, 0, decodeMs), external: this.external(),
+      op: 'premise',
+      premise: stream.text(hyp.tokens).trim(),
+      hitMaxLength: maxLengthHit(hyp, limit),
+      sampling,
+      stats: this.stats(0, 0, hyp.tokens.length, 0, decodeMs),
+      external: this.external(),
     };
   }
 
-  private stats(inputTokens: number | null, used: number, outputTokens: number, encodeMs: number, decodeMs: number): StoryResult['stats'] {
-    return { inputTokens, usedInputTokens: used, outputTokens, encodeMs, decodeMs, tokensPerSecond: (outputTokens + 1) / Math.max(decodeMs / 1000, 1e-6), device: this.lm.opened.device, model: this.lm.opened.id };
+  private stats(
+    inputTokens: number | null,
+    used: number,
+    outputTokens: number,
+    encodeMs: number,
+    decodeMs: number,
+  ): StoryResult['stats'] {
+    return {
+      inputTokens,
+      usedInputTokens: used,
+      outputTokens,
+      encodeMs,
+      decodeMs,
+      tokensPerSecond: (outputTokens + 1) / Math.max(decodeMs / 1000, 1e-6),
+      device: this.lm.opened.device,
+      model: this.lm.opened.id,
+    };
   }
 }

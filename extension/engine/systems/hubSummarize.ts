@@ -17,14 +17,26 @@ import { maxLengthHit } from './lengthLimit';
 import type { System, SystemDescription } from './system';
 
 /** When the request asks for nothing: 4 beams, a summary of a few sentences (the CNN/DM setting's scale). */
-const DEFAULTS = { strategy: 'beam' as const, beamSize: 4, maxLength: 80, minLength: 12, lengthPenalty: 1.0, noRepeatNgramSize: 3 };
+const DEFAULTS = {
+  strategy: 'beam' as const,
+  beamSize: 4,
+  maxLength: 80,
+  minLength: 12,
+  lengthPenalty: 1.0,
+  noRepeatNgramSize: 3,
+};
 
 export class HubSummarizeSystem implements System<'summarize'> {
   private constructor(private readonly lm: Seq2seqLm) {
     this.dispose = releaseOpened(lm.opened);
   }
 
-  static async load(choice: ExternalChoice, hub: HubConfig, runtime: RuntimeOptions, watch: LoadWatch): Promise<HubSummarizeSystem> {
+  static async load(
+    choice: ExternalChoice,
+    hub: HubConfig,
+    runtime: RuntimeOptions,
+    watch: LoadWatch,
+  ): Promise<HubSummarizeSystem> {
     return new HubSummarizeSystem(await openSeq2seq(choice, 'Summarize Document', hub, runtime, watch));
   }
 
@@ -35,7 +47,11 @@ export class HubSummarizeSystem implements System<'summarize'> {
   readonly dispose: () => Promise<void>;
 
   private external(): ExternalModel {
-    return externalModel(this.lm.opened, 'A summarizer', 'it writes abstractive summaries only, and has no topics or topic-aware attention to show (the built-in TAAS model has them).');
+    return externalModel(
+      this.lm.opened,
+      'A summarizer',
+      'it writes abstractive summaries only, and has no topics or topic-aware attention to show (the built-in TAAS model has them).',
+    );
   }
 
   private encode(text: string): number[] {
@@ -48,12 +64,21 @@ export class HubSummarizeSystem implements System<'summarize'> {
     if (all.length <= this.lm.maxSource) return { ids: all, usedChars: text.length, total: all.length };
     // The tokenizer gives no offsets: the longest prefix ending at a word end that fits, by bisection.
     const ends = [...text.matchAll(/\S(?=\s|$)/g)].map((m) => (m.index ?? 0) + 1);
-    let lo = 0, hi = ends.length - 1, best = 0;
+    let lo = 0,
+      hi = ends.length - 1,
+      best = 0;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      if (this.encode(text.slice(0, ends[mid])).length <= this.lm.maxSource) { best = ends[mid]; lo = mid + 1; } else hi = mid - 1;
+      if (this.encode(text.slice(0, ends[mid])).length <= this.lm.maxSource) {
+        best = ends[mid];
+        lo = mid + 1;
+      } else hi = mid - 1;
     }
-    return { ids: best ? this.encode(text.slice(0, best)) : all.slice(0, this.lm.maxSource), usedChars: best || text.length, total: all.length };
+    return {
+      ids: best ? this.encode(text.slice(0, best)) : all.slice(0, this.lm.maxSource),
+      usedChars: best || text.length,
+      total: all.length,
+    };
   }
 
   async run(req: SummarizeRequest, ctx: RunContext): Promise<SummarizeResult> {
@@ -61,29 +86,51 @@ export class HubSummarizeSystem implements System<'summarize'> {
     // Unreadable text (empty, no words, binary) is refused by the engine before the model loads (engine.ts).
     ctx.progress('Reading the text…', 0);
     const { ids, usedChars, total } = this.readSource(text);
-    if (ids.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));
+    if (ids.length === 0)
+      throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));
     const d = beamDecoding(DEFAULTS, req.decoding, this.lm.maxTarget - 1);
     const t0 = performance.now();
     const state = await this.lm.step.encode(ids, d.beamSize);
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
-    const decode = (t: readonly number[]) => this.lm.opened.tokenizer.decode([...t], { skip_special_tokens: true }).trim();
+    const decode = (t: readonly number[]) =>
+      this.lm.opened.tokenizer.decode([...t], { skip_special_tokens: true }).trim();
     const c = this.lm.opened.model.config;
-    const banned = [c.pad_token_id, c.decoder_start_token_id !== this.lm.eos ? c.decoder_start_token_id : undefined].filter((x): x is number => typeof x === 'number');
+    const banned = [
+      c.pad_token_id,
+      c.decoder_start_token_id !== this.lm.eos ? c.decoder_start_token_id : undefined,
+    ].filter((x): x is number => typeof x === 'number');
     const t1 = performance.now();
     let lastPartial = 0;
-    const hyps = await beamSearch(this.lm.step, state, {
-      bos: this.lm.start, eos: this.lm.eos, beamSize: d.beamSize, maxLength: d.maxLength, minLength: d.minLength,
-      lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize, banned,
-    }, {
-      clock: ctx.clock,
-      checkCancelled: () => ctx.checkCancelled(),
-      onStep: (step, best) => {
-        ctx.progress(`Writing the summary with ${this.lm.opened.id} (${step + 1} tokens)…`, Math.min(0.95, (step + 1) / d.maxLength));
-        const now = performance.now();
-        if (now - lastPartial > 200) { lastPartial = now; ctx.partial(decode(best)); }
+    const hyps = await beamSearch(
+      this.lm.step,
+      state,
+      {
+        bos: this.lm.start,
+        eos: this.lm.eos,
+        beamSize: d.beamSize,
+        maxLength: d.maxLength,
+        minLength: d.minLength,
+        lengthPenalty: d.lengthPenalty,
+        noRepeatNgramSize: d.noRepeatNgramSize,
+        banned,
       },
-    });
+      {
+        clock: ctx.clock,
+        checkCancelled: () => ctx.checkCancelled(),
+        onStep: (step, best) => {
+          ctx.progress(
+            `Writing the summary with ${this.lm.opened.id} (${step + 1} tokens)…`,
+            Math.min(0.95, (step + 1) / d.maxLength),
+          );
+          const now = performance.now();
+          if (now - lastPartial > 200) {
+            lastPartial = now;
+            ctx.partial(decode(best));
+          }
+        },
+      },
+    );
     const decodeMs = performance.now() - t1;
     const best = hyps[0];
     const summary = best ? decode(best.tokens) : '';

@@ -58,16 +58,21 @@ export class KeyMapper {
   /** The post key under one mapping, or null when that mapping gives no key the memory holds. */
   map(k: SemanticKey, mapper: ReplyMapper): MappedKey | null {
     // Labelled by the lemma ("friend — identity", not "friends → friend"): the mapping is between keys.
-    const found = (key: string | undefined) => (key ? { from: k.word, key, mapper, label: keyLabel(k.lemma, key, mapper) } : null);
+    const found = (key: string | undefined) =>
+      key ? { from: k.word, key, mapper, label: keyLabel(k.lemma, key, mapper) } : null;
     // WordNet by the part of speech wink-nlp gave; the other one only when WordNet lacks the word as that
     // part of speech (a tagging slip), not to reach a rarer sense ("lost" the adjective is not "the lost", people).
     const wordnet = (lookup: typeof synonyms) =>
       lookup(k.lemma, hasLemma(k.lemma, k.pos) ? k.pos : OTHER[k.pos]).find((w) => w !== k.lemma && this.has(w));
     switch (mapper) {
-      case 'identity': return found(this.has(k.lemma) ? k.lemma : undefined);
-      case 'synonym': return found(wordnet(synonyms));
-      case 'antonym': return found(wordnet(antonyms));
-      case 'neighbour': return found(this.nearest(k.lemma, 1)[0]);
+      case 'identity':
+        return found(this.has(k.lemma) ? k.lemma : undefined);
+      case 'synonym':
+        return found(wordnet(synonyms));
+      case 'antonym':
+        return found(wordnet(antonyms));
+      case 'neighbour':
+        return found(this.nearest(k.lemma, 1)[0]);
     }
   }
 
@@ -76,11 +81,14 @@ export class KeyMapper {
     const w = word.trim().toLowerCase();
     if (!hasLetter(w)) throw new EngineError('bad-input', 'Type a word (a noun or an adjective) to steer the reply.');
     const lemma = this.has(w) ? w : this.lemmaOf(w);
-    if (this.has(lemma)) return { from: word.trim(), key: lemma, mapper: 'typed', label: keyLabel(word.trim(), lemma, 'typed') };
+    if (this.has(lemma))
+      return { from: word.trim(), key: lemma, mapper: 'typed', label: keyLabel(word.trim(), lemma, 'typed') };
     const near = this.nearest(w, 5);
-    throw new EngineError('bad-input',
+    throw new EngineError(
+      'bad-input',
       `The reply memory has no key "${word.trim()}"${near.length ? `; the nearest keys it knows are: ${near.join(', ')}` : ''}. ` +
-      `It holds ${this.keys.length} nouns and adjectives of the training replies.`);
+        `It holds ${this.keys.length} nouns and adjectives of the training replies.`,
+    );
   }
 
   /** The n memory keys nearest to `word` in the word embeddings (never the word itself). */
@@ -95,6 +103,9 @@ export class KeyMapper {
       for (let d = 0; d < v.length; d++) dot += v[d] * kv[d];
       scored.push({ key: this.keys[i], cos: dot });
     });
-    return scored.sort((a, b) => b.cos - a.cos).slice(0, n).map((s) => s.key);
+    return scored
+      .sort((a, b) => b.cos - a.cos)
+      .slice(0, n)
+      .map((s) => s.key);
   }
 }

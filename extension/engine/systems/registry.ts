@@ -48,7 +48,10 @@ const roundtripFolder = (variant: RoundTripVariant | undefined) => (variant ? `r
 
 /** The folder and loader of a system with one model folder, named once. */
 function oneFolder<S>(name: string, load: (dir: string, runtime: RuntimeOptions) => Promise<S>) {
-  return { folder: () => name, load: async (source: ModelSource, runtime: RuntimeOptions) => load(await source.folder(name), runtime) };
+  return {
+    folder: () => name,
+    load: async (source: ModelSource, runtime: RuntimeOptions) => load(await source.folder(name), runtime),
+  };
 }
 
 export const SYSTEMS = {
@@ -75,7 +78,8 @@ export const SYSTEMS = {
     loading: 'Loading the round-trip model…',
     folder: roundtripFolder,
     variant: (request) => request.variant,
-    load: async (source, runtime, variant) => RoundTripSystem.load(await source.folder(roundtripFolder(variant)), runtime, variant),
+    load: async (source, runtime, variant) =>
+      RoundTripSystem.load(await source.folder(roundtripFolder(variant)), runtime, variant),
   } satisfies SystemEntry<'roundtrip', RoundTripSystem, RoundTripVariant>,
   reply: {
     ops: ['reply'],
@@ -93,10 +97,15 @@ export type SystemId = keyof typeof SYSTEMS;
 /** The loaded system of an entry, with its own methods (the evaluations use more than run). */
 export type SystemOf<K extends SystemId> = Awaited<ReturnType<(typeof SYSTEMS)[K]['load']>>;
 /** The variants an entry's folder comes in (never: one folder only). */
-type VariantOf<K extends SystemId> = (typeof SYSTEMS)[K] extends { variant(request: never): infer V } ? Extract<V, string> : never;
+type VariantOf<K extends SystemId> = (typeof SYSTEMS)[K] extends { variant(request: never): infer V }
+  ? Extract<V, string>
+  : never;
 
 /** Every entry, typed for generic code. */
-export const ENTRIES: readonly (readonly [SystemId, SystemEntry])[] = Object.entries(SYSTEMS) as [SystemId, SystemEntry][];
+export const ENTRIES: readonly (readonly [SystemId, SystemEntry])[] = Object.entries(SYSTEMS) as [
+  SystemId,
+  SystemEntry,
+][];
 
 /** The system that answers an op. */
 export function systemFor(op: Op): SystemId {
@@ -106,7 +115,12 @@ export function systemFor(op: Op): SystemId {
 }
 
 /** Loads one system from a source: the CLI's --model folder, an evaluation's variants. */
-export function loadSystem<K extends SystemId>(id: K, source: ModelSource, runtime: RuntimeOptions, variant?: VariantOf<K>): Promise<SystemOf<K>> {
+export function loadSystem<K extends SystemId>(
+  id: K,
+  source: ModelSource,
+  runtime: RuntimeOptions,
+  variant?: VariantOf<K>,
+): Promise<SystemOf<K>> {
   const entry = SYSTEMS[id] as SystemEntry;
   // A load outside the Engine is a configuration of its own: it decides about CUDA for itself and
   // says once, not per session, when it falls back to the CPU.

@@ -23,7 +23,16 @@ import { YieldClock, type DecodeHooks, type Hypothesis, type StepModel } from '.
 import { EngineError } from '../errors';
 import { readFloat16File } from '../runtime/float16';
 import { loadModelFolder, type Manifest, type ModelFolder } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int32Data, int64Tensor, openSession, type Session, type Tensor } from '../runtime/onnx';
+import {
+  checkIO,
+  float32Tensor,
+  floatData,
+  int32Data,
+  int64Tensor,
+  openSession,
+  type Session,
+  type Tensor,
+} from '../runtime/onnx';
 import { reorderAxis } from '../runtime/tensorOps';
 import { semanticKeys } from '../text/keys';
 import { ask, checkReadable, INPUT_TASKS, unreadableMessage } from '../text/origin';
@@ -53,7 +62,14 @@ const DEFAULT_CANDIDATES = 8;
  * Eqs. 11-12: r = Σ_l softmax_l(β pᵀm_l) m_l over the L rows of one block (memory[offset ..]), rows
  * of zeros (padding of a key with fewer than L sentences) left out. Returns r [D] and the weights [L].
  */
-export function memoryRead(query: Float32Array, memory: Float32Array, offset: number, L: number, D: number, beta: number): { read: Float32Array; weights: number[] } {
+export function memoryRead(
+  query: Float32Array,
+  memory: Float32Array,
+  offset: number,
+  L: number,
+  D: number,
+  beta: number,
+): { read: Float32Array; weights: number[] } {
   const scores = new Array<number>(L).fill(-Infinity);
   for (let l = 0; l < L; l++) {
     let dot = 0;
@@ -78,10 +94,17 @@ export function memoryRead(query: Float32Array, memory: Float32Array, offset: nu
 }
 
 /** The decoder's state between steps: the GRU state, one row per beam. */
-interface StepState { h: Float32Array }
+interface StepState {
+  h: Float32Array;
+}
 
 /** The post as the encoder read it. */
-export interface EncodedPost { outputs: Tensor; state: Float32Array; query: Float32Array | null; tokens: number }
+export interface EncodedPost {
+  outputs: Tensor;
+  state: Float32Array;
+  query: Float32Array | null;
+  tokens: number;
+}
 
 export class ReplySystem implements System<'reply'> {
   readonly mapper: KeyMapper;
@@ -97,7 +120,11 @@ export class ReplySystem implements System<'reply'> {
     private readonly embedding: Float32Array,
     readonly device: string,
   ) {
-    this.mapper = new KeyMapper(keysFile.keys, (w) => this.wordVector(w), (w) => semanticKeys(w)[0]?.lemma ?? w);
+    this.mapper = new KeyMapper(
+      keysFile.keys,
+      (w) => this.wordVector(w),
+      (w) => semanticKeys(w)[0]?.lemma ?? w,
+    );
   }
 
   static async load(dir: string, opts: RuntimeOptions): Promise<ReplySystem> {
@@ -108,28 +135,72 @@ export class ReplySystem implements System<'reply'> {
     }
     const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
     const keysRaw = KeysFile.safeParse(JSON.parse(await fs.readFile(folder.file('keys'), 'utf8')));
-    if (!keysRaw.success) throw new EngineError('bad-model', `${folder.file('keys')}: ${keysRaw.error.issues[0].path.join('.')}: ${keysRaw.error.issues[0].message}`);
+    if (!keysRaw.success)
+      throw new EngineError(
+        'bad-model',
+        `${folder.file('keys')}: ${keysRaw.error.issues[0].path.join('.')}: ${keysRaw.error.issues[0].message}`,
+      );
     const keys = keysRaw.data;
     if (keys.keys.length !== arch.keys || keys.slots !== arch.slots || keys.dim !== arch.memoryDim) {
-      throw new EngineError('bad-model', `${folder.file('keys')} describes ${keys.keys.length} keys x ${keys.slots} slots x ${keys.dim}; model.json says ${arch.keys} x ${arch.slots} x ${arch.memoryDim}.`);
+      throw new EngineError(
+        'bad-model',
+        `${folder.file('keys')} describes ${keys.keys.length} keys x ${keys.slots} slots x ${keys.dim}; model.json says ${arch.keys} x ${arch.slots} x ${arch.memoryDim}.`,
+      );
     }
     const memory = await readFloat16File(folder.file('memory'), arch.keys * arch.slots * arch.memoryDim, 'the memory');
-    const embedding = await readFloat16File(folder.file('embedding'), arch.vocabSize * arch.embed, 'the word embeddings');
+    const embedding = await readFloat16File(
+      folder.file('embedding'),
+      arch.vocabSize * arch.embed,
+      'the word embeddings',
+    );
     const { hidden: H, encoderDim: C, memoryDim: D, vocabSize: V } = arch;
     const enc = await openSession(folder.file('encoder'), opts);
     const dec = await openSession(folder.file('decoderStep'), opts);
     const outputs = { type: 'float32' as const, dims: [1, null, C] };
-    checkIO(enc.session, folder.file('encoder'), { input_ids: { type: 'int64', dims: [1, null] } },
-      { encoder_outputs: outputs, state: { type: 'float32', dims: [1, H] }, ...(arch.memory ? { query: { type: 'float32', dims: [1, D] } } : {}) });
-    checkIO(dec.session, folder.file('decoderStep'),
-      { input_ids: { type: 'int64', dims: [null, 1] }, state: { type: 'float32', dims: [null, H] }, encoder_outputs: outputs,
-        ...(arch.memory ? { memory_read: { type: 'float32', dims: [null, D] } } : {}) },
-      { log_probs: { type: 'float32', dims: [null, V] }, state_out: { type: 'float32', dims: [null, H] },
+    checkIO(
+      enc.session,
+      folder.file('encoder'),
+      { input_ids: { type: 'int64', dims: [1, null] } },
+      {
+        encoder_outputs: outputs,
+        state: { type: 'float32', dims: [1, H] },
+        ...(arch.memory ? { query: { type: 'float32', dims: [1, D] } } : {}),
+      },
+    );
+    checkIO(
+      dec.session,
+      folder.file('decoderStep'),
+      {
+        input_ids: { type: 'int64', dims: [null, 1] },
+        state: { type: 'float32', dims: [null, H] },
+        encoder_outputs: outputs,
+        ...(arch.memory ? { memory_read: { type: 'float32', dims: [null, D] } } : {}),
+      },
+      {
+        log_probs: { type: 'float32', dims: [null, V] },
+        state_out: { type: 'float32', dims: [null, H] },
         // A beam search's step candidates (onnx_graph.top_candidates); a graph without them is scanned in full.
         ...(dec.session.outputNames.includes('top_ids')
-          ? { top_ids: { type: 'int32', dims: [null, null] }, top_log_probs: { type: 'float32', dims: [null, null] } } : {}) }, true);
-    opts.log('info', `reply model "${folder.manifest.name}" (${arch.type}, ${arch.keys} keys) loaded from ${dir} on ${enc.provider}`);
-    const system = new ReplySystem(folder, arch, tokenizer, enc.session, dec.session, keys, memory, embedding, enc.provider);
+          ? { top_ids: { type: 'int32', dims: [null, null] }, top_log_probs: { type: 'float32', dims: [null, null] } }
+          : {}),
+      },
+      true,
+    );
+    opts.log(
+      'info',
+      `reply model "${folder.manifest.name}" (${arch.type}, ${arch.keys} keys) loaded from ${dir} on ${enc.provider}`,
+    );
+    const system = new ReplySystem(
+      folder,
+      arch,
+      tokenizer,
+      enc.session,
+      dec.session,
+      keys,
+      memory,
+      embedding,
+      enc.provider,
+    );
     system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
     return system;
   }
@@ -174,7 +245,10 @@ export class ReplySystem implements System<'reply'> {
 
   /** The post's subword ids as the model reads them: its last maxInputTokens (training kept a post's end). */
   tokenize(text: string): number[] {
-    return this.tokenizer.encodeSuffix(text, this.folder.manifest.maxInputTokens).spans.slice(-this.folder.manifest.maxInputTokens).map((s) => s.id);
+    return this.tokenizer
+      .encodeSuffix(text, this.folder.manifest.maxInputTokens)
+      .spans.slice(-this.folder.manifest.maxInputTokens)
+      .map((s) => s.id);
   }
 
   detokenize(ids: number[]): string {
@@ -186,7 +260,12 @@ export class ReplySystem implements System<'reply'> {
     const r = await this.encoder.run({ input_ids: int64Tensor(ids, [1, ids.length]) });
     const outputs = r.encoder_outputs;
     if (!outputs) throw new EngineError('bad-model', 'model output encoder_outputs is missing');
-    return { outputs, state: floatData(r.state, 'state'), query: this.arch.memory ? floatData(r.query, 'query') : null, tokens: ids.length };
+    return {
+      outputs,
+      state: floatData(r.state, 'state'),
+      query: this.arch.memory ? floatData(r.query, 'query') : null,
+      tokens: ids.length,
+    };
   }
 
   /** The memory read (Eqs. 11-12) of one key for an encoded post. */
@@ -213,7 +292,10 @@ export class ReplySystem implements System<'reply'> {
       }
       return { key, top };
     });
-    return best.sort((a, b) => b.top - a.top).slice(0, n).map((b) => b.key);
+    return best
+      .sort((a, b) => b.top - a.top)
+      .slice(0, n)
+      .map((b) => b.key);
   }
 
   /** decoder_step.onnx as a StepModel for `rows` rows: the state [rows, H] per row, the encoder outputs shared. */
@@ -222,18 +304,23 @@ export class ReplySystem implements System<'reply'> {
     const reads = read ? float32Tensor(tile(read, rows), [rows, read.length]) : null;
     const session = this.decoder;
     const feeds = (tokens: number[], state: StepState) => ({
-      input_ids: int64Tensor(tokens, [tokens.length, 1]), state: float32Tensor(state.h, [tokens.length, H]),
-      encoder_outputs: post.outputs, ...(reads ? { memory_read: reads } : {}),
+      input_ids: int64Tensor(tokens, [tokens.length, 1]),
+      state: float32Tensor(state.h, [tokens.length, H]),
+      encoder_outputs: post.outputs,
+      ...(reads ? { memory_read: reads } : {}),
     });
     // No copy: state_out is ours (a new array per run, runtime/onnx.ts floatData), so reorder may change it in place.
     const next = (r: Record<string, Tensor>): StepState => ({ h: floatData(r.state_out, 'state_out') });
     const stepTop = session.outputNames.includes('top_ids')
       ? async (tokens: number[], state: StepState) => {
-        // Only what the beam search reads comes back: not the [rows, vocabulary] log-probs.
-        const r = await session.run(feeds(tokens, state), ['top_log_probs', 'top_ids', 'state_out']);
-        const ids = int32Data(r.top_ids, 'top_ids');
-        return { top: { perRow: ids.length / tokens.length, ids, logProbs: floatData(r.top_log_probs, 'top_log_probs') }, state: next(r) };
-      }
+          // Only what the beam search reads comes back: not the [rows, vocabulary] log-probs.
+          const r = await session.run(feeds(tokens, state), ['top_log_probs', 'top_ids', 'state_out']);
+          const ids = int32Data(r.top_ids, 'top_ids');
+          return {
+            top: { perRow: ids.length / tokens.length, ids, logProbs: floatData(r.top_log_probs, 'top_log_probs') },
+            state: next(r),
+          };
+        }
       : undefined;
     return {
       vocabSize: this.arch.vocabSize,
@@ -254,20 +341,37 @@ export class ReplySystem implements System<'reply'> {
   }
 
   /** Beam search for one key's read (or none, NRM): its hypotheses, best first. */
-  async decode(post: EncodedPost, read: Float32Array | null, decoding: ReplyRequest['decoding'], hooks: DecodeHooks = {}, guard?: RowGuard): Promise<Hypothesis[]> {
+  async decode(
+    post: EncodedPost,
+    read: Float32Array | null,
+    decoding: ReplyRequest['decoding'],
+    hooks: DecodeHooks = {},
+    guard?: RowGuard,
+  ): Promise<Hypothesis[]> {
     const d = beamDecoding(this.folder.manifest.decoding, decoding, this.arch.maxReplyTokens);
     const K = d.beamSize;
     // Only the state and r have a row per beam; the encoder outputs stay one row (broadcast in the graph).
-    return beamSearch(this.stepModel(post, read, K), { h: tile(post.state, K) }, {
-      ...this.special, beamSize: K, maxLength: d.maxLength, minLength: d.minLength,
-      lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize, guard,
-    }, hooks);
+    return beamSearch(
+      this.stepModel(post, read, K),
+      { h: tile(post.state, K) },
+      {
+        ...this.special,
+        beamSize: K,
+        maxLength: d.maxLength,
+        minLength: d.minLength,
+        lengthPenalty: d.lengthPenalty,
+        noRepeatNgramSize: d.noRepeatNgramSize,
+        guard,
+      },
+      hooks,
+    );
   }
 
   /** Greedy decoding with no constraints: reply.py Seq2Seq.greedy step for step (the parity test holds it to PyTorch's ids). */
   async greedy(post: EncodedPost, read: Float32Array | null, maxLength = this.arch.maxReplyTokens): Promise<number[]> {
     const { bos, eos } = this.special;
-    return (await greedy(this.stepModel(post, read, 1), { h: Float32Array.from(post.state) }, { bos, eos, maxLength })).tokens;
+    return (await greedy(this.stepModel(post, read, 1), { h: Float32Array.from(post.state) }, { bos, eos, maxLength }))
+      .tokens;
   }
 
   /** The longest reply decoded: what was asked (or the manifest's), capped at what the model was trained for. */
@@ -276,15 +380,22 @@ export class ReplySystem implements System<'reply'> {
   }
 
   /** The keys a request asks for: the typed one, or each post key under each mapper (a key once). */
-  mappedKeys(postKeys: readonly ReturnType<typeof semanticKeys>[number][], mappers: readonly ReplyMapper[], typed?: string): MappedKey[] {
+  mappedKeys(
+    postKeys: readonly ReturnType<typeof semanticKeys>[number][],
+    mappers: readonly ReplyMapper[],
+    typed?: string,
+  ): MappedKey[] {
     if (typed !== undefined) return [this.mapper.typed(typed)];
     const out: MappedKey[] = [];
-    const add = (m: MappedKey | null) => { if (m && !out.some((o) => o.key === m.key)) out.push(m); };
+    const add = (m: MappedKey | null) => {
+      if (m && !out.some((o) => o.key === m.key)) out.push(m);
+    };
     for (const k of postKeys) {
       const before = out.length;
       for (const mapper of mappers) add(this.mapper.map(k, mapper));
       // A key the memory lacks still steers, by its nearest neighbour, unless neighbours were asked for anyway.
-      if (out.length === before && mappers.length === 1 && mappers[0] === 'identity') add(this.mapper.map(k, 'neighbour'));
+      if (out.length === before && mappers.length === 1 && mappers[0] === 'identity')
+        add(this.mapper.map(k, 'neighbour'));
     }
     return out;
   }
@@ -297,20 +408,32 @@ export class ReplySystem implements System<'reply'> {
     // A long post: the model reads its end (training kept a post's last pieces), the part a reply answers.
     const { spans, complete } = this.tokenizer.encodeSuffix(text, m.maxInputTokens + 1);
     const used = spans.slice(-m.maxInputTokens);
-    if (used.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.reply, req.origin));
+    if (used.length === 0)
+      throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.reply, req.origin));
     const truncated = used.length < spans.length || !complete;
     const usedFrom = truncated ? used[0].start : 0;
     const read = text.slice(usedFrom);
     const unk = m.specialTokens.unk;
     const script = scriptShare(read, used, unk);
     if (mostlyUnknownScript(script)) {
-      throw new EngineError('bad-input', `The reply model reads English: ${script.unknownLetters} of the ${script.letters} letters of this post are unknown to it (another script). ${ask(req.origin)} an English message.`);
+      throw new EngineError(
+        'bad-input',
+        `The reply model reads English: ${script.unknownLetters} of the ${script.letters} letters of this post are unknown to it (another script). ${ask(req.origin)} an English message.`,
+      );
     }
     const notes: string[] = [];
-    if (truncated) notes.push(`The post is longer than the model reads (${m.maxInputTokens} subwords): the replies answer its last ${text.length - usedFrom} characters.`);
+    if (truncated)
+      notes.push(
+        `The post is longer than the model reads (${m.maxInputTokens} subwords): the replies answer its last ${text.length - usedFrom} characters.`,
+      );
 
     const keys = semanticKeys(read);
-    const postKeys: ReplyPostKey[] = keys.map((k) => ({ word: k.word, lemma: k.lemma, pos: k.pos, inMemory: this.mapper.has(k.lemma) }));
+    const postKeys: ReplyPostKey[] = keys.map((k) => ({
+      word: k.word,
+      lemma: k.lemma,
+      pos: k.pos,
+      inMemory: this.mapper.has(k.lemma),
+    }));
     const max = req.maxCandidates ?? DEFAULT_CANDIDATES;
     // The keys mapped (WordNet, embedding neighbours) before the clock starts: decodeMs is the beam searches'.
     const mapped = this.arch.memory ? this.mappedKeys(keys, req.mappers ?? ['identity'], req.key).slice(0, max) : [];
@@ -335,15 +458,21 @@ export class ReplySystem implements System<'reply'> {
       }
     } else {
       if (mapped.length === 0) {
-        notes.push(keys.length === 0
-          ? 'The post has no nouns or adjectives to steer a reply: type a key (a noun or an adjective).'
-          : `None of the post's keys (${keys.map((k) => k.lemma).join(', ')}) maps to a key the reply memory holds: type a key.`);
+        notes.push(
+          keys.length === 0
+            ? 'The post has no nouns or adjectives to steer a reply: type a key (a noun or an adjective).'
+            : `None of the post's keys (${keys.map((k) => k.lemma).join(', ')}) maps to a key the reply memory holds: type a key.`,
+        );
       }
       const missing = postKeys.filter((k) => !k.inMemory).map((k) => k.lemma);
-      if (req.key === undefined && missing.length > 0 && mapped.length > 0) notes.push(`Not in the reply memory: ${missing.join(', ')}.`);
+      if (req.key === undefined && missing.length > 0 && mapped.length > 0)
+        notes.push(`Not in the reply memory: ${missing.join(', ')}.`);
       for (const [i, key] of mapped.entries()) {
         ctx.checkCancelled();
-        ctx.progress(`Writing a reply for "${key.key}" (${i + 1} of ${mapped.length})…`, Math.min(0.95, i / mapped.length));
+        ctx.progress(
+          `Writing a reply for "${key.key}" (${i + 1} of ${mapped.length})…`,
+          Math.min(0.95, i / mapped.length),
+        );
         const r = this.read(post, key.key);
         const best = (await this.decode(post, r.read, req.decoding, hooks, guard))[0];
         if (!best) continue;
@@ -376,11 +505,23 @@ export class ReplySystem implements System<'reply'> {
     };
   }
 
-  private candidate(h: Hypothesis, key: Pick<MappedKey, 'from' | 'key' | 'label'> & { mapper: ReplyCandidate['mapper'] }, weights: number[] | null, limit: LengthLimit): ReplyCandidate {
+  private candidate(
+    h: Hypothesis,
+    key: Pick<MappedKey, 'from' | 'key' | 'label'> & { mapper: ReplyCandidate['mapper'] },
+    weights: number[] | null,
+    limit: LengthLimit,
+  ): ReplyCandidate {
     const examples = this.keysFile.examples;
     return {
-      text: this.tokenizer.decode(h.tokens), key: key.key, from: key.from, mapper: key.mapper, label: key.label,
-      score: h.score, tokens: h.tokens.length, hitMaxLength: maxLengthHit(h, limit), readWeights: weights,
+      text: this.tokenizer.decode(h.tokens),
+      key: key.key,
+      from: key.from,
+      mapper: key.mapper,
+      label: key.label,
+      score: h.score,
+      tokens: h.tokens.length,
+      hitMaxLength: maxLengthHit(h, limit),
+      readWeights: weights,
       example: key.key && examples ? examples[this.mapper.indexOf(key.key)] || null : null,
     };
   }

@@ -17,7 +17,12 @@
  */
 import * as path from 'node:path';
 import type {
-  RoundTripInputSentence, RoundTripOutputSentence, RoundTripRequest, RoundTripResult, RoundTripScores, RoundTripVariant,
+  RoundTripInputSentence,
+  RoundTripOutputSentence,
+  RoundTripRequest,
+  RoundTripResult,
+  RoundTripScores,
+  RoundTripVariant,
 } from '../../protocol';
 import { greedy } from '../decode/greedy';
 import { trimUnfinishedWord } from '../decode/guards';
@@ -36,7 +41,10 @@ import { Tokenizer, type TokenSpan } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
 import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
 
-type RoundTripArchitecture = Extract<Manifest['architecture'], { type: 'roundtrip-standard' | 'roundtrip-hier' | 'roundtrip-hier-attn' }>;
+type RoundTripArchitecture = Extract<
+  Manifest['architecture'],
+  { type: 'roundtrip-standard' | 'roundtrip-hier' | 'roundtrip-hier-attn' }
+>;
 
 /** The word-level LSTM decoder's state between steps, and its top-layer output at the last step. */
 interface WordState {
@@ -69,7 +77,14 @@ export function roundTripScores(input: readonly string[], output: readonly strin
   const b = sentenceBleu(hyp, [ref]);
   const r = rougeScores(hyp, ref);
   return {
-    bleu: { score: b.score, precisions: b.precisions, brevityPenalty: b.brevityPenalty, ratio: b.ratio, hypLength: b.hypLength, refLength: b.refLength },
+    bleu: {
+      score: b.score,
+      precisions: b.precisions,
+      brevityPenalty: b.brevityPenalty,
+      ratio: b.ratio,
+      hypLength: b.hypLength,
+      refLength: b.refLength,
+    },
     rouge1: r.rouge1,
     rouge2: r.rouge2,
     rougeW: r.rougeW,
@@ -96,7 +111,10 @@ export class RoundTripSystem implements System<'roundtrip'> {
       throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a Round-Trip model`);
     }
     if (expected && arch.type !== `roundtrip-${expected}`) {
-      throw new EngineError('bad-model', `${dir}/model.json describes a ${arch.type} model, not roundtrip-${expected}.`);
+      throw new EngineError(
+        'bad-model',
+        `${dir}/model.json describes a ${arch.type} model, not roundtrip-${expected}.`,
+      );
     }
     const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
     const { layers: L, hidden: H, vocabSize: V } = arch;
@@ -110,16 +128,37 @@ export class RoundTripSystem implements System<'roundtrip'> {
     } else {
       const memory: TensorSpec = { type: 'float32', dims: [null, null, H] };
       const vector: TensorSpec = { type: 'float32', dims: [null, H] };
-      checkIO(enc.session, folder.file('encoder'), { input_ids: ids, lengths: { type: 'int64', dims: [null] } }, { memory, h: state, c: state, start: vector });
+      checkIO(
+        enc.session,
+        folder.file('encoder'),
+        { input_ids: ids, lengths: { type: 'int64', dims: [null] } },
+        { memory, h: state, c: state, start: vector },
+      );
       sentence = (await openSession(folder.file('sentenceStep'), opts)).session;
       const attn = arch.attention;
-      checkIO(sentence, folder.file('sentenceStep'),
+      checkIO(
+        sentence,
+        folder.file('sentenceStep'),
         { prev: vector, h: state, c: state, ...(attn ? { memory } : {}) },
-        { h_out: state, c_out: state, end_logit: { type: 'float32', dims: [null] }, ...(attn ? { attention: { type: 'float32', dims: [null, null] } } : {}) });
+        {
+          h_out: state,
+          c_out: state,
+          end_logit: { type: 'float32', dims: [null] },
+          ...(attn ? { attention: { type: 'float32', dims: [null, null] } } : {}),
+        },
+      );
     }
-    checkIO(word.session, folder.file('wordStep'),
+    checkIO(
+      word.session,
+      folder.file('wordStep'),
       { input_ids: { type: 'int64', dims: [null, 1] }, h: state, c: state },
-      { log_probs: { type: 'float32', dims: [null, V] }, output: { type: 'float32', dims: [null, H] }, h_out: state, c_out: state });
+      {
+        log_probs: { type: 'float32', dims: [null, V] },
+        output: { type: 'float32', dims: [null, H] },
+        h_out: state,
+        c_out: state,
+      },
+    );
     opts.log('info', `roundtrip model "${folder.manifest.name}" (${arch.type}) loaded from ${dir} on ${enc.provider}`);
     const system = new RoundTripSystem(folder, arch, tokenizer, enc.session, sentence, word.session, enc.provider);
     system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
@@ -152,7 +191,11 @@ export class RoundTripSystem implements System<'roundtrip'> {
     const text = req.text;
     checkReadable(text, INPUT_TASKS.roundtrip, req.origin);
     const why = notProse(text);
-    if (why) throw new EngineError('bad-input', `${why}: Round-Trip Paragraph reconstructs sentences, and its model was trained on prose paragraphs. ${ask(req.origin)} a paragraph.`);
+    if (why)
+      throw new EngineError(
+        'bad-input',
+        `${why}: Round-Trip Paragraph reconstructs sentences, and its model was trained on prose paragraphs. ${ask(req.origin)} a paragraph.`,
+      );
     const m = this.folder.manifest;
     const maxSentences = req.maxSentences ?? this.arch.maxSentences;
     ctx.progress('Reading the paragraph…', 0);
@@ -172,9 +215,11 @@ export class RoundTripSystem implements System<'roundtrip'> {
       const ids = pieces.map((p) => p.id);
       if (ids.length > room || !complete) {
         if (input.length === 0) {
-          throw new EngineError('bad-input',
+          throw new EngineError(
+            'bad-input',
             `The first sentence is ${complete ? ids.length : `more than ${ids.length}`} subwords long, more than the ${m.maxInputTokens} the model reads at once (it was trained on sentences of up to ` +
-            `${this.arch.maxSentenceTokens}). Is the text without sentence punctuation? ${ask(req.origin)} a paragraph of shorter sentences.`);
+              `${this.arch.maxSentenceTokens}). Is the text without sentence punctuation? ${ask(req.origin)} a paragraph of shorter sentences.`,
+          );
         }
         truncatedBy = 'tokens';
         break;
@@ -182,32 +227,42 @@ export class RoundTripSystem implements System<'roundtrip'> {
       input.push({ ...span, tokens: ids.length, ids, pieces });
       tokens += ids.length;
     }
-    if (input.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.roundtrip, req.origin));
+    if (input.length === 0)
+      throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.roundtrip, req.origin));
     // Letters the vocabulary lacks (another script) reach the model as <unk> (text/reader.ts scriptShare).
     const unk = m.specialTokens.unk;
     const unknownTokens = input.reduce((n, s) => n + s.ids.filter((id) => id === unk).length, 0);
-    const script = scriptShare(input.map((s) => s.text).join(' '), input.flatMap((s) => s.pieces), unk);
+    const script = scriptShare(
+      input.map((s) => s.text).join(' '),
+      input.flatMap((s) => s.pieces),
+      unk,
+    );
     if (mostlyUnknownScript(script)) {
-      throw new EngineError('bad-input',
+      throw new EngineError(
+        'bad-input',
         `The round-trip model reads English text: ${script.unknownLetters} of the ${script.letters} letters of this paragraph are unknown to it ` +
-        `(another script). ${ask(req.origin)} an English paragraph.`);
+          `(another script). ${ask(req.origin)} an English paragraph.`,
+      );
     }
     ctx.checkCancelled();
 
     // Each sentence is detokenized once, when it is written (the partial text grows by one sentence).
     const written: string[] = [];
-    const decoded = await this.decodeIds(input.map((s) => s.ids), {
-      // The guards (on unless the request turns them off): the paragraph's own words are allowed.
-      guards: { input: input.map((s) => s.text).join(' '), enabled: req.guards },
-      clock: ctx.clock,
-      checkCancelled: () => ctx.checkCancelled(),
-      onSentence: (k, limit, soFar) => {
-        ctx.progress(`Writing sentence ${k + 1}…`, Math.min(0.95, (k + 1) / limit));
-        const text = this.tokenizer.decode(soFar[soFar.length - 1]);
-        if (text) written.push(text);
-        ctx.partial(written.join(' '));
+    const decoded = await this.decodeIds(
+      input.map((s) => s.ids),
+      {
+        // The guards (on unless the request turns them off): the paragraph's own words are allowed.
+        guards: { input: input.map((s) => s.text).join(' '), enabled: req.guards },
+        clock: ctx.clock,
+        checkCancelled: () => ctx.checkCancelled(),
+        onSentence: (k, limit, soFar) => {
+          ctx.progress(`Writing sentence ${k + 1}…`, Math.min(0.95, (k + 1) / limit));
+          const text = this.tokenizer.decode(soFar[soFar.length - 1]);
+          if (text) written.push(text);
+          ctx.partial(written.join(' '));
+        },
       },
-    });
+    );
     const output = this.outputSentences(decoded);
     const reconstruction = output.map((s) => s.text).join(' ');
     ctx.progress('Scoring the reconstruction…', 0.97);
@@ -229,7 +284,10 @@ export class RoundTripSystem implements System<'roundtrip'> {
       output,
       stopped: decoded.stopped,
       limits: decoded.limits,
-      scores: roundTripScores(input.map((s) => s.text), output.map((s) => s.text)),
+      scores: roundTripScores(
+        input.map((s) => s.text),
+        output.map((s) => s.text),
+      ),
       stats: {
         inputTokens: truncatedBy ? null : tokens,
         usedInputTokens: tokens,
@@ -249,7 +307,12 @@ export class RoundTripSystem implements System<'roundtrip'> {
       // One sequence: its sentences are found the way the input's are.
       const ids = d.sentences[0] ?? [];
       const text = this.tokenizer.decode(ids);
-      return splitSentences(text).map((s, i, all) => ({ text: s, tokens: this.tokenizer.encode(s).length, cut: d.cut[0] === true && i === all.length - 1, attention: null }));
+      return splitSentences(text).map((s, i, all) => ({
+        text: s,
+        tokens: this.tokenizer.encode(s).length,
+        cut: d.cut[0] === true && i === all.length - 1,
+        attention: null,
+      }));
     }
     const out: RoundTripOutputSentence[] = [];
     d.sentences.forEach((ids, k) => {
@@ -271,9 +334,13 @@ export class RoundTripSystem implements System<'roundtrip'> {
    */
   async decodeIds(
     sentences: readonly (readonly number[])[],
-    hooks: DecodeHooks & { onSentence?: (k: number, limit: number, soFar: number[][]) => void; guards?: { input: string; enabled?: boolean } } = {},
+    hooks: DecodeHooks & {
+      onSentence?: (k: number, limit: number, soFar: number[][]) => void;
+      guards?: { input: string; enabled?: boolean };
+    } = {},
   ): Promise<Decoded> {
-    const guardFor = (before: readonly number[]) => (hooks.guards ? decodingGuard(this.guards, hooks.guards.enabled, hooks.guards.input, before) : undefined);
+    const guardFor = (before: readonly number[]) =>
+      hooks.guards ? decodingGuard(this.guards, hooks.guards.enabled, hooks.guards.input, before) : undefined;
     const ratio = this.folder.manifest.decoding.maxLengthRatio ?? 1.5;
     const { bos, eos } = this.folder.manifest.specialTokens;
     const total = sentences.reduce((n, s) => n + s.length, 0);
@@ -291,21 +358,37 @@ export class RoundTripSystem implements System<'roundtrip'> {
       const t1 = performance.now();
       checkCancelled?.();
       const guard = guardFor([]);
-      const hyp = await greedy(word, { h: need(enc.h, 'h'), c: need(enc.c, 'c'), output: null }, { bos, eos, maxLength: budget, guard }, { checkCancelled, clock });
+      const hyp = await greedy(
+        word,
+        { h: need(enc.h, 'h'), c: need(enc.c, 'c'), output: null },
+        { bos, eos, maxLength: budget, guard },
+        { checkCancelled, clock },
+      );
       return {
-        sentences: [hyp.hitMaxLength && guard ? trimUnfinishedWord(hyp.tokens, guard) : hyp.tokens], attention: null, cut: [hyp.hitMaxLength], stopped: hyp.hitMaxLength ? 'max-tokens' : 'end',
-        limits: { maxTokens: budget, maxSentences: null }, encodeMs: t1 - t0, decodeMs: performance.now() - t1,
+        sentences: [hyp.hitMaxLength && guard ? trimUnfinishedWord(hyp.tokens, guard) : hyp.tokens],
+        attention: null,
+        cut: [hyp.hitMaxLength],
+        stopped: hyp.hitMaxLength ? 'max-tokens' : 'end',
+        limits: { maxTokens: budget, maxSentences: null },
+        encodeMs: t1 - t0,
+        decodeMs: performance.now() - t1,
       };
     }
 
     // Sec. 3.2: one row per sentence, the sentences last first and each row's tokens last first, right-padded.
-    const rows = sentences.slice().reverse().map((s) => s.slice().reverse());
+    const rows = sentences
+      .slice()
+      .reverse()
+      .map((s) => s.slice().reverse());
     const T = Math.max(...rows.map((r) => r.length));
     const pad = this.folder.manifest.specialTokens.pad;
     const flat = rows.flatMap((r) => r.concat(new Array<number>(T - r.length).fill(pad)));
     const enc = await this.encoder.run({
       input_ids: int64Tensor(flat, [rows.length, T]),
-      lengths: int64Tensor(rows.map((r) => r.length), [rows.length]),
+      lengths: int64Tensor(
+        rows.map((r) => r.length),
+        [rows.length],
+      ),
     });
     const t1 = performance.now();
     const memory = need(enc.memory, 'memory');
@@ -338,7 +421,12 @@ export class RoundTripSystem implements System<'roundtrip'> {
       const cap = Math.min(perSentence, budget - used);
       word.last = undefined;
       const guard = guardFor(out.flat());
-      const hyp = await greedy(word, { h, c, output: null }, { bos, eos, maxLength: cap, guard }, { checkCancelled, clock });
+      const hyp = await greedy(
+        word,
+        { h, c, output: null },
+        { bos, eos, maxLength: cap, guard },
+        { checkCancelled, clock },
+      );
       let last = word.last as WordState | undefined;
       // Cut at the cap: one more step over the last word gives the output e_t the next sentence step reads,
       // as training read it at the step that predicts </s>.
@@ -351,8 +439,13 @@ export class RoundTripSystem implements System<'roundtrip'> {
       hooks.onSentence?.(k, maxSteps, out);
     }
     return {
-      sentences: out, attention: this.arch.attention ? attention : null, cut, stopped,
-      limits: { maxTokens: budget, maxSentences: maxSteps }, encodeMs: t1 - t0, decodeMs: performance.now() - t1,
+      sentences: out,
+      attention: this.arch.attention ? attention : null,
+      cut,
+      stopped,
+      limits: { maxTokens: budget, maxSentences: maxSteps },
+      encodeMs: t1 - t0,
+      decodeMs: performance.now() - t1,
     };
   }
 
@@ -364,7 +457,11 @@ export class RoundTripSystem implements System<'roundtrip'> {
       last: undefined as WordState | undefined,
       async step(tokens: number[], state: WordState) {
         const r = await session.run({ input_ids: int64Tensor(tokens, [tokens.length, 1]), h: state.h, c: state.c });
-        const next: WordState = { h: need(r.h_out, 'h_out'), c: need(r.c_out, 'c_out'), output: need(r.output, 'output') };
+        const next: WordState = {
+          h: need(r.h_out, 'h_out'),
+          c: need(r.c_out, 'c_out'),
+          output: need(r.output, 'output'),
+        };
         model.last = next;
         return { logProbs: floatData(r.log_probs, 'log_probs'), state: next };
       },

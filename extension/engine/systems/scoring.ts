@@ -35,7 +35,15 @@ export class ScoringSystem implements System<'score' | 'coherence'> {
   }
 
   describe(): SystemDescription {
-    return { system: 'scoring', name: 'metrics', description: 'BLEU, ROUGE, chrF, Diversity, Substantiality, coherence L, non-word rate; perplexity through the story model', architecture: 'none', dir: null, device: 'none' };
+    return {
+      system: 'scoring',
+      name: 'metrics',
+      description:
+        'BLEU, ROUGE, chrF, Diversity, Substantiality, coherence L, non-word rate; perplexity through the story model',
+      architecture: 'none',
+      dir: null,
+      device: 'none',
+    };
   }
 
   async dispose(): Promise<void> {
@@ -45,20 +53,34 @@ export class ScoringSystem implements System<'score' | 'coherence'> {
 
 /** Each text's perplexity under the engine's built-in story model. */
 async function perplexities(texts: readonly string[], ctx: RunContext): Promise<PerplexitySummary[]> {
-  if (!ctx.withSystem) throw new EngineError('bad-request', 'A draft\'s perplexity needs the story model, which only the engine loads.');
+  if (!ctx.withSystem)
+    throw new EngineError('bad-request', "A draft's perplexity needs the story model, which only the engine loads.");
   try {
     return await ctx.withSystem('story', async (story) => {
       const lm = StoryLikelihood.of(story);
       const out: PerplexitySummary[] = [];
       for (const text of texts) {
         ctx.progress('Perplexity under the story model…');
-        out.push(pooledPerplexity([await lm.textPerplexity(text, { checkCancelled: ctx.checkCancelled, ...(ctx.clock ? { clock: ctx.clock } : {}) })], story.name));
+        out.push(
+          pooledPerplexity(
+            [
+              await lm.textPerplexity(text, {
+                checkCancelled: ctx.checkCancelled,
+                ...(ctx.clock ? { clock: ctx.clock } : {}),
+              }),
+            ],
+            story.name,
+          ),
+        );
       }
       return out;
     });
   } catch (e) {
     if (e instanceof EngineError && (e.code === 'cancelled' || e.code === 'stopped')) throw e;
     const code = e instanceof EngineError ? e.code : 'internal';
-    throw new EngineError(code, `Score Draft's perplexity needs the built-in story model: ${errorMessage(e)} (turn off draftsmith.score.perplexity to score without it)`);
+    throw new EngineError(
+      code,
+      `Score Draft's perplexity needs the built-in story model: ${errorMessage(e)} (turn off draftsmith.score.perplexity to score without it)`,
+    );
   }
 }

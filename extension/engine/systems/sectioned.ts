@@ -76,8 +76,12 @@ export function planParts(doc: ReadDocument, window: number, countTokens: UnitMo
     for (const p of sec.paragraphs) {
       const sentences = sentenceSpans(p.text).map((s) => ({ start: p.start + s.start, end: p.start + s.end }));
       const tokens = countTokens(p.text, window);
-      if (tokens <= window) { pieces.push({ start: p.start, end: p.end, tokens, sentences: sentences.length }); continue; }
-      for (const s of sentences) pieces.push({ ...s, tokens: countTokens(doc.prose.slice(s.start, s.end), window), sentences: 1 });
+      if (tokens <= window) {
+        pieces.push({ start: p.start, end: p.end, tokens, sentences: sentences.length });
+        continue;
+      }
+      for (const s of sentences)
+        pieces.push({ ...s, tokens: countTokens(doc.prose.slice(s.start, s.end), window), sentences: 1 });
     }
     let current: (Part & { tokens: number }) | undefined;
     for (const piece of pieces) {
@@ -115,7 +119,12 @@ export function jensenShannon(p: Float64Array, q: Float64Array): number {
 }
 
 /** Collapses whitespace (the prose view's blanked markup included: "see [the guide](url)." reads "see the guide."). */
-const oneLine = (s: string) => s.replace(/\s+/g, ' ').replace(/ ([.,;:!?)\]])/g, '$1').replace(/([(\[]) /g, '$1').trim();
+const oneLine = (s: string) =>
+  s
+    .replace(/\s+/g, ' ')
+    .replace(/ ([.,;:!?)\]])/g, '$1')
+    .replace(/([([]) /g, '$1')
+    .trim();
 
 export interface SectionedSummary {
   summary: string;
@@ -138,7 +147,12 @@ export interface SectionedSummary {
  * Summarizes every section of `doc` and the whole from them (see the header). `timeLimitMs` bounds
  * each part; a part past it is left without a summary and said so. A cancel throws CancelledError.
  */
-export async function summarizeSections(doc: ReadDocument, model: UnitModel, ctx: RunContext, timeLimitMs = DEFAULT_SECTION_TIME_LIMIT_MS): Promise<SectionedSummary> {
+export async function summarizeSections(
+  doc: ReadDocument,
+  model: UnitModel,
+  ctx: RunContext,
+  timeLimitMs = DEFAULT_SECTION_TIME_LIMIT_MS,
+): Promise<SectionedSummary> {
   const notes: string[] = [];
   const skipped = describeSkipped(doc.skipped);
   if (skipped) notes.push(`${skipped[0].toUpperCase()}${skipped.slice(1)}.`);
@@ -158,7 +172,15 @@ export async function summarizeSections(doc: ReadDocument, model: UnitModel, ctx
     const text = doc.prose.slice(part.start, part.end);
     if (part.sentences <= 1) {
       // One sentence is its own summary: no model runs (10,000 one-line sections cost no 10,000 encodes).
-      results.push({ summary: oneLine(text), extracted: [{ start: 0, end: text.length }], tokens: [], inputTokens: 0, outputTokens: 0, encodeMs: 0, decodeMs: 0 });
+      results.push({
+        summary: oneLine(text),
+        extracted: [{ start: 0, end: text.length }],
+        tokens: [],
+        inputTokens: 0,
+        outputTokens: 0,
+        encodeMs: 0,
+        decodeMs: 0,
+      });
     } else {
       const deadline = performance.now() + timeLimitMs;
       const limited: RunContext = {
@@ -186,7 +208,7 @@ export async function summarizeSections(doc: ReadDocument, model: UnitModel, ctx
     }
     if (i + 1 === parts.length || parts[i + 1].section !== part.section) {
       sectionsDone++;
-      ctx.progress(`Sections done: ${sectionsDone} / ${withProse}`, sectionsDone / withProse * 0.95);
+      ctx.progress(`Sections done: ${sectionsDone} / ${withProse}`, (sectionsDone / withProse) * 0.95);
     }
   }
 
@@ -202,10 +224,20 @@ export async function summarizeSections(doc: ReadDocument, model: UnitModel, ctx
       n += r!.tokens.length;
     }
     const docTopics = softmax(mean.map((v) => v / n));
-    const order = read.map((x) => ({ i: x.i, d: jensenShannon(softmax(x.r!.topicMeans!), docTopics) })).sort((a, b) => a.d - b.d || a.i - b.i);
-    chosen = pickWithinWindow(order.map((o) => o.i), results, model);
+    const order = read
+      .map((x) => ({ i: x.i, d: jensenShannon(softmax(x.r!.topicMeans!), docTopics) }))
+      .sort((a, b) => a.d - b.d || a.i - b.i);
+    chosen = pickWithinWindow(
+      order.map((o) => o.i),
+      results,
+      model,
+    );
   } else {
-    chosen = pickWithinWindow(parts.map((_, i) => i).filter((i) => results[i]), results, model);
+    chosen = pickWithinWindow(
+      parts.map((_, i) => i).filter((i) => results[i]),
+      results,
+      model,
+    );
   }
   chosen.sort((a, b) => a - b);
 
@@ -214,20 +246,28 @@ export async function summarizeSections(doc: ReadDocument, model: UnitModel, ctx
   let extracted: Span[] | undefined;
   let final: UnitSummary | undefined;
   let hitMaxLength: MaxLengthHit | null = null;
-  const sourceSpans = (i: number): Span[] | undefined => results[i]?.extracted?.map((s) => ({ start: parts[i].start + s.start, end: parts[i].start + s.end }));
+  const sourceSpans = (i: number): Span[] | undefined =>
+    results[i]?.extracted?.map((s) => ({ start: parts[i].start + s.start, end: parts[i].start + s.end }));
   if (chosen.length === 1) {
     summary = results[chosen[0]]!.summary;
     extracted = sourceSpans(chosen[0]);
     hitMaxLength = results[chosen[0]]!.hitMaxLength ?? null;
   } else if (chosen.length > 1) {
-    ctx.progress(`Sections done: ${withProse} / ${withProse}; summarizing the ${chosen.length} nearest the document's topics together…`, 0.96);
+    ctx.progress(
+      `Sections done: ${withProse} / ${withProse}; summarizing the ${chosen.length} nearest the document's topics together…`,
+      0.96,
+    );
     // In extractive mode the joined text is the chosen sentences as written, so the final choice maps back to the document.
     const pieces: { at: number; source: Span }[] = [];
     let joined = '';
     for (const i of chosen) {
       const spans = sourceSpans(i);
       if (spans) {
-        for (const s of spans) { if (joined) joined += '\n\n'; pieces.push({ at: joined.length, source: s }); joined += doc.prose.slice(s.start, s.end); }
+        for (const s of spans) {
+          if (joined) joined += '\n\n';
+          pieces.push({ at: joined.length, source: s });
+          joined += doc.prose.slice(s.start, s.end);
+        }
       } else {
         if (joined) joined += '\n\n';
         joined += results[i]!.summary;
@@ -236,7 +276,19 @@ export async function summarizeSections(doc: ReadDocument, model: UnitModel, ctx
     const deadline = performance.now() + timeLimitMs;
     try {
       const documentWords = doc.paragraphs.reduce((n, p) => n + (p.text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0), 0);
-      final = await model.summarize(joined, { ...ctx, progress: () => {}, partial: () => {}, checkCancelled: () => { ctx.checkCancelled(); if (performance.now() > deadline) throw new SectionTimeout(); } }, { documentWords });
+      final = await model.summarize(
+        joined,
+        {
+          ...ctx,
+          progress: () => {},
+          partial: () => {},
+          checkCancelled: () => {
+            ctx.checkCancelled();
+            if (performance.now() > deadline) throw new SectionTimeout();
+          },
+        },
+        { documentWords },
+      );
       summary = final.summary;
       hitMaxLength = final.hitMaxLength ?? null;
       if (final.extracted && pieces.length > 0) {
@@ -248,13 +300,20 @@ export async function summarizeSections(doc: ReadDocument, model: UnitModel, ctx
       }
     } catch (e) {
       if (!(e instanceof SectionTimeout)) throw e;
-      notes.push('The summary of the section summaries ran past the time limit; the summary of the nearest section stands in for it.');
+      notes.push(
+        'The summary of the section summaries ran past the time limit; the summary of the nearest section stands in for it.',
+      );
       summary = results[chosen[0]]!.summary;
       extracted = sourceSpans(chosen[0]);
     }
   }
   if (!summary) {
-    throw new EngineError('bad-input', timedOut.size > 0 ? 'Every section ran past the time limit; nothing could be summarized.' : [...unreadable.values()][0] ?? 'Nothing could be summarized.');
+    throw new EngineError(
+      'bad-input',
+      timedOut.size > 0
+        ? 'Every section ran past the time limit; nothing could be summarized.'
+        : ([...unreadable.values()][0] ?? 'Nothing could be summarized.'),
+    );
   }
   summary = oneLine(summary);
 
@@ -262,26 +321,55 @@ export async function summarizeSections(doc: ReadDocument, model: UnitModel, ctx
   const sections: SectionSummary[] = doc.sections.map((sec, s) => {
     const mine = parts.map((p, i) => ({ p, i })).filter((x) => x.p.section === s);
     const done = mine.filter((x) => results[x.i]);
-    const status: SectionSummary['status'] = mine.length === 0 ? 'no-prose'
-      : done.length === 0 ? (mine.some((x) => timedOut.has(x.i)) ? 'timed-out' : 'unreadable')
-        : mine.every((x) => x.p.sentences <= 1) ? 'whole' : 'summarized';
+    const status: SectionSummary['status'] =
+      mine.length === 0
+        ? 'no-prose'
+        : done.length === 0
+          ? mine.some((x) => timedOut.has(x.i))
+            ? 'timed-out'
+            : 'unreadable'
+          : mine.every((x) => x.p.sentences <= 1)
+            ? 'whole'
+            : 'summarized';
     return {
-      title: sec.title, level: sec.level, start: sec.start, end: sec.end, ...(sec.heading ? { heading: sec.heading } : {}),
+      title: sec.title,
+      level: sec.level,
+      start: sec.start,
+      end: sec.end,
+      ...(sec.heading ? { heading: sec.heading } : {}),
       summary: oneLine(done.map((x) => results[x.i]!.summary).join(' ')),
-      status, parts: mine.length, fedOverall: fed.has(s),
+      status,
+      parts: mine.length,
+      fedOverall: fed.has(s),
       words: sec.paragraphs.reduce((n, p) => n + (p.text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0), 0),
     };
   });
-  for (const [i, message] of unreadable) notes.push(`${doc.sections[parts[i].section].title || 'The text'}: ${message}`);
-  if (timedOut.size > 0) notes.push(`${timedOut.size} part${timedOut.size === 1 ? '' : 's'} ran past the time limit of ${Math.round(timeLimitMs / 1000)} s and ${timedOut.size === 1 ? 'has' : 'have'} no summary.`);
+  for (const [i, message] of unreadable)
+    notes.push(`${doc.sections[parts[i].section].title || 'The text'}: ${message}`);
+  if (timedOut.size > 0)
+    notes.push(
+      `${timedOut.size} part${timedOut.size === 1 ? '' : 's'} ran past the time limit of ${Math.round(timeLimitMs / 1000)} s and ${timedOut.size === 1 ? 'has' : 'have'} no summary.`,
+    );
 
   const tokens: AttendedToken[] = [];
-  results.forEach((r, i) => { for (const t of r?.tokens ?? []) tokens.push({ ...t, start: t.start + parts[i].start, end: t.end + parts[i].start }); });
+  results.forEach((r, i) => {
+    for (const t of r?.tokens ?? [])
+      tokens.push({ ...t, start: t.start + parts[i].start, end: t.end + parts[i].start });
+  });
   const all = [...results, final];
   const sum = (f: (r: UnitSummary) => number) => all.reduce((n, r) => n + (r ? f(r) : 0), 0);
   return {
-    summary, extracted, sections, tokens, notes, hitMaxLength, parts: parts.length,
-    inputTokens: sum((r) => r.inputTokens), outputTokens: sum((r) => r.outputTokens), encodeMs: sum((r) => r.encodeMs), decodeMs: sum((r) => r.decodeMs),
+    summary,
+    extracted,
+    sections,
+    tokens,
+    notes,
+    hitMaxLength,
+    parts: parts.length,
+    inputTokens: sum((r) => r.inputTokens),
+    outputTokens: sum((r) => r.outputTokens),
+    encodeMs: sum((r) => r.encodeMs),
+    decodeMs: sum((r) => r.decodeMs),
   };
 }
 
@@ -298,4 +386,3 @@ function pickWithinWindow(order: number[], results: readonly (UnitSummary | unde
   }
   return out;
 }
-

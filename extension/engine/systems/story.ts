@@ -15,14 +15,31 @@
  * streamed to the caller one token at a time. Names follow models/train/draftsmith_train/gconv.py.
  */
 import * as path from 'node:path';
-import type { FusionGate, GeneratedToken, PremiseRequest, PremiseResult, SamplingOptions, StoryRequest, StoryResult } from '../../protocol';
+import type {
+  FusionGate,
+  GeneratedToken,
+  PremiseRequest,
+  PremiseResult,
+  SamplingOptions,
+  StoryRequest,
+  StoryResult,
+} from '../../protocol';
 import type { RowGuard } from '../decode/guards';
 import { topKSample } from '../decode/topk';
 import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
 import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder, StateTensor } from '../runtime/manifest';
-import { checkIO, float32Tensor, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
+import {
+  checkIO,
+  float32Tensor,
+  floatData,
+  int64Tensor,
+  openSession,
+  Session,
+  Tensor,
+  TensorSpec,
+} from '../runtime/onnx';
 import { hasReadableText, mostlyUnknownScript, noKnownLetter, scriptShare } from '../text/reader';
 import { Tokenizer } from '../text/tokenizer';
 import { countWords } from '../text/words';
@@ -31,7 +48,14 @@ import { describeFolder, releaseOnce, type System, type SystemDescription } from
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { neverWritten } from './decodingOptions';
 import { tokenStream } from './tokenStream';
-import { endsInWord, seedFromText, splitAtSentence, suggestionEndsBefore, suggestionText, type InlineLength } from './inlineText';
+import {
+  endsInWord,
+  seedFromText,
+  splitAtSentence,
+  suggestionEndsBefore,
+  suggestionText,
+  type InlineLength,
+} from './inlineText';
 
 /** sentencepiece's word-start mark. */
 const SPACE = '\u2581';
@@ -44,7 +68,8 @@ export interface StepState {
   position: number;
 }
 
-export const EMPTY_PROMPT_MESSAGE = 'There is no prompt to continue. Write a premise first (Draftsmith: Write a Premise, or draftsmith story --premise), or type the opening of a story.';
+export const EMPTY_PROMPT_MESSAGE =
+  'There is no prompt to continue. Write a premise first (Draftsmith: Write a Premise, or draftsmith story --premise), or type the opening of a story.';
 
 const presentName = (past: string) => past.replace(/past_/, 'present_');
 
@@ -95,40 +120,65 @@ export class StorySystem implements System<'story' | 'premise'> {
     const folder = await loadModelFolder(dir, 'story');
     const arch = folder.manifest.architecture;
     const manifestPath = path.join(dir, 'model.json');
-    if (arch.type !== 'story-conv-seq2seq') throw new EngineError('bad-model', `${manifestPath}: architecture ${arch.type} is not a story model`);
-    if (arch.fusion && !arch.pretrained) throw new EngineError('bad-model', `${manifestPath}: a fusion model needs architecture.pretrained (the frozen seq2seq's shape)`);
+    if (arch.type !== 'story-conv-seq2seq')
+      throw new EngineError('bad-model', `${manifestPath}: architecture ${arch.type} is not a story model`);
+    if (arch.fusion && !arch.pretrained)
+      throw new EngineError(
+        'bad-model',
+        `${manifestPath}: a fusion model needs architecture.pretrained (the frozen seq2seq's shape)`,
+      );
     if (arch.premise.vocabSize !== arch.vocabSize) {
-      throw new EngineError('bad-model', `${manifestPath}: the premise model's vocabulary (${arch.premise.vocabSize}) is not the story model's (${arch.vocabSize}); they share one tokenizer`);
+      throw new EngineError(
+        'bad-model',
+        `${manifestPath}: the premise model's vocabulary (${arch.premise.vocabSize}) is not the story model's (${arch.vocabSize}); they share one tokenizer`,
+      );
     }
     const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
     const enc = await openSession(folder.file('encoder'), opts);
     const dec = await openSession(folder.file('decoder'), opts);
     const pre = await openSession(folder.file('premise'), opts);
     const ids: TensorSpec = { type: 'int64', dims: [null, null] };
-    const step = { input_ids: { type: 'int64', dims: [null, 1] }, position: { type: 'int64', dims: [1] } } satisfies Record<string, TensorSpec>;
+    const step = {
+      input_ids: { type: 'int64', dims: [null, 1] },
+      position: { type: 'int64', dims: [1] },
+    } satisfies Record<string, TensorSpec>;
     const encoded: Record<string, TensorSpec> = {
       encoder_keys: { type: 'float32', dims: [null, null, arch.embedDim] },
       encoder_values: { type: 'float32', dims: [null, null, arch.embedDim] },
-      ...(arch.pretrained ? {
-        pretrained_encoder_keys: { type: 'float32', dims: [null, null, arch.pretrained.embedDim] },
-        pretrained_encoder_values: { type: 'float32', dims: [null, null, arch.pretrained.embedDim] },
-      } : {}),
+      ...(arch.pretrained
+        ? {
+            pretrained_encoder_keys: { type: 'float32', dims: [null, null, arch.pretrained.embedDim] },
+            pretrained_encoder_values: { type: 'float32', dims: [null, null, arch.pretrained.embedDim] },
+          }
+        : {}),
     };
     const pasts = (state: readonly StateTensor[]) => Object.fromEntries(state.map((s) => [s.name, stateSpec(s)]));
-    const presents = (state: readonly StateTensor[]) => Object.fromEntries(state.map((s) => [presentName(s.name), stateSpec(s)]));
+    const presents = (state: readonly StateTensor[]) =>
+      Object.fromEntries(state.map((s) => [presentName(s.name), stateSpec(s)]));
     // Each graph must need no input the step loop does not feed (a decoder in the premise's place would).
     checkIO(enc.session, folder.file('encoder'), { input_ids: ids, attention_mask: ids }, encoded, true);
-    checkIO(dec.session, folder.file('decoder'),
+    checkIO(
+      dec.session,
+      folder.file('decoder'),
       { ...step, attention_mask: ids, ...encoded, ...pasts(arch.state) },
       {
         log_probs: { type: 'float32', dims: [null, arch.vocabSize] },
         ...(arch.fusion ? { fusion_gates: { type: 'float32', dims: [null, 2] } } : {}),
         ...presents(arch.state),
-      }, true);
-    checkIO(pre.session, folder.file('premise'),
+      },
+      true,
+    );
+    checkIO(
+      pre.session,
+      folder.file('premise'),
       { ...step, ...pasts(arch.premise.state) },
-      { log_probs: { type: 'float32', dims: [null, arch.premise.vocabSize] }, ...presents(arch.premise.state) }, true);
-    opts.log('info', `story model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}${arch.fusion ? ' (fusion)' : ''}`);
+      { log_probs: { type: 'float32', dims: [null, arch.premise.vocabSize] }, ...presents(arch.premise.state) },
+      true,
+    );
+    opts.log(
+      'info',
+      `story model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}${arch.fusion ? ' (fusion)' : ''}`,
+    );
     const system = new StorySystem(folder, arch, tokenizer, enc.session, dec.session, pre.session, enc.provider);
     system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
     return system;
@@ -159,14 +209,28 @@ export class StorySystem implements System<'story' | 'premise'> {
     ctx.progress('Writing a premise…', 0);
     const t0 = performance.now();
     const { model, start } = this.premiseModel();
-    const stream = tokenStream(ctx, (ids) => this.tokenizer.decode([...ids]), (_text, n) => ({ message: `Writing a premise (${n} tokens)…`, fraction: n / limit.maxLength }));
-    const hyp = await this.sample(model, start, {
-      ...sampling, eos: this.arch.premise.endOfPromptId, maxLength: limit.maxLength,
-      guard: decodingGuard({ ...this.guards, eos: this.arch.premise.endOfPromptId }, req.guards, ''),
-    }, stream.hooks);
+    const stream = tokenStream(
+      ctx,
+      (ids) => this.tokenizer.decode([...ids]),
+      (_text, n) => ({ message: `Writing a premise (${n} tokens)…`, fraction: n / limit.maxLength }),
+    );
+    const hyp = await this.sample(
+      model,
+      start,
+      {
+        ...sampling,
+        eos: this.arch.premise.endOfPromptId,
+        maxLength: limit.maxLength,
+        guard: decodingGuard({ ...this.guards, eos: this.arch.premise.endOfPromptId }, req.guards, ''),
+      },
+      stream.hooks,
+    );
     const decodeMs = performance.now() - t0;
     return {
-      op: 'premise', premise: stream.text(hyp.tokens), hitMaxLength: maxLengthHit(hyp, limit), sampling,
+      op: 'premise',
+      premise: stream.text(hyp.tokens),
+      hitMaxLength: maxLengthHit(hyp, limit),
+      sampling,
       stats: this.stats({ inputTokens: 0, usedInputTokens: 0, outputTokens: hyp.tokens.length, encodeMs: 0, decodeMs }),
     };
   }
@@ -195,7 +259,10 @@ export class StorySystem implements System<'story' | 'premise'> {
     // script), or most of them are another script's (text/reader.ts scriptShare).
     const script = scriptShare(used.length > 0 ? prompt.slice(used[0].start) : '', used, m.specialTokens.unk);
     if (used.length === 0 || noKnownLetter(script) || mostlyUnknownScript(script)) {
-      throw new EngineError('bad-input', 'The story model reads English only, and knows too few of the words at the end of the prompt. Write the prompt in English.');
+      throw new EngineError(
+        'bad-input',
+        'The story model reads English only, and knows too few of the words at the end of the prompt. Write the prompt in English.',
+      );
     }
     const truncated = used.length < spans.length || !complete;
     const usedFrom = truncated ? used[0].start : 0;
@@ -211,25 +278,39 @@ export class StorySystem implements System<'story' | 'premise'> {
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
     const t1 = performance.now();
-    const stream = tokenStream(ctx, (ids) => this.tokenizer.decode([...ids]), (text) => {
-      const written = countWords(text);
-      return { message: `Writing the story (${written} of ${words} words)…`, fraction: written / words };
-    });
+    const stream = tokenStream(
+      ctx,
+      (ids) => this.tokenizer.decode([...ids]),
+      (text) => {
+        const written = countWords(text);
+        return { message: `Writing the story (${written} of ${words} words)…`, fraction: written / words };
+      },
+    );
     const minWords = minimumWords(words);
-    const hyp = await this.sample(model, start, {
-      ...sampling, eos: m.specialTokens.eos, maxLength: limit.maxLength,
-      // The length asked for, in words: a token that starts word `words + 1` ends the story before it,
-      // and the model may not end it before minWords.
-      endsBefore: (tokens) => countWords(stream.text(tokens)) > words,
-      // (or before the last tokens the model can write: a length beyond them is not held to).
-      mayEnd: (tokens) => tokens.length >= limit.maxLength - END_ROOM_TOKENS || countWords(stream.text(tokens)) >= minWords,
-      // The guards let the story use the prompt's words (names, places).
-      guard: decodingGuard(this.guards, req.guards, prompt.slice(usedFrom)),
-    }, stream.hooks);
+    const hyp = await this.sample(
+      model,
+      start,
+      {
+        ...sampling,
+        eos: m.specialTokens.eos,
+        maxLength: limit.maxLength,
+        // The length asked for, in words: a token that starts word `words + 1` ends the story before it,
+        // and the model may not end it before minWords.
+        endsBefore: (tokens) => countWords(stream.text(tokens)) > words,
+        // (or before the last tokens the model can write: a length beyond them is not held to).
+        mayEnd: (tokens) =>
+          tokens.length >= limit.maxLength - END_ROOM_TOKENS || countWords(stream.text(tokens)) >= minWords,
+        // The guards let the story use the prompt's words (names, places).
+        guard: decodingGuard(this.guards, req.guards, prompt.slice(usedFrom)),
+      },
+      stream.hooks,
+    );
     const decodeMs = performance.now() - t1;
     const continuation = stream.text(hyp.tokens);
     const wordCount = countWords(continuation);
-    const tokens: GeneratedToken[] = stream.spans.slice(0, hyp.tokens.length).map((s, i) => ({ ...s, gate: gates[i] ?? null }));
+    const tokens: GeneratedToken[] = stream.spans
+      .slice(0, hyp.tokens.length)
+      .map((s, i) => ({ ...s, gate: gates[i] ?? null }));
     return {
       op: 'story',
       usedPrompt: prompt.slice(usedFrom),
@@ -244,7 +325,13 @@ export class StorySystem implements System<'story' | 'premise'> {
       hitMaxLength: maxLengthHit(hyp, limit),
       fusion: this.arch.fusion,
       sampling,
-      stats: this.stats({ inputTokens: complete ? spans.length : null, usedInputTokens: used.length, outputTokens: hyp.tokens.length, encodeMs, decodeMs }),
+      stats: this.stats({
+        inputTokens: complete ? spans.length : null,
+        usedInputTokens: used.length,
+        outputTokens: hyp.tokens.length,
+        encodeMs,
+        decodeMs,
+      }),
     };
   }
 
@@ -270,11 +357,23 @@ export class StorySystem implements System<'story' | 'premise'> {
     const limit = Math.min(this.arch.maxTargetTokens, this.arch.maxTargetPositions - 1);
     const usedFrom = used.length > 0 && (used.length < spans.length || !complete) ? used[0].start : 0;
     const base = {
-      op: 'story' as const, usedPrompt: prompt.slice(usedFrom), truncated: usedFrom > 0, promptChars: prompt.length, usedFrom,
-      words: length.maxWords, fusion: this.arch.fusion, sampling,
+      op: 'story' as const,
+      usedPrompt: prompt.slice(usedFrom),
+      truncated: usedFrom > 0,
+      promptChars: prompt.length,
+      usedFrom,
+      words: length.maxWords,
+      fusion: this.arch.fusion,
+      sampling,
     };
     const none = (encodeMs: number): StoryResult => ({
-      ...base, continuation: '', suggestion: '', tokens: [], wordCount: 0, endedBy: 'end', hitMaxLength: null,
+      ...base,
+      continuation: '',
+      suggestion: '',
+      tokens: [],
+      wordCount: 0,
+      endedBy: 'end',
+      hitMaxLength: null,
       stats: this.stats({ inputTokens: null, usedInputTokens: used.length, outputTokens: 0, encodeMs, decodeMs: 0 }),
     });
     // Nothing to continue from, or text the model cannot read: no suggestion (not an error: the writer is typing).
@@ -295,14 +394,26 @@ export class StorySystem implements System<'story' | 'premise'> {
     let cache = this.inlineCache;
     if (cache?.source !== key) {
       const S = sourceIds.length;
-      const attentionMask = int64Tensor(sourceIds.map(() => 1), [1, S]);
-      const encoded = await this.encoder.run({ input_ids: int64Tensor(sourceIds, [1, S]), attention_mask: attentionMask });
-      cache = { source: key, fixed: { attention_mask: attentionMask, ...encoded }, fed: [], state: initialState(this.arch.state) };
+      const attentionMask = int64Tensor(
+        sourceIds.map(() => 1),
+        [1, S],
+      );
+      const encoded = await this.encoder.run({
+        input_ids: int64Tensor(sourceIds, [1, S]),
+        attention_mask: attentionMask,
+      });
+      cache = {
+        source: key,
+        fixed: { attention_mask: attentionMask, ...encoded },
+        fed: [],
+        state: initialState(this.arch.state),
+      };
     }
     // The decoder has read BOS and `fed`; it must read BOS and every forced piece but the last, which sampling feeds.
     const toFeed = [m.specialTokens.bos, ...forced].slice(0, -1);
     const feeding = this.stepModel(this.decoder, this.arch.vocabSize, cache.fixed, () => {});
-    if (!(cache.fed.length <= toFeed.length && cache.fed.every((t, i) => toFeed[i] === t))) cache = { ...cache, fed: [], state: initialState(this.arch.state) };
+    if (!(cache.fed.length <= toFeed.length && cache.fed.every((t, i) => toFeed[i] === t)))
+      cache = { ...cache, fed: [], state: initialState(this.arch.state) };
     let state = cache.state;
     for (const t of toFeed.slice(cache.fed.length)) {
       ctx.checkCancelled();
@@ -321,23 +432,37 @@ export class StorySystem implements System<'story' | 'premise'> {
     });
     const pieces = this.tokenizer.pieces();
     const t1 = performance.now();
-    const stream = tokenStream(ctx, (ids) => this.tokenizer.decode([...ids]), (text) => ({ message: 'Suggesting…', fraction: countWords(text) / length.maxWords }));
+    const stream = tokenStream(
+      ctx,
+      (ids) => this.tokenizer.decode([...ids]),
+      (text) => ({ message: 'Suggesting…', fraction: countWords(text) / length.maxWords }),
+    );
     // The repetition rules see the sentence so far ("never the same word twice in a row" across the cursor).
     const inner = decodingGuard(this.guards, req.guards, prompt.slice(usedFrom), forced);
-    const hyp = await topKSample(model, state, {
-      bos: forced.length > 0 ? forced[forced.length - 1] : m.specialTokens.bos,
-      eos: m.specialTokens.eos, maxLength: Math.max(1, limit - forced.length), k: sampling.topK, temperature: sampling.temperature, seed: sampling.seed,
-      minLength: 1, banned: neverWritten(m.specialTokens, this.arch.neverSample),
-      endsBefore: (tokens) => suggestionEndsBefore(stream.text(tokens.slice(0, -1)), stream.text(tokens), length),
-      // The first piece starts a new word: never glued to the word at the cursor.
-      guard: {
-        forRow: (tokens) => {
-          const allow = inner?.forRow(tokens);
-          if (tokens.length > 0) return allow ?? (() => true);
-          return (t) => pieces[t]?.startsWith(SPACE) === true && (allow?.(t) ?? true);
+    const hyp = await topKSample(
+      model,
+      state,
+      {
+        bos: forced.length > 0 ? forced[forced.length - 1] : m.specialTokens.bos,
+        eos: m.specialTokens.eos,
+        maxLength: Math.max(1, limit - forced.length),
+        k: sampling.topK,
+        temperature: sampling.temperature,
+        seed: sampling.seed,
+        minLength: 1,
+        banned: neverWritten(m.specialTokens, this.arch.neverSample),
+        endsBefore: (tokens) => suggestionEndsBefore(stream.text(tokens.slice(0, -1)), stream.text(tokens), length),
+        // The first piece starts a new word: never glued to the word at the cursor.
+        guard: {
+          forRow: (tokens) => {
+            const allow = inner?.forRow(tokens);
+            if (tokens.length > 0) return allow ?? (() => true);
+            return (t) => pieces[t]?.startsWith(SPACE) === true && (allow?.(t) ?? true);
+          },
         },
       },
-    }, stream.hooks);
+      stream.hooks,
+    );
     const decodeMs = performance.now() - t1;
     const continuation = stream.text(hyp.tokens);
     return {
@@ -348,7 +473,13 @@ export class StorySystem implements System<'story' | 'premise'> {
       wordCount: countWords(continuation),
       endedBy: hyp.hitMaxLength ? 'length-limit' : countWords(continuation) >= length.maxWords ? 'words' : 'end',
       hitMaxLength: null,
-      stats: this.stats({ inputTokens: complete ? spans.length : null, usedInputTokens: used.length, outputTokens: hyp.tokens.length, encodeMs, decodeMs }),
+      stats: this.stats({
+        inputTokens: complete ? spans.length : null,
+        usedInputTokens: used.length,
+        outputTokens: hyp.tokens.length,
+        encodeMs,
+        decodeMs,
+      }),
     };
   }
 
@@ -357,10 +488,18 @@ export class StorySystem implements System<'story' | 'premise'> {
    * the decoder as a StepModel from its initial state. `gates` receives each step's fusion gates
    * (trained, pretrained), in step order; it stays empty without fusion.
    */
-  async storyModel(sourceIds: readonly number[]): Promise<{ model: StepModel<StepState>; start: StepState; gates: FusionGate[] }> {
+  async storyModel(
+    sourceIds: readonly number[],
+  ): Promise<{ model: StepModel<StepState>; start: StepState; gates: FusionGate[] }> {
     const S = sourceIds.length;
-    const attentionMask = int64Tensor(sourceIds.map(() => 1), [1, S]);
-    const encoded = await this.encoder.run({ input_ids: int64Tensor(sourceIds, [1, S]), attention_mask: attentionMask });
+    const attentionMask = int64Tensor(
+      sourceIds.map(() => 1),
+      [1, S],
+    );
+    const encoded = await this.encoder.run({
+      input_ids: int64Tensor(sourceIds, [1, S]),
+      attention_mask: attentionMask,
+    });
     const fixed: Record<string, Tensor> = { attention_mask: attentionMask, ...encoded };
     const gates: FusionGate[] = [];
     const fusion = this.arch.fusion;
@@ -374,17 +513,27 @@ export class StorySystem implements System<'story' | 'premise'> {
 
   /** The premise language model as a StepModel from its initial state. */
   premiseModel(): { model: StepModel<StepState>; start: StepState } {
-    return { model: this.stepModel(this.premiseLm, this.arch.premise.vocabSize, {}, () => {}), start: initialState(this.arch.premise.state) };
+    return {
+      model: this.stepModel(this.premiseLm, this.arch.premise.vocabSize, {}, () => {}),
+      start: initialState(this.arch.premise.state),
+    };
   }
 
   /** One row through a step graph: present_* come back as the next past_*, the position advances. */
-  private stepModel(session: Session, vocabSize: number, fixed: Record<string, Tensor>, onOutputs: (out: Record<string, Tensor>) => void): StepModel<StepState> {
+  private stepModel(
+    session: Session,
+    vocabSize: number,
+    fixed: Record<string, Tensor>,
+    onOutputs: (out: Record<string, Tensor>) => void,
+  ): StepModel<StepState> {
     return {
       vocabSize,
       async step(tokens, state) {
-        if (tokens.length !== 1) throw new EngineError('internal', `the story models sample one row at a time, not ${tokens.length}`);
+        if (tokens.length !== 1)
+          throw new EngineError('internal', `the story models sample one row at a time, not ${tokens.length}`);
         const out = await session.run({
-          ...fixed, ...state.past,
+          ...fixed,
+          ...state.past,
           input_ids: int64Tensor(tokens, [1, 1]),
           position: int64Tensor([state.position], [1]),
         });
@@ -395,10 +544,14 @@ export class StorySystem implements System<'story' | 'premise'> {
           if (!present) throw new EngineError('bad-model', `the step graph returned no ${presentName(name)}`);
           past[name] = present;
         }
-        return { logProbs: new Float32Array(floatData(out.log_probs, 'log_probs')), state: { past, position: state.position + 1 } };
+        return {
+          logProbs: new Float32Array(floatData(out.log_probs, 'log_probs')),
+          state: { past, position: state.position + 1 },
+        };
       },
       reorder(state, rows) {
-        if (rows.length !== 1 || rows[0] !== 0) throw new EngineError('internal', 'the story models sample one row at a time');
+        if (rows.length !== 1 || rows[0] !== 0)
+          throw new EngineError('internal', 'the story models sample one row at a time');
         return state;
       },
     };
@@ -406,22 +559,60 @@ export class StorySystem implements System<'story' | 'premise'> {
 
   private sampling(req: SamplingOptions | undefined): StoryResult['sampling'] {
     const d = this.folder.manifest.decoding;
-    return { topK: req?.topK ?? d.topK ?? 10, temperature: req?.temperature ?? d.temperature ?? 0.8, seed: req?.seed ?? freshSeed() };
+    return {
+      topK: req?.topK ?? d.topK ?? 10,
+      temperature: req?.temperature ?? d.temperature ?? 0.8,
+      seed: req?.seed ?? freshSeed(),
+    };
   }
 
   /** Top-k sampling (section 5.3: k = 10), never a token the manifest bans (<unk>, padding, <s>, the mask), never empty. */
-  private sample(model: StepModel<StepState>, start: StepState, o: StoryResult['sampling'] & {
-    eos: number; maxLength: number; endsBefore?: (tokens: readonly number[]) => boolean; mayEnd?: (tokens: readonly number[]) => boolean; guard?: RowGuard;
-  }, hooks: DecodeHooks): Promise<Hypothesis> {
+  private sample(
+    model: StepModel<StepState>,
+    start: StepState,
+    o: StoryResult['sampling'] & {
+      eos: number;
+      maxLength: number;
+      endsBefore?: (tokens: readonly number[]) => boolean;
+      mayEnd?: (tokens: readonly number[]) => boolean;
+      guard?: RowGuard;
+    },
+    hooks: DecodeHooks,
+  ): Promise<Hypothesis> {
     const special = this.folder.manifest.specialTokens;
     const banned = neverWritten(special, this.arch.neverSample);
-    return topKSample(model, start, {
-      bos: special.bos, eos: o.eos, maxLength: o.maxLength, k: o.topK, temperature: o.temperature, seed: o.seed,
-      minLength: 1, banned, endsBefore: o.endsBefore, mayEnd: o.mayEnd, guard: o.guard,
-    }, hooks);
+    return topKSample(
+      model,
+      start,
+      {
+        bos: special.bos,
+        eos: o.eos,
+        maxLength: o.maxLength,
+        k: o.topK,
+        temperature: o.temperature,
+        seed: o.seed,
+        minLength: 1,
+        banned,
+        endsBefore: o.endsBefore,
+        mayEnd: o.mayEnd,
+        guard: o.guard,
+      },
+      hooks,
+    );
   }
 
-  private stats(s: { inputTokens: number | null; usedInputTokens: number; outputTokens: number; encodeMs: number; decodeMs: number }): StoryResult['stats'] {
-    return { ...s, tokensPerSecond: (s.outputTokens + 1) / Math.max(s.decodeMs / 1000, 1e-6), device: this.device, model: this.folder.manifest.name };
+  private stats(s: {
+    inputTokens: number | null;
+    usedInputTokens: number;
+    outputTokens: number;
+    encodeMs: number;
+    decodeMs: number;
+  }): StoryResult['stats'] {
+    return {
+      ...s,
+      tokensPerSecond: (s.outputTokens + 1) / Math.max(s.decodeMs / 1000, 1e-6),
+      device: this.device,
+      model: this.folder.manifest.name,
+    };
   }
 }

@@ -16,14 +16,28 @@ import type { LikelihoodModel } from '../metrics/perplexity';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
 import { checkIO, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
-import { cacheSpecs, emptyCaches, feedCaches, layerViews, LayerCaches, readCaches, reorderCaches } from '../runtime/layerCaches';
+import {
+  cacheSpecs,
+  emptyCaches,
+  feedCaches,
+  layerViews,
+  LayerCaches,
+  readCaches,
+  reorderCaches,
+} from '../runtime/layerCaches';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
 import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
-import { DEFAULT_EXTRACTIVE, extractiveSummary, MAX_EXTRACTIVE_WINDOWS, wordBudget, type ExtractiveOptions } from './extractive';
+import {
+  DEFAULT_EXTRACTIVE,
+  extractiveSummary,
+  MAX_EXTRACTIVE_WINDOWS,
+  wordBudget,
+  type ExtractiveOptions,
+} from './extractive';
 import { checkReadable, INPUT_TASKS, unreadableMessage } from '../text/origin';
 import { sentenceSpans } from '../text/reader';
 import { readDocument } from '../text/markdown';
@@ -51,32 +65,56 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
   static async load(dir: string, opts: RuntimeOptions): Promise<SummarizeSystem> {
     const folder = await loadModelFolder(dir, 'summarize');
     const arch = folder.manifest.architecture;
-    if (arch.type !== 'taas-encoder-decoder') throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a TAAS model`);
+    if (arch.type !== 'taas-encoder-decoder')
+      throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a TAAS model`);
     const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
     const enc = await openSession(folder.file('encoder'), opts);
     const dec = await openSession(folder.file('decoder'), opts);
     const ids: TensorSpec = { type: 'int64', dims: [null, null] };
     const perPosition: TensorSpec = { type: 'float32', dims: [null, null] };
     // Keys and values of every decoder layer as the encoder returns them: [layers, 2, batch, heads, positions, head size].
-    const keyValues: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, 2, null, arch.heads, null, arch.dModel / arch.heads] };
+    const keyValues: TensorSpec = {
+      type: 'float32',
+      dims: [arch.decoderLayers, 2, null, arch.heads, null, arch.dModel / arch.heads],
+    };
     // The decoder takes them one tensor per layer: [batch, heads, positions, head size].
     const layerCache: TensorSpec = { type: 'float32', dims: [null, arch.heads, null, arch.dModel / arch.heads] };
-    checkIO(enc.session, folder.file('encoder'),
+    checkIO(
+      enc.session,
+      folder.file('encoder'),
       { input_ids: ids, attention_mask: ids },
-      { cross_key_values: keyValues, memory_mask: ids, topic_attention: perPosition, topic_scores: { type: 'float32', dims: [null, arch.numTopics, null] } });
-    // source_ids feeds the copy mechanism; a model without one has no such input.
-    checkIO(dec.session, folder.file('decoder'),
       {
-        input_ids: { type: 'int64', dims: [null, 1] }, memory_mask: ids,
-        ...cacheSpecs('cross_key_values', arch.decoderLayers, layerCache), ...cacheSpecs('past_key_values', arch.decoderLayers, layerCache),
+        cross_key_values: keyValues,
+        memory_mask: ids,
+        topic_attention: perPosition,
+        topic_scores: { type: 'float32', dims: [null, arch.numTopics, null] },
+      },
+    );
+    // source_ids feeds the copy mechanism; a model without one has no such input.
+    checkIO(
+      dec.session,
+      folder.file('decoder'),
+      {
+        input_ids: { type: 'int64', dims: [null, 1] },
+        memory_mask: ids,
+        ...cacheSpecs('cross_key_values', arch.decoderLayers, layerCache),
+        ...cacheSpecs('past_key_values', arch.decoderLayers, layerCache),
         ...(arch.copy ? { source_ids: ids } : {}),
       },
-      { log_probs: { type: 'float32', dims: [null, arch.vocabSize] }, cross_attention: perPosition, ...cacheSpecs('present', arch.decoderLayers, layerCache) });
-    let topics: { id: number; words: string[] }[] = [];
+      {
+        log_probs: { type: 'float32', dims: [null, arch.vocabSize] },
+        cross_attention: perPosition,
+        ...cacheSpecs('present', arch.decoderLayers, layerCache),
+      },
+    );
+    let topics: { id: number; words: string[] }[];
     try {
       topics = Topics.parse(JSON.parse(await fs.readFile(folder.file('topics'), 'utf8'))).topics;
     } catch (e) {
-      throw new EngineError('bad-model', `${folder.file('topics')} is not a valid topics file: ${e instanceof Error ? e.message.split('\n')[0] : e}`);
+      throw new EngineError(
+        'bad-model',
+        `${folder.file('topics')} is not a valid topics file: ${e instanceof Error ? e.message.split('\n')[0] : e}`,
+      );
     }
     opts.log('info', `summarize model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}`);
     const system = new SummarizeSystem(folder, arch, tokenizer, enc.session, dec.session, topics, enc.provider);
@@ -97,7 +135,11 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
 
   readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);
 
-  async run(req: SummarizeRequest, ctx: RunContext, extractive: ExtractiveOptions = DEFAULT_EXTRACTIVE): Promise<SummarizeResult> {
+  async run(
+    req: SummarizeRequest,
+    ctx: RunContext,
+    extractive: ExtractiveOptions = DEFAULT_EXTRACTIVE,
+  ): Promise<SummarizeResult> {
     checkReadable(req.text, INPUT_TASKS.summarize, req.origin);
     if (req.format) return this.runSectioned(req, ctx, extractive);
     if (req.mode === 'extractive') return (await this.runExtractive(req, ctx, extractive)).result;
@@ -109,7 +151,11 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
    * each section's prose summarized in parts of one window, the whole from the sections nearest the
    * document's topics. Offsets in the result are the document's.
    */
-  private async runSectioned(req: SummarizeRequest, ctx: RunContext, extractive: ExtractiveOptions): Promise<SummarizeResult> {
+  private async runSectioned(
+    req: SummarizeRequest,
+    ctx: RunContext,
+    extractive: ExtractiveOptions,
+  ): Promise<SummarizeResult> {
     const m = this.folder.manifest;
     const window = Math.min(req.maxInputTokens ?? m.maxInputTokens, m.maxInputTokens, this.arch.maxSourcePositions);
     ctx.progress('Reading the document…', 0);
@@ -120,11 +166,21 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
       summarize: async (text, c, whole) => {
         const sub: SummarizeRequest = { ...req, text, format: undefined, maxInputTokens: window };
         // The summary of the whole gets the word budget of the whole document, not of the joined summaries.
-        const opts = whole ? { ...extractive, minWords: Math.max(extractive.minWords, wordBudget(whole.documentWords, extractive)) } : extractive;
-        const { result, topicMeans } = req.mode === 'extractive' ? await this.runExtractive(sub, c, opts) : await this.runAbstractive(sub, c);
+        const opts = whole
+          ? { ...extractive, minWords: Math.max(extractive.minWords, wordBudget(whole.documentWords, extractive)) }
+          : extractive;
+        const { result, topicMeans } =
+          req.mode === 'extractive' ? await this.runExtractive(sub, c, opts) : await this.runAbstractive(sub, c);
         return {
-          summary: result.summary, extracted: result.extracted?.map(({ start, end }) => ({ start, end })), tokens: result.tokens, topicMeans, hitMaxLength: result.hitMaxLength,
-          inputTokens: result.stats.usedInputTokens, outputTokens: result.stats.outputTokens, encodeMs: result.stats.encodeMs, decodeMs: result.stats.decodeMs,
+          summary: result.summary,
+          extracted: result.extracted?.map(({ start, end }) => ({ start, end })),
+          tokens: result.tokens,
+          topicMeans,
+          hitMaxLength: result.hitMaxLength,
+          inputTokens: result.stats.usedInputTokens,
+          outputTokens: result.stats.outputTokens,
+          encodeMs: result.stats.encodeMs,
+          decodeMs: result.stats.decodeMs,
         };
       },
     };
@@ -147,15 +203,23 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
       sections: s.sections,
       readNotes: s.notes,
       stats: {
-        inputTokens: s.inputTokens, usedInputTokens: s.inputTokens, outputTokens: s.outputTokens,
-        encodeMs: s.encodeMs, decodeMs: s.decodeMs, tokensPerSecond: s.outputTokens / Math.max(1e-3, ms / 1000),
-        device: this.device, model: m.name,
+        inputTokens: s.inputTokens,
+        usedInputTokens: s.inputTokens,
+        outputTokens: s.outputTokens,
+        encodeMs: s.encodeMs,
+        decodeMs: s.decodeMs,
+        tokensPerSecond: s.outputTokens / Math.max(1e-3, ms / 1000),
+        device: this.device,
+        model: m.name,
       },
     };
   }
 
   /** Abstractive mode on one window: the encoder, then beam search. topicMeans: per topic, the mean of h_t·P_kᵀ over the tokens read. */
-  private async runAbstractive(req: SummarizeRequest, ctx: RunContext): Promise<{ result: SummarizeResult; topicMeans: Float64Array }> {
+  private async runAbstractive(
+    req: SummarizeRequest,
+    ctx: RunContext,
+  ): Promise<{ result: SummarizeResult; topicMeans: Float64Array }> {
     const text = req.text;
     const m = this.folder.manifest;
     const special = m.specialTokens;
@@ -163,7 +227,8 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     ctx.progress('Reading the text…', 0);
     // A long document is tokenized only as far as the model reads (a megabyte takes ~10 s in full).
     const { spans, complete } = this.tokenizer.encodePrefix(text, limit + 1);
-    if (spans.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));
+    if (spans.length === 0)
+      throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));
     // Longer text than the model reads: summarize its beginning (news puts the essentials first) and say so.
     const used = spans.slice(0, limit);
     const truncated = used.length < spans.length || !complete;
@@ -178,21 +243,34 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     const model = this.stepModel(encoded, ids);
     const t1 = performance.now();
     let lastPartial = 0;
-    const hyps = await beamSearch(model, this.emptyState(K), {
-      bos: special.bos, eos: special.eos, beamSize: K, maxLength: d.maxLength, minLength: d.minLength,
-      lengthPenalty: d.lengthPenalty, noRepeatNgramSize: d.noRepeatNgramSize,
-      banned: neverWritten(special),
-      // A summary's names come from its source, as its numbers do (issue 19: faithful to the source).
-      guard: decodingGuard(this.guards, req.guards, text, undefined, { sourceNames: true }),
-    }, {
-      clock: ctx.clock,
-      checkCancelled: () => ctx.checkCancelled(),
-      onStep: (step, best) => {
-        ctx.progress(`Writing the summary (${step + 1} tokens)…`, Math.min(0.95, (step + 1) / d.maxLength));
-        const now = performance.now();
-        if (now - lastPartial > 200) { lastPartial = now; ctx.partial(this.tokenizer.decode(best)); }
+    const hyps = await beamSearch(
+      model,
+      this.emptyState(K),
+      {
+        bos: special.bos,
+        eos: special.eos,
+        beamSize: K,
+        maxLength: d.maxLength,
+        minLength: d.minLength,
+        lengthPenalty: d.lengthPenalty,
+        noRepeatNgramSize: d.noRepeatNgramSize,
+        banned: neverWritten(special),
+        // A summary's names come from its source, as its numbers do (issue 19: faithful to the source).
+        guard: decodingGuard(this.guards, req.guards, text, undefined, { sourceNames: true }),
       },
-    });
+      {
+        clock: ctx.clock,
+        checkCancelled: () => ctx.checkCancelled(),
+        onStep: (step, best) => {
+          ctx.progress(`Writing the summary (${step + 1} tokens)…`, Math.min(0.95, (step + 1) / d.maxLength));
+          const now = performance.now();
+          if (now - lastPartial > 200) {
+            lastPartial = now;
+            ctx.partial(this.tokenizer.decode(best));
+          }
+        },
+      },
+    );
     const decodeMs = performance.now() - t1;
     const best = hyps[0];
     const written = best ? this.tokenizer.decode(best.tokens) : '';
@@ -231,12 +309,17 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
    * Extractive mode (systems/extractive.ts): α over the whole document, then the sentences it
    * weighs most, verbatim and in document order. No decoder runs.
    */
-  private async runExtractive(req: SummarizeRequest, ctx: RunContext, opts: ExtractiveOptions): Promise<{ result: SummarizeResult; topicMeans: Float64Array }> {
+  private async runExtractive(
+    req: SummarizeRequest,
+    ctx: RunContext,
+    opts: ExtractiveOptions,
+  ): Promise<{ result: SummarizeResult; topicMeans: Float64Array }> {
     ctx.progress('Reading the text…', 0);
     const t0 = performance.now();
     const read = await this.documentAttention(req.text, req.maxInputTokens, ctx);
     const encodeMs = performance.now() - t0;
-    if (read.tokens.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));
+    if (read.tokens.length === 0)
+      throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));
     ctx.progress('Choosing the sentences the model attends to most…', 0.95);
     const t1 = performance.now();
     const text = req.text;
@@ -258,7 +341,11 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
       tokens: read.tokens,
       topPhrases: topPhrases(text, read.tokens, 5),
       topics: this.topics,
-      extracted: ex.chosen.map((i) => ({ start: ex.sentences[i].start, end: ex.sentences[i].end, score: ex.sentences[i].score })),
+      extracted: ex.chosen.map((i) => ({
+        start: ex.sentences[i].start,
+        end: ex.sentences[i].end,
+        score: ex.sentences[i].score,
+      })),
       stats: {
         inputTokens: read.inputTokens,
         usedInputTokens: read.tokens.length,
@@ -280,15 +367,37 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
    * α = softmax_t(ā) is taken over all the windows' tokens together. For a document that fits one
    * window this is exactly the encoder's topic_attention output.
    */
-  async documentAttention(text: string, maxInputTokens: number | undefined, ctx?: RunContext):
-  Promise<{ tokens: AttendedToken[]; abar: Float64Array; topicMeans: Float64Array; truncated: boolean; inputTokens: number | null; usedChars: number; windows: number; limit: number }> {
+  async documentAttention(
+    text: string,
+    maxInputTokens: number | undefined,
+    ctx?: RunContext,
+  ): Promise<{
+    tokens: AttendedToken[];
+    abar: Float64Array;
+    topicMeans: Float64Array;
+    truncated: boolean;
+    inputTokens: number | null;
+    usedChars: number;
+    windows: number;
+    limit: number;
+  }> {
     const m = this.folder.manifest;
     const window = Math.min(maxInputTokens ?? m.maxInputTokens, m.maxInputTokens, this.arch.maxSourcePositions);
     const cap = window * MAX_EXTRACTIVE_WINDOWS;
     const { spans, complete } = this.tokenizer.encodePrefix(text, cap + 1);
     const used = spans.slice(0, cap);
     const truncated = used.length < spans.length || !complete;
-    if (used.length === 0) return { tokens: [], abar: new Float64Array(0), topicMeans: new Float64Array(this.arch.numTopics), truncated: false, inputTokens: 0, usedChars: 0, windows: 0, limit: cap };
+    if (used.length === 0)
+      return {
+        tokens: [],
+        abar: new Float64Array(0),
+        topicMeans: new Float64Array(this.arch.numTopics),
+        truncated: false,
+        inputTokens: 0,
+        usedChars: 0,
+        windows: 0,
+        limit: cap,
+      };
     const usedChars = used[used.length - 1].end;
     // Token i starts a sentence when it lies past the end of the sentence of token i - 1.
     const ends = sentenceSpans(text.slice(0, usedChars)).map((s) => s.end);
@@ -296,7 +405,10 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     let si = 0;
     used.forEach((t, i) => {
       let moved = false;
-      while (si < ends.length && t.start >= ends[si]) { si++; moved = true; }
+      while (si < ends.length && t.start >= ends[si]) {
+        si++;
+        moved = true;
+      }
       startsSentence[i] = i > 0 && moved;
     });
     const cuts: [number, number][] = [];
@@ -318,35 +430,59 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
       // A turn for the worker's event loop between windows, so that a cancel is seen mid-document.
       await clock.yield();
       ctx?.checkCancelled();
-      ctx?.progress(`Reading the text (part ${w + 1} of ${cuts.length})…`, w / cuts.length * 0.9);
+      ctx?.progress(`Reading the text (part ${w + 1} of ${cuts.length})…`, (w / cuts.length) * 0.9);
       const ids = used.slice(a, b).map((s) => s.id);
       const out = await this.encoder.run({
         input_ids: int64Tensor(ids, [1, ids.length]),
-        attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
+        attention_mask: int64Tensor(
+          ids.map(() => 1),
+          [1, ids.length],
+        ),
       });
       const scores = floatData(out.topic_scores, 'topic_scores'); // [1, K, n]
       const n = ids.length;
       const K = scores.length / n;
       for (let t = 0; t < n; t++) {
         let sum = 0;
-        for (let k = 0; k < K; k++) { sum += scores[k * n + t]; topicSums[k] += scores[k * n + t]; }
+        for (let k = 0; k < K; k++) {
+          sum += scores[k * n + t];
+          topicSums[k] += scores[k * n + t];
+        }
         abar[a + t] = sum / K;
       }
     }
     let max = -Infinity;
     for (const x of abar) max = Math.max(max, x);
     let z = 0;
-    const e = Array.from(abar, (x) => { const v = Math.exp(x - max); z += v; return v; });
+    const e = Array.from(abar, (x) => {
+      const v = Math.exp(x - max);
+      z += v;
+      return v;
+    });
     const tokens = used.map((s, i) => ({ text: s.text, start: s.start, end: s.end, weight: e[i] / z }));
     const topicMeans = topicSums.map((v) => v / used.length);
-    return { tokens, abar, topicMeans, truncated, inputTokens: complete ? spans.length : null, usedChars, windows: cuts.length, limit: cap };
+    return {
+      tokens,
+      abar,
+      topicMeans,
+      truncated,
+      inputTokens: complete ? spans.length : null,
+      usedChars,
+      windows: cuts.length,
+      limit: cap,
+    };
   }
 
   /** Runs the encoder once: α per source token (Eq. 11) and the decoder's cross-attention memory. */
-  private async encode(ids: number[]): Promise<{ alpha: Float32Array; cross: Tensor; memoryMask: Tensor; topicMeans: Float64Array }> {
+  private async encode(
+    ids: number[],
+  ): Promise<{ alpha: Float32Array; cross: Tensor; memoryMask: Tensor; topicMeans: Float64Array }> {
     const enc = await this.encoder.run({
       input_ids: int64Tensor(ids, [1, ids.length]),
-      attention_mask: int64Tensor(ids.map(() => 1), [1, ids.length]),
+      attention_mask: int64Tensor(
+        ids.map(() => 1),
+        [1, ids.length],
+      ),
     });
     const cross = enc.cross_key_values;
     const memoryMask = enc.memory_mask;
@@ -400,7 +536,10 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
   /** The source ids run() reads of `text` (at most the model's input length). */
   sourceIds(text: string): number[] {
     const limit = Math.min(this.folder.manifest.maxInputTokens, this.arch.maxSourcePositions);
-    return this.tokenizer.encodePrefix(text, limit).spans.slice(0, limit).map((s) => s.id);
+    return this.tokenizer
+      .encodePrefix(text, limit)
+      .spans.slice(0, limit)
+      .map((s) => s.id);
   }
 
   /**
@@ -409,17 +548,33 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
    */
   async decoderFor(ids: number[]): Promise<{ model: StepModel<DecoderState>; state: DecoderState; bos: number }> {
     if (ids.length === 0) throw new EngineError('bad-input', 'There is no text to summarize.');
-    return { model: this.stepModel(await this.encode(ids), ids), state: this.emptyState(1), bos: this.folder.manifest.specialTokens.bos };
+    return {
+      model: this.stepModel(await this.encode(ids), ids),
+      state: this.emptyState(1),
+      bos: this.folder.manifest.specialTokens.bos,
+    };
   }
 
   /** LikelihoodModel (metrics/perplexity.ts): log p of each subword of `target` (and the end) given
    * the source `context`, by teacher forcing. The source is cut to the model's input length as in run(). */
   async tokenLogProbs(context: string, target: string): Promise<number[]> {
     const limit = Math.min(this.folder.manifest.maxInputTokens, this.arch.maxSourcePositions);
-    const ids = this.tokenizer.encodePrefix(context, limit).spans.slice(0, limit).map((s) => s.id);
+    const ids = this.tokenizer
+      .encodePrefix(context, limit)
+      .spans.slice(0, limit)
+      .map((s) => s.id);
     if (ids.length === 0) throw new EngineError('bad-input', 'There is no source text to score against.');
-    const targetIds = this.tokenizer.encodeWithSpans(target).map((s) => s.id).slice(0, this.arch.maxTargetPositions - 2);
+    const targetIds = this.tokenizer
+      .encodeWithSpans(target)
+      .map((s) => s.id)
+      .slice(0, this.arch.maxTargetPositions - 2);
     const special = this.folder.manifest.specialTokens;
-    return forcedLogProbs(this.stepModel(await this.encode(ids), ids), this.emptyState(1), special.bos, targetIds, special.eos);
+    return forcedLogProbs(
+      this.stepModel(await this.encode(ids), ids),
+      this.emptyState(1),
+      special.bos,
+      targetIds,
+      special.eos,
+    );
   }
 }

@@ -45,7 +45,14 @@ export interface System<O extends Op = Op> {
 /** The description of a system loaded from a model folder. */
 export function describeFolder(system: string, folder: ModelFolder, device: string): SystemDescription {
   const m = folder.manifest;
-  return { system, name: m.name, description: m.description, architecture: m.architecture.type, dir: folder.dir, device };
+  return {
+    system,
+    name: m.name,
+    description: m.description,
+    architecture: m.architecture.type,
+    dir: folder.dir,
+    device,
+  };
 }
 
 /** A system's dispose(): releases its sessions (read when called) the first time; later calls do nothing. */

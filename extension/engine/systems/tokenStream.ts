@@ -15,8 +15,11 @@ export interface TokenStream {
   hooks: DecodeHooks;
 }
 
-export function tokenStream(ctx: RunContext, decode: (ids: readonly number[]) => string,
-  progress: (text: string, tokens: number) => { message: string; fraction: number }): TokenStream {
+export function tokenStream(
+  ctx: RunContext,
+  decode: (ids: readonly number[]) => string,
+  progress: (text: string, tokens: number) => { message: string; fraction: number },
+): TokenStream {
   let cached: { ids: readonly number[]; length: number; text: string } | undefined;
   const text = (ids: readonly number[]): string => {
     if (cached?.ids === ids && cached.length === ids.length) return cached.text;

@@ -8,7 +8,13 @@ import type { AttendedPhrase, AttendedToken } from '../../protocol';
 import { isStopword } from '../text/stopwords';
 import type { TokenSpan } from '../text/tokenizer';
 
-interface Word { start: number; end: number; weight: number; first: number; last: number }
+interface Word {
+  start: number;
+  end: number;
+  weight: number;
+  first: number;
+  last: number;
+}
 
 const WORDLIKE = /[\p{L}\p{N}]/u;
 
@@ -39,7 +45,10 @@ export function wordsOf(tokens: AttendedToken[]): Word[] {
 export function topPhrases(source: string, tokens: AttendedToken[], k = 5, maxWords = 4): AttendedPhrase[] {
   const words = wordsOf(tokens);
   const content = words.map((w) => !isStopword(source.slice(w.start, w.end)));
-  const order = words.map((_, i) => i).filter((i) => content[i]).sort((a, b) => words[b].weight - words[a].weight);
+  const order = words
+    .map((_, i) => i)
+    .filter((i) => content[i])
+    .sort((a, b) => words[b].weight - words[a].weight);
   const listed = new Set<string>();
   const taken = new Array<boolean>(words.length).fill(false);
   const phrases: AttendedPhrase[] = [];
@@ -54,7 +63,8 @@ export function topPhrases(source: string, tokens: AttendedToken[], k = 5, maxWo
       const left = grows(lo - 1) ? words[lo - 1].weight : -1;
       const right = grows(hi + 1) ? words[hi + 1].weight : -1;
       if (left < 0 && right < 0) break;
-      if (left >= right) lo--; else hi++;
+      if (left >= right) lo--;
+      else hi++;
     }
     for (let i = lo; i <= hi; i++) taken[i] = true;
     let weight = 0;

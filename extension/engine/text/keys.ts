@@ -9,10 +9,13 @@
 import { analyse } from './nlp';
 import { isStopword } from './stopwords';
 
-export const FILLERS: ReadonlySet<string> = new Set((
-  'yes yeah okay sir mister mrs miss lot thing things kind sort way something anything nothing everything ' +
-  'someone anyone everyone nobody somebody anybody guy guys man hey hello bye thanks thank please sorry ' +
-  'right sure well good great fine nice really just wow must need want doe does').split(' '));
+export const FILLERS: ReadonlySet<string> = new Set(
+  (
+    'yes yeah okay sir mister mrs miss lot thing things kind sort way something anything nothing everything ' +
+    'someone anyone everyone nobody somebody anybody guy guys man hey hello bye thanks thank please sorry ' +
+    'right sure well good great fine nice really just wow must need want doe does'
+  ).split(' '),
+);
 
 export interface SemanticKey {
   /** The word as the post has it. */

@@ -59,7 +59,15 @@ export interface ReadDocument {
 type Token = ReturnType<MarkdownIt['parse']>[number];
 
 /** The block tokens that hold a document's lines (containers, lists and quotes, only hold blocks). */
-const LEAVES: ReadonlySet<string> = new Set(['paragraph_open', 'heading_open', 'fence', 'code_block', 'table_open', 'html_block', 'hr']);
+const LEAVES: ReadonlySet<string> = new Set([
+  'paragraph_open',
+  'heading_open',
+  'fence',
+  'code_block',
+  'table_open',
+  'html_block',
+  'hr',
+]);
 
 let parser: MarkdownIt | undefined;
 function markdownParser(): MarkdownIt {
@@ -107,7 +115,10 @@ function pastLinkTail(text: string, at: number, end: number): number {
   if (text[at] === '(') {
     let depth = 0;
     for (let i = at; i < end; i++) {
-      if (text[i] === '\\') { i++; continue; }
+      if (text[i] === '\\') {
+        i++;
+        continue;
+      }
       if (text[i] === '(') depth++;
       else if (text[i] === ')' && --depth === 0) return i + 1;
     }
@@ -131,10 +142,15 @@ function unmaskInline(text: string, buf: Uint16Array, children: readonly Token[]
     const at = text.indexOf(s, cursor);
     return at < 0 || at + s.length > to || at - cursor > limit + s.length ? -1 : at;
   };
-  const unmask = (a: number, b: number) => { for (let i = a; i < b; i++) buf[i] = text.charCodeAt(i); };
+  const unmask = (a: number, b: number) => {
+    for (let i = a; i < b; i++) buf[i] = text.charCodeAt(i);
+  };
   let inAutolink = false;
   for (const t of children) {
-    if (t.type === 'link_open' && t.markup === 'autolink') { inAutolink = true; continue; }
+    if (t.type === 'link_open' && t.markup === 'autolink') {
+      inAutolink = true;
+      continue;
+    }
     if (t.type === 'link_close' && inAutolink) {
       inAutolink = false;
       const close = find('>');
@@ -151,7 +167,10 @@ function unmaskInline(text: string, buf: Uint16Array, children: readonly Token[]
       }
     } else if (t.type === 'code_inline') {
       const at = find(t.content);
-      if (at >= 0) { unmask(at, at + t.content.length); cursor = at + t.content.length; }
+      if (at >= 0) {
+        unmask(at, at + t.content.length);
+        cursor = at + t.content.length;
+      }
     } else if (t.type === 'html_inline') {
       const at = find(t.content);
       if (at >= 0) cursor = at + t.content.length;
@@ -172,7 +191,12 @@ function unmaskInline(text: string, buf: Uint16Array, children: readonly Token[]
 
 /** The plain text of a heading's inline tokens. */
 function inlineText(children: readonly Token[]): string {
-  return children.filter((t) => t.type === 'text' || t.type === 'code_inline').map((t) => t.content).join('').replace(/\s+/g, ' ').trim();
+  return children
+    .filter((t) => t.type === 'text' || t.type === 'code_inline')
+    .map((t) => t.content)
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** Reads `text` as Markdown (or, with 'plain', as paragraphs of prose only). */
@@ -180,9 +204,13 @@ export function readDocument(text: string, format: DocumentFormat): ReadDocument
   if (format === 'plain') {
     const paragraphs = paragraphSpans(text);
     return {
-      format, prose: text, blocks: paragraphs.map((p) => ({ start: p.start, end: p.end, kind: 'paragraph' })), paragraphs,
+      format,
+      prose: text,
+      blocks: paragraphs.map((p) => ({ start: p.start, end: p.end, kind: 'paragraph' })),
+      paragraphs,
       sections: [{ title: '', level: 0, start: 0, end: text.length, paragraphs }],
-      skipped: { code: 0, table: 0, html: 0, frontMatter: 0 }, notes: [],
+      skipped: { code: 0, table: 0, html: 0, frontMatter: 0 },
+      notes: [],
     };
   }
   return readMarkdown(text);
@@ -240,14 +268,26 @@ export function readMarkdown(text: string): ReadDocument {
           // A fence without its closing line: CommonMark makes the rest of the document code.
           const last = text.slice(lineStart(map[1] - 1), lineEnd(map[1] - 1)).trim();
           const closed = map[1] - map[0] >= 2 && /^(`{3,}|~{3,})$/.test(last) && last.startsWith(t.markup);
-          if (!closed) notes.push(`The ${t.markup} code fence at line ${map[0] + 1} is never closed, so everything after it was read as code, not prose.`);
+          if (!closed)
+            notes.push(
+              `The ${t.markup} code fence at line ${map[0] + 1} is never closed, so everything after it was read as code, not prose.`,
+            );
         }
         break;
       }
-      case 'table_open': blocks.push({ kind: 'table', ...span }); skipped.table++; break;
-      case 'html_block': blocks.push({ kind: 'html', ...span }); skipped.html++; break;
-      case 'hr': blocks.push({ kind: 'rule', ...span }); break;
-      default: break;
+      case 'table_open':
+        blocks.push({ kind: 'table', ...span });
+        skipped.table++;
+        break;
+      case 'html_block':
+        blocks.push({ kind: 'html', ...span });
+        skipped.html++;
+        break;
+      case 'hr':
+        blocks.push({ kind: 'rule', ...span });
+        break;
+      default:
+        break;
     }
   }
 
@@ -266,7 +306,10 @@ export function readMarkdown(text: string): ReadDocument {
     for (let i = lines[l].start; i < lines[l].end; i++) buf[i] = text.charCodeAt(i);
     paragraphStarts.push(lines[l].start);
   }
-  if (lost >= 0) notes.push(`Lists or quotes nested too deeply to read as Markdown from line ${lost + 1}: those lines were read as plain text.`);
+  if (lost >= 0)
+    notes.push(
+      `Lists or quotes nested too deeply to read as Markdown from line ${lost + 1}: those lines were read as plain text.`,
+    );
 
   // Touching paragraphs (list items, a paragraph right under a heading) get a blank line between them.
   for (const start of paragraphStarts) {
@@ -281,10 +324,18 @@ export function readMarkdown(text: string): ReadDocument {
   const sections: Section[] = [];
   const firstHeading = headings.length ? headings[0].span.start : text.length;
   const before = paragraphs.filter((p) => p.end <= firstHeading);
-  if (before.length > 0 || headings.length === 0) sections.push({ title: '', level: 0, start: 0, end: firstHeading, paragraphs: before });
+  if (before.length > 0 || headings.length === 0)
+    sections.push({ title: '', level: 0, start: 0, end: firstHeading, paragraphs: before });
   headings.forEach((h, k) => {
     const end = k + 1 < headings.length ? headings[k + 1].span.start : text.length;
-    sections.push({ title: h.title, level: h.level, heading: h.span, start: h.span.start, end, paragraphs: paragraphs.filter((p) => p.start >= h.span.end && p.end <= end) });
+    sections.push({
+      title: h.title,
+      level: h.level,
+      heading: h.span,
+      start: h.span.start,
+      end,
+      paragraphs: paragraphs.filter((p) => p.start >= h.span.end && p.end <= end),
+    });
   });
   return { format: 'markdown', prose, blocks, paragraphs, sections, skipped, notes };
 }
@@ -295,7 +346,8 @@ function lineIndexOf(lines: readonly Span[], offset: number): number {
   let hi = lines.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (lines[mid].start <= offset) lo = mid; else hi = mid - 1;
+    if (lines[mid].start <= offset) lo = mid;
+    else hi = mid - 1;
   }
   return lo;
 }

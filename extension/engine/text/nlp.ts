@@ -35,7 +35,7 @@ let loaded: WinkMethods | undefined;
 function nlp(): WinkMethods {
   if (!loaded) {
     // The model is required here, not imported, so that it loads on first use only.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+
     const model = require('wink-eng-lite-web-model') as Model;
     loaded = winkNLP(model);
   }

@@ -32,16 +32,36 @@ export interface InputTask {
 }
 
 export const INPUT_TASKS = {
-  summarize: { nothing: 'There is no text to summarize', editorWhere: 'the selection (or document)', kind: 'prose', outcome: 'nothing was summarized' },
-  reply: { nothing: 'There is no post to reply to', editorWhere: 'the selection (or document)', kind: 'a message', outcome: 'no replies were written' },
-  roundtrip: { nothing: 'There is no paragraph to round-trip', editorWhere: 'the selection (or paragraph)', kind: 'prose', outcome: 'nothing was round-tripped' },
+  summarize: {
+    nothing: 'There is no text to summarize',
+    editorWhere: 'the selection (or document)',
+    kind: 'prose',
+    outcome: 'nothing was summarized',
+  },
+  reply: {
+    nothing: 'There is no post to reply to',
+    editorWhere: 'the selection (or document)',
+    kind: 'a message',
+    outcome: 'no replies were written',
+  },
+  roundtrip: {
+    nothing: 'There is no paragraph to round-trip',
+    editorWhere: 'the selection (or paragraph)',
+    kind: 'prose',
+    outcome: 'nothing was round-tripped',
+  },
 } as const satisfies Record<string, InputTask>;
 
 /** The message for text that is empty, has no words, or is binary data. */
-export function unreadableMessage(problem: 'empty' | 'no-words' | 'binary', task: InputTask, origin: TextOrigin | undefined): string {
+export function unreadableMessage(
+  problem: 'empty' | 'no-words' | 'binary',
+  task: InputTask,
+  origin: TextOrigin | undefined,
+): string {
   const where = whereText(origin, task.editorWhere);
   if (problem === 'empty') return `${task.nothing}: ${where} is empty.`;
-  if (problem === 'no-words') return `${task.nothing}: ${where} has no words the model can read (only emoji, symbols or punctuation).`;
+  if (problem === 'no-words')
+    return `${task.nothing}: ${where} has no words the model can read (only emoji, symbols or punctuation).`;
   return `${capitalised(whereText(origin))} looks like binary data, not ${task.kind}; ${task.outcome}.`;
 }
 

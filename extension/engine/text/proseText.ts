@@ -10,7 +10,14 @@
 //   the cursor or first in the selection, as compact text with the map back into the document, so
 //   Apply replaces only the span of prose the model read: list markers, quote markers, headings and
 //   the blocks around stay as written.
-import { describeSkippedList, readDocument, readMarkdown, type DocumentFormat, type MarkdownBlockKind, type ReadDocument } from './markdown';
+import {
+  describeSkippedList,
+  readDocument,
+  readMarkdown,
+  type DocumentFormat,
+  type MarkdownBlockKind,
+  type ReadDocument,
+} from './markdown';
 import type { Span } from './reader';
 
 export type Skipped = ReadDocument['skipped'];
@@ -32,10 +39,19 @@ export function proseOf(text: string, format: DocumentFormat): ProseText {
   if (format === 'plain') return { format, text, skipped: { ...NONE }, notes: [] };
   const doc = readDocument(text, 'markdown');
   const pieces: { at: number; text: string }[] = [];
-  for (const s of doc.sections) if (s.heading && s.title.trim()) pieces.push({ at: s.heading.start, text: s.title.replace(/\s+/g, ' ').trim() });
+  for (const s of doc.sections)
+    if (s.heading && s.title.trim()) pieces.push({ at: s.heading.start, text: s.title.replace(/\s+/g, ' ').trim() });
   for (const p of doc.paragraphs) pieces.push({ at: p.start, text: compactSpan(doc.prose, p.start, p.end, text).text });
   pieces.sort((a, b) => a.at - b.at);
-  return { format, text: pieces.map((p) => p.text).filter(Boolean).join('\n\n'), skipped: doc.skipped, notes: doc.notes };
+  return {
+    format,
+    text: pieces
+      .map((p) => p.text)
+      .filter(Boolean)
+      .join('\n\n'),
+    skipped: doc.skipped,
+    notes: doc.notes,
+  };
 }
 
 /**
@@ -82,7 +98,10 @@ export function compactSpan(prose: string, from: number, to: number, original: s
   for (let i = from; i < to; i++) {
     if (/\s/.test(prose[i])) {
       if (text.length === 0) continue;
-      if (gap < 0) { gap = i; written = false; }
+      if (gap < 0) {
+        gap = i;
+        written = false;
+      }
       if (/\s/.test(original[i])) written = true;
       continue;
     }
@@ -106,21 +125,27 @@ export function documentSpan(c: CompactText, start: number, end: number): Span {
 
 export type ProseBlock =
   | {
-    kind: 'prose';
-    /** What the model reads: the block's prose (within the selection), whitespace collapsed. */
-    compact: CompactText;
-    /** The block's prose in the document, clipped to the selection. */
-    span: Span;
-    /** Blocks in the selection that are not prose. */
-    skipped: Skipped;
-    /** Other prose blocks (paragraphs, list items) the selection touches, left for another run. */
-    otherBlocks: number;
-    notes: string[];
-  }
+      kind: 'prose';
+      /** What the model reads: the block's prose (within the selection), whitespace collapsed. */
+      compact: CompactText;
+      /** The block's prose in the document, clipped to the selection. */
+      span: Span;
+      /** Blocks in the selection that are not prose. */
+      skipped: Skipped;
+      /** Other prose blocks (paragraphs, list items) the selection touches, left for another run. */
+      otherBlocks: number;
+      notes: string[];
+    }
   | { kind: 'none'; what: string };
 
 const WHAT: Record<MarkdownBlockKind, string> = {
-  heading: 'a heading', paragraph: 'a paragraph', code: 'a code block', table: 'a table', html: 'an HTML block', 'front-matter': 'the front matter', rule: 'a rule',
+  heading: 'a heading',
+  paragraph: 'a paragraph',
+  code: 'a code block',
+  table: 'a table',
+  html: 'an HTML block',
+  'front-matter': 'the front matter',
+  rule: 'a rule',
 };
 
 /**
@@ -130,14 +155,25 @@ const WHAT: Record<MarkdownBlockKind, string> = {
  */
 export function proseBlockAt(text: string, start: number, end: number): ProseBlock {
   const doc = readMarkdown(text);
-  const lineStart = (o: number) => { let a = o; while (a > 0 && text[a - 1] !== '\n' && text[a - 1] !== '\r') a--; return a; };
-  const lineEnd = (o: number) => { let a = o; while (a < text.length && text[a] !== '\n' && text[a] !== '\r') a++; return a; };
+  const lineStart = (o: number) => {
+    let a = o;
+    while (a > 0 && text[a - 1] !== '\n' && text[a - 1] !== '\r') a--;
+    return a;
+  };
+  const lineEnd = (o: number) => {
+    let a = o;
+    while (a < text.length && text[a] !== '\n' && text[a] !== '\r') a++;
+    return a;
+  };
   const cursor = start === end;
   // A block's reach: its whole lines (the cursor on a list marker is in its item).
-  const touches = (s: Span) => (cursor ? lineStart(s.start) <= start && start <= lineEnd(s.end) : s.start < end && s.end > start);
+  const touches = (s: Span) =>
+    cursor ? lineStart(s.start) <= start && start <= lineEnd(s.end) : s.start < end && s.end > start;
   const hits = doc.paragraphs.filter(touches);
   if (hits.length === 0) {
-    const block = doc.blocks.find((b) => (cursor ? b.start <= start && start <= b.end : b.start < end && b.end > start));
+    const block = doc.blocks.find((b) =>
+      cursor ? b.start <= start && start <= b.end : b.start < end && b.end > start,
+    );
     return { kind: 'none', what: block ? WHAT[block.kind] : '' };
   }
   const p = hits[0];
@@ -154,7 +190,14 @@ export function proseBlockAt(text: string, start: number, end: number): ProseBlo
       else if (b.kind === 'front-matter') skipped.frontMatter++;
     }
   }
-  return { kind: 'prose', compact, span: documentSpan(compact, 0, compact.text.length), skipped, otherBlocks: hits.length - 1, notes: doc.notes };
+  return {
+    kind: 'prose',
+    compact,
+    span: documentSpan(compact, 0, compact.text.length),
+    skipped,
+    otherBlocks: hits.length - 1,
+    notes: doc.notes,
+  };
 }
 
 /** Whether `original` (the document's text of a span) holds more than `read` (the prose read from it):

@@ -161,15 +161,54 @@ export function paragraphAt(text: string, offset: number): Paragraph | undefined
 /** Abbreviations (lowercase, without the final period) that do not end a sentence. Titles,
  * months and Latin short forms only: "Inc." or "etc." end sentences too often to list. */
 const ABBREVIATIONS: ReadonlySet<string> = new Set([
-  'mr', 'mrs', 'ms', 'dr', 'prof', 'st', 'jr', 'sr', 'rev', 'hon', 'gen', 'sen', 'rep', 'gov',
-  'pres', 'lt', 'col', 'capt', 'sgt', 'mt', 'fr', 'no', 'nos', 'vs', 'v', 'cf', 'al', 'fig', 'approx',
-  'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'prof',
+  'st',
+  'jr',
+  'sr',
+  'rev',
+  'hon',
+  'gen',
+  'sen',
+  'rep',
+  'gov',
+  'pres',
+  'lt',
+  'col',
+  'capt',
+  'sgt',
+  'mt',
+  'fr',
+  'no',
+  'nos',
+  'vs',
+  'v',
+  'cf',
+  'al',
+  'fig',
+  'approx',
+  'jan',
+  'feb',
+  'mar',
+  'apr',
+  'jun',
+  'jul',
+  'aug',
+  'sep',
+  'sept',
+  'oct',
+  'nov',
+  'dec',
 ]);
 
 /** Terminal punctuation plus closing quotes/brackets, when followed by space and a capital (or a
  * caseless script's letter); or an ideographic full stop / full-width ! ?, at once, or after closing
  * quotes when a space, the end or a new quote follows (「行こう！」と言った goes on after the quote). */
-const BOUNDARY = /[.!?]+["'”’»)\]]*(?=\s+["'“‘«(\[]*[\p{Lu}\p{Lo}])|[。！？]+(?:(?![」』”’）)])|[」』”’）)]+(?=\s|$|[「『“‘（(]))/gu;
+const BOUNDARY =
+  /[.!?]+["'”’»)\]]*(?=\s+["'“‘«([]*[\p{Lu}\p{Lo}])|[。！？]+(?:(?![」』”’）)])|[」』”’）)]+(?=\s|$|[「『“‘（(]))/gu;
 
 /** BOUNDARY for a paragraph without a capital letter: any letter may start the next sentence. */
 const BOUNDARY_CASELESS = new RegExp(BOUNDARY.source.replace('[\\p{Lu}\\p{Lo}]', '\\p{L}'), 'gu');
@@ -255,14 +294,19 @@ export function looksLikeMarkup(sentence: string): boolean {
 /** Why a text is not a paragraph of prose (a code block, a list, code), or undefined when it may be one. */
 export function notProse(text: string): string | undefined {
   if (/^\s*(```|~~~)/m.test(text)) return 'This looks like a code block (it has a ``` fence), not a paragraph of prose';
-  const lines = lineSpans(text).map((l) => text.slice(l.start, l.end)).filter((l) => l.trim().length > 0);
+  const lines = lineSpans(text)
+    .map((l) => text.slice(l.start, l.end))
+    .filter((l) => l.trim().length > 0);
   const items = lines.filter((l) => /^\s*(?:[-*+•‣◦]|\d{1,3}[.)]|[a-z][.)])\s+\S/.test(l)).length;
   if (lines.length >= 2 && items >= lines.length / 2) {
     return `This looks like a list (${items} of its ${lines.length} lines are list items), not a paragraph of prose`;
   }
   const codeLike = (l: string) =>
-    /[;{}]\s*$/.test(l) || /^\s*(?:def|class|function|import|from|return|if|for|while|var|let|const|#include|public|private|fn)\b.*[:({;=]/.test(l) ||
-    /^(?: {4}|\t)/.test(l) && lines.length >= 2;
+    /[;{}]\s*$/.test(l) ||
+    /^\s*(?:def|class|function|import|from|return|if|for|while|var|let|const|#include|public|private|fn)\b.*[:({;=]/.test(
+      l,
+    ) ||
+    (/^(?: {4}|\t)/.test(l) && lines.length >= 2);
   const code = lines.filter(codeLike).length;
   if (code > 0 && code >= lines.length / 2) {
     return `This looks like code (${code} of its ${lines.length} line${lines.length === 1 ? '' : 's'} read as code), not a paragraph of prose`;

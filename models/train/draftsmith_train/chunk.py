@@ -31,13 +31,13 @@ import tempfile
 import time
 from collections import namedtuple
 
-from .training import best_path   # the lowest-NLL weights beside a checkpoint: reply-nrm.pt -> reply-nrm.best.pt
+from .training import best_path  # the lowest-NLL weights beside a checkpoint: reply-nrm.pt -> reply-nrm.best.pt
 
 WORK = os.environ.get("GPU_WORK", "../../.work/gpu")
-LIMIT = int(os.environ.get("BUNDLE_LIMIT", 64 * 1024 * 1024))   # bytes; a smaller one tries the slimmer levels
-BACK_LIMIT = 60 * 1024 * 1024    # what a run hands back: 64 MiB at most, the log beside it
+LIMIT = int(os.environ.get("BUNDLE_LIMIT", 64 * 1024 * 1024))  # bytes; a smaller one tries the slimmer levels
+BACK_LIMIT = 60 * 1024 * 1024  # what a run hands back: 64 MiB at most, the log beside it
 PART = 16 * 1024 * 1024
-BIG = str(10 ** 9)               # "no step limit": the stage's minutes decide
+BIG = str(10**9)  # "no step limit": the stage's minutes decide
 
 # A stage: the command (module, subcommand), the checkpoint it writes, those it starts from, the data
 # files it reads, and its flags from the settings s and the checkpoint folder r.
@@ -47,93 +47,282 @@ Stage = namedtuple("Stage", "name command out reads data flags once", defaults=(
 Export = namedtuple("Export", "candidates also data command")
 
 SUMMARIZE = "draftsmith_train.summarize"
-FINETUNE_MIX = ["--train", "summarize.train.jsonl@news*3", "--train", "summarize-gsg.train.jsonl",
-                "--train", "summarize.train.jsonl@dialogue,tech", "--max-tgt", "80"]
+FINETUNE_MIX = [
+    "--train",
+    "summarize.train.jsonl@news*3",
+    "--train",
+    "summarize-gsg.train.jsonl",
+    "--train",
+    "summarize.train.jsonl@dialogue,tech",
+    "--max-tgt",
+    "80",
+]
 STAGES = {
     "summarize": [
-        Stage("pretrain", [SUMMARIZE, "pretrain"], "pretrain.pt", [], ["corpus.txt", "spm.model"],
-              lambda s, r: ["--batch", s["PRETRAIN_BATCH"], "--warmup", "60", "--lr", "1e-3", "--max-train", s["MAX_TRAIN"]]),
+        Stage(
+            "pretrain",
+            [SUMMARIZE, "pretrain"],
+            "pretrain.pt",
+            [],
+            ["corpus.txt", "spm.model"],
+            lambda s, r: [
+                "--batch",
+                s["PRETRAIN_BATCH"],
+                "--warmup",
+                "60",
+                "--lr",
+                "1e-3",
+                "--max-train",
+                s["MAX_TRAIN"],
+            ],
+        ),
         # The shipped mix (MODEL_CARD.md): news three times a pass, its gap-sentence pairs, dialogue and tech once.
-        Stage("finetune", [SUMMARIZE, "finetune"], "taas.pt", ["pretrain.pt"],
-              ["summarize.train.jsonl", "summarize-gsg.train.jsonl", "summarize.val.jsonl", "bow_vocab.json", "spm.model"],
-              lambda s, r: ["--init", f"{r}/pretrain.pt", *FINETUNE_MIX, "--batch-tokens", s["BATCH_TOKENS"], "--val-every", s["VAL_EVERY"],
-                            "--max-val", s["MAX_VAL"], "--max-train", s["MAX_TRAIN"], "--ntm-batchnorm", "--ntm-warmup", s["NTM_WARMUP"]]),
+        Stage(
+            "finetune",
+            [SUMMARIZE, "finetune"],
+            "taas.pt",
+            ["pretrain.pt"],
+            [
+                "summarize.train.jsonl",
+                "summarize-gsg.train.jsonl",
+                "summarize.val.jsonl",
+                "bow_vocab.json",
+                "spm.model",
+            ],
+            lambda s, r: [
+                "--init",
+                f"{r}/pretrain.pt",
+                *FINETUNE_MIX,
+                "--batch-tokens",
+                s["BATCH_TOKENS"],
+                "--val-every",
+                s["VAL_EVERY"],
+                "--max-val",
+                s["MAX_VAL"],
+                "--max-train",
+                s["MAX_TRAIN"],
+                "--ntm-batchnorm",
+                "--ntm-warmup",
+                s["NTM_WARMUP"],
+            ],
+        ),
     ],
     # train_essay.sh CORPUS=simple ONLY=shipped: its own denoising pretraining, stage 1 without the copy
     # pointer, stage 2 with it.
     "essay": [
-        Stage("pretrain", [SUMMARIZE, "pretrain"], "pretrain.pt", [], ["corpus.txt", "spm.model"],
-              lambda s, r: ["--batch", s["PRETRAIN_BATCH"], "--warmup", "60", "--lr", "1e-3", "--max-train", s["PRETRAIN_LINES"]]),
-        Stage("stage1", ["draftsmith_train.essay", "train"], "essay.pt", ["pretrain.pt"],
-              ["essay.train.jsonl", "essay.val.jsonl", "wordvec.vec", "spm.model"],
-              lambda s, r: ["--init", f"{r}/pretrain.pt", "--no-copy", "--mix-lr-scale", s["MIX_LR_SCALE"],
-                            "--batch-tokens", s["BATCH_TOKENS"], "--val-every", s["VAL_EVERY"]]),
-        Stage("stage2", ["draftsmith_train.essay", "train"], "essay-copy.pt", ["essay.pt"],
-              ["essay.train.jsonl", "essay.val.jsonl", "wordvec.vec", "spm.model"],
-              lambda s, r: ["--init", f"{r}/essay.pt", "--warmup", "100", "--mix-lr-scale", s["MIX_LR_SCALE"],
-                            "--batch-tokens", s["BATCH_TOKENS"], "--val-every", s["VAL_EVERY"]]),
+        Stage(
+            "pretrain",
+            [SUMMARIZE, "pretrain"],
+            "pretrain.pt",
+            [],
+            ["corpus.txt", "spm.model"],
+            lambda s, r: [
+                "--batch",
+                s["PRETRAIN_BATCH"],
+                "--warmup",
+                "60",
+                "--lr",
+                "1e-3",
+                "--max-train",
+                s["PRETRAIN_LINES"],
+            ],
+        ),
+        Stage(
+            "stage1",
+            ["draftsmith_train.essay", "train"],
+            "essay.pt",
+            ["pretrain.pt"],
+            ["essay.train.jsonl", "essay.val.jsonl", "wordvec.vec", "spm.model"],
+            lambda s, r: [
+                "--init",
+                f"{r}/pretrain.pt",
+                "--no-copy",
+                "--mix-lr-scale",
+                s["MIX_LR_SCALE"],
+                "--batch-tokens",
+                s["BATCH_TOKENS"],
+                "--val-every",
+                s["VAL_EVERY"],
+            ],
+        ),
+        Stage(
+            "stage2",
+            ["draftsmith_train.essay", "train"],
+            "essay-copy.pt",
+            ["essay.pt"],
+            ["essay.train.jsonl", "essay.val.jsonl", "wordvec.vec", "spm.model"],
+            lambda s, r: [
+                "--init",
+                f"{r}/essay.pt",
+                "--warmup",
+                "100",
+                "--mix-lr-scale",
+                s["MIX_LR_SCALE"],
+                "--batch-tokens",
+                s["BATCH_TOKENS"],
+                "--val-every",
+                s["VAL_EVERY"],
+            ],
+        ),
     ],
     # train_story.sh CORPUS=simple TABLE2=0 GCNN_LM=0 ABLATIONS=0: the shipped model's stages.
     "story": [
-        Stage("lm", ["draftsmith_train.story", "premise"], "story-lm-pretrain.pt", [],
-              ["story_lm.train.txt", "story_lm.val.txt", "spm.model"],
-              lambda s, r: ["--corpus", "lm", "--lm-lines", s["LM_LINES"]] + story_flags(s)),
-        Stage("premise", ["draftsmith_train.story", "premise"], "story-premise.pt", ["story-lm-pretrain.pt"],
-              ["story_premise.train.txt", "story_premise.val.txt", "spm.model"],
-              lambda s, r: ["--corpus", "premise", "--init", f"{r}/story-lm-pretrain.pt"] + story_flags(s) + ["--lr", "5e-4"]),
-        Stage("seq2seq", ["draftsmith_train.story", "seq2seq"], "story-seq2seq.pt", ["story-lm-pretrain.pt"],
-              ["story.train.jsonl", "story.val.jsonl", "spm.model"],
-              lambda s, r: ["--init-decoder", f"{r}/story-lm-pretrain.pt"] + story_flags(s)),
-        Stage("fusion", ["draftsmith_train.story", "fusion"], "story-fusion.pt", ["story-seq2seq.pt", "story-lm-pretrain.pt"],
-              ["story.train.jsonl", "story.val.jsonl", "spm.model"],
-              lambda s, r: ["--pretrained", f"{r}/story-seq2seq.pt", "--init-decoder", f"{r}/story-lm-pretrain.pt"] + story_flags(s)),
+        Stage(
+            "lm",
+            ["draftsmith_train.story", "premise"],
+            "story-lm-pretrain.pt",
+            [],
+            ["story_lm.train.txt", "story_lm.val.txt", "spm.model"],
+            lambda s, r: ["--corpus", "lm", "--lm-lines", s["LM_LINES"]] + story_flags(s),
+        ),
+        Stage(
+            "premise",
+            ["draftsmith_train.story", "premise"],
+            "story-premise.pt",
+            ["story-lm-pretrain.pt"],
+            ["story_premise.train.txt", "story_premise.val.txt", "spm.model"],
+            lambda s, r: ["--corpus", "premise", "--init", f"{r}/story-lm-pretrain.pt"]
+            + story_flags(s)
+            + ["--lr", "5e-4"],
+        ),
+        Stage(
+            "seq2seq",
+            ["draftsmith_train.story", "seq2seq"],
+            "story-seq2seq.pt",
+            ["story-lm-pretrain.pt"],
+            ["story.train.jsonl", "story.val.jsonl", "spm.model"],
+            lambda s, r: ["--init-decoder", f"{r}/story-lm-pretrain.pt"] + story_flags(s),
+        ),
+        Stage(
+            "fusion",
+            ["draftsmith_train.story", "fusion"],
+            "story-fusion.pt",
+            ["story-seq2seq.pt", "story-lm-pretrain.pt"],
+            ["story.train.jsonl", "story.val.jsonl", "spm.model"],
+            lambda s, r: ["--pretrained", f"{r}/story-seq2seq.pt", "--init-decoder", f"{r}/story-lm-pretrain.pt"]
+            + story_flags(s),
+        ),
     ],
 }
 
 
 def rnn_flags(s, model):
     """The RNN recipes' sizes (training.add_rnn_train_args)."""
-    return ["--model", model, "--hidden", s["HIDDEN"], "--embed", s["EMBED"], "--lr", s["LR"],
-            "--batch-tokens", s["BATCH_TOKENS"], "--val-every", s["VAL_EVERY"]]
+    return [
+        "--model",
+        model,
+        "--hidden",
+        s["HIDDEN"],
+        "--embed",
+        s["EMBED"],
+        "--lr",
+        s["LR"],
+        "--batch-tokens",
+        s["BATCH_TOKENS"],
+        "--val-every",
+        s["VAL_EVERY"],
+    ]
 
 
 ROUNDTRIP_DATA = ["roundtrip.train.jsonl", "roundtrip.val.jsonl", "spm.model"]
 REPLY_DATA = ["reply.train.jsonl", "reply.val.jsonl", "reply.keys.json", "spm.model"]
 STAGES["roundtrip"] = [
-    Stage("train", ["draftsmith_train.roundtrip", "train"], "roundtrip.pt", [], ROUNDTRIP_DATA,
-          lambda s, r: rnn_flags(s, s["MODEL"]) + ["--layers", s["LAYERS"]]),
+    Stage(
+        "train",
+        ["draftsmith_train.roundtrip", "train"],
+        "roundtrip.pt",
+        [],
+        ROUNDTRIP_DATA,
+        lambda s, r: rnn_flags(s, s["MODEL"]) + ["--layers", s["LAYERS"]],
+    ),
 ]
 # Sec. III-C of the ESED paper: the reply memory comes from a trained NRM's encoder.
 STAGES["reply"] = [
     Stage("nrm", ["draftsmith_train.reply", "train"], "reply-nrm.pt", [], REPLY_DATA, lambda s, r: rnn_flags(s, "nrm")),
-    Stage("memory", ["draftsmith_train.reply", "memory"], "reply-memory.npz", ["reply-nrm.best.pt"], REPLY_DATA,
-          lambda s, r: ["--ckpt", f"{r}/reply-nrm.best.pt"], once=True),
-    Stage("esed", ["draftsmith_train.reply", "train"], "reply-esed.pt", ["reply-memory.npz"], REPLY_DATA,
-          lambda s, r: rnn_flags(s, "esed") + ["--memory", f"{r}/reply-memory.npz"]),
+    Stage(
+        "memory",
+        ["draftsmith_train.reply", "memory"],
+        "reply-memory.npz",
+        ["reply-nrm.best.pt"],
+        REPLY_DATA,
+        lambda s, r: ["--ckpt", f"{r}/reply-nrm.best.pt"],
+        once=True,
+    ),
+    Stage(
+        "esed",
+        ["draftsmith_train.reply", "train"],
+        "reply-esed.pt",
+        ["reply-memory.npz"],
+        REPLY_DATA,
+        lambda s, r: rnn_flags(s, "esed") + ["--memory", f"{r}/reply-memory.npz"],
+    ),
 ]
 
 
 def story_flags(s):
-    return ["--batch-tokens", s["BATCH_TOKENS"], "--warmup", s["WARMUP"], "--val-every", s["VAL_EVERY"]] + s["SIZE"].split()
+    return ["--batch-tokens", s["BATCH_TOKENS"], "--warmup", s["WARMUP"], "--val-every", s["VAL_EVERY"]] + s[
+        "SIZE"
+    ].split()
 
 
 EXPORTS = {
     # The parity fixture goes beside the export (the exports' default is test/fixtures).
-    "summarize": Export(["taas.pt"], [], ["spm.model", "tokenizer", "bow_vocab.json"],
-                        lambda ck, r, d, out, s: ["-c", "import sys; from draftsmith_train.export_summarize import export; "
-                                                  "export(*sys.argv[1:])", ck, out, d, f"{out}/parity.json"]),
-    "essay": Export(["essay-copy.pt", "essay.pt"], [], ["spm.model", "tokenizer", "essay_split.json"],
-                    lambda ck, r, d, out, s: ["-m", "draftsmith_train.export_essay", ck, out, d, f"{out}/parity.json"]),
-    "story": Export(["story-fusion.pt", "story-seq2seq.pt"], ["story-premise.pt"],
-                    ["spm.model", "tokenizer", "story_split.json", "story.val.jsonl", "story_premise.val.txt"],
-                    lambda ck, r, d, out, s: ["-m", "draftsmith_train.export_story", ck, f"{r}/story-premise.pt", out, d,
-                                              f"{out}/parity.json", "", s["WEIGHTS"]]),
+    "summarize": Export(
+        ["taas.pt"],
+        [],
+        ["spm.model", "tokenizer", "bow_vocab.json"],
+        lambda ck, r, d, out, s: [
+            "-c",
+            "import sys; from draftsmith_train.export_summarize import export; " "export(*sys.argv[1:])",
+            ck,
+            out,
+            d,
+            f"{out}/parity.json",
+        ],
+    ),
+    "essay": Export(
+        ["essay-copy.pt", "essay.pt"],
+        [],
+        ["spm.model", "tokenizer", "essay_split.json"],
+        lambda ck, r, d, out, s: ["-m", "draftsmith_train.export_essay", ck, out, d, f"{out}/parity.json"],
+    ),
+    "story": Export(
+        ["story-fusion.pt", "story-seq2seq.pt"],
+        ["story-premise.pt"],
+        ["spm.model", "tokenizer", "story_split.json", "story.val.jsonl", "story_premise.val.txt"],
+        lambda ck, r, d, out, s: [
+            "-m",
+            "draftsmith_train.export_story",
+            ck,
+            f"{r}/story-premise.pt",
+            out,
+            d,
+            f"{out}/parity.json",
+            "",
+            s["WEIGHTS"],
+        ],
+    ),
     # The RNN recipes export their lowest-validation-NLL weights (<out>.best.pt).
-    "roundtrip": Export(["roundtrip.best.pt", "roundtrip.pt"], [], ["spm.model", "tokenizer", "roundtrip.test.jsonl"],
-                        lambda ck, r, d, out, s: ["-m", "draftsmith_train.export_roundtrip", ck, out, d, f"{out}/parity.json"]),
-    "reply": Export(["reply-esed.best.pt", "reply-esed.pt"], ["reply-memory.npz"], ["spm.model", "tokenizer", "reply.test.jsonl"],
-                    lambda ck, r, d, out, s: ["-c", "import sys; from draftsmith_train.export_reply import export; "
-                                              "export(*sys.argv[1:])", ck, out, d, f"{r}/reply-memory.npz", f"{out}/parity.json"]),
+    "roundtrip": Export(
+        ["roundtrip.best.pt", "roundtrip.pt"],
+        [],
+        ["spm.model", "tokenizer", "roundtrip.test.jsonl"],
+        lambda ck, r, d, out, s: ["-m", "draftsmith_train.export_roundtrip", ck, out, d, f"{out}/parity.json"],
+    ),
+    "reply": Export(
+        ["reply-esed.best.pt", "reply-esed.pt"],
+        ["reply-memory.npz"],
+        ["spm.model", "tokenizer", "reply.test.jsonl"],
+        lambda ck, r, d, out, s: [
+            "-c",
+            "import sys; from draftsmith_train.export_reply import export; " "export(*sys.argv[1:])",
+            ck,
+            out,
+            d,
+            f"{r}/reply-memory.npz",
+            f"{out}/parity.json",
+        ],
+    ),
 }
 
 # The GPU ("larger") configuration: ~7 minutes of training per system, one chunk (MINUTES=7) each; more
@@ -141,23 +330,77 @@ EXPORTS = {
 # (ModelConfig has no size flags) with larger batches; story a model ~1.8x the shipped one, the
 # largest whose fusion checkpoint and export come back from a chunk in float16 (bundle_levels).
 SETTINGS = {
-    "summarize": {"DATA": "../../.data", "PRETRAIN_STEPS": BIG, "PRETRAIN_MIN": "3", "PRETRAIN_BATCH": "64",
-                  "FINETUNE_STEPS": BIG, "FINETUNE_MIN": "4", "BATCH_TOKENS": "24000", "NTM_WARMUP": "1500",
-                  "VAL_EVERY": "250", "MAX_VAL": "300", "MAX_TRAIN": "0"},
-    "essay": {"DATA": "../../.data/simple", "PRETRAIN_STEPS": BIG, "PRETRAIN_MIN": "2", "PRETRAIN_BATCH": "64",
-              "PRETRAIN_LINES": "0", "STAGE1_STEPS": BIG, "STAGE1_MIN": "2.5", "STAGE2_STEPS": BIG, "STAGE2_MIN": "2.5",
-              "BATCH_TOKENS": "24000", "VAL_EVERY": "250", "MIX_LR_SCALE": "1"},
-    "story": {"DATA": "../../.data/simple", "LM_STEPS": BIG, "LM_MIN": "2", "LM_LINES": "0", "PREMISE_STEPS": BIG,
-              "PREMISE_MIN": "1", "SEQ2SEQ_STEPS": BIG, "SEQ2SEQ_MIN": "2", "FUSION_STEPS": BIG, "FUSION_MIN": "2",
-              "SIZE": "--embed-dim 192 --hidden 256 --decoder-layers 5 --attention-dim 128",
-              "BATCH_TOKENS": "16000", "WARMUP": "200", "VAL_EVERY": "250", "WEIGHTS": "int8"},
+    "summarize": {
+        "DATA": "../../.data",
+        "PRETRAIN_STEPS": BIG,
+        "PRETRAIN_MIN": "3",
+        "PRETRAIN_BATCH": "64",
+        "FINETUNE_STEPS": BIG,
+        "FINETUNE_MIN": "4",
+        "BATCH_TOKENS": "24000",
+        "NTM_WARMUP": "1500",
+        "VAL_EVERY": "250",
+        "MAX_VAL": "300",
+        "MAX_TRAIN": "0",
+    },
+    "essay": {
+        "DATA": "../../.data/simple",
+        "PRETRAIN_STEPS": BIG,
+        "PRETRAIN_MIN": "2",
+        "PRETRAIN_BATCH": "64",
+        "PRETRAIN_LINES": "0",
+        "STAGE1_STEPS": BIG,
+        "STAGE1_MIN": "2.5",
+        "STAGE2_STEPS": BIG,
+        "STAGE2_MIN": "2.5",
+        "BATCH_TOKENS": "24000",
+        "VAL_EVERY": "250",
+        "MIX_LR_SCALE": "1",
+    },
+    "story": {
+        "DATA": "../../.data/simple",
+        "LM_STEPS": BIG,
+        "LM_MIN": "2",
+        "LM_LINES": "0",
+        "PREMISE_STEPS": BIG,
+        "PREMISE_MIN": "1",
+        "SEQ2SEQ_STEPS": BIG,
+        "SEQ2SEQ_MIN": "2",
+        "FUSION_STEPS": BIG,
+        "FUSION_MIN": "2",
+        "SIZE": "--embed-dim 192 --hidden 256 --decoder-layers 5 --attention-dim 128",
+        "BATCH_TOKENS": "16000",
+        "WARMUP": "200",
+        "VAL_EVERY": "250",
+        "WEIGHTS": "int8",
+    },
     # 512 units (the shipped models: 256 and 64) and larger batches; the simple-corpus split where it exists.
-    "roundtrip": {"DATA": "../../.data/simple" if os.path.exists("../../.data/simple/roundtrip.train.jsonl") else "../../.data",
-                  "MODEL": "hier-attn", "HIDDEN": "512", "EMBED": "512", "LAYERS": "2", "BATCH_TOKENS": "12000", "LR": "1e-3",
-                  "VAL_EVERY": "500", "TRAIN_STEPS": BIG, "TRAIN_MIN": "3"},
-    "reply": {"DATA": "../../.data/reply" if os.path.exists("../../.data/reply/reply.train.jsonl") else "../../.data",
-              "HIDDEN": "512", "EMBED": "512", "BATCH_TOKENS": "8000", "LR": "1e-3", "VAL_EVERY": "500",
-              "NRM_STEPS": BIG, "NRM_MIN": "1.5", "MEMORY_STEPS": "0", "MEMORY_MIN": "0", "ESED_STEPS": BIG, "ESED_MIN": "1.5"},
+    "roundtrip": {
+        "DATA": "../../.data/simple" if os.path.exists("../../.data/simple/roundtrip.train.jsonl") else "../../.data",
+        "MODEL": "hier-attn",
+        "HIDDEN": "512",
+        "EMBED": "512",
+        "LAYERS": "2",
+        "BATCH_TOKENS": "12000",
+        "LR": "1e-3",
+        "VAL_EVERY": "500",
+        "TRAIN_STEPS": BIG,
+        "TRAIN_MIN": "3",
+    },
+    "reply": {
+        "DATA": "../../.data/reply" if os.path.exists("../../.data/reply/reply.train.jsonl") else "../../.data",
+        "HIDDEN": "512",
+        "EMBED": "512",
+        "BATCH_TOKENS": "8000",
+        "LR": "1e-3",
+        "VAL_EVERY": "500",
+        "NRM_STEPS": BIG,
+        "NRM_MIN": "1.5",
+        "MEMORY_STEPS": "0",
+        "MEMORY_MIN": "0",
+        "ESED_STEPS": BIG,
+        "ESED_MIN": "1.5",
+    },
 }
 
 
@@ -170,6 +413,7 @@ def log(msg):
 # ---------------------------------------------------------------------------------------------
 def meta(path):
     import torch
+
     return torch.load(path, map_location="cpu").get("meta", {})
 
 
@@ -177,6 +421,7 @@ def slim(path, half=False):
     """Drops the optimizer state (meta["train_state"]["optimizer"], or a checkpoint's "optimizer" of the earlier RNN layout;
     the counters stay, so the run resumes at its step with Adam's moments at zero); half: float16 weights."""
     import torch
+
     ck = torch.load(path, map_location="cpu")
     ck.pop("optimizer", None)
     (ck.get("meta", {}).get("train_state") or {}).pop("optimizer", None)
@@ -196,8 +441,9 @@ def bundle_levels(runs, keep_optimizer):
     if not names:
         yield "no checkpoint yet", []
     elif keep_optimizer in names:
-        yield "the trained checkpoint as it is, the others without optimizer state", \
-            [lambda p=p: slim(p) for p in cks if not p.endswith("/" + keep_optimizer)]
+        yield "the trained checkpoint as it is, the others without optimizer state", [
+            lambda p=p: slim(p) for p in cks if not p.endswith("/" + keep_optimizer)
+        ]
         yield "no optimizer state", [lambda p=os.path.join(runs, keep_optimizer): slim(p)]
     else:
         yield "no optimizer state", [lambda p=p: slim(p) for p in cks]
@@ -271,7 +517,6 @@ def needed(system, index, runs):
     return sorted(n for n in need if os.path.exists(os.path.join(runs, n)))
 
 
-
 def data_files(system, index):
     files = {f for st in STAGES[system][index:] for f in st.data} | set(EXPORTS[system].data)
     return sorted(files)
@@ -305,7 +550,9 @@ def pack(system):
         write_stage(system, stage_dir, index)
         bundle = os.path.join(WORK, f"{system}.tar.xz")
         fit(stage_dir, bundle, LIMIT, current_out(system, index))
-    log(f"stage {STAGES[system][index].name}; carry {os.path.relpath(bundle, '../..')} and run: bash models/train/gpu_chunk.sh run {system}")
+    log(
+        f"stage {STAGES[system][index].name}; carry {os.path.relpath(bundle, '../..')} and run: bash models/train/gpu_chunk.sh run {system}"
+    )
 
 
 def tee(cmd, log_path):
@@ -324,16 +571,49 @@ def train_stage(st, s, run_dir, left, log_path):
     """One stage for at most left seconds on top of what its checkpoint did; returns (steps, done)."""
     runs, out = os.path.join(run_dir, "runs"), os.path.join(run_dir, "runs", st.out)
     if st.once:
-        tee([sys.executable, "-m", *st.command, *st.flags(s, runs), "--data", os.path.join(run_dir, "data"), "--out", out], log_path)
+        tee(
+            [
+                sys.executable,
+                "-m",
+                *st.command,
+                *st.flags(s, runs),
+                "--data",
+                os.path.join(run_dir, "data"),
+                "--out",
+                out,
+            ],
+            log_path,
+        )
         return 0, os.path.exists(out)
     key = st.name.upper()
     steps, cap = int(s[f"{key}_STEPS"]), float(s[f"{key}_MIN"]) * 60
     before = meta(out).get("seconds", 0) if os.path.exists(out) else 0
-    minutes = min(cap, before + left) / 60   # --minutes counts the whole stage (train_loop)
+    minutes = min(cap, before + left) / 60  # --minutes counts the whole stage (train_loop)
     nproc = os.environ.get("NPROC", "auto")
-    tee([sys.executable, "-m", "draftsmith_train.launch", "--nproc", nproc, "-m", *st.command, *st.flags(s, runs),
-         "--data", os.path.join(run_dir, "data"), "--device", "auto", "--out", out, "--steps", str(steps),
-         "--minutes", f"{minutes:.4f}", "--resume"], log_path)
+    tee(
+        [
+            sys.executable,
+            "-m",
+            "draftsmith_train.launch",
+            "--nproc",
+            nproc,
+            "-m",
+            *st.command,
+            *st.flags(s, runs),
+            "--data",
+            os.path.join(run_dir, "data"),
+            "--device",
+            "auto",
+            "--out",
+            out,
+            "--steps",
+            str(steps),
+            "--minutes",
+            f"{minutes:.4f}",
+            "--resume",
+        ],
+        log_path,
+    )
     m = meta(out)
     return m.get("steps", 0), m.get("steps", 0) >= steps or m.get("seconds", 0) >= cap - 1
 
@@ -379,13 +659,17 @@ def local(systems):
         log_path = os.path.join(home, "train.log")
         index, _ = train_stages(system, s, home, float("inf"), log_path)
         export(system, s, home, log_path)
-        log(f"{system}: {time.time() - t0:.0f} s; export in {home}/export" if index == len(STAGES[system]) else f"{system}: stopped at stage {STAGES[system][index].name}")
+        log(
+            f"{system}: {time.time() - t0:.0f} s; export in {home}/export"
+            if index == len(STAGES[system])
+            else f"{system}: stopped at stage {STAGES[system][index].name}"
+        )
 
 
 def train_stages(system, s, run_dir, deadline, log_path):
     """The stages from state.json's on, until every one is done or the deadline (time.time()) is near;
     returns (the next stage's index, the checkpoints trained)."""
-    min_stage = float(os.environ.get("MIN_STAGE_S", "15"))   # a stage is not started with less time left
+    min_stage = float(os.environ.get("MIN_STAGE_S", "15"))  # a stage is not started with less time left
     index, trained = stage_index(system, run_dir), set()
     while index < len(STAGES[system]):
         left = deadline - time.time()
@@ -440,18 +724,24 @@ def unpack(system, files_dir):
         shutil.copy(os.path.join(tmp, "state.json"), home)
         for f in sorted(os.listdir(os.path.join(tmp, "runs"))) if os.path.isdir(os.path.join(tmp, "runs")) else []:
             shutil.move(os.path.join(tmp, "runs", f), os.path.join(home, "runs", f))
-            if not f.endswith(".pt"):   # reply's memory (.npz)
+            if not f.endswith(".pt"):  # reply's memory (.npz)
                 log(f"{home}/runs/{f}")
                 continue
             m = meta(os.path.join(home, "runs", f))
-            log(f"{home}/runs/{f}: {m.get('stage', m.get('model'))} at step {m.get('steps')}, {m.get('seconds')} s, {m.get('val')}"
-                + (f" [{m['slim']}]" if m.get("slim") else ""))
+            log(
+                f"{home}/runs/{f}: {m.get('stage', m.get('model'))} at step {m.get('steps')}, {m.get('seconds')} s, {m.get('val')}"
+                + (f" [{m['slim']}]" if m.get("slim") else "")
+            )
         if os.path.isdir(os.path.join(tmp, "export")):
             shutil.rmtree(os.path.join(home, "export"), ignore_errors=True)
             shutil.move(os.path.join(tmp, "export"), os.path.join(home, "export"))
             log(f"export in {home}/export")
     nxt = json.load(open(os.path.join(home, "state.json")))["stage"]
-    log("every stage is done: check the export" if nxt == "done" else f"next stage: {nxt} (pack again for the next chunk)")
+    log(
+        "every stage is done: check the export"
+        if nxt == "done"
+        else f"next stage: {nxt} (pack again for the next chunk)"
+    )
 
 
 def main(argv=None):

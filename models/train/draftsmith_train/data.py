@@ -31,13 +31,20 @@ def write_jsonl(path, rows):
 def split(items, n_test, n_val, seed=SEED):
     items = list(items)
     random.Random(seed).shuffle(items)
-    return items[n_test + n_val:], items[n_test:n_test + n_val], items[:n_test]
+    return items[n_test + n_val :], items[n_test : n_test + n_val], items[:n_test]
 
 
 def cnn_pairs():
     rows = [json.loads(l) for l in open(os.path.join(SHARED, "data/cnn_stories/cnn_6500.jsonl"))]
-    pairs = [{"domain": "news", "id": r["id"], "source": normalize(r["article"]),
-              "target": normalize(" ".join(h.rstrip(".") + "." for h in r["highlights"]))} for r in rows]
+    pairs = [
+        {
+            "domain": "news",
+            "id": r["id"],
+            "source": normalize(r["article"]),
+            "target": normalize(" ".join(h.rstrip(".") + "." for h in r["highlights"])),
+        }
+        for r in rows
+    ]
     return split(pairs, 300, 200)
 
 
@@ -74,15 +81,29 @@ def llm_news_pairs(max_words=50):
     """CNN/DailyMail articles with LLM-written summaries (../shared/data/cnn_dm_llm_summaries): whole
     sentences of fluent prose where CNN's highlights are clipped fragments. Split by article; every
     summary of a training article is one pair, a held-out article keeps one reference."""
-    rows = [json.loads(l) for l in open(os.path.join(SHARED, "data/cnn_dm_llm_summaries/cnndm_articles_llm_summaries.jsonl"))]
+    rows = [
+        json.loads(l)
+        for l in open(os.path.join(SHARED, "data/cnn_dm_llm_summaries/cnndm_articles_llm_summaries.jsonl"))
+    ]
     train, val, test = split(rows, 100, 50)
 
     def pairs(r, kinds):
-        return [{"domain": "news", "id": f"{r['id']}:{k}", "source": normalize(r["article"]),
-                 "target": lead_sentences(normalize(r["summaries"][k]), max_words)} for k in kinds]
+        return [
+            {
+                "domain": "news",
+                "id": f"{r['id']}:{k}",
+                "source": normalize(r["article"]),
+                "target": lead_sentences(normalize(r["summaries"][k]), max_words),
+            }
+            for k in kinds
+        ]
+
     first = lambda r: [next(k for k in LLM_SUMMARIES if k in r["summaries"])]
-    return ([p for r in train for p in pairs(r, [k for k in LLM_SUMMARIES if k in r["summaries"]])],
-            [p for r in val for p in pairs(r, first(r))], [p for r in test for p in pairs(r, first(r))])
+    return (
+        [p for r in train for p in pairs(r, [k for k in LLM_SUMMARIES if k in r["summaries"]])],
+        [p for r in val for p in pairs(r, first(r))],
+        [p for r in test for p in pairs(r, first(r))],
+    )
 
 
 def prepare_llm(out_dir):
@@ -100,6 +121,7 @@ def gap_sentence_pairs(pairs, chunk_words=240, gaps=2, min_words=6, max_words=22
     target fits whole in the 80 tokens the recipe trains with, --max-tgt 80, not cut mid-sentence). Whole news sentences as targets: far more
     fluent news prose for the decoder than the 6,000 clipped highlights. The window fits the encoder's
     320-token input, so the sentences come from the text around them. Training articles only."""
+
     def unigrams(s):
         return Counter(w.lower() for w in re.findall(r"[A-Za-z0-9']+", s))
 
@@ -122,14 +144,20 @@ def gap_sentence_pairs(pairs, chunk_words=240, gaps=2, min_words=6, max_words=22
         for k, win in enumerate(windows):
             grams = [unigrams(s) for s in win]
             total = sum(grams, Counter())
-            scored = sorted((f1(g, total - g), i) for i, g in enumerate(grams)
-                            if min_words <= len(win[i].split()) <= max_words)
+            scored = sorted(
+                (f1(g, total - g), i) for i, g in enumerate(grams) if min_words <= len(win[i].split()) <= max_words
+            )
             chosen = sorted(i for _, i in scored[-gaps:])
             if len(chosen) < gaps:
                 continue
-            out.append({"domain": "news", "id": f"{p['id']}:gsg{k}",
-                        "source": " ".join(s for i, s in enumerate(win) if i not in chosen),
-                        "target": " ".join(win[i] for i in chosen)})
+            out.append(
+                {
+                    "domain": "news",
+                    "id": f"{p['id']}:gsg{k}",
+                    "source": " ".join(s for i, s in enumerate(win) if i not in chosen),
+                    "target": " ".join(win[i] for i in chosen),
+                }
+            )
     return out
 
 
@@ -145,8 +173,17 @@ def dialogsum_pairs():
     out = []
     for part in ("train", "dev", "test"):
         rows = [json.loads(l) for l in open(os.path.join(SHARED, f"data/dialogsum/dialogsum.{part}.jsonl"))]
-        out.append([{"domain": "dialogue", "id": r["fname"], "source": normalize(r["dialogue"]),
-                     "target": normalize(r["summary"] if "summary" in r else r["summary1"])} for r in rows])
+        out.append(
+            [
+                {
+                    "domain": "dialogue",
+                    "id": r["fname"],
+                    "source": normalize(r["dialogue"]),
+                    "target": normalize(r["summary"] if "summary" in r else r["summary1"]),
+                }
+                for r in rows
+            ]
+        )
     return out[0], out[1], out[2]
 
 
@@ -158,8 +195,11 @@ def fetch_debian_translations(workdir):
     lists = os.path.join(workdir, "LISTS")
     os.makedirs(os.path.join(lists, "partial"), exist_ok=True)
     subprocess.run(["chmod", "-R", "777", lists], check=True)
-    subprocess.run(["apt-get", "update", "-o", "Acquire::Languages=en", "-o", f"Dir::State::Lists={lists}"],
-                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        ["apt-get", "update", "-o", "Acquire::Languages=en", "-o", f"Dir::State::Lists={lists}"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     files = glob.glob(os.path.join(lists, "*bookworm_main_i18n_Translation-en*"))
     with open(out, "wb") as f:
         subprocess.run(["/usr/lib/apt/apt-helper", "cat-file", files[0]], check=True, stdout=f)
@@ -206,7 +246,9 @@ def wikitext_paragraphs():
 
 def fairy_tale_paragraphs():
     """(tale id, its paragraphs of 20 words or more, normalized) for every tale of FairytaleQA."""
-    for n, line in enumerate(open(os.path.join(SHARED, "data/fairytaleqa/fairytale_stories_278.jsonl"), encoding="utf-8")):
+    for n, line in enumerate(
+        open(os.path.join(SHARED, "data/fairytaleqa/fairytale_stories_278.jsonl"), encoding="utf-8")
+    ):
         r = json.loads(line)
         text = r.get("story") or r.get("text") or r.get("content") or ""
         if isinstance(text, list):
@@ -218,13 +260,15 @@ def story_paragraphs():
     return [p for _, paras in fairy_tale_paragraphs() for p in paras]
 
 
-STOP = set("""a about above after again against all am an and any are as at be because been before being below
+STOP = set(
+    """a about above after again against all am an and any are as at be because been before being below
 between both but by can could did do does doing down during each few for from further had has have having he her
 here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of
 off on once only or other our ours ourselves out over own same she should so some such than that the their theirs
 them themselves then there these they this those through to too under until up very was we were what when where
 which while who whom why will with would you your yours yourself yourselves also said one two new may like get
-use used using make many much well even back still way first last year years time says told""".split())
+use used using make many much well even back still way first last year years time says told""".split()
+)
 WORD = re.compile(r"[a-z][a-z'-]{2,}")
 
 
@@ -244,8 +288,10 @@ def prepare(out_dir):
     cnn, dlg, deb = cnn_pairs(), dialogsum_pairs(), debian_pairs(out_dir)
     for i, part in enumerate(("train", "val", "test")):
         rows = cnn[i] + dlg[i] + deb[i]
-        write_jsonl(os.path.join(out_dir, f"summarize.{part}.jsonl"),
-                    [without_update_marker(r) for r in rows] if part == "train" else rows)
+        write_jsonl(
+            os.path.join(out_dir, f"summarize.{part}.jsonl"),
+            [without_update_marker(r) for r in rows] if part == "train" else rows,
+        )
     # Pretraining corpus: only training parts of the summarization sets, so no test text is seen.
     corpus = [r["source"] for r in cnn[0] + dlg[0] + deb[0]] + [r["target"] for r in cnn[0] + dlg[0] + deb[0]]
     corpus += wikitext_paragraphs() + story_paragraphs()
@@ -262,4 +308,5 @@ def prepare(out_dir):
 
 if __name__ == "__main__":
     import sys
+
     prepare(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../.data"))

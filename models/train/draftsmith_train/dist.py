@@ -148,5 +148,6 @@ def leave():
     """A rank other than 0 at the end of a training loop whose caller goes on alone (final validation,
     saves, exports: training.train_loop with others_leave): exits this process with status 0."""
     import sys
+
     sys.stdout.flush()
     os._exit(0)

@@ -48,9 +48,31 @@ def cmd_words(args):
     prefix = os.path.join(args.data, "wordvec")
     # Whole words only (-minn 0 -maxn 0: word2vec's skip-gram): only known words are looked up, and
     # character n-grams made it ~10x slower here.
-    subprocess.run([exe, "skipgram", "-input", words_txt, "-output", prefix, "-dim", str(args.word_dim),
-                    "-minCount", "5", "-minn", "0", "-maxn", "0", "-epoch", str(args.word_epochs),
-                    "-thread", str(args.word_threads), "-verbose", "1"], check=True)
+    subprocess.run(
+        [
+            exe,
+            "skipgram",
+            "-input",
+            words_txt,
+            "-output",
+            prefix,
+            "-dim",
+            str(args.word_dim),
+            "-minCount",
+            "5",
+            "-minn",
+            "0",
+            "-maxn",
+            "0",
+            "-epoch",
+            str(args.word_epochs),
+            "-thread",
+            str(args.word_threads),
+            "-verbose",
+            "1",
+        ],
+        check=True,
+    )
     os.remove(prefix + ".bin")  # only the .vec text file is needed
     log(f"word vectors: {prefix}.vec")
 
@@ -98,7 +120,7 @@ def load_pairs(path, sp, word_index, sep, max_tgt):
     for line in open(path):
         r = json.loads(line)
         ids, wids = encode_topics(sp, r["topics"], word_index, sep)
-        tgt = sp.encode(r["text"])[:max_tgt - 2]
+        tgt = sp.encode(r["text"])[: max_tgt - 2]
         out.append((ids, wids, [T.BOS] + tgt + [T.EOS], r))
     return out
 
@@ -134,8 +156,14 @@ def cmd_train(args):
     words, matrix = load_word_vectors(args.data)
     word_index = {w: i + 1 for i, w in enumerate(words)}
     sep = separator_id(sp)
-    cfg = EssayConfig(vocab_size=sp.get_piece_size(), word_vocab_size=matrix.shape[0], word_dim=matrix.shape[1],
-                      layer_mix=args.layer_mix, context=args.context, copy=not args.no_copy)  # positions as pretrained (256)
+    cfg = EssayConfig(
+        vocab_size=sp.get_piece_size(),
+        word_vocab_size=matrix.shape[0],
+        word_dim=matrix.shape[1],
+        layer_mix=args.layer_mix,
+        context=args.context,
+        copy=not args.no_copy,
+    )  # positions as pretrained (256)
     model = EssayGenerator(cfg)
     # -None loads the encoder too but never reads it: its memory is word vectors only. A resumed run
     # (--resume) takes every weight from its checkpoint (train_loop), so it needs no --init file.
@@ -146,8 +174,10 @@ def cmd_train(args):
     model.to(device)
     train = load_pairs(os.path.join(args.data, "essay.train.jsonl"), sp, word_index, sep, args.max_tgt)
     val = load_pairs(os.path.join(args.data, "essay.val.jsonl"), sp, word_index, sep, args.max_tgt)[:300]
-    log(f"essay: {sum(p.numel() for p in model.parameters() if p.requires_grad) / 1e6:.2f}M trainable params, "
-        f"{len(train)} pairs, layer_mix={cfg.layer_mix}, context={cfg.context}, copy={cfg.copy}")
+    log(
+        f"essay: {sum(p.numel() for p in model.parameters() if p.requires_grad) / 1e6:.2f}M trainable params, "
+        f"{len(train)} pairs, layer_mix={cfg.layer_mix}, context={cfg.context}, copy={cfg.copy}"
+    )
     rng = random.Random(D.SEED)
 
     def batches():
@@ -162,18 +192,28 @@ def cmd_train(args):
         return loss, nll, int((tgt != T.PAD).sum())
 
     def validate():
-        return nll_and_ppl(np.mean([forward(val[i:i + 16])[1].item() for i in range(0, len(val), 16)]))
+        return nll_and_ppl(np.mean([forward(val[i : i + 16])[1].item() for i in range(0, len(val), 16)]))
 
     # Eq. 2's few mixing scalars get a larger step: at the shared rate they stay near uniform for
     # the whole of a short (CPU) run, and the layer-mix ablations would then compare nothing.
     mix = [p for n, p in model.named_parameters() if n.startswith("layer_mix.")]
     rest = [p for n, p in model.named_parameters() if not n.startswith("layer_mix.") and p.requires_grad]
     groups = [{"params": rest}, {"params": mix, "lr_scale": args.mix_lr_scale, "weight_decay": 0.0}]
+
     def save(path, meta):
         save_checkpoint(path, model, meta, config=cfg.to_dict(), words=words)
 
-    train_loop(model, batches(), args, device, lambda b: forward(b)[::2], validate, groups,
-               meta={"stage": "essay", "init": args.init}, save=save)
+    train_loop(
+        model,
+        batches(),
+        args,
+        device,
+        lambda b: forward(b)[::2],
+        validate,
+        groups,
+        meta={"stage": "essay", "init": args.init},
+        save=save,
+    )
     log(f"layer weights {model.layer_mix.weights().detach().cpu().numpy().round(2).tolist()}")
 
 
@@ -181,13 +221,17 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("cmd", choices=["prepare", "words", "train"])
     p.add_argument("--data", default=".data")
-    p.add_argument("--corpus", choices=["mixed", "simple"], default="mixed",
-                   help="prepare: news/Debian/wiki/fairy-tale paragraphs (mixed) or ROCStories + TinyStories (simple)")
+    p.add_argument(
+        "--corpus",
+        choices=["mixed", "simple"],
+        default="mixed",
+        help="prepare: news/Debian/wiki/fairy-tale paragraphs (mixed) or ROCStories + TinyStories (simple)",
+    )
     p.add_argument("--device", default="auto")
     p.add_argument("--out", default="runs/essay.pt")
     p.add_argument("--init")
     p.add_argument("--minutes", type=float, default=30)
-    p.add_argument("--steps", type=int, default=10 ** 9)
+    p.add_argument("--steps", type=int, default=10**9)
     p.add_argument("--lr", type=float, default=5e-4)
     p.add_argument("--warmup", type=int, default=200)
     p.add_argument("--batch-tokens", type=int, default=6000)
@@ -195,7 +239,9 @@ def main():
     p.add_argument("--label-smoothing", type=float, default=0.1)
     p.add_argument("--layer-mix", choices=["dynamic", "static", "last", "none"], default="dynamic")
     p.add_argument("--context", choices=["target", "none", "source"], default="target")
-    p.add_argument("--mix-lr-scale", type=float, default=50.0, help="learning-rate multiple for the layer-mix weights (Eq. 2)")
+    p.add_argument(
+        "--mix-lr-scale", type=float, default=50.0, help="learning-rate multiple for the layer-mix weights (Eq. 2)"
+    )
     p.add_argument("--no-copy", action="store_true", help="the paper's decoder without the pointer over topic subwords")
     p.add_argument("--word-dim", type=int, default=64)
     p.add_argument("--word-epochs", type=int, default=3)

@@ -96,9 +96,14 @@ def prepare_essay(out_dir):
     sources["train"] += [("story", c) for p in story_paragraphs() for c in chunks(p)]
     rows = topic_rows(sources, nouns, rng)
     write_pairs(out_dir, rows, rng)
-    print("essay pairs:", {k: len(v) for k, v in rows.items()},
-          "train by domain:", dict(Counter(r["domain"] for r in rows["train"])),
-          "test by domain:", dict(Counter(r["domain"] for r in rows["test"])))
+    print(
+        "essay pairs:",
+        {k: len(v) for k, v in rows.items()},
+        "train by domain:",
+        dict(Counter(r["domain"] for r in rows["train"])),
+        "test by domain:",
+        dict(Counter(r["domain"] for r in rows["test"])),
+    )
 
 
 def topic_rows(sources, nouns, rng):
@@ -128,7 +133,7 @@ def write_pairs(out_dir, rows, rng, max_val=500, max_test=1000):
 # tokenizer of `roundtrip prepare --corpus simple` (run that first, into the same folder): a story is
 # in the split its hash gives it everywhere, so the tokenizer and the pretraining never saw a test story.
 # ---------------------------------------------------------------------------------------------
-SIMPLE_MIN_WORDS = 25   # a TinyStories opening cut off at "One day, ..." can be a sentence or two
+SIMPLE_MIN_WORDS = 25  # a TinyStories opening cut off at "One day, ..." can be a sentence or two
 
 
 def balanced_chunks(sents, max_words=MAX_WORDS):
@@ -141,7 +146,7 @@ def balanced_chunks(sents, max_words=MAX_WORDS):
     for s, w in zip(sents, sizes):
         cur.append(s)
         done += w
-        if len(out) < k - 1 and done >= target * (len(out) + 1) - w / 2:   # the nearest sentence end
+        if len(out) < k - 1 and done >= target * (len(out) + 1) - w / 2:  # the nearest sentence end
             out.append(" ".join(cur))
             cur = []
     if cur:
@@ -154,8 +159,13 @@ def simple_paragraphs(stories):
     opens a new one) in chunks of at most about MAX_WORDS words at sentence ends."""
     from .roundtrip_data import tiny_stories
     from .story_data import sentences
+
     for part, source, text in stories:
-        pieces = [text] if source == "roc" else [c for story in tiny_stories(text) for c in balanced_chunks(sentences(story))]
+        pieces = (
+            [text]
+            if source == "roc"
+            else [c for story in tiny_stories(text) for c in balanced_chunks(sentences(story))]
+        )
         for p in pieces:
             if len(p.split()) >= SIMPLE_MIN_WORDS:
                 yield part, source, p
@@ -164,6 +174,7 @@ def simple_paragraphs(stories):
 def prepare_simple_essay(out_dir):
     rng = random.Random(SEED)
     from .roundtrip_data import need_simple_tokenizer, seen_in_training, simple_stories
+
     need_simple_tokenizer(out_dir)
     stories = list(simple_stories())
     seen = seen_in_training(stories)
@@ -178,7 +189,8 @@ def prepare_simple_essay(out_dir):
     write_pairs(out_dir, rows, rng)
     words = [len(r["text"].split()) for r in rows["train"]]
     summary = {
-        "seed": SEED, "corpus": "simple",
+        "seed": SEED,
+        "corpus": "simple",
         "paragraphs": {part: len(s) for part, s in sources.items()},
         "held_out_dropped_as_training_text": dict(dropped),
         "with_topics": with_topics,
@@ -189,20 +201,27 @@ def prepare_simple_essay(out_dir):
             "split": "by story, a seeded hash of source:doc (5 % test, 5 % validation), as roundtrip prepare --corpus simple",
             "roc": "ROCStories 5k + Story Cloze: the story whole",
             "tiny": f"TinyStories: each story (cut where a sentence opens a new one) in chunks of about equal length, "
-                    f"at most ~{MAX_WORDS} words, at sentence ends",
+            f"at most ~{MAX_WORDS} words, at sentence ends",
             "min_words": SIMPLE_MIN_WORDS,
             "dedup": "a validation/test paragraph is left out when half or more of its sentences of 6+ words are in "
-                     "training stories (the TinyStories sample repeats some stories under other documents)",
+            "training stories (the TinyStories sample repeats some stories under other documents)",
             "topics": f"the {TOPICS} highest-TF-IDF WordNet nouns seen in >= 5 paragraphs (as the mixed pairs)",
             "caps": "validation 500, test 1000 pairs (a seeded sample)",
         },
     }
     json.dump(summary, open(os.path.join(out_dir, "essay_split.json"), "w"), indent=1)
-    print(json.dumps({k: summary[k] for k in ("paragraphs", "held_out_dropped_as_training_text", "pairs", "pairs_by_domain",
-                                              "train_words")}))
+    print(
+        json.dumps(
+            {
+                k: summary[k]
+                for k in ("paragraphs", "held_out_dropped_as_training_text", "pairs", "pairs_by_domain", "train_words")
+            }
+        )
+    )
     return summary
 
 
 if __name__ == "__main__":
     import sys
+
     prepare_essay(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../.data"))

@@ -84,6 +84,7 @@ def match_weights(model, shipped_dir):
     manifest = json.load(open(os.path.join(shipped_dir, "model.json")))
     if manifest.get("weights", {}).get("storage") == "int8":
         from .weight_storage import quantize_
+
         quantize_(model)
 
 
@@ -92,6 +93,7 @@ def load_peer_model(ckpt, shipped_dir, load_ckpt):
     None), or a checkpoint's (load_ckpt(ckpt) -> model) with its weights rounded like the folder's."""
     if ckpt in (None, "-"):
         from .weights_from_onnx import load_shipped
+
         return load_shipped(shipped_dir)  # already the rounded weights: rounding again could move them by an ulp
     m = load_ckpt(ckpt).eval()
     match_weights(m, shipped_dir)
@@ -102,8 +104,15 @@ def check_shipped(shipped_dir, out_dir, inputs, cross_kv, first_logp, greedy_ids
     """Runs the shipped encoder.onnx/decoder.onnx (onnxruntime-node: no onnxruntime for Python here)
     on the peer's check input and compares them with the PyTorch model: check_peer_onnx.cjs."""
     ref = os.path.join(out_dir, "parts", "shipped_check.json")
-    json.dump({"inputs": {k: v[0].tolist() for k, v in inputs.items()}, "cross_key_values": cross_kv.flatten().tolist(),
-               "first_log_probs": first_logp.flatten().tolist(), "greedy_ids": greedy_ids}, open(ref, "w"))
+    json.dump(
+        {
+            "inputs": {k: v[0].tolist() for k, v in inputs.items()},
+            "cross_key_values": cross_kv.flatten().tolist(),
+            "first_log_probs": first_logp.flatten().tolist(),
+            "greedy_ids": greedy_ids,
+        },
+        open(ref, "w"),
+    )
     script = os.path.join(os.path.dirname(__file__), "..", "check_peer_onnx.cjs")
     if not shutil.which("node"):
         print("no node: the check against the shipped ONNX files is skipped")
@@ -172,7 +181,7 @@ class EssayEncoder(torch.nn.Module):
     def forward(self, input_ids, attention_mask):
         v = self.m.c.vocab_size
         ids, word_ids = torch.remainder(input_ids, v), torch.div(input_ids, v, rounding_mode="floor")
-        memory, _ = self.m.memories(ids, attention_mask, word_ids)        # [L,B,T,d]
+        memory, _ = self.m.memories(ids, attention_mask, word_ids)  # [L,B,T,d]
         per_layer = [memory[i] for i in range(memory.shape[0])]
         return torch.cat(per_layer + [ids.to(memory.dtype)[:, :, None]], dim=-1)
 
@@ -197,11 +206,19 @@ class EssayDecoder(torch.nn.Module):
             tp = dec[0][0].shape[2] - 1
             # [B,H,1,dh] -> [B,d]: the head split of MultiHeadAttention.split, undone
             sums = [k[:, :, 0, :].reshape(b, d) for k, _ in dec]
-            self_bias = torch.cat([torch.full((1, 1, tq, 1), -1e9, device=dev), torch.zeros(1, 1, tq, tp, device=dev),
-                                   causal_bias(tq, dev)], dim=-1)
+            self_bias = torch.cat(
+                [
+                    torch.full((1, 1, tq, 1), -1e9, device=dev),
+                    torch.zeros(1, 1, tq, tp, device=dev),
+                    causal_bias(tq, dev),
+                ],
+                dim=-1,
+            )
         else:
-            cross = [layer.cross_attn.project_kv(encoder_hidden_states[:, :, i * d:(i + 1) * d])
-                     for i, layer in enumerate(m.decoder)]
+            cross = [
+                layer.cross_attn.project_kv(encoder_hidden_states[:, :, i * d : (i + 1) * d])
+                for i, layer in enumerate(m.decoder)
+            ]
             dec, tp, sums = None, 0, [None] * n
             self_bias = causal_bias(tq, dev)
         pos = (torch.arange(tq, device=dev) + tp)[None]
@@ -211,8 +228,10 @@ class EssayDecoder(torch.nn.Module):
         outs, cw, context = [], None, None
         for i, layer in enumerate(m.decoder):
             pk, pv = (None, None) if dec is None else dec[i]
-            x, k, v, s, cw, context = layer(x, self_bias, cross[i][0], cross[i][1], cross_bias, pk, pv, sums[i], tp, None)
-            slot = s.reshape(b, 1, h, d // h).transpose(1, 2)               # the new sum, [B,H,1,dh]
+            x, k, v, s, cw, context = layer(
+                x, self_bias, cross[i][0], cross[i][1], cross_bias, pk, pv, sums[i], tp, None
+            )
+            slot = s.reshape(b, 1, h, d // h).transpose(1, 2)  # the new sum, [B,H,1,dh]
             if dec is None:
                 k_out, v_out = torch.cat([slot, k], dim=2), torch.cat([torch.zeros_like(slot), v], dim=2)
             else:
@@ -289,17 +308,25 @@ def merge_decoders(no_past, with_past, n_layers):
             ordered.append(wp_out[wp_names.index(name)])
         else:
             ph = "with_past/placeholder/" + name
-            wp_nodes.append(helper.make_node("Constant", [], [ph], value=numpy_helper.from_array(np.zeros((1, 1, 1, 1), np.float32))))
+            wp_nodes.append(
+                helper.make_node(
+                    "Constant", [], [ph], value=numpy_helper.from_array(np.zeros((1, 1, 1, 1), np.float32))
+                )
+            )
             ordered.append(helper.make_tensor_value_info(ph, TensorProto.FLOAT, None))
     then_g = helper.make_graph(wp_nodes, "with_past", [], ordered)
     else_g = helper.make_graph(np_nodes, "no_past", [], np_out)
-    outer_inputs = list(with_past.graph.input) + [helper.make_tensor_value_info("use_cache_branch", TensorProto.BOOL, [1])]
+    outer_inputs = list(with_past.graph.input) + [
+        helper.make_tensor_value_info("use_cache_branch", TensorProto.BOOL, [1])
+    ]
     outer_outputs = []
     for o in no_past.graph.output:
         o2 = onnx.ValueInfoProto()
         o2.CopyFrom(o)
         outer_outputs.append(o2)
-    if_node = helper.make_node("If", ["use_cache_branch"], np_names, then_branch=then_g, else_branch=else_g, name="optimum::if")
+    if_node = helper.make_node(
+        "If", ["use_cache_branch"], np_names, then_branch=then_g, else_branch=else_g, name="optimum::if"
+    )
     graph = helper.make_graph([if_node], "merged_decoder", outer_inputs, outer_outputs, initializer=inits)
     model = helper.make_model(graph, opset_imports=list(no_past.opset_import), producer_name="draftsmith export_peer")
     model.ir_version = no_past.ir_version
@@ -315,14 +342,34 @@ def export_encoder(enc, input_ids, mask, out_dir, hidden_length="encoder_sequenc
     """encoder_model.onnx in transformers.js's layout: input_ids, attention_mask -> last_hidden_state.
     hidden_length: the name of last_hidden_state's length (the hub layout's is the input's + 1)."""
     axes = {0: "batch_size", 1: "encoder_sequence_length"}
-    torch.onnx.export(enc, (input_ids, mask), os.path.join(out_dir, "onnx", "encoder_model.onnx"), opset_version=OPSET,
-                      input_names=["input_ids", "attention_mask"], output_names=["last_hidden_state"],
-                      dynamic_axes={"input_ids": axes, "attention_mask": axes,
-                                    "last_hidden_state": {0: "batch_size", 1: hidden_length}})
+    torch.onnx.export(
+        enc,
+        (input_ids, mask),
+        os.path.join(out_dir, "onnx", "encoder_model.onnx"),
+        opset_version=OPSET,
+        input_names=["input_ids", "attention_mask"],
+        output_names=["last_hidden_state"],
+        dynamic_axes={
+            "input_ids": axes,
+            "attention_mask": axes,
+            "last_hidden_state": {0: "batch_size", 1: hidden_length},
+        },
+    )
 
 
-def export_decoders(enc_out, dec_no, dec_wp, ids, mask, n_layers, out_dir, tmp_dir, ops,
-                    hidden_length="encoder_sequence_length", int8_min_elements=None):
+def export_decoders(
+    enc_out,
+    dec_no,
+    dec_wp,
+    ids,
+    mask,
+    n_layers,
+    out_dir,
+    tmp_dir,
+    ops,
+    hidden_length="encoder_sequence_length",
+    int8_min_elements=None,
+):
     """Traces both decoders with torch.onnx (opset 16) and merges them into decoder_model_merged.onnx.
     hidden_length: the name of encoder_hidden_states' length. int8_min_elements (not None): also
     decoder_model_merged_quantized.onnx, each branch through quantize.quantize_model (which sees one
@@ -335,28 +382,53 @@ def export_decoders(enc_out, dec_no, dec_wp, ids, mask, n_layers, out_dir, tmp_d
         for i in range(n_layers):
             past += [outs[1 + 4 * i], outs[2 + 4 * i], outs[3 + 4 * i], outs[4 + 4 * i]]
         nxt = torch.tensor([[int(outs[0][0, -1].argmax())]])
-        common = {"input_ids": {0: "batch_size", 1: "decoder_sequence_length"},
-                  "encoder_attention_mask": {0: "batch_size", 1: "encoder_sequence_length"},
-                  "encoder_hidden_states": {0: "batch_size", 1: hidden_length},
-                  "logits": {0: "batch_size", 1: "decoder_sequence_length"}}
+        common = {
+            "input_ids": {0: "batch_size", 1: "decoder_sequence_length"},
+            "encoder_attention_mask": {0: "batch_size", 1: "encoder_sequence_length"},
+            "encoder_hidden_states": {0: "batch_size", 1: hidden_length},
+            "logits": {0: "batch_size", 1: "decoder_sequence_length"},
+        }
         present_all = _cache_names(n_layers, "present", ("decoder", "encoder"))
         present_dec = _cache_names(n_layers, "present", ("decoder",))
-        past_names = [f"past_key_values.{i}.{kind}.{kv}" for i in range(n_layers) for kind in ("decoder", "encoder") for kv in ("key", "value")]
+        past_names = [
+            f"past_key_values.{i}.{kind}.{kv}"
+            for i in range(n_layers)
+            for kind in ("decoder", "encoder")
+            for kv in ("key", "value")
+        ]
         f_no, f_wp = os.path.join(tmp_dir, "decoder_model.onnx"), os.path.join(tmp_dir, "decoder_with_past_model.onnx")
         axes = dict(common)
         for name in present_all:
-            axes[name] = {0: "batch_size", 2: "past_decoder_sequence_length + 1" if ".decoder." in name else "encoder_sequence_length_out"}
-        torch.onnx.export(dec_no, (first, mask, ehs), f_no, opset_version=OPSET,
-                          input_names=["input_ids", "encoder_attention_mask", "encoder_hidden_states"],
-                          output_names=["logits"] + present_all, dynamic_axes=axes)
+            axes[name] = {
+                0: "batch_size",
+                2: "past_decoder_sequence_length + 1" if ".decoder." in name else "encoder_sequence_length_out",
+            }
+        torch.onnx.export(
+            dec_no,
+            (first, mask, ehs),
+            f_no,
+            opset_version=OPSET,
+            input_names=["input_ids", "encoder_attention_mask", "encoder_hidden_states"],
+            output_names=["logits"] + present_all,
+            dynamic_axes=axes,
+        )
         axes = dict(common)
         for name in past_names:
-            axes[name] = {0: "batch_size", 2: "past_decoder_sequence_length" if ".decoder." in name else "encoder_sequence_length_out"}
+            axes[name] = {
+                0: "batch_size",
+                2: "past_decoder_sequence_length" if ".decoder." in name else "encoder_sequence_length_out",
+            }
         for name in present_dec:
             axes[name] = {0: "batch_size", 2: "past_decoder_sequence_length + 1"}
-        torch.onnx.export(dec_wp, (nxt, mask, ehs, *past), f_wp, opset_version=OPSET,
-                          input_names=["input_ids", "encoder_attention_mask", "encoder_hidden_states"] + past_names,
-                          output_names=["logits"] + present_dec, dynamic_axes=axes)
+        torch.onnx.export(
+            dec_wp,
+            (nxt, mask, ehs, *past),
+            f_wp,
+            opset_version=OPSET,
+            input_names=["input_ids", "encoder_attention_mask", "encoder_hidden_states"] + past_names,
+            output_names=["logits"] + present_dec,
+            dynamic_axes=axes,
+        )
     if ops["tiedLogits"] == "gemm":  # the same rewrite as the shipped decoder.onnx
         rewrite_file(f_no)
         rewrite_file(f_wp)
@@ -365,7 +437,9 @@ def export_decoders(enc_out, dec_no, dec_wp, ids, mask, n_layers, out_dir, tmp_d
     if int8_min_elements is not None:
         branches = [onnx.load(f) for f in (f_no, f_wp)]
         counts = [quantize_graph(b, int8_min_elements) for b in branches]
-        onnx.save(merge_decoders(*branches, n_layers), os.path.join(out_dir, "onnx", "decoder_model_merged_quantized.onnx"))
+        onnx.save(
+            merge_decoders(*branches, n_layers), os.path.join(out_dir, "onnx", "decoder_model_merged_quantized.onnx")
+        )
         print(f"decoder_model_merged_quantized.onnx: {counts[0]} + {counts[1]} matrices to int8 (no past + with past)")
     return outs, nxt, past
 
@@ -373,6 +447,7 @@ def export_decoders(enc_out, dec_no, dec_wp, ids, mask, n_layers, out_dir, tmp_d
 def quantize_graph(model, min_elements):
     """quantize.quantize_model with its size threshold set to min_elements for this call."""
     from . import quantize
+
     saved, quantize.MIN_ELEMENTS = quantize.MIN_ELEMENTS, min_elements
     try:
         return quantize.quantize_model(model)
@@ -401,18 +476,35 @@ def write_configs(out_dir, c, system, extra, hub=None):
     """hub (a dict; --hub-layout): config.json gets it as "draftsmith", the size and length fields a
     BART config has, generation_config.json a max_length; no peer.json (the bench's)."""
     config = {
-        "model_type": "bart", "architectures": ["BartForConditionalGeneration"], "is_encoder_decoder": True,
-        "vocab_size": c.vocab_size, "d_model": c.d_model,
-        "encoder_layers": c.encoder_layers, "decoder_layers": c.decoder_layers,
-        "encoder_attention_heads": c.n_heads, "decoder_attention_heads": c.n_heads,
+        "model_type": "bart",
+        "architectures": ["BartForConditionalGeneration"],
+        "is_encoder_decoder": True,
+        "vocab_size": c.vocab_size,
+        "d_model": c.d_model,
+        "encoder_layers": c.encoder_layers,
+        "decoder_layers": c.decoder_layers,
+        "encoder_attention_heads": c.n_heads,
+        "decoder_attention_heads": c.n_heads,
         "max_position_embeddings": c.max_target_positions,
-        "pad_token_id": T.PAD, "bos_token_id": T.BOS, "eos_token_id": T.EOS, "decoder_start_token_id": T.BOS,
-        "forced_bos_token_id": None, "forced_eos_token_id": None,
+        "pad_token_id": T.PAD,
+        "bos_token_id": T.BOS,
+        "eos_token_id": T.EOS,
+        "decoder_start_token_id": T.BOS,
+        "forced_bos_token_id": None,
+        "forced_eos_token_id": None,
     }
     generation = {"bos_token_id": T.BOS, "decoder_start_token_id": T.BOS, "eos_token_id": T.EOS, "pad_token_id": T.PAD}
     if hub is not None:
-        config.update({"encoder_ffn_dim": c.d_ff, "decoder_ffn_dim": c.d_ff, "max_source_positions": c.max_source_positions,
-                       "max_target_positions": c.max_target_positions, "tie_word_embeddings": True, "draftsmith": hub})
+        config.update(
+            {
+                "encoder_ffn_dim": c.d_ff,
+                "decoder_ffn_dim": c.d_ff,
+                "max_source_positions": c.max_source_positions,
+                "max_target_positions": c.max_target_positions,
+                "tie_word_embeddings": True,
+                "draftsmith": hub,
+            }
+        )
         generation["max_length"] = c.max_target_positions  # decoder positions, the start token's included
     json.dump(config, open(os.path.join(out_dir, "config.json"), "w"), indent=1)
     json.dump(generation, open(os.path.join(out_dir, "generation_config.json"), "w"), indent=1)
@@ -422,6 +514,7 @@ def write_configs(out_dir, c, system, extra, hub=None):
 
 def export_summarize(ckpt, shipped_dir, out_dir, steps=32):
     from .summarize import load_model
+
     ops = match_shipped(shipped_dir)
     m = load_peer_model(ckpt, shipped_dir, lambda p: load_model(p)[0])
     c = m.c
@@ -443,28 +536,50 @@ def export_summarize(ckpt, shipped_dir, out_dir, steps=32):
     outs, _, _ = export_decoders(ehs, dec_no, dec_wp, ids, mask, c.decoder_layers, out_dir, tmp, ops)
     assert torch.allclose(outs[0], ref, atol=1e-4), "peer decoder differs from decode_step"
     ref_ids = greedy(dec_no, dec_wp, ehs, mask, steps, c.decoder_layers)
-    write_configs(out_dir, c, "summarize", {"inputs": "placeholder", "vocabSize": c.vocab_size, **ops,
-                                            "check": {"input_ids": ids[0].tolist(), "greedy_ids": ref_ids}})
+    write_configs(
+        out_dir,
+        c,
+        "summarize",
+        {
+            "inputs": "placeholder",
+            "vocabSize": c.vocab_size,
+            **ops,
+            "check": {"input_ids": ids[0].tolist(), "greedy_ids": ref_ids},
+        },
+    )
     check_shipped(shipped_dir, out_dir, {"input_ids": src}, cross, ref, ref_ids)
     print("exported peer", out_dir, ops)
 
 
 # ---- --hub-layout: a seq2seq model for the Hub (issue 21) ---------------------------------------
-HUB_TEXT = ("The city council voted on Tuesday to build a new bridge over the river, after years of debate "
-            "about traffic in the old town. Work is due to start next spring and should take two years.")
-HUB_FILES = ["config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
-             "onnx/encoder_model_quantized.onnx", "onnx/decoder_model_merged_quantized.onnx"]
+HUB_TEXT = (
+    "The city council voted on Tuesday to build a new bridge over the river, after years of debate "
+    "about traffic in the old town. Work is due to start next spring and should take two years."
+)
+HUB_FILES = [
+    "config.json",
+    "generation_config.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "onnx/encoder_model_quantized.onnx",
+    "onnx/decoder_model_merged_quantized.onnx",
+]
 
 
 def hub_layout_notes(c):
     """config.json's "draftsmith" entry: what a caller of these graphs must know beyond BART's layout."""
-    return {"system": "summarize", "layout": "hub",
-            "encoder_hidden_states": f"[batch, 1 + T, {c.d_model + 1}]: the topic-aware slot, then the T source tokens; "
-                                     f"channels 0..{c.d_model - 1} the memory, channel {c.d_model} the source token ids (0 at the slot)",
-            "encoder_attention_mask": "the tokenizer's [batch, T]; the decoder prepends the slot's column itself",
-            "logits": "log-probabilities (the pointer-generator's mixture), not raw logits",
-            "max_source_tokens": c.max_source_positions, "num_topics": c.num_topics,
-            "topic_attention": c.topic_attention, "copy": c.copy}
+    return {
+        "system": "summarize",
+        "layout": "hub",
+        "encoder_hidden_states": f"[batch, 1 + T, {c.d_model + 1}]: the topic-aware slot, then the T source tokens; "
+        f"channels 0..{c.d_model - 1} the memory, channel {c.d_model} the source token ids (0 at the slot)",
+        "encoder_attention_mask": "the tokenizer's [batch, T]; the decoder prepends the slot's column itself",
+        "logits": "log-probabilities (the pointer-generator's mixture), not raw logits",
+        "max_source_tokens": c.max_source_positions,
+        "num_topics": c.num_topics,
+        "topic_attention": c.topic_attention,
+        "copy": c.copy,
+    }
 
 
 def command_line(module, args):
@@ -474,16 +589,24 @@ def command_line(module, args):
         if k == "cmd" or v is None or v is False:
             continue
         flag = "--" + k.replace("_", "-")
-        for x in (v if isinstance(v, list) else [v]):
+        for x in v if isinstance(v, list) else [v]:
             words += [flag] if x is True else [flag, str(x)]
     return " ".join(words)
 
 
 def write_hub_readme(out_dir, name, c, meta, params, ckpt, export_cmd, check):
     from .export_common import sha256
+
     val = meta.get("val") or {}
-    rows = "".join(f"| {f} | {os.path.getsize(os.path.join(out_dir, f)):,} | {sha256(os.path.join(out_dir, f))} |\n" for f in HUB_FILES)
-    train = command_line("draftsmith_train.summarize", meta["args"]) if meta.get("args") else f"(no training record: {ckpt})"
+    rows = "".join(
+        f"| {f} | {os.path.getsize(os.path.join(out_dir, f)):,} | {sha256(os.path.join(out_dir, f))} |\n"
+        for f in HUB_FILES
+    )
+    train = (
+        command_line("draftsmith_train.summarize", meta["args"])
+        if meta.get("args")
+        else f"(no training record: {ckpt})"
+    )
     text = f"""# {name}
 
 **A test fixture, far too small to summarize well.** A tiny TAAS summarizer (Transformer encoder-decoder
@@ -549,19 +672,34 @@ def append_check(readme, lines):
             r = json.loads(line)
         except ValueError:
             continue
-        rows.append(f"| {r['dir']} | {r['dtype']} | {r['first_log_probs_max_abs_diff']:.2g} | {r.get('batch_row1_padded_max_abs_diff', float('nan')):.2g} "
-                    f"| {r['peer_placeholder_layout_max_abs_diff']:.2g} | {r['greedy_ids_equal_pytorch']} | {r['generated_text']!r} | {'ok' if r['ok'] else 'FAILED'} |")
+        rows.append(
+            f"| {r['dir']} | {r['dtype']} | {r['first_log_probs_max_abs_diff']:.2g} | {r.get('batch_row1_padded_max_abs_diff', float('nan')):.2g} "
+            f"| {r['peer_placeholder_layout_max_abs_diff']:.2g} | {r['greedy_ids_equal_pytorch']} | {r['generated_text']!r} | {'ok' if r['ok'] else 'FAILED'} |"
+        )
     with open(readme, "a") as f:
-        f.write("\n## Checked in transformers.js (check_hub_seq2seq.cjs)\n\nOn the check text (\"" + HUB_TEXT + "\"): the first step's "
-                "log-probs against PyTorch's (max |diff|), a padded batch row against the row alone, the bench's placeholder "
-                "layout misread on plain tokenizer output (how far off the graphs would be without the slot handled inside), "
-                "generate() (greedy, max_new_tokens 30) against PyTorch's greedy ids, and its text.\n\n"
-                "| folder | dtype | first step | padded row | placeholder misread | greedy = PyTorch | generated | |\n"
-                "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+        f.write(
+            '\n## Checked in transformers.js (check_hub_seq2seq.cjs)\n\nOn the check text ("'
+            + HUB_TEXT
+            + "\"): the first step's "
+            "log-probs against PyTorch's (max |diff|), a padded batch row against the row alone, the bench's placeholder "
+            "layout misread on plain tokenizer output (how far off the graphs would be without the slot handled inside), "
+            "generate() (greedy, max_new_tokens 30) against PyTorch's greedy ids, and its text.\n\n"
+            "| folder | dtype | first step | padded row | placeholder misread | greedy = PyTorch | generated | |\n"
+            "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+        )
 
 
-def export_summarize_hub(ckpt, shipped_dir, out_dir, fixture=None, int8_min_elements=None, text=HUB_TEXT, spm=None,
-                         steps=30, name="draftsmith/summarize-taas"):
+def export_summarize_hub(
+    ckpt,
+    shipped_dir,
+    out_dir,
+    fixture=None,
+    int8_min_elements=None,
+    text=HUB_TEXT,
+    spm=None,
+    steps=30,
+    name="draftsmith/summarize-taas",
+):
     """--hub-layout: graphs a generic seq2seq caller runs with plain tokenizer output (TaasEncoder and
     TaasDecoder with hub=True). ckpt "-": the shipped folder's weights; otherwise the checkpoint's as
     trained (not rounded to the shipped folder's storage: it is another model). shipped_dir gives the
@@ -570,6 +708,7 @@ def export_summarize_hub(ckpt, shipped_dir, out_dir, fixture=None, int8_min_elem
     fixture: a folder that gets HUB_FILES and a README.md (needs the int8 graphs). A shipped_dir
     without decoder.onnx (only the tokenizer files) gives the scatter copy and the Gemm logits."""
     from .summarize import load_model
+
     if os.path.exists(os.path.join(shipped_dir, "decoder.onnx")):
         ops = match_shipped(shipped_dir)
     else:
@@ -578,6 +717,7 @@ def export_summarize_hub(ckpt, shipped_dir, out_dir, fixture=None, int8_min_elem
     meta = {}
     if ckpt in (None, "-"):
         from .weights_from_onnx import load_shipped
+
         m = load_shipped(shipped_dir)
     else:
         m, meta, _ = load_model(ckpt)
@@ -589,7 +729,7 @@ def export_summarize_hub(ckpt, shipped_dir, out_dir, fixture=None, int8_min_elem
     os.makedirs(tmp, exist_ok=True)
     spm = spm or os.path.join((meta.get("args") or {}).get("data", ".data"), "spm.model")
     if text and os.path.exists(spm):
-        ids = torch.tensor([T.load(spm).encode(text)[:c.max_source_positions]])
+        ids = torch.tensor([T.load(spm).encode(text)[: c.max_source_positions]])
     else:
         print(f"no check text or no tokenizer model at {spm}: the check input is fixed ids")
         text, ids = None, torch.tensor([list(range(5, min(55, c.vocab_size)))])
@@ -605,8 +745,19 @@ def export_summarize_hub(ckpt, shipped_dir, out_dir, fixture=None, int8_min_elem
         ref, _, _ = m.decode_step(torch.tensor([[T.BOS]]), 0, m.cross_key_values(memory), mm, ids)
         # what the bench's peer layout (a placeholder expected at position 0) makes of plain tokenizer output
         peer = TaasDecoder(m, False)(torch.tensor([[T.BOS]]), mask, TaasEncoder(m)(ids, mask))[0]
-    outs, _, _ = export_decoders(ehs, dec_no, dec_wp, ids, mask, c.decoder_layers, out_dir, tmp, ops,
-                                 hidden_length=hidden, int8_min_elements=int8_min_elements)
+    outs, _, _ = export_decoders(
+        ehs,
+        dec_no,
+        dec_wp,
+        ids,
+        mask,
+        c.decoder_layers,
+        out_dir,
+        tmp,
+        ops,
+        hidden_length=hidden,
+        int8_min_elements=int8_min_elements,
+    )
     diff = float((outs[0] - ref).abs().max())
     assert diff < 1e-4, f"hub decoder differs from decode_step by {diff}"
     ref_ids = greedy(dec_no, dec_wp, ehs, mask, steps, c.decoder_layers)
@@ -618,12 +769,21 @@ def export_summarize_hub(ckpt, shipped_dir, out_dir, fixture=None, int8_min_elem
     write_configs(out_dir, c, "summarize", {}, hub=hub_layout_notes(c))
     for f in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(shipped_dir, f), os.path.join(out_dir, f))
-    check = {"text": text, "input_ids": ids[0].tolist(), "first_log_probs": ref.flatten().tolist(), "greedy_ids": ref_ids,
-             "peer_layout_first_log_probs": peer.flatten().tolist(), "eos_token_id": T.EOS,
-             "int8_min_elements": int8_min_elements, "work_dir": out_dir}
+    check = {
+        "text": text,
+        "input_ids": ids[0].tolist(),
+        "first_log_probs": ref.flatten().tolist(),
+        "greedy_ids": ref_ids,
+        "peer_layout_first_log_probs": peer.flatten().tolist(),
+        "eos_token_id": T.EOS,
+        "int8_min_elements": int8_min_elements,
+        "work_dir": out_dir,
+    }
     json.dump(check, open(os.path.join(tmp, "hub_check.json"), "w"))
     params = sum(p.numel() for p in m.parameters())
-    print(f"exported hub layout {out_dir} ({params / 1e6:.2f}M params, {ops}); python first step vs decode_step: max |diff| {diff:.2e}")
+    print(
+        f"exported hub layout {out_dir} ({params / 1e6:.2f}M params, {ops}); python first step vs decode_step: max |diff| {diff:.2e}"
+    )
     if fixture:
         if int8_min_elements is None:
             raise SystemExit("--fixture needs --int8 (the fixture keeps only the *_quantized.onnx graphs)")
@@ -632,16 +792,24 @@ def export_summarize_hub(ckpt, shipped_dir, out_dir, fixture=None, int8_min_elem
             shutil.copy(os.path.join(out_dir, f), os.path.join(fixture, f))
         export_cmd = "python3 -m draftsmith_train.export_peer " + " ".join(sys.argv[1:])
         write_hub_readme(fixture, name, c, meta, params, ckpt, export_cmd, check)
-        print("fixture", fixture, sum(os.path.getsize(os.path.join(fixture, f)) for f in HUB_FILES + ["README.md"]), "bytes")
+        print(
+            "fixture",
+            fixture,
+            sum(os.path.getsize(os.path.join(fixture, f)) for f in HUB_FILES + ["README.md"]),
+            "bytes",
+        )
 
 
 def export_essay(ckpt, shipped_dir, out_dir, steps=32):
     from .essay import load_essay_model
+
     ops = match_shipped(shipped_dir)
     m = load_peer_model(ckpt, shipped_dir, lambda p: load_essay_model(p)[0])
     c = m.c
     if c.context == "source":
-        raise SystemExit("the -Source-context ablation feeds the decoder a source context; the peer export does not carry it")
+        raise SystemExit(
+            "the -Source-context ablation feeds the decoder a source context; the peer export does not carry it"
+        )
     os.makedirs(os.path.join(out_dir, "onnx"), exist_ok=True)
     tmp = os.path.join(out_dir, "parts")
     os.makedirs(tmp, exist_ok=True)
@@ -656,35 +824,72 @@ def export_essay(ckpt, shipped_dir, out_dir, steps=32):
         memory, sctx = m.memories(src, mask, wids)
         cross = m.cross_key_values(memory)
         L, H, dh = c.decoder_layers, c.n_heads, c.d_model // c.n_heads
-        ref1, p1, s1 = m.decode_step(torch.tensor([[T.BOS]]), cross, mask, sctx, torch.zeros(L, 2, 1, H, 0, dh),
-                                     torch.zeros(L, 1, c.d_model), src)
+        ref1, p1, s1 = m.decode_step(
+            torch.tensor([[T.BOS]]),
+            cross,
+            mask,
+            sctx,
+            torch.zeros(L, 2, 1, H, 0, dh),
+            torch.zeros(L, 1, c.d_model),
+            src,
+        )
         ref2, _, _ = m.decode_step(torch.tensor([[int(ref1[0, -1].argmax())]]), cross, mask, sctx, p1, s1, src)
     dec_no, dec_wp = EssayDecoder(m, False).eval(), EssayDecoder(m, True).eval()
     outs, nxt, past = export_decoders(ehs, dec_no, dec_wp, packed, mask, c.decoder_layers, out_dir, tmp, ops)
     with torch.no_grad():
         second = dec_wp(nxt, mask, ehs, *past)
-    assert torch.allclose(outs[0], ref1, atol=1e-4) and torch.allclose(second[0], ref2, atol=1e-4), "peer decoder differs from decode_step"
+    assert torch.allclose(outs[0], ref1, atol=1e-4) and torch.allclose(
+        second[0], ref2, atol=1e-4
+    ), "peer decoder differs from decode_step"
     ref_ids = greedy(dec_no, dec_wp, ehs, mask, steps, c.decoder_layers)
-    write_configs(out_dir, c, "essay", {"inputs": "word-packed", "vocabSize": c.vocab_size, **ops,
-                                        "check": {"input_ids": packed[0].tolist(), "greedy_ids": ref_ids}})
+    write_configs(
+        out_dir,
+        c,
+        "essay",
+        {
+            "inputs": "word-packed",
+            "vocabSize": c.vocab_size,
+            **ops,
+            "check": {"input_ids": packed[0].tolist(), "greedy_ids": ref_ids},
+        },
+    )
     check_shipped(shipped_dir, out_dir, {"input_ids": src, "word_ids": wids}, cross, ref1, ref_ids)
     print("exported peer", out_dir, ops)
 
 
 def main():
     import argparse
-    p = argparse.ArgumentParser(description="the bench's peer export (default), or --hub-layout: a summarizer for the Hub")
+
+    p = argparse.ArgumentParser(
+        description="the bench's peer export (default), or --hub-layout: a summarizer for the Hub"
+    )
     p.add_argument("system", choices=["summarize", "essay"])
     p.add_argument("ckpt", help='a checkpoint, or "-": the weights from the shipped folder')
-    p.add_argument("shipped", help="the shipped model folder (the peer's weights and ops; --hub-layout: its ops and tokenizer files)")
+    p.add_argument(
+        "shipped",
+        help="the shipped model folder (the peer's weights and ops; --hub-layout: its ops and tokenizer files)",
+    )
     p.add_argument("out")
-    p.add_argument("--hub-layout", action="store_true",
-                   help="summarize: graphs that take plain tokenizer output (the topic slot prepended inside), for transformers.js's generate()")
-    p.add_argument("--int8", type=int, nargs="?", const=4096, default=None, metavar="MIN_ELEMENTS",
-                   help="--hub-layout: also *_quantized.onnx (quantize.py's quantize_model; matrices of at least MIN_ELEMENTS, default 4096)")
+    p.add_argument(
+        "--hub-layout",
+        action="store_true",
+        help="summarize: graphs that take plain tokenizer output (the topic slot prepended inside), for transformers.js's generate()",
+    )
+    p.add_argument(
+        "--int8",
+        type=int,
+        nargs="?",
+        const=4096,
+        default=None,
+        metavar="MIN_ELEMENTS",
+        help="--hub-layout: also *_quantized.onnx (quantize.py's quantize_model; matrices of at least MIN_ELEMENTS, default 4096)",
+    )
     p.add_argument("--fixture", help="--hub-layout --int8: copy the Hub files (int8 graphs only) and a README.md there")
     p.add_argument("--name", default="draftsmith/summarize-taas", help="--hub-layout: the model's name in the README")
-    p.add_argument("--spm", help="--hub-layout: the sentencepiece model for the check text (default: the checkpoint's --data/spm.model)")
+    p.add_argument(
+        "--spm",
+        help="--hub-layout: the sentencepiece model for the check text (default: the checkpoint's --data/spm.model)",
+    )
     a = p.parse_args()
     if a.hub_layout:
         if a.system != "summarize":
@@ -694,7 +899,9 @@ def main():
         if not shutil.which("node"):
             print("no node: check_hub_seq2seq.cjs (transformers.js against the PyTorch reference) is skipped")
             return
-        r = subprocess.run(["node", script, a.out] + (["--fixture", a.fixture] if a.fixture else []), stdout=subprocess.PIPE, text=True)
+        r = subprocess.run(
+            ["node", script, a.out] + (["--fixture", a.fixture] if a.fixture else []), stdout=subprocess.PIPE, text=True
+        )
         print(r.stdout, end="")
         if a.fixture:
             append_check(os.path.join(a.fixture, "README.md"), r.stdout)

@@ -68,13 +68,13 @@ def export(ckpt, out_dir, data_dir, memory_path, fixture=None, weights=None):
     weights = weights or os.environ.get("WEIGHTS", "int8")
     model, meta = load_model(ckpt)
     model.eval()
-    records = quantize_(model) if weights == "int8" else {}   # the fixture then uses the weights that ship
+    records = quantize_(model) if weights == "int8" else {}  # the fixture then uses the weights that ship
     c = model.c
     esed = c.model == "esed"
     os.makedirs(out_dir, exist_ok=True)
     sp = T.load(os.path.join(data_dir, "spm.model"))
     memory = Memory(memory_path)
-    memory.blocks = memory.blocks.half().float()   # as memory.bin ships it (float16), for the fixture too
+    memory.blocks = memory.blocks.half().float()  # as memory.bin ships it (float16), for the fixture too
     ids = torch.tensor([sp.encode(PARITY_POST)])
     key = "tennis" if "tennis" in memory.index else "friend" if "friend" in memory.index else memory.keys[0]
     enc, dec = EncoderExport(model).eval(), DecoderStepExport(model).eval()
@@ -82,23 +82,42 @@ def export(ckpt, out_dir, data_dir, memory_path, fixture=None, weights=None):
     with torch.no_grad():
         enc_out = enc(ids)
         out, s0 = enc_out[0], enc_out[1]
-        torch.onnx.export(enc, (ids,), os.path.join(out_dir, "encoder.onnx"), opset_version=OPSET,
-                          input_names=["input_ids"], output_names=["encoder_outputs", "state"] + (["query"] if esed else []),
-                          dynamic_axes={"input_ids": {1: "source"}, "encoder_outputs": {1: "source"}})
+        torch.onnx.export(
+            enc,
+            (ids,),
+            os.path.join(out_dir, "encoder.onnx"),
+            opset_version=OPSET,
+            input_names=["input_ids"],
+            output_names=["encoder_outputs", "state"] + (["query"] if esed else []),
+            dynamic_axes={"input_ids": {1: "source"}, "encoder_outputs": {1: "source"}},
+        )
         ref = {"key": key, "input_ids": ids[0].tolist(), "state_first": [round(float(x), 6) for x in s0[0, :8]]}
         r = None
         if esed:
             r, w = memory_read(enc_out[2], memory.block(key).unsqueeze(0), BETA)
-            ref.update(query_first=[round(float(x), 6) for x in enc_out[2][0, :8]], read_weights=[round(float(x), 6) for x in w[0]],
-                       read_first=[round(float(x), 6) for x in r[0, :8]])
+            ref.update(
+                query_first=[round(float(x), 6) for x in enc_out[2][0, :8]],
+                read_weights=[round(float(x), 6) for x in w[0]],
+                read_first=[round(float(x), 6) for x in r[0, :8]],
+            )
         first = torch.tensor([[T.BOS]])
         args = (first, s0, out) + ((r,) if esed else ())
-        torch.onnx.export(dec, args, os.path.join(out_dir, "decoder_step.onnx"), opset_version=OPSET,
-                          input_names=["input_ids", "state", "encoder_outputs"] + (["memory_read"] if esed else []),
-                          output_names=["log_probs", "state_out"],
-                          dynamic_axes={"input_ids": {0: "batch"}, "state": {0: "batch"}, "encoder_outputs": {1: "source"},
-                                        "log_probs": {0: "batch"}, "state_out": {0: "batch"},
-                                        **({"memory_read": {0: "batch"}} if esed else {})})
+        torch.onnx.export(
+            dec,
+            args,
+            os.path.join(out_dir, "decoder_step.onnx"),
+            opset_version=OPSET,
+            input_names=["input_ids", "state", "encoder_outputs"] + (["memory_read"] if esed else []),
+            output_names=["log_probs", "state_out"],
+            dynamic_axes={
+                "input_ids": {0: "batch"},
+                "state": {0: "batch"},
+                "encoder_outputs": {1: "source"},
+                "log_probs": {0: "batch"},
+                "state_out": {0: "batch"},
+                **({"memory_read": {0: "batch"}} if esed else {}),
+            },
+        )
         lp = dec(*args)[0][0]
         ref["first_log_probs_top"] = torch.topk(lp, 5).indices.tolist()
         ref["first_log_probs_values"] = [round(float(x), 5) for x in torch.topk(lp, 5).values]
@@ -108,9 +127,17 @@ def export(ckpt, out_dir, data_dir, memory_path, fixture=None, weights=None):
     store_int8_files(out_dir, files, records)
     memory.blocks.numpy().astype(np.float16).tofile(os.path.join(out_dir, "memory.bin"))
     model.embedding.weight.detach().numpy().astype(np.float16).tofile(os.path.join(out_dir, "embedding.bin"))
-    json.dump({"keys": memory.keys, "slots": int(memory.blocks.shape[1]), "dim": int(memory.blocks.shape[2]), "beta": BETA,
-               "counts": memory.counts, "examples": [s[0] for s in memory.sentences] if memory.sentences else None},
-              open(os.path.join(out_dir, "keys.json"), "w"))
+    json.dump(
+        {
+            "keys": memory.keys,
+            "slots": int(memory.blocks.shape[1]),
+            "dim": int(memory.blocks.shape[2]),
+            "beta": BETA,
+            "counts": memory.counts,
+            "examples": [s[0] for s in memory.sentences] if memory.sentences else None,
+        },
+        open(os.path.join(out_dir, "keys.json"), "w"),
+    )
     files += ["memory.bin", "keys.json", "embedding.bin"]
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))
@@ -119,23 +146,59 @@ def export(ckpt, out_dir, data_dir, memory_path, fixture=None, weights=None):
         "schemaVersion": 1,
         "system": "reply",
         "name": f"reply-{c.model}-{c.hidden}",
-        "description": ("ESED: GRU seq2seq with attention and an external semantic memory read per key (Eqs. 11-13)" if esed else
-                        "NRM: GRU seq2seq with attention, no memory (the ESED paper's baseline)"),
-        "architecture": {"type": f"reply-{c.model}", "vocabSize": c.vocab_size, "embed": c.embed, "hidden": c.hidden,
-                         "encoderDim": 2 * c.hidden, "memory": esed, "memoryDim": c.memory_dim, "slots": int(memory.blocks.shape[1]),
-                         "keys": len(memory.keys), "beta": BETA, "maxReplyTokens": MAX_REPLY},
-        "files": {"encoder": "encoder.onnx", "decoderStep": "decoder_step.onnx", "memory": "memory.bin", "keys": "keys.json",
-                  "embedding": "embedding.bin", "tokenizer": "tokenizer.json", "tokenizerConfig": "tokenizer_config.json"},
+        "description": (
+            "ESED: GRU seq2seq with attention and an external semantic memory read per key (Eqs. 11-13)"
+            if esed
+            else "NRM: GRU seq2seq with attention, no memory (the ESED paper's baseline)"
+        ),
+        "architecture": {
+            "type": f"reply-{c.model}",
+            "vocabSize": c.vocab_size,
+            "embed": c.embed,
+            "hidden": c.hidden,
+            "encoderDim": 2 * c.hidden,
+            "memory": esed,
+            "memoryDim": c.memory_dim,
+            "slots": int(memory.blocks.shape[1]),
+            "keys": len(memory.keys),
+            "beta": BETA,
+            "maxReplyTokens": MAX_REPLY,
+        },
+        "files": {
+            "encoder": "encoder.onnx",
+            "decoderStep": "decoder_step.onnx",
+            "memory": "memory.bin",
+            "keys": "keys.json",
+            "embedding": "embedding.bin",
+            "tokenizer": "tokenizer.json",
+            "tokenizerConfig": "tokenizer_config.json",
+        },
         "sha256": {f: sha256(os.path.join(out_dir, f)) for f in files},
         "specialTokens": {"pad": T.PAD, "unk": T.UNK, "bos": T.BOS, "eos": T.EOS, "mask": T.MASK},
         "maxInputTokens": MAX_POST,
-        "decoding": {"strategy": "beam", "beamSize": 4, "maxLength": MAX_REPLY, "minLength": 2, "lengthPenalty": 1.0,
-                     "noRepeatNgramSize": 3},
+        "decoding": {
+            "strategy": "beam",
+            "beamSize": 4,
+            "maxLength": MAX_REPLY,
+            "minLength": 2,
+            "lengthPenalty": 1.0,
+            "noRepeatNgramSize": 3,
+        },
         "training": {k: v for k, v in meta.items() if k in ("model", "params", "steps", "tokens", "seconds", "val")},
     }
     manifest["training"]["weights"] = weights
     json.dump(manifest, open(os.path.join(out_dir, "model.json"), "w"), indent=2)
     fixture = fixture or default_fixture(out_dir)
-    json.dump({"model": c.model, "post": PARITY_POST, **ref, "greedy_ids": greedy, "greedy_text": sp.decode(greedy),
-               "max_length": MAX_REPLY}, open(fixture, "w"), indent=1)
+    json.dump(
+        {
+            "model": c.model,
+            "post": PARITY_POST,
+            **ref,
+            "greedy_ids": greedy,
+            "greedy_text": sp.decode(greedy),
+            "max_length": MAX_REPLY,
+        },
+        open(fixture, "w"),
+        indent=1,
+    )
     print("exported", out_dir, {f: os.path.getsize(os.path.join(out_dir, f)) for f in files}, "fixture", fixture)

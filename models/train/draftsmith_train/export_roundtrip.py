@@ -105,7 +105,7 @@ def default_fixture(out_dir):
 
 
 def corpus_tag(data_dir):
-    """"simple-" for the simple-stories corpus (roundtrip prepare --corpus simple), "" for the mixed one."""
+    """ "simple-" for the simple-stories corpus (roundtrip prepare --corpus simple), "" for the mixed one."""
     counts = os.path.join(data_dir, "roundtrip.counts.json")
     return "simple-" if os.path.exists(counts) and "roc" in json.load(open(counts)) else ""
 
@@ -119,41 +119,76 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
     os.makedirs(out_dir, exist_ok=True)
     sp = T.load(os.path.join(data_dir, "spm.model"))
     rows = load_rows(os.path.join(data_dir, "roundtrip.test.jsonl"), sp, 40)
-    paragraph, record = min(rows[:40], key=lambda r: abs(len(r[0]) - 3) * 100 + sum(map(len, r[0])))  # a short 3-sentence one
+    paragraph, record = min(
+        rows[:40], key=lambda r: abs(len(r[0]) - 3) * 100 + sum(map(len, r[0]))
+    )  # a short 3-sentence one
     files = ["encoder.onnx", "word_step.onnx"]
     state_axes = {1: "batch"}
     word = WordStep(model).eval()
     h1 = torch.zeros(L, 1, H)
     with torch.no_grad():
-        torch.onnx.export(word, (torch.tensor([[T.BOS]]), h1, h1), os.path.join(out_dir, "word_step.onnx"), opset_version=OPSET,
-                          input_names=["input_ids", "h", "c"], output_names=["log_probs", "output", "h_out", "c_out"],
-                          dynamic_axes={"input_ids": {0: "batch"}, "h": state_axes, "c": state_axes, "log_probs": {0: "batch"},
-                                        "output": {0: "batch"}, "h_out": state_axes, "c_out": state_axes})
+        torch.onnx.export(
+            word,
+            (torch.tensor([[T.BOS]]), h1, h1),
+            os.path.join(out_dir, "word_step.onnx"),
+            opset_version=OPSET,
+            input_names=["input_ids", "h", "c"],
+            output_names=["log_probs", "output", "h_out", "c_out"],
+            dynamic_axes={
+                "input_ids": {0: "batch"},
+                "h": state_axes,
+                "c": state_axes,
+                "log_probs": {0: "batch"},
+                "output": {0: "batch"},
+                "h_out": state_axes,
+                "c_out": state_axes,
+            },
+        )
         ref = {}
         if c.model == "standard":
             enc = StandardEncoder(model).eval()
             ids = torch.tensor([reverse_tokens([t for s in paragraph for t in s])])
-            torch.onnx.export(enc, (ids,), os.path.join(out_dir, "encoder.onnx"), opset_version=OPSET,
-                              input_names=["input_ids"], output_names=["h", "c"],
-                              dynamic_axes={"input_ids": {0: "batch", 1: "tokens"}, "h": state_axes, "c": state_axes})
+            torch.onnx.export(
+                enc,
+                (ids,),
+                os.path.join(out_dir, "encoder.onnx"),
+                opset_version=OPSET,
+                input_names=["input_ids"],
+                output_names=["h", "c"],
+                dynamic_axes={"input_ids": {0: "batch", 1: "tokens"}, "h": state_axes, "c": state_axes},
+            )
             h, cc = enc(ids)
             ref["encoder_input_ids"] = ids[0].tolist()
         else:
             files.insert(1, "sentence_step.onnx")
             enc = HierEncoder(model).eval()
             ids, lengths = encoder_inputs(paragraph)
-            torch.onnx.export(enc, (ids, lengths), os.path.join(out_dir, "encoder.onnx"), opset_version=OPSET,
-                              input_names=["input_ids", "lengths"], output_names=["memory", "h", "c", "start"],
-                              dynamic_axes={"input_ids": {0: "sentences", 1: "tokens"}, "lengths": {0: "sentences"},
-                                            "memory": {1: "sentences"}})
+            torch.onnx.export(
+                enc,
+                (ids, lengths),
+                os.path.join(out_dir, "encoder.onnx"),
+                opset_version=OPSET,
+                input_names=["input_ids", "lengths"],
+                output_names=["memory", "h", "c", "start"],
+                dynamic_axes={
+                    "input_ids": {0: "sentences", 1: "tokens"},
+                    "lengths": {0: "sentences"},
+                    "memory": {1: "sentences"},
+                },
+            )
             memory, h, cc, start = enc(ids, lengths)
             step = SentenceStep(model).eval()
             attn = c.model == "hier-attn"
             args = (start, h, cc) + ((memory,) if attn else ())
-            torch.onnx.export(step, args, os.path.join(out_dir, "sentence_step.onnx"), opset_version=OPSET,
-                              input_names=["prev", "h", "c"] + (["memory"] if attn else []),
-                              output_names=["h_out", "c_out", "end_logit"] + (["attention"] if attn else []),
-                              dynamic_axes={"memory": {1: "sentences"}, "attention": {1: "sentences"}} if attn else None)
+            torch.onnx.export(
+                step,
+                args,
+                os.path.join(out_dir, "sentence_step.onnx"),
+                opset_version=OPSET,
+                input_names=["prev", "h", "c"] + (["memory"] if attn else []),
+                output_names=["h_out", "c_out", "end_logit"] + (["attention"] if attn else []),
+                dynamic_axes={"memory": {1: "sentences"}, "attention": {1: "sentences"}} if attn else None,
+            )
             ref["encoder_input_ids"] = ids.tolist()
             ref["encoder_lengths"] = lengths.tolist()
             ref["memory_first"] = [round(float(x), 6) for x in memory[0, 0, :8]]
@@ -174,45 +209,79 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
         "schemaVersion": 1,
         "system": "roundtrip",
         "name": f"roundtrip-{corpus_tag(data_dir)}{c.model}-{c.layers}x{c.hidden}",
-        "description": {"standard": "LSTM autoencoder over the whole paragraph as one sequence (Li et al. 2015, Sec. 3.1)",
-                        "hier": "hierarchical LSTM paragraph autoencoder (Li et al. 2015, Sec. 3.2)",
-                        "hier-attn": "hierarchical LSTM paragraph autoencoder with attention over the input sentences "
-                                     "(Li et al. 2015, Sec. 3.3, Eqs. 10-15)"}[c.model],
-        "architecture": {"type": f"roundtrip-{c.model}", "vocabSize": c.vocab_size, "embed": c.embed, "hidden": c.hidden,
-                         "layers": c.layers, "attention": c.model == "hier-attn",
-                         # what training read (roundtrip_data): longer paragraphs are cut to their first sentences
-                         "maxSentences": MAX_SENTENCES, "maxSentenceTokens": MAX_TOKENS,
-                         "state": {"h": [c.layers, 1, c.hidden], "c": [c.layers, 1, c.hidden]},
-                         "inputs": ("reversed: encoder rows are the sentences last first, each row's tokens last first, "
-                                    "right-padded with <pad>" if hier else
-                                    "reversed: the whole paragraph's tokens as one sequence, last token first")},
-        "files": {"encoder": "encoder.onnx", "wordStep": "word_step.onnx", "tokenizer": "tokenizer.json",
-                  "tokenizerConfig": "tokenizer_config.json", **({"sentenceStep": "sentence_step.onnx"} if hier else {})},
+        "description": {
+            "standard": "LSTM autoencoder over the whole paragraph as one sequence (Li et al. 2015, Sec. 3.1)",
+            "hier": "hierarchical LSTM paragraph autoencoder (Li et al. 2015, Sec. 3.2)",
+            "hier-attn": "hierarchical LSTM paragraph autoencoder with attention over the input sentences "
+            "(Li et al. 2015, Sec. 3.3, Eqs. 10-15)",
+        }[c.model],
+        "architecture": {
+            "type": f"roundtrip-{c.model}",
+            "vocabSize": c.vocab_size,
+            "embed": c.embed,
+            "hidden": c.hidden,
+            "layers": c.layers,
+            "attention": c.model == "hier-attn",
+            # what training read (roundtrip_data): longer paragraphs are cut to their first sentences
+            "maxSentences": MAX_SENTENCES,
+            "maxSentenceTokens": MAX_TOKENS,
+            "state": {"h": [c.layers, 1, c.hidden], "c": [c.layers, 1, c.hidden]},
+            "inputs": (
+                "reversed: encoder rows are the sentences last first, each row's tokens last first, "
+                "right-padded with <pad>"
+                if hier
+                else "reversed: the whole paragraph's tokens as one sequence, last token first"
+            ),
+        },
+        "files": {
+            "encoder": "encoder.onnx",
+            "wordStep": "word_step.onnx",
+            "tokenizer": "tokenizer.json",
+            "tokenizerConfig": "tokenizer_config.json",
+            **({"sentenceStep": "sentence_step.onnx"} if hier else {}),
+        },
         "sha256": {f: sha256(os.path.join(out_dir, f)) for f in files},
         "specialTokens": {"pad": T.PAD, "unk": T.UNK, "bos": T.BOS, "eos": T.EOS, "mask": T.MASK},
         "maxInputTokens": MAX_SENTENCES * MAX_TOKENS,
         "decoding": {
-            "strategy": "greedy", "maxLengthRatio": 1.5,
-            "rule": ("at most ceil(1.5 x input tokens) tokens in all; " +
-                     ("at most ceil(1.5 x input sentences) sentence steps; the paragraph ends when end_logit > 0 or "
-                      "the token budget is spent; each sentence starts the word step from the sentence step's h_out, "
-                      "c_out with <s>, and ends at </s> or after min(ceil(1.5 x the longest input sentence), tokens "
-                      "left) words; the next sentence step's prev is the word step's output at the step that chose "
-                      "</s> (or the last step run)" if hier else "the word step starts from the encoder's h, c with <s> "
-                      "and ends at </s>"))},
+            "strategy": "greedy",
+            "maxLengthRatio": 1.5,
+            "rule": (
+                "at most ceil(1.5 x input tokens) tokens in all; "
+                + (
+                    "at most ceil(1.5 x input sentences) sentence steps; the paragraph ends when end_logit > 0 or "
+                    "the token budget is spent; each sentence starts the word step from the sentence step's h_out, "
+                    "c_out with <s>, and ends at </s> or after min(ceil(1.5 x the longest input sentence), tokens "
+                    "left) words; the next sentence step's prev is the word step's output at the step that chose "
+                    "</s> (or the last step run)"
+                    if hier
+                    else "the word step starts from the encoder's h, c with <s> " "and ends at </s>"
+                )
+            ),
+        },
         "training": {k: v for k, v in meta.items() if k in ("model", "params", "steps", "tokens", "seconds", "val")},
         "weights": {"storage": weights},
     }
     json.dump(manifest, open(os.path.join(out_dir, "model.json"), "w"), indent=2)
     fixture = fixture or default_fixture(out_dir)
-    json.dump({"model": c.model, "sentences": record["sentences"], "sentence_ids": paragraph, **ref,
-               "greedy_ids": greedy, "greedy_text": [sp.decode(s) for s in greedy],
-               "attention": [[round(x, 6) for x in a] for a in attns] if attns else None},
-              open(fixture, "w"), indent=1)
+    json.dump(
+        {
+            "model": c.model,
+            "sentences": record["sentences"],
+            "sentence_ids": paragraph,
+            **ref,
+            "greedy_ids": greedy,
+            "greedy_text": [sp.decode(s) for s in greedy],
+            "attention": [[round(x, 6) for x in a] for a in attns] if attns else None,
+        },
+        open(fixture, "w"),
+        indent=1,
+    )
     print("exported", out_dir, {f: os.path.getsize(os.path.join(out_dir, f)) for f in files}, "fixture", fixture)
 
 
 if __name__ == "__main__":
     import sys
+
     a = sys.argv[1:] + [None] * (5 - len(sys.argv[1:]))
     export(a[0], a[1], a[2], a[3], a[4] or os.environ.get("WEIGHTS", "int8"))

@@ -113,7 +113,11 @@ class DecoderStep(torch.nn.Module):
             st_tr, st_pre = _split_state(m.trained.decoder, st[:nt]), _split_state(m.pretrained.decoder, st[nt:])
             enc = ((z, v, attention_mask), (pz, pv, attention_mask))
             logp, (s_tr, s_pre), gates = m.decode(input_ids, position, enc, (st_tr, st_pre))
-            return (logp[:, -1], gates[:, -1]) + _flat_state(m.trained.decoder, s_tr) + _flat_state(m.pretrained.decoder, s_pre)
+            return (
+                (logp[:, -1], gates[:, -1])
+                + _flat_state(m.trained.decoder, s_tr)
+                + _flat_state(m.pretrained.decoder, s_pre)
+            )
         z, v = rest[:2]
         logp, s, _ = m.decode(input_ids, position, (z, v, attention_mask), _split_state(m.decoder, rest[2:]))
         return (logp[:, -1],) + _flat_state(m.decoder, s)
@@ -146,13 +150,29 @@ def decoders(m):
 def shape_of(c):
     """The sizes the TypeScript side may check or show (the graphs carry the rest); no encoder
     fields for a language model."""
-    enc = {"encoderLayers": c.encoder_layers, "encoderKernel": c.encoder_kernel,
-           "maxSourcePositions": c.max_source_positions} if c.encoder_attention else {}
-    return {"embedDim": c.embed_dim, "hidden": c.hidden, **enc, "decoderLayers": c.decoder_layers,
-            "decoderKernel": c.decoder_kernel, "selfAttentionLayers": c.self_attention_flags(),
-            "attentionHeads": c.attention_heads, "attentionDim": c.attention_dim, "downsampling": c.downsampling(),
-            "gatedAttention": c.gated_attention, "attendZero": c.attend_zero,
-            "maxTargetPositions": c.max_target_positions}
+    enc = (
+        {
+            "encoderLayers": c.encoder_layers,
+            "encoderKernel": c.encoder_kernel,
+            "maxSourcePositions": c.max_source_positions,
+        }
+        if c.encoder_attention
+        else {}
+    )
+    return {
+        "embedDim": c.embed_dim,
+        "hidden": c.hidden,
+        **enc,
+        "decoderLayers": c.decoder_layers,
+        "decoderKernel": c.decoder_kernel,
+        "selfAttentionLayers": c.self_attention_flags(),
+        "attentionHeads": c.attention_heads,
+        "attentionDim": c.attention_dim,
+        "downsampling": c.downsampling(),
+        "gatedAttention": c.gated_attention,
+        "attendZero": c.attend_zero,
+        "maxTargetPositions": c.max_target_positions,
+    }
 
 
 def _scores(model, lm, ids, mask, val, premises):
@@ -161,17 +181,25 @@ def _scores(model, lm, ids, mask, val, premises):
     with torch.no_grad():
         first = model.decode(torch.tensor([[T.BOS]]), 0, model.encode(ids, mask))[0][0, -1]
         pfirst = lm.decode(torch.tensor([[T.BOS]]))[0][0, -1]
-        nll = sum(float(story_nll(lm, None, premises[i:i + 16], "cpu").sum()) for i in range(0, len(premises), 16))
+        nll = sum(float(story_nll(lm, None, premises[i : i + 16], "cpu").sum()) for i in range(0, len(premises), 16))
         tokens = sum(len(p) - 1 for p in premises)
-    return {"first": first, "premise_first": pfirst, "ppl": perplexity(model, val, "cpu")["all"]["token_ppl"],
-            "premise_ppl": math.exp(nll / max(1, tokens))}
+    return {
+        "first": first,
+        "premise_first": pfirst,
+        "ppl": perplexity(model, val, "cpu")["all"]["token_ppl"],
+        "premise_ppl": math.exp(nll / max(1, tokens)),
+    }
 
 
 def _quantization_cost(before, after):
-    return {"first_step_log_prob_max_abs_diff": round(float((before["first"] - after["first"]).abs().max()), 5),
-            "premise_first_step_log_prob_max_abs_diff": round(float((before["premise_first"] - after["premise_first"]).abs().max()), 5),
-            "val_token_ppl": [round(before["ppl"], 3), round(after["ppl"], 3)],
-            "premise_val_token_ppl": [round(before["premise_ppl"], 3), round(after["premise_ppl"], 3)]}
+    return {
+        "first_step_log_prob_max_abs_diff": round(float((before["first"] - after["first"]).abs().max()), 5),
+        "premise_first_step_log_prob_max_abs_diff": round(
+            float((before["premise_first"] - after["premise_first"]).abs().max()), 5
+        ),
+        "val_token_ppl": [round(before["ppl"], 3), round(after["ppl"], 3)],
+        "premise_val_token_ppl": [round(before["premise_ppl"], 3), round(after["premise_ppl"], 3)],
+    }
 
 
 def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, weights="int8", cost_limit=200):
@@ -199,7 +227,9 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
         cost = _quantization_cost(before, _scores(model, lm, ids, mask, val, premises))
         print("int8 weights, cost against float32:", json.dumps(cost))
     fusion = model.kind == "fusion"
-    enc_names = ["encoder_keys", "encoder_values"] + (["pretrained_encoder_keys", "pretrained_encoder_values"] if fusion else [])
+    enc_names = ["encoder_keys", "encoder_values"] + (
+        ["pretrained_encoder_keys", "pretrained_encoder_values"] if fusion else []
+    )
     state_names = [n for p, d in decoders(model) for n in _state_names(p, d)]
     # eval() on the wrappers too: torch.onnx.export puts a wrapper back into the mode it found.
     enc_x, dec_x, lm_x = EncoderExport(model).eval(), DecoderStep(model).eval(), PremiseStep(lm).eval()
@@ -207,9 +237,15 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
     with torch.no_grad():
         # ---- encoder ---------------------------------------------------------------------------
         enc_out = enc_x(ids, mask)
-        torch.onnx.export(enc_x, (ids, mask), os.path.join(out_dir, "encoder.onnx"), opset_version=OPSET,
-                          input_names=["input_ids", "attention_mask"], output_names=enc_names,
-                          dynamic_axes={**{n: {0: "batch", 1: "source"} for n in ["input_ids", "attention_mask"] + enc_names}})
+        torch.onnx.export(
+            enc_x,
+            (ids, mask),
+            os.path.join(out_dir, "encoder.onnx"),
+            opset_version=OPSET,
+            input_names=["input_ids", "attention_mask"],
+            output_names=enc_names,
+            dynamic_axes={**{n: {0: "batch", 1: "source"} for n in ["input_ids", "attention_mask"] + enc_names}},
+        )
         # ---- decoder step: traced with a non-empty past (position 1) so every shape is symbolic --
         init = [t for _, d in decoders(model) for t in _flat_state(d, d.initial_state(1))]
         first = torch.tensor([[T.BOS]])
@@ -218,14 +254,22 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
         n_head = 2 if fusion else 1
         present_names = [n.replace("past", "present") for n in state_names]
         out_names = ["log_probs"] + (["fusion_gates"] if fusion else []) + present_names
-        torch.onnx.export(dec_x, (nxt, torch.tensor([1]), mask, *enc_out, *out0[n_head:]),
-                          os.path.join(out_dir, "decoder.onnx"), opset_version=OPSET,
-                          input_names=["input_ids", "position", "attention_mask"] + enc_names + state_names,
-                          output_names=out_names,
-                          dynamic_axes={"input_ids": {0: "batch"}, "attention_mask": {0: "batch", 1: "source"},
-                                        **{n: {0: "batch", 1: "source"} for n in enc_names},
-                                        **{n: _state_axes(n) for n in state_names + present_names},
-                                        "log_probs": {0: "batch"}, **({"fusion_gates": {0: "batch"}} if fusion else {})})
+        torch.onnx.export(
+            dec_x,
+            (nxt, torch.tensor([1]), mask, *enc_out, *out0[n_head:]),
+            os.path.join(out_dir, "decoder.onnx"),
+            opset_version=OPSET,
+            input_names=["input_ids", "position", "attention_mask"] + enc_names + state_names,
+            output_names=out_names,
+            dynamic_axes={
+                "input_ids": {0: "batch"},
+                "attention_mask": {0: "batch", 1: "source"},
+                **{n: {0: "batch", 1: "source"} for n in enc_names},
+                **{n: _state_axes(n) for n in state_names + present_names},
+                "log_probs": {0: "batch"},
+                **({"fusion_gates": {0: "batch"}} if fusion else {}),
+            },
+        )
         # Greedy reference through the same step path (and every step's gates, for the panel test).
         cache = {"state": init, "pos": 0, "gates": [], "logp": []}
 
@@ -237,24 +281,40 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
                 cache["gates"].append([round(float(x), 6) for x in out[1][0]])
             cache["logp"].append(out[0][0])
             return out[0]
+
         greedy = greedy_reference(step, first)
         debug["decoder_first_log_probs"] = [round(float(x), 6) for x in out0[0][0]]
-        debug["decoder_greedy_step_log_probs"] = [[round(float(x), 6) for x in lp[[0, 3, 100, 1000, lp.shape[-1] - 1]]] for lp in cache["logp"]]
+        debug["decoder_greedy_step_log_probs"] = [
+            [round(float(x), 6) for x in lp[[0, 3, 100, 1000, lp.shape[-1] - 1]]] for lp in cache["logp"]
+        ]
         # Step-wise against one pass over the whole greedy prefix: the incremental state is exact.
         prefix = torch.tensor([[T.BOS] + greedy[:-1]])
         full = DecoderFull(model).eval()(prefix, mask, *enc_out)
-        step_vs_full = max(float((model.decode(prefix[:, :t + 1], 0, model.encode(ids, mask))[0][0, -1] - cache["logp"][t]).abs().max())
-                           for t in range(len(greedy)))
+        step_vs_full = max(
+            float(
+                (model.decode(prefix[:, : t + 1], 0, model.encode(ids, mask))[0][0, -1] - cache["logp"][t]).abs().max()
+            )
+            for t in range(len(greedy))
+        )
         # ---- premise step ---------------------------------------------------------------------
         lm_init = _flat_state(lm.decoder, lm.decoder.initial_state(1))
         lm_names = _state_names("", lm.decoder)
         lm_present = [n.replace("past", "present") for n in lm_names]
         p0 = lm_x(first, torch.tensor([0]), *lm_init)
         pn = torch.tensor([[int(p0[0].argmax(-1))]])
-        torch.onnx.export(lm_x, (pn, torch.tensor([1]), *p0[1:]), os.path.join(out_dir, "premise.onnx"), opset_version=OPSET,
-                          input_names=["input_ids", "position"] + lm_names, output_names=["log_probs"] + lm_present,
-                          dynamic_axes={"input_ids": {0: "batch"}, "log_probs": {0: "batch"},
-                                        **{n: _state_axes(n) for n in lm_names + lm_present}})
+        torch.onnx.export(
+            lm_x,
+            (pn, torch.tensor([1]), *p0[1:]),
+            os.path.join(out_dir, "premise.onnx"),
+            opset_version=OPSET,
+            input_names=["input_ids", "position"] + lm_names,
+            output_names=["log_probs"] + lm_present,
+            dynamic_axes={
+                "input_ids": {0: "batch"},
+                "log_probs": {0: "batch"},
+                **{n: _state_axes(n) for n in lm_names + lm_present},
+            },
+        )
         pc = {"state": list(lm_init), "pos": 0}
 
         def pstep(tok):
@@ -262,15 +322,24 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
             pc["pos"] += 1
             pc["state"] = list(out[1:])
             return out[0]
+
         premise_greedy = greedy_reference(pstep, first, steps=20)
         debug["premise_first_log_probs"] = [round(float(x), 6) for x in p0[0][0]]
-        if bench_dir:   # the recompute-every-step alternative, measured by check_story_onnx.cjs (not shipped)
+        if bench_dir:  # the recompute-every-step alternative, measured by check_story_onnx.cjs (not shipped)
             os.makedirs(bench_dir, exist_ok=True)
-            torch.onnx.export(DecoderFull(model).eval(), (prefix, mask, *enc_out), os.path.join(bench_dir, "decoder_full.onnx"),
-                              opset_version=OPSET, input_names=["input_ids", "attention_mask"] + enc_names,
-                              output_names=["log_probs"] + (["fusion_gates"] if fusion else []),
-                              dynamic_axes={"input_ids": {0: "batch", 1: "target"}, "attention_mask": {0: "batch", 1: "source"},
-                                            **{n: {0: "batch", 1: "source"} for n in enc_names}})
+            torch.onnx.export(
+                DecoderFull(model).eval(),
+                (prefix, mask, *enc_out),
+                os.path.join(bench_dir, "decoder_full.onnx"),
+                opset_version=OPSET,
+                input_names=["input_ids", "attention_mask"] + enc_names,
+                output_names=["log_probs"] + (["fusion_gates"] if fusion else []),
+                dynamic_axes={
+                    "input_ids": {0: "batch", 1: "target"},
+                    "attention_mask": {0: "batch", 1: "source"},
+                    **{n: {0: "batch", 1: "source"} for n in enc_names},
+                },
+            )
             debug["full_prefix"] = prefix[0].tolist()
             debug["full_last_log_probs"] = [round(float(x), 6) for x in full[0][0]]
         # Python's own sampling speed through the step path, for comparison with onnxruntime-node.
@@ -278,39 +347,65 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))
     files = ["encoder.onnx", "decoder.onnx", "premise.onnx", "tokenizer.json", "tokenizer_config.json"]
-    for step_graph in ("decoder.onnx", "premise.onnx"):   # tied logits and window convolutions as Gemms (onnx_graph.py)
+    for step_graph in ("decoder.onnx", "premise.onnx"):  # tied logits and window convolutions as Gemms (onnx_graph.py)
         rewrite_file(os.path.join(out_dir, step_graph), step_convs=True)
     store_int8_files(out_dir, files[:3], records)
     c = model.c
     # Everything story-specific sits in "architecture" (the manifest's per-system schema): the shapes,
     # each step graph's state (name and initial shape: zeros, "batch" for the batch axis, 0 for the
     # self-attention's past), the premise model, and the generation settings.
-    arch = {"type": "story-conv-seq2seq", "vocabSize": c.vocab_size, **shape_of(c), "fusion": fusion,
-            "sourceEndsWithEos": True,
-            "state": [_shape_spec(n, t) for n, t in zip(state_names, init)]}
+    arch = {
+        "type": "story-conv-seq2seq",
+        "vocabSize": c.vocab_size,
+        **shape_of(c),
+        "fusion": fusion,
+        "sourceEndsWithEos": True,
+        "state": [_shape_spec(n, t) for n, t in zip(state_names, init)],
+    }
     if fusion:
         arch["pretrained"] = shape_of(model.pretrained.c)
-    arch["premise"] = {"vocabSize": lm.c.vocab_size, **shape_of(lm.c), "endOfPromptId": T.EOS, "maxTokens": 60,
-                       "state": [_shape_spec(n, t) for n, t in zip(lm_names, lm_init)]}
+    arch["premise"] = {
+        "vocabSize": lm.c.vocab_size,
+        **shape_of(lm.c),
+        "endOfPromptId": T.EOS,
+        "maxTokens": 60,
+        "state": [_shape_spec(n, t) for n, t in zip(lm_names, lm_init)],
+    }
     # Length is asked for in words; a story's pieces are ~1.3 per word.
     arch.update(defaultWords=150, maxTargetTokens=max_tgt, neverSample=[T.PAD, T.UNK, T.BOS, T.MASK])
     manifest = {
         "schemaVersion": 1,
         "system": "story",
-        "name": "story-" + simple_corpus_tag(data_dir, "story_split.json") + ("fusion" if fusion else "seq2seq") + "-small",
+        "name": "story-"
+        + simple_corpus_tag(data_dir, "story_split.json")
+        + ("fusion" if fusion else "seq2seq")
+        + "-small",
         "description": "Hierarchical story generation (Fan et al. 2018): a GCNN + self-attention language model writes a "
-                       "premise; a convolutional seq2seq with gated multi-scale self-attention writes the story"
-                       + (", fused with a frozen pretrained seq2seq (model fusion)" if fusion else ""),
+        "premise; a convolutional seq2seq with gated multi-scale self-attention writes the story"
+        + (", fused with a frozen pretrained seq2seq (model fusion)" if fusion else ""),
         "architecture": arch,
-        "files": {"encoder": "encoder.onnx", "decoder": "decoder.onnx", "premise": "premise.onnx",
-                  "tokenizer": "tokenizer.json", "tokenizerConfig": "tokenizer_config.json"},
+        "files": {
+            "encoder": "encoder.onnx",
+            "decoder": "decoder.onnx",
+            "premise": "premise.onnx",
+            "tokenizer": "tokenizer.json",
+            "tokenizerConfig": "tokenizer_config.json",
+        },
         "sha256": {f: sha256(os.path.join(out_dir, f)) for f in files},
         "specialTokens": {"pad": T.PAD, "unk": T.UNK, "bos": T.BOS, "eos": T.EOS, "mask": T.MASK},
         # The prompt's last maxInputTokens - 1 pieces, then </s> (story.encode_source).
         "maxInputTokens": max_src,
         # Section 5.3: top-k random sampling, k = 10; never <unk> (nor pad/bos/mask).
-        "decoding": {"strategy": "top-k", "topK": 10, "temperature": 0.8, "beamSize": 1, "maxLength": max_tgt,
-                     "minLength": 0, "lengthPenalty": 1.0, "noRepeatNgramSize": 0},
+        "decoding": {
+            "strategy": "top-k",
+            "topK": 10,
+            "temperature": 0.8,
+            "beamSize": 1,
+            "maxLength": max_tgt,
+            "minLength": 0,
+            "lengthPenalty": 1.0,
+            "noRepeatNgramSize": 0,
+        },
         "training": {k: v for k, v in meta.items() if k in ("stage", "steps", "tokens", "seconds", "val")},
         # How the weights are stored, and what the int8 rounding cost against float32 (export_story.py).
         "weights": {"storage": weights, **({"cost": cost} if cost else {})},
@@ -319,21 +414,35 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
     fixture = fixture or os.path.join(os.path.dirname(__file__), "../../../test/fixtures/story-parity.json")
     top = torch.topk(out0[0][0], 5)
     ptop = torch.topk(p0[0][0], 5)
-    json.dump({"prompt": PROMPT, "input_ids": src_l,
-               "first_log_probs_top": top.indices.tolist(), "first_log_probs_values": [round(float(x), 5) for x in top.values],
-               "greedy_ids": greedy, "greedy_gates": cache["gates"] or None,
-               "premise": {"first_log_probs_top": ptop.indices.tolist(),
-                           "first_log_probs_values": [round(float(x), 5) for x in ptop.values], "greedy_ids": premise_greedy}},
-              open(fixture, "w"), indent=1)
+    json.dump(
+        {
+            "prompt": PROMPT,
+            "input_ids": src_l,
+            "first_log_probs_top": top.indices.tolist(),
+            "first_log_probs_values": [round(float(x), 5) for x in top.values],
+            "greedy_ids": greedy,
+            "greedy_gates": cache["gates"] or None,
+            "premise": {
+                "first_log_probs_top": ptop.indices.tolist(),
+                "first_log_probs_values": [round(float(x), 5) for x in ptop.values],
+                "greedy_ids": premise_greedy,
+            },
+        },
+        open(fixture, "w"),
+        indent=1,
+    )
     if bench_dir:
         json.dump(debug, open(os.path.join(bench_dir, "torch_reference.json"), "w"))
     sizes = {f: os.path.getsize(os.path.join(out_dir, f)) for f in files}
     print("exported", out_dir, sizes, f"total {sum(sizes.values()) / 1e6:.1f} MB")
-    print(f"step-wise vs whole-prefix decode (PyTorch): max abs diff {step_vs_full:.2e}; "
-          f"PyTorch sampling {len(sampled) / secs:.0f} tokens/s (eager, 1 thread)")
+    print(
+        f"step-wise vs whole-prefix decode (PyTorch): max abs diff {step_vs_full:.2e}; "
+        f"PyTorch sampling {len(sampled) / secs:.0f} tokens/s (eager, 1 thread)"
+    )
 
 
 if __name__ == "__main__":
     import sys
+
     a = sys.argv[1:] + [None] * (7 - len(sys.argv[1:]))
     export(a[0], a[1], a[2], a[3], a[4], a[5], a[6] or os.environ.get("WEIGHTS", "int8"))

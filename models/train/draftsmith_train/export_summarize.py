@@ -24,6 +24,7 @@ from .onnx_graph import rewrite_file
 from .summarize import load_model
 from .weight_storage import quantize_, store_int8_files
 
+
 class EncoderExport(torch.nn.Module):
     def __init__(self, m):
         super().__init__()
@@ -87,25 +88,48 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights=None):
         first = torch.tensor([[T.BOS]])
         out = dec(first, mmask, ids, *layer_caches(cross), *empty)
         logp, present = out[0], list(out[2:])
-        torch.onnx.export(enc, (ids, mask), os.path.join(out_dir, "encoder.onnx"), opset_version=OPSET,
-                          input_names=["input_ids", "attention_mask"],
-                          output_names=["cross_key_values", "memory_mask", "topic_attention", "topic_scores"],
-                          dynamic_axes={"input_ids": {0: "batch", 1: "source"}, "attention_mask": {0: "batch", 1: "source"},
-                                        "cross_key_values": {2: "batch", 4: "memory"}, "memory_mask": {0: "batch", 1: "memory"},
-                                        "topic_attention": {0: "batch", 1: "source"}, "topic_scores": {0: "batch", 2: "source"}})
+        torch.onnx.export(
+            enc,
+            (ids, mask),
+            os.path.join(out_dir, "encoder.onnx"),
+            opset_version=OPSET,
+            input_names=["input_ids", "attention_mask"],
+            output_names=["cross_key_values", "memory_mask", "topic_attention", "topic_scores"],
+            dynamic_axes={
+                "input_ids": {0: "batch", 1: "source"},
+                "attention_mask": {0: "batch", 1: "source"},
+                "cross_key_values": {2: "batch", 4: "memory"},
+                "memory_mask": {0: "batch", 1: "memory"},
+                "topic_attention": {0: "batch", 1: "source"},
+                "topic_scores": {0: "batch", 2: "source"},
+            },
+        )
         nxt = torch.tensor([[sp.encode("The")[0]]])
         # Exported with a non-empty past so the graph is traced through the cache path. The memory
         # (cross caches, mask, source ids) has a batch of its own: one row serves every beam.
-        cross_in, past_in, present_out = cache_names(L, "cross_key_values"), cache_names(L, "past_key_values"), cache_names(L, "present")
-        torch.onnx.export(dec, (nxt, mmask, ids, *layer_caches(cross), *present), os.path.join(out_dir, "decoder.onnx"),
-                          opset_version=OPSET,
-                          input_names=["input_ids", "memory_mask", "source_ids"] + cross_in + past_in,
-                          output_names=["log_probs", "cross_attention"] + present_out,
-                          dynamic_axes={"input_ids": {0: "batch"}, "memory_mask": {0: "memory_batch", 1: "memory"},
-                                        "source_ids": {0: "memory_batch", 1: "source"},
-                                        **cache_axes(cross_in, "memory_batch", "memory"), **cache_axes(past_in, "batch", "past"),
-                                        **cache_axes(present_out, "batch", "total"),
-                                        "log_probs": {0: "batch"}, "cross_attention": {0: "batch", 1: "memory"}})
+        cross_in, past_in, present_out = (
+            cache_names(L, "cross_key_values"),
+            cache_names(L, "past_key_values"),
+            cache_names(L, "present"),
+        )
+        torch.onnx.export(
+            dec,
+            (nxt, mmask, ids, *layer_caches(cross), *present),
+            os.path.join(out_dir, "decoder.onnx"),
+            opset_version=OPSET,
+            input_names=["input_ids", "memory_mask", "source_ids"] + cross_in + past_in,
+            output_names=["log_probs", "cross_attention"] + present_out,
+            dynamic_axes={
+                "input_ids": {0: "batch"},
+                "memory_mask": {0: "memory_batch", 1: "memory"},
+                "source_ids": {0: "memory_batch", 1: "source"},
+                **cache_axes(cross_in, "memory_batch", "memory"),
+                **cache_axes(past_in, "batch", "past"),
+                **cache_axes(present_out, "batch", "total"),
+                "log_probs": {0: "batch"},
+                "cross_attention": {0: "batch", 1: "memory"},
+            },
+        )
         rewrite_file(os.path.join(out_dir, "decoder.onnx"), {"log_probs": {1: c.vocab_size}})
         # Greedy reference continuation for the parity test (PyTorch, with the same cache path).
         cache = {"past": empty}
@@ -114,6 +138,7 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights=None):
             o = dec(tok, mmask, ids, *layer_caches(cross), *cache["past"])
             cache["past"] = list(o[2:])
             return o[0]
+
         greedy = greedy_reference(step, first)
     for name in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(data_dir, "tokenizer", name), os.path.join(out_dir, name))
@@ -123,8 +148,13 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights=None):
         tw = model.ntm.topic_word()
         for k in range(c.num_topics):
             top = torch.topk(tw[k], 10)
-            topics.append({"id": k, "words": [bow_vocab[i] for i in top.indices.tolist()],
-                           "weights": [round(float(v), 5) for v in top.values]})
+            topics.append(
+                {
+                    "id": k,
+                    "words": [bow_vocab[i] for i in top.indices.tolist()],
+                    "weights": [round(float(v), 5) for v in top.values],
+                }
+            )
     json.dump({"topics": topics}, open(os.path.join(out_dir, "topics.json"), "w"), indent=1)
     files = ["encoder.onnx", "decoder.onnx", "tokenizer.json", "tokenizer_config.json", "topics.json"]
     store_int8_files(out_dir, files[:2], records)
@@ -133,22 +163,39 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights=None):
         "system": "summarize",
         "name": "taas-small" + ("" if c.topic_attention else "-no-topic-attention") + ("" if c.copy else "-no-copy"),
         "description": "TAAS: Transformer encoder-decoder pretrained by denoising, fine-tuned with a neural topic model "
-                       "and topic-aware attention" + (", with a pointer-generator copy mechanism" if c.copy else ""),
+        "and topic-aware attention" + (", with a pointer-generator copy mechanism" if c.copy else ""),
         "architecture": {
             "type": "taas-encoder-decoder",
-            "vocabSize": c.vocab_size, "dModel": c.d_model, "heads": c.n_heads,
-            "encoderLayers": c.encoder_layers, "decoderLayers": c.decoder_layers,
-            "maxSourcePositions": c.max_source_positions, "maxTargetPositions": c.max_target_positions,
-            "numTopics": c.num_topics, "topicAttention": c.topic_attention, "copy": c.copy,
+            "vocabSize": c.vocab_size,
+            "dModel": c.d_model,
+            "heads": c.n_heads,
+            "encoderLayers": c.encoder_layers,
+            "decoderLayers": c.decoder_layers,
+            "maxSourcePositions": c.max_source_positions,
+            "maxTargetPositions": c.max_target_positions,
+            "numTopics": c.num_topics,
+            "topicAttention": c.topic_attention,
+            "copy": c.copy,
         },
-        "files": {"encoder": "encoder.onnx", "decoder": "decoder.onnx", "tokenizer": "tokenizer.json",
-                  "tokenizerConfig": "tokenizer_config.json", "topics": "topics.json"},
+        "files": {
+            "encoder": "encoder.onnx",
+            "decoder": "decoder.onnx",
+            "tokenizer": "tokenizer.json",
+            "tokenizerConfig": "tokenizer_config.json",
+            "topics": "topics.json",
+        },
         "sha256": {f: sha256(os.path.join(out_dir, f)) for f in files},
         "specialTokens": {"pad": T.PAD, "unk": T.UNK, "bos": T.BOS, "eos": T.EOS, "mask": T.MASK},
         # Positions past the fine-tuning length were never trained: read no more than that.
         "maxInputTokens": int(meta.get("args", {}).get("max_src", c.max_source_positions)),
-        "decoding": {"strategy": "beam", "beamSize": 4, "maxLength": 80, "minLength": 6, "lengthPenalty": 1.0,
-                     "noRepeatNgramSize": 3},
+        "decoding": {
+            "strategy": "beam",
+            "beamSize": 4,
+            "maxLength": 80,
+            "minLength": 6,
+            "lengthPenalty": 1.0,
+            "noRepeatNgramSize": 3,
+        },
         "training": {k: v for k, v in meta.items() if k in ("stage", "steps", "tokens", "seconds", "val")},
         "weights": {"storage": weights},
     }
@@ -159,14 +206,22 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights=None):
         manifest["sha256"]["words.txt"] = sha256(os.path.join(out_dir, "words.txt"))
     json.dump(manifest, open(os.path.join(out_dir, "model.json"), "w"), indent=2)
     fixture = fixture or default_fixture(out_dir)
-    json.dump({"text": text, "input_ids": ids[0].tolist(),
-               "topic_attention": [round(float(x), 7) for x in alpha[0]],
-               "first_log_probs_top": torch.topk(logp[0], 5).indices.tolist(),
-               "first_log_probs_values": [round(float(x), 5) for x in torch.topk(logp[0], 5).values],
-               "greedy_ids": greedy}, open(fixture, "w"), indent=1)
+    json.dump(
+        {
+            "text": text,
+            "input_ids": ids[0].tolist(),
+            "topic_attention": [round(float(x), 7) for x in alpha[0]],
+            "first_log_probs_top": torch.topk(logp[0], 5).indices.tolist(),
+            "first_log_probs_values": [round(float(x), 5) for x in torch.topk(logp[0], 5).values],
+            "greedy_ids": greedy,
+        },
+        open(fixture, "w"),
+        indent=1,
+    )
     print("exported", out_dir, {f: os.path.getsize(os.path.join(out_dir, f)) for f in files})
 
 
 if __name__ == "__main__":
     import sys
+
     export(sys.argv[1], sys.argv[2], sys.argv[3])

@@ -58,10 +58,25 @@ REP_N = 4
 MIN_WORDS, MAX_WORDS = 3, 40
 DOMAINS = ("news", "tech", "story", "wiki", "dialogue")
 # An item's `domain` (or round-trip source, or reply source) -> content domain.
-DOMAIN_OF = {"news": "news", "cnn": "news", "tech": "tech", "debian": "tech", "wiki": "wiki", "story": "story",
-             "roc": "story", "cloze": "story", "fairy": "story", "wp": "story", "simple": "story",
-             "tinystories": "story", "tiny": "story", "dialogue": "dialogue", "cornell": "dialogue", "personachat": "dialogue",
-             "dailydialog": "dialogue"}
+DOMAIN_OF = {
+    "news": "news",
+    "cnn": "news",
+    "tech": "tech",
+    "debian": "tech",
+    "wiki": "wiki",
+    "story": "story",
+    "roc": "story",
+    "cloze": "story",
+    "fairy": "story",
+    "wp": "story",
+    "simple": "story",
+    "tinystories": "story",
+    "tiny": "story",
+    "dialogue": "dialogue",
+    "cornell": "dialogue",
+    "personachat": "dialogue",
+    "dailydialog": "dialogue",
+}
 SYSTEM_DOMAIN = {"story": "story", "reply": "dialogue"}
 
 try:
@@ -119,12 +134,13 @@ def ngram_hashes(words, n=LEAK_N):
     out = np.zeros(m, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for k in range(n):
-            out = out * _P + wh[k:k + m]
+            out = out * _P + wh[k : k + m]
     return out
 
 
 def domain_texts(data_dir):
     """Yield (domain, text) for every training text under data_dir that the recipes wrote."""
+
     def rows(name):
         path = os.path.join(data_dir, name)
         if not os.path.exists(path):
@@ -133,6 +149,7 @@ def domain_texts(data_dir):
             for line in f:
                 if line.strip():
                     yield json.loads(line)
+
     for r in rows("summarize.train.jsonl"):
         yield DOMAIN_OF.get(r["domain"], r["domain"]), r["source"] + "\n" + r["target"]
     for r in rows("essay.train.jsonl"):
@@ -161,8 +178,10 @@ def ngram_sets(data_dir, cache_dir, log):
     """Per domain: the sorted, distinct LEAK_N-gram hashes of its training text and, aligned with them,
     how many training texts hold each; cached as .npy files."""
     os.makedirs(cache_dir, exist_ok=True)
-    paths = {d: (os.path.join(cache_dir, f"{d}.{LEAK_N}gram.npy"), os.path.join(cache_dir, f"{d}.{LEAK_N}gram.texts.npy"))
-             for d in DOMAINS}
+    paths = {
+        d: (os.path.join(cache_dir, f"{d}.{LEAK_N}gram.npy"), os.path.join(cache_dir, f"{d}.{LEAK_N}gram.texts.npy"))
+        for d in DOMAINS
+    }
     if not all(os.path.exists(p) for pair in paths.values() for p in pair):
         t0 = time.time()
         parts = {d: [] for d in DOMAINS}
@@ -175,17 +194,22 @@ def ngram_sets(data_dir, cache_dir, log):
             pending[d] += len(parts[d][-1])
             if pending[d] > 8_000_000:  # keep memory bounded: fold into the sorted, counted part
                 new = np.concatenate(parts[d])
-                folded[d] = _merge(np.concatenate([folded[d][0], new]),
-                                   np.concatenate([folded[d][1], np.ones(len(new), dtype=np.uint32)]))
+                folded[d] = _merge(
+                    np.concatenate([folded[d][0], new]),
+                    np.concatenate([folded[d][1], np.ones(len(new), dtype=np.uint32)]),
+                )
                 parts[d], pending[d] = [], 0
         for d in DOMAINS:
             new = np.concatenate(parts[d]) if parts[d] else np.zeros(0, dtype=np.uint64)
-            values, counts = _merge(np.concatenate([folded[d][0], new]),
-                                    np.concatenate([folded[d][1], np.ones(len(new), dtype=np.uint32)]))
+            values, counts = _merge(
+                np.concatenate([folded[d][0], new]), np.concatenate([folded[d][1], np.ones(len(new), dtype=np.uint32)])
+            )
             np.save(paths[d][0], values)
             np.save(paths[d][1], counts)
-            log(f"leakage: {d} training text has {len(values):,} distinct {LEAK_N}-grams, "
-                f"{int((counts >= LEAK_MIN_TEXTS).sum()):,} of them in {LEAK_MIN_TEXTS}+ texts")
+            log(
+                f"leakage: {d} training text has {len(values):,} distinct {LEAK_N}-grams, "
+                f"{int((counts >= LEAK_MIN_TEXTS).sum()):,} of them in {LEAK_MIN_TEXTS}+ texts"
+            )
         log(f"leakage: n-gram sets built in {time.time() - t0:.0f} s under {cache_dir}")
     return {d: (np.load(v, mmap_mode="r"), np.load(c, mmap_mode="r")) for d, (v, c) in paths.items()}
 
@@ -213,20 +237,22 @@ def leaks(text, source, own, sets):
     for d, dset in sets.items():
         if d != own:
             other |= text_counts(dset, h) >= LEAK_MIN_TEXTS
-    return list(dict.fromkeys(" ".join(words[i:i + LEAK_N]) for i in np.flatnonzero(keep & other)))
+    return list(dict.fromkeys(" ".join(words[i : i + LEAK_N]) for i in np.flatnonzero(keep & other)))
 
 
 def seq_rep(words, n=REP_N):
-    grams = [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
+    grams = [tuple(words[i : i + n]) for i in range(len(words) - n + 1)]
     return None if not grams else 1 - len(set(grams)) / len(grams)
 
 
 # ---------------------------------------------------------------- grammar and spelling
 
+
 class _LocalGrammar:
     def __init__(self, seconds):
         os.environ.setdefault("LC_ALL", "C.UTF-8")
         import linkgrammar as lg
+
         self.lg = lg
         self.seconds = seconds
         # The library prints its locale notes when the dictionary loads (to stdout and stderr): keep the table clean.
@@ -243,8 +269,9 @@ class _LocalGrammar:
             os.dup2(saved[1], 2)
             for fd in (*saved, devnull):
                 os.close(fd)
-        self.options = lg.ParseOptions(linkage_limit=1000, max_parse_time=seconds, min_null_count=0, max_null_count=0,
-                                       verbosity=0)
+        self.options = lg.ParseOptions(
+            linkage_limit=1000, max_parse_time=seconds, min_null_count=0, max_null_count=0, verbosity=0
+        )
         self.cache = {}
         self.timeouts = 0
 
@@ -282,6 +309,7 @@ class Grammar:
 
     def _start(self):
         import multiprocessing as mp
+
         ctx = mp.get_context("fork")
         self._conn, child_conn = ctx.Pipe()
         self._child = ctx.Process(target=_grammar_worker, args=(child_conn, self.seconds), daemon=True)
@@ -335,8 +363,9 @@ def hunspell_rejects(words):
         return set()
     cap = {w: w[:1].upper() + w[1:] for w in words}
     asked = sorted(set(words) | set(cap.values()))
-    r = subprocess.run(["hunspell", "-d", "en_US", "-l"], input="\n".join(asked) + "\n", capture_output=True,
-                       text=True, check=True)
+    r = subprocess.run(
+        ["hunspell", "-d", "en_US", "-l"], input="\n".join(asked) + "\n", capture_output=True, text=True, check=True
+    )
     rejected = set(r.stdout.split())
     return {w for w in words if w in rejected and cap[w] in rejected}
 
@@ -346,6 +375,7 @@ def sentence_words(sentence):
 
 
 # ---------------------------------------------------------------- scoring
+
 
 def score(texts, grammar, sets, log, label):
     """texts: (text, source, own domain). The row's numbers and what goes into them."""
@@ -380,7 +410,9 @@ def score(texts, grammar, sets, log, label):
         "rep4": sum(rep_values) / len(rep_values) if rep_values else float("nan"),
         "repeated": repeated / words_total if words_total else float("nan"),
         "leakage": leaked / len(texts) if texts else float("nan"),
-        "sentences": sents, "texts": len(texts), "tokens": len(checked),
+        "sentences": sents,
+        "texts": len(texts),
+        "tokens": len(checked),
         "examples": sorted({w for w in checked if w in bad})[:12],
         "leaked": leak_examples,
     }
@@ -407,13 +439,18 @@ def table(rows, system, n_items):
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name, r in rows:
-        out.append(f"| {name} | {f(r['grammatical'], 2)} | {f(r['nonwords'], 3)} | {f(r['rep4'], 3)} | "
-                   f"{f(r['repeated'], 3)} | {f(r['leakage'], 3)} | {r['sentences']} / {r['texts']} |")
-    out += ["", f"{system}: {n_items} held-out test items. grammatical: link-grammar `en` complete parse, no null "
-                f"link; non-words: hunspell en_US rejects / alphabetic tokens (names and digits left out); rep-4: "
-                f"seq-rep-4 mean over texts; repeated words: a word equal to the one before / words; leakage: texts "
-                f"with a word {LEAK_N}-gram of {LEAK_MIN_TEXTS}+ training texts of another domain (in none of the own "
-                f"domain's, not in the input) / texts."]
+        out.append(
+            f"| {name} | {f(r['grammatical'], 2)} | {f(r['nonwords'], 3)} | {f(r['rep4'], 3)} | "
+            f"{f(r['repeated'], 3)} | {f(r['leakage'], 3)} | {r['sentences']} / {r['texts']} |"
+        )
+    out += [
+        "",
+        f"{system}: {n_items} held-out test items. grammatical: link-grammar `en` complete parse, no null "
+        f"link; non-words: hunspell en_US rejects / alphabetic tokens (names and digits left out); rep-4: "
+        f"seq-rep-4 mean over texts; repeated words: a word equal to the one before / words; leakage: texts "
+        f"with a word {LEAK_N}-gram of {LEAK_MIN_TEXTS}+ training texts of another domain (in none of the own "
+        f"domain's, not in the input) / texts.",
+    ]
     return "\n".join(out)
 
 
@@ -422,8 +459,12 @@ BEGIN, END = "<!-- fluency:begin -->", "<!-- fluency:end -->"
 
 def update_card(card, report, command, notes, eval_table):
     """Replace the card's fluency block (or append a section with one) with this run's tables."""
-    block = [BEGIN, f"Measured {time.strftime('%Y-%m-%d', time.gmtime())}" + (f" with `{command}`" if command else "") + ":", "",
-             report[0]]
+    block = [
+        BEGIN,
+        f"Measured {time.strftime('%Y-%m-%d', time.gmtime())}" + (f" with `{command}`" if command else "") + ":",
+        "",
+        report[0],
+    ]
     if len(report) > 1:
         block += ["", "By domain:", "", report[1]]
     block += [""] + notes
@@ -443,13 +484,19 @@ def update_card(card, report, command, notes, eval_table):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dump", help="JSON lines from `draftsmith eval SYSTEM --dump FILE`")
-    ap.add_argument("--data", default=None, help="the recipes' data folder (*.train.jsonl), for leakage; none: no leakage")
+    ap.add_argument(
+        "--data", default=None, help="the recipes' data folder (*.train.jsonl), for leakage; none: no leakage"
+    )
     ap.add_argument("--cache", default=None, help="where the n-gram sets are kept (default: .work/fluency/ngrams)")
     ap.add_argument("--limit", type=int, default=0, help="at most this many items per variant (0: all)")
     ap.add_argument("--parse-seconds", type=int, default=3, help="link-grammar's time cap per sentence")
     ap.add_argument("--json", default=None, help="also write the numbers to this JSON file")
-    ap.add_argument("--card", default=None, help="a MODEL_CARD.md whose block between <!-- fluency:begin --> and "
-                    "<!-- fluency:end --> gets the tables, the date and --command (appended as a section when absent)")
+    ap.add_argument(
+        "--card",
+        default=None,
+        help="a MODEL_CARD.md whose block between <!-- fluency:begin --> and "
+        "<!-- fluency:end --> gets the tables, the date and --command (appended as a section when absent)",
+    )
     ap.add_argument("--command", default=None, help="the command that made the dump, for --card")
     ap.add_argument("--eval-table", default=None, help="the eval's own table (its standard output), for --card")
     a = ap.parse_args(argv)
@@ -470,7 +517,9 @@ def main(argv=None):
         rows.append((f"model outputs ({name})", score(texts, grammar, sets, log, name)))
         for it in items:
             refs.setdefault(str(it.get("id")), it)
-    ref_texts = [(r, it.get("source", ""), domain_of(it)) for it in refs.values() for r in it.get("references", []) if r]
+    ref_texts = [
+        (r, it.get("source", ""), domain_of(it)) for it in refs.values() for r in it.get("references", []) if r
+    ]
     rows.append(("human references", score(ref_texts, grammar, sets, log, "references")))
     report = [table(rows, system, len(refs))]
     print(report[0])
@@ -483,21 +532,34 @@ def main(argv=None):
             for name, items in variants.items():
                 texts = [(it["output"], it.get("source", ""), domain_of(it)) for it in items if it.get("domain") == d]
                 by.append((f"{d}: model outputs ({name})", score(texts, grammar, sets, lambda m: None, d)))
-            texts = [(r, it.get("source", ""), domain_of(it)) for it in refs.values() if it.get("domain") == d
-                     for r in it.get("references", []) if r]
+            texts = [
+                (r, it.get("source", ""), domain_of(it))
+                for it in refs.values()
+                if it.get("domain") == d
+                for r in it.get("references", [])
+                if r
+            ]
             by.append((f"{d}: human references", score(texts, grammar, sets, lambda m: None, d)))
         report.append(table(by, system, len(refs)).split("\n\n")[0])
         print("\nBy domain:\n")
         print(report[-1])
         rows += by
-    notes = ["Non-words seen (the first 12 per row, alphabetically): " +
-             "; ".join(f"{n}: {', '.join(r['examples']) or 'none'}" for n, r in main_rows) + "."]
+    notes = [
+        "Non-words seen (the first 12 per row, alphabetically): "
+        + "; ".join(f"{n}: {', '.join(r['examples']) or 'none'}" for n, r in main_rows)
+        + "."
+    ]
     if any(r["leaked"] for _, r in main_rows):
-        notes.append("Leaked n-grams (one per text, the first 5 texts per row): " +
-                     "; ".join(f"{n}: " + " / ".join(f'"{g}"' for g in r["leaked"]) for n, r in main_rows if r["leaked"]) + ".")
+        notes.append(
+            "Leaked n-grams (one per text, the first 5 texts per row): "
+            + "; ".join(f"{n}: " + " / ".join(f'"{g}"' for g in r["leaked"]) for n, r in main_rows if r["leaked"])
+            + "."
+        )
     print("\n" + "\n".join(notes))
     if grammar.crashes:
-        print(f"{grammar.crashes} sentences crashed link-grammar (an assertion in the library) and count as not parsed.")
+        print(
+            f"{grammar.crashes} sentences crashed link-grammar (an assertion in the library) and count as not parsed."
+        )
     if grammar.timeouts:
         print(f"{grammar.timeouts} sentences ran out of parse time ({a.parse_seconds} s) and count as not parsed.")
     if a.card:

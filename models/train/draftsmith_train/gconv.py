@@ -34,20 +34,20 @@ NEG = -1e9
 @dataclass
 class StoryConfig:
     vocab_size: int = 8000
-    embed_dim: int = 128            # tied: encoder input, decoder input and output embedding
-    hidden: int = 192               # width of every convolution
+    embed_dim: int = 128  # tied: encoder input, decoder input and output embedding
+    hidden: int = 192  # width of every convolution
     encoder_layers: int = 3
-    encoder_kernel: int = 3         # odd: centred, non-causal
+    encoder_kernel: int = 3  # odd: centred, non-causal
     decoder_layers: int = 4
-    decoder_kernel: int = 4         # causal: sees the current and k-1 earlier positions
+    decoder_kernel: int = 4  # causal: sees the current and k-1 earlier positions
     encoder_attention: bool = True  # False: a decoder-only language model (GCNN LM)
-    self_attention: bool = True     # False: the plain Conv seq2seq of Table 2
+    self_attention: bool = True  # False: the plain Conv seq2seq of Table 2
     self_attention_layers: int = 0  # 0: every decoder layer; n: the top n layers only
     attention_heads: int = 4
-    attention_dim: int = 128        # over all heads
-    gated_attention: bool = True    # queries/keys/values from GLU-gated networks (False: one linear map)
-    multiscale: bool = True         # head h sees the past downsampled by factor h (False: all heads factor 1)
-    attend_zero: bool = True        # an always-present zero key/value: "attend to nothing"
+    attention_dim: int = 128  # over all heads
+    gated_attention: bool = True  # queries/keys/values from GLU-gated networks (False: one linear map)
+    multiscale: bool = True  # head h sees the past downsampled by factor h (False: all heads factor 1)
+    attend_zero: bool = True  # an always-present zero key/value: "attend to nothing"
     max_source_positions: int = 256
     max_target_positions: int = 512
     dropout: float = 0.1
@@ -110,7 +110,7 @@ class GatedConv(nn.Module):
         if self.causal:
             window = torch.cat([state, x], dim=1)
             y = F.conv1d(window.transpose(1, 2), self.weight, self.bias)
-            new_state = window[:, window.shape[1] - (self.kernel - 1):]
+            new_state = window[:, window.shape[1] - (self.kernel - 1) :]
         else:
             y = F.conv1d(x.transpose(1, 2), self.weight, self.bias, padding=self.kernel // 2)
             new_state = None
@@ -126,8 +126,9 @@ class ConvEncoder(nn.Module):
         self.pos = nn.Embedding(c.max_source_positions, c.embed_dim)
         nn.init.normal_(self.pos.weight, 0, 0.1)
         self.inp = linear(c.embed_dim, c.hidden, c.dropout)
-        self.convs = nn.ModuleList([GatedConv(c.hidden, c.encoder_kernel, c.dropout, causal=False)
-                                    for _ in range(c.encoder_layers)])
+        self.convs = nn.ModuleList(
+            [GatedConv(c.hidden, c.encoder_kernel, c.dropout, causal=False) for _ in range(c.encoder_layers)]
+        )
         self.out = linear(c.hidden, c.embed_dim)
         self.drop = nn.Dropout(c.dropout)
 
@@ -139,9 +140,9 @@ class ConvEncoder(nn.Module):
         x = self.inp(e)
         for conv in self.convs:
             residual = x
-            x = x * keep                      # padding must not leak into the neighbours' windows
+            x = x * keep  # padding must not leak into the neighbours' windows
             x, _ = conv(self.drop(x))
-            x = (x + residual) * SQRT_HALF    # residual scaled by sqrt(0.5) (Gehring et al. 3.5)
+            x = (x + residual) * SQRT_HALF  # residual scaled by sqrt(0.5) (Gehring et al. 3.5)
         z = self.out(x) * keep
         return z, (z + e) * SQRT_HALF * keep
 
@@ -185,7 +186,11 @@ class GatedMultiScaleSelfAttention(nn.Module):
         super().__init__()
         self.h, self.dh = c.attention_heads, c.attention_dim // c.attention_heads
         self.attend_zero = c.attend_zero
-        make = (lambda: GatedNet(c.hidden, c.attention_dim)) if c.gated_attention else (lambda: nn.Linear(c.hidden, c.attention_dim))
+        make = (
+            (lambda: GatedNet(c.hidden, c.attention_dim))
+            if c.gated_attention
+            else (lambda: nn.Linear(c.hidden, c.attention_dim))
+        )
         self.q, self.k, self.v = make(), make(), make()
         self.out = nn.Linear(c.attention_dim, c.hidden)
         self.ln = nn.LayerNorm(c.hidden)
@@ -200,9 +205,9 @@ class GatedMultiScaleSelfAttention(nn.Module):
         """Additive bias [H,T,P+T] for T queries after P earlier positions: 0 where head h may look
         (strictly earlier, at a distance that is a multiple of s_h), -1e9 elsewhere; and whether a
         query sees any position at all [H,T,1]. Computed once per decoder call, shared by its layers."""
-        qpos = torch.arange(t, device=device) + p                 # absolute positions of the queries
-        kpos = torch.arange(p + t, device=device)                 # ... and of the keys
-        dist = (qpos[:, None] - kpos[None, :])[None]              # [1,T,P+T]
+        qpos = torch.arange(t, device=device) + p  # absolute positions of the queries
+        kpos = torch.arange(p + t, device=device)  # ... and of the keys
+        dist = (qpos[:, None] - kpos[None, :])[None]  # [1,T,P+T]
         visible = (dist > 0) & (torch.remainder(dist, self.factors[:, None, None]) == 0)
         return (~visible).float() * NEG, visible.any(-1, keepdim=True).float()
 
@@ -215,12 +220,12 @@ class GatedMultiScaleSelfAttention(nn.Module):
         v = torch.cat([past[1], v], dim=2)
         scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.dh) + bias
         if self.attend_zero:
-            zero = torch.zeros_like(scores[..., :1])              # q · 0 = 0: the "no attention" slot
+            zero = torch.zeros_like(scores[..., :1])  # q · 0 = 0: the "no attention" slot
             w = torch.softmax(torch.cat([zero, scores], dim=-1), dim=-1)[..., 1:]
         else:
             w = torch.softmax(scores, dim=-1) * any_visible
         # (No dropout on the attention weights: on one CPU thread it cost a tenth of a training step.)
-        o = torch.matmul(w, v)                                    # the zero slot's value is 0: adds nothing
+        o = torch.matmul(w, v)  # the zero slot's value is 0: adds nothing
         b, t = x.shape[0], x.shape[1]
         o = o.transpose(1, 2).reshape(b, t, self.h * self.dh)
         return self.ln(x + self.drop(self.out(o))), torch.stack([k, v])
@@ -240,9 +245,12 @@ class GatedConvDecoder(nn.Module):
         self.pos = nn.Embedding(c.max_target_positions, c.embed_dim)
         nn.init.normal_(self.pos.weight, 0, 0.1)
         self.inp = linear(c.embed_dim, c.hidden, c.dropout)
-        self.convs = nn.ModuleList([GatedConv(c.hidden, c.decoder_kernel, c.dropout, causal=True)
-                                    for _ in range(c.decoder_layers)])
-        self.enc_attn = nn.ModuleList([EncoderAttention(c) for _ in range(c.decoder_layers)]) if c.encoder_attention else None
+        self.convs = nn.ModuleList(
+            [GatedConv(c.hidden, c.decoder_kernel, c.dropout, causal=True) for _ in range(c.decoder_layers)]
+        )
+        self.enc_attn = (
+            nn.ModuleList([EncoderAttention(c) for _ in range(c.decoder_layers)]) if c.encoder_attention else None
+        )
         flags = c.self_attention_flags()
         self.self_attn = nn.ModuleDict({str(i): GatedMultiScaleSelfAttention(c) for i, f in enumerate(flags) if f})
         self.out = linear(c.hidden, c.embed_dim)
@@ -256,7 +264,9 @@ class GatedConvDecoder(nn.Module):
         """(conv [L,B,k-1,C], self-attention [Ls,2,B,H,0,dh]): the state before the first token."""
         c = self.c
         conv = torch.zeros(c.decoder_layers, batch, c.decoder_kernel - 1, c.hidden, device=device)
-        kv = torch.zeros(self.n_self_attn, 2, batch, c.attention_heads, 0, c.attention_dim // c.attention_heads, device=device)
+        kv = torch.zeros(
+            self.n_self_attn, 2, batch, c.attention_heads, 0, c.attention_dim // c.attention_heads, device=device
+        )
         return conv, kv
 
     def forward(self, tokens, position, encoder_out=None, state=None):
@@ -268,7 +278,7 @@ class GatedConvDecoder(nn.Module):
             state = self.initial_state(b, tokens.device)
         conv_state, kv_state = state
         pos = torch.arange(t, device=tokens.device)[None] + position
-        g = self.drop(self.embed(tokens) + self.pos(pos))          # target embedding, also used by attention
+        g = self.drop(self.embed(tokens) + self.pos(pos))  # target embedding, also used by attention
         x = self.inp(g)
         new_conv, new_kv, attn, j = [], [], None, 0
         vis = None
@@ -322,7 +332,7 @@ class ConvSeq2seq(nn.Module):
         assert c.encoder_attention
         self.c = c
         self.encoder = ConvEncoder(c)
-        self.decoder = GatedConvDecoder(c)   # owns the embedding the encoder also reads
+        self.decoder = GatedConvDecoder(c)  # owns the embedding the encoder also reads
 
     def encode(self, src, mask):
         z, v = self.encoder(src, mask, self.decoder.embed)
@@ -359,14 +369,19 @@ class FusedStoryModel(nn.Module):
         both = c.hidden + pretrained.c.hidden
         self.gate = nn.Linear(both, both)
         self.joining = nn.Sequential(
-            nn.Linear(both, 2 * c.hidden), nn.LayerNorm(2 * c.hidden), nn.GLU(),
-            nn.Linear(c.hidden, 2 * c.hidden), nn.LayerNorm(2 * c.hidden), nn.GLU())
+            nn.Linear(both, 2 * c.hidden),
+            nn.LayerNorm(2 * c.hidden),
+            nn.GLU(),
+            nn.Linear(c.hidden, 2 * c.hidden),
+            nn.LayerNorm(2 * c.hidden),
+            nn.GLU(),
+        )
         self.out = linear(c.hidden, c.embed_dim)
         self.drop = nn.Dropout(c.dropout)
 
     def train(self, mode=True):
         super().train(mode)
-        self.pretrained.eval()   # frozen: no dropout in the pretrained model either
+        self.pretrained.eval()  # frozen: no dropout in the pretrained model either
         return self
 
     def encode(self, src, mask):
@@ -386,7 +401,7 @@ class FusedStoryModel(nn.Module):
         f = self.joining(self.drop(g * h))
         logits = tied_logits(self.out(self.drop(f)), self.trained.decoder.embed.weight)
         n = self.c.hidden
-        gates = torch.stack([g[..., :n].mean(-1), g[..., n:].mean(-1)], dim=-1)   # [B,T,2]: trained, pretrained
+        gates = torch.stack([g[..., :n].mean(-1), g[..., n:].mean(-1)], dim=-1)  # [B,T,2]: trained, pretrained
         return torch.log_softmax(logits, dim=-1), (st_tr, st_pre), gates
 
     def forward(self, src, mask, tokens):
@@ -410,15 +425,21 @@ def self_test(seed=0):
     src[1, 6:], mask[1, 6:] = c.pad_id, 0
     tgt = torch.randint(5, c.vocab_size, (2, 12))
     with torch.no_grad():
-        for name, m in (("seq2seq", ConvSeq2seq(c)), ("fusion", FusedStoryModel(c, ConvSeq2seq(c))),
-                        ("lm", StoryLM(StoryConfig(encoder_attention=False)))):
+        for name, m in (
+            ("seq2seq", ConvSeq2seq(c)),
+            ("fusion", FusedStoryModel(c, ConvSeq2seq(c))),
+            ("lm", StoryLM(StoryConfig(encoder_attention=False))),
+        ):
             m.eval()
-            run = (lambda t, p, s: m.decode(t, p, s)[:2] + (None,)) if name == "lm" else \
-                  (lambda t, p, s, e=m.encode(src, mask): m.decode(t, p, e, s))
+            run = (
+                (lambda t, p, s: m.decode(t, p, s)[:2] + (None,))
+                if name == "lm"
+                else (lambda t, p, s, e=m.encode(src, mask): m.decode(t, p, e, s))
+            )
             full, _, g = run(tgt, 0, None)
             st, steps, gates = None, [], []
             for t in range(tgt.shape[1]):
-                lp, st, gg = run(tgt[:, t:t + 1], torch.tensor([t]), st)
+                lp, st, gg = run(tgt[:, t : t + 1], torch.tensor([t]), st)
                 steps.append(lp)
                 gates.append(gg)
             out[f"{name}: step vs full"] = float((torch.cat(steps, 1) - full).abs().max())
@@ -426,7 +447,9 @@ def self_test(seed=0):
                 out[f"{name}: gates step vs full"] = float((torch.cat(gates, 1) - g).abs().max())
             t2 = tgt.clone()
             t2[:, 7] = 5
-            out[f"{name}: earlier positions after changing a later token"] = float((run(t2, 0, None)[0][:, :7] - full[:, :7]).abs().max())
+            out[f"{name}: earlier positions after changing a later token"] = float(
+                (run(t2, 0, None)[0][:, :7] - full[:, :7]).abs().max()
+            )
         m = ConvSeq2seq(c).eval()
         a = m.decode(tgt[1:], 0, m.encode(src[1:, :6], mask[1:, :6]))[0]
         b = m.decode(tgt, 0, m.encode(src, mask))[0][1:]

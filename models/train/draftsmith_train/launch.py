@@ -25,6 +25,7 @@ import time
 def auto_nproc():
     try:
         import torch
+
         if torch.cuda.is_available():
             return max(1, torch.cuda.device_count())
     except ImportError:
@@ -44,6 +45,7 @@ def free_port():
 def torchrun_works():
     try:
         import torch
+
         return int(torch.__version__.split(".")[0]) >= 2
     except ImportError:
         return False
@@ -54,14 +56,23 @@ def spawn(n, cmd):
     port = str(free_port())
     procs = []
     for r in range(n):
-        env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=port, WORLD_SIZE=str(n), RANK=str(r),
-                   LOCAL_RANK=str(r), LOCAL_WORLD_SIZE=str(n), OMP_NUM_THREADS="1")
+        env = dict(
+            os.environ,
+            MASTER_ADDR="127.0.0.1",
+            MASTER_PORT=port,
+            WORLD_SIZE=str(n),
+            RANK=str(r),
+            LOCAL_RANK=str(r),
+            LOCAL_WORLD_SIZE=str(n),
+            OMP_NUM_THREADS="1",
+        )
         procs.append(subprocess.Popen([sys.executable] + cmd, env=env))
 
     def stop(*_):
         for p in procs:
             if p.poll() is None:
                 p.terminate()
+
     signal.signal(signal.SIGTERM, lambda *a: (stop(), sys.exit(143)))
     status = 0
     try:
@@ -97,8 +108,10 @@ def main(argv=None):
     how = os.environ.get("LAUNCHER") or ("torchrun" if torchrun_works() else "spawn")
     print(f"[launch] {n} processes ({how}): {' '.join(argv)}", file=sys.stderr, flush=True)
     if how == "torchrun":
-        os.execv(sys.executable, [sys.executable, "-m", "torch.distributed.run", "--standalone",
-                                  f"--nproc_per_node={n}"] + argv)
+        os.execv(
+            sys.executable,
+            [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc_per_node={n}"] + argv,
+        )
     sys.exit(spawn(n, argv))
 
 

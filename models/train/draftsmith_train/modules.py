@@ -29,8 +29,8 @@ class ModelConfig:
     # TAAS
     num_topics: int = 10
     bow_vocab_size: int = 2000
-    topic_attention: bool = True   # False is the "TAAS without topic-aware attention" ablation
-    copy: bool = True              # pointer-generator (See et al. 2017), an allowed addition
+    topic_attention: bool = True  # False is the "TAAS without topic-aware attention" ablation
+    copy: bool = True  # pointer-generator (See et al. 2017), an allowed addition
     # ProdLDA's batch norm on the NTM's reconstruction logits; without it the shipped taas-small's
     # ten topics collapsed into one word list. Off by default so older checkpoints load as trained.
     ntm_batchnorm: bool = False
@@ -180,12 +180,12 @@ class TopicAwareAttention(nn.Module):
         return f + self.ln(torch.softmax(f, dim=-1))
 
     def forward(self, h, mask, P):
-        a = torch.matmul(h, P.t())                      # [B,T,K]
-        a_bar = a.mean(dim=-1)                          # [B,T]
+        a = torch.matmul(h, P.t())  # [B,T,K]
+        a_bar = a.mean(dim=-1)  # [B,T]
         a_bar = a_bar + (1.0 - mask.float()) * -1e9
         alpha = torch.softmax(a_bar, dim=-1)
         s = torch.bmm(alpha.unsqueeze(1), h).squeeze(1)  # [B,d]
-        return alpha, s, a.transpose(1, 2)              # per-topic token scores [B,K,T]
+        return alpha, s, a.transpose(1, 2)  # per-topic token scores [B,K,T]
 
 
 class PointerGenerator(nn.Module):
@@ -206,7 +206,7 @@ class PointerGenerator(nn.Module):
 
     def forward(self, out, context, emb, vocab_logp, copy_attn, src):
         """copy_attn [B,Tq,T]; src [B or 1, T] the source token ids (one row may serve every beam)."""
-        p_gen = torch.sigmoid(self.gate(torch.cat([out, context, emb], dim=-1)))   # [B,Tq,1]
+        p_gen = torch.sigmoid(self.gate(torch.cat([out, context, emb], dim=-1)))  # [B,Tq,1]
         b, tq, t = copy_attn.shape
         vocab = vocab_logp.shape[-1]
         if self.copy_op == "onehot":
@@ -241,7 +241,7 @@ class TopicAwareSummarizer(nn.Module):
         self.drop = nn.Dropout(c.dropout)
         self.scale = math.sqrt(c.d_model)
         # Tied input/output embedding: N(0, d^-1/2) keeps output logits near unit scale (Vaswani et al.).
-        nn.init.normal_(self.embed.weight, 0.0, c.d_model ** -0.5)
+        nn.init.normal_(self.embed.weight, 0.0, c.d_model**-0.5)
         nn.init.normal_(self.src_pos.weight, 0.0, 0.02)
         nn.init.normal_(self.tgt_pos.weight, 0.0, 0.02)
         with torch.no_grad():
@@ -305,9 +305,9 @@ class TopicAwareSummarizer(nn.Module):
         # a second 8000 x d copy of the embedding in decoder.onnx.
         vocab_logits = torch.einsum("btd,vd->btv", out, self.embed.weight)
         vocab_logp = torch.log_softmax(vocab_logits, dim=-1)
-        attn = cw.mean(dim=1)                                    # last layer, heads averaged [B,Tq,T+1]
+        attn = cw.mean(dim=1)  # last layer, heads averaged [B,Tq,T+1]
         if self.c.copy:
-            copy_attn = attn[:, :, 1:]                           # copy only from source tokens, not the topic slot
+            copy_attn = attn[:, :, 1:]  # copy only from source tokens, not the topic slot
             copy_attn = copy_attn / (copy_attn.sum(-1, keepdim=True) + 1e-9)
             logp, _ = self.pointer(out, context, emb, vocab_logp, copy_attn, src)
         else:

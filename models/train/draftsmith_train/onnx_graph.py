@@ -68,7 +68,9 @@ def tied_logits_as_gemm(model):
         if m is None or n.input[1] not in constants:
             return None
         x, w, y = n.input[0], n.input[1], n.output[0]
-        zero, two, minus_one = (add_init(p + k, np.array([v], np.int64)) for k, v in (("zero", 0), ("two", 2), ("minus_one", -1)))
+        zero, two, minus_one = (
+            add_init(p + k, np.array([v], np.int64)) for k, v in (("zero", 0), ("two", 2), ("minus_one", -1))
+        )
         return [
             helper.make_node("Shape", [x], [p + "shape"], name=p + "Shape"),
             helper.make_node("Slice", [p + "shape", zero, two], [p + "bt"], name=p + "Slice"),
@@ -77,11 +79,13 @@ def tied_logits_as_gemm(model):
             helper.make_node("Gemm", [p + "x2", w], [p + "y2"], transB=1, name=p + "Gemm"),
             helper.make_node("Reshape", [p + "y2", p + "out_shape"], [y], name=p + "Reshape_out"),
         ]
+
     return _rewrite(model, match, "tied_logits")
 
 
 def batched_einsums_as_matmul(model):
     """ayz,awz->ayw = A @ B^T; ayz,az->ay = (A @ B[..., None])[..., 0]; ayz,azw->ayw = A @ B."""
+
     def match(n, constants, add_init, p):
         if n.op_type != "Einsum":
             return None
@@ -94,16 +98,21 @@ def batched_einsums_as_matmul(model):
             return None
         batch, rows, inner = a
         if len(b) == 3 and b[0] == batch and b[2] == inner and b[1] not in a and out == batch + rows + b[1]:
-            return [helper.make_node("Transpose", [w], [p + "wt"], perm=[0, 2, 1], name=p + "Transpose"),
-                    helper.make_node("MatMul", [x, p + "wt"], [y], name=p + "MatMul")]
+            return [
+                helper.make_node("Transpose", [w], [p + "wt"], perm=[0, 2, 1], name=p + "Transpose"),
+                helper.make_node("MatMul", [x, p + "wt"], [y], name=p + "MatMul"),
+            ]
         if b == batch + inner and out == batch + rows:
             axis = add_init(p + "axis", np.array([2], np.int64))
-            return [helper.make_node("Unsqueeze", [w, axis], [p + "w3"], name=p + "Unsqueeze"),
-                    helper.make_node("MatMul", [x, p + "w3"], [p + "y3"], name=p + "MatMul"),
-                    helper.make_node("Squeeze", [p + "y3", axis], [y], name=p + "Squeeze")]
+            return [
+                helper.make_node("Unsqueeze", [w, axis], [p + "w3"], name=p + "Unsqueeze"),
+                helper.make_node("MatMul", [x, p + "w3"], [p + "y3"], name=p + "MatMul"),
+                helper.make_node("Squeeze", [p + "y3", axis], [y], name=p + "Squeeze"),
+            ]
         if len(b) == 3 and b[:2] == batch + inner and b[2] not in a and out == batch + rows + b[2]:
             return [helper.make_node("MatMul", [x, w], [y], name=p + "MatMul")]
         return None
+
     opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
     if opset < 13:
         raise ValueError(f"batched_einsums_as_matmul needs opset 13 or later (Squeeze's axes input), not {opset}")
@@ -116,18 +125,25 @@ def step_convs_as_gemm(model):
             return None
         attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
         k = attrs.get("kernel_shape")
-        plain = attrs.get("group", 1) == 1 and all(v == 1 for v in attrs.get("strides", [1]) + attrs.get("dilations", [1])) \
-            and not any(attrs.get("pads", [0, 0])) and attrs.get("auto_pad", b"NOTSET") in (b"NOTSET", "NOTSET")
+        plain = (
+            attrs.get("group", 1) == 1
+            and all(v == 1 for v in attrs.get("strides", [1]) + attrs.get("dilations", [1]))
+            and not any(attrs.get("pads", [0, 0]))
+            and attrs.get("auto_pad", b"NOTSET") in (b"NOTSET", "NOTSET")
+        )
         if k is None or len(k) != 1 or not plain:
             return None
         x, w, y = n.input[0], n.input[1], n.output[0]
-        rows = add_init(p + "rows", np.array([0, -1], np.int64))   # [o, c*k], the order Flatten gives x
+        rows = add_init(p + "rows", np.array([0, -1], np.int64))  # [o, c*k], the order Flatten gives x
         axis = add_init(p + "axis", np.array([2], np.int64))
         bias = [n.input[2]] if len(n.input) > 2 and n.input[2] else []
-        return [helper.make_node("Flatten", [x], [p + "x2"], axis=1, name=p + "Flatten"),
-                helper.make_node("Reshape", [w, rows], [p + "w2"], name=p + "Reshape_w"),
-                helper.make_node("Gemm", [p + "x2", p + "w2"] + bias, [p + "y2"], transB=1, name=p + "Gemm"),
-                helper.make_node("Unsqueeze", [p + "y2", axis], [y], name=p + "Unsqueeze")]
+        return [
+            helper.make_node("Flatten", [x], [p + "x2"], axis=1, name=p + "Flatten"),
+            helper.make_node("Reshape", [w, rows], [p + "w2"], name=p + "Reshape_w"),
+            helper.make_node("Gemm", [p + "x2", p + "w2"] + bias, [p + "y2"], transB=1, name=p + "Gemm"),
+            helper.make_node("Unsqueeze", [p + "y2", axis], [y], name=p + "Unsqueeze"),
+        ]
+
     return _rewrite(model, match, "step_conv")
 
 
@@ -142,13 +158,28 @@ def top_candidates(model, k=TOP_CANDIDATES, output="log_probs"):
     batch = source.type.tensor_type.shape.dim[0]
     batch = batch.dim_param or batch.dim_value
     g.initializer.append(numpy_helper.from_array(np.array([k], np.int64), "top_candidates/k"))
-    g.node.extend([
-        helper.make_node("TopK", [output, "top_candidates/k"], ["top_log_probs", "top_candidates/ids64"], axis=-1, largest=1, sorted=1,
-                         name="top_candidates/TopK"),
-        helper.make_node("Cast", ["top_candidates/ids64"], ["top_ids"], to=onnx.TensorProto.INT32, name="top_candidates/Cast"),
-    ])
-    g.output.extend([helper.make_tensor_value_info("top_log_probs", onnx.TensorProto.FLOAT, [batch, k]),
-                     helper.make_tensor_value_info("top_ids", onnx.TensorProto.INT32, [batch, k])])
+    g.node.extend(
+        [
+            helper.make_node(
+                "TopK",
+                [output, "top_candidates/k"],
+                ["top_log_probs", "top_candidates/ids64"],
+                axis=-1,
+                largest=1,
+                sorted=1,
+                name="top_candidates/TopK",
+            ),
+            helper.make_node(
+                "Cast", ["top_candidates/ids64"], ["top_ids"], to=onnx.TensorProto.INT32, name="top_candidates/Cast"
+            ),
+        ]
+    )
+    g.output.extend(
+        [
+            helper.make_tensor_value_info("top_log_probs", onnx.TensorProto.FLOAT, [batch, k]),
+            helper.make_tensor_value_info("top_ids", onnx.TensorProto.INT32, [batch, k]),
+        ]
+    )
     return 1
 
 
@@ -167,9 +198,12 @@ def rewrite_file(path, output_dims=None, step_convs=False, top=False):
     step_convs: the graph is a one-token step whose convolutions see exactly their kernel's window;
     top: add top_candidates (a beam search's step). Returns what changed, by rewrite."""
     model = onnx.load(path)
-    changed = {"tied logits": tied_logits_as_gemm(model), "einsums": batched_einsums_as_matmul(model),
-               "step convolutions": step_convs_as_gemm(model) if step_convs else 0,
-               "top candidates": top_candidates(model) if top else 0}
+    changed = {
+        "tied logits": tied_logits_as_gemm(model),
+        "einsums": batched_einsums_as_matmul(model),
+        "step convolutions": step_convs_as_gemm(model) if step_convs else 0,
+        "top candidates": top_candidates(model) if top else 0,
+    }
     pin_output_dims(model, output_dims)
     onnx.checker.check_model(model)
     onnx.save(model, path)
@@ -179,6 +213,7 @@ def rewrite_file(path, output_dims=None, step_convs=False, top=False):
 if __name__ == "__main__":
     # Rewrites shipped graphs in place (their exports do it themselves): onnx_graph FILE... [--step-convs] [--top]
     import sys
+
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     for f in args:
         print(f, rewrite_file(f, step_convs="--step-convs" in sys.argv, top="--top" in sys.argv))

@@ -38,11 +38,11 @@ class EssayConfig:
     d_ff: int = 768
     encoder_layers: int = 3
     decoder_layers: int = 3
-    max_source_positions: int = 512   # as pretrained; topic inputs are short
+    max_source_positions: int = 512  # as pretrained; topic inputs are short
     max_target_positions: int = 256
     dropout: float = 0.1
     pad_id: int = 0
-    word_vocab_size: int = 1          # fastText vocabulary + 1 (index 0: not a known word)
+    word_vocab_size: int = 1  # fastText vocabulary + 1 (index 0: not a known word)
     word_dim: int = 64
     layer_mix: str = "dynamic"
     context: str = "target"
@@ -76,7 +76,11 @@ class DynamicWeightedSum(nn.Module):
     def forward(self, states):
         """states [S, B, T, d] -> [L, B, T, d]."""
         w = self.weights()
-        gamma = self.gamma.expand(self.decoder_layers) if self.mode != "last" else torch.ones(self.decoder_layers, device=w.device)
+        gamma = (
+            self.gamma.expand(self.decoder_layers)
+            if self.mode != "last"
+            else torch.ones(self.decoder_layers, device=w.device)
+        )
         return gamma[:, None, None, None] * torch.einsum("ls,sbtd->lbtd", w, states)
 
 
@@ -96,7 +100,7 @@ class ContextualSelfAttention(nn.Module):
 
     def history(self, y, past_sum, past_len):
         """Mean of the layer inputs before each position: y [B,Tq,d]; past_sum [B,d] over past_len earlier positions."""
-        csum = torch.cumsum(y, dim=1) - y + past_sum[:, None, :]             # Σ_{i<t}
+        csum = torch.cumsum(y, dim=1) - y + past_sum[:, None, :]  # Σ_{i<t}
         count = torch.arange(y.shape[1], device=y.device, dtype=y.dtype)[None, :, None] + past_len
         return csum / torch.clamp(count, min=1.0)
 
@@ -108,8 +112,8 @@ class ContextualSelfAttention(nn.Module):
             else:  # "source": the same context at every position
                 c = source_context[:, None, :].expand_as(y)
             C = self.wc(c)
-            lam = torch.sigmoid(self.vq(q) + self.vc(C))                       # Eq. 11
-            q = (1 - lam) * q + lam * C                                         # Eq. 12
+            lam = torch.sigmoid(self.vq(q) + self.vc(C))  # Eq. 11
+            q = (1 - lam) * q + lam * C  # Eq. 12
         q = self.attn.split(q)
         k, v = self.attn.project_kv(y)
         if past_k is not None:
@@ -156,14 +160,14 @@ class EssayGenerator(nn.Module):
         # Topic word vectors (fastText), frozen: they stand for the paper's GloVe.
         self.word_vectors = nn.Embedding(c.word_vocab_size, c.word_dim, padding_idx=0)
         self.word_vectors.weight.requires_grad_(False)
-        self.memory_proj = nn.Linear(c.d_model + c.word_dim, c.d_model)   # [u_l ; e_w] -> memory
+        self.memory_proj = nn.Linear(c.d_model + c.word_dim, c.d_model)  # [u_l ; e_w] -> memory
         self.decoder = nn.ModuleList([EssayDecoderLayer(c) for _ in range(c.decoder_layers)])
         self.dec_ln = nn.LayerNorm(c.d_model)
         if c.copy:
             self.pointer = PointerGenerator(c.d_model)
         self.drop = nn.Dropout(c.dropout)
         self.scale = math.sqrt(c.d_model)
-        nn.init.normal_(self.embed.weight, 0.0, c.d_model ** -0.5)
+        nn.init.normal_(self.embed.weight, 0.0, c.d_model**-0.5)
         nn.init.normal_(self.src_pos.weight, 0.0, 0.02)
         nn.init.normal_(self.tgt_pos.weight, 0.0, 0.02)
 
@@ -181,7 +185,7 @@ class EssayGenerator(nn.Module):
 
     def memories(self, src, src_mask, word_ids):
         """Per decoder layer, the cross-attention memory [L, B, T, d], and the source context [B, d]."""
-        words = self.word_vectors(word_ids)                                  # [B,T,w]
+        words = self.word_vectors(word_ids)  # [B,T,w]
         if self.c.layer_mix == "none":
             mixed = torch.zeros(self.c.decoder_layers, *src.shape, self.c.d_model, device=src.device)
         else:
@@ -194,7 +198,9 @@ class EssayGenerator(nn.Module):
 
     def cross_key_values(self, memory):
         """[L, 2, B, H, T, dh], once per input, reused at every step and by every beam."""
-        return torch.stack([torch.stack(layer.cross_attn.project_kv(memory[i])) for i, layer in enumerate(self.decoder)])
+        return torch.stack(
+            [torch.stack(layer.cross_attn.project_kv(memory[i])) for i, layer in enumerate(self.decoder)]
+        )
 
     # ---- decoder side -------------------------------------------------------------------------
     def decode_step(self, tgt, cross_kv, memory_mask, source_context, past=None, past_sum=None, src=None):
@@ -220,11 +226,13 @@ class EssayGenerator(nn.Module):
         for i, layer in enumerate(self.decoder):
             pk, pv = (None, None) if past is None else past[i]
             ps = None if past_sum is None else past_sum[i]
-            x, k, v, s, cw, context = layer(x, self_bias, cross[i][0], cross[i][1], cross_bias, pk, pv, ps, tp, source_context)
+            x, k, v, s, cw, context = layer(
+                x, self_bias, cross[i][0], cross[i][1], cross_bias, pk, pv, ps, tp, source_context
+            )
             presents.append((k, v))
             sums.append(s)
         out = self.dec_ln(x)
-        logits = torch.einsum("btd,vd->btv", out, self.embed.weight)    # tied output embedding
+        logits = torch.einsum("btd,vd->btv", out, self.embed.weight)  # tied output embedding
         logp = torch.log_softmax(logits, dim=-1)
         if self.c.copy:
             # The last layer's cross-attention, heads averaged, is the copy distribution over topic subwords.

@@ -39,8 +39,13 @@ def quantize_model(model):
         w, bias = None, None
         if n.op_type == "MatMul" and n.input[1] in inits and len(inits[n.input[1]].dims) == 2:
             w = numpy_helper.to_array(inits[n.input[1]])
-        elif (n.op_type == "Gemm" and n.input[1] in inits and _attr(n, "transA", 0) == 0
-              and _attr(n, "alpha", 1.0) == 1.0 and _attr(n, "beta", 1.0) == 1.0):
+        elif (
+            n.op_type == "Gemm"
+            and n.input[1] in inits
+            and _attr(n, "transA", 0) == 0
+            and _attr(n, "alpha", 1.0) == 1.0
+            and _attr(n, "beta", 1.0) == 1.0
+        ):
             w = numpy_helper.to_array(inits[n.input[1]])
             if _attr(n, "transB", 0):
                 w = w.T
@@ -49,15 +54,20 @@ def quantize_model(model):
             nodes.append(n)
             continue
         p = f"{n.output[0]}/int8/"
-        scale = np.abs(w).max(axis=0) / 127.0                                  # one scale per output column
+        scale = np.abs(w).max(axis=0) / 127.0  # one scale per output column
         scale[scale == 0] = 1.0
         w_q = np.clip(np.round(w / scale), -127, 127).astype(np.int8)
-        g.initializer.extend([numpy_helper.from_array(w_q, p + "W_q"),
-                              numpy_helper.from_array(scale.astype(np.float32), p + "W_scale")])
+        g.initializer.extend(
+            [numpy_helper.from_array(w_q, p + "W_q"), numpy_helper.from_array(scale.astype(np.float32), p + "W_scale")]
+        )
         y = n.output[0] if bias is None else p + "Y"
         nodes += [
-            helper.make_node("DynamicQuantizeLinear", [n.input[0]], [p + "A_q", p + "A_scale", p + "A_zero"], name=p + "quantize"),
-            helper.make_node("MatMulInteger", [p + "A_q", p + "W_q", p + "A_zero"], [p + "Y_int"], name=p + "MatMulInteger"),
+            helper.make_node(
+                "DynamicQuantizeLinear", [n.input[0]], [p + "A_q", p + "A_scale", p + "A_zero"], name=p + "quantize"
+            ),
+            helper.make_node(
+                "MatMulInteger", [p + "A_q", p + "W_q", p + "A_zero"], [p + "Y_int"], name=p + "MatMulInteger"
+            ),
             helper.make_node("Cast", [p + "Y_int"], [p + "Y_f"], to=TensorProto.FLOAT, name=p + "Cast"),
             helper.make_node("Mul", [p + "A_scale", p + "W_scale"], [p + "scale"], name=p + "scale"),
             helper.make_node("Mul", [p + "Y_f", p + "scale"], [y], name=p + "rescale"),
@@ -83,14 +93,18 @@ def quantize_folder(src, dst):
         path = os.path.join(src, name)
         if name.endswith(".onnx"):
             model = onnx.load(path)
-            fold_int8(model)   # a folder stored as int8 + scales (weight_storage.py): back to its float graph first
+            fold_int8(model)  # a folder stored as int8 + scales (weight_storage.py): back to its float graph first
             count = quantize_model(model)
             onnx.save(model, os.path.join(dst, name))
-            print(f"{name}: {count} matrices to int8, {os.path.getsize(path) / 1e6:.1f} -> {os.path.getsize(os.path.join(dst, name)) / 1e6:.1f} MB")
+            print(
+                f"{name}: {count} matrices to int8, {os.path.getsize(path) / 1e6:.1f} -> {os.path.getsize(os.path.join(dst, name)) / 1e6:.1f} MB"
+            )
         elif os.path.isfile(path) and name != "model.json":
             shutil.copy(path, os.path.join(dst, name))
     manifest["name"] += "-int8"
-    manifest["description"] += " (int8 weights, dynamically quantized activations: models/train/draftsmith_train/quantize.py)"
+    manifest[
+        "description"
+    ] += " (int8 weights, dynamically quantized activations: models/train/draftsmith_train/quantize.py)"
     manifest["sha256"] = {f: sha256(os.path.join(dst, f)) for f in manifest["sha256"]}
     json.dump(manifest, open(os.path.join(dst, "model.json"), "w"), indent=2)
 

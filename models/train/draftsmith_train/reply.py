@@ -49,7 +49,7 @@ from . import training as R
 from .training import log, nll_and_ppl, pick_device
 
 MODELS = ("nrm", "esed")
-BETA = 100.0   # Eq. 12's sharpness: the read is nearly the single best-matching row
+BETA = 100.0  # Eq. 12's sharpness: the read is nearly the single best-matching row
 SVD_DIMS = 32
 MAX_POST, MAX_REPLY = 48, 40
 
@@ -82,7 +82,7 @@ class Encoder(nn.Module):
 
     def forward(self, ids, lengths=None):
         x = self.embedding(ids)
-        if lengths is None:   # one post, or all of one length (the exported graph)
+        if lengths is None:  # one post, or all of one length (the exported graph)
             out, h = self.gru(x)
         else:
             packed = nn.utils.rnn.pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
@@ -109,7 +109,7 @@ class Decoder(nn.Module):
         self.embedding = embedding
         ctx = 2 * c.hidden + (c.memory_dim if c.model == "esed" else 0)
         self.gru = nn.GRU(c.embed, c.hidden, batch_first=True)
-        self.attn = nn.Linear(ctx, c.hidden, bias=False)   # score(s, h'_i) = sᵀ W_a h'_i
+        self.attn = nn.Linear(ctx, c.hidden, bias=False)  # score(s, h'_i) = sᵀ W_a h'_i
         self.combine = nn.Linear(c.hidden + ctx, c.hidden)
         self.drop = nn.Dropout(c.dropout)
         self.out = nn.Linear(c.hidden, c.vocab_size)
@@ -118,11 +118,11 @@ class Decoder(nn.Module):
         """ids [B, U], s0 [B, H], enc_out [B or 1, T, 2H], enc_mask [B or 1, T], r [B, D] or None ->
         log-probs [B, U, V], final state [B, H], attention [B, U, T]."""
         s, h = self.gru(self.embedding(ids), s0.unsqueeze(0))
-        keys = self.attn.weight   # [H, ctx]
-        k_enc = enc_out @ keys[:, :enc_out.size(-1)].t()               # [b, T, H]
+        keys = self.attn.weight  # [H, ctx]
+        k_enc = enc_out @ keys[:, : enc_out.size(-1)].t()  # [b, T, H]
         scores = torch.einsum("buh,bth->but", s, k_enc.expand(s.size(0), -1, -1))
-        if r is not None:   # Eq. 13: h'_i = [h_i; r]; r's part of the score is the same for every i
-            scores = scores + torch.einsum("buh,bh->bu", s, r @ keys[:, enc_out.size(-1):].t()).unsqueeze(-1)
+        if r is not None:  # Eq. 13: h'_i = [h_i; r]; r's part of the score is the same for every i
+            scores = scores + torch.einsum("buh,bh->bu", s, r @ keys[:, enc_out.size(-1) :].t()).unsqueeze(-1)
         scores = scores.masked_fill(enc_mask.unsqueeze(1) == 0, -1e9)
         a = torch.softmax(scores, -1)
         ctx = torch.einsum("but,btc->buc", a, enc_out.expand(s.size(0), -1, -1))
@@ -138,10 +138,10 @@ class Seq2Seq(nn.Module):
         self.c = c
         self.embedding = nn.Embedding(c.vocab_size, c.embed, padding_idx=T.PAD)
         self.encoder = Encoder(c, self.embedding)
-        self.bridge = nn.Linear(2 * c.hidden, c.hidden)   # the decoder's first state from the summary vector
+        self.bridge = nn.Linear(2 * c.hidden, c.hidden)  # the decoder's first state from the summary vector
         self.decoder = Decoder(c, self.embedding)
         if c.model == "esed":
-            self.query = nn.Linear(2 * c.hidden, c.memory_dim, bias=False)   # p: the post in the memory space
+            self.query = nn.Linear(2 * c.hidden, c.memory_dim, bias=False)  # p: the post in the memory space
 
     def encode(self, posts, device):
         ids = pad(posts).to(device)
@@ -215,7 +215,7 @@ def cmd_train(args):
     val = encode_rows(load_rows(os.path.join(args.data, "reply.val.jsonl"), args.max_val), sp)
     params = sum(p.numel() for p in model.parameters())
     log(f"reply {args.model}: {params / 1e6:.2f}M params, {len(train)} train / {len(val)} val pairs, device {device}")
-    rng = random.Random(D.SEED)   # a resumed run skips the batches it trained on (training.train_loop)
+    rng = random.Random(D.SEED)  # a resumed run skips the batches it trained on (training.train_loop)
     batches = token_batches(train, lambda x: len(x[0]) + len(x[1]) + 2, args.batch_tokens, rng, 8)
     # Under DDP every rank draws the same batch stream (dist.shard keeps its slice), so the key picks
     # of a rank's own batches must not consume that stream's generator: they get one of their own.
@@ -232,7 +232,7 @@ def cmd_train(args):
         tot, n = 0.0, 0
         with torch.no_grad():
             for i in range(0, len(val), 32):
-                b = val[i:i + 32]
+                b = val[i : i + 32]
                 nll, k = model.loss([x[0] for x in b], [x[1] for x in b], blocks_of(b, lambda ks: ks[0]), device)
                 tot += float(nll) * k
                 n += k
@@ -243,9 +243,21 @@ def cmd_train(args):
         loss, n = model.loss([x[0] for x in batch], [x[1] for x in batch], blocks_of(batch, pick_rng.choice), device)
         return loss, loss, n
 
-    R.train_loop(model, batches, args, device, step, validate, meta={"model": args.model, "params": params},
-                 optimizer=lambda params, lr: torch.optim.Adam(params, lr=lr), schedule=R.constant(args.lr),
-                 clip=5.0, keep_best=True, find_unused=None, others_leave=False)   # both papers: plain Adam, gradients clipped at norm 5
+    R.train_loop(
+        model,
+        batches,
+        args,
+        device,
+        step,
+        validate,
+        meta={"model": args.model, "params": params},
+        optimizer=lambda params, lr: torch.optim.Adam(params, lr=lr),
+        schedule=R.constant(args.lr),
+        clip=5.0,
+        keep_best=True,
+        find_unused=None,
+        others_leave=False,
+    )  # both papers: plain Adam, gradients clipped at norm 5
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,7 +285,7 @@ def representatives(vectors, L, rng, dims=SVD_DIMS):
         return list(range(len(vectors)))
     x = vectors - vectors.mean(0)
     u, s, _ = np.linalg.svd(x, full_matrices=False)
-    z = u[:, :dims] * s[:dims]   # latent semantic analysis: the first `dims` components
+    z = u[:, :dims] * s[:dims]  # latent semantic analysis: the first `dims` components
     centres, _ = kmeans(z, L, rng)
     picked = []
     for c in centres:
@@ -294,6 +306,7 @@ def cmd_memory(args):
     wanted = set(vocab)
     # Reply sentences (a reply may hold several), each with its keys.
     from .roundtrip_data import split_sentences
+
     sents = sorted({s for r in rows for s in split_sentences(r["reply"]) if 2 <= len(s.split()) <= 30})
     groups = {}
     for i, s in enumerate(sents):
@@ -302,9 +315,9 @@ def cmd_memory(args):
                 groups.setdefault(k, []).append(i)
     vecs = np.zeros((len(sents), model.c.memory_dim), dtype=np.float32)
     for i in range(0, len(sents), 256):
-        chunk = [sp.encode(s)[:MAX_REPLY] for s in sents[i:i + 256]]
+        chunk = [sp.encode(s)[:MAX_REPLY] for s in sents[i : i + 256]]
         _, _, summary = model.encode(chunk, device)
-        vecs[i:i + len(chunk)] = F.normalize(summary, dim=-1).cpu().numpy()
+        vecs[i : i + len(chunk)] = F.normalize(summary, dim=-1).cpu().numpy()
     keys = [k for k in vocab if len(groups.get(k, [])) >= args.min_sentences]
     rng = np.random.default_rng(D.SEED)
     blocks = np.zeros((len(keys), args.slots, model.c.memory_dim), dtype=np.float32)
@@ -312,12 +325,19 @@ def cmd_memory(args):
     for j, k in enumerate(keys):
         idx = groups[k]
         pick = representatives(vecs[idx], args.slots, rng)
-        blocks[j, :len(pick)] = vecs[[idx[p] for p in pick]]
+        blocks[j, : len(pick)] = vecs[[idx[p] for p in pick]]
         chosen.append([sents[idx[p]] for p in pick] + [""] * (args.slots - len(pick)))
-    np.savez(args.out, keys=np.array(keys), blocks=blocks, counts=np.array([len(groups[k]) for k in keys]),
-             sentences=np.array(chosen))
-    log(f"memory: {len(sents)} reply sentences, {len(keys)} keys with >= {args.min_sentences} sentences, "
-        f"blocks {blocks.shape} -> {args.out}")
+    np.savez(
+        args.out,
+        keys=np.array(keys),
+        blocks=blocks,
+        counts=np.array([len(groups[k]) for k in keys]),
+        sentences=np.array(chosen),
+    )
+    log(
+        f"memory: {len(sents)} reply sentences, {len(keys)} keys with >= {args.min_sentences} sentences, "
+        f"blocks {blocks.shape} -> {args.out}"
+    )
     for k in keys[:3]:
         log(f"  {k}: {chosen[keys.index(k)][:3]}")
 
@@ -343,6 +363,7 @@ def main():
         cmd_memory(args)
     else:
         from .export_reply import export
+
         export(args.ckpt, args.out or "../reply", args.data, args.memory, weights=args.weights)
 
 

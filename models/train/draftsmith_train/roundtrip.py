@@ -42,7 +42,14 @@ MODELS = ("standard", "hier", "hier-attn")
 
 class Config:
     def __init__(self, model="hier-attn", vocab_size=8000, embed=256, hidden=256, layers=2, dropout=0.2):
-        self.model, self.vocab_size, self.embed, self.hidden, self.layers, self.dropout = model, vocab_size, embed, hidden, layers, dropout
+        self.model, self.vocab_size, self.embed, self.hidden, self.layers, self.dropout = (
+            model,
+            vocab_size,
+            embed,
+            hidden,
+            layers,
+            dropout,
+        )
 
     def to_dict(self):
         return dict(self.__dict__)
@@ -164,8 +171,9 @@ class RoundTrip(nn.Module):
         """Whole paragraph as one sequence, reversed -> (h, c) [L, B, H]."""
         seqs = [reverse_tokens([t for s in p for t in s]) for p in paragraphs]
         lengths = torch.tensor([len(s) for s in seqs])
-        packed = nn.utils.rnn.pack_padded_sequence(self.embedding(pad(seqs).to(device)), lengths, batch_first=True,
-                                                   enforce_sorted=False)
+        packed = nn.utils.rnn.pack_padded_sequence(
+            self.embedding(pad(seqs).to(device)), lengths, batch_first=True, enforce_sorted=False
+        )
         _, state = self.word_encoder.lstm(packed)
         return state
 
@@ -182,7 +190,7 @@ class RoundTrip(nn.Module):
         grid = vecs.new_zeros(len(paragraphs), S, vecs.size(-1))
         k = 0
         for b, p in enumerate(paragraphs):
-            grid[b, :len(p)] = vecs[k:k + len(p)]
+            grid[b, : len(p)] = vecs[k : k + len(p)]
             k += len(p)
         mask = (torch.arange(S).unsqueeze(0) < counts.unsqueeze(1)).long().to(device)
         out, state = self.sentence_encoder(grid, counts)
@@ -195,7 +203,9 @@ class RoundTrip(nn.Module):
             state = self.encode_standard(paragraphs, device)
             tgt = pad([[T.BOS] + [t for s in p for t in s] + [T.EOS] for p in paragraphs]).to(device)
             logp, _, _ = self.word_decoder(tgt[:, :-1], state)
-            nll = F.nll_loss(logp.reshape(-1, logp.size(-1)), tgt[:, 1:].reshape(-1), ignore_index=T.PAD, reduction="sum")
+            nll = F.nll_loss(
+                logp.reshape(-1, logp.size(-1)), tgt[:, 1:].reshape(-1), ignore_index=T.PAD, reduction="sum"
+            )
             n = int((tgt[:, 1:] != T.PAD).sum())
             return nll / n, nll / n, n
         memory, mmask, state = self.encode_hier(paragraphs, device)
@@ -207,7 +217,9 @@ class RoundTrip(nn.Module):
             active = torch.tensor([t <= c for c in counts], device=device)
             state_new, end_logit, _ = self.sentence_decoder(prev, state, memory, mmask)
             end_target = torch.tensor([float(t == c) for c in counts], device=device)
-            end_loss = end_loss + (F.binary_cross_entropy_with_logits(end_logit, end_target, reduction="none") * active).sum()
+            end_loss = (
+                end_loss + (F.binary_cross_entropy_with_logits(end_logit, end_target, reduction="none") * active).sum()
+            )
             end_n += int(active.sum())
             keep = active.view(1, -1, 1).float()
             state = tuple(keep * s_new + (1 - keep) * s for s_new, s in zip(state_new, state))
@@ -218,7 +230,9 @@ class RoundTrip(nn.Module):
             idx = torch.tensor(writing, device=device)
             tgt = pad([[T.BOS] + s + [T.EOS] for s in sents]).to(device)
             logp, h, _ = self.word_decoder(tgt[:, :-1], (state[0][:, idx], state[1][:, idx]))
-            nll = nll + F.nll_loss(logp.reshape(-1, logp.size(-1)), tgt[:, 1:].reshape(-1), ignore_index=T.PAD, reduction="sum")
+            nll = nll + F.nll_loss(
+                logp.reshape(-1, logp.size(-1)), tgt[:, 1:].reshape(-1), ignore_index=T.PAD, reduction="sum"
+            )
             n += int((tgt[:, 1:] != T.PAD).sum())
             # e_t: the word decoder's top-layer output where it predicted </s> (after the last word)
             last = torch.tensor([len(s) for s in sents], device=device).view(-1, 1, 1).expand(-1, 1, H)
@@ -282,12 +296,16 @@ def cmd_train(args):
     device = pick_device(args.device)
     torch.manual_seed(D.SEED)
     sp = T.load(os.path.join(args.data, "spm.model"))
-    model = RoundTrip(Config(args.model, sp.get_piece_size(), args.embed, args.hidden, args.layers, args.dropout)).to(device)
+    model = RoundTrip(Config(args.model, sp.get_piece_size(), args.embed, args.hidden, args.layers, args.dropout)).to(
+        device
+    )
     train = load_rows(os.path.join(args.data, "roundtrip.train.jsonl"), sp, args.max_train)
     val = load_rows(os.path.join(args.data, "roundtrip.val.jsonl"), sp, args.max_val)
     params = sum(p.numel() for p in model.parameters())
-    log(f"roundtrip {args.model}: {params / 1e6:.2f}M params, {len(train)} train / {len(val)} val paragraphs, device {device}")
-    rng = random.Random(D.SEED)   # a resumed run skips the batches it trained on (training.train_loop)
+    log(
+        f"roundtrip {args.model}: {params / 1e6:.2f}M params, {len(train)} train / {len(val)} val paragraphs, device {device}"
+    )
+    rng = random.Random(D.SEED)  # a resumed run skips the batches it trained on (training.train_loop)
     batches = token_batches(train, lambda x: sum(len(s) + 2 for s in x[0]), args.batch_tokens, rng, 20)
 
     def validate():
@@ -295,15 +313,27 @@ def cmd_train(args):
         with torch.no_grad():
             tot, n = 0.0, 0
             for i in range(0, len(val), 16):
-                _, nll, k = model.loss([x[0] for x in val[i:i + 16]], device)
+                _, nll, k = model.loss([x[0] for x in val[i : i + 16]], device)
                 tot += float(nll) * k
                 n += k
         model.train()
         return nll_and_ppl(tot / n)
 
-    R.train_loop(model, batches, args, device, lambda batch: model.loss([x[0] for x in batch], device), validate,
-                 meta={"model": args.model, "params": params}, optimizer=lambda params, lr: torch.optim.Adam(params, lr=lr), schedule=R.constant(args.lr),
-                 clip=5.0, keep_best=True, find_unused=None, others_leave=False)   # both papers: plain Adam, gradients clipped at norm 5
+    R.train_loop(
+        model,
+        batches,
+        args,
+        device,
+        lambda batch: model.loss([x[0] for x in batch], device),
+        validate,
+        meta={"model": args.model, "params": params},
+        optimizer=lambda params, lr: torch.optim.Adam(params, lr=lr),
+        schedule=R.constant(args.lr),
+        clip=5.0,
+        keep_best=True,
+        find_unused=None,
+        others_leave=False,
+    )  # both papers: plain Adam, gradients clipped at norm 5
 
 
 # ---------------------------------------------------------------------------------------------
@@ -311,6 +341,7 @@ def cmd_train(args):
 # ---------------------------------------------------------------------------------------------
 def cmd_eval(args):
     from .roundtrip_metrics import score_all
+
     device = pick_device(args.device)
     sp = T.load(os.path.join(args.data, "spm.model"))
     rows = load_rows(os.path.join(args.data, f"roundtrip.{args.split}.jsonl"), sp, args.limit)
@@ -328,14 +359,16 @@ def cmd_eval(args):
         scores = score_all(refs, hyps, split_standard=model.c.model == "standard")
         results.append((model.c.model, meta.get("steps"), scores, secs))
         if args.show:
-            for ref, hyp in list(zip(refs, hyps))[:args.show]:
+            for ref, hyp in list(zip(refs, hyps))[: args.show]:
                 print("IN :", " ".join(ref), "\nOUT:", " ".join(hyp), "\n")
     print(f"\n{len(rows)} {args.split} paragraphs (Python approximation of the metrics; see roundtrip_metrics.py)\n")
     print("| model | steps | BLEU | ROUGE-1 | ROUGE-2 | ROUGE-W | coherence L | s/paragraph |")
     print("|---|---|---|---|---|---|---|---|")
     for name, steps, s, secs in results:
         L = "n/a" if s["L"] is None else f"{s['L']:.2f}"
-        print(f"| {name} | {steps} | {s['bleu']:.2f} | {s['rouge1']:.3f} | {s['rouge2']:.3f} | {s['rougeW']:.3f} | {L} | {secs:.3f} |")
+        print(
+            f"| {name} | {steps} | {s['bleu']:.2f} | {s['rouge1']:.3f} | {s['rouge2']:.3f} | {s['rougeW']:.3f} | {L} | {secs:.3f} |"
+        )
 
 
 def main():
@@ -350,9 +383,18 @@ def main():
     p.add_argument("--limit", type=int, default=200)
     p.add_argument("--show", type=int, default=0)
     p.add_argument("--fixture", default=None)
-    p.add_argument("--corpus", choices=["mixed", "simple"], default="mixed",
-                   help="prepare: mixed = news, tech, wiki, fairy tales (the shared tokenizer); simple = ROCStories and TinyStories (own tokenizer)")
-    p.add_argument("--weights", choices=["int8", "float32"], default=os.environ.get("WEIGHTS", "int8"), help="export: weight storage (weight_storage.py)")
+    p.add_argument(
+        "--corpus",
+        choices=["mixed", "simple"],
+        default="mixed",
+        help="prepare: mixed = news, tech, wiki, fairy tales (the shared tokenizer); simple = ROCStories and TinyStories (own tokenizer)",
+    )
+    p.add_argument(
+        "--weights",
+        choices=["int8", "float32"],
+        default=os.environ.get("WEIGHTS", "int8"),
+        help="export: weight storage (weight_storage.py)",
+    )
     args = p.parse_args()
     if args.cmd == "prepare":
         (prepare_simple if args.corpus == "simple" else prepare_roundtrip)(args.data)
@@ -363,6 +405,7 @@ def main():
         cmd_eval(args)
     else:
         from .export_roundtrip import export
+
         export(args.ckpt[0], args.out or "../roundtrip", args.data, args.fixture, args.weights)
 
 

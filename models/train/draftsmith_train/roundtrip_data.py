@@ -33,8 +33,10 @@ from . import tokenizer as T
 MAX_SENTENCES = 8
 MAX_TOKENS = 40
 VAL_SHARE, TEST_SHARE = 0.05, 0.05
-ABBREVIATIONS = set("mr mrs ms dr st jr sr vs etc e.g i.e prof gen col lt sgt no fig approx inc ltd co corp dept"
-                    " jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k a.m p.m".split())
+ABBREVIATIONS = set(
+    "mr mrs ms dr st jr sr vs etc e.g i.e prof gen col lt sgt no fig approx inc ltd co corp dept"
+    " jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k a.m p.m".split()
+)
 _END = re.compile(r"""([.!?]+["'”’)\]]*)\s+(?=["'“‘(\[]?[A-Z0-9])""")
 
 
@@ -43,12 +45,12 @@ def split_sentences(text):
     text = D.normalize(text)
     out, start = [], 0
     for m in _END.finditer(text):
-        before = text[start:m.start() + 1]
+        before = text[start : m.start() + 1]
         last = before.split(" ")[-1].rstrip(".!?\"'”’)]").lower() if before else ""
         if m.group(1).startswith(".") and len(m.group(1).rstrip("\"'”’)]")) == 1:
             if last in ABBREVIATIONS or re.fullmatch(r"[a-z]", last):
                 continue
-        out.append(text[start:m.end(1)].strip())
+        out.append(text[start : m.end(1)].strip())
         start = m.end()
     tail = text[start:].strip()
     if tail:
@@ -63,6 +65,7 @@ def _split_of(key):
 
 def wiki_documents():
     import glob
+
     for f in sorted(glob.glob(os.path.join(D.SHARED, "data/wikitext2_paragraphs/*.tokens"))):
         title = None
         for line in open(f, encoding="utf-8"):
@@ -107,7 +110,7 @@ def windows(sp, sentences):
             run.append(x)
             continue
         for s in range(0, len(run), MAX_SENTENCES):
-            w = run[s:s + MAX_SENTENCES]
+            w = run[s : s + MAX_SENTENCES]
             if len(w) >= 2:
                 yield w
         run = []
@@ -134,8 +137,10 @@ def write_splits(data_dir, sp, documents, source_names):
             counts[(source, part)] += 1
     for f in out.values():
         f.close()
-    table = {s: {p: f"{counts[(s, p)]} paragraphs / {docs[(s, p)]} docs" for p in ("train", "val", "test")}
-             for s in source_names}
+    table = {
+        s: {p: f"{counts[(s, p)]} paragraphs / {docs[(s, p)]} docs" for p in ("train", "val", "test")}
+        for s in source_names
+    }
     json.dump(table, open(os.path.join(data_dir, "roundtrip.counts.json"), "w"), indent=1)
     print(json.dumps(table, indent=1))
     return table
@@ -170,6 +175,7 @@ def roc_documents():
     """ROCStories: the 5k split (one story a line) and Story Cloze (validation stories with their right
     ending; test stories as their four given sentences). The document is the story itself."""
     import csv
+
     for n, line in enumerate(open(os.path.join(D.SHARED, "data/rocstories_5k/rocstories_5k.txt"), encoding="utf-8")):
         if line.strip():
             yield "roc", f"roc5k:{n}", D.normalize(line), None
@@ -202,7 +208,7 @@ def tiny_documents():
 
 def simple_stories():
     """(split, source, text) per document of the simple corpus, in the split roundtrip prepare gave it."""
-    stories = {}                          # (source, doc) -> paragraphs, in order
+    stories = {}  # (source, doc) -> paragraphs, in order
     for source, doc, text, _ in list(roc_documents()) + list(tiny_documents()):
         stories.setdefault((source, doc), []).append(text)
     for (source, doc), paras in stories.items():
@@ -213,6 +219,7 @@ def tiny_stories(text):
     """The sample sometimes runs two stories into one paragraph ("... everywhere he went! Once upon a
     time, ..."): cut at every sentence that opens a story."""
     from .story_data import sentences
+
     out = []
     for s in sentences(text):
         if not out or _TINY_START.match(s):
@@ -224,11 +231,13 @@ def tiny_stories(text):
 def need_simple_tokenizer(data_dir):
     """essay and story prepare --corpus simple build on roundtrip's split and tokenizer in the same folder."""
     if not os.path.exists(os.path.join(data_dir, "spm.model")):
-        raise SystemExit(f"{data_dir}/spm.model is missing: run `roundtrip prepare --corpus simple --data {data_dir}` first")
+        raise SystemExit(
+            f"{data_dir}/spm.model is missing: run `roundtrip prepare --corpus simple --data {data_dir}` first"
+        )
 
 
 def simple_corpus_tag(data_dir, split_file):
-    """"simple-" when split_file (essay_split.json, story_split.json) says its pairs are the simple corpus's,
+    """ "simple-" when split_file (essay_split.json, story_split.json) says its pairs are the simple corpus's,
     "" for the mixed ones: the exports put it in the model's name."""
     split = os.path.join(data_dir, split_file)
     return "simple-" if os.path.exists(split) and json.load(open(split)).get("corpus") == "simple" else ""
@@ -239,13 +248,15 @@ def seen_in_training(stories):
     stories twice, under two documents (whole in one paragraph, and again in paragraphs of their own)."""
     from .story_data import sentences
 
-    def long(text):   # short ones ("Once upon a time, ...") recur in many stories anyway
+    def long(text):  # short ones ("Once upon a time, ...") recur in many stories anyway
         return [x for x in sentences(text) if len(x.split()) >= 6]
+
     train = {x for part, _, text in stories if part == "train" for x in long(text)}
 
     def seen(text):
         xs = long(text)
         return bool(xs) and sum(x in train for x in xs) >= len(xs) / 2
+
     return seen
 
 
@@ -254,7 +265,7 @@ def prepare_simple(data_dir):
     os.makedirs(data_dir, exist_ok=True)
     docs = list(roc_documents()) + list(tiny_documents())
     corpus = os.path.join(data_dir, "corpus.txt")
-    with open(corpus, "w", encoding="utf-8") as f:   # the tokenizer sees training documents only
+    with open(corpus, "w", encoding="utf-8") as f:  # the tokenizer sees training documents only
         for source, doc, text, _ in docs:
             if _split_of(f"{source}:{doc}") == "train":
                 f.write(text + "\n")

@@ -30,7 +30,7 @@ def rouge_tokens(text):
 
 
 def ngrams(toks, n):
-    return Counter(tuple(toks[i:i + n]) for i in range(len(toks) - n + 1))
+    return Counter(tuple(toks[i : i + n]) for i in range(len(toks) - n + 1))
 
 
 def f1(overlap, p_total, r_total):
@@ -55,14 +55,14 @@ def rouge_w(hyp, ref, w=W):
         for j in range(1, n + 1):
             if ref[i - 1] == hyp[j - 1]:
                 run = k[i - 1][j - 1]
-                c[i][j] = c[i - 1][j - 1] + (run + 1) ** w - run ** w
+                c[i][j] = c[i - 1][j - 1] + (run + 1) ** w - run**w
                 k[i][j] = run + 1
             elif c[i - 1][j] > c[i][j - 1]:
                 c[i][j] = c[i - 1][j]
             else:
                 c[i][j] = c[i][j - 1]
     score = c[m][n]
-    p, r = (score / n ** w) ** (1 / w), (score / m ** w) ** (1 / w)
+    p, r = (score / n**w) ** (1 / w), (score / m**w) ** (1 / w)
     return 0.0 if p + r == 0 else 2 * p * r / (p + r)
 
 
@@ -98,7 +98,7 @@ def coherence_l(inp, out):
                 best, best_f1 = i, f
         if best is not None:
             aligned.append((o, best))
-    pairs = [(a, b) for x, a in enumerate(aligned) for b in aligned[x + 1:]]
+    pairs = [(a, b) for x, a in enumerate(aligned) for b in aligned[x + 1 :]]
     if not pairs:
         return None
     return sum(abs((b[1] - a[1]) - (b[0] - a[0])) for a, b in pairs) / len(pairs)
@@ -113,5 +113,11 @@ def score_all(refs, hyps, split_standard=False):
     r2 = [rouge_n(rouge_tokens(h), rouge_tokens(r), 2) for h, r in zip(hyp_text, ref_text)]
     rw = [rouge_w(rouge_tokens(h), rouge_tokens(r)) for h, r in zip(hyp_text, ref_text)]
     ls = [x for x in (coherence_l(r, h) for r, h in zip(refs, hyps)) if x is not None]
-    return {"bleu": corpus_bleu(hyp_text, ref_text), "rouge1": sum(r1) / len(r1), "rouge2": sum(r2) / len(r2),
-            "rougeW": sum(rw) / len(rw), "L": sum(ls) / len(ls) if ls else None, "L_defined": len(ls)}
+    return {
+        "bleu": corpus_bleu(hyp_text, ref_text),
+        "rouge1": sum(r1) / len(r1),
+        "rouge2": sum(r2) / len(r2),
+        "rougeW": sum(rw) / len(rw),
+        "L": sum(ls) / len(ls) if ls else None,
+        "L_defined": len(ls),
+    }

@@ -38,7 +38,7 @@ from .modules import label_smoothed_nll
 from .story_data import prepare_simple_story, prepare_story
 from .training import add_resume_arg, log, nll_and_ppl, pad, pick_device, resume_checkpoint, train_loop
 
-NEVER = (T.PAD, T.UNK, T.BOS, T.MASK)   # never sampled (the issue: never an unknown-word token)
+NEVER = (T.PAD, T.UNK, T.BOS, T.MASK)  # never sampled (the issue: never an unknown-word token)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -57,12 +57,12 @@ def read_jsonl(path, limit=0):
 def encode_source(sp, prompt, max_src):
     """The prompt's ids + </s>; a prompt too long keeps its END (the story so far ends there)."""
     ids = sp.encode(D.normalize(prompt))
-    return ids[-(max_src - 1):] + [T.EOS] if max_src > 1 else [T.EOS]
+    return ids[-(max_src - 1) :] + [T.EOS] if max_src > 1 else [T.EOS]
 
 
 def encode_target(sp, story, max_tgt):
     """<s> story </s>, cut to max_tgt predicted tokens (a cut story has no </s>)."""
-    return ([T.BOS] + sp.encode(D.normalize(story)) + [T.EOS])[:max_tgt + 1]
+    return ([T.BOS] + sp.encode(D.normalize(story)) + [T.EOS])[: max_tgt + 1]
 
 
 def load_pairs(sp, data, part, max_src, max_tgt, limit=0):
@@ -77,7 +77,7 @@ def lm_ids(sp, data, part, limit_lines=0):
     if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(text):
         z = np.load(cache)
         return z["ids"], z["starts"]
-    ids, starts = array.array("H"), [0]   # ~23M ids: 2 bytes each, not a Python int each
+    ids, starts = array.array("H"), [0]  # ~23M ids: 2 bytes each, not a Python int each
     with open(text, encoding="utf-8") as f:
         for i, line in enumerate(f):
             if limit_lines and i >= limit_lines:
@@ -98,13 +98,13 @@ def lm_windows(ids, starts, window):
     for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
         for s in range(a, b, window):
             if min(b, s + window) - s >= 8:
-                out.append(np.concatenate([bos, ids[s:min(b, s + window)]]))
+                out.append(np.concatenate([bos, ids[s : min(b, s + window)]]))
     return out
 
 
 def premise_sequences(sp, data, part, max_len):
     with open(os.path.join(data, f"story_premise.{part}.txt"), encoding="utf-8") as f:
-        return [([T.BOS] + sp.encode(l.strip()) + [T.EOS])[:max_len + 1] for l in f if l.strip()]
+        return [([T.BOS] + sp.encode(l.strip()) + [T.EOS])[: max_len + 1] for l in f if l.strip()]
 
 
 def lm_corpus(sp, args, part):
@@ -121,14 +121,25 @@ def lm_corpus(sp, args, part):
 # ---------------------------------------------------------------------------------------------
 def config_from_args(args, vocab, encoder_attention):
     return StoryConfig(
-        vocab_size=vocab, embed_dim=args.embed_dim, hidden=args.hidden,
-        encoder_layers=args.encoder_layers, decoder_layers=args.decoder_layers,
-        encoder_kernel=args.encoder_kernel, decoder_kernel=args.decoder_kernel,
-        encoder_attention=encoder_attention, self_attention=not args.no_self_attention,
-        self_attention_layers=args.self_attention_layers, attention_heads=args.heads, attention_dim=args.attention_dim,
-        gated_attention=not args.no_gating, multiscale=not args.no_multiscale, attend_zero=not args.no_zero_attention,
-        max_source_positions=max(args.max_src, 256), max_target_positions=max(args.max_tgt + 1, 512),
-        dropout=args.dropout)
+        vocab_size=vocab,
+        embed_dim=args.embed_dim,
+        hidden=args.hidden,
+        encoder_layers=args.encoder_layers,
+        decoder_layers=args.decoder_layers,
+        encoder_kernel=args.encoder_kernel,
+        decoder_kernel=args.decoder_kernel,
+        encoder_attention=encoder_attention,
+        self_attention=not args.no_self_attention,
+        self_attention_layers=args.self_attention_layers,
+        attention_heads=args.heads,
+        attention_dim=args.attention_dim,
+        gated_attention=not args.no_gating,
+        multiscale=not args.no_multiscale,
+        attend_zero=not args.no_zero_attention,
+        max_source_positions=max(args.max_src, 256),
+        max_target_positions=max(args.max_tgt + 1, 512),
+        dropout=args.dropout,
+    )
 
 
 def save(path, model, meta):
@@ -156,7 +167,7 @@ def init_decoder_from(model_decoder, path):
     """Start a decoder from a trained GCNN LM (story-lm-pretrain): same names under decoder.;
     what the LM lacks (encoder attention) starts fresh."""
     ck = torch.load(path, map_location="cpu")
-    src = {k[len("decoder."):]: v for k, v in ck["state"].items() if k.startswith("decoder.")}
+    src = {k[len("decoder.") :]: v for k, v in ck["state"].items() if k.startswith("decoder.")}
     own = model_decoder.state_dict()
     usable = {k: v for k, v in src.items() if k in own and own[k].shape == v.shape}
     model_decoder.load_state_dict(usable, strict=False)
@@ -186,13 +197,13 @@ def run_training(model, train, val, args, device, loss_fn, length, meta):
     """meta: the stage's own fields of the checkpoint the loop saves to --out (at every validation and at the end)."""
     rng = random.Random(D.SEED)
     batches = token_batches(train, length, args.batch_tokens, rng, 10)
-    val = val[:args.val_limit]
+    val = val[: args.val_limit]
 
     def validate():
         tot, n = 0.0, 0
         with torch.no_grad():
             for i in range(0, len(val), 16):
-                _, nll, k = loss_fn(model, val[i:i + 16], device, 0.0)
+                _, nll, k = loss_fn(model, val[i : i + 16], device, 0.0)
                 tot += nll.item() * k
                 n += k
         return nll_and_ppl(tot / n)
@@ -202,7 +213,9 @@ def run_training(model, train, val, args, device, loss_fn, length, meta):
         return loss, n
 
     groups = [{"params": [p for p in model.parameters() if p.requires_grad]}]
-    return train_loop(model, batches, args, device, step, validate, groups, meta=meta, save=lambda path, m: save(path, model, m))
+    return train_loop(
+        model, batches, args, device, step, validate, groups, meta=meta, save=lambda path, m: save(path, model, m)
+    )
 
 
 def cmd_premise(args):
@@ -217,10 +230,11 @@ def cmd_premise(args):
         model = StoryLM(config_from_args(args, sp.get_piece_size(), encoder_attention=False))
     model.to(device)
     train, val = lm_corpus(sp, args, "train"), lm_corpus(sp, args, "val")
-    log(f"GCNN LM ({args.corpus}): {count_parameters(model) / 1e6:.2f}M params, {len(train)} train / {len(val)} val sequences, "
-        f"self-attention {model.c.self_attention_flags()}")
-    run_training(model, train, val, args, device, lm_loss, len,
-                 {"stage": f"lm-{args.corpus}", "init": args.init})
+    log(
+        f"GCNN LM ({args.corpus}): {count_parameters(model) / 1e6:.2f}M params, {len(train)} train / {len(val)} val sequences, "
+        f"self-attention {model.c.self_attention_flags()}"
+    )
+    run_training(model, train, val, args, device, lm_loss, len, {"stage": f"lm-{args.corpus}", "init": args.init})
 
 
 def cmd_seq2seq(args):
@@ -228,15 +242,25 @@ def cmd_seq2seq(args):
     torch.manual_seed(D.SEED)
     sp = T.load(os.path.join(args.data, "spm.model"))
     model = ConvSeq2seq(config_from_args(args, sp.get_piece_size(), encoder_attention=True))
-    if args.init_decoder and not resume_checkpoint(args):   # resumed: train_loop loads every weight
+    if args.init_decoder and not resume_checkpoint(args):  # resumed: train_loop loads every weight
         init_decoder_from(model.decoder, args.init_decoder)
     model.to(device)
     train = load_pairs(sp, args.data, "train", args.max_src, args.max_tgt)
     val = load_pairs(sp, args.data, "val", args.max_src, args.max_tgt)
-    log(f"Conv seq2seq: {count_parameters(model) / 1e6:.2f}M params, {len(train)} pairs, "
-        f"self-attention {model.c.self_attention_flags()} heads x factors {model.c.downsampling()}")
-    run_training(model, train, val, args, device, seq2seq_loss, lambda x: len(x[1]),
-                 {"stage": "seq2seq", "init": args.init_decoder})
+    log(
+        f"Conv seq2seq: {count_parameters(model) / 1e6:.2f}M params, {len(train)} pairs, "
+        f"self-attention {model.c.self_attention_flags()} heads x factors {model.c.downsampling()}"
+    )
+    run_training(
+        model,
+        train,
+        val,
+        args,
+        device,
+        seq2seq_loss,
+        lambda x: len(x[1]),
+        {"stage": "seq2seq", "init": args.init_decoder},
+    )
 
 
 def cmd_fusion(args):
@@ -244,7 +268,7 @@ def cmd_fusion(args):
     torch.manual_seed(D.SEED)
     sp = T.load(os.path.join(args.data, "spm.model"))
     resume = resume_checkpoint(args)
-    if resume:   # the frozen model is in the checkpoint too: --pretrained and --init-decoder are not read
+    if resume:  # the frozen model is in the checkpoint too: --pretrained and --init-decoder are not read
         model, _ = load_model(resume)
         pretrained = model.pretrained
     else:
@@ -256,9 +280,19 @@ def cmd_fusion(args):
     model.to(device)
     train = load_pairs(sp, args.data, "train", args.max_src, args.max_tgt)
     val = load_pairs(sp, args.data, "val", args.max_src, args.max_tgt)
-    log(f"fusion: {count_parameters(model, True) / 1e6:.2f}M trainable + {count_parameters(pretrained) / 1e6:.2f}M frozen params")
-    run_training(model, train, val, args, device, seq2seq_loss, lambda x: len(x[1]),
-                 {"stage": "fusion", "pretrained": args.pretrained})
+    log(
+        f"fusion: {count_parameters(model, True) / 1e6:.2f}M trainable + {count_parameters(pretrained) / 1e6:.2f}M frozen params"
+    )
+    run_training(
+        model,
+        train,
+        val,
+        args,
+        device,
+        seq2seq_loss,
+        lambda x: len(x[1]),
+        {"stage": "fusion", "pretrained": args.pretrained},
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -298,7 +332,7 @@ def generate_premise(lm, max_tokens=60, k=10, temperature=0.8, seed=0):
         for t in range(max_tokens):
             logp, state = lm.decode(tok, t, state)
             tok = sample_step(logp[:, -1], k, temperature, gen)
-            if int(tok) == T.EOS:   # the end-of-prompt token
+            if int(tok) == T.EOS:  # the end-of-prompt token
                 break
             out.append(int(tok))
     return out
@@ -313,7 +347,9 @@ def cmd_sample(args):
         lm, _ = load_model(args.premise_ckpt)
         prompt = sp.decode(generate_premise(lm, seed=args.seed))
         print("premise:", prompt)
-    ids, gates, secs = generate(model, encode_source(sp, prompt, args.max_src), args.max_tgt, args.topk, args.temperature, args.seed)
+    ids, gates, secs = generate(
+        model, encode_source(sp, prompt, args.max_src), args.max_tgt, args.topk, args.temperature, args.seed
+    )
     print(sp.decode(ids))
     print(f"{len(ids)} tokens in {secs:.2f}s ({len(ids) / max(secs, 1e-9):.0f} tokens/s)")
     if gates:
@@ -337,17 +373,20 @@ def story_nll(model, src_batch, tgt_batch, device):
 
 
 def perplexity(model, pairs, device, batch=16):
-    by_domain = defaultdict(lambda: [0.0, 0, 0])   # nll, tokens, words
+    by_domain = defaultdict(lambda: [0.0, 0, 0])  # nll, tokens, words
     with torch.no_grad():
         for i in range(0, len(pairs), batch):
-            b = pairs[i:i + batch]
+            b = pairs[i : i + batch]
             nll = story_nll(model, [x[0] for x in b], [x[1] for x in b], device)
             for x, v in zip(b, nll.tolist()):
                 for d in (x[2]["domain"], "all"):
                     by_domain[d][0] += v
                     by_domain[d][1] += len(x[1]) - 1
-                    by_domain[d][2] += len(x[2]["story"].split()) + 1   # + the end of the story
-    return {d: {"token_ppl": math.exp(n / t), "word_ppl": math.exp(n / w), "tokens": t} for d, (n, t, w) in by_domain.items()}
+                    by_domain[d][2] += len(x[2]["story"].split()) + 1  # + the end of the story
+    return {
+        d: {"token_ppl": math.exp(n / t), "word_ppl": math.exp(n / w), "tokens": t}
+        for d, (n, t, w) in by_domain.items()
+    }
 
 
 def prompt_ranking(model, pairs, pool, device, limit, seed=D.SEED):
@@ -437,7 +476,7 @@ def cmd_eval(args):
         test = [p for p in test if p[2]["domain"] in args.domains.split(",")]
     pool = test
     if args.limit:
-        test = test[:args.limit]
+        test = test[: args.limit]
     train_rows = read_jsonl(os.path.join(args.data, "story.train.jsonl"))
     nearest = NearestStories([r["story"] for r in train_rows])
     rng = random.Random(D.SEED)
@@ -450,7 +489,12 @@ def cmd_eval(args):
         model.to(device)
         t0 = time.time()
         ppl = perplexity(model, test, device)
-        r = {"kind": model.kind, "params": count_parameters(model), "ppl": ppl, "train": {k: meta.get(k) for k in ("steps", "tokens", "val")}}
+        r = {
+            "kind": model.kind,
+            "params": count_parameters(model),
+            "ppl": ppl,
+            "train": {k: meta.get(k) for k in ("steps", "tokens", "val")},
+        }
         if model.kind != "lm":
             acc, acc_dom, n = prompt_ranking(model, test, pool, device, args.rank_limit)
             r.update(ranking=acc, ranking_by_domain=acc_dom, ranking_n=n)
@@ -466,19 +510,35 @@ def cmd_eval(args):
             r["samples"] = texts[:3]
         r["eval_seconds"] = round(time.time() - t0)
         report["models"][name] = r
-        log(f"{name}: ppl {r['ppl']['all']['token_ppl']:.1f}/token {r['ppl']['all']['word_ppl']:.1f}/word"
-            + (f", ranking {r['ranking']:.3f}, LCS {r['lcs']:.1f}, {r['sampling_tokens_per_s']:.0f} tokens/s" if "ranking" in r else "")
-            + f" ({r['eval_seconds']}s)")
+        log(
+            f"{name}: ppl {r['ppl']['all']['token_ppl']:.1f}/token {r['ppl']['all']['word_ppl']:.1f}/word"
+            + (
+                f", ranking {r['ranking']:.3f}, LCS {r['lcs']:.1f}, {r['sampling_tokens_per_s']:.0f} tokens/s"
+                if "ranking" in r
+                else ""
+            )
+            + f" ({r['eval_seconds']}s)"
+        )
     domains = sorted({d for r in report["models"].values() for d in r["ppl"] if d != "all"})
-    head = ["model", "params", "test ppl (tokens)", "test ppl (words)"] + [f"{d} ppl (words)" for d in domains] + \
-           ["prompt ranking", "copying LCS (words)", "sampling tokens/s (PyTorch, 1 thread)"]
+    head = (
+        ["model", "params", "test ppl (tokens)", "test ppl (words)"]
+        + [f"{d} ppl (words)" for d in domains]
+        + ["prompt ranking", "copying LCS (words)", "sampling tokens/s (PyTorch, 1 thread)"]
+    )
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, r in report["models"].items():
-        cells = [name, f"{r['params'] / 1e6:.2f}M", f"{r['ppl']['all']['token_ppl']:.1f}", f"{r['ppl']['all']['word_ppl']:.1f}"]
+        cells = [
+            name,
+            f"{r['params'] / 1e6:.2f}M",
+            f"{r['ppl']['all']['token_ppl']:.1f}",
+            f"{r['ppl']['all']['word_ppl']:.1f}",
+        ]
         cells += [f"{r['ppl'][d]['word_ppl']:.1f}" if d in r["ppl"] else "" for d in domains]
-        cells += [f"{100 * r['ranking']:.1f}% (n={r['ranking_n']})" if "ranking" in r else "–",
-                  f"{r['lcs']:.1f}" if "lcs" in r else "–",
-                  f"{r['sampling_tokens_per_s']:.0f}" if "sampling_tokens_per_s" in r else "–"]
+        cells += [
+            f"{100 * r['ranking']:.1f}% (n={r['ranking_n']})" if "ranking" in r else "–",
+            f"{r['lcs']:.1f}" if "lcs" in r else "–",
+            f"{r['sampling_tokens_per_s']:.0f}" if "sampling_tokens_per_s" in r else "–",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append(f"| human test stories | | | | " + " | " * len(domains) + f"10.0% (chance) | {human_lcs:.1f} | |")
     table = "\n".join(lines)
@@ -498,12 +558,16 @@ def main():
     p.add_argument("--init", help="premise: go on from this language-model checkpoint")
     p.add_argument("--init-decoder", help="seq2seq/fusion: start the decoder from this language model")
     p.add_argument("--pretrained", help="fusion: the frozen pretrained seq2seq")
-    p.add_argument("--corpus", choices=["premise", "lm", "stories", "simple"], default="premise",
-                   help="training: what the language model reads; prepare --corpus simple: the simple-stories pairs")
+    p.add_argument(
+        "--corpus",
+        choices=["premise", "lm", "stories", "simple"],
+        default="premise",
+        help="training: what the language model reads; prepare --corpus simple: the simple-stories pairs",
+    )
     p.add_argument("--lm-lines", type=int, default=0, help="read only this many lines of the LM text (0: all)")
     # budget and optimisation
     p.add_argument("--minutes", type=float, default=30)
-    p.add_argument("--steps", type=int, default=10 ** 9)
+    p.add_argument("--steps", type=int, default=10**9)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--warmup", type=int, default=200)
     p.add_argument("--batch-tokens", type=int, default=4000)
@@ -547,17 +611,23 @@ def main():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--fixture", help="export: where the parity fixture goes (default test/fixtures/story-parity.json)")
     p.add_argument("--bench", help="export: a folder for the recompute-every-step graph and PyTorch references")
-    p.add_argument("--weights", choices=["int8", "float32"], default="int8",
-                   help="export: weight matrices as int8 + a scale per row (4x smaller; weight_storage.py) or float32")
+    p.add_argument(
+        "--weights",
+        choices=["int8", "float32"],
+        default="int8",
+        help="export: weight matrices as int8 + a scale per row (4x smaller; weight_storage.py) or float32",
+    )
     args = p.parse_args()
     if args.cmd == "prepare":
         prepare_simple_story(args.data) if args.corpus == "simple" else prepare_story(args.data)
     elif args.cmd == "export":
         from .export_story import export
+
         export(args.ckpt, args.premise_ckpt, args.out, args.data, args.fixture, args.bench, args.weights)
     else:
-        {"premise": cmd_premise, "seq2seq": cmd_seq2seq, "fusion": cmd_fusion, "eval": cmd_eval,
-         "sample": cmd_sample}[args.cmd](args)
+        {"premise": cmd_premise, "seq2seq": cmd_seq2seq, "fusion": cmd_fusion, "eval": cmd_eval, "sample": cmd_sample}[
+            args.cmd
+        ](args)
 
 
 if __name__ == "__main__":

@@ -40,12 +40,12 @@ from collections import Counter, defaultdict
 
 from .data import SEED, SHARED, normalize, story_paragraphs
 
-WP_TEST, WP_VAL = 60, 30            # WritingPrompts stories (whole prompt groups) held out
+WP_TEST, WP_VAL = 60, 30  # WritingPrompts stories (whole prompt groups) held out
 ROC_TEST, ROC_VAL = 400, 200
 CLOZE_TEST, CLOZE_VAL = 300, 150
-FAIRY_TEST, FAIRY_VAL = 20, 10      # tales
-FAIRY_TARGET_WORDS = 150            # "the next ~150 words"
-FAIRY_PROMPT_WORDS = 50             # at most this many words of prompt (1-3 sentences)
+FAIRY_TEST, FAIRY_VAL = 20, 10  # tales
+FAIRY_TARGET_WORDS = 150  # "the next ~150 words"
+FAIRY_PROMPT_WORDS = 50  # at most this many words of prompt (1-3 sentences)
 
 # A sentence ends after . ! or ? and any closing quote, which stays with it ("... yummy." Mom said).
 SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d\u2019]))\s+(?=[\"'\u201c\u2018(]?[A-Z])")
@@ -53,11 +53,11 @@ SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d\u2019]))\s+(?=[\"'
 # Names for the masked ROCStories entities (one drawn per story and placeholder kind).
 NAMES = {
     "MALE": "James John Robert Michael David William Richard Joseph Thomas Charles Daniel Matthew Anthony Mark "
-            "Paul Steven Andrew Kenneth Joshua Kevin Brian George Tim Ryan Jacob Gary Eric Sam Tom Ben".split(),
+    "Paul Steven Andrew Kenneth Joshua Kevin Brian George Tim Ryan Jacob Gary Eric Sam Tom Ben".split(),
     "FEMALE": "Mary Patricia Jennifer Linda Elizabeth Barbara Susan Jessica Sarah Karen Lisa Nancy Betty Sandra "
-              "Ashley Emily Donna Michelle Amanda Melissa Anna Laura Kate Amy Julia Emma Olivia Megan Rachel Jane".split(),
+    "Ashley Emily Donna Michelle Amanda Melissa Anna Laura Kate Amy Julia Emma Olivia Megan Rachel Jane".split(),
     "NEUTRAL": "Alex Jordan Taylor Casey Jamie Morgan Riley Quinn Avery Sky Robin Dana Jesse Kelly Terry Pat "
-               "Frankie Charlie Drew Sage".split(),
+    "Frankie Charlie Drew Sage".split(),
 }
 
 
@@ -117,6 +117,7 @@ def unmask_names(text, rng):
         if kind not in chosen:
             chosen[kind] = rng.choice(NAMES[kind])
         return chosen[kind]
+
     return re.sub(r"\[(MALE|FEMALE|FEMAL|NEUTRAL)\]", name, text)
 
 
@@ -130,7 +131,9 @@ def lines(path):
 
 def writing_prompts():
     base = os.path.join(SHARED, "data/union_wp_roc")
-    prompts, stories = lines(f"{base}/WritingPrompts_reference_ipt.txt"), lines(f"{base}/WritingPrompts_reference_opt.txt")
+    prompts, stories = lines(f"{base}/WritingPrompts_reference_ipt.txt"), lines(
+        f"{base}/WritingPrompts_reference_opt.txt"
+    )
     groups = defaultdict(list)  # 312 pairs, 281 distinct prompts: a prompt's stories form one document
     for p, s in zip(prompts, stories):
         if p.strip() and s.strip():
@@ -138,8 +141,15 @@ def writing_prompts():
     docs = []
     for i, (p, ss) in enumerate(sorted(groups.items())):
         doc = f"wp-{i}"
-        docs.append((doc, [{"domain": "wp", "doc": doc, "prompt": detokenize(p), "story": detokenize(s), "opening": True}
-                           for s in ss]))
+        docs.append(
+            (
+                doc,
+                [
+                    {"domain": "wp", "doc": doc, "prompt": detokenize(p), "story": detokenize(s), "opening": True}
+                    for s in ss
+                ],
+            )
+        )
     return docs
 
 
@@ -147,15 +157,29 @@ def roc_stories():
     base = os.path.join(SHARED, "data/union_wp_roc")
     rng = random.Random(SEED)
     docs = []
-    for i, (p, s) in enumerate(zip(lines(f"{base}/ROCStories_reference_ipt.txt"), lines(f"{base}/ROCStories_reference_opt.txt"))):
+    for i, (p, s) in enumerate(
+        zip(lines(f"{base}/ROCStories_reference_ipt.txt"), lines(f"{base}/ROCStories_reference_opt.txt"))
+    ):
         if not p.strip() or not s.strip():
             continue
         # One name per placeholder for the whole story, prompt and continuation alike.
         both = unmask_names(p.strip() + " \u2016 " + s.strip(), rng)
         p2, s2 = both.split(" \u2016 ")
         doc = f"roc-{i}"
-        docs.append((doc, [{"domain": "roc", "doc": doc, "prompt": restore_case(detokenize(p2)),
-                            "story": restore_case(detokenize(s2)), "opening": True}]))
+        docs.append(
+            (
+                doc,
+                [
+                    {
+                        "domain": "roc",
+                        "doc": doc,
+                        "prompt": restore_case(detokenize(p2)),
+                        "story": restore_case(detokenize(s2)),
+                        "opening": True,
+                    }
+                ],
+            )
+        )
     return docs
 
 
@@ -167,10 +191,24 @@ def cloze_stories():
             for i, r in enumerate(csv.DictReader(f)):
                 sents = [r[f"InputSentence{k}"] for k in range(1, 5)]
                 if "AnswerRightEnding" in r:  # validation: the right fifth sentence is known
-                    sents.append(r["RandomFifthSentenceQuiz1" if r["AnswerRightEnding"] == "1" else "RandomFifthSentenceQuiz2"])
+                    sents.append(
+                        r["RandomFifthSentenceQuiz1" if r["AnswerRightEnding"] == "1" else "RandomFifthSentenceQuiz2"]
+                    )
                 doc = f"cloze-{part[11:14]}-{i}"
-                docs.append((doc, [{"domain": "cloze", "doc": doc, "prompt": normalize(sents[0]),
-                                    "story": normalize(" ".join(sents[1:])), "opening": True}]))
+                docs.append(
+                    (
+                        doc,
+                        [
+                            {
+                                "domain": "cloze",
+                                "doc": doc,
+                                "prompt": normalize(sents[0]),
+                                "story": normalize(" ".join(sents[1:])),
+                                "opening": True,
+                            }
+                        ],
+                    )
+                )
     return docs
 
 
@@ -205,7 +243,7 @@ def text_windows(text):
             story.append(sents[i])
             n += len(sents[i].split())
             i += 1
-        if n < 40:   # the tail of a tale: too short to be a window
+        if n < 40:  # the tail of a tale: too short to be a window
             break
         pairs.append({"prompt": " ".join(prompt), "story": " ".join(story), "opening": not pairs})
         # The next window's prompt: the last one or two sentences of this one (the story so far).
@@ -329,18 +367,22 @@ def prepare_story(out_dir):
         if name == "fairy":
             idx = {f"fairy-{i}": t for i, t in enumerate(tales)}
             held_tales = [idx[d] for part in ("val", "test") for d, _ in parts[part]]
-    lm_train, lm_val, dropped = write_story_files(out_dir, rows, lambda train, val: lm_text(out_dir, held_tales, train, val))
+    lm_train, lm_val, dropped = write_story_files(
+        out_dir, rows, lambda train, val: lm_text(out_dir, held_tales, train, val)
+    )
     summary = {
-        "seed": SEED, "counts": counts,
+        "seed": SEED,
+        "counts": counts,
         "pairs": {part: len(r) for part, r in rows.items()},
         "pairs_by_domain": {part: dict(Counter(x["domain"] for x in r)) for part, r in rows.items()},
-        "lm_paragraphs": {"train": len(lm_train), "val": len(lm_val)}, "lm_dropped": dict(dropped),
+        "lm_paragraphs": {"train": len(lm_train), "val": len(lm_val)},
+        "lm_dropped": dict(dropped),
         "rules": {
             "wp": f"312 pairs / 281 distinct prompts; prompt groups shuffled with the seed, the first groups up to "
-                  f"{WP_TEST} stories are test, the next up to {WP_VAL} validation, the rest training",
+            f"{WP_TEST} stories are test, the next up to {WP_VAL} validation, the rest training",
             "roc": f"{ROC_TEST} test / {ROC_VAL} validation stories, the rest training",
             "cloze": f"{CLOZE_TEST} test / {CLOZE_VAL} validation stories (validation set with the right ending and "
-                     f"the unlabelled four-sentence test set pooled), the rest training",
+            f"the unlabelled four-sentence test set pooled), the rest training",
             "fairy": f"{FAIRY_TEST} test / {FAIRY_VAL} validation tales, all their windows with them",
             "end_of_prompt": "the tokenizer's </s> (id 3)",
         },
@@ -358,15 +400,16 @@ def prepare_story(out_dir):
 # ---------------------------------------------------------------------------------------------
 def prepare_simple_story(out_dir):
     from .roundtrip_data import need_simple_tokenizer, seen_in_training, simple_stories, tiny_stories
+
     need_simple_tokenizer(out_dir)
-    stories = list(simple_stories())      # (split, source, text) per story, in roundtrip's split
+    stories = list(simple_stories())  # (split, source, text) per story, in roundtrip's split
     seen = seen_in_training(stories)
     rows, dropped = {"train": [], "val": [], "test": []}, Counter()
     for n, (part, source, text) in enumerate(stories):
-        if source == "roc":               # first sentence -> the other four, as in union_wp_roc
+        if source == "roc":  # first sentence -> the other four, as in union_wp_roc
             sents = sentences(text)
             pairs = [{"prompt": sents[0], "story": " ".join(sents[1:]), "opening": True}] if len(sents) >= 3 else []
-        else:                             # a TinyStories story: its opening -> the next ~150 words, and so on
+        else:  # a TinyStories story: its opening -> the next ~150 words, and so on
             pairs = [w for story in tiny_stories(text) for w in text_windows(story)]
         for pr in pairs:
             # A held-out window that is mostly training text (the sample repeats some stories) is no test.
@@ -380,28 +423,35 @@ def prepare_simple_story(out_dir):
         train = [text for part, _, text in stories if part == "train"]
         random.Random(SEED).shuffle(train)
         return train, [p["prompt"] + " " + p["story"] for p in val_pairs], Counter()
+
     lm_train, lm_val, _ = write_story_files(out_dir, rows, lm_text_simple)
     summary = {
-        "seed": SEED, "corpus": "simple",
+        "seed": SEED,
+        "corpus": "simple",
         "pairs": {part: len(r) for part, r in rows.items()},
         "pairs_by_domain": {part: dict(Counter(x["domain"] for x in r)) for part, r in rows.items()},
         "lm_paragraphs": {"train": len(lm_train), "val": len(lm_val)},
         "held_out_dropped_as_training_text": dict(dropped),
         "rules": {
             "dedup": "a validation/test window is left out when half or more of its sentences of 6+ words are in "
-                     "training stories (the TinyStories sample repeats some stories under other documents)",
+            "training stories (the TinyStories sample repeats some stories under other documents)",
             "split": "by story, a seeded hash of source:doc (5 % test, 5 % validation), as roundtrip prepare --corpus simple",
             "roc": "ROCStories 5k + Story Cloze: first sentence -> the other sentences",
             "tiny": f"TinyStories: the opening (~25 words) -> the next ~{FAIRY_TARGET_WORDS} words, then the last sentences of "
-                    f"each window -> the next ~{FAIRY_TARGET_WORDS} words",
+            f"each window -> the next ~{FAIRY_TARGET_WORDS} words",
             "end_of_prompt": "the tokenizer's </s> (id 3)",
         },
     }
     json.dump(summary, open(os.path.join(out_dir, "story_split.json"), "w"), indent=1)
-    print(json.dumps({k: summary[k] for k in ("pairs", "pairs_by_domain", "lm_paragraphs", "held_out_dropped_as_training_text")}))
+    print(
+        json.dumps(
+            {k: summary[k] for k in ("pairs", "pairs_by_domain", "lm_paragraphs", "held_out_dropped_as_training_text")}
+        )
+    )
     return summary
 
 
 if __name__ == "__main__":
     import sys
+
     prepare_story(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../.data"))

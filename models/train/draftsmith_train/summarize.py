@@ -53,7 +53,7 @@ def pretrain_windows(sp, corpus_file, window, max_lines=0):
             break
         ids = sp.encode(line.strip())
         for s in range(0, max(1, len(ids) - 16), window):
-            w = ids[s:s + window]
+            w = ids[s : s + window]
             if len(w) >= 16:
                 windows.append(w)
     return windows
@@ -74,7 +74,13 @@ def load_model(path, **overrides):
     return m, ck.get("meta", {}), missing
 
 
-SIZE_FLAGS = {"d_model": "d_model", "heads": "n_heads", "d_ff": "d_ff", "encoder_layers": "encoder_layers", "decoder_layers": "decoder_layers"}
+SIZE_FLAGS = {
+    "d_model": "d_model",
+    "heads": "n_heads",
+    "d_ff": "d_ff",
+    "encoder_layers": "encoder_layers",
+    "decoder_layers": "decoder_layers",
+}
 
 
 def size_overrides(args):
@@ -103,7 +109,7 @@ def cmd_pretrain(args):
         while True:
             order = rng.permutation(len(windows))
             for s in range(0, len(order) - args.batch, args.batch):
-                ws = [windows[i] for i in order[s:s + args.batch]]
+                ws = [windows[i] for i in order[s : s + args.batch]]
                 yield [infill(w, rng) for w in ws], ws
 
     def step(b):
@@ -127,7 +133,7 @@ def load_pairs(path, sp, bow_index, max_src, max_tgt, limit=0):
             break
         r = json.loads(line)
         src = sp.encode(r["source"])[:max_src]
-        tgt = sp.encode(r["target"])[:max_tgt - 2]
+        tgt = sp.encode(r["target"])[: max_tgt - 2]
         bow = {}
         for w in D.WORD.findall(r["source"].lower()):
             j = bow_index.get(w)
@@ -150,7 +156,9 @@ def pair_files(data, specs):
 def load_pair_files(data, specs, sp, bow_index, max_src, max_tgt, limit=0):
     out = []
     for path, domains, repeat in pair_files(data, specs):
-        rows = [x for x in load_pairs(path, sp, bow_index, max_src, max_tgt, limit) if domains is None or x[3] in domains]
+        rows = [
+            x for x in load_pairs(path, sp, bow_index, max_src, max_tgt, limit) if domains is None or x[3] in domains
+        ]
         out += rows * repeat
     return out
 
@@ -168,14 +176,20 @@ def cmd_finetune(args):
     sp = T.load(os.path.join(args.data, "spm.model"))
     bow_vocab = json.load(open(os.path.join(args.data, "bow_vocab.json")))
     bow_index = {w: i for i, w in enumerate(bow_vocab)}
-    overrides = dict(copy=not args.no_copy, topic_attention=not args.no_topic_attention,
-                     num_topics=args.topics, bow_vocab_size=len(bow_vocab), ntm_batchnorm=args.ntm_batchnorm)
+    overrides = dict(
+        copy=not args.no_copy,
+        topic_attention=not args.no_topic_attention,
+        num_topics=args.topics,
+        bow_vocab_size=len(bow_vocab),
+        ntm_batchnorm=args.ntm_batchnorm,
+    )
     resume = resume_checkpoint(args)
     if args.init_shipped and not resume:
         # Continue a shipped model whose training checkpoint is gone: its weights from the ONNX files
         # (weights_from_onnx.py), the settings above on top. The topic model's inference network is not
         # exported; the warm-up below retrains it against the shipped topics (beta frozen there).
         from .weights_from_onnx import load_shipped
+
         shipped = load_shipped(args.init_shipped)
         model = TopicAwareSummarizer(ModelConfig(**{**shipped.c.to_dict(), **overrides}))
         check_size(model.c, args)
@@ -189,7 +203,9 @@ def cmd_finetune(args):
     else:
         model = TopicAwareSummarizer(ModelConfig(vocab_size=sp.get_piece_size(), **overrides, **size_overrides(args)))
     model.to(device)
-    train = load_pair_files(args.data, args.train or ["summarize.train.jsonl"], sp, bow_index, args.max_src, args.max_tgt, args.max_train)
+    train = load_pair_files(
+        args.data, args.train or ["summarize.train.jsonl"], sp, bow_index, args.max_src, args.max_tgt, args.max_train
+    )
     val = load_pair_files(args.data, args.val or ["summarize.val.jsonl"], sp, bow_index, args.max_src, args.max_tgt)
     val = random.Random(D.SEED).sample(val, min(args.max_val, len(val)))
     log(f"finetune: {len(train)} pairs, copy={model.c.copy}, topic_attention={model.c.topic_attention}")
@@ -232,7 +248,7 @@ def cmd_finetune(args):
         return loss, n
 
     def validate():
-        return nll_and_ppl(np.mean([forward(val[i:i + 16])[1].item() for i in range(0, len(val), 16)]))
+        return nll_and_ppl(np.mean([forward(val[i : i + 16])[1].item() for i in range(0, len(val), 16)]))
 
     train_loop(model, batches(), args, device, step, validate, meta={"stage": "finetune", "init": args.init})
 
@@ -245,12 +261,18 @@ def main():
     p.add_argument("--vocab", type=int, default=8000)
     p.add_argument("--out", default="runs/model.pt")
     p.add_argument("--init")
-    p.add_argument("--init-shipped", help="finetune: start from a shipped model folder's weights (no checkpoint needed)")
-    p.add_argument("--train", action="append", help="finetune: FILE[@DOMAIN,...][*REPEAT] under --data; default summarize.train.jsonl")
+    p.add_argument(
+        "--init-shipped", help="finetune: start from a shipped model folder's weights (no checkpoint needed)"
+    )
+    p.add_argument(
+        "--train",
+        action="append",
+        help="finetune: FILE[@DOMAIN,...][*REPEAT] under --data; default summarize.train.jsonl",
+    )
     p.add_argument("--val", action="append", help="finetune: as --train; default summarize.val.jsonl")
     p.add_argument("--ckpt")
     p.add_argument("--minutes", type=float, default=20)
-    p.add_argument("--steps", type=int, default=10 ** 9)
+    p.add_argument("--steps", type=int, default=10**9)
     p.add_argument("--lr", type=float, default=5e-4)
     p.add_argument("--warmup", type=int, default=200)
     p.add_argument("--batch", type=int, default=32)
@@ -275,15 +297,26 @@ def main():
     p.add_argument("--log-every", type=int, default=25)
     p.add_argument("--val-every", type=int, default=250)
     p.add_argument("--max-val", type=int, default=300, help="finetune: validation pairs (a seeded sample)")
-    p.add_argument("--max-train", type=int, default=0, help="read only the first N training pairs (pretrain: corpus lines); 0: all (a smoke run reads few)")
+    p.add_argument(
+        "--max-train",
+        type=int,
+        default=0,
+        help="read only the first N training pairs (pretrain: corpus lines); 0: all (a smoke run reads few)",
+    )
     add_resume_arg(p)
     args = p.parse_args()
     if args.cmd == "export":
         from .export_summarize import export
+
         export(args.ckpt, args.out, args.data)
         return
-    {"prepare": cmd_prepare, "prepare-llm": lambda a: D.prepare_llm(a.data), "prepare-gsg": lambda a: D.prepare_gsg(a.data),
-     "pretrain": cmd_pretrain, "finetune": cmd_finetune}[args.cmd](args)
+    {
+        "prepare": cmd_prepare,
+        "prepare-llm": lambda a: D.prepare_llm(a.data),
+        "prepare-gsg": lambda a: D.prepare_gsg(a.data),
+        "pretrain": cmd_pretrain,
+        "finetune": cmd_finetune,
+    }[args.cmd](args)
 
 
 if __name__ == "__main__":

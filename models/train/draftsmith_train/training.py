@@ -35,7 +35,7 @@ def pick_device(name):
 
 
 def log(msg):
-    if dist.is_main():   # under DDP, rank 0 speaks for all
+    if dist.is_main():  # under DDP, rank 0 speaks for all
         print(time.strftime("%H:%M:%S"), msg, flush=True)
 
 
@@ -48,8 +48,11 @@ def pad(seqs, value=T.PAD):
 # Options
 # ---------------------------------------------------------------------------------------------
 def add_resume_arg(p):
-    p.add_argument("--resume", action="store_true",
-                   help="training: go on from --out (weights, optimizer, step, schedule, elapsed time) if it exists")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="training: go on from --out (weights, optimizer, step, schedule, elapsed time) if it exists",
+    )
 
 
 def add_rnn_train_args(p, embed, hidden, dropout, batch_tokens, max_val, log_every):
@@ -57,7 +60,7 @@ def add_rnn_train_args(p, embed, hidden, dropout, batch_tokens, max_val, log_eve
     p.add_argument("--device", default="auto")
     p.add_argument("--out", default=None)
     p.add_argument("--minutes", type=float, default=20)
-    p.add_argument("--steps", type=int, default=10 ** 9)
+    p.add_argument("--steps", type=int, default=10**9)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--embed", type=int, default=embed)
     p.add_argument("--hidden", type=int, default=hidden)
@@ -82,8 +85,15 @@ def resume_checkpoint(args):
 # ---------------------------------------------------------------------------------------------
 def save_checkpoint(path, model, meta, config=None, **extra):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    torch.save({"config": config if config is not None else model.c.to_dict(), "state": model.state_dict(),
-                "meta": meta, **extra}, path)
+    torch.save(
+        {
+            "config": config if config is not None else model.c.to_dict(),
+            "state": model.state_dict(),
+            "meta": meta,
+            **extra,
+        },
+        path,
+    )
 
 
 def load_checkpoint(path, make):
@@ -109,8 +119,9 @@ def format_val(val):
     """{"nll": 3.7143, "ppl": 41.04} -> "nll 3.714 ppl 41.0" (for the logs only)."""
     if not isinstance(val, dict):
         return str(val)
-    return " ".join(f"{k} {v:.3f}" if k == "nll" else f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}"
-                    for k, v in val.items())
+    return " ".join(
+        f"{k} {v:.3f}" if k == "nll" else f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}" for k, v in val.items()
+    )
 
 
 def nll_and_ppl(nll):
@@ -131,7 +142,7 @@ def load_train_state(path, model, opt):
     only: under DDP each rank seeds its own); returns (steps, tokens, seconds, best validation NLL).
     Also reads the RNN recipes' earlier layout (the optimizer beside "meta", the counters in meta)."""
     ck = torch.load(path, map_location="cpu")
-    model.load_state_dict(ck["state"])   # float16 weights (gpu_chunk.sh's smallest bundle) load as float32
+    model.load_state_dict(ck["state"])  # float16 weights (gpu_chunk.sh's smallest bundle) load as float32
     meta = ck.get("meta", {})
     state = meta.get("train_state") or {}
     optimizer = state.get("optimizer", ck.get("optimizer"))
@@ -154,7 +165,11 @@ def load_train_state(path, model, opt):
 # ---------------------------------------------------------------------------------------------
 def inverse_sqrt(lr, warmup):
     """Linear warm-up, then lr * sqrt(warmup / step), never below a tenth of lr (the Transformer recipes)."""
-    return lambda step: lr * min(1.0, (step + 1) / warmup) * (1.0 if step < warmup else max(0.1, math.sqrt(warmup / (step + 1))))
+    return (
+        lambda step: lr
+        * min(1.0, (step + 1) / warmup)
+        * (1.0 if step < warmup else max(0.1, math.sqrt(warmup / (step + 1))))
+    )
 
 
 def constant(lr):
@@ -169,8 +184,24 @@ def adamw(params, lr):
 # ---------------------------------------------------------------------------------------------
 # The loop
 # ---------------------------------------------------------------------------------------------
-def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=None, *, meta=None, save=None,
-               optimizer=adamw, schedule=None, clip=1.0, keep_best=False, find_unused=True, others_leave=True):
+def train_loop(
+    model,
+    batches,
+    args,
+    device,
+    step_fn,
+    val_fn=None,
+    param_groups=None,
+    *,
+    meta=None,
+    save=None,
+    optimizer=adamw,
+    schedule=None,
+    clip=1.0,
+    keep_best=False,
+    find_unused=True,
+    others_leave=True,
+):
     """Trains until args.steps or args.minutes (both count the whole run, resumed parts included).
 
     step_fn(batch) -> (loss, tokens) or (loss, token NLL for the log, tokens).
@@ -190,11 +221,11 @@ def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=
     save = save or (lambda path, m: save_checkpoint(path, model, m))
     step, tokens, seconds, best = 0, 0, 0, float("inf")
     resume = resume_checkpoint(args)
-    if resume:   # every rank loads the same file (rank 0 wrote it)
+    if resume:  # every rank loads the same file (rank 0 wrote it)
         step, tokens, seconds, best = load_train_state(resume, model, opt)
     t0, losses, nlls = time.time() - seconds, [], []
     world = dist.world()
-    if world > 1:   # DistributedDataParallel (dist.py): each rank its slice of the stream, its own dropout
+    if world > 1:  # DistributedDataParallel (dist.py): each rank its slice of the stream, its own dropout
         torch.manual_seed(1000 * dist.rank() + step + 1)
         log(f"DistributedDataParallel: {world} processes (each its own batches of the stream)")
     # find_unused: some of these models leave parameters out of the loss (story fusion's frozen parts'
@@ -209,8 +240,15 @@ def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=
     def keep(val, partial):
         nonlocal best
         seconds = round(time.time() - t0)
-        m = {**(meta or {}), "steps": step, "tokens": tokens, "seconds": seconds,
-             "tokens_per_s": round(tokens / max(1, seconds)), "val": val, "args": vars(args)}
+        m = {
+            **(meta or {}),
+            "steps": step,
+            "tokens": tokens,
+            "seconds": seconds,
+            "tokens_per_s": round(tokens / max(1, seconds)),
+            "val": val,
+            "args": vars(args),
+        }
         if partial:
             m["partial"] = True
         nll = val_nll(val)
@@ -220,7 +258,11 @@ def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=
             log(f"best so far: {best_path(args.out)}")
         if nll is not None:
             best = min(best, nll)
-        m = {**m, "best_nll": None if math.isinf(best) else best, "train_state": train_state(opt, step, tokens, seconds)}
+        m = {
+            **m,
+            "best_nll": None if math.isinf(best) else best,
+            "train_state": train_state(opt, step, tokens, seconds),
+        }
         save(args.out, m)
         return m
 
@@ -239,7 +281,7 @@ def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=
         out = run(batch)
         loss, ntok = out[0], out[-1]
         opt.zero_grad()
-        loss.backward()   # under DDP: the gradients averaged over the ranks here
+        loss.backward()  # under DDP: the gradients averaged over the ranks here
         torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
         opt.step()
         step += 1
@@ -250,7 +292,9 @@ def train_loop(model, batches, args, device, step_fn, val_fn=None, param_groups=
         elapsed = time.time() - t0
         if step % args.log_every == 0:
             nll = f" token nll {np.mean(nlls[-args.log_every:]):.3f}" if nlls else ""
-            log(f"step {step} loss {np.mean(losses[-args.log_every:]):.3f}{nll} lr {lr:.2e} tok/s {tokens / elapsed:.0f}")
+            log(
+                f"step {step} loss {np.mean(losses[-args.log_every:]):.3f}{nll} lr {lr:.2e} tok/s {tokens / elapsed:.0f}"
+            )
         if val_fn and step % args.val_every == 0 and dist.is_main():
             v = validate()
             log(f"step {step} validation {format_val(v)}")

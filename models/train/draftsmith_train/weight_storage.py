@@ -25,7 +25,7 @@ import onnx
 import torch
 from onnx import TensorProto, helper, numpy_helper
 
-MIN_ELEMENTS = 4096   # biases, layer norms and small projections stay float32 (a few kB)
+MIN_ELEMENTS = 4096  # biases, layer norms and small projections stay float32 (a few kB)
 
 
 def _fake_quant(w):
@@ -65,7 +65,7 @@ def store_int8(path, records):
         shape = (-1,) + (1,) * (q.ndim - 1)
         deq = q.astype(np.float32) * scale.reshape(shape)
         lookup[_key(deq)] = (q, scale.reshape(shape))
-        if q.ndim == 2:   # transposed: the scales run along the last axis
+        if q.ndim == 2:  # transposed: the scales run along the last axis
             lookup[_key(deq.T)] = (np.ascontiguousarray(q.T), scale.reshape(1, -1))
         # An LSTM's or GRU's weight_ih/weight_hh: the exporter stores it as [1, gates*H, in] with the
         # gates reordered, from PyTorch's (i, f, g, o) to ONNX's (i, o, f, c) for an LSTM, from (r, z, n)
@@ -102,9 +102,14 @@ def store_int8(path, records):
             continue
         q, scale = hit
         name = init.name
-        kept += [numpy_helper.from_array(q, name + "_int8"), numpy_helper.from_array(scale.astype(np.float32), name + "_scale")]
-        nodes += [helper.make_node("Cast", [name + "_int8"], [name + "_float"], to=TensorProto.FLOAT, name=name + "_cast"),
-                  helper.make_node("Mul", [name + "_float", name + "_scale"], [name], name=name + "_dequantize")]
+        kept += [
+            numpy_helper.from_array(q, name + "_int8"),
+            numpy_helper.from_array(scale.astype(np.float32), name + "_scale"),
+        ]
+        nodes += [
+            helper.make_node("Cast", [name + "_int8"], [name + "_float"], to=TensorProto.FLOAT, name=name + "_cast"),
+            helper.make_node("Mul", [name + "_float", name + "_scale"], [name], name=name + "_dequantize"),
+        ]
         replaced += 1
     del graph.initializer[:]
     graph.initializer.extend(kept)

@@ -40,7 +40,9 @@ def graph_weights(path):
         if name.endswith("_int8"):
             base = name[:-5]
             mul = producer.get(base)
-            assert mul is not None and mul.op_type == "Mul" and base + "_scale" in mul.input, f"{path}: {name} feeds no Cast -> Mul"
+            assert (
+                mul is not None and mul.op_type == "Mul" and base + "_scale" in mul.input
+            ), f"{path}: {name} feeds no Cast -> Mul"
             values[base] = a.astype(np.float32) * raw[base + "_scale"]
         elif name.endswith("_scale") and name[:-6] + "_int8" in raw:
             continue
@@ -62,13 +64,14 @@ def graph_weights(path):
             put(name[2:], a, name)
             continue
         users = consumers.get(name, [])
-        assert users and all(n.op_type == "MatMul" and n.input[1] == name for n in users), \
-            f"{path}: {name} is not a parameter name nor a Linear weight read by MatMul: a constant folded in, handle it"
+        assert users and all(
+            n.op_type == "MatMul" and n.input[1] == name for n in users
+        ), f"{path}: {name} is not a parameter name nor a Linear weight read by MatMul: a constant folded in, handle it"
         for mm in users:
             adds = [n for n in consumers.get(mm.output[0], []) if n.op_type == "Add"]
             biases = [i for n in adds for i in n.input if i.startswith("m.") and i.endswith(".bias")]
             if len(biases) == 1:
-                module = biases[0][2:-len(".bias")]
+                module = biases[0][2 : -len(".bias")]
                 module_of[mm.output[0]] = module
                 module_of[[n for n in adds if biases[0] in n.input][0].output[0]] = module
             else:
@@ -95,12 +98,12 @@ def _biasless(path, name, mm, module_of, consumers):
     vq reads the attention's query projection (<layer>.self_attn.attn.q) and wc's output C feeds vc."""
     src = module_of.get(mm.input[0], "")
     if src.endswith(".attn.q"):
-        module_of[mm.output[0]] = src[:-len("attn.q")] + "vq"
+        module_of[mm.output[0]] = src[: -len("attn.q")] + "vq"
         return
     for n in consumers.get(mm.output[0], []):
         dst = module_of.get(n.output[0], "") if n.op_type == "MatMul" else ""
         if dst.endswith(".vc"):
-            module_of[mm.output[0]] = dst[:-len("vc")] + "wc"
+            module_of[mm.output[0]] = dst[: -len("vc")] + "wc"
             return
     raise SystemExit(f"{path}: {name} is a bias-less Linear weight read by {mm.name}; no rule places it")
 
@@ -138,22 +141,34 @@ def load_shipped(shipped_dir):
     parameters: only training buffers); PC-SAN's word vocabulary size is words.json's + 1 (row 0)."""
     man = json.load(open(os.path.join(shipped_dir, "model.json")))
     a = man["architecture"]
-    common = dict(vocab_size=a["vocabSize"], d_model=a["dModel"], n_heads=a["heads"],
-                  encoder_layers=a["encoderLayers"], decoder_layers=a["decoderLayers"],
-                  max_source_positions=a["maxSourcePositions"], max_target_positions=a["maxTargetPositions"],
-                  pad_id=man["specialTokens"]["pad"])
+    common = dict(
+        vocab_size=a["vocabSize"],
+        d_model=a["dModel"],
+        n_heads=a["heads"],
+        encoder_layers=a["encoderLayers"],
+        decoder_layers=a["decoderLayers"],
+        max_source_positions=a["maxSourcePositions"],
+        max_target_positions=a["maxTargetPositions"],
+        pad_id=man["specialTokens"]["pad"],
+    )
     if a["type"] == "taas-encoder-decoder":
         from .modules import ModelConfig, TopicAwareSummarizer
-        model = TopicAwareSummarizer(ModelConfig(**common, num_topics=a["numTopics"], topic_attention=a["topicAttention"],
-                                                 copy=a["copy"]))
+
+        model = TopicAwareSummarizer(
+            ModelConfig(**common, num_topics=a["numTopics"], topic_attention=a["topicAttention"], copy=a["copy"])
+        )
         # The topic model's inference network (bag of words -> theta) only trains beta; topic_word()
         # reads beta alone, so no exported graph (and no peer) uses it.
         skip = ("ntm.enc.", "ntm.mu.", "ntm.logvar.")
     elif a["type"] == "pcsan-encoder-decoder":
         from .pcsan import EssayConfig, EssayGenerator
+
         words = json.load(open(os.path.join(shipped_dir, man["files"]["words"])))
-        model = EssayGenerator(EssayConfig(**common, word_vocab_size=len(words) + 1, layer_mix=a["layerMix"],
-                                           context=a["context"], copy=a["copy"]))
+        model = EssayGenerator(
+            EssayConfig(
+                **common, word_vocab_size=len(words) + 1, layer_mix=a["layerMix"], context=a["context"], copy=a["copy"]
+            )
+        )
         skip = ()
     else:
         raise SystemExit(f"{shipped_dir}: no rebuild for architecture {a['type']}")

@@ -101,17 +101,27 @@ def add_to_manifest(manifest: Path, words_file: Path) -> None:
         m.get("sha256", {}).pop(old, None)
     m["files"]["knownWords"] = words_file.name
     m.setdefault("sha256", {})[words_file.name] = hashlib.sha256(words_file.read_bytes()).hexdigest()
-    manifest.write_text(json.dumps(m, indent=2, ensure_ascii=False) + ("\n" if raw.endswith("\n") else ""), encoding="utf-8")
+    manifest.write_text(
+        json.dumps(m, indent=2, ensure_ascii=False) + ("\n" if raw.endswith("\n") else ""), encoding="utf-8"
+    )
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", type=Path, nargs="+", required=True, help="the model's training text: JSONL or plain text files")
+    ap.add_argument(
+        "--data", type=Path, nargs="+", required=True, help="the model's training text: JSONL or plain text files"
+    )
     ap.add_argument("--out", type=Path, required=True, help="words.txt to write (one word a line, sorted)")
     ap.add_argument("--min-count", type=int, default=2, help="keep words seen at least this often (default 2)")
-    ap.add_argument("--max-words", type=int, default=60000, help="keep at most this many, the most frequent (default 60000)")
-    ap.add_argument("--limit-lines", type=int, default=None, help="read at most this many records per file (a smoke run)")
-    ap.add_argument("--manifest", type=Path, default=None, help="model.json to name the list in (files.knownWords, sha256)")
+    ap.add_argument(
+        "--max-words", type=int, default=60000, help="keep at most this many, the most frequent (default 60000)"
+    )
+    ap.add_argument(
+        "--limit-lines", type=int, default=None, help="read at most this many records per file (a smoke run)"
+    )
+    ap.add_argument(
+        "--manifest", type=Path, default=None, help="model.json to name the list in (files.knownWords, sha256)"
+    )
     a = ap.parse_args(argv)
     counts = count_words(a.data, a.limit_lines)
     words = known_words(counts, a.min_count, a.max_words)
@@ -120,7 +130,10 @@ def main(argv=None) -> None:
     size = a.out.stat().st_size
     if a.manifest is not None:
         add_to_manifest(a.manifest, a.out)
-    print(f"{a.out}: {len(words)} words (of {len(counts)} distinct; seen >= {a.min_count}), {size / 1024:.0f} KiB", file=sys.stderr)
+    print(
+        f"{a.out}: {len(words)} words (of {len(counts)} distinct; seen >= {a.min_count}), {size / 1024:.0f} KiB",
+        file=sys.stderr,
+    )
 
 
 if __name__ == "__main__":

@@ -23,11 +23,12 @@ TRAIN_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, TRAIN_DIR)
 
 STEPS = 4
-ITEMS = [(i, [(i * 7 + k) % 50 for k in range(3 + i % 5)]) for i in range(120)]   # (id, token ids)
+ITEMS = [(i, [(i * 7 + k) % 50 for k in range(3 + i % 5)]) for i in range(120)]  # (id, token ids)
 
 
 def stream(seed=11):
     from draftsmith_train.batching import token_batches
+
     return token_batches(ITEMS, lambda x: len(x[1]), 40, random.Random(seed), 3)
 
 
@@ -56,12 +57,26 @@ def worker(out_dir):
 
     device = pick_device("cpu")
     rank, world = dist.rank(), dist.world()
-    torch.manual_seed(100 + rank)   # each rank its own initial weights: DDP must start them from rank 0's
+    torch.manual_seed(100 + rank)  # each rank its own initial weights: DDP must start them from rank 0's
     model = Toy().to(device)
-    args = argparse.Namespace(out=os.path.join(out_dir, "toy.pt"), resume=False, minutes=60, steps=STEPS, lr=1e-2,
-                              log_every=1, val_every=2, batch_tokens=40)
-    rnn = dict(optimizer=lambda params, lr: torch.optim.Adam(params, lr=lr), schedule=R.constant(args.lr), clip=5.0,
-               keep_best=True, find_unused=None, others_leave=False)   # as roundtrip and reply train
+    args = argparse.Namespace(
+        out=os.path.join(out_dir, "toy.pt"),
+        resume=False,
+        minutes=60,
+        steps=STEPS,
+        lr=1e-2,
+        log_every=1,
+        val_every=2,
+        batch_tokens=40,
+    )
+    rnn = dict(
+        optimizer=lambda params, lr: torch.optim.Adam(params, lr=lr),
+        schedule=R.constant(args.lr),
+        clip=5.0,
+        keep_best=True,
+        find_unused=None,
+        others_leave=False,
+    )  # as roundtrip and reply train
     seen = []
 
     def step(batch):
@@ -77,7 +92,7 @@ def worker(out_dir):
     params = {k: v.tolist() for k, v in model.state_dict().items()}
     first = dist.gather_objects({"rank": rank, "world": world, "seen": seen, "params": params})
     # The stop decision is rank 0's: rank 0 runs out of minutes at once, rank 1 would go on for an hour.
-    args2 = argparse.Namespace(**{**vars(args), "steps": 10 ** 9, "minutes": 0 if rank == 0 else 60, "resume": True})
+    args2 = argparse.Namespace(**{**vars(args), "steps": 10**9, "minutes": 0 if rank == 0 else 60, "resume": True})
     done2 = {"steps": torch.load(args.out, map_location="cpu")["meta"]["steps"]}
     seen.clear()
     R.train_loop(model, stream(12), args2, device, step, validate, meta={"toy": True}, **rnn)
@@ -100,10 +115,25 @@ class TwoProcessDDP(unittest.TestCase):
         port = str(free_port())
         procs = []
         for r in range(2):
-            env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=port, WORLD_SIZE="2", RANK=str(r),
-                       LOCAL_RANK=str(r), OMP_NUM_THREADS="1", PYTHONPATH=TRAIN_DIR)
-            procs.append(subprocess.Popen([sys.executable, __file__, "--worker", cls.tmp.name], env=env,
-                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+            env = dict(
+                os.environ,
+                MASTER_ADDR="127.0.0.1",
+                MASTER_PORT=port,
+                WORLD_SIZE="2",
+                RANK=str(r),
+                LOCAL_RANK=str(r),
+                OMP_NUM_THREADS="1",
+                PYTHONPATH=TRAIN_DIR,
+            )
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, __file__, "--worker", cls.tmp.name],
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                )
+            )
         cls.logs = []
         try:
             for p in procs:
@@ -146,12 +176,13 @@ class TwoProcessDDP(unittest.TestCase):
 
     def test_checkpoint_unwrapped_and_resumable(self):
         import torch
+
         ck = torch.load(os.path.join(self.tmp.name, "toy.pt"), map_location="cpu")
         self.assertFalse([k for k in ck["state"] if k.startswith("module.")], list(ck["state"]))
         self.assertEqual(set(ck["state"]), set(self.result["first"][0]["params"]))
         self.assertIn("optimizer", ck["meta"]["train_state"])
         self.assertEqual(ck["meta"]["train_state"]["steps"], STEPS + 1)
-        self.assertEqual(ck["meta"]["steps"], STEPS + 1)   # the resumed run's one step on top
+        self.assertEqual(ck["meta"]["steps"], STEPS + 1)  # the resumed run's one step on top
         self.assertEqual(self.result["done2"]["steps"], STEPS)
         # the final weights (after the second run) equal what the ranks held
         self.assertTrue(os.path.exists(os.path.join(self.tmp.name, "toy.best.pt")))

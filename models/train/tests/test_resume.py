@@ -17,10 +17,10 @@ sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..")
 
 try:
     import torch
-except ImportError:   # the python3 on PATH may have no torch: /usr/bin/python3 has Debian's
+except ImportError:  # the python3 on PATH may have no torch: /usr/bin/python3 has Debian's
     torch = None
 
-ITEMS = [(i, [(i * 7 + k) % 30 for k in range(3 + i % 5)]) for i in range(60)]   # (id, token ids)
+ITEMS = [(i, [(i * 7 + k) % 30 for k in range(3 + i % 5)]) for i in range(60)]  # (id, token ids)
 STEPS, STOP = 6, 3
 
 
@@ -34,6 +34,7 @@ def train(out, steps, resume):
     learning rate of each step, batch ids of each step)."""
     from draftsmith_train.batching import token_batches
     from draftsmith_train.training import train_loop
+
     model, lrs, seen = toy(), [], []
 
     class Recording(torch.optim.AdamW):
@@ -48,12 +49,19 @@ def train(out, steps, resume):
         loss = torch.nn.functional.cross_entropy(model(x).reshape(-1, 30), y.reshape(-1), ignore_index=-100)
         return loss, sum(len(b[1]) for b in batch)
 
-    args = argparse.Namespace(out=out, resume=resume, lr=1e-2, warmup=4, minutes=60, steps=steps,
-                              log_every=100, val_every=100)
+    args = argparse.Namespace(
+        out=out, resume=resume, lr=1e-2, warmup=4, minutes=60, steps=steps, log_every=100, val_every=100
+    )
     batches = token_batches(ITEMS, lambda x: len(x[1]), 40, random.Random(5), 3)
     with mock.patch("torch.optim.AdamW", Recording):
-        stats = train_loop(model, batches, args, "cpu", step,
-                           save=lambda path, meta: torch.save({"config": {}, "state": model.state_dict(), "meta": meta}, path))
+        stats = train_loop(
+            model,
+            batches,
+            args,
+            "cpu",
+            step,
+            save=lambda path, meta: torch.save({"config": {}, "state": model.state_dict(), "meta": meta}, path),
+        )
     return model, stats, lrs, seen
 
 
@@ -80,7 +88,7 @@ class Resume(unittest.TestCase):
 
     def test_learning_rate_schedule_goes_on(self):
         self.assertEqual(self.first[2] + self.second[2], self.whole[2])
-        self.assertNotEqual(self.second[2], self.whole[2][:STEPS - STOP], "the schedule started again")
+        self.assertNotEqual(self.second[2], self.whole[2][: STEPS - STOP], "the schedule started again")
 
     def test_next_batches(self):
         self.assertEqual(self.first[3] + self.second[3], self.whole[3])
@@ -91,6 +99,7 @@ class Resume(unittest.TestCase):
 
     def test_without_resume_starts_afresh(self):
         from draftsmith_train.training import resume_checkpoint
+
         path = os.path.join(self.tmp.name, "chunked.pt")
         self.assertEqual(resume_checkpoint(argparse.Namespace(out=path, resume=True)), path)
         self.assertIsNone(resume_checkpoint(argparse.Namespace(out=path, resume=False)))

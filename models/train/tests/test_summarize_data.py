@@ -16,9 +16,14 @@ from draftsmith_train import data as D  # noqa: E402
 
 class SummarizeDataTest(unittest.TestCase):
     def test_update_marker_leaves_news_targets_only(self):
-        news = {"domain": "news", "source": "NEW: kept in the source.",
-                "target": "NEW: Police say two men were held. NEW:Both are 20. The NEW: sign stays."}
-        self.assertEqual(D.without_update_marker(news)["target"], "Police say two men were held. Both are 20. The NEW: sign stays.")
+        news = {
+            "domain": "news",
+            "source": "NEW: kept in the source.",
+            "target": "NEW: Police say two men were held. NEW:Both are 20. The NEW: sign stays.",
+        }
+        self.assertEqual(
+            D.without_update_marker(news)["target"], "Police say two men were held. Both are 20. The NEW: sign stays."
+        )
         self.assertEqual(D.without_update_marker(news)["source"], news["source"])
         tech = {"domain": "tech", "source": "x", "target": "NEW: a tool"}
         self.assertEqual(D.without_update_marker(tech), tech)
@@ -40,11 +45,21 @@ class SummarizeDataTest(unittest.TestCase):
         self.assertEqual(D.gap_sentence_pairs([pair], chunk_words=10_000), [])
 
     def test_topic_word_list_is_the_same_in_every_python_run(self):
-        code = ("import sys; sys.path.insert(0, '.'); from draftsmith_train import data as D; "
-                "print(D.bow_vocabulary(['zeta alpha beta', 'gamma delta beta', 'omega kappa theta', 'beta sigma'], 6))")
-        runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                               cwd=str(Path(__file__).resolve().parents[1]),
-                               env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
+        code = (
+            "import sys; sys.path.insert(0, '.'); from draftsmith_train import data as D; "
+            "print(D.bow_vocabulary(['zeta alpha beta', 'gamma delta beta', 'omega kappa theta', 'beta sigma'], 6))"
+        )
+        runs = {
+            subprocess.run(
+                [sys.executable, "-c", code],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=str(Path(__file__).resolve().parents[1]),
+                env={**os.environ, "PYTHONHASHSEED": seed},
+            ).stdout
+            for seed in ("1", "2", "3")
+        }
         self.assertEqual(runs, {"['alpha', 'delta', 'gamma', 'kappa', 'omega', 'sigma']\n"})
 
 

@@ -18,8 +18,10 @@ from draftsmith_train import wordlist  # noqa: E402
 
 class WordListTest(unittest.TestCase):
     def test_words_as_the_guard_counts_them(self):
-        self.assertEqual(list(wordlist.words_of("Don't go, Anna's 3rd café-owner! x2 'quoted'")),
-                         ["don", "go", "anna", "café", "owner", "x", "quoted"])
+        self.assertEqual(
+            list(wordlist.words_of("Don't go, Anna's 3rd café-owner! x2 'quoted'")),
+            ["don", "go", "anna", "café", "owner", "x", "quoted"],
+        )
 
     def test_seen_twice_lone_letters_out_cap_keeps_the_most_frequent(self):
         counts = wordlist.count_words([])
@@ -31,8 +33,15 @@ class WordListTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             d = Path(d)
             data = d / "train.jsonl"
-            data.write_text("\n".join(json.dumps({"id": "doc-x1", "source": "The cat sat.", "target": ["the cat"]}) for _ in range(2)) + "\n")
-            (d / "model.json").write_text(json.dumps({"files": {"tokenizer": "tokenizer.json"}, "sha256": {}}, indent=2) + "\n")
+            data.write_text(
+                "\n".join(
+                    json.dumps({"id": "doc-x1", "source": "The cat sat.", "target": ["the cat"]}) for _ in range(2)
+                )
+                + "\n"
+            )
+            (d / "model.json").write_text(
+                json.dumps({"files": {"tokenizer": "tokenizer.json"}, "sha256": {}}, indent=2) + "\n"
+            )
             wordlist.main(["--data", str(data), "--out", str(d / "words.txt"), "--manifest", str(d / "model.json")])
             self.assertEqual((d / "words.txt").read_text(), "cat\nsat\nthe\n")  # "doc", "x" of the id not read
             m = json.loads((d / "model.json").read_text())

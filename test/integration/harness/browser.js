@@ -11,15 +11,34 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
  *  nothing (dconf, crash-report settings) into the real one. */
 async function launch() {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'draftsmith-chromium-'));
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_CACHE_HOME: path.join(home, '.cache') },
-    headless: true,
-    timeout: 120_000,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--no-first-run', '--no-default-browser-check', '--disable-extensions'],
-  }).catch((e) => { fs.rmSync(home, { recursive: true, force: true }); throw e; });
+  const browser = await chromium
+    .launch({
+      executablePath: CHROMIUM,
+      env: {
+        ...process.env,
+        HOME: home,
+        XDG_CONFIG_HOME: path.join(home, '.config'),
+        XDG_CACHE_HOME: path.join(home, '.cache'),
+      },
+      headless: true,
+      timeout: 120_000,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--no-default-browser-check',
+        '--disable-extensions',
+      ],
+    })
+    .catch((e) => {
+      fs.rmSync(home, { recursive: true, force: true });
+      throw e;
+    });
   browser.on('disconnected', () => fs.rmSync(home, { recursive: true, force: true }));
   return browser;
 }

@@ -9,7 +9,9 @@ const WANT = ['Draftsmith: Summarize Document', 'Draftsmith: Show Insights'];
 const log = logger('check');
 
 (async () => {
-  let browser, page, ok = false;
+  let browser,
+    page,
+    ok = false;
   try {
     browser = await launch();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -17,11 +19,16 @@ const log = logger('check');
     await page.waitForSelector('.monaco-workbench', { timeout: 120_000 });
     await page.waitForSelector('.part.statusbar', { timeout: 120_000 });
     log('workbench visible');
-    await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'sample.md' }).first()
+    await page
+      .locator('.explorer-folders-view .monaco-list-row', { hasText: 'sample.md' })
+      .first()
       .waitFor({ state: 'visible', timeout: 60_000 });
     log('Explorer shows sample.md');
     // ... and it is open in an editor (the README's promise), with its text.
-    await page.locator('.tabs-container .tab', { hasText: 'sample.md' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await page
+      .locator('.tabs-container .tab', { hasText: 'sample.md' })
+      .first()
+      .waitFor({ state: 'visible', timeout: 60_000 });
     await page.locator('.editor-instance .view-lines').first().waitFor({ state: 'visible', timeout: 60_000 });
     log('sample.md is open in an editor');
     // The extension's contributions can appear a few seconds after the workbench: retry the palette.
@@ -43,7 +50,7 @@ const log = logger('check');
     log(ok ? 'PASS' : 'FAIL', 'palette lists:', JSON.stringify(listed));
     await page.screenshot({ path: shotPath });
   } catch (e) {
-    log('ERROR', e && e.message || e);
+    log('ERROR', (e && e.message) || e);
     if (page) await page.screenshot({ path: shotPath }).catch(() => {});
   } finally {
     if (browser) await browser.close().catch(() => {});

@@ -14,7 +14,10 @@ const path = require('path');
 const { launch, logger, remoteUri, parseCounts } = require('./browser');
 
 const [base, folder, devPath, testsPath, outDir] = process.argv.slice(2);
-if (!outDir) { console.error('usage: node in-host.js <baseUrl> <folder> <extDevPath> <extTestsPath> <outDir>'); process.exit(2); }
+if (!outDir) {
+  console.error('usage: node in-host.js <baseUrl> <folder> <extDevPath> <extTestsPath> <outDir>');
+  process.exit(2);
+}
 const timeoutS = Number(process.env.INHOST_TIMEOUT_S || 900);
 const log = logger('in-host');
 const started = Date.now();
@@ -22,7 +25,7 @@ const started = Date.now();
 (async () => {
   fs.mkdirSync(outDir, { recursive: true });
   const transcript = fs.createWriteStream(path.join(outDir, 'in-host.log'));
-  let relayed = '';       // what the module printed, to find its "N passed, M failed"
+  let relayed = ''; // what the module printed, to find its "N passed, M failed"
   let sawAutomationLog = false;
   let browser, page, result;
   try {
@@ -34,14 +37,19 @@ const started = Date.now();
     // (the test module's output) too.
     await page.exposeFunction('codeAutomationLog', (type, args) => {
       sawAutomationLog = true;
-      const text = (Array.isArray(args) ? args : [args]).map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
+      const text = (Array.isArray(args) ? args : [args])
+        .map((a) => (typeof a === 'string' ? a : JSON.stringify(a)))
+        .join(' ');
       transcript.write(`[${type}] ${text}\n`);
       relayed += text + '\n';
       // Stack frames inside the workbench bundle are noise here (they stay in in-host.log).
       const lines = text.split('\n').filter((l) => !/^\s+at .*\/static\/out\/vs\//.test(l));
       for (const line of lines) console.log(`[vscode${type === 'info' || type === 'log' ? '' : ' ' + type}] ${line}`);
     });
-    await page.exposeFunction('codeAutomationExit', (code) => { log('codeAutomationExit', code); done(code); });
+    await page.exposeFunction('codeAutomationExit', (code) => {
+      log('codeAutomationExit', code);
+      done(code);
+    });
     // The browser console carries the same extension-host lines ("[Extension Host] ...") and
     // workbench noise; keep it all in the transcript, and relay extension-host lines only when
     // codeAutomationLog is not doing it.
@@ -54,7 +62,10 @@ const started = Date.now();
         console.log(`[console] ${clean}`);
       }
     });
-    page.on('pageerror', (e) => { transcript.write(`[pageerror] ${e.message}\n`); log('pageerror:', e.message); });
+    page.on('pageerror', (e) => {
+      transcript.write(`[pageerror] ${e.message}\n`);
+      log('pageerror:', e.message);
+    });
 
     const payload = JSON.stringify([
       ['extensionDevelopmentPath', remoteUri(base, devPath)],
@@ -69,9 +80,9 @@ const started = Date.now();
     await page.screenshot({ path: path.join(outDir, 'in-host.png') }).catch(() => {});
     result = { exitCode: code };
   } catch (e) {
-    log('ERROR', e && e.stack || e);
+    log('ERROR', (e && e.stack) || e);
     if (page) await page.screenshot({ path: path.join(outDir, 'in-host-error.png') }).catch(() => {});
-    result = { exitCode: 'error', error: String(e && e.message || e) };
+    result = { exitCode: 'error', error: String((e && e.message) || e) };
   } finally {
     if (browser) await browser.close().catch(() => {});
     transcript.end();

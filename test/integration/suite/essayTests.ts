@@ -25,11 +25,14 @@ function describe(outcome: EssayOutcome): string {
 
 /** Picks the first (best) essay, counting the calls. */
 function pickFirst(): PickEssay & { calls: number } {
-  const pick = Object.assign(async (candidates: readonly unknown[]) => {
-    pick.calls++;
-    assert.ok(candidates.length > 1, 'the picker was asked to choose among fewer than two essays');
-    return 0;
-  }, { calls: 0 });
+  const pick = Object.assign(
+    async (candidates: readonly unknown[]) => {
+      pick.calls++;
+      assert.ok(candidates.length > 1, 'the picker was asked to choose among fewer than two essays');
+      return 0;
+    },
+    { calls: 0 },
+  );
   return pick;
 }
 
@@ -38,7 +41,13 @@ function candidatesSetting(): number {
 }
 
 /** An unusable selection: the message matches `expected`, and neither the document nor the panel changes. */
-async function expectRefused(api: DraftsmithApi, content: string, select: boolean, kind: EssayOutcome['kind'], expected: RegExp): Promise<void> {
+async function expectRefused(
+  api: DraftsmithApi,
+  content: string,
+  select: boolean,
+  kind: EssayOutcome['kind'],
+  expected: RegExp,
+): Promise<void> {
   const shownBefore = api.insights.lastMessage();
   const editor = select ? await selectedUntitled(content) : await openUntitled(content, 'plaintext');
   if (!select) editor.selection = new vscode.Selection(0, 0, 0, 0);
@@ -72,12 +81,17 @@ export function essayTests(api: DraftsmithApi, extensionPath: string): TestCase[
         assert.ok(outcome.essay.trim().length > 0, 'the essay is empty');
         assert.equal(outcome.essay, outcome.result.candidates[0].text, 'not the picked (first) essay');
         assert.equal(doc.getText(), `${TOPICS}\n\n${outcome.essay}\n`);
-        assert.ok(editor.selection.isEqual(new vscode.Selection(0, 0, 0, TOPICS.length)), 'the topic words are no longer the selection');
+        assert.ok(
+          editor.selection.isEqual(new vscode.Selection(0, 0, 0, TOPICS.length)),
+          'the topic words are no longer the selection',
+        );
         // The panel gets the result, but is not opened for it.
         assert.deepEqual(api.insights.lastMessage(), { type: 'essay', result: outcome.result });
         assert.equal(api.insights.isOpen(), openBefore, 'the insights panel was opened');
         console.log(`    essay: ${outcome.essay.slice(0, 160)}${outcome.essay.length > 160 ? '…' : ''}`);
-        console.log(`    covers ${outcome.result.candidates[0].covered.length}/${outcome.result.topics.length}: ${outcome.result.candidates[0].covered.join(', ') || 'none'}`);
+        console.log(
+          `    covers ${outcome.result.candidates[0].covered.length}/${outcome.result.topics.length}: ${outcome.result.candidates[0].covered.join(', ') || 'none'}`,
+        );
       },
     },
     {
@@ -99,7 +113,10 @@ export function essayTests(api: DraftsmithApi, extensionPath: string): TestCase[
         assert.ok(expanded, 'needs the first essay test to have run');
         const { result, picks } = expanded;
         const wanted = candidatesSetting();
-        assert.ok(result.candidates.length >= 1 && result.candidates.length <= wanted, `${result.candidates.length} essays for a setting of ${wanted}`);
+        assert.ok(
+          result.candidates.length >= 1 && result.candidates.length <= wanted,
+          `${result.candidates.length} essays for a setting of ${wanted}`,
+        );
         assert.equal(picks, result.candidates.length > 1 ? 1 : 0, 'the picker was asked the wrong number of times');
         assert.deepEqual(result.topics, ['bee', 'swallow', 'geese', 'flower', 'frog']);
         assert.ok(result.layerWeights.length > 0, 'no layer weights');
@@ -108,7 +125,10 @@ export function essayTests(api: DraftsmithApi, extensionPath: string): TestCase[
           assert.equal(row.length, result.encoderLayers.length, `decoder layer ${l + 1} has ${row.length} weights`);
           const sum = row.reduce((a, b) => a + b, 0);
           assert.ok(Math.abs(sum - 1) <= 1e-3, `decoder layer ${l + 1}'s weights sum to ${sum}`);
-          assert.ok(row.every((w) => w >= 0), `decoder layer ${l + 1} has a negative weight: ${row.join(', ')}`);
+          assert.ok(
+            row.every((w) => w >= 0),
+            `decoder layer ${l + 1} has a negative weight: ${row.join(', ')}`,
+          );
         }
       },
     },
@@ -136,7 +156,7 @@ export function essayTests(api: DraftsmithApi, extensionPath: string): TestCase[
         assert.equal(outcome.kind, 'changed', describe(outcome));
         if (outcome.kind !== 'changed') return;
         assert.match(describe(outcome), /document changed while the essay was being written.*Open in New Editor/);
-        assert.equal(doc.getText(), `meadow, ${TOPICS}`, 'the document holds more than the user\'s own edit');
+        assert.equal(doc.getText(), `meadow, ${TOPICS}`, "the document holds more than the user's own edit");
         // What is offered is the essay that was picked, as it would have been inserted.
         const shown = api.insights.lastMessage();
         assert.ok(shown?.type === 'essay', 'the essay result did not reach the panel');
@@ -162,7 +182,13 @@ export function essayTests(api: DraftsmithApi, extensionPath: string): TestCase[
       name: 'a selection of 50 words: the engine\'s "at most 10 topic words", no change',
       async run() {
         await needModel(); // the engine loads the model before it reads the topic words
-        await expectRefused(api, Array.from({ length: 50 }, (_, i) => `topic${i + 1}`).join(' '), true, 'error', /at most 10 topic words/);
+        await expectRefused(
+          api,
+          Array.from({ length: 50 }, (_, i) => `topic${i + 1}`).join(' '),
+          true,
+          'error',
+          /at most 10 topic words/,
+        );
       },
     },
     {
@@ -197,7 +223,10 @@ export function essayTests(api: DraftsmithApi, extensionPath: string): TestCase[
         assert.equal(inserted, `\n\n${outcome.essay}\n`);
         // Judged here on the text itself (the word or its plural), not by the engine's own coverage.
         const found = TOPICS.split(', ').filter((w) => new RegExp(`\\b${w}(?:s|es)?\\b`, 'i').test(inserted));
-        assert.ok(found.length >= 3, `the essay contains ${found.length} of the five topic words (${found.join(', ') || 'none'}): ${JSON.stringify(outcome.essay)}`);
+        assert.ok(
+          found.length >= 3,
+          `the essay contains ${found.length} of the five topic words (${found.join(', ') || 'none'}): ${JSON.stringify(outcome.essay)}`,
+        );
         await closeWithoutSaving(editor.document);
       },
     },

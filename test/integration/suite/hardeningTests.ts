@@ -17,11 +17,20 @@ function describe(outcome: SummarizeOutcome | EssayOutcome | ScoreOutcome): stri
 /** Documents a user may have open (or paste), each run through every command that reads text. */
 const HOSTILE_DOCUMENTS: readonly (readonly [string, string])[] = [
   ['binary bytes', String.fromCharCode(...Array.from({ length: 600 }, (_, i) => (i * 37) % 256))],
-  ['NUL and control characters', 'The council met.\u0000\u0000 It voted.\u0007 \u001b[31m red \u001b[0m and the bridge opened.'],
+  [
+    'NUL and control characters',
+    'The council met.\u0000\u0000 It voted.\u0007 \u001b[31m red \u001b[0m and the bridge opened.',
+  ],
   ['lone surrogates', 'A lone \uD800 high and \uDFFF low surrogate sit in this sentence about the bridge.'],
-  ['right-to-left and mixed scripts', 'שלום עולם. مرحبا بالعالم. 東京は日本の首都です。 The bridge opened \u202Eevil\u202C today.'],
+  [
+    'right-to-left and mixed scripts',
+    'שלום עולם. مرحبا بالعالم. 東京は日本の首都です。 The bridge opened \u202Eevil\u202C today.',
+  ],
   ['emoji sequences', '👩‍👩‍👧‍👦 🏳️‍🌈 👍🏽 The family crossed the new bridge. 🎉'],
-  ['1 MB of text', 'The council met on Tuesday. Café owners — and 東京 visitors 👍🏽 — asked for longer hours! '.repeat(11_000)],
+  [
+    '1 MB of text',
+    'The council met on Tuesday. Café owners — and 東京 visitors 👍🏽 — asked for longer hours! '.repeat(11_000),
+  ],
 ];
 
 /** VS Code may store the inserted line breaks as the document's own (CRLF); compared without that. */
@@ -31,7 +40,13 @@ const lf = (text: string) => text.replace(/\r\n/g, '\n');
  * After a command on a hostile document: untouched when it did not insert; otherwise the text
  * before plus exactly `insertion`, and one Undo gives back the text before, byte for byte.
  */
-async function expectOneEditOrNone(editor: vscode.TextEditor, before: string, what: string, outcome: SummarizeOutcome | EssayOutcome, insertion: string | undefined): Promise<void> {
+async function expectOneEditOrNone(
+  editor: vscode.TextEditor,
+  before: string,
+  what: string,
+  outcome: SummarizeOutcome | EssayOutcome,
+  insertion: string | undefined,
+): Promise<void> {
   const doc = editor.document;
   if (insertion === undefined) {
     assert.equal(doc.getText(), before, `${what}: ${describe(outcome)}, yet the document changed`);
@@ -46,15 +61,19 @@ async function expectOneEditOrNone(editor: vscode.TextEditor, before: string, wh
 export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase[] {
   return [
     {
-      name: 'an edit while the summary is being written: the user\'s text stays as they left it, the summary is offered in a new editor',
+      name: "an edit while the summary is being written: the user's text stays as they left it, the summary is offered in a new editor",
       async run() {
         const editor = await openUntitled(sampleText);
         const doc = editor.document;
         // A summary takes ~0.1 s since issue 8, less than the edit below: a wide beam that a length
         // penalty of 5 keeps going to the length limit gives the edit its second or so.
         // The abstractive decoder with a wide beam: the extractive default finishes before any edit.
-        const slowly = <T>(work: () => Promise<T>) => withSetting('summarize.mode', 'abstractive', () => withSetting('summarize.beamSize', 16, () =>
-          withSetting('summarize.lengthPenalty', 5, () => withSetting('summarize.maxLength', 512, work))));
+        const slowly = <T>(work: () => Promise<T>) =>
+          withSetting('summarize.mode', 'abstractive', () =>
+            withSetting('summarize.beamSize', 16, () =>
+              withSetting('summarize.lengthPenalty', 5, () => withSetting('summarize.maxLength', 512, work)),
+            ),
+          );
         const { outcome, edited } = await slowly(async () => {
           const pending = api.summarize(editor);
           await waitFor(() => api.engine.inFlight() > 0, 'the request to reach the engine');
@@ -66,7 +85,7 @@ export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase
         assert.equal(outcome.kind, 'changed', describe(outcome));
         if (outcome.kind !== 'changed') return;
         assert.match(outcome.message, /document changed while the summary was being written.*Open in New Editor/);
-        assert.equal(doc.getText(), edited, 'the document holds more than the user\'s own edit');
+        assert.equal(doc.getText(), edited, "the document holds more than the user's own edit");
         // The summary of the text as it was sent, as it would have been inserted (without the blank lines).
         const result = api.lastSummary();
         assert.ok(result && result.source === sampleText, 'the result is not the summary of the text sent');
@@ -77,7 +96,7 @@ export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase
         assert.ok(offered.document.isUntitled && offered.document !== doc, 'not a new untitled document');
         assert.equal(offered.document.getText(), outcome.offer.text);
         assert.equal(offered.document.languageId, doc.languageId);
-        assert.equal(doc.getText(), edited, 'opening the offer touched the user\'s document');
+        assert.equal(doc.getText(), edited, "opening the offer touched the user's document");
         await closeWithoutSaving(offered.document);
         await closeWithoutSaving(doc);
       },
@@ -86,18 +105,20 @@ export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase
       name: 'a summary cut off at draftsmith.summarize.maxLength is inserted, and its message names that setting',
       async run() {
         // 4 tokens is below the model's minimum summary length: the end token cannot come first.
-        await withSetting('summarize.mode', 'abstractive', () => withSetting('summarize.maxLength', 4, async () => {
-          const editor = await openUntitled(sampleText);
-          const outcome = await api.summarize(editor);
-          assert.equal(outcome.kind, 'inserted', describe(outcome));
-          if (outcome.kind !== 'inserted') return;
-          assert.deepEqual(outcome.result.hitMaxLength, { maxLength: 4, limitedBy: 'request' });
-          assert.equal(editor.document.getText(), `${sampleText}\n\nSummary: ${outcome.summary}\n`);
-          const notice = outcome.notices.find((n) => /length limit/.test(n));
-          assert.ok(notice, `no length-limit message among ${JSON.stringify(outcome.notices)}`);
-          assert.match(notice, /limit of 4 tokens .* Raise draftsmith\.summarize\.maxLength for a longer summary\.$/);
-          await closeWithoutSaving(editor.document);
-        }));
+        await withSetting('summarize.mode', 'abstractive', () =>
+          withSetting('summarize.maxLength', 4, async () => {
+            const editor = await openUntitled(sampleText);
+            const outcome = await api.summarize(editor);
+            assert.equal(outcome.kind, 'inserted', describe(outcome));
+            if (outcome.kind !== 'inserted') return;
+            assert.deepEqual(outcome.result.hitMaxLength, { maxLength: 4, limitedBy: 'request' });
+            assert.equal(editor.document.getText(), `${sampleText}\n\nSummary: ${outcome.summary}\n`);
+            const notice = outcome.notices.find((n) => /length limit/.test(n));
+            assert.ok(notice, `no length-limit message among ${JSON.stringify(outcome.notices)}`);
+            assert.match(notice, /limit of 4 tokens .* Raise draftsmith\.summarize\.maxLength for a longer summary\.$/);
+            await closeWithoutSaving(editor.document);
+          }),
+        );
       },
     },
     {
@@ -110,10 +131,15 @@ export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase
           const outcome = await api.essay(editor, undefined, async () => 0);
           assert.equal(outcome.kind, 'inserted', describe(outcome));
           if (outcome.kind !== 'inserted') return;
-          assert.ok(outcome.result.candidates.every((c) => c.hitMaxLength?.maxLength === 16), 'an essay is not reported as cut off at 16 tokens');
+          assert.ok(
+            outcome.result.candidates.every((c) => c.hitMaxLength?.maxLength === 16),
+            'an essay is not reported as cut off at 16 tokens',
+          );
           assert.equal(editor.document.getText(), `${topics}\n\n${outcome.essay}\n`);
           assert.ok(
-            outcome.notices.some((n) => /limit of 16 tokens .* Raise draftsmith\.essay\.maxLength for a longer essay\.$/.test(n)),
+            outcome.notices.some((n) =>
+              /limit of 16 tokens .* Raise draftsmith\.essay\.maxLength for a longer essay\.$/.test(n),
+            ),
             `no length-limit message naming draftsmith.essay.maxLength among ${JSON.stringify(outcome.notices)}`,
           );
           await closeWithoutSaving(editor.document);
@@ -131,13 +157,28 @@ export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase
           const before = doc.getText(); // as VS Code holds it (it may have normalised line breaks)
 
           const summary = await api.summarize(editor);
-          assert.ok(['inserted', 'error', 'empty'].includes(summary.kind), `summarize on ${name}: ${describe(summary)}`);
-          await expectOneEditOrNone(editor, before, `summarize on ${name}`, summary, summary.kind === 'inserted' ? `\n\nSummary: ${summary.summary}\n` : undefined);
+          assert.ok(
+            ['inserted', 'error', 'empty'].includes(summary.kind),
+            `summarize on ${name}: ${describe(summary)}`,
+          );
+          await expectOneEditOrNone(
+            editor,
+            before,
+            `summarize on ${name}`,
+            summary,
+            summary.kind === 'inserted' ? `\n\nSummary: ${summary.summary}\n` : undefined,
+          );
 
           editor.selection = new vscode.Selection(new vscode.Position(0, 0), doc.lineAt(doc.lineCount - 1).range.end);
           const essay = await api.essay(editor, undefined, async () => 0);
           assert.ok(['inserted', 'error', 'empty'].includes(essay.kind), `essay on ${name}: ${describe(essay)}`);
-          await expectOneEditOrNone(editor, before, `essay on ${name}`, essay, essay.kind === 'inserted' ? `\n\n${essay.essay}\n` : undefined);
+          await expectOneEditOrNone(
+            editor,
+            before,
+            `essay on ${name}`,
+            essay,
+            essay.kind === 'inserted' ? `\n\n${essay.essay}\n` : undefined,
+          );
 
           editor.selection = new vscode.Selection(0, 0, 0, 0);
           const score = await api.scoreDraft(editor, reference);

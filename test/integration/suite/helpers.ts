@@ -45,7 +45,9 @@ export async function sampleDocument(): Promise<{ text: string; uri: vscode.Uri 
  * may come back as U+FFFD (the hostile-input tests open such text).
  */
 function asStored(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  return text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
 /**
@@ -58,7 +60,8 @@ export async function openUntitled(content: string, language = 'markdown'): Prom
     const doc = await vscode.workspace.openTextDocument({ content, language });
     const editor = await vscode.window.showTextDocument(doc, { preview: false });
     if (asStored(doc.getText()) === asStored(content)) return editor;
-    if (attempt >= 5) throw new Error(`openUntitled keeps returning another document: ${JSON.stringify(doc.getText().slice(0, 80))}`);
+    if (attempt >= 5)
+      throw new Error(`openUntitled keeps returning another document: ${JSON.stringify(doc.getText().slice(0, 80))}`);
     console.log(`    note: openUntitled returned a stale ${doc.uri.toString()}; trying again`);
     await sleep(250);
   }

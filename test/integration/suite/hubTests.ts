@@ -25,7 +25,11 @@ export function hubTests(api: DraftsmithApi): TestCase[] {
   let started: Promise<LoopbackHub> | undefined;
   const loopback = () => (started ??= startLoopbackHub());
   /** `work` with draftsmith.hub.endpoint the loopback Hub and draftsmith.story.model `model` (both removed after). */
-  const withStoryModel = async <T>(model: string, work: (hub: LoopbackHub) => Promise<T>, more: Record<string, unknown> = {}): Promise<T> => {
+  const withStoryModel = async <T>(
+    model: string,
+    work: (hub: LoopbackHub) => Promise<T>,
+    more: Record<string, unknown> = {},
+  ): Promise<T> => {
     const hub = await loopback();
     let run = () => work(hub);
     for (const [key, value] of Object.entries(more)) {
@@ -42,10 +46,14 @@ export function hubTests(api: DraftsmithApi): TestCase[] {
       async run() {
         const editor = await storySoFar(PROMPT);
         const doc = editor.document;
-        const { outcome, downloads } = await withStoryModel(STORY_LM, async (hub) => {
-          const outcome = await api.continueStory(editor);
-          return { outcome, downloads: hub.requests.filter((r) => WEIGHTS.test(r)).length };
-        }, { 'story.words': 20 });
+        const { outcome, downloads } = await withStoryModel(
+          STORY_LM,
+          async (hub) => {
+            const outcome = await api.continueStory(editor);
+            return { outcome, downloads: hub.requests.filter((r) => WEIGHTS.test(r)).length };
+          },
+          { 'story.words': 20 },
+        );
         assert.equal(outcome.kind, 'inserted', describe(outcome));
         if (outcome.kind !== 'inserted') return;
         // Downloaded from the loopback Hub (the cache in global storage was empty), and run
@@ -55,16 +63,27 @@ export function hubTests(api: DraftsmithApi): TestCase[] {
         assert.equal(result.external?.id, STORY_LM);
         assert.equal(result.external?.architecture, 'gpt2');
         assert.equal(result.fusion, false);
-        assert.ok(result.tokens.every((t) => t.gate === null), 'a Hub model reported fusion gates');
+        assert.ok(
+          result.tokens.every((t) => t.gate === null),
+          'a Hub model reported fusion gates',
+        );
         const story = result.continuation;
         assert.ok(story.trim().length > 0, 'the continuation is empty');
-        assert.ok(outcome.text.endsWith(story) && outcome.text.trim() === story.trim(), `inserted ${JSON.stringify(outcome.text)} for the story ${JSON.stringify(story)}`);
+        assert.ok(
+          outcome.text.endsWith(story) && outcome.text.trim() === story.trim(),
+          `inserted ${JSON.stringify(outcome.text)} for the story ${JSON.stringify(story)}`,
+        );
         assert.equal(doc.getText(), PROMPT + outcome.text);
         assert.equal(outcome.premise, undefined);
-        console.log(`    story from ${STORY_LM} (${result.wordCount} words, ${result.stats.model}): ${story.slice(0, 120)}`);
+        console.log(
+          `    story from ${STORY_LM} (${result.wordCount} words, ${result.stats.model}): ${story.slice(0, 120)}`,
+        );
         // The panel gets the Hub model's story, marked as such.
         const shown = api.insights.lastMessage();
-        assert.ok(shown?.type === 'story' && shown.result.external?.id === STORY_LM, 'the Hub story did not reach the insights panel');
+        assert.ok(
+          shown?.type === 'story' && shown.result.external?.id === STORY_LM,
+          'the Hub story did not reach the insights panel',
+        );
         await vscode.window.showTextDocument(doc, { preview: false });
         await vscode.commands.executeCommand('undo');
         assert.equal(doc.getText(), PROMPT, 'one Undo did not restore the document exactly');
@@ -83,7 +102,11 @@ export function hubTests(api: DraftsmithApi): TestCase[] {
         });
         assert.equal(outcome.kind, 'inserted', describe(outcome));
         if (outcome.kind !== 'inserted') return;
-        assert.deepEqual(asked.filter((r) => WEIGHTS.test(r)), [], 'the weights were downloaded again');
+        assert.deepEqual(
+          asked.filter((r) => WEIGHTS.test(r)),
+          [],
+          'the weights were downloaded again',
+        );
         assert.equal(outcome.result.external?.id, STORY_LM);
         const premise = outcome.result.premise;
         assert.ok(premise.trim().length > 0, 'the premise is empty');
@@ -114,11 +137,15 @@ export function hubTests(api: DraftsmithApi): TestCase[] {
       async run() {
         const NOT_CACHED = 'draftsmith/not-downloaded';
         const editor = await storySoFar(PROMPT);
-        const { outcome, asked } = await withStoryModel(NOT_CACHED, async (hub) => {
-          const before = hub.requests.length;
-          const outcome = await api.continueStory(editor);
-          return { outcome, asked: hub.requests.slice(before) };
-        }, { 'hub.offline': true });
+        const { outcome, asked } = await withStoryModel(
+          NOT_CACHED,
+          async (hub) => {
+            const before = hub.requests.length;
+            const outcome = await api.continueStory(editor);
+            return { outcome, asked: hub.requests.slice(before) };
+          },
+          { 'hub.offline': true },
+        );
         assert.equal(outcome.kind, 'error', describe(outcome));
         assert.match(describe(outcome), /not in the download cache.*downloads are off/);
         assert.deepEqual(asked, [], 'a request went to the Hub while offline');
@@ -133,14 +160,31 @@ export function hubTests(api: DraftsmithApi): TestCase[] {
         const hub = await loopback();
         const editor = await openUntitled(ARTICLE, 'markdown');
         const doc = editor.document;
-        editor.selection = new vscode.Selection(0, 0, 0, 0);   // the whole document
-        const outcome = await withSetting('hub.endpoint', hub.endpoint, () => withSetting('summarize.model', SUMMARIZER, () => api.summarize(editor)));
-        assert.equal(outcome.kind, 'inserted', 'message' in outcome ? `${outcome.kind}: ${outcome.message}` : outcome.kind);
+        editor.selection = new vscode.Selection(0, 0, 0, 0); // the whole document
+        const outcome = await withSetting('hub.endpoint', hub.endpoint, () =>
+          withSetting('summarize.model', SUMMARIZER, () => api.summarize(editor)),
+        );
+        assert.equal(
+          outcome.kind,
+          'inserted',
+          'message' in outcome ? `${outcome.kind}: ${outcome.message}` : outcome.kind,
+        );
         if (outcome.kind !== 'inserted') return;
-        assert.ok(hub.requests.some((r) => r.startsWith(`/${SUMMARIZER}/resolve/`) && r.endsWith('.onnx')), 'the summarizer was not downloaded from the configured Hub endpoint');
+        assert.ok(
+          hub.requests.some((r) => r.startsWith(`/${SUMMARIZER}/resolve/`) && r.endsWith('.onnx')),
+          'the summarizer was not downloaded from the configured Hub endpoint',
+        );
         const shown = api.insights.lastMessage();
-        assert.ok(shown?.type === 'summarize' && shown.result.external?.id === SUMMARIZER, 'the Hub summary did not reach the insights panel, marked as the Hub model\'s');
-        assert.ok(shown?.type === 'summarize' && shown.result.summary.length > 0 && doc.getText().includes(shown.result.summary), 'the summary is not in the document');
+        assert.ok(
+          shown?.type === 'summarize' && shown.result.external?.id === SUMMARIZER,
+          "the Hub summary did not reach the insights panel, marked as the Hub model's",
+        );
+        assert.ok(
+          shown?.type === 'summarize' &&
+            shown.result.summary.length > 0 &&
+            doc.getText().includes(shown.result.summary),
+          'the summary is not in the document',
+        );
         await vscode.window.showTextDocument(doc, { preview: false });
         await vscode.commands.executeCommand('undo');
         assert.equal(doc.getText(), ARTICLE, 'one Undo did not restore the document exactly');
@@ -158,9 +202,16 @@ export function hubTests(api: DraftsmithApi): TestCase[] {
           const outcome = await withStoryModel('built-in', () => api.continueStory(editor), { 'story.words': 12 });
           assert.equal(outcome.kind, 'inserted', describe(outcome));
           if (outcome.kind !== 'inserted') return;
-          assert.equal(outcome.result.external, undefined, `a Hub model wrote it: ${JSON.stringify(outcome.result.external)}`);
+          assert.equal(
+            outcome.result.external,
+            undefined,
+            `a Hub model wrote it: ${JSON.stringify(outcome.result.external)}`,
+          );
           assert.equal(outcome.result.fusion, true);
-          assert.ok(outcome.result.tokens.length > 0 && outcome.result.tokens.every((t) => t.gate !== null), 'a token without fusion gates');
+          assert.ok(
+            outcome.result.tokens.length > 0 && outcome.result.tokens.every((t) => t.gate !== null),
+            'a token without fusion gates',
+          );
           assert.equal(doc.getText(), PROMPT + outcome.text);
           assert.deepEqual(hub.requests.slice(before), [], 'the built-in model asked the Hub for something');
           await closeWithoutSaving(doc);

@@ -35,22 +35,24 @@ export function inlineTests(api: DraftsmithApi): TestCase[] {
     {
       name: 'inline suggestions on: after the pause the suggestion for the text before the cursor is asked for; commit inserts it as one edit, one Undo removes it',
       async run() {
-        await withSetting('inline.enabled', true, async () => withSetting('inline.delayMs', 50, async () => {
-          const editor = await atEnd(TEXT, 'markdown');
-          const before = api.inline.stats().requested;
-          await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
-          await waitFor(() => api.inline.stats().requested > before, 'a suggestion to be asked for', 60_000, 20);
-          await waitFor(() => api.engine.inFlight() === 0, 'the suggestion', 60_000, 20);
-          await sleep(300);
-          await vscode.commands.executeCommand('editor.action.inlineSuggest.commit');
-          await waitFor(() => editor.document.getText() !== TEXT, 'the suggestion inserted', 10_000, 20);
-          const inserted = editor.document.getText();
-          assert.ok(inserted.startsWith(`${TEXT} `), JSON.stringify(inserted));
-          assert.equal(api.inline.lastAccepted()?.suggestion, inserted.slice(TEXT.length));
-          await vscode.commands.executeCommand('undo');
-          assert.equal(editor.document.getText(), TEXT);
-          await closeWithoutSaving(editor.document);
-        }));
+        await withSetting('inline.enabled', true, async () =>
+          withSetting('inline.delayMs', 50, async () => {
+            const editor = await atEnd(TEXT, 'markdown');
+            const before = api.inline.stats().requested;
+            await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+            await waitFor(() => api.inline.stats().requested > before, 'a suggestion to be asked for', 60_000, 20);
+            await waitFor(() => api.engine.inFlight() === 0, 'the suggestion', 60_000, 20);
+            await sleep(300);
+            await vscode.commands.executeCommand('editor.action.inlineSuggest.commit');
+            await waitFor(() => editor.document.getText() !== TEXT, 'the suggestion inserted', 10_000, 20);
+            const inserted = editor.document.getText();
+            assert.ok(inserted.startsWith(`${TEXT} `), JSON.stringify(inserted));
+            assert.equal(api.inline.lastAccepted()?.suggestion, inserted.slice(TEXT.length));
+            await vscode.commands.executeCommand('undo');
+            assert.equal(editor.document.getText(), TEXT);
+            await closeWithoutSaving(editor.document);
+          }),
+        );
       },
     },
   ];

@@ -10,7 +10,14 @@ import { closeWithoutSaving, openUntitled, selectedUntitled, sleep, waitFor } fr
 import type { TestCase } from './runner';
 
 const TOWNS = ['Millbrook', 'Ashford', 'Brenton', 'Calder', 'Dunmore', 'Elmstead'];
-const TOPIC_SETS = ['bee, frog, river', 'swallow, flower, garden', 'geese, school, market', 'bee, forest, rain', 'frog, pond, summer', 'flower, meadow, wind'];
+const TOPIC_SETS = [
+  'bee, frog, river',
+  'swallow, flower, garden',
+  'geese, school, market',
+  'bee, forest, rain',
+  'frog, pond, summer',
+  'flower, meadow, wind',
+];
 const DRAFTS = [
   'The council approved a new bridge. Engineers will pour concrete in spring. The mayor thanked the voters.',
   'Farmers sell vegetables at the market. The library opens a reading room. Musicians play in the park.',
@@ -63,7 +70,11 @@ function insertingJob<O extends Outcome>(
         return;
       }
       assert.ok(isInserted(outcome), what);
-      assert.equal(editor.document.getText(), expected(outcome, original), `${label}: not one result after its own text`);
+      assert.equal(
+        editor.document.getText(),
+        expected(outcome, original),
+        `${label}: not one result after its own text`,
+      );
     },
   };
 }
@@ -75,7 +86,8 @@ async function inTurn<T>(items: readonly string[], open: (item: string) => Promi
   return out;
 }
 
-const textDocuments = () => vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'untitled' || d.uri.scheme === 'file');
+const textDocuments = () =>
+  vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'untitled' || d.uri.scheme === 'file');
 
 export function loadTests(api: DraftsmithApi): TestCase[] {
   return [
@@ -90,42 +102,79 @@ export function loadTests(api: DraftsmithApi): TestCase[] {
         const before = new Map(textDocuments().map((d) => [d, d.getText()]));
 
         const summaries = summaryEditors.map((editor, i) =>
-          insertingJob(`summarize ${TOWNS[i]}`, editor, CANCELLED_SUMMARIES.has(i), (token) => api.summarize(editor, token), (outcome, original) => {
-            assert.equal(outcome.result.source, original, `summarize ${TOWNS[i]}: the summary of another editor's text`);
-            return `${original}\n\nSummary: ${outcome.summary}\n`;
-          }));
+          insertingJob(
+            `summarize ${TOWNS[i]}`,
+            editor,
+            CANCELLED_SUMMARIES.has(i),
+            (token) => api.summarize(editor, token),
+            (outcome, original) => {
+              assert.equal(
+                outcome.result.source,
+                original,
+                `summarize ${TOWNS[i]}: the summary of another editor's text`,
+              );
+              return `${original}\n\nSummary: ${outcome.summary}\n`;
+            },
+          ),
+        );
         const essays = essayEditors.map((editor, i) =>
-          insertingJob(`essay "${TOPIC_SETS[i]}"`, editor, CANCELLED_ESSAYS.has(i), (token) => api.essay(editor, token, async () => 0), (outcome, topics) => {
-            assert.deepEqual(outcome.result.topics, topics.split(', '), `essay "${topics}": an essay on another editor's topic words`);
-            return `${topics}\n\n${outcome.essay}\n`;
-          }));
+          insertingJob(
+            `essay "${TOPIC_SETS[i]}"`,
+            editor,
+            CANCELLED_ESSAYS.has(i),
+            (token) => api.essay(editor, token, async () => 0),
+            (outcome, topics) => {
+              assert.deepEqual(
+                outcome.result.topics,
+                topics.split(', '),
+                `essay "${topics}": an essay on another editor's topic words`,
+              );
+              return `${topics}\n\n${outcome.essay}\n`;
+            },
+          ),
+        );
         // Score Draft and Check Coherence share the two draft editors: they never edit them.
         const comparisons: Job[] = Array.from({ length: 8 }, (_, i) => {
           const editor = draftEditors[i % 2];
           const draft = DRAFTS[i % 2];
           const other = { text: DRAFTS[(i + 1) % 2], name: `other-${i}.txt` };
-          const inDraft = (sentences: readonly string[]) => sentences.length > 0 && sentences.every((s) => draft.includes(s.trim()));
+          const inDraft = (sentences: readonly string[]) =>
+            sentences.length > 0 && sentences.every((s) => draft.includes(s.trim()));
           return i < 4
             ? {
-              label: `score draft ${i + 1}`,
-              async start() {
-                const outcome = await api.scoreDraft(editor, other);
-                assert.equal(outcome.kind, 'shown', `${this.label}: ${'message' in outcome ? outcome.message : outcome.kind}`);
-                if (outcome.kind !== 'shown') return;
-                assert.equal(outcome.result.referenceName, other.name, `${this.label}: another command's result`);
-                assert.ok(inDraft(outcome.result.sentences.map((s) => s.text)), `${this.label}: not the sentences of its own draft`);
-              },
-            }
+                label: `score draft ${i + 1}`,
+                async start() {
+                  const outcome = await api.scoreDraft(editor, other);
+                  assert.equal(
+                    outcome.kind,
+                    'shown',
+                    `${this.label}: ${'message' in outcome ? outcome.message : outcome.kind}`,
+                  );
+                  if (outcome.kind !== 'shown') return;
+                  assert.equal(outcome.result.referenceName, other.name, `${this.label}: another command's result`);
+                  assert.ok(
+                    inDraft(outcome.result.sentences.map((s) => s.text)),
+                    `${this.label}: not the sentences of its own draft`,
+                  );
+                },
+              }
             : {
-              label: `check coherence ${i - 3}`,
-              async start() {
-                const outcome = await api.checkCoherence(editor, other);
-                assert.equal(outcome.kind, 'shown', `${this.label}: ${'message' in outcome ? outcome.message : outcome.kind}`);
-                if (outcome.kind !== 'shown') return;
-                assert.equal(outcome.result.sourceName, other.name, `${this.label}: another command's result`);
-                assert.ok(inDraft(outcome.result.coherence.outputSentences), `${this.label}: not the sentences of its own draft`);
-              },
-            };
+                label: `check coherence ${i - 3}`,
+                async start() {
+                  const outcome = await api.checkCoherence(editor, other);
+                  assert.equal(
+                    outcome.kind,
+                    'shown',
+                    `${this.label}: ${'message' in outcome ? outcome.message : outcome.kind}`,
+                  );
+                  if (outcome.kind !== 'shown') return;
+                  assert.equal(outcome.result.sourceName, other.name, `${this.label}: another command's result`);
+                  assert.ok(
+                    inDraft(outcome.result.coherence.outputSentences),
+                    `${this.label}: not the sentences of its own draft`,
+                  );
+                },
+              };
         });
         // Fired in a mixed order, all before any answer can come back.
         const jobs: Job[] = [];
@@ -142,7 +191,11 @@ export function loadTests(api: DraftsmithApi): TestCase[] {
         const results = await settled;
         console.log(`    20 commands in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-        const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [`${jobs[i].label}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`] : []));
+        const failures = results.flatMap((r, i) =>
+          r.status === 'rejected'
+            ? [`${jobs[i].label}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`]
+            : [],
+        );
         assert.deepEqual(failures, [], failures.join('\n'));
         await waitFor(() => api.engine.inFlight() === 0, 'no request left in flight');
 
@@ -153,10 +206,15 @@ export function loadTests(api: DraftsmithApi): TestCase[] {
           if (!inserted.has(doc)) assert.equal(doc.getText(), text, `${doc.uri.toString()} changed`);
         }
         const opened = textDocuments().filter((d) => !before.has(d));
-        assert.deepEqual(opened.map((d) => d.uri.toString()), [], 'a command opened a document');
+        assert.deepEqual(
+          opened.map((d) => d.uri.toString()),
+          [],
+          'a command opened a document',
+        );
 
         for (const cancel of jobs.map((job) => job.cancel)) cancel?.dispose();
-        for (const editor of [bystander, ...summaryEditors, ...essayEditors, ...draftEditors]) await closeWithoutSaving(editor.document);
+        for (const editor of [bystander, ...summaryEditors, ...essayEditors, ...draftEditors])
+          await closeWithoutSaving(editor.document);
       },
     },
   ];

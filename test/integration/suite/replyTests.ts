@@ -21,7 +21,9 @@ function describe(outcome: ReplyOutcome): string {
 export function replyTests(api: DraftsmithApi, extensionPath: string): TestCase[] {
   const needModel = async () => {
     const file = path.join(extensionPath, 'models', 'reply', 'model.json');
-    await readFile(file, 'utf8').catch(() => assert.fail(`${file} is missing: the reply model ships with the extension`));
+    await readFile(file, 'utf8').catch(() =>
+      assert.fail(`${file} is missing: the reply model ships with the extension`),
+    );
   };
   let picked: { doc: vscode.TextDocument; original: string } | undefined;
   return [
@@ -38,10 +40,15 @@ export function replyTests(api: DraftsmithApi, extensionPath: string): TestCase[
           assert.ok(candidates.length >= 2, `only ${candidates.length} candidates`);
           return { index: 1 };
         };
-        const outcome = await timedCommand('reply', 'inserted reply', () => api.suggestReplies(editor, undefined, pick));
+        const outcome = await timedCommand('reply', 'inserted reply', () =>
+          api.suggestReplies(editor, undefined, pick),
+        );
         assert.equal(outcome.kind, 'inserted', describe(outcome));
         if (outcome.kind !== 'inserted') return;
-        assert.ok(offered.every((l) => / — (identity|synonym|antonym|neighbour)$/.test(l)), offered.join('; '));
+        assert.ok(
+          offered.every((l) => / — (identity|synonym|antonym|neighbour)$/.test(l)),
+          offered.join('; '),
+        );
         assert.equal(outcome.candidate, outcome.result.candidates[1]);
         assert.equal(doc.getText(), `${POST}\n\n${outcome.reply}\n`);
         picked = { doc, original: POST };

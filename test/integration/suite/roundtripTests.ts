@@ -12,7 +12,8 @@ import type { ApplyOutcome, DraftsmithApi, RoundTripOutcome } from '../../../ext
 import { closeWithoutSaving, openUntitled, selectedUntitled, sleep, timedCommand, userTypes, waitFor } from './helpers';
 import type { TestCase } from './runner';
 
-const FIRST = 'The river rose after three days of rain. Farmers moved their cattle to the hills. The mayor opened the school as a shelter.';
+const FIRST =
+  'The river rose after three days of rain. Farmers moved their cattle to the hills. The mayor opened the school as a shelter.';
 const SECOND = 'By Friday the water had gone down. The town began to clean the streets.';
 /** Two paragraphs: with the cursor in the first and nothing selected, only the first is round-tripped. */
 const DOCUMENT = `# Flood\n\n${FIRST}\n\n${SECOND}\n`;
@@ -23,7 +24,9 @@ function describe(outcome: RoundTripOutcome | ApplyOutcome): string {
 
 async function needModelIn(extensionPath: string): Promise<void> {
   const file = path.join(extensionPath, 'models', 'roundtrip', 'model.json');
-  await readFile(file, 'utf8').catch(() => assert.fail(`${file} is missing: the round-trip model ships with the extension`));
+  await readFile(file, 'utf8').catch(() =>
+    assert.fail(`${file} is missing: the round-trip model ships with the extension`),
+  );
 }
 
 /** An editor on DOCUMENT with the cursor inside the first paragraph and nothing selected. */
@@ -36,11 +39,13 @@ async function cursorInFirstParagraph(): Promise<vscode.TextEditor> {
 
 /** The diff tabs whose right side is this round trip's reconstruction. */
 function diffTabs(uri: vscode.Uri): vscode.Tab[] {
-  return vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+  return vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
     .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === uri.toString());
 }
 
-const isRoundTripDiff = (t: vscode.Tab) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'draftsmith-roundtrip';
+const isRoundTripDiff = (t: vscode.Tab) =>
+  t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === 'draftsmith-roundtrip';
 
 async function closeRoundTripDiffs(): Promise<void> {
   const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter(isRoundTripDiff);
@@ -48,7 +53,12 @@ async function closeRoundTripDiffs(): Promise<void> {
 }
 
 /** An unusable selection or paragraph: the message matches, and nothing in the editor or the panel changes. */
-async function expectRefused(api: DraftsmithApi, editor: vscode.TextEditor, kind: RoundTripOutcome['kind'], expected: RegExp): Promise<void> {
+async function expectRefused(
+  api: DraftsmithApi,
+  editor: vscode.TextEditor,
+  kind: RoundTripOutcome['kind'],
+  expected: RegExp,
+): Promise<void> {
   const before = editor.document.getText();
   const shownBefore = api.insights.lastMessage();
   const diffsBefore = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter(isRoundTripDiff).length;
@@ -57,7 +67,11 @@ async function expectRefused(api: DraftsmithApi, editor: vscode.TextEditor, kind
   assert.match(describe(outcome), expected);
   assert.equal(editor.document.getText(), before);
   assert.equal(api.insights.lastMessage(), shownBefore, 'the panel was sent something');
-  assert.equal(vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter(isRoundTripDiff).length, diffsBefore, 'a diff was opened');
+  assert.equal(
+    vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter(isRoundTripDiff).length,
+    diffsBefore,
+    'a diff was opened',
+  );
   await closeWithoutSaving(editor.document);
 }
 
@@ -93,7 +107,11 @@ export function roundtripTests(api: DraftsmithApi, extensionPath: string): TestC
         assert.equal(left.getText(), `${r.input.map((s) => s.text).join('\n')}\n`);
         assert.equal(right.getText(), `${r.output.map((s) => s.text).join('\n')}\n`);
         // Beside the original: another editor group than the document's.
-        const docGroup = vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === editor.document.uri.toString()));
+        const docGroup = vscode.window.tabGroups.all.find((g) =>
+          g.tabs.some(
+            (t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === editor.document.uri.toString(),
+          ),
+        );
         assert.ok(docGroup && tabs[0].group.viewColumn !== docGroup.viewColumn, 'the diff is not beside the document');
         // The panel has the scores and the alignment (it is not opened for them).
         const message = api.insights.lastMessage();
@@ -101,7 +119,9 @@ export function roundtripTests(api: DraftsmithApi, extensionPath: string): TestC
         assert.equal(message.result, r);
         assert.equal(r.scores.coherence.alignment.length, r.output.length);
         console.log(`    reconstruction: ${r.reconstruction.slice(0, 160)}`);
-        console.log(`    BLEU ${r.scores.bleu.score.toFixed(2)}, ROUGE-1 ${r.scores.rouge1.f1.toFixed(3)}, ROUGE-2 ${r.scores.rouge2.f1.toFixed(3)}, ROUGE-W ${r.scores.rougeW.f1.toFixed(3)}, L ${r.scores.coherence.L}`);
+        console.log(
+          `    BLEU ${r.scores.bleu.score.toFixed(2)}, ROUGE-1 ${r.scores.rouge1.f1.toFixed(3)}, ROUGE-2 ${r.scores.rouge2.f1.toFixed(3)}, ROUGE-W ${r.scores.rougeW.f1.toFixed(3)}, L ${r.scores.coherence.L}`,
+        );
       },
     },
     {
@@ -125,7 +145,7 @@ export function roundtripTests(api: DraftsmithApi, extensionPath: string): TestC
       },
     },
     {
-      name: 'an edit after the diff opened: Apply refuses, the user\'s text stays as they left it, the reconstruction is offered in a new editor',
+      name: "an edit after the diff opened: Apply refuses, the user's text stays as they left it, the reconstruction is offered in a new editor",
       async run() {
         await needModel();
         const editor = await cursorInFirstParagraph();
@@ -164,13 +184,17 @@ export function roundtripTests(api: DraftsmithApi, extensionPath: string): TestC
         assert.equal(outcome.kind, 'cancelled', describe(outcome));
         await sleep(500); // a late result must not open a diff or change the text either
         assert.equal(editor.document.getText(), DOCUMENT);
-        assert.equal(vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter(isRoundTripDiff).length, 0, 'a diff was opened');
+        assert.equal(
+          vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter(isRoundTripDiff).length,
+          0,
+          'a diff was opened',
+        );
         cancel.dispose();
         await closeWithoutSaving(editor.document);
       },
     },
     {
-      name: 'the commands: Round-Trip Paragraph on the active editor\'s selection, then Apply Round-Trip Reconstruction from the palette',
+      name: "the commands: Round-Trip Paragraph on the active editor's selection, then Apply Round-Trip Reconstruction from the palette",
       async run() {
         await needModel();
         const editor = await selectedUntitled(FIRST);
@@ -207,15 +231,30 @@ export function roundtripTests(api: DraftsmithApi, extensionPath: string): TestC
       name: 'a code block or a list: "not a paragraph of prose", no change',
       async run() {
         await needModel();
-        await expectRefused(api, await selectedUntitled('```js\nconst x = 1;\nconsole.log(x);\n```'), 'error', /code block.*not a paragraph of prose/);
-        await expectRefused(api, await selectedUntitled('- apples\n- bread\n- milk'), 'error', /list.*not a paragraph of prose/);
+        await expectRefused(
+          api,
+          await selectedUntitled('```js\nconst x = 1;\nconsole.log(x);\n```'),
+          'error',
+          /code block.*not a paragraph of prose/,
+        );
+        await expectRefused(
+          api,
+          await selectedUntitled('- apples\n- bread\n- milk'),
+          'error',
+          /list.*not a paragraph of prose/,
+        );
       },
     },
     {
       name: 'a paragraph in another script: "reads English text", no change',
       async run() {
         await needModel();
-        await expectRefused(api, await selectedUntitled('东京是日本的首都。这座城市很大。'), 'error', /reads English text/);
+        await expectRefused(
+          api,
+          await selectedUntitled('东京是日本的首都。这座城市很大。'),
+          'error',
+          /reads English text/,
+        );
       },
     },
     {
@@ -229,14 +268,19 @@ export function roundtripTests(api: DraftsmithApi, extensionPath: string): TestC
         assert.equal(outcome.kind, 'shown', describe(outcome));
         if (outcome.kind !== 'shown') return;
         assert.equal(outcome.result.input.length, 8);
-        assert.ok(outcome.notices.some((n) => /read the first 8 of 16000 sentences.*draftsmith\.roundtrip\.maxSentences/.test(n)), outcome.notices.join('\n'));
+        assert.ok(
+          outcome.notices.some((n) =>
+            /read the first 8 of 16000 sentences.*draftsmith\.roundtrip\.maxSentences/.test(n),
+          ),
+          outcome.notices.join('\n'),
+        );
         assert.equal(editor.document.getText(), text);
         await closeRoundTripDiffs();
         await closeWithoutSaving(editor.document);
       },
     },
     {
-      name: 'Markdown: the cursor in a list item: the model reads the item\'s prose only; Apply keeps the marker, the other item and the code block; one Undo (issue 22)',
+      name: "Markdown: the cursor in a list item: the model reads the item's prose only; Apply keeps the marker, the other item and the code block; one Undo (issue 22)",
       async run() {
         await needModel();
         await closeRoundTripDiffs();
@@ -247,9 +291,17 @@ export function roundtripTests(api: DraftsmithApi, extensionPath: string): TestC
         const outcome = await api.roundTrip(editor);
         assert.equal(outcome.kind, 'shown', describe(outcome));
         if (outcome.kind !== 'shown') return;
-        assert.equal(outcome.result.source, FIRST, 'the model read something else than the item\'s words');
-        assert.ok(outcome.result.readNotes?.some((n) => /read as Markdown: the model read the prose of one paragraph or list item \(line 3\)/.test(n)), JSON.stringify(outcome.result.readNotes));
-        assert.ok(outcome.notices.some((n) => /hold markup.*plain text/.test(n)), outcome.notices.join('\n'));
+        assert.equal(outcome.result.source, FIRST, "the model read something else than the item's words");
+        assert.ok(
+          outcome.result.readNotes?.some((n) =>
+            /read as Markdown: the model read the prose of one paragraph or list item \(line 3\)/.test(n),
+          ),
+          JSON.stringify(outcome.result.readNotes),
+        );
+        assert.ok(
+          outcome.notices.some((n) => /hold markup.*plain text/.test(n)),
+          outcome.notices.join('\n'),
+        );
         assert.equal(editor.document.getText(), markdown);
         const applied = await outcome.pending.apply();
         assert.equal(applied.kind, 'applied', describe(applied));

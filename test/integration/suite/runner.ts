@@ -7,7 +7,10 @@ export interface TestCase {
   timeoutMs?: number;
 }
 
-export async function runTests(tests: readonly TestCase[], log: (line: string) => void = (l) => console.log(l)): Promise<void> {
+export async function runTests(
+  tests: readonly TestCase[],
+  log: (line: string) => void = (l) => console.log(l),
+): Promise<void> {
   let passed = 0;
   let failed = 0;
   for (const test of tests) {
@@ -18,7 +21,7 @@ export async function runTests(tests: readonly TestCase[], log: (line: string) =
     } catch (err) {
       failed++;
       log(`✖ ${test.name}`);
-      const detail = err instanceof Error ? err.stack ?? err.message : String(err);
+      const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
       for (const line of detail.split('\n')) log(`    ${line}`);
     }
   }

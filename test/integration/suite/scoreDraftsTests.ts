@@ -48,18 +48,38 @@ function describe(outcome: ScoreOutcome): string {
 }
 
 /** `draftsmith score --paired-bs` on the same lines, as an evaluator would run it. */
-async function cliPaired(extensionPath: string): Promise<{ metric: string; systems: { score: number; ci: number; pValue?: number }[] }[]> {
+async function cliPaired(
+  extensionPath: string,
+): Promise<{ metric: string; systems: { score: number; ci: number; pValue?: number }[] }[]> {
   const dir = await mkdtemp(path.join(tmpdir(), 'draftsmith-two-'));
   try {
     const files = { r: REFERENCE, a: CLOSE, b: LOOSE };
-    for (const [name, lines] of Object.entries(files)) await writeFile(path.join(dir, `${name}.txt`), lines.join('\n') + '\n', 'utf8');
+    for (const [name, lines] of Object.entries(files))
+      await writeFile(path.join(dir, `${name}.txt`), lines.join('\n') + '\n', 'utf8');
     const { stdout } = await run(
       process.execPath,
-      [path.join(extensionPath, 'dist', 'cli.js'), 'score', '--ref', path.join(dir, 'r.txt'), '--hyp', path.join(dir, 'a.txt'), '--hyp', path.join(dir, 'b.txt'),
-        '-m', 'bleu', 'rouge1', 'rougeL', '--paired-bs', '--json', '--quiet'],
+      [
+        path.join(extensionPath, 'dist', 'cli.js'),
+        'score',
+        '--ref',
+        path.join(dir, 'r.txt'),
+        '--hyp',
+        path.join(dir, 'a.txt'),
+        '--hyp',
+        path.join(dir, 'b.txt'),
+        '-m',
+        'bleu',
+        'rouge1',
+        'rougeL',
+        '--paired-bs',
+        '--json',
+        '--quiet',
+      ],
       { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, timeout: 120_000 },
     );
-    return (JSON.parse(stdout) as { metrics: { metric: string; systems: { score: number; ci: number; pValue?: number }[] }[] }).metrics;
+    return (
+      JSON.parse(stdout) as { metrics: { metric: string; systems: { score: number; ci: number; pValue?: number }[] }[] }
+    ).metrics;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -86,7 +106,7 @@ async function twentyDrafts(dir: string): Promise<{ drafts: string; references: 
 export function scoreDraftsTests(api: DraftsmithApi, extensionPath: string): TestCase[] {
   return [
     {
-      name: 'Score Drafts in Folder: 20 drafts scored into the panel\'s table, Export CSV sorted by BLEU has every row and the corpus, as the CLI',
+      name: "Score Drafts in Folder: 20 drafts scored into the panel's table, Export CSV sorted by BLEU has every row and the corpus, as the CLI",
       async run() {
         const dir = await mkdtemp(path.join(tmpdir(), 'draftsmith-folder-'));
         try {
@@ -105,13 +125,30 @@ export function scoreDraftsTests(api: DraftsmithApi, extensionPath: string): Tes
           assert.equal(lines.length, 1 + 20 + 1, 'header, 20 drafts, the corpus');
           assert.match(lines[0], /^draft,bleu,rouge1,rouge2,rougeL,rougeLsum,rougeW,/);
           const bleu = lines.slice(1, 21).map((l) => Number(l.split(',')[1]));
-          assert.deepEqual(bleu, [...bleu].sort((a, b) => b - a), 'the CSV is not sorted by BLEU, highest first');
+          assert.deepEqual(
+            bleu,
+            [...bleu].sort((a, b) => b - a),
+            'the CSV is not sorted by BLEU, highest first',
+          );
           assert.match(lines[21], /^\(corpus\),/);
           // The non-word rate is on by default (draftsmith.score.nonwords): the table's last column.
           assert.equal(lines[0].split(',').at(-1), 'nonwords');
           // The CLI on the same folders (--nonwords, as the default setting): the same rows (in file-name order) and the same corpus line.
-          const { stdout } = await run(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), 'score', '--hyp', drafts, '--ref', references, '--nonwords', '--csv', '--quiet'],
-            { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, timeout: 120_000 });
+          const { stdout } = await run(
+            process.execPath,
+            [
+              path.join(extensionPath, 'dist', 'cli.js'),
+              'score',
+              '--hyp',
+              drafts,
+              '--ref',
+              references,
+              '--nonwords',
+              '--csv',
+              '--quiet',
+            ],
+            { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, timeout: 120_000 },
+          );
           const cli = stdout.trim().split('\n');
           assert.equal(cli[0], lines[0]);
           assert.deepEqual([...lines.slice(1, 21)].sort(), [...cli.slice(1, 21)].sort());
@@ -136,7 +173,12 @@ export function scoreDraftsTests(api: DraftsmithApi, extensionPath: string): Tes
           const { drafts, references } = await twentyDrafts(dir);
           // A token that is cancelled once 6 drafts have been checked.
           let checks = 0;
-          const token = { get isCancellationRequested() { return ++checks > 6; }, onCancellationRequested: new vscode.EventEmitter<void>().event } as vscode.CancellationToken;
+          const token = {
+            get isCancellationRequested() {
+              return ++checks > 6;
+            },
+            onCancellationRequested: new vscode.EventEmitter<void>().event,
+          } as vscode.CancellationToken;
           const outcome = await api.scoreFolder({ kind: 'folders', drafts, references }, token);
           assert.equal(outcome.kind, 'shown', 'message' in outcome ? outcome.message : outcome.kind);
           if (outcome.kind !== 'shown') return;
@@ -167,7 +209,10 @@ export function scoreDraftsTests(api: DraftsmithApi, extensionPath: string): Tes
         ];
         const before = doc.getText();
         try {
-          const outcome = await api.scoreTwoDrafts(editor, undefined, { text: REFERENCE.join('\n'), name: 'reference.txt' });
+          const outcome = await api.scoreTwoDrafts(editor, undefined, {
+            text: REFERENCE.join('\n'),
+            name: 'reference.txt',
+          });
           assert.equal(outcome.kind, 'shown', describe(outcome));
           if (outcome.kind !== 'shown') return;
           assert.equal(doc.getText(), before, 'Score Draft edited the document');
@@ -179,7 +224,10 @@ export function scoreDraftsTests(api: DraftsmithApi, extensionPath: string): Tes
           assert.equal(c.segments, n);
           assert.deepEqual(api.insights.lastMessage(), { type: 'score', result: outcome.result });
           const cli = await cliPaired(extensionPath);
-          assert.deepEqual(c.metrics.map((m) => m.metric), cli.map((m) => m.metric));
+          assert.deepEqual(
+            c.metrics.map((m) => m.metric),
+            cli.map((m) => m.metric),
+          );
           c.metrics.forEach((m, k) => {
             const [a, b] = cli[k].systems;
             assert.equal(m.first.score, a.score, `${m.metric}: first draft`);
@@ -187,19 +235,26 @@ export function scoreDraftsTests(api: DraftsmithApi, extensionPath: string): Tes
             assert.equal(m.second.score, b.score, `${m.metric}: second draft`);
             assert.equal(m.second.pValue, b.pValue, `${m.metric}: p-value`);
           });
-          assert.ok(c.metrics.every((m) => m.first.score > m.second.score), 'the close draft should score higher');
+          assert.ok(
+            c.metrics.every((m) => m.first.score > m.second.score),
+            'the close draft should score higher',
+          );
         } finally {
           await closeWithoutSaving(doc);
         }
       },
     },
     {
-      name: 'Compare Two Drafts: the editor\'s draft against a second draft from another editor; one selection only is refused with a hint',
+      name: "Compare Two Drafts: the editor's draft against a second draft from another editor; one selection only is refused with a hint",
       async run() {
         const first = await openUntitled(CLOSE.join(' '), 'plaintext');
         first.selection = new vscode.Selection(0, 0, 0, 0);
         try {
-          const outcome = await api.scoreTwoDrafts(first, { text: LOOSE.join(' '), name: 'loose.txt' }, { text: REFERENCE.join(' '), name: 'reference.txt' });
+          const outcome = await api.scoreTwoDrafts(
+            first,
+            { text: LOOSE.join(' '), name: 'loose.txt' },
+            { text: REFERENCE.join(' '), name: 'reference.txt' },
+          );
           assert.equal(outcome.kind, 'shown', describe(outcome));
           if (outcome.kind !== 'shown') return;
           const c = outcome.result.comparison;
@@ -208,7 +263,10 @@ export function scoreDraftsTests(api: DraftsmithApi, extensionPath: string): Tes
           assert.equal(c.segmentation, 'reference-sentences');
           assert.equal(c.segments, REFERENCE.length);
           assert.ok(c.metrics.every((m) => m.second.pValue > 0 && m.second.pValue <= 1));
-          const refused = await api.scoreTwoDrafts(first, undefined, { text: REFERENCE.join(' '), name: 'reference.txt' });
+          const refused = await api.scoreTwoDrafts(first, undefined, {
+            text: REFERENCE.join(' '),
+            name: 'reference.txt',
+          });
           assert.equal(refused.kind, 'error');
           assert.match(describe(refused), /select both/);
           const commands = await vscode.commands.getCommands(true);

@@ -38,7 +38,12 @@ function describe(outcome: ScoreOutcome | CoherenceOutcome): string {
 }
 
 /** `node dist/cli.js score --document --json` on the two texts, as a user would run it. */
-async function cliScores(extensionPath: string, reference: string, hypothesis: string, extra: string[] = []): Promise<CorpusScores & { signatures: { BLEU: string; ROUGE: string } }> {
+async function cliScores(
+  extensionPath: string,
+  reference: string,
+  hypothesis: string,
+  extra: string[] = [],
+): Promise<CorpusScores & { signatures: { BLEU: string; ROUGE: string } }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'draftsmith-score-'));
   try {
     const ref = path.join(dir, 'ref.txt');
@@ -48,7 +53,17 @@ async function cliScores(extensionPath: string, reference: string, hypothesis: s
     // The extension host's own runtime: node under code-server, Electron-as-node under desktop VS Code.
     const { stdout } = await run(
       process.execPath,
-      [path.join(extensionPath, 'dist', 'cli.js'), 'score', '--document', '--ref', ref, '--hyp', hyp, '--json', ...extra],
+      [
+        path.join(extensionPath, 'dist', 'cli.js'),
+        'score',
+        '--document',
+        '--ref',
+        ref,
+        '--hyp',
+        hyp,
+        '--json',
+        ...extra,
+      ],
       { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
     );
     return JSON.parse(stdout) as CorpusScores & { signatures: { BLEU: string; ROUGE: string } };
@@ -89,7 +104,9 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
         close(s.coherenceL, cli.coherenceL, 'coherence L');
         close(s.diversity.diversity, cli.diversity.diversity, 'diversity');
         assert.ok(s.bleu.score > 0 && s.rouge.rouge1.f1 > 0, 'a paraphrase of the reference should score above 0');
-        console.log(`    BLEU ${s.bleu.score.toFixed(2)}, ROUGE-1 ${(s.rouge.rouge1.f1 * 100).toFixed(2)}, ROUGE-L ${(s.rouge.rougeL.f1 * 100).toFixed(2)}`);
+        console.log(
+          `    BLEU ${s.bleu.score.toFixed(2)}, ROUGE-1 ${(s.rouge.rouge1.f1 * 100).toFixed(2)}, ROUGE-L ${(s.rouge.rougeL.f1 * 100).toFixed(2)}`,
+        );
 
         // The signatures the CLI prints for the same texts (every draftsmith.score.* setting at its default).
         assert.equal(result.signatures.BLEU, cli.signatures.BLEU);
@@ -100,12 +117,15 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
         // The panel is open and shows this result, signatures included.
         assert.ok(api.insights.isOpen(), 'the insights panel is not open');
         assert.deepEqual(api.insights.lastMessage(), { type: 'score', result });
-        assert.ok(JSON.stringify(api.insights.lastMessage()).includes(cli.signatures.BLEU), 'the panel message lacks the BLEU signature');
+        assert.ok(
+          JSON.stringify(api.insights.lastMessage()).includes(cli.signatures.BLEU),
+          'the panel message lacks the BLEU signature',
+        );
         await closeWithoutSaving(editor.document);
       },
     },
     {
-      name: 'Score Draft shows the non-word rate (on by default) and, with draftsmith.score.perplexity, the story model\'s perplexity: the CLI\'s --nonwords --perplexity numbers',
+      name: "Score Draft shows the non-word rate (on by default) and, with draftsmith.score.perplexity, the story model's perplexity: the CLI's --nonwords --perplexity numbers",
       async run() {
         const draft = `${HYPOTHESIS} Shopers were very hapy.`;
         const editor = await openUntitled(draft, 'plaintext');
@@ -115,17 +135,27 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
         if (plain.kind !== 'shown') return;
         assert.deepEqual(plain.result.scores.nonwords?.examples, ['Shopers', 'hapy']);
         assert.equal(plain.result.scores.perplexity, undefined, 'perplexity is off by default');
-        const outcome = await withSetting('score.perplexity', true, () => api.scoreDraft(editor, { text: REFERENCE, name: 'reference.txt' }));
+        const outcome = await withSetting('score.perplexity', true, () =>
+          api.scoreDraft(editor, { text: REFERENCE, name: 'reference.txt' }),
+        );
         assert.equal(outcome.kind, 'shown', describe(outcome));
         if (outcome.kind !== 'shown') return;
-        const cli = await cliScores(extensionPath, REFERENCE, draft, ['--nonwords', '--perplexity']) as CorpusScores & { perplexity: { perWord: number; perToken: number } };
+        const cli = (await cliScores(extensionPath, REFERENCE, draft, [
+          '--nonwords',
+          '--perplexity',
+        ])) as CorpusScores & { perplexity: { perWord: number; perToken: number } };
         const s = outcome.result.scores;
         close(s.nonwords?.rate ?? null, cli.nonwords?.rate ?? null, 'non-word rate');
         // The same model and tokens; onnxruntime's sums may differ in the last bits with another thread count.
         const ppl = s.perplexity?.perWord ?? Number.NaN;
-        assert.ok(Math.abs(ppl - cli.perplexity.perWord) <= 1e-6 * cli.perplexity.perWord, `perplexity: the panel has ${ppl}, the CLI ${cli.perplexity.perWord}`);
+        assert.ok(
+          Math.abs(ppl - cli.perplexity.perWord) <= 1e-6 * cli.perplexity.perWord,
+          `perplexity: the panel has ${ppl}, the CLI ${cli.perplexity.perWord}`,
+        );
         assert.deepEqual(api.insights.lastMessage(), { type: 'score', result: outcome.result });
-        console.log(`    non-words ${s.nonwords?.nonwords} / ${s.nonwords?.tokens}, perplexity ${s.perplexity?.perWord.toFixed(1)} per word in ${Math.round(outcome.result.elapsedMs)} ms`);
+        console.log(
+          `    non-words ${s.nonwords?.nonwords} / ${s.nonwords?.tokens}, perplexity ${s.perplexity?.perWord.toFixed(1)} per word in ${Math.round(outcome.result.elapsedMs)} ms`,
+        );
         await closeWithoutSaving(editor.document);
       },
     },
@@ -142,7 +172,10 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
         const n = SOURCE_SENTENCES.length;
         assert.equal(c.inputSentences.length, n, `source sentences: ${JSON.stringify(c.inputSentences)}`);
         assert.equal(c.outputSentences.length, n, `draft sentences: ${JSON.stringify(c.outputSentences)}`);
-        assert.deepEqual(c.alignment.map((a) => [a.output, a.input]), c.alignment.map((_, i) => [i, n - 1 - i]));
+        assert.deepEqual(
+          c.alignment.map((a) => [a.output, a.input]),
+          c.alignment.map((_, i) => [i, n - 1 - i]),
+        );
         assert.ok(c.L !== null && c.L > 0, `L = ${c.L}`);
         assert.deepEqual(api.insights.lastMessage(), { type: 'coherence', result: outcome.result });
         console.log(`    reversed: L = ${c.L} over ${c.pairs} pairs`);
@@ -157,7 +190,10 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
         assert.equal(outcome.kind, 'shown', describe(outcome));
         if (outcome.kind !== 'shown') return;
         const c = outcome.result.coherence;
-        assert.deepEqual(c.alignment.map((a) => a.input), SOURCE_SENTENCES.map((_, i) => i));
+        assert.deepEqual(
+          c.alignment.map((a) => a.input),
+          SOURCE_SENTENCES.map((_, i) => i),
+        );
         assert.equal(c.L, 0);
         assert.equal(editor.document.getText(), SOURCE);
         await closeWithoutSaving(editor.document);
@@ -172,7 +208,10 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
         assert.equal(outcome.kind, 'shown', describe(outcome));
         if (outcome.kind !== 'shown') return;
         const c = outcome.result.coherence;
-        assert.deepEqual(c.outputSentences.map((s) => s.trim()), [SOURCE_SENTENCES[1]]);
+        assert.deepEqual(
+          c.outputSentences.map((s) => s.trim()),
+          [SOURCE_SENTENCES[1]],
+        );
         assert.equal(c.L, null);
         assert.match(outcome.result.outputName, /line 2$/);
         await closeWithoutSaving(editor.document);
@@ -217,9 +256,17 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
         assert.equal(coherence.kind, 'shown', describe(coherence));
         if (coherence.kind !== 'shown') return;
         const c = coherence.result.coherence;
-        assert.ok(c.outputSentences.every((t) => !/codeword|tablecell|[|`#]/.test(t)), JSON.stringify(c.outputSentences));
+        assert.ok(
+          c.outputSentences.every((t) => !/codeword|tablecell|[|`#]/.test(t)),
+          JSON.stringify(c.outputSentences),
+        );
         assert.deepEqual(c.outputSentences, ['Bridge', ...SOURCE_SENTENCES]);
-        assert.ok(coherence.result.readNotes?.some((n) => /was read as Markdown, prose only: skipped 1 code block and 1 table/.test(n)), JSON.stringify(coherence.result.readNotes));
+        assert.ok(
+          coherence.result.readNotes?.some((n) =>
+            /was read as Markdown, prose only: skipped 1 code block and 1 table/.test(n),
+          ),
+          JSON.stringify(coherence.result.readNotes),
+        );
         assert.deepEqual(api.insights.lastMessage(), { type: 'coherence', result: coherence.result });
         const score = await api.scoreDraft(editor, { text: SOURCE, name: 'source.txt' });
         assert.equal(score.kind, 'shown', describe(score));

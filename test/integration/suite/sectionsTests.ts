@@ -10,12 +10,14 @@ import type { DraftsmithApi, SummarizeOutcome, SummarizeSectionsOutcome } from '
 import { closeWithoutSaving, openUntitled, sleep, waitFor } from './helpers';
 import type { TestCase } from './runner';
 
-const describe = (o: SummarizeOutcome | SummarizeSectionsOutcome): string => ('message' in o ? `${o.kind}: ${o.message}` : o.kind);
+const describe = (o: SummarizeOutcome | SummarizeSectionsOutcome): string =>
+  'message' in o ? `${o.kind}: ${o.message}` : o.kind;
 
 /** A long Markdown document: `n` sections, each the sample's prose and a code block no model may read. */
 function longMarkdown(sample: string, n: number): string {
   const parts = ['---\ntitle: A long report\n---\n', '# A long report\n'];
-  for (let i = 1; i <= n; i++) parts.push(`## Part ${i}\n\n${sample.trim()}\n\n\`\`\`js\nconst neverProse${i} = true;\n\`\`\`\n`);
+  for (let i = 1; i <= n; i++)
+    parts.push(`## Part ${i}\n\n${sample.trim()}\n\n\`\`\`js\nconst neverProse${i} = true;\n\`\`\`\n`);
   return parts.join('\n');
 }
 
@@ -36,13 +38,19 @@ export function sectionsTests(api: DraftsmithApi, sample: string): TestCase[] {
         assert.equal(sections.filter((s) => s.status === 'summarized').length, 20);
         assert.ok(sections.some((s) => s.fedOverall));
         assert.ok(!outcome.summary.includes('neverProse'), outcome.summary);
-        assert.ok(outcome.notices.some((n) => /20 code blocks and the front matter were not read as prose/.test(n)), outcome.notices.join('\n'));
+        assert.ok(
+          outcome.notices.some((n) => /20 code blocks and the front matter were not read as prose/.test(n)),
+          outcome.notices.join('\n'),
+        );
         assert.equal(editor.document.getText(), `${original}\n\nSummary: ${outcome.summary}\n`);
         // The progress notification counted the sections as they were done, up to all 20 with prose.
         const shown = api.progressShown().filter((m) => /^Sections done: \d+ \/ \d+/.test(m));
         assert.ok(shown.length >= 2, `progress shown: ${JSON.stringify(api.progressShown())}`);
         const counts = shown.map((m) => (/(\d+) \/ (\d+)/.exec(m) ?? []).slice(1).map(Number));
-        assert.ok(counts.every(([k, n], i) => n === 20 && k <= n && (i === 0 || k >= counts[i - 1][0])), JSON.stringify(shown));
+        assert.ok(
+          counts.every(([k, n], i) => n === 20 && k <= n && (i === 0 || k >= counts[i - 1][0])),
+          JSON.stringify(shown),
+        );
         assert.deepEqual(counts.at(-1), [20, 20], `the last progress message: ${shown.at(-1)}`);
         await vscode.window.showTextDocument(editor.document, { preview: false });
         await vscode.commands.executeCommand('undo');
@@ -80,7 +88,8 @@ export function sectionsTests(api: DraftsmithApi, sample: string): TestCase[] {
         if (outcome.kind !== 'inserted') return;
         assert.equal(outcome.lines, 5);
         const text = editor.document.getText();
-        for (let i = 1; i <= 5; i++) assert.match(text, new RegExp(`## Part ${i}\\n\\n> Summary: \\S[^\\n]*\\n\\n`), `Part ${i}`);
+        for (let i = 1; i <= 5; i++)
+          assert.match(text, new RegExp(`## Part ${i}\\n\\n> Summary: \\S[^\\n]*\\n\\n`), `Part ${i}`);
         // The title has no prose: nothing under it.
         assert.match(text, /# A long report\n\n## Part 1/);
         await vscode.window.showTextDocument(editor.document, { preview: false });

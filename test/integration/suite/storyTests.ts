@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DraftsmithApi, PremiseOutcome, StoryOutcome } from '../../../extension/host/api';
-import { closeWithoutSaving, openUntitled, sleep, timedCommand, waitFor, withSetting } from './helpers';
+import { closeWithoutSaving, openUntitled, sleep, timedCommand, withSetting } from './helpers';
 import type { TestCase } from './runner';
 
 const PROMPT = 'The old lighthouse keeper had not spoken to anyone in years, until the night the boat came.';
@@ -31,7 +31,11 @@ export async function storySoFar(text: string): Promise<vscode.TextEditor> {
 }
 
 /** Counts the document's changes, and those made while the engine was still working on the request. */
-function watchChanges(api: DraftsmithApi, doc: vscode.TextDocument, onFirst?: () => void): { all: number; whileWorking: number; dispose(): void } {
+function watchChanges(
+  api: DraftsmithApi,
+  doc: vscode.TextDocument,
+  onFirst?: () => void,
+): { all: number; whileWorking: number; dispose(): void } {
   const seen = { all: 0, whileWorking: 0, dispose: () => subscription.dispose() };
   const subscription = vscode.workspace.onDidChangeTextDocument((e) => {
     if (e.document !== doc || e.contentChanges.length === 0) return;
@@ -58,14 +62,24 @@ async function writerTypes(editor: vscode.TextEditor, where: () => vscode.Positi
  * Continue Story on `editor` while the writer types `text` at `where()` as soon as the story starts
  * to appear. Resolves with the outcome, the offset typed at, and how many changes came after the typing.
  */
-async function storyWhileTyping(api: DraftsmithApi, editor: vscode.TextEditor, where: () => vscode.Position, text: string, words: number) {
+async function storyWhileTyping(
+  api: DraftsmithApi,
+  editor: vscode.TextEditor,
+  where: () => vscode.Position,
+  text: string,
+  words: number,
+) {
   let typed: Promise<number> | undefined;
   let done = false;
   let afterTyping = 0;
   const changes = watchChanges(api, editor.document, () => {
-    typed = writerTypes(editor, where, text).finally(() => { done = true; });
+    typed = writerTypes(editor, where, text).finally(() => {
+      done = true;
+    });
   });
-  const counter = vscode.workspace.onDidChangeTextDocument((e) => { if (e.document === editor.document && done) afterTyping++; });
+  const counter = vscode.workspace.onDidChangeTextDocument((e) => {
+    if (e.document === editor.document && done) afterTyping++;
+  });
   try {
     const outcome = await longStory(words, () => api.continueStory(editor));
     const typedAt = await typed;
@@ -94,7 +108,9 @@ export function storyTests(api: DraftsmithApi, extensionPath: string): TestCase[
         const editor = await storySoFar(PROMPT);
         const doc = editor.document;
         const changes = watchChanges(api, doc);
-        const outcome = await timedCommand('story, 60 words', 'inserted story', () => longStory(60, () => api.continueStory(editor)));
+        const outcome = await timedCommand('story, 60 words', 'inserted story', () =>
+          longStory(60, () => api.continueStory(editor)),
+        );
         changes.dispose();
         assert.equal(outcome.kind, 'inserted', describe(outcome));
         if (outcome.kind !== 'inserted') return;
@@ -106,7 +122,9 @@ export function storyTests(api: DraftsmithApi, extensionPath: string): TestCase[
         // Streamed: the text grew in several edits, some while the engine was still sampling.
         assert.ok(changes.all > 1, `the story arrived in ${changes.all} edit(s), not streamed`);
         assert.ok(changes.whileWorking > 0, 'nothing was written before the engine had finished');
-        console.log(`    story (${outcome.result.wordCount} words in ${changes.all} edits, ${changes.whileWorking} while sampling): ${story.slice(0, 120)}…`);
+        console.log(
+          `    story (${outcome.result.wordCount} words in ${changes.all} edits, ${changes.whileWorking} while sampling): ${story.slice(0, 120)}…`,
+        );
         // ONE undo step for all of it.
         await vscode.window.showTextDocument(doc, { preview: false });
         await vscode.commands.executeCommand('undo');
@@ -115,7 +133,10 @@ export function storyTests(api: DraftsmithApi, extensionPath: string): TestCase[
         const shown = api.insights.lastMessage();
         assert.ok(shown?.type === 'story', 'the story did not reach the insights panel');
         assert.equal(shown.result.tokens.length, outcome.result.tokens.length);
-        assert.ok(shown.result.tokens.every((t) => t.gate !== null), 'a token without fusion gates');
+        assert.ok(
+          shown.result.tokens.every((t) => t.gate !== null),
+          'a token without fusion gates',
+        );
         await closeWithoutSaving(doc);
       },
     },
@@ -186,18 +207,28 @@ export function storyTests(api: DraftsmithApi, extensionPath: string): TestCase[
       },
     },
     {
-      name: 'an edit elsewhere while the story streams: the writer\'s text stays as typed and the story goes on after the prompt',
+      name: "an edit elsewhere while the story streams: the writer's text stays as typed and the story goes on after the prompt",
       async run() {
         await needModel();
         const editor = await storySoFar(PROMPT);
         const doc = editor.document;
         const TITLE = 'The Keeper. ';
         // As soon as the story starts to appear, the writer adds a title at the top.
-        const { outcome, afterTyping } = await storyWhileTyping(api, editor, () => new vscode.Position(0, 0), TITLE, 60);
+        const { outcome, afterTyping } = await storyWhileTyping(
+          api,
+          editor,
+          () => new vscode.Position(0, 0),
+          TITLE,
+          60,
+        );
         assert.equal(outcome.kind, 'inserted', describe(outcome));
         if (outcome.kind !== 'inserted') return;
         assert.ok(afterTyping > 0, 'the story did not go on after the title was typed');
-        assert.equal(doc.getText(), TITLE + PROMPT + outcome.text, 'the title, the prompt and the whole story, each whole and in place');
+        assert.equal(
+          doc.getText(),
+          TITLE + PROMPT + outcome.text,
+          'the title, the prompt and the whole story, each whole and in place',
+        );
         await closeWithoutSaving(doc);
       },
     },
@@ -209,16 +240,28 @@ export function storyTests(api: DraftsmithApi, extensionPath: string): TestCase[
         const doc = editor.document;
         const TYPED = ' mine!';
         // At the end of the text written so far: exactly where the next piece would go.
-        const { outcome, typedAt } = await storyWhileTyping(api, editor, () => doc.positionAt(doc.getText().length), TYPED, 300);
+        const { outcome, typedAt } = await storyWhileTyping(
+          api,
+          editor,
+          () => doc.positionAt(doc.getText().length),
+          TYPED,
+          300,
+        );
         assert.equal(outcome.kind, 'changed', describe(outcome));
         if (outcome.kind !== 'changed') return;
         assert.match(outcome.message, /stopped writing into it.*Open in New Editor/);
         // The typing went where the cursor was (a piece of the story may have landed just before it).
         const text = doc.getText();
         const at = text.indexOf(TYPED);
-        assert.ok(at >= typedAt && at <= PROMPT.length + outcome.text.length, `the typing is not where it was typed: ${JSON.stringify(text.slice(PROMPT.length))}`);
-        assert.equal(text.slice(0, at) + text.slice(at + TYPED.length), PROMPT + outcome.text,
-          'the document holds more than the prompt, the story written before the edit, and the typing');
+        assert.ok(
+          at >= typedAt && at <= PROMPT.length + outcome.text.length,
+          `the typing is not where it was typed: ${JSON.stringify(text.slice(PROMPT.length))}`,
+        );
+        assert.equal(
+          text.slice(0, at) + text.slice(at + TYPED.length),
+          PROMPT + outcome.text,
+          'the document holds more than the prompt, the story written before the edit, and the typing',
+        );
         assert.ok(outcome.offer.text.length > 0, 'nothing was offered');
         await sleep(300);
         assert.equal(doc.getText(), text, 'text was written after the streaming stopped');
@@ -239,7 +282,10 @@ export function storyTests(api: DraftsmithApi, extensionPath: string): TestCase[
         const premise = outcome.result.premise;
         assert.ok(premise.trim().length > 0, 'the premise is empty');
         assert.equal(editor.document.getText(), `${premise}\n\n`);
-        assert.ok(editor.selection.active.isEqual(editor.document.positionAt(editor.document.getText().length)), 'the cursor is not after the premise');
+        assert.ok(
+          editor.selection.active.isEqual(editor.document.positionAt(editor.document.getText().length)),
+          'the cursor is not after the premise',
+        );
         console.log(`    premise: ${premise}`);
         await closeWithoutSaving(editor.document);
       },

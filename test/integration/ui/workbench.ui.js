@@ -13,7 +13,10 @@ const { execFileSync } = require('child_process');
 const { launch, logger } = require('../harness/browser');
 
 const [url, outDir] = process.argv.slice(2);
-if (!outDir) { console.error('usage: node workbench.ui.js <workbenchUrl> <outDir>'); process.exit(2); }
+if (!outDir) {
+  console.error('usage: node workbench.ui.js <workbenchUrl> <outDir>');
+  process.exit(2);
+}
 const SAMPLE = 'sample.md';
 const commandTimeoutMs = Number(process.env.UI_COMMAND_TIMEOUT_S || 300) * 1000;
 const log = logger('ui');
@@ -36,8 +39,14 @@ let originalText = '';
 const activeEditorLines = () => page.locator('.editor-group-container.active .monaco-editor .view-lines').first();
 // What a click lands on: the text area's viewport, which stays put when a long line scrolls the lines
 // sideways (the lines element then starts left of the editor, and its centre lies under the side bar).
-const activeEditorViewport = () => page.locator('.editor-group-container.active .monaco-editor .editor-scrollable').first();
-const editorText = async () => nbsp(await activeEditorLines().innerText().catch(() => ''));
+const activeEditorViewport = () =>
+  page.locator('.editor-group-container.active .monaco-editor .editor-scrollable').first();
+const editorText = async () =>
+  nbsp(
+    await activeEditorLines()
+      .innerText()
+      .catch(() => ''),
+  );
 
 async function waitForText(predicate, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
@@ -47,7 +56,9 @@ async function waitForText(predicate, timeoutMs, what) {
     if (predicate(text)) return text;
     await page.waitForTimeout(250);
   }
-  throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; editor shows: ${JSON.stringify(text.slice(-300))}`);
+  throw new Error(
+    `timed out after ${timeoutMs / 1000}s waiting for ${what}; editor shows: ${JSON.stringify(text.slice(-300))}`,
+  );
 }
 
 /** Runs a command by its palette title. Contributions of a freshly started extension host can
@@ -64,7 +75,7 @@ async function runFromPalette(title, { asks = false } = {}) {
       await row.first().waitFor({ state: 'visible', timeout: 5_000 });
       break;
     } catch (e) {
-      if (attempt >= 20) throw new Error(`"${title}" never listed in the command palette`);
+      if (attempt >= 20) throw new Error(`"${title}" never listed in the command palette`, { cause: e });
       log(`"${title}" not listed yet, retry ${attempt}`);
       await page.keyboard.press('Escape');
       await page.waitForTimeout(1_500);
@@ -121,7 +132,11 @@ test('workbench loads and opens sample.md from the Explorer', async () => {
   await row.waitFor({ state: 'visible', timeout: 60_000 });
   await row.dblclick();
   await page.waitForSelector(`.tabs-container .tab[aria-label*="${SAMPLE}"]`, { timeout: 60_000 });
-  originalText = await waitForText((t) => t.includes('Harbor Street') && t.includes('in the autumn'), 30_000, 'the sample text');
+  originalText = await waitForText(
+    (t) => t.includes('Harbor Street') && t.includes('in the autumn'),
+    30_000,
+    'the sample text',
+  );
   await shot('ui-1-opened');
 });
 
@@ -136,8 +151,11 @@ test('"Draftsmith: Summarize Document" from the command palette inserts a summar
 test('Ctrl+Z removes the inserted summary in one step', async () => {
   await focusEditor();
   await page.keyboard.press('Control+z');
-  await waitForText((t) => !t.includes('Summary:') && words(t) === words(originalText), 15_000,
-    'one undo to restore the original text');
+  await waitForText(
+    (t) => !t.includes('Summary:') && words(t) === words(originalText),
+    15_000,
+    'one undo to restore the original text',
+  );
   await shot('ui-3-undone');
 });
 
@@ -146,7 +164,16 @@ test('the editor context menu lists "Summarize Document", "Expand Topic Words in
   // Menus render in a shadow root; Playwright's CSS locators pierce open shadow roots.
   const menu = page.locator('.monaco-menu .actions-container');
   await menu.first().waitFor({ state: 'visible', timeout: 15_000 });
-  for (const title of ['Summarize Document', 'Expand Topic Words into Essay', 'Continue Story', 'Write a Premise', 'Score Draft', 'Check Coherence', 'Round-Trip Paragraph', 'Suggest Replies']) {
+  for (const title of [
+    'Summarize Document',
+    'Expand Topic Words into Essay',
+    'Continue Story',
+    'Write a Premise',
+    'Score Draft',
+    'Check Coherence',
+    'Round-Trip Paragraph',
+    'Suggest Replies',
+  ]) {
     const item = page.locator('.monaco-menu .action-label', { hasText: title });
     await item.first().waitFor({ state: 'visible', timeout: 15_000 });
   }
@@ -168,7 +195,8 @@ test('"Draftsmith: Show Insights" opens a webview panel', async () => {
   await body.waitFor({ state: 'attached', timeout: 60_000 });
   const deadline = Date.now() + 60_000;
   let inner = '';
-  while (Date.now() < deadline && !(inner = (await body.innerText().catch(() => '')).trim())) await page.waitForTimeout(500);
+  while (Date.now() < deadline && !(inner = (await body.innerText().catch(() => '')).trim()))
+    await page.waitForTimeout(500);
   if (!inner) throw new Error('the insights webview stayed empty');
   log('webview text:', JSON.stringify(inner.slice(0, 160)));
   await page.waitForTimeout(1_000);
@@ -176,7 +204,8 @@ test('"Draftsmith: Show Insights" opens a webview panel', async () => {
 });
 
 // Three sentences of sample.md, last first: a draft whose order departs from the source's.
-const DRAFT = 'The council plans to hold a small festival on the riverbank next month. ' +
+const DRAFT =
+  'The council plans to hold a small festival on the riverbank next month. ' +
   'The project cost just over four million dollars. ' +
   'The town of Millbrook Falls reopened its Harbor Street footbridge on Saturday morning.';
 
@@ -187,7 +216,10 @@ async function pickReference(label) {
   const row = page.locator(`.quick-input-list .monaco-list-row[aria-label*="${label}"]`).first();
   await row.waitFor({ state: 'visible', timeout: 10_000 });
   await row.click();
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
+  await page
+    .locator('.quick-input-widget')
+    .waitFor({ state: 'hidden', timeout: 10_000 })
+    .catch(() => {});
   log(`picked "${label}"`);
 }
 
@@ -196,9 +228,20 @@ function cliScores() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'draftsmith-ui-'));
   try {
     fs.writeFileSync(path.join(dir, 'draft.txt'), DRAFT);
-    const out = execFileSync(process.execPath, [path.join(REPO, 'dist', 'cli.js'), 'score', '--document',
-      '--ref', path.join(REPO, 'samples', SAMPLE), '--hyp', path.join(dir, 'draft.txt'), '--json'],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(
+      process.execPath,
+      [
+        path.join(REPO, 'dist', 'cli.js'),
+        'score',
+        '--document',
+        '--ref',
+        path.join(REPO, 'samples', SAMPLE),
+        '--hyp',
+        path.join(dir, 'draft.txt'),
+        '--json',
+      ],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     return JSON.parse(out);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -217,7 +260,8 @@ async function expectChart(frame, view) {
   await canvas.waitFor({ state: 'visible', timeout: 30_000 });
   await canvas.scrollIntoViewIfNeeded(); // for the screenshot
   const box = await canvas.boundingBox();
-  if (!box || box.width < 50 || box.height < 50) throw new Error(`the ${view} chart is not drawn: ${JSON.stringify(box)}`);
+  if (!box || box.width < 50 || box.height < 50)
+    throw new Error(`the ${view} chart is not drawn: ${JSON.stringify(box)}`);
   log(`${view} chart ${Math.round(box.width)}x${Math.round(box.height)}: ${await canvas.getAttribute('aria-label')}`);
 }
 
@@ -233,7 +277,11 @@ test('"Draftsmith: Score Draft" on a new document against sample.md shows the CL
   };
   log('panel shows', JSON.stringify(shown));
   const cli = cliScores();
-  const expected = { bleu: cli.bleu.score.toFixed(2), rouge1: (cli.rouge.rouge1.f1 * 100).toFixed(2), rougeL: (cli.rouge.rougeL.f1 * 100).toFixed(2) };
+  const expected = {
+    bleu: cli.bleu.score.toFixed(2),
+    rouge1: (cli.rouge.rouge1.f1 * 100).toFixed(2),
+    rougeL: (cli.rouge.rougeL.f1 * 100).toFixed(2),
+  };
   if (JSON.stringify(shown) !== JSON.stringify(expected)) {
     throw new Error(`the panel shows ${JSON.stringify(shown)}, the CLI prints ${JSON.stringify(expected)}`);
   }
@@ -241,9 +289,16 @@ test('"Draftsmith: Score Draft" on a new document against sample.md shows the CL
   const rows = await frame.locator('.sentences-table tbody tr').count();
   if (rows !== 3) throw new Error(`expected 3 sentence rows, found ${rows}`);
   // Under the scores, the signatures as text, the same the CLI prints (default settings: sacreBLEU's defaults).
-  for (const [name, want] of [['BLEU', cli.signatures.BLEU], ['ROUGE', cli.signatures.ROUGE]]) {
-    const sig = await frame.locator(`.signatures code[data-signature="${name}"]`).first().textContent({ timeout: 10_000 });
-    if (sig !== want) throw new Error(`the panel's ${name} signature is ${JSON.stringify(sig)}, the CLI's ${JSON.stringify(want)}`);
+  for (const [name, want] of [
+    ['BLEU', cli.signatures.BLEU],
+    ['ROUGE', cli.signatures.ROUGE],
+  ]) {
+    const sig = await frame
+      .locator(`.signatures code[data-signature="${name}"]`)
+      .first()
+      .textContent({ timeout: 10_000 });
+    if (sig !== want)
+      throw new Error(`the panel's ${name} signature is ${JSON.stringify(sig)}, the CLI's ${JSON.stringify(want)}`);
   }
   log('BLEU signature', cli.signatures.BLEU);
   await page.waitForTimeout(500);
@@ -252,7 +307,9 @@ test('"Draftsmith: Score Draft" on a new document against sample.md shows the CL
 
 test('"Draftsmith: Check Coherence" against sample.md shows coherence L and the alignment chart', async () => {
   // The draft is one long line scrolled sideways, so click the editor's frame rather than the line's start.
-  await page.locator('.editor-group-container.active .monaco-editor .overflow-guard').first()
+  await page
+    .locator('.editor-group-container.active .monaco-editor .overflow-guard')
+    .first()
     .click({ position: { x: 80, y: 10 }, timeout: 10_000 });
   await runFromPalette('Draftsmith: Check Coherence', { asks: true });
   await pickReference(SAMPLE);
@@ -261,7 +318,8 @@ test('"Draftsmith: Check Coherence" against sample.md shows coherence L and the 
   const L = await panelMetric(frame, 'coherence-L', 10_000);
   const pairs = await panelMetric(frame, 'coherence-pairs', 10_000);
   log(`coherence L ${L} over ${pairs} pairs`);
-  if (!/^\d+\.\d{3}$/.test(L) || !(Number(L) > 0)) throw new Error(`expected L > 0 for a reordered draft, the panel shows "${L}"`);
+  if (!/^\d+\.\d{3}$/.test(L) || !(Number(L) > 0))
+    throw new Error(`expected L > 0 for a reordered draft, the panel shows "${L}"`);
   await expectChart(frame, 'coherence');
   const aligned = await frame.locator('.alignment-table tbody tr').count();
   if (aligned !== 3) throw new Error(`expected 3 alignment rows, found ${aligned}`);
@@ -273,10 +331,12 @@ const TOPICS = 'bee, swallow, geese, flower, frog';
 
 /** The active editor's rendered lines in visual order (Monaco positions each line by its style.top). */
 async function editorLinesInOrder() {
-  return activeEditorLines().evaluate((root) => Array.from(root.querySelectorAll('.view-line'))
-    .map((line) => ({ top: parseFloat(line.style.top) || 0, text: line.textContent.replace(/\u00a0/g, ' ') }))
-    .sort((a, b) => a.top - b.top)
-    .map((line) => line.text));
+  return activeEditorLines().evaluate((root) =>
+    Array.from(root.querySelectorAll('.view-line'))
+      .map((line) => ({ top: parseFloat(line.style.top) || 0, text: line.textContent.replace(/\u00a0/g, ' ') }))
+      .sort((a, b) => a.top - b.top)
+      .map((line) => line.text),
+  );
 }
 
 test('"Draftsmith: Expand Topic Words into Essay" on selected topic words inserts the picked essay; the panel charts the layer weights', async () => {
@@ -290,7 +350,12 @@ test('"Draftsmith: Expand Topic Words into Essay" on selected topic words insert
   const longer = (t) => words(t).split(' ').length > words(TOPICS).split(' ').length;
   const deadline = Date.now() + commandTimeoutMs;
   for (;;) {
-    if (await essayRows.first().isVisible().catch(() => false)) {
+    if (
+      await essayRows
+        .first()
+        .isVisible()
+        .catch(() => false)
+    ) {
       const offered = await essayRows.count();
       await shot('ui-8-essay-pick');
       await page.keyboard.press('Enter');
@@ -381,15 +446,19 @@ test('"Draftsmith: Suggest Replies" offers replies labelled with their keys in a
 });
 
 // A paragraph typed into a new document, round-tripped from the palette and applied from the palette.
-const PARAGRAPH = 'The river rose after three days of rain. Farmers moved their cattle to the hills. The mayor opened the school as a shelter.';
+const PARAGRAPH =
+  'The river rose after three days of rain. Farmers moved their cattle to the hills. The mayor opened the school as a shelter.';
 
 /** What `draftsmith roundtrip --json` writes for PARAGRAPH with the same (shipped) model: greedy decoding is deterministic. */
 function cliRoundTrip() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'draftsmith-ui-'));
   try {
     fs.writeFileSync(path.join(dir, 'paragraph.txt'), PARAGRAPH);
-    const out = execFileSync(process.execPath, [path.join(REPO, 'dist', 'cli.js'), 'roundtrip', path.join(dir, 'paragraph.txt'), '--json'],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(
+      process.execPath,
+      [path.join(REPO, 'dist', 'cli.js'), 'roundtrip', path.join(dir, 'paragraph.txt'), '--json'],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     return JSON.parse(out);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -409,7 +478,10 @@ test('"Draftsmith: Round-Trip Paragraph" opens the reconstruction in a diff and 
   // narrow window, inline, where VS Code draws the removed lines between them).
   const diff = page.locator('.monaco-diff-editor').first();
   await diff.waitFor({ state: 'visible', timeout: commandTimeoutMs });
-  const diffLines = () => diff.evaluate((root) => Array.from(root.querySelectorAll('.view-line')).map((l) => l.textContent.replace(/\u00a0/g, ' ').trim()));
+  const diffLines = () =>
+    diff.evaluate((root) =>
+      Array.from(root.querySelectorAll('.view-line')).map((l) => l.textContent.replace(/\u00a0/g, ' ').trim()),
+    );
   const wanted = expected.output.map((o) => o.text);
   const deadline = Date.now() + 30_000;
   let lines = [];
@@ -418,15 +490,25 @@ test('"Draftsmith: Round-Trip Paragraph" opens the reconstruction in a diff and 
     if (wanted.every((w) => lines.includes(w))) break;
     await page.waitForTimeout(250);
   }
-  if (!wanted.every((w) => lines.includes(w))) throw new Error(`the diff shows ${JSON.stringify(lines)}, the CLI wrote ${JSON.stringify(wanted)}`);
-  const title = await page.locator('.tab.active[aria-label*="Round-Trip"]').first().getAttribute('aria-label').catch(() => null);
+  if (!wanted.every((w) => lines.includes(w)))
+    throw new Error(`the diff shows ${JSON.stringify(lines)}, the CLI wrote ${JSON.stringify(wanted)}`);
+  const title = await page
+    .locator('.tab.active[aria-label*="Round-Trip"]')
+    .first()
+    .getAttribute('aria-label')
+    .catch(() => null);
   log('diff tab:', title, 'lines:', JSON.stringify(lines));
   await shot('ui-14-roundtrip-diff');
   // Until the user applies it, the paragraph is as typed (the diff opens beside it, the focus stays on it).
   const before = await editorText();
-  if (words(before) !== words(PARAGRAPH)) throw new Error(`the document changed before Apply: ${JSON.stringify(before.slice(0, 200))}`);
+  if (words(before) !== words(PARAGRAPH))
+    throw new Error(`the document changed before Apply: ${JSON.stringify(before.slice(0, 200))}`);
   await runFromPalette('Draftsmith: Apply Round-Trip Reconstruction');
-  await waitForText((t) => words(t) === words(expected.reconstruction), 30_000, 'the reconstruction in place of the paragraph');
+  await waitForText(
+    (t) => words(t) === words(expected.reconstruction),
+    30_000,
+    'the reconstruction in place of the paragraph',
+  );
   await shot('ui-15-roundtrip-applied');
   await focusEditor();
   await page.keyboard.press('Control+z');
@@ -437,17 +519,25 @@ test('"Draftsmith: Round-Trip Paragraph" opens the reconstruction in a diff and 
   const frame = await insightsFrame();
   await frame.locator('#app[data-view="roundtrip"]').waitFor({ state: 'attached', timeout: 60_000 });
   const s = expected.scores;
-  const want = { bleu: s.bleu.score.toFixed(2), rouge1: s.rouge1.f1.toFixed(3), rouge2: s.rouge2.f1.toFixed(3), rougeW: s.rougeW.f1.toFixed(3) };
+  const want = {
+    bleu: s.bleu.score.toFixed(2),
+    rouge1: s.rouge1.f1.toFixed(3),
+    rouge2: s.rouge2.f1.toFixed(3),
+    rougeW: s.rougeW.f1.toFixed(3),
+  };
   const got = {};
   for (const name of Object.keys(want)) got[name] = await panelMetric(frame, name, 10_000);
-  if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`the panel shows ${JSON.stringify(got)}, the CLI prints ${JSON.stringify(want)}`);
+  if (JSON.stringify(got) !== JSON.stringify(want))
+    throw new Error(`the panel shows ${JSON.stringify(got)}, the CLI prints ${JSON.stringify(want)}`);
   const L = await panelMetric(frame, 'coherence-L', 10_000);
   log('round-trip panel:', JSON.stringify(got), 'L', L);
   const rows = await frame.locator('.alignment-table tbody tr').count();
-  if (rows !== expected.output.length) throw new Error(`expected ${expected.output.length} alignment rows, found ${rows}`);
+  if (rows !== expected.output.length)
+    throw new Error(`expected ${expected.output.length} alignment rows, found ${rows}`);
   if (expected.architecture === 'hier-attn') {
     const cells = await frame.locator('.attention-table tbody tr').count();
-    if (cells !== expected.output.length) throw new Error(`expected ${expected.output.length} attention rows, found ${cells}`);
+    if (cells !== expected.output.length)
+      throw new Error(`expected ${expected.output.length} attention rows, found ${cells}`);
     await expectChart(frame, 'roundtrip');
   }
   await page.waitForTimeout(500);
@@ -470,17 +560,49 @@ const HOSTILE = [
 async function inspectPanel(frame) {
   return frame.locator('body').evaluate((body) => {
     const app = document.getElementById('app');
-    const allowedTags = new Set(['canvas', 'caption', 'div', 'h1', 'h2', 'header', 'li', 'ol', 'p', 'section', 'span', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'tfoot', 'mark', 'dl', 'dt', 'dd', 'code', 'button']); // dl…button: Score Draft's signatures and their Copy buttons; tfoot: the folder table's corpus row
+    const allowedTags = new Set([
+      'canvas',
+      'caption',
+      'div',
+      'h1',
+      'h2',
+      'header',
+      'li',
+      'ol',
+      'p',
+      'section',
+      'span',
+      'table',
+      'tbody',
+      'td',
+      'th',
+      'thead',
+      'tr',
+      'ul',
+      'tfoot',
+      'mark',
+      'dl',
+      'dt',
+      'dd',
+      'code',
+      'button',
+    ]); // dl…button: Score Draft's signatures and their Copy buttons; tfoot: the folder table's corpus row
     const nodes = Array.from(app.querySelectorAll('*'));
     const meta = document.querySelector('meta[http-equiv="Content-Security-Policy"]');
     return {
       view: app.dataset.view || '',
       strangeTags: nodes.map((n) => n.localName).filter((t) => !allowedTags.has(t)),
       // Views set custom properties and sizes through the CSSOM; nothing else may come in as an attribute.
-      riskyAttributes: nodes.flatMap((n) => Array.from(n.attributes)
-        .filter((a) => /^on/i.test(a.name) || ['href', 'src', 'srcset', 'action', 'formaction', 'xlink:href'].includes(a.name.toLowerCase()) ||
-          (a.name === 'style' && /url\(|javascript:|expression\(/i.test(a.value)))
-        .map((a) => `${n.localName}[${a.name}=${a.value.slice(0, 40)}]`)),
+      riskyAttributes: nodes.flatMap((n) =>
+        Array.from(n.attributes)
+          .filter(
+            (a) =>
+              /^on/i.test(a.name) ||
+              ['href', 'src', 'srcset', 'action', 'formaction', 'xlink:href'].includes(a.name.toLowerCase()) ||
+              (a.name === 'style' && /url\(|javascript:|expression\(/i.test(a.value)),
+          )
+          .map((a) => `${n.localName}[${a.name}=${a.value.slice(0, 40)}]`),
+      ),
       pwned: body.dataset.pwned || null,
       appHidden: getComputedStyle(app).display === 'none',
       text: app.textContent,
@@ -491,8 +613,10 @@ async function inspectPanel(frame) {
 
 function expectInert(report, what) {
   if (report.pwned) throw new Error(`${what}: document text ran as code (${report.pwned})`);
-  if (report.strangeTags.length) throw new Error(`${what}: the panel holds elements the views never make: ${report.strangeTags.join(', ')}`);
-  if (report.riskyAttributes.length) throw new Error(`${what}: risky attributes in the panel: ${report.riskyAttributes.join(', ')}`);
+  if (report.strangeTags.length)
+    throw new Error(`${what}: the panel holds elements the views never make: ${report.strangeTags.join(', ')}`);
+  if (report.riskyAttributes.length)
+    throw new Error(`${what}: risky attributes in the panel: ${report.riskyAttributes.join(', ')}`);
   if (report.appHidden) throw new Error(`${what}: document CSS reached the panel (#app is hidden)`);
 }
 
@@ -508,22 +632,43 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
   await runFromPalette('Draftsmith: Score Draft', { asks: true });
   await pickReference(SAMPLE);
   const frame = await insightsFrame();
-  await frame.locator('#app[data-view="score"] .sentences-table', { hasText: 'Residents' }).first()
+  await frame
+    .locator('#app[data-view="score"] .sentences-table', { hasText: 'Residents' })
+    .first()
     .waitFor({ state: 'attached', timeout: commandTimeoutMs });
 
   const shown = await inspectPanel(frame);
   expectInert(shown, 'Score Draft');
   // Pieces without a full stop: the draft's sentences are split at dots (e.g. in "document.body").
-  for (const piece of ['<script>', '</script>', '<img src=x onerror="document', 'href="javascript:document', '<style>#app { display: none }</style>', 'onclick="alert(1)"', '\u202Eevil\u202C', '\u2067isolated\u2069', HOSTILE_LONG_TAIL]) {
+  for (const piece of [
+    '<script>',
+    '</script>',
+    '<img src=x onerror="document',
+    'href="javascript:document',
+    '<style>#app { display: none }</style>',
+    'onclick="alert(1)"',
+    '\u202Eevil\u202C',
+    '\u2067isolated\u2069',
+    HOSTILE_LONG_TAIL,
+  ]) {
     if (!shown.text.includes(piece)) throw new Error(`the panel does not show ${JSON.stringify(piece)} as text`);
   }
   log(`hostile text shown inert: ${shown.text.length} characters of text, no stray elements or handlers`);
 
   // The page's own policy: a nonce for scripts, nothing inline, nothing remote.
   const csp = shown.csp || '';
-  const scriptSrc = (csp.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src ')) || '').split(/\s+/).slice(1);
-  if (scriptSrc.length !== 1 || !/^'nonce-[A-Za-z0-9+/=]{16,}'$/.test(scriptSrc[0])) throw new Error(`script-src is not a nonce alone: ${csp}`);
-  if (/unsafe-inline|unsafe-eval|\shttps?:(\s|;|$)|\s\*(\s|;|$)|data:|blob:/.test(csp)) throw new Error(`the CSP allows too much: ${csp}`);
+  const scriptSrc = (
+    csp
+      .split(';')
+      .map((d) => d.trim())
+      .find((d) => d.startsWith('script-src ')) || ''
+  )
+    .split(/\s+/)
+    .slice(1);
+  if (scriptSrc.length !== 1 || !/^'nonce-[A-Za-z0-9+/=]{16,}'$/.test(scriptSrc[0]))
+    throw new Error(`script-src is not a nonce alone: ${csp}`);
+  if (/unsafe-inline|unsafe-eval|\shttps?:(\s|;|$)|\s\*(\s|;|$)|data:|blob:/.test(csp))
+    throw new Error(`the CSP allows too much: ${csp}`);
   log('CSP:', csp);
 
   // Messages that are not the protocol's are ignored: the view stays as it is.
@@ -535,29 +680,59 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
       { type: 'summarize', result: { op: 'summarize', summary: '<b>x</b>' } },
       '<script>document.body.dataset.pwned = 2</script>',
       null,
-    ]) window.postMessage(m, '*');
+    ])
+      window.postMessage(m, '*');
   });
   await page.waitForTimeout(1_000);
   const after = await inspectPanel(frame);
   expectInert(after, 'malformed messages');
   const rowsAfter = await frame.locator('.sentences-table tbody tr').count();
-  if (after.view !== 'score' || rowsAfter !== rows) throw new Error(`a malformed message changed the view: ${after.view}, ${rowsAfter} rows (was ${rows})`);
+  if (after.view !== 'score' || rowsAfter !== rows)
+    throw new Error(`a malformed message changed the view: ${after.view}, ${rowsAfter} rows (was ${rows})`);
 
   // A well-formed summary of the same text renders its tokens inert as well (attention shading, phrases).
   await frame.locator('body').evaluate((_, text) => {
     const pieces = text.split(/(\s+)/).filter(Boolean);
     let at = 0;
-    const tokens = pieces.map((p, i) => { const t = { text: p, start: at, end: at + p.length, weight: (i % 7) / 7 }; at += p.length; return t; });
-    const stats = { inputTokens: tokens.length, usedInputTokens: tokens.length, outputTokens: 3, encodeMs: 1, decodeMs: 1, tokensPerSecond: 1, device: 'cpu', model: '<img src=x onerror=1>' };
-    window.postMessage({ type: 'summarize', result: {
-      op: 'summarize', summary: '<script>document.body.dataset.pwned = 3</script>', source: text, truncated: false, usedChars: text.length, hitMaxLength: null,
-      tokens, topPhrases: [{ text: tokens[0].text, start: 0, end: tokens[0].end, weight: 1 }], topics: [{ id: 0, words: ['<a href="javascript:1">x</a>'] }], stats,
-    } }, '*');
+    const tokens = pieces.map((p, i) => {
+      const t = { text: p, start: at, end: at + p.length, weight: (i % 7) / 7 };
+      at += p.length;
+      return t;
+    });
+    const stats = {
+      inputTokens: tokens.length,
+      usedInputTokens: tokens.length,
+      outputTokens: 3,
+      encodeMs: 1,
+      decodeMs: 1,
+      tokensPerSecond: 1,
+      device: 'cpu',
+      model: '<img src=x onerror=1>',
+    };
+    window.postMessage(
+      {
+        type: 'summarize',
+        result: {
+          op: 'summarize',
+          summary: '<script>document.body.dataset.pwned = 3</script>',
+          source: text,
+          truncated: false,
+          usedChars: text.length,
+          hitMaxLength: null,
+          tokens,
+          topPhrases: [{ text: tokens[0].text, start: 0, end: tokens[0].end, weight: 1 }],
+          topics: [{ id: 0, words: ['<a href="javascript:1">x</a>'] }],
+          stats,
+        },
+      },
+      '*',
+    );
   }, HOSTILE);
   await frame.locator('#app[data-view="summarize"]').waitFor({ state: 'attached', timeout: 10_000 });
   const summary = await inspectPanel(frame);
   expectInert(summary, 'summary view');
-  if (!summary.text.includes('<script>document.body.dataset.pwned = 3</script>')) throw new Error('the summary view does not show the summary as text');
+  if (!summary.text.includes('<script>document.body.dataset.pwned = 3</script>'))
+    throw new Error('the summary view does not show the summary as text');
   await shot('ui-11-hostile');
 });
 
@@ -574,21 +749,32 @@ test('every panel view (summarize, essay, story, round trip, score, coherence, f
   const body = frame.locator('body');
   const failures = [];
   for (const { view, cls, message } of hostilePanel.hostileMessages()) {
-    await body.evaluate((_, m) => { document.getElementById('app').removeAttribute('data-view'); window.postMessage(m, '*'); }, message);
+    await body.evaluate((_, m) => {
+      document.getElementById('app').removeAttribute('data-view');
+      window.postMessage(m, '*');
+    }, message);
     await frame.locator(`#app[data-view="${view}"]`).waitFor({ state: 'attached', timeout: 10_000 });
     await page.waitForTimeout(50); // charts draw on the next frame
     const report = await inspectPanel(frame);
-    const extra = await body.evaluate((b) => {
+    const extra = await body.evaluate(() => {
       const app = document.getElementById('app');
       const nodes = Array.from(app.querySelectorAll('*'));
       const bidi = /[\u202A-\u202E\u2066-\u2069]/;
       return {
         // An attribute breakout would add attributes of its own.
-        strayAttributes: nodes.flatMap((n) => Array.from(n.attributes).map((a) => a.name)
-          .filter((a) => ['autofocus', 'data-x', 'xlink:href', 'onfocus', 'onload'].includes(a))),
+        strayAttributes: nodes.flatMap((n) =>
+          Array.from(n.attributes)
+            .map((a) => a.name)
+            .filter((a) => ['autofocus', 'data-x', 'xlink:href', 'onfocus', 'onload'].includes(a)),
+        ),
         // A bidi override inside a shown string must end with its element: each element holding one isolates it.
         // (a canvas's text is fallback content, never shown; its chart draws each label on its own)
-        unisolated: nodes.filter((n) => n.localName !== 'canvas' && Array.from(n.childNodes).some((c) => c.nodeType === 3 && bidi.test(c.nodeValue)))
+        unisolated: nodes
+          .filter(
+            (n) =>
+              n.localName !== 'canvas' &&
+              Array.from(n.childNodes).some((c) => c.nodeType === 3 && bidi.test(c.nodeValue)),
+          )
           .filter((n) => !['isolate', 'plaintext', 'isolate-override'].includes(getComputedStyle(n).unicodeBidi))
           .map((n) => n.localName + (n.className ? `.${n.className}` : '')),
         canvases: app.querySelectorAll('canvas').length,
@@ -597,25 +783,36 @@ test('every panel view (summarize, essay, story, round trip, score, coherence, f
     });
     const hostile = hostilePanel.HOSTILE_CLASSES[cls];
     const problems = [];
-    try { expectInert(report, `${view}/${cls}`); } catch (e) { problems.push(e.message); }
+    try {
+      expectInert(report, `${view}/${cls}`);
+    } catch (e) {
+      problems.push(e.message);
+    }
     if (report.view !== view) problems.push(`view ${report.view}`);
-    if (!report.text.includes(hostile.slice(0, 12))) problems.push(`does not show ${JSON.stringify(hostile.slice(0, 12))} as text`);
+    if (!report.text.includes(hostile.slice(0, 12)))
+      problems.push(`does not show ${JSON.stringify(hostile.slice(0, 12))} as text`);
     if (extra.strayAttributes.length) problems.push(`attributes from the text: ${extra.strayAttributes.join(', ')}`);
-    if (extra.unisolated.length) problems.push(`bidi text not isolated in ${[...new Set(extra.unisolated)].join(', ')}`);
+    if (extra.unisolated.length)
+      problems.push(`bidi text not isolated in ${[...new Set(extra.unisolated)].join(', ')}`);
     if (problems.length) failures.push(`${view}/${cls}: ${problems.join('; ')}`);
 
     if (cls === 'bidi') {
       // Forged messages while this view shows: none changes the page.
       const before = await body.evaluate(() => document.getElementById('app').innerHTML);
-      await body.evaluate((_, forged) => { for (const m of forged) window.postMessage(m, '*'); }, hostilePanel.forgedMessages());
+      await body.evaluate((_, forged) => {
+        for (const m of forged) window.postMessage(m, '*');
+      }, hostilePanel.forgedMessages());
       await page.waitForTimeout(300);
       const after = await inspectPanel(frame);
       const html = await body.evaluate(() => document.getElementById('app').innerHTML);
-      if (after.pwned || after.view !== view || html !== before) failures.push(`${view}: a forged message changed the page (view ${after.view}, pwned ${after.pwned})`);
+      if (after.pwned || after.view !== view || html !== before)
+        failures.push(`${view}: a forged message changed the page (view ${after.view}, pwned ${after.pwned})`);
       await shot(`ui-hostile-${view}`);
     }
   }
-  log(`hostile panel: ${hostilePanel.hostileMessages().length} messages (${hostilePanel.VIEWS.length} views x ${Object.keys(hostilePanel.HOSTILE_CLASSES).length} classes) and ${hostilePanel.forgedMessages().length} forged messages per view`);
+  log(
+    `hostile panel: ${hostilePanel.hostileMessages().length} messages (${hostilePanel.VIEWS.length} views x ${Object.keys(hostilePanel.HOSTILE_CLASSES).length} classes) and ${hostilePanel.forgedMessages().length} forged messages per view`,
+  );
   if (failures.length) throw new Error(failures.join('\n'));
 });
 
@@ -634,7 +831,10 @@ function startHub() {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Entry not found');
       return;
     }
-    res.writeHead(200, { 'Content-Length': String(fs.statSync(local).size), 'Content-Type': 'application/octet-stream' });
+    res.writeHead(200, {
+      'Content-Length': String(fs.statSync(local).size),
+      'Content-Type': 'application/octet-stream',
+    });
     fs.createReadStream(local).pipe(res);
   });
   return new Promise((resolve, reject) => {
@@ -662,7 +862,11 @@ async function waitForUserSetting(key, value, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   let now;
   while (Date.now() < deadline) {
-    try { now = readUserSettings()[key]; } catch { now = '(unreadable)'; }
+    try {
+      now = readUserSettings()[key];
+    } catch {
+      now = '(unreadable)';
+    }
     if (now === value) return;
     await page.waitForTimeout(250);
   }
@@ -695,7 +899,11 @@ async function pickRowByFilter(text) {
  * (to click one of its buttons).
  */
 async function waitForNotification(text, timeoutMs = 30_000, act = undefined) {
-  const item = page.locator('.notifications-toasts .notification-list-item, .notifications-center .notification-list-item', { hasText: text }).first();
+  const item = page
+    .locator('.notifications-toasts .notification-list-item, .notifications-center .notification-list-item', {
+      hasText: text,
+    })
+    .first();
   const center = page.locator('.notifications-center.visible');
   const deadline = Date.now() + timeoutMs;
   let opened = false;
@@ -714,7 +922,8 @@ async function waitForNotification(text, timeoutMs = 30_000, act = undefined) {
       await page.waitForTimeout(500);
     }
   } finally {
-    if (opened && (await center.isVisible().catch(() => false))) await runFromPalette('Notifications: Hide Notifications').catch(() => {});
+    if (opened && (await center.isVisible().catch(() => false)))
+      await runFromPalette('Notifications: Hide Notifications').catch(() => {});
   }
 }
 
@@ -723,7 +932,10 @@ async function enterStoryModelId(id) {
   await chooseStoryModel();
   await pickRow('Enter a model id');
   const input = page.locator('.quick-input-widget input');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'a Hugging Face Hub model' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+  await page
+    .locator('.quick-input-widget .quick-input-title', { hasText: 'a Hugging Face Hub model' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 30_000 });
   await input.fill(id);
   await page.waitForTimeout(300); // the box validates what was typed
   await shot(`ui-hub-model-id-${id.replace(/\W+/g, '-')}`);
@@ -735,8 +947,10 @@ async function enterStoryModelId(id) {
 async function chooseStoryModel() {
   await runFromPalette('Draftsmith: Choose Model', { asks: true });
   await pickRow('Continue Story and Write a Premise');
-  await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Continue Story and Write a Premise' })
-    .first().waitFor({ state: 'visible', timeout: 30_000 });
+  await page
+    .locator('.quick-input-widget .quick-input-title', { hasText: 'Continue Story and Write a Premise' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 30_000 });
 }
 
 /** The folders the engine keeps a Hub model's download in: <globalStorage>/hub/<owner>/<name> under the user data. */
@@ -744,8 +958,12 @@ function cachedDownloads(root, id) {
   const found = [];
   const walk = (dir, depth) => {
     if (depth > 6) return;
-    let entries = [];
-    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    let entries;
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
     for (const e of entries) {
       if (!e.isDirectory()) continue;
       const full = path.join(dir, e.name);
@@ -758,10 +976,13 @@ function cachedDownloads(root, id) {
 }
 
 test('"Draftsmith: Choose Model…" → "Continue Story and Write a Premise" → "Enter a model id…" sets draftsmith.story.model to a Hub id; Continue Story then downloads it from the (loopback) Hub and writes with it; back to the built-in model', async () => {
-  if (!hub.endpoint || !settingsFile) throw new Error('the loopback Hub or the user settings file was not set up by the runner');
+  if (!hub.endpoint || !settingsFile)
+    throw new Error('the loopback Hub or the user settings file was not set up by the runner');
   const settings = readUserSettings();
-  if (settings['draftsmith.hub.endpoint'] !== hub.endpoint) throw new Error(`draftsmith.hub.endpoint is ${JSON.stringify(settings['draftsmith.hub.endpoint'])}`);
-  if (settings['draftsmith.story.model'] !== undefined) throw new Error(`draftsmith.story.model is already set: ${JSON.stringify(settings['draftsmith.story.model'])}`);
+  if (settings['draftsmith.hub.endpoint'] !== hub.endpoint)
+    throw new Error(`draftsmith.hub.endpoint is ${JSON.stringify(settings['draftsmith.hub.endpoint'])}`);
+  if (settings['draftsmith.story.model'] !== undefined)
+    throw new Error(`draftsmith.story.model is already set: ${JSON.stringify(settings['draftsmith.story.model'])}`);
   // The in-host suite, when it ran first, left its download in the same global storage: removed, so that this run downloads.
   for (const dir of cachedDownloads(path.dirname(path.dirname(settingsFile)), STORY_LM)) {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -772,7 +993,8 @@ test('"Draftsmith: Choose Model…" → "Continue Story and Write a Premise" →
   await enterStoryModelId(STORY_LM);
   const told = await waitForNotification(`now use ${STORY_LM}`);
   log('told:', JSON.stringify(told));
-  if (!told.includes(hub.endpoint)) throw new Error(`the message does not say where the model is downloaded from (${hub.endpoint}): ${told}`);
+  if (!told.includes(hub.endpoint))
+    throw new Error(`the message does not say where the model is downloaded from (${hub.endpoint}): ${told}`);
   await waitForUserSetting('draftsmith.story.model', STORY_LM, 15_000);
   log(`${settingsFile}: draftsmith.story.model = ${JSON.stringify(STORY_LM)}`);
   await shot('ui-hub-1-chosen');
@@ -786,15 +1008,26 @@ test('"Draftsmith: Choose Model…" → "Continue Story and Write a Premise" →
   let progress = '';
   for (;;) {
     // The download's progress is shown while it runs (a small model may be done before it is seen).
-    const shown = await page.locator('.notification-list-item, .statusbar-item', { hasText: `Downloading ${STORY_LM}` }).first().innerText({ timeout: 100 }).catch(() => '');
-    if (shown && !progress) { progress = nbsp(shown.replace(/\s+/g, ' ')); await shot('ui-hub-2-downloading'); }
+    const shown = await page
+      .locator('.notification-list-item, .statusbar-item', { hasText: `Downloading ${STORY_LM}` })
+      .first()
+      .innerText({ timeout: 100 })
+      .catch(() => '');
+    if (shown && !progress) {
+      progress = nbsp(shown.replace(/\s+/g, ' '));
+      await shot('ui-hub-2-downloading');
+    }
     if (longer(await editorText())) break;
-    if (Date.now() > deadline) throw new Error(`no story within ${commandTimeoutMs / 1000}s; editor shows ${JSON.stringify((await editorText()).slice(-200))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `no story within ${commandTimeoutMs / 1000}s; editor shows ${JSON.stringify((await editorText()).slice(-200))}`,
+      );
     await page.waitForTimeout(100);
   }
   log(progress ? `progress seen: ${JSON.stringify(progress)}` : 'the download was done before its progress was seen');
   const asked = hub.requests.slice(before);
-  if (!asked.some((r) => r === `/${STORY_LM}/resolve/main/onnx/model.onnx`)) throw new Error(`the model was not downloaded from the loopback Hub; it was asked for ${JSON.stringify(asked)}`);
+  if (!asked.some((r) => r === `/${STORY_LM}/resolve/main/onnx/model.onnx`))
+    throw new Error(`the model was not downloaded from the loopback Hub; it was asked for ${JSON.stringify(asked)}`);
   log(`${asked.length} requests to the loopback Hub`);
 
   // The insights panel names the model that wrote the story.
@@ -802,12 +1035,17 @@ test('"Draftsmith: Choose Model…" → "Continue Story and Write a Premise" →
   const frame = await insightsFrame();
   const model = frame.locator('#app[data-view="story"] .external-model dd[data-field="model"]').first();
   await model.waitFor({ state: 'attached', timeout: commandTimeoutMs });
-  if ((await model.textContent()).trim() !== STORY_LM) throw new Error(`the panel says the story came from ${await model.textContent()}`);
+  if ((await model.textContent()).trim() !== STORY_LM)
+    throw new Error(`the panel says the story came from ${await model.textContent()}`);
   const story = (await frame.locator('#app[data-view="story"] .story-text').first().textContent()).trim();
   log(`story by ${STORY_LM}:`, JSON.stringify(story.slice(0, 120)));
   // The editor holds the prompt and that story after it.
   await runFromPalette('View: Focus First Editor Group');
-  await waitForText((t) => words(t) === words(`${STORY_PROMPT} ${story}`), 15_000, 'the prompt and the story the panel shows');
+  await waitForText(
+    (t) => words(t) === words(`${STORY_PROMPT} ${story}`),
+    15_000,
+    'the prompt and the story the panel shows',
+  );
   await page.waitForTimeout(500);
   await shot('ui-hub-3-story');
   await page.keyboard.press('Control+z');
@@ -815,8 +1053,11 @@ test('"Draftsmith: Choose Model…" → "Continue Story and Write a Premise" →
 
   // Choose Model… again: the Hub id is marked as the current model; "Built-in model" puts the setting back.
   await chooseStoryModel();
-  await page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: STORY_LM }).filter({ hasText: 'current' })
-    .first().waitFor({ state: 'visible', timeout: 30_000 });
+  await page
+    .locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: STORY_LM })
+    .filter({ hasText: 'current' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 30_000 });
   await shot('ui-hub-4-current');
   // By keyboard, as the list filters: in full runs under load, a click on this row (the list's focus set on
   // the "current" row) left the setting unchanged several times; the cause was not traced. The setting is
@@ -827,7 +1068,8 @@ test('"Draftsmith: Choose Model…" → "Continue Story and Write a Premise" →
 });
 
 test('a Hub id the (loopback) Hub does not have: Continue Story fails with "not found", changes nothing, and the error\'s "Use Built-in Model" puts draftsmith.story.model back', async () => {
-  if (!hub.endpoint || !settingsFile) throw new Error('the loopback Hub or the user settings file was not set up by the runner');
+  if (!hub.endpoint || !settingsFile)
+    throw new Error('the loopback Hub or the user settings file was not set up by the runner');
   const MISSING = 'draftsmith/no-such-model';
   await enterStoryModelId(MISSING);
   await waitForUserSetting('draftsmith.story.model', MISSING, 15_000);
@@ -841,7 +1083,8 @@ test('a Hub id the (loopback) Hub does not have: Continue Story fails with "not 
   });
   log('error:', JSON.stringify(error));
   if (!clicked) throw new Error('the error offers no "Use Built-in Model"');
-  if (!error.includes(hub.endpoint)) throw new Error(`the error does not say where the model was looked for (${hub.endpoint}): ${error}`);
+  if (!error.includes(hub.endpoint))
+    throw new Error(`the error does not say where the model was looked for (${hub.endpoint}): ${error}`);
   await waitForUserSetting('draftsmith.story.model', 'built-in', 15_000);
   await waitForNotification('now use the built-in model');
   const text = await editorText();
@@ -851,9 +1094,20 @@ test('a Hub id the (loopback) Hub does not have: Continue Story fails with "not 
 // Inline suggestions (issue 23): the status bar item and the toggle command, ghost text after a pause
 // in a Markdown document, Tab, one Undo; typing during a generation cancels it; none in TypeScript.
 const INLINE_TEXT = 'Tom had a little dog named Max. One day Tom and Max went to the';
-const inlineStatus = (state) => page.locator(`.statusbar-item[aria-label*="Draftsmith inline suggestions ${state}"]`).first();
-const ghost = () => page.locator('.editor-group-container.active .monaco-editor .ghost-text-decoration, .editor-group-container.active .monaco-editor .ghost-text');
-const ghostText = async () => nbsp((await ghost().allInnerTexts().catch(() => [])).join(''));
+const inlineStatus = (state) =>
+  page.locator(`.statusbar-item[aria-label*="Draftsmith inline suggestions ${state}"]`).first();
+const ghost = () =>
+  page.locator(
+    '.editor-group-container.active .monaco-editor .ghost-text-decoration, .editor-group-container.active .monaco-editor .ghost-text',
+  );
+const ghostText = async () =>
+  nbsp(
+    (
+      await ghost()
+        .allInnerTexts()
+        .catch(() => [])
+    ).join(''),
+  );
 /**
  * The words of the document as shown, without the ghost text's (the editor's lines hold both, and a
  * long suggestion wraps onto lines of its own): words() of what remains.
@@ -880,7 +1134,9 @@ async function waitForDocument(predicate, timeoutMs, what) {
     if (predicate(text)) return text;
     await page.waitForTimeout(200);
   }
-  throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}; the document shows: ${JSON.stringify(text.slice(-300))}`);
+  throw new Error(
+    `timed out after ${timeoutMs / 1000}s waiting for ${what}; the document shows: ${JSON.stringify(text.slice(-300))}`,
+  );
 }
 
 /** Change Language Mode of the active editor to `language` (as the status bar's picker does). */
@@ -888,7 +1144,10 @@ async function setLanguageMode(language) {
   await runFromPalette('Change Language Mode', { asks: true });
   const input = page.locator('.quick-input-widget input');
   await input.fill(language);
-  await page.locator(`.quick-input-list .monaco-list-row[aria-label^="${language}"]`).first().waitFor({ state: 'visible', timeout: 15_000 });
+  await page
+    .locator(`.quick-input-list .monaco-list-row[aria-label^="${language}"]`)
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 });
   await page.keyboard.press('Enter');
   await input.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
   await page.waitForTimeout(300);
@@ -909,7 +1168,10 @@ async function waitForGhost(timeoutMs) {
   for (;;) {
     const text = await ghostText();
     if (text.trim()) return text;
-    if (Date.now() > deadline) throw new Error(`no ghost text within ${timeoutMs / 1000}s; editor shows ${JSON.stringify((await editorText()).slice(-200))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `no ghost text within ${timeoutMs / 1000}s; editor shows ${JSON.stringify((await editorText()).slice(-200))}`,
+      );
     await page.waitForTimeout(100);
   }
 }
@@ -920,8 +1182,12 @@ function draftsmithLog() {
   const found = [];
   const walk = (dir, depth) => {
     if (depth > 8) return;
-    let entries = [];
-    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch { return; }
+    let entries;
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
     for (const e of entries) {
       const full = path.join(dir, e.name);
       if (e.isDirectory()) walk(full, depth + 1);
@@ -958,8 +1224,17 @@ test('"Draftsmith: Toggle Inline Suggestions" turns them on (the status bar says
   const deadline = Date.now() + 30_000;
   let panelText = '';
   while (words(panelText) !== words(shown)) {
-    if (Date.now() > deadline) throw new Error(`the panel shows ${JSON.stringify(panelText)}, not the accepted suggestion ${JSON.stringify(shown)}`);
-    panelText = nbsp((await frame.locator('.story-text').first().textContent().catch(() => '')) || '');
+    if (Date.now() > deadline)
+      throw new Error(
+        `the panel shows ${JSON.stringify(panelText)}, not the accepted suggestion ${JSON.stringify(shown)}`,
+      );
+    panelText = nbsp(
+      (await frame
+        .locator('.story-text')
+        .first()
+        .textContent()
+        .catch(() => '')) || '',
+    );
     await page.waitForTimeout(250);
   }
   await frame.locator('.gates-table tbody tr').first().waitFor({ state: 'attached', timeout: 10_000 });
@@ -976,7 +1251,23 @@ test('typing while a suggestion is being written cancels it: no stale suggestion
   const before = (draftsmithLog().match(/inline: suggested/g) || []).length;
   // Pause just past the delay (500 ms: a request goes out), then type on while it is being written
   // (a suggestion takes tens of ms, so the pauses step across that window): the keystroke cancels it.
-  const typed = [' ran', ' to', ' show', ' her', ' mother', ' and', ' her', ' father', ' what', ' she', ' had', ' found', ' on', ' the', ' sand'];
+  const typed = [
+    ' ran',
+    ' to',
+    ' show',
+    ' her',
+    ' mother',
+    ' and',
+    ' her',
+    ' father',
+    ' what',
+    ' she',
+    ' had',
+    ' found',
+    ' on',
+    ' the',
+    ' sand',
+  ];
   for (const [i, word] of typed.entries()) {
     await page.waitForTimeout(500 + i * 6);
     await page.keyboard.type(word, { delay: 15 });
@@ -989,8 +1280,14 @@ test('typing while a suggestion is being written cancels it: no stale suggestion
   // The ghost text continues the text as typed, at its end (a stale one would have come for an earlier text).
   await page.keyboard.press('Tab');
   await page.keyboard.press('Escape');
-  await waitForDocument((t) => words(t) === words(final + shown), 15_000, 'the suggestion inserted after the text as typed');
-  const lines = draftsmithLog().split('\n').filter((l) => l.includes('inline: suggested'));
+  await waitForDocument(
+    (t) => words(t) === words(final + shown),
+    15_000,
+    'the suggestion inserted after the text as typed',
+  );
+  const lines = draftsmithLog()
+    .split('\n')
+    .filter((l) => l.includes('inline: suggested'));
   const last = lines[lines.length - 1] || '';
   log('log:', last.trim());
   const cancelled = Number((/cancelled (\d+)/.exec(last) || [])[1] || 0);
@@ -1002,7 +1299,8 @@ test('no inline suggestion in a TypeScript file; the status bar item turns them 
   await typeIntoNewFileOf('TypeScript', 'const story = 1; // Tom and Max went to the', 'the typed code');
   await page.keyboard.press('Escape');
   await page.waitForTimeout(3000);
-  if ((await ghostText()).trim()) throw new Error(`ghost text in a TypeScript file: ${JSON.stringify(await ghostText())}`);
+  if ((await ghostText()).trim())
+    throw new Error(`ghost text in a TypeScript file: ${JSON.stringify(await ghostText())}`);
   await typeIntoNewFileOf('Markdown', 'The cat sat by the window and', 'the typed text');
   await waitForGhost(commandTimeoutMs);
   await page.keyboard.press('Escape');
@@ -1010,7 +1308,8 @@ test('no inline suggestion in a TypeScript file; the status bar item turns them 
   await inlineStatus('off').waitFor({ state: 'visible', timeout: 15_000 });
   await page.keyboard.type(' looked');
   await page.waitForTimeout(3000);
-  if ((await ghostText()).trim()) throw new Error(`ghost text after turning inline suggestions off: ${JSON.stringify(await ghostText())}`);
+  if ((await ghostText()).trim())
+    throw new Error(`ghost text after turning inline suggestions off: ${JSON.stringify(await ghostText())}`);
   await shot('ui-inline-4-off');
 });
 
@@ -1051,19 +1350,27 @@ test('no inline suggestion in a TypeScript file; the status bar item turns them 
         console.log(`ok ${i + 1} - ${t.name} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
       } catch (e) {
         const file = await shot(`ui-fail-${i + 1}`);
-        results.push({ name: t.name, ok: false, error: String(e && e.message || e) });
-        console.log(`not ok ${i + 1} - ${t.name}\n    ${String(e && e.message || e).split('\n').join('\n    ')}\n    screenshot: ${file}`);
+        results.push({ name: t.name, ok: false, error: String((e && e.message) || e) });
+        console.log(
+          `not ok ${i + 1} - ${t.name}\n    ${String((e && e.message) || e)
+            .split('\n')
+            .join('\n    ')}\n    screenshot: ${file}`,
+        );
         if (i === 0) broken = true;
         await page.keyboard.press('Escape').catch(() => {});
         await page.keyboard.press('Escape').catch(() => {});
       }
     }
   } catch (e) {
-    log('ERROR', e && e.stack || e);
-    for (const t of tests.slice(results.length)) results.push({ name: t.name, ok: false, error: String(e && e.message || e) });
+    log('ERROR', (e && e.stack) || e);
+    for (const t of tests.slice(results.length))
+      results.push({ name: t.name, ok: false, error: String((e && e.message) || e) });
   } finally {
     if (browser) await browser.close().catch(() => {});
-    if (hub.server) { hub.server.closeAllConnections(); hub.server.close(); }
+    if (hub.server) {
+      hub.server.closeAllConnections();
+      hub.server.close();
+    }
   }
   const passed = results.filter((r) => r.ok).length;
   const failed = results.length - passed;
@@ -1093,7 +1400,10 @@ function writeUiDrafts(folder) {
   fs.mkdirSync(refs, { recursive: true });
   for (let i = 0; i < 20; i++) {
     const ref = `${UI_SENTENCES[i % 6]} ${UI_SENTENCES[(i + 1) % 6]}`;
-    const draft = ref.split(' ').filter((_, k) => k % (2 + (i % 5)) !== 1).join(' ');
+    const draft = ref
+      .split(' ')
+      .filter((_, k) => k % (2 + (i % 5)) !== 1)
+      .join(' ');
     const name = `draft-${String(i + 1).padStart(2, '0')}.txt`;
     fs.writeFileSync(path.join(drafts, name), draft);
     fs.writeFileSync(path.join(refs, name), ref);
@@ -1129,9 +1439,14 @@ test('"Score Drafts in Folder…" from the explorer on 20 drafts: the table sort
 
   // Sort by BLEU: a click on its header, highest first.
   await frame.locator('.folder-table th[data-column="bleu"] button').click();
-  await frame.locator('.folder-table th[data-column="bleu"][aria-sort="descending"]').waitFor({ state: 'attached', timeout: 10_000 });
-  const shown = await frame.locator('.folder-table tbody td[data-metric="bleu"]').evaluateAll((cells) => cells.map((c) => Number(c.dataset.value)));
-  if (JSON.stringify(shown) !== JSON.stringify([...shown].sort((a, b) => b - a))) throw new Error(`not sorted by BLEU: ${shown}`);
+  await frame
+    .locator('.folder-table th[data-column="bleu"][aria-sort="descending"]')
+    .waitFor({ state: 'attached', timeout: 10_000 });
+  const shown = await frame
+    .locator('.folder-table tbody td[data-metric="bleu"]')
+    .evaluateAll((cells) => cells.map((c) => Number(c.dataset.value)));
+  if (JSON.stringify(shown) !== JSON.stringify([...shown].sort((a, b) => b - a)))
+    throw new Error(`not sorted by BLEU: ${shown}`);
   const firstDraft = await frame.locator('.folder-table tbody tr').first().getAttribute('data-draft');
   await shot('ui-folder-2-sorted');
 
@@ -1143,9 +1458,13 @@ test('"Score Drafts in Folder…" from the explorer on 20 drafts: the table sort
   const lines = (await editorLinesInOrder()).map((l) => l.trim()).filter(Boolean);
   if (!lines[0].startsWith('draft,bleu,rouge1,')) throw new Error(`the CSV header is ${JSON.stringify(lines[0])}`);
   if (lines.length !== 22) throw new Error(`the CSV has ${lines.length} lines, not 22 (header, 20 drafts, corpus)`);
-  if (!lines[1].startsWith(`${firstDraft},`)) throw new Error(`the CSV starts with ${JSON.stringify(lines[1].slice(0, 30))}, the sorted table with ${firstDraft}`);
+  if (!lines[1].startsWith(`${firstDraft},`))
+    throw new Error(
+      `the CSV starts with ${JSON.stringify(lines[1].slice(0, 30))}, the sorted table with ${firstDraft}`,
+    );
   const bleu = lines.slice(1, 21).map((l) => Number(l.split(',')[1]));
-  if (JSON.stringify(bleu) !== JSON.stringify([...bleu].sort((a, b) => b - a))) throw new Error('the CSV is not in the table\'s order');
+  if (JSON.stringify(bleu) !== JSON.stringify([...bleu].sort((a, b) => b - a)))
+    throw new Error("the CSV is not in the table's order");
   if (!lines[21].startsWith('(corpus),')) throw new Error(`the last line is ${JSON.stringify(lines[21].slice(0, 30))}`);
   log(`exported CSV: ${lines.length} lines, first ${firstDraft}`);
   await shot('ui-folder-3-csv');
@@ -1153,10 +1472,11 @@ test('"Score Drafts in Folder…" from the explorer on 20 drafts: the table sort
 
 // A Markdown draft with a table between its paragraphs (issue 22, item 4), and a second heading for the sections view.
 // Two sentences a section: a section of one sentence is its own summary, without a model run or attention.
-const MARKDOWN_DRAFT = '# Bridge\n\nThe council plans to hold a small festival on the riverbank next month. Officials said the next step is to repair the riverside path.\n\n' +
+const MARKDOWN_DRAFT =
+  '# Bridge\n\nThe council plans to hold a small festival on the riverbank next month. Officials said the next step is to repair the riverside path.\n\n' +
   '| item | cost |\n|---|---|\n| tablecell | four |\n\n## Funding\n\nThe project cost just over four million dollars. Most of it was paid for by a regional grant.\n';
 
-test('Markdown in the panel: Check Coherence says the table was skipped and aligns prose sentences only; a sectioned summary\'s titles jump to their part of the attention view', async () => {
+test("Markdown in the panel: Check Coherence says the table was skipped and aligns prose sentences only; a sectioned summary's titles jump to their part of the attention view", async () => {
   await runFromPalette('File: New Untitled Text File');
   await page.waitForTimeout(500);
   await setLanguageMode('Markdown');
@@ -1181,17 +1501,24 @@ test('Markdown in the panel: Check Coherence says the table was skipped and alig
   await note.waitFor({ state: 'attached', timeout: commandTimeoutMs });
   const said = (await note.textContent()) ?? '';
   log('read note:', said);
-  if (!/was read as Markdown, prose only: skipped 1 table/.test(said)) throw new Error(`the panel says ${JSON.stringify(said)}`);
+  if (!/was read as Markdown, prose only: skipped 1 table/.test(said))
+    throw new Error(`the panel says ${JSON.stringify(said)}`);
   const rows = await frame.locator('.alignment-table tbody tr').allTextContents();
-  if (rows.length !== 6 || rows.some((r) => /tablecell|\|/.test(r))) throw new Error(`the draft's sentences in the panel: ${JSON.stringify(rows)}`);
+  if (rows.length !== 6 || rows.some((r) => /tablecell|\|/.test(r)))
+    throw new Error(`the draft's sentences in the panel: ${JSON.stringify(rows)}`);
   await shot('ui-md-1-coherence');
 
   await focusEditor();
   await runFromPalette('Draftsmith: Summarize Document');
-  await frame.locator('#app[data-view="summarize"] .section-list li').nth(1).waitFor({ state: 'attached', timeout: commandTimeoutMs });
+  await frame
+    .locator('#app[data-view="summarize"] .section-list li')
+    .nth(1)
+    .waitFor({ state: 'attached', timeout: commandTimeoutMs });
   const titles = frame.locator('.section-list .section-title');
-  if (await titles.count() !== 2) throw new Error(`${await titles.count()} sections listed, not 2`);
-  const marks = await frame.locator('.source-text [data-section]').evaluateAll((spans) => spans.map((s) => `${s.dataset.section}:${s.textContent}`));
+  if ((await titles.count()) !== 2) throw new Error(`${await titles.count()} sections listed, not 2`);
+  const marks = await frame
+    .locator('.source-text [data-section]')
+    .evaluateAll((spans) => spans.map((s) => `${s.dataset.section}:${s.textContent}`));
   log('sections in the attention view:', marks.join(' '));
   if (marks.length !== 2) throw new Error(`the attention view marks ${marks.length} sections, not 2: ${marks}`);
   await titles.nth(1).focus();

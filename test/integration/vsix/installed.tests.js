@@ -20,24 +20,46 @@ async function waitFor(condition, what, timeoutMs) {
 
 const tests = [
   {
-    name: 'Draftsmith is the VSIX\'s copy in the extensions folder: dist/ and the models, no tests, sources or training code',
+    name: "Draftsmith is the VSIX's copy in the extensions folder: dist/ and the models, no tests, sources or training code",
     async run() {
       const ext = vscode.extensions.getExtension(EXTENSION_ID);
       assert.ok(ext, `${EXTENSION_ID} is not installed`);
       const at = ext.extensionPath;
       assert.match(path.basename(at), /^draftsmith\.draftsmith-\d+\.\d+\.\d+/, at);
-      for (const f of ['dist/host.js', 'dist/worker.js', 'dist/webview/panel.js', 'models/summarize/model.json', 'models/essay/model.json']) {
+      for (const f of [
+        'dist/host.js',
+        'dist/worker.js',
+        'dist/webview/panel.js',
+        'models/summarize/model.json',
+        'models/essay/model.json',
+      ]) {
         assert.ok(fs.existsSync(path.join(at, f)), `the installed extension lacks ${f}`);
       }
-      for (const f of ['dist/test', 'dist/bench', 'test', 'extension', 'webview', 'scripts', 'models/train/export.py', '.git', 'node_modules/typescript', 'node_modules/onnxruntime-web']) {
+      for (const f of [
+        'dist/test',
+        'dist/bench',
+        'test',
+        'extension',
+        'webview',
+        'scripts',
+        'models/train/export.py',
+        '.git',
+        'node_modules/typescript',
+        'node_modules/onnxruntime-web',
+      ]) {
         assert.ok(!fs.existsSync(path.join(at, f)), `the installed extension holds ${f}`);
       }
       // onnxruntime-node: this platform's binary only, and no CUDA/TensorRT provider library.
       const bin = path.join(at, 'node_modules/onnxruntime-node/bin/napi-v6');
-      const platforms = fs.readdirSync(bin).flatMap((os) => fs.readdirSync(path.join(bin, os)).map((arch) => `${os}-${arch}`));
+      const platforms = fs
+        .readdirSync(bin)
+        .flatMap((os) => fs.readdirSync(path.join(bin, os)).map((arch) => `${os}-${arch}`));
       assert.deepEqual(platforms, [`${process.platform}-${process.arch}`]);
       const natives = fs.readdirSync(path.join(bin, process.platform, process.arch));
-      assert.deepEqual(natives.filter((f) => /providers_(cuda|tensorrt|shared)/.test(f)), []);
+      assert.deepEqual(
+        natives.filter((f) => /providers_(cuda|tensorrt|shared)/.test(f)),
+        [],
+      );
     },
   },
   {
@@ -54,8 +76,14 @@ const tests = [
       await waitFor(() => doc.getText() !== original, 'the summary in the document', 150_000);
       console.log(`installed summarize: ${Date.now() - started} ms from command to inserted summary`);
       const text = doc.getText();
-      assert.ok(text.startsWith(`${original}\n\nSummary: `), `not a summary after the text: ${JSON.stringify(text.slice(original.length))}`);
-      const summary = text.slice(original.length).replace(/^\n\nSummary: /, '').trim();
+      assert.ok(
+        text.startsWith(`${original}\n\nSummary: `),
+        `not a summary after the text: ${JSON.stringify(text.slice(original.length))}`,
+      );
+      const summary = text
+        .slice(original.length)
+        .replace(/^\n\nSummary: /, '')
+        .trim();
       assert.ok(summary.length > 0 && summary.length < original.length / 2, `summary: ${JSON.stringify(summary)}`);
       console.log(`    summary: ${summary}`);
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');

@@ -1,0 +1,65 @@
+// ESLint (flat config): typescript-eslint's recommended rules plus the project's boundaries.
+// Formatting is prettier's alone (`npm run format:check`), so no stylistic rule lives here.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { importX, createNodeResolver } from 'eslint-plugin-import-x';
+import globals from 'globals';
+
+export default tseslint.config(
+  {
+    ignores: [
+      'dist/**',
+      'out/**',
+      'node_modules/**',
+      '.e2e/**',
+      '.data/**',
+      '.work/**',
+      'models/**',
+      'bench/results/**',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] })],
+    },
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
+      // A cycle makes module initialisation order matter; none is needed anywhere.
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  {
+    // The engine runs in a worker and in the CLI: it must never reach the editor.
+    files: ['extension/engine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'The engine never imports vscode.' }] }],
+    },
+  },
+  {
+    files: ['webview/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'vscode', message: 'The panel talks only through protocol messages.' }] },
+      ],
+    },
+  },
+  {
+    // Native and ESM-only packages (onnxruntime-node, transformers.js) are loaded lazily, where first
+    // needed, so that activation and the CLI's help stay fast.
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The UI driver runs functions inside the page too (page.evaluate).
+    files: ['test/integration/ui/**/*.js'],
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+  },
+);
