@@ -109,7 +109,7 @@ const loaded = (name: string) =>
     subscriptions: [] as { dispose(): unknown }[],
     extensionPath: root,
     extensionUri: anything('extensionUri'),
-    // Where Hub models would be downloaded (issue 21); activation only names it.
+    // Where Hub models would be downloaded; activation only names it.
     globalStorageUri: { fsPath: path.join(root, '.work', 'bench-storage') },
     extensionMode: 1,
     globalState: anything('globalState'),

@@ -1,5 +1,5 @@
 /**
- * Hub models (issue 21): a model in transformers.js's layout, served by a loopback Hub on this
+ * Hub models: a model in transformers.js's layout, served by a loopback Hub on this
  * machine, as a user's first Continue Story with it goes: the download into an empty cache, the
  * load, and tokens/s through our decoding loop (hub/causalStep.ts) beside transformers.js's own
  * generate() on the same weights and the same session options (greedy, a fixed number of tokens,

@@ -1,5 +1,5 @@
 /**
- * Inline suggestions (issue 23): from the end of a pause to the ghost text, over 200 simulated
+ * Inline suggestions: from the end of a pause to the ghost text, over 200 simulated
  * pauses in sample stories with the engine warm, typing interrupting half of them. The engine runs
  * in this process behind the worker's own request queue (requestQueue.ts, the 'inline' channel):
  * a keystroke is a timer that cancels the running request and sends the next text, and like the

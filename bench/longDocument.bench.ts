@@ -1,5 +1,5 @@
 /**
- * Summarize Document on long Markdown documents (issue 22), read section by section: for a document
+ * Summarize Document on long Markdown documents, read section by section: for a document
  * of 2,500 to 50,000 words (sections of CNN test articles under "##" headings, each with a code block
  * and a table the reader leaves out), the time to the first section done, the time to the end, the
  * time per 1,000 words (flat when the cost grows linearly), and the peak RSS. Extractive mode (the

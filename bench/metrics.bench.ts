@@ -61,7 +61,7 @@ if (!existsSync(file)) {
   });
   time('chrF (corpus)', () => corpusChrf(hyps, [refs]));
   time('chrF++ (corpus)', () => corpusChrf(hyps, [refs], { wordOrder: 2 }));
-  // Issue 24, item 4: the non-word rate of the drafts (nspell, hunspell en_US; the dictionary read before timing).
+  // The non-word rate of the drafts (nspell, hunspell en_US; the dictionary read before timing).
   enUsSpeller();
   time('non-word rate (the drafts, hunspell en_US)', () => nonwordRate(hyps));
   // Paired tests as sacreBLEU's --paired-bs / --paired-ar: baseline = the summaries, system = the
@@ -105,7 +105,7 @@ if (!existsSync(file)) {
       ),
     );
   }
-  // Several references (issue 24): ROUGE-1/2/L/Lsum as `draftsmith score -m rouge`, each segment against
+  // Several references: ROUGE-1/2/L/Lsum as `draftsmith score -m rouge`, each segment against
   // 1 or 4 references (4: its own dialogue and the next three, so every reference has the data's length),
   // and BLEU with 4 references. rouge-score is not installed here, so there is no row of its own.
   {

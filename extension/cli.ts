@@ -146,9 +146,9 @@ export function engineConfig(a: Args): EngineConfig {
   if (typeof endpoint === 'object') throw new EngineError('bad-request', endpoint.error);
   const config = EngineConfig.safeParse({
     modelsDir: path.resolve(flag(a, 'models') ?? path.join(__dirname, '..', 'models')),
-    // --models-url: Draftsmith model folders from a server (issue 21, item 4), cached with the Hub's.
+    // --models-url: Draftsmith model folders from a server, cached with the Hub's.
     ...(flag(a, 'models-url') !== undefined ? { modelsUrl: flag(a, 'models-url') } : {}),
-    // Hub models (issue 21): downloaded into $DRAFTSMITH_CACHE, else ~/.cache/draftsmith/hub.
+    // Hub models: downloaded into $DRAFTSMITH_CACHE, else ~/.cache/draftsmith/hub.
     hub: {
       endpoint,
       offline: flag(a, 'offline') !== undefined,
@@ -350,7 +350,7 @@ async function essay(a: Args): Promise<void> {
   );
 }
 
-/** eval summarize --long: the whole-document summary against the first window and Lead-3 on long CNN articles (issue 22). */
+/** eval summarize --long: the whole-document summary against the first window and Lead-3 on long CNN articles. */
 async function evalLongDocuments(a: Args): Promise<void> {
   const models = flag(a, 'models');
   const config = engineConfig(a);

@@ -1,5 +1,5 @@
 /**
- * Which model a command runs, as the user writes it (issue 21): the draftsmith.<command>.model
+ * Which model a command runs, as the user writes it: the draftsmith.<command>.model
  * setting, the Choose Model command's input box and the CLI's --model. One parser for all three:
  *
  *   ''  or  'built-in'                    the built-in model (the models folder's)

@@ -15,7 +15,7 @@ export const DeviceSetting = z.enum(['auto', 'cpu', 'cuda']);
 export type DeviceSetting = z.infer<typeof DeviceSetting>;
 
 /**
- * Where Hub models come from and are kept (issue 21). The endpoint is the Hub's URL layout
+ * Where Hub models come from and are kept. The endpoint is the Hub's URL layout
  * (<endpoint><id>/resolve/<revision>/<file>): huggingface.co, a mirror, or the tests' loopback Hub.
  */
 export const HubConfig = z.object({
@@ -48,7 +48,7 @@ export const EngineConfig = z.object({
 });
 export type EngineConfig = z.infer<typeof EngineConfig>;
 
-// ---- which model a command runs (issue 21) ------------------------------------------------------
+// ---- which model a command runs ------------------------------------------------------
 
 /** A Hugging Face Hub repository id: owner/name. */
 export const HubModelId = z
@@ -129,7 +129,7 @@ export const SummarizeRequest = z.object({
   model: ModelChoice.optional(),
   /** Where the text came from, for messages (absent: the editor's selection). */
   origin: TextOrigin.optional(),
-  /** Read the whole document section by section (issue 22): as Markdown (headings, code, tables...)
+  /** Read the whole document section by section: as Markdown (headings, code, tables...)
    * or as plain paragraphs. Absent: the text is read as one piece, up to what the model reads. */
   format: z.enum(['markdown', 'plain']).optional(),
   /** With format: the time limit for one section (or part of one), in milliseconds. */
@@ -320,7 +320,7 @@ export const StoryRequest = z.object({
   /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
   model: ModelChoice.optional(),
   /**
-   * An inline suggestion (issue 23) in place of a story: the rest of the sentence being written, or
+   * An inline suggestion in place of a story: the rest of the sentence being written, or
    * the next one(s), continued from the text before the cursor (`prompt`), never starting mid-word,
    * ending at the `sentences`-th sentence end or after `maxWords` words; without a seed, one derived
    * from the prompt, so the same text gives the same suggestion. `words` is ignored.
@@ -447,11 +447,11 @@ export const ScoreRequest = z.object({
   hypothesisName: z.string().optional(),
   referenceName: z.string().optional(),
   options: ScoreOptions.optional(),
-  /** A second draft of the same text: both are scored and compared by paired bootstrap (issue 24). */
+  /** A second draft of the same text: both are scored and compared by paired bootstrap. */
   second: z
     .object({ hypothesis: z.string(), name: z.string().optional(), format: z.enum(['markdown', 'plain']).optional() })
     .optional(),
-  /** 'markdown': the text is read as Markdown and only its prose is scored (issue 22); absent: plain text, as it is. */
+  /** 'markdown': the text is read as Markdown and only its prose is scored; absent: plain text, as it is. */
   hypothesisFormat: z.enum(['markdown', 'plain']).optional(),
   referenceFormat: z.enum(['markdown', 'plain']).optional(),
 });
@@ -510,7 +510,7 @@ export const CoherenceSummary = z.object({
 });
 export type CoherenceSummary = z.infer<typeof CoherenceSummary>;
 
-/** A draft's perplexity under the built-in story LM (issue 24): per word (words + 1 for the end, the
+/** A draft's perplexity under the built-in story LM: per word (words + 1 for the end, the
  * story card's unit) and per subword token, with the sums that pool several drafts. */
 export const PerplexitySummary = z.object({
   perWord: z.number(),
@@ -605,7 +605,7 @@ export const ScoreResult = z.object({
 });
 export type ScoreResult = z.infer<typeof ScoreResult>;
 
-/** Score Drafts in Folder (issue 24, item 3): one row per draft, and the corpus totals. */
+/** Score Drafts in Folder: one row per draft, and the corpus totals. */
 export const FolderScores = z.object({
   /** Where the drafts came from (a folder, or a JSONL file) and their references. */
   source: z.string(),
@@ -632,7 +632,7 @@ export const CoherenceRequest = z.object({
   source: z.string(),
   outputName: z.string().optional(),
   sourceName: z.string().optional(),
-  /** 'markdown': sentences come from the text's prose blocks only (issue 22); absent: plain text. */
+  /** 'markdown': sentences come from the text's prose blocks only; absent: plain text. */
   outputFormat: z.enum(['markdown', 'plain']).optional(),
   sourceFormat: z.enum(['markdown', 'plain']).optional(),
 });

@@ -15,7 +15,7 @@ export function renderEssay(result: EssayResult): Node[] {
   const header = el('header', 'view-header');
   const n = result.topics.length;
   header.append(el('h1', undefined, `Essay from ${n} topic word${n === 1 ? '' : 's'}`), renderStats(result));
-  // A Hub model (issue 21) has no per-layer weights: the panel says which model wrote it instead.
+  // A Hub model has no per-layer weights: the panel says which model wrote it instead.
   if (result.external)
     return [header, renderExternalModel(result.external, 'essay-model'), renderTopics(result), renderEssays(result)];
   return [header, renderTopics(result), renderEssays(result), renderLayerWeights(result)];

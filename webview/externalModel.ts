@@ -1,5 +1,5 @@
 /**
- * Which model wrote a result, when it is not one of Draftsmith's (issue 21: a Hub model or a folder
+ * Which model wrote a result, when it is not one of Draftsmith's (a Hub model or a folder
  * in transformers.js's layout): its id, architecture, and what the panel can show for it.
  */
 import type { ExternalModel } from '../extension/protocol';

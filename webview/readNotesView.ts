@@ -1,5 +1,5 @@
 /**
- * How a Markdown text was read (issue 22): what Score Draft, Check Coherence and Round-Trip
+ * How a Markdown text was read: what Score Draft, Check Coherence and Round-Trip
  * Paragraph left out of what they compared or rewrote (code blocks, tables, HTML, front matter).
  */
 import { el, section } from './dom';

@@ -149,7 +149,7 @@ export function renderScore(result: ScoreResult): Node[] {
   return [header, ...renderReadNotes(result.readNotes, 'How the texts were read'), corpus, renderSentences(result)];
 }
 
-/** The model-based and fluency scores (issue 24, item 4), when the settings ask for them, with a
+/** The model-based and fluency scores, when the settings ask for them, with a
  * footnote on what each is, and on the grammatical-sentence rate that only the training tools give. */
 function renderFluency(s: ScoreResult['scores']): HTMLElement[] {
   const nw = s.nonwords;

@@ -1,5 +1,5 @@
 /**
- * A document summarized section by section (issue 22): each section's heading, its summary line, and
+ * A document summarized section by section: each section's heading, its summary line, and
  * whether it fed the summary of the whole; then how the document was read (what was not prose).
  */
 import type { SummarizeResult } from '../extension/protocol';

@@ -15,7 +15,7 @@ export function renderStory(result: StoryResult): Node[] {
     el('h1', undefined, `Story: ${result.wordCount} word${result.wordCount === 1 ? '' : 's'} written`),
     renderStats(result),
   );
-  // A Hub model or a transformers.js folder (issue 21) has no fusion gates: the panel says which model wrote it instead.
+  // A Hub model or a transformers.js folder has no fusion gates: the panel says which model wrote it instead.
   if (result.external)
     return [
       header,

@@ -16,7 +16,7 @@ export function renderSummarize(result: SummarizeResult): Node[] {
 
   const summary = el('section', 'summary');
   summary.append(el('h2', undefined, 'Summary'), el('p', 'summary-text', result.summary));
-  // A Hub summarizer (issue 21) reports no attention or topics: the panel says which model wrote it instead.
+  // A Hub summarizer reports no attention or topics: the panel says which model wrote it instead.
   if (result.external) return [summary, renderExternalModel(result.external, 'summary-model')];
   if (result.mode === 'extractive') {
     const n = result.extracted?.length ?? 0;

@@ -35,7 +35,7 @@ const BOOLEAN_FLAGS: ReadonlySet<string> = new Set([
   'chrf-lowercase',
   'chrf-eps-smoothing',
   'rouge-jackknife',
-  // draftsmith score --nonwords (issue 24, item 4)
+  // draftsmith score --nonwords
   'nonwords',
   // draftsmith summarize, whole documents
   'sections',

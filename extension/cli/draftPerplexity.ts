@@ -1,5 +1,5 @@
 /**
- * `draftsmith score --perplexity` (issue 24, item 4): the perplexity of the drafts under the built-in
+ * `draftsmith score --perplexity`: the perplexity of the drafts under the built-in
  * story language model (models/story, the fusion seq2seq; see its model card) beside the overlap
  * metrics. Each draft is scored as a story with an empty prompt, so the number says how likely
  * the model finds the text itself, not how close it is to the reference: lower is more fluent by

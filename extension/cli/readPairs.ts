@@ -26,7 +26,7 @@ async function readItems(
   // The same reader as every command's FILE: "no such file", UTF-16 and Latin-1 files read with a note.
   const text = await readTextFile(file);
   if (formatOf(file) === 'markdown') {
-    // A Markdown file is one document, read by the one reader (issue 22): its prose only, so a README
+    // A Markdown file is one document, read by the one reader: its prose only, so a README
     // is compared prose with prose; what was skipped is said on standard error.
     const prose = proseOf(text, 'markdown');
     if (prose.text.trim().length === 0)

@@ -29,7 +29,7 @@ export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
     missing: 'roundtrip needs a FILE (use - for standard input, or --text "...")',
   });
   const { origin } = input;
-  // A Markdown file (.md) is read by the one reader (issue 22): the model reads its prose only.
+  // A Markdown file (.md) is read by the one reader: the model reads its prose only.
   const file = origin === 'file' ? a.positional[1] : undefined;
   const prose = proseOf(input.text, file === undefined ? 'plain' : formatOf(file));
   if (prose.format === 'markdown' && prose.text.trim().length === 0) {

@@ -225,7 +225,7 @@ export class Engine {
       },
       // One clock for the engine: the worker runs one request at a time, and every decoding loop of
       // it gives the event loop a turn (a cancel or stop message) on this one schedule. An inline
-      // suggestion (issue 23) yields after every step: typing cancels it within one step.
+      // suggestion yields after every step: typing cancels it within one step.
       clock: request.op === 'story' && request.inline ? new YieldClock(0) : this.clock,
       // The other system's own loading line shows while it loads (Score Draft's perplexity: the story model's).
       withSystem: <K extends SystemId, T>(other: K, work: (system: SystemOf<K>) => Promise<T>) => {

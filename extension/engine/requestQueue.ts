@@ -1,8 +1,8 @@
 /**
- * The worker's requests, one run at a time and in the order they came (issue 20). onnxruntime runs
+ * The worker's requests, one run at a time and in the order they came. onnxruntime runs
  * block the thread anyway; interleaving two decodes only made each slower and their progress
  * confusing. A request may name a channel: a newer request of the same channel supersedes the older
- * one (inline suggestions, issue 23, send one per keystroke and want only the last), which ends with
+ * one (inline suggestions send one per keystroke and want only the last), which ends with
  * a 'cancelled' error that says it was superseded, whether it was still waiting or already running.
  * Requests of other channels, and those with none, are never superseded.
  */

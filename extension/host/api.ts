@@ -96,7 +96,7 @@ export interface DraftsmithApi {
     /** Requests sent to the worker and not yet answered. */
     inFlight(): number;
   };
-  /** Inline suggestions (issue 23): their counts, and the result of the last one accepted. */
+  /** Inline suggestions: their counts, and the result of the last one accepted. */
   inline: {
     stats(): { requested: number; cancelled: number; debounced: number; cached: number };
     lastAccepted(): StoryResult | undefined;

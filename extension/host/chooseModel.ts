@@ -1,5 +1,5 @@
 /**
- * Draftsmith: Choose Model… (issue 21): which model each command with a model setting runs. A quick
+ * Draftsmith: Choose Model…: which model each command with a model setting runs. A quick
  * pick of the commands (MODEL_COMMANDS), then one of the models: the built-in one, the recommended
  * Hub models, a Hub id typed in, or a local folder. The current choice is marked. The choice is
  * written to draftsmith.<command>.model: in the workspace's settings when the workspace already sets

@@ -1,5 +1,5 @@
 /**
- * The model a command runs (issue 21: draftsmith.<command>.model), read before anything is written:
+ * The model a command runs (draftsmith.<command>.model), read before anything is written:
  * a value the setting does not take stops the command with a message naming the setting (Open
  * Setting goes there). Shared by every command with a model setting.
  */

@@ -30,7 +30,7 @@ export class Ctx implements vscode.Disposable {
     // The test hooks (crashForTest) only when VS Code runs the extension's tests, or asked for.
     const testHooks =
       extension.extensionMode === vscode.ExtensionMode.Test || process.env.DRAFTSMITH_TEST_CRASH === '1';
-    // Hub models (issue 21) are downloaded into the extension's global storage, under hub/.
+    // Hub models are downloaded into the extension's global storage, under hub/.
     const storageDir = extension.globalStorageUri.fsPath;
     this.engine = this.own(
       new EngineClient(

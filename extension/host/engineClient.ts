@@ -82,7 +82,7 @@ export class EngineClient {
    * and requests sent meanwhile wait for it (in order). One engine thread at a time: glibc gives a
    * new thread the malloc arena of one that has exited, but a fresh arena while the old thread
    * lives, and an arena's freed pages stay in the process; overlapping threads made every restart
-   * keep the old engine's few hundred MB (issue 25).
+   * keep the old engine's few hundred MB.
    */
   private restarting: { done: Promise<void>; held: (() => void)[] } | undefined;
   private readonly stopTimeoutMs: number;

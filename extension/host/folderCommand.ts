@@ -1,5 +1,5 @@
 /**
- * Draftsmith: Score Drafts in Folder (issue 24, item 3). The drafts are a folder's files, each paired
+ * Draftsmith: Score Drafts in Folder. The drafts are a folder's files, each paired
  * with the file of the same name in a references folder, or a JSONL file's rows with the fields the
  * user names. Each draft is scored by the engine as Score Draft scores it (one request per draft,
  * under one progress notification whose Cancel keeps the rows done); the totals are computed here

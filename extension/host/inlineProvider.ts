@@ -1,5 +1,5 @@
 /**
- * Inline suggestions in the editor (issue 23): VS Code's InlineCompletionItemProvider for prose
+ * Inline suggestions in the editor: VS Code's InlineCompletionItemProvider for prose
  * (Markdown, plain text and the languages of draftsmith.inline.languages), driven by the story model
  * (draftsmith.story.model). The pause, the cancellation and the cache are inlineSuggester.ts's;
  * here: the settings, the status bar item that shows and toggles them, the request to the engine

@@ -1,5 +1,5 @@
 /**
- * The logic behind inline suggestions (issue 23), without 'vscode' so that it runs under plain Node
+ * The logic behind inline suggestions, without 'vscode' so that it runs under plain Node
  * with a fake clock: the pause before a suggestion is asked for (draftsmith.inline.delayMs), the
  * cancellation that typing brings (VS Code cancels the provider's token on every keystroke; the
  * token reaches the engine's cancel), only the latest request alive, the same text answered from a

@@ -35,7 +35,7 @@ export type SettingLevel = 'global' | 'workspace' | 'workspaceFolder';
  * The value of a restricted setting that counts (the same rule as modelsPath: in a restricted
  * workspace only the user's own), and the level it comes from; undefined when none is set. Any
  * value set counts, whatever its type, so that a hand-edited wrong one is reported, not skipped.
- * draftsmith.story.model and draftsmith.hub.endpoint (issue 21) choose what the engine downloads
+ * draftsmith.story.model and draftsmith.hub.endpoint choose what the engine downloads
  * and runs, as modelsPath does.
  */
 export function trustedSetting(

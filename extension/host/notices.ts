@@ -44,7 +44,7 @@ export function showSettingError(message: string, setting: string): void {
 }
 
 /**
- * A chosen model could not be had (issue 21: a Hub model not downloaded, or files that do not load):
+ * A chosen model could not be had (a Hub model not downloaded, or files that do not load):
  * the engine's message, which model and setting it was, and two ways on: "Use Built-in Model" sets
  * the setting back to "built-in" where it was set, "Show Log" opens the log. Returns the message.
  */

@@ -9,7 +9,7 @@ import { formatOf, type DocumentFormat } from '../engine/text/markdown';
 export interface NamedText {
   text: string;
   name: string;
-  /** 'markdown': read as Markdown, prose only (issue 22); absent: plain text. */
+  /** 'markdown': read as Markdown, prose only; absent: plain text. */
   format?: DocumentFormat;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The models Draftsmith: Choose Model… offers for each command (issue 21), and the commands that
+ * The models Draftsmith: Choose Model… offers for each command, and the commands that
  * have a model setting. A command that gains a draftsmith.<command>.model setting (summarize,
  * essay) is one more line in MODEL_COMMANDS, with its list of recommended Hub models.
  *
@@ -79,7 +79,7 @@ export const MODEL_COMMANDS: readonly ModelCommand[] = [
     key: 'essay.model',
     label: 'Expand Topic Words into Essay',
     builtIn:
-      "Draftsmith's own PC-SAN essay model (Yang et al. 2019), every topic word in the essay; nothing to download",
+      "Draftsmith's own PC-SAN essay model (Lin et al. 2020), every topic word in the essay; nothing to download",
     recommended: ESSAY_MODELS,
   },
   {

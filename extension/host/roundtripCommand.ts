@@ -38,7 +38,7 @@ export type RoundTripOutcome =
   | { kind: 'empty'; message: string }
   | { kind: 'error'; message: string };
 
-/** Markdown (issue 22): the cursor or selection is in code, a table, a heading... not in prose. */
+/** Markdown: the cursor or selection is in code, a table, a heading... not in prose. */
 export function roundTripNotProse(what: string, selection: boolean): string {
   return (
     `Draftsmith: nothing to round-trip — ${selection ? 'the selection is' : 'the cursor is in'} ${what}, not prose. ` +
@@ -97,7 +97,7 @@ export async function roundTrip(
 ): Promise<RoundTripOutcome> {
   const started = performance.now();
   const doc = editor.document;
-  // Markdown is read by the one reader (issue 22): the model sees one prose block, never code or markup.
+  // Markdown is read by the one reader: the model sees one prose block, never code or markup.
   const md = formatOf(doc.languageId) === 'markdown' ? markdownSource(editor) : undefined;
   if (typeof md === 'string') {
     void vscode.window.showErrorMessage(md);

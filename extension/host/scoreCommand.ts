@@ -61,7 +61,7 @@ const SCORE: Comparison<ScoreRequest> = {
       : {
           second: { hypothesis: second.text, name: second.name, ...(second.format ? { format: second.format } : {}) },
         }),
-    // Markdown texts are scored on their prose only (issue 22).
+    // Markdown texts are scored on their prose only.
     ...(draft.format ? { hypothesisFormat: draft.format } : {}),
     ...(other.format ? { referenceFormat: other.format } : {}),
   }),

@@ -63,7 +63,7 @@ export function readEngineConfig(extensionPath: string, storageDir: string): Eng
   };
 }
 
-// ---- which model a command runs (issue 21) ---------------------------------------------------------
+// ---- which model a command runs ---------------------------------------------------------
 
 /**
  * draftsmith.modelsUrl, where set (user or machine settings only in a restricted workspace, like
@@ -109,7 +109,7 @@ export function readHubConfig(storageDir: string): { hub: HubConfig; problem?: s
   return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS } };
 }
 
-/** The draftsmith.<command>.model settings there are so far (summarize and essay come later). */
+/** The draftsmith.<command>.model settings: the commands whose model the user may choose. */
 export type ModelSettingKey = 'story.model' | 'summarize.model' | 'essay.model';
 
 /** The commands each model setting is for, as messages name them. */
@@ -302,7 +302,7 @@ export function readScoreOptions(): ScoreOptions {
   if (order !== 4) options.maxNgramOrder = order;
   const chrf = ChrfVariant.safeParse(cfg.get('score.chrf'));
   if (chrf.success) options.chrf = chrf.data;
-  // Issue 24, item 4: the non-word rate (cheap, on unless false) and the story LM's perplexity (a model run, off unless true).
+  // The non-word rate (cheap, on unless false) and the story LM's perplexity (a model run, off unless true).
   if (cfg.get('score.nonwords') !== false) options.nonwords = true;
   if (cfg.get('score.perplexity') === true) options.perplexity = true;
   return options;

@@ -115,7 +115,7 @@ async function unfinished(
   return { kind: 'error', text, message };
 }
 
-/** draftsmith.story.model (issue 21): the chosen model, or the command's end with the setting's message. */
+/** draftsmith.story.model: the chosen model, or the command's end with the setting's message. */
 function storyModel(ctx: Ctx, what: string): ChosenModel | Unfinished {
   const model = chosenModel(ctx, 'story.model', what);
   return 'error' in model ? { kind: 'error', text: '', message: model.error } : model;
@@ -212,7 +212,7 @@ export async function continueStory(
     void vscode.window.showInformationMessage(message);
   }
   reportMaxLength(ctx, 'story', 'story', result.hitMaxLength, MAX_LENGTH_SETTING.story, notices);
-  // Once, after the first story written: inline suggestions exist (issue 23).
+  // Once, after the first story written: inline suggestions exist.
   hintInlineOnce(ctx);
   return { kind: 'inserted', text, premise, result, notices };
 }

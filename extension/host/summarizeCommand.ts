@@ -3,7 +3,7 @@
  * progress notification, and the summary comes back as one undoable insertion after the source.
  * The command and the test API share summarize().
  *
- * The text is read whole, section by section (issue 22: engine/systems/sectioned.ts), as Markdown
+ * The text is read whole, section by section (engine/systems/sectioned.ts), as Markdown
  * when the document's language is Markdown (code, tables, HTML and front matter left out), else as
  * plain paragraphs in parts of the model's window; the progress says "Sections done: k / n".
  */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The peer models for bench/ (issue 8): each shipped model (models/summarize, models/essay), exported
+# The peer models for bench/: each shipped model (models/summarize, models/essay), exported
 # in the layout @huggingface/transformers runs an encoder-decoder in (draftsmith_train/export_peer.py),
 # into the ignored .work/peer/<system>/. The benches time transformers.js's generate() on them against our loop.
 # The weights come from the shipped folder itself: the PyTorch model is rebuilt from its encoder.onnx
@@ -11,7 +11,7 @@
 #
 # Needs Debian's python3-torch python3-onnx (as the training recipes do).
 #
-# Not run here: the Hub layout (issue 21), a summarizer whose graphs take plain tokenizer output (the
+# Not run here: the Hub layout, a summarizer whose graphs take plain tokenizer output (the
 # topic slot prepended inside the graphs), for transformers.js's generate(); the loopback Hub's fixture
 # test/fixtures/hub/draftsmith/summarize-taas is one (its README.md has the exact commands):
 #   cd models/train && /usr/bin/python3 -m draftsmith_train.export_peer summarize CKPT ../summarize \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fluency of one system's outputs on its held-out test split, beside the human references of the same
-# items (issue 19): grammatical-sentence rate (link-grammar), non-word rate (hunspell en_US), word-level
+# items: grammatical-sentence rate (link-grammar), non-word rate (hunspell en_US), word-level
 # repetition (seq-rep-4, repeated words) and leakage of other domains' training text. Builds the CLI,
 # runs its eval with --dump, then scores the dump with draftsmith_train/fluency.py.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A GPU run in resumable chunks of at most 10 minutes (issue 19, item 6), for every system: summarize,
+# A GPU run in resumable chunks of at most 10 minutes, for every system: summarize,
 # essay, story, roundtrip, reply (draftsmith_train/chunk.py: their stages, settings and state.json). Each
 # chunk starts from the previous chunk's checkpoint, trains MINUTES (default 7: the rest of the 10 minutes
 # is start-up, validation and the export), and ends with an export; what it hands back is split into files

@@ -101,7 +101,7 @@ export async function run(): Promise<void> {
         const editor = await openUntitled(sample.text);
         const started = performance.now();
         const outcome = await api.summarize(editor);
-        // Printed, never asserted (issue 8's bench reads it from test/integration/.out/in-host.log).
+        // Printed, never asserted (the bench reads it from test/integration/.out/in-host.log).
         console.log(
           `summarize (engine warm): ${Math.round(performance.now() - started)} ms from command to inserted summary`,
         );
@@ -156,14 +156,14 @@ export async function run(): Promise<void> {
       },
     },
     ...hardeningTests(api, sample.text),
-    // Long Markdown documents, section by section (issue 22).
+    // Long Markdown documents, section by section.
     ...sectionsTests(api, sample.text),
     // Before Show Insights: they check that an essay does not open the panel by itself.
     ...essayTests(api, extension.extensionPath),
     ...storyTests(api, extension.extensionPath),
-    // Inline suggestions (issue 23): off by default, then on.
+    // Inline suggestions: off by default, then on.
     ...inlineTests(api),
-    // Hub models (issue 21): a loopback Hub started in this extension host; also before Show Insights.
+    // Hub models: a loopback Hub started in this extension host; also before Show Insights.
     ...hubTests(api),
     // Also before Show Insights: a round trip does not open the panel by itself either.
     ...roundtripTests(api, extension.extensionPath),

@@ -1,4 +1,4 @@
-// What the CLI reads and how it says what is wrong with it (issue 25, items 9-12): a word that looks
+// What the CLI reads and how it says what is wrong with it (items 9-12): a word that looks
 // like a file name but names no file gets "no such file"; messages speak of "the file" or "the text",
 // never of the editor's selection; a Latin-1 or UTF-16 file is read as such, with a note; a file of
 // emoji has "no words the model can read", which is not "empty".

@@ -1,4 +1,4 @@
-// The CLI's options (issue 25, items 13 and 15): --help, -h and help print the usage and exit 0; every
+// The CLI's options (items 13 and 15): --help, -h and help print the usage and exit 0; every
 // command refuses an option it does not take (exit 2, naming those it takes) instead of ignoring it;
 // and every option --help and the README show for a command is one the command takes.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// The CUDA decision is made per engine configuration (issue 20): every load that asked for cuda or
+// The CUDA decision is made per engine configuration: every load that asked for cuda or
 // auto and runs on the CPU says so in the log, and a new configuration tries CUDA again. The missing
 // library is simulated, so these hold on a machine with CUDA too, and in any order.
 import { test } from 'node:test';

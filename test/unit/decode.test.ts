@@ -140,7 +140,7 @@ test('decoding stops as soon as it is cancelled', async () => {
   assert.equal(steps, 3);
 });
 
-// Issue 9: a text cut off at the length limit is reported, never passed off as a finished one.
+// A text cut off at the length limit is reported, never passed off as a finished one.
 const endless = tableModel(() => ({ [A]: 0.6, [B]: 0.4 }));
 const endsAfterTwo = tableModel((p): Record<number, number> => (p.length < 2 ? { [A]: 1 } : { [EOS]: 1 }));
 

@@ -1,4 +1,4 @@
-// Score Draft with two drafts (issue 24, item 2): both drafts' scores, each one's 95 % interval and
+// Score Draft with two drafts: both drafts' scores, each one's 95 % interval and
 // the p-value of the difference by paired bootstrap, computed in the engine for the panel. With
 // line-aligned texts the numbers are the CLI's `--paired-bs` for the same lines (which are sacreBLEU's
 // for BLEU, test/unit/significance.test.ts); otherwise segments follow the reference's sentences.

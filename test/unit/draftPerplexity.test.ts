@@ -1,4 +1,4 @@
-// `draftsmith score --perplexity` (issue 24, item 4): the drafts' perplexity under the built-in story
+// `draftsmith score --perplexity`: the drafts' perplexity under the built-in story
 // LM beside the overlap metrics, in the full table and in a folder's table.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Restart Engine gives the old engine's memory back (issue 25, item 1). Stopping a worker releases
+// Restart Engine gives the old engine's memory back. Stopping a worker releases
 // every onnxruntime session it opened (session.release(), through its gate: never while a run is
 // inside one), and the new worker starts only once the old thread has exited: a thread started
 // beside a live one gets a malloc arena of its own, and the old arena's freed pages stayed in the

@@ -1,4 +1,4 @@
-// `draftsmith eval SYSTEM --dump FILE` (issue 19): one JSON line per test item and variant with what
+// `draftsmith eval SYSTEM --dump FILE`: one JSON line per test item and variant with what
 // the model read, what it wrote and the human reference, for the fluency scorer
 // (models/train/fluency.sh). Checked against the systems themselves: the dumped output is the text
 // the model writes for that item, not just some string.

@@ -1,4 +1,4 @@
-/** Issue 8's per-token path: beams keep their rows, caches move in place, the memory is shared, CUDA falls back. */
+/** The per-token path: beams keep their rows, caches move in place, the memory is shared, CUDA falls back. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// `draftsmith score --hyp DIR --ref DIR -m chrf` (issue 24): a folder's table gets a chrF (or chrF++)
+// `draftsmith score --hyp DIR --ref DIR -m chrf`: a folder's table gets a chrF (or chrF++)
 // column whose corpus figure is sacreBLEU's corpus chrF over the drafts, as `-m chrf` on segment files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

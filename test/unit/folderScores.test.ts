@@ -1,4 +1,4 @@
-// Score Drafts in Folder (issue 24, item 3): pairing drafts with references (same file name, else
+// Score Drafts in Folder: pairing drafts with references (same file name, else
 // same name but the extension; or a JSONL file's fields), the totals equal to `draftsmith score`
 // over all the pairs, sorting, the CSV and JSON exports, and `draftsmith score` on a folder.
 import { test } from 'node:test';

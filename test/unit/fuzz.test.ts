@@ -1,4 +1,4 @@
-// Fuzzing every component that reads outside input (issue 25, item 2), with fast-check: the
+// Fuzzing every component that reads outside input, with fast-check: the
 // tokenizers, each system's pre-processing and run, each metric, the protocol's validators, the CLI's
 // argument parser and text decoder, the manifest loader and the insights panel's message handlers.
 // Each must answer (or fail with a clear EngineError of the kind its caller expects) and never

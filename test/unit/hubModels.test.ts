@@ -1,5 +1,5 @@
 /**
- * Hub models (issue 21) against a loopback Hub (loopbackHub.ts): transformers.js's real download
+ * Hub models against a loopback Hub (loopbackHub.ts): transformers.js's real download
  * and cache code, our engine around it. Every failure must say what happened and leave nothing in
  * the cache that a later run would use.
  */

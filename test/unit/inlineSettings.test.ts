@@ -1,4 +1,4 @@
-// The inline suggestion settings (issue 23) as the provider reads them: off unless turned on, the
+// The inline suggestion settings as the provider reads them: off unless turned on, the
 // pause and length the user chose (a hand-edited value out of range is the default), prose
 // languages plus the user's own.
 import './vscodeStub';

@@ -1,4 +1,4 @@
-// Inline suggestions from the story model (issue 23): what a writer sees as ghost text after a pause
+// Inline suggestions from the story model: what a writer sees as ghost text after a pause
 // is the rest of the sentence (or the next one), the same for the same text, never glued to the word
 // at the cursor, never repeating the word before it, and it stops at a sentence end.
 import { test } from 'node:test';

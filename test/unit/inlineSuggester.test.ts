@@ -1,4 +1,4 @@
-// Inline suggestions' pause and cancellation (issue 23), on a fake clock and a fake engine: a
+// Inline suggestions' pause and cancellation, on a fake clock and a fake engine: a
 // suggestion is asked for only once the writer pauses, typing cancels the request in flight (the
 // engine sees the cancel), only the latest runs, and an answer that comes after typing is never shown.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// How much each model reads (issue 25, item 14): one source of truth, maxInputTokens in each model's
+// How much each model reads: one source of truth, maxInputTokens in each model's
 // model.json. The README states each model's number as its manifest has it, and the CLI's note about
 // a text cut short reads the limit from the manifest of the model that ran.
 import { test } from 'node:test';

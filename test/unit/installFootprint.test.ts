@@ -1,5 +1,5 @@
 /**
- * Issue 25, item 6: `npm install` downloads nothing beyond npm packages. onnxruntime-node's postinstall
+ * `npm install` downloads nothing beyond npm packages. onnxruntime-node's postinstall
  * would fetch its CUDA provider libraries from outside the npm registry; it is turned off twice, so the
  * skip does not hang on one npm version: `.npmrc`'s onnxruntime-node-install=skip (read by npm 10, which
  * Node 20 ships, and by onnxruntime's script; npm 11 warns it will stop passing unknown keys) and

@@ -1,4 +1,4 @@
-// Issue 9, limits: a summary or essay cut off at the generation-length limit says so, in the result
+// Limits: a summary or essay cut off at the generation-length limit says so, in the result
 // (hitMaxLength), and on the CLI's stderr naming --max-length; one the model ended says nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

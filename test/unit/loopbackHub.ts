@@ -1,5 +1,5 @@
 /**
- * A loopback Hugging Face Hub for the tests (issue 21): an HTTP server on 127.0.0.1 that serves
+ * A loopback Hugging Face Hub for the tests: an HTTP server on 127.0.0.1 that serves
  * model repositories from local folders in the Hub's URL layout, <endpoint>/<owner>/<name>/resolve/
  * <revision>/<file>, so that transformers.js's real download and cache code runs against it. Each
  * file can be made to fail as real servers do: 404, 500, a body cut off mid-way (the connection

@@ -1,4 +1,4 @@
-// Which model a command runs, as the user writes it (issue 21): draftsmith.story.model, the Choose
+// Which model a command runs, as the user writes it: draftsmith.story.model, the Choose
 // Model command's input box and the CLI's --model all go through parseModelChoice.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

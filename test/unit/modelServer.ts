@@ -1,5 +1,5 @@
 /**
- * A loopback server of Draftsmith model folders (issue 21, item 4: draftsmith.modelsUrl): serves a
+ * A loopback server of Draftsmith model folders (draftsmith.modelsUrl): serves a
  * models folder as <endpoint><folder>/<file>, each file answered normally or as a failing server
  * would (404, a body cut off, or the right length with a wrong byte: a file that is not the one
  * model.json's sha256 names).

@@ -1,4 +1,4 @@
-// draftsmith.story.model, draftsmith.hub.endpoint and draftsmith.hub.offline (issue 21) as the host
+// draftsmith.story.model, draftsmith.hub.endpoint and draftsmith.hub.offline as the host
 // reads them (extension/host/settings.ts), with a stub 'vscode' holding the settings: what each
 // value gives the engine, the message a bad value gets, and workspace trust.
 import { settings, resetSettings } from './vscodeStub';

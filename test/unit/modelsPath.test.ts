@@ -45,7 +45,7 @@ test('unset, blank or non-string values fall back to the shipped models, trusted
   assert.equal(resolveModelsDir({ globalValue: '  /home/me/models  ' }, false, SHIPPED), '/home/me/models');
 });
 
-// draftsmith.story.model and draftsmith.hub.endpoint (issue 21) follow the same rule: they choose what
+// draftsmith.story.model and draftsmith.hub.endpoint follow the same rule: they choose what
 // the engine downloads and runs. The level is where "Use Built-in Model" writes the setting back.
 test("trustedSetting: a restricted workspace's own model choice does not count; a trusted one wins, with its level", () => {
   const set = { globalValue: 'Xenova/distilgpt2', workspaceValue: 'evil/model' };

@@ -1,5 +1,5 @@
 /**
- * Draftsmith models from a URL (issue 21, item 4): a folder exported by models/train, served over
+ * Draftsmith models from a URL: a folder exported by models/train, served over
  * HTTP, is downloaded once with every file checked against model.json's sha256, and only a complete,
  * checked folder is kept.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 25, item 5: Node 20 is the documented minimum (package.json engines.node, the README), so every
+ * Node 20 is the documented minimum (package.json engines.node, the README), so every
  * package npm installs must run on it: one that declares a newer Node makes `npm install` warn
  * EBADENGINE on the documented one (vsce 4.1 and two @azure packages once did).
  */

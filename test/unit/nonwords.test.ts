@@ -1,4 +1,4 @@
-// The non-word rate (issue 24, item 4): alphabetic tokens the hunspell en_US dictionary rejects,
+// The non-word rate: alphabetic tokens the hunspell en_US dictionary rejects,
 // names left out, exactly as the model cards' fluency tooling (models/train/draftsmith_train/fluency.py)
 // counts them; in Score Draft, Score Drafts in Folder and `draftsmith score --nonwords`.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// The insights panel's protocol against hostile input (issue 25, item 16). Every view's real result
+// The insights panel's protocol against hostile input. Every view's real result
 // (test/fixtures/panel/results.json) with each class of hostile text in every string the view gets is
 // a message the page accepts, so the UI test (workbench.ui.js) renders them all in the real webview
 // and checks they stay inert; forged messages are refused by the page's schema and by the host's

@@ -1,5 +1,5 @@
 /**
- * The decoding pipeline (issue 20, item 3): the steps that change scores are one ordered list of
+ * The decoding pipeline: the steps that change scores are one ordered list of
  * processors that every loop applies, and constrained beam search is a strategy of beam search's loop.
  */
 import { test } from 'node:test';

@@ -172,7 +172,7 @@ test('the paragraph at the cursor: its lines up to the blank lines around it, no
   assert.equal(paragraphAt('A\r\nB', 2)?.text, 'A\r\nB', 'inside a CRLF is the end of its line');
 });
 
-test('blocks: one paragraph block each until Markdown is parsed (issue 22)', () => {
+test('blocks: one paragraph block each until Markdown is parsed', () => {
   const text = 'A.\n\nB.';
   assert.deepEqual(
     blocks(text),

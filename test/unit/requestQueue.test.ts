@@ -1,4 +1,4 @@
-// The worker's request queue (issue 20): one run at a time, in the order the requests came; a
+// The worker's request queue: one run at a time, in the order the requests came; a
 // request of a channel supersedes the older ones of that channel (waiting or running), never those
 // of another channel or of none.
 import { test } from 'node:test';

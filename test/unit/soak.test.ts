@@ -1,4 +1,4 @@
-// A long session through the engine client and its worker (issue 25, item 1): commands of every
+// A long session through the engine client and its worker: commands of every
 // kind the extension sends (Summarize, Essay, Continue Story, Write a Premise, Round-Trip, Suggest
 // Replies, Score Draft, Check Coherence: the insights panel shows the last two's results) in a fixed
 // random order, about one in eight cancelled, one Restart Engine in the middle. Every command must be

@@ -1,4 +1,4 @@
-// `draftsmith story --model ...` (issue 21): a Hub id or a folder instead of the built-in story
+// `draftsmith story --model ...`: a Hub id or a folder instead of the built-in story
 // model, --offline and --hub-endpoint, from a terminal. Nothing here reaches the network: a Hub
 // model is either in a temporary download cache ($DRAFTSMITH_CACHE) or asked of a closed local port.
 import { test } from 'node:test';

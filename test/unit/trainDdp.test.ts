@@ -1,4 +1,4 @@
-// The training recipes under DistributedDataParallel (issue 19, item 3) and their smoke mode (item 8): models/train/tests/test_ddp.py
+// The training recipes under DistributedDataParallel and their smoke mode (item 8): models/train/tests/test_ddp.py
 // trains a toy model for a few steps in two processes (gloo, one CPU thread each) through the shared
 // loop (draftsmith_train/training.py + dist.py) and checks that the ranks hold identical parameters,
 // trained on different slices of the batch stream, save an unwrapped checkpoint that resumes, and stop
@@ -53,7 +53,7 @@ test(
   },
 );
 
-// Issue 19, item 6: GPU chunks resume the shared training loop (summarize, essay, story); a resumed run must
+// GPU chunks resume the shared training loop (summarize, essay, story); a resumed run must
 // take the uninterrupted run's steps, schedule, batches and weights.
 test(
   'a training run stopped and resumed equals the uninterrupted run (models/train/tests/test_resume.py)',
@@ -63,7 +63,7 @@ test(
   },
 );
 
-// Issue 21: the GPT-2 recipe the loopback Hub's story model comes from: its cache, its padding, and
+// The GPT-2 recipe the loopback Hub's story model comes from: its cache, its padding, and
 // the layout transformers.js runs (models/train/tests/test_causal_lm.py).
 test(
   "the Hub story model's recipe keeps the cache exact and exports what transformers.js runs (models/train/tests/test_causal_lm.py)",
@@ -73,7 +73,7 @@ test(
   },
 );
 
-// Issue 21: the Hub summarizer fixture's export (export_peer.py --hub-layout): the graphs take plain
+// The Hub summarizer fixture's export (export_peer.py --hub-layout): the graphs take plain
 // tokenizer output and carry the names transformers.js's seq2seq generate() feeds and reads.
 test(
   "the Hub summarizer's export takes plain tokens and has the seq2seq layout transformers.js runs (models/train/tests/test_hub_seq2seq.py)",
@@ -83,7 +83,7 @@ test(
   },
 );
 
-// Issue 19, item 8: the smallest recipe's smoke mode end to end (SMOKE=1 bash models/train/train_roundtrip.sh:
+// The smallest recipe's smoke mode end to end (SMOKE=1 bash models/train/train_roundtrip.sh:
 // the three autoencoders for 20 steps at 32 units, the eval table, the exports and their ONNX parity
 // check), on a data folder made from the repository's own prose (draftsmith_train/smoke_data.py: a fresh
 // clone has no prepared .data), everything in a temporary folder: the shipped model and the test
@@ -145,7 +145,7 @@ function digest(file: string): string {
   return existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : 'missing';
 }
 
-// Issue 19, item 8: recipes write under their own folders. An export of the summarizer anywhere but
+// Recipes write under their own folders. An export of the summarizer anywhere but
 // models/summarize keeps its parity fixture beside it (test_export_paths.py); the known-word list's
 // counting and manifest entry (test_wordlist.py).
 test(
@@ -157,7 +157,7 @@ test(
   },
 );
 
-// Issue 19: the summarizer's training data: CNN's "NEW:" off the fine-tuning targets only, gap-sentence
+// The summarizer's training data: CNN's "NEW:" off the fine-tuning targets only, gap-sentence
 // pairs (PEGASUS) from the news training articles, a topic word list that is the same in every run.
 test(
   'the summarizer\'s training data: no "NEW:" in the fine-tuning targets, gap sentences out of their text, one topic word list (models/train/tests/test_summarize_data.py)',

@@ -1,5 +1,5 @@
 /**
- * Decoding guards (issue 19, item 5): word-level rules over the subword pieces a model writes,
+ * Decoding guards: word-level rules over the subword pieces a model writes,
  * checked on the candidates a strategy looks at, never on the whole vocabulary unless it must.
  *
  * vocabulary  every word written is a word the model saw in training (its words.txt, KnownWords)

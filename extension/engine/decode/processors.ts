@@ -8,8 +8,8 @@
  * - ban: name the tokens a row may not take next (banned ids, min length, n-gram blocking, an end
  *   held back until the lexical constraints are met). A set, so the beam's TopK fast path can
  *   skip them among a graph's ranked candidates without the whole row.
- * - allow: a predicate asked only about the candidates a strategy reads (the word-level guards of
- *   issue 19): asking it about 8,000 tokens per row would cost more than the model step.
+ * - allow: a predicate asked only about the candidates a strategy reads (the word-level guards,
+ *   guards.ts): asking it about 8,000 tokens per row would cost more than the model step.
  * The bans are applied first, in list order, then the predicates: a predicate is asked only about
  * tokens that no ban removed.
  */

@@ -1,5 +1,5 @@
 /**
- * Score Drafts in Folder (issue 24, item 3), shared by the command and `draftsmith score` on a folder:
+ * Score Drafts in Folder, shared by the command and `draftsmith score` on a folder:
  *  - pairing: each draft file with the file of the same name in the references folder (else one
  *    whose name differs only in its extension: draft.md with draft.txt), or the rows of a JSONL
  *    file with the draft and reference fields the user names;
@@ -75,7 +75,7 @@ export async function pairFolders(draftsDir: string, referencesDir: string): Pro
       unpaired.push(d);
       continue;
     }
-    // A Markdown file (.md) is scored on its prose, as Score Draft and draftsmith score read it (issue 22).
+    // A Markdown file (.md) is scored on its prose, as Score Draft and draftsmith score read it.
     const prose = async (file: string) => proseOf(await readText(file), formatOf(file)).text;
     pairs.push({
       name: d,

@@ -38,7 +38,7 @@ export function folderColumns(
     { key: 'substantiality', label: 'Substantiality', value: (s) => s.substantiality.perSentence, digits: 2 },
     { key: 'coherenceL', label: 'Coherence L', value: (s) => s.coherenceL, digits: 3, lowerIsBetter: true },
     { key: 'tokens', label: 'tokens', value: (s) => s.diversity.tokens, digits: 0 },
-    // Model-based and fluency columns (issue 24, item 4), when the scores carry them.
+    // Model-based and fluency columns, when the scores carry them.
     ...(extra.nonwords
       ? [
           {

@@ -1,7 +1,7 @@
 /**
  * `draftsmith eval summarize --long`: ROUGE-1/2/L F1 (stemmed, as eval summarize) on the news items of
  * the held-out test split (CNN) whose article is longer than the summarizer's window: the summary of
- * the whole document read section by section (issue 22: plain text, parts of the window cut between
+ * the whole document read section by section (plain text, parts of the window cut between
  * sentences, the whole from the parts nearest the document's topics) against the same mode on the
  * first window only (what Summarize Document read before) and against Lead-3.
  */

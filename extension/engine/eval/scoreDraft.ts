@@ -162,7 +162,7 @@ function requireText(text: string, what: string): void {
 /** "README.md (the draft)", or "The draft" when the text has no name: who a read note is about. */
 const labelOf = (name: string | undefined, role: string) => (name ? `${name} (the ${role})` : `The ${role}`);
 
-/** A text of a request, Markdown ones read to their prose (issue 22): an empty prose is refused by name. */
+/** A text of a request, Markdown ones read to their prose: an empty prose is refused by name. */
 function proseFor(text: string, format: 'markdown' | 'plain' | undefined, what: string) {
   requireText(text, what);
   const prose = proseOf(text, format ?? 'plain');

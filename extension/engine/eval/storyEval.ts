@@ -74,7 +74,7 @@ export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => v
   );
   const lines: Line[] = [];
   for (const v of opts.variants) {
-    // A Draftsmith folder (model.json), or a causal LM in transformers.js's layout (issue 21): generation only.
+    // A Draftsmith folder (model.json), or a causal LM in transformers.js's layout: generation only.
     const ours = existsSync(path.join(v.dir, 'model.json'));
     const system = ours
       ? await loadSystem('story', singleFolder(v.dir), opts.runtime)

@@ -1,7 +1,7 @@
 /**
  * The story model as a LikelihoodModel (metrics/perplexity.ts): teacher forcing through its decoder,
  * for `draftsmith eval story --perplexity` and prompt ranking, and for the perplexity of any draft
- * (Score Draft, Score Drafts in Folder and `draftsmith score --perplexity`, issue 24 item 4).
+ * (Score Draft, Score Drafts in Folder and `draftsmith score --perplexity`).
  * Imports the story system's type only, so the scoring system can use it without a cycle.
  */
 import { forcedLogProbs } from '../decode/forced';

@@ -1,5 +1,5 @@
 /**
- * Opens a model in transformers.js's layout (issue 21): a Hub repository, downloaded on first use
+ * Opens a model in transformers.js's layout: a Hub repository, downloaded on first use
  * into the cache (HubConfig.cacheDir) with transformers.js's own download and cache code, or a local
  * folder in that layout. Everything that can go wrong on the way becomes a message that says what
  * happened: not found, a server error, no answer, offline, cancelled (EngineError 'model-unavailable',

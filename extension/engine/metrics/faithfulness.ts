@@ -1,4 +1,4 @@
-// Faithfulness of a summary to its source, as far as names and numbers go (issue 19: "no names or
+// Faithfulness of a summary to its source, as far as names and numbers go ("no names or
 // numbers that are not in it: measure the rate").
 //
 //   names:   words that begin with an uppercase letter and are not the first word of their sentence

@@ -1,5 +1,5 @@
 /**
- * Non-word rate (issue 24, item 4): the share of a text's alphabetic tokens that an en_US spelling
+ * Non-word rate: the share of a text's alphabetic tokens that an en_US spelling
  * dictionary rejects, the fluency measure the model cards report. The definition is the recipes'
  * own, models/train/draftsmith_train/fluency.py (`sentence_case`, `split_sentences`,
  * `spell_tokens`, `hunspell_rejects`), matched line for line here:

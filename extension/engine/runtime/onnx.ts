@@ -10,7 +10,7 @@
  * Napi::Error into a terminating V8 and std::terminate follows). The worker owns the gate; its
  * 'stop' closes it and waits for it to drain before it says 'stopped'.
  *
- * No state lives in this module (issue 20): the gate and the CUDA decision are objects that the
+ * No state lives in this module: the gate and the CUDA decision are objects that the
  * engine owns per worker and per configuration, and that a test can make its own of.
  */
 import { existsSync } from 'node:fs';

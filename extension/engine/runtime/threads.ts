@@ -1,6 +1,6 @@
 /**
  * Intra-op threads per onnxruntime session when draftsmith.threads (or --threads) is left alone.
- * One, from issue 8's measurements: the shipped models are small (d = 192), a decoding step's
+ * One, as measured: the shipped models are small (d = 192), a decoding step's
  * matrices are too small to share out across cores, and a second thread only adds the thread
  * pool's hand-offs (and, on a busy machine, waits for a core). The engine runs one session.run at a
  * time, so N threads never oversubscribe N cores; 0 lets onnxruntime use one per core.

@@ -1,5 +1,5 @@
 /**
- * Draftsmith model folders from a URL (issue 21, item 4: draftsmith.modelsUrl, the CLI's
+ * Draftsmith model folders from a URL (draftsmith.modelsUrl, the CLI's
  * --models-url): <base>/<name>/model.json and the files it lists, as models/train exports them. A
  * larger model trained on a GPU then reaches users without entering git. Each folder is downloaded
  * once into the cache (<cacheDir>/urls/<hash of the base>/<name>), every file checked against the

@@ -65,7 +65,7 @@ export function decodingGuard(
 const FINISHED = /[.!?][\s"'”’)\]]*$/u;
 
 /**
- * Text ended at its last complete sentence (a decoding guard, issue 19: a summary does not stop
+ * Text ended at its last complete sentence (a decoding guard: a summary does not stop
  * mid-sentence, whether the length limit cut it or the model wrote its end token there; a third of
  * the news summaries did). Unchanged when its last sentence is complete or it holds no complete
  * sentence before the fragment (a one-line synopsis).

@@ -1,6 +1,6 @@
 /**
  * Expand Topic Words into Essay with a causal language model from the Hub, or a local folder in
- * transformers.js's layout (issue 21): e.g. an instruction-tuned model. The model reads an
+ * transformers.js's layout: e.g. an instruction-tuned model. The model reads an
  * instruction naming the topic words and continues it; our lexically constrained beam search
  * (decode/constrainedBeam.ts, as with the built-in PC-SAN model) makes every topic word appear, or
  * with includeAllTopics false plain beam search writes it and the result names the words missing.

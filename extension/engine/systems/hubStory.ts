@@ -1,6 +1,6 @@
 /**
  * Continue Story and Write a Premise with a causal language model from the Hub, or a local folder in
- * transformers.js's layout (issue 21): a plain LM in place of the fusion model, so the panel has no
+ * transformers.js's layout: a plain LM in place of the fusion model, so the panel has no
  * fusion gates to show and says so. transformers.js downloads, caches and tokenizes; our own loop
  * samples (decode/topk.ts through hub/causalStep.ts), so a seed writes the same story again, the
  * length is held in words as with the built-in model, and the text streams into the editor.
@@ -184,7 +184,7 @@ export class HubStorySystem implements System<'story' | 'premise'> {
   }
 
   /**
-   * An inline suggestion (issue 23): a causal LM continues the text before the cursor as it is (its
+   * An inline suggestion: a causal LM continues the text before the cursor as it is (its
    * trailing whitespace aside: the first token brings its own space), up to a sentence end; the
    * first token starts a new word or is punctuation after a word, never the rest of the word at the cursor.
    */

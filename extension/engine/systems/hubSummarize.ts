@@ -1,6 +1,6 @@
 /**
  * Summarize Document with an encoder-decoder from the Hub, or a local folder in transformers.js's
- * layout (issue 21): e.g. a distilbart-cnn, the backbone TAAS fine-tunes. transformers.js downloads,
+ * layout: e.g. a distilbart-cnn, the backbone TAAS fine-tunes. transformers.js downloads,
  * caches and tokenizes; our beam search writes the summary (hub/seq2seqStep.ts), with the length
  * settings of the command. Such a model has no topic model and no topic-aware attention, so it
  * writes abstractive summaries only, and the panel says what it cannot show.

@@ -1,5 +1,5 @@
 /**
- * The text rules of an inline suggestion (issue 23), shared by the built-in story model and a Hub
+ * The text rules of an inline suggestion, shared by the built-in story model and a Hub
  * one: where the current sentence starts, when a suggestion ends (a sentence end, or its length in
  * words), the seed that makes the same text give the same suggestion, and the text shown at the
  * cursor (with the space it needs, never glued to the word before it).

@@ -1,5 +1,5 @@
 /**
- * The one list of systems (issue 20): which ops each answers, where its model folder lies, how it
+ * The one list of systems: which ops each answers, where its model folder lies, how it
  * loads, what the user sees while it loads. The engine dispatches through it, the CLI and the
  * evaluations load systems through it; nothing else names the systems one by one. A new system is
  * one entry here, its module (implementing System), its protocol messages and its panel view.
@@ -38,7 +38,7 @@ export interface SystemEntry<O extends Op = Op, S extends System<O> = System<O>,
   /** Loads it from a model source (the manifest checks happen inside, whatever the source). */
   load(source: ModelSource, runtime: RuntimeOptions, variant: V | undefined): Promise<S>;
   /**
-   * Loads a model in transformers.js's layout in its place (issue 21): a Hub id or a local folder
+   * Loads a model in transformers.js's layout in its place: a Hub id or a local folder
    * (draftsmith.<command>.model). Absent: the system runs its own models only.
    */
   external?(choice: ExternalChoice, hub: HubConfig, runtime: RuntimeOptions, watch: LoadWatch): Promise<System<O>>;

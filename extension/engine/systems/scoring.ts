@@ -1,7 +1,7 @@
 /**
  * Score Draft and Check Coherence as a system without a model: the metrics of eval/scoreDraft.ts
  * behind the same contract as the model systems, so the engine dispatches every op one way. With
- * options.perplexity, the draft's perplexity under the built-in story LM (issue 24, item 4) comes
+ * options.perplexity, the draft's perplexity under the built-in story LM comes
  * from the engine's story system (RunContext.withSystem), loaded once and shared with Continue Story.
  */
 import type { CoherenceRequest, CoherenceResult, PerplexitySummary, ScoreRequest, ScoreResult } from '../../protocol';

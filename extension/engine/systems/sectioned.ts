@@ -1,5 +1,5 @@
 /**
- * Summarize Document on a document of any length (issue 22): the document is read as Markdown or
+ * Summarize Document on a document of any length: the document is read as Markdown or
  * plain text (text/markdown.ts) into sections by heading; each section's prose is cut into parts
  * the model reads whole (at paragraph boundaries, a paragraph longer than the window at sentence
  * boundaries), and each part is summarized on its own, under a time limit.

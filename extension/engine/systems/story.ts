@@ -90,7 +90,7 @@ function initialState(state: readonly StateTensor[]): StepState {
 
 /**
  * The least share of the words asked for that a continuation has before it may end (within 20 %
- * of the length asked, issue 19): the end token is never sampled before (min_new_tokens, in words).
+ * of the length asked): the end token is never sampled before (min_new_tokens, in words).
  */
 export const MIN_WORDS_SHARE = 0.85;
 
@@ -335,11 +335,11 @@ export class StorySystem implements System<'story' | 'premise'> {
     };
   }
 
-  /** The last source encoded for a suggestion, and the decoder state after the sentence so far (issue 23). */
+  /** The last source encoded for a suggestion, and the decoder state after the sentence so far. */
   private inlineCache?: { source: string; fixed: Record<string, Tensor>; fed: number[]; state: StepState };
 
   /**
-   * An inline suggestion (issue 23): the complete sentences before the cursor are the source (the
+   * An inline suggestion: the complete sentences before the cursor are the source (the
    * story so far), the sentence being written is fed to the decoder as the start of its story
    * (teacher forcing), and the rest is sampled up to a sentence end. While the writer types on
    * inside one sentence the source is unchanged: its encoder output, and the decoder state after

@@ -255,7 +255,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
         lengthPenalty: d.lengthPenalty,
         noRepeatNgramSize: d.noRepeatNgramSize,
         banned: neverWritten(special),
-        // A summary's names come from its source, as its numbers do (issue 19: faithful to the source).
+        // A summary's names come from its source, as its numbers do (faithful to the source).
         guard: decodingGuard(this.guards, req.guards, text, undefined, { sourceNames: true }),
       },
       {

@@ -1,5 +1,5 @@
 /**
- * The contract every system keeps (issue 20): the engine, the CLI and the evaluations load a system
+ * The contract every system keeps: the engine, the CLI and the evaluations load a system
  * through the registry (registry.ts), run requests on it, show what it is, and release it. Like
  * fairseq's registered architectures: the code around the systems never names one of them.
  */

@@ -1,4 +1,4 @@
-// A document read as Markdown (issue 22): its blocks, its sections by heading, and its prose.
+// A document read as Markdown: its blocks, its sections by heading, and its prose.
 //
 // The parser is markdown-it (the one VS Code's own Markdown preview uses), with HTML blocks and
 // tables on. What a model may read is the "prose view": a string exactly as long as the document,

@@ -1,4 +1,4 @@
-// The prose of a text for the commands that compare or rewrite it (issue 22, item 4): Score Draft,
+// The prose of a text for the commands that compare or rewrite it: Score Draft,
 // Check Coherence and Round-Trip Paragraph read a Markdown document through the one reader
 // (./markdown.ts), so no metric and no model ever sees a code block, a table, HTML, front matter, a
 // link target or a markup character. Plain text is passed through untouched.

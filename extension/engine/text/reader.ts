@@ -264,7 +264,7 @@ export function splitSentences(text: string): string[] {
 // ---------------------------------------------------------------------------------------------
 // Blocks: the seam for Markdown
 
-/** What a block of a document is. Plain text has paragraphs only; issue 22 adds Markdown's kinds
+/** What a block of a document is. Plain text has paragraphs only; Markdown adds its kinds
  * (heading, code, list, table...) from a real parser. */
 export type BlockKind = 'paragraph';
 
@@ -274,7 +274,7 @@ export interface Block extends Paragraph {
 
 /**
  * The blocks of a document, in order. Today every document is read as plain text: one block per
- * paragraph. This is where a Markdown document will be parsed into sections (issue 22), so that a
+ * paragraph. This is where a Markdown document will be parsed into sections, so that a
  * system takes its prose paragraphs and skips code fences, tables and front matter; callers that
  * walk a document block by block need not change when it does.
  */

@@ -1,5 +1,5 @@
 """A small GPT-2 trained by this project's recipe and exported in the layout transformers.js runs a
-causal language model in (issue 21): the Hub-layout story model that the loopback Hub serves in the
+causal language model in: the Hub-layout story model that the loopback Hub serves in the
 tests, and a plain-LM choice for Continue Story beside the fusion model.
 
 The network is GPT-2's (Radford et al. 2019): pre-LayerNorm transformer blocks, learned positions,

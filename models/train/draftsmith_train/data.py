@@ -188,7 +188,7 @@ def dialogsum_pairs():
 
 
 def fetch_debian_translations(workdir):
-    """Long package descriptions (Translation-en) without touching the system's apt lists (TRAINING.md)."""
+    """Long package descriptions (Translation-en) without touching the system's apt lists (apt lists of its own under .data/LISTS)."""
     out = os.path.join(workdir, "Translation-en.txt")
     if os.path.exists(out) and os.path.getsize(out) > 1_000_000:
         return out

@@ -129,7 +129,7 @@ def write_pairs(out_dir, rows, rng, max_val=500, max_test=1000):
 
 
 # ---------------------------------------------------------------------------------------------
-# The "simple" corpus (issue 19): ROCStories and TinyStories, the documents, splits and 4,000-piece
+# The "simple" corpus: ROCStories and TinyStories, the documents, splits and 4,000-piece
 # tokenizer of `roundtrip prepare --corpus simple` (run that first, into the same folder): a story is
 # in the split its hash gives it everywhere, so the tokenizer and the pretraining never saw a test story.
 # ---------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ the greedy ids the peer's config carries.
   python3 -m draftsmith_train.export_peer essay - ../essay ../../.work/peer/essay
   python3 -m draftsmith_train.export_peer summarize runs/taas.pt ../summarize ../../.work/peer/summarize
 
---hub-layout (summarize; issue 21) exports for the Hub rather than the bench: graphs a generic seq2seq
+--hub-layout (summarize) exports for the Hub rather than the bench: graphs a generic seq2seq
 caller (transformers.js's generate(), or any loop that feeds tokenizer output) runs as they are. The
 encoder takes plain input_ids/attention_mask [B,T] and prepends the topic slot itself (last_hidden_state
 [B,1+T,d+1], the source ids still in the last channel, 0 at the slot); the decoder takes the tokenizer's
@@ -551,7 +551,7 @@ def export_summarize(ckpt, shipped_dir, out_dir, steps=32):
     print("exported peer", out_dir, ops)
 
 
-# ---- --hub-layout: a seq2seq model for the Hub (issue 21) ---------------------------------------
+# ---- --hub-layout: a seq2seq model for the Hub ---------------------------------------
 HUB_TEXT = (
     "The city council voted on Tuesday to build a new bridge over the river, after years of debate "
     "about traffic in the old town. Work is due to start next spring and should take two years."

@@ -1,4 +1,4 @@
-"""Fluency of model outputs and of the human references of the same items (issue 19, item 1).
+"""Fluency of model outputs and of the human references of the same items.
 
 Reads the JSON lines that `draftsmith eval SYSTEM --dump FILE` writes, one per test item and
 variant: {system, variant, id, domain?, source, output, references: [...]}, and prints a Markdown
@@ -476,7 +476,7 @@ def update_card(card, report, command, notes, eval_table):
         head, rest = text.split(BEGIN, 1)
         text = head + "\n".join(block) + rest.split(END, 1)[1]
     else:
-        text = text.rstrip("\n") + "\n\n## Fluency (issue 19)\n\n" + "\n".join(block) + "\n"
+        text = text.rstrip("\n") + "\n\n## Fluency\n\n" + "\n".join(block) + "\n"
     with open(card, "w", encoding="utf-8") as f:
         f.write(text)
 

@@ -194,7 +194,7 @@ class PointerGenerator(nn.Module):
     copy_op picks how sum_{i: x_i = w} a_i is computed; both give the same distribution.
     "scatter" adds each source position's weight into its vocabulary slot (ONNX ScatterElements,
     opset 16): O(T) per step. "onehot" multiplies by a [T, V] one-hot matrix built at every step
-    (10 MB at 320 source tokens): what the models exported before issue 8 do, kept so that a peer
+    (10 MB at 320 source tokens): what the models exported before that change do, kept so that a peer
     export (export_peer.py) can match such a graph op for op.
     """
 

@@ -2,7 +2,7 @@
 
 tied_logits_as_gemm: the tied output embedding is traced as Einsum("btd,vd->btv", x, E) (a MatMul
 with E.t() would make the exporter fold the transpose into a second copy of E). onnxruntime's CPU
-Einsum transposes E at every call: 6 of the 7 ms of a decoder step at batch 1 (issue 8's profile).
+Einsum transposes E at every call: 6 of the 7 ms of a decoder step at batch 1 (as profiled).
 Gemm(transB=1) on x reshaped to [b*t, d] reads E as stored, once. E may be computed from
 initializers only (weight_storage's int8 + scale): onnxruntime folds that at load, then prepacks it.
 

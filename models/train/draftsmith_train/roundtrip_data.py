@@ -164,7 +164,7 @@ def load(path, sp, limit=None):
 
 
 # ---------------------------------------------------------------------------------------------
-# The "simple" corpus (issue 19): everyday five-sentence stories and simple children's stories, the
+# The "simple" corpus: everyday five-sentence stories and simple children's stories, the
 # text a model of this size learns to write fluently. Its own tokenizer (a smaller vocabulary over
 # this text alone keeps nearly every word whole), its own folder (e.g. .data/simple).
 # ---------------------------------------------------------------------------------------------

@@ -393,7 +393,7 @@ def prepare_story(out_dir):
 
 
 # ---------------------------------------------------------------------------------------------
-# The "simple" corpus (issue 19): everyday five-sentence stories and simple children's stories, the
+# The "simple" corpus: everyday five-sentence stories and simple children's stories, the
 # text a model of this size learns to write fluently; the documents, their splits and the 4,000-piece
 # tokenizer of `roundtrip prepare --corpus simple` (run that first, into the same folder), so no
 # test story of either system was seen by the tokenizer or by the other system's training.

@@ -1,4 +1,4 @@
-"""causal_lm.py (issue 21): the GPT-2 the loopback Hub serves must be what transformers.js's
+"""causal_lm.py: the GPT-2 the loopback Hub serves must be what transformers.js's
 decoder-only generate() runs. A tiny model's cached steps give the logits of one full pass (the
 cache and the attention mask are right), and its export has GPT-2's inputs, outputs and config.
 

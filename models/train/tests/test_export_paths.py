@@ -1,6 +1,6 @@
 """An export of the summarizer to any folder but the shipped one (a candidate, a smoke run) writes its
 parity fixture beside the model, never over test/fixtures/summarize-parity.json, which belongs to the
-shipped weights (issue 19, item 8: recipes touch models/ and test/fixtures only when asked).
+shipped weights (recipes touch models/ and test/fixtures only when asked).
 
   python3 -m unittest discover -s models/train/tests -p 'test_export_paths.py' -v
 """

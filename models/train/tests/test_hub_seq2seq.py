@@ -1,4 +1,4 @@
-"""export_peer.py --hub-layout (issue 21): the summarizer the loopback Hub serves must be what
+"""export_peer.py --hub-layout: the summarizer the loopback Hub serves must be what
 transformers.js's seq2seq generate() runs on plain tokenizer output. A tiny random TAAS: its hub
 graphs' PyTorch modules give the model's own numbers (the topic slot prepended inside, the source ids
 in the extra channel, a padded batch row as alone), and its export has the inputs, outputs, symbolic

@@ -1,5 +1,5 @@
 /**
- * In-host tests of issue 9's document and limit guarantees: a result that arrives after the user
+ * In-host tests of the document and limit guarantees: a result that arrives after the user
  * edited the document is offered in a new editor, never written over their text; a summary or essay
  * cut off at the length limit is inserted with a message that names the setting that sets it;
  * hostile documents are either left as they were or changed by one edit that one Undo reverts.
@@ -65,7 +65,7 @@ export function hardeningTests(api: DraftsmithApi, sampleText: string): TestCase
       async run() {
         const editor = await openUntitled(sampleText);
         const doc = editor.document;
-        // A summary takes ~0.1 s since issue 8, less than the edit below: a wide beam that a length
+        // A summary takes ~0.1 s, less than the edit below: a wide beam that a length
         // penalty of 5 keeps going to the length limit gives the edit its second or so.
         // The abstractive decoder with a wide beam: the extractive default finishes before any edit.
         const slowly = <T>(work: () => Promise<T>) =>

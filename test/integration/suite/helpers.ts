@@ -102,7 +102,7 @@ export async function closeWithoutSaving(doc: vscode.TextDocument): Promise<void
 
 /**
  * Runs a command and prints (never asserts) the time from the command to its result in the editor:
- * "<what>: N ms from command to <result>". Issue 8's bench reads these lines from
+ * "<what>: N ms from command to <result>". The bench reads these lines from
  * test/integration/.out/in-host.log.
  */
 export async function timedCommand<T>(what: string, result: string, run: () => Promise<T>): Promise<T> {

@@ -1,5 +1,5 @@
 /**
- * In-host tests of Hub models (issue 21): draftsmith.story.model set to a Hugging Face Hub id, the
+ * In-host tests of Hub models: draftsmith.story.model set to a Hugging Face Hub id, the
  * model downloaded from a loopback Hub (test/unit/loopbackHub.ts, started here, inside the extension
  * host) into the extension's global storage on first use, then run by Continue Story and Write a
  * Premise; a Hub id the server does not have, and downloads turned off, fail clearly and change

@@ -1,5 +1,5 @@
 /**
- * In-host tests of inline suggestions (issue 23): while they are off nothing reaches the engine,
+ * In-host tests of inline suggestions: while they are off nothing reaches the engine,
  * however the editor asks; turned on, the editor's own trigger gets a suggestion for the text
  * before the cursor, and VS Code's commit inserts it as one edit that one Undo removes.
  */

@@ -1,5 +1,5 @@
 /**
- * Load in the real editor (issue 9): twenty commands fired at once, of every kind, over fifteen open
+ * Load in the real editor: twenty commands fired at once, of every kind, over fifteen open
  * editors, three of them cancelled midway. Every command completes or is cancelled cleanly, each
  * result lands in its own editor and nowhere else, and no other document changes.
  */

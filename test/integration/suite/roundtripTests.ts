@@ -280,7 +280,7 @@ export function roundtripTests(api: DraftsmithApi, extensionPath: string): TestC
       },
     },
     {
-      name: "Markdown: the cursor in a list item: the model reads the item's prose only; Apply keeps the marker, the other item and the code block; one Undo (issue 22)",
+      name: "Markdown: the cursor in a list item: the model reads the item's prose only; Apply keeps the marker, the other item and the code block; one Undo",
       async run() {
         await needModel();
         await closeRoundTripDiffs();
@@ -313,7 +313,7 @@ export function roundtripTests(api: DraftsmithApi, extensionPath: string): TestC
       },
     },
     {
-      name: 'Markdown: the cursor in a code block: "not prose", no change (issue 22)',
+      name: 'Markdown: the cursor in a code block: "not prose", no change',
       async run() {
         const editor = await openUntitled('# Build\n\nRun it.\n\n```sh\nnpm run build\n```\n');
         editor.selection = new vscode.Selection(5, 3, 5, 3);

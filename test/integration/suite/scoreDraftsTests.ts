@@ -1,5 +1,5 @@
 /**
- * In-host tests of Score Drafts in Folder (issue 24, item 3): 20 drafts scored, the CSV export sorted
+ * In-host tests of Score Drafts in Folder: 20 drafts scored, the CSV export sorted
  * and equal to the CLI's, Cancel keeping the rows done. And of Score Draft with two drafts (item 2): two selections in one editor, or a
  * second draft from another editor, against one reference; the panel gets both drafts' scores, the
  * 95 % intervals and the p-values, equal to `draftsmith score --paired-bs` on the same lines; the

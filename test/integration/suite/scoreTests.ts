@@ -248,7 +248,7 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
       },
     },
     {
-      name: 'Check Coherence and Score Draft on a Markdown document: sentences from its prose only, and the result says what was skipped (issue 22)',
+      name: 'Check Coherence and Score Draft on a Markdown document: sentences from its prose only, and the result says what was skipped',
       async run() {
         const markdown = `# Bridge\n\n${SOURCE_SENTENCES.slice(0, 2).join(' ')}\n\n\`\`\`sh\ncodeword --build\n\`\`\`\n\n| a | b |\n|---|---|\n| tablecell | x |\n\n- ${SOURCE_SENTENCES.slice(2).join('\n- ')}\n`;
         const editor = await openUntitled(markdown); // a Markdown document

@@ -1,5 +1,5 @@
 /**
- * In-host tests of long Markdown documents (issue 22): Summarize Document reads every section (code
+ * In-host tests of long Markdown documents: Summarize Document reads every section (code
  * left out) and inserts the summary of the whole as one edit; a Cancel mid-document leaves the
  * document unchanged; Summarize Sections puts one summary line under each heading as one edit that
  * one Undo removes.

@@ -626,7 +626,7 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
   await row.dblclick();
   await page.waitForSelector(`.tabs-container .tab[aria-label*="${HOSTILE_FILE}"]`, { timeout: 60_000 });
   await waitForText((t) => t.includes('Residents'), 30_000, 'the hostile document');
-  // As plain text: read as Markdown, its HTML would never reach the scores or the panel (issue 22).
+  // As plain text: read as Markdown, its HTML would never reach the scores or the panel.
   await setLanguageMode('Plain Text');
   await focusEditor();
   await runFromPalette('Draftsmith: Score Draft', { asks: true });
@@ -736,7 +736,7 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
   await shot('ui-11-hostile');
 });
 
-// Hub models (issue 21). A loopback Hub, started by the runner below: test/fixtures/hub served in the
+// Hub models. A loopback Hub, started by the runner below: test/fixtures/hub served in the
 // Hub's URL layout, <endpoint><owner>/<name>/resolve/<revision>/<file>, as test/unit/loopbackHub.ts
 // serves it to the in-host tests. The runner writes its address into draftsmith.hub.endpoint in the
 // user settings before the workbench loads; the test chooses the model as a person would.
@@ -1091,7 +1091,7 @@ test('a Hub id the (loopback) Hub does not have: Continue Story fails with "not 
   if (words(text) !== words(STORY_PROMPT)) throw new Error(`the document changed: ${JSON.stringify(text.slice(-200))}`);
 });
 
-// Inline suggestions (issue 23): the status bar item and the toggle command, ghost text after a pause
+// Inline suggestions: the status bar item and the toggle command, ghost text after a pause
 // in a Markdown document, Tab, one Undo; typing during a generation cancels it; none in TypeScript.
 const INLINE_TEXT = 'Tom had a little dog named Max. One day Tom and Max went to the';
 const inlineStatus = (state) =>
@@ -1380,7 +1380,7 @@ test('no inline suggestion in a TypeScript file; the status bar item turns them 
   process.exit(failed ? 1 : 0);
 })();
 
-// Score Drafts in Folder (issue 24, item 3), as a person would: the explorer's context menu on a
+// Score Drafts in Folder, as a person would: the explorer's context menu on a
 // folder of 20 drafts, the references folder from the dialog, a click on a column to sort, Export CSV.
 const UI_DRAFTS = 'ui-drafts';
 const UI_REFS = 'references';
@@ -1470,7 +1470,7 @@ test('"Score Drafts in Folder…" from the explorer on 20 drafts: the table sort
   await shot('ui-folder-3-csv');
 });
 
-// A Markdown draft with a table between its paragraphs (issue 22, item 4), and a second heading for the sections view.
+// A Markdown draft with a table between its paragraphs, and a second heading for the sections view.
 // Two sentences a section: a section of one sentence is its own summary, without a model run or attention.
 const MARKDOWN_DRAFT =
   '# Bridge\n\nThe council plans to hold a small festival on the riverbank next month. Officials said the next step is to repair the riverside path.\n\n' +
