@@ -858,7 +858,7 @@ export const COMMANDS: readonly (CommandSpec & { readonly name: CommandName })[]
 export const GENERAL_NOTES: readonly { readonly title: string; readonly text: string }[] = [
   {
     title: 'FILE, - and TEXT',
-    text: 'summarize and roundtrip read a FILE, - (standard input) or --text TEXT; reply and essay also take the text itself. For reply and essay, one word that names an existing file, or that looks like a file name (it contains / or \\, or ends in an extension such as .txt), is read as a file ("no such file" if there is none); anything else is the text. Text that looks like a file name goes in --text, and text that starts with "-" after "--". Files are UTF-8 (a byte-order mark is dropped); a Latin-1 (ISO-8859-1/Windows-1252) or UTF-16 file is read as such, with a note on standard error.',
+    text: 'summarize and roundtrip read a FILE, - (standard input) or --text TEXT; reply and essay also take the text itself. For reply and essay, one word that names an existing file, or that looks like a file name (it contains / or \\, or ends in an extension such as .txt), is read as a file ("no such file" if there is none); anything else is the text. Text that looks like a file name goes in --text, and text that starts with "-" after "--". Files are UTF-8 (a byte-order mark is dropped); a Latin-1 (ISO-8859-1/Windows-1252) or UTF-16 file is read as such, with a note on standard error. Messages name what was given: "no such file: NAME", "the file is empty", "the text has no words the model can read (only emoji, symbols or punctuation)", "The file looks like binary data".',
   },
   {
     title: 'Options',

@@ -161,6 +161,6 @@ export function cliReference(): string {
     }
   }
   out.push('## For every command', '');
-  for (const n of GENERAL_NOTES) out.push(`**${n.title}.** ${text(n.text)}`, '');
+  for (const n of GENERAL_NOTES) out.push(`**${n.title}:** ${text(n.text)}`, '');
   return out.join('\n');
 }
