@@ -26,6 +26,11 @@ export const HubConfig = z.object({
   offline: z.boolean().default(false),
   /** A download that receives nothing for this long fails (a server that stops answering). */
   stallSeconds: z.number().min(1).max(600).default(30),
+  /**
+   * The most tokens (prompt and output) a Hub language model reads, below its own limit: its cache
+   * grows with each, so this bounds memory. Absent: hub/hubSystems.ts DEFAULT_CONTEXT_CAP.
+   */
+  contextTokens: z.number().int().min(256).max(131072).optional(),
 });
 export type HubConfig = z.infer<typeof HubConfig>;
 

@@ -98,15 +98,16 @@ const HUB_STALL_SECONDS = 30;
 export function readHubConfig(storageDir: string): { hub: HubConfig; problem?: string } {
   const cfg = vscode.workspace.getConfiguration(SECTION);
   const offline = cfg.get('hub.offline') === true;
+  const contextTokens = intIn(cfg.get('hub.contextTokens'), 256, 131072, 4096);
   const cacheDir = path.join(storageDir, 'hub');
   const set = trustedSetting(cfg.inspect('hub.endpoint'), vscode.workspace.isTrusted);
   const endpoint = parseHubEndpoint(set?.value, HUB_ENDPOINT_SETTING);
   if (typeof endpoint === 'object')
     return {
-      hub: { endpoint: DEFAULT_HUB_ENDPOINT, cacheDir, offline: true, stallSeconds: HUB_STALL_SECONDS },
+      hub: { endpoint: DEFAULT_HUB_ENDPOINT, cacheDir, offline: true, stallSeconds: HUB_STALL_SECONDS, contextTokens },
       problem: endpoint.error,
     };
-  return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS } };
+  return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS, contextTokens } };
 }
 
 /** The draftsmith.<command>.model settings: the commands whose model the user may choose. */
