@@ -189,7 +189,13 @@ export class HubStorySystem implements System<'story' | 'premise'> {
       fusion: false,
       sampling,
       stats: this.stats(total, ids.length, hyp.tokens.length, encodeMs, decodeMs),
-      external: this.external(),
+      external: {
+        ...this.external(),
+        // Cut to the cap rather than to the model's own context: the panel says what was read.
+        ...(usedFrom > 0 && this.lm.contextCapped && total !== null
+          ? { contextCut: { usedTokens: textIds.length, totalTokens: total } }
+          : {}),
+      },
     };
   }
 
