@@ -112,6 +112,7 @@ function explainLoad(e: unknown, label: string, dir: string): EngineError {
   const op =
     /Could not find an implementation for (\w+)\(\d+\)/.exec(msg)?.[1] ??
     /Op type not registered '(\w+)'/.exec(msg)?.[1] ??
+    /No Op registered for (\w+)/.exec(msg)?.[1] ??
     /[Uu]nsupported (?:operator|op)[: ]+'?(\w+)/.exec(msg)?.[1];
   if (op) {
     let version = '';
@@ -225,21 +226,27 @@ async function prepareHubModel(
     const bytes = missing.reduce((n, f) => n + f.size, 0);
     log(
       'info',
-      `downloading ${label} (${describeDtype(chosen)}; ${chosen.graphs.map((g) => g.file).join(', ')}): ${bytes} bytes of ${chosen.totalBytes} from ${hub.endpoint} into ${dir}`,
+      `downloading ${label} (${describeDtype(chosen)}: ${chosen.graphs.map((g) => g.file).join(', ')}): ${chosen.totalBytes} bytes in ${chosen.files.length} files, ${bytes} of them now, from ${hub.endpoint} into ${dir}`,
     );
     let lastPercent = -1;
-    await downloadFiles(fetchFn, target, missing, {
-      isCancelled: () => watch.isCancelled(),
-      progress: (loaded, total) => {
-        const percent = total > 0 ? Math.floor((100 * loaded) / total) : 100;
-        if (percent === lastPercent) return;
-        lastPercent = percent;
-        watch.progress(
-          `Downloading ${label}: ${mb(loaded)} of ${mb(total)} MB (${percent} %)`,
-          total > 0 ? Math.min(1, loaded / total) : 1,
-        );
+    await downloadFiles(
+      fetchFn,
+      target,
+      missing,
+      {
+        isCancelled: () => watch.isCancelled(),
+        progress: (loaded, total) => {
+          const percent = total > 0 ? Math.floor((100 * loaded) / total) : 100;
+          if (percent === lastPercent) return;
+          lastPercent = percent;
+          watch.progress(
+            `Downloading ${label}: ${mb(loaded)} of ${mb(total)} MB (${percent} %)`,
+            total > 0 ? Math.min(1, loaded / total) : 1,
+          );
+        },
       },
-    });
+      chosen.files,
+    );
   }
   return { dir, choice: chosen };
 }

@@ -95,6 +95,8 @@ export async function downloadFiles(
   target: DownloadTarget,
   files: readonly ListedFile[],
   watch: DownloadWatch,
+  /** The model's files, all removed after an integrity failure (default: `files`). */
+  model: readonly ListedFile[] = files,
 ): Promise<void> {
   const total = files.reduce((n, f) => n + f.size, 0);
   const free = freeBytes(target.dir);
@@ -110,7 +112,7 @@ export async function downloadFiles(
     try {
       await downloadOne(fetchFn, target, f, (n) => watch.progress(before + n, total), watch);
     } catch (e) {
-      if (e instanceof IntegrityError) removeFiles(target.dir, files, target.label);
+      if (e instanceof IntegrityError) removeFiles(target.dir, model, target.label);
       throw e;
     }
     before += f.size;
