@@ -167,9 +167,7 @@ test('a repository without tokenizer_config.json, or without any graph for the k
 });
 
 test('a config.json of 50 MB is refused from the listing, before anything is downloaded', () => {
-  const files = repo(['model_q4.onnx', 10]).map((f) =>
-    f.path === 'config.json' ? { ...f, size: 50 * 1024 * 1024 } : f,
-  );
+  const files = repo(['model_q4.onnx', 10]).map((f) => (f.path === 'config.json' ? { ...f, size: 50_000_000 } : f));
   assert.throws(
     () => chooseFiles(files, 'causal-lm', 'x/y'),
     (e: unknown) => e instanceof EngineError && /x\/y was refused: its config\.json is 50 MB/.test(e.message),

@@ -20,13 +20,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../extension/engine/engine';
 import { EngineError } from '../../extension/engine/errors';
+import { megabytes } from '../../extension/engine/hub/fileChoice';
 import type { EngineConfig, HubConfig, StoryResult } from '../../extension/protocol';
 import { article, modelsDir } from './helpers';
 import { HUB_FIXTURES, STORY_LM, SUMMARIZER, startLoopbackHub, type LoopbackHub } from './loopbackHub';
 
 const PROMPT = 'Once upon a time, a little girl named Lily found a red ball in the park.';
 const STORY_DIR = path.join(HUB_FIXTURES, STORY_LM);
-const MB = 1024 * 1024;
+const MB = 1_000_000;
 
 function tempDir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-repo-'));
@@ -198,7 +199,10 @@ for (const [id, op] of [
     );
     // The first progress line names the whole size to come, before a byte of the graphs arrived.
     const first = progress.find((m) => m.startsWith(`Downloading ${id}:`));
-    assert.match(first ?? '', /^Downloading .*: 0\.0 of [\d.]+ MB \(0 %\)$/);
+    assert.match(
+      first ?? '',
+      new RegExp(`^Downloading .*: [\\d.]+ of ${megabytes(total).replace('.', '\\.')} MB \\(0 %\\)$`),
+    );
   });
 }
 
@@ -320,7 +324,7 @@ test('a server whose Content-Length differs from the listing is refused before t
   hub.behave.set(`${STORY_LM}/config.json`, { body: Buffer.alloc(50 * MB, ' ') });
   await assert.rejects(
     engineOn(hub, cacheDir).engine.run(story(STORY_LM)),
-    failsWith('bad-model', /the server sends config\.json as 52428800 bytes, and the listing says \d+/),
+    failsWith('bad-model', /the server sends config\.json as 50000000 bytes, and the listing says \d+/),
   );
   assert.ok((hub.sent.get(STORY_LM) ?? 0) <= 50 * MB);
   assert.deepEqual(files(cacheDir), []);

@@ -63,6 +63,8 @@ export interface RepoSpec {
   listedSizes?: Record<string, number>;
   /** The commit (40 hex); default: a hash of the files. */
   sha?: string;
+  /** Other names the repository answers to as revisions (besides 'main' and a prefix of the commit). */
+  revisions?: string[];
   /** The model API's `config` field. */
   config?: Record<string, unknown>;
 }
@@ -193,18 +195,24 @@ export async function startLoopbackHub(options: string | LoopbackOptions = {}): 
     const mirror = path.join(mirrors, owner, `${name}.json`);
     if (existsSync(mirror)) {
       const m = JSON.parse(readFileSync(mirror, 'utf8')) as {
-        sha: string;
+        revision: string;
+        sha?: string;
         config?: Record<string, unknown>;
+        configJson?: Record<string, unknown>;
         siblings: { rfilename: string; size: number }[];
       };
       const files: Record<string, FileSpec> = {};
       for (const s of m.siblings) {
-        // config.json carries the API's config (what the engine reads of it), padded to the listed size.
+        // config.json carries what the engine reads of it (configJson), padded to the listed size.
         const text =
-          s.rfilename === 'config.json' ? JSON.stringify(m.config ?? {}) : s.rfilename.endsWith('.json') ? '{}' : '';
+          s.rfilename === 'config.json'
+            ? JSON.stringify(m.configJson ?? m.config ?? {})
+            : s.rfilename.endsWith('.json')
+              ? '{}'
+              : '';
         files[s.rfilename] = text ? text + ' '.repeat(Math.max(0, s.size - Buffer.byteLength(text))) : { size: s.size };
       }
-      return { files, sha: m.sha, config: m.config };
+      return { files, sha: m.sha, revisions: [m.revision], config: m.config };
     }
     return undefined;
   }
@@ -260,6 +268,12 @@ export async function startLoopbackHub(options: string | LoopbackOptions = {}): 
         .digest('hex');
     return { id, sha, siblings };
   }
+
+  /** Whether `revision` names the repository's one commit. */
+  const knows = (spec: RepoSpec, l: ApiListing, revision: string) =>
+    revision === 'main' ||
+    (revision.length >= 7 && l.sha.startsWith(revision)) ||
+    (spec.revisions ?? []).includes(revision);
 
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
     void res
@@ -380,7 +394,7 @@ export async function startLoopbackHub(options: string | LoopbackOptions = {}): 
         const spec = repoOf(id);
         if (!spec || spec.private) return repoNotFound(res);
         const l = (await listing(id))!;
-        if (revision !== 'main' && revision !== l.sha && !l.sha.startsWith(revision)) {
+        if (!knows(spec, l, revision)) {
           return json(res, 404, { error: `Invalid rev id: ${revision}` }, { 'X-Error-Code': 'RevisionNotFound' });
         }
         const blobs = /(^|&)blobs=true(&|$)/.test(query);
@@ -423,7 +437,7 @@ export async function startLoopbackHub(options: string | LoopbackOptions = {}): 
         );
       }
       const l = (await listing(id))!;
-      if (revision !== 'main' && revision !== l.sha && !l.sha.startsWith(revision)) {
+      if (!knows(spec, l, revision)) {
         return json(res, 404, { error: `Invalid rev id: ${revision}` }, { 'X-Error-Code': 'RevisionNotFound' });
       }
       const how = behave.get(`${id}/${file}`) ?? behave.get('*') ?? 'ok';

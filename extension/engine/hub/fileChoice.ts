@@ -63,15 +63,15 @@ export interface ListedFile {
 
 /** The small files read besides the graphs, with the most bytes each may have. */
 export const SIDE_FILES: readonly { path: string; required: boolean; maxBytes: number }[] = [
-  { path: 'config.json', required: true, maxBytes: 4 * 1024 * 1024 },
-  { path: 'generation_config.json', required: false, maxBytes: 4 * 1024 * 1024 },
+  { path: 'config.json', required: true, maxBytes: 4_000_000 },
+  { path: 'generation_config.json', required: false, maxBytes: 4_000_000 },
   // Real ones: 7 MB (Qwen2.5), 9 MB (Llama 3), 33 MB (Gemma 3).
-  { path: 'tokenizer.json', required: true, maxBytes: 64 * 1024 * 1024 },
+  { path: 'tokenizer.json', required: true, maxBytes: 64_000_000 },
   // transformers.js reads a tokenizer only where this file exists.
-  { path: 'tokenizer_config.json', required: true, maxBytes: 8 * 1024 * 1024 },
+  { path: 'tokenizer_config.json', required: true, maxBytes: 8_000_000 },
   // Newer exports keep the chat template apart from tokenizer_config.json.
-  { path: 'chat_template.jinja', required: false, maxBytes: 1024 * 1024 },
-  { path: 'chat_template.json', required: false, maxBytes: 1024 * 1024 },
+  { path: 'chat_template.jinja', required: false, maxBytes: 1_000_000 },
+  { path: 'chat_template.json', required: false, maxBytes: 1_000_000 },
 ];
 
 /** The files that must parse as JSON before they are kept. */
@@ -164,7 +164,7 @@ export function sideFiles(files: readonly ListedFile[], label: string): ListedFi
     if (f.size > s.maxBytes) {
       throw new EngineError(
         'bad-model',
-        `${label} was refused: its ${s.path} is ${mb(f.size)} MB, more than such a file ever needs (${mb(s.maxBytes)} MB).`,
+        `${label} was refused: its ${s.path} is ${megabytes(f.size)} MB, more than such a file ever needs (${megabytes(s.maxBytes)} MB).`,
       );
     }
     side.push(f);
@@ -234,7 +234,8 @@ export function chooseFiles(
   };
 }
 
-const mb = (n: number) => (n / (1024 * 1024)).toFixed(n < 10 * 1024 * 1024 ? 1 : 0);
+/** Bytes in megabytes as the Hub's pages show them (10^6 bytes), one decimal under 10 MB. */
+export const megabytes = (n: number) => (n / 1e6).toFixed(n < 1e7 ? 1 : 0);
 
 /** The data types a choice runs, in words ('q4', or 'encoder q8, decoder q4'). */
 export function describeDtype(choice: FileChoice): string {

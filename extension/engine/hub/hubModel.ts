@@ -22,7 +22,15 @@ import type { HubConfig, ModelChoice } from '../../protocol';
 import { CancelledError, EngineError, errorMessage } from '../errors';
 import { CudaDecision, NativeCalls } from '../runtime/onnx';
 import type { RuntimeOptions } from '../systems/context';
-import { chooseFiles, describeDtype, sideFiles, type Dtype, type FileChoice, type HubModelKind } from './fileChoice';
+import {
+  chooseFiles,
+  describeDtype,
+  megabytes,
+  sideFiles,
+  type Dtype,
+  type FileChoice,
+  type HubModelKind,
+} from './fileChoice';
 import { DownloadAborted, watchedFetch } from './hubFetch';
 import { downloadFiles, missingFiles } from './repoDownload';
 import { fetchListing, listingOfFolder, readCachedListing, writeCachedListing, type RepoListing } from './repoListing';
@@ -72,9 +80,6 @@ export function choiceLabel(choice: ExternalChoice): string {
     ? choice.id + (choice.revision && choice.revision !== 'main' ? `@${choice.revision}` : '')
     : choice.dir;
 }
-
-const MB = 1024 * 1024;
-const mb = (n: number) => (n / MB).toFixed(n < 10 * MB ? 1 : 0);
 
 /** The error a failed step of the download means to the user. */
 function explainDownload(e: unknown, label: string, hub: HubConfig): EngineError {
@@ -211,7 +216,9 @@ async function prepareHubModel(
   const quiet = { isCancelled: () => watch.isCancelled(), progress: () => {} };
   // The listing's side files are checked (present, not oversized) before the first byte comes.
   const config = sideFiles(listing.files, label).find((f) => f.path === 'config.json');
-  if (config && missingFiles(dir, [config], label).length > 0) {
+  // config.json first: a model of the wrong kind is refused before anything large comes.
+  const configFresh = config !== undefined && missingFiles(dir, [config], label).length > 0;
+  if (configFresh) {
     if (hub.offline) throw offlineError(label, hub);
     await downloadFiles(fetchFn, target, [config], quiet);
   }
@@ -223,7 +230,9 @@ async function prepareHubModel(
   const missing = missingFiles(dir, chosen.files, label);
   if (missing.length > 0) {
     if (hub.offline) throw offlineError(label, hub);
-    const bytes = missing.reduce((n, f) => n + f.size, 0);
+    // The size reported is that of every file this load downloads, config.json included.
+    const done = configFresh ? config.size : 0;
+    const bytes = done + missing.reduce((n, f) => n + f.size, 0);
     log(
       'info',
       `downloading ${label} (${describeDtype(chosen)}: ${chosen.graphs.map((g) => g.file).join(', ')}): ${chosen.totalBytes} bytes in ${chosen.files.length} files, ${bytes} of them now, from ${hub.endpoint} into ${dir}`,
@@ -240,12 +249,12 @@ async function prepareHubModel(
           if (percent === lastPercent) return;
           lastPercent = percent;
           watch.progress(
-            `Downloading ${label}: ${mb(loaded)} of ${mb(total)} MB (${percent} %)`,
+            `Downloading ${label}: ${megabytes(loaded)} of ${megabytes(total)} MB (${percent} %)`,
             total > 0 ? Math.min(1, loaded / total) : 1,
           );
         },
       },
-      chosen.files,
+      { model: chosen.files, done },
     );
   }
   return { dir, choice: chosen };

@@ -6,19 +6,11 @@
  * Nothing is ever written outside the cache folder.
  */
 import { createHash } from 'node:crypto';
-import {
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  statfsSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, statfsSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import * as path from 'node:path';
 import { CancelledError, EngineError, errorMessage } from '../errors';
-import { isJsonFile, type ListedFile } from './fileChoice';
+import { isJsonFile, megabytes, type ListedFile } from './fileChoice';
 import { DownloadAborted } from './hubFetch';
 import { checkedRepoPath, hubRefusal, LISTING_FILE } from './repoListing';
 
@@ -82,9 +74,6 @@ function freeBytes(dir: string): number {
   }
 }
 
-const MB = 1024 * 1024;
-const mb = (n: number) => (n / MB).toFixed(n < 10 * MB ? 1 : 0);
-
 /**
  * Downloads `files` (those missing) into target.dir through `fetchFn`. Throws IntegrityError for a file
  * that is not what the listing says (after removing what was downloaded of the model), CancelledError,
@@ -95,24 +84,29 @@ export async function downloadFiles(
   target: DownloadTarget,
   files: readonly ListedFile[],
   watch: DownloadWatch,
-  /** The model's files, all removed after an integrity failure (default: `files`). */
-  model: readonly ListedFile[] = files,
+  more: {
+    /** The model's files, all removed after an integrity failure (default: `files`). */
+    model?: readonly ListedFile[];
+    /** Bytes of the model this load downloaded before, counted in the progress. */
+    done?: number;
+  } = {},
 ): Promise<void> {
-  const total = files.reduce((n, f) => n + f.size, 0);
+  const done = more.done ?? 0;
+  const total = done + files.reduce((n, f) => n + f.size, 0);
   const free = freeBytes(target.dir);
-  if (free < total) {
+  if (free < total - done) {
     throw new EngineError(
       'model-unavailable',
-      `${target.label} needs ${mb(total)} MB in ${target.dir}, and only ${mb(free)} MB are free there.`,
+      `${target.label} needs ${megabytes(total - done)} MB in ${target.dir}, and only ${megabytes(free)} MB are free there.`,
     );
   }
-  let before = 0;
-  watch.progress(0, total);
+  let before = done;
+  watch.progress(before, total);
   for (const f of files) {
     try {
       await downloadOne(fetchFn, target, f, (n) => watch.progress(before + n, total), watch);
     } catch (e) {
-      if (e instanceof IntegrityError) removeFiles(target.dir, model, target.label);
+      if (e instanceof IntegrityError) removeFiles(target.dir, more.model ?? files, target.label);
       throw e;
     }
     before += f.size;
@@ -154,7 +148,8 @@ async function downloadOne(
   }
   mkdirSync(path.dirname(dest), { recursive: true });
   const tmp = `${dest}.tmp.${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
-  const out = createWriteStream(tmp);
+  // A file handle, every write awaited: nothing of the file is written after a failure was handled.
+  const out = await open(tmp, 'wx');
   const hash = createHash('sha256');
   let n = 0;
   try {
@@ -170,14 +165,14 @@ async function downloadOne(
         );
       }
       hash.update(value);
-      if (!out.write(value)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+      await out.write(value);
       progress(n);
       if (watch.isCancelled()) {
         await reader.cancel().catch(() => undefined);
         throw new CancelledError();
       }
     }
-    await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+    await out.close();
     if (n !== f.size) {
       throw new IntegrityError(
         `${label} was refused: ${f.path} came with ${n} bytes, and the listing says ${f.size}. Nothing of it was kept.`,
@@ -200,7 +195,7 @@ async function downloadOne(
     }
     renameSync(tmp, dest);
   } catch (e) {
-    out.destroy();
+    await out.close().catch(() => undefined);
     rmSync(tmp, { force: true });
     if (e instanceof DownloadAborted) throw e.reason;
     throw e;
