@@ -414,3 +414,32 @@ test('a graph this onnxruntime cannot run keeps its download and names the opera
   await assert.rejects(engineOn(hub, cacheDir).engine.run(story('someone/unknown-op')), /could not run here/);
   assert.equal(resolves(hub, 'someone/unknown-op').length, before);
 });
+
+test("onnxruntime's out-of-memory and missing-kernel messages read as what happened: not enough memory, or the operator this onnxruntime lacks", async () => {
+  const { explainLoad } = await import('../../extension/engine/hub/hubModel');
+  const dir = '/cache/a/b';
+  for (const raw of [
+    'Failed to allocate memory for requested buffer of size 1811939328',
+    'std::bad_alloc',
+    'bad allocation',
+    'RangeError: Array buffer allocation failed',
+  ]) {
+    const e = explainLoad(new Error(raw), 'a/b', dir);
+    assert.match(e.message, /^a\/b could not run here: not enough memory .*Its files are kept in \/cache\/a\/b/, raw);
+  }
+  const kernel = explainLoad(
+    new Error(
+      "Could not find an implementation for MatMulNBits(1) node with name '/model/layers.0/attn/q_proj/MatMul_Q4'",
+    ),
+    'a/b',
+    dir,
+  );
+  assert.match(
+    kernel.message,
+    /^a\/b could not run here: the operator MatMulNBits is not supported by this onnxruntime/,
+  );
+  assert.match(
+    explainLoad(new Error('Protobuf parsing failed.'), 'a/b', dir).message,
+    /^a\/b does not load: Protobuf parsing failed/,
+  );
+});

@@ -100,7 +100,7 @@ function explainDownload(e: unknown, label: string, hub: HubConfig): EngineError
 }
 
 /** The error a model that downloaded (or a folder) but does not open means to the user; its files stay. */
-function explainLoad(e: unknown, label: string, dir: string): EngineError {
+export function explainLoad(e: unknown, label: string, dir: string): EngineError {
   if (e instanceof EngineError) return e;
   const msg = errorMessage(e);
   const first = msg.split('\n')[0];
