@@ -98,15 +98,16 @@ const HUB_STALL_SECONDS = 30;
 export function readHubConfig(storageDir: string): { hub: HubConfig; problem?: string } {
   const cfg = vscode.workspace.getConfiguration(SECTION);
   const offline = cfg.get('hub.offline') === true;
+  const contextTokens = intIn(cfg.get('hub.contextTokens'), 256, 131072, 4096);
   const cacheDir = path.join(storageDir, 'hub');
   const set = trustedSetting(cfg.inspect('hub.endpoint'), vscode.workspace.isTrusted);
   const endpoint = parseHubEndpoint(set?.value, HUB_ENDPOINT_SETTING);
   if (typeof endpoint === 'object')
     return {
-      hub: { endpoint: DEFAULT_HUB_ENDPOINT, cacheDir, offline: true, stallSeconds: HUB_STALL_SECONDS },
+      hub: { endpoint: DEFAULT_HUB_ENDPOINT, cacheDir, offline: true, stallSeconds: HUB_STALL_SECONDS, contextTokens },
       problem: endpoint.error,
     };
-  return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS } };
+  return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS, contextTokens } };
 }
 
 /** The draftsmith.<command>.model settings: the commands whose model the user may choose. */
@@ -191,12 +192,14 @@ export function readSummarizeOptions(): SummarizeOptions {
   const cfg = vscode.workspace.getConfiguration(SECTION);
   return {
     maxInputTokens: intIn(cfg.get('maxInputTokens'), 16, 4096, 512),
-    decoding: {
-      beamSize: intIn(cfg.get('summarize.beamSize'), 1, 16, 4),
-      maxLength: intIn(cfg.get('summarize.maxLength'), 1, 512, 80),
-      lengthPenalty: numberIn(cfg.get('summarize.lengthPenalty'), 0, 5, 1.0),
-      noRepeatNgramSize: intIn(cfg.get('summarize.noRepeatNgramSize'), 0, 10, 3),
-    },
+    // Only what the user set: the model's own defaults (the built-in manifest's, which equal these
+    // settings' defaults, or a Hub model's generation_config.json) fill the rest.
+    decoding: definedOnly({
+      beamSize: explicitInt(cfg, 'summarize.beamSize', 1, 16),
+      maxLength: explicitInt(cfg, 'summarize.maxLength', 1, 512),
+      lengthPenalty: explicitNumber(cfg, 'summarize.lengthPenalty', 0, 5),
+      noRepeatNgramSize: explicitInt(cfg, 'summarize.noRepeatNgramSize', 0, 10),
+    }),
     // A plain check, as for the device: anything but "abstractive" is the trustworthy default.
     mode: cfg.get('summarize.mode') === 'abstractive' ? 'abstractive' : 'extractive',
   };
@@ -321,6 +324,27 @@ export function readDecodingGuards(): boolean {
 export function readTimeLimitMs(): number {
   const cfg = vscode.workspace.getConfiguration(SECTION);
   return intIn(cfg.get('maxSecondsPerRequest'), 5, 3600, 300) * 1000;
+}
+
+/** A setting's value where the user (or a workspace) set it and it is in range; undefined for the default. */
+function explicitValue(cfg: vscode.WorkspaceConfiguration, key: string): unknown {
+  const i = cfg.inspect(key);
+  return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+}
+
+function explicitNumber(cfg: vscode.WorkspaceConfiguration, key: string, min: number, max: number): number | undefined {
+  const v = explicitValue(cfg, key);
+  return typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? v : undefined;
+}
+
+function explicitInt(cfg: vscode.WorkspaceConfiguration, key: string, min: number, max: number): number | undefined {
+  const v = explicitNumber(cfg, key, min, max);
+  return Number.isInteger(v) ? v : undefined;
+}
+
+/** The object without its undefined fields (so that a request says only what was set). */
+function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function numberIn(value: unknown, min: number, max: number, fallback: number): number {

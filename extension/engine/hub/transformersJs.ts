@@ -20,10 +20,18 @@ export interface TjsTokenizer {
   decode(ids: readonly (number | bigint)[], options?: { skip_special_tokens?: boolean }): string;
   readonly bos_token_id?: number | null;
   readonly eos_token_id?: number | null;
+  /** tokenizer_config.json's chat_template: one template, or named ones. */
+  readonly chat_template?: string | Record<string, string> | null;
+  apply_chat_template(
+    conversation: readonly { role: string; content: string }[],
+    options?: { tokenize?: boolean; add_generation_prompt?: boolean },
+  ): string | number[] | TjsTensor;
 }
 
 export interface TjsModel {
   readonly config: Record<string, unknown> & { model_type?: string };
+  /** generation_config.json as the repository has it (null where it has none). */
+  readonly generation_config?: Record<string, unknown> | null;
   generate(options: Record<string, unknown>): Promise<TjsTensor | { sequences: TjsTensor }>;
   dispose(): Promise<unknown>;
 }
