@@ -240,7 +240,7 @@ test('an unknown revision is said to be one', async (t) => {
   assert.deepEqual(files(cacheDir), []);
 });
 
-test('offline, a download cache without a kept listing (an earlier version of Draftsmith) loads from its own files', async (t) => {
+test('a download cache without a kept listing (an earlier version of Draftsmith) loads from its own files, offline or not, with no request', async (t) => {
   const hub = await withHub(t);
   const cacheDir = tempDir(t);
   const dir = path.join(cacheDir, STORY_LM);
@@ -248,9 +248,15 @@ test('offline, a download cache without a kept listing (an earlier version of Dr
     mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
     copyFileSync(path.join(STORY_DIR, f), path.join(dir, f));
   }
-  const r = (await engineOn(hub, cacheDir, { offline: true }).engine.run(story(STORY_LM))) as StoryResult;
-  assert.ok(r.continuation.length > 0);
+  for (const offline of [true, false]) {
+    const r = (await engineOn(hub, cacheDir, { offline }).engine.run(story(STORY_LM))) as StoryResult;
+    assert.ok(r.continuation.length > 0);
+  }
   assert.deepEqual(hub.requests, []);
+  // One without its graph is no set that runs: online, the listing is asked for and the graph comes.
+  rmSync(path.join(dir, 'onnx'), { recursive: true });
+  await engineOn(hub, cacheDir).engine.run(story(STORY_LM));
+  assert.ok(hub.requests.includes(`/api/models/${STORY_LM}/revision/main`), hub.requests.join('\n'));
 });
 
 test('a cached file whose size is not the listing’s is downloaded again', async (t) => {

@@ -163,9 +163,15 @@ interface Prepared {
   choice: FileChoice;
 }
 
-/** The listing of a Hub model: kept beside its download, else from the Hub, else (offline) its cache folder's files. */
+/**
+ * The listing of a Hub model: the one kept beside its download; else, where its cache folder already
+ * holds a set of files that runs (offline, or a download made before listings were kept), the
+ * folder's own files, with no request; else the Hub's, kept for next time.
+ */
 async function hubListing(
   choice: Extract<ExternalChoice, { kind: 'hub' }>,
+  kind: HubModelKind,
+  device: 'cpu' | 'cuda',
   dir: string,
   hub: HubConfig,
   fetchFn: typeof fetch,
@@ -174,10 +180,21 @@ async function hubListing(
   const revision = choice.revision ?? 'main';
   const kept = readCachedListing(dir, choice.id, revision);
   if (kept) return kept;
-  if (hub.offline) return listingOfFolder(dir, choice.id);
+  const local = listingOfFolder(dir, choice.id);
+  if (hub.offline || runsFrom(local, kind, device, label)) return local;
   const listing = await fetchListing(fetchFn, hub.endpoint, choice.id, revision, label);
   writeCachedListing(dir, listing);
   return listing;
+}
+
+/** Whether a folder's files hold a whole set fileChoice would run. */
+function runsFrom(local: RepoListing, kind: HubModelKind, device: 'cpu' | 'cuda', label: string): boolean {
+  try {
+    chooseFiles(local.files, kind, label, { device });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const offlineError = (label: string, hub: HubConfig) =>
@@ -204,7 +221,7 @@ async function prepareHubModel(
 ): Promise<Prepared> {
   const label = choiceLabel(choice);
   const dir = cacheFolder(hub, choice.id, choice.revision);
-  const listing = await hubListing(choice, dir, hub, fetchFn, label);
+  const listing = await hubListing(choice, kind, device, dir, hub, fetchFn, label);
   if (hub.offline && !existsSync(path.join(dir, 'config.json'))) throw offlineError(label, hub);
   const target = {
     endpoint: hub.endpoint,
