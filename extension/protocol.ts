@@ -71,11 +71,12 @@ export const ModelChoice = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('hub'),
     id: HubModelId,
+    // A branch, tag or commit; never '.' or '..' (it names a folder of the download cache).
     revision: z
       .string()
       .min(1)
       .max(100)
-      .regex(/^[\w.-]+$/)
+      .regex(/^(?!\.{1,2}$)[\w.-]+$/)
       .optional(),
   }),
   z.object({ kind: z.literal('folder'), dir: z.string().min(1) }),

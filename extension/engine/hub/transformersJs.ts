@@ -47,7 +47,12 @@ export interface PretrainedOptions {
   revision?: string;
   local_files_only?: boolean;
   cache_dir?: string;
-  dtype?: string;
+  /** One data type for every graph, or one per graph base name ('encoder_model', ...). */
+  dtype?: string | Record<string, string>;
+  /** The decoder-only graph's base name where it is not 'model' (the older 'decoder_model_merged'). */
+  model_file_name?: string;
+  /** Per graph file name ('model_q4.onnx'), how many external-weight chunks it has. */
+  use_external_data_format?: Record<string, number>;
   device?: string;
   session_options?: Record<string, unknown>;
 }

@@ -775,8 +775,10 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
 });
 
 // Hub models. A loopback Hub, started by the runner below: test/fixtures/hub served in the
-// Hub's URL layout, <endpoint><owner>/<name>/resolve/<revision>/<file>, as test/unit/loopbackHub.ts
-// serves it to the in-host tests. The runner writes its address into draftsmith.hub.endpoint in the
+// Hub's URL layout, <endpoint><owner>/<name>/resolve/<revision>/<file>, with the model API's listing
+// (<endpoint>api/models/<owner>/<name>/revision/<revision>, names and sizes) that the engine chooses
+// the files from, as test/unit/loopbackHub.ts serves them to the in-host tests (which see the rest:
+// redirects, Range, sha256, hostile servers). The runner writes its address into draftsmith.hub.endpoint in the
 // user settings before the workbench loads; the test chooses the model as a person would.
 // Every view of the panel with every class of hostile text in every string it shows (results.json's
 // real results, each string replaced; test/fixtures/panel/hostile.js), then the forged messages.
@@ -863,6 +865,25 @@ function startHub() {
   hub.server = http.createServer((req, res) => {
     const url = decodeURIComponent((req.url || '').split('?')[0]);
     hub.requests.push(url);
+    const api = /^\/api\/models\/([^/]+)\/([^/]+?)(?:\/revision\/[^/]+)?$/.exec(url);
+    if (api) {
+      const dir = path.join(HUB_FIXTURES, api[1], api[2]);
+      if (!dir.startsWith(HUB_FIXTURES + path.sep) || !fs.existsSync(dir)) {
+        res
+          .writeHead(401, { 'Content-Type': 'application/json', 'X-Error-Code': 'RepoNotFound' })
+          .end(JSON.stringify({ error: 'Repository not found' }));
+        return;
+      }
+      const walk = (rel) =>
+        fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((d) => {
+          const r = rel ? `${rel}/${d.name}` : d.name;
+          return d.isDirectory() ? walk(r) : [{ rfilename: r, size: fs.statSync(path.join(dir, r)).size }];
+        });
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ id: `${api[1]}/${api[2]}`, siblings: walk('') }));
+      return;
+    }
     const m = /^\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(url);
     const local = m && path.join(HUB_FIXTURES, m[1], m[2], m[4]);
     if (!local || !local.startsWith(HUB_FIXTURES + path.sep) || !fs.existsSync(local) || !fs.statSync(local).isFile()) {
