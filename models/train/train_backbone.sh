@@ -23,9 +23,9 @@ PY=${PY:-/usr/bin/python3}
 SMOKE=${SMOKE:-0}
 if [ "$SMOKE" = 1 ]; then
   S=../../.work/smoke/backbone
+  if [ -z "${RUNS:-}" ]; then rm -rf "$S/runs"; fi   # a fresh run every time (only the smoke folder's own checkpoints)
   : "${RUNS:=$S/runs}" "${MINUTES:=1}" "${NPROC:=1}" "${VAL_EVERY:=20}" "${EVAL_LIMIT:=3000}"
   : "${SIZE:=--n-layer 2 --n-embd 64 --n-head 2 --window 64}" "${BATCH_TOKENS:=1024}"
-  rm -rf "$RUNS"
 fi
 DATA=$(readlink -m "${DATA:-../../.data/backbone}")   # absolute: the run keeps writing there if the checkout moves
 RUNS=$(readlink -m "${RUNS:-$DATA/runs}")
