@@ -15,7 +15,7 @@
 # Variables: DATA (the prepared corpus, default .data/backbone), RUNS (checkpoints, default DATA/runs),
 # NPROC (processes, default 2: one a core), MINUTES (600), STEPS, BATCH_TOKENS (per process, 4096),
 # SIZE (model flags, default "--n-layer 6 --n-embd 256 --n-head 4 --window 256"), MIX (source weights),
-# VAL_EVERY (50), EVAL (1: perplexities at the end; EVAL_LIMIT tokens of each array, 0 = all).
+# VAL_EVERY (25), EVAL (1: perplexities at the end; EVAL_LIMIT tokens of each array, 0 = all).
 # A GPU: NPROC=auto, SIZE/BATCH_TOKENS larger.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -35,7 +35,7 @@ STEPS=${STEPS:-1000000000}
 BATCH_TOKENS=${BATCH_TOKENS:-4096}
 SIZE=${SIZE:---n-layer 6 --n-embd 256 --n-head 4 --window 256}
 MIX=${MIX:-books=1,simple=3,tiny=3}
-VAL_EVERY=${VAL_EVERY:-50}
+VAL_EVERY=${VAL_EVERY:-25}
 EVAL=${EVAL:-1}
 EVAL_LIMIT=${EVAL_LIMIT:-200000}
 
