@@ -104,11 +104,7 @@ def simple_docs(shared, max_lines=15):
 def tiny_docs(shared):
     """TinyStories sample: blank lines separate paragraphs; a story starts on a line that follows a
     non-blank line (the sources dropped the end marker, and its line break is all that is left)."""
-    lines = (
-        open(os.path.join(shared, "data/tinystories/tinystories_sample.txt"), encoding="utf-8")
-        .read()
-        .split("\n")
-    )
+    lines = open(os.path.join(shared, "data/tinystories/tinystories_sample.txt"), encoding="utf-8").read().split("\n")
     docs, cur, prev_blank = [], [], True
     for line in lines:
         text = D.normalize(line)
@@ -199,10 +195,7 @@ def cmd_prepare(args):
         "simple": simple_docs(args.shared),
         "tiny": tiny_docs(args.shared),
     }
-    splits = {
-        s: split_docs(d, args.book_frac if s == "books" else args.story_frac, args.seed)
-        for s, d in docs.items()
-    }
+    splits = {s: split_docs(d, args.book_frac if s == "books" else args.story_frac, args.seed) for s, d in docs.items()}
     for s in SOURCES:
         log(f"{s}: {len(docs[s])} documents -> " + ", ".join(f"{p} {len(splits[s][p])}" for p in SPLITS))
     splits, counts = dedup(splits, args.min_words)
@@ -215,9 +208,7 @@ def cmd_prepare(args):
     rng = random.Random(args.seed)
     book_paras = [p for _, ps in splits["books"]["train"] for p in ps]
     story_paras = [p for s in ("simple", "tiny") for _, ps in splits[s]["train"] for p in ps]
-    sample = story_paras + rng.sample(
-        book_paras, min(len(book_paras), max(0, args.spm_paragraphs - len(story_paras)))
-    )
+    sample = story_paras + rng.sample(book_paras, min(len(book_paras), max(0, args.spm_paragraphs - len(story_paras))))
     rng.shuffle(sample)
     corpus = os.path.join(args.out, "spm_sample.txt")
     with open(corpus, "w", encoding="utf-8") as f:
@@ -288,9 +279,7 @@ def window_batches(lengths, mix, window, per_batch, seed):
 
 
 def windows_tensor(arrays, batch, window):
-    return torch.from_numpy(
-        np.stack([np.asarray(arrays[s][o : o + window + 1], dtype=np.int64) for s, o in batch])
-    )
+    return torch.from_numpy(np.stack([np.asarray(arrays[s][o : o + window + 1], dtype=np.int64) for s, o in batch]))
 
 
 def lm_nll(model, x):
@@ -308,9 +297,7 @@ def val_windows(arrays, window, n):
         if room < 0:
             continue
         starts = sorted({int(room * k / max(1, n - 1)) for k in range(n)})
-        out[s] = torch.from_numpy(
-            np.stack([np.asarray(arr[o : o + window + 1], dtype=np.int64) for o in starts])
-        )
+        out[s] = torch.from_numpy(np.stack([np.asarray(arr[o : o + window + 1], dtype=np.int64) for o in starts]))
     return out
 
 
@@ -360,9 +347,7 @@ def cmd_train(args):
     log(f"backbone GPT-2 {config}: {sum(p.numel() for p in model.parameters()) / 1e6:.2f}M parameters")
     sizes = {s: int(a.size) for s, a in train.items()}
     mix = parse_mix(args.mix)
-    log(
-        f"train tokens {sizes}, mix {mix}, window {window}, {args.batch_tokens // window} windows a batch per process"
-    )
+    log(f"train tokens {sizes}, mix {mix}, window {window}, {args.batch_tokens // window} windows a batch per process")
     val = val_windows(load_arrays(args.data, "valid"), window, args.val_windows)
     batches = window_batches(
         [sizes[s] for s in SOURCES],
@@ -462,19 +447,13 @@ def main():
     p.add_argument("--out", default=None, help="prepare: the folder to write; train: the checkpoint")
     p.add_argument("--shared", default=os.path.join(D.SHARED), help="prepare: ../shared (DRAFTSMITH_SHARED)")
     p.add_argument("--seed", type=int, default=D.SEED)
-    p.add_argument(
-        "--book-frac", type=float, default=0.02, help="prepare: the books held out for valid, and for test"
-    )
+    p.add_argument("--book-frac", type=float, default=0.02, help="prepare: the books held out for valid, and for test")
     p.add_argument(
         "--story-frac", type=float, default=0.05, help="prepare: the stories held out for valid, and for test"
     )
-    p.add_argument(
-        "--min-words", type=int, default=MIN_WORDS, help="prepare: shorter paragraphs are not deduplicated"
-    )
+    p.add_argument("--min-words", type=int, default=MIN_WORDS, help="prepare: shorter paragraphs are not deduplicated")
     p.add_argument("--vocab", type=int, default=8000)
-    p.add_argument(
-        "--spm-paragraphs", type=int, default=400000, help="prepare: the tokenizer's training sample"
-    )
+    p.add_argument("--spm-paragraphs", type=int, default=400000, help="prepare: the tokenizer's training sample")
     p.add_argument("--device", default="auto")
     p.add_argument("--ckpt", default=None, help="eval: the checkpoint")
     p.add_argument("--minutes", type=float, default=600)
@@ -487,9 +466,7 @@ def main():
     p.add_argument("--n-layer", type=int, default=6)
     p.add_argument("--n-head", type=int, default=4)
     p.add_argument("--dropout", type=float, default=0.05)
-    p.add_argument(
-        "--mix", default="books=1,simple=3,tiny=3", help="train: weight of a source's tokens in the draw"
-    )
+    p.add_argument("--mix", default="books=1,simple=3,tiny=3", help="train: weight of a source's tokens in the draw")
     p.add_argument("--val-windows", type=int, default=16, help="train: validation windows per source")
     p.add_argument("--log-every", type=int, default=10)
     p.add_argument("--val-every", type=int, default=100)

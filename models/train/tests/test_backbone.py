@@ -57,9 +57,7 @@ def make_shared(root):
                 f.write(f"He {' '.join(words(rng, 8))}.\n")
     os.makedirs(os.path.join(root, "data/tinystories"))
     with open(os.path.join(root, "data/tinystories/tinystories_sample.txt"), "w") as f:
-        stories = [
-            "\n\n".join(" ".join(sentence(rng) for _ in range(3)) for _ in range(3)) for _ in range(40)
-        ]
+        stories = ["\n\n".join(" ".join(sentence(rng) for _ in range(3)) for _ in range(3)) for _ in range(40)]
         f.write("\n".join(stories) + "\n")
 
 
@@ -88,19 +86,14 @@ class BackboneTest(unittest.TestCase):
             self.assertEqual(report["leakage"], {"train&valid": 0, "train&test": 0, "valid&test": 0})
             self.assertEqual(report["documents"]["books"], 8)
             for s in ("books", "simple", "tiny"):
-                self.assertEqual(
-                    len(report["held_out_documents"][s]["valid"]), {"books": 1, "simple": 3, "tiny": 2}[s]
-                )
+                self.assertEqual(len(report["held_out_documents"][s]["valid"]), {"books": 1, "simple": 3, "tiny": 2}[s])
                 for part in ("train", "valid", "test"):
                     self.assertGreater(report["tokens"][s][part], 0, (s, part))
             # The paragraph planted in every book: once, in the test book (the first part deduplicated).
             self.assertEqual(report["dedup"]["books"]["train"]["held_out_dropped"], 6)
             self.assertEqual(report["dedup"]["books"]["valid"]["held_out_dropped"], 1)
             sp = spm.SentencePieceProcessor(model_file=os.path.join(data, "spm.model"))
-            text = {
-                p: sp.decode(np.load(os.path.join(data, f"{p}.books.npy")).tolist())
-                for p in ("train", "test")
-            }
+            text = {p: sp.decode(np.load(os.path.join(data, f"{p}.books.npy")).tolist()) for p in ("train", "test")}
             self.assertNotIn("seven silver boats before the dawn", text["train"])
             self.assertIn("seven silver boats before the dawn", text["test"])
             self.assertTrue(os.path.exists(os.path.join(data, "tokenizer.json")))
