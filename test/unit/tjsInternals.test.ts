@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'node:test';
 import { openHubModel } from '../../extension/engine/hub/hubModel';
-import { normalizedConfigOf, sessionsOf } from '../../extension/engine/hub/tjsInternals';
+import { addedTokenIdsOf, normalizedConfigOf, sessionsOf } from '../../extension/engine/hub/tjsInternals';
 import { HUB_FIXTURES, STORY_LM } from './loopbackHub';
 
 test("transformers.js still exposes a model's sessions, its normalised config and its generation_config", async () => {
@@ -31,6 +31,7 @@ test("transformers.js still exposes a model's sessions, its normalised config an
     assert.equal(typeof n.num_layers, 'number');
     assert.equal(typeof n.hidden_size, 'number');
     assert.equal(typeof opened.model.generation_config, 'object', 'model.generation_config');
+    assert.ok(Array.isArray(addedTokenIdsOf(opened.tokenizer)), "the tokenizer's added tokens");
   } finally {
     await opened.model.dispose();
   }

@@ -12,9 +12,9 @@ import { CausalStepModel } from './causalStep';
 import { hasChatTemplate } from './chatPrompt';
 import { endTokensOf, neverInText } from './endTokens';
 import { causalLayout, type CausalLayout } from './families';
-import { openHubModel, type ExternalChoice, type LoadWatch, type OpenedHubModel } from './hubModel';
+import { openHubModel, type ExternalChoice, type LoadWatch, type OpenedHubModel, type OpenOptions } from './hubModel';
 import { Seq2seqStepModel } from './seq2seqStep';
-import { normalizedConfigOf, sessionsOf as tjsSessions } from './tjsInternals';
+import { addedTokenIdsOf, normalizedConfigOf, sessionsOf as tjsSessions } from './tjsInternals';
 
 /** config.json's first number among `keys`. */
 export function configNumber(config: Record<string, unknown>, ...keys: string[]): number | undefined {
@@ -68,8 +68,9 @@ export async function openCausalLm(
   hub: HubConfig,
   runtime: RuntimeOptions,
   watch: LoadWatch,
+  options: OpenOptions = {},
 ): Promise<CausalLm> {
-  const opened = await openHubModel(choice, 'causal-lm', what, hub, runtime, watch);
+  const opened = await openHubModel(choice, 'causal-lm', what, hub, runtime, watch, options);
   return building(opened, () => {
     const config = opened.model.config;
     const { step, layout, ends } = causalStepOf(opened);
@@ -82,7 +83,11 @@ export async function openCausalLm(
       step,
       eos: ends[0],
       ends,
-      banned: neverInText(config, ends),
+      // The start token and padding, and every added token (chat markers, tool and fill-in-the-middle
+      // tokens): none belongs in prose. Never an end token.
+      banned: [...new Set([...neverInText(config, ends), ...addedTokenIdsOf(opened.tokenizer)])].filter(
+        (t) => !ends.includes(t),
+      ),
       contextTokens: Math.min(own, cap),
       contextCapped: cap < own,
       chat: hasChatTemplate(opened.tokenizer),

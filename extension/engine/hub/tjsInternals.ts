@@ -7,7 +7,7 @@
  */
 import { EngineError } from '../errors';
 import type { Session } from '../runtime/onnx';
-import type { TjsModel } from './transformersJs';
+import type { TjsModel, TjsTokenizer } from './transformersJs';
 
 /** The numbers transformers.js's getNormalizedConfig gives every family (configs.js). */
 export interface NormalizedConfig {
@@ -47,4 +47,16 @@ export function sessionsOf(model: TjsModel): Record<string, Session> {
   const sessions = (model as unknown as { sessions?: unknown }).sessions;
   if (!sessions || typeof sessions !== 'object') throw upgraded('model.sessions');
   return sessions as Record<string, Session>;
+}
+
+/**
+ * The ids of the tokenizer's added tokens (special or not: Qwen's <|fim_pad|> and <tool_call> are
+ * added tokens marked non-special), none of which belongs in prose. transformers.js keeps them on
+ * its inner tokenizer (get_added_tokens_decoder, a Map of id to token).
+ */
+export function addedTokenIdsOf(tokenizer: TjsTokenizer): number[] {
+  const inner = (tokenizer as unknown as { _tokenizer?: { get_added_tokens_decoder?: () => Map<number, unknown> } })
+    ._tokenizer;
+  if (typeof inner?.get_added_tokens_decoder !== 'function') throw upgraded("the tokenizer's added tokens");
+  return [...inner.get_added_tokens_decoder().keys()].map(Number);
 }

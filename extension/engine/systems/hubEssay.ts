@@ -98,8 +98,9 @@ export class HubEssaySystem implements System<'essay'> {
     const forms = new Set([topic, topic.toLowerCase(), topic.charAt(0).toUpperCase() + topic.slice(1)]);
     const out: number[][] = [];
     for (const f of forms) {
-      // After a space (a word inside the text), and as the text's first word.
-      for (const ids of [this.encode(`a ${f}`).slice(this.encode('a').length), this.encode(f)]) {
+      // After a space: a word inside the text. (A byte-level BPE spells a word without its space
+      // as the rest of the word before it, so the bare spelling would glue the topic onto it.)
+      for (const ids of [this.encode(`a ${f}`).slice(this.encode('a').length)]) {
         if (ids.length > 0 && !out.some((o) => o.join() === ids.join())) out.push(ids);
       }
     }
