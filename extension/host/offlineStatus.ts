@@ -20,7 +20,6 @@ export class OfflineStatus implements vscode.Disposable {
     this.item.name = 'Draftsmith: Offline';
     this.item.command = TOGGLE_OFFLINE_COMMAND;
     this.disposables.push(
-      vscode.commands.registerCommand(TOGGLE_OFFLINE_COMMAND, () => this.toggle()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(HUB_OFFLINE_SETTING)) this.render();
       }),
@@ -42,11 +41,12 @@ export class OfflineStatus implements vscode.Disposable {
       : 'Draftsmith downloads a Hub model only when you choose one (Choose Model…). Click to work offline.';
   }
 
-  private async toggle(): Promise<void> {
-    await vscode.workspace.getConfiguration(SECTION).update(KEY, !isOffline(), vscode.ConfigurationTarget.Global);
-  }
-
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** Draftsmith: Toggle Offline (the item's click): in the user's settings. */
+export async function toggleOffline(): Promise<void> {
+  await vscode.workspace.getConfiguration(SECTION).update(KEY, !isOffline(), vscode.ConfigurationTarget.Global);
 }
