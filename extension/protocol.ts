@@ -11,7 +11,8 @@ import { DEFAULT_THREADS } from './engine/runtime/threads';
 
 // ---- engine settings ---------------------------------------------------------------------------
 
-export const DeviceSetting = z.enum(['auto', 'cpu', 'cuda']);
+/** auto: CUDA where there is one, else the CPU; or one execution provider by name (onnxruntime-node's). */
+export const DeviceSetting = z.enum(['auto', 'cpu', 'cuda', 'dml', 'coreml', 'webgpu']);
 export type DeviceSetting = z.infer<typeof DeviceSetting>;
 
 /**

@@ -27,7 +27,7 @@ import { resolveModelsDir, trustedSetting, type SettingLevel } from './modelsPat
 
 export const SECTION = 'draftsmith';
 
-const DEVICES: readonly DeviceSetting[] = ['auto', 'cpu', 'cuda'];
+const DEVICES: readonly DeviceSetting[] = ['auto', 'cpu', 'cuda', 'dml', 'coreml', 'webgpu'];
 
 /** Settings named in messages to the user (full ids, as the Settings UI searches for them). */
 export const MAX_LENGTH_SETTING = {

@@ -20,7 +20,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { HubConfig, ModelChoice } from '../../protocol';
 import { CancelledError, EngineError, errorMessage } from '../errors';
-import { CudaDecision, NativeCalls } from '../runtime/onnx';
+import { acceleratorOf, CudaDecision, NativeCalls, type Accelerator } from '../runtime/onnx';
 import type { RuntimeOptions } from '../systems/context';
 import {
   chooseFiles,
@@ -62,7 +62,7 @@ export interface OpenedHubModel {
   architecture: string;
   /** The local folder (a folder choice) or the cache folder it was downloaded into. */
   dir: string;
-  device: 'cpu' | 'cuda';
+  device: Accelerator | 'cpu';
   /** The weights' data type transformers.js loaded ('q4', 'q8', or per graph: 'encoder q8, decoder q4'). */
   dtype: string;
   /** The files opened, as fileChoice chose them (graphs, data types, sizes). */
@@ -305,8 +305,14 @@ export async function openHubModel(
   };
   // CUDA where the machine has it (the engine's decision for this configuration, as for the built-in
   // models), the CPU otherwise or when it fails, with the same one log line.
-  const cuda = runtime.device !== 'cpu' ? (runtime.cuda ?? new CudaDecision().forLoad(label)) : undefined;
-  const devices = cuda && cuda.decision.unavailable === undefined ? (['cuda', 'cpu'] as const) : (['cpu'] as const);
+  const cuda =
+    runtime.device !== 'cpu'
+      ? (runtime.cuda ?? new CudaDecision(undefined, acceleratorOf(runtime.device) ?? 'cuda').forLoad(label))
+      : undefined;
+  const devices: (Accelerator | 'cpu')[] =
+    cuda && cuda.decision.unavailable === undefined ? [cuda.decision.accelerator, 'cpu'] : ['cpu'];
+  // The file order for a GPU (float16 first) on any accelerator, the CPU's otherwise.
+  const filesFor = devices[0] === 'cpu' ? ('cpu' as const) : ('cuda' as const);
   const fetchFn = watchedFetch({
     isCancelled: () => watch.isCancelled(),
     stallMs: hub.stallSeconds * 1000,
@@ -327,11 +333,11 @@ export async function openHubModel(
       const listing = listingOfFolder(dir, label);
       prepared = {
         dir,
-        choice: chooseFiles(listing.files, kind, `The folder ${choice.dir}`, { device: devices[0], ...options }),
+        choice: chooseFiles(listing.files, kind, `The folder ${choice.dir}`, { device: filesFor, ...options }),
       };
     } else {
       watch.progress(`Loading ${label}…`);
-      prepared = await prepareHubModel(choice, kind, what, hub, fetchFn, devices[0], watch, runtime.log, options);
+      prepared = await prepareHubModel(choice, kind, what, hub, fetchFn, filesFor, watch, runtime.log, options);
     }
     check();
   } catch (e) {
@@ -370,7 +376,7 @@ export async function openHubModel(
         session_options: {
           ...sessionOptions,
           executionProviders: [device],
-          ...(device === 'cuda' ? { logSeverityLevel: 4 } : {}),
+          ...(device !== 'cpu' ? { logSeverityLevel: 4 } : {}),
         },
       });
       if (watch.isCancelled()) {
@@ -398,7 +404,7 @@ export async function openHubModel(
       lastError = e;
       if (e instanceof CancelledError) throw e;
       // A session CUDA could not open: the CPU next, and the rest of this configuration on the CPU.
-      if (device === 'cuda' && cuda) cuda.decision.markUnavailable(errorMessage(e).split('\n')[0]);
+      if (device !== 'cpu' && cuda) cuda.decision.markUnavailable(errorMessage(e).split('\n')[0]);
       else break;
     }
   }
