@@ -190,3 +190,28 @@ export function releaseOpened(o: OpenedHubModel): () => Promise<void> {
     await o.model.dispose();
   };
 }
+
+/**
+ * What the Hub systems share: the opened model, its release once, its description, and what the
+ * panel is told it cannot show (`what` it is, and `cannot`: the insights the built-in model has).
+ */
+export abstract class HubSystemBase<L extends { opened: OpenedHubModel }> {
+  readonly dispose: () => Promise<void>;
+
+  protected constructor(
+    protected readonly lm: L,
+    private readonly system: string,
+    private readonly what: string,
+    private readonly cannot: string,
+  ) {
+    this.dispose = releaseOpened(lm.opened);
+  }
+
+  describe(): SystemDescription {
+    return describeOpened(this.system, this.lm.opened);
+  }
+
+  protected external(): ExternalModel {
+    return externalModel(this.lm.opened, this.what, this.cannot);
+  }
+}

@@ -6,20 +6,20 @@
  * with includeAllTopics false plain beam search writes it and the result names the words missing.
  * Such a model has no per-layer attention weights (PC-SAN's Eq. 2), so the panel says so.
  */
-import type { EssayRequest, EssayResult, ExternalModel, HubConfig } from '../../protocol';
+import type { EssayRequest, EssayResult, HubConfig } from '../../protocol';
 import { beamSearch } from '../decode/beam';
 import { constrainedBeamSearch } from '../decode/constrainedBeam';
 import { EngineError } from '../errors';
 import { chatPromptIds } from '../hub/chatPrompt';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
-import { describeOpened, externalModel, openCausalLm, releaseOpened, type CausalLm } from '../hub/hubSystems';
+import { HubSystemBase, openCausalLm, type CausalLm } from '../hub/hubSystems';
 import { ask, whereText } from '../text/origin';
 import { parseTopics } from '../text/topics';
 import type { RunContext, RuntimeOptions } from './context';
 import { beamDecoding } from './decodingOptions';
 import { coveredTopics, MAX_TOPIC_CHARS, MAX_TOPICS } from './essay';
 import { maxLengthHit } from './lengthLimit';
-import type { System, SystemDescription } from './system';
+import type { System } from './system';
 
 const DEFAULTS = {
   strategy: 'beam' as const,
@@ -37,11 +37,16 @@ export const essayInstruction = (topics: readonly string[]) =>
 /** The user's turn for an instruct model (the system prompt, hub/chatPrompt.ts, says what to write). */
 export const essayRequest = (topics: readonly string[]) => `Words: ${topics.join(', ')}`;
 
-export class HubEssaySystem implements System<'essay'> {
+export class HubEssaySystem extends HubSystemBase<CausalLm> implements System<'essay'> {
   private readonly startsWord = new Map<number, boolean>();
 
-  private constructor(private readonly lm: CausalLm) {
-    this.dispose = releaseOpened(lm.opened);
+  private constructor(lm: CausalLm) {
+    super(
+      lm,
+      'essay',
+      'A language model',
+      'given an instruction naming the topic words; it has no per-layer attention weights to show (PC-SAN, the built-in model, has them).',
+    );
   }
 
   static async load(
@@ -51,20 +56,6 @@ export class HubEssaySystem implements System<'essay'> {
     watch: LoadWatch,
   ): Promise<HubEssaySystem> {
     return new HubEssaySystem(await openCausalLm(choice, 'Expand Topic Words into Essay', hub, runtime, watch));
-  }
-
-  describe(): SystemDescription {
-    return describeOpened('essay', this.lm.opened);
-  }
-
-  readonly dispose: () => Promise<void>;
-
-  private external(): ExternalModel {
-    return externalModel(
-      this.lm.opened,
-      'A language model',
-      'given an instruction naming the topic words; it has no per-layer attention weights to show (PC-SAN, the built-in model, has them).',
-    );
   }
 
   private encode(text: string): number[] {

@@ -6,7 +6,6 @@
  * length is held in words as with the built-in model, and the text streams into the editor.
  */
 import type {
-  ExternalModel,
   HubConfig,
   PremiseRequest,
   PremiseResult,
@@ -19,13 +18,13 @@ import { EngineError } from '../errors';
 import type { CausalState } from '../hub/causalStep';
 import { chatPromptIds } from '../hub/chatPrompt';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
-import { describeOpened, externalModel, openCausalLm, releaseOpened, type CausalLm } from '../hub/hubSystems';
+import { HubSystemBase, openCausalLm, type CausalLm } from '../hub/hubSystems';
 import { hasReadableText } from '../text/reader';
 import { countWords } from '../text/words';
 import type { RunContext, RuntimeOptions } from './context';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { EMPTY_PROMPT_MESSAGE, freshSeed, minimumWords } from './story';
-import type { System, SystemDescription } from './system';
+import type { System } from './system';
 import { tokenStream } from './tokenStream';
 import { endsInWord, seedFromText, suggestionEndsBefore, type InlineLength } from './inlineText';
 
@@ -36,9 +35,14 @@ const CONTINUATION_ROOM = 320;
 /** A premise: one or two sentences. */
 const PREMISE_TOKENS = 60;
 
-export class HubStorySystem implements System<'story' | 'premise'> {
-  private constructor(private readonly lm: CausalLm) {
-    this.dispose = releaseOpened(lm.opened);
+export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'story' | 'premise'> {
+  private constructor(lm: CausalLm) {
+    super(
+      lm,
+      'story',
+      'A plain language model',
+      'no fusion gates (the fusion model is the built-in one), no attention weights (its graph does not export them).',
+    );
   }
 
   static async load(
@@ -50,25 +54,11 @@ export class HubStorySystem implements System<'story' | 'premise'> {
     return new HubStorySystem(await openCausalLm(choice, 'Continue Story', hub, runtime, watch));
   }
 
-  describe(): SystemDescription {
-    return describeOpened('story', this.lm.opened);
-  }
-
-  readonly dispose: () => Promise<void>;
-
   run(req: StoryRequest, ctx: RunContext): Promise<StoryResult>;
   run(req: PremiseRequest, ctx: RunContext): Promise<PremiseResult>;
   run(req: StoryRequest | PremiseRequest, ctx: RunContext): Promise<StoryResult | PremiseResult>;
   run(req: StoryRequest | PremiseRequest, ctx: RunContext): Promise<StoryResult | PremiseResult> {
     return req.op === 'premise' ? this.premise(req, ctx) : this.continueStory(req, ctx);
-  }
-
-  private external(): ExternalModel {
-    return externalModel(
-      this.lm.opened,
-      'A plain language model',
-      'no fusion gates (the fusion model is the built-in one), no attention weights (its graph does not export them).',
-    );
   }
 
   private encode(text: string): number[] {

@@ -5,17 +5,17 @@
  * settings of the command. Such a model has no topic model and no topic-aware attention, so it
  * writes abstractive summaries only, and the panel says what it cannot show.
  */
-import type { ExternalModel, HubConfig, SummarizeRequest, SummarizeResult } from '../../protocol';
+import type { HubConfig, SummarizeRequest, SummarizeResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
 import { EngineError } from '../errors';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
-import { describeOpened, externalModel, openSeq2seq, releaseOpened, type Seq2seqLm } from '../hub/hubSystems';
+import { HubSystemBase, openSeq2seq, type Seq2seqLm } from '../hub/hubSystems';
 import { INPUT_TASKS, unreadableMessage } from '../text/origin';
 import type { RunContext, RuntimeOptions } from './context';
 import { beamDecoding } from './decodingOptions';
 import { maxLengthHit } from './lengthLimit';
 import { forcedFirstToken, mergeBeamDefaults, modelBeamDefaults, taskPrefix } from '../hub/generationDefaults';
-import type { System, SystemDescription } from './system';
+import type { System } from './system';
 
 /** When the request asks for nothing: 4 beams, a summary of a few sentences (the CNN/DM setting's scale). */
 const DEFAULTS = {
@@ -27,9 +27,14 @@ const DEFAULTS = {
   noRepeatNgramSize: 3,
 };
 
-export class HubSummarizeSystem implements System<'summarize'> {
-  private constructor(private readonly lm: Seq2seqLm) {
-    this.dispose = releaseOpened(lm.opened);
+export class HubSummarizeSystem extends HubSystemBase<Seq2seqLm> implements System<'summarize'> {
+  private constructor(lm: Seq2seqLm) {
+    super(
+      lm,
+      'summarize',
+      'A summarizer',
+      'it writes abstractive summaries only, and has no topics or topic-aware attention to show (the built-in TAAS model has them).',
+    );
   }
 
   static async load(
@@ -39,20 +44,6 @@ export class HubSummarizeSystem implements System<'summarize'> {
     watch: LoadWatch,
   ): Promise<HubSummarizeSystem> {
     return new HubSummarizeSystem(await openSeq2seq(choice, 'Summarize Document', hub, runtime, watch));
-  }
-
-  describe(): SystemDescription {
-    return describeOpened('summarize', this.lm.opened);
-  }
-
-  readonly dispose: () => Promise<void>;
-
-  private external(): ExternalModel {
-    return externalModel(
-      this.lm.opened,
-      'A summarizer',
-      'it writes abstractive summaries only, and has no topics or topic-aware attention to show (the built-in TAAS model has them).',
-    );
   }
 
   private encode(text: string): number[] {
