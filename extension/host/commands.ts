@@ -8,7 +8,7 @@ import { chooseModel } from './chooseModel';
 import { Ctx } from './context';
 import { onActiveEditor } from './commandTemplate';
 import { ESSAY, essay } from './essayCommand';
-import { scoreFolderCommand } from './folderCommand';
+import { exportFolderScores, scoreFolderCommand } from './folderCommand';
 import { toggleInline } from './inlineProvider';
 import { manageModels } from './manageModels';
 import { toggleOffline } from './offlineStatus';
@@ -54,4 +54,6 @@ export function registerCommands(ctx: Ctx): void {
   for (const [id, factory] of Object.entries(commands)) {
     ctx.own(vscode.commands.registerCommand(id, factory(ctx)));
   }
+  // What the insights panel's page asks for (FromPanel), answered here beside the commands.
+  ctx.own(ctx.insights.handle('export-folder', (m) => void exportFolderScores(ctx, m.format, m.sort)));
 }

@@ -111,3 +111,30 @@ test('the host\'s panel handler answers the protocol\'s "ready" and refuses ever
   assert.deepEqual(webview.posted, [current], 'the protocol\'s "ready" gets the current result');
   panels.dispose();
 });
+
+test("the page's requests go to the handler the owner registered, and only while it is registered", () => {
+  const webview = stubWebview();
+  const { InsightsPanels } =
+    require('../../extension/host/insightsPanel') as typeof import('../../extension/host/insightsPanel');
+  const warnings: string[] = [];
+  const log = {
+    warn: (m: string) => warnings.push(m),
+    info: () => undefined,
+    error: () => undefined,
+  } as unknown as import('vscode').LogOutputChannel;
+  const panels = new InsightsPanels({ path: '/ext' } as import('vscode').Uri, () => undefined, log);
+  panels.show();
+  const request = { type: 'export-folder', format: 'csv', sort: { column: 'BLEU', descending: true } } as const;
+  const answered: unknown[] = [];
+  const registration = panels.handle('export-folder', (m) => answered.push(m));
+  assert.throws(() => panels.handle('export-folder', () => undefined), /a second handler/);
+  webview.receive(request);
+  assert.deepEqual(answered, [request]);
+  registration.dispose();
+  webview.receive(request);
+  assert.equal(answered.length, 1, 'a disposed handler still answered');
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /nothing answers the panel's 'export-folder'/);
+  assert.deepEqual(webview.posted, [], 'a request made the host post');
+  panels.dispose();
+});
