@@ -47,6 +47,24 @@ export default tseslint.config(
     },
   },
   {
+    // The host reaches the engine through the protocol (the worker) and engine/public.ts only: a
+    // host that imported the engine's modules would load models' code into the extension host.
+    files: ['extension/host/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./engine/(?!public$)',
+              message: 'The host uses the engine through ../engine/public (and the worker) only.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['webview/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {

@@ -1,6 +1,6 @@
 /** Where a result goes in the document and how it is applied: always as ONE undo step. */
 import * as vscode from 'vscode';
-import { paragraphAt as paragraphIn } from '../engine/text/reader';
+import { paragraphAt as paragraphIn } from '../engine/public';
 
 /** The text the Summarize command inserts after the source. */
 export function summaryInsertion(summary: string): string {

@@ -5,7 +5,7 @@
  * The command and the test API share essay().
  */
 import * as vscode from 'vscode';
-import { parseTopics } from '../engine/text/topics';
+import { parseTopics } from '../engine/public';
 import type { EssayCandidate, EssayResult } from '../protocol';
 import { Ctx } from './context';
 import { generate, type Ended, type GeneratingCommand } from './commandTemplate';

@@ -9,9 +9,18 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CorpusScores, FolderScores, FolderSort, ScoreOptions } from '../protocol';
-import { folderTotals, jsonlFields, pairFolders, pairJsonl, type Paired } from '../engine/eval/folderScores';
-import { folderCsv, folderJson } from '../engine/eval/folderTable';
-import { bleuOptionsOf, chrfOptionsOf, scoreSignatures } from '../engine/eval/scoreOptions';
+import {
+  folderTotals,
+  jsonlFields,
+  pairFolders,
+  pairJsonl,
+  type Paired,
+  folderCsv,
+  folderJson,
+  bleuOptionsOf,
+  chrfOptionsOf,
+  scoreSignatures,
+} from '../engine/public';
 import type { Ctx } from './context';
 import { EngineError } from './engineClient';
 import { readScoreOptions, readTimeLimitMs } from './settings';

@@ -6,7 +6,7 @@
  * one undoable edit. The command and the test API share suggestReplies().
  */
 import * as vscode from 'vscode';
-import { hasLetter } from '../engine/text/reader';
+import { hasLetter } from '../engine/public';
 import type { ReplyCandidate, ReplyResult } from '../protocol';
 import { Ctx } from './context';
 import { generate, type Ended, type GeneratingCommand } from './commandTemplate';

@@ -9,8 +9,14 @@
  */
 import * as vscode from 'vscode';
 import type { RoundTripResult } from '../protocol';
-import { describeSkippedList, formatOf } from '../engine/text/markdown';
-import { documentSpan, holdsMarkup, proseBlockAt, type CompactText } from '../engine/text/proseText';
+import {
+  describeSkippedList,
+  formatOf,
+  documentSpan,
+  holdsMarkup,
+  proseBlockAt,
+  type CompactText,
+} from '../engine/public';
 import { Ctx } from './context';
 import { generate, type Ended, type GeneratingCommand, type Run } from './commandTemplate';
 import { paragraphAt } from './edits';

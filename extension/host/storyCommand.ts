@@ -13,8 +13,7 @@
  * The commands and the test API share continueStory() and writePremise().
  */
 import * as vscode from 'vscode';
-import { hasReadableText } from '../engine/text/reader';
-import { countWords } from '../engine/text/words';
+import { hasReadableText, countWords } from '../engine/public';
 import { PremiseResult, StoryResult } from '../protocol';
 import { Ctx } from './context';
 import { generate, requestError, type Ended, type GeneratingCommand } from './commandTemplate';

@@ -16,8 +16,7 @@ import { modelField } from './chosenModel';
 import { describeModelChoice } from '../modelChoice';
 import { reportMaxLength } from './notices';
 import { MAX_LENGTH_SETTING, readDecodingGuards, readSummarizeOptions } from './settings';
-import { MAX_EXTRACTIVE_WINDOWS } from '../engine/systems/extractive';
-import { formatOf } from '../engine/text/markdown';
+import { MAX_EXTRACTIVE_WINDOWS, formatOf } from '../engine/public';
 
 export type SummarizeOutcome =
   /** notices: the information messages shown with the summary (input cut, length limit reached). */

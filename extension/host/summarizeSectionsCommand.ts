@@ -20,7 +20,7 @@ import { OPEN_IN_NEW_EDITOR, offerInstead, type Changed } from './edits';
 import { modelField } from './chosenModel';
 import { describeModelChoice } from '../modelChoice';
 import { readDecodingGuards, readSummarizeOptions } from './settings';
-import { formatOf } from '../engine/text/markdown';
+import { formatOf } from '../engine/public';
 import { reportReadNotes } from './summarizeCommand';
 
 export type SummarizeSectionsOutcome =
