@@ -915,16 +915,105 @@ export const FromWorker = z.discriminatedUnion('type', [
 export type FromWorker = z.infer<typeof FromWorker>;
 
 // ---- host <-> insights panel ---------------------------------------------------------------------
+//
+// The page gets views, not the engine's results: each view holds what the page shows, in the shape
+// it shows it, and extension/panelViews.ts converts a result into it. A change only the panel needs
+// (a field dropped, a value derived) is made there and here; the engine, the CLI's --json and the
+// commands stay as they are. Nested parts that the page shows as the engine gives them (stats,
+// tokens, scores) are the engine's schemas.
+
+const Stats = GenerationStats;
+
+export const SummarizeView = z.object({
+  summary: z.string(),
+  /** The source as the user selected it; token and phrase spans index into it. */
+  source: z.string(),
+  mode: SummarizeMode,
+  /** Extractive mode: how many sentences of the source the summary is. */
+  extractedSentences: z.number().int(),
+  /** The model read only source[0, usedChars). */
+  truncated: z.boolean(),
+  usedChars: z.number().int(),
+  tokens: z.array(AttendedToken),
+  /** The five most attended phrases, the most attended first. */
+  topPhrases: z.array(AttendedPhrase).max(5),
+  topics: SummarizeResult.shape.topics,
+  /** A document read section by section (in document order), with its summary line per section. */
+  sections: z.array(
+    SectionSummary.pick({ title: true, level: true, start: true, summary: true, status: true, fedOverall: true }),
+  ),
+  readNotes: z.array(z.string()),
+  external: ExternalModel.optional(),
+  stats: Stats,
+});
+export type SummarizeView = z.infer<typeof SummarizeView>;
+
+export const EssayView = z.object({
+  topics: z.array(z.string()),
+  unknownTopics: z.array(z.string()),
+  /** Best first. */
+  candidates: z.array(EssayCandidate.pick({ text: true, covered: true, score: true, logProb: true })).min(1),
+  layerWeights: z.array(z.array(z.number())),
+  encoderLayers: z.array(z.string()),
+  external: ExternalModel.optional(),
+  stats: Stats,
+});
+export type EssayView = z.infer<typeof EssayView>;
+
+export const StoryView = StoryResult.pick({
+  usedPrompt: true,
+  truncated: true,
+  promptChars: true,
+  usedFrom: true,
+  continuation: true,
+  tokens: true,
+  words: true,
+  wordCount: true,
+  endedBy: true,
+  fusion: true,
+  sampling: true,
+  external: true,
+  stats: true,
+});
+export type StoryView = z.infer<typeof StoryView>;
+
+export const RoundTripView = z.object({
+  architecture: RoundTripVariant,
+  /** Sentences the model read, of all the text's. */
+  inputSentences: z.number().int(),
+  totalSentences: z.number().int(),
+  outputSentences: z.number().int(),
+  truncatedBy: RoundTripResult.shape.truncatedBy,
+  stopped: RoundTripResult.shape.stopped,
+  limits: RoundTripResult.shape.limits,
+  unknownTokens: z.number().int(),
+  scores: RoundTripScores,
+  /** Each output sentence's attention over the input sentences; null for a model without attention. */
+  attention: z.array(z.array(z.number())).nullable(),
+  readNotes: z.array(z.string()),
+  stats: Stats,
+});
+export type RoundTripView = z.infer<typeof RoundTripView>;
+
+export const ScoreView = ScoreResult.omit({ op: true });
+export type ScoreView = z.infer<typeof ScoreView>;
+
+export const CoherenceView = CoherenceResult.omit({ op: true });
+export type CoherenceView = z.infer<typeof CoherenceView>;
+
+/** Score Drafts in Folder: assembled by the host from many scores, shown as it is. */
+export const FolderView = FolderScores;
+export type FolderView = z.infer<typeof FolderView>;
 
 export const ToPanel = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('summarize'), result: SummarizeResult }),
-  z.object({ type: z.literal('essay'), result: EssayResult }),
-  z.object({ type: z.literal('story'), result: StoryResult }),
-  z.object({ type: z.literal('score'), result: ScoreResult }),
-  z.object({ type: z.literal('coherence'), result: CoherenceResult }),
-  z.object({ type: z.literal('roundtrip'), result: RoundTripResult }),
+  z.object({ type: z.literal('summarize'), view: SummarizeView }),
+  z.object({ type: z.literal('essay'), view: EssayView }),
+  z.object({ type: z.literal('story'), view: StoryView }),
+  z.object({ type: z.literal('score'), view: ScoreView }),
+  z.object({ type: z.literal('coherence'), view: CoherenceView }),
+  z.object({ type: z.literal('roundtrip'), view: RoundTripView }),
   z.object({ type: z.literal('empty'), message: z.string() }),
-  z.object({ type: z.literal('folder'), result: FolderScores }),
+  z.object({ type: z.literal('folder'), view: FolderView }),
 ]);
 export type ToPanel = z.infer<typeof ToPanel>;
 

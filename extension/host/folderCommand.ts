@@ -24,6 +24,7 @@ import {
 import type { Ctx } from './context';
 import { EngineError } from './engineClient';
 import { readScoreOptions, readTimeLimitMs } from './settings';
+import { folderPanel } from '../panelViews';
 
 export type FolderSource =
   | { kind: 'folders'; drafts: string; references: string }
@@ -146,7 +147,7 @@ export async function scoreFolder(
     void vscode.window.showInformationMessage(
       `Draftsmith: scoring cancelled; the ${rows.length} drafts scored are in the panel.`,
     );
-  ctx.present({ type: 'folder', result }, true);
+  ctx.present(folderPanel(result), true);
   return { kind: 'shown', result };
 }
 

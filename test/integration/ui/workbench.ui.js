@@ -715,7 +715,7 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
     for (const m of [
       { type: 'html', html: '<img src=x onerror="document.body.dataset.pwned=1">' },
       { type: 'score' },
-      { type: 'summarize', result: { op: 'summarize', summary: '<b>x</b>' } },
+      { type: 'summarize', view: { summary: '<b>x</b>' } },
       '<script>document.body.dataset.pwned = 2</script>',
       null,
     ])
@@ -750,16 +750,18 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
     window.postMessage(
       {
         type: 'summarize',
-        result: {
-          op: 'summarize',
+        view: {
           summary: '<script>document.body.dataset.pwned = 3</script>',
           source: text,
+          mode: 'abstractive',
+          extractedSentences: 0,
           truncated: false,
           usedChars: text.length,
-          hitMaxLength: null,
           tokens,
           topPhrases: [{ text: tokens[0].text, start: 0, end: tokens[0].end, weight: 1 }],
           topics: [{ id: 0, words: ['<a href="javascript:1">x</a>'] }],
+          sections: [],
+          readNotes: [],
           stats,
         },
       },
@@ -780,8 +782,8 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
 // the files from, as test/unit/loopbackHub.ts serves them to the in-host tests (which see the rest:
 // redirects, Range, sha256, hostile servers). The runner writes its address into draftsmith.hub.endpoint in the
 // user settings before the workbench loads; the test chooses the model as a person would.
-// Every view of the panel with every class of hostile text in every string it shows (results.json's
-// real results, each string replaced; test/fixtures/panel/hostile.js), then the forged messages.
+// Every view of the panel with every class of hostile text in every string it shows (views.json's
+// real views, each string replaced; test/fixtures/panel/hostile.js), then the forged messages.
 const hostilePanel = require('../../fixtures/panel/hostile.js');
 
 test('every panel view (summarize, essay, story, round trip, score, coherence, folder of drafts) shows every hostile class (script, handlers, javascript: URLs, CSS url(), SVG, bidi overrides, attribute breakouts) as inert text, and ignores forged messages', async () => {
