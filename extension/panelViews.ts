@@ -40,7 +40,7 @@ type ViewOf<T extends Exclude<ToPanel['type'], 'empty'>> = Message<T>['view'];
 
 /**
  * The one converter from the engine's results to the panel's messages (rust-analyzer's to_proto
- * shape): the host sends nothing else to the page. Each view (protocol.ts, the panel's part) holds
+ * shape): the host sends nothing else to the page. Each view (protocol/panel.ts) holds
  * what its page shows; a change only the panel needs is made here and there, and the engine's
  * results, the CLI's --json and the commands stay as they are.
  */

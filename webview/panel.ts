@@ -1,6 +1,6 @@
 /**
  * The insights panel page (bundled for the browser). It talks to the host only through the
- * ToPanel / FromPanel messages of protocol.ts, parses every message on arrival, and builds the page
+ * ToPanel / FromPanel messages of extension/protocol/panel.ts, parses every message on arrival, and builds the page
  * with DOM APIs and textContent only, so document text is never interpreted as HTML.
  *
  * One view at a time: summarize (summarizeView.ts), essay (essayView.ts), story (storyView.ts), score (scoreView.ts), coherence
