@@ -24,6 +24,10 @@ export default tseslint.config(
     plugins: { 'import-x': importX },
     settings: {
       'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] })],
+      // The files whose imports the rules follow: without '.ts' here, import-x/no-cycle reads no
+      // TypeScript module and finds no cycle at all.
+      'import-x/extensions': ['.ts', '.js', '.mjs', '.cjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
     },
     languageOptions: { globals: { ...globals.node } },
     rules: {
@@ -40,6 +44,24 @@ export default tseslint.config(
     files: ['extension/engine/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'vscode', message: 'The engine never imports vscode.' }] }],
+    },
+  },
+  {
+    // The host reaches the engine through the protocol (the worker) and engine/public.ts only: a
+    // host that imported the engine's modules would load models' code into the extension host.
+    files: ['extension/host/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.\\./engine/(?!public$)',
+              message: 'The host uses the engine through ../engine/public (and the worker) only.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -9,7 +9,7 @@
  *   node dist/bench/inline.bench.js       (THREADS, default 1; PAUSES, default 200)
  */
 import * as path from 'node:path';
-import { seededRandom } from '../extension/engine/decode/topk';
+import { seededRandom } from '../extension/engine/decode/sampling';
 import { Engine } from '../extension/engine/engine';
 import { RequestQueue } from '../extension/engine/requestQueue';
 import type { EngineError } from '../extension/engine/errors';

@@ -11,7 +11,7 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import { sessionTime } from './sessionTimer';
-import { greedy } from '../extension/engine/decode/greedy';
+import { greedy } from '../extension/engine/decode/sampling';
 import type { StepModel } from '../extension/engine/decode/types';
 import type { RunContext } from '../extension/engine/systems/context';
 import { copyBandwidth } from './bandwidth';
@@ -161,7 +161,7 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
     );
   }
 
-  // Greedy, a fixed number of tokens (no end-of-text stop): our loop (decode/greedy.ts) against its floor.
+  // Greedy, a fixed number of tokens (no end-of-text stop): our loop (decode/sampling.ts) against its floor.
   const oursTotal: number[] = [];
   const oursDecode: number[] = [];
   const oursFloor: number[] = [];

@@ -3,7 +3,17 @@
  * panel shows (built from them). Shared by the host and the page (webview/panel.ts); free of zod so
  * the host can import it at activation (host/schemas.ts explains why that matters).
  */
-import type { EngineResult, ToPanel } from './protocol';
+import type {
+  CoherenceResult,
+  EngineResult,
+  EssayResult,
+  FolderScores,
+  RoundTripResult,
+  ScoreResult,
+  StoryResult,
+  SummarizeResult,
+  ToPanel,
+} from './protocol';
 
 /** Every ToPanel type but 'empty', in the order the empty panel names their commands. */
 export const PANEL_VIEWS = {
@@ -24,25 +34,115 @@ export const EMPTY_INSIGHTS = `Run Draftsmith: ${commands.slice(0, -1).join(', '
 /** The engine's results the panel has a view for. */
 export type PanelResult = Extract<EngineResult, { op: keyof typeof PANEL_VIEWS }>;
 
+/** The message of a view: its type and what it shows. */
+type Message<T extends ToPanel['type']> = Extract<ToPanel, { type: T }>;
+type ViewOf<T extends Exclude<ToPanel['type'], 'empty'>> = Message<T>['view'];
+
 /**
  * The one converter from the engine's results to the panel's messages (rust-analyzer's to_proto
- * shape): the host sends nothing else to the page. Today each view takes its result as the engine
- * gives it; a change only the panel needs (a field dropped, a view's own shape) is made here and in
- * ToPanel, and the engine's results, the CLI's --json and the commands stay as they are.
+ * shape): the host sends nothing else to the page. Each view (protocol/panel.ts) holds
+ * what its page shows; a change only the panel needs is made here and there, and the engine's
+ * results, the CLI's --json and the commands stay as they are.
  */
 export function toPanel(result: PanelResult): ToPanel {
   switch (result.op) {
     case 'summarize':
-      return { type: 'summarize', result };
+      return { type: 'summarize', view: summarizeView(result) };
     case 'essay':
-      return { type: 'essay', result };
+      return { type: 'essay', view: essayView(result) };
     case 'story':
-      return { type: 'story', result };
+      return { type: 'story', view: storyView(result) };
     case 'roundtrip':
-      return { type: 'roundtrip', result };
+      return { type: 'roundtrip', view: roundTripView(result) };
     case 'score':
-      return { type: 'score', result };
+      return { type: 'score', view: scoreView(result) };
     case 'coherence':
-      return { type: 'coherence', result };
+      return { type: 'coherence', view: coherenceView(result) };
   }
+}
+
+/** Score Drafts in Folder's message: the host's own result, shown as it is. */
+export function folderPanel(result: FolderScores): Message<'folder'> {
+  return { type: 'folder', view: result };
+}
+
+export function summarizeView(r: SummarizeResult): ViewOf<'summarize'> {
+  return {
+    summary: r.summary,
+    source: r.source,
+    mode: r.mode ?? 'abstractive',
+    extractedSentences: r.extracted?.length ?? 0,
+    truncated: r.truncated,
+    usedChars: r.usedChars,
+    tokens: r.tokens,
+    // The paper's Figure 4 shows five.
+    topPhrases: [...r.topPhrases].sort((a, b) => b.weight - a.weight).slice(0, 5),
+    topics: r.topics,
+    sections: (r.sections ?? []).map(({ title, level, start, summary, status, fedOverall }) => ({
+      title,
+      level,
+      start,
+      summary,
+      status,
+      fedOverall,
+    })),
+    readNotes: r.readNotes ?? [],
+    ...(r.external ? { external: r.external } : {}),
+    stats: r.stats,
+  };
+}
+
+export function essayView(r: EssayResult): ViewOf<'essay'> {
+  return {
+    topics: r.topics,
+    unknownTopics: r.unknownTopics,
+    candidates: r.candidates.map(({ text, covered, score, logProb }) => ({ text, covered, score, logProb })),
+    layerWeights: r.layerWeights,
+    encoderLayers: r.encoderLayers,
+    ...(r.external ? { external: r.external } : {}),
+    stats: r.stats,
+  };
+}
+
+export function storyView(r: StoryResult): ViewOf<'story'> {
+  return {
+    usedPrompt: r.usedPrompt,
+    truncated: r.truncated,
+    promptChars: r.promptChars,
+    usedFrom: r.usedFrom,
+    continuation: r.continuation,
+    tokens: r.tokens,
+    words: r.words,
+    wordCount: r.wordCount,
+    endedBy: r.endedBy,
+    fusion: r.fusion,
+    sampling: r.sampling,
+    ...(r.external ? { external: r.external } : {}),
+    stats: r.stats,
+  };
+}
+
+export function roundTripView(r: RoundTripResult): ViewOf<'roundtrip'> {
+  return {
+    architecture: r.architecture,
+    inputSentences: r.input.length,
+    totalSentences: r.totalSentences,
+    outputSentences: r.output.length,
+    truncatedBy: r.truncatedBy,
+    stopped: r.stopped,
+    limits: r.limits,
+    unknownTokens: r.unknownTokens,
+    scores: r.scores,
+    attention: r.output.some((s) => s.attention) ? r.output.map((s) => s.attention ?? []) : null,
+    readNotes: r.readNotes ?? [],
+    stats: r.stats,
+  };
+}
+
+export function scoreView({ op: _op, ...view }: ScoreResult): ViewOf<'score'> {
+  return view;
+}
+
+export function coherenceView({ op: _op, ...view }: CoherenceResult): ViewOf<'coherence'> {
+  return view;
 }

@@ -51,6 +51,12 @@ await Promise.all([
   }),
   build({ ...node, entryPoints: tests('test/unit'), outdir: 'dist/test/unit' }),
   build({ ...node, entryPoints: benches, outdir: 'dist/bench' }),
+  // npm run fixtures:panel
+  build({
+    ...node,
+    entryPoints: ['test/fixtures/generators/panelViews.ts'],
+    outfile: 'dist/test/fixtures/panelViews.js',
+  }),
   existsSync('test/integration/suite.ts')
     ? build({ ...node, entryPoints: ['test/integration/suite.ts'], outfile: 'dist/test/integration/suite.js' })
     : Promise.resolve(),

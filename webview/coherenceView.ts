@@ -3,7 +3,7 @@
  * against the source's, a chart of which source sentence each draft sentence aligns with, and the
  * alignment as a table (the chart's accessible equivalent).
  */
-import type { CoherenceResult, CoherenceSummary } from '../extension/protocol';
+import type { CoherenceSummary, CoherenceView } from '../extension/protocol';
 import { scatterChart } from './charts';
 import { clip, el, fixed3, hint, metric, section, table } from './dom';
 import { renderReadNotes } from './readNotesView';
@@ -14,7 +14,7 @@ export function coherenceLText(L: number | null): string {
   return L === null ? L_UNDEFINED : fixed3(L);
 }
 
-export function renderCoherence(result: CoherenceResult): Node[] {
+export function renderCoherence(result: CoherenceView): Node[] {
   const c = result.coherence;
   const header = el('header', 'view-header');
   const title = el('h1');

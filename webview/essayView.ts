@@ -3,7 +3,9 @@
  * best first; and the paper's Figure 3, how much each decoder layer draws on each encoder layer
  * (Eq. 2's softmax weights), as a heatmap and as a table with the same numbers.
  */
-import type { EssayCandidate, EssayResult } from '../extension/protocol';
+import type { EssayView } from '../extension/protocol';
+
+type EssayCandidate = EssayView['candidates'][number];
 import { renderExternalModel } from './externalModel';
 import { heatmapChart } from './charts';
 import { el, fixed3, hint, section, table } from './dom';
@@ -11,7 +13,7 @@ import { el, fixed3, hint, section, table } from './dom';
 /** A score with a true minus sign (log-probabilities are negative). */
 const signed = (x: number): string => x.toFixed(2).replace('-', '−');
 
-export function renderEssay(result: EssayResult): Node[] {
+export function renderEssay(result: EssayView): Node[] {
   const header = el('header', 'view-header');
   const n = result.topics.length;
   header.append(el('h1', undefined, `Essay from ${n} topic word${n === 1 ? '' : 's'}`), renderStats(result));
@@ -21,7 +23,7 @@ export function renderEssay(result: EssayResult): Node[] {
   return [header, renderTopics(result), renderEssays(result), renderLayerWeights(result)];
 }
 
-function renderStats(result: EssayResult): HTMLElement {
+function renderStats(result: EssayView): HTMLElement {
   const s = result.stats;
   return el(
     'p',
@@ -39,7 +41,7 @@ function renderStats(result: EssayResult): HTMLElement {
 }
 
 /** Marked with a sign and a word, not by colour alone. */
-function renderTopics(result: EssayResult): HTMLElement {
+function renderTopics(result: EssayView): HTMLElement {
   const best = result.candidates[0];
   const covered = new Set(best?.covered.map((w) => w.toLowerCase()) ?? []);
   const unknown = new Set(result.unknownTopics.map((w) => w.toLowerCase()));
@@ -67,7 +69,7 @@ function renderTopics(result: EssayResult): HTMLElement {
   );
 }
 
-function renderEssays(result: EssayResult): HTMLElement {
+function renderEssays(result: EssayView): HTMLElement {
   const list = el('ol', 'essays');
   result.candidates.forEach((c, i) => {
     const item = el('li', 'essay');
@@ -88,7 +90,7 @@ function coverageLine(c: EssayCandidate, topics: readonly string[]): string {
 }
 
 /** Figure 3: rows are decoder layers 1..L, columns the encoder's layers (embeddings first). */
-function renderLayerWeights(result: EssayResult): HTMLElement {
+function renderLayerWeights(result: EssayView): HTMLElement {
   const heading = 'Layer weights (Eq. 2, the paper’s Figure 3)';
   const columns = result.encoderLayers;
   const rows = result.layerWeights;

@@ -4,7 +4,7 @@
  * Export CSV / Export JSON, which ask the host to write the table in its current order. Column
  * headers are buttons (Tab, Enter or Space sort; again reverses); aria-sort says the order.
  */
-import type { FolderScores, FolderSort, FromPanel } from '../extension/protocol';
+import type { FolderSort, FolderView, FromPanel } from '../extension/protocol';
 import { columnsOf, sortedRows } from '../extension/engine/eval/folderTable';
 import { barChart } from './charts';
 import { el, hint, section } from './dom';
@@ -15,7 +15,7 @@ const BINS = 10;
  * the panel gains focus or is shown, and the table must not fall back to file order under the user. */
 let remembered: { id: string; sort: FolderSort } | undefined;
 
-export function renderFolder(result: FolderScores, send: (m: FromPanel) => void): Node[] {
+export function renderFolder(result: FolderView, send: (m: FromPanel) => void): Node[] {
   const cols = columnsOf(result);
   const id = `${result.source}\u0000${result.referenceSource}\u0000${result.elapsedMs}\u0000${result.rows.length}`;
   let sort: FolderSort | undefined = remembered?.id === id ? remembered.sort : undefined;
@@ -83,7 +83,7 @@ export function renderFolder(result: FolderScores, send: (m: FromPanel) => void)
   head.append(headRow);
   const body = el('tbody');
   const fmt = (x: number | null, digits: number) => (x === null ? 'n/a' : x.toFixed(digits));
-  const rowOf = (name: string, scores: FolderScores['totals'], corpus: boolean) => {
+  const rowOf = (name: string, scores: FolderView['totals'], corpus: boolean) => {
     const tr = el('tr');
     tr.dataset.draft = corpus ? '(corpus)' : name;
     const th = el('th', undefined, name);
@@ -121,7 +121,7 @@ export function renderFolder(result: FolderScores, send: (m: FromPanel) => void)
 }
 
 /** Histogram: how many drafts score in each tenth of 0–100, for BLEU and ROUGE-L F1. */
-function distribution(result: FolderScores): HTMLElement {
+function distribution(result: FolderView): HTMLElement {
   const bins = (values: number[]) => {
     const counts = new Array<number>(BINS).fill(0);
     for (const v of values) counts[Math.min(BINS - 1, Math.max(0, Math.floor(v / (100 / BINS))))]++;

@@ -1,6 +1,6 @@
 /**
  * The insights panel page (bundled for the browser). It talks to the host only through the
- * ToPanel / FromPanel messages of protocol.ts, parses every message on arrival, and builds the page
+ * ToPanel / FromPanel messages of extension/protocol/panel.ts, parses every message on arrival, and builds the page
  * with DOM APIs and textContent only, so document text is never interpreted as HTML.
  *
  * One view at a time: summarize (summarizeView.ts), essay (essayView.ts), story (storyView.ts), score (scoreView.ts), coherence
@@ -30,14 +30,14 @@ const app = document.getElementById('app') ?? document.body;
 type Shown = Exclude<ToPanel, { type: 'empty' }>;
 
 /** One renderer per view: a new view is one entry here (and one in extension/panelViews.ts). */
-const VIEWS: { [T in Shown['type']]: (result: Extract<Shown, { type: T }>['result']) => Node[] } = {
+const VIEWS: { [T in Shown['type']]: (view: Extract<Shown, { type: T }>['view']) => Node[] } = {
   summarize: renderSummarize,
   essay: renderEssay,
   story: renderStory,
   score: renderScore,
   coherence: renderCoherence,
   roundtrip: renderRoundTrip,
-  folder: (result) => renderFolder(result, send),
+  folder: (view) => renderFolder(view, send),
 };
 
 /** What the page shows now, if anything. */
@@ -61,9 +61,9 @@ function render(message: Shown): void {
   vscode.setState(message);
   destroyCharts();
   app.dataset.view = message.type;
-  // The message was parsed, so its result is the one its type names.
-  const view = VIEWS[message.type] as (result: Shown['result']) => Node[];
-  app.replaceChildren(...view(message.result));
+  // The message was parsed, so its view is the one its type names.
+  const renderView = VIEWS[message.type] as (view: Shown['view']) => Node[];
+  app.replaceChildren(...renderView(message.view));
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {

@@ -4,19 +4,19 @@
  * alignment between input and output (the Check Coherence chart and table), and, for the model with
  * attention, each output sentence's attention over the input sentences (Eqs. 10-15) as a heatmap.
  */
-import type { RoundTripResult } from '../extension/protocol';
+import type { RoundTripView } from '../extension/protocol';
 import { heatmapChart } from './charts';
 import { coherenceLText, renderAlignment } from './coherenceView';
 import { el, fixed2, fixed3, hint, metric, section, table } from './dom';
 import { renderReadNotes } from './readNotesView';
 
-const MODEL_NAMES: Record<RoundTripResult['architecture'], string> = {
+const MODEL_NAMES: Record<RoundTripView['architecture'], string> = {
   standard: 'standard LSTM autoencoder',
   hier: 'hierarchical LSTM autoencoder',
   'hier-attn': 'hierarchical LSTM autoencoder with attention',
 };
 
-export function renderRoundTrip(result: RoundTripResult): Node[] {
+export function renderRoundTrip(result: RoundTripView): Node[] {
   const header = el('header', 'view-header');
   header.append(el('h1', undefined, `Round trip through the ${MODEL_NAMES[result.architecture]}`), renderStats(result));
   const parts: Node[] = [
@@ -27,18 +27,18 @@ export function renderRoundTrip(result: RoundTripResult): Node[] {
   const notes = notesOf(result);
   if (notes.length > 0) parts.push(section('roundtrip-notes', 'Notes', ...notes.map((n) => hint(n))));
   parts.push(renderAlignment(result.scores.coherence, { output: 'output', input: 'input' }));
-  if (result.output.some((s) => s.attention)) parts.push(renderAttention(result));
+  if (result.attention) parts.push(renderAttention(result, result.attention));
   return parts;
 }
 
-function renderStats(r: RoundTripResult): HTMLElement {
+function renderStats(r: RoundTripView): HTMLElement {
   const s = r.stats;
   return el(
     'p',
     'stats',
     [
-      `${r.input.length} sentence${r.input.length === 1 ? '' : 's'} / ${s.usedInputTokens} subwords in`,
-      `${r.output.length} sentence${r.output.length === 1 ? '' : 's'} / ${s.outputTokens} out`,
+      `${r.inputSentences} sentence${r.inputSentences === 1 ? '' : 's'} / ${s.usedInputTokens} subwords in`,
+      `${r.outputSentences} sentence${r.outputSentences === 1 ? '' : 's'} / ${s.outputTokens} out`,
       `encode ${Math.round(s.encodeMs)} ms`,
       `decode ${Math.round(s.decodeMs)} ms`,
       s.device,
@@ -47,7 +47,7 @@ function renderStats(r: RoundTripResult): HTMLElement {
   );
 }
 
-function renderScores(r: RoundTripResult): HTMLElement {
+function renderScores(r: RoundTripView): HTMLElement {
   const s = r.scores;
   const scores = table({
     caption: 'The reconstruction scored against the paragraph the model read',
@@ -75,10 +75,12 @@ function renderScores(r: RoundTripResult): HTMLElement {
   );
 }
 
-function notesOf(r: RoundTripResult): string[] {
+function notesOf(r: RoundTripView): string[] {
   const notes: string[] = [];
   if (r.truncatedBy)
-    notes.push(`The model read the first ${r.input.length} of ${r.totalSentences} sentences; the scores cover those.`);
+    notes.push(
+      `The model read the first ${r.inputSentences} of ${r.totalSentences} sentences; the scores cover those.`,
+    );
   if (r.stopped === 'max-sentences')
     notes.push(
       `Decoding stopped at ${r.limits.maxSentences} sentences (1.5× the input) before the model ended the paragraph.`,
@@ -91,15 +93,14 @@ function notesOf(r: RoundTripResult): string[] {
     notes.push(
       `${r.unknownTokens} input subword${r.unknownTokens === 1 ? ' is' : 's are'} unknown to the model (another script or a rare symbol).`,
     );
-  if (r.output.length === 0) notes.push('The model wrote nothing back.');
+  if (r.outputSentences === 0) notes.push('The model wrote nothing back.');
   return notes;
 }
 
 /** Rows: output sentences; columns: input sentences, in the input's order. */
-function renderAttention(r: RoundTripResult): HTMLElement {
-  const rows = r.output.map((o) => o.attention ?? []);
-  const columnLabels = r.input.map((_, i) => `${i + 1}`);
-  const rowLabels = r.output.map((_, j) => `${j + 1}`);
+function renderAttention(r: RoundTripView, rows: number[][]): HTMLElement {
+  const columnLabels = Array.from({ length: r.inputSentences }, (_, i) => `${i + 1}`);
+  const rowLabels = rows.map((_, j) => `${j + 1}`);
   const numbers = table({
     caption: 'Attention of each output sentence over the input sentences (each row sums to 1)',
     className: 'attention-table',

@@ -3,7 +3,7 @@
  * substantiality, coherence), then sentence by sentence, with a bar chart of the per-sentence
  * scores. Every main number is a cell with data-metric (a stable name) and data-value (the raw number).
  */
-import type { DraftComparison, ScoreResult } from '../extension/protocol';
+import type { DraftComparison, ScoreView } from '../extension/protocol';
 import { barChart } from './charts';
 import { clip, el, factor, fixed2, fixed3, hint, metric, percent, section, table, type Cell } from './dom';
 import { coherenceLText } from './coherenceView';
@@ -17,7 +17,7 @@ const ROUGE_ROWS = [
   ['rougeW', 'ROUGE-W'],
 ] as const;
 
-export function renderScore(result: ScoreResult): Node[] {
+export function renderScore(result: ScoreView): Node[] {
   const s = result.scores;
 
   const header = el('header', 'view-header');
@@ -151,7 +151,7 @@ export function renderScore(result: ScoreResult): Node[] {
 
 /** The model-based and fluency scores, when the settings ask for them, with a
  * footnote on what each is, and on the grammatical-sentence rate that only the training tools give. */
-function renderFluency(s: ScoreResult['scores']): HTMLElement[] {
+function renderFluency(s: ScoreView['scores']): HTMLElement[] {
   const nw = s.nonwords;
   const ppl = s.perplexity;
   if (nw === undefined && ppl === undefined) return [];
@@ -193,7 +193,7 @@ function renderFluency(s: ScoreResult['scores']): HTMLElement[] {
 
 /** Two drafts: each one's score on the paired segments with its 95 % interval, and the p-value of
  * the difference (paired bootstrap); then the second draft's whole-text scores beside the first's. */
-function renderComparison(result: ScoreResult, c: DraftComparison): HTMLElement {
+function renderComparison(result: ScoreView, c: DraftComparison): HTMLElement {
   const a = result.hypothesisName;
   const b = c.secondName;
   const ci = (m: { mean: number; ci: number }) => `${fixed2(m.mean)} ± ${fixed2(m.ci)}`;
@@ -243,7 +243,7 @@ function renderComparison(result: ScoreResult, c: DraftComparison): HTMLElement 
       [a, result.scores],
       [b, s2],
     ].map(([name, s], i) => {
-      const sc = s as ScoreResult['scores'];
+      const sc = s as ScoreView['scores'];
       const k = i === 0 ? 'first' : 'second';
       return [
         name as string,
@@ -283,7 +283,7 @@ function renderComparison(result: ScoreResult, c: DraftComparison): HTMLElement 
 
 /** The signature strings that say how each score was computed (sacreBLEU's for BLEU and chrF, ours
  * for ROUGE), as text, each with a Copy button (a real button: Tab and Enter or Space reach it). */
-function renderSignatures(result: ScoreResult): HTMLElement {
+function renderSignatures(result: ScoreView): HTMLElement {
   const entries: [string, string][] = [['BLEU', result.signatures.BLEU]];
   if (result.signatures.chrF !== undefined) entries.push([result.scores.chrf?.name ?? 'chrF', result.signatures.chrF]);
   entries.push(['ROUGE', result.signatures.ROUGE]);
@@ -329,7 +329,7 @@ function selectText(node: Node): void {
 }
 
 /** The per-sentence chart and table; clicking a bar focuses that sentence's row. */
-function renderSentences(result: ScoreResult): HTMLElement {
+function renderSentences(result: ScoreView): HTMLElement {
   const sentences = result.sentences;
   if (sentences.length === 0) return section('sentences', 'Sentence by sentence', hint('The draft has no sentences.'));
 

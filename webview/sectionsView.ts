@@ -2,7 +2,7 @@
  * A document summarized section by section: each section's heading, its summary line, and
  * whether it fed the summary of the whole; then how the document was read (what was not prose).
  */
-import type { SummarizeResult } from '../extension/protocol';
+import type { SummarizeView } from '../extension/protocol';
 import { el, hint, section } from './dom';
 
 const STATUS: Record<string, string> = {
@@ -12,9 +12,9 @@ const STATUS: Record<string, string> = {
   whole: 'one sentence: its own summary',
 };
 
-export function renderSections(result: SummarizeResult): Node[] {
+export function renderSections(result: SummarizeView): Node[] {
   const sections = result.sections;
-  if (!sections || sections.length === 0) return [];
+  if (sections.length === 0) return [];
   const fed = sections.filter((s) => s.fedOverall).length;
   const list = el('ol', 'section-list');
   sections.forEach((s, k) => {
@@ -51,7 +51,7 @@ export function renderSections(result: SummarizeResult): Node[] {
       list,
     ),
   ];
-  if (result.readNotes && result.readNotes.length > 0) {
+  if (result.readNotes.length > 0) {
     const notes = el('ul', 'read-notes');
     for (const n of result.readNotes) notes.append(el('li', undefined, n));
     out.push(section('read-notes', 'How the document was read', notes));

@@ -4,12 +4,12 @@
  * paper's Figure 8: at each step, how much the fused model's prediction runs through the frozen
  * pretrained seq2seq's hidden state and how much through the trained one's (section 3.4).
  */
-import type { GeneratedToken, StoryResult } from '../extension/protocol';
+import type { GeneratedToken, StoryView } from '../extension/protocol';
 import { renderExternalModel } from './externalModel';
 import { barChart } from './charts';
 import { clip, el, fixed3, hint, section, table } from './dom';
 
-export function renderStory(result: StoryResult): Node[] {
+export function renderStory(result: StoryView): Node[] {
   const header = el('header', 'view-header');
   header.append(
     el('h1', undefined, `Story: ${result.wordCount} word${result.wordCount === 1 ? '' : 's'} written`),
@@ -26,13 +26,13 @@ export function renderStory(result: StoryResult): Node[] {
   return [header, renderPrompt(result), renderContinuation(result), renderGates(result)];
 }
 
-const ENDED_BY: Record<StoryResult['endedBy'], string> = {
+const ENDED_BY: Record<StoryView['endedBy'], string> = {
   words: 'the length asked for',
   end: 'the model ended the story',
   'length-limit': 'the longest story the model writes',
 };
 
-function renderStats(result: StoryResult): HTMLElement {
+function renderStats(result: StoryView): HTMLElement {
   const s = result.stats;
   const p = result.sampling;
   return el(
@@ -51,7 +51,7 @@ function renderStats(result: StoryResult): HTMLElement {
   );
 }
 
-function renderPrompt(result: StoryResult): HTMLElement {
+function renderPrompt(result: StoryView): HTMLElement {
   const text = el('p', 'prompt-text', result.truncated ? `…${result.usedPrompt}` : result.usedPrompt);
   const parts: Node[] = [text];
   if (result.truncated) {
@@ -77,7 +77,7 @@ function relativeShares(tokens: readonly GeneratedToken[]): number[] {
   return values.map((v) => (hi > lo ? (v - lo) / (hi - lo) : 0));
 }
 
-function renderContinuation(result: StoryResult): HTMLElement {
+function renderContinuation(result: StoryView): HTMLElement {
   const box = el('p', 'story-text');
   const shares = relativeShares(result.tokens);
   let cursor = 0;
@@ -107,7 +107,7 @@ function renderContinuation(result: StoryResult): HTMLElement {
   return section('story-continuation', 'Continuation', explain, box);
 }
 
-function renderGates(result: StoryResult): HTMLElement {
+function renderGates(result: StoryView): HTMLElement {
   const heading = 'Fusion gates over the generated words (the paper’s Figure 8)';
   const withGates = result.tokens.map((t, i) => ({ t, i })).filter((x) => x.t.gate !== null);
   if (!result.fusion || withGates.length === 0)

@@ -2,7 +2,7 @@
  * The summarize view, after the TAAS paper's Figure 4: the source shaded token by token by its
  * topic-aware attention weight α, the five most attended phrases outlined and ranked.
  */
-import type { SummarizeResult } from '../extension/protocol';
+import type { SummarizeView } from '../extension/protocol';
 import { el } from './dom';
 import { renderExternalModel } from './externalModel';
 import { renderSections } from './sectionsView';
@@ -11,15 +11,15 @@ function formatWeight(w: number): string {
   return w.toFixed(3);
 }
 
-export function renderSummarize(result: SummarizeResult): Node[] {
-  const phrases = [...result.topPhrases].sort((a, b) => b.weight - a.weight).slice(0, 5);
+export function renderSummarize(result: SummarizeView): Node[] {
+  const phrases = result.topPhrases;
 
   const summary = el('section', 'summary');
   summary.append(el('h2', undefined, 'Summary'), el('p', 'summary-text', result.summary));
   // A Hub summarizer reports no attention or topics: the panel says which model wrote it instead.
   if (result.external) return [summary, renderExternalModel(result.external, 'summary-model')];
   if (result.mode === 'extractive') {
-    const n = result.extracted?.length ?? 0;
+    const n = result.extractedSentences;
     summary.append(
       el(
         'p',
@@ -36,7 +36,7 @@ export function renderSummarize(result: SummarizeResult): Node[] {
     el(
       'p',
       'hint',
-      result.sections && result.sections.length > 0
+      result.sections.length > 0
         ? // Each section (or part of one) was read on its own, so its weights are shaded against its own largest.
           'The whole document, section by section: each token’s background grows with its weight relative to the largest in its section (each section was read on its own); the five most attended content phrases are outlined.'
         : 'Each token’s background grows with its weight (relative to the largest); the five most attended content phrases are outlined (function words are shaded, never listed).',
@@ -71,7 +71,7 @@ export function renderSummarize(result: SummarizeResult): Node[] {
   return [summary, ...renderSections(result), renderStats(result), source, ranked, topics];
 }
 
-function renderStats(result: SummarizeResult): HTMLElement {
+function renderStats(result: SummarizeView): HTMLElement {
   const s = result.stats;
   const extractive = result.mode === 'extractive';
   const parts = [
@@ -100,12 +100,12 @@ function renderStats(result: SummarizeResult): HTMLElement {
  * The source as it was written: token spans shaded by weight, and the text between tokens
  * (whitespace, skipped characters) as plain text so the passage reads naturally.
  */
-function renderSource(result: SummarizeResult, phrases: readonly { start: number; end: number }[]): HTMLElement {
+function renderSource(result: SummarizeView, phrases: readonly { start: number; end: number }[]): HTMLElement {
   const { source } = result;
   const box = el('div', 'source-text');
   const tokens = [...result.tokens].sort((a, b) => a.start - b.start);
   // A document read section by section: each token's section, and the largest weight in each.
-  const sections = result.sections ?? []; // in document order (the protocol's)
+  const sections = result.sections; // in document order (the protocol's)
   // Tokens and sections are both in document order: one walk (10,000 sections stay cheap).
   let k = -1;
   const tokenSection = tokens.map((t) => {

@@ -20,8 +20,8 @@ import { YieldClock } from './decode/types';
 import { modelsFolder, singleFolder, type ModelSource } from './runtime/modelSource';
 import { urlModels } from './runtime/urlSource';
 import { acceleratorOf, CudaDecision, NativeCalls } from './runtime/onnx';
-import type { RunContext, RuntimeOptions } from './systems/context';
-import { SYSTEMS, systemFor, type SystemEntry, type SystemId, type SystemOf } from './systems/registry';
+import type { RunContext, RuntimeOptions, TextScorer } from './systems/context';
+import { SYSTEMS, systemFor, textScorer, type SystemEntry, type SystemId, type SystemOf } from './systems/registry';
 import { checkReadable, INPUT_TASKS } from './text/origin';
 import type { System } from './systems/system';
 
@@ -227,11 +227,12 @@ export class Engine {
       // it gives the event loop a turn (a cancel or stop message) on this one schedule. An inline
       // suggestion yields after every step: typing cancels it within one step.
       clock: request.op === 'story' && request.inline ? new YieldClock(0) : this.clock,
-      // The other system's own loading line shows while it loads (Score Draft's perplexity: the story model's).
-      withSystem: <K extends SystemId, T>(other: K, work: (system: SystemOf<K>) => Promise<T>) => {
+      // The scorer's system's own loading line shows while it loads (Score Draft's perplexity: the story model's).
+      withTextScorer: <T>(work: (scorer: TextScorer) => Promise<T>) => {
+        const { id: other, scorer } = textScorer();
         const entry: SystemEntry = SYSTEMS[other];
         if (entry.loading) ctx.progress(entry.loading);
-        return this.slot(other, undefined).use(watch, (system) => work(system as SystemOf<K>));
+        return this.slot(other, undefined).use(watch, (system) => work(scorer(system)));
       },
     };
     // Text no model can read (empty, no words, binary data) is refused before any model loads, with

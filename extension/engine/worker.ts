@@ -1,7 +1,7 @@
 /**
  * The engine's worker thread (worker_threads). onnxruntime-node runs inference synchronously, so
  * the engine lives here and the editor stays responsive. Every message in is validated
- * (protocol.ts); every request ends with exactly one result or error. Decoding yields to the event
+ * (extension/protocol/worker.ts); every request ends with exactly one result or error. Decoding yields to the event
  * loop between steps, so a cancel or a stop message is seen mid-generation.
  *
  * Stop before terminate: Worker.terminate() while onnxruntime is inside a run (or a model load)

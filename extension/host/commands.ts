@@ -6,29 +6,32 @@
 import * as vscode from 'vscode';
 import { chooseModel } from './chooseModel';
 import { Ctx } from './context';
-import { essayActiveEditor } from './essayCommand';
-import { scoreFolderCommand } from './folderCommand';
+import { onActiveEditor } from './commandTemplate';
+import { ESSAY, essay } from './essayCommand';
+import { exportFolderScores, scoreFolderCommand } from './folderCommand';
 import { toggleInline } from './inlineProvider';
 import { manageModels } from './manageModels';
 import { toggleOffline } from './offlineStatus';
-import { suggestRepliesActiveEditor } from './replyCommand';
-import { applyRoundTripCommand, roundTripActiveEditor } from './roundtripCommand';
+import { REPLY, suggestReplies } from './replyCommand';
+import { applyRoundTripCommand, ROUNDTRIP, roundTrip } from './roundtripCommand';
 import { checkCoherenceCommand, compareDraftsCommand, scoreDraftCommand } from './scoreCommand';
-import { continueStoryActiveEditor, writePremiseActiveEditor } from './storyCommand';
-import { summarizeActiveEditor } from './summarizeCommand';
-import { summarizeSectionsActiveEditor } from './summarizeSectionsCommand';
+import { CONTINUE_STORY, continueStory, WRITE_PREMISE, writePremise } from './storyCommand';
+import { SUMMARIZE, summarize } from './summarizeCommand';
+import { SUMMARIZE_SECTIONS, summarizeSections } from './summarizeSectionsCommand';
 
 type CommandFactory = (ctx: Ctx) => (...args: unknown[]) => unknown;
 
 const commands: Record<string, CommandFactory> = {
-  'draftsmith.summarize': (ctx) => () => summarizeActiveEditor(ctx),
-  'draftsmith.essay': (ctx) => () => essayActiveEditor(ctx),
-  'draftsmith.continueStory': (ctx) => () => continueStoryActiveEditor(ctx),
-  'draftsmith.writePremise': (ctx) => () => writePremiseActiveEditor(ctx),
-  'draftsmith.roundTrip': (ctx) => () => roundTripActiveEditor(ctx),
+  // The generating commands: the active editor's text (commandTemplate.ts).
+  'draftsmith.summarize': (ctx) => () => onActiveEditor(SUMMARIZE, (e) => summarize(ctx, e)),
+  'draftsmith.summarizeSections': (ctx) => () => onActiveEditor(SUMMARIZE_SECTIONS, (e) => summarizeSections(ctx, e)),
+  'draftsmith.essay': (ctx) => () => onActiveEditor(ESSAY, (e) => essay(ctx, e)),
+  'draftsmith.continueStory': (ctx) => () => onActiveEditor(CONTINUE_STORY, (e) => continueStory(ctx, e)),
+  'draftsmith.writePremise': (ctx) => () => onActiveEditor(WRITE_PREMISE, (e) => writePremise(ctx, e)),
+  'draftsmith.roundTrip': (ctx) => () => onActiveEditor(ROUNDTRIP, (e) => roundTrip(ctx, e)),
+  'draftsmith.suggestReplies': (ctx) => () => onActiveEditor(REPLY, (e) => suggestReplies(ctx, e)),
   // The diff editor's title button passes the URI of the side it was clicked on.
   'draftsmith.applyRoundTrip': (ctx) => (uri?: unknown) => applyRoundTripCommand(ctx, uri),
-  'draftsmith.suggestReplies': (ctx) => () => suggestRepliesActiveEditor(ctx),
   'draftsmith.scoreDraft': (ctx) => () => scoreDraftCommand(ctx),
   'draftsmith.checkCoherence': (ctx) => () => checkCoherenceCommand(ctx),
   'draftsmith.chooseModel': (ctx) => () => chooseModel(ctx),
@@ -45,11 +48,12 @@ const commands: Record<string, CommandFactory> = {
   // The explorer's context menu passes the folder (or JSONL file) clicked.
   'draftsmith.scoreFolder': (ctx) => (uri?: unknown) => scoreFolderCommand(ctx, uri),
   'draftsmith.toggleInline': () => () => toggleInline(),
-  'draftsmith.summarizeSections': (ctx) => () => summarizeSectionsActiveEditor(ctx),
 };
 
 export function registerCommands(ctx: Ctx): void {
   for (const [id, factory] of Object.entries(commands)) {
     ctx.own(vscode.commands.registerCommand(id, factory(ctx)));
   }
+  // What the insights panel's page asks for (FromPanel), answered here beside the commands.
+  ctx.own(ctx.insights.handle('export-folder', (m) => void exportFolderScores(ctx, m.format, m.sort)));
 }

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { SummarizeResult, ToPanel } from '../protocol';
+import type { FolderScores, SummarizeResult, ToPanel } from '../protocol';
 import { EngineClient } from './engineClient';
 import { InsightsPanels, INSIGHTS_VIEW_TYPE } from './insightsPanel';
 import { RoundTrips } from './roundtripDocuments';
@@ -21,6 +21,8 @@ export class Ctx implements vscode.Disposable {
   readonly insights: InsightsPanels;
   /** Round-Trip Paragraph's diff documents and the reconstructions waiting for Apply. */
   readonly roundTrips: RoundTrips;
+  /** Score Drafts in Folder: the last folder scored (what Export CSV / Export JSON write) and the exports so far (their names). */
+  readonly folders: { latest: FolderScores | undefined; exports: number } = { latest: undefined, exports: 0 };
   /** The latest progress notification's messages ("Sections done: 3 / 20"), for the tests' API: what the user saw. */
   readonly progressShown: string[] = [];
 

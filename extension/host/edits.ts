@@ -1,6 +1,6 @@
 /** Where a result goes in the document and how it is applied: always as ONE undo step. */
 import * as vscode from 'vscode';
-import { paragraphAt as paragraphIn } from '../engine/text/reader';
+import { paragraphAt as paragraphIn } from '../engine/public';
 
 /** The text the Summarize command inserts after the source. */
 export function summaryInsertion(summary: string): string {
@@ -40,42 +40,42 @@ export interface Offer {
 export type Changed = { kind: 'changed'; message: string; offer: Offer };
 export type Insertion = { kind: 'inserted' } | Changed | { kind: 'error'; message: string };
 
-export interface GuardedInsertion {
+export interface GuardedEdit {
   log: vscode.LogOutputChannel;
   /** Log prefix: the command's short name. */
   op: string;
-  /** What is inserted, for the user's messages: "summary", "essay". */
+  /** What is written, for the user's messages: "summary", "essay". */
   what: string;
   editor: vscode.TextEditor;
   /** The document's version when the request was sent. */
   version: number;
-  position: vscode.Position;
+  /** A position: the text is inserted there; a range: the text replaces it. */
+  at: vscode.Position | vscode.Range;
   text: string;
+  /** The message when the document changed meanwhile; changedMessage(what) when absent. */
+  changed?: string;
 }
 
 /**
- * Inserts the text as one undo step, but only while the document is still at the version the
+ * Writes the text as one undo step, but only while the document is still at the version the
  * request was made from: after an edit the position may point into different text, and the user's
  * new text must never be written over. Then the result is offered instead: the message's button
- * opens it in a new editor. Logs when it does not insert.
+ * opens it in a new editor. Logs when it does not write.
  */
-export async function insertUnlessChanged(i: GuardedInsertion): Promise<Insertion> {
-  const doc = i.editor.document;
-  if (doc.isClosed || doc.version !== i.version) {
-    i.log.warn(
-      `${i.op}: document changed (version ${i.version} -> ${doc.version}); not inserted, offered in a new editor`,
+export async function writeUnlessChanged(e: GuardedEdit): Promise<Insertion> {
+  const doc = e.editor.document;
+  const inserting = e.at instanceof vscode.Position;
+  if (doc.isClosed || doc.version !== e.version) {
+    e.log.warn(
+      `${e.op}: document changed (version ${e.version} -> ${doc.isClosed ? 'closed' : doc.version}); not ${inserting ? 'inserted' : 'replaced'}, offered in a new editor`,
     );
-    const message = changedMessage(i.what);
-    const offer = offerInNewEditor(i.text.replace(/^\n+/, ''), doc.languageId);
-    void vscode.window.showWarningMessage(message, OPEN_IN_NEW_EDITOR).then((choice) => {
-      if (choice === OPEN_IN_NEW_EDITOR)
-        offer.open().catch((e: unknown) => i.log.error(`${i.op}: could not open the offered ${i.what}: ${String(e)}`));
-    });
-    return { kind: 'changed', message, offer };
+    // An insertion's leading blank lines only set it apart from the text before it.
+    const text = inserting ? e.text.replace(/^\n+/, '') : e.text;
+    return offerInstead(e.log, e.op, e.what, text, doc.languageId, e.changed ?? changedMessage(e.what));
   }
-  if (!(await insertAsOneEdit(i.editor, i.position, i.text))) {
-    const message = `Draftsmith: the ${i.what} could not be inserted into the document.`;
-    i.log.error(`${i.op}: ${message}`);
+  if (!(await writeAsOneEdit(e.editor, e.at, e.text))) {
+    const message = `Draftsmith: the ${e.what} could not be ${inserting ? 'inserted' : 'written'} into the document.`;
+    e.log.error(`${e.op}: ${message}`);
     void vscode.window.showErrorMessage(message);
     return { kind: 'error', message };
   }
@@ -83,32 +83,23 @@ export async function insertUnlessChanged(i: GuardedInsertion): Promise<Insertio
 }
 
 /**
- * Replaces `range` with the text as one undo step, but only while the document is still at the
- * version the text was made from; otherwise nothing is replaced and the text is offered in a new
- * editor, as insertUnlessChanged does. `changed` is the message for that case.
+ * A result that could not be written where it belongs: `message` is shown with a button that
+ * opens `text` in a new editor, so nothing the model wrote is lost and nothing the user wrote is touched.
  */
-export async function replaceUnlessChanged(
-  r: Omit<GuardedInsertion, 'position'> & { range: vscode.Range; changed: string },
-): Promise<Insertion> {
-  const doc = r.editor.document;
-  if (doc.isClosed || doc.version !== r.version) {
-    r.log.warn(
-      `${r.op}: document changed (version ${r.version} -> ${doc.isClosed ? 'closed' : doc.version}); not replaced, offered in a new editor`,
-    );
-    const offer = offerInNewEditor(r.text, doc.languageId);
-    void vscode.window.showWarningMessage(r.changed, OPEN_IN_NEW_EDITOR).then((choice) => {
-      if (choice === OPEN_IN_NEW_EDITOR)
-        offer.open().catch((e: unknown) => r.log.error(`${r.op}: could not open the offered ${r.what}: ${String(e)}`));
-    });
-    return { kind: 'changed', message: r.changed, offer };
-  }
-  if (!(await replaceAsOneEdit(r.editor, r.range, r.text))) {
-    const message = `Draftsmith: the ${r.what} could not be written into the document.`;
-    r.log.error(`${r.op}: ${message}`);
-    void vscode.window.showErrorMessage(message);
-    return { kind: 'error', message };
-  }
-  return { kind: 'inserted' };
+export function offerInstead(
+  log: vscode.LogOutputChannel,
+  op: string,
+  what: string,
+  text: string,
+  language: string,
+  message: string,
+): Changed {
+  const offer = offerInNewEditor(text, language);
+  void vscode.window.showWarningMessage(message, OPEN_IN_NEW_EDITOR).then((choice) => {
+    if (choice === OPEN_IN_NEW_EDITOR)
+      offer.open().catch((err: unknown) => log.error(`${op}: could not open the offered ${what}: ${String(err)}`));
+  });
+  return { kind: 'changed', message, offer };
 }
 
 /** The paragraph around `position` as the engine's reader finds it (text/reader.ts), as whole lines:
@@ -131,50 +122,34 @@ export function sourceRange(editor: vscode.TextEditor): vscode.Range {
 }
 
 /**
- * Inserts `text` at `position` as a single undo step. The editor may have been closed or hidden
- * while the engine worked (its TextEditor is then disposed); a WorkspaceEdit on the document is
- * also one undo step, so it is the fallback.
+ * Inserts `text` at a position, or replaces a range with it, as a single undo step. The editor may
+ * have been closed or hidden while the engine worked (its TextEditor is then disposed); a
+ * WorkspaceEdit on the document is also one undo step, so it is the fallback.
  */
-export async function insertAsOneEdit(
+export async function writeAsOneEdit(
   editor: vscode.TextEditor,
-  position: vscode.Position,
+  at: vscode.Position | vscode.Range,
   text: string,
 ): Promise<boolean> {
   if (vscode.window.visibleTextEditors.includes(editor)) {
     try {
-      const ok = await editor.edit((builder) => builder.insert(position, text), {
-        undoStopBefore: true,
-        undoStopAfter: true,
-      });
+      // insert, not an empty replace: it moves a cursor at the position to after the text.
+      const ok = await editor.edit(
+        (builder) => (at instanceof vscode.Position ? builder.insert(at, text) : builder.replace(at, text)),
+        { undoStopBefore: true, undoStopAfter: true },
+      );
       if (ok) return true;
     } catch {
       // disposed between the check and the edit: fall through
     }
   }
   const edit = new vscode.WorkspaceEdit();
-  edit.insert(editor.document.uri, position, text);
+  if (at instanceof vscode.Position) edit.insert(editor.document.uri, at, text);
+  else edit.replace(editor.document.uri, at, text);
   return vscode.workspace.applyEdit(edit);
 }
 
-/** Replaces `range` with `text` as a single undo step (the editor's edit, else a WorkspaceEdit). */
-export async function replaceAsOneEdit(editor: vscode.TextEditor, range: vscode.Range, text: string): Promise<boolean> {
-  if (vscode.window.visibleTextEditors.includes(editor)) {
-    try {
-      const ok = await editor.edit((builder) => builder.replace(range, text), {
-        undoStopBefore: true,
-        undoStopAfter: true,
-      });
-      if (ok) return true;
-    } catch {
-      // disposed between the check and the edit: fall through
-    }
-  }
-  const edit = new vscode.WorkspaceEdit();
-  edit.replace(editor.document.uri, range, text);
-  return vscode.workspace.applyEdit(edit);
-}
-
-export function offerInNewEditor(text: string, language: string): Offer {
+function offerInNewEditor(text: string, language: string): Offer {
   return {
     text,
     async open() {

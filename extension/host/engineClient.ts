@@ -10,8 +10,7 @@
  * vscode.CancellationToken and vscode.LogOutputChannel satisfy), so it can run under plain Node.
  */
 import { Worker } from 'node:worker_threads';
-import { EngineError, errorMessage } from '../engine/errors';
-import { disableOrtTelemetry } from '../engine/runtime/ortTelemetry';
+import { EngineError, errorMessage, disableOrtTelemetry } from '../engine/public';
 import type { z } from 'zod';
 import type { EngineConfig, EngineRequest, ResultFor, ToWorker } from '../protocol';
 import { schemas } from './schemas';

@@ -5,12 +5,12 @@
  * The command and the test API share essay().
  */
 import * as vscode from 'vscode';
-import { parseTopics } from '../engine/text/topics';
+import { parseTopics } from '../engine/public';
 import type { EssayCandidate, EssayResult } from '../protocol';
 import { Ctx } from './context';
-import { Changed, essayInsertion, insertUnlessChanged } from './edits';
-import { reportFailure, requestWithProgress } from './engineProgress';
-import { chosenModel, modelField } from './chosenModel';
+import { generate, type Ended, type GeneratingCommand } from './commandTemplate';
+import { essayInsertion, type Changed } from './edits';
+import { modelField } from './chosenModel';
 import { describeModelChoice } from '../modelChoice';
 import { candidateDetail, candidateLabel, coverageMessage } from './essayText';
 import { reportMaxLength } from './notices';
@@ -19,11 +19,7 @@ import { toPanel } from '../panelViews';
 
 export type EssayOutcome =
   /** notices: the information messages shown with the essay (topic words covered, length limit reached). */
-  | { kind: 'inserted'; essay: string; result: EssayResult; notices: string[] }
-  | { kind: 'cancelled' }
-  | { kind: 'empty'; message: string }
-  | { kind: 'error'; message: string }
-  | Changed;
+  { kind: 'inserted'; essay: string; result: EssayResult; notices: string[] } | Ended | Changed;
 
 /** Chooses one of the essays (an index into `candidates`); undefined inserts nothing. */
 export type PickEssay = (candidates: readonly EssayCandidate[]) => Promise<number | undefined>;
@@ -33,91 +29,75 @@ export const ESSAY_NO_SELECTION = `Draftsmith: Select a few topic words (for exa
 export const ESSAY_NO_WORDS = `Draftsmith: Select a few topic words (for example ${EXAMPLE}): the selection has no words, only punctuation.`;
 export const ESSAY_CANCELLED = 'Draftsmith: essay cancelled.';
 
-export async function essay(
+export const ESSAY: GeneratingCommand<{ selection: vscode.Selection; text: string }, 'essay.model'> = {
+  op: 'essay',
+  noEditor: 'Draftsmith: open a text document and select a few topic words to expand into an essay.',
+  cancelled: ESSAY_CANCELLED,
+  model: 'essay.model',
+  // Topic words are a short selection: unlike Summarize, an empty one never means the whole document.
+  source(editor) {
+    const selection = editor.selection;
+    const text = editor.document.getText(selection);
+    if (text.trim().length === 0) return ESSAY_NO_SELECTION;
+    return parseTopics(text).length === 0 ? ESSAY_NO_WORDS : { selection, text };
+  },
+};
+
+export function essay(
   ctx: Ctx,
   editor: vscode.TextEditor,
   token?: vscode.CancellationToken,
   pick?: PickEssay,
 ): Promise<EssayOutcome> {
-  const started = performance.now();
-  const doc = editor.document;
-  // Topic words are a short selection: unlike Summarize, an empty one never means the whole document.
-  const selection = editor.selection;
-  const text = doc.getText(selection);
-  const empty =
-    text.trim().length === 0 ? ESSAY_NO_SELECTION : parseTopics(text).length === 0 ? ESSAY_NO_WORDS : undefined;
-  if (empty) {
-    void vscode.window.showErrorMessage(empty);
-    return { kind: 'empty', message: empty };
-  }
-  const version = doc.version;
-  const options = readEssayOptions();
-  const model = chosenModel(ctx, 'essay.model', 'essay');
-  if ('error' in model) return { kind: 'error', message: model.error };
-  ctx.log.info(
-    `essay: ${JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text)} from ${doc.uri.toString(true)}, ${describeModelChoice(model.choice)}`,
-  );
-
-  let result: EssayResult;
-  try {
-    result = await requestWithProgress(
-      ctx,
-      'Draftsmith: Writing an essay…',
-      {
-        op: 'essay',
-        topics: text,
-        candidates: options.candidates,
-        decoding: options.decoding,
-        includeAllTopics: options.includeAllTopics,
-        guards: readDecodingGuards(),
-        ...modelField(model),
-      },
-      token,
+  return generate(ctx, editor, token, ESSAY, async (run): Promise<EssayOutcome> => {
+    const { selection, text } = run.source;
+    const options = readEssayOptions();
+    ctx.log.info(
+      `essay: ${JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text)} from ${editor.document.uri.toString(true)}, ${describeModelChoice(run.model.choice)}`,
     );
-  } catch (err) {
-    return reportFailure(ctx, 'essay', err, ESSAY_CANCELLED, model);
-  }
-  // Shown in the panel if it is open, whichever essay (if any) is inserted, as summaries are.
-  ctx.present(toPanel(result), false);
+    const result = await run.request('Draftsmith: Writing an essay…', {
+      op: 'essay',
+      topics: text,
+      candidates: options.candidates,
+      decoding: options.decoding,
+      includeAllTopics: options.includeAllTopics,
+      guards: readDecodingGuards(),
+      ...modelField(run.model),
+    });
+    // Shown in the panel if it is open, whichever essay (if any) is inserted, as summaries are.
+    ctx.present(toPanel(result), false);
 
-  const index =
-    result.candidates.length === 1
-      ? 0
-      : await (pick ?? ((c) => pickWithQuickPick(c, result.topics, token)))(result.candidates);
-  if (index === undefined) {
-    ctx.log.info('essay: no essay picked; nothing inserted');
-    return { kind: 'cancelled' };
-  }
-  const chosen = result.candidates[index];
-  if (!chosen) {
-    const message = `Draftsmith: there is no essay ${index + 1} (of ${result.candidates.length}).`;
-    ctx.log.error(`essay: ${message}`);
-    return { kind: 'error', message };
-  }
+    const index =
+      result.candidates.length === 1
+        ? 0
+        : await (pick ?? ((c) => pickWithQuickPick(c, result.topics, token)))(result.candidates);
+    if (index === undefined) {
+      ctx.log.info('essay: no essay picked; nothing inserted');
+      return { kind: 'cancelled' };
+    }
+    const chosen = result.candidates[index];
+    if (!chosen) {
+      const message = `Draftsmith: there is no essay ${index + 1} (of ${result.candidates.length}).`;
+      ctx.log.error(`essay: ${message}`);
+      return { kind: 'error', message };
+    }
 
-  const inserted = await insertUnlessChanged({
-    log: ctx.log,
-    op: 'essay',
-    what: 'essay',
-    editor,
-    version,
-    position: selection.end,
-    text: essayInsertion(chosen.text),
+    const inserted = await run.write(selection.end, essayInsertion(chosen.text), 'essay');
+    if (inserted.kind !== 'inserted') return inserted;
+    // An insertion at the selection's end extends it over the essay; keep the topic words selected instead.
+    if (vscode.window.visibleTextEditors.includes(editor)) editor.selection = selection;
+
+    const s = result.stats;
+    ctx.log.info(
+      `essay: inserted candidate ${index + 1}/${result.candidates.length} (${chosen.text.length} characters, covers ` +
+        `${chosen.covered.length}/${result.topics.length}) ${Math.round(performance.now() - run.started)} ms after the command ` +
+        `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} steps/s, ${s.device}, ${s.model})`,
+    );
+    const notices = [coverageMessage(result, chosen)];
+    void vscode.window.showInformationMessage(notices[0]);
+    reportMaxLength(ctx, 'essay', 'essay', chosen.hitMaxLength, MAX_LENGTH_SETTING.essay, notices);
+    return { kind: 'inserted', essay: chosen.text, result, notices };
   });
-  if (inserted.kind !== 'inserted') return inserted;
-  // An insertion at the selection's end extends it over the essay; keep the topic words selected instead.
-  if (vscode.window.visibleTextEditors.includes(editor)) editor.selection = selection;
-
-  const s = result.stats;
-  ctx.log.info(
-    `essay: inserted candidate ${index + 1}/${result.candidates.length} (${chosen.text.length} characters, covers ` +
-      `${chosen.covered.length}/${result.topics.length}) ${Math.round(performance.now() - started)} ms after the command ` +
-      `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} steps/s, ${s.device}, ${s.model})`,
-  );
-  const notices = [coverageMessage(result, chosen)];
-  void vscode.window.showInformationMessage(notices[0]);
-  reportMaxLength(ctx, 'essay', 'essay', chosen.hitMaxLength, MAX_LENGTH_SETTING.essay, notices);
-  return { kind: 'inserted', essay: chosen.text, result, notices };
 }
 
 /** The essays in a quick pick, best first; Escape (or the caller's cancel) picks none. */
@@ -137,15 +117,4 @@ async function pickWithQuickPick(
     token,
   );
   return choice?.index;
-}
-
-/** The command: works on the active editor. */
-export async function essayActiveEditor(ctx: Ctx): Promise<EssayOutcome> {
-  const editor = vscode.window.activeTextEditor;
-  if (!editor) {
-    const message = 'Draftsmith: open a text document and select a few topic words to expand into an essay.';
-    void vscode.window.showErrorMessage(message);
-    return { kind: 'error', message };
-  }
-  return essay(ctx, editor);
 }

@@ -41,7 +41,7 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
     scoreDraft: (editor, reference, token) => scoreDraft(ctx, editor, reference, token),
     scoreTwoDrafts: (editor, second, reference, token) => scoreTwoDrafts(ctx, editor, second, reference, token),
     scoreFolder: (source, token) => scoreFolder(ctx, source, token),
-    exportFolderScores: (format, sort) => exportFolderScores(format, sort),
+    exportFolderScores: (format, sort) => exportFolderScores(ctx, format, sort),
     checkCoherence: (editor, source, token) => checkCoherence(ctx, editor, source, token),
     lastSummary: () => ctx.lastSummary,
     progressShown: () => [...ctx.progressShown],

@@ -9,12 +9,22 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { CorpusScores, FolderScores, FolderSort, ScoreOptions } from '../protocol';
-import { folderTotals, jsonlFields, pairFolders, pairJsonl, type Paired } from '../engine/eval/folderScores';
-import { folderCsv, folderJson } from '../engine/eval/folderTable';
-import { bleuOptionsOf, chrfOptionsOf, scoreSignatures } from '../engine/eval/scoreOptions';
-import { Ctx } from './context';
+import {
+  folderTotals,
+  jsonlFields,
+  pairFolders,
+  pairJsonl,
+  type Paired,
+  folderCsv,
+  folderJson,
+  bleuOptionsOf,
+  chrfOptionsOf,
+  scoreSignatures,
+} from '../engine/public';
+import type { Ctx } from './context';
 import { EngineError } from './engineClient';
 import { readScoreOptions, readTimeLimitMs } from './settings';
+import { folderPanel } from '../panelViews';
 
 export type FolderSource =
   | { kind: 'folders'; drafts: string; references: string }
@@ -22,10 +32,6 @@ export type FolderSource =
 
 export type FolderOutcome =
   { kind: 'shown'; result: FolderScores } | { kind: 'cancelled' } | { kind: 'error'; message: string };
-
-/** The last folder scored: what Export CSV / Export JSON write. */
-let latest: FolderScores | undefined;
-let exports = 0;
 
 async function pair(source: FolderSource): Promise<Paired> {
   return source.kind === 'folders'
@@ -133,7 +139,7 @@ export async function scoreFolder(
     signatures: scoreSignatures(options),
     elapsedMs: performance.now() - started,
   };
-  latest = result;
+  ctx.folders.latest = result;
   ctx.log.info(
     `score folder: ${rows.length} rows${cancelled ? ' (cancelled)' : ''}; corpus BLEU ${result.totals.bleu.score.toFixed(2)}, ROUGE-L ${(result.totals.rouge.rougeL.f1 * 100).toFixed(2)} in ${Math.round(result.elapsedMs)} ms`,
   );
@@ -141,15 +147,17 @@ export async function scoreFolder(
     void vscode.window.showInformationMessage(
       `Draftsmith: scoring cancelled; the ${rows.length} drafts scored are in the panel.`,
     );
-  ctx.present({ type: 'folder', result }, true);
+  ctx.present(folderPanel(result), true);
   return { kind: 'shown', result };
 }
 
 /** Export CSV / Export JSON: the last folder's table, in the order given, as a new document to save. */
 export async function exportFolderScores(
+  ctx: Ctx,
   format: 'csv' | 'json',
   sort?: FolderSort,
 ): Promise<vscode.TextDocument | undefined> {
+  const latest = ctx.folders.latest;
   if (latest === undefined) {
     void vscode.window.showErrorMessage(
       'Draftsmith: score a folder of drafts first (Draftsmith: Score Drafts in Folder).',
@@ -159,7 +167,7 @@ export async function exportFolderScores(
   const content = format === 'csv' ? folderCsv(latest, sort) : folderJson(latest, sort);
   // A new untitled document with a name (Save offers it) for each export: an anonymous untitled
   // document can come back with a closed one's text.
-  const uri = vscode.Uri.from({ scheme: 'untitled', path: `draftsmith-scores-${++exports}.${format}` });
+  const uri = vscode.Uri.from({ scheme: 'untitled', path: `draftsmith-scores-${++ctx.folders.exports}.${format}` });
   const doc = await vscode.workspace.openTextDocument(uri);
   const edit = new vscode.WorkspaceEdit();
   edit.replace(uri, new vscode.Range(0, 0, doc.lineCount, 0), content);

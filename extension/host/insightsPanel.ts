@@ -3,9 +3,8 @@
  * owner that opens, revives (serializer) and feeds it. The page itself is webview/panel.ts.
  */
 import * as vscode from 'vscode';
-import type { ToPanel } from '../protocol';
+import type { FromPanel, ToPanel } from '../protocol';
 import { EMPTY_INSIGHTS } from '../panelViews';
-import { exportFolderScores } from './folderCommand';
 import { schemas } from './schemas';
 import { insightsHtml, newNonce } from './panelHtml';
 
@@ -13,6 +12,11 @@ export const INSIGHTS_VIEW_TYPE = 'draftsmith.insights';
 
 /** The message the panel should show now (any view), if there is one. */
 type Current = () => ToPanel | undefined;
+
+/** The page's requests the owner answers ('ready' is the panel's own: it is answered with the current view). */
+export type PanelRequest = Exclude<FromPanel, { type: 'ready' }>;
+type Handler<T extends PanelRequest['type']> = (message: Extract<PanelRequest, { type: T }>) => void;
+type Dispatch = (message: PanelRequest) => void;
 
 class InsightsPanel implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
@@ -22,6 +26,7 @@ class InsightsPanel implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly current: Current,
     private readonly log: vscode.LogOutputChannel,
+    private readonly dispatch: Dispatch,
     onDisposed: () => void,
   ) {
     // Also set on revive: a deserialized panel keeps the options it was saved with, which may predate ours.
@@ -69,14 +74,8 @@ class InsightsPanel implements vscode.Disposable {
       this.log.warn(`insights: ignoring a malformed message from the panel: ${parsed.error.message}`);
       return;
     }
-    switch (parsed.data.type) {
-      case 'ready':
-        this.sendCurrent();
-        return;
-      case 'export-folder':
-        void exportFolderScores(parsed.data.format, parsed.data.sort);
-        return;
-    }
+    if (parsed.data.type === 'ready') this.sendCurrent();
+    else this.dispatch(parsed.data);
   }
 
   private html(): string {
@@ -98,9 +97,13 @@ function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
   };
 }
 
-/** Holds the one insights panel, if open. */
+/**
+ * Holds the one insights panel, if open. What the page asks for is answered by the handlers its
+ * owner registers (handle()), so this module knows no command.
+ */
 export class InsightsPanels implements vscode.Disposable, vscode.WebviewPanelSerializer {
   private panel: InsightsPanel | undefined;
+  private readonly handlers = new Map<PanelRequest['type'], (message: PanelRequest) => void>();
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -132,6 +135,13 @@ export class InsightsPanels implements vscode.Disposable, vscode.WebviewPanelSer
     this.adopt(panel);
   }
 
+  /** Answers the page's `type` requests with `handler` (one per type) until the disposable is disposed. */
+  handle<T extends PanelRequest['type']>(type: T, handler: Handler<T>): vscode.Disposable {
+    if (this.handlers.has(type)) throw new Error(`insights: a second handler for '${type}'`);
+    this.handlers.set(type, handler as (message: PanelRequest) => void);
+    return { dispose: () => this.handlers.delete(type) };
+  }
+
   /** Sends a message to the panel when it is open; a page that loads later asks for the current one. */
   post(message: ToPanel): void {
     this.panel?.post(message);
@@ -143,7 +153,12 @@ export class InsightsPanels implements vscode.Disposable, vscode.WebviewPanelSer
   }
 
   private adopt(panel: vscode.WebviewPanel): void {
-    const owned: InsightsPanel = new InsightsPanel(panel, this.extensionUri, this.current, this.log, () => {
+    const dispatch: Dispatch = (message) => {
+      const handler = this.handlers.get(message.type);
+      if (handler) handler(message);
+      else this.log.warn(`insights: nothing answers the panel's '${message.type}' yet`);
+    };
+    const owned: InsightsPanel = new InsightsPanel(panel, this.extensionUri, this.current, this.log, dispatch, () => {
       if (this.panel === owned) this.panel = undefined;
     });
     this.panel = owned;

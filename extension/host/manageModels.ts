@@ -4,7 +4,7 @@
  * without network runs a Hub model by its id. The built-in models are listed too, as always there.
  */
 import * as vscode from 'vscode';
-import { deleteDownloaded, downloadedModels, importFolder, type DownloadedModel } from '../engine/hub/downloads';
+import { deleteDownloaded, downloadedModels, importFolder, type DownloadedModel } from '../engine/public';
 import { Ctx } from './context';
 import { readHubConfig } from './settings';
 

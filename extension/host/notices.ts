@@ -1,6 +1,6 @@
 /** Information messages that come with a result, non-blocking: the result is already in the document. */
 import * as vscode from 'vscode';
-import { maxLengthNote } from '../engine/systems/lengthLimit';
+import { maxLengthNote } from '../engine/public';
 import type { MaxLengthHit } from '../protocol';
 import type { Ctx } from './context';
 import { BUILT_IN, describeModelChoice } from '../modelChoice';

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { formatOf, type DocumentFormat } from '../engine/text/markdown';
+import { formatOf, type DocumentFormat } from '../engine/public';
 
 export interface NamedText {
   text: string;

@@ -6,19 +6,15 @@
  * one undoable edit. The command and the test API share suggestReplies().
  */
 import * as vscode from 'vscode';
-import { hasLetter } from '../engine/text/reader';
+import { hasLetter } from '../engine/public';
 import type { ReplyCandidate, ReplyResult } from '../protocol';
 import { Ctx } from './context';
-import { Changed, insertUnlessChanged, replyInsertion, sourceRange } from './edits';
-import { reportFailure, requestWithProgress } from './engineProgress';
+import { generate, type Ended, type GeneratingCommand } from './commandTemplate';
+import { replyInsertion, sourceRange, type Changed } from './edits';
 import { readDecodingGuards, readReplyOptions } from './settings';
 
 export type ReplyOutcome =
-  | { kind: 'inserted'; reply: string; candidate: ReplyCandidate; result: ReplyResult }
-  | { kind: 'cancelled' }
-  | { kind: 'empty'; message: string }
-  | { kind: 'error'; message: string }
-  | Changed;
+  { kind: 'inserted'; reply: string; candidate: ReplyCandidate; result: ReplyResult } | Ended | Changed;
 
 /** What the user chose: a candidate (an index), or to type a key; undefined inserts nothing. */
 export type ReplyChoice = { index: number } | { typedKey: string } | undefined;
@@ -29,91 +25,75 @@ export const REPLY_EMPTY = 'Draftsmith: nothing to reply to — the selection (o
 export const REPLY_CANCELLED = 'Draftsmith: Suggest Replies cancelled.';
 const TYPE_A_KEY = '$(edit) Type a key…';
 
-export async function suggestReplies(
+export const REPLY: GeneratingCommand<{ range: vscode.Range; text: string }> = {
+  op: 'reply',
+  noEditor: 'Draftsmith: open a text document with a message to reply to.',
+  cancelled: REPLY_CANCELLED,
+  model: undefined,
+  source(editor) {
+    const range = sourceRange(editor);
+    const text = editor.document.getText(range);
+    return text.trim().length === 0 ? REPLY_EMPTY : { range, text };
+  },
+};
+
+export function suggestReplies(
   ctx: Ctx,
   editor: vscode.TextEditor,
   token?: vscode.CancellationToken,
   pick?: PickReply,
 ): Promise<ReplyOutcome> {
-  const started = performance.now();
-  const doc = editor.document;
-  const range = sourceRange(editor);
-  const text = doc.getText(range);
-  if (text.trim().length === 0) {
-    void vscode.window.showErrorMessage(REPLY_EMPTY);
-    return { kind: 'empty', message: REPLY_EMPTY };
-  }
-  const version = doc.version;
-  const options = readReplyOptions();
-  ctx.log.info(
-    `reply: ${text.length} characters from ${doc.uri.toString(true)}, mappers ${options.mappers.join(', ')}`,
-  );
-  const ask = (key?: string) =>
-    requestWithProgress(
-      ctx,
-      'Draftsmith: Suggesting replies…',
-      {
+  return generate(ctx, editor, token, REPLY, async (run): Promise<ReplyOutcome> => {
+    const { range, text } = run.source;
+    const options = readReplyOptions();
+    ctx.log.info(
+      `reply: ${text.length} characters from ${editor.document.uri.toString(true)}, mappers ${options.mappers.join(', ')}`,
+    );
+    const ask = (key?: string) =>
+      run.request('Draftsmith: Suggesting replies…', {
         op: 'reply',
         text,
         mappers: options.mappers,
         maxCandidates: options.candidates,
         guards: readDecodingGuards(),
         ...(key !== undefined ? { key } : {}),
-      },
-      token,
+      });
+
+    let result = await ask();
+    for (const note of result.notes) {
+      ctx.log.info(`reply: ${note}`);
+      void vscode.window.showInformationMessage(`Draftsmith: ${note}`);
+    }
+    ctx.log.info(
+      `reply: keys ${result.postKeys.map((k) => `${k.lemma}${k.inMemory ? '' : '?'}`).join(', ') || 'none'}; ` +
+        `${result.candidates.length} candidates: ${result.candidates.map((c) => `${c.label} (${c.score.toFixed(2)})`).join('; ')}`,
     );
 
-  let result: ReplyResult;
-  try {
-    result = await ask();
-  } catch (err) {
-    return reportFailure(ctx, 'reply', err, REPLY_CANCELLED);
-  }
-  for (const note of result.notes) {
-    ctx.log.info(`reply: ${note}`);
-    void vscode.window.showInformationMessage(`Draftsmith: ${note}`);
-  }
-  ctx.log.info(
-    `reply: keys ${result.postKeys.map((k) => `${k.lemma}${k.inMemory ? '' : '?'}`).join(', ') || 'none'}; ` +
-      `${result.candidates.length} candidates: ${result.candidates.map((c) => `${c.label} (${c.score.toFixed(2)})`).join('; ')}`,
-  );
-
-  let choice = await (pick ?? ((c, r) => pickWithQuickPick(c, r, token)))(result.candidates, result);
-  if (choice && 'typedKey' in choice) {
-    try {
+    let choice = await (pick ?? ((c, r) => pickWithQuickPick(c, r, token)))(result.candidates, result);
+    if (choice && 'typedKey' in choice) {
       result = await ask(choice.typedKey);
-    } catch (err) {
-      return reportFailure(ctx, 'reply', err, REPLY_CANCELLED);
+      // One key typed, one candidate: it is what the user asked for.
+      choice = result.candidates.length > 0 ? { index: 0 } : undefined;
     }
-    // One key typed, one candidate: it is what the user asked for.
-    choice = result.candidates.length > 0 ? { index: 0 } : undefined;
-  }
-  if (choice === undefined) {
-    ctx.log.info('reply: no reply picked; nothing inserted');
-    return { kind: 'cancelled' };
-  }
-  const chosen = result.candidates[choice.index];
-  if (!chosen) {
-    const message = `Draftsmith: there is no reply ${choice.index + 1} (of ${result.candidates.length}).`;
-    ctx.log.error(`reply: ${message}`);
-    return { kind: 'error', message };
-  }
-  const inserted = await insertUnlessChanged({
-    log: ctx.log,
-    op: 'reply',
-    what: 'reply',
-    editor,
-    version,
-    position: range.end,
-    text: replyInsertion(chosen.text),
+    if (choice === undefined) {
+      ctx.log.info('reply: no reply picked; nothing inserted');
+      return { kind: 'cancelled' };
+    }
+    const chosen = result.candidates[choice.index];
+    if (!chosen) {
+      const message = `Draftsmith: there is no reply ${choice.index + 1} (of ${result.candidates.length}).`;
+      ctx.log.error(`reply: ${message}`);
+      return { kind: 'error', message };
+    }
+    const inserted = await run.write(range.end, replyInsertion(chosen.text), 'reply');
+    if (inserted.kind !== 'inserted') return inserted;
+    const s = result.stats;
+    ctx.log.info(
+      `reply: inserted "${chosen.label}" (${chosen.text.length} characters) ${Math.round(performance.now() - run.started)} ms after the command ` +
+        `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.device}, ${s.model})`,
+    );
+    return { kind: 'inserted', reply: chosen.text, candidate: chosen, result };
   });
-  if (inserted.kind !== 'inserted') return inserted;
-  const s = result.stats;
-  ctx.log.info(
-    `reply: inserted "${chosen.label}" (${chosen.text.length} characters) ${Math.round(performance.now() - started)} ms after the command ` +
-      `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.device}, ${s.model})`,
-  );
-  return { kind: 'inserted', reply: chosen.text, candidate: chosen, result };
 }
 
 /** The candidates, best first, and "Type a key…" (with no candidates, the input box straight away). */
@@ -157,15 +137,4 @@ async function pickWithQuickPick(
     token,
   );
   return key ? { typedKey: key } : undefined;
-}
-
-/** The command: works on the active editor. */
-export async function suggestRepliesActiveEditor(ctx: Ctx): Promise<ReplyOutcome> {
-  const editor = vscode.window.activeTextEditor;
-  if (!editor) {
-    const message = 'Draftsmith: open a text document with a message to reply to.';
-    void vscode.window.showErrorMessage(message);
-    return { kind: 'error', message };
-  }
-  return suggestReplies(ctx, editor);
 }

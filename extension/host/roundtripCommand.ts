@@ -9,12 +9,18 @@
  */
 import * as vscode from 'vscode';
 import type { RoundTripResult } from '../protocol';
-import { describeSkippedList, formatOf } from '../engine/text/markdown';
-import { documentSpan, holdsMarkup, proseBlockAt, type CompactText } from '../engine/text/proseText';
+import {
+  describeSkippedList,
+  formatOf,
+  documentSpan,
+  holdsMarkup,
+  proseBlockAt,
+  type CompactText,
+} from '../engine/public';
 import { Ctx } from './context';
-import { paragraphAt, replaceUnlessChanged } from './edits';
+import { generate, type Ended, type GeneratingCommand, type Run } from './commandTemplate';
+import { paragraphAt } from './edits';
 import { documentName } from './pickText';
-import { reportFailure, requestWithProgress } from './engineProgress';
 import { showSettingNotice } from './notices';
 import { ApplyOutcome, PendingRoundTrip, ROUNDTRIP_SCHEME } from './roundtripDocuments';
 import { readDecodingGuards, readRoundTripOptions, ROUNDTRIP_MAX_SENTENCES_SETTING } from './settings';
@@ -33,10 +39,7 @@ const SHOW_INSIGHTS = 'Show Insights';
 
 export type RoundTripOutcome =
   /** notices: the information messages shown with it (sentences not read, the 1.5x limit reached). */
-  | { kind: 'shown'; result: RoundTripResult; pending: PendingRoundTrip; notices: string[] }
-  | { kind: 'cancelled' }
-  | { kind: 'empty'; message: string }
-  | { kind: 'error'; message: string };
+  { kind: 'shown'; result: RoundTripResult; pending: PendingRoundTrip; notices: string[] } | Ended;
 
 /** Markdown: the cursor or selection is in code, a table, a heading... not in prose. */
 export function roundTripNotProse(what: string, selection: boolean): string {
@@ -90,118 +93,120 @@ function sourceOf(editor: vscode.TextEditor): vscode.Range | undefined {
   return paragraphAt(editor.document, selection.active);
 }
 
-export async function roundTrip(
+/** What Round-Trip reads: the part of the document, the text the model gets, and for Markdown how it maps back. */
+interface RoundTripSource {
+  range: vscode.Range;
+  text: string;
+  md: MarkdownSource | undefined;
+}
+
+export const ROUNDTRIP: GeneratingCommand<RoundTripSource> = {
+  op: 'roundtrip',
+  noEditor: 'Draftsmith: open a text document and put the cursor in a paragraph to round-trip it.',
+  cancelled: ROUNDTRIP_CANCELLED,
+  model: undefined,
+  accepts: (editor) => editor.document.uri.scheme !== ROUNDTRIP_SCHEME,
+  source(editor) {
+    // Markdown is read by the one reader: the model sees one prose block, never code or markup.
+    const md = formatOf(editor.document.languageId) === 'markdown' ? markdownSource(editor) : undefined;
+    if (typeof md === 'string') return md;
+    const range = md ? md.range : sourceOf(editor);
+    const text = md ? md.compact.text : range ? editor.document.getText(range) : '';
+    return !range || text.trim().length === 0 ? ROUNDTRIP_EMPTY : { range, text, md };
+  },
+};
+
+export function roundTrip(
   ctx: Ctx,
   editor: vscode.TextEditor,
   token?: vscode.CancellationToken,
 ): Promise<RoundTripOutcome> {
-  const started = performance.now();
-  const doc = editor.document;
-  // Markdown is read by the one reader: the model sees one prose block, never code or markup.
-  const md = formatOf(doc.languageId) === 'markdown' ? markdownSource(editor) : undefined;
-  if (typeof md === 'string') {
-    void vscode.window.showErrorMessage(md);
-    return { kind: 'empty', message: md };
-  }
-  const range = md ? md.range : sourceOf(editor);
-  const text = md ? md.compact.text : range ? doc.getText(range) : '';
-  if (!range || text.trim().length === 0) {
-    void vscode.window.showErrorMessage(ROUNDTRIP_EMPTY);
-    return { kind: 'empty', message: ROUNDTRIP_EMPTY };
-  }
-  const version = doc.version;
-  const options = readRoundTripOptions();
-  ctx.log.info(
-    `roundtrip: ${text.length} characters from ${doc.uri.toString(true)} (model ${options.variant ?? 'default'}, at most ${options.maxSentences} sentences)`,
-  );
-
-  let result: RoundTripResult;
-  try {
-    result = await requestWithProgress(
-      ctx,
-      'Draftsmith: Round-tripping the paragraph…',
-      {
-        op: 'roundtrip',
-        text,
-        maxSentences: options.maxSentences,
-        guards: readDecodingGuards(),
-        ...(options.variant ? { variant: options.variant } : {}),
-      },
-      token,
+  return generate(ctx, editor, token, ROUNDTRIP, async (run): Promise<RoundTripOutcome> => {
+    const { range, text, md } = run.source;
+    const doc = editor.document;
+    const options = readRoundTripOptions();
+    ctx.log.info(
+      `roundtrip: ${text.length} characters from ${doc.uri.toString(true)} (model ${options.variant ?? 'default'}, at most ${options.maxSentences} sentences)`,
     );
-  } catch (err) {
-    return reportFailure(ctx, 'roundtrip', err, ROUNDTRIP_CANCELLED);
-  }
-  // Only the part the model read is replaced; unread sentences and surrounding whitespace stay.
-  // Markdown: the compact prose's span mapped back into the document (markup around it stays).
-  const base = doc.offsetAt(range.start);
-  const used = md
-    ? documentSpan(md.compact, result.usedStart, result.usedEnd)
-    : { start: base + result.usedStart, end: base + result.usedEnd };
-  const target = new vscode.Range(doc.positionAt(used.start), doc.positionAt(used.end));
-  const markdownNotices: string[] = [];
-  if (md) {
-    const markup = holdsMarkup(doc.getText(target), text.slice(result.usedStart, result.usedEnd))
-      ? [
-          'The sentences read hold markup (emphasis, a link, inline code marks): Apply writes the reconstruction in their place as plain text.',
-        ]
-      : [];
-    const notes = [...md.notes, ...markup];
-    markdownNotices.push(...[...md.notices, ...markup].map((n) => `Draftsmith: ${n}`));
-    result = { ...result, readNotes: notes };
-    for (const n of notes) ctx.log.info(`roundtrip: ${n}`);
-  }
-  // The panel gets the scores and the alignment whether or not the reconstruction is applied.
-  ctx.present(toPanel(result), false);
 
-  const id = ctx.roundTrips.newId();
-  const { originalUri, reconstructionUri } = ctx.roundTrips.documents(id, result);
-  // Applied at most once, whichever of the notification, the title button or the command comes first.
-  let applying: Promise<ApplyOutcome> | undefined;
-  const pending: PendingRoundTrip = {
-    id,
-    result,
-    originalUri,
-    reconstructionUri,
-    text: result.reconstruction,
-    range: target,
-    apply: () => (applying ??= applyRoundTrip(ctx, pending, editor, version)),
-  };
-  const s = result.scores;
-  const L = s.coherence.L === null ? 'n/a' : s.coherence.L.toFixed(2);
-  const title = `Round-Trip (${result.architecture}): original ↔ reconstruction — BLEU ${s.bleu.score.toFixed(1)}, ROUGE-1 ${s.rouge1.f1.toFixed(2)}, L ${L}`;
-  await vscode.commands.executeCommand('vscode.diff', originalUri, reconstructionUri, title, {
-    viewColumn: vscode.ViewColumn.Beside,
-    preview: false,
-    preserveFocus: true,
-  });
-  ctx.log.info(
-    `roundtrip: ${result.input.length}/${result.totalSentences} sentences in, ${result.output.length} out, stopped: ${result.stopped}; ` +
-      `BLEU ${s.bleu.score.toFixed(2)}, ROUGE-1 ${s.rouge1.f1.toFixed(3)}, ROUGE-2 ${s.rouge2.f1.toFixed(3)}, ROUGE-W ${s.rougeW.f1.toFixed(3)}, L ${L}; ` +
-      `encode ${Math.round(result.stats.encodeMs)} ms, decode ${Math.round(result.stats.decodeMs)} ms; diff shown ${Math.round(performance.now() - started)} ms after the command`,
-  );
-
-  const notices = [...roundTripNotices(result), ...markdownNotices];
-  for (const n of notices) {
-    if (result.truncatedBy === 'sentences' && n === notices[0]) showSettingNotice(n, ROUNDTRIP_MAX_SENTENCES_SETTING);
-    else void vscode.window.showInformationMessage(n);
-  }
-  if (result.reconstruction.length === 0) {
-    // Nothing to apply: the diff and the panel show what happened.
-    return { kind: 'shown', result, pending, notices };
-  }
-  ctx.roundTrips.add(pending);
-  void vscode.window
-    .showInformationMessage(
-      `Draftsmith: the reconstruction is open beside the original. ${APPLY} replaces the ${result.truncatedBy ? 'sentences the model read' : 'paragraph'} with it (one undoable edit).`,
-      APPLY,
-      SHOW_INSIGHTS,
-    )
-    .then((choice) => {
-      if (choice === APPLY) void pending.apply();
-      else if (choice === SHOW_INSIGHTS) ctx.insights.show();
+    let result = await run.request('Draftsmith: Round-tripping the paragraph…', {
+      op: 'roundtrip',
+      text,
+      maxSentences: options.maxSentences,
+      guards: readDecodingGuards(),
+      ...(options.variant ? { variant: options.variant } : {}),
     });
-  return { kind: 'shown', result, pending, notices };
+    // Only the part the model read is replaced; unread sentences and surrounding whitespace stay.
+    // Markdown: the compact prose's span mapped back into the document (markup around it stays).
+    const base = doc.offsetAt(range.start);
+    const used = md
+      ? documentSpan(md.compact, result.usedStart, result.usedEnd)
+      : { start: base + result.usedStart, end: base + result.usedEnd };
+    const target = new vscode.Range(doc.positionAt(used.start), doc.positionAt(used.end));
+    const markdownNotices: string[] = [];
+    if (md) {
+      const markup = holdsMarkup(doc.getText(target), text.slice(result.usedStart, result.usedEnd))
+        ? [
+            'The sentences read hold markup (emphasis, a link, inline code marks): Apply writes the reconstruction in their place as plain text.',
+          ]
+        : [];
+      const notes = [...md.notes, ...markup];
+      markdownNotices.push(...[...md.notices, ...markup].map((n) => `Draftsmith: ${n}`));
+      result = { ...result, readNotes: notes };
+      for (const n of notes) ctx.log.info(`roundtrip: ${n}`);
+    }
+    // The panel gets the scores and the alignment whether or not the reconstruction is applied.
+    ctx.present(toPanel(result), false);
+
+    const id = ctx.roundTrips.newId();
+    const { originalUri, reconstructionUri } = ctx.roundTrips.documents(id, result);
+    // Applied at most once, whichever of the notification, the title button or the command comes first.
+    let applying: Promise<ApplyOutcome> | undefined;
+    const pending: PendingRoundTrip = {
+      id,
+      result,
+      originalUri,
+      reconstructionUri,
+      text: result.reconstruction,
+      range: target,
+      apply: () => (applying ??= applyRoundTrip(ctx, pending, run.write)),
+    };
+    const s = result.scores;
+    const L = s.coherence.L === null ? 'n/a' : s.coherence.L.toFixed(2);
+    const title = `Round-Trip (${result.architecture}): original ↔ reconstruction — BLEU ${s.bleu.score.toFixed(1)}, ROUGE-1 ${s.rouge1.f1.toFixed(2)}, L ${L}`;
+    await vscode.commands.executeCommand('vscode.diff', originalUri, reconstructionUri, title, {
+      viewColumn: vscode.ViewColumn.Beside,
+      preview: false,
+      preserveFocus: true,
+    });
+    ctx.log.info(
+      `roundtrip: ${result.input.length}/${result.totalSentences} sentences in, ${result.output.length} out, stopped: ${result.stopped}; ` +
+        `BLEU ${s.bleu.score.toFixed(2)}, ROUGE-1 ${s.rouge1.f1.toFixed(3)}, ROUGE-2 ${s.rouge2.f1.toFixed(3)}, ROUGE-W ${s.rougeW.f1.toFixed(3)}, L ${L}; ` +
+        `encode ${Math.round(result.stats.encodeMs)} ms, decode ${Math.round(result.stats.decodeMs)} ms; diff shown ${Math.round(performance.now() - run.started)} ms after the command`,
+    );
+
+    const notices = [...roundTripNotices(result), ...markdownNotices];
+    for (const n of notices) {
+      if (result.truncatedBy === 'sentences' && n === notices[0]) showSettingNotice(n, ROUNDTRIP_MAX_SENTENCES_SETTING);
+      else void vscode.window.showInformationMessage(n);
+    }
+    if (result.reconstruction.length === 0) {
+      // Nothing to apply: the diff and the panel show what happened.
+      return { kind: 'shown', result, pending, notices };
+    }
+    ctx.roundTrips.add(pending);
+    void vscode.window
+      .showInformationMessage(
+        `Draftsmith: the reconstruction is open beside the original. ${APPLY} replaces the ${result.truncatedBy ? 'sentences the model read' : 'paragraph'} with it (one undoable edit).`,
+        APPLY,
+        SHOW_INSIGHTS,
+      )
+      .then((choice) => {
+        if (choice === APPLY) void pending.apply();
+        else if (choice === SHOW_INSIGHTS) ctx.insights.show();
+      });
+    return { kind: 'shown', result, pending, notices };
+  });
 }
 
 /** The messages that come with a reconstruction: what was not read, what was cut, what is missing. */
@@ -234,8 +239,7 @@ export function roundTripNotices(r: RoundTripResult): string[] {
 async function applyRoundTrip(
   ctx: Ctx,
   p: PendingRoundTrip,
-  editor: vscode.TextEditor,
-  version: number,
+  write: Run<RoundTripSource, undefined>['write'],
 ): Promise<ApplyOutcome> {
   if (p.text.length === 0)
     return {
@@ -243,16 +247,7 @@ async function applyRoundTrip(
       message: 'Draftsmith: the model wrote nothing back for this paragraph, so there is nothing to apply.',
     };
   ctx.roundTrips.remove(p.id);
-  const done = await replaceUnlessChanged({
-    log: ctx.log,
-    op: 'roundtrip',
-    what: 'reconstruction',
-    editor,
-    version,
-    range: p.range,
-    text: p.text,
-    changed: ROUNDTRIP_CHANGED,
-  });
+  const done = await write(p.range, p.text, 'reconstruction', ROUNDTRIP_CHANGED);
   if (done.kind !== 'inserted') return done;
   ctx.log.info(
     `roundtrip: applied the reconstruction (${p.text.length} characters) in place of ${p.result.usedEnd - p.result.usedStart}`,
@@ -268,17 +263,6 @@ async function closeDiff(p: PendingRoundTrip): Promise<void> {
     .flatMap((g) => g.tabs)
     .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === key);
   if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
-}
-
-/** The command: works on the active editor. */
-export async function roundTripActiveEditor(ctx: Ctx): Promise<RoundTripOutcome> {
-  const editor = vscode.window.activeTextEditor;
-  if (!editor || editor.document.uri.scheme === ROUNDTRIP_SCHEME) {
-    const message = 'Draftsmith: open a text document and put the cursor in a paragraph to round-trip it.';
-    void vscode.window.showErrorMessage(message);
-    return { kind: 'error', message };
-  }
-  return roundTrip(ctx, editor);
 }
 
 /** Draftsmith: Apply Round-Trip Reconstruction: the diff's round trip (the title button passes its URI), else the latest. */

@@ -9,7 +9,7 @@ type Protocol = typeof import('../protocol');
 let loaded: Protocol | undefined;
 
 export function schemas(): Protocol {
-  // require(), not import: esbuild then initialises protocol.ts (and zod) only when this runs.
+  // require(), not import: esbuild then initialises the protocol (and zod) only when this runs.
   loaded ??= require('../protocol') as Protocol;
   return loaded;
 }

@@ -21,7 +21,7 @@ import {
   ReplyMapper,
   RoundTripVariant,
 } from '../protocol';
-import { DEFAULT_THREADS } from '../engine/runtime/threads';
+import { DEFAULT_THREADS } from '../engine/public';
 import { DEFAULT_HUB_ENDPOINT, parseHubEndpoint, parseModelChoice } from '../modelChoice';
 import { resolveModelsDir, trustedSetting, type SettingLevel } from './modelsPath';
 

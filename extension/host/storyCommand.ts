@@ -13,15 +13,15 @@
  * The commands and the test API share continueStory() and writePremise().
  */
 import * as vscode from 'vscode';
-import { hasReadableText } from '../engine/text/reader';
-import { countWords } from '../engine/text/words';
+import { hasReadableText, countWords } from '../engine/public';
 import { PremiseResult, StoryResult } from '../protocol';
 import { Ctx } from './context';
-import { Offer, OPEN_IN_NEW_EDITOR, offerInNewEditor } from './edits';
-import { reportFailure, requestWithProgress } from './engineProgress';
+import { generate, requestError, type Ended, type GeneratingCommand } from './commandTemplate';
+import { Offer, OPEN_IN_NEW_EDITOR, offerInstead } from './edits';
+import { reportFailure } from './engineProgress';
 import { EngineError } from './engineClient';
 import { reportMaxLength } from './notices';
-import { chosenModel, modelField } from './chosenModel';
+import { modelField } from './chosenModel';
 import { MAX_LENGTH_SETTING, readDecodingGuards, readStoryOptions, type ChosenModel } from './settings';
 import { StreamedInsertion } from './streamedInsertion';
 import { hintInlineOnce } from './inlineProvider';
@@ -115,106 +115,131 @@ async function unfinished(
   return { kind: 'error', text, message };
 }
 
-/** draftsmith.story.model: the chosen model, or the command's end with the setting's message. */
-function storyModel(ctx: Ctx, what: string): ChosenModel | Unfinished {
-  const model = chosenModel(ctx, 'story.model', what);
-  return 'error' in model ? { kind: 'error', text: '', message: model.error } : model;
+/**
+ * The template's own ends (the model setting it cannot use: the stories have no empty source, and
+ * their requests' failures are handled here) as a story command's: nothing was written.
+ */
+function nothingWritten<O extends { text: string }>(outcome: O | Ended): O | Unfinished {
+  if ('text' in outcome) return outcome;
+  return { kind: 'error', text: '', message: 'message' in outcome ? outcome.message : '' };
 }
 
 function changed(ctx: Ctx, what: string, stream: StreamedInsertion, language: string): Unfinished {
   ctx.log.warn(
     `${what}: the writer edited the streamed text; ${stream.text.length} characters written, ${stream.held.length} offered`,
   );
-  const offer = offerInNewEditor(stream.held, language);
-  void vscode.window.showWarningMessage(STORY_CHANGED, OPEN_IN_NEW_EDITOR).then((choice) => {
-    if (choice === OPEN_IN_NEW_EDITOR)
-      offer.open().catch((e: unknown) => ctx.log.error(`${what}: could not open the rest: ${String(e)}`));
-  });
-  return { kind: 'changed', text: stream.text, message: STORY_CHANGED, offer };
+  const { message, offer } = offerInstead(ctx.log, what, 'rest', stream.held, language, STORY_CHANGED);
+  return { kind: 'changed', text: stream.text, message, offer };
 }
+
+/** Where the text goes: after the selection, or at the cursor. */
+function insertionPoint(editor: vscode.TextEditor): vscode.Position {
+  return editor.selection.isEmpty ? editor.selection.active : editor.selection.end;
+}
+
+export const CONTINUE_STORY: GeneratingCommand<{ position: vscode.Position; prompt: string }, 'story.model'> = {
+  op: 'story',
+  noEditor:
+    'Draftsmith: open a text document, and put the cursor after the story so far (or select a writing prompt) to continue it.',
+  // Unused: Stop keeps the text written, so the stories handle their requests' failures themselves.
+  cancelled: '',
+  model: 'story.model',
+  source(editor) {
+    const position = insertionPoint(editor);
+    const selection = editor.selection;
+    // The story so far: the selection (a writing prompt), or everything before the cursor.
+    const prompt = editor.document.getText(
+      selection.isEmpty ? new vscode.Range(new vscode.Position(0, 0), position) : selection,
+    );
+    return { position, prompt };
+  },
+};
+
+export const WRITE_PREMISE: GeneratingCommand<{ position: vscode.Position }, 'story.model'> = {
+  op: 'premise',
+  noEditor: 'Draftsmith: open a text document to write a premise into.',
+  cancelled: '',
+  model: 'story.model',
+  source: (editor) => ({ position: insertionPoint(editor) }),
+};
 
 export async function continueStory(
   ctx: Ctx,
   editor: vscode.TextEditor,
   token?: vscode.CancellationToken,
 ): Promise<StoryOutcome> {
-  const started = performance.now();
-  const doc = editor.document;
-  const selection = editor.selection;
-  const position = selection.isEmpty ? selection.active : selection.end;
-  // The story so far: the selection (a writing prompt), or everything before the cursor.
-  const prompt = doc.getText(selection.isEmpty ? new vscode.Range(new vscode.Position(0, 0), position) : selection);
-  const options = readStoryOptions();
-  const model = storyModel(ctx, 'story');
-  if ('kind' in model) return model;
-  const stream = new StreamedInsertion(editor, position, ctx.log);
-  const hasPrompt = hasReadableText(prompt);
-  const writer = streamWriter(stream, hasPrompt ? spaceBefore(doc, position) : paragraphBefore(doc, position));
-  let firstText: number | undefined;
-  const onPartial = (text: string) => {
-    firstText ??= performance.now() - started;
-    writer.partial(text);
-  };
-  ctx.log.info(
-    `story: ${hasPrompt ? `${prompt.length} characters of prompt` : 'no prompt: a premise first'} from ${doc.uri.toString(true)}, ${options.words} words, ${describeModelChoice(model.choice)}`,
-  );
-  let premise: string | undefined;
-  let result: StoryResult;
-  try {
-    let source = prompt;
-    if (!hasPrompt) {
-      // The hierarchical first step (section 3.1): a premise to write the story from.
-      const p = await requestWithProgress(
-        ctx,
-        'Draftsmith: Writing a premise…',
-        { op: 'premise', sampling: options.sampling, guards: readDecodingGuards(), ...modelField(model) },
-        token,
+  const outcome = await generate(ctx, editor, token, CONTINUE_STORY, async (run): Promise<StoryOutcome> => {
+    const { position, prompt } = run.source;
+    const { started, model } = run;
+    const doc = editor.document;
+    const selection = editor.selection;
+    const options = readStoryOptions();
+    const stream = new StreamedInsertion(editor, position, ctx.log);
+    const hasPrompt = hasReadableText(prompt);
+    const writer = streamWriter(stream, hasPrompt ? spaceBefore(doc, position) : paragraphBefore(doc, position));
+    let firstText: number | undefined;
+    const onPartial = (text: string) => {
+      firstText ??= performance.now() - started;
+      writer.partial(text);
+    };
+    ctx.log.info(
+      `story: ${hasPrompt ? `${prompt.length} characters of prompt` : 'no prompt: a premise first'} from ${doc.uri.toString(true)}, ${options.words} words, ${describeModelChoice(model.choice)}`,
+    );
+    let premise: string | undefined;
+    let result: StoryResult;
+    try {
+      let source = prompt;
+      if (!hasPrompt) {
+        // The hierarchical first step (section 3.1): a premise to write the story from.
+        const p = await run.request(
+          'Draftsmith: Writing a premise…',
+          { op: 'premise', sampling: options.sampling, guards: readDecodingGuards(), ...modelField(model) },
+          onPartial,
+        );
+        writer.done(p.premise, '\n\n');
+        premise = p.premise;
+        source = p.premise;
+      }
+      result = await run.request(
+        'Draftsmith: Continuing the story…',
+        {
+          op: 'story',
+          prompt: source,
+          words: options.words,
+          sampling: options.sampling,
+          guards: readDecodingGuards(),
+          ...modelField(model),
+        },
         onPartial,
       );
-      writer.done(p.premise, '\n\n');
-      premise = p.premise;
-      source = p.premise;
+      writer.done(result.continuation);
+    } catch (err) {
+      return unfinished(ctx, 'story', stream, requestError(err), doc.languageId, model);
     }
-    result = await requestWithProgress(
-      ctx,
-      'Draftsmith: Continuing the story…',
-      {
-        op: 'story',
-        prompt: source,
-        words: options.words,
-        sampling: options.sampling,
-        guards: readDecodingGuards(),
-        ...modelField(model),
-      },
-      token,
-      onPartial,
-    );
-    writer.done(result.continuation);
-  } catch (err) {
-    return unfinished(ctx, 'story', stream, err, doc.languageId, model);
-  }
-  const text = await stream.finish();
-  // Shown in the panel if it is open (the fusion gates over the words), whether or not all was written.
-  ctx.present(toPanel(result), false);
-  if (stream.interrupted) return changed(ctx, 'story', stream, doc.languageId);
-  // An insertion at the selection's end extends it over the story; keep the prompt selected instead.
-  if (!selection.isEmpty && vscode.window.visibleTextEditors.includes(editor)) editor.selection = selection;
+    const text = await stream.finish();
+    // Shown in the panel if it is open (the fusion gates over the words), whether or not all was written.
+    ctx.present(toPanel(result), false);
+    if (stream.interrupted) return changed(ctx, 'story', stream, doc.languageId);
+    // An insertion at the selection's end extends it over the story; keep the prompt selected instead.
+    if (!selection.isEmpty && vscode.window.visibleTextEditors.includes(editor)) editor.selection = selection;
 
-  const s = result.stats;
-  ctx.log.info(
-    `story: wrote ${result.wordCount} words (${s.outputTokens} tokens, ended by ${result.endedBy}) in ${Math.round(performance.now() - started)} ms, ` +
-      `first text after ${Math.round(firstText ?? 0)} ms (encode ${Math.round(s.encodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s, ${s.device}, ${s.model}, seed ${result.sampling.seed})`,
-  );
-  const notices: string[] = [];
-  if (result.truncated) {
-    const message = `Draftsmith: the story so far is longer than the model reads (${s.usedInputTokens} tokens); it continued from the last ${result.promptChars - result.usedFrom} of ${result.promptChars} characters.`;
-    notices.push(message);
-    void vscode.window.showInformationMessage(message);
-  }
-  reportMaxLength(ctx, 'story', 'story', result.hitMaxLength, MAX_LENGTH_SETTING.story, notices);
-  // Once, after the first story written: inline suggestions exist.
-  hintInlineOnce(ctx);
-  return { kind: 'inserted', text, premise, result, notices };
+    const s = result.stats;
+    ctx.log.info(
+      `story: wrote ${result.wordCount} words (${s.outputTokens} tokens, ended by ${result.endedBy}) in ${Math.round(performance.now() - started)} ms, ` +
+        `first text after ${Math.round(firstText ?? 0)} ms (encode ${Math.round(s.encodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s, ${s.device}, ${s.model}, seed ${result.sampling.seed})`,
+    );
+    const notices: string[] = [];
+    if (result.truncated) {
+      const message = `Draftsmith: the story so far is longer than the model reads (${s.usedInputTokens} tokens); it continued from the last ${result.promptChars - result.usedFrom} of ${result.promptChars} characters.`;
+      notices.push(message);
+      void vscode.window.showInformationMessage(message);
+    }
+    reportMaxLength(ctx, 'story', 'story', result.hitMaxLength, MAX_LENGTH_SETTING.story, notices);
+    // Once, after the first story written: inline suggestions exist.
+    hintInlineOnce(ctx);
+    return { kind: 'inserted', text, premise, result, notices };
+  });
+  return nothingWritten(outcome);
 }
 
 export async function writePremise(
@@ -222,50 +247,30 @@ export async function writePremise(
   editor: vscode.TextEditor,
   token?: vscode.CancellationToken,
 ): Promise<PremiseOutcome> {
-  const doc = editor.document;
-  const position = editor.selection.isEmpty ? editor.selection.active : editor.selection.end;
-  const options = readStoryOptions();
-  const model = storyModel(ctx, 'premise');
-  if ('kind' in model) return model;
-  const stream = new StreamedInsertion(editor, position, ctx.log);
-  const writer = streamWriter(stream, paragraphBefore(doc, position));
-  let result: PremiseResult;
-  try {
-    result = await requestWithProgress(
-      ctx,
-      'Draftsmith: Writing a premise…',
-      { op: 'premise', sampling: options.sampling, guards: readDecodingGuards(), ...modelField(model) },
-      token,
-      (t) => writer.partial(t),
+  const outcome = await generate(ctx, editor, token, WRITE_PREMISE, async (run): Promise<PremiseOutcome> => {
+    const { position } = run.source;
+    const doc = editor.document;
+    const options = readStoryOptions();
+    const stream = new StreamedInsertion(editor, position, ctx.log);
+    const writer = streamWriter(stream, paragraphBefore(doc, position));
+    let result: PremiseResult;
+    try {
+      result = await run.request(
+        'Draftsmith: Writing a premise…',
+        { op: 'premise', sampling: options.sampling, guards: readDecodingGuards(), ...modelField(run.model) },
+        (t) => writer.partial(t),
+      );
+      // A paragraph of its own: Continue Story at the cursor, after it, then continues this premise.
+      writer.done(result.premise, '\n\n');
+    } catch (err) {
+      return unfinished(ctx, 'premise', stream, requestError(err), doc.languageId, run.model);
+    }
+    const text = await stream.finish();
+    if (stream.interrupted) return changed(ctx, 'premise', stream, doc.languageId);
+    ctx.log.info(
+      `premise: ${JSON.stringify(result.premise)} (${result.stats.outputTokens} tokens, seed ${result.sampling.seed})`,
     );
-    // A paragraph of its own: Continue Story at the cursor, after it, then continues this premise.
-    writer.done(result.premise, '\n\n');
-  } catch (err) {
-    return unfinished(ctx, 'premise', stream, err, doc.languageId, model);
-  }
-  const text = await stream.finish();
-  if (stream.interrupted) return changed(ctx, 'premise', stream, doc.languageId);
-  ctx.log.info(
-    `premise: ${JSON.stringify(result.premise)} (${result.stats.outputTokens} tokens, seed ${result.sampling.seed})`,
-  );
-  return { kind: 'inserted', text, result };
-}
-
-/** The commands: work on the active editor. */
-export async function continueStoryActiveEditor(ctx: Ctx): Promise<StoryOutcome | undefined> {
-  const editor = activeEditorOrSay(
-    'Draftsmith: open a text document, and put the cursor after the story so far (or select a writing prompt) to continue it.',
-  );
-  return editor && continueStory(ctx, editor);
-}
-
-export async function writePremiseActiveEditor(ctx: Ctx): Promise<PremiseOutcome | undefined> {
-  const editor = activeEditorOrSay('Draftsmith: open a text document to write a premise into.');
-  return editor && writePremise(ctx, editor);
-}
-
-function activeEditorOrSay(message: string): vscode.TextEditor | undefined {
-  const editor = vscode.window.activeTextEditor;
-  if (!editor) void vscode.window.showErrorMessage(message);
-  return editor;
+    return { kind: 'inserted', text, result };
+  });
+  return nothingWritten(outcome);
 }

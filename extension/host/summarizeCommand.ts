@@ -10,104 +10,84 @@
 import * as vscode from 'vscode';
 import type { SummarizeResult } from '../protocol';
 import { Ctx } from './context';
-import { Changed, changedMessage, insertUnlessChanged, sourceRange, summaryInsertion } from './edits';
-import { reportFailure, requestWithProgress } from './engineProgress';
-import { chosenModel, modelField } from './chosenModel';
+import { generate, type Ended, type GeneratingCommand } from './commandTemplate';
+import { sourceRange, summaryInsertion, type Changed } from './edits';
+import { modelField } from './chosenModel';
 import { describeModelChoice } from '../modelChoice';
 import { reportMaxLength } from './notices';
 import { MAX_LENGTH_SETTING, readDecodingGuards, readSummarizeOptions } from './settings';
-import { MAX_EXTRACTIVE_WINDOWS } from '../engine/systems/extractive';
-import { formatOf } from '../engine/text/markdown';
+import { MAX_EXTRACTIVE_WINDOWS, formatOf } from '../engine/public';
 
 export type SummarizeOutcome =
   /** notices: the information messages shown with the summary (input cut, length limit reached). */
-  | { kind: 'inserted'; summary: string; result: SummarizeResult; notices: string[] }
-  | { kind: 'cancelled' }
-  | { kind: 'empty'; message: string }
-  | { kind: 'error'; message: string }
-  | Changed;
+  { kind: 'inserted'; summary: string; result: SummarizeResult; notices: string[] } | Ended | Changed;
 
 export const EMPTY_MESSAGE = 'Draftsmith: nothing to summarize — the selection (or document) is empty.';
 export const CANCELLED_MESSAGE = 'Draftsmith: summarize cancelled.';
-export const CHANGED_MESSAGE = changedMessage('summary');
 
-export async function summarize(
+export const SUMMARIZE: GeneratingCommand<{ range: vscode.Range; text: string }, 'summarize.model'> = {
+  op: 'summarize',
+  noEditor: 'Draftsmith: open a text document to summarize.',
+  cancelled: CANCELLED_MESSAGE,
+  model: 'summarize.model',
+  source(editor) {
+    const range = sourceRange(editor);
+    const text = editor.document.getText(range);
+    return text.trim().length === 0 ? EMPTY_MESSAGE : { range, text };
+  },
+};
+
+export function summarize(
   ctx: Ctx,
   editor: vscode.TextEditor,
   token?: vscode.CancellationToken,
 ): Promise<SummarizeOutcome> {
-  const started = performance.now();
-  const doc = editor.document;
-  const range = sourceRange(editor);
-  const text = doc.getText(range);
-  if (text.trim().length === 0) {
-    void vscode.window.showErrorMessage(EMPTY_MESSAGE);
-    return { kind: 'empty', message: EMPTY_MESSAGE };
-  }
-  const version = doc.version;
-  const options = readSummarizeOptions();
-  const model = chosenModel(ctx, 'summarize.model', 'summarize');
-  if ('error' in model) return { kind: 'error', message: model.error };
-  ctx.log.info(
-    `summarize: ${text.length} characters from ${doc.uri.toString(true)}, ${describeModelChoice(model.choice)}`,
-  );
-
-  let result: SummarizeResult;
-  try {
-    result = await requestWithProgress(
-      ctx,
-      'Draftsmith: Summarizing…',
-      {
-        op: 'summarize',
-        text,
-        maxInputTokens: options.maxInputTokens,
-        decoding: options.decoding,
-        guards: readDecodingGuards(),
-        mode: options.mode,
-        ...modelField(model),
-        format: formatOf(doc.languageId),
-      },
-      token,
+  return generate(ctx, editor, token, SUMMARIZE, async (run) => {
+    const { range, text } = run.source;
+    const doc = editor.document;
+    const options = readSummarizeOptions();
+    ctx.log.info(
+      `summarize: ${text.length} characters from ${doc.uri.toString(true)}, ${describeModelChoice(run.model.choice)}`,
     );
-  } catch (err) {
-    return reportFailure(ctx, 'summarize', err, CANCELLED_MESSAGE, model);
-  }
+    const result = await run.request('Draftsmith: Summarizing…', {
+      op: 'summarize',
+      text,
+      maxInputTokens: options.maxInputTokens,
+      decoding: options.decoding,
+      guards: readDecodingGuards(),
+      mode: options.mode,
+      ...modelField(run.model),
+      format: formatOf(doc.languageId),
+    });
 
-  // The result is worth showing in the panel even when it can no longer be inserted.
-  ctx.setLastSummary(result);
+    // The result is worth showing in the panel even when it can no longer be inserted.
+    ctx.setLastSummary(result);
 
-  const inserted = await insertUnlessChanged({
-    log: ctx.log,
-    op: 'summarize',
-    what: 'summary',
-    editor,
-    version,
-    position: range.end,
-    text: summaryInsertion(result.summary),
-  });
-  if (inserted.kind !== 'inserted') return inserted;
+    const inserted = await run.write(range.end, summaryInsertion(result.summary), 'summary');
+    if (inserted.kind !== 'inserted') return inserted;
 
-  const s = result.stats;
-  const work =
-    result.mode === 'extractive'
-      ? `extractive: ${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, encode ${Math.round(s.encodeMs)} ms`
-      : `encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s`;
-  ctx.log.info(
-    `summarize: inserted ${result.summary.length} characters in ${Math.round(performance.now() - started)} ms from command to insertion ` +
-      `(${work}, ${s.usedInputTokens}/${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens, ${s.device}, ${s.model})`,
-  );
-  const notices: string[] = [];
-  if (result.truncated) {
-    const message =
+    const s = result.stats;
+    const work =
       result.mode === 'extractive'
-        ? `Draftsmith: the document is longer than the model reads in ${MAX_EXTRACTIVE_WINDOWS} parts; the summary covers its first ${result.usedChars} characters of ${result.source.length}.`
-        : `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part (the limit is the setting draftsmith.maxInputTokens, up to what the model was trained for; the extractive mode, draftsmith.summarize.mode, reads the whole document part by part).`;
-    notices.push(message);
-    void vscode.window.showInformationMessage(message);
-  }
-  reportMaxLength(ctx, 'summarize', 'summary', result.hitMaxLength, MAX_LENGTH_SETTING.summarize, notices);
-  reportReadNotes(ctx, 'summarize', result, notices);
-  return { kind: 'inserted', summary: result.summary, result, notices };
+        ? `extractive: ${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, encode ${Math.round(s.encodeMs)} ms`
+        : `encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s`;
+    ctx.log.info(
+      `summarize: inserted ${result.summary.length} characters in ${Math.round(performance.now() - run.started)} ms from command to insertion ` +
+        `(${work}, ${s.usedInputTokens}/${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens, ${s.device}, ${s.model})`,
+    );
+    const notices: string[] = [];
+    if (result.truncated) {
+      const message =
+        result.mode === 'extractive'
+          ? `Draftsmith: the document is longer than the model reads in ${MAX_EXTRACTIVE_WINDOWS} parts; the summary covers its first ${result.usedChars} characters of ${result.source.length}.`
+          : `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part (the limit is the setting draftsmith.maxInputTokens, up to what the model was trained for; the extractive mode, draftsmith.summarize.mode, reads the whole document part by part).`;
+      notices.push(message);
+      void vscode.window.showInformationMessage(message);
+    }
+    reportMaxLength(ctx, 'summarize', 'summary', result.hitMaxLength, MAX_LENGTH_SETTING.summarize, notices);
+    reportReadNotes(ctx, 'summarize', result, notices);
+    return { kind: 'inserted' as const, summary: result.summary, result, notices };
+  });
 }
 
 /**
@@ -131,15 +111,4 @@ export function reportReadNotes(ctx: Ctx, op: string, result: SummarizeResult, n
     notices.push(message);
     if (!/not read as prose\.$/.test(note)) void vscode.window.showInformationMessage(message);
   }
-}
-
-/** The command: works on the active editor. */
-export async function summarizeActiveEditor(ctx: Ctx): Promise<SummarizeOutcome> {
-  const editor = vscode.window.activeTextEditor;
-  if (!editor) {
-    const message = 'Draftsmith: open a text document to summarize.';
-    void vscode.window.showErrorMessage(message);
-    return { kind: 'error', message };
-  }
-  return summarize(ctx, editor);
 }

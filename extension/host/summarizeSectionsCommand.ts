@@ -15,20 +15,16 @@
 import * as vscode from 'vscode';
 import type { SectionSummary, SummarizeResult } from '../protocol';
 import { Ctx } from './context';
-import { OPEN_IN_NEW_EDITOR, offerInNewEditor, type Changed } from './edits';
-import { reportFailure, requestWithProgress } from './engineProgress';
-import { chosenModel, modelField } from './chosenModel';
+import { generate, type Ended, type GeneratingCommand } from './commandTemplate';
+import { OPEN_IN_NEW_EDITOR, offerInstead, type Changed } from './edits';
+import { modelField } from './chosenModel';
 import { describeModelChoice } from '../modelChoice';
 import { readDecodingGuards, readSummarizeOptions } from './settings';
-import { formatOf } from '../engine/text/markdown';
+import { formatOf } from '../engine/public';
 import { reportReadNotes } from './summarizeCommand';
 
 export type SummarizeSectionsOutcome =
-  | { kind: 'inserted'; lines: number; result: SummarizeResult; notices: string[] }
-  | { kind: 'cancelled' }
-  | { kind: 'empty'; message: string }
-  | { kind: 'error'; message: string }
-  | Changed;
+  { kind: 'inserted'; lines: number; result: SummarizeResult; notices: string[] } | Ended | Changed;
 
 export const NO_HEADINGS_MESSAGE =
   'Draftsmith: this document has no headings to summarize under; Summarize Document summarizes it whole, part by part.';
@@ -53,90 +49,86 @@ function outlineText(sections: readonly SectionSummary[]): string {
     .join('\n');
 }
 
-export async function summarizeSections(
+export const SUMMARIZE_SECTIONS: GeneratingCommand<{ text: string }, 'summarize.model'> = {
+  op: 'summarize sections',
+  noEditor: 'Draftsmith: open a Markdown document to summarize its sections.',
+  cancelled: SECTIONS_CANCELLED_MESSAGE,
+  model: 'summarize.model',
+  source(editor) {
+    const text = editor.document.getText();
+    return text.trim().length === 0 ? 'Draftsmith: nothing to summarize — the document is empty.' : { text };
+  },
+};
+
+export function summarizeSections(
   ctx: Ctx,
   editor: vscode.TextEditor,
   token?: vscode.CancellationToken,
 ): Promise<SummarizeSectionsOutcome> {
-  const doc = editor.document;
-  const text = doc.getText();
-  if (text.trim().length === 0) {
-    const message = 'Draftsmith: nothing to summarize — the document is empty.';
-    void vscode.window.showErrorMessage(message);
-    return { kind: 'empty', message };
-  }
-  const version = doc.version;
-  const options = readSummarizeOptions();
-  const model = chosenModel(ctx, 'summarize.model', 'summarize');
-  if ('error' in model) return { kind: 'error', message: model.error };
-  // Headings are Markdown's: any document is read as Markdown here (a plain-text file with "# Title" lines too).
-  const format = formatOf(doc.languageId) === 'markdown' || /^ {0,3}#{1,6}\s/m.test(text) ? 'markdown' : 'plain';
-  ctx.log.info(
-    `summarize sections: ${text.length} characters from ${doc.uri.toString(true)} as ${format}, ${describeModelChoice(model.choice)}`,
-  );
-  let result: SummarizeResult;
-  try {
-    result = await requestWithProgress(
-      ctx,
-      'Draftsmith: Summarizing sections…',
-      {
-        op: 'summarize',
-        text,
-        maxInputTokens: options.maxInputTokens,
-        decoding: options.decoding,
-        guards: readDecodingGuards(),
-        mode: options.mode,
-        ...modelField(model),
-        format,
-      },
-      token,
+  return generate(ctx, editor, token, SUMMARIZE_SECTIONS, async (run): Promise<SummarizeSectionsOutcome> => {
+    const { text } = run.source;
+    const doc = editor.document;
+    const version = run.version;
+    const options = readSummarizeOptions();
+    // Headings are Markdown's: any document is read as Markdown here (a plain-text file with "# Title" lines too).
+    const format = formatOf(doc.languageId) === 'markdown' || /^ {0,3}#{1,6}\s/m.test(text) ? 'markdown' : 'plain';
+    ctx.log.info(
+      `summarize sections: ${text.length} characters from ${doc.uri.toString(true)} as ${format}, ${describeModelChoice(run.model.choice)}`,
     );
-  } catch (err) {
-    return reportFailure(ctx, 'summarize sections', err, SECTIONS_CANCELLED_MESSAGE, model);
-  }
-  ctx.setLastSummary(result);
-  const notices: string[] = [];
-  reportReadNotes(ctx, 'summarize sections', result, notices);
-  const headed = (result.sections ?? []).filter((s) => s.level > 0 && s.heading);
-  if (headed.length === 0) {
-    void vscode.window.showInformationMessage(NO_HEADINGS_MESSAGE);
-    return { kind: 'empty', message: NO_HEADINGS_MESSAGE };
-  }
-  const withSummary = headed.filter((s) => s.summary);
-
-  // Where each heading is now: its old offsets while the document is unchanged; else found again in order.
-  const now = doc.isClosed ? undefined : doc.getText();
-  const ends =
-    now === undefined
-      ? undefined
-      : doc.version === version
-        ? withSummary.map((s) => s.heading!.end)
-        : findAgain(text, now, withSummary);
-  if (!ends) {
-    ctx.log.warn(
-      `summarize sections: the headings changed (version ${version} -> ${doc.version}); not inserted, offered in a new editor`,
-    );
-    const offer = offerInNewEditor(outlineText(result.sections ?? []), 'markdown');
-    void vscode.window.showWarningMessage(SECTIONS_CHANGED_MESSAGE, OPEN_IN_NEW_EDITOR).then((choice) => {
-      if (choice === OPEN_IN_NEW_EDITOR)
-        offer
-          .open()
-          .catch((e: unknown) => ctx.log.error(`summarize sections: could not open the outline: ${String(e)}`));
+    const result = await run.request('Draftsmith: Summarizing sections…', {
+      op: 'summarize',
+      text,
+      maxInputTokens: options.maxInputTokens,
+      decoding: options.decoding,
+      guards: readDecodingGuards(),
+      mode: options.mode,
+      ...modelField(run.model),
+      format,
     });
-    return { kind: 'changed', message: SECTIONS_CHANGED_MESSAGE, offer };
-  }
-  const edit = new vscode.WorkspaceEdit();
-  withSummary.forEach((s, i) => edit.insert(doc.uri, doc.positionAt(ends[i]), `\n\n${sectionLine(s.summary)}`));
-  if (!(await vscode.workspace.applyEdit(edit))) {
-    const message = 'Draftsmith: the section summaries could not be inserted into the document.';
-    ctx.log.error(`summarize sections: ${message}`);
-    void vscode.window.showErrorMessage(message);
-    return { kind: 'error', message };
-  }
-  ctx.log.info(
-    `summarize sections: inserted ${withSummary.length} summary lines under ${headed.length} headings as one edit`,
-  );
-  return { kind: 'inserted', lines: withSummary.length, result, notices };
+    ctx.setLastSummary(result);
+    const notices: string[] = [];
+    reportReadNotes(ctx, 'summarize sections', result, notices);
+    const headed = (result.sections ?? []).filter((s) => s.level > 0 && s.heading);
+    if (headed.length === 0) {
+      void vscode.window.showInformationMessage(NO_HEADINGS_MESSAGE);
+      return { kind: 'empty', message: NO_HEADINGS_MESSAGE };
+    }
+    const withSummary = headed.filter((s) => s.summary);
+
+    // Where each heading is now: its old offsets while the document is unchanged; else found again in order.
+    const now = doc.isClosed ? undefined : doc.getText();
+    const ends =
+      now === undefined
+        ? undefined
+        : doc.version === version
+          ? withSummary.map((s) => s.heading!.end)
+          : findAgain(text, now, withSummary);
+    if (!ends) {
+      ctx.log.warn(
+        `summarize sections: the headings changed (version ${version} -> ${doc.version}); not inserted, offered in a new editor`,
+      );
+      return offerInstead(
+        ctx.log,
+        'summarize sections',
+        'outline',
+        outlineText(result.sections ?? []),
+        'markdown',
+        SECTIONS_CHANGED_MESSAGE,
+      );
+    }
+    const edit = new vscode.WorkspaceEdit();
+    withSummary.forEach((s, i) => edit.insert(doc.uri, doc.positionAt(ends[i]), `\n\n${sectionLine(s.summary)}`));
+    if (!(await vscode.workspace.applyEdit(edit))) {
+      const message = 'Draftsmith: the section summaries could not be inserted into the document.';
+      ctx.log.error(`summarize sections: ${message}`);
+      void vscode.window.showErrorMessage(message);
+      return { kind: 'error', message };
+    }
+    ctx.log.info(
+      `summarize sections: inserted ${withSummary.length} summary lines under ${headed.length} headings as one edit`,
+    );
+    return { kind: 'inserted', lines: withSummary.length, result, notices };
+  });
 }
 
 /**
@@ -154,15 +146,4 @@ function findAgain(before: string, now: string, sections: readonly SectionSummar
     from = at + heading.length;
   }
   return out;
-}
-
-/** The command: works on the active editor. */
-export async function summarizeSectionsActiveEditor(ctx: Ctx): Promise<SummarizeSectionsOutcome> {
-  const editor = vscode.window.activeTextEditor;
-  if (!editor) {
-    const message = 'Draftsmith: open a Markdown document to summarize its sections.';
-    void vscode.window.showErrorMessage(message);
-    return { kind: 'error', message };
-  }
-  return summarizeSections(ctx, editor);
 }

@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { beamSearch } from '../../extension/engine/decode/beam';
-import { greedy } from '../../extension/engine/decode/greedy';
-import { sampleTopK, seededRandom, topKSample } from '../../extension/engine/decode/topk';
+import { greedy, sampleTopK, seededRandom, topKSample } from '../../extension/engine/decode/sampling';
 import { bannedByNgram, topK } from '../../extension/engine/decode/constraints';
 import { tableModel as toyTable } from './toyModel';
 
@@ -273,4 +272,42 @@ test("beam search over each row's best candidates (a graph's TopK) writes exactl
         assert.ok(wholeRows > 0, 'the fallback to whole rows was exercised');
     }
   }
+});
+
+test("greedy, top-k and beam search score a hypothesis alike: the end token's log-prob is in it", async () => {
+  // A, then the end (0.5) or B (0.3) or C (0.2): every strategy that picks the best writes [A] and ends.
+  const m = tableModel((p): Record<number, number> =>
+    p.length === 0 ? { [A]: 1 } : { [EOS]: 0.5, [B]: 0.3, [C]: 0.2 },
+  );
+  const ended = Math.log(0.5);
+  const g = await greedy(m, [[]], { bos: BOS, eos: EOS, maxLength: 5 });
+  const s = await topKSample(m, [[]], { bos: BOS, eos: EOS, maxLength: 5, k: 1, temperature: 1, seed: 3 });
+  const [b] = await beamSearch(m, [[]], {
+    bos: BOS,
+    eos: EOS,
+    beamSize: 1,
+    maxLength: 5,
+    minLength: 0,
+    lengthPenalty: 0,
+    noRepeatNgramSize: 0,
+  });
+  for (const [name, h] of [
+    ['greedy', g],
+    ['top-k', s],
+    ['beam', b],
+  ] as const) {
+    assert.deepEqual(h.tokens, [A], name);
+    assert.ok(Math.abs(h.logProb - ended) < 1e-6, `${name}: ${h.logProb} vs ${ended}`);
+  }
+  // A token the caller's end drops is not scored either.
+  const cut = await topKSample(m, [[]], {
+    bos: BOS,
+    eos: EOS,
+    maxLength: 5,
+    k: 1,
+    temperature: 1,
+    seed: 3,
+    endsBefore: (t) => t.length > 0,
+  });
+  assert.deepEqual([cut.tokens, cut.logProb], [[], 0]);
 });

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { candidateDetail, candidateLabel, coverageMessage } from '../../extension/host/essayText';
-import { ToPanel, type EssayCandidate } from '../../extension/protocol';
+import { essayView } from '../../extension/panelViews';
+import { ToPanel, type EssayCandidate, type EssayResult } from '../../extension/protocol';
 
 const TOPICS = ['bee', 'swallow', 'geese', 'flower', 'frog'];
 const candidate = (text: string, covered: string[], score = -1.234): EssayCandidate => ({
@@ -60,7 +61,7 @@ test('the message after inserting names the topic words covered, those not, and 
   );
 });
 
-test('the panel accepts an essay result and rejects one without candidates', () => {
+test("the panel accepts an essay result's view and rejects one without candidates", () => {
   const stats = {
     inputTokens: 9,
     usedInputTokens: 9,
@@ -71,7 +72,7 @@ test('the panel accepts an essay result and rejects one without candidates', () 
     device: 'cpu',
     model: 'm',
   };
-  const result = {
+  const result: EssayResult = {
     op: 'essay',
     topics: TOPICS,
     unknownTopics: [],
@@ -81,6 +82,7 @@ test('the panel accepts an essay result and rejects one without candidates', () 
     encoderLayers: ['embeddings', 'layer 1', 'layer 2'],
     stats,
   };
-  assert.ok(ToPanel.safeParse({ type: 'essay', result }).success);
-  assert.equal(ToPanel.safeParse({ type: 'essay', result: { ...result, candidates: [] } }).success, false);
+  const view = essayView(result);
+  assert.ok(ToPanel.safeParse({ type: 'essay', view }).success);
+  assert.equal(ToPanel.safeParse({ type: 'essay', view: { ...view, candidates: [] } }).success, false);
 });

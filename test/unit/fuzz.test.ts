@@ -442,6 +442,7 @@ test('fuzz: every metric gives finite scores in range for any text', async () =>
 // ---- the protocol's validators ---------------------------------------------------------------------
 
 const panelFixtures = require('../fixtures/panel/hostile.js') as {
+  FIXTURES: Record<string, unknown>;
   RESULTS: Record<string, unknown>;
   hostileCopy(value: unknown, text: string): unknown;
 };
@@ -464,7 +465,7 @@ function mutate(value: unknown, choose: number, junk: unknown): unknown {
 }
 
 const validMessages: unknown[] = [
-  ...Object.entries(panelFixtures.RESULTS).map(([type, result]) => ({ type, result })),
+  ...Object.entries(panelFixtures.FIXTURES).map(([type, view]) => ({ type, view })),
   ...Object.values(panelFixtures.RESULTS).map((result, id) => ({ type: 'result', id, result })),
   { type: 'request', id: 1, request: { op: 'summarize', text: 'x', decoding: { beamSize: 2 } } },
   { type: 'request', id: 2, request: { op: 'score', hypothesis: 'a', reference: 'b' } },

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { beamSearch } from '../../extension/engine/decode/beam';
 import { constrainedBeamSearch } from '../../extension/engine/decode/constrainedBeam';
 import { maskDisallowed, topKOfCandidates } from '../../extension/engine/decode/constraints';
-import { greedy } from '../../extension/engine/decode/greedy';
+import { greedy, topKSample } from '../../extension/engine/decode/sampling';
 import {
   ALL_GUARDS,
   KnownWords,
@@ -19,7 +19,6 @@ import {
   trimUnfinishedWord,
   type GuardFlags,
 } from '../../extension/engine/decode/guards';
-import { topKSample } from '../../extension/engine/decode/topk';
 import type { StepModel } from '../../extension/engine/decode/types';
 import { decodingGuard } from '../../extension/engine/systems/decodingGuards';
 import { minimumWords } from '../../extension/engine/systems/story';

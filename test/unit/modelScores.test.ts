@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { perplexity, perplexityFromLogProbs, type LikelihoodModel } from '../../extension/engine/metrics/perplexity';
 import { drawDistractors, promptRankingAccuracy } from '../../extension/engine/metrics/ranking';
-import { seededRandom } from '../../extension/engine/decode/topk';
+import { seededRandom } from '../../extension/engine/decode/sampling';
 
 /** Every word has probability 1/4: perplexity 4 whatever the text. */
 const uniform4: LikelihoodModel = {

@@ -1,5 +1,5 @@
-// The insights panel's protocol against hostile input. Every view's real result
-// (test/fixtures/panel/results.json) with each class of hostile text in every string the view gets is
+// The insights panel's protocol against hostile input. Every view's real fixture
+// (test/fixtures/panel/views.json) with each class of hostile text in every string the view gets is
 // a message the page accepts, so the UI test (workbench.ui.js) renders them all in the real webview
 // and checks they stay inert; forged messages are refused by the page's schema and by the host's
 // message handler (InsightsPanels, here with a stub webview).
@@ -11,10 +11,10 @@ import { ToPanel } from '../../extension/protocol';
 const hostile = require('../fixtures/panel/hostile.js') as {
   HOSTILE_CLASSES: Record<string, string>;
   KEEP: Set<string>;
-  RESULTS: Record<string, unknown>;
+  FIXTURES: Record<string, unknown>;
   VIEWS: string[];
   hostileCopy(value: unknown, text: string): unknown;
-  hostileMessages(): { view: string; cls: string; message: { type: string; result: unknown } }[];
+  hostileMessages(): { view: string; cls: string; message: { type: string; view: unknown } }[];
   forgedMessages(): unknown[];
 };
 
@@ -26,11 +26,11 @@ function strings(value: unknown, key = ''): { key: string; text: string }[] {
   return [];
 }
 
-test('every panel view has a real result in the fixtures, and the page accepts it', () => {
+test('every panel view has a real view in the fixtures, and the page accepts it', () => {
   const views = ToPanel.options.map((o) => o.shape.type.value).filter((t) => t !== 'empty');
   assert.deepEqual([...hostile.VIEWS].sort(), [...views].sort());
   for (const view of hostile.VIEWS) {
-    const parsed = ToPanel.safeParse({ type: view, result: hostile.RESULTS[view] });
+    const parsed = ToPanel.safeParse({ type: view, view: hostile.FIXTURES[view] });
     assert.ok(parsed.success, `${view}: ${parsed.success || parsed.error.message}`);
   }
 });
@@ -41,7 +41,7 @@ test('each view with each hostile class in every free-text field is a message th
   for (const { view, cls, message } of messages) {
     const parsed = ToPanel.safeParse(message);
     assert.ok(parsed.success, `${view}/${cls}: ${parsed.success || parsed.error.message}`);
-    const leaves = strings(message.result);
+    const leaves = strings(message.view);
     const replaced = leaves.filter((l) => l.text.startsWith(hostile.HOSTILE_CLASSES[cls]));
     assert.ok(replaced.length > 0, `${view}/${cls}: no hostile string`);
     assert.deepEqual(
@@ -58,14 +58,15 @@ test('each view with each hostile class in every free-text field is a message th
 test("the fields left alone are the protocol's enums: a hostile value there is refused, so it never reaches a view", () => {
   let checked = 0;
   for (const view of hostile.VIEWS) {
-    const result = hostile.RESULTS[view] as Record<string, unknown>;
-    for (const key of Object.keys(result).filter((k) => hostile.KEEP.has(k) && typeof result[k] === 'string')) {
-      const forged = { type: view, result: { ...result, [key]: hostile.HOSTILE_CLASSES.script } };
+    const shown = hostile.FIXTURES[view] as Record<string, unknown>;
+    for (const key of Object.keys(shown).filter((k) => hostile.KEEP.has(k) && typeof shown[k] === 'string')) {
+      const forged = { type: view, view: { ...shown, [key]: hostile.HOSTILE_CLASSES.script } };
       assert.equal(ToPanel.safeParse(forged).success, false, `${view}.${key} takes any text`);
       checked++;
     }
   }
-  assert.ok(checked >= hostile.VIEWS.length, `only ${checked} enum fields checked`);
+  // mode (summarize), endedBy (story), architecture and stopped (round trip) at least.
+  assert.ok(checked >= 4, `only ${checked} enum fields checked`);
 });
 
 test("forged messages are refused by the page's schema", () => {
@@ -88,7 +89,7 @@ test('the host\'s panel handler answers the protocol\'s "ready" and refuses ever
     info: () => undefined,
     error: () => undefined,
   } as unknown as import('vscode').LogOutputChannel;
-  const current = { type: 'summarize', result: hostile.RESULTS.summarize } as ToPanel;
+  const current = { type: 'summarize', view: hostile.FIXTURES.summarize } as ToPanel;
   const panels = new InsightsPanels({ path: '/ext' } as import('vscode').Uri, () => current, log);
   panels.show();
   assert.ok(panels.isOpen);
@@ -109,5 +110,32 @@ test('the host\'s panel handler answers the protocol\'s "ready" and refuses ever
 
   webview.receive({ type: 'ready' });
   assert.deepEqual(webview.posted, [current], 'the protocol\'s "ready" gets the current result');
+  panels.dispose();
+});
+
+test("the page's requests go to the handler the owner registered, and only while it is registered", () => {
+  const webview = stubWebview();
+  const { InsightsPanels } =
+    require('../../extension/host/insightsPanel') as typeof import('../../extension/host/insightsPanel');
+  const warnings: string[] = [];
+  const log = {
+    warn: (m: string) => warnings.push(m),
+    info: () => undefined,
+    error: () => undefined,
+  } as unknown as import('vscode').LogOutputChannel;
+  const panels = new InsightsPanels({ path: '/ext' } as import('vscode').Uri, () => undefined, log);
+  panels.show();
+  const request = { type: 'export-folder', format: 'csv', sort: { column: 'BLEU', descending: true } } as const;
+  const answered: unknown[] = [];
+  const registration = panels.handle('export-folder', (m) => answered.push(m));
+  assert.throws(() => panels.handle('export-folder', () => undefined), /a second handler/);
+  webview.receive(request);
+  assert.deepEqual(answered, [request]);
+  registration.dispose();
+  webview.receive(request);
+  assert.equal(answered.length, 1, 'a disposed handler still answered');
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /nothing answers the panel's 'export-folder'/);
+  assert.deepEqual(webview.posted, [], 'a request made the host post');
   panels.dispose();
 });

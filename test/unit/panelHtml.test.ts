@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { contentSecurityPolicy, insightsHtml, newNonce } from '../../extension/host/panelHtml';
-import { ToPanel } from '../../extension/protocol';
+import { summarizeView } from '../../extension/panelViews';
+import { ToPanel, type SummarizeResult } from '../../extension/protocol';
 
 const CSP_SOURCE = 'https://file+.vscode-resource.vscode-cdn.net';
 
@@ -79,7 +80,7 @@ test('the panel accepts only well-formed protocol messages', () => {
     device: 'cpu',
     model: 'm',
   };
-  const summary = {
+  const summary: SummarizeResult = {
     op: 'summarize',
     summary: 's',
     source: 'x',
@@ -91,7 +92,8 @@ test('the panel accepts only well-formed protocol messages', () => {
     topics: [],
     stats,
   };
-  assert.ok(ToPanel.safeParse({ type: 'summarize', result: summary }).success);
+  const view = summarizeView(summary);
+  assert.ok(ToPanel.safeParse({ type: 'summarize', view }).success);
   assert.ok(
     ToPanel.safeParse({ type: 'empty', message: '<img src=x onerror=alert(1)>' }).success,
     'text is text: the view escapes it',
@@ -105,11 +107,13 @@ test('the panel accepts only well-formed protocol messages', () => {
     {},
     { type: 'html', html: '<script>alert(1)</script>' },
     { type: 'summarize' },
-    { type: 'summarize', result: { ...summary, op: 'essay' } },
-    { type: 'summarize', result: { ...summary, tokens: [{ text: 'x', start: '0', end: 1, weight: 1 }] } },
-    { type: 'summarize', result: { ...summary, stats: { ...stats, device: { toString: 'x' } } } },
-    { type: 'essay', result: { op: 'essay' } },
-    { type: 'score', result: summary },
+    // The engine's result is not a view: the page takes views only.
+    { type: 'summarize', result: summary },
+    { type: 'summarize', view: { ...view, mode: 'essay' } },
+    { type: 'summarize', view: { ...view, tokens: [{ text: 'x', start: '0', end: 1, weight: 1 }] } },
+    { type: 'summarize', view: { ...view, stats: { ...stats, device: { toString: 'x' } } } },
+    { type: 'essay', view: {} },
+    { type: 'score', view },
     { type: 'empty' },
     { type: 'empty', message: 7 },
   ]) {

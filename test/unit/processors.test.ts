@@ -11,7 +11,7 @@ import {
   lexicalConstraints,
   type Constraint,
 } from '../../extension/engine/decode/constrainedBeam';
-import { greedy } from '../../extension/engine/decode/greedy';
+import { greedy, topKSample } from '../../extension/engine/decode/sampling';
 import {
   bannedIds,
   mayEnd,
@@ -22,7 +22,6 @@ import {
   wordGuard,
   type ScoreProcessor,
 } from '../../extension/engine/decode/processors';
-import { topKSample } from '../../extension/engine/decode/topk';
 import { YieldClock, type StepModel } from '../../extension/engine/decode/types';
 import { beamDecoding, neverWritten } from '../../extension/engine/systems/decodingOptions';
 import { tableModel } from './toyModel';

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FromWorker, ToPanel, ToWorker } from '../../extension/protocol';
+import { summarizeView } from '../../extension/panelViews';
+import { FromWorker, ToPanel, ToWorker, type SummarizeResult } from '../../extension/protocol';
 
 test('a well-formed summarize request is accepted', () => {
   const m = ToWorker.safeParse({
@@ -32,9 +33,9 @@ test('the worker can only send the messages the host knows', () => {
   assert.equal(FromWorker.safeParse({ type: 'progress', id: 3, message: 'x', fraction: 2 }).success, false);
 });
 
-test('the panel rejects a summarize result with missing token weights', () => {
+test("the panel rejects a summarize result's view with missing token weights", () => {
   // A complete result that the panel accepts, so that the one missing field is what rejects the broken copies.
-  const result = {
+  const result: SummarizeResult = {
     op: 'summarize',
     summary: 's',
     source: 'x',
@@ -55,14 +56,15 @@ test('the panel rejects a summarize result with missing token weights', () => {
       model: 'summarize',
     },
   };
-  assert.ok(ToPanel.safeParse({ type: 'summarize', result }).success, 'the complete result is accepted');
+  const view = summarizeView(result);
+  assert.ok(ToPanel.safeParse({ type: 'summarize', view }).success, 'the complete view is accepted');
   for (const list of ['tokens', 'topPhrases'] as const) {
-    const [{ weight: _, ...unweighted }] = result[list];
-    const parsed = ToPanel.safeParse({ type: 'summarize', result: { ...result, [list]: [unweighted] } });
+    const [{ weight: _, ...unweighted }] = view[list];
+    const parsed = ToPanel.safeParse({ type: 'summarize', view: { ...view, [list]: [unweighted] } });
     assert.equal(parsed.success, false, `${list}[0] without a weight was accepted`);
     assert.deepEqual(
       parsed.error?.issues.map((i) => i.path),
-      [['result', list, 0, 'weight']],
+      [['view', list, 0, 'weight']],
       'rejected for something else than the weight',
     );
   }

@@ -15,7 +15,7 @@
 // The unit suite runs 100 commands (growth under 50 %: a loose bound, no timing asserted).
 // `npm run soak`: 1,000 commands with the garbage collector exposed, growth under 10 %, the curve printed.
 // env: SOAK_COMMANDS (default 100), SOAK_MAX_GROWTH (default 0.5), SOAK_SEED (default 1).
-import { seededRandom } from '../../extension/engine/decode/topk';
+import { seededRandom } from '../../extension/engine/decode/sampling';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';

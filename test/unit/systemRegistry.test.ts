@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EngineRequest } from '../../extension/protocol';
 import { modelsFolder } from '../../extension/engine/runtime/modelSource';
-import { ENTRIES, loadSystem, modelDir, SYSTEMS, systemFor } from '../../extension/engine/systems/registry';
+import { ENTRIES, loadSystem, modelDir, SYSTEMS, systemFor, textScorer } from '../../extension/engine/systems/registry';
 import { replyModelDir } from '../../extension/engine/systems/reply';
 import { roundtripModelDir } from '../../extension/engine/systems/roundtrip';
 import { modelsDir } from './helpers';
@@ -45,6 +45,19 @@ test('every system with a model says what it loads and has a folder; Round-Trip 
   assert.equal(modelDir('/m', 'roundtrip', 'hier'), roundtripModelDir('/m', 'hier'));
   assert.equal(modelDir('/m', 'roundtrip'), roundtripModelDir('/m'));
   assert.equal(modelDir('/m', 'reply'), replyModelDir('/m'));
+});
+
+test("one system's built-in model scores texts (Score Draft's perplexity): the story model, given to a run as a TextScorer", async () => {
+  const { id, scorer } = textScorer();
+  assert.equal(id, 'story');
+  const story = await loadSystem('story', modelsFolder(modelsDir), { device: 'cpu', threads: 1, log: () => {} });
+  try {
+    const scored = await scorer(story).textPerplexity('The dog ran home.');
+    assert.ok(scored.tokens > 0 && scored.words === 5 && scored.nll > 0, JSON.stringify(scored));
+    assert.equal(scorer(story).name, story.name);
+  } finally {
+    await story.dispose();
+  }
 });
 
 test('dispose releases every session a system opened, once', async () => {

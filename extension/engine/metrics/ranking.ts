@@ -3,7 +3,7 @@
 // the other stories; the model is right when the true prompt gives the story the highest
 // likelihood. Accuracy = right / stories. A tie with a distractor counts as wrong, so a model that
 // ignores its prompt scores 0 rather than 100%; chance for a model that does use it is 1/10.
-import { seededRandom } from '../decode/topk';
+import { seededRandom } from '../decode/sampling';
 import type { LikelihoodModel } from './perplexity';
 
 export interface RankingOptions {

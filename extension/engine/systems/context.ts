@@ -1,6 +1,16 @@
-import type { YieldClock } from '../decode/types';
+import type { DecodeHooks, YieldClock } from '../decode/types';
 import type { SessionOptions } from '../runtime/onnx';
-import type { SystemId, SystemOf } from './registry';
+
+/**
+ * A language model that scores a whole text: what Score Draft's perplexity needs of the model that
+ * provides it (the built-in story model: systems/registry.ts says which).
+ */
+export interface TextScorer {
+  /** The model's name, reported with the score. */
+  readonly name: string;
+  /** The text's summed negative log-likelihood (nats), its subword tokens and its words, each counting the end. */
+  textPerplexity(text: string, hooks?: DecodeHooks): Promise<{ nll: number; tokens: number; words: number }>;
+}
 
 /** What a system gets from the engine while it runs one request. */
 export interface RunContext {
@@ -14,10 +24,10 @@ export interface RunContext {
    */
   clock?: YieldClock;
   /**
-   * Another system of the engine (its built-in model), loaded if need be and kept for `work`: Score
-   * Draft's perplexity runs on the story model. Absent outside the engine.
+   * The engine's text scorer (a built-in model's), loaded if need be and kept for `work`: Score
+   * Draft's perplexity. Absent outside the engine.
    */
-  withSystem?<K extends SystemId, T>(id: K, work: (system: SystemOf<K>) => Promise<T>): Promise<T>;
+  withTextScorer?<T>(work: (scorer: TextScorer) => Promise<T>): Promise<T>;
 }
 
 /** A run with no one watching (the evaluations, the CLI's model runs outside the Engine): no progress, no partial text, never cancelled. */

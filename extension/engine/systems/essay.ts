@@ -338,7 +338,7 @@ export class EssaySystem implements System<'essay'> {
 
   /**
    * The decoder over one row for the joined topic words, encoded, at its start state: what bench/
-   * drives with decode/greedy.ts to compare our loop with the bare session calls and with another runtime.
+   * drives with decode/sampling.ts to compare our loop with the bare session calls and with another runtime.
    */
   async decoderFor(
     ids: number[],

@@ -2,7 +2,7 @@
  * Continue Story and Write a Premise with a causal language model from the Hub, or a local folder in
  * transformers.js's layout: a plain LM in place of the fusion model, so the panel has no
  * fusion gates to show and says so. transformers.js downloads, caches and tokenizes; our own loop
- * samples (decode/topk.ts through hub/causalStep.ts), so a seed writes the same story again, the
+ * samples (decode/sampling.ts through hub/causalStep.ts), so a seed writes the same story again, the
  * length is held in words as with the built-in model, and the text streams into the editor.
  */
 import type {
@@ -13,7 +13,7 @@ import type {
   StoryRequest,
   StoryResult,
 } from '../../protocol';
-import { topKSample } from '../decode/topk';
+import { topKSample } from '../decode/sampling';
 import { EngineError } from '../errors';
 import type { CausalState } from '../hub/causalStep';
 import { chatPromptIds } from '../hub/chatPrompt';

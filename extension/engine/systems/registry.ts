@@ -9,7 +9,8 @@ import type { HubConfig, RoundTripVariant } from '../../protocol';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
 import type { ModelSource } from '../runtime/modelSource';
 import { acceleratorOf, CudaDecision } from '../runtime/onnx';
-import type { RuntimeOptions } from './context';
+import type { RuntimeOptions, TextScorer } from './context';
+import { StoryLikelihood } from '../eval/storyLikelihood';
 import { EssaySystem } from './essay';
 import { ReplySystem } from './reply';
 import { RoundTripSystem } from './roundtrip';
@@ -42,6 +43,8 @@ export interface SystemEntry<O extends Op = Op, S extends System<O> = System<O>,
    * (draftsmith.<command>.model). Absent: the system runs its own models only.
    */
   external?(choice: ExternalChoice, hub: HubConfig, runtime: RuntimeOptions, watch: LoadWatch): Promise<System<O>>;
+  /** The engine's text scorer (RunContext.withTextScorer), from this system's built-in model; one entry has it. */
+  scorer?(system: S): TextScorer;
 }
 
 const roundtripFolder = (variant: RoundTripVariant | undefined) => (variant ? `roundtrip-${variant}` : 'roundtrip');
@@ -72,6 +75,11 @@ export const SYSTEMS = {
     loading: 'Loading the story model…',
     ...oneFolder('story', (dir, runtime) => StorySystem.load(dir, runtime)),
     external: (choice, hub, runtime, watch) => HubStorySystem.load(choice, hub, runtime, watch),
+    // Score Draft's perplexity: the story paper's measure, under its language model.
+    scorer: (system) => {
+      const lm = StoryLikelihood.of(system);
+      return { name: system.name, textPerplexity: (text, hooks) => lm.textPerplexity(text, hooks) };
+    },
   } satisfies SystemEntry<'story' | 'premise', StorySystem, never>,
   roundtrip: {
     ops: ['roundtrip'],
@@ -106,6 +114,13 @@ export const ENTRIES: readonly (readonly [SystemId, SystemEntry])[] = Object.ent
   SystemId,
   SystemEntry,
 ][];
+
+/** The system whose built-in model scores texts (RunContext.withTextScorer), and how it does. */
+export function textScorer(): { id: SystemId; scorer: (system: System) => TextScorer } {
+  const found = ENTRIES.flatMap(([id, e]) => (e.scorer ? [{ id, scorer: e.scorer.bind(e) }] : []));
+  if (found.length !== 1) throw new Error(`${found.length} systems score texts; one must`);
+  return found[0];
+}
 
 /** The system that answers an op. */
 export function systemFor(op: Op): SystemId {

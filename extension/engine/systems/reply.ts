@@ -18,7 +18,7 @@ import type { ReplyCandidate, ReplyMapper, ReplyPostKey, ReplyRequest, ReplyResu
 import { beamSearch } from '../decode/beam';
 import type { RowGuard } from '../decode/guards';
 import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
-import { greedy } from '../decode/greedy';
+import { greedy } from '../decode/sampling';
 import { YieldClock, type DecodeHooks, type Hypothesis, type StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { readFloat16File } from '../runtime/float16';

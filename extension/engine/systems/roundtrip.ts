@@ -24,7 +24,7 @@ import type {
   RoundTripScores,
   RoundTripVariant,
 } from '../../protocol';
-import { greedy } from '../decode/greedy';
+import { greedy } from '../decode/sampling';
 import { trimUnfinishedWord } from '../decode/guards';
 import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
 import { YieldClock, type DecodeHooks, type StepModel } from '../decode/types';
@@ -449,7 +449,7 @@ export class RoundTripSystem implements System<'roundtrip'> {
     };
   }
 
-  /** word_step.onnx as a StepModel for decode/greedy.ts; `last` keeps the state after the latest step. */
+  /** word_step.onnx as a StepModel for decode/sampling.ts; `last` keeps the state after the latest step. */
   private wordModel(): StepModel<WordState> & { last: WordState | undefined } {
     const session = this.wordStep;
     const model = {

@@ -2,11 +2,11 @@
  * Score Draft and Check Coherence as a system without a model: the metrics of eval/scoreDraft.ts
  * behind the same contract as the model systems, so the engine dispatches every op one way. With
  * options.perplexity, the draft's perplexity under the built-in story LM comes
- * from the engine's story system (RunContext.withSystem), loaded once and shared with Continue Story.
+ * from the engine's text scorer (RunContext.withTextScorer: the story model, loaded once and shared
+ * with Continue Story).
  */
 import type { CoherenceRequest, CoherenceResult, PerplexitySummary, ScoreRequest, ScoreResult } from '../../protocol';
 import { EngineError, errorMessage } from '../errors';
-import { StoryLikelihood } from '../eval/storyLikelihood';
 import { checkCoherence, scoreDraft } from '../eval/scoreDraft';
 import { pooledPerplexity } from '../metrics/perplexity';
 import type { RunContext } from './context';
@@ -53,11 +53,10 @@ export class ScoringSystem implements System<'score' | 'coherence'> {
 
 /** Each text's perplexity under the engine's built-in story model. */
 async function perplexities(texts: readonly string[], ctx: RunContext): Promise<PerplexitySummary[]> {
-  if (!ctx.withSystem)
+  if (!ctx.withTextScorer)
     throw new EngineError('bad-request', "A draft's perplexity needs the story model, which only the engine loads.");
   try {
-    return await ctx.withSystem('story', async (story) => {
-      const lm = StoryLikelihood.of(story);
+    return await ctx.withTextScorer(async (lm) => {
       const out: PerplexitySummary[] = [];
       for (const text of texts) {
         ctx.progress('Perplexity under the story model…');
@@ -69,7 +68,7 @@ async function perplexities(texts: readonly string[], ctx: RunContext): Promise<
                 ...(ctx.clock ? { clock: ctx.clock } : {}),
               }),
             ],
-            story.name,
+            lm.name,
           ),
         );
       }

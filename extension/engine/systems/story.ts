@@ -11,7 +11,7 @@
  * Every step graph takes its incremental state as past_* inputs and returns it as present_*
  * outputs (a causal convolution's last k-1 inputs, self-attention's earlier keys and values); the
  * manifest lists each tensor with its initial shape, so the state is fed back without knowing its
- * layout. Decoding is top-k random sampling with k = 10 and a temperature (section 5.3, decode/topk.ts),
+ * layout. Decoding is top-k random sampling with k = 10 and a temperature (section 5.3, decode/sampling.ts),
  * streamed to the caller one token at a time. Names follow models/train/draftsmith_train/gconv.py.
  */
 import * as path from 'node:path';
@@ -25,7 +25,7 @@ import type {
   StoryResult,
 } from '../../protocol';
 import type { RowGuard } from '../decode/guards';
-import { topKSample } from '../decode/topk';
+import { topKSample } from '../decode/sampling';
 import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
 import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
 import { EngineError } from '../errors';

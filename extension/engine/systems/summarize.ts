@@ -544,7 +544,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
 
   /**
    * The decoder over one row for the source `ids`, encoded, at its start state: what bench/ drives
-   * with decode/greedy.ts to compare our loop with the bare session calls and with another runtime.
+   * with decode/sampling.ts to compare our loop with the bare session calls and with another runtime.
    */
   async decoderFor(ids: number[]): Promise<{ model: StepModel<DecoderState>; state: DecoderState; bos: number }> {
     if (ids.length === 0) throw new EngineError('bad-input', 'There is no text to summarize.');

@@ -44,17 +44,23 @@ async function launch() {
 }
 
 /** console.log with seconds since start, for slow-machine diagnostics. */
+/** @param {string} tag */
 function logger(tag) {
   const t0 = Date.now();
-  return (...a) => console.log(`[${tag} ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+  return (/** @type {unknown[]} */ ...a) => console.log(`[${tag} ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
 }
 
 /** vscode-remote URI of an absolute path on the code-server machine. */
+/**
+ * @param {string} base
+ * @param {string} absPath
+ */
 function remoteUri(base, absPath) {
   return `vscode-remote://${new URL(base).host}${absPath.split('/').map(encodeURIComponent).join('/')}`;
 }
 
 /** Last "N passed, M failed" in text, or undefined. */
+/** @param {string} text */
 function parseCounts(text) {
   let m, last;
   const re = /(?:^|\s)(\d+) passed, (\d+) failed/g;

@@ -11,6 +11,7 @@ import type { DraftsmithApi, EssayOutcome, PickEssay } from '../../../extension/
 import type { EssayResult } from '../../../extension/protocol';
 import { closeWithoutSaving, openUntitled, selectedUntitled, timedCommand, userTypes } from './helpers';
 import type { TestCase } from './runner';
+import { toPanel } from '../../../extension/panelViews';
 
 const TOPICS = 'bee, swallow, geese, flower, frog';
 /** The shipped model is there (every test below needs it; a clear failure when it is not). */
@@ -86,7 +87,7 @@ export function essayTests(api: DraftsmithApi, extensionPath: string): TestCase[
           'the topic words are no longer the selection',
         );
         // The panel gets the result, but is not opened for it.
-        assert.deepEqual(api.insights.lastMessage(), { type: 'essay', result: outcome.result });
+        assert.deepEqual(api.insights.lastMessage(), toPanel(outcome.result));
         assert.equal(api.insights.isOpen(), openBefore, 'the insights panel was opened');
         console.log(`    essay: ${outcome.essay.slice(0, 160)}${outcome.essay.length > 160 ? '…' : ''}`);
         console.log(
@@ -160,7 +161,7 @@ export function essayTests(api: DraftsmithApi, extensionPath: string): TestCase[
         // What is offered is the essay that was picked, as it would have been inserted.
         const shown = api.insights.lastMessage();
         assert.ok(shown?.type === 'essay', 'the essay result did not reach the panel');
-        assert.equal(outcome.offer.text, `${shown.result.candidates[0].text}\n`);
+        assert.equal(outcome.offer.text, `${shown.view.candidates[0].text}\n`);
         // The message's "Open in New Editor": a new untitled document with the essay; the user's stays as it was.
         const offered = await outcome.offer.open();
         assert.ok(offered.document.isUntitled && offered.document !== doc, 'not a new untitled document');

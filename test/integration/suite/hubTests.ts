@@ -81,7 +81,7 @@ export function hubTests(api: DraftsmithApi): TestCase[] {
         // The panel gets the Hub model's story, marked as such.
         const shown = api.insights.lastMessage();
         assert.ok(
-          shown?.type === 'story' && shown.result.external?.id === STORY_LM,
+          shown?.type === 'story' && shown.view.external?.id === STORY_LM,
           'the Hub story did not reach the insights panel',
         );
         await vscode.window.showTextDocument(doc, { preview: false });
@@ -179,13 +179,11 @@ export function hubTests(api: DraftsmithApi): TestCase[] {
         );
         const shown = api.insights.lastMessage();
         assert.ok(
-          shown?.type === 'summarize' && shown.result.external?.id === SUMMARIZER,
+          shown?.type === 'summarize' && shown.view.external?.id === SUMMARIZER,
           "the Hub summary did not reach the insights panel, marked as the Hub model's",
         );
         assert.ok(
-          shown?.type === 'summarize' &&
-            shown.result.summary.length > 0 &&
-            doc.getText().includes(shown.result.summary),
+          shown?.type === 'summarize' && shown.view.summary.length > 0 && doc.getText().includes(shown.view.summary),
           'the summary is not in the document',
         );
         await vscode.window.showTextDocument(doc, { preview: false });

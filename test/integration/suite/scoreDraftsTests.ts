@@ -15,6 +15,7 @@ import * as vscode from 'vscode';
 import type { DraftsmithApi, ScoreOutcome } from '../../../extension/host/api';
 import { closeWithoutSaving, openUntitled } from './helpers';
 import type { TestCase } from './runner';
+import { folderPanel, toPanel } from '../../../extension/panelViews';
 
 const run = promisify(execFile);
 
@@ -116,7 +117,7 @@ export function scoreDraftsTests(api: DraftsmithApi, extensionPath: string): Tes
           if (outcome.kind !== 'shown') return;
           assert.equal(outcome.result.rows.length, 20);
           assert.equal(outcome.result.cancelled, false);
-          assert.deepEqual(api.insights.lastMessage(), { type: 'folder', result: outcome.result });
+          assert.deepEqual(api.insights.lastMessage(), folderPanel(outcome.result));
           assert.ok(api.insights.isOpen(), 'the insights panel is not open');
 
           const doc = await api.exportFolderScores('csv', { column: 'bleu', descending: true });
@@ -222,7 +223,7 @@ export function scoreDraftsTests(api: DraftsmithApi, extensionPath: string): Tes
           assert.match(c.secondName, /lines 8–13/);
           assert.equal(c.segmentation, 'lines');
           assert.equal(c.segments, n);
-          assert.deepEqual(api.insights.lastMessage(), { type: 'score', result: outcome.result });
+          assert.deepEqual(api.insights.lastMessage(), toPanel(outcome.result));
           const cli = await cliPaired(extensionPath);
           assert.deepEqual(
             c.metrics.map((m) => m.metric),

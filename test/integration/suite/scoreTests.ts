@@ -14,6 +14,7 @@ import type { CoherenceOutcome, DraftsmithApi, ScoreOutcome } from '../../../ext
 import type { CorpusScores } from '../../../extension/protocol';
 import { closeWithoutSaving, openUntitled, withSetting } from './helpers';
 import type { TestCase } from './runner';
+import { toPanel } from '../../../extension/panelViews';
 
 const run = promisify(execFile);
 
@@ -116,7 +117,7 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
 
         // The panel is open and shows this result, signatures included.
         assert.ok(api.insights.isOpen(), 'the insights panel is not open');
-        assert.deepEqual(api.insights.lastMessage(), { type: 'score', result });
+        assert.deepEqual(api.insights.lastMessage(), toPanel(result));
         assert.ok(
           JSON.stringify(api.insights.lastMessage()).includes(cli.signatures.BLEU),
           'the panel message lacks the BLEU signature',
@@ -152,7 +153,7 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
           Math.abs(ppl - cli.perplexity.perWord) <= 1e-6 * cli.perplexity.perWord,
           `perplexity: the panel has ${ppl}, the CLI ${cli.perplexity.perWord}`,
         );
-        assert.deepEqual(api.insights.lastMessage(), { type: 'score', result: outcome.result });
+        assert.deepEqual(api.insights.lastMessage(), toPanel(outcome.result));
         console.log(
           `    non-words ${s.nonwords?.nonwords} / ${s.nonwords?.tokens}, perplexity ${s.perplexity?.perWord.toFixed(1)} per word in ${Math.round(outcome.result.elapsedMs)} ms`,
         );
@@ -177,7 +178,7 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
           c.alignment.map((_, i) => [i, n - 1 - i]),
         );
         assert.ok(c.L !== null && c.L > 0, `L = ${c.L}`);
-        assert.deepEqual(api.insights.lastMessage(), { type: 'coherence', result: outcome.result });
+        assert.deepEqual(api.insights.lastMessage(), toPanel(outcome.result));
         console.log(`    reversed: L = ${c.L} over ${c.pairs} pairs`);
         await closeWithoutSaving(editor.document);
       },
@@ -267,7 +268,7 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
           ),
           JSON.stringify(coherence.result.readNotes),
         );
-        assert.deepEqual(api.insights.lastMessage(), { type: 'coherence', result: coherence.result });
+        assert.deepEqual(api.insights.lastMessage(), toPanel(coherence.result));
         const score = await api.scoreDraft(editor, { text: SOURCE, name: 'source.txt' });
         assert.equal(score.kind, 'shown', describe(score));
         if (score.kind !== 'shown') return;

@@ -132,9 +132,9 @@ export function storyTests(api: DraftsmithApi, extensionPath: string): TestCase[
         // The panel has the story, with a fusion gate pair for every token (the paper's Figure 8).
         const shown = api.insights.lastMessage();
         assert.ok(shown?.type === 'story', 'the story did not reach the insights panel');
-        assert.equal(shown.result.tokens.length, outcome.result.tokens.length);
+        assert.equal(shown.view.tokens.length, outcome.result.tokens.length);
         assert.ok(
-          shown.result.tokens.every((t) => t.gate !== null),
+          shown.view.tokens.every((t) => t.gate !== null),
           'a token without fusion gates',
         );
         await closeWithoutSaving(doc);

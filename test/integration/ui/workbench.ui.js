@@ -1,3 +1,4 @@
+// @ts-check
 // UI test: drives the real VS Code workbench (code-server) in headless Chromium as a person would,
 // with Draftsmith installed in code-server's extensions dir. Asserts on what the page shows.
 //
@@ -24,17 +25,23 @@ const commandTimeoutMs = Number(process.env.UI_COMMAND_TIMEOUT_S || 300) * 1000;
 const log = logger('ui');
 const started = Date.now();
 
+/** @type {import('playwright-core').Page} */
 let page;
+/** @param {string} name */
 const shot = async (name) => {
   const file = path.join(outDir, `${name}.png`);
   await page.screenshot({ path: file }).catch((e) => log('screenshot failed:', e.message));
   return file;
 };
+/** @param {string} s */
 const nbsp = (s) => s.replace(/\u00a0/g, ' ');
 // The rendered text is wrapped to the editor's width (which changes when a scrollbar comes and
 // goes), and Monaco reuses line elements, so their DOM order need not be the visual order:
 // compare the multiset of words.
+/** @param {string} s */
 const words = (s) => s.split(/\s+/).filter(Boolean).sort().join(' ');
+/** A thrown value's message, for the report. @param {unknown} e */
+const messageOf = (e) => String((e instanceof Error && e.message) || e);
 let originalText = '';
 
 // ------------------------------------------------------------------ workbench helpers
@@ -50,6 +57,11 @@ const editorText = async () =>
       .catch(() => ''),
   );
 
+/**
+ * @param {(text: string) => boolean} predicate
+ * @param {number} timeoutMs
+ * @param {string} what
+ */
 async function waitForText(predicate, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   let text = '';
@@ -66,6 +78,7 @@ async function waitForText(predicate, timeoutMs, what) {
 /** Runs a command by its palette title. Contributions of a freshly started extension host can
  *  show up a few seconds after the workbench, so reopen the palette until the row is listed.
  *  `asks: true`: the command opens a QuickPick of its own in the same widget, so do not wait for it to close. */
+/** @param {string} title */
 async function runFromPalette(title, { asks = false } = {}) {
   const input = page.locator('.quick-input-widget input');
   const row = page.locator(`.quick-input-list .monaco-list-row[aria-label*="${title}"]`);
@@ -92,6 +105,7 @@ async function runFromPalette(title, { asks = false } = {}) {
  * Clicks in the editor's text area. A transient workbench overlay sometimes takes pointer events for a
  * while (seen once in a run under load): then Escape, a pause, and a second try.
  */
+/** @param {Parameters<import('playwright-core').Locator['click']>[0]} options */
 async function clickEditor(options) {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -107,6 +121,10 @@ async function clickEditor(options) {
 }
 
 /** A new untitled editor with `text` typed into it, as a person would (`what` names it in a timeout). */
+/**
+ * @param {string} text
+ * @param {string} what
+ */
 async function typeIntoNewFile(text, what) {
   await runFromPalette('File: New Untitled Text File');
   await page.waitForTimeout(500);
@@ -121,7 +139,12 @@ async function focusEditor() {
 }
 
 // ------------------------------------------------------------------ tests
+/** @type {{ name: string; fn: () => Promise<void> }[]} */
 const tests = [];
+/**
+ * @param {string} name
+ * @param {() => Promise<void>} fn
+ */
 const test = (name, fn) => tests.push({ name, fn });
 const REPO = path.resolve(__dirname, '..', '..', '..');
 
@@ -210,6 +233,7 @@ test('"Draftsmith: Show Insights" opens a webview panel', async () => {
  * The documentation's picture of the panel (docs/images/NAME.png), taken here so that it shows the
  * panel as it is now: in a light theme, which reads best on a web page, then back to the theme before.
  */
+/** @param {string} name */
 async function docScreenshot(name) {
   const before = await chooseColorTheme('Light');
   await page.waitForTimeout(1_500); // the webview restyles from the theme's colours
@@ -224,6 +248,7 @@ async function docScreenshot(name) {
  * Picks a colour theme in "Preferences: Color Theme" by (part of) its label, a Modern one first when
  * several match; returns the label of the theme that was current, to go back to.
  */
+/** @param {string} label */
 async function chooseColorTheme(label) {
   await runFromPalette('Preferences: Color Theme', { asks: true });
   const input = page.locator('.quick-input-widget input');
@@ -248,6 +273,7 @@ const DRAFT =
   'The town of Millbrook Falls reopened its Harbor Street footbridge on Saturday morning.';
 
 /** Picks `label` in the QuickPick that a Draftsmith command shows for the reference or source. */
+/** @param {string} label */
 async function pickReference(label) {
   const rows = page.locator('.quick-input-list .monaco-list-row');
   await rows.filter({ hasText: 'Choose a file' }).first().waitFor({ state: 'visible', timeout: 30_000 });
@@ -287,12 +313,21 @@ function cliScores() {
 }
 
 /** The text of the panel's [data-metric=name] cell, once it is there. */
+/**
+ * @param {import('playwright-core').FrameLocator} frame
+ * @param {string} name
+ * @param {number} timeoutMs
+ */
 async function panelMetric(frame, name, timeoutMs) {
   const cell = frame.locator(`[data-metric="${name}"]`).first();
   await cell.waitFor({ state: 'attached', timeout: timeoutMs });
-  return (await cell.textContent()).trim();
+  return ((await cell.textContent()) ?? '').trim();
 }
 
+/**
+ * @param {import('playwright-core').FrameLocator} frame
+ * @param {string} view
+ */
 async function expectChart(frame, view) {
   const canvas = frame.locator(`#app[data-view="${view}"] canvas[role="img"]`).first();
   await canvas.waitFor({ state: 'visible', timeout: 30_000 });
@@ -371,7 +406,10 @@ const TOPICS = 'bee, swallow, geese, flower, frog';
 async function editorLinesInOrder() {
   return activeEditorLines().evaluate((root) =>
     Array.from(root.querySelectorAll('.view-line'))
-      .map((line) => ({ top: parseFloat(line.style.top) || 0, text: line.textContent.replace(/\u00a0/g, ' ') }))
+      .map((line) => ({
+        top: parseFloat(/** @type {HTMLElement} */ (line).style.top) || 0,
+        text: (line.textContent ?? '').replace(/\u00a0/g, ' '),
+      }))
       .sort((a, b) => a.top - b.top)
       .map((line) => line.text),
   );
@@ -385,7 +423,7 @@ test('"Draftsmith: Expand Topic Words into Essay" on selected topic words insert
   // The essays arrive in a quick pick (draftsmith.essay.candidates, 3 by default); Enter takes the first.
   // With only one distinct essay there is no pick and it is inserted at once.
   const essayRows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'covers' });
-  const longer = (t) => words(t).split(' ').length > words(TOPICS).split(' ').length;
+  const longer = (/** @type {string} */ t) => words(t).split(' ').length > words(TOPICS).split(' ').length;
   const deadline = Date.now() + commandTimeoutMs;
   for (;;) {
     if (
@@ -418,7 +456,7 @@ test('"Draftsmith: Expand Topic Words into Essay" on selected topic words insert
   const cells = frame.locator('.layer-weights-table td[data-layer][data-encoder]');
   await cells.first().waitFor({ state: 'attached', timeout: 10_000 });
   const count = await cells.count();
-  const first = (await cells.first().textContent()).trim();
+  const first = ((await cells.first().textContent()) ?? '').trim();
   if (!/^\d\.\d{3}$/.test(first)) throw new Error(`a layer-weight cell shows "${first}", not a weight to 3 decimals`);
   log(`${count} layer-weight cells; decoder layer 1 / ${await cells.first().getAttribute('data-encoder')}: ${first}`);
   await expectChart(frame, 'essay');
@@ -431,7 +469,7 @@ const STORY_PROMPT = 'The old lighthouse keeper had not spoken to anyone in year
 test('"Draftsmith: Continue Story" at the end of typed text streams a continuation; the panel charts the fusion gates; Ctrl+Z removes the story in one step', async () => {
   await typeIntoNewFile(STORY_PROMPT, 'the typed prompt');
   await runFromPalette('Draftsmith: Continue Story');
-  const longer = (t) => words(t).split(' ').length > words(STORY_PROMPT).split(' ').length;
+  const longer = (/** @type {string} */ t) => words(t).split(' ').length > words(STORY_PROMPT).split(' ').length;
   await waitForText(longer, commandTimeoutMs, 'the story in the editor');
   await shot('ui-11-story-streaming');
 
@@ -441,11 +479,11 @@ test('"Draftsmith: Continue Story" at the end of typed text streams a continuati
   await frame.locator('#app[data-view="story"]').waitFor({ state: 'attached', timeout: commandTimeoutMs });
   const gates = frame.locator('.gates-table tbody tr');
   await gates.first().waitFor({ state: 'attached', timeout: 10_000 });
-  const first = (await gates.first().locator('td').nth(2).textContent()).trim();
+  const first = ((await gates.first().locator('td').nth(2).textContent()) ?? '').trim();
   if (!/^[01]\.\d{3}$/.test(first)) throw new Error(`a gate cell shows "${first}", not a gate to 3 decimals`);
   log(`${await gates.count()} tokens with fusion gates; the first token's trained gate ${first}`);
   await expectChart(frame, 'story');
-  const story = (await frame.locator('.story-text').textContent()).trim();
+  const story = ((await frame.locator('.story-text').textContent()) ?? '').trim();
   log('story:', JSON.stringify(story.slice(0, 120)));
   await page.waitForTimeout(500);
   await shot('ui-12-story-insights');
@@ -472,7 +510,7 @@ test('"Draftsmith: Suggest Replies" offers replies labelled with their keys in a
   log(`${await rows.count()} replies steered by identity keys offered`);
   await shot('ui-reply-pick');
   await page.keyboard.press('Enter');
-  const longer = (t) => words(t).split(' ').length > words(POST).split(' ').length;
+  const longer = (/** @type {string} */ t) => words(t).split(' ').length > words(POST).split(' ').length;
   await waitForText(longer, 30_000, 'the reply in the editor');
   const lines = await editorLinesInOrder();
   if (lines[0] !== POST) throw new Error(`the first line is ${JSON.stringify(lines[0])}, not the post`);
@@ -488,6 +526,10 @@ const PARAGRAPH =
   'The river rose after three days of rain. Farmers moved their cattle to the hills. The mayor opened the school as a shelter.';
 
 /** What `draftsmith roundtrip --json` writes for PARAGRAPH with the same (shipped) model: greedy decoding is deterministic. */
+/**
+ * The CLI's Round-Trip of the paragraph (--json): what the panel and the diff must show.
+ * @returns {import('../../../extension/protocol').RoundTripResult}
+ */
 function cliRoundTrip() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'draftsmith-ui-'));
   try {
@@ -522,6 +564,7 @@ test('"Draftsmith: Round-Trip Paragraph" opens the reconstruction in a diff and 
     );
   const wanted = expected.output.map((o) => o.text);
   const deadline = Date.now() + 30_000;
+  /** @type {string[]} */
   let lines = [];
   while (Date.now() < deadline) {
     lines = await diffLines();
@@ -563,6 +606,7 @@ test('"Draftsmith: Round-Trip Paragraph" opens the reconstruction in a diff and 
     rouge2: s.rouge2.f1.toFixed(3),
     rougeW: s.rougeW.f1.toFixed(3),
   };
+  /** @type {Record<string, string>} */
   const got = {};
   for (const name of Object.keys(want)) got[name] = await panelMetric(frame, name, 10_000);
   if (JSON.stringify(got) !== JSON.stringify(want))
@@ -595,9 +639,10 @@ const HOSTILE = [
 ].join('\n\n');
 
 /** What the insights page holds now: elements, attributes and scripts a test should never find. */
+/** @param {import('playwright-core').FrameLocator} frame */
 async function inspectPanel(frame) {
   return frame.locator('body').evaluate((body) => {
-    const app = document.getElementById('app');
+    const app = /** @type {HTMLElement} */ (document.getElementById('app'));
     const allowedTags = new Set([
       'canvas',
       'caption',
@@ -649,6 +694,10 @@ async function inspectPanel(frame) {
   });
 }
 
+/**
+ * @param {Awaited<ReturnType<typeof inspectPanel>>} report
+ * @param {string} what
+ */
 function expectInert(report, what) {
   if (report.pwned) throw new Error(`${what}: document text ran as code (${report.pwned})`);
   if (report.strangeTags.length)
@@ -715,7 +764,7 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
     for (const m of [
       { type: 'html', html: '<img src=x onerror="document.body.dataset.pwned=1">' },
       { type: 'score' },
-      { type: 'summarize', result: { op: 'summarize', summary: '<b>x</b>' } },
+      { type: 'summarize', view: { summary: '<b>x</b>' } },
       '<script>document.body.dataset.pwned = 2</script>',
       null,
     ])
@@ -747,24 +796,25 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
       device: 'cpu',
       model: '<img src=x onerror=1>',
     };
-    window.postMessage(
-      {
-        type: 'summarize',
-        result: {
-          op: 'summarize',
-          summary: '<script>document.body.dataset.pwned = 3</script>',
-          source: text,
-          truncated: false,
-          usedChars: text.length,
-          hitMaxLength: null,
-          tokens,
-          topPhrases: [{ text: tokens[0].text, start: 0, end: tokens[0].end, weight: 1 }],
-          topics: [{ id: 0, words: ['<a href="javascript:1">x</a>'] }],
-          stats,
-        },
+    /** @type {import('../../../extension/protocol').ToPanel} */
+    const message = {
+      type: 'summarize',
+      view: {
+        summary: '<script>document.body.dataset.pwned = 3</script>',
+        source: text,
+        mode: 'abstractive',
+        extractedSentences: 0,
+        truncated: false,
+        usedChars: text.length,
+        tokens,
+        topPhrases: [{ text: tokens[0].text, start: 0, end: tokens[0].end, weight: 1 }],
+        topics: [{ id: 0, words: ['<a href="javascript:1">x</a>'] }],
+        sections: [],
+        readNotes: [],
+        stats,
       },
-      '*',
-    );
+    };
+    window.postMessage(message, '*');
   }, HOSTILE);
   await frame.locator('#app[data-view="summarize"]').waitFor({ state: 'attached', timeout: 10_000 });
   const summary = await inspectPanel(frame);
@@ -780,8 +830,8 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
 // the files from, as test/unit/loopbackHub.ts serves them to the in-host tests (which see the rest:
 // redirects, Range, sha256, hostile servers). The runner writes its address into draftsmith.hub.endpoint in the
 // user settings before the workbench loads; the test chooses the model as a person would.
-// Every view of the panel with every class of hostile text in every string it shows (results.json's
-// real results, each string replaced; test/fixtures/panel/hostile.js), then the forged messages.
+// Every view of the panel with every class of hostile text in every string it shows (views.json's
+// real views, each string replaced; test/fixtures/panel/hostile.js), then the forged messages.
 const hostilePanel = require('../../fixtures/panel/hostile.js');
 
 test('every panel view (summarize, essay, story, round trip, score, coherence, folder of drafts) shows every hostile class (script, handlers, javascript: URLs, CSS url(), SVG, bidi overrides, attribute breakouts) as inert text, and ignores forged messages', async () => {
@@ -790,14 +840,14 @@ test('every panel view (summarize, essay, story, round trip, score, coherence, f
   const failures = [];
   for (const { view, cls, message } of hostilePanel.hostileMessages()) {
     await body.evaluate((_, m) => {
-      document.getElementById('app').removeAttribute('data-view');
+      /** @type {HTMLElement} */ (document.getElementById('app')).removeAttribute('data-view');
       window.postMessage(m, '*');
     }, message);
     await frame.locator(`#app[data-view="${view}"]`).waitFor({ state: 'attached', timeout: 10_000 });
     await page.waitForTimeout(50); // charts draw on the next frame
     const report = await inspectPanel(frame);
     const extra = await body.evaluate(() => {
-      const app = document.getElementById('app');
+      const app = /** @type {HTMLElement} */ (document.getElementById('app'));
       const nodes = Array.from(app.querySelectorAll('*'));
       const bidi = /[\u202A-\u202E\u2066-\u2069]/;
       return {
@@ -813,7 +863,7 @@ test('every panel view (summarize, essay, story, round trip, score, coherence, f
           .filter(
             (n) =>
               n.localName !== 'canvas' &&
-              Array.from(n.childNodes).some((c) => c.nodeType === 3 && bidi.test(c.nodeValue)),
+              Array.from(n.childNodes).some((c) => c.nodeType === 3 && bidi.test(c.nodeValue ?? '')),
           )
           .filter((n) => !['isolate', 'plaintext', 'isolate-override'].includes(getComputedStyle(n).unicodeBidi))
           .map((n) => n.localName + (n.className ? `.${n.className}` : '')),
@@ -821,12 +871,12 @@ test('every panel view (summarize, essay, story, round trip, score, coherence, f
         html: app.innerHTML.length,
       };
     });
-    const hostile = hostilePanel.HOSTILE_CLASSES[cls];
+    const hostile = hostilePanel.HOSTILE_CLASSES[/** @type {keyof typeof hostilePanel.HOSTILE_CLASSES} */ (cls)];
     const problems = [];
     try {
       expectInert(report, `${view}/${cls}`);
     } catch (e) {
-      problems.push(e.message);
+      problems.push(messageOf(e));
     }
     if (report.view !== view) problems.push(`view ${report.view}`);
     if (!report.text.includes(hostile.slice(0, 12)))
@@ -838,13 +888,13 @@ test('every panel view (summarize, essay, story, round trip, score, coherence, f
 
     if (cls === 'bidi') {
       // Forged messages while this view shows: none changes the page.
-      const before = await body.evaluate(() => document.getElementById('app').innerHTML);
+      const before = await body.evaluate(() => /** @type {HTMLElement} */ (document.getElementById('app')).innerHTML);
       await body.evaluate((_, forged) => {
         for (const m of forged) window.postMessage(m, '*');
       }, hostilePanel.forgedMessages());
       await page.waitForTimeout(300);
       const after = await inspectPanel(frame);
-      const html = await body.evaluate(() => document.getElementById('app').innerHTML);
+      const html = await body.evaluate(() => /** @type {HTMLElement} */ (document.getElementById('app')).innerHTML);
       if (after.pwned || after.view !== view || html !== before)
         failures.push(`${view}: a forged message changed the page (view ${after.view}, pwned ${after.pwned})`);
       await shot(`ui-hostile-${view}`);
@@ -858,11 +908,12 @@ test('every panel view (summarize, essay, story, round trip, score, coherence, f
 
 const STORY_LM = 'draftsmith/story-gpt2';
 const HUB_FIXTURES = path.join(REPO, 'test', 'fixtures', 'hub');
+/** @type {{ endpoint: string; requests: string[]; server: import('http').Server | undefined }} */
 const hub = { endpoint: '', requests: [], server: undefined };
 
 function startHub() {
   const http = require('http');
-  hub.server = http.createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     const url = decodeURIComponent((req.url || '').split('?')[0]);
     hub.requests.push(url);
     const api = /^\/api\/models\/([^/]+)\/([^/]+?)(?:\/revision\/[^/]+)?$/.exec(url);
@@ -874,6 +925,7 @@ function startHub() {
           .end(JSON.stringify({ error: 'Repository not found' }));
         return;
       }
+      /** @type {(rel: string) => { rfilename: string; size: number }[]} */
       const walk = (rel) =>
         fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((d) => {
           const r = rel ? `${rel}/${d.name}` : d.name;
@@ -896,13 +948,16 @@ function startHub() {
     });
     fs.createReadStream(local).pipe(res);
   });
-  return new Promise((resolve, reject) => {
-    hub.server.once('error', reject);
-    hub.server.listen(0, '127.0.0.1', () => {
-      hub.endpoint = `http://127.0.0.1:${hub.server.address().port}/`;
-      resolve();
-    });
-  });
+  hub.server = server;
+  return /** @type {Promise<void>} */ (
+    new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        hub.endpoint = `http://127.0.0.1:${/** @type {import('net').AddressInfo} */ (server.address()).port}/`;
+        resolve();
+      });
+    })
+  );
 }
 
 /**
@@ -912,11 +967,17 @@ function startHub() {
  * machine's settings (user-data/Machine/settings.json), not in user-data/User/settings.json: the
  * file Choose Model… writes to (ConfigurationTarget.Global), and the one VS Code reads them from.
  */
+/** @param {string} folder */
 const userSettingsFile = (folder) => path.join(path.dirname(folder), 'user-data', 'Machine', 'settings.json');
 let settingsFile = '';
 const readUserSettings = () => JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
 
 /** Waits until the user settings file holds `value` for `key` (VS Code writes it a moment after the pick). */
+/**
+ * @param {string} key
+ * @param {unknown} value
+ * @param {number} timeoutMs
+ */
 async function waitForUserSetting(key, value, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   let now;
@@ -933,6 +994,7 @@ async function waitForUserSetting(key, value, timeoutMs) {
 }
 
 /** Clicks the row of the quick pick now shown whose text contains all of `texts`. */
+/** @param {string[]} texts */
 async function pickRow(...texts) {
   let row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
   for (const t of texts) row = row.filter({ hasText: t });
@@ -942,6 +1004,7 @@ async function pickRow(...texts) {
 }
 
 /** Types `text` into the open quick pick's filter, waits until the first row shown is the one labelled `text`, and accepts it with Enter. */
+/** @param {string} text */
 async function pickRowByFilter(text) {
   await page.locator('.quick-input-widget input').fill(text);
   const first = page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first();
@@ -956,6 +1019,11 @@ async function pickRowByFilter(text) {
  * centre (this headless workbench often files an information message there without a toast), which
  * is then opened to look and closed again. `act(item)`, when given, runs while the item is shown
  * (to click one of its buttons).
+ */
+/**
+ * @param {string} text
+ * @param {number} [timeoutMs]
+ * @param {(item: import('playwright-core').Locator) => Promise<void>} [act]
  */
 async function waitForNotification(text, timeoutMs = 30_000, act = undefined) {
   const item = page
@@ -987,6 +1055,7 @@ async function waitForNotification(text, timeoutMs = 30_000, act = undefined) {
 }
 
 /** Choose Model… → the story commands → "Enter a model id…" → `id`. */
+/** @param {string} id */
 async function enterStoryModelId(id) {
   await chooseStoryModel();
   await pickRow('Enter a model id');
@@ -1013,8 +1082,17 @@ async function chooseStoryModel() {
 }
 
 /** The folders the engine keeps a Hub model's download in: <globalStorage>/hub/<owner>/<name> under the user data. */
+/**
+ * @param {string} root
+ * @param {string} id
+ */
 function cachedDownloads(root, id) {
+  /** @type {string[]} */
   const found = [];
+  /**
+   * @param {string} dir
+   * @param {number} depth
+   */
   const walk = (dir, depth) => {
     if (depth > 6) return;
     let entries;
@@ -1062,7 +1140,7 @@ test('"Draftsmith: Choose Model…" → "Continue Story and Write a Premise" →
   await typeIntoNewFile(STORY_PROMPT, 'the typed prompt');
   const before = hub.requests.length;
   await runFromPalette('Draftsmith: Continue Story');
-  const longer = (t) => words(t).split(' ').length > words(STORY_PROMPT).split(' ').length;
+  const longer = (/** @type {string} */ t) => words(t).split(' ').length > words(STORY_PROMPT).split(' ').length;
   const deadline = Date.now() + commandTimeoutMs;
   let progress = '';
   for (;;) {
@@ -1094,9 +1172,9 @@ test('"Draftsmith: Choose Model…" → "Continue Story and Write a Premise" →
   const frame = await insightsFrame();
   const model = frame.locator('#app[data-view="story"] .external-model dd[data-field="model"]').first();
   await model.waitFor({ state: 'attached', timeout: commandTimeoutMs });
-  if ((await model.textContent()).trim() !== STORY_LM)
+  if (((await model.textContent()) ?? '').trim() !== STORY_LM)
     throw new Error(`the panel says the story came from ${await model.textContent()}`);
-  const story = (await frame.locator('#app[data-view="story"] .story-text').first().textContent()).trim();
+  const story = ((await frame.locator('#app[data-view="story"] .story-text').first().textContent()) ?? '').trim();
   log(`story by ${STORY_LM}:`, JSON.stringify(story.slice(0, 120)));
   // The editor holds the prompt and that story after it.
   await runFromPalette('View: Focus First Editor Group');
@@ -1153,6 +1231,7 @@ test('a Hub id the (loopback) Hub does not have: Continue Story fails with "not 
 // Inline suggestions: the status bar item and the toggle command, ghost text after a pause
 // in a Markdown document, Tab, one Undo; typing during a generation cancels it; none in TypeScript.
 const INLINE_TEXT = 'Tom had a little dog named Max. One day Tom and Max went to the';
+/** @param {string} state */
 const inlineStatus = (state) =>
   page.locator(`.statusbar-item[aria-label*="Draftsmith inline suggestions ${state}"]`).first();
 const ghost = () =>
@@ -1185,6 +1264,11 @@ async function documentText() {
     }
   }
 }
+/**
+ * @param {(text: string) => boolean} predicate
+ * @param {number} timeoutMs
+ * @param {string} what
+ */
 async function waitForDocument(predicate, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   let text = '';
@@ -1199,6 +1283,7 @@ async function waitForDocument(predicate, timeoutMs, what) {
 }
 
 /** Change Language Mode of the active editor to `language` (as the status bar's picker does). */
+/** @param {string} language */
 async function setLanguageMode(language) {
   await runFromPalette('Change Language Mode', { asks: true });
   const input = page.locator('.quick-input-widget input');
@@ -1213,6 +1298,11 @@ async function setLanguageMode(language) {
 }
 
 /** A new untitled editor in `language` (Change Language Mode), with `text` typed into it. */
+/**
+ * @param {string} language
+ * @param {string} text
+ * @param {string} what
+ */
 async function typeIntoNewFileOf(language, text, what) {
   await runFromPalette('File: New Untitled Text File');
   await page.waitForTimeout(500);
@@ -1222,6 +1312,7 @@ async function typeIntoNewFileOf(language, text, what) {
 }
 
 /** The ghost text, once shown (it may take the first model load). */
+/** @param {number} timeoutMs */
 async function waitForGhost(timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -1238,7 +1329,12 @@ async function waitForGhost(timeoutMs) {
 /** The Draftsmith output channel's log file (its lines tell how many suggestions typing cancelled). */
 function draftsmithLog() {
   if (!settingsFile) return '';
+  /** @type {string[]} */
   const found = [];
+  /**
+   * @param {string} dir
+   * @param {number} depth
+   */
   const walk = (dir, depth) => {
     if (depth > 8) return;
     let entries;
@@ -1409,11 +1505,9 @@ test('no inline suggestion in a TypeScript file; the status bar item turns them 
         console.log(`ok ${i + 1} - ${t.name} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
       } catch (e) {
         const file = await shot(`ui-fail-${i + 1}`);
-        results.push({ name: t.name, ok: false, error: String((e && e.message) || e) });
+        results.push({ name: t.name, ok: false, error: messageOf(e) });
         console.log(
-          `not ok ${i + 1} - ${t.name}\n    ${String((e && e.message) || e)
-            .split('\n')
-            .join('\n    ')}\n    screenshot: ${file}`,
+          `not ok ${i + 1} - ${t.name}\n    ${messageOf(e).split('\n').join('\n    ')}\n    screenshot: ${file}`,
         );
         if (i === 0) broken = true;
         await page.keyboard.press('Escape').catch(() => {});
@@ -1421,9 +1515,8 @@ test('no inline suggestion in a TypeScript file; the status bar item turns them 
       }
     }
   } catch (e) {
-    log('ERROR', (e && e.stack) || e);
-    for (const t of tests.slice(results.length))
-      results.push({ name: t.name, ok: false, error: String((e && e.message) || e) });
+    log('ERROR', e instanceof Error && e.stack ? e.stack : e);
+    for (const t of tests.slice(results.length)) results.push({ name: t.name, ok: false, error: messageOf(e) });
   } finally {
     if (browser) await browser.close().catch(() => {});
     if (hub.server) {
@@ -1452,6 +1545,7 @@ const UI_SENTENCES = [
   'A festival on the river bank is planned for next month.',
 ];
 
+/** @param {string} folder */
 function writeUiDrafts(folder) {
   const drafts = path.join(folder, UI_DRAFTS);
   const refs = path.join(folder, UI_REFS);

@@ -1,0 +1,22 @@
+/**
+ * What the host (extension/host) may use of the engine, besides the protocol's messages: the error
+ * type the worker's answers become, and the few pure text and score helpers a command needs on its
+ * side of the worker (reading the selection, naming a limit, exporting a folder's table, listing and
+ * deleting the downloaded models). Nothing here runs a model or touches a tensor; the rest of the
+ * engine is the worker's and the CLI's.
+ * eslint.config.mjs keeps host/ to this module.
+ */
+export { EngineError, errorMessage } from './errors';
+export { disableOrtTelemetry } from './runtime/ortTelemetry';
+export { DEFAULT_THREADS } from './runtime/threads';
+export { MAX_EXTRACTIVE_WINDOWS } from './systems/extractive';
+export { maxLengthNote } from './systems/lengthLimit';
+export { deleteDownloaded, downloadedModels, importFolder, type DownloadedModel } from './hub/downloads';
+export { folderTotals, jsonlFields, pairFolders, pairJsonl, type Paired } from './eval/folderScores';
+export { folderCsv, folderJson } from './eval/folderTable';
+export { bleuOptionsOf, chrfOptionsOf, scoreSignatures } from './eval/scoreOptions';
+export { describeSkippedList, formatOf, type DocumentFormat } from './text/markdown';
+export { documentSpan, holdsMarkup, proseBlockAt, type CompactText } from './text/proseText';
+export { hasLetter, hasReadableText, paragraphAt } from './text/reader';
+export { parseTopics } from './text/topics';
+export { countWords } from './text/words';

@@ -1,0 +1,35 @@
+/**
+ * Every request the engine answers and every result it gives, one union each: what the worker
+ * channel and the CLI carry.
+ */
+import { z } from 'zod';
+import { EssayRequest, EssayResult } from './systems/essay';
+import { ReplyRequest, ReplyResult } from './systems/reply';
+import { RoundTripRequest, RoundTripResult } from './systems/roundtrip';
+import { CoherenceRequest, CoherenceResult, ScoreRequest, ScoreResult } from './systems/scoring';
+import { PremiseRequest, PremiseResult, StoryRequest, StoryResult } from './systems/story';
+import { SummarizeRequest, SummarizeResult } from './systems/summarize';
+
+export const EngineRequest = z.discriminatedUnion('op', [
+  SummarizeRequest,
+  EssayRequest,
+  StoryRequest,
+  PremiseRequest,
+  ScoreRequest,
+  CoherenceRequest,
+  RoundTripRequest,
+  ReplyRequest,
+]);
+export type EngineRequest = z.infer<typeof EngineRequest>;
+export const EngineResult = z.discriminatedUnion('op', [
+  SummarizeResult,
+  EssayResult,
+  StoryResult,
+  PremiseResult,
+  ScoreResult,
+  CoherenceResult,
+  RoundTripResult,
+  ReplyResult,
+]);
+export type EngineResult = z.infer<typeof EngineResult>;
+export type ResultFor<R extends EngineRequest> = Extract<EngineResult, { op: R['op'] }>;

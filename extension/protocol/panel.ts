@@ -1,0 +1,125 @@
+/**
+ * The host <-> insights panel channel: the views the page shows, and what the page asks for.
+ */
+import { z } from 'zod';
+import { ExternalModel } from './config';
+import { EssayCandidate } from './systems/essay';
+import { RoundTripResult, RoundTripScores, RoundTripVariant } from './systems/roundtrip';
+import { CoherenceResult, FolderScores, ScoreResult } from './systems/scoring';
+import { GenerationStats } from './systems/shared';
+import { StoryResult } from './systems/story';
+import { AttendedPhrase, AttendedToken, SectionSummary, SummarizeMode, SummarizeResult } from './systems/summarize';
+
+//
+// The page gets views, not the engine's results: each view holds what the page shows, in the shape
+// it shows it, and extension/panelViews.ts converts a result into it. A change only the panel needs
+// (a field dropped, a value derived) is made there and here; the engine, the CLI's --json and the
+// commands stay as they are. Nested parts that the page shows as the engine gives them (stats,
+// tokens, scores) are the engine's schemas.
+
+const Stats = GenerationStats;
+
+export const SummarizeView = z.object({
+  summary: z.string(),
+  /** The source as the user selected it; token and phrase spans index into it. */
+  source: z.string(),
+  mode: SummarizeMode,
+  /** Extractive mode: how many sentences of the source the summary is. */
+  extractedSentences: z.number().int(),
+  /** The model read only source[0, usedChars). */
+  truncated: z.boolean(),
+  usedChars: z.number().int(),
+  tokens: z.array(AttendedToken),
+  /** The five most attended phrases, the most attended first. */
+  topPhrases: z.array(AttendedPhrase).max(5),
+  topics: SummarizeResult.shape.topics,
+  /** A document read section by section (in document order), with its summary line per section. */
+  sections: z.array(
+    SectionSummary.pick({ title: true, level: true, start: true, summary: true, status: true, fedOverall: true }),
+  ),
+  readNotes: z.array(z.string()),
+  external: ExternalModel.optional(),
+  stats: Stats,
+});
+export type SummarizeView = z.infer<typeof SummarizeView>;
+
+export const EssayView = z.object({
+  topics: z.array(z.string()),
+  unknownTopics: z.array(z.string()),
+  /** Best first. */
+  candidates: z.array(EssayCandidate.pick({ text: true, covered: true, score: true, logProb: true })).min(1),
+  layerWeights: z.array(z.array(z.number())),
+  encoderLayers: z.array(z.string()),
+  external: ExternalModel.optional(),
+  stats: Stats,
+});
+export type EssayView = z.infer<typeof EssayView>;
+
+export const StoryView = StoryResult.pick({
+  usedPrompt: true,
+  truncated: true,
+  promptChars: true,
+  usedFrom: true,
+  continuation: true,
+  tokens: true,
+  words: true,
+  wordCount: true,
+  endedBy: true,
+  fusion: true,
+  sampling: true,
+  external: true,
+  stats: true,
+});
+export type StoryView = z.infer<typeof StoryView>;
+
+export const RoundTripView = z.object({
+  architecture: RoundTripVariant,
+  /** Sentences the model read, of all the text's. */
+  inputSentences: z.number().int(),
+  totalSentences: z.number().int(),
+  outputSentences: z.number().int(),
+  truncatedBy: RoundTripResult.shape.truncatedBy,
+  stopped: RoundTripResult.shape.stopped,
+  limits: RoundTripResult.shape.limits,
+  unknownTokens: z.number().int(),
+  scores: RoundTripScores,
+  /** Each output sentence's attention over the input sentences; null for a model without attention. */
+  attention: z.array(z.array(z.number())).nullable(),
+  readNotes: z.array(z.string()),
+  stats: Stats,
+});
+export type RoundTripView = z.infer<typeof RoundTripView>;
+
+export const ScoreView = ScoreResult.omit({ op: true });
+export type ScoreView = z.infer<typeof ScoreView>;
+
+export const CoherenceView = CoherenceResult.omit({ op: true });
+export type CoherenceView = z.infer<typeof CoherenceView>;
+
+/** Score Drafts in Folder: assembled by the host from many scores, shown as it is. */
+export const FolderView = FolderScores;
+export type FolderView = z.infer<typeof FolderView>;
+
+export const ToPanel = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('summarize'), view: SummarizeView }),
+  z.object({ type: z.literal('essay'), view: EssayView }),
+  z.object({ type: z.literal('story'), view: StoryView }),
+  z.object({ type: z.literal('score'), view: ScoreView }),
+  z.object({ type: z.literal('coherence'), view: CoherenceView }),
+  z.object({ type: z.literal('roundtrip'), view: RoundTripView }),
+  z.object({ type: z.literal('empty'), message: z.string() }),
+  z.object({ type: z.literal('folder'), view: FolderView }),
+]);
+export type ToPanel = z.infer<typeof ToPanel>;
+
+/** A column of the folder table, sorted as the panel shows it (engine/eval/folderScores.ts FOLDER_COLUMNS). */
+export const FolderSort = z.strictObject({ column: z.string().max(40), descending: z.boolean() });
+export type FolderSort = z.infer<typeof FolderSort>;
+
+// Strict: a message with fields the protocol does not declare is refused, not trimmed and obeyed.
+export const FromPanel = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('ready') }),
+  // Score Drafts in Folder's Export CSV / Export JSON buttons, in the table's current order.
+  z.strictObject({ type: z.literal('export-folder'), format: z.enum(['csv', 'json']), sort: FolderSort.optional() }),
+]);
+export type FromPanel = z.infer<typeof FromPanel>;

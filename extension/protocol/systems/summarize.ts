@@ -1,0 +1,107 @@
+/**
+ * Summarize Document and Summarize Sections (TAAS: topic-aware abstractive summarization).
+ */
+import { z } from 'zod';
+import { ExternalModel, ModelChoice } from '../config';
+import { BeamOptions, GenerationStats, MaxLengthHit, TextOrigin } from './shared';
+
+/**
+ * 'extractive': the source sentences the model's topic-aware attention (TAAS Eq. 11) weighs most,
+ * verbatim and in document order (the setting's default: nothing in it is invented).
+ * 'abstractive': the TAAS decoder writes a new summary (beam search).
+ */
+export const SummarizeMode = z.enum(['extractive', 'abstractive']);
+export type SummarizeMode = z.infer<typeof SummarizeMode>;
+
+export const SummarizeRequest = z.object({
+  op: z.literal('summarize'),
+  text: z.string(),
+  maxInputTokens: z.number().int().min(16).max(4096).optional(),
+  decoding: BeamOptions.optional(),
+  /** Omitted: 'abstractive', as requests were before the modes (the host and the CLI always send one). */
+  mode: SummarizeMode.optional(),
+  /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
+   * repeated words; default true. false: the paper's plain decoding. */
+  guards: z.boolean().optional(),
+  /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
+  model: ModelChoice.optional(),
+  /** Where the text came from, for messages (absent: the editor's selection). */
+  origin: TextOrigin.optional(),
+  /** Read the whole document section by section: as Markdown (headings, code, tables...)
+   * or as plain paragraphs. Absent: the text is read as one piece, up to what the model reads. */
+  format: z.enum(['markdown', 'plain']).optional(),
+  /** With format: the time limit for one section (or part of one), in milliseconds. */
+  sectionTimeLimitMs: z.number().int().min(100).max(3_600_000).optional(),
+});
+export type SummarizeRequest = z.infer<typeof SummarizeRequest>;
+
+/** One section of a document read section by section: its heading, its summary, and whether it fed the summary of the whole. */
+export const SectionSummary = z.object({
+  /** The heading's text ('' for the text before the first heading or a document without headings). */
+  title: z.string(),
+  /** 1-6, 0 without a heading. */
+  level: z.number().int().min(0).max(6),
+  /** The section in the source (from its heading to the next heading). */
+  start: z.number().int(),
+  end: z.number().int(),
+  /** The heading's line(s) in the source. */
+  heading: z.object({ start: z.number().int(), end: z.number().int() }).optional(),
+  /** One line ('' when the section has no prose or ran past the time limit). */
+  summary: z.string(),
+  /** summarized: by the model; whole: one sentence, its own summary; no-prose: nothing but headings, code, tables...;
+   * timed-out: past the time limit; unreadable: the model cannot read it (another script): readNotes says why. */
+  status: z.enum(['summarized', 'whole', 'no-prose', 'timed-out', 'unreadable']),
+  /** Parts the section was read in (a section longer than the model's window is read in several). */
+  parts: z.number().int(),
+  /** True when the section's summary fed the summary of the whole document. */
+  fedOverall: z.boolean(),
+  /** Words of prose in the section. */
+  words: z.number().int(),
+});
+export type SectionSummary = z.infer<typeof SectionSummary>;
+
+/** One source token with its topic-aware attention weight α_t (TAAS Eq. 11) and its span in the input text. */
+export const AttendedToken = z.object({
+  text: z.string(),
+  start: z.number().int(),
+  end: z.number().int(),
+  weight: z.number(),
+});
+export type AttendedToken = z.infer<typeof AttendedToken>;
+
+export const AttendedPhrase = z.object({
+  text: z.string(),
+  start: z.number().int(),
+  end: z.number().int(),
+  weight: z.number(),
+});
+export type AttendedPhrase = z.infer<typeof AttendedPhrase>;
+
+export const SummarizeResult = z.object({
+  op: z.literal('summarize'),
+  summary: z.string(),
+  /** The source text exactly as the user selected it; token spans index into it. */
+  source: z.string(),
+  /** True when the source was longer than the model's input and only its start was used. */
+  truncated: z.boolean(),
+  /** Characters of `source` that the model read (all of it unless truncated). */
+  usedChars: z.number().int(),
+  /** The most tokens the model read (the request's maxInputTokens, at most its model.json's); absent from Hub models. */
+  inputLimit: z.number().int().optional(),
+  hitMaxLength: MaxLengthHit.nullable(),
+  tokens: z.array(AttendedToken),
+  topPhrases: z.array(AttendedPhrase),
+  topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })),
+  stats: GenerationStats,
+  /** The mode that wrote the summary (absent: abstractive). */
+  mode: SummarizeMode.optional(),
+  /** Extractive mode: the chosen sentences' spans in `source`, in document order, with their scores. */
+  extracted: z.array(z.object({ start: z.number().int(), end: z.number().int(), score: z.number() })).optional(),
+  /** Set when the result came from a Hub model or a transformers.js folder. */
+  external: ExternalModel.optional(),
+  /** A request with format: every section's summary, in document order. */
+  sections: z.array(SectionSummary).optional(),
+  /** A request with format: how the document was read (what was not prose, unclosed fences, time limits). */
+  readNotes: z.array(z.string()).optional(),
+});
+export type SummarizeResult = z.infer<typeof SummarizeResult>;
