@@ -6,14 +6,7 @@
 import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  HubConfig,
-  type EngineConfig,
-  type EngineRequest,
-  type ModelChoice,
-  type ResultFor,
-  type RoundTripVariant,
-} from '../protocol';
+import { HubConfig, type EngineConfig, type EngineRequest, type ModelChoice, type ResultFor } from '../protocol';
 import { CancelledError, EngineError, errorMessage } from './errors';
 import type { LoadWatch } from './hub/hubModel';
 import { YieldClock } from './decode/types';
@@ -194,19 +187,6 @@ export class Engine {
       this.slots.set(key, slot);
     }
     return slot;
-  }
-
-  /**
-   * A system of this engine's models folder, loaded if need be. Not counted as in use: a configure
-   * that changes the settings may dispose it, so callers hold it only for one piece of work.
-   */
-  system<K extends SystemId>(id: K, variant?: string): Promise<SystemOf<K>> {
-    return this.slot(id, variant).get() as Promise<SystemOf<K>>;
-  }
-
-  /** The Round-Trip model of a variant's folder (<models>/roundtrip-<variant>), or the default one. */
-  roundtrip(variant?: RoundTripVariant): Promise<SystemOf<'roundtrip'>> {
-    return this.system('roundtrip', variant);
   }
 
   private readonly clock = new YieldClock();

@@ -184,8 +184,6 @@ export interface SummarizeOptions {
   mode: SummarizeMode;
 }
 
-export const SUMMARIZE_MODE_SETTING = 'draftsmith.summarize.mode';
-
 /** Hand-edited settings.json can hold anything; out-of-range values fall back to the defaults. */
 export function readSummarizeOptions(): SummarizeOptions {
   const cfg = vscode.workspace.getConfiguration(SECTION);

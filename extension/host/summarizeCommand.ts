@@ -10,7 +10,7 @@
 import * as vscode from 'vscode';
 import type { SummarizeResult } from '../protocol';
 import { Ctx } from './context';
-import { Changed, changedMessage, insertUnlessChanged, sourceRange, summaryInsertion } from './edits';
+import { Changed, insertUnlessChanged, sourceRange, summaryInsertion } from './edits';
 import { reportFailure, requestWithProgress } from './engineProgress';
 import { chosenModel, modelField } from './chosenModel';
 import { describeModelChoice } from '../modelChoice';
@@ -29,7 +29,6 @@ export type SummarizeOutcome =
 
 export const EMPTY_MESSAGE = 'Draftsmith: nothing to summarize — the selection (or document) is empty.';
 export const CANCELLED_MESSAGE = 'Draftsmith: summarize cancelled.';
-export const CHANGED_MESSAGE = changedMessage('summary');
 
 export async function summarize(
   ctx: Ctx,

@@ -11,7 +11,6 @@
  * the GRU state [beams, H] and r [beams, D] have a row per beam. Candidates are ranked by their
  * length-normalised log-likelihood. NRM has no memory: its candidates are the beam's best hypotheses.
  */
-import * as path from 'node:path';
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { ReplyCandidate, ReplyMapper, ReplyPostKey, ReplyRequest, ReplyResult } from '../../protocol';
@@ -532,6 +531,3 @@ function tile(row: Float32Array, n: number): Float32Array {
   for (let k = 0; k < n; k++) out.set(row, k * row.length);
   return out;
 }
-
-/** The default folder, <models>/reply. */
-export const replyModelDir = (modelsDir: string) => path.join(modelsDir, 'reply');

@@ -15,7 +15,6 @@
  * says how many it read (truncatedBy); Apply replaces only that part. A first sentence longer than
  * maxInputTokens on its own (text without sentence punctuation) is refused with a message.
  */
-import * as path from 'node:path';
 import type {
   RoundTripInputSentence,
   RoundTripOutputSentence,
@@ -477,7 +476,3 @@ function need(t: Tensor | undefined, name: string): Tensor {
   if (!t) throw new EngineError('bad-model', `model output ${name} is missing`);
   return t;
 }
-
-/** The default folder, <models>/roundtrip, or a variant's, <models>/roundtrip-<variant>. */
-export const roundtripModelDir = (modelsDir: string, variant?: RoundTripVariant) =>
-  path.join(modelsDir, variant ? `roundtrip-${variant}` : 'roundtrip');
