@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { CorpusScores, FolderScores, FolderSort, ScoreOptions } from '../protocol';
 import { folderTotals, jsonlFields, pairFolders, pairJsonl, type Paired } from '../engine/eval/folderScores';
 import { folderCsv, folderJson } from '../engine/eval/folderTable';
-import { bleuOptionsOf, chrfOptionsOf, scoreSignatures } from '../engine/eval/scoreOptions';
+import { scoreSignatures } from '../engine/eval/metricList';
 import { Ctx } from './context';
 import { EngineError } from './engineClient';
 import { readScoreOptions, readTimeLimitMs } from './settings';
@@ -124,8 +124,7 @@ export async function scoreFolder(
     totals: folderTotals(
       done,
       rows.map((r) => r.scores),
-      bleuOptionsOf(options),
-      chrfOptionsOf(options),
+      options,
     ),
     unpaired,
     cancelled,

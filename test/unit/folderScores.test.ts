@@ -53,7 +53,6 @@ async function scored(): Promise<FolderScores> {
       paired.pairs,
       rows.map((r) => r.scores),
       {},
-      undefined,
     ),
     unpaired: paired.unpaired,
     cancelled: false,

@@ -54,6 +54,18 @@ export interface BleuScore {
   totals: number[];
 }
 
+/** A score's reported numbers (the protocol's BleuSummary): everything but the raw n-gram counts. */
+export function bleuSummary(b: BleuScore): Omit<BleuScore, 'counts' | 'totals'> {
+  return {
+    score: b.score,
+    precisions: b.precisions,
+    brevityPenalty: b.brevityPenalty,
+    ratio: b.ratio,
+    hypLength: b.hypLength,
+    refLength: b.refLength,
+  };
+}
+
 /* eslint-disable no-control-regex -- the same characters as Python's str.isspace(), control ones included */
 // Python's str.split() splits on these (str.isspace); JavaScript's \s differs (\x1c-\x1f, \x85, \ufeff).
 const PY_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u;

@@ -28,7 +28,7 @@ import { trimUnfinishedWord } from '../decode/guards';
 import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
 import { YieldClock, type DecodeHooks, type StepModel } from '../decode/types';
 import { EngineError } from '../errors';
-import { sentenceBleu } from '../metrics/bleu';
+import { bleuSummary, sentenceBleu } from '../metrics/bleu';
 import { coherence } from '../metrics/coherence';
 import { rougeScores } from '../metrics/rouge';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
@@ -76,14 +76,7 @@ export function roundTripScores(input: readonly string[], output: readonly strin
   const b = sentenceBleu(hyp, [ref]);
   const r = rougeScores(hyp, ref);
   return {
-    bleu: {
-      score: b.score,
-      precisions: b.precisions,
-      brevityPenalty: b.brevityPenalty,
-      ratio: b.ratio,
-      hypLength: b.hypLength,
-      refLength: b.refLength,
-    },
+    bleu: bleuSummary(b),
     rouge1: r.rouge1,
     rouge2: r.rouge2,
     rougeW: r.rougeW,
