@@ -1,33 +1,33 @@
-/** Reads the draftsmith.* settings into the protocol's shapes (EngineConfig, request options). */
+/**
+ * Reads the draftsmith.* settings into the protocol's shapes (EngineConfig, request options). Each
+ * default, range and list of values is package.json's (declaredSettings.ts): none is written here.
+ */
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type {
   BeamOptions,
+  BleuSmoothMethod,
+  BleuTokenize,
   DeviceSetting,
   EngineConfig,
   HubConfig,
   ModelChoice,
+  ReplyMapper,
+  RoundTripVariant,
   SamplingOptions,
   ScoreOptions,
   SummarizeMode,
 } from '../protocol';
-import { z } from 'zod';
-import {
-  BleuSmoothMethod,
-  BleuTokenize,
-  ChrfVariant,
-  MAX_ROUNDTRIP_SENTENCES,
-  ReplyMapper,
-  RoundTripVariant,
-} from '../protocol';
-import { DEFAULT_THREADS } from '../engine/runtime/threads';
-import { DEFAULT_HUB_ENDPOINT, parseHubEndpoint, parseModelChoice } from '../modelChoice';
+import { smoothValueApplies } from '../engine/eval/scoreOptions';
+import { DEFAULT_HUB_ENDPOINT, MODEL_SETTINGS, parseHubEndpoint, parseModelChoice } from '../modelChoice';
+import { declaredSettings } from './declaredSettings';
 import { resolveModelsDir, trustedSetting, type SettingLevel } from './modelsPath';
 
 export const SECTION = 'draftsmith';
 
-const DEVICES: readonly DeviceSetting[] = ['auto', 'cpu', 'cuda'];
+/** The draftsmith.* settings, each checked against package.json's declaration. */
+const draftsmith = () => declaredSettings(vscode.workspace.getConfiguration(SECTION));
 
 /** Settings named in messages to the user (full ids, as the Settings UI searches for them). */
 export const MAX_LENGTH_SETTING = {
@@ -47,9 +47,8 @@ export function affectsEngine(event: vscode.ConfigurationChangeEvent): boolean {
  */
 export function readEngineConfig(extensionPath: string, storageDir: string): EngineConfig {
   const cfg = vscode.workspace.getConfiguration(SECTION);
-  // A plain check, not the protocol's zod enum: this runs at activation (schemas.ts says why).
-  const setting = cfg.get('device');
-  const device = DEVICES.find((d) => d === setting) ?? 'auto';
+  // Checked against package.json, not the protocol's zod enum: this runs at activation (schemas.ts says why).
+  const s = draftsmith();
   return {
     modelsDir: resolveModelsDir(
       cfg.inspect('modelsPath'),
@@ -58,8 +57,8 @@ export function readEngineConfig(extensionPath: string, storageDir: string): Eng
     ),
     ...readModelsUrl(),
     hub: readHubConfig(storageDir).hub,
-    device,
-    threads: intIn(cfg.get('threads'), 0, 64, DEFAULT_THREADS),
+    device: s.oneOf<DeviceSetting>('device'),
+    threads: s.int('threads'),
   };
 }
 
@@ -97,7 +96,7 @@ const HUB_STALL_SECONDS = 30;
  */
 export function readHubConfig(storageDir: string): { hub: HubConfig; problem?: string } {
   const cfg = vscode.workspace.getConfiguration(SECTION);
-  const offline = cfg.get('hub.offline') === true;
+  const offline = draftsmith().flag('hub.offline');
   const cacheDir = path.join(storageDir, 'hub');
   const set = trustedSetting(cfg.inspect('hub.endpoint'), vscode.workspace.isTrusted);
   const endpoint = parseHubEndpoint(set?.value, HUB_ENDPOINT_SETTING);
@@ -109,15 +108,13 @@ export function readHubConfig(storageDir: string): { hub: HubConfig; problem?: s
   return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS } };
 }
 
-/** The draftsmith.<command>.model settings: the commands whose model the user may choose. */
-export type ModelSettingKey = 'story.model' | 'summarize.model' | 'essay.model';
+/** The draftsmith.<system>.model settings (modelChoice.ts MODEL_SETTINGS): the commands whose model the user may choose. */
+export type ModelSettingKey = `${keyof typeof MODEL_SETTINGS}.model`;
 
 /** The commands each model setting is for, as messages name them. */
-export const MODEL_SETTING_COMMANDS: Record<ModelSettingKey, string> = {
-  'story.model': 'Continue Story and Write a Premise',
-  'summarize.model': 'Summarize Document',
-  'essay.model': 'Expand Topic Words into Essay',
-};
+export const MODEL_SETTING_COMMANDS = Object.fromEntries(
+  Object.entries(MODEL_SETTINGS).map(([system, s]) => [`${system}.model`, s.commands]),
+) as Record<ModelSettingKey, string>;
 
 /** The model a command is to run, with where that was set (so that "Use Built-in Model" changes it there). */
 export interface ChosenModel {
@@ -184,19 +181,18 @@ export interface SummarizeOptions {
   mode: SummarizeMode;
 }
 
-/** Hand-edited settings.json can hold anything; out-of-range values fall back to the defaults. */
+/** Hand-edited settings.json can hold anything; what does not fit package.json's declaration is its default. */
 export function readSummarizeOptions(): SummarizeOptions {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const s = draftsmith();
   return {
-    maxInputTokens: intIn(cfg.get('maxInputTokens'), 16, 4096, 512),
+    maxInputTokens: s.int('maxInputTokens'),
     decoding: {
-      beamSize: intIn(cfg.get('summarize.beamSize'), 1, 16, 4),
-      maxLength: intIn(cfg.get('summarize.maxLength'), 1, 512, 80),
-      lengthPenalty: numberIn(cfg.get('summarize.lengthPenalty'), 0, 5, 1.0),
-      noRepeatNgramSize: intIn(cfg.get('summarize.noRepeatNgramSize'), 0, 10, 3),
+      beamSize: s.int('summarize.beamSize'),
+      maxLength: s.int('summarize.maxLength'),
+      lengthPenalty: s.number('summarize.lengthPenalty'),
+      noRepeatNgramSize: s.int('summarize.noRepeatNgramSize'),
     },
-    // A plain check, as for the device: anything but "abstractive" is the trustworthy default.
-    mode: cfg.get('summarize.mode') === 'abstractive' ? 'abstractive' : 'extractive',
+    mode: s.oneOf<SummarizeMode>('summarize.mode'),
   };
 }
 
@@ -210,14 +206,11 @@ export interface EssayOptions {
 
 /** As readSummarizeOptions: anything out of range falls back to the default. */
 export function readEssayOptions(): EssayOptions {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const s = draftsmith();
   return {
-    candidates: intIn(cfg.get('essay.candidates'), 1, 5, 3),
-    decoding: {
-      beamSize: intIn(cfg.get('essay.beamSize'), 1, 16, 5),
-      maxLength: intIn(cfg.get('essay.maxLength'), 16, 512, 180),
-    },
-    includeAllTopics: cfg.get('essay.includeAllTopics') !== false,
+    candidates: s.int('essay.candidates'),
+    decoding: { beamSize: s.int('essay.beamSize'), maxLength: s.int('essay.maxLength') },
+    includeAllTopics: s.flag('essay.includeAllTopics'),
   };
 }
 
@@ -231,11 +224,11 @@ export const ROUNDTRIP_MAX_SENTENCES_SETTING = 'draftsmith.roundtrip.maxSentence
 
 /** As readSummarizeOptions: anything out of range falls back to the default. */
 export function readRoundTripOptions(): RoundTripOptions {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
-  const variant = RoundTripVariant.safeParse(cfg.get('roundtrip.variant'));
+  const s = draftsmith();
+  const variant = s.oneOf<RoundTripVariant | 'default'>('roundtrip.variant');
   return {
-    variant: variant.success ? variant.data : undefined,
-    maxSentences: intIn(cfg.get('roundtrip.maxSentences'), 1, MAX_ROUNDTRIP_SENTENCES, 8),
+    variant: variant === 'default' ? undefined : variant,
+    maxSentences: s.int('roundtrip.maxSentences'),
   };
 }
 
@@ -246,12 +239,8 @@ export interface ReplyOptions {
 
 /** As readSummarizeOptions: anything out of range falls back to the default (all four mappers, 8 candidates). */
 export function readReplyOptions(): ReplyOptions {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
-  const mappers = z.array(ReplyMapper).min(1).safeParse(cfg.get('reply.mappers'));
-  return {
-    mappers: mappers.success ? [...new Set(mappers.data)] : [...ReplyMapper.options],
-    candidates: intIn(cfg.get('reply.candidates'), 1, 20, 8),
-  };
+  const s = draftsmith();
+  return { mappers: s.list<ReplyMapper>('reply.mappers'), candidates: s.int('reply.candidates') };
 }
 
 export interface StoryOptions {
@@ -262,13 +251,10 @@ export interface StoryOptions {
 
 /** As readSummarizeOptions: anything out of range falls back to the default (k = 10, as in the story paper). */
 export function readStoryOptions(): StoryOptions {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const s = draftsmith();
   return {
-    words: intIn(cfg.get('story.words'), 1, 2000, 150),
-    sampling: {
-      topK: intIn(cfg.get('story.topK'), 1, 100, 10),
-      temperature: numberIn(cfg.get('story.temperature'), 0.05, 5, 0.8),
-    },
+    words: s.int('story.words'),
+    sampling: { topK: s.int('story.topK'), temperature: s.number('story.temperature') },
   };
 }
 
@@ -279,30 +265,22 @@ export function readStoryOptions(): StoryOptions {
  * hand-edited value out of range is the default.
  */
 export function readScoreOptions(): ScoreOptions {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const s = draftsmith();
   const options: ScoreOptions = {};
-  const tokenize = BleuTokenize.safeParse(cfg.get('score.bleu.tokenize'));
-  if (tokenize.success && tokenize.data !== '13a') options.tokenize = tokenize.data;
-  const smooth = BleuSmoothMethod.safeParse(cfg.get('score.bleu.smoothMethod'));
-  if (smooth.success && smooth.data !== 'exp') options.smoothMethod = smooth.data;
+  const tokenize = s.changed('score.bleu.tokenize', s.oneOf<BleuTokenize>('score.bleu.tokenize'));
+  if (tokenize !== undefined) options.tokenize = tokenize;
+  const smooth = s.changed('score.bleu.smoothMethod', s.oneOf<BleuSmoothMethod>('score.bleu.smoothMethod'));
+  if (smooth !== undefined) options.smoothMethod = smooth;
   // The value is floor's ε or add-k's k; sacreBLEU ignores it for exp and none.
-  const value = cfg.get('score.bleu.smoothValue');
-  if (
-    (options.smoothMethod === 'floor' || options.smoothMethod === 'add-k') &&
-    typeof value === 'number' &&
-    Number.isFinite(value) &&
-    value >= 0
-  ) {
-    options.smoothValue = value;
-  }
-  if (cfg.get('score.bleu.lowercase') === true) options.lowercase = true;
-  const order = intIn(cfg.get('score.bleu.maxNgramOrder'), 1, 10, 4);
-  if (order !== 4) options.maxNgramOrder = order;
-  const chrf = ChrfVariant.safeParse(cfg.get('score.chrf'));
-  if (chrf.success) options.chrf = chrf.data;
-  // The non-word rate (cheap, on unless false) and the story LM's perplexity (a model run, off unless true).
-  if (cfg.get('score.nonwords') !== false) options.nonwords = true;
-  if (cfg.get('score.perplexity') === true) options.perplexity = true;
+  const value = s.optionalNumber('score.bleu.smoothValue');
+  if (value !== null && smoothValueApplies(options)) options.smoothValue = value;
+  if (s.flag('score.bleu.lowercase')) options.lowercase = true;
+  const order = s.changed('score.bleu.maxNgramOrder', s.int('score.bleu.maxNgramOrder'));
+  if (order !== undefined) options.maxNgramOrder = order;
+  const chrf = s.oneOf<'off' | 'chrF' | 'chrF++'>('score.chrf');
+  if (chrf !== 'off') options.chrf = chrf;
+  if (s.flag('score.nonwords')) options.nonwords = true;
+  if (s.flag('score.perplexity')) options.perplexity = true;
   return options;
 }
 
@@ -312,19 +290,10 @@ export function readScoreOptions(): ScoreOptions {
  * plain decoding. Anything but false (a hand-edited "no") keeps them on.
  */
 export function readDecodingGuards(): boolean {
-  return vscode.workspace.getConfiguration(SECTION).get('decoding.guards') !== false;
+  return draftsmith().flag('decoding.guards');
 }
 
 /** draftsmith.maxSecondsPerRequest in ms: how long one command may wait for the engine before it is stopped. */
 export function readTimeLimitMs(): number {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
-  return intIn(cfg.get('maxSecondsPerRequest'), 5, 3600, 300) * 1000;
-}
-
-function numberIn(value: unknown, min: number, max: number, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : fallback;
-}
-
-function intIn(value: unknown, min: number, max: number, fallback: number): number {
-  return Number.isInteger(value) ? numberIn(value, min, max, fallback) : fallback;
+  return draftsmith().int('maxSecondsPerRequest') * 1000;
 }
