@@ -15,7 +15,7 @@ import { urlModels } from './runtime/urlSource';
 import { CudaDecision, NativeCalls } from './runtime/onnx';
 import type { RunContext, RuntimeOptions } from './systems/context';
 import { SYSTEMS, systemFor, type SystemEntry, type SystemId, type SystemOf } from './systems/registry';
-import { checkReadable, INPUT_TASKS } from './text/origin';
+import { checkReadable } from './text/origin';
 import type { System } from './systems/system';
 
 export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -214,12 +214,12 @@ export class Engine {
         return this.slot(other, undefined).use(watch, (system) => work(system as SystemOf<K>));
       },
     };
-    // Text no model can read (empty, no words, binary data) is refused before any model loads, with
-    // the same message for every model of the command (a Hub summarizer's included).
-    if (request.op === 'summarize' || request.op === 'reply' || request.op === 'roundtrip')
-      checkReadable(request.text, INPUT_TASKS[request.op], request.origin);
     const id = systemFor(request.op);
     const entry: SystemEntry = SYSTEMS[id];
+    // Text no model can read (empty, no words, binary data) is refused before any model loads, with
+    // the same message for every model of the command (a Hub summarizer's included).
+    const input = entry.input?.of(request);
+    if (input && entry.input) checkReadable(input.text, entry.input.task, input.origin);
     const choice = 'model' in request ? request.model : undefined;
     // A Hub model or a folder says what it loads itself (hub/hubModel.ts).
     if (entry.loading && (!choice || choice.kind === 'built-in')) ctx.progress(entry.loading);

@@ -10,10 +10,11 @@ import { beamSearch } from '../decode/beam';
 import { EngineError } from '../errors';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
 import { describeOpened, externalModel, openSeq2seq, releaseOpened, type Seq2seqLm } from '../hub/hubSystems';
-import { INPUT_TASKS, unreadableMessage } from '../text/origin';
+import { unreadableMessage } from '../text/origin';
 import type { RunContext, RuntimeOptions } from './context';
 import { beamDecoding } from './decodingOptions';
 import { maxLengthHit } from './lengthLimit';
+import { SUMMARIZE_INPUT } from './summarize';
 import type { System, SystemDescription } from './system';
 
 /** When the request asks for nothing: 4 beams, a summary of a few sentences (the CNN/DM setting's scale). */
@@ -86,8 +87,7 @@ export class HubSummarizeSystem implements System<'summarize'> {
     // Unreadable text (empty, no words, binary) is refused by the engine before the model loads (engine.ts).
     ctx.progress('Reading the text…', 0);
     const { ids, usedChars, total } = this.readSource(text);
-    if (ids.length === 0)
-      throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));
+    if (ids.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', SUMMARIZE_INPUT, req.origin));
     const d = beamDecoding(DEFAULTS, req.decoding, this.lm.maxTarget - 1);
     const t0 = performance.now();
     const state = await this.lm.step.encode(ids, d.beamSize);

@@ -34,11 +34,19 @@ import { rougeScores } from '../metrics/rouge';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
 import { checkIO, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { analyseEach } from '../text/nlp';
-import { ask, checkReadable, INPUT_TASKS, unreadableMessage } from '../text/origin';
+import { ask, checkReadable, unreadableMessage, type InputTask } from '../text/origin';
 import { mostlyUnknownScript, notProse, scriptShare, sentenceSpans, splitSentences } from '../text/reader';
 import { Tokenizer, type TokenSpan } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
 import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
+
+/** What Round-Trip Paragraph says of text it cannot read (the engine checks it before any model loads). */
+export const ROUNDTRIP_INPUT: InputTask = {
+  nothing: 'There is no paragraph to round-trip',
+  editorWhere: 'the selection (or paragraph)',
+  kind: 'prose',
+  outcome: 'nothing was round-tripped',
+};
 
 type RoundTripArchitecture = Extract<
   Manifest['architecture'],
@@ -181,7 +189,7 @@ export class RoundTripSystem implements System<'roundtrip'> {
 
   async run(req: RoundTripRequest, ctx: RunContext): Promise<RoundTripResult> {
     const text = req.text;
-    checkReadable(text, INPUT_TASKS.roundtrip, req.origin);
+    checkReadable(text, ROUNDTRIP_INPUT, req.origin);
     const why = notProse(text);
     if (why)
       throw new EngineError(
@@ -219,8 +227,7 @@ export class RoundTripSystem implements System<'roundtrip'> {
       input.push({ ...span, tokens: ids.length, ids, pieces });
       tokens += ids.length;
     }
-    if (input.length === 0)
-      throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.roundtrip, req.origin));
+    if (input.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', ROUNDTRIP_INPUT, req.origin));
     // Letters the vocabulary lacks (another script) reach the model as <unk> (text/reader.ts scriptShare).
     const unk = m.specialTokens.unk;
     const unknownTokens = input.reduce((n, s) => n + s.ids.filter((id) => id === unk).length, 0);
