@@ -106,6 +106,10 @@ export const SYSTEMS = {
 };
 
 export type SystemId = keyof typeof SYSTEMS;
+/** The systems with a model folder (all but Score Draft's metrics): what the evaluations run. */
+export type ModelSystemId = {
+  [K in SystemId]: (typeof SYSTEMS)[K] extends { folder(variant: never): string } ? K : never;
+}[SystemId];
 /** The loaded system of an entry, with its own methods (the evaluations use more than run). */
 export type SystemOf<K extends SystemId> = Awaited<ReturnType<(typeof SYSTEMS)[K]['load']>>;
 /** The variants an entry's folder comes in (never: one folder only). */
