@@ -174,15 +174,12 @@ export function readModelChoice(key: ModelSettingKey): { model: ChosenModel } | 
   return { model: { setting, key, choice: parsed.choice, target } };
 }
 
-export interface SummarizeOptions {
-  maxInputTokens: number;
-  decoding: BeamOptions;
-  /** draftsmith.summarize.mode: 'extractive' (default) or 'abstractive'. */
-  mode: SummarizeMode;
-}
-
-/** Hand-edited settings.json can hold anything; what does not fit package.json's declaration is its default. */
-export function readSummarizeOptions(): SummarizeOptions {
+/**
+ * Summarize Document's settings: the input limit, the beam search's, and the mode (extractive or
+ * abstractive). Hand-edited settings.json can hold anything; what does not fit package.json's
+ * declaration is its default.
+ */
+export function readSummarizeOptions(): { maxInputTokens: number; decoding: BeamOptions; mode: SummarizeMode } {
   const s = draftsmith();
   return {
     maxInputTokens: s.int('maxInputTokens'),
@@ -196,16 +193,12 @@ export function readSummarizeOptions(): SummarizeOptions {
   };
 }
 
-export interface EssayOptions {
-  /** How many essays to offer in a quick pick; 1 inserts the best one directly. */
-  candidates: number;
-  decoding: BeamOptions;
-  /** Every essay contains each topic word (constrained beam search). */
-  includeAllTopics: boolean;
-}
-
-/** As readSummarizeOptions: anything out of range falls back to the default. */
-export function readEssayOptions(): EssayOptions {
+/**
+ * Expand Topic Words into Essay's: how many essays a quick pick offers (1 inserts the best one
+ * directly), the beam search's, and whether every essay contains each topic word (constrained beam
+ * search). As readSummarizeOptions: anything out of range is the default.
+ */
+export function readEssayOptions() {
   const s = draftsmith();
   return {
     candidates: s.int('essay.candidates'),
@@ -214,16 +207,10 @@ export function readEssayOptions(): EssayOptions {
   };
 }
 
-export interface RoundTripOptions {
-  /** undefined: the default folder, <models>/roundtrip. */
-  variant: RoundTripVariant | undefined;
-  maxSentences: number;
-}
-
 export const ROUNDTRIP_MAX_SENTENCES_SETTING = 'draftsmith.roundtrip.maxSentences';
 
-/** As readSummarizeOptions: anything out of range falls back to the default. */
-export function readRoundTripOptions(): RoundTripOptions {
+/** Round-Trip Paragraph's: the model variant (undefined: the default folder, <models>/roundtrip) and the sentences read. */
+export function readRoundTripOptions(): { variant: RoundTripVariant | undefined; maxSentences: number } {
   const s = draftsmith();
   const variant = s.oneOf<RoundTripVariant | 'default'>('roundtrip.variant');
   return {
@@ -232,25 +219,14 @@ export function readRoundTripOptions(): RoundTripOptions {
   };
 }
 
-export interface ReplyOptions {
-  mappers: ReplyMapper[];
-  candidates: number;
-}
-
-/** As readSummarizeOptions: anything out of range falls back to the default (all four mappers, 8 candidates). */
-export function readReplyOptions(): ReplyOptions {
+/** Suggest Replies': the key mappers tried and how many candidates. */
+export function readReplyOptions() {
   const s = draftsmith();
   return { mappers: s.list<ReplyMapper>('reply.mappers'), candidates: s.int('reply.candidates') };
 }
 
-export interface StoryOptions {
-  /** The continuation's length in words. */
-  words: number;
-  sampling: SamplingOptions;
-}
-
-/** As readSummarizeOptions: anything out of range falls back to the default (k = 10, as in the story paper). */
-export function readStoryOptions(): StoryOptions {
+/** Continue Story's: the continuation's length in words and the top-k sampling's k and temperature. */
+export function readStoryOptions(): { words: number; sampling: SamplingOptions } {
   const s = draftsmith();
   return {
     words: s.int('story.words'),

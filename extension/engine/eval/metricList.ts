@@ -108,6 +108,26 @@ const ROUGE_KEYS = [
 /** The ROUGE types the two-draft comparison shows. */
 const COMPARED_ROUGE: ReadonlySet<string> = new Set(['rouge1', 'rouge2', 'rougeL']);
 
+/** A score (higher is better unless `more` says otherwise). */
+const score = (
+  key: string,
+  label: string,
+  value: number | null,
+  digits: number,
+  more: Partial<MetricValue> = {},
+): MetricValue => ({ key, label, value, digits, better: 'higher', ...more });
+/** A count or a length: no decimals, no direction. */
+const count = (key: string, label: string, value: number, more: Partial<MetricValue> = {}): MetricValue => ({
+  key,
+  label,
+  value,
+  digits: 0,
+  better: null,
+  ...more,
+});
+/** A metric's main number: a folder column and a cell of the two-draft comparison. */
+const HEADLINE = { column: true, compare: true } as const;
+
 /** Sum of `f` over `xs`, from 0 in order: the same floating-point sums wherever a mean is taken. */
 const sum = <T>(xs: readonly T[], f: (x: T) => number) => xs.reduce((a, x) => a + f(x), 0);
 const mean = <T>(xs: readonly T[], f: (x: T) => number) => sum(xs, f) / Math.max(xs.length, 1);
@@ -119,18 +139,12 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
   bleu: {
     label: 'BLEU (sacreBLEU, 0–100)',
     values: (b) => [
-      { key: 'bleu', label: 'BLEU', value: b.score, digits: 2, better: 'higher', column: true, compare: true },
-      ...b.precisions.map((p, i): MetricValue => ({
-        key: `bleu-p${i + 1}`,
-        label: `BLEU p${i + 1}`,
-        value: p,
-        digits: 2,
-        better: 'higher',
-      })),
-      { key: 'bleu-bp', label: 'BLEU brevity penalty', value: b.brevityPenalty, digits: 4, better: 'higher' },
-      { key: 'bleu-ratio', label: 'BLEU length ratio', value: b.ratio, digits: 4, better: null },
-      { key: 'bleu-hyp-length', label: 'BLEU draft length', value: b.hypLength, digits: 0, better: null },
-      { key: 'bleu-ref-length', label: 'BLEU reference length', value: b.refLength, digits: 0, better: null },
+      score('bleu', 'BLEU', b.score, 2, HEADLINE),
+      ...b.precisions.map((p, i) => score(`bleu-p${i + 1}`, `BLEU p${i + 1}`, p, 2)),
+      score('bleu-bp', 'BLEU brevity penalty', b.brevityPenalty, 4),
+      score('bleu-ratio', 'BLEU length ratio', b.ratio, 4, { better: null }),
+      count('bleu-hyp-length', 'BLEU draft length', b.hypLength),
+      count('bleu-ref-length', 'BLEU reference length', b.refLength),
     ],
     scoring: { corpus: (hyps, refs, o) => bleuSummary(corpusBleu(hyps, [refs], bleuOptionsOf(o))) },
     signature: { name: 'BLEU', of: (o) => bleuSignature(bleuOptionsOf(o), 1) },
@@ -139,9 +153,7 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
   chrf: {
     label: 'chrF (sacreBLEU, 0–100)',
     option: (o) => chrfOptionsOf(o) !== undefined,
-    values: (c) => [
-      { key: 'chrf', label: c.name, value: c.score, digits: 2, better: 'higher', column: true, compare: true },
-    ],
+    values: (c) => [score('chrf', c.name, c.score, 2, HEADLINE)],
     scoring: {
       corpus: (hyps, refs, o) => {
         const c = corpusChrf(hyps, [refs], chrfOptionsOf(o) ?? {});
@@ -154,37 +166,15 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
   rouge: {
     label: 'ROUGE (%)',
     values: (r) =>
-      ROUGE_KEYS.flatMap(([key, name]): MetricValue[] => [
-        {
-          key: `${key}-precision`,
-          label: `${name} P`,
-          value: r[key].precision,
-          digits: 2,
-          percent: true,
-          better: 'higher',
-          grid: { row: name, column: 'precision' },
-        },
-        {
-          key: `${key}-recall`,
-          label: `${name} R`,
-          value: r[key].recall,
-          digits: 2,
-          percent: true,
-          better: 'higher',
-          grid: { row: name, column: 'recall' },
-        },
-        {
-          key,
-          label: `${name} F1`,
-          value: r[key].f1,
-          digits: 2,
-          percent: true,
-          better: 'higher',
-          grid: { row: name, column: 'F1' },
-          column: true,
-          compare: COMPARED_ROUGE.has(key),
-        },
-      ]),
+      ROUGE_KEYS.flatMap(([key, name]) => {
+        const pct = (k: string, short: string, column: string, v: number, more: Partial<MetricValue> = {}) =>
+          score(k, `${name} ${short}`, v, 2, { percent: true, grid: { row: name, column }, ...more });
+        return [
+          pct(`${key}-precision`, 'P', 'precision', r[key].precision),
+          pct(`${key}-recall`, 'R', 'recall', r[key].recall),
+          pct(key, 'F1', 'F1', r[key].f1, { column: true, compare: COMPARED_ROUGE.has(key) }),
+        ];
+      }),
     scoring: {
       pair: (p, o) => rougeScores(p.hypothesisLines, p.referenceLines, { stem: o.stem }),
       pool: (parts) => {
@@ -208,26 +198,19 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
   diversity: {
     label: 'Diversity (unique tokens / all tokens)',
     values: (d) => [
-      { key: 'diversity', label: 'Diversity', value: d.diversity, digits: 3, better: 'higher', column: true },
-      { key: 'distinct1', label: 'distinct-1', value: d.distinct1, digits: 3, better: 'higher' },
-      { key: 'distinct2', label: 'distinct-2', value: d.distinct2, digits: 3, better: 'higher', column: true },
-      { key: 'tokens', label: 'tokens', value: d.tokens, digits: 0, better: null, column: true },
+      score('diversity', 'Diversity', d.diversity, 3, { column: true }),
+      score('distinct1', 'distinct-1', d.distinct1, 3),
+      score('distinct2', 'distinct-2', d.distinct2, 3, { column: true }),
+      count('tokens', 'tokens', d.tokens, { column: true }),
     ],
     scoring: { corpus: (hyps) => diversity(hyps) },
   },
   substantiality: {
     label: 'Substantiality (entity words per sentence)',
     values: (s) => [
-      {
-        key: 'substantiality',
-        label: 'Substantiality',
-        value: s.perSentence,
-        digits: 2,
-        better: 'higher',
-        column: true,
-      },
-      { key: 'entity-words', label: 'entity words', value: s.entityWords, digits: 0, better: null },
-      { key: 'substantiality-sentences', label: 'sentences', value: s.sentences, digits: 0, better: null },
+      score('substantiality', 'Substantiality', s.perSentence, 2, { column: true }),
+      count('entity-words', 'entity words', s.entityWords),
+      count('substantiality-sentences', 'sentences', s.sentences),
     ],
     examples: (s) => s.examples,
     scoring: {
@@ -250,7 +233,7 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
   },
   coherenceL: {
     label: 'Coherence L (0: the draft keeps the reference’s sentence order)',
-    values: (L) => [{ key: 'coherenceL', label: 'Coherence L', value: L, digits: 3, better: 'lower', column: true }],
+    values: (L) => [score('coherenceL', 'Coherence L', L, 3, { better: 'lower', column: true })],
     scoring: {
       pair: (p) => p.coherence.L,
       // The mean over the drafts that have one.
@@ -264,17 +247,9 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
     label: 'Non-words (hunspell en_US)',
     option: (o) => o.nonwords === true,
     values: (n) => [
-      {
-        key: 'nonwords',
-        label: 'Non-word rate',
-        value: n.rate,
-        digits: 3,
-        better: 'lower',
-        column: true,
-        compare: true,
-      },
-      { key: 'nonwords-count', label: 'non-words', value: n.nonwords, digits: 0, better: null },
-      { key: 'nonwords-judged', label: 'words judged', value: n.tokens, digits: 0, better: null },
+      score('nonwords', 'Non-word rate', n.rate, 3, { better: 'lower', ...HEADLINE }),
+      count('nonwords-count', 'non-words', n.nonwords),
+      count('nonwords-judged', 'words judged', n.tokens),
     ],
     examples: (n) => n.examples,
     note: () =>
@@ -302,16 +277,8 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
     label: 'Perplexity under the story model',
     option: (o) => o.perplexity === true,
     values: (p) => [
-      {
-        key: 'perplexity',
-        label: 'Perplexity per word',
-        value: p.perWord,
-        digits: 1,
-        better: 'lower',
-        column: true,
-        compare: true,
-      },
-      { key: 'perplexity-token', label: 'Perplexity per token', value: p.perToken, digits: 1, better: 'lower' },
+      score('perplexity', 'Perplexity per word', p.perWord, 1, { better: 'lower', ...HEADLINE }),
+      score('perplexity-token', 'Perplexity per token', p.perToken, 1, { better: 'lower' }),
     ],
     note: (p) =>
       `Perplexity: how likely the built-in story model (${p.model}), a model of short simple stories, finds the draft (${p.tokens} tokens); it does not compare the draft with the reference.`,

@@ -325,6 +325,20 @@ export function bleuFromStats(stats: BleuStats, opts: BleuOptions = {}): BleuSco
   return result(brevityPenalty * Math.exp(logSum / order));
 }
 
+/** Throws unless every reference stream has one reference per hypothesis (sacreBLEU's corpus scores check it too). */
+export function checkReferenceStreams(
+  what: string,
+  hyps: readonly string[],
+  refs: readonly (readonly string[])[],
+): void {
+  for (const stream of refs) {
+    if (stream.length !== hyps.length)
+      throw new RangeError(
+        `${what} needs one reference per hypothesis in every reference stream, got ${hyps.length} and ${stream.length}`,
+      );
+  }
+}
+
 /** Corpus BLEU: statistics summed over segments, then one score (not a mean of sentence scores).
  * `refs[j][i]` is the j-th reference of segment i, as sacrebleu.corpus_bleu takes them. */
 export function corpusBleu(
@@ -332,13 +346,7 @@ export function corpusBleu(
   refs: readonly (readonly string[])[],
   opts: BleuOptions = {},
 ): BleuScore {
-  for (const stream of refs) {
-    if (stream.length !== hyps.length) {
-      throw new RangeError(
-        `corpusBleu needs one reference per hypothesis in every reference stream, got ${hyps.length} and ${stream.length}`,
-      );
-    }
-  }
+  checkReferenceStreams('corpusBleu', hyps, refs);
   const maxOrder = opts.maxOrder ?? 4;
   const sum: BleuStats = {
     hypLength: 0,
