@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CausalStepModel } from '../extension/engine/hub/causalStep';
+import { causalStepOf } from '../extension/engine/hub/hubSystems';
 import { openHubModel } from '../extension/engine/hub/hubModel';
 import { HubConfig, type StoryResult } from '../extension/protocol';
 import { HubStorySystem } from '../extension/engine/systems/hubStory';
@@ -60,10 +60,7 @@ const watch = { progress: () => {}, isCancelled: () => false };
 
     // Greedy, `tokens` new tokens each, both on the same session options.
     const opened = await openHubModel({ kind: 'hub', id: STORY_LM }, 'causal-lm', 'the bench', hub, runtime, watch);
-    const sessions = (
-      opened.model as unknown as { sessions: Record<string, import('../extension/engine/runtime/onnx').Session> }
-    ).sessions;
-    const step = new CausalStepModel(sessions.model, opened.model.config);
+    const { step } = causalStepOf(opened);
     const ids = [2, ...opened.tokenizer.encode(PROMPT, { add_special_tokens: false })];
     const ours: number[] = [];
     const theirs: number[] = [];

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every bench (dist/bench/*.bench.js) in a Node process of its own (cold loads, a
  * clean peak RSS), one after another, then one report: bench/results/latest.md and latest.json,
- * and the summary table in README.md between its bench markers. Numbers are printed, never asserted.
+ * and the summary table in docs/benchmarks.md between its bench markers. Numbers are printed, never asserted.
  *
  * A bench named after a model folder (models/<name>: summarize, essay, and a story model's own
  * story.bench.ts) is run once per thread count, and once more for each variant folder
@@ -173,17 +173,18 @@ function sectionTable(s: Section): string {
       1,
     ),
   );
-  // The README shows the summary table of the latest run.
-  const readme = path.join(root, 'README.md');
-  const text = readFileSync(readme, 'utf8');
+  // docs/benchmarks.md shows the summary table of the latest run.
+  const page = path.join(root, 'docs', 'benchmarks.md');
+  const text = existsSync(page) ? readFileSync(page, 'utf8') : '';
   const begin = '<!-- bench:begin -->';
   const end = '<!-- bench:end -->';
-  if (text.includes(begin) && text.includes(end)) {
-    const table = `${begin}\n${startedAt.toISOString().slice(0, 10)}, ${machine}; ${load}. Details: [bench/results/latest.md](bench/results/latest.md).\n\n${summary}\n${end}`;
-    writeFileSync(readme, text.slice(0, text.indexOf(begin)) + table + text.slice(text.indexOf(end) + end.length));
+  const marked = text.includes(begin) && text.includes(end);
+  if (marked) {
+    const table = `${begin}\n${startedAt.toISOString().slice(0, 10)}, ${machine}; ${load}. Details: [bench/results/latest.md](../bench/results/latest.md).\n\n${summary}\n${end}`;
+    writeFileSync(page, text.slice(0, text.indexOf(begin)) + table + text.slice(text.indexOf(end) + end.length));
   }
   console.log(
-    `\nwrote bench/results/latest.md and latest.json${text.includes(begin) ? ', and the table in README.md' : ''}`,
+    `\nwrote bench/results/latest.md and latest.json${marked ? ', and the table in docs/benchmarks.md' : ''}`,
   );
   process.exitCode = done.some((d) => d.exitCode !== 0) ? 1 : 0;
 })();

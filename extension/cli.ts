@@ -1,27 +1,7 @@
 /**
- * The Draftsmith CLI: the same engine as the extension, from a terminal.
- *
- *   draftsmith summarize FILE | - | --text TEXT [--mode extractive|abstractive] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
- *                             [--beam N] [--max-length N] [--max-input-tokens N]
- *   draftsmith summarize FILE.md | FILE... | FOLDER [--sections] [--jsonl] [--section-time-limit SECONDS]
- *   draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--mode extractive|abstractive|both]
- *   draftsmith essay "TOPIC WORDS" / draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...]
- *   draftsmith roundtrip FILE | - | --text TEXT [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]
- *   draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...]
- *   draftsmith reply "POST" [--key WORD] [--mapper identity|synonym|antonym|neighbour|all] / draftsmith eval reply [--variant NAME=DIR ...]
- *   draftsmith story --prompt "..." [--words N] [--seed N] [--json] [--model MODEL] [--offline] [--hub-endpoint URL] / draftsmith story --premise
- *   draftsmith eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--words N] [--seed N] [--perplexity] [--ranking N]
- *   every eval: [--dump FILE] writes one JSON line per test item and variant (eval/dump.ts); [--no-guards] the paper's plain decoding
- *   draftsmith reply "POST" | FILE | - | --text POST [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N]
-                   [--beam N] [--model DIR] [--json]
-      Suggests replies to the post, one per semantic key (its nouns and adjectives, mapped as --mapper says, or
-      the typed --key), best first, each labelled "key — mapping".
-  draftsmith eval reply [--data DIR] [--limit N] [--variant NAME=DIR ...] [--examples N] [--models DIR]
-      NRM vs ESED on the held-out posts: Diversity and Substantiality at top-1 and top-5, BLEU; mapper examples.
-  Every model command also takes --models-url URL: model folders exported by models/train under URL
-  (URL/summarize/model.json, ...), downloaded once into $DRAFTSMITH_CACHE, every file checked against
-  its model.json's sha256 (--offline: only folders downloaded before).
-  draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [...]
+ * The Draftsmith CLI: the same engine as the extension, from a terminal. Its commands and their
+ * options are described once, in cli/commands.ts; `draftsmith --help` and docs/cli.md show that
+ * table, and `main` below dispatches through it to one handler per command.
  */
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
@@ -42,102 +22,14 @@ import { modelDir } from './engine/systems/registry';
 import { flag, guardsFlag, intFlag, numberFlag, parseArgs, type Args } from './cli/args';
 import { commandInput, readStdinText } from './cli/inputText';
 import { checkOptions } from './cli/options';
+import { commandNamed, type CommandName } from './cli/commands';
+import { commandHelp, usageText } from './cli/help';
 import { downloadProgress } from './cli/progressBar';
 import { parseHubEndpoint, parseModelChoice } from './modelChoice';
 import { evalReply, replyCommand } from './cli/replyCommand';
 import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
 import { isDocumentRun, summarizeDocuments } from './cli/summarizeDocuments';
-
-const USAGE = `usage:
-  draftsmith --help | -h | help: this text.
-  draftsmith summarize FILE | - | --text TEXT [--mode extractive|abstractive] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N]
-                            [--beam N] [--max-length N] [--max-input-tokens N] [--model MODEL] [--offline] [--hub-endpoint URL]
-      extractive (default): the sentences the model's topic-aware attention weighs most, verbatim, in
-      document order; abstractive: the TAAS decoder writes a new summary (--beam, --max-length).
-      --model: built-in, a Hub encoder-decoder (e.g. Xenova/distilbart-cnn-6-6: abstractive only) or a folder, as for story.
-  draftsmith summarize FILE.md | FILE FILE... | FOLDER [--sections] [--jsonl] [--section-time-limit SECONDS] [the options above]
-      a whole document of any length, section by section: Markdown (.md) by heading, code, tables, HTML and
-      front matter left out; plain text in parts of the model's window. --sections: the outline (each heading,
-      its summary line; * marks the sections the summary of the whole is made from). Several files or a folder
-      (its .md and .txt files): with --jsonl one JSON line per file, a progress bar on standard error.
-      --section-time-limit: seconds one section may take (default 30).
-  draftsmith eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
-                            [--mode extractive|abstractive|both] [--split test|val] [--sweep]
-                            [--aggregation sum|mean|sqrt|rank] [--position-weight L] [--ratio R] [--max-sentences N]
-                            [--long]: CNN test articles longer than the window, whole document vs first window vs Lead-3
-      ROUGE-1/2/L F1 per domain beside Lead-3, and the rate of names and numbers not in the source.
-  draftsmith essay "bee, swallow, geese, flower, frog" | FILE | - | --text TEXT [--candidates N] [--beam N] [--max-length N] [--unconstrained] [--json]
-                   [--model MODEL] [--offline] [--hub-endpoint URL]   (a Hub causal LM: an instruction names the words)
-  draftsmith eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--unconstrained] [--models DIR] [--show]
-  draftsmith story --prompt "A lighthouse keeper finds a message in a bottle." [--words N] [--seed N]
-                   [--temperature T] [--top-k K] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]
-      Continues the prompt (a long one from its end), streaming the story to stdout as it is sampled.
-  draftsmith story --premise [--seed N] [--temperature T] [--top-k K] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]
-      Writes a premise (a writing prompt) to start a story from.
-      --model: built-in (the default), a Hugging Face Hub model id (owner/name[@revision], e.g. Xenova/distilgpt2:
-      a causal LM in transformers.js's layout, downloaded once into $DRAFTSMITH_CACHE, default ~/.cache/draftsmith/hub,
-      with its progress on standard error), or a folder (a Draftsmith model folder with model.json, or one in
-      transformers.js's layout: config.json and onnx/). --offline: never download (cached models and folders
-      still load). --hub-endpoint: the Hub or a mirror (default https://huggingface.co/).
-  draftsmith eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--words N] [--seed N] [--perplexity] [--ranking N] [--models DIR] [--show]
-      Continues each held-out test prompt (seeded: --seed + the item's position); words written vs asked
-      (a --variant DIR in transformers.js's layout, a causal LM, is run as a Hub model: generation only);
-      with --perplexity the test stories' perplexity, with --ranking N prompt-ranking accuracy on N stories.
-  draftsmith roundtrip FILE | - | --text TEXT [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]
-      Encodes the paragraph in FILE (- for standard input) into one vector and decodes it back; prints the
-      reconstruction, then (on standard error) the sentence alignment and BLEU, ROUGE-1/2/W, coherence L.
-      A .md FILE is read as Markdown: the model reads its prose only, and a note says what was skipped.
-  draftsmith eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]
-  draftsmith reply "POST" | FILE | - | --text POST [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N]
-                   [--beam N] [--model DIR] [--json]
-      Suggests replies to the post, one per semantic key (its nouns and adjectives, mapped as --mapper says, or
-      the typed --key), best first, each labelled "key — mapping".
-  draftsmith eval reply [--data DIR] [--limit N] [--variant NAME=DIR ...] [--examples N] [--models DIR]
-      NRM vs ESED on the held-out posts: Diversity and Substantiality at top-1 and top-5, BLEU; mapper examples.
-  draftsmith score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase]
-                   [--ref-field F] [--hyp-field F] [--limit N] [--quiet]
-      REF and HYP: text files, one segment per line (or each one document with --document), or
-      JSONL files of strings or of objects whose field F (default "text") holds the text.
-      Prints BLEU, ROUGE-1/2/L/Lsum/W, Diversity, distinct-1/2, Substantiality and Coherence L, and the signatures.
-      A Markdown file (.md) is one document, read as Markdown: its prose only (no code, tables, HTML, front
-      matter, link targets or markup); a note on standard error says what was skipped.
-  draftsmith score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m bleu chrf] [--tokenize 13a|intl|char|zh|none]
-                   [--smooth-method exp|floor|add-k|none] [--smooth-value V] [--max-ngram-order N] [--effective-order]
-                   [--lowercase] [--chrf-word-order N] [--chrf-char-order N] [--chrf-beta N] [--chrf-whitespace]
-                   [--chrf-lowercase] [--chrf-eps-smoothing] [--sentence-level] [--confidence [--confidence-n N]]
-                   [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--seed N] [--width N] [--json | --csv]
-      sacreBLEU's workflow and flag names: several references per segment, sacreBLEU signatures, and paired
-      significance tests against the first --hyp (score, μ ± 95% CI, p-value), numbers identical to sacreBLEU 2.6.0's.
-      -m also takes rouge (or rouge1 rouge2 rougeL rougeLsum: F1, mean over segments) with [--stem]
-      [--rouge-jackknife] [--rouge-split newline|nlp]; several references: the best one (rouge-score's
-      score_multi) or ROUGE-1.5.5's jackknifing. A JSONL --ref field may hold a list: several references.
-      See docs/METRICS.md for every option.
-  draftsmith score --hyp DRAFTS_DIR --ref REFS_DIR [--csv | --json] [--stem] [--lowercase] [BLEU options] [-m chrf [--chrf-word-order 2]]
-  draftsmith score --hyp F.jsonl --ref F.jsonl --hyp-field X --ref-field Y --name-field Z [--csv | --json]
-      Score Drafts in Folder: one row per draft (each paired with the reference of the same file name,
-      or a JSONL row's fields) with every metric, and the corpus totals last; CSV and JSON as the panel's exports.
-      -m chrf adds a chrF column (chrF++ with --chrf-word-order 2).
-  --perplexity (score, full table or folder): the drafts' perplexity under the built-in story LM (--models DIR).
-  --nonwords (score, full table or folder): the drafts' non-word rate, alphabetic tokens hunspell en_US rejects,
-      names left out (the model cards' definition; the grammatical-sentence rate needs link-grammar: fluency.sh).
-  --data DIR: the test split's folder; by default the shipped model's own: .data (summarize), .data/simple (essay,
-  story, roundtrip: the models of simple stories), .data/reply (reply).
-  Every eval takes --dump FILE: one JSON line per test item and variant, {system, variant, id, domain, source,
-  output, references}, for models/train/fluency.sh (the fluency scorer).
-  summarize, essay, story, roundtrip and reply, and their evals, take --no-guards: the paper's plain decoding, without
-      the decoding guards (known words only, no tokenizer artefacts such as ".S.", no repeated words) that are on by default.
-  summarize, essay, story, roundtrip and reply take --models DIR, --models-url URL (model folders exported by models/train
-      under URL, downloaded once into $DRAFTSMITH_CACHE, every file checked against its model.json's sha256), --offline,
-      --device auto|cpu|cuda and --threads N; the evals take --models, --device and --threads.
-  FILE, - and TEXT: - reads standard input; --text TEXT gives the text itself. For reply and essay, one word that
-      names an existing file, or that looks like a file name (it contains / or \\, or ends in an extension such as .txt),
-      is read as a file ("no such file" if there is none); anything else is the text. Files are UTF-8; a Latin-1
-      (ISO-8859-1/Windows-1252) or UTF-16 file is read as such, with a note on standard error.
-  An option a command does not take is refused (exit 2) with the list of those it takes. Text that starts with
-      "-" goes after "--" or in --text.
-  Exit codes: 0 done; 1 the input or a model could not be used (e.g. no such file, an empty file; reply: no reply
-      found); 2 a bad command line (no or an unknown command, an unknown option, a bad value).`;
 
 export function engineConfig(a: Args): EngineConfig {
   const device = DeviceSetting.safeParse(flag(a, 'device') ?? 'auto');
@@ -580,19 +472,41 @@ const cliParts = { engineConfig, checked, log: stderrLog, readStdin };
  */
 const MAX_COMMAND_LINE = 16_000;
 
+/** One handler per command of the table; the compiler checks that every command has one. */
+const HANDLERS: { readonly [C in CommandName]: (a: Args) => Promise<number | void> } = {
+  summarize,
+  'eval summarize': evalSummarize,
+  essay,
+  'eval essay': evalEssay,
+  story,
+  'eval story': evalStory,
+  roundtrip: (a) => roundtripCommand(a, cliParts),
+  'eval roundtrip': evalRoundTrip,
+  reply: (a) => replyCommand(a, cliParts),
+  'eval reply': (a) =>
+    evalReply(a, cliParts, {
+      dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data', 'reply')),
+      variants: (f) => variants(a, f),
+    }),
+  score: scoreCommand,
+};
+
 async function main(argv: string[]): Promise<number> {
   disableOrtTelemetry();
   const a = parseArgs(argv);
   const cmd = a.positional[0];
   // --help, -h or help: the usage on standard output, exit 0 (with any command; text after "--" is text).
+  // With a command ("summarize --help", "help summarize"), that command with each of its options.
   if (flag(a, 'help') !== undefined || a.positional.slice(0, a.optionsEnd).includes('-h') || cmd === 'help') {
-    process.stdout.write(USAGE + '\n');
+    const named = commandNamed(cmd === 'help' ? a.positional.slice(1) : a.positional);
+    process.stdout.write((named ? commandHelp(named) : usageText()) + '\n');
     return 0;
   }
   if (!cmd) {
-    process.stderr.write(`draftsmith: no command given\n${USAGE}\n`);
+    process.stderr.write(`draftsmith: no command given\n${usageText()}\n`);
     return 2;
   }
+  const command = commandNamed(a.positional);
   // An option the command does not take is refused (exit 2), not ignored.
   checkOptions(a, cmd === 'eval' && a.positional[1] !== undefined ? `eval ${a.positional[1]}` : cmd);
   const commandLine = process.argv.join(' ').length;
@@ -603,23 +517,8 @@ async function main(argv: string[]): Promise<number> {
         'Put long text in a file: summarize, roundtrip and reply read FILE, or - for standard input.',
     );
   }
-  if (cmd === 'summarize') return summarize(a);
-  else if (cmd === 'eval' && a.positional[1] === 'summarize') await evalSummarize(a);
-  else if (cmd === 'eval' && a.positional[1] === 'essay') await evalEssay(a);
-  else if (cmd === 'eval' && a.positional[1] === 'roundtrip') await evalRoundTrip(a);
-  else if (cmd === 'eval' && a.positional[1] === 'story') await evalStory(a);
-  else if (cmd === 'eval' && a.positional[1] === 'reply')
-    await evalReply(a, cliParts, {
-      dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data', 'reply')),
-      variants: (f) => variants(a, f),
-    });
-  else if (cmd === 'reply') return replyCommand(a, cliParts);
-  else if (cmd === 'roundtrip') await roundtripCommand(a, cliParts);
-  else if (cmd === 'score') await scoreCommand(a);
-  else if (cmd === 'essay') await essay(a);
-  else if (cmd === 'story') await story(a);
-  else throw new EngineError('bad-request', `unknown command "${a.positional.join(' ')}"\n${USAGE}`);
-  return 0;
+  if (!command) throw new EngineError('bad-request', `unknown command "${a.positional.join(' ')}"\n${usageText()}`);
+  return (await HANDLERS[command.name](a)) ?? 0;
 }
 
 main(process.argv.slice(2)).then(

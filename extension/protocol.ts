@@ -11,7 +11,8 @@ import { DEFAULT_THREADS } from './engine/runtime/threads';
 
 // ---- engine settings ---------------------------------------------------------------------------
 
-export const DeviceSetting = z.enum(['auto', 'cpu', 'cuda']);
+/** auto: CUDA where there is one, else the CPU; or one execution provider by name (onnxruntime-node's). */
+export const DeviceSetting = z.enum(['auto', 'cpu', 'cuda', 'dml', 'coreml', 'webgpu']);
 export type DeviceSetting = z.infer<typeof DeviceSetting>;
 
 /**
@@ -26,6 +27,11 @@ export const HubConfig = z.object({
   offline: z.boolean().default(false),
   /** A download that receives nothing for this long fails (a server that stops answering). */
   stallSeconds: z.number().min(1).max(600).default(30),
+  /**
+   * The most tokens (prompt and output) a Hub language model reads, below its own limit: its cache
+   * grows with each, so this bounds memory. Absent: hub/hubSystems.ts DEFAULT_CONTEXT_CAP.
+   */
+  contextTokens: z.number().int().min(256).max(131072).optional(),
 });
 export type HubConfig = z.infer<typeof HubConfig>;
 
@@ -66,11 +72,12 @@ export const ModelChoice = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('hub'),
     id: HubModelId,
+    // A branch, tag or commit; never '.' or '..' (it names a folder of the download cache).
     revision: z
       .string()
       .min(1)
       .max(100)
-      .regex(/^[\w.-]+$/)
+      .regex(/^(?!\.{1,2}$)[\w.-]+$/)
       .optional(),
   }),
   z.object({ kind: z.literal('folder'), dir: z.string().min(1) }),
@@ -78,6 +85,14 @@ export const ModelChoice = z.discriminatedUnion('kind', [
 export type ModelChoice = z.infer<typeof ModelChoice>;
 
 /** What a result says about a model that is not a built-in Draftsmith model (absent: one of ours). */
+/** One decoding value a Hub model ran with, and whose it was: the user's setting, the model's generation_config, or Draftsmith's default. */
+export const DecodingValue = z.object({
+  name: z.string(),
+  value: z.number(),
+  from: z.enum(['setting', 'model', 'draftsmith']),
+});
+export type DecodingValue = z.infer<typeof DecodingValue>;
+
 export const ExternalModel = z.object({
   /** The Hub id, or the folder. */
   id: z.string(),
@@ -85,6 +100,10 @@ export const ExternalModel = z.object({
   architecture: z.string(),
   /** What the insights panel can show for it, in words (e.g. no attention: the graph does not export it). */
   note: z.string(),
+  /** The decoding values that ran, where the model has its own (generation_config.json). */
+  decoding: z.array(DecodingValue).optional(),
+  /** Set when the text was cut to the context cap (draftsmith.hub.contextTokens): what was read of how much. */
+  contextCut: z.object({ usedTokens: z.number().int(), totalTokens: z.number().int() }).optional(),
 });
 export type ExternalModel = z.infer<typeof ExternalModel>;
 

@@ -1,5 +1,6 @@
 /** Command-line arguments: positionals and repeatable --flags (value inline, next, or boolean). */
 import { EngineError } from '../engine/errors';
+import { COMMANDS } from './commands';
 
 export interface Args {
   positional: string[];
@@ -10,42 +11,19 @@ export interface Args {
   needsValue?: string[];
 }
 
+/** Options that take no value, from the command table; --help goes with every command. */
 const BOOLEAN_FLAGS: ReadonlySet<string> = new Set([
-  'json',
-  'csv',
   'help',
-  'show',
-  'document',
-  'stem',
-  'lowercase',
-  'quiet',
-  'perplexity',
-  'unconstrained',
-  'premise',
-  'no-guards',
-  'sweep',
-  'offline',
-  // draftsmith score, with sacreBLEU's names
-  'effective-order',
-  'sentence-level',
-  'paired-bs',
-  'paired-ar',
-  'confidence',
-  'chrf-whitespace',
-  'chrf-lowercase',
-  'chrf-eps-smoothing',
-  'rouge-jackknife',
-  // draftsmith score --nonwords
-  'nonwords',
-  // draftsmith summarize, whole documents
-  'sections',
-  'jsonl',
-  'long',
+  ...COMMANDS.flatMap((c) => c.options.filter((o) => o.kind === 'flag').map((o) => o.name)),
 ]);
-/** Flags that take every following word up to the next flag, as sacreBLEU's `-m bleu chrf`. */
-const MULTI_VALUE_FLAGS: ReadonlySet<string> = new Set(['metrics']);
+/** Options that take every following word up to the next option, as sacreBLEU's `-m bleu chrf`. */
+const MULTI_VALUE_FLAGS: ReadonlySet<string> = new Set(
+  COMMANDS.flatMap((c) => c.options.filter((o) => o.kind === 'words').map((o) => o.name)),
+);
 /** Short spellings: sacreBLEU's -m for --metrics. */
-const SHORT_FLAGS: Readonly<Record<string, string>> = { '-m': 'metrics' };
+const SHORT_FLAGS: Readonly<Record<string, string>> = Object.fromEntries(
+  COMMANDS.flatMap((c) => c.options.flatMap((o) => (o.short ? [[o.short, o.name]] : []))),
+);
 
 export function parseArgs(argv: string[]): Args {
   const positional: string[] = [];

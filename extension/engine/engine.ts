@@ -12,7 +12,7 @@ import type { LoadWatch } from './hub/hubModel';
 import { YieldClock } from './decode/types';
 import { modelsFolder, singleFolder, type ModelSource } from './runtime/modelSource';
 import { urlModels } from './runtime/urlSource';
-import { CudaDecision, NativeCalls } from './runtime/onnx';
+import { acceleratorOf, CudaDecision, NativeCalls } from './runtime/onnx';
 import type { RunContext, RuntimeOptions } from './systems/context';
 import { SYSTEMS, systemFor, type SystemEntry, type SystemId, type SystemOf } from './systems/registry';
 import { checkReadable } from './text/origin';
@@ -121,7 +121,7 @@ export class Engine {
     private readonly options: EngineOptions = {},
   ) {
     this.calls = options.calls ?? new NativeCalls();
-    this.cuda = new CudaDecision(options.missingCudaLibrary);
+    this.cuda = new CudaDecision(options.missingCudaLibrary, acceleratorOf(config.device) ?? 'cuda');
   }
 
   configure(config: EngineConfig): void {
@@ -129,7 +129,7 @@ export class Engine {
     this.config = config;
     // Every configure decides about CUDA afresh (the user may have installed the library, or switched
     // to cuda after a fallback): each load that then falls back logs it again.
-    this.cuda = new CudaDecision(this.options.missingCudaLibrary);
+    this.cuda = new CudaDecision(this.options.missingCudaLibrary, acceleratorOf(this.config.device) ?? 'cuda');
     // Reload lazily with the new folder or device; the old sessions are released, not left to the GC.
     if (changed) {
       for (const slot of this.slots.values()) slot.drop();

@@ -96,6 +96,8 @@ export interface DraftsmithApi {
     /** Requests sent to the worker and not yet answered. */
     inFlight(): number;
   };
+  /** The Offline status bar item's text ('$(cloud-offline) Offline' or '$(cloud) Online'). */
+  offlineStatus(): string;
   /** Inline suggestions: their counts, and the result of the last one accepted. */
   inline: {
     stats(): { requested: number; cancelled: number; debounced: number; cached: number };

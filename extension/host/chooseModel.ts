@@ -17,7 +17,7 @@ import {
   sameModelChoice,
 } from '../modelChoice';
 import type { Ctx } from './context';
-import { MODEL_COMMANDS, type ModelCommand, type RecommendedModel } from './recommendedModels';
+import { downloadSize, MODEL_COMMANDS, type ModelCommand, type RecommendedModel } from './recommendedModels';
 import { HUB_OFFLINE_SETTING, readHubConfig, readModelChoice, SECTION } from './settings';
 
 const TITLE = 'Draftsmith: Choose Model';
@@ -59,12 +59,19 @@ async function pickCommand(): Promise<ModelCommand | undefined> {
   return picked?.command;
 }
 
+/** A recommended model as a choice: pinned to the revision its size was checked at. */
+const recommendedChoice = (model: RecommendedModel): ModelChoice => ({
+  kind: 'hub',
+  id: model.id,
+  revision: model.revision,
+});
+
 function recommendedItem(model: RecommendedModel, current: ModelChoice | undefined): ModelItem {
-  const choice: ModelChoice = { kind: 'hub', id: model.id };
+  const choice = recommendedChoice(model);
   const isCurrent = current !== undefined && sameModelChoice(current, choice);
   return {
     label: `${isCurrent ? '$(check) ' : ''}${model.id}`,
-    description: `about ${model.approxMB} MB to download once · ${model.licence}${isCurrent ? ' · current' : ''}`,
+    description: `${downloadSize(model.bytes)} to download once · ${model.licence}${isCurrent ? ' · current' : ''}`,
     detail: model.what,
     action: { kind: 'choice', choice },
   };
@@ -89,7 +96,7 @@ async function pickModel(
   const custom =
     current !== undefined &&
     current.kind !== 'built-in' &&
-    !command.recommended.some((m) => sameModelChoice(current, { kind: 'hub', id: m.id }));
+    !command.recommended.some((m) => sameModelChoice(current, recommendedChoice(m)));
   if (custom) {
     items.push({
       label: `$(check) ${formatModelChoice(current)}`,
@@ -200,12 +207,12 @@ async function save(ctx: Ctx, command: ModelCommand, choice: ModelChoice): Promi
   let message = `Draftsmith: ${command.label} now use ${describeModelChoice(choice)}${where}.`;
   if (choice.kind === 'hub') {
     const { hub, problem } = readHubConfig(ctx.extension.globalStorageUri.fsPath);
-    const size = command.recommended.find((m) => sameModelChoice(choice, { kind: 'hub', id: m.id }))?.approxMB;
+    const size = command.recommended.find((m) => sameModelChoice(choice, recommendedChoice(m)))?.bytes;
     message += problem
       ? ` ${problem.replace(/^Draftsmith: /, '')}`
       : hub.offline
         ? ` ${HUB_OFFLINE_SETTING} is on: it loads only if it was downloaded before.`
-        : ` It is downloaded${size ? ` (about ${size} MB)` : ''} from ${hub.endpoint} the first time it runs, and kept.`;
+        : ` It is downloaded${size ? ` (${downloadSize(size)})` : ''} from ${hub.endpoint} the first time it runs, and kept.`;
   }
   void vscode.window.showInformationMessage(message);
 }

@@ -9,6 +9,8 @@ import { Ctx } from './context';
 import { essayActiveEditor } from './essayCommand';
 import { scoreFolderCommand } from './folderCommand';
 import { toggleInline } from './inlineProvider';
+import { manageModels } from './manageModels';
+import { toggleOffline } from './offlineStatus';
 import { suggestRepliesActiveEditor } from './replyCommand';
 import { applyRoundTripCommand, roundTripActiveEditor } from './roundtripCommand';
 import { checkCoherenceCommand, compareDraftsCommand, scoreDraftCommand } from './scoreCommand';
@@ -30,6 +32,8 @@ const commands: Record<string, CommandFactory> = {
   'draftsmith.scoreDraft': (ctx) => () => scoreDraftCommand(ctx),
   'draftsmith.checkCoherence': (ctx) => () => checkCoherenceCommand(ctx),
   'draftsmith.chooseModel': (ctx) => () => chooseModel(ctx),
+  'draftsmith.manageModels': (ctx) => () => manageModels(ctx),
+  'draftsmith.toggleOffline': () => () => toggleOffline(),
   'draftsmith.showInsights': (ctx) => () => ctx.insights.show(),
   'draftsmith.showLog': (ctx) => () => ctx.log.show(true),
   'draftsmith.restartEngine': (ctx) => () => {

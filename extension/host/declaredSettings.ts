@@ -35,6 +35,10 @@ const isNumberIn = (v: unknown, d: Declared) => typeof v === 'number' && inRange
 /** The settings of one configuration section (vscode's WorkspaceConfiguration, or a test's). */
 export interface SettingValues {
   get(key: string): unknown;
+  /** Where a value was set; without it, nothing counts as set by the user. */
+  inspect?(
+    key: string,
+  ): { globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown } | undefined;
 }
 
 /** Reads settings checked against their declarations; whatever does not fit is the declared default. */
@@ -44,9 +48,21 @@ export function declaredSettings(cfg: SettingValues) {
     const value = cfg.get(key);
     return (fits(value, d) ? value : d.default) as T;
   };
+  /** The value the user (or a workspace) set, when it fits; undefined where the default holds. */
+  const set = <T>(key: string, fits: (value: unknown, d: Declared) => boolean): T | undefined => {
+    const d = declared(key);
+    const i = cfg.inspect?.(key);
+    const value = i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+    return fits(value, d) ? (value as T) : undefined;
+  };
+  const isIntIn = (v: unknown, d: Declared) => Number.isInteger(v) && isNumberIn(v, d);
   return {
     /** A whole number within the declared range. */
-    int: (key: string): number => read(key, (v, d) => Number.isInteger(v) && isNumberIn(v, d)),
+    int: (key: string): number => read(key, isIntIn),
+    /** A whole number the user set, within the declared range; undefined: unset (the model's own default applies). */
+    setInt: (key: string): number | undefined => set(key, isIntIn),
+    /** A number the user set, within the declared range; undefined: unset. */
+    setNumber: (key: string): number | undefined => set(key, isNumberIn),
     /** A number within the declared range. */
     number: (key: string): number => read(key, isNumberIn),
     /** A number within the declared range, or null (a setting whose default is null: unset). */

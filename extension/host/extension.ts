@@ -5,6 +5,7 @@ import { registerCommands } from './commands';
 import { Ctx } from './context';
 import { essay } from './essayCommand';
 import { InlineSuggestions } from './inlineProvider';
+import { OfflineStatus } from './offlineStatus';
 import { suggestReplies } from './replyCommand';
 import { applyRoundTripCommand, roundTrip } from './roundtripCommand';
 import { checkCoherence, scoreDraft, scoreTwoDrafts } from './scoreCommand';
@@ -23,6 +24,7 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   registerCommands(ctx);
   // Registers the provider and the status bar item only: nothing reaches the engine until they are turned on.
   const inline = ctx.own(new InlineSuggestions(ctx));
+  const offline = ctx.own(new OfflineStatus());
   // The worker and the models start on the first command, so activation stays cheap (bench/activation.bench.ts measures it).
   ctx.log.info(
     `Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms (${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`,
@@ -56,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
       stats: () => ({ ...inline.stats }),
       lastAccepted: () => inline.lastAccepted,
     },
+    offlineStatus: () => offline.text,
   };
 }
 

@@ -96,16 +96,18 @@ const HUB_STALL_SECONDS = 30;
  */
 export function readHubConfig(storageDir: string): { hub: HubConfig; problem?: string } {
   const cfg = vscode.workspace.getConfiguration(SECTION);
-  const offline = draftsmith().flag('hub.offline');
+  const s = draftsmith();
+  const offline = s.flag('hub.offline');
+  const contextTokens = s.int('hub.contextTokens');
   const cacheDir = path.join(storageDir, 'hub');
   const set = trustedSetting(cfg.inspect('hub.endpoint'), vscode.workspace.isTrusted);
   const endpoint = parseHubEndpoint(set?.value, HUB_ENDPOINT_SETTING);
   if (typeof endpoint === 'object')
     return {
-      hub: { endpoint: DEFAULT_HUB_ENDPOINT, cacheDir, offline: true, stallSeconds: HUB_STALL_SECONDS },
+      hub: { endpoint: DEFAULT_HUB_ENDPOINT, cacheDir, offline: true, stallSeconds: HUB_STALL_SECONDS, contextTokens },
       problem: endpoint.error,
     };
-  return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS } };
+  return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS, contextTokens } };
 }
 
 /** The draftsmith.<system>.model settings (modelChoice.ts MODEL_SETTINGS): the commands whose model the user may choose. */
@@ -183,12 +185,14 @@ export function readSummarizeOptions(): { maxInputTokens: number; decoding: Beam
   const s = draftsmith();
   return {
     maxInputTokens: s.int('maxInputTokens'),
-    decoding: {
-      beamSize: s.int('summarize.beamSize'),
-      maxLength: s.int('summarize.maxLength'),
-      lengthPenalty: s.number('summarize.lengthPenalty'),
-      noRepeatNgramSize: s.int('summarize.noRepeatNgramSize'),
-    },
+    // Only what the user set: the model's own defaults (the built-in manifest's, which equal these
+    // settings' defaults, or a Hub model's generation_config.json) fill the rest.
+    decoding: definedOnly({
+      beamSize: s.setInt('summarize.beamSize'),
+      maxLength: s.setInt('summarize.maxLength'),
+      lengthPenalty: s.setNumber('summarize.lengthPenalty'),
+      noRepeatNgramSize: s.setInt('summarize.noRepeatNgramSize'),
+    }),
     mode: s.oneOf<SummarizeMode>('summarize.mode'),
   };
 }
@@ -272,4 +276,9 @@ export function readDecodingGuards(): boolean {
 /** draftsmith.maxSecondsPerRequest in ms: how long one command may wait for the engine before it is stopped. */
 export function readTimeLimitMs(): number {
   return draftsmith().int('maxSecondsPerRequest') * 1000;
+}
+
+/** The object without its undefined fields (so that a request says only what was set). */
+function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,11 +1,13 @@
-// The CLI's options (items 13 and 15): --help, -h and help print the usage and exit 0; every
-// command refuses an option it does not take (exit 2, naming those it takes) instead of ignoring it;
-// and every option --help and the README show for a command is one the command takes.
+// The CLI's options: --help, -h and help print the usage and exit 0; every command refuses an
+// option it does not take (exit 2, naming those it takes) instead of ignoring it; and every option
+// the command table, --help and the documentation show for a command is one the command takes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { COMMANDS, spelled } from '../../extension/cli/commands';
+import { commandHelp } from '../../extension/cli/help';
 import { COMMAND_OPTIONS } from '../../extension/cli/options';
 import { repoRoot, tempDir } from './helpers';
 
@@ -141,31 +143,59 @@ test('every option --help shows for a command is one it takes, and so are the no
     assert.ok(COMMAND_OPTIONS[command].includes('text'), `${command} --text`);
 });
 
-test('every option the README shows for a command is one it takes', () => {
-  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  let checked = 0;
-  for (const line of readme.split('\n')) {
-    const m =
-      /(?:npx draftsmith|node dist\/cli\.js) ((?:eval )?[a-z]+)\b(.*)$/.exec(line) ??
-      /npm run eval:([a-z]+) -- (.*)$/.exec(line);
-    if (!m) continue;
-    const command = line.includes('npm run eval:') ? `eval ${m[1]}` : m[1];
-    if (!COMMAND_OPTIONS[command]) continue;
-    for (const f of flagsIn(m[2])) {
-      assert.ok(COMMAND_OPTIONS[command].includes(f), `README: ${command} --${f} (${line.trim().slice(0, 100)})`);
-      checked++;
-    }
+test('every option the command table names for a command (usage, notes, option texts, examples) is one it takes', () => {
+  for (const c of COMMANDS) {
+    const texts = [
+      ...c.usage.flatMap((u) => [u.synopsis, u.note ?? '']),
+      ...c.options.map((o) => o.description),
+      ...(c.examples ?? []).flatMap((e) => [e.args, e.what]),
+    ];
+    for (const f of flagsIn(texts.join('\n')))
+      assert.ok(COMMAND_OPTIONS[c.name].includes(f), `the table shows ${c.name} --${f}, which it refuses`);
+    for (const e of c.examples ?? []) assert.ok(e.args.startsWith(`${c.name} `), `${c.name}: example ${e.args}`);
   }
-  // The score options table.
-  const table = readme.slice(
-    readme.indexOf('`draftsmith score` options'),
-    readme.indexOf('A summary or essay that reached'),
+});
+
+test('an option takes the same kind of value in every command (the parser reads it before it knows the command)', () => {
+  const kinds = new Map<string, Set<string>>();
+  for (const c of COMMANDS)
+    for (const o of c.options) {
+      const kind = o.kind === 'flag' || o.kind === 'words' ? o.kind : 'one value';
+      kinds.set(o.name, (kinds.get(o.name) ?? new Set()).add(kind));
+    }
+  for (const [name, k] of kinds) assert.equal(k.size, 1, `--${name} is ${[...k].join(' in one command, ')} in another`);
+});
+
+test('draftsmith COMMAND --help describes every option the command takes', () => {
+  for (const c of COMMANDS) {
+    const help = commandHelp(c);
+    for (const o of c.options)
+      assert.match(help, new RegExp(`^ {6}${spelled(o)}( |$)`, 'm'), `${c.name} ${spelled(o)}`);
+  }
+  assert.equal(
+    cli(['eval', 'story', '--help']).stdout,
+    `${commandHelp(COMMANDS.find((c) => c.name === 'eval story')!)}\n`,
   );
-  for (const row of table.split('\n').filter((l) => l.startsWith('| `-'))) {
-    for (const f of flagsIn(row.split(' | ')[0])) {
-      assert.ok(COMMAND_OPTIONS.score.includes(f), `README's score table: --${f}`);
-      checked++;
+  assert.equal(cli(['help', 'score']).stdout, `${commandHelp(COMMANDS.find((c) => c.name === 'score')!)}\n`);
+});
+
+test('every draftsmith command line in the README and docs/ uses options its command takes', () => {
+  const pages = [
+    'README.md',
+    ...readdirSync(path.join(repoRoot, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+  for (const page of pages) {
+    for (const line of readFileSync(path.join(repoRoot, page), 'utf8').split('\n')) {
+      const m =
+        /(?:npx draftsmith|node dist\/cli\.js) ((?:eval )?[a-z]+)\b(.*)$/.exec(line) ??
+        /npm run eval:([a-z]+) -- (.*)$/.exec(line);
+      if (!m) continue;
+      const command = line.includes('npm run eval:') ? `eval ${m[1]}` : m[1];
+      if (!COMMAND_OPTIONS[command]) continue;
+      for (const f of flagsIn(m[2]))
+        assert.ok(COMMAND_OPTIONS[command].includes(f), `${page}: ${command} --${f} (${line.trim().slice(0, 100)})`);
     }
   }
-  assert.ok(checked > 60, `only ${checked} options found in the README`);
 });

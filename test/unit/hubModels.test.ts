@@ -282,7 +282,7 @@ test('an essay from a Hub language model contains every topic word (constrained 
 });
 
 test('the beams of a Hub language model each keep their own cache (rows follow reorder)', async () => {
-  const { CausalStepModel } = await import('../../extension/engine/hub/causalStep');
+  const { causalStepOf } = await import('../../extension/engine/hub/hubSystems');
   const { openHubModel } = await import('../../extension/engine/hub/hubModel');
   const watch = { progress: () => {}, isCancelled: () => false };
   const opened = await openHubModel(
@@ -294,11 +294,7 @@ test('the beams of a Hub language model each keep their own cache (rows follow r
     watch,
   );
   try {
-    const step = new CausalStepModel(
-      (opened.model as unknown as { sessions: Record<string, import('../../extension/engine/runtime/onnx').Session> })
-        .sessions.model,
-      opened.model.config,
-    );
+    const { step } = causalStepOf(opened);
     const prompt = await step.run([2, 50, 60, 70], step.initial());
     const one = await step.run([80], prompt.state);
     const other = await step.run([90], prompt.state);

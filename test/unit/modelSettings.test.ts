@@ -91,18 +91,28 @@ test('a Hub model with a draftsmith.hub.endpoint that is not a web address is re
   assert.deepEqual(model().choice, { kind: 'built-in' });
 });
 
-test("the engine's Hub settings: the cache in the global storage, the endpoint and offline; a bad endpoint never downloads", () => {
+test("the engine's Hub settings: the cache in the global storage, the endpoint, offline and the context cap; a bad endpoint never downloads", () => {
   assert.deepEqual(readHubConfig(STORAGE), {
-    hub: { endpoint: 'https://huggingface.co/', cacheDir: path.join(STORAGE, 'hub'), offline: false, stallSeconds: 30 },
+    hub: {
+      endpoint: 'https://huggingface.co/',
+      cacheDir: path.join(STORAGE, 'hub'),
+      offline: false,
+      stallSeconds: 30,
+      contextTokens: 4096,
+    },
   });
   settings.global['hub.endpoint'] = 'https://hf-mirror.example/base';
   settings.global['hub.offline'] = true;
+  settings.global['hub.contextTokens'] = 1024;
   assert.deepEqual(readHubConfig(STORAGE).hub, {
     endpoint: 'https://hf-mirror.example/base/',
     cacheDir: path.join(STORAGE, 'hub'),
     offline: true,
     stallSeconds: 30,
+    contextTokens: 1024,
   });
+  settings.global['hub.contextTokens'] = 12; // out of range: the default
+  assert.equal(readHubConfig(STORAGE).hub.contextTokens, 4096);
   settings.global['hub.endpoint'] = 'ftp://mirror';
   settings.global['hub.offline'] = false;
   const bad = readHubConfig(STORAGE);

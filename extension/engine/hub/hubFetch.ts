@@ -1,8 +1,14 @@
 /**
- * The fetch transformers.js downloads with (its env.fetch): Node's fetch, made cancellable and
- * bounded. A download the user cancels, or that receives nothing for `stallMs` (a server that stops
- * answering), is aborted; transformers.js's file cache then deletes its temporary file (it writes
- * <file>.tmp.* and renames only a complete download), so nothing half-written is ever used.
+ * The fetch every Hub request goes through (the listing, each file, and transformers.js's env.fetch):
+ * Node's fetch, made cancellable and bounded. A download the user cancels, or that receives nothing
+ * for `stallMs` (a server that stops answering), is aborted; the downloader then deletes its
+ * temporary file, so nothing half-written is ever used.
+ *
+ * Redirects are followed here, not by fetch, and only within the endpoint's own site: the same host,
+ * or for huggingface.co the hosts of its own CDN (huggingface.co answers a file in Git LFS with a 302
+ * to cdn-lfs.hf.co or cas-bridge.xethub.hf.co). A redirect elsewhere, or from https to http, is
+ * refused: it would let a host the user never named choose the bytes Draftsmith writes. An access
+ * token (HF_TOKEN, as transformers.js sends it) goes to huggingface.co itself, never along a redirect.
  */
 import { CancelledError, EngineError } from '../errors';
 
@@ -23,6 +29,24 @@ export class DownloadAborted extends Error {
 }
 
 const POLL_MS = 100;
+const MAX_REDIRECTS = 5;
+
+/** The Hub's own hosts: the site and its CDN. */
+const isHubHost = (host: string) => /(^|\.)(huggingface\.co|hf\.co)$/i.test(host);
+
+/** Whether a redirect from `from` may be followed to `to`. */
+export function redirectAllowed(from: URL, to: URL): boolean {
+  if (from.protocol === 'https:' && to.protocol !== 'https:') return false;
+  if (to.protocol !== 'https:' && to.protocol !== 'http:') return false;
+  if (to.host === from.host) return true;
+  return isHubHost(from.hostname) && isHubHost(to.hostname) && to.protocol === 'https:';
+}
+
+/** The access token for `url`: HF_TOKEN, for huggingface.co's own hosts only. */
+function authorization(url: URL): string | undefined {
+  const token = process.env.HF_TOKEN ?? process.env.HF_ACCESS_TOKEN;
+  return token && isHubHost(url.hostname) ? `Bearer ${token}` : undefined;
+}
 
 export function watchedFetch(watch: FetchWatch): typeof fetch {
   return async (input, init) => {
@@ -60,8 +84,34 @@ export function watchedFetch(watch: FetchWatch): typeof fetch {
         clearInterval(timer);
       }
     };
-    const response = await watched(() => fetch(input, { ...init, signal: controller.signal }));
-    watch.log?.(`GET ${url} -> ${response.status}`);
+    let at = new URL(url);
+    let response: Response | undefined;
+    for (let hop = 0; ; hop++) {
+      const headers = new Headers(init?.headers);
+      headers.delete('authorization');
+      const auth = hop === 0 ? authorization(at) : undefined;
+      if (auth) headers.set('Authorization', auth);
+      const here = at;
+      response = await watched(() => fetch(here, { ...init, headers, redirect: 'manual', signal: controller.signal }));
+      watch.log?.(`GET ${here.href} -> ${response.status}`);
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || location === null) break;
+      await response.body?.cancel().catch(() => undefined);
+      const next = new URL(location, here);
+      if (!redirectAllowed(here, next)) {
+        throw new EngineError(
+          'model-unavailable',
+          `${here.host} redirected the download of ${url} to ${next.protocol}//${next.host}, another site; Draftsmith follows redirects only within ${here.host}${isHubHost(here.hostname) ? " and the Hub's CDN" : ''}.`,
+        );
+      }
+      if (hop >= MAX_REDIRECTS) {
+        throw new EngineError(
+          'model-unavailable',
+          `The download of ${url} was redirected more than ${MAX_REDIRECTS} times.`,
+        );
+      }
+      at = next;
+    }
     if (!response.body) return response;
     const reader = response.body.getReader();
     const body = new ReadableStream<Uint8Array>({

@@ -1,26 +1,42 @@
 /**
- * Opens a model in transformers.js's layout: a Hub repository, downloaded on first use
- * into the cache (HubConfig.cacheDir) with transformers.js's own download and cache code, or a local
- * folder in that layout. Everything that can go wrong on the way becomes a message that says what
- * happened: not found, a server error, no answer, offline, cancelled (EngineError 'model-unavailable',
- * or CancelledError), or files that do not load (EngineError 'bad-model'; the cached copy is then
- * removed so that the next try downloads it afresh).
+ * Opens a model in transformers.js's layout: a Hub repository or a local folder.
+ *
+ * A Hub repository goes through three steps. Its file listing (hub/repoListing.ts: the Hub's model
+ * API, or the copy kept beside an earlier download) says what files it has; hub/fileChoice.ts picks
+ * the smallest set that runs well here; hub/repoDownload.ts downloads exactly those files into the
+ * cache folder, each checked against the listing. transformers.js then opens the cache folder as a
+ * local folder, told which files to open (dtype, model_file_name), and never downloads anything itself.
+ * (Its own downloads would not do: its tokenizer probe asks for revision 'main' whatever revision was
+ * chosen, so a pinned model would never load offline; and its file cache keeps whatever bytes came.)
+ *
+ * Everything that can go wrong becomes a message that says what happened: not found, private or
+ * gated, a server error, no answer, offline, cancelled (EngineError 'model-unavailable', or
+ * CancelledError), a repository refused as hostile or broken, or files that do not load
+ * (EngineError 'bad-model'). Only a file that is not what the listing says (its size, its sha256, JSON
+ * that does not parse) removes the model's cached files; a model that downloaded but cannot run here
+ * (not enough memory, an operator this onnxruntime lacks) keeps them.
  */
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { HubConfig, ModelChoice } from '../../protocol';
 import { CancelledError, EngineError, errorMessage } from '../errors';
-import { CudaDecision, NativeCalls } from '../runtime/onnx';
+import { acceleratorOf, CudaDecision, NativeCalls, type Accelerator } from '../runtime/onnx';
 import type { RuntimeOptions } from '../systems/context';
-import { DownloadAborted, watchedFetch } from './hubFetch';
 import {
-  transformersJs,
-  type PretrainedOptions,
-  type ProgressInfo,
-  type Tjs,
-  type TjsModel,
-  type TjsTokenizer,
-} from './transformersJs';
+  chooseFiles,
+  describeDtype,
+  megabytes,
+  sideFiles,
+  type Dtype,
+  type FileChoice,
+  type HubModelKind,
+} from './fileChoice';
+import { DownloadAborted, watchedFetch } from './hubFetch';
+import { downloadFiles, missingFiles } from './repoDownload';
+import { fetchListing, listingOfFolder, readCachedListing, writeCachedListing, type RepoListing } from './repoListing';
+import { transformersJs, type PretrainedOptions, type Tjs, type TjsModel, type TjsTokenizer } from './transformersJs';
+
+export type { HubModelKind } from './fileChoice';
 
 /** What a load reports to, and is cancelled by: the request that asked for the model first. */
 export interface LoadWatch {
@@ -30,8 +46,10 @@ export interface LoadWatch {
 
 export type ExternalChoice = Extract<ModelChoice, { kind: 'hub' | 'folder' }>;
 
-/** 'causal-lm': a decoder-only model (gpt2, llama, ...); 'seq2seq': an encoder-decoder (bart, t5, ...). */
-export type HubModelKind = 'causal-lm' | 'seq2seq';
+export interface OpenOptions {
+  /** A data type to take first where the repository has it (otherwise fileChoice's order). */
+  prefer?: Dtype;
+}
 
 export interface OpenedHubModel {
   tjs: Tjs;
@@ -44,9 +62,11 @@ export interface OpenedHubModel {
   architecture: string;
   /** The local folder (a folder choice) or the cache folder it was downloaded into. */
   dir: string;
-  device: 'cpu' | 'cuda';
-  /** The weights' data type transformers.js loaded ('q8': onnx/*_quantized.onnx, 'fp32'). */
+  device: Accelerator | 'cpu';
+  /** The weights' data type transformers.js loaded ('q4', 'q8', or per graph: 'encoder q8, decoder q4'). */
   dtype: string;
+  /** The files opened, as fileChoice chose them (graphs, data types, sizes). */
+  choice: FileChoice;
 }
 
 /** The cache folder transformers.js keeps a repository's files in (its FileCache: <cacheDir>/<id>[/<revision>]). */
@@ -61,120 +81,213 @@ export function choiceLabel(choice: ExternalChoice): string {
     : choice.dir;
 }
 
-const MB = 1024 * 1024;
-const mb = (n: number) => (n / MB).toFixed(n < 10 * MB ? 1 : 0);
-
-/**
- * The download progress line: bytes and percent of all the files so far. Only while something is
- * read from the network (`downloading()`): transformers.js reports files read from the cache as
- * progress too.
- */
-function progressReporter(id: string, watch: LoadWatch, downloading: () => boolean): (info: ProgressInfo) => void {
-  let lastPercent = -1;
-  return (info) => {
-    if (info.status !== 'progress_total' || !(info.total > 0) || !downloading()) return;
-    const percent = Math.floor((100 * info.loaded) / info.total);
-    if (percent === lastPercent) return;
-    lastPercent = percent;
-    watch.progress(
-      `Downloading ${id}: ${mb(info.loaded)} of ${mb(info.total)} MB (${percent} %)`,
-      Math.min(1, info.loaded / info.total),
-    );
-  };
-}
-
-/** The error a failed step of the load means to the user. */
-function explain(e: unknown, choice: ExternalChoice, hub: HubConfig): EngineError {
+/** The error a failed step of the download means to the user. */
+function explainDownload(e: unknown, label: string, hub: HubConfig): EngineError {
   if (e instanceof EngineError) return e;
   if (e instanceof DownloadAborted) return e.reason;
-  const label = choiceLabel(choice);
   const msg = errorMessage(e);
   const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
-  if (choice.kind === 'folder') {
-    return new EngineError(
-      'bad-model',
-      `The folder ${choice.dir} is not a model in transformers.js's layout (config.json, tokenizer.json, onnx/): ${msg}`,
-    );
-  }
-  if (/local_files_only=true|allowRemoteModels=false/.test(msg)) {
-    return new EngineError(
-      'model-unavailable',
-      `${label} is not in the download cache (${hub.cacheDir}), and downloads are off (draftsmith.hub.offline, or --offline).`,
-    );
-  }
-  if (/^Could not locate file/.test(msg)) {
-    const url = /"([^"]+)"/.exec(msg)?.[1] ?? msg.replace(/^Could not locate file: /, '');
-    return new EngineError(
-      'model-unavailable',
-      `${label} was not found at ${hub.endpoint}, or has no file transformers.js needs (no ${url}).`,
-    );
-  }
-  if (/occurred while trying to load file|Unauthorized|Forbidden/.test(msg)) {
-    return new EngineError('model-unavailable', `The Hub could not send ${label}: ${msg}`);
-  }
-  if (e instanceof TypeError && /fetch failed/.test(msg)) {
-    return new EngineError('model-unavailable', `Cannot reach ${hub.endpoint} to download ${label}${cause}.`);
-  }
-  if (/terminated|premature|ECONNRESET|other side closed/i.test(msg + cause)) {
+  if (/terminated|premature|ECONNRESET|other side closed|socket hang up/i.test(msg + cause)) {
     return new EngineError(
       'model-unavailable',
       `The download of ${label} broke off before its end${cause || `: ${msg}`}. Nothing of it was kept; try again.`,
     );
   }
-  return new EngineError('bad-model', `${label} does not load: ${msg.split('\n')[0]}`);
+  if (e instanceof TypeError && /fetch failed/.test(msg)) {
+    return new EngineError('model-unavailable', `Cannot reach ${hub.endpoint} to download ${label}${cause}.`);
+  }
+  return new EngineError('model-unavailable', `The download of ${label} failed: ${msg.split('\n')[0]}`);
 }
 
-/** Points transformers.js at this load's source: the Hub (through the cache) or one local folder. */
-function configure(
-  tjs: Tjs,
-  choice: ExternalChoice,
+/** The error a model that downloaded (or a folder) but does not open means to the user; its files stay. */
+export function explainLoad(e: unknown, label: string, dir: string): EngineError {
+  if (e instanceof EngineError) return e;
+  const msg = errorMessage(e);
+  const first = msg.split('\n')[0];
+  if (
+    /bad_alloc|bad allocation|failed to allocate|out of memory|cannot allocate memory|allocation failed|ERROR_OUTOFMEMORY/i.test(
+      msg,
+    )
+  ) {
+    return new EngineError(
+      'bad-model',
+      `${label} could not run here: not enough memory (${first}). Its files are kept in ${dir}; a smaller model, or fewer programs open, may do.`,
+    );
+  }
+  const op =
+    /Could not find an implementation for (\w+)\(\d+\)/.exec(msg)?.[1] ??
+    /Op type not registered '(\w+)'/.exec(msg)?.[1] ??
+    /No Op registered for (\w+)/.exec(msg)?.[1] ??
+    /[Uu]nsupported (?:operator|op)[: ]+'?(\w+)/.exec(msg)?.[1];
+  if (op) {
+    let version = '';
+    try {
+      version = ` ${(require('onnxruntime-node/package.json') as { version: string }).version}`;
+    } catch {
+      // The message stands without the version.
+    }
+    return new EngineError(
+      'bad-model',
+      `${label} could not run here: the operator ${op} is not supported by this onnxruntime (onnxruntime-node${version}). Its files are kept in ${dir}.`,
+    );
+  }
+  return new EngineError('bad-model', `${label} does not load: ${first}`);
+}
+
+/** config.json of a folder (validated JSON where Draftsmith downloaded it). */
+function readConfig(dir: string, label: string): Record<string, unknown> & { model_type?: string } {
+  const file = path.join(dir, 'config.json');
+  try {
+    const json: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (json && typeof json === 'object' && !Array.isArray(json)) return json as Record<string, unknown>;
+  } catch (e) {
+    throw new EngineError('bad-model', `${label}: config.json does not read (${errorMessage(e).split('\n')[0]}).`);
+  }
+  throw new EngineError('bad-model', `${label}: config.json is not an object.`);
+}
+
+const KIND_OF = (config: Record<string, unknown>): HubModelKind =>
+  config.is_encoder_decoder === true ? 'seq2seq' : 'causal-lm';
+
+function checkKind(config: ReturnType<typeof readConfig>, kind: HubModelKind, label: string, what: string): void {
+  if (KIND_OF(config) === kind) return;
+  throw new EngineError(
+    'bad-model',
+    `${label} is ${config.model_type ? `a ${config.model_type}` : 'a'} model (${KIND_OF(config) === 'seq2seq' ? 'an encoder-decoder' : 'a decoder-only language model'}); ${what} needs ${kind === 'seq2seq' ? 'an encoder-decoder such as a BART or T5 summarizer' : 'a causal language model such as a GPT-2'}.`,
+  );
+}
+
+/** A Hub model's files, present in its cache folder: the folder and what to open there. */
+interface Prepared {
+  dir: string;
+  choice: FileChoice;
+}
+
+/**
+ * The listing of a Hub model: the one kept beside its download; else, where its cache folder already
+ * holds a set of files that runs (offline, or a download made before listings were kept), the
+ * folder's own files, with no request; else the Hub's, kept for next time.
+ */
+async function hubListing(
+  choice: Extract<ExternalChoice, { kind: 'hub' }>,
+  kind: HubModelKind,
+  device: 'cpu' | 'cuda',
+  dir: string,
   hub: HubConfig,
+  fetchFn: typeof fetch,
+  label: string,
+): Promise<RepoListing> {
+  const revision = choice.revision ?? 'main';
+  const kept = readCachedListing(dir, choice.id, revision);
+  if (kept) return kept;
+  const local = listingOfFolder(dir, choice.id);
+  if (hub.offline || runsFrom(local, kind, device, label)) return local;
+  const listing = await fetchListing(fetchFn, hub.endpoint, choice.id, revision, label);
+  writeCachedListing(dir, listing);
+  return listing;
+}
+
+/** Whether a folder's files hold a whole set fileChoice would run. */
+function runsFrom(local: RepoListing, kind: HubModelKind, device: 'cpu' | 'cuda', label: string): boolean {
+  try {
+    chooseFiles(local.files, kind, label, { device });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const offlineError = (label: string, hub: HubConfig) =>
+  new EngineError(
+    'model-unavailable',
+    `${label} is not in the download cache (${hub.cacheDir}), and downloads are off (draftsmith.hub.offline, or --offline).`,
+  );
+
+/**
+ * Makes sure the files of a Hub model that run here are in its cache folder: the listing, then
+ * config.json (to check the kind of model before anything large comes), then the rest, its size
+ * reported before the download starts.
+ */
+async function prepareHubModel(
+  choice: Extract<ExternalChoice, { kind: 'hub' }>,
+  kind: HubModelKind,
+  what: string,
+  hub: HubConfig,
+  fetchFn: typeof fetch,
+  device: 'cpu' | 'cuda',
   watch: LoadWatch,
   log: RuntimeOptions['log'],
-  onFetch: () => void,
-): string {
+  options: OpenOptions,
+): Promise<Prepared> {
+  const label = choiceLabel(choice);
+  const dir = cacheFolder(hub, choice.id, choice.revision);
+  const listing = await hubListing(choice, kind, device, dir, hub, fetchFn, label);
+  if (hub.offline && !existsSync(path.join(dir, 'config.json'))) throw offlineError(label, hub);
+  const target = {
+    endpoint: hub.endpoint,
+    id: choice.id,
+    revision: listing.sha ?? listing.revision,
+    dir,
+    label,
+  };
+  const quiet = { isCancelled: () => watch.isCancelled(), progress: () => {} };
+  // The listing's side files are checked (present, not oversized) before the first byte comes.
+  const config = sideFiles(listing.files, label).find((f) => f.path === 'config.json');
+  // config.json first: a model of the wrong kind is refused before anything large comes.
+  const configFresh = config !== undefined && missingFiles(dir, [config], label).length > 0;
+  if (configFresh) {
+    if (hub.offline) throw offlineError(label, hub);
+    await downloadFiles(fetchFn, target, [config], quiet);
+  }
+  checkKind(readConfig(dir, label), kind, label, what);
+  const chosen = chooseFiles(listing.files, kind, label, {
+    device,
+    ...(options.prefer ? { prefer: options.prefer } : {}),
+  });
+  const missing = missingFiles(dir, chosen.files, label);
+  if (missing.length > 0) {
+    if (hub.offline) throw offlineError(label, hub);
+    // The size reported is that of every file this load downloads, config.json included.
+    const done = configFresh ? config.size : 0;
+    const bytes = done + missing.reduce((n, f) => n + f.size, 0);
+    log(
+      'info',
+      `downloading ${label} (${describeDtype(chosen)}: ${chosen.graphs.map((g) => g.file).join(', ')}): ${chosen.totalBytes} bytes in ${chosen.files.length} files, ${bytes} of them now, from ${hub.endpoint} into ${dir}`,
+    );
+    let lastPercent = -1;
+    await downloadFiles(
+      fetchFn,
+      target,
+      missing,
+      {
+        isCancelled: () => watch.isCancelled(),
+        progress: (loaded, total) => {
+          const percent = total > 0 ? Math.floor((100 * loaded) / total) : 100;
+          if (percent === lastPercent) return;
+          lastPercent = percent;
+          watch.progress(
+            `Downloading ${label}: ${megabytes(loaded)} of ${megabytes(total)} MB (${percent} %)`,
+            total > 0 ? Math.min(1, loaded / total) : 1,
+          );
+        },
+      },
+      { model: chosen.files, done },
+    );
+  }
+  return { dir, choice: chosen };
+}
+
+/** Points transformers.js at one local folder: never a download, never its own cache. */
+function configureLocal(tjs: Tjs, dir: string, fetchFn: typeof fetch): string {
   const env = tjs.env;
   env.useBrowserCache = false;
-  env.useFSCache = true;
-  env.cacheDir = hub.cacheDir;
-  env.remoteHost = hub.endpoint.endsWith('/') ? hub.endpoint : `${hub.endpoint}/`;
-  env.fetch = watchedFetch({
-    isCancelled: () => watch.isCancelled(),
-    stallMs: hub.stallSeconds * 1000,
-    log: (m) => {
-      onFetch();
-      log('info', m);
-    },
-  });
-  if (choice.kind === 'folder') {
-    // A folder is read in place: never a download, never the cache.
-    const dir = path.resolve(choice.dir);
-    env.allowRemoteModels = false;
-    env.allowLocalModels = true;
-    env.localModelPath = path.dirname(dir);
-    return path.basename(dir);
-  }
-  // A Hub id is never read from a local folder of the same name: transformers.js looks for local
-  // files under a folder that does not exist, then in the cache, then (unless offline) downloads.
-  // (Both off at once is a configuration it refuses.)
+  env.useFSCache = false;
+  env.allowRemoteModels = false;
   env.allowLocalModels = true;
-  env.localModelPath = path.join(hub.cacheDir, '.no-local-models');
-  env.allowRemoteModels = !hub.offline;
-  return choice.id;
+  env.localModelPath = path.dirname(dir);
+  env.fetch = fetchFn;
+  return path.basename(dir);
 }
-
-/** The weights to ask for, in order: the kind a folder (or the cache) already holds first. */
-function dtypeOrder(onnxDir: string): string[] {
-  const files = existsSync(onnxDir) ? readdirSync(onnxDir) : [];
-  const quantized = files.some((f) => f.endsWith('_quantized.onnx'));
-  const float = files.some(
-    (f) => /^[a-z_]+\.onnx$/.test(f) && !/_(fp16|int8|uint8|q4|q4f16|bnb4|quantized)\.onnx$/.test(f),
-  );
-  return float && !quantized ? ['fp32', 'q8'] : ['q8', 'fp32'];
-}
-
-const KIND_OF = (config: { is_encoder_decoder?: boolean }): HubModelKind =>
-  config.is_encoder_decoder ? 'seq2seq' : 'causal-lm';
 
 export async function openHubModel(
   choice: ExternalChoice,
@@ -183,105 +296,117 @@ export async function openHubModel(
   hub: HubConfig,
   runtime: RuntimeOptions,
   watch: LoadWatch,
+  options: OpenOptions = {},
 ): Promise<OpenedHubModel> {
   const tjs = transformersJs(runtime.calls ?? new NativeCalls());
-  let fetched = false;
-  const id = configure(tjs, choice, hub, watch, runtime.log, () => {
-    fetched = true;
-  });
   const label = choiceLabel(choice);
-  const base: PretrainedOptions = {
-    progress_callback: progressReporter(label, watch, () => fetched),
-    ...(choice.kind === 'hub' && choice.revision ? { revision: choice.revision } : {}),
-  };
   const check = () => {
     if (watch.isCancelled()) throw new CancelledError();
   };
-  let config: Awaited<ReturnType<Tjs['AutoConfig']['from_pretrained']>>;
+  // CUDA where the machine has it (the engine's decision for this configuration, as for the built-in
+  // models), the CPU otherwise or when it fails, with the same one log line.
+  const cuda =
+    runtime.device !== 'cpu'
+      ? (runtime.cuda ?? new CudaDecision(undefined, acceleratorOf(runtime.device) ?? 'cuda').forLoad(label))
+      : undefined;
+  const devices: (Accelerator | 'cpu')[] =
+    cuda && cuda.decision.unavailable === undefined ? [cuda.decision.accelerator, 'cpu'] : ['cpu'];
+  // The file order for a GPU (float16 first) on any accelerator, the CPU's otherwise.
+  const filesFor = devices[0] === 'cpu' ? ('cpu' as const) : ('cuda' as const);
+  const fetchFn = watchedFetch({
+    isCancelled: () => watch.isCancelled(),
+    stallMs: hub.stallSeconds * 1000,
+    log: (m) => runtime.log('info', m),
+  });
+
+  let prepared: Prepared;
+  try {
+    if (choice.kind === 'folder') {
+      const dir = path.resolve(choice.dir);
+      if (!existsSync(path.join(dir, 'config.json'))) {
+        throw new EngineError(
+          'bad-model',
+          `The folder ${choice.dir} is not a model in transformers.js's layout (config.json, tokenizer.json, onnx/): it has no config.json.`,
+        );
+      }
+      checkKind(readConfig(dir, label), kind, label, what);
+      const listing = listingOfFolder(dir, label);
+      prepared = {
+        dir,
+        choice: chooseFiles(listing.files, kind, `The folder ${choice.dir}`, { device: filesFor, ...options }),
+      };
+    } else {
+      watch.progress(`Loading ${label}…`);
+      prepared = await prepareHubModel(choice, kind, what, hub, fetchFn, filesFor, watch, runtime.log, options);
+    }
+    check();
+  } catch (e) {
+    throw explainDownload(e, label, hub);
+  }
+
+  const { dir, choice: files } = prepared;
+  const localId = configureLocal(tjs, dir, fetchFn);
+  const base: PretrainedOptions = { local_files_only: true };
+  let config: Record<string, unknown> & { model_type?: string };
   let tokenizer: TjsTokenizer;
   try {
     watch.progress(`Loading ${label}…`);
-    config = await tjs.AutoConfig.from_pretrained(id, base);
-    check();
-    if (KIND_OF(config) !== kind) {
-      throw new EngineError(
-        'bad-model',
-        `${label} is ${config.model_type ? `a ${config.model_type}` : 'a'} model (${KIND_OF(config) === 'seq2seq' ? 'an encoder-decoder' : 'a decoder-only language model'}); ${what} needs ${kind === 'seq2seq' ? 'an encoder-decoder such as a BART or T5 summarizer' : 'a causal language model such as a GPT-2'}.`,
-      );
-    }
-    tokenizer = await tjs.AutoTokenizer.from_pretrained(id, base);
+    config = await tjs.AutoConfig.from_pretrained(localId, base);
+    tokenizer = await tjs.AutoTokenizer.from_pretrained(localId, base);
     check();
   } catch (e) {
-    throw explain(e, choice, hub);
+    throw explainLoad(e, label, dir);
   }
   const Auto = kind === 'seq2seq' ? tjs.AutoModelForSeq2SeqLM : tjs.AutoModelForCausalLM;
   const sessionOptions = {
     graphOptimizationLevel: 'all',
     ...(runtime.threads > 0 ? { intraOpNumThreads: runtime.threads, interOpNumThreads: 1 } : {}),
   };
-  // int8 weights first (onnx/*_quantized.onnx: a quarter of the download, and faster on a CPU), the
-  // float32 graph where a repository has no quantized one; what is already here (the cache, a folder)
-  // decides first, so that a cached model loads with no server to ask.
-  const dir = choice.kind === 'folder' ? path.resolve(choice.dir) : cacheFolder(hub, choice.id, choice.revision);
-  // CUDA where the machine has it (the engine's decision for this configuration, as for the built-in
-  // models), the CPU otherwise or when it fails, with the same one log line.
-  const cuda = runtime.device !== 'cpu' ? (runtime.cuda ?? new CudaDecision().forLoad(label)) : undefined;
   let lastError: unknown;
-  for (const dtype of dtypeOrder(path.join(dir, 'onnx'))) {
-    let missing = false;
-    for (const device of cuda && cuda.decision.unavailable === undefined
-      ? (['cuda', 'cpu'] as const)
-      : (['cpu'] as const)) {
-      try {
-        // device 'auto': transformers.js then leaves the execution providers to the session options
-        // (with the guarded onnxruntime it knows no devices of its own).
-        const model = await Auto.from_pretrained(id, {
-          ...base,
-          dtype,
-          device: 'auto',
-          session_options: {
-            ...sessionOptions,
-            executionProviders: [device],
-            ...(device === 'cuda' ? { logSeverityLevel: 4 } : {}),
-          },
-        });
-        if (watch.isCancelled()) {
-          await model.dispose();
-          throw new CancelledError();
-        }
-        if (device === 'cpu' && cuda) cuda.fellBack(runtime.device, runtime.log);
-        runtime.log(
-          'info',
-          `loaded ${label} (${config.model_type ?? 'unknown architecture'}, ${dtype}) with transformers.js from ${dir} on ${device}`,
-        );
-        return {
-          tjs,
-          tokenizer,
-          model,
-          id: label,
-          source: choice.kind,
-          architecture: String(config.model_type ?? 'unknown'),
-          dir,
-          device,
-          dtype,
-        };
-      } catch (e) {
-        lastError = e;
-        if (e instanceof CancelledError || e instanceof DownloadAborted) break;
-        missing = /^Could not locate file|was not found locally/.test(errorMessage(e));
-        if (missing) break;
-        // A session CUDA could not open: the CPU next, and the rest of this configuration on the CPU.
-        if (device === 'cuda' && cuda) cuda.decision.markUnavailable(errorMessage(e).split('\n')[0]);
-        else break;
+  for (const device of devices) {
+    try {
+      // device 'auto': transformers.js then leaves the execution providers to the session options
+      // (with the guarded onnxruntime it knows no devices of its own).
+      const model = await Auto.from_pretrained(localId, {
+        ...base,
+        dtype: files.dtype,
+        ...(files.modelFileName ? { model_file_name: files.modelFileName } : {}),
+        ...(files.externalData ? { use_external_data_format: files.externalData } : {}),
+        device: 'auto',
+        session_options: {
+          ...sessionOptions,
+          executionProviders: [device],
+          ...(device !== 'cpu' ? { logSeverityLevel: 4 } : {}),
+        },
+      });
+      if (watch.isCancelled()) {
+        await model.dispose();
+        throw new CancelledError();
       }
+      if (device === 'cpu' && cuda) cuda.fellBack(runtime.device, runtime.log);
+      runtime.log(
+        'info',
+        `loaded ${label} (${config.model_type ?? 'unknown architecture'}, ${describeDtype(files)}: ${files.graphs.map((g) => g.file).join(', ')}) with transformers.js from ${dir} on ${device}`,
+      );
+      return {
+        tjs,
+        tokenizer,
+        model,
+        id: label,
+        source: choice.kind,
+        architecture: String(config.model_type ?? 'unknown'),
+        dir,
+        device,
+        dtype: describeDtype(files),
+        choice: files,
+      };
+    } catch (e) {
+      lastError = e;
+      if (e instanceof CancelledError) throw e;
+      // A session CUDA could not open: the CPU next, and the rest of this configuration on the CPU.
+      if (device !== 'cpu' && cuda) cuda.decision.markUnavailable(errorMessage(e).split('\n')[0]);
+      else break;
     }
-    if (!missing) break;
   }
-  const err = explain(lastError, choice, hub);
-  // A file that downloaded but does not load (corrupt, truncated by the server) must not be used
-  // again: the next try downloads the model afresh.
-  if (err.code === 'bad-model' && choice.kind === 'hub') {
-    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
-  }
-  throw err;
+  throw explainLoad(lastError, label, dir);
 }

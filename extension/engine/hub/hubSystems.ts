@@ -9,8 +9,12 @@ import type { Session } from '../runtime/onnx';
 import type { RuntimeOptions } from '../systems/context';
 import type { SystemDescription } from '../systems/system';
 import { CausalStepModel } from './causalStep';
-import { openHubModel, type ExternalChoice, type LoadWatch, type OpenedHubModel } from './hubModel';
+import { hasChatTemplate } from './chatPrompt';
+import { endTokensOf, neverInText } from './endTokens';
+import { causalLayout, type CausalLayout } from './families';
+import { openHubModel, type ExternalChoice, type LoadWatch, type OpenedHubModel, type OpenOptions } from './hubModel';
 import { Seq2seqStepModel } from './seq2seqStep';
+import { addedTokenIdsOf, normalizedConfigOf, sessionsOf as tjsSessions } from './tjsInternals';
 
 /** config.json's first number among `keys`. */
 export function configNumber(config: Record<string, unknown>, ...keys: string[]): number | undefined {
@@ -19,8 +23,14 @@ export function configNumber(config: Record<string, unknown>, ...keys: string[])
 }
 
 /** The graphs transformers.js opened for the model, by its session names. */
-const sessionsOf = (opened: OpenedHubModel) =>
-  (opened.model as unknown as { sessions?: Record<string, Session> }).sessions ?? {};
+const sessionsOf = (opened: OpenedHubModel): Record<string, Session> => tjsSessions(opened.model);
+
+/**
+ * The longest prompt plus output we let a Hub model read, whatever its config allows (Qwen2.5 says
+ * 32k): the cache grows with every token read, so the cap bounds memory; a longer text is cut, and
+ * the result says so.
+ */
+export const DEFAULT_CONTEXT_CAP = 4096;
 
 /** Builds on an opened model; a failure releases it (its sessions hold the weights). */
 async function building<T>(opened: OpenedHubModel, build: () => T): Promise<T> {
@@ -35,11 +45,21 @@ async function building<T>(opened: OpenedHubModel, build: () => T): Promise<T> {
 export interface CausalLm {
   opened: OpenedHubModel;
   step: CausalStepModel;
-  /** The longest text (prompt + continuation) the model reads, in tokens. */
+  layout: CausalLayout;
+  /** The longest text (prompt + continuation) the model reads, in tokens: its own limit or the cap, the smaller. */
   contextTokens: number;
-  /** The model's own start token, read before a text (ours: <s>); none where it is the end token (GPT-2). */
+  /** Whether contextTokens is the cap (draftsmith.hub.contextTokens) rather than the model's own limit. */
+  contextCapped: boolean;
+  /** The start token a plain prompt begins with, where the family needs one and it is not an end token. */
   bos: number | undefined;
+  /** The end token the loops stop on (the first of `ends`). */
   eos: number;
+  /** Every end token (config.json, generation_config.json, the tokenizer). */
+  ends: readonly number[];
+  /** Tokens no text contains (start, padding), never an end token. */
+  banned: number[];
+  /** An instruct model: its prompts go through its chat template. */
+  chat: boolean;
 }
 
 export async function openCausalLm(
@@ -48,30 +68,56 @@ export async function openCausalLm(
   hub: HubConfig,
   runtime: RuntimeOptions,
   watch: LoadWatch,
+  options: OpenOptions = {},
 ): Promise<CausalLm> {
-  const opened = await openHubModel(choice, 'causal-lm', what, hub, runtime, watch);
+  const opened = await openHubModel(choice, 'causal-lm', what, hub, runtime, watch, options);
   return building(opened, () => {
-    const sessions = sessionsOf(opened);
-    // model.onnx in transformers.js's own exports; decoder_model_merged.onnx in optimum's older ones.
-    const session = sessions.model ?? sessions.decoder_model_merged;
-    if (!session)
-      throw new EngineError(
-        'bad-model',
-        `${opened.id} has no decoder graph (onnx/model*.onnx) in the layout transformers.js runs`,
-      );
     const config = opened.model.config;
-    const eos = configNumber(config, 'eos_token_id') ?? opened.tokenizer.eos_token_id ?? undefined;
-    if (eos === undefined)
-      throw new EngineError('bad-model', `${opened.id} names no end-of-text token (config.json eos_token_id)`);
+    const { step, layout, ends } = causalStepOf(opened);
     const bos = configNumber(config, 'bos_token_id');
+    const own = configNumber(config, 'n_positions', 'max_position_embeddings') ?? 1024;
+    const cap = hub.contextTokens ?? DEFAULT_CONTEXT_CAP;
     return {
       opened,
-      step: new CausalStepModel(session, config),
-      eos,
-      contextTokens: configNumber(config, 'n_positions', 'max_position_embeddings') ?? 1024,
-      bos: bos !== undefined && bos !== eos ? bos : undefined,
+      layout,
+      step,
+      eos: ends[0],
+      ends,
+      // The start token and padding, and every added token (chat markers, tool and fill-in-the-middle
+      // tokens): none belongs in prose. Never an end token.
+      banned: [...new Set([...neverInText(config, ends), ...addedTokenIdsOf(opened.tokenizer)])].filter(
+        (t) => !ends.includes(t),
+      ),
+      contextTokens: Math.min(own, cap),
+      contextCapped: cap < own,
+      chat: hasChatTemplate(opened.tokenizer),
+      bos: layout.family.startsWithBos && bos !== undefined && !ends.includes(bos) ? bos : undefined,
     };
   });
+}
+
+/** The decoder graph of an opened causal LM as our step model, with its family's layout and every end token. */
+export function causalStepOf(opened: OpenedHubModel): {
+  step: CausalStepModel;
+  layout: CausalLayout;
+  ends: number[];
+} {
+  // transformers.js opens a decoder-only graph as 'model' whatever its file is called
+  // (model_file_name picks decoder_model_merged*.onnx in the older layout).
+  const session = sessionsOf(opened).model;
+  if (!session)
+    throw new EngineError(
+      'bad-model',
+      `${opened.id} has no decoder graph (onnx/model*.onnx) in the layout transformers.js runs`,
+    );
+  const config = opened.model.config;
+  const layout = causalLayout(normalizedConfigOf(config), config.model_type);
+  const ends = endTokensOf(config, opened.model.generation_config, opened.tokenizer.eos_token_id);
+  if (ends.length === 0)
+    throw new EngineError('bad-model', `${opened.id} names no end-of-text token (config.json eos_token_id)`);
+  const vocabSize = configNumber(config, 'vocab_size');
+  if (vocabSize === undefined) throw new EngineError('bad-model', `${opened.id}'s config.json gives no vocab_size`);
+  return { step: new CausalStepModel(session, { layout, vocabSize, ends }), layout, ends };
 }
 
 export interface Seq2seqLm {

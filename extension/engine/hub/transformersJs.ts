@@ -20,10 +20,18 @@ export interface TjsTokenizer {
   decode(ids: readonly (number | bigint)[], options?: { skip_special_tokens?: boolean }): string;
   readonly bos_token_id?: number | null;
   readonly eos_token_id?: number | null;
+  /** tokenizer_config.json's chat_template: one template, or named ones. */
+  readonly chat_template?: string | Record<string, string> | null;
+  apply_chat_template(
+    conversation: readonly { role: string; content: string }[],
+    options?: { tokenize?: boolean; add_generation_prompt?: boolean },
+  ): string | number[] | TjsTensor;
 }
 
 export interface TjsModel {
   readonly config: Record<string, unknown> & { model_type?: string };
+  /** generation_config.json as the repository has it (null where it has none). */
+  readonly generation_config?: Record<string, unknown> | null;
   generate(options: Record<string, unknown>): Promise<TjsTensor | { sequences: TjsTensor }>;
   dispose(): Promise<unknown>;
 }
@@ -39,7 +47,12 @@ export interface PretrainedOptions {
   revision?: string;
   local_files_only?: boolean;
   cache_dir?: string;
-  dtype?: string;
+  /** One data type for every graph, or one per graph base name ('encoder_model', ...). */
+  dtype?: string | Record<string, string>;
+  /** The decoder-only graph's base name where it is not 'model' (the older 'decoder_model_merged'). */
+  model_file_name?: string;
+  /** Per graph file name ('model_q4.onnx'), how many external-weight chunks it has. */
+  use_external_data_format?: Record<string, number>;
   device?: string;
   session_options?: Record<string, unknown>;
 }

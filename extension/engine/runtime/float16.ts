@@ -23,6 +23,17 @@ function halfTable(): Float32Array {
 
 const isLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
+/** float16 bits (an onnxruntime float16 tensor's data) as float32 values, into `out` from `at`. */
+export function halvesToFloats(
+  bits: Uint16Array,
+  out: Float32Array = new Float32Array(bits.length),
+  at = 0,
+): Float32Array {
+  const t = halfTable();
+  for (let i = 0; i < bits.length; i++) out[at + i] = t[bits[i]];
+  return out;
+}
+
 /** Reads a little-endian float16 file that must hold exactly `count` values. */
 export async function readFloat16File(file: string, count: number, what: string): Promise<Float32Array> {
   const raw = await fs.readFile(file);

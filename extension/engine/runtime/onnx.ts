@@ -187,24 +187,63 @@ export function missingCudaLibrary(): string | undefined {
   }
 }
 
+/** The execution providers other than the CPU that onnxruntime-node has on some platform. */
+export const ACCELERATORS = ['cuda', 'dml', 'coreml', 'webgpu'] as const;
+export type Accelerator = (typeof ACCELERATORS)[number];
+
+const ACCELERATOR_NAMES: Record<Accelerator, string> = {
+  cuda: 'CUDA',
+  dml: 'DirectML',
+  coreml: 'CoreML',
+  webgpu: 'WebGPU',
+};
+
+/** The accelerator a device setting asks for: 'auto' is CUDA where there is one (the others are asked for by name). */
+export function acceleratorOf(device: DeviceSetting): Accelerator | undefined {
+  return device === 'cpu' ? undefined : device === 'auto' ? 'cuda' : device;
+}
+
+/** Why an accelerator other than CUDA cannot be tried here: its platform, or this build of onnxruntime-node lacks it. */
+export function missingAccelerator(accelerator: Exclude<Accelerator, 'cuda'>): string | undefined {
+  const platform = { dml: 'win32', coreml: 'darwin' }[accelerator as 'dml' | 'coreml'];
+  if (platform && process.platform !== platform)
+    return `${ACCELERATOR_NAMES[accelerator]} runs on ${platform === 'win32' ? 'Windows' : 'macOS'} only`;
+  const list = (ort() as unknown as { listSupportedBackends?: () => { name: string }[] }).listSupportedBackends;
+  const names = list ? list().map((b) => b.name) : [];
+  return names.includes(accelerator)
+    ? undefined
+    : `this onnxruntime-node build for ${process.platform}-${process.arch} has no ${ACCELERATOR_NAMES[accelerator]} (it has ${names.join(', ') || 'cpu'})`;
+}
+
 /**
- * Whether CUDA can be used, decided once per engine configuration: the Engine makes a new one on
- * every configure, so a later switch to `cuda` (or a CUDA library installed since) is tried again
- * instead of being refused for the thread's life. Once CUDA failed, the configuration's later
+ * Whether the accelerator can be used, decided once per engine configuration: the Engine makes a
+ * new one on every configure, so a later switch (or a CUDA library installed since) is tried again
+ * instead of being refused for the thread's life. Once it failed, the configuration's later
  * sessions go straight to the CPU (no second alarming native error).
  */
 export class CudaDecision {
   private reason: string | undefined;
   private checked = false;
 
-  /** `missingLibrary`: why CUDA cannot even be tried (a test passes its own). */
-  constructor(private readonly missingLibrary: () => string | undefined = missingCudaLibrary) {}
+  /**
+   * `missingLibrary`: why CUDA cannot even be tried (a test passes its own); `accelerator`: the
+   * provider the setting asks for (CUDA unless draftsmith.device names another).
+   */
+  constructor(
+    private readonly missingLibrary: () => string | undefined = missingCudaLibrary,
+    readonly accelerator: Accelerator = 'cuda',
+  ) {}
+
+  /** The provider's name in messages. */
+  get name(): string {
+    return ACCELERATOR_NAMES[this.accelerator];
+  }
 
   /** Why CUDA is not used in this configuration; undefined while it may be tried. */
   get unavailable(): string | undefined {
     if (!this.checked) {
       this.checked = true;
-      this.reason ??= this.missingLibrary();
+      this.reason ??= this.accelerator === 'cuda' ? this.missingLibrary() : missingAccelerator(this.accelerator);
     }
     return this.reason;
   }
@@ -233,9 +272,10 @@ export class CudaUse {
   fellBack(device: DeviceSetting, log: SessionOptions['log']): void {
     if (this.logged) return;
     this.logged = true;
+    // Asked for by name: a warning; 'auto' found none: information.
     log(
-      device === 'cuda' ? 'warn' : 'info',
-      `CUDA execution provider unavailable (${this.decision.unavailable}); running ${this.what} on the CPU.`,
+      device !== 'auto' ? 'warn' : 'info',
+      `${this.decision.name} execution provider unavailable (${this.decision.unavailable}); running ${this.what} on the CPU.`,
     );
   }
 }
@@ -259,7 +299,7 @@ export interface SessionOptions {
 export interface OpenedSession {
   session: Session;
   /** The execution provider actually in use. */
-  provider: 'cuda' | 'cpu';
+  provider: Accelerator | 'cpu';
 }
 
 export async function openSession(file: string, opts: SessionOptions): Promise<OpenedSession> {
@@ -269,18 +309,20 @@ export async function openSession(file: string, opts: SessionOptions): Promise<O
   };
   const calls = opts.calls ?? new NativeCalls();
   if (opts.device !== 'cpu') {
-    const cuda = opts.cuda ?? new CudaDecision().forLoad(path.basename(file));
+    const cuda =
+      opts.cuda ?? new CudaDecision(undefined, acceleratorOf(opts.device) ?? 'cuda').forLoad(path.basename(file));
     if (cuda.decision.unavailable === undefined) {
       try {
         // Severity 4 (fatal only): onnxruntime otherwise prints its own error for a missing CUDA library
         // before we can log the fallback in plain words.
+        const accelerator = cuda.decision.accelerator;
         const session = await createSession(
           file,
-          { ...base, logSeverityLevel: 4, executionProviders: ['cuda'] },
+          { ...base, logSeverityLevel: 4, executionProviders: [accelerator] },
           calls,
         );
-        opts.log('info', `execution provider: cuda (${file})`);
-        return { session, provider: 'cuda' };
+        opts.log('info', `execution provider: ${accelerator} (${file})`);
+        return { session, provider: accelerator };
       } catch (e) {
         if (e instanceof EngineError && e.code === 'stopped') throw e;
         cuda.decision.markUnavailable(errorMessage(e).split('\n')[0]);

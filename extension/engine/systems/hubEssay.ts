@@ -10,6 +10,7 @@ import type { EssayRequest, EssayResult, ExternalModel, HubConfig } from '../../
 import { beamSearch } from '../decode/beam';
 import { constrainedBeamSearch } from '../decode/constrainedBeam';
 import { EngineError } from '../errors';
+import { chatPromptIds } from '../hub/chatPrompt';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
 import { describeOpened, externalModel, openCausalLm, releaseOpened, type CausalLm } from '../hub/hubSystems';
 import { ask, whereText } from '../text/origin';
@@ -29,9 +30,12 @@ const DEFAULTS = {
   noRepeatNgramSize: 3,
 };
 
-/** What the model reads before it writes (an instruction-tuned model follows it; a plain LM continues it). */
+/** What a plain language model reads before it writes, and continues. */
 export const essayInstruction = (topics: readonly string[]) =>
   `Write a short essay that uses these words: ${topics.join(', ')}.\n\n`;
+
+/** The user's turn for an instruct model (the system prompt, hub/chatPrompt.ts, says what to write). */
+export const essayRequest = (topics: readonly string[]) => `Words: ${topics.join(', ')}`;
 
 export class HubEssaySystem implements System<'essay'> {
   private readonly startsWord = new Map<number, boolean>();
@@ -94,8 +98,9 @@ export class HubEssaySystem implements System<'essay'> {
     const forms = new Set([topic, topic.toLowerCase(), topic.charAt(0).toUpperCase() + topic.slice(1)]);
     const out: number[][] = [];
     for (const f of forms) {
-      // After a space (a word inside the text), and as the text's first word.
-      for (const ids of [this.encode(`a ${f}`).slice(this.encode('a').length), this.encode(f)]) {
+      // After a space: a word inside the text. (A byte-level BPE spells a word without its space
+      // as the rest of the word before it, so the bare spelling would glue the topic onto it.)
+      for (const ids of [this.encode(`a ${f}`).slice(this.encode('a').length)]) {
         if (ids.length > 0 && !out.some((o) => o.join() === ids.join())) out.push(ids);
       }
     }
@@ -121,7 +126,10 @@ export class HubEssaySystem implements System<'essay'> {
         `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". ${ask(req.origin)} a few words or short phrases.`,
       );
     ctx.progress('Reading the topic words…', 0);
-    const prompt = [...(this.lm.bos !== undefined ? [this.lm.bos] : []), ...this.encode(essayInstruction(topics))];
+    // An instruct model reads the instruction as a user turn through its chat template; a plain LM continues it.
+    const prompt = this.lm.chat
+      ? chatPromptIds(this.lm.opened.tokenizer, 'essay', essayRequest(topics))
+      : [...(this.lm.bos !== undefined ? [this.lm.bos] : []), ...this.encode(essayInstruction(topics))];
     const d = beamDecoding(DEFAULTS, req.decoding, Math.max(1, this.lm.contextTokens - prompt.length - 1));
     const wanted = req.candidates ?? 1;
     const K = Math.max(d.beamSize, wanted);
@@ -131,7 +139,6 @@ export class HubEssaySystem implements System<'essay'> {
     const start = this.lm.step.tile(read.state, K);
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
-    const c = this.lm.opened.model.config;
     const beam = {
       bos: prompt[prompt.length - 1],
       eos: this.lm.eos,
@@ -140,7 +147,7 @@ export class HubEssaySystem implements System<'essay'> {
       minLength: d.minLength,
       lengthPenalty: d.lengthPenalty,
       noRepeatNgramSize: d.noRepeatNgramSize,
-      banned: [c.bos_token_id, c.pad_token_id].filter((x): x is number => typeof x === 'number' && x !== this.lm.eos),
+      banned: this.lm.banned,
     };
     const hooks = {
       clock: ctx.clock,

@@ -17,6 +17,7 @@ import type {
 import { topKSample } from '../decode/topk';
 import { EngineError } from '../errors';
 import type { CausalState } from '../hub/causalStep';
+import { chatPromptIds } from '../hub/chatPrompt';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
 import { describeOpened, externalModel, openCausalLm, releaseOpened, type CausalLm } from '../hub/hubSystems';
 import { hasReadableText } from '../text/reader';
@@ -78,9 +79,12 @@ export class HubStorySystem implements System<'story' | 'premise'> {
     return this.lm.opened.tokenizer.decode([...ids], { skip_special_tokens: true });
   }
 
-  /** The end of the prompt that fits the model's context with room to write: where it starts, and its ids. */
-  private readPrompt(prompt: string): { usedFrom: number; ids: number[]; total: number | null } {
-    const room = Math.max(16, this.lm.contextTokens - CONTINUATION_ROOM - 1);
+  /**
+   * The end of the prompt that fits the model's context with room to write (and `overhead` tokens
+   * of chat template around it): where it starts, and its ids.
+   */
+  private readPrompt(prompt: string, overhead = 0): { usedFrom: number; ids: number[]; total: number | null } {
+    const room = Math.max(16, this.lm.contextTokens - CONTINUATION_ROOM - 1 - overhead);
     const all = this.encode(prompt);
     if (all.length <= room) return { usedFrom: 0, ids: all, total: all.length };
     // The tokenizer gives no offsets: the latest word start whose suffix fits, by bisection.
@@ -102,15 +106,17 @@ export class HubStorySystem implements System<'story' | 'premise'> {
     return { topK: req?.topK ?? 10, temperature: req?.temperature ?? 0.8, seed: req?.seed ?? freshSeed() };
   }
 
+  /** Never a start token or padding in the middle of a story (an end token is never among them). */
   private banned(): number[] {
-    // Never a start token or padding in the middle of a story.
-    const c = this.lm.opened.model.config;
-    return [c.bos_token_id, c.pad_token_id].filter((x): x is number => typeof x === 'number' && x !== this.lm.eos);
+    return this.lm.banned;
   }
 
-  /** The prompt through the model: the cache after all but its last token, which the sampler feeds first. */
-  private async prefill(ids: readonly number[]): Promise<{ state: CausalState; first: number }> {
-    const start = this.lm.bos !== undefined ? [this.lm.bos, ...ids] : [...ids];
+  /**
+   * The prompt through the model: the cache after all but its last token, which the sampler feeds
+   * first. A plain prompt gets the family's start token; a chat prompt has its own.
+   */
+  private async prefill(ids: readonly number[], chat = false): Promise<{ state: CausalState; first: number }> {
+    const start = this.lm.bos !== undefined && !chat ? [this.lm.bos, ...ids] : [...ids];
     if (start.length === 0) start.push(this.lm.eos); // an empty prompt: the model's text start
     const state = this.lm.step.initial();
     if (start.length === 1) return { state, first: start[0] };
@@ -123,12 +129,16 @@ export class HubStorySystem implements System<'story' | 'premise'> {
     const prompt = req.prompt;
     if (!hasReadableText(prompt)) throw new EngineError('bad-input', EMPTY_PROMPT_MESSAGE);
     ctx.progress('Reading the prompt…', 0);
-    const { usedFrom, ids, total } = this.readPrompt(prompt);
+    // An instruct model is asked to continue the story (its chat template around the text); a plain LM continues the text itself.
+    const tokenizer = this.lm.opened.tokenizer;
+    const overhead = this.lm.chat ? chatPromptIds(tokenizer, 'story', '').length : 0;
+    const { usedFrom, ids: textIds, total } = this.readPrompt(prompt, overhead);
+    const ids = this.lm.chat ? chatPromptIds(tokenizer, 'story', prompt.slice(usedFrom)) : textIds;
     const sampling = this.sampling(req.sampling);
     const words = req.words ?? DEFAULT_WORDS;
     const limit = lengthLimit(Infinity, Math.max(1, this.lm.contextTokens - ids.length - 2));
     const t0 = performance.now();
-    const { state, first } = await this.prefill(ids);
+    const { state, first } = await this.prefill(ids, this.lm.chat);
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
     const stream = tokenStream(
@@ -179,7 +189,13 @@ export class HubStorySystem implements System<'story' | 'premise'> {
       fusion: false,
       sampling,
       stats: this.stats(total, ids.length, hyp.tokens.length, encodeMs, decodeMs),
-      external: this.external(),
+      external: {
+        ...this.external(),
+        // Cut to the cap rather than to the model's own context: the panel says what was read.
+        ...(usedFrom > 0 && this.lm.contextCapped && total !== null
+          ? { contextCut: { usedTokens: textIds.length, totalTokens: total } }
+          : {}),
+      },
     };
   }
 
@@ -274,7 +290,13 @@ export class HubStorySystem implements System<'story' | 'premise'> {
     const limit = lengthLimit(PREMISE_TOKENS, Math.max(1, this.lm.contextTokens - 2));
     ctx.progress('Writing a premise…', 0);
     const t0 = performance.now();
-    const { state, first } = await this.prefill([]);
+    // An instruct model is asked for a premise; a plain LM writes the opening of a text.
+    const { state, first } = this.lm.chat
+      ? await this.prefill(
+          chatPromptIds(this.lm.opened.tokenizer, 'premise', 'Write a premise for a short story.'),
+          true,
+        )
+      : await this.prefill([]);
     const stream = tokenStream(
       ctx,
       (t) => this.decode(t),

@@ -15,6 +15,7 @@ import type { RunContext, RuntimeOptions } from './context';
 import { beamDecoding } from './decodingOptions';
 import { maxLengthHit } from './lengthLimit';
 import { SUMMARIZE_INPUT } from './summarize';
+import { forcedFirstToken, mergeBeamDefaults, modelBeamDefaults, taskPrefix } from '../hub/generationDefaults';
 import type { System, SystemDescription } from './system';
 
 /** When the request asks for nothing: 4 beams, a summary of a few sentences (the CNN/DM setting's scale). */
@@ -56,7 +57,12 @@ export class HubSummarizeSystem implements System<'summarize'> {
   }
 
   private encode(text: string): number[] {
-    return this.lm.opened.tokenizer.encode(text);
+    return this.lm.opened.tokenizer.encode(this.prefix + text);
+  }
+
+  /** The model's task prefix (T5's "summarize: "), read before the text. */
+  private get prefix(): string {
+    return taskPrefix(this.lm.opened.model.config, 'summarization');
   }
 
   /** The start of the text that fits the encoder: its ids, and how many characters of the text they cover. */
@@ -88,14 +94,22 @@ export class HubSummarizeSystem implements System<'summarize'> {
     ctx.progress('Reading the text…', 0);
     const { ids, usedChars, total } = this.readSource(text);
     if (ids.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', SUMMARIZE_INPUT, req.origin));
-    const d = beamDecoding(DEFAULTS, req.decoding, this.lm.maxTarget - 1);
+    const config = this.lm.opened.model.config;
+    const generation = this.lm.opened.model.generation_config;
+    const forced = forcedFirstToken(generation, config);
+    const { defaults, ran } = mergeBeamDefaults(req.decoding, modelBeamDefaults(generation, forced), DEFAULTS);
+    // The request's own values are already in `defaults`: the merge says which won.
+    const d = beamDecoding(defaults, undefined, this.lm.maxTarget - 1 - (forced !== undefined ? 1 : 0));
     const t0 = performance.now();
-    const state = await this.lm.step.encode(ids, d.beamSize);
+    let state = await this.lm.step.encode(ids, d.beamSize);
+    // A forced first token (BART's <s>) is read by every beam before the search starts from it.
+    if (forced !== undefined)
+      state = (await this.lm.step.step(new Array<number>(d.beamSize).fill(this.lm.start), state)).state;
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
     const decode = (t: readonly number[]) =>
       this.lm.opened.tokenizer.decode([...t], { skip_special_tokens: true }).trim();
-    const c = this.lm.opened.model.config;
+    const c = config;
     const banned = [
       c.pad_token_id,
       c.decoder_start_token_id !== this.lm.eos ? c.decoder_start_token_id : undefined,
@@ -106,7 +120,7 @@ export class HubSummarizeSystem implements System<'summarize'> {
       this.lm.step,
       state,
       {
-        bos: this.lm.start,
+        bos: forced ?? this.lm.start,
         eos: this.lm.eos,
         beamSize: d.beamSize,
         maxLength: d.maxLength,
@@ -156,7 +170,7 @@ export class HubSummarizeSystem implements System<'summarize'> {
         device: this.lm.opened.device,
         model: this.lm.opened.id,
       },
-      external: this.external(),
+      external: { ...this.external(), decoding: ran },
     };
   }
 }

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { HubConfig, RoundTripVariant, TextOrigin } from '../../protocol';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
 import type { ModelSource } from '../runtime/modelSource';
-import { CudaDecision } from '../runtime/onnx';
+import { acceleratorOf, CudaDecision } from '../runtime/onnx';
 import type { InputTask } from '../text/origin';
 import type { RuntimeOptions } from './context';
 import { EssaySystem } from './essay';
@@ -140,7 +140,11 @@ export function loadSystem<K extends SystemId>(
   const entry = SYSTEMS[id] as SystemEntry;
   // A load outside the Engine is a configuration of its own: it decides about CUDA for itself and
   // says once, not per session, when it falls back to the CPU.
-  const cuda = runtime.cuda ?? new CudaDecision().forLoad(`the ${id}${variant ? ` (${variant})` : ''} model`);
+  const cuda =
+    runtime.cuda ??
+    new CudaDecision(undefined, acceleratorOf(runtime.device) ?? 'cuda').forLoad(
+      `the ${id}${variant ? ` (${variant})` : ''} model`,
+    );
   return entry.load(source, { ...runtime, cuda }, variant) as Promise<SystemOf<K>>;
 }
 

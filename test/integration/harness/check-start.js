@@ -24,7 +24,7 @@ const log = logger('check');
       .first()
       .waitFor({ state: 'visible', timeout: 60_000 });
     log('Explorer shows sample.md');
-    // ... and it is open in an editor (the README's promise), with its text.
+    // ... and it is open in an editor (what `npm start` promises), with its text.
     await page
       .locator('.tabs-container .tab', { hasText: 'sample.md' })
       .first()

@@ -3,6 +3,8 @@
 //
 // usage: node workbench.ui.js <workbenchUrl?folder=...> <outDir>
 // env:   UI_COMMAND_TIMEOUT_S (default 300): how long a model-backed command may take
+//        UI_TESTS=REGEX: only the tests whose names match (and the first, which loads the workbench)
+//        DRAFTSMITH_DOC_SCREENSHOTS=1: also write the documentation's screenshots (docs/images/*.png)
 // Prints one "ok"/"not ok" line per test; writes <outDir>/ui.json {passed, failed, seconds, tests}
 // and screenshots into <outDir>; exits 0 only when every test passed.
 'use strict';
@@ -201,7 +203,43 @@ test('"Draftsmith: Show Insights" opens a webview panel', async () => {
   log('webview text:', JSON.stringify(inner.slice(0, 160)));
   await page.waitForTimeout(1_000);
   await shot('ui-5-insights');
+  if (process.env.DRAFTSMITH_DOC_SCREENSHOTS === '1') await docScreenshot('panel');
 });
+
+/**
+ * The documentation's picture of the panel (docs/images/NAME.png), taken here so that it shows the
+ * panel as it is now: in a light theme, which reads best on a web page, then back to the theme before.
+ */
+async function docScreenshot(name) {
+  const before = await chooseColorTheme('Light');
+  await page.waitForTimeout(1_500); // the webview restyles from the theme's colours
+  const file = path.join(REPO, 'docs', 'images', `${name}.png`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  await page.screenshot({ path: file });
+  log('documentation screenshot:', path.relative(REPO, file), before ? `(theme was ${before})` : '');
+  if (before) await chooseColorTheme(before);
+}
+
+/**
+ * Picks a colour theme in "Preferences: Color Theme" by (part of) its label, a Modern one first when
+ * several match; returns the label of the theme that was current, to go back to.
+ */
+async function chooseColorTheme(label) {
+  await runFromPalette('Preferences: Color Theme', { asks: true });
+  const input = page.locator('.quick-input-widget input');
+  const rows = page.locator('.quick-input-list .monaco-list-row');
+  await rows.first().waitFor({ state: 'visible', timeout: 15_000 });
+  const current = (await page.locator('.quick-input-list .monaco-list-row.focused').first().getAttribute('aria-label'))
+    ?.split(',')[0]
+    ?.trim();
+  await input.fill(label);
+  const modern = page.locator(`.quick-input-list .monaco-list-row[aria-label*="${label} Modern"]`);
+  const row = (await modern.count()) ? modern.first() : rows.first();
+  await row.waitFor({ state: 'visible', timeout: 15_000 });
+  await row.click();
+  await input.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
+  return current;
+}
 
 // Three sentences of sample.md, last first: a draft whose order departs from the source's.
 const DRAFT =
@@ -737,8 +775,10 @@ test('document text with HTML, scripts, handlers, javascript: URLs, CSS, bidi ov
 });
 
 // Hub models. A loopback Hub, started by the runner below: test/fixtures/hub served in the
-// Hub's URL layout, <endpoint><owner>/<name>/resolve/<revision>/<file>, as test/unit/loopbackHub.ts
-// serves it to the in-host tests. The runner writes its address into draftsmith.hub.endpoint in the
+// Hub's URL layout, <endpoint><owner>/<name>/resolve/<revision>/<file>, with the model API's listing
+// (<endpoint>api/models/<owner>/<name>/revision/<revision>, names and sizes) that the engine chooses
+// the files from, as test/unit/loopbackHub.ts serves them to the in-host tests (which see the rest:
+// redirects, Range, sha256, hostile servers). The runner writes its address into draftsmith.hub.endpoint in the
 // user settings before the workbench loads; the test chooses the model as a person would.
 // Every view of the panel with every class of hostile text in every string it shows (results.json's
 // real results, each string replaced; test/fixtures/panel/hostile.js), then the forged messages.
@@ -825,6 +865,25 @@ function startHub() {
   hub.server = http.createServer((req, res) => {
     const url = decodeURIComponent((req.url || '').split('?')[0]);
     hub.requests.push(url);
+    const api = /^\/api\/models\/([^/]+)\/([^/]+?)(?:\/revision\/[^/]+)?$/.exec(url);
+    if (api) {
+      const dir = path.join(HUB_FIXTURES, api[1], api[2]);
+      if (!dir.startsWith(HUB_FIXTURES + path.sep) || !fs.existsSync(dir)) {
+        res
+          .writeHead(401, { 'Content-Type': 'application/json', 'X-Error-Code': 'RepoNotFound' })
+          .end(JSON.stringify({ error: 'Repository not found' }));
+        return;
+      }
+      const walk = (rel) =>
+        fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).flatMap((d) => {
+          const r = rel ? `${rel}/${d.name}` : d.name;
+          return d.isDirectory() ? walk(r) : [{ rfilename: r, size: fs.statSync(path.join(dir, r)).size }];
+        });
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ id: `${api[1]}/${api[2]}`, siblings: walk('') }));
+      return;
+    }
     const m = /^\/([^/]+)\/([^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(url);
     const local = m && path.join(HUB_FIXTURES, m[1], m[2], m[4]);
     if (!local || !local.startsWith(HUB_FIXTURES + path.sep) || !fs.existsSync(local) || !fs.statSync(local).isFile()) {

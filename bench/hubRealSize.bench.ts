@@ -1,0 +1,144 @@
+/**
+ * Hub language models at their real sizes: random weights with the real shapes of SmolLM2-135M,
+ * SmolLM2-360M and Qwen2.5-0.5B (q4 and int8 files, as their repositories ship them), made by
+ * models/train/draftsmith_train/hub_fixtures.py --real-size into .work/real-size (git-ignored). Per
+ * model, data type and thread count, in a process of its own (a clean peak memory): the load, the
+ * first token after a 500-word prompt, tokens/s of our loop (hub/causalStep.ts: chunked prefill,
+ * last-position logits) and of transformers.js's generate() on the same files, prompt and session
+ * options (greedy, the same number of tokens), and the peak memory; for the smallest, the peak
+ * memory after 1,000- and 4,000-token prompts. Prints numbers; asserts nothing.
+ *   node dist/bench/hubRealSize.bench.js    (REAL_SIZE_DIR, THREADS_LIST, HUB_TOKENS)
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Dtype } from '../extension/engine/hub/fileChoice';
+import { openCausalLm } from '../extension/engine/hub/hubSystems';
+import { HubConfig } from '../extension/protocol';
+import { root } from './loopBench';
+import { peakRssMB, Reporter } from './report';
+
+const DIR = process.env.REAL_SIZE_DIR ?? path.join(root, '.work', 'real-size', 'fixtures');
+const TOKENS = Number(process.env.HUB_TOKENS ?? 32);
+const PARAGRAPH =
+  'The river ran low that summer, and the children of the village walked its dry bed every morning, looking for the things the water had hidden for years: coins, a bell, the blade of a plough, and once a letter sealed in a bottle. ';
+/** About 500 words. */
+const PROMPT = PARAGRAPH.repeat(12);
+const watch = { progress: () => {}, isCancelled: () => false };
+const argmax = (a: Float32Array, from = 0, n = a.length) => {
+  let best = from;
+  for (let i = from; i < from + n; i++) if (a[i] > a[best]) best = i;
+  return best - from;
+};
+
+interface Measured {
+  loadMs: number;
+  promptTokens: number;
+  firstTokenMs: number;
+  ours: number;
+  theirs: number;
+  peakMB: number;
+  long?: { tokens: number; peakMB: number }[];
+}
+
+/** One model, data type and thread count: what the parent prints. */
+async function measure(dir: string, dtype: Dtype, threads: number, long: boolean): Promise<Measured> {
+  const hub = HubConfig.parse({
+    endpoint: 'http://127.0.0.1:9/',
+    cacheDir: path.join(root, '.work', 'bench-cache'),
+    offline: true,
+  });
+  const runtime = { device: 'cpu' as const, threads, log: () => {} };
+  let t0 = performance.now();
+  const lm = await openCausalLm({ kind: 'folder', dir }, 'the bench', hub, runtime, watch, { prefer: dtype });
+  const loadMs = performance.now() - t0;
+  try {
+    const ids = lm.opened.tokenizer.encode(PROMPT, { add_special_tokens: false });
+    // Ours: the prompt in chunks, then greedy steps.
+    t0 = performance.now();
+    let out = await lm.step.run(ids, lm.step.initial());
+    let next = argmax(out.logProbs);
+    const firstTokenMs = performance.now() - t0;
+    for (let i = 1; i < TOKENS; i++) {
+      const s = await lm.step.step([next], out.state);
+      out = { logProbs: s.logProbs, state: s.state };
+      next = argmax(s.logProbs);
+    }
+    const ours = TOKENS / ((performance.now() - t0) / 1000);
+    // transformers.js's generate() on the same sessions: the same prompt, the same number of tokens.
+    const input = lm.opened.tokenizer(PROMPT, { add_special_tokens: false });
+    t0 = performance.now();
+    await lm.opened.model.generate({ ...input, max_new_tokens: TOKENS, min_new_tokens: TOKENS, do_sample: false });
+    const theirs = TOKENS / ((performance.now() - t0) / 1000);
+    const result: Measured = { loadMs, promptTokens: ids.length, firstTokenMs, ours, theirs, peakMB: peakRssMB() };
+    if (long) {
+      result.long = [];
+      for (const n of [1000, 4000]) {
+        const many = Array.from({ length: n }, (_, i) => ids[i % ids.length]);
+        await lm.step.run(many, lm.step.initial());
+        result.long.push({ tokens: n, peakMB: peakRssMB() });
+      }
+    }
+    return result;
+  } finally {
+    await lm.opened.model.dispose();
+  }
+}
+
+(async () => {
+  if (process.env.REAL_SIZE_CHILD) {
+    const [dir, dtype, threads, long] = process.env.REAL_SIZE_CHILD.split('|');
+    const m = await measure(dir, dtype as Dtype, Number(threads), long === '1');
+    process.stdout.write(`RESULT ${JSON.stringify(m)}\n`);
+    return;
+  }
+  const r = new Reporter('hubRealSize');
+  if (!existsSync(DIR)) {
+    r.section('Hub models at real size');
+    r.row(
+      'skipped',
+      null,
+      undefined,
+      `no ${DIR}: make it with (cd models/train && /usr/bin/python3 -m draftsmith_train.hub_fixtures --real-size ../../.work/real-size)`,
+    );
+    r.done();
+    return;
+  }
+  const threadsList = (process.env.THREADS_LIST ?? '1,2').split(',').map(Number);
+  const models = readdirSync(DIR).sort();
+  for (const name of models) {
+    const dir = path.join(DIR, name);
+    const files = existsSync(path.join(dir, 'onnx')) ? readdirSync(path.join(dir, 'onnx')) : [];
+    for (const dtype of ['q4', 'int8'] as const) {
+      if (!files.includes(`model_${dtype}.onnx`)) continue;
+      for (const threads of threadsList) {
+        const long =
+          name.startsWith('SmolLM2-135M') && dtype === 'q4' && threads === threadsList[threadsList.length - 1];
+        const child = spawnSync(process.execPath, [__filename], {
+          env: { ...process.env, REAL_SIZE_CHILD: `${dir}|${dtype}|${threads}|${long ? 1 : 0}` },
+          encoding: 'utf8',
+          maxBuffer: 16 * 1024 * 1024,
+        });
+        const line = child.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+        r.section(`${name} ${dtype}, ${threads} thread${threads > 1 ? 's' : ''}`);
+        if (!line) {
+          r.row('failed', null, undefined, (child.stderr || child.stdout).split('\n').slice(-3).join(' '));
+          continue;
+        }
+        const m = JSON.parse(line.slice(7)) as Measured;
+        r.row('load', m.loadMs, 'ms');
+        r.row(`first token after a ${m.promptTokens}-token prompt (500 words)`, m.firstTokenMs, 'ms');
+        r.row(`our loop, greedy ${TOKENS} tokens with the prompt`, m.ours, 'tokens/s');
+        r.row(
+          "transformers.js's generate(), the same",
+          m.theirs,
+          'tokens/s',
+          `ours / theirs = ${(m.ours / m.theirs).toFixed(2)}`,
+        );
+        r.row('peak memory', m.peakMB, 'MB');
+        for (const l of m.long ?? []) r.row(`peak memory after a ${l.tokens}-token prompt`, l.peakMB, 'MB');
+      }
+    }
+  }
+  r.done();
+})();

@@ -1,0 +1,889 @@
+/**
+ * The CLI's commands, each described once: its name, a one-line summary, its usage lines, its
+ * options (with what each takes and does) and examples. `--help` and `COMMAND --help` (help.ts),
+ * the option check (options.ts), the parser's flags (args.ts), the dispatch (cli.ts, one handler per
+ * name, checked by the compiler) and docs/cli.md (`npm run docs`) are all derived from this table.
+ *
+ * Data only, with no imports: the parser, the help and the documentation generator read it without
+ * loading the engine.
+ */
+
+/** What an option takes after its name. */
+export type OptionKind =
+  /** Nothing: given or not. */
+  | 'flag'
+  /** One word: a name, a path, one of a list. */
+  | 'text'
+  | 'integer'
+  | 'number'
+  /** Every following word up to the next option, as sacreBLEU's `-m bleu chrf`. */
+  | 'words';
+
+export interface OptionSpec {
+  /** The name without its dashes. */
+  readonly name: string;
+  readonly kind: OptionKind;
+  /** The value as usage shows it: FILE, N, DIR, or the choices (a|b|c). */
+  readonly value?: string;
+  /** Given more than once, each adds a value. */
+  readonly repeatable?: boolean;
+  /** A short spelling besides --name (sacreBLEU's -m). */
+  readonly short?: string;
+  /** The default, when the command has one of its own to state. */
+  readonly default?: string;
+  readonly description: string;
+}
+
+export interface UsageSpec {
+  /** What follows "draftsmith ": the command and its arguments. */
+  readonly synopsis: string;
+  /** What this way of calling it does, beyond the command's summary. */
+  readonly note?: string;
+}
+
+export interface CommandSpec {
+  /** As typed: "summarize", or "eval summarize" for an eval. */
+  readonly name: string;
+  readonly summary: string;
+  readonly usage: readonly UsageSpec[];
+  readonly options: readonly OptionSpec[];
+  readonly examples?: readonly { readonly args: string; readonly what: string }[];
+}
+
+const flag = (name: string, description: string): OptionSpec => ({ name, kind: 'flag', description });
+
+// ------------------------------------------------------------------ options several commands take
+
+/** FILE, - or the text itself. */
+const TEXT: OptionSpec = {
+  name: 'text',
+  kind: 'text',
+  value: 'TEXT',
+  description: 'the text itself instead of a FILE (also text that starts with "-" or looks like a file name)',
+};
+const JSON_RESULT = flag(
+  'json',
+  'the whole result as JSON on standard output instead of the text, with what the insights panel shows (attention, layer weights, fusion gates, alignment)',
+);
+const NO_GUARDS = flag(
+  'no-guards',
+  'the paper\'s plain decoding, without the decoding guards that are on by default (known words only, no tokenizer artefacts such as ".S.", no repeated words)',
+);
+
+/** Where the models run: every command that loads one. */
+const MODELS: OptionSpec = {
+  name: 'models',
+  kind: 'text',
+  value: 'DIR',
+  description:
+    'a folder with one sub-folder per system (summarize/, essay/, ...), e.g. larger models trained by models/train, instead of the shipped ones',
+};
+const DEVICE: OptionSpec = {
+  name: 'device',
+  kind: 'text',
+  value: 'auto|cpu|cuda',
+  default: 'auto',
+  description: 'where the models run: auto is CUDA when onnxruntime has it, else the CPU',
+};
+const THREADS: OptionSpec = {
+  name: 'threads',
+  kind: 'integer',
+  value: 'N',
+  default: '1',
+  description: 'CPU threads per model session, 0 to 64 (0: one per core, as onnxruntime chooses)',
+};
+const RUNTIME = [MODELS, DEVICE, THREADS];
+
+/** Draftsmith model folders from a server, and --offline for them and for Hub models. */
+const MODEL_SOURCES: OptionSpec[] = [
+  {
+    name: 'models-url',
+    kind: 'text',
+    value: 'URL',
+    description:
+      "model folders exported by models/train under URL (URL/summarize/model.json, ...), downloaded once into $DRAFTSMITH_CACHE, every file checked against its model.json's sha256",
+  },
+  flag('offline', 'never download: models downloaded before, folders and the shipped models still load'),
+];
+
+/** A Hub model or a folder as --model, and the Hub to download it from. */
+const HUB: OptionSpec[] = [
+  {
+    name: 'model',
+    kind: 'text',
+    value: 'MODEL',
+    default: 'built-in',
+    description:
+      "built-in, a Hugging Face Hub model id (owner/name[@revision]) in transformers.js's layout, downloaded once into $DRAFTSMITH_CACHE (default ~/.cache/draftsmith/hub) with its progress on standard error, or a folder (a Draftsmith model folder with model.json, or transformers.js's layout: config.json and onnx/)",
+  },
+  {
+    name: 'hub-endpoint',
+    kind: 'text',
+    value: 'URL',
+    default: 'https://huggingface.co/',
+    description: 'where Hub models are downloaded from: the Hub or a mirror with its URL layout',
+  },
+];
+
+/** What every eval reads (cli.ts evalOptions). */
+const DATA: OptionSpec = {
+  name: 'data',
+  kind: 'text',
+  value: 'DIR',
+  description:
+    "the test split's folder; by default the shipped model's own: .data (summarize), .data/simple (essay, story, roundtrip: the models of simple stories), .data/reply (reply)",
+};
+const LIMIT: OptionSpec = {
+  name: 'limit',
+  kind: 'integer',
+  value: 'N',
+  description: 'at most N test items (summarize: per domain)',
+};
+const VARIANTS: OptionSpec = {
+  name: 'variant',
+  kind: 'text',
+  value: 'NAME=DIR',
+  repeatable: true,
+  description: 'the model folders to compare, one row each, named NAME; by default the shipped model',
+};
+const SHOW = flag('show', 'print the first outputs of each variant on standard error');
+const DUMP: OptionSpec = {
+  name: 'dump',
+  kind: 'text',
+  value: 'FILE',
+  description:
+    'write one JSON line per test item and variant, {system, variant, id, domain, source, output, references}, for models/train/fluency.sh (the fluency scorer)',
+};
+const EVAL = [DATA, LIMIT, VARIANTS, SHOW, DUMP, NO_GUARDS, ...RUNTIME];
+
+// ------------------------------------------------------------------ the commands
+
+const TABLE = [
+  {
+    name: 'summarize',
+    summary: 'Summarize Document: a summary of a text, or of whole documents section by section, on standard output',
+    usage: [
+      {
+        synopsis:
+          'summarize FILE | - | --text TEXT [--mode extractive|abstractive] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N] [--beam N] [--max-length N] [--max-input-tokens N] [--model MODEL] [--offline] [--hub-endpoint URL]',
+        note: "Extractive (default): the sentences the model's topic-aware attention weighs most, verbatim, in document order; abstractive: the TAAS decoder writes a new summary (--beam, --max-length). --model: built-in, a Hub encoder-decoder (e.g. Xenova/distilbart-cnn-6-6: abstractive only) or a folder. Top phrases and timings go to standard error.",
+      },
+      {
+        synopsis:
+          'summarize FILE.md | FILE FILE... | FOLDER [--sections] [--jsonl] [--section-time-limit SECONDS] [the options above]',
+        note: "A whole document of any length, section by section: Markdown (.md) by heading, code, tables, HTML and front matter left out; plain text in parts of the model's window. Several files or a folder (its .md and .txt files): each in turn; a file that cannot be summarized is said so and the others go on (exit code 1).",
+      },
+    ],
+    options: [
+      TEXT,
+      {
+        name: 'mode',
+        kind: 'text',
+        value: 'extractive|abstractive',
+        default: 'extractive',
+        description:
+          'extractive: the source sentences the topic-aware attention weighs most, verbatim; abstractive: the TAAS decoder writes the summary (--beam and --max-length apply to it only)',
+      },
+      {
+        ...JSON_RESULT,
+        description: "the whole result as JSON on standard output, with every token's attention weight",
+      },
+      {
+        name: 'beam',
+        kind: 'integer',
+        value: 'N',
+        description: "beam width, 1 to 16 (abstractive; default: the model's, model.json decoding)",
+      },
+      {
+        name: 'max-length',
+        kind: 'integer',
+        value: 'N',
+        description:
+          'the longest summary in tokens (abstractive); a summary cut there gets a note on standard error (hitMaxLength in --json)',
+      },
+      {
+        name: 'max-input-tokens',
+        kind: 'integer',
+        value: 'N',
+        description:
+          "read at most N tokens at once; it lowers the model's own limit (model.json maxInputTokens), never raises it",
+      },
+      NO_GUARDS,
+      ...HUB,
+      ...MODEL_SOURCES,
+      ...RUNTIME,
+      flag(
+        'sections',
+        'the outline: each heading with its summary line (* marks the sections the summary of the whole is made from), then the summary of the whole',
+      ),
+      flag(
+        'jsonl',
+        'several files or a folder: one JSON line per file on standard output, a progress bar on standard error',
+      ),
+      {
+        name: 'section-time-limit',
+        kind: 'number',
+        value: 'SECONDS',
+        default: '30',
+        description: 'the seconds one section may take; a section past it is said so and skipped',
+      },
+    ],
+    examples: [
+      {
+        args: 'summarize article.txt',
+        what: 'the summary on stdout (extractive; --mode abstractive), top phrases and timings on stderr',
+      },
+      { args: 'summarize article.txt --json', what: "the full result, with every token's attention weight" },
+      { args: 'summarize doc.md --sections', what: 'the outline: a summary line under each heading' },
+      { args: 'summarize docs/ --jsonl', what: 'one JSON line per file, a progress bar on stderr' },
+    ],
+  },
+  {
+    name: 'eval summarize',
+    summary:
+      'ROUGE-1/2/L F1 per domain (news, technical text, dialogue) beside Lead-3 on the held-out split, and the rate of names and numbers not in the source',
+    usage: [
+      {
+        synopsis:
+          'eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show] [--mode extractive|abstractive|both] [--split test|val] [--sweep] [--aggregation sum|mean|sqrt|rank] [--position-weight L] [--ratio R] [--max-sentences N] [--offset N] [--perplexity]',
+      },
+      {
+        synopsis: 'eval summarize --long [--data DIR] [--limit N] [--mode extractive|abstractive] [--models DIR]',
+        note: 'CNN test articles longer than the window: the whole-document summary vs the first window vs Lead-3.',
+      },
+    ],
+    options: [
+      ...EVAL,
+      {
+        name: 'mode',
+        kind: 'text',
+        value: 'extractive|abstractive|both',
+        default: 'both',
+        description: 'the summary modes scored (--long: one of the two, default extractive)',
+      },
+      { name: 'split', kind: 'text', value: 'test|val', default: 'test', description: 'the split scored' },
+      flag('sweep', 'compare the extractive aggregations and budgets on the split: what the defaults were chosen by'),
+      {
+        name: 'aggregation',
+        kind: 'text',
+        value: 'sum|mean|sqrt|rank',
+        description: "how the extractive summary scores a sentence from its tokens' attention",
+      },
+      {
+        name: 'position-weight',
+        kind: 'number',
+        value: 'L',
+        description: "the extractive summary's preference for early sentences (0 or more)",
+      },
+      {
+        name: 'ratio',
+        kind: 'number',
+        value: 'R',
+        description: "the extractive summary's share of the source's words (above 0)",
+      },
+      {
+        name: 'max-sentences',
+        kind: 'integer',
+        value: 'N',
+        description: 'the most sentences in an extractive summary (at least 1)',
+      },
+      {
+        name: 'offset',
+        kind: 'integer',
+        value: 'N',
+        default: '0',
+        description: 'skip the first N items of each domain',
+      },
+      flag('perplexity', 'also the perplexity of the reference summaries under each model (teacher forcing)'),
+      flag(
+        'long',
+        'CNN test articles longer than the window: whole document vs first window vs Lead-3 (--limit default 200)',
+      ),
+    ],
+    examples: [
+      {
+        args: 'eval summarize --limit 100',
+        what: 'ROUGE per domain beside Lead-3, and faithfulness, on the held-out test split',
+      },
+    ],
+  },
+  {
+    name: 'essay',
+    summary:
+      'Expand Topic Words into Essay: essays that use every topic word on standard output, best first; the words each covers on standard error',
+    usage: [
+      {
+        synopsis:
+          'essay "bee, swallow, geese, flower, frog" | FILE | - | --text TEXT [--candidates N] [--beam N] [--max-length N] [--unconstrained] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]',
+        note: 'Up to 10 topic words, separated by commas or spaces. --model: a Hub causal LM reads an instruction that names the words.',
+      },
+    ],
+    options: [
+      TEXT,
+      {
+        name: 'candidates',
+        kind: 'integer',
+        value: 'N',
+        default: '1',
+        description: 'how many essays, 1 to 5, best first, each with its score',
+      },
+      { name: 'beam', kind: 'integer', value: 'N', description: "beam width, 1 to 16 (default: the model's)" },
+      {
+        name: 'max-length',
+        kind: 'integer',
+        value: 'N',
+        description: 'the longest essay in tokens; an essay cut there gets a note on standard error',
+      },
+      flag(
+        'unconstrained',
+        "the PC-SAN paper's plain beam search, which may leave topic words out, instead of the constrained search that puts every one in",
+      ),
+      { ...JSON_RESULT, description: 'the whole result as JSON on standard output, with the layer weights' },
+      NO_GUARDS,
+      ...HUB,
+      ...MODEL_SOURCES,
+      ...RUNTIME,
+    ],
+    examples: [
+      {
+        args: 'essay "bee, swallow, geese, flower, frog"',
+        what: 'an essay on stdout, the topic words it covers on stderr',
+      },
+      {
+        args: 'essay "bee, swallow, geese, flower, frog" --candidates 3 --json',
+        what: 'three essays, with the layer weights',
+      },
+    ],
+  },
+  {
+    name: 'eval essay',
+    summary: "BLEU, Diversity (and the references'), and topic coverage on the held-out split",
+    usage: [
+      {
+        synopsis:
+          'eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--unconstrained] [--models DIR] [--show]',
+      },
+    ],
+    options: [
+      ...EVAL,
+      { name: 'beam', kind: 'integer', value: 'N', description: "beam width (default: each model's)" },
+      flag('unconstrained', "the paper's plain beam search, which may leave topic words out"),
+    ],
+    examples: [
+      { args: 'eval essay --limit 100', what: "BLEU, Diversity (and Gold's), topic coverage on the held-out split" },
+      {
+        args: 'eval essay --dump out.jsonl --no-guards',
+        what: 'any eval: --dump writes each output beside its references',
+      },
+    ],
+  },
+  {
+    name: 'story',
+    summary: 'Continue Story or Write a Premise: the text streams to standard output as it is sampled',
+    usage: [
+      {
+        synopsis:
+          'story --prompt "A lighthouse keeper finds a message in a bottle." [--words N] [--seed N] [--temperature T] [--top-k K] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]',
+        note: 'Continues the prompt (a long one from its end). --model: a Hub causal LM (e.g. Xenova/distilgpt2) or a folder.',
+      },
+      {
+        synopsis:
+          'story --premise [--seed N] [--temperature T] [--top-k K] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]',
+        note: 'Writes a premise (a writing prompt) to start a story from.',
+      },
+    ],
+    options: [
+      { name: 'prompt', kind: 'text', value: 'TEXT', description: 'the story so far, to continue' },
+      flag('premise', 'write a premise instead of continuing one'),
+      {
+        name: 'words',
+        kind: 'integer',
+        value: 'N',
+        description:
+          "how long the continuation is, in words: between 85 % and 100 % of N (default: the model's; at most what it was trained for)",
+      },
+      {
+        name: 'seed',
+        kind: 'integer',
+        value: 'N',
+        description:
+          'the sampling seed: the same seed, prompt and settings write the same text (default: a fresh one, printed)',
+      },
+      {
+        name: 'temperature',
+        kind: 'number',
+        value: 'T',
+        description: "the sampling temperature, 0.05 to 5 (default: the model's)",
+      },
+      {
+        name: 'top-k',
+        kind: 'integer',
+        value: 'K',
+        description: "sample each token from the K most likely, 1 to 100 (default: the model's, 10 as in the paper)",
+      },
+      { ...JSON_RESULT, description: 'the whole result as JSON on standard output, with the fusion gates' },
+      NO_GUARDS,
+      ...HUB,
+      ...MODEL_SOURCES,
+      ...RUNTIME,
+    ],
+    examples: [
+      {
+        args: 'story --prompt "A lighthouse keeper finds a message in a bottle."',
+        what: 'the story streams to stdout',
+      },
+      {
+        args: 'story --prompt "..." --words 60 --seed 7 --json',
+        what: 'the same story again from its seed, with the fusion gates',
+      },
+      { args: 'story --premise', what: 'a premise (a writing prompt) to start from' },
+      {
+        args: 'story --prompt "..." --model Xenova/distilgpt2',
+        what: 'a Hub model: downloaded once (progress on stderr) into $DRAFTSMITH_CACHE (~/.cache/draftsmith/hub)',
+      },
+      {
+        args: 'story --prompt "..." --model ./my-gpt2 --offline',
+        what: 'a local folder (model.json, or config.json + onnx/); --offline never downloads',
+      },
+      { args: 'story --premise --model Xenova/gpt2 --hub-endpoint https://hf-mirror.example/', what: 'a Hub mirror' },
+    ],
+  },
+  {
+    name: 'eval story',
+    summary:
+      "Continues each held-out test prompt: words written vs asked; with --perplexity the test stories' perplexity, with --ranking prompt-ranking accuracy",
+    usage: [
+      {
+        synopsis:
+          'eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--words N] [--seed N] [--perplexity] [--ranking N] [--models DIR] [--show]',
+        note: "Seeded: --seed plus the item's position. A --variant DIR in transformers.js's layout (a causal LM) is run as a Hub model: generation only.",
+      },
+    ],
+    options: [
+      ...EVAL,
+      {
+        name: 'words',
+        kind: 'integer',
+        value: 'N',
+        description: "how long each continuation is, in words (default: the model's)",
+      },
+      { name: 'seed', kind: 'integer', value: 'N', default: '1', description: "the first item's sampling seed" },
+      flag('perplexity', "the test stories' perplexity under each model"),
+      {
+        name: 'ranking',
+        kind: 'integer',
+        value: 'N',
+        default: '0',
+        description: 'prompt-ranking accuracy on N stories: the true prompt against 9 random ones',
+      },
+    ],
+    examples: [
+      {
+        args: 'eval story --perplexity --ranking 100',
+        what: 'story length, perplexity and prompt ranking from the shipped ONNX',
+      },
+    ],
+  },
+  {
+    name: 'roundtrip',
+    summary:
+      'Round-Trip Paragraph: the paragraph encoded into one vector and decoded back; the reconstruction on standard output',
+    usage: [
+      {
+        synopsis:
+          'roundtrip FILE | - | --text TEXT [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]',
+        note: 'Then, on standard error, the sentence alignment and BLEU, ROUGE-1/2/W, coherence L. A .md FILE is read as Markdown: the model reads its prose only, and a note says what was skipped.',
+      },
+    ],
+    options: [
+      TEXT,
+      {
+        ...JSON_RESULT,
+        description: 'the whole result as JSON on standard output: sentences read and written, attention, scores',
+      },
+      {
+        name: 'model',
+        kind: 'text',
+        value: 'DIR',
+        description: 'a round-trip model folder instead of the shipped one',
+      },
+      {
+        name: 'variant',
+        kind: 'text',
+        value: 'standard|hier|hier-attn',
+        description: "one of the paper's three models: the roundtrip-<variant>/ folder under --models",
+      },
+      {
+        name: 'max-sentences',
+        kind: 'integer',
+        value: 'N',
+        description:
+          "read at most N sentences of the paragraph, 1 to 32 (default: the model's; the shipped one was trained on 8)",
+      },
+      NO_GUARDS,
+      ...MODEL_SOURCES,
+      ...RUNTIME,
+    ],
+    examples: [
+      {
+        args: 'roundtrip paragraph.txt',
+        what: 'the reconstruction on stdout; alignment, BLEU/ROUGE/L, timings on stderr',
+      },
+      {
+        args: 'roundtrip paragraph.txt --json',
+        what: 'the full result: sentences read and written, attention, scores',
+      },
+      { args: 'roundtrip paragraph.txt --model .work/roundtrip/standard', what: 'any folder the recipe exported' },
+    ],
+  },
+  {
+    name: 'eval roundtrip',
+    summary: "BLEU, ROUGE-1/2/W and coherence L of each model's reconstructions of the held-out paragraphs",
+    usage: [{ synopsis: 'eval roundtrip [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show]' }],
+    options: [...EVAL],
+    examples: [
+      {
+        args: 'eval roundtrip --limit 500 --variant standard=.work/roundtrip/standard --variant hier=.work/roundtrip/hier --variant hier-attn=.work/roundtrip/hier-attn',
+        what: "the paper's table",
+      },
+    ],
+  },
+  {
+    name: 'reply',
+    summary: 'Suggest Replies: one reply per semantic key of the post, best first, each labelled "key — mapping"',
+    usage: [
+      {
+        synopsis:
+          'reply "POST" | FILE | - | --text POST [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N] [--beam N] [--model DIR] [--json]',
+        note: 'The keys are the nouns and adjectives of the post, mapped as --mapper says, or the typed --key.',
+      },
+    ],
+    options: [
+      { ...TEXT, value: 'POST' },
+      {
+        name: 'key',
+        kind: 'text',
+        value: 'WORD',
+        description: 'a key of your own (a word the memory lacks: the message names the nearest keys it knows)',
+      },
+      {
+        name: 'mapper',
+        kind: 'text',
+        value: 'identity|synonym|antonym|neighbour|all',
+        repeatable: true,
+        default: 'identity',
+        description:
+          "how the post's keys become memory keys: the word itself, a WordNet synonym or antonym, the nearest key in the model's word embeddings; repeatable or comma-separated, all for the four",
+      },
+      {
+        name: 'candidates',
+        kind: 'integer',
+        value: 'N',
+        default: '8',
+        description: 'the most replies, 1 to 20',
+      },
+      { name: 'beam', kind: 'integer', value: 'N', description: "beam width, 1 to 16 (default: the model's)" },
+      { name: 'max-length', kind: 'integer', value: 'N', description: 'the longest reply, in tokens' },
+      { name: 'model', kind: 'text', value: 'DIR', description: 'a reply model folder instead of the shipped one' },
+      JSON_RESULT,
+      NO_GUARDS,
+      ...MODEL_SOURCES,
+      ...RUNTIME,
+    ],
+    examples: [
+      {
+        args: 'reply "Do you like playing tennis on sunny days?"',
+        what: 'one reply per key, "key — mapping: reply", best first',
+      },
+      {
+        args: 'reply post.txt --mapper all --candidates 10',
+        what: 'every mapping of every key (also --mapper synonym,antonym)',
+      },
+      {
+        args: 'reply "How was your weekend?" --key music',
+        what: 'a typed key (unknown: the message names the nearest keys)',
+      },
+    ],
+  },
+  {
+    name: 'eval reply',
+    summary:
+      'NRM vs ESED on the held-out posts: Diversity and Substantiality at top-1 and top-5, BLEU; mapper examples',
+    usage: [{ synopsis: 'eval reply [--data DIR] [--limit N] [--variant NAME=DIR ...] [--examples N] [--models DIR]' }],
+    options: [
+      DATA,
+      LIMIT,
+      VARIANTS,
+      {
+        name: 'examples',
+        kind: 'integer',
+        value: 'N',
+        default: '3',
+        description: "how many posts show each mapper's replies",
+      },
+      DUMP,
+      NO_GUARDS,
+      ...RUNTIME,
+    ],
+    examples: [
+      {
+        args: 'eval reply --limit 300 --variant NRM=.work/reply-nrm --variant ESED=models/reply',
+        what: "Tables I/IV and VI's shape",
+      },
+    ],
+  },
+  {
+    name: 'score',
+    summary:
+      "Score Draft from a terminal: BLEU, chrF, ROUGE, diversity, substantiality and coherence of drafts against references, with sacreBLEU's workflow and signatures",
+    usage: [
+      {
+        synopsis:
+          'score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase] [--ref-field F] [--hyp-field F] [--limit N] [--quiet] [--nonwords] [--perplexity [--models DIR]]',
+        note: 'REF and HYP: text files, one segment per line (or each one document with --document), or JSONL files of strings or of objects whose field F (default "text") holds the text. Prints BLEU, ROUGE-1/2/L/Lsum/W, Diversity, distinct-1/2, Substantiality and Coherence L, and the signatures. A Markdown file (.md) is one document, read as Markdown: its prose only (no code, tables, HTML, front matter, link targets or markup); a note on standard error says what was skipped.',
+      },
+      {
+        synopsis:
+          'score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m bleu chrf] [--tokenize 13a|intl|char|zh|none] [--smooth-method exp|floor|add-k|none] [--smooth-value V] [--max-ngram-order N] [--effective-order] [--lowercase] [--chrf-word-order N] [--chrf-char-order N] [--chrf-beta N] [--chrf-whitespace] [--chrf-lowercase] [--chrf-eps-smoothing] [--sentence-level] [--confidence [--confidence-n N]] [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--seed N] [--width N] [--json | --csv]',
+        note: "sacreBLEU's workflow and flag names: several references per segment, sacreBLEU signatures, and paired significance tests against the first --hyp (score, μ ± 95% CI, p-value), numbers identical to sacreBLEU 2.6.0's. -m also takes rouge (or rouge1 rouge2 rougeL rougeLsum: F1, mean over segments) with [--stem] [--rouge-jackknife] [--rouge-split newline|nlp]; several references: the best one (rouge-score's score_multi) or ROUGE-1.5.5's jackknifing. A JSONL --ref field may hold a list: several references. See docs/METRICS.md for every option.",
+      },
+      {
+        synopsis:
+          'score --hyp DRAFTS_DIR --ref REFS_DIR [--csv | --json] [--stem] [--lowercase] [BLEU options] [-m chrf [--chrf-word-order 2]]',
+      },
+      {
+        synopsis: 'score --hyp F.jsonl --ref F.jsonl --hyp-field X --ref-field Y --name-field Z [--csv | --json]',
+        note: "Score Drafts in Folder: one row per draft (each paired with the reference of the same file name, or a JSONL row's fields) with every metric, and the corpus totals last; CSV and JSON as the panel's exports. -m chrf adds a chrF column (chrF++ with --chrf-word-order 2).",
+      },
+    ],
+    options: [
+      {
+        name: 'ref',
+        kind: 'text',
+        value: 'FILE',
+        repeatable: true,
+        description:
+          'references, one segment per line; several files: several references per segment; a folder: the references of a folder of drafts',
+      },
+      {
+        name: 'hyp',
+        kind: 'text',
+        value: 'FILE',
+        repeatable: true,
+        description: 'system outputs (drafts); the first is the baseline of a paired test; a folder: one row per draft',
+      },
+      flag('document', 'each file is one document, not one segment per line'),
+      {
+        name: 'json',
+        kind: 'flag',
+        description: 'machine-readable output; like --csv it carries the signatures',
+      },
+      flag('csv', "machine-readable output, as the panel's Export CSV for a folder of drafts"),
+      flag('stem', 'ROUGE with Porter stemming (tokens longer than 3 characters)'),
+      flag('lowercase', 'case-insensitive BLEU (case:lc in the signature)'),
+      {
+        name: 'ref-field',
+        kind: 'text',
+        value: 'F',
+        default: 'text',
+        description: "a JSONL file's field that holds the reference (a list: several references)",
+      },
+      {
+        name: 'hyp-field',
+        kind: 'text',
+        value: 'F',
+        default: 'text',
+        description: "a JSONL file's field that holds the draft",
+      },
+      { name: 'limit', kind: 'integer', value: 'N', description: 'score the first N pairs only' },
+      flag('quiet', 'no line on standard error about how many pairs were scored, how fast'),
+      {
+        name: 'metrics',
+        kind: 'words',
+        short: '-m',
+        value: 'bleu chrf rouge ...',
+        description:
+          "sacreBLEU's metrics and ROUGE (rouge = rouge1 rouge2 rougeL rougeLsum, F1), with their signatures; default: every metric for one --ref and one --hyp, else bleu",
+      },
+      {
+        name: 'tokenize',
+        kind: 'text',
+        value: '13a|intl|char|zh|none',
+        default: '13a',
+        description: "BLEU's tokenizer, as sacreBLEU's",
+      },
+      {
+        name: 'smooth-method',
+        kind: 'text',
+        value: 'exp|floor|add-k|none',
+        default: 'exp',
+        description: "BLEU's smoothing, as sacreBLEU's",
+      },
+      {
+        name: 'smooth-value',
+        kind: 'number',
+        value: 'V',
+        description: 'ε for floor (default 0.1) or k for add-k (default 1)',
+      },
+      {
+        name: 'max-ngram-order',
+        kind: 'integer',
+        value: 'N',
+        default: '4',
+        description: "BLEU's largest n-gram order",
+      },
+      flag('effective-order', 'BLEU averages only the orders the hypothesis has (on with --sentence-level)'),
+      {
+        name: 'chrf-char-order',
+        kind: 'integer',
+        value: 'N',
+        default: '6',
+        description: "chrF's character n-gram order",
+      },
+      {
+        name: 'chrf-word-order',
+        kind: 'integer',
+        value: 'N',
+        default: '0',
+        description: "chrF's word n-gram order; 2 is chrF++",
+      },
+      { name: 'chrf-beta', kind: 'integer', value: 'N', default: '2', description: "chrF's β" },
+      flag('chrf-whitespace', 'chrF keeps spaces in character n-grams'),
+      flag('chrf-lowercase', 'chrF ignores case'),
+      flag('chrf-eps-smoothing', "chrF++.py's epsilon smoothing instead of sacreBLEU 2's effective-order averaging"),
+      flag('sentence-level', 'one score per segment (one metric, one system)'),
+      flag('confidence', "one system's bootstrap mean and 95 % interval"),
+      {
+        name: 'confidence-n',
+        kind: 'integer',
+        value: 'N',
+        default: '1000',
+        description: 'bootstrap resamples for --confidence',
+      },
+      flag(
+        'paired-bs',
+        'paired bootstrap resampling against the first --hyp: each mean ± 95 % interval and the p-value',
+      ),
+      { name: 'paired-bs-n', kind: 'integer', value: 'N', default: '1000', description: 'resamples for --paired-bs' },
+      flag('paired-ar', 'approximate randomization against the first --hyp: the p-value'),
+      { name: 'paired-ar-n', kind: 'integer', value: 'N', default: '10000', description: 'trials for --paired-ar' },
+      {
+        name: 'seed',
+        kind: 'integer',
+        value: 'N',
+        default: '12345',
+        description:
+          "the resampling seed (sacreBLEU's SACREBLEU_SEED); NumPy's generator, reproduced, so the resamples are sacreBLEU's",
+      },
+      {
+        name: 'width',
+        kind: 'integer',
+        value: 'N',
+        default: '2',
+        description: "decimals printed (sacreBLEU's -w; it prints 1)",
+      },
+      flag(
+        'rouge-jackknife',
+        "ROUGE with several references: ROUGE-1.5.5's jackknifing instead of the best reference (rouge-score's score_multi)",
+      ),
+      {
+        name: 'rouge-split',
+        kind: 'text',
+        value: 'newline|nlp',
+        default: 'newline',
+        description: "ROUGE-Lsum's sentences: the segment's lines, or Draftsmith's sentence splitter",
+      },
+      {
+        name: 'name-field',
+        kind: 'text',
+        value: 'Z',
+        description: 'a JSONL file of drafts: the field that names each row (else row N)',
+      },
+      flag(
+        'perplexity',
+        "the drafts' perplexity under the built-in story language model from --models (the full table or a folder's)",
+      ),
+      { ...MODELS, description: 'where --perplexity finds the story model (a folder with story/ in it)' },
+      flag(
+        'nonwords',
+        "the drafts' non-word rate: the alphabetic words hunspell en_US rejects, names left out (the model cards' definition; the full table or a folder's)",
+      ),
+    ],
+    examples: [
+      { args: 'score --ref refs.txt --hyp drafts.txt', what: 'every metric, one segment per line' },
+      {
+        args: 'score --ref ref.md --hyp draft.md',
+        what: 'two Markdown documents, prose with prose, as Score Draft shows them',
+      },
+      {
+        args: 'score --ref data.jsonl --ref-field dialogue --hyp data.jsonl --hyp-field summary --csv',
+        what: 'two fields of one JSONL file',
+      },
+      { args: 'score --ref ref1.txt --ref ref2.txt --hyp sys.txt -m bleu chrf', what: '2 references per segment' },
+      {
+        args: 'score --ref ref.txt --hyp sys.txt -m bleu --tokenize intl --smooth-method floor --smooth-value 0.1',
+        what: "sacreBLEU's options, with its flag names and signatures",
+      },
+      { args: 'score --ref ref.txt --hyp sys.txt -m chrf --chrf-word-order 2', what: 'chrF++' },
+      {
+        args: 'score --ref ref.txt --hyp base.txt --hyp new.txt --paired-bs',
+        what: 'μ ± 95% CI and p-value vs the first --hyp',
+      },
+      {
+        args: 'score --ref ref.txt --hyp base.txt --hyp new.txt --paired-ar --paired-ar-n 10000 --seed 12345',
+        what: 'approximate randomization',
+      },
+      { args: 'score --ref ref.txt --hyp sys.txt --sentence-level', what: 'one BLEU line per segment' },
+      {
+        args: 'score --ref refs.jsonl --ref-field refs --hyp sys.txt -m rouge',
+        what: 'a JSONL list field: several references per segment',
+      },
+      {
+        args: 'score --hyp drafts/ --ref references/ --csv',
+        what: 'a folder of drafts: one row per draft, the corpus last',
+      },
+      {
+        args: 'score --ref refs.txt --hyp drafts.txt --nonwords --perplexity',
+        what: 'fluency beside the overlap metrics',
+      },
+    ],
+  },
+] as const satisfies readonly CommandSpec[];
+
+export type CommandName = (typeof TABLE)[number]['name'];
+/** The table, in the order --help lists it. */
+export const COMMANDS: readonly (CommandSpec & { readonly name: CommandName })[] = TABLE;
+
+/** Notes for every command, after the commands in --help and docs/cli.md. */
+export const GENERAL_NOTES: readonly { readonly title: string; readonly text: string }[] = [
+  {
+    title: 'FILE, - and TEXT',
+    text: 'summarize and roundtrip read a FILE, - (standard input) or --text TEXT; reply and essay also take the text itself. For reply and essay, one word that names an existing file, or that looks like a file name (it contains / or \\, or ends in an extension such as .txt), is read as a file ("no such file" if there is none); anything else is the text. Text that looks like a file name goes in --text, and text that starts with "-" after "--". Files are UTF-8 (a byte-order mark is dropped); a Latin-1 (ISO-8859-1/Windows-1252) or UTF-16 file is read as such, with a note on standard error. Messages name what was given: "no such file: NAME", "the file is empty", "the text has no words the model can read (only emoji, symbols or punctuation)", "The file looks like binary data".',
+  },
+  {
+    title: 'Options',
+    text: 'an option a command does not take is refused (exit 2) with the list of those it takes, instead of being ignored. --help, -h or help prints the usage and exits 0; draftsmith COMMAND --help prints one command with each of its options described.',
+  },
+  {
+    title: 'Notes on standard error',
+    text: 'a summary or essay that reached its longest output before the model ended it gets a "note:" line on standard error saying so (hitMaxLength in --json, on each candidate for essays); so does a text cut to what the model reads.',
+  },
+  {
+    title: 'Exit codes',
+    text: '0 done; 1 the input or a model could not be used (e.g. no such file, an empty or binary file, a model that does not load; reply: no reply found); 2 a bad command line (no or an unknown command, an unknown option, a bad value).',
+  },
+  {
+    title: 'Environment',
+    text: "DRAFTSMITH_CACHE: where Hub models and --models-url folders are kept (default ~/.cache/draftsmith/hub). DRAFTSMITH_VERBOSE=1: the engine's info lines on standard error too.",
+  },
+];
+
+/** The command `words` name ("eval summarize" from ["eval", "summarize", ...]), if there is one. */
+export function commandNamed(words: readonly string[]): (typeof COMMANDS)[number] | undefined {
+  const name = words[0] === 'eval' && words[1] !== undefined ? `eval ${words[1]}` : words[0];
+  return COMMANDS.find((c) => c.name === name);
+}
+
+/** How an option is written on the command line. */
+export const spelled = (o: Pick<OptionSpec, 'name' | 'short'>): string =>
+  o.short ? `${o.short}/--${o.name}` : `--${o.name}`;

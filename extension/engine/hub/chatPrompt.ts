@@ -1,0 +1,53 @@
+/**
+ * What an instruct model reads: the command's system prompt and the writer's text as one user turn,
+ * through the model's own chat template (tokenizer_config.json's chat_template, rendered by
+ * transformers.js's Jinja), ending where the assistant's reply starts. A model without a template
+ * (a plain language model) reads the text as it is, after its start token where its family needs one.
+ */
+import type { TjsTokenizer } from './transformersJs';
+
+/** The commands a Hub language model serves, each with what its system prompt asks. */
+export const SYSTEM_PROMPTS = {
+  story:
+    'You are a fiction writer. Continue the story the user gives, in the same voice, tense and point of view. Reply with the continuation only: no title, no preamble, no comments.',
+  premise:
+    'You write premises for short stories. Reply with one or two sentences that set up a story: who, where, and what goes wrong. No preamble.',
+  essay:
+    'You write short essays. Write one essay of a few paragraphs that uses every word the user lists. Reply with the essay only: no title, no preamble, no comments.',
+} as const;
+
+export type PromptCommand = keyof typeof SYSTEM_PROMPTS;
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** Whether the tokenizer carries a chat template (an instruct model). */
+export function hasChatTemplate(tokenizer: TjsTokenizer): boolean {
+  const t = tokenizer.chat_template;
+  return typeof t === 'string' ? t.length > 0 : !!t && typeof t === 'object';
+}
+
+/**
+ * The prompt as text, through the chat template with the generation prompt. Some templates refuse a
+ * system turn (Gemma's raise "System role not supported"): the system prompt then opens the user turn.
+ */
+export function chatPromptText(tokenizer: TjsTokenizer, command: PromptCommand, user: string): string {
+  const system = SYSTEM_PROMPTS[command];
+  const render = (messages: ChatMessage[]) =>
+    tokenizer.apply_chat_template(messages, { tokenize: false, add_generation_prompt: true }) as string;
+  try {
+    return render([
+      { role: 'system', content: system },
+      { role: 'user', content: user },
+    ]);
+  } catch {
+    return render([{ role: 'user', content: `${system}\n\n${user}` }]);
+  }
+}
+
+/** The ids of a chat prompt: the template writes the special tokens as text, so none is added again. */
+export function chatPromptIds(tokenizer: TjsTokenizer, command: PromptCommand, user: string): number[] {
+  return tokenizer.encode(chatPromptText(tokenizer, command, user), { add_special_tokens: false });
+}

@@ -1,0 +1,72 @@
+/**
+ * The decoder-only model families Draftsmith runs from the Hub, one adapter each, keyed by
+ * config.json's model_type. What differs between families is read from transformers.js's
+ * normalised config (heads, key/value heads, layers, head size), never guessed from a graph's axis
+ * names; what a family adds (a start token the tokenizer does not add itself, a cache layout)
+ * is stated in its entry. Adding a family is one entry here and a fixture (docs/contributing.md).
+ */
+import { EngineError } from '../errors';
+import type { NormalizedConfig } from './tjsInternals';
+
+export interface CausalFamily {
+  /** As the docs and messages name it. */
+  label: string;
+  /**
+   * Whether our loops put the model's start token before a plain (non-chat) prompt. Llama-style
+   * tokenizers add it through their post-processor, which we bypass (we encode without special
+   * tokens so that a prompt cut to the context keeps its end); GPT-2's start token is its end token.
+   */
+  startsWithBos: boolean;
+}
+
+/**
+ * Every family's key/value cache is [batch, key/value heads, past length, head size] (optimum's and
+ * onnxruntime-genai's exports alike); grouped-query families have fewer key/value heads than
+ * attention heads, which the normalised config's num_heads already is.
+ */
+export const CAUSAL_FAMILIES: Readonly<Record<string, CausalFamily>> = {
+  gpt2: { label: 'GPT-2', startsWithBos: false },
+  llama: { label: 'Llama (SmolLM2, Llama 3.2, TinyLlama)', startsWithBos: true },
+  qwen2: { label: 'Qwen2 / Qwen2.5', startsWithBos: false },
+  qwen3: { label: 'Qwen3', startsWithBos: false },
+  mistral: { label: 'Mistral', startsWithBos: true },
+  phi3: { label: 'Phi-3', startsWithBos: false },
+  gemma: { label: 'Gemma', startsWithBos: true },
+  gemma2: { label: 'Gemma 2', startsWithBos: true },
+  gemma3_text: { label: 'Gemma 3', startsWithBos: true },
+  smollm3: { label: 'SmolLM3', startsWithBos: false },
+  olmo2: { label: 'OLMo 2', startsWithBos: false },
+  granite: { label: 'Granite', startsWithBos: false },
+};
+
+export interface CausalLayout {
+  family: CausalFamily;
+  modelType: string;
+  layers: number;
+  kvHeads: number;
+  headDim: number;
+}
+
+/** The family and cache sizes of a decoder-only model; a family we do not know gets a message that names the ones we do. */
+export function causalLayout(n: NormalizedConfig, modelType: string | undefined): CausalLayout {
+  const type = modelType ?? n.model_type ?? 'unknown';
+  const family = CAUSAL_FAMILIES[type];
+  if (!family) {
+    throw new EngineError(
+      'bad-model',
+      `Draftsmith does not run ${type} models yet; it runs these families: ${Object.keys(CAUSAL_FAMILIES).join(', ')}.`,
+    );
+  }
+  if (n.multi_query) throw new EngineError('bad-model', `${type} with a multi-query cache is not supported`);
+  const layers = n.num_layers;
+  const kvHeads = n.num_heads;
+  const attentionHeads = n.num_attention_heads ?? n.num_heads;
+  const headDim = n.dim_kv ?? (n.hidden_size && attentionHeads ? n.hidden_size / attentionHeads : undefined);
+  if (!layers || !kvHeads || !headDim || !Number.isInteger(headDim)) {
+    throw new EngineError(
+      'bad-model',
+      `config.json of this ${type} model does not give its layers, key/value heads and head size (got ${layers}, ${kvHeads}, ${headDim})`,
+    );
+  }
+  return { family, modelType: type, layers, kvHeads, headDim };
+}
