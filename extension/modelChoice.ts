@@ -16,6 +16,18 @@ import { HubModelId, ModelChoice } from './protocol';
 
 export const BUILT_IN = 'built-in';
 
+/**
+ * The commands whose model the user may choose, one draftsmith.<system>.model setting each, and the
+ * ops of the requests that carry the choice (their `model`). The systems the engine can run a chosen
+ * model for (systems/registry.ts `external`), package.json's declarations and restricted settings are
+ * held to this list by the settings test.
+ */
+export const MODEL_SETTINGS = {
+  summarize: { commands: 'Summarize Document', ops: ['summarize'] },
+  essay: { commands: 'Expand Topic Words into Essay', ops: ['essay'] },
+  story: { commands: 'Continue Story and Write a Premise', ops: ['story', 'premise'] },
+} as const;
+
 /** What every message about a bad value says is accepted. */
 export const ACCEPTED_MODELS =
   '"built-in", a Hugging Face Hub model id (owner/name, e.g. Xenova/distilgpt2, optionally owner/name@revision), ' +

@@ -1,21 +1,52 @@
 /**
- * The Score Draft view: the draft's corpus scores against its reference (BLEU, ROUGE, diversity,
- * substantiality, coherence), then sentence by sentence, with a bar chart of the per-sentence
- * scores. Every main number is a cell with data-metric (a stable name) and data-value (the raw number).
+ * The Score Draft view: the draft's corpus scores against its reference, one table per metric of
+ * the metric list (extension/engine/eval/metricList.ts) the scores carry, then sentence by sentence,
+ * with a bar chart of the per-sentence scores. Every main number is a cell with data-metric (a
+ * stable name) and data-value (the raw number).
  */
 import type { DraftComparison, ScoreView } from '../extension/protocol';
+import { formatValue, shownMetrics, type MetricValue, type ShownMetric } from '../extension/engine/eval/metricList';
 import { barChart } from './charts';
-import { clip, el, factor, fixed2, fixed3, hint, metric, percent, section, table, type Cell } from './dom';
-import { coherenceLText } from './coherenceView';
+import { clip, el, fixed2, hint, metric, percent, section, table, type Cell } from './dom';
 import { renderReadNotes } from './readNotesView';
 
-const ROUGE_ROWS = [
-  ['rouge1', 'ROUGE-1'],
-  ['rouge2', 'ROUGE-2'],
-  ['rougeL', 'ROUGE-L'],
-  ['rougeLsum', 'ROUGE-Lsum'],
-  ['rougeW', 'ROUGE-W'],
-] as const;
+/** A value's cell: its formatted text, tagged with its stable name and raw number. */
+const cell = (v: MetricValue, prefix = ''): Cell => metric(prefix + v.key, v.value, formatValue(v));
+const header = (v: MetricValue): string => (v.better === 'lower' ? `${v.label} (lower is better)` : v.label);
+
+/** One metric's table: a row of its values, or its grid (ROUGE: a row per type); examples and a note beside. */
+function renderMetric(m: ShownMetric): HTMLElement[] {
+  const gridded = m.values.filter((v) => v.grid !== undefined);
+  let t: HTMLElement;
+  if (gridded.length > 0) {
+    const rows = [...new Set(gridded.map((v) => v.grid?.row ?? ''))];
+    const columns = [...new Set(gridded.map((v) => v.grid?.column ?? ''))];
+    t = table({
+      caption: m.label,
+      className: 'metrics',
+      headers: ['', ...columns],
+      numeric: columns.map((_, i) => i + 1),
+      rowHeaders: true,
+      rows: rows.map((row) => [
+        row,
+        ...columns.map((column) => {
+          const v = gridded.find((x) => x.grid?.row === row && x.grid.column === column);
+          return v === undefined ? '—' : cell(v);
+        }),
+      ]),
+    });
+  } else {
+    const examples = m.examples === undefined ? [] : [m.examples.length > 0 ? m.examples.join(', ') : '—'];
+    t = table({
+      caption: m.label,
+      className: 'metrics',
+      headers: [...m.values.map(header), ...(m.examples === undefined ? [] : ['examples'])],
+      numeric: m.values.map((_, i) => i),
+      rows: [[...m.values.map((v) => cell(v)), ...examples]],
+    });
+  }
+  return m.note === undefined ? [t] : [t, hint(m.note)];
+}
 
 export function renderScore(result: ScoreView): Node[] {
   const s = result.scores;
@@ -30,112 +61,7 @@ export function renderScore(result: ScoreView): Node[] {
   );
   header.append(title, hint(`${result.sentences.length} draft sentences · ${Math.round(result.elapsedMs)} ms`));
 
-  const bleu = table({
-    caption: 'BLEU (sacreBLEU, 0–100)',
-    className: 'metrics',
-    headers: ['BLEU', 'p1', 'p2', 'p3', 'p4', 'BP', 'ratio', 'draft length', 'reference length'],
-    numeric: [0, 1, 2, 3, 4, 5, 6, 7, 8],
-    rows: [
-      [
-        metric('bleu', s.bleu.score, fixed2(s.bleu.score)),
-        ...[0, 1, 2, 3].map((n) => {
-          const p = s.bleu.precisions[n];
-          return p === undefined ? '—' : metric(`bleu-p${n + 1}`, p, fixed2(p));
-        }),
-        metric('bleu-bp', s.bleu.brevityPenalty, factor(s.bleu.brevityPenalty)),
-        metric('bleu-ratio', s.bleu.ratio, fixed3(s.bleu.ratio)),
-        metric('bleu-hyp-length', s.bleu.hypLength, String(s.bleu.hypLength)),
-        metric('bleu-ref-length', s.bleu.refLength, String(s.bleu.refLength)),
-      ],
-    ],
-  });
-
-  const rouge = table({
-    caption: 'ROUGE (%)',
-    className: 'metrics',
-    headers: ['', 'precision', 'recall', 'F1'],
-    numeric: [1, 2, 3],
-    rowHeaders: true,
-    rows: ROUGE_ROWS.map(([key, label]) => {
-      const prf = s.rouge[key];
-      return [
-        label,
-        metric(`${key}-precision`, prf.precision, percent(prf.precision)),
-        metric(`${key}-recall`, prf.recall, percent(prf.recall)),
-        metric(key, prf.f1, percent(prf.f1)),
-      ];
-    }),
-  });
-
-  const diversity = table({
-    caption: 'Diversity',
-    className: 'metrics',
-    headers: ['diversity (unique / all tokens)', 'distinct-1', 'distinct-2', 'tokens'],
-    numeric: [0, 1, 2, 3],
-    rows: [
-      [
-        metric('diversity', s.diversity.diversity, fixed3(s.diversity.diversity)),
-        metric('distinct1', s.diversity.distinct1, fixed3(s.diversity.distinct1)),
-        metric('distinct2', s.diversity.distinct2, fixed3(s.diversity.distinct2)),
-        metric('diversity-tokens', s.diversity.tokens, String(s.diversity.tokens)),
-      ],
-    ],
-  });
-
-  const sub = s.substantiality;
-  const substantiality = table({
-    caption: 'Substantiality',
-    className: 'metrics',
-    headers: ['entity words per sentence', 'entity words', 'sentences', 'examples'],
-    numeric: [0, 1, 2],
-    rows: [
-      [
-        metric('substantiality', sub.perSentence, fixed2(sub.perSentence)),
-        metric('entity-words', sub.entityWords, String(sub.entityWords)),
-        metric('substantiality-sentences', sub.sentences, String(sub.sentences)),
-        sub.examples.length > 0 ? sub.examples.join(', ') : '—',
-      ],
-    ],
-  });
-
-  const coherence = table({
-    caption: 'Coherence',
-    className: 'metrics',
-    headers: ['L (lower is better; 0: the reference’s order)', 'sentence pairs'],
-    numeric: [0, 1],
-    rows: [
-      [
-        metric('coherenceL', s.coherenceL, coherenceLText(s.coherenceL)),
-        metric('coherence-pairs', result.coherence.pairs, String(result.coherence.pairs)),
-      ],
-    ],
-  });
-
-  const chrf =
-    s.chrf === undefined
-      ? []
-      : [
-          table({
-            caption: `${s.chrf.name} (sacreBLEU, 0–100)`,
-            className: 'metrics',
-            headers: [s.chrf.name],
-            numeric: [0],
-            rows: [[metric('chrf', s.chrf.score, fixed2(s.chrf.score))]],
-          }),
-        ];
-
-  const corpus = section(
-    'scores',
-    'Scores',
-    bleu,
-    ...chrf,
-    rouge,
-    diversity,
-    substantiality,
-    coherence,
-    ...renderFluency(s),
-    renderSignatures(result),
-  );
+  const corpus = section('scores', 'Scores', ...shownMetrics(s).flatMap(renderMetric), renderSignatures(result));
   if (result.comparison !== undefined) {
     title.append(' (and ', el('span', 'name', result.comparison.secondName), ')');
     return [
@@ -147,48 +73,6 @@ export function renderScore(result: ScoreView): Node[] {
     ];
   }
   return [header, ...renderReadNotes(result.readNotes, 'How the texts were read'), corpus, renderSentences(result)];
-}
-
-/** The model-based and fluency scores, when the settings ask for them, with a
- * footnote on what each is, and on the grammatical-sentence rate that only the training tools give. */
-function renderFluency(s: ScoreView['scores']): HTMLElement[] {
-  const nw = s.nonwords;
-  const ppl = s.perplexity;
-  if (nw === undefined && ppl === undefined) return [];
-  const headers: string[] = [];
-  const numeric: number[] = [];
-  const row: Cell[] = [];
-  if (nw !== undefined) {
-    numeric.push(row.length, row.length + 1);
-    headers.push('non-word rate (lower is better)', 'non-words / words judged', 'non-words');
-    row.push(
-      nw.rate === null ? '—' : metric('nonwords', nw.rate, fixed3(nw.rate)),
-      metric('nonwords-count', nw.nonwords, `${nw.nonwords} / ${nw.tokens}`),
-      nw.examples.length > 0 ? nw.examples.join(', ') : '—',
-    );
-  }
-  if (ppl !== undefined) {
-    numeric.push(row.length, row.length + 1);
-    headers.push('perplexity per word (story LM)', 'per token');
-    row.push(
-      metric('perplexity', ppl.perWord, ppl.perWord.toFixed(1)),
-      metric('perplexity-token', ppl.perToken, ppl.perToken.toFixed(1)),
-    );
-  }
-  const notes = [
-    ...(nw !== undefined
-      ? [
-          "Non-words: alphabetic words the hunspell en_US dictionary rejects as written and capitalised, names and words with digits left out (the model cards' definition).",
-        ]
-      : []),
-    ...(ppl !== undefined
-      ? [
-          `Perplexity: how likely the built-in story model (${ppl.model}), a model of short simple stories, finds the draft (${ppl.tokens} tokens); it does not compare the draft with the reference.`,
-        ]
-      : []),
-    "The model cards' grammatical-sentence rate needs link-grammar, a C library with no JavaScript port: the training tools compute it (models/train/fluency.sh).",
-  ];
-  return [table({ caption: 'Fluency', className: 'metrics', headers, numeric, rows: [row] }), hint(notes.join(' '))];
 }
 
 /** Two drafts: each one's score on the paired segments with its 95 % interval, and the p-value of
@@ -223,49 +107,26 @@ function renderComparison(result: ScoreView, c: DraftComparison): HTMLElement {
     c.segments < 10
       ? ` With ${c.segments} segment${c.segments === 1 ? '' : 's'} the test can say little; longer texts give a clearer answer.`
       : '';
-  const s2 = c.secondScores;
+  // Each draft's headline numbers (the list's `compare` values), for the metrics the second draft has.
+  const compared = (sc: ScoreView['scores']) => shownMetrics(sc).flatMap((m) => m.values.filter((v) => v.compare));
+  const columns = compared(c.secondScores);
   const whole = table({
     caption: 'Whole-text scores of both drafts',
     className: 'metrics',
-    headers: [
-      'draft',
-      'BLEU',
-      ...(s2.chrf ? [s2.chrf.name] : []),
-      'ROUGE-1 F1 (%)',
-      'ROUGE-2 F1 (%)',
-      'ROUGE-L F1 (%)',
-      ...(s2.nonwords ? ['non-word rate'] : []),
-      ...(s2.perplexity ? ['perplexity per word'] : []),
-    ],
-    numeric: [1, 2, 3, 4, 5, 6, 7].slice(0, 4 + (s2.chrf ? 1 : 0) + (s2.nonwords ? 1 : 0) + (s2.perplexity ? 1 : 0)),
+    headers: ['draft', ...columns.map((v) => (v.percent ? `${header(v)} (%)` : header(v)))],
+    numeric: columns.map((_, i) => i + 1),
     rowHeaders: true,
     rows: [
-      [a, result.scores],
-      [b, s2],
-    ].map(([name, s], i) => {
-      const sc = s as ScoreView['scores'];
-      const k = i === 0 ? 'first' : 'second';
+      { name: a, scores: result.scores, k: 'first' },
+      { name: b, scores: c.secondScores, k: 'second' },
+    ].map(({ name, scores, k }) => {
+      const values = compared(scores);
       return [
-        name as string,
-        metric(`whole-${k}-bleu`, sc.bleu.score, fixed2(sc.bleu.score)),
-        ...(sc.chrf ? [metric(`whole-${k}-chrf`, sc.chrf.score, fixed2(sc.chrf.score))] : []),
-        metric(`whole-${k}-rouge1`, sc.rouge.rouge1.f1, percent(sc.rouge.rouge1.f1)),
-        metric(`whole-${k}-rouge2`, sc.rouge.rouge2.f1, percent(sc.rouge.rouge2.f1)),
-        metric(`whole-${k}-rougeL`, sc.rouge.rougeL.f1, percent(sc.rouge.rougeL.f1)),
-        ...(s2.nonwords
-          ? [
-              sc.nonwords === undefined || sc.nonwords.rate === null
-                ? '—'
-                : metric(`whole-${k}-nonwords`, sc.nonwords.rate, fixed3(sc.nonwords.rate)),
-            ]
-          : []),
-        ...(s2.perplexity
-          ? [
-              sc.perplexity
-                ? metric(`whole-${k}-perplexity`, sc.perplexity.perWord, sc.perplexity.perWord.toFixed(1))
-                : '—',
-            ]
-          : []),
+        name,
+        ...columns.map((col) => {
+          const v = values.find((x) => x.key === col.key);
+          return v === undefined || v.value === null ? '—' : cell(v, `whole-${k}-`);
+        }),
       ];
     }),
   });
@@ -284,9 +145,10 @@ function renderComparison(result: ScoreView, c: DraftComparison): HTMLElement {
 /** The signature strings that say how each score was computed (sacreBLEU's for BLEU and chrF, ours
  * for ROUGE), as text, each with a Copy button (a real button: Tab and Enter or Space reach it). */
 function renderSignatures(result: ScoreView): HTMLElement {
-  const entries: [string, string][] = [['BLEU', result.signatures.BLEU]];
-  if (result.signatures.chrF !== undefined) entries.push([result.scores.chrf?.name ?? 'chrF', result.signatures.chrF]);
-  entries.push(['ROUGE', result.signatures.ROUGE]);
+  const entries = Object.entries(result.signatures).map(([name, signature]): [string, string] => [
+    name === 'chrF' ? (result.scores.chrf?.name ?? name) : name,
+    signature,
+  ]);
   const list = el('dl', 'signatures');
   list.setAttribute('aria-label', 'Signatures: how each score was computed, to reproduce it');
   for (const [name, signature] of entries) {

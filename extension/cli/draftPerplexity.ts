@@ -19,7 +19,7 @@ import { StoryLikelihood, type TextPerplexity } from '../engine/eval/storyLikeli
 import { pooledPerplexity } from '../engine/metrics/perplexity';
 import { singleFolder } from '../engine/runtime/modelSource';
 import { DEFAULT_THREADS } from '../engine/runtime/threads';
-import { loadSystem } from '../engine/systems/registry';
+import { loadSystem, modelDir } from '../engine/systems/registry';
 
 export interface DraftPerplexity extends PerplexitySummary {
   /** Each draft's own, in order. */
@@ -31,7 +31,8 @@ export async function draftPerplexity(
   modelsDir: string | undefined,
   progress?: (done: number, total: number) => void,
 ): Promise<DraftPerplexity> {
-  const dir = path.join(path.resolve(modelsDir ?? path.join(__dirname, '..', 'models')), 'story');
+  // The story system's folder as the registry places it (the same the engine loads for Score Draft).
+  const dir = modelDir(path.resolve(modelsDir ?? path.join(__dirname, '..', 'models')), 'story');
   const runtime = {
     device: 'cpu' as const,
     threads: DEFAULT_THREADS,

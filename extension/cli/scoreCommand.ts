@@ -14,15 +14,12 @@
  *   segments), --stem, --rouge-jackknife (ROUGE-1.5.5's jackknifing over several references instead
  *   of rouge-score's best reference), --rouge-split newline|nlp (ROUGE-Lsum's sentences).
  */
-import type { CorpusScores, FolderScores, ScoreOptions } from '../protocol';
+import type { CorpusScores, FolderScores } from '../protocol';
 import { stat } from 'node:fs/promises';
 import { folderTotals, pairFolders, pairJsonl } from '../engine/eval/folderScores';
 import { columnsOf, folderCsv, folderJson } from '../engine/eval/folderTable';
-import {
-  bleuOptionsOf as draftBleuOptionsOf,
-  chrfOptionsOf as draftChrfOptionsOf,
-  scoreSignatures,
-} from '../engine/eval/scoreOptions';
+import { formatValue, scoreSignatures, shownMetrics } from '../engine/eval/metricList';
+import { bleuOptionsOf, smoothValueApplies, type MetricOptions } from '../engine/eval/scoreOptions';
 import { EngineError } from '../engine/errors';
 import { scoreCorpus } from '../engine/eval/scoreDraft';
 import {
@@ -36,7 +33,7 @@ import {
   type BleuTokenizer,
 } from '../engine/metrics/bleu';
 import { corpusChrf, sentenceChrf, type ChrfOptions } from '../engine/metrics/chrf';
-import { bleuSignature, chrfSignature, rougeSignature } from '../engine/metrics/signature';
+import { bleuSignature, chrfSignature } from '../engine/metrics/signature';
 import {
   bleuMetric,
   bootstrapConfidence,
@@ -56,40 +53,18 @@ import { draftPerplexity, type DraftPerplexity } from './draftPerplexity';
 import { rougeMetrics, rougeTypesOf, type RougeMetricOptions } from '../engine/metrics/rougeMetric';
 import type { RougeType } from '../engine/metrics/rouge';
 
-/** Rows of (metric, value) in the order the table, the CSV and the panel show them. */
+/** Rows of (metric, value): every value of every metric the scores carry, in the metric list's order. */
 export function scoreRows(s: CorpusScores): [string, string][] {
-  const pct = (x: number) => (x * 100).toFixed(2);
-  const rows: [string, string][] = [
+  return [
     ['pairs', String(s.pairs)],
-    ['BLEU', s.bleu.score.toFixed(2)],
+    ...shownMetrics(s).flatMap((m) => m.values.map((v): [string, string] => [v.label, formatValue(v)])),
   ];
-  s.bleu.precisions.forEach((p, i) => rows.push([`BLEU p${i + 1}`, p.toFixed(2)]));
-  rows.push(['BLEU brevity penalty', s.bleu.brevityPenalty.toFixed(4)], ['BLEU length ratio', s.bleu.ratio.toFixed(4)]);
-  for (const [key, name] of [
-    ['rouge1', 'ROUGE-1'],
-    ['rouge2', 'ROUGE-2'],
-    ['rougeL', 'ROUGE-L'],
-    ['rougeLsum', 'ROUGE-Lsum'],
-    ['rougeW', 'ROUGE-W'],
-  ] as const) {
-    const r = s.rouge[key];
-    rows.push([`${name} P`, pct(r.precision)], [`${name} R`, pct(r.recall)], [`${name} F1`, pct(r.f1)]);
-  }
-  rows.push(
-    ['Diversity', s.diversity.diversity.toFixed(4)],
-    ['distinct-1', s.diversity.distinct1.toFixed(4)],
-    ['distinct-2', s.diversity.distinct2.toFixed(4)],
-    ['Substantiality (entity words / sentence)', s.substantiality.perSentence.toFixed(3)],
-    ['Coherence L', s.coherenceL === null ? 'n/a' : s.coherenceL.toFixed(3)],
-  );
-  if (s.nonwords) rows.push(['Non-word rate (en_US)', s.nonwords.rate === null ? 'n/a' : s.nonwords.rate.toFixed(4)]);
-  return rows;
 }
 
 const csvCell = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
-/** The whole-table mode: every metric, one reference, one system (unchanged but for the signatures). */
-async function scoreEverything(a: Args, bleuOpts: BleuOptions): Promise<void> {
+/** The whole-table mode: every metric, one reference, one system, with the signatures. */
+async function scoreEverything(a: Args, options: MetricOptions): Promise<void> {
   const ref = flag(a, 'ref');
   const hyp = flag(a, 'hyp');
   if (!ref || !hyp) throw new EngineError('bad-request', 'score needs --ref FILE and --hyp FILE');
@@ -104,59 +79,21 @@ async function scoreEverything(a: Args, bleuOpts: BleuOptions): Promise<void> {
   if (pairs.length === 0) throw new EngineError('bad-input', `no pairs to score in ${ref} and ${hyp}`);
   const bar = progressBar('scoring');
   const started = performance.now();
-  const stem = flag(a, 'stem') !== undefined;
-  const nonwords = flag(a, 'nonwords') !== undefined;
-  const scores: CorpusScores = scoreCorpus(
-    pairs,
-    { stem, lowercase: bleuOpts.lowercase, ...(nonwords ? { nonwords } : {}) },
-    {
-      progress: (done, total) => bar.update(done, total),
-    },
+  const scores: CorpusScores = runMetric(() =>
+    scoreCorpus(pairs, options, { progress: (done, total) => bar.update(done, total) }),
   );
   bar.done();
-  if (
-    bleuOpts.tokenize !== undefined ||
-    bleuOpts.smooth !== undefined ||
-    bleuOpts.smoothValue !== undefined ||
-    bleuOpts.maxOrder !== undefined ||
-    bleuOpts.effectiveOrder
-  ) {
-    const b = runMetric(() =>
-      corpusBleu(
-        pairs.map((p) => p.hypothesis),
-        [pairs.map((p) => p.reference)],
-        bleuOpts,
-      ),
+  const signatures = scoreSignatures(options);
+  // The drafts' perplexity pooled, with each draft's own in --json (draftPerplexity.ts).
+  if (flag(a, 'perplexity') !== undefined)
+    scores.perplexity = await perplexityOf(
+      a,
+      pairs.map((p) => p.hypothesis),
     );
-    scores.bleu = {
-      score: b.score,
-      precisions: b.precisions,
-      brevityPenalty: b.brevityPenalty,
-      ratio: b.ratio,
-      hypLength: b.hypLength,
-      refLength: b.refLength,
-    };
-  }
-  const signatures = { BLEU: bleuSignature(bleuOpts, 1), ROUGE: rougeSignature({ stem }) };
-  const ppl =
-    flag(a, 'perplexity') === undefined
-      ? undefined
-      : await perplexityOf(
-          a,
-          pairs.map((p) => p.hypothesis),
-        );
   const seconds = (performance.now() - started) / 1000;
-  const rows = [...scoreRows(scores)] as [string, string][];
-  if (ppl)
-    rows.push(
-      ['Perplexity (story LM, per word)', ppl.perWord.toFixed(1)],
-      ['Perplexity (story LM, per token)', ppl.perToken.toFixed(1)],
-    );
-  rows.push(['BLEU signature', signatures.BLEU], ['ROUGE signature', signatures.ROUGE]);
-  if (flag(a, 'json'))
-    process.stdout.write(
-      JSON.stringify({ ...scores, ...(ppl ? { perplexity: ppl } : {}), signatures }, null, 2) + '\n',
-    );
+  const rows = scoreRows(scores);
+  for (const [name, signature] of Object.entries(signatures)) rows.push([`${name} signature`, signature]);
+  if (flag(a, 'json')) process.stdout.write(JSON.stringify({ ...scores, signatures }, null, 2) + '\n');
   else if (flag(a, 'csv'))
     process.stdout.write(['metric,value', ...rows.map(([m, v]) => `${csvCell(m)},${csvCell(v)}`)].join('\n') + '\n');
   else {
@@ -210,25 +147,38 @@ function positiveInt(a: Args, name: string, min = 1): number | undefined {
   return n;
 }
 
-export function bleuOptionsOf(a: Args): BleuOptions {
-  const smooth = oneOf<BleuSmoothing>(a, 'smooth-method', BLEU_SMOOTHINGS);
-  const smoothValue = numberFlag(a, 'smooth-value');
-  if (smoothValue !== undefined && smooth !== 'floor' && smooth !== 'add-k') {
-    throw new EngineError('bad-request', '--smooth-value applies to --smooth-method floor or add-k only');
-  }
-  const opts: BleuOptions = {};
+/**
+ * The flags every mode shares, as Score Draft's options: BLEU's (sacreBLEU's flag names), --stem and
+ * --nonwords. bleuOptionsOf (eval/scoreOptions.ts) turns them into BLEU's own, as for the editor.
+ */
+export function scoreOptionsOf(a: Args): MetricOptions {
+  const opts: MetricOptions = {};
   const tokenize = oneOf<BleuTokenizer>(a, 'tokenize', BLEU_TOKENIZERS);
   if (tokenize !== undefined) opts.tokenize = tokenize;
-  if (smooth !== undefined) opts.smooth = smooth;
-  if (smoothValue !== undefined) opts.smoothValue = smoothValue;
+  const smooth = oneOf<BleuSmoothing>(a, 'smooth-method', BLEU_SMOOTHINGS);
+  if (smooth !== undefined) opts.smoothMethod = smooth;
+  const smoothValue = numberFlag(a, 'smooth-value');
+  if (smoothValue !== undefined) {
+    if (!(smoothValue >= 0))
+      throw new EngineError('bad-request', `--smooth-value must be 0 or more, not ${smoothValue}`);
+    opts.smoothValue = smoothValue;
+    // sacreBLEU takes the value and ignores it; saying so spares a user wondering why nothing changed.
+    if (!smoothValueApplies(opts))
+      process.stderr.write(
+        `note: --smooth-value applies to --smooth-method floor or add-k; ${smooth ?? 'exp'} ignores it, as sacreBLEU does\n`,
+      );
+  }
   const maxOrder = positiveInt(a, 'max-ngram-order');
-  if (maxOrder !== undefined) opts.maxOrder = maxOrder;
+  if (maxOrder !== undefined) opts.maxNgramOrder = maxOrder;
   if (flag(a, 'lowercase') !== undefined) opts.lowercase = true;
   if (flag(a, 'effective-order') !== undefined) opts.effectiveOrder = true;
+  if (flag(a, 'stem') !== undefined) opts.stem = true;
+  if (flag(a, 'nonwords') !== undefined) opts.nonwords = true;
   return opts;
 }
 
-export function chrfOptionsOf(a: Args): ChrfOptions {
+/** sacreBLEU's chrF flags (-m chrf): every chrF option, where Score Draft's settings choose chrF or chrF++. */
+export function chrfFlags(a: Args): ChrfOptions {
   const opts: ChrfOptions = {};
   const charOrder = positiveInt(a, 'chrf-char-order', 0);
   const wordOrder = positiveInt(a, 'chrf-word-order', 0);
@@ -278,8 +228,8 @@ export async function scoreCommand(a: Args): Promise<void> {
       'bad-request',
       'score needs --ref FILE and --hyp FILE (each may be given several times: references of the same segments, systems to compare)',
     );
-  const bleuOpts = bleuOptionsOf(a);
-  const chrfOpts = chrfOptionsOf(a);
+  const options = scoreOptionsOf(a);
+  const chrfOpts = chrfFlags(a);
   const metrics = metricsOf(a);
   const pairedBs = flag(a, 'paired-bs') !== undefined;
   const pairedAr = flag(a, 'paired-ar') !== undefined;
@@ -295,7 +245,7 @@ export async function scoreCommand(a: Args): Promise<void> {
         'a folder of drafts is scored as one table (one --hyp folder, one --ref folder); several systems, several references and the paired tests take segment files, one line per segment',
       );
     }
-    return scoreFolderCli(a, bleuOpts);
+    return scoreFolderCli(a, options);
   }
   if (sacre) {
     for (const f of ['nonwords', 'perplexity']) {
@@ -311,13 +261,13 @@ export async function scoreCommand(a: Args): Promise<void> {
       if (flag(a, f) !== undefined)
         throw new EngineError('bad-request', `--${f} applies to ROUGE with -m (e.g. -m rouge), not to the full table`);
     }
-    return scoreEverything(a, bleuOpts);
+    return scoreEverything(a, options);
   }
   return scoreSacre(a, {
     refs,
     hyps,
     metrics: metrics ?? ['bleu'],
-    bleuOpts,
+    bleuOpts: bleuOptionsOf(options),
     chrfOpts,
     pairedBs,
     pairedAr,
@@ -517,9 +467,9 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
  * A folder's chrF column: `-m chrf` adds chrF, with `--chrf-word-order 2` chrF++ (sacreBLEU's other
  * defaults, as Score Draft's draftsmith.score.chrf); other -m names are columns the table always has.
  */
-function folderChrf(a: Args): Pick<ScoreOptions, 'chrf'> {
+function folderChrf(a: Args): Pick<MetricOptions, 'chrf'> {
   if (!(metricsOf(a) ?? []).includes('chrf')) return {};
-  const { wordOrder, ...others } = chrfOptionsOf(a);
+  const { wordOrder, ...others } = chrfFlags(a);
   if (Object.keys(others).length > 0 || (wordOrder !== undefined && wordOrder !== 0 && wordOrder !== 2)) {
     throw new EngineError(
       'bad-request',
@@ -540,7 +490,7 @@ const isFolder = (p: string) =>
  * the corpus last), the same rows and totals as the panel; or `--hyp F.jsonl --ref F.jsonl --hyp-field X
  * --ref-field Y --name-field Z` for the rows of a JSONL file. --csv and --json write the panel's exports.
  */
-async function scoreFolderCli(a: Args, bleuOpts: BleuOptions): Promise<void> {
+async function scoreFolderCli(a: Args, scoreOptions: MetricOptions): Promise<void> {
   const hyp = flag(a, 'hyp') ?? '';
   const ref = flag(a, 'ref') ?? '';
   const nameField = flag(a, 'name-field');
@@ -566,16 +516,7 @@ async function scoreFolderCli(a: Args, bleuOpts: BleuOptions): Promise<void> {
     );
   const limit = intFlag(a, 'limit') ?? Infinity;
   const pairs = paired.pairs.slice(0, limit);
-  const options: ScoreOptions = {
-    ...(flag(a, 'stem') !== undefined ? { stem: true } : {}),
-    ...(bleuOpts.lowercase ? { lowercase: true } : {}),
-    ...(bleuOpts.tokenize ? { tokenize: bleuOpts.tokenize } : {}),
-    ...(bleuOpts.smooth ? { smoothMethod: bleuOpts.smooth } : {}),
-    ...(bleuOpts.smoothValue !== undefined ? { smoothValue: bleuOpts.smoothValue } : {}),
-    ...(bleuOpts.maxOrder !== undefined ? { maxNgramOrder: bleuOpts.maxOrder } : {}),
-    ...(flag(a, 'nonwords') !== undefined ? { nonwords: true } : {}),
-    ...folderChrf(a),
-  };
+  const options: MetricOptions = { ...scoreOptions, ...folderChrf(a) };
   const bar = progressBar('scoring drafts');
   const rows = pairs.map((p, i) => {
     bar.update(i, pairs.length);
@@ -604,8 +545,7 @@ async function scoreFolderCli(a: Args, bleuOpts: BleuOptions): Promise<void> {
     totals: folderTotals(
       pairs,
       rows.map((r) => r.scores),
-      draftBleuOptionsOf(options),
-      draftChrfOptionsOf(options),
+      options,
     ),
     unpaired: paired.unpaired,
     cancelled: false,
@@ -639,9 +579,8 @@ async function scoreFolderCli(a: Args, bleuOpts: BleuOptions): Promise<void> {
       process.stdout.write(
         `Perplexity under the story LM (${ppl.model}), per word, all drafts: ${ppl.perWord.toFixed(1)} (per token ${ppl.perToken.toFixed(1)})\n`,
       );
-    process.stdout.write(
-      `BLEU signature: ${result.signatures.BLEU}\n${result.signatures.chrF ? `chrF signature: ${result.signatures.chrF}\n` : ''}ROUGE signature: ${result.signatures.ROUGE}\n`,
-    );
+    for (const [name, signature] of Object.entries(result.signatures))
+      process.stdout.write(`${name} signature: ${signature}\n`);
   }
   if (paired.unpaired.length > 0)
     process.stderr.write(`no reference for ${paired.unpaired.length}: ${paired.unpaired.join(', ')}\n`);

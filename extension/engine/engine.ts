@@ -6,14 +6,7 @@
 import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  HubConfig,
-  type EngineConfig,
-  type EngineRequest,
-  type ModelChoice,
-  type ResultFor,
-  type RoundTripVariant,
-} from '../protocol';
+import { HubConfig, type EngineConfig, type EngineRequest, type ModelChoice, type ResultFor } from '../protocol';
 import { CancelledError, EngineError, errorMessage } from './errors';
 import type { LoadWatch } from './hub/hubModel';
 import { YieldClock } from './decode/types';
@@ -21,8 +14,8 @@ import { modelsFolder, singleFolder, type ModelSource } from './runtime/modelSou
 import { urlModels } from './runtime/urlSource';
 import { acceleratorOf, CudaDecision, NativeCalls } from './runtime/onnx';
 import type { RunContext, RuntimeOptions, TextScorer } from './systems/context';
-import { SYSTEMS, systemFor, textScorer, type SystemEntry, type SystemId, type SystemOf } from './systems/registry';
-import { checkReadable, INPUT_TASKS } from './text/origin';
+import { SYSTEMS, systemFor, textScorer, type SystemEntry, type SystemId } from './systems/registry';
+import { checkReadable } from './text/origin';
 import type { System } from './systems/system';
 
 export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -196,19 +189,6 @@ export class Engine {
     return slot;
   }
 
-  /**
-   * A system of this engine's models folder, loaded if need be. Not counted as in use: a configure
-   * that changes the settings may dispose it, so callers hold it only for one piece of work.
-   */
-  system<K extends SystemId>(id: K, variant?: string): Promise<SystemOf<K>> {
-    return this.slot(id, variant).get() as Promise<SystemOf<K>>;
-  }
-
-  /** The Round-Trip model of a variant's folder (<models>/roundtrip-<variant>), or the default one. */
-  roundtrip(variant?: RoundTripVariant): Promise<SystemOf<'roundtrip'>> {
-    return this.system('roundtrip', variant);
-  }
-
   private readonly clock = new YieldClock();
 
   /** Runs one request; the result's type follows the request's op. */
@@ -235,12 +215,12 @@ export class Engine {
         return this.slot(other, undefined).use(watch, (system) => work(scorer(system)));
       },
     };
-    // Text no model can read (empty, no words, binary data) is refused before any model loads, with
-    // the same message for every model of the command (a Hub summarizer's included).
-    if (request.op === 'summarize' || request.op === 'reply' || request.op === 'roundtrip')
-      checkReadable(request.text, INPUT_TASKS[request.op], request.origin);
     const id = systemFor(request.op);
     const entry: SystemEntry = SYSTEMS[id];
+    // Text no model can read (empty, no words, binary data) is refused before any model loads, with
+    // the same message for every model of the command (a Hub summarizer's included).
+    const input = entry.input?.of(request);
+    if (input && entry.input) checkReadable(input.text, entry.input.task, input.origin);
     const choice = 'model' in request ? request.model : undefined;
     // A Hub model or a folder says what it loads itself (hub/hubModel.ts).
     if (entry.loading && (!choice || choice.kind === 'built-in')) ctx.progress(entry.loading);

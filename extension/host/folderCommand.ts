@@ -17,8 +17,6 @@ import {
   type Paired,
   folderCsv,
   folderJson,
-  bleuOptionsOf,
-  chrfOptionsOf,
   scoreSignatures,
 } from '../engine/public';
 import type { Ctx } from './context';
@@ -130,8 +128,7 @@ export async function scoreFolder(
     totals: folderTotals(
       done,
       rows.map((r) => r.scores),
-      bleuOptionsOf(options),
-      chrfOptionsOf(options),
+      options,
     ),
     unpaired,
     cancelled,

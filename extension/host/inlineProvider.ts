@@ -16,6 +16,7 @@ import type { Ctx } from './context';
 import { EngineError, type CancelSignal } from './engineClient';
 import { modelField } from './chosenModel';
 import { InlineSuggester, languagesOf, promptBefore, realTimers, suggestionBelongs } from './inlineSuggester';
+import { declaredSettings } from './declaredSettings';
 import { readDecodingGuards, readModelChoice, readStoryOptions, SECTION } from './settings';
 
 export const INLINE_ENABLED = 'inline.enabled';
@@ -40,13 +41,12 @@ export interface InlineOptions {
 
 export function readInlineOptions(): InlineOptions {
   const cfg = vscode.workspace.getConfiguration(SECTION);
-  const delay = cfg.get('inline.delayMs');
-  const length = cfg.get('inline.length');
+  const s = declaredSettings(cfg);
   const languages = cfg.get('inline.languages');
   return {
-    enabled: cfg.get(INLINE_ENABLED) === true,
-    delayMs: Number.isInteger(delay) && (delay as number) >= 0 && (delay as number) <= 5000 ? (delay as number) : 500,
-    length: LENGTHS[typeof length === 'string' ? length : 'sentence'] ?? LENGTHS.sentence,
+    enabled: s.flag(INLINE_ENABLED),
+    delayMs: s.int('inline.delayMs'),
+    length: LENGTHS[s.oneOf('inline.length')] ?? LENGTHS.sentence,
     languages: languagesOf(Array.isArray(languages) ? languages.filter((l): l is string => typeof l === 'string') : []),
   };
 }

@@ -15,6 +15,7 @@
  * hundred bytes each, invisible in the MB shown). Three pins are commit prefixes (the full commit id
  * was not found); the Hub's API resolves a prefix, and the engine then downloads from the full commit.
  */
+import { MODEL_SETTINGS } from '../modelChoice';
 import type { ModelSettingKey } from './settings';
 
 export interface RecommendedModel {
@@ -121,21 +122,21 @@ export interface ModelCommand {
 export const MODEL_COMMANDS: readonly ModelCommand[] = [
   {
     key: 'summarize.model',
-    label: 'Summarize Document',
+    label: MODEL_SETTINGS.summarize.commands,
     builtIn:
       "Draftsmith's own TAAS summarizer (topic-aware attention, Zheng et al. 2020), trained on news; extractive or abstractive; nothing to download",
     recommended: SUMMARIZE_MODELS,
   },
   {
     key: 'essay.model',
-    label: 'Expand Topic Words into Essay',
+    label: MODEL_SETTINGS.essay.commands,
     builtIn:
       "Draftsmith's own PC-SAN essay model (Lin et al. 2020), every topic word in the essay; nothing to download",
     recommended: ESSAY_MODELS,
   },
   {
     key: 'story.model',
-    label: 'Continue Story and Write a Premise',
+    label: MODEL_SETTINGS.story.commands,
     builtIn:
       "Draftsmith's own story models (a premise model and a fused convolutional seq2seq, Fan et al. 2018), trained on short simple stories; nothing to download",
     recommended: STORY_MODELS,

@@ -1,33 +1,33 @@
-/** Reads the draftsmith.* settings into the protocol's shapes (EngineConfig, request options). */
+/**
+ * Reads the draftsmith.* settings into the protocol's shapes (EngineConfig, request options). Each
+ * default, range and list of values is package.json's (declaredSettings.ts): none is written here.
+ */
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type {
   BeamOptions,
+  BleuSmoothMethod,
+  BleuTokenize,
   DeviceSetting,
   EngineConfig,
   HubConfig,
   ModelChoice,
+  ReplyMapper,
+  RoundTripVariant,
   SamplingOptions,
   ScoreOptions,
   SummarizeMode,
 } from '../protocol';
-import { z } from 'zod';
-import {
-  BleuSmoothMethod,
-  BleuTokenize,
-  ChrfVariant,
-  MAX_ROUNDTRIP_SENTENCES,
-  ReplyMapper,
-  RoundTripVariant,
-} from '../protocol';
-import { DEFAULT_THREADS } from '../engine/public';
-import { DEFAULT_HUB_ENDPOINT, parseHubEndpoint, parseModelChoice } from '../modelChoice';
+import { smoothValueApplies } from '../engine/public';
+import { DEFAULT_HUB_ENDPOINT, MODEL_SETTINGS, parseHubEndpoint, parseModelChoice } from '../modelChoice';
+import { declaredSettings } from './declaredSettings';
 import { resolveModelsDir, trustedSetting, type SettingLevel } from './modelsPath';
 
 export const SECTION = 'draftsmith';
 
-const DEVICES: readonly DeviceSetting[] = ['auto', 'cpu', 'cuda', 'dml', 'coreml', 'webgpu'];
+/** The draftsmith.* settings, each checked against package.json's declaration. */
+const draftsmith = () => declaredSettings(vscode.workspace.getConfiguration(SECTION));
 
 /** Settings named in messages to the user (full ids, as the Settings UI searches for them). */
 export const MAX_LENGTH_SETTING = {
@@ -47,9 +47,8 @@ export function affectsEngine(event: vscode.ConfigurationChangeEvent): boolean {
  */
 export function readEngineConfig(extensionPath: string, storageDir: string): EngineConfig {
   const cfg = vscode.workspace.getConfiguration(SECTION);
-  // A plain check, not the protocol's zod enum: this runs at activation (schemas.ts says why).
-  const setting = cfg.get('device');
-  const device = DEVICES.find((d) => d === setting) ?? 'auto';
+  // Checked against package.json, not the protocol's zod enum: this runs at activation (schemas.ts says why).
+  const s = draftsmith();
   return {
     modelsDir: resolveModelsDir(
       cfg.inspect('modelsPath'),
@@ -58,8 +57,8 @@ export function readEngineConfig(extensionPath: string, storageDir: string): Eng
     ),
     ...readModelsUrl(),
     hub: readHubConfig(storageDir).hub,
-    device,
-    threads: intIn(cfg.get('threads'), 0, 64, DEFAULT_THREADS),
+    device: s.oneOf<DeviceSetting>('device'),
+    threads: s.int('threads'),
   };
 }
 
@@ -97,8 +96,9 @@ const HUB_STALL_SECONDS = 30;
  */
 export function readHubConfig(storageDir: string): { hub: HubConfig; problem?: string } {
   const cfg = vscode.workspace.getConfiguration(SECTION);
-  const offline = cfg.get('hub.offline') === true;
-  const contextTokens = intIn(cfg.get('hub.contextTokens'), 256, 131072, 4096);
+  const s = draftsmith();
+  const offline = s.flag('hub.offline');
+  const contextTokens = s.int('hub.contextTokens');
   const cacheDir = path.join(storageDir, 'hub');
   const set = trustedSetting(cfg.inspect('hub.endpoint'), vscode.workspace.isTrusted);
   const endpoint = parseHubEndpoint(set?.value, HUB_ENDPOINT_SETTING);
@@ -110,15 +110,13 @@ export function readHubConfig(storageDir: string): { hub: HubConfig; problem?: s
   return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS, contextTokens } };
 }
 
-/** The draftsmith.<command>.model settings: the commands whose model the user may choose. */
-export type ModelSettingKey = 'story.model' | 'summarize.model' | 'essay.model';
+/** The draftsmith.<system>.model settings (modelChoice.ts MODEL_SETTINGS): the commands whose model the user may choose. */
+export type ModelSettingKey = `${keyof typeof MODEL_SETTINGS}.model`;
 
 /** The commands each model setting is for, as messages name them. */
-export const MODEL_SETTING_COMMANDS: Record<ModelSettingKey, string> = {
-  'story.model': 'Continue Story and Write a Premise',
-  'summarize.model': 'Summarize Document',
-  'essay.model': 'Expand Topic Words into Essay',
-};
+export const MODEL_SETTING_COMMANDS = Object.fromEntries(
+  Object.entries(MODEL_SETTINGS).map(([system, s]) => [`${system}.model`, s.commands]),
+) as Record<ModelSettingKey, string>;
 
 /** The model a command is to run, with where that was set (so that "Use Built-in Model" changes it there). */
 export interface ChosenModel {
@@ -178,102 +176,65 @@ export function readModelChoice(key: ModelSettingKey): { model: ChosenModel } | 
   return { model: { setting, key, choice: parsed.choice, target } };
 }
 
-export interface SummarizeOptions {
-  maxInputTokens: number;
-  decoding: BeamOptions;
-  /** draftsmith.summarize.mode: 'extractive' (default) or 'abstractive'. */
-  mode: SummarizeMode;
-}
-
-export const SUMMARIZE_MODE_SETTING = 'draftsmith.summarize.mode';
-
-/** Hand-edited settings.json can hold anything; out-of-range values fall back to the defaults. */
-export function readSummarizeOptions(): SummarizeOptions {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
+/**
+ * Summarize Document's settings: the input limit, the beam search's, and the mode (extractive or
+ * abstractive). Hand-edited settings.json can hold anything; what does not fit package.json's
+ * declaration is its default.
+ */
+export function readSummarizeOptions(): { maxInputTokens: number; decoding: BeamOptions; mode: SummarizeMode } {
+  const s = draftsmith();
   return {
-    maxInputTokens: intIn(cfg.get('maxInputTokens'), 16, 4096, 512),
+    maxInputTokens: s.int('maxInputTokens'),
     // Only what the user set: the model's own defaults (the built-in manifest's, which equal these
     // settings' defaults, or a Hub model's generation_config.json) fill the rest.
     decoding: definedOnly({
-      beamSize: explicitInt(cfg, 'summarize.beamSize', 1, 16),
-      maxLength: explicitInt(cfg, 'summarize.maxLength', 1, 512),
-      lengthPenalty: explicitNumber(cfg, 'summarize.lengthPenalty', 0, 5),
-      noRepeatNgramSize: explicitInt(cfg, 'summarize.noRepeatNgramSize', 0, 10),
+      beamSize: s.setInt('summarize.beamSize'),
+      maxLength: s.setInt('summarize.maxLength'),
+      lengthPenalty: s.setNumber('summarize.lengthPenalty'),
+      noRepeatNgramSize: s.setInt('summarize.noRepeatNgramSize'),
     }),
-    // A plain check, as for the device: anything but "abstractive" is the trustworthy default.
-    mode: cfg.get('summarize.mode') === 'abstractive' ? 'abstractive' : 'extractive',
+    mode: s.oneOf<SummarizeMode>('summarize.mode'),
   };
 }
 
-export interface EssayOptions {
-  /** How many essays to offer in a quick pick; 1 inserts the best one directly. */
-  candidates: number;
-  decoding: BeamOptions;
-  /** Every essay contains each topic word (constrained beam search). */
-  includeAllTopics: boolean;
-}
-
-/** As readSummarizeOptions: anything out of range falls back to the default. */
-export function readEssayOptions(): EssayOptions {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
+/**
+ * Expand Topic Words into Essay's: how many essays a quick pick offers (1 inserts the best one
+ * directly), the beam search's, and whether every essay contains each topic word (constrained beam
+ * search). As readSummarizeOptions: anything out of range is the default.
+ */
+export function readEssayOptions() {
+  const s = draftsmith();
   return {
-    candidates: intIn(cfg.get('essay.candidates'), 1, 5, 3),
-    decoding: {
-      beamSize: intIn(cfg.get('essay.beamSize'), 1, 16, 5),
-      maxLength: intIn(cfg.get('essay.maxLength'), 16, 512, 180),
-    },
-    includeAllTopics: cfg.get('essay.includeAllTopics') !== false,
+    candidates: s.int('essay.candidates'),
+    decoding: { beamSize: s.int('essay.beamSize'), maxLength: s.int('essay.maxLength') },
+    includeAllTopics: s.flag('essay.includeAllTopics'),
   };
-}
-
-export interface RoundTripOptions {
-  /** undefined: the default folder, <models>/roundtrip. */
-  variant: RoundTripVariant | undefined;
-  maxSentences: number;
 }
 
 export const ROUNDTRIP_MAX_SENTENCES_SETTING = 'draftsmith.roundtrip.maxSentences';
 
-/** As readSummarizeOptions: anything out of range falls back to the default. */
-export function readRoundTripOptions(): RoundTripOptions {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
-  const variant = RoundTripVariant.safeParse(cfg.get('roundtrip.variant'));
+/** Round-Trip Paragraph's: the model variant (undefined: the default folder, <models>/roundtrip) and the sentences read. */
+export function readRoundTripOptions(): { variant: RoundTripVariant | undefined; maxSentences: number } {
+  const s = draftsmith();
+  const variant = s.oneOf<RoundTripVariant | 'default'>('roundtrip.variant');
   return {
-    variant: variant.success ? variant.data : undefined,
-    maxSentences: intIn(cfg.get('roundtrip.maxSentences'), 1, MAX_ROUNDTRIP_SENTENCES, 8),
+    variant: variant === 'default' ? undefined : variant,
+    maxSentences: s.int('roundtrip.maxSentences'),
   };
 }
 
-export interface ReplyOptions {
-  mappers: ReplyMapper[];
-  candidates: number;
+/** Suggest Replies': the key mappers tried and how many candidates. */
+export function readReplyOptions() {
+  const s = draftsmith();
+  return { mappers: s.list<ReplyMapper>('reply.mappers'), candidates: s.int('reply.candidates') };
 }
 
-/** As readSummarizeOptions: anything out of range falls back to the default (all four mappers, 8 candidates). */
-export function readReplyOptions(): ReplyOptions {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
-  const mappers = z.array(ReplyMapper).min(1).safeParse(cfg.get('reply.mappers'));
+/** Continue Story's: the continuation's length in words and the top-k sampling's k and temperature. */
+export function readStoryOptions(): { words: number; sampling: SamplingOptions } {
+  const s = draftsmith();
   return {
-    mappers: mappers.success ? [...new Set(mappers.data)] : [...ReplyMapper.options],
-    candidates: intIn(cfg.get('reply.candidates'), 1, 20, 8),
-  };
-}
-
-export interface StoryOptions {
-  /** The continuation's length in words. */
-  words: number;
-  sampling: SamplingOptions;
-}
-
-/** As readSummarizeOptions: anything out of range falls back to the default (k = 10, as in the story paper). */
-export function readStoryOptions(): StoryOptions {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
-  return {
-    words: intIn(cfg.get('story.words'), 1, 2000, 150),
-    sampling: {
-      topK: intIn(cfg.get('story.topK'), 1, 100, 10),
-      temperature: numberIn(cfg.get('story.temperature'), 0.05, 5, 0.8),
-    },
+    words: s.int('story.words'),
+    sampling: { topK: s.int('story.topK'), temperature: s.number('story.temperature') },
   };
 }
 
@@ -284,30 +245,22 @@ export function readStoryOptions(): StoryOptions {
  * hand-edited value out of range is the default.
  */
 export function readScoreOptions(): ScoreOptions {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const s = draftsmith();
   const options: ScoreOptions = {};
-  const tokenize = BleuTokenize.safeParse(cfg.get('score.bleu.tokenize'));
-  if (tokenize.success && tokenize.data !== '13a') options.tokenize = tokenize.data;
-  const smooth = BleuSmoothMethod.safeParse(cfg.get('score.bleu.smoothMethod'));
-  if (smooth.success && smooth.data !== 'exp') options.smoothMethod = smooth.data;
+  const tokenize = s.changed('score.bleu.tokenize', s.oneOf<BleuTokenize>('score.bleu.tokenize'));
+  if (tokenize !== undefined) options.tokenize = tokenize;
+  const smooth = s.changed('score.bleu.smoothMethod', s.oneOf<BleuSmoothMethod>('score.bleu.smoothMethod'));
+  if (smooth !== undefined) options.smoothMethod = smooth;
   // The value is floor's ε or add-k's k; sacreBLEU ignores it for exp and none.
-  const value = cfg.get('score.bleu.smoothValue');
-  if (
-    (options.smoothMethod === 'floor' || options.smoothMethod === 'add-k') &&
-    typeof value === 'number' &&
-    Number.isFinite(value) &&
-    value >= 0
-  ) {
-    options.smoothValue = value;
-  }
-  if (cfg.get('score.bleu.lowercase') === true) options.lowercase = true;
-  const order = intIn(cfg.get('score.bleu.maxNgramOrder'), 1, 10, 4);
-  if (order !== 4) options.maxNgramOrder = order;
-  const chrf = ChrfVariant.safeParse(cfg.get('score.chrf'));
-  if (chrf.success) options.chrf = chrf.data;
-  // The non-word rate (cheap, on unless false) and the story LM's perplexity (a model run, off unless true).
-  if (cfg.get('score.nonwords') !== false) options.nonwords = true;
-  if (cfg.get('score.perplexity') === true) options.perplexity = true;
+  const value = s.optionalNumber('score.bleu.smoothValue');
+  if (value !== null && smoothValueApplies(options)) options.smoothValue = value;
+  if (s.flag('score.bleu.lowercase')) options.lowercase = true;
+  const order = s.changed('score.bleu.maxNgramOrder', s.int('score.bleu.maxNgramOrder'));
+  if (order !== undefined) options.maxNgramOrder = order;
+  const chrf = s.oneOf<'off' | 'chrF' | 'chrF++'>('score.chrf');
+  if (chrf !== 'off') options.chrf = chrf;
+  if (s.flag('score.nonwords')) options.nonwords = true;
+  if (s.flag('score.perplexity')) options.perplexity = true;
   return options;
 }
 
@@ -317,40 +270,15 @@ export function readScoreOptions(): ScoreOptions {
  * plain decoding. Anything but false (a hand-edited "no") keeps them on.
  */
 export function readDecodingGuards(): boolean {
-  return vscode.workspace.getConfiguration(SECTION).get('decoding.guards') !== false;
+  return draftsmith().flag('decoding.guards');
 }
 
 /** draftsmith.maxSecondsPerRequest in ms: how long one command may wait for the engine before it is stopped. */
 export function readTimeLimitMs(): number {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
-  return intIn(cfg.get('maxSecondsPerRequest'), 5, 3600, 300) * 1000;
-}
-
-/** A setting's value where the user (or a workspace) set it and it is in range; undefined for the default. */
-function explicitValue(cfg: vscode.WorkspaceConfiguration, key: string): unknown {
-  const i = cfg.inspect(key);
-  return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
-}
-
-function explicitNumber(cfg: vscode.WorkspaceConfiguration, key: string, min: number, max: number): number | undefined {
-  const v = explicitValue(cfg, key);
-  return typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? v : undefined;
-}
-
-function explicitInt(cfg: vscode.WorkspaceConfiguration, key: string, min: number, max: number): number | undefined {
-  const v = explicitNumber(cfg, key, min, max);
-  return Number.isInteger(v) ? v : undefined;
+  return draftsmith().int('maxSecondsPerRequest') * 1000;
 }
 
 /** The object without its undefined fields (so that a request says only what was set). */
 function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-function numberIn(value: unknown, min: number, max: number, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : fallback;
-}
-
-function intIn(value: unknown, min: number, max: number, fallback: number): number {
-  return Number.isInteger(value) ? numberIn(value, min, max, fallback) : fallback;
 }

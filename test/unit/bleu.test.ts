@@ -11,6 +11,7 @@ import {
   type BleuScore,
 } from '../../extension/engine/metrics/bleu';
 import { fixture } from './helpers';
+import { assertLinearGrowth } from './growth';
 
 interface Expected {
   score: number;
@@ -107,9 +108,18 @@ test('Unicode: CJK, accents and emoji survive tokenization and match themselves'
 });
 
 test('a very long pair (20,000 words) scores in linear time', () => {
-  const words = Array.from({ length: 20000 }, (_, i) => `w${i % 997}`);
-  const s = corpusBleu([words.join(' ')], [[words.slice(0, 19000).join(' ')]]);
+  const pair = (n: number) => {
+    const words = Array.from({ length: n }, (_, i) => `w${i % 997}`);
+    return { hyp: words.join(' '), ref: words.slice(0, Math.round(n * 0.95)).join(' ') };
+  };
+  const pairs = new Map([2_500, 20_000].map((n) => [n, pair(n)]));
+  const score = (n: number) => {
+    const p = pairs.get(n) ?? pair(n);
+    return corpusBleu([p.hyp], [[p.ref]]);
+  };
+  const s = score(20_000);
   assert.ok(s.score > 90 && s.score <= 100, String(s.score));
+  assertLinearGrowth(score, 2_500);
 });
 
 test('sentence BLEU agrees with sacrebleu.sentence_bleu on 292 cases and four smoothing methods', () => {

@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import { Engine } from '../../extension/engine/engine';
 import { EngineError } from '../../extension/engine/errors';
 import { decodeText, looksLikePath } from '../../extension/cli/inputText';
-import { INPUT_TASKS, unreadableMessage } from '../../extension/engine/text/origin';
+import { unreadableMessage } from '../../extension/engine/text/origin';
+import { SYSTEMS } from '../../extension/engine/systems/registry';
 import { modelsDir, repoRoot, tempDir } from './helpers';
 
 const CLI = path.join(repoRoot, 'dist', 'cli.js');
@@ -193,7 +194,7 @@ test('the editor keeps its wording: no origin in the request means the selection
     'There is no paragraph to round-trip: the text is empty.',
   );
   assert.equal(
-    unreadableMessage('binary', INPUT_TASKS.roundtrip, 'file'),
+    unreadableMessage('binary', SYSTEMS.roundtrip.input.task, 'file'),
     'The file looks like binary data, not prose; nothing was round-tripped.',
   );
 });

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { distinctN, diversity, diversityTokens } from '../../extension/engine/metrics/diversity';
+import { assertLinearGrowth } from './growth';
 
 test('diversity counts unique tokens over all outputs together, ignoring case and punctuation', () => {
   // tokens: the cat sat | the cat ran  → 6 tokens, unique {the, cat, sat, ran} = 4
@@ -35,8 +36,10 @@ test('CJK, accented words and emoji are tokens like any other', () => {
 });
 
 test('very long outputs are handled in linear time', () => {
-  const long = Array.from({ length: 200_000 }, (_, i) => `w${i % 1000}`).join(' ');
-  const d = diversity([long]);
+  const output = (tokens: number) => Array.from({ length: tokens }, (_, i) => `w${i % 1000}`).join(' ');
+  const d = diversity([output(200_000)]);
   assert.equal(d.tokens, 200_000);
   assert.equal(d.distinct1, 1000 / 200_000);
+  const texts = new Map([12_500, 100_000].map((n) => [n, output(n)]));
+  assertLinearGrowth((n) => diversity([texts.get(n) ?? '']), 12_500);
 });

@@ -41,7 +41,7 @@ test('--perplexity: a fluent draft is far likelier under the story LM than the s
   assert.equal(fluent.words, FLUENT.split(' ').length + 1);
   assert.match(fluent.model, /story/);
   const table = run('--ref', ref, '--hyp', file('hyp.txt', `${FLUENT}\n`), '--perplexity');
-  assert.match(table.stdout, /\| Perplexity \(story LM, per word\) +\| [\d.]+ \|/);
+  assert.match(table.stdout, /\| Perplexity per word +\| [\d.]+ \|/);
   // Without the flag no model is loaded and no row is printed.
   assert.doesNotMatch(run('--ref', ref, '--hyp', ref).stdout, /Perplexity/);
 });

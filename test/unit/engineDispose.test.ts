@@ -40,9 +40,11 @@ test('configure with new settings releases the sessions of the systems it drops;
     await engine.run({ op: 'roundtrip', text: paragraph });
     const opened = sessions.created;
     assert.equal(opened, 2, 'the standard model: encoder and word step');
+    // Unchanged settings keep the loaded system: the next request runs on its sessions, opening none.
     engine.configure({ ...config });
-    await new Promise((r) => setTimeout(r, 20));
-    assert.equal(sessions.released, 0, 'unchanged settings keep the loaded system');
+    await engine.run({ op: 'roundtrip', text: paragraph });
+    assert.equal(sessions.created, opened, 'unchanged settings keep the loaded system: no session opened again');
+    assert.equal(sessions.released, 0, 'unchanged settings keep the loaded system: no session released');
     engine.configure({ ...config, threads: 2 });
     await until(() => sessions.released === opened, `released ${sessions.released} of ${opened} sessions`);
     // The next request loads the model again, with the new settings, and runs.

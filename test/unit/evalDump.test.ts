@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { openDump, type DumpRecord } from '../../extension/engine/eval/dump';
+import { ENTRIES, type ModelSystemId } from '../../extension/engine/systems/registry';
 import { silentRun } from '../../extension/engine/systems/context';
 import { RoundTripSystem } from '../../extension/engine/systems/roundtrip';
 import { StorySystem } from '../../extension/engine/systems/story';
@@ -49,6 +50,50 @@ test('openDump empties the file, makes its folder, and writes one JSON line per 
   dump(rec);
   dump({ ...rec, id: 'cornell:2' });
   assert.deepEqual(readDump(file), [rec, { ...rec, id: 'cornell:2' }]);
+});
+
+/**
+ * One held-out item of each system with a model, as its eval reads it from --data (a new system
+ * without one is a type error), and the flags that keep its run short.
+ */
+const ONE_ITEM: { [K in ModelSystemId]: { row: Record<string, unknown>; flags?: string[] } } = {
+  summarize: {
+    row: {
+      domain: 'news',
+      id: 'n1',
+      source: 'The council voted to build a bridge. Work starts in spring. Residents welcomed it.',
+      target: 'The council will build a bridge.',
+    },
+    flags: ['--mode', 'extractive'],
+  },
+  essay: { row: { domain: 'news', topics: ['river', 'rain', 'farmers'], text: 'The river rose after the rain.' } },
+  story: {
+    row: { domain: 'roc', doc: 'r1', prompt: 'Anna wanted to bake.', story: 'She baked bread.', opening: true },
+    flags: ['--words', '6'],
+  },
+  roundtrip: { row: { source: 'news', doc: 'n0', sentences: ['The river rose.', 'Farmers moved their cattle.'] } },
+  reply: {
+    row: { source: 'cornell', dialogue: '1', post: 'Do you like tennis?', reply: 'I love it.' },
+    flags: ['--examples', '0'],
+  },
+};
+
+test("every system with a model has an eval whose --dump writes its items under the registry's name", () => {
+  const data = mkdtempSync(path.join(dir, 'every-'));
+  const systems = ENTRIES.filter(([, e]) => e.folder).map(([id]) => id as ModelSystemId);
+  for (const id of systems) {
+    writeFileSync(path.join(data, `${id}.test.jsonl`), JSON.stringify(ONE_ITEM[id].row) + '\n');
+    const file = path.join(dir, 'every', `${id}.jsonl`);
+    const flags = ONE_ITEM[id].flags ?? [];
+    const r = cli(['eval', id, '--data', data, '--limit', '1', '--threads', '1', ...flags, '--dump', file]);
+    assert.equal(r.code, 0, `eval ${id}: ${r.stderr}`);
+    const lines = readDump(file);
+    assert.ok(lines.length >= 1, `eval ${id} --dump wrote no line`);
+    for (const l of lines) {
+      assert.equal(l.system, id, `eval ${id} dumps its lines as "${l.system}"`);
+      assert.ok(l.source.length > 0 && l.references.length > 0, `eval ${id}: a line without its source or reference`);
+    }
+  }
 });
 
 const PARAGRAPHS = [

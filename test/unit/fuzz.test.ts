@@ -1,6 +1,8 @@
 // Fuzzing every component that reads outside input, with fast-check: the
 // tokenizers, each system's pre-processing and run, each metric, the protocol's validators, the CLI's
 // argument parser and text decoder, the manifest loader and the insights panel's message handlers.
+// The systems, their ops and the panel's views come from the registry and the protocol, so a new
+// one is fuzzed without being named here (a new op needs its request below: a type error otherwise).
 // Each must answer (or fail with a clear EngineError of the kind its caller expects) and never
 // throw anything else or hang.
 //
@@ -28,24 +30,31 @@ import { EngineError } from '../../extension/engine/errors';
 import { analyse } from '../../extension/engine/text/nlp';
 import { normalizeWhitespace } from '../../extension/engine/text/normalize';
 import { paragraphSpans, sentenceSpans, splitSentences } from '../../extension/engine/text/reader';
-import { checkReadable, INPUT_TASKS } from '../../extension/engine/text/origin';
+import { checkReadable } from '../../extension/engine/text/origin';
 import { semanticKeys } from '../../extension/engine/text/keys';
 import { Tokenizer } from '../../extension/engine/text/tokenizer';
 import { parseTopics } from '../../extension/engine/text/topics';
 import { extractiveSummary } from '../../extension/engine/systems/extractive';
 import { roundTripScores } from '../../extension/engine/systems/roundtrip';
-import { coveredTopics, EssaySystem } from '../../extension/engine/systems/essay';
-import { StorySystem } from '../../extension/engine/systems/story';
-import { SummarizeSystem } from '../../extension/engine/systems/summarize';
-import { RoundTripSystem } from '../../extension/engine/systems/roundtrip';
-import { ReplySystem } from '../../extension/engine/systems/reply';
+import { coveredTopics } from '../../extension/engine/systems/essay';
 import { silentRun } from '../../extension/engine/systems/context';
+import { ENTRIES, loadSystem, modelDir, SYSTEMS, type SystemId } from '../../extension/engine/systems/registry';
+import type { Op, RequestOf, System } from '../../extension/engine/systems/system';
+import { modelsFolder } from '../../extension/engine/runtime/modelSource';
 import { beamSearch } from '../../extension/engine/decode/beam';
 import { loadModelFolder } from '../../extension/engine/runtime/manifest';
 import { checkOptions, COMMAND_OPTIONS } from '../../extension/cli/options';
 import { intFlag, numberFlag, parseArgs } from '../../extension/cli/args';
 import { decodeText, looksLikePath } from '../../extension/cli/inputText';
-import { EngineRequest, EngineResult, FromPanel, FromWorker, ToPanel, ToWorker } from '../../extension/protocol';
+import {
+  EngineRequest,
+  EngineResult,
+  FromPanel,
+  FromWorker,
+  ToPanel,
+  ToWorker,
+  type ResultFor,
+} from '../../extension/protocol';
 import { tableModel } from './toyModel';
 import { assertSpansInOrder, modelsDir, tempDir } from './helpers';
 
@@ -215,9 +224,12 @@ async function answersOr<T>(codes: readonly string[], f: () => T | Promise<T>): 
 
 // ---- tokenizers ------------------------------------------------------------------------------------
 
-for (const system of ['summarize', 'essay', 'story', 'roundtrip', 'reply']) {
+/** The registry's systems with a model folder (and so a tokenizer). */
+const MODEL_SYSTEMS: SystemId[] = ENTRIES.filter(([, e]) => e.folder).map(([id]) => id);
+
+for (const system of MODEL_SYSTEMS) {
   test(`fuzz: the ${system} tokenizer gives in-order spans inside any text`, async () => {
-    const tok = await Tokenizer.load(path.join(modelsDir, system), 1);
+    const tok = await Tokenizer.load(modelDir(modelsDir, system), 1);
     await fuzz(`tokenizer (${system})`, anyText, (t) => {
       assertSpansInOrder(tok, t);
     });
@@ -234,7 +246,7 @@ test("fuzz: the summarizer's pre-processing (readability, whitespace, sentences,
     async ([text, weights]) => {
       if (
         !(await answersOr(['bad-input'], () => {
-          checkReadable(text, INPUT_TASKS.summarize, undefined);
+          checkReadable(text, SYSTEMS.summarize.input.task, undefined);
           return true;
         }))
       )
@@ -272,7 +284,6 @@ test("fuzz: the essay's pre-processing (topic words and their coverage)", async 
 test("fuzz: the story's pre-processing (readability, the prompt's tokens)", async () => {
   const tok = await Tokenizer.load(path.join(modelsDir, 'story'), 1);
   await fuzz('pre-processing (story)', anyText, async (prompt) => {
-    await answersOr(['bad-input'], () => checkReadable(prompt, INPUT_TASKS.summarize, undefined));
     const ids = tok.encode(prompt.slice(-2000));
     assert.ok(ids.every(Number.isInteger));
   });
@@ -280,7 +291,7 @@ test("fuzz: the story's pre-processing (readability, the prompt's tokens)", asyn
 
 test("fuzz: the round trip's pre-processing (paragraphs, sentences, its scores)", async () => {
   await fuzz('pre-processing (roundtrip)', fc.tuple(anyText, anyText), async ([a, b]) => {
-    await answersOr(['bad-input'], () => checkReadable(a, INPUT_TASKS.roundtrip, undefined));
+    await answersOr(['bad-input'], () => checkReadable(a, SYSTEMS.roundtrip.input.task, undefined));
     for (const p of paragraphSpans(a)) assert.ok(p.start >= 0 && p.end <= a.length && p.start <= p.end);
     const s = roundTripScores(splitSentences(a), splitSentences(b));
     for (const v of [s.bleu, s.rouge1, s.rouge2, s.rougeW])
@@ -290,7 +301,7 @@ test("fuzz: the round trip's pre-processing (paragraphs, sentences, its scores)"
 
 test("fuzz: the reply's pre-processing (readability, the post's semantic keys)", async () => {
   await fuzz('pre-processing (reply)', anyText, async (post) => {
-    await answersOr(['bad-input'], () => checkReadable(post, INPUT_TASKS.reply, undefined));
+    await answersOr(['bad-input'], () => checkReadable(post, SYSTEMS.reply.input.task, undefined));
     for (const k of semanticKeys(post)) assert.ok(k.word.length > 0 && post.includes(k.word), JSON.stringify(k));
   });
 });
@@ -299,67 +310,61 @@ test("fuzz: the reply's pre-processing (readability, the post's semantic keys)",
 
 const opts = { device: 'cpu' as const, threads: 1, log: () => {} };
 
+/** A request of each op from hostile text, with tiny generation lengths (a new op without one is a type error). */
+const REQUESTS: { [O in Op]: fc.Arbitrary<RequestOf<O>> } = {
+  summarize: fc
+    .tuple(anyText, fc.constantFrom('extractive', 'abstractive') as fc.Arbitrary<'extractive' | 'abstractive'>)
+    .map(([text, mode]) => ({ op: 'summarize', text, mode, decoding: { beamSize: 1, maxLength: 6 } })),
+  essay: anyText.map((topics) => ({
+    op: 'essay',
+    topics,
+    candidates: 1,
+    decoding: { beamSize: 1, maxLength: 6, minLength: 0 },
+  })),
+  story: fc.tuple(anyText, fc.nat()).map(([prompt, seed]) => ({ op: 'story', prompt, words: 3, sampling: { seed } })),
+  premise: fc.nat().map((seed) => ({ op: 'premise', sampling: { seed } })),
+  roundtrip: anyText.map((text) => ({ op: 'roundtrip', text, maxSentences: 2 })),
+  reply: fc.tuple(anyText, fc.option(fc.oneof(word, nasty), { nil: undefined })).map(([text, key]) => ({
+    op: 'reply',
+    text,
+    key,
+    maxCandidates: 1,
+    decoding: { beamSize: 1, maxLength: 6 },
+  })),
+  score: fc.tuple(anyText, anyText).map(([hypothesis, reference]) => ({ op: 'score', hypothesis, reference })),
+  coherence: fc.tuple(anyText, anyText).map(([output, source]) => ({ op: 'coherence', output, source })),
+};
+
+/** What an answer must hold beyond being one: the ops with properties of their own. */
+const CHECKS: { [O in Op]?: (request: RequestOf<O>, result: ResultFor<RequestOf<O>>) => void } = {
+  summarize: (req, r) => {
+    for (const span of r.tokens) assert.equal(req.text.slice(span.start, span.end), span.text);
+  },
+  essay: (_, r) => assert.ok(r.candidates.length >= 1),
+  story: (_, r) => assert.ok(r.wordCount <= 3),
+};
+
 test("fuzz: each system's run answers any text or refuses it as bad input", async () => {
-  const summarize = await SummarizeSystem.load(path.join(modelsDir, 'summarize'), opts);
-  await fuzz(
-    'run (summarize)',
-    fc.tuple(anyText, fc.constantFrom('extractive', 'abstractive') as fc.Arbitrary<'extractive' | 'abstractive'>),
-    async ([text, mode]) => {
-      const r = await answersOr(['bad-input'], () =>
-        summarize.run({ op: 'summarize', text, mode, decoding: { beamSize: 1, maxLength: 6 } }, silentRun),
-      );
-      if (r) for (const span of r.tokens) assert.equal(text.slice(span.start, span.end), span.text);
-    },
-    MODEL_RUNS,
-  );
-  const essay = await EssaySystem.load(path.join(modelsDir, 'essay'), opts);
-  await fuzz(
-    'run (essay)',
-    anyText,
-    async (topics) => {
-      const r = await answersOr(['bad-input'], () =>
-        essay.run(
-          { op: 'essay', topics, candidates: 1, decoding: { beamSize: 1, maxLength: 6, minLength: 0 } },
-          silentRun,
-        ),
-      );
-      if (r) assert.ok(r.candidates.length >= 1);
-    },
-    MODEL_RUNS,
-  );
-  const story = await StorySystem.load(path.join(modelsDir, 'story'), opts);
-  await fuzz(
-    'run (story)',
-    fc.tuple(anyText, fc.nat()),
-    async ([prompt, seed]) => {
-      const r = await answersOr(['bad-input'], () =>
-        story.run({ op: 'story', prompt, words: 3, sampling: { seed } }, silentRun),
-      );
-      if (r && r.op === 'story') assert.ok(r.wordCount <= 3);
-    },
-    MODEL_RUNS,
-  );
-  const roundtrip = await RoundTripSystem.load(path.join(modelsDir, 'roundtrip'), opts);
-  await fuzz(
-    'run (roundtrip)',
-    anyText,
-    async (text) => {
-      await answersOr(['bad-input'], () => roundtrip.run({ op: 'roundtrip', text, maxSentences: 2 }, silentRun));
-    },
-    MODEL_RUNS,
-  );
-  const reply = await ReplySystem.load(path.join(modelsDir, 'reply'), opts);
-  await fuzz(
-    'run (reply)',
-    fc.tuple(anyText, fc.option(fc.oneof(word, nasty), { nil: undefined })),
-    async ([text, key]) => {
-      await answersOr(['bad-input'], () =>
-        reply.run({ op: 'reply', text, key, maxCandidates: 1, decoding: { beamSize: 1, maxLength: 6 } }, silentRun),
-      );
-    },
-    MODEL_RUNS,
-  );
-  for (const s of [summarize, essay, story, roundtrip, reply]) await s.dispose();
+  // Every system of the registry, loaded as the engine loads it, and every op it answers.
+  for (const [id, entry] of ENTRIES) {
+    const system: System = await loadSystem(id, modelsFolder(modelsDir), opts);
+    try {
+      for (const op of entry.ops) {
+        const check = CHECKS[op] as ((q: EngineRequest, r: EngineResult) => void) | undefined;
+        await fuzz(
+          `run (${op})`,
+          REQUESTS[op] as fc.Arbitrary<EngineRequest>,
+          async (request) => {
+            const r = await answersOr(['bad-input'], () => system.run(request, silentRun));
+            if (r) check?.(request, r);
+          },
+          MODEL_RUNS,
+        );
+      }
+    } finally {
+      await system.dispose();
+    }
+  }
 });
 
 test('fuzz: beam search over random toy models stays inside the vocabulary and the length asked', async () => {
@@ -587,6 +592,9 @@ test('fuzz: the manifest loader reads any model.json into a checked folder or re
 
 // ---- the insights panel's message handlers ---------------------------------------------------------
 
+/** The panel's views (and the empty text), from the protocol: each type with its own message schema. */
+const VIEWS = new Map(ToPanel.options.map((o) => [o.shape.type.value as string, o]));
+
 test('fuzz: the host\'s panel handler obeys only { type: "ready" }, and the page\'s schema refuses what is not a view', async () => {
   const webview = stubWebview();
 
@@ -618,7 +626,11 @@ test('fuzz: the host\'s panel handler obeys only { type: "ready" }, and the page
   await fuzz('panel message handler (page)', message, (m) => {
     // The page (webview/panel.ts) renders only what ToPanel accepts: a view's result or the empty text.
     const parsed = ToPanel.safeParse(m);
-    if (parsed.success)
-      assert.ok(['summarize', 'essay', 'story', 'score', 'coherence', 'roundtrip', 'empty'].includes(parsed.data.type));
+    if (parsed.success) {
+      const view = VIEWS.get(parsed.data.type);
+      assert.ok(view, `${parsed.data.type} is not a view`);
+      // The message is the view's own: its schema alone accepts it, and it survives a JSON round trip.
+      assert.ok(view.safeParse(JSON.parse(JSON.stringify(parsed.data))).success, fc.stringify(m));
+    }
   });
 });

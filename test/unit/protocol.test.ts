@@ -12,18 +12,37 @@ test('a well-formed summarize request is accepted', () => {
   assert.ok(m.success);
 });
 
+/**
+ * `bad` is refused, and only for the field `at` names: `good`, the same message with that one value
+ * valid, is accepted, and every issue zod reports lies on that path.
+ */
+function refusedOnlyFor(good: Record<string, unknown>, bad: Record<string, unknown>, at: readonly PropertyKey[]): void {
+  assert.ok(ToWorker.safeParse(good).success, `the message with a valid ${at.join('.')} is accepted`);
+  const parsed = ToWorker.safeParse(bad);
+  assert.equal(parsed.success, false, `the message with a silly ${at.join('.')} is refused`);
+  for (const issue of parsed.error?.issues ?? [])
+    assert.deepEqual(issue.path.slice(0, at.length), [...at], `refused for ${issue.path.join('.')}: ${issue.message}`);
+}
+
 test('requests with unknown operations, missing ids or silly options are rejected', () => {
-  assert.equal(
-    ToWorker.safeParse({ type: 'request', id: 1, request: { op: 'launch-rockets', text: 'x' } }).success,
-    false,
+  const summarize = { op: 'summarize', text: 'x' };
+  refusedOnlyFor(
+    { type: 'request', id: 1, request: summarize },
+    { type: 'request', id: 1, request: { ...summarize, op: 'launch-rockets' } },
+    ['request', 'op'],
   );
-  assert.equal(ToWorker.safeParse({ type: 'request', request: { op: 'summarize', text: 'x' } }).success, false);
-  assert.equal(
-    ToWorker.safeParse({ type: 'request', id: 1, request: { op: 'summarize', text: 'x', decoding: { beamSize: 0 } } })
-      .success,
-    false,
+  refusedOnlyFor({ type: 'request', id: 1, request: summarize }, { type: 'request', request: summarize }, ['id']);
+  refusedOnlyFor(
+    { type: 'request', id: 1, request: { ...summarize, decoding: { beamSize: 1 } } },
+    { type: 'request', id: 1, request: { ...summarize, decoding: { beamSize: 0 } } },
+    ['request', 'decoding', 'beamSize'],
   );
-  assert.equal(ToWorker.safeParse({ type: 'configure', config: { modelsDir: '', device: 'gpu' } }).success, false);
+  // A valid models folder, so that the device alone is what the protocol refuses.
+  refusedOnlyFor(
+    { type: 'configure', config: { modelsDir: '/models', device: 'cuda' } },
+    { type: 'configure', config: { modelsDir: '/models', device: 'gpu' } },
+    ['config', 'device'],
+  );
   assert.equal(ToWorker.safeParse('cancel everything').success, false);
 });
 

@@ -11,14 +11,15 @@ import { replyLines, mappersOf } from '../../extension/cli/replyCommand';
 import { parseArgs } from '../../extension/cli/args';
 import { EngineError } from '../../extension/engine/errors';
 import type { RunContext } from '../../extension/engine/systems/context';
-import { ReplySystem, replyModelDir } from '../../extension/engine/systems/reply';
+import { ReplySystem } from '../../extension/engine/systems/reply';
+import { modelDir } from '../../extension/engine/systems/registry';
 import { ReplyRequest, ReplyResult } from '../../extension/protocol';
 import { badModelNaming, editManifest, fixture, modelsDir, rehash, repoRoot, tempDir } from './helpers';
 
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 const noop: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 let loaded: Promise<ReplySystem> | undefined;
-const load = () => (loaded ??= ReplySystem.load(replyModelDir(modelsDir), quiet));
+const load = () => (loaded ??= ReplySystem.load(modelDir(modelsDir, 'reply'), quiet));
 const run = async (r: Omit<ReplyRequest, 'op'>) =>
   ReplyResult.parse(await (await load()).run(ReplyRequest.parse({ op: 'reply', ...r }), noop));
 
@@ -218,7 +219,7 @@ test('draftsmith reply prints "label: reply" lines best first, the keys on stand
 
 test('a reply folder whose memory or keys disagree with model.json is refused, naming the file', async () => {
   const dir = tempDir('reply-model');
-  const from = replyModelDir(modelsDir);
+  const from = modelDir(modelsDir, 'reply');
   for (const f of await fs.readdir(from)) await fs.copyFile(path.join(from, f), path.join(dir, f));
   // A memory cut short (a truncated copy whose hash was updated: the size check still catches it).
   const memory = path.join(dir, 'memory.bin');

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { EngineError } from '../../extension/engine/errors';
-import { RoundTripSystem, roundTripScores, roundtripModelDir } from '../../extension/engine/systems/roundtrip';
+import { RoundTripSystem, roundTripScores } from '../../extension/engine/systems/roundtrip';
+import { modelDir } from '../../extension/engine/systems/registry';
 import type { RunContext } from '../../extension/engine/systems/context';
 import { notProse, sentenceSpans } from '../../extension/engine/text/reader';
 import { int64Tensor, openSession } from '../../extension/engine/runtime/onnx';
@@ -27,7 +28,7 @@ interface Parity {
 
 /** Each exported folder with the fixture export_roundtrip.py wrote for it. */
 const PARITY: { name: string; dir: string; fixture: string }[] = [
-  { name: 'the shipped model', dir: roundtripModelDir(modelsDir), fixture: fixture('roundtrip-parity.json') },
+  { name: 'the shipped model', dir: modelDir(modelsDir, 'roundtrip'), fixture: fixture('roundtrip-parity.json') },
   ...(['standard', 'hier'] as const).map((m) => {
     const dir = path.join(repoRoot, 'test', 'fixtures', 'roundtrip-models', m);
     return { name: `the ${m} test model`, dir, fixture: path.join(dir, 'parity.json') };
@@ -35,7 +36,7 @@ const PARITY: { name: string; dir: string; fixture: string }[] = [
 ];
 
 const systems = new Map<string, Promise<RoundTripSystem>>();
-const load = (dir = roundtripModelDir(modelsDir)) => {
+const load = (dir = modelDir(modelsDir, 'roundtrip')) => {
   let s = systems.get(dir);
   if (!s) systems.set(dir, (s = RoundTripSystem.load(dir, quiet)));
   return s;
@@ -77,7 +78,7 @@ test("the shipped model's encoder and first step give PyTorch's state (top layer
   const fx = JSON.parse(readFileSync(fixture('roundtrip-parity.json'), 'utf8')) as Parity & {
     first_end_logit?: number;
   };
-  const dir = roundtripModelDir(modelsDir);
+  const dir = modelDir(modelsDir, 'roundtrip');
   const m = JSON.parse(readFileSync(path.join(dir, 'model.json'), 'utf8'));
   const H: number = m.architecture.hidden;
   const { session: enc } = await openSession(path.join(dir, m.files.encoder), quiet);
@@ -212,7 +213,7 @@ test('long sentences: the model reads as many as fit its token limit, and says s
   const text = Array.from({ length: 20 }, () => long).join(' ');
   const r = await (await load()).run({ op: 'roundtrip', text, maxSentences: 32 }, noop);
   assert.equal(r.truncatedBy, 'tokens');
-  const m = JSON.parse(readFileSync(path.join(roundtripModelDir(modelsDir), 'model.json'), 'utf8'));
+  const m = JSON.parse(readFileSync(path.join(modelDir(modelsDir, 'roundtrip'), 'model.json'), 'utf8'));
   assert.ok(r.stats.usedInputTokens <= m.maxInputTokens && r.input.length < 20);
 });
 

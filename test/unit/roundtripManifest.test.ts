@@ -8,11 +8,12 @@ import * as path from 'node:path';
 import { Engine } from '../../extension/engine/engine';
 import { EngineError } from '../../extension/engine/errors';
 import { loadModelFolder } from '../../extension/engine/runtime/manifest';
-import { RoundTripSystem, roundtripModelDir } from '../../extension/engine/systems/roundtrip';
+import { RoundTripSystem } from '../../extension/engine/systems/roundtrip';
+import { modelDir } from '../../extension/engine/systems/registry';
 import { badModelNaming, editManifest, modelsDir, repoRoot, tempDir } from './helpers';
 
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
-const shipped = roundtripModelDir(modelsDir);
+const shipped = modelDir(modelsDir, 'roundtrip');
 const testModel = (m: 'standard' | 'hier') => path.join(repoRoot, 'test', 'fixtures', 'roundtrip-models', m);
 
 async function copyOf(from: string, into?: string): Promise<string> {

@@ -110,6 +110,27 @@ test('the full table carries the BLEU and ROUGE signatures and takes the BLEU op
   assert.ok(out.rouge.rouge1.f1 > 0);
 });
 
+test('a smoothing value applies to floor and add-k; exp ignores it, as sacreBLEU does, and the CLI says so', () => {
+  for (const mode of [['-m', 'bleu'], []]) {
+    const plain = run('--ref', R1, '--hyp', A, '--limit', '50', '--json', ...mode);
+    const ignored = run('--ref', R1, '--hyp', A, '--limit', '50', '--json', '--smooth-value', '0.2', ...mode);
+    assert.equal(ignored.status, 0, ignored.stderr);
+    assert.equal(ignored.stdout, plain.stdout, `${mode.join(' ') || 'the full table'}: the same scores and signature`);
+    assert.match(ignored.stderr, /--smooth-value applies to --smooth-method floor or add-k; exp ignores it/);
+  }
+  // No 4-gram in common: floor smoothing gives that order ε matches.
+  const [ref, hyp] = [
+    file('floor-ref.txt', ['the cat sat on the mat']),
+    file('floor-hyp.txt', ['the cat sat at the mat']),
+  ];
+  const floor = (value: string[]) =>
+    JSON.parse(run('--ref', ref, '--hyp', hyp, '--json', '--smooth-method', 'floor', ...value).stdout);
+  const [byDefault, explicit, other] = [floor([]), floor(['--smooth-value', '0.1']), floor(['--smooth-value', '0.5'])];
+  assert.deepEqual(explicit, byDefault, "floor's default ε is 0.1");
+  assert.notEqual(other.bleu.score, byDefault.bleu.score);
+  assert.match(other.signatures.BLEU, /\|smooth:floor\[0\.50\]\|/);
+});
+
 test('bad input gets a clear message: line counts, unknown tokenizer, smoothing, metric, exclusive tests', () => {
   const short = file('short.txt', systems.B.slice(0, 10));
   const cases: [string[], RegExp][] = [
@@ -122,10 +143,6 @@ test('bad input gets a clear message: line counts, unknown tokenizer, smoothing,
       /--tokenize must be one of none, zh, 13a, intl, char, not "spm"/,
     ],
     [['--ref', R1, '--hyp', A, '--smooth-method', 'laplace'], /--smooth-method must be one of none, floor, add-k, exp/],
-    [
-      ['--ref', R1, '--hyp', A, '--smooth-value', '0.2'],
-      /--smooth-value applies to --smooth-method floor or add-k only/,
-    ],
     [['--ref', R1, '--hyp', A, '-m', 'ter'], /TER is not implemented/],
     [['--ref', R1, '--hyp', A, '--hyp', B, '--paired-bs', '--paired-ar'], /exclude each other/],
     [['--ref', R1, '--hyp', A, '--paired-bs'], /give the baseline and at least one other system/],

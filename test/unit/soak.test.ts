@@ -21,6 +21,8 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { EngineClient, EngineError, type CancelSignal } from '../../extension/host/engineClient';
 import type { EngineRequest } from '../../extension/protocol';
+import { ENTRIES } from '../../extension/engine/systems/registry';
+import type { Op, RequestOf } from '../../extension/engine/systems/system';
 import { modelsDir, repoRoot } from './helpers';
 
 const COMMANDS = Number(process.env.SOAK_COMMANDS ?? 100);
@@ -37,27 +39,31 @@ const TEXTS = [
 ];
 const DRAFT = 'Residents welcomed the new bridge. The council voted on Tuesday. Construction begins in the spring.';
 
+/** A command of each op (a new op of the protocol without one is a type error). */
+const REQUESTS: { [O in Op]: (text: string, seed: number) => RequestOf<O> } = {
+  summarize: (text) => ({ op: 'summarize', text }),
+  essay: () => ({
+    op: 'essay',
+    topics: 'river, bridge, town',
+    candidates: 1,
+    decoding: { beamSize: 2, maxLength: 24 },
+  }),
+  story: (text, seed) => ({ op: 'story', prompt: text, words: 12, sampling: { seed } }),
+  premise: (_, seed) => ({ op: 'premise', sampling: { seed } }),
+  roundtrip: (text) => ({ op: 'roundtrip', text }),
+  reply: () => ({ op: 'reply', text: 'I love walking by the river on a sunny day.', maxCandidates: 2 }),
+  score: (text) => ({ op: 'score', hypothesis: DRAFT, reference: text }),
+  coherence: (text) => ({ op: 'coherence', output: DRAFT, source: text }),
+};
+/** Every op the registry's systems answer, in its order. */
+const OPS: Op[] = ENTRIES.flatMap(([, e]) => [...e.ops]);
+
 /** The command at position i: its name and request. */
 function command(i: number, rand: () => number): { name: string; request: EngineRequest } {
   const text = TEXTS[i % TEXTS.length];
   const seed = Math.floor(rand() * 1e6);
-  const kinds: (() => { name: string; request: EngineRequest })[] = [
-    () => ({ name: 'summarize', request: { op: 'summarize', text } }),
-    () => ({
-      name: 'essay',
-      request: { op: 'essay', topics: 'river, bridge, town', candidates: 1, decoding: { beamSize: 2, maxLength: 24 } },
-    }),
-    () => ({ name: 'story', request: { op: 'story', prompt: text, words: 12, sampling: { seed } } }),
-    () => ({ name: 'premise', request: { op: 'premise', sampling: { seed } } }),
-    () => ({ name: 'roundtrip', request: { op: 'roundtrip', text } }),
-    () => ({
-      name: 'reply',
-      request: { op: 'reply', text: 'I love walking by the river on a sunny day.', maxCandidates: 2 },
-    }),
-    () => ({ name: 'score', request: { op: 'score', hypothesis: DRAFT, reference: text } }),
-    () => ({ name: 'coherence', request: { op: 'coherence', output: DRAFT, source: text } }),
-  ];
-  return kinds[Math.floor(rand() * kinds.length)]();
+  const op = OPS[Math.floor(rand() * OPS.length)];
+  return { name: op, request: REQUESTS[op](text, seed) };
 }
 
 /** A cancellation token that fires after `ms` (0: on the next turn of the event loop). */

@@ -9,30 +9,14 @@
  *    the sentences whose best-matching reference sentence (by ROUGE-L F1, as Score Draft's sentence
  *    table) is j, in order. A draft sentence matches exactly one reference sentence, so each draft's
  *    words are all counted once.
- * The metrics are BLEU (Score Draft's options), chrF when asked for, ROUGE-1 and ROUGE-L (F1, the mean
- * over segments, as `draftsmith score -m rouge1 rougeL`): with 'lines' the numbers are the ones
+ * The metrics are the sentence-level statistics of eval/metricList.ts: BLEU (Score Draft's options),
+ * chrF when asked for, ROUGE-1 and ROUGE-L (F1, the mean over segments, as `draftsmith score -m
+ * rouge1 rougeL`): with 'lines' the numbers are the ones
  * `draftsmith score --ref R --hyp A --hyp B -m bleu rouge1 rougeL --paired-bs` prints for the same lines.
  */
 import type { ComparedMetric, CorpusScores, DraftComparison, SentenceScore } from '../../protocol';
-import type { BleuOptions } from '../metrics/bleu';
-import type { ChrfOptions } from '../metrics/chrf';
-import {
-  bleuMetric,
-  chrfMetric,
-  DEFAULT_BS_SAMPLES,
-  DEFAULT_SEED,
-  pairedBootstrap,
-  type StatMetric,
-} from '../metrics/significance';
-import { rougeMetrics } from '../metrics/rougeMetric';
+import { DEFAULT_BS_SAMPLES, DEFAULT_SEED, pairedBootstrap, type StatMetric } from '../metrics/significance';
 import type { NlpSentence } from '../text/nlp';
-
-export interface ComparisonMetrics {
-  bleu: BleuOptions;
-  /** Absent: no chrF. */
-  chrf?: ChrfOptions;
-  stem?: boolean;
-}
 
 export interface ComparedDraft {
   name: string;
@@ -82,14 +66,10 @@ export function compareDrafts(
   second: ComparedDraft,
   reference: string,
   refSentences: readonly NlpSentence[],
-  options: ComparisonMetrics,
+  /** The metrics' sentence-level statistics (eval/metricList.ts sentenceMetrics). */
+  metrics: readonly StatMetric[],
 ): DraftComparison {
   const seg = pairedSegments(first, second, reference, refSentences);
-  const metrics: StatMetric[] = [
-    bleuMetric(options.bleu),
-    ...(options.chrf === undefined ? [] : [chrfMetric(options.chrf)]),
-    ...rougeMetrics(['rouge1', 'rougeL'], { stem: options.stem }),
-  ];
   const samples = DEFAULT_BS_SAMPLES;
   const seed = DEFAULT_SEED;
   const results = pairedBootstrap(

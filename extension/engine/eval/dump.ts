@@ -6,11 +6,11 @@
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { SystemId } from '../systems/registry';
+import type { ModelSystemId } from '../systems/registry';
 
 export interface DumpRecord {
   /** The registry's name of the system evaluated. */
-  system: Exclude<SystemId, 'scoring'>;
+  system: ModelSystemId;
   /** The variant's name as given to --variant NAME=DIR. */
   variant: string;
   /** The item's id in its split (or its position in the sample). */

@@ -5,34 +5,23 @@
  * essay covers, and decoding speed. The split is written by the training recipe
  * (python3 -m draftsmith_train.essay prepare), never committed.
  */
-import * as path from 'node:path';
 import { z } from 'zod';
 import { corpusBleu } from '../metrics/bleu';
 import { diversity } from '../metrics/diversity';
-import { silentRun, type RuntimeOptions } from '../systems/context';
+import { silentRun } from '../systems/context';
 import { loadSystem } from '../systems/registry';
 import { singleFolder } from '../runtime/modelSource';
-import type { Dump } from './dump';
-import { readSplit } from './testSplit';
+import { readSplit, type EvalOptions } from './testSplit';
 
 const Pair = z.object({ domain: z.string(), topics: z.array(z.string()).min(1), text: z.string() });
 
-export interface EssayEvalOptions {
-  dataDir: string;
-  /** At most this many test paragraphs (the first ones of the split). */
-  limit: number;
-  variants: { name: string; dir: string }[];
+export interface EssayEvalOptions extends EvalOptions {
   /** Beam size; the manifest's (the paper's 5) when absent. */
   beamSize?: number;
   /** Plain beam search, as the paper decodes (the default requires every topic word). */
   unconstrained: boolean;
   /** Print the first three essays of each variant with their topics. */
   show: boolean;
-  runtime: RuntimeOptions;
-  /** --dump FILE: each best essay with its topic words and the test paragraph. */
-  dump?: Dump;
-  /** The decoding guards (default on, as in the editor; false: the paper's plain beam search, --no-guards). */
-  guards?: boolean;
 }
 
 interface Row {
@@ -46,13 +35,7 @@ interface Row {
 }
 
 export async function runEssayEval(opts: EssayEvalOptions, log: (m: string) => void): Promise<string> {
-  const pairs = (
-    await readSplit(
-      path.join(opts.dataDir, 'essay.test.jsonl'),
-      Pair,
-      `cd models/train && python3 -m draftsmith_train.essay prepare --data ${opts.dataDir}`,
-    )
-  ).slice(0, opts.limit);
+  const pairs = (await readSplit('essay', opts.dataDir, Pair)).slice(0, opts.limit);
   const gold = diversity(pairs.map((p) => p.text));
   const rows: Row[] = [{ name: 'Gold (the test paragraphs)', diversity: gold.diversity, distinct2: gold.distinct2 }];
   for (const v of opts.variants) {

@@ -4,11 +4,11 @@
  *    whose name differs only in its extension: draft.md with draft.txt), or the rows of a JSONL
  *    file with the draft and reference fields the user names;
  *  - one row per draft (Score Draft's scores of that draft against its reference) and the corpus
- *    totals, equal to `draftsmith score` over all the pairs: corpus BLEU and chrF (each draft one
- *    segment, sacreBLEU's corpus score), corpus diversity, entity words over all sentences, and the
- *    mean over drafts of ROUGE (rouge-score's aggregate) and of coherence L (where defined);
+ *    totals, equal to `draftsmith score` over all the pairs, by the metric list's one aggregation
+ *    (./metricList.ts): corpus BLEU and chrF (each draft one segment, sacreBLEU's corpus score),
+ *    corpus diversity, entity words over all sentences, the mean over drafts of ROUGE (rouge-score's
+ *    aggregate) and of coherence L (where defined), the non-word rate and perplexity over all tokens;
  *  - the columns, sorting and exports are in ./folderTable.ts (the panel's page uses them too).
- *    The non-word rate and the perplexity (when asked for) pool the drafts' tokens.
  * Free of wink-nlp and of the models: the host computes the totals from rows the worker scored.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
@@ -17,11 +17,8 @@ import type { CorpusScores } from '../../protocol';
 import { EngineError } from '../errors';
 import { formatOf } from '../text/markdown';
 import { proseOf } from '../text/proseText';
-import { corpusBleu, type BleuOptions } from '../metrics/bleu';
-import { corpusChrf, type ChrfOptions } from '../metrics/chrf';
-import { diversity } from '../metrics/diversity';
-import { poolNonwords } from '../metrics/nonwords';
-import { pooledPerplexity } from '../metrics/perplexity';
+import { poolScores } from './metricList';
+import type { MetricOptions } from './scoreOptions';
 
 export interface DraftPair {
   /** The draft's file name (or the JSONL row's name). */
@@ -141,53 +138,7 @@ export async function jsonlFields(file: string): Promise<string[]> {
 export function folderTotals(
   pairs: readonly DraftPair[],
   rows: readonly CorpusScores[],
-  bleu: BleuOptions,
-  chrf: ChrfOptions | undefined,
+  options: MetricOptions,
 ): CorpusScores {
-  const hyps = pairs.map((p) => p.hypothesis);
-  const refs = [pairs.map((p) => p.reference)];
-  const b = corpusBleu(hyps, refs, bleu);
-  const n = Math.max(rows.length, 1);
-  const mean = (f: (s: CorpusScores) => number) => rows.reduce((a, s) => a + f(s), 0) / n;
-  const prf = (k: keyof CorpusScores['rouge']) => ({
-    precision: mean((s) => s.rouge[k].precision),
-    recall: mean((s) => s.rouge[k].recall),
-    f1: mean((s) => s.rouge[k].f1),
-  });
-  const entityWords = rows.reduce((a, s) => a + s.substantiality.entityWords, 0);
-  const sentences = rows.reduce((a, s) => a + s.substantiality.sentences, 0);
-  const ls = rows.map((s) => s.coherenceL).filter((l): l is number => l !== null);
-  const c = chrf === undefined ? undefined : corpusChrf(hyps, refs, chrf);
-  const nonwords = rows.flatMap((s) => (s.nonwords ? [s.nonwords] : []));
-  const ppl = rows.flatMap((s) => (s.perplexity ? [s.perplexity] : []));
-  return {
-    pairs: rows.length,
-    bleu: {
-      score: b.score,
-      precisions: b.precisions,
-      brevityPenalty: b.brevityPenalty,
-      ratio: b.ratio,
-      hypLength: b.hypLength,
-      refLength: b.refLength,
-    },
-    rouge: {
-      rouge1: prf('rouge1'),
-      rouge2: prf('rouge2'),
-      rougeL: prf('rougeL'),
-      rougeLsum: prf('rougeLsum'),
-      rougeW: prf('rougeW'),
-    },
-    diversity: diversity(hyps),
-    substantiality: {
-      perSentence: sentences > 0 ? entityWords / sentences : 0,
-      entityWords,
-      sentences,
-      examples: [...new Set(rows.flatMap((s) => s.substantiality.examples))].slice(0, 10),
-    },
-    coherenceL: ls.length > 0 ? ls.reduce((a, x) => a + x, 0) / ls.length : null,
-    ...(c === undefined ? {} : { chrf: { score: c.score, name: c.name } }),
-    // Non-words and perplexity pool the drafts' tokens, as `draftsmith score` over all the pairs.
-    ...(nonwords.length > 0 && nonwords.length === rows.length ? { nonwords: poolNonwords(nonwords) } : {}),
-    ...(ppl.length > 0 && ppl.length === rows.length ? { perplexity: pooledPerplexity(ppl, ppl[0].model) } : {}),
-  };
+  return poolScores(pairs, rows, options);
 }

@@ -1,14 +1,16 @@
 /**
  * The folder table's columns, shared by the panel's page, the CSV and JSON exports and the CLI:
- * every metric of a row in one order, sorting, and the two export formats. Free of Node APIs (the
- * panel's page bundles it).
+ * the metric list's column values (eval/metricList.ts) in its order, sorting, and the two export
+ * formats. Free of Node APIs (the panel's page bundles it).
  */
 import type { CorpusScores, FolderScores, FolderSort } from '../../protocol';
+import { shownMetrics, shownNumber } from './metricList';
 
 export interface FolderColumn {
   /** Stable name: CSV header, JSON key, the panel's data-column. */
   key: string;
   label: string;
+  /** The number shown and exported (ROUGE's F1 × 100). */
   value(s: CorpusScores): number | null;
   /** Decimals shown. */
   digits: number;
@@ -16,59 +18,28 @@ export interface FolderColumn {
   lowerIsBetter?: boolean;
 }
 
-/** Every metric of a row, in the order the table, the CSV and the JSON give them. ROUGE as F1 × 100. */
-export function folderColumns(
-  withChrf: boolean,
-  chrfName = 'chrF',
-  extra: { nonwords?: boolean; perplexity?: boolean } = {},
-): FolderColumn[] {
-  const f1 = (k: keyof CorpusScores['rouge']) => (s: CorpusScores) => s.rouge[k].f1 * 100;
-  return [
-    { key: 'bleu', label: 'BLEU', value: (s) => s.bleu.score, digits: 2 },
-    ...(withChrf
-      ? [{ key: 'chrf', label: chrfName, value: (s: CorpusScores) => s.chrf?.score ?? null, digits: 2 }]
-      : []),
-    { key: 'rouge1', label: 'ROUGE-1 F1', value: f1('rouge1'), digits: 2 },
-    { key: 'rouge2', label: 'ROUGE-2 F1', value: f1('rouge2'), digits: 2 },
-    { key: 'rougeL', label: 'ROUGE-L F1', value: f1('rougeL'), digits: 2 },
-    { key: 'rougeLsum', label: 'ROUGE-Lsum F1', value: f1('rougeLsum'), digits: 2 },
-    { key: 'rougeW', label: 'ROUGE-W F1', value: f1('rougeW'), digits: 2 },
-    { key: 'diversity', label: 'Diversity', value: (s) => s.diversity.diversity, digits: 3 },
-    { key: 'distinct2', label: 'distinct-2', value: (s) => s.diversity.distinct2, digits: 3 },
-    { key: 'substantiality', label: 'Substantiality', value: (s) => s.substantiality.perSentence, digits: 2 },
-    { key: 'coherenceL', label: 'Coherence L', value: (s) => s.coherenceL, digits: 3, lowerIsBetter: true },
-    { key: 'tokens', label: 'tokens', value: (s) => s.diversity.tokens, digits: 0 },
-    // Model-based and fluency columns, when the scores carry them.
-    ...(extra.nonwords
-      ? [
-          {
-            key: 'nonwords',
-            label: 'Non-words',
-            value: (s: CorpusScores) => s.nonwords?.rate ?? null,
-            digits: 3,
-            lowerIsBetter: true,
-          },
-        ]
-      : []),
-    ...(extra.perplexity
-      ? [
-          {
-            key: 'perplexity',
-            label: 'Perplexity',
-            value: (s: CorpusScores) => s.perplexity?.perWord ?? null,
-            digits: 1,
-            lowerIsBetter: true,
-          },
-        ]
-      : []),
-  ];
+/** A row's value of the column `key` (null: the row lacks it). */
+function valueOf(s: CorpusScores, key: string): number | null {
+  for (const m of shownMetrics(s)) {
+    const v = m.values.find((x) => x.key === key);
+    if (v !== undefined) return shownNumber(v);
+  }
+  return null;
 }
 
+/** The columns of a result: every column value of the metrics its totals carry. */
 export function columnsOf(result: FolderScores): FolderColumn[] {
-  return folderColumns(result.totals.chrf !== undefined, result.totals.chrf?.name, {
-    nonwords: result.totals.nonwords !== undefined,
-    perplexity: result.totals.perplexity !== undefined,
-  });
+  return shownMetrics(result.totals).flatMap((m) =>
+    m.values
+      .filter((v) => v.column)
+      .map((v) => ({
+        key: v.key,
+        label: v.label,
+        value: (s: CorpusScores) => valueOf(s, v.key),
+        digits: v.digits,
+        ...(v.better === 'lower' ? { lowerIsBetter: true } : {}),
+      })),
+  );
 }
 
 /** Rows in the order asked: by a column (a missing value last, whatever the direction), or by name; ties by name. */

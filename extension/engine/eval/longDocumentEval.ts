@@ -5,7 +5,6 @@
  * sentences, the whole from the parts nearest the document's topics) against the same mode on the
  * first window only (what Summarize Document read before) and against Lead-3.
  */
-import * as path from 'node:path';
 import { z } from 'zod';
 import type { SummarizeMode } from '../../protocol';
 import { lead3 } from '../metrics/lead';
@@ -26,13 +25,7 @@ export interface LongDocumentEvalOptions {
 }
 
 export async function runLongDocumentEval(opts: LongDocumentEvalOptions, log: (m: string) => void): Promise<string> {
-  const pairs = (
-    await readSplit(
-      path.join(opts.dataDir, 'summarize.test.jsonl'),
-      Pair,
-      'cd models/train && python3 -m draftsmith_train.summarize prepare',
-    )
-  ).filter((p) => p.domain === 'news');
+  const pairs = (await readSplit('summarize', opts.dataDir, Pair)).filter((p) => p.domain === 'news');
   const s = await SummarizeSystem.load(opts.modelDir, opts.runtime);
   const long = pairs.filter((p) => s.firstWindowChars(p.source) < p.source.length);
   const used = long.slice(0, opts.limit);

@@ -10,36 +10,26 @@
  * TypeScript metrics: diversity (unique / all tokens), substantiality (entity words per sentence),
  * corpus BLEU (sacreBLEU 13a). The split is written by python3 -m draftsmith_train.reply prepare.
  */
-import * as path from 'node:path';
 import { z } from 'zod';
 import type { ReplyCandidate, ReplyMapper } from '../../protocol';
 import { corpusBleu } from '../metrics/bleu';
 import { diversity } from '../metrics/diversity';
 import { substantiality } from '../metrics/substantiality';
-import { silentRun, type RuntimeOptions } from '../systems/context';
+import { silentRun } from '../systems/context';
 import { maxLengthHit } from '../systems/lengthLimit';
 import type { ReplySystem } from '../systems/reply';
 import { loadSystem } from '../systems/registry';
 import { singleFolder } from '../runtime/modelSource';
 import { semanticKeys } from '../text/keys';
 import { analyse } from '../text/nlp';
-import type { Dump } from './dump';
-import { readSplit, takeTurns } from './testSplit';
+import { readSplit, takeTurns, type EvalOptions } from './testSplit';
 
 export const ReplyRow = z.object({ source: z.string(), dialogue: z.string(), post: z.string(), reply: z.string() });
 export type ReplyRow = z.infer<typeof ReplyRow>;
 
-export interface ReplyEvalOptions {
-  dataDir: string;
-  limit: number;
-  variants: { name: string; dir: string }[];
+export interface ReplyEvalOptions extends EvalOptions {
   /** Posts shown under every mapper (Table VI's shape). */
   examples: number;
-  runtime: RuntimeOptions;
-  /** --dump FILE: each post's top-1 reply with the post and the reference reply. */
-  dump?: Dump;
-  /** The decoding guards (default on, as in the editor; false: the paper's plain beam search, --no-guards). */
-  guards?: boolean;
 }
 
 interface Line {
@@ -90,15 +80,7 @@ async function candidatesFor(
 }
 
 export async function runReplyEval(opts: ReplyEvalOptions, log: (m: string) => void): Promise<string> {
-  const file = path.join(opts.dataDir, 'reply.test.jsonl');
-  const rows = takeTurns(
-    await readSplit(
-      file,
-      ReplyRow,
-      `cd models/train && python3 -m draftsmith_train.reply prepare --data ${opts.dataDir}`,
-    ),
-    opts.limit,
-  );
+  const rows = takeTurns(await readSplit('reply', opts.dataDir, ReplyRow), opts.limit);
   const lines: Line[] = [];
   const systems: { name: string; system: ReplySystem }[] = [];
   for (const v of opts.variants) {

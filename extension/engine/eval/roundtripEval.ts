@@ -8,34 +8,23 @@
  * saw; outputs are scored with the TypeScript metrics (metrics/bleu, rouge, coherence).
  * The split is written by python3 -m draftsmith_train.roundtrip prepare, never committed.
  */
-import * as path from 'node:path';
 import { z } from 'zod';
 import { corpusBleu } from '../metrics/bleu';
 import { coherence } from '../metrics/coherence';
 import { corpusRouge } from '../metrics/rouge';
-import type { RuntimeOptions } from '../systems/context';
 import { loadSystem } from '../systems/registry';
 import { singleFolder } from '../runtime/modelSource';
 import { analyseEach } from '../text/nlp';
-import type { Dump } from './dump';
-import { readSplit, takeTurns } from './testSplit';
+import { readSplit, takeTurns, type EvalOptions } from './testSplit';
 
 export const RoundTripRow = z.object({ source: z.string(), doc: z.string(), sentences: z.array(z.string()).min(1) });
 export type RoundTripRow = z.infer<typeof RoundTripRow>;
 
-export interface RoundTripEvalOptions {
-  dataDir: string;
-  /** At most this many test paragraphs, the sources taking turns. */
-  limit: number;
-  variants: { name: string; dir: string }[];
+/** limit: the sources take turns. guards: the paragraph's own words allowed, as run() decodes; off, the
+ * paper's plain greedy decoding (decodeIds, what the parity tests hold to PyTorch). */
+export interface RoundTripEvalOptions extends EvalOptions {
   /** Print the first three reconstructions of each variant. */
   show: boolean;
-  runtime: RuntimeOptions;
-  /** --dump FILE: each reconstruction with its input paragraph (the reference is the input). */
-  dump?: Dump;
-  /** The decoding guards (default on, as in the editor: the paragraph's own words allowed, as run() decodes);
-   * false: the paper's plain greedy decoding (decodeIds without guards, what the parity tests hold to PyTorch), --no-guards. */
-  guards?: boolean;
 }
 
 export { takeTurns } from './testSplit';
@@ -85,15 +74,7 @@ function line(model: string, dataset: string, items: readonly Reconstructed[]): 
 }
 
 export async function runRoundTripEval(opts: RoundTripEvalOptions, log: (m: string) => void): Promise<string> {
-  const file = path.join(opts.dataDir, 'roundtrip.test.jsonl');
-  const rows = takeTurns(
-    await readSplit(
-      file,
-      RoundTripRow,
-      `cd models/train && python3 -m draftsmith_train.roundtrip prepare --data ${opts.dataDir}`,
-    ),
-    opts.limit,
-  );
+  const rows = takeTurns(await readSplit('roundtrip', opts.dataDir, RoundTripRow), opts.limit);
   const sources = [...new Set(rows.map((r) => r.source))].sort();
   const lines: Line[] = [];
   for (const v of opts.variants) {

@@ -1,12 +1,13 @@
 /**
- * Scores drafts against references with every metric of extension/engine/metrics: one pair for
- * Score Draft in the editor, thousands for `draftsmith score` on the command line. Both go through
- * scoreCorpus, so the panel and the CLI print the same numbers for the same texts.
+ * Scores drafts against references with every metric of eval/metricList.ts: one pair for Score
+ * Draft in the editor, thousands for `draftsmith score` on the command line. Both go through
+ * scoreCorpus, so the panel and the CLI print the same numbers for the same texts. Here each pair
+ * is read (sentences, parts of speech, entity words, non-words: wink-nlp, WordNet, hunspell); the
+ * metric list computes and pools the scores.
  */
 import type {
   CoherenceRequest,
   CoherenceResult,
-  CoherenceSummary,
   CorpusScores,
   ScoreOptions,
   ScoreRequest,
@@ -14,17 +15,16 @@ import type {
   SentenceScore,
 } from '../../protocol';
 import { EngineError } from '../errors';
-import { corpusBleu, sentenceBleu } from '../metrics/bleu';
-import { corpusChrf } from '../metrics/chrf';
+import { sentenceBleu } from '../metrics/bleu';
 import { coherence } from '../metrics/coherence';
-import { diversity } from '../metrics/diversity';
-import { corpusRouge, rougeL, rougeN } from '../metrics/rouge';
+import { rougeL, rougeN } from '../metrics/rouge';
 import { entityWordCount, substantiality } from '../metrics/substantiality';
 import { nonwordRate } from '../metrics/nonwords';
 import { analyse, type NlpSentence } from '../text/nlp';
 import { proseNotes, proseOf } from '../text/proseText';
 import { compareDrafts } from './draftComparison';
-import { bleuOptionsOf, chrfOptionsOf, scoreSignatures } from './scoreOptions';
+import { scoreReadPairs, scoreSignatures, sentenceMetrics, type ReadPair } from './metricList';
+import { bleuOptionsOf, type MetricOptions } from './scoreOptions';
 
 export interface ScorePair {
   hypothesis: string;
@@ -58,28 +58,34 @@ function checkSize(pair: ScorePair): void {
   }
 }
 
-/** One pair read once: its sentences (with parts of speech) and their alignment, which the corpus
- * scores and Score Draft's per-sentence view both use. */
-interface AnalysedPair {
-  pair: ScorePair;
+/** One pair read once: what the metrics read (ReadPair) and its sentences with their parts of speech,
+ * which Score Draft's per-sentence view and two-draft comparison use. */
+interface AnalysedPair extends ReadPair {
   hyp: NlpSentence[];
   ref: NlpSentence[];
-  coherence: CoherenceSummary;
 }
 
-function analysePair(pair: ScorePair): AnalysedPair {
+function analysePair(pair: ScorePair, options: MetricOptions): AnalysedPair {
   checkSize(pair);
   const hyp = analyse(pair.hypothesis);
   const ref = analyse(pair.reference);
-  return { pair, hyp, ref, coherence: coherence(ref, hyp) };
+  return {
+    hypothesis: pair.hypothesis,
+    reference: pair.reference,
+    hypothesisLines: linesOf(hyp),
+    referenceLines: linesOf(ref),
+    coherence: coherence(ref, hyp),
+    substantiality: substantiality([hyp]),
+    ...(options.nonwords ? { nonwords: nonwordRate([pair.hypothesis]) } : {}),
+    hyp,
+    ref,
+  };
 }
-
-export { bleuOptionsOf, chrfOptionsOf, scoreSignatures } from './scoreOptions';
 
 /** Every metric over a corpus of (draft, reference) pairs. */
 export function scoreCorpus(
   pairs: readonly ScorePair[],
-  options: ScoreOptions = {},
+  options: MetricOptions = {},
   hooks: ScoreHooks = {},
 ): CorpusScores {
   const analysed = pairs.map((pair, i) => {
@@ -87,41 +93,10 @@ export function scoreCorpus(
       hooks.checkCancelled?.();
       hooks.progress?.(i, pairs.length);
     }
-    return analysePair(pair);
+    return analysePair(pair, options);
   });
   hooks.progress?.(pairs.length, pairs.length);
-  return corpusScoresOf(analysed, options);
-}
-
-function corpusScoresOf(analysed: readonly AnalysedPair[], options: ScoreOptions): CorpusScores {
-  const pairs = analysed.map((a) => a.pair);
-  const ls = analysed.map((a) => a.coherence.L).filter((L): L is number => L !== null);
-  const hyps = pairs.map((p) => p.hypothesis);
-  const refs = [pairs.map((p) => p.reference)];
-  const bleu = corpusBleu(hyps, refs, bleuOptionsOf(options));
-  const chrfOpts = chrfOptionsOf(options);
-  const chrf = chrfOpts === undefined ? undefined : corpusChrf(hyps, refs, chrfOpts);
-  return {
-    pairs: pairs.length,
-    bleu: {
-      score: bleu.score,
-      precisions: bleu.precisions,
-      brevityPenalty: bleu.brevityPenalty,
-      ratio: bleu.ratio,
-      hypLength: bleu.hypLength,
-      refLength: bleu.refLength,
-    },
-    rouge: corpusRouge(
-      analysed.map((a) => linesOf(a.hyp)),
-      analysed.map((a) => linesOf(a.ref)),
-      { stem: options.stem },
-    ),
-    diversity: diversity(pairs.map((p) => p.hypothesis)),
-    substantiality: substantiality(analysed.map((a) => a.hyp)),
-    coherenceL: ls.length > 0 ? ls.reduce((x, y) => x + y, 0) / ls.length : null,
-    ...(chrf === undefined ? {} : { chrf: { score: chrf.score, name: chrf.name } }),
-    ...(options.nonwords ? { nonwords: nonwordRate(hyps) } : {}),
-  };
+  return scoreReadPairs(analysed, options);
 }
 
 /** Per draft sentence: the reference sentence it matches best (ROUGE-L F1) and its scores against it. */
@@ -200,27 +175,23 @@ export function scoreDraft(original: ScoreRequest, hooks: ScoreHooks = {}): Scor
   ]);
   const options = request.options ?? {};
   hooks.checkCancelled?.();
-  const a = analysePair(request);
+  const a = analysePair(request, options);
   const hypothesisName = request.hypothesisName ?? 'draft';
-  const scores = corpusScoresOf([a], options);
+  const scores = scoreReadPairs([a], options);
   const sentences = sentenceScores(a.hyp, a.ref, options);
   let comparison: ScoreResult['comparison'];
   if (request.second !== undefined) {
     requireText(request.second.hypothesis, 'second draft');
     hooks.checkCancelled?.();
-    const b = analysePair({ hypothesis: request.second.hypothesis, reference: request.reference });
+    const b = analysePair({ hypothesis: request.second.hypothesis, reference: request.reference }, options);
     const first = { name: hypothesisName, text: request.hypothesis, scores, sentences };
     const second = {
       name: request.second.name ?? 'second draft',
       text: request.second.hypothesis,
-      scores: corpusScoresOf([b], options),
+      scores: scoreReadPairs([b], options),
       sentences: sentenceScores(b.hyp, b.ref, options),
     };
-    comparison = compareDrafts(first, second, request.reference, a.ref, {
-      bleu: bleuOptionsOf(options),
-      chrf: chrfOptionsOf(options),
-      stem: options.stem,
-    });
+    comparison = compareDrafts(first, second, request.reference, a.ref, sentenceMetrics(options));
   }
   return {
     op: 'score',

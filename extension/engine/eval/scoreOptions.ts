@@ -1,38 +1,41 @@
 /**
- * Score Draft's options (the request's `options`, from the draftsmith.score.* settings) as the
- * metrics' own, and the signatures of the scores they give. Free of wink-nlp, so the host can use
- * it (Score Drafts in Folder's totals) without loading the engine's text analysis.
+ * Score Draft's options (the request's `options`, from the draftsmith.score.* settings, or the
+ * CLI's flags) as the metrics' own. The one place they are converted, so the editor, the panel's
+ * folder totals and `draftsmith score` compute BLEU and chrF alike. Free of wink-nlp and Node APIs:
+ * the host and the panel's page use it too.
  */
-import type { ScoreOptions, ScoreResult } from '../../protocol';
+import type { ScoreOptions } from '../../protocol';
 import type { BleuOptions } from '../metrics/bleu';
 import type { ChrfOptions } from '../metrics/chrf';
-import { bleuSignature, chrfSignature, rougeSignature } from '../metrics/signature';
 
-/** BLEU's options from a request's: only the ones set, so the defaults are bleu.ts's own (sacreBLEU's). */
-export function bleuOptionsOf(options: ScoreOptions): BleuOptions {
+/**
+ * The request's options, plus sacreBLEU's effective order, which only the CLI's full table takes
+ * (`--effective-order`; the editor has no setting for it).
+ */
+export type MetricOptions = ScoreOptions & { effectiveOrder?: boolean };
+
+/**
+ * BLEU's options: only the ones set, so the defaults are bleu.ts's own (sacreBLEU's). A smoothing
+ * value is kept for floor (its ε) and add-k (its k) only: sacreBLEU's BLEU ignores it for exp and
+ * none, and so does its command line, so the same options give the same score and signature here.
+ */
+export function bleuOptionsOf(options: MetricOptions): BleuOptions {
   const o: BleuOptions = {};
   if (options.tokenize !== undefined) o.tokenize = options.tokenize;
   if (options.smoothMethod !== undefined) o.smooth = options.smoothMethod;
-  // sacreBLEU uses a value for floor (ε) and add-k (k) only.
-  if (options.smoothValue !== undefined && (options.smoothMethod === 'floor' || options.smoothMethod === 'add-k'))
-    o.smoothValue = options.smoothValue;
+  if (options.smoothValue !== undefined && smoothValueApplies(options)) o.smoothValue = options.smoothValue;
   if (options.maxNgramOrder !== undefined) o.maxOrder = options.maxNgramOrder;
   if (options.lowercase) o.lowercase = true;
+  if (options.effectiveOrder) o.effectiveOrder = true;
   return o;
 }
 
+/** Whether the smoothing method takes a value (floor and add-k; the default, exp, does not). */
+export const smoothValueApplies = (options: MetricOptions): boolean =>
+  options.smoothMethod === 'floor' || options.smoothMethod === 'add-k';
+
 /** chrF's options from a request's; undefined when chrF is off. */
-export function chrfOptionsOf(options: ScoreOptions): ChrfOptions | undefined {
+export function chrfOptionsOf(options: MetricOptions): ChrfOptions | undefined {
   if (options.chrf === undefined) return undefined;
   return options.chrf === 'chrF++' ? { wordOrder: 2 } : {};
-}
-
-/** The signatures of the scores scoreCorpus gives for these options (one reference per draft). */
-export function scoreSignatures(options: ScoreOptions = {}): ScoreResult['signatures'] {
-  const chrf = chrfOptionsOf(options);
-  return {
-    BLEU: bleuSignature(bleuOptionsOf(options), 1),
-    ROUGE: rougeSignature({ stem: options.stem }),
-    ...(chrf === undefined ? {} : { chrF: chrfSignature(chrf, 1) }),
-  };
 }

@@ -15,23 +15,19 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { promptRankingAccuracy } from '../metrics/ranking';
-import { silentRun, type RuntimeOptions } from '../systems/context';
+import { silentRun } from '../systems/context';
 import { loadSystem } from '../systems/registry';
 import { HubStorySystem } from '../systems/hubStory';
 import { defaultHubConfig } from '../engine';
 import { singleFolder } from '../runtime/modelSource';
-import type { Dump } from './dump';
 import { StoryLikelihood } from './storyLikelihood';
-import { readSplit, takeTurns } from './testSplit';
+import { readSplit, takeTurns, type EvalOptions } from './testSplit';
 
 export const StoryRow = z.object({ domain: z.string(), doc: z.string(), prompt: z.string(), story: z.string() });
 export type StoryRow = z.infer<typeof StoryRow>;
 
-export interface StoryEvalOptions {
-  dataDir: string;
-  /** At most this many test stories, the domains taking turns. */
-  limit: number;
-  variants: { name: string; dir: string }[];
+/** limit: the domains take turns. */
+export interface StoryEvalOptions extends EvalOptions {
   /** Words asked for each continuation; the manifest's default (the command's) when absent. */
   words?: number;
   /** The first item's seed; item i is sampled with seed + i. */
@@ -41,10 +37,6 @@ export interface StoryEvalOptions {
   /** Prompt ranking on this many stories of the sample (0: none). */
   ranking: number;
   show: boolean;
-  /** The decoding guards (default on; false: the paper's plain top-k sampling, --no-guards). */
-  guards?: boolean;
-  runtime: RuntimeOptions;
-  dump?: Dump;
 }
 
 interface Line {
@@ -62,12 +54,7 @@ interface Line {
 }
 
 export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => void): Promise<string> {
-  const file = path.join(opts.dataDir, 'story.test.jsonl');
-  const all = await readSplit(
-    file,
-    StoryRow,
-    `cd models/train && python3 -m draftsmith_train.story prepare --data ${opts.dataDir}`,
-  );
+  const all = await readSplit('story', opts.dataDir, StoryRow);
   const rows = takeTurns(
     all.map((r) => ({ ...r, source: r.domain })),
     opts.limit,

@@ -12,10 +12,9 @@
  * --split val scores the validation split; --sweep compares the extractive aggregations and budgets
  * on it (what the defaults were chosen by).
  */
-import * as path from 'node:path';
 import { z } from 'zod';
 import type { AttendedToken } from '../../protocol';
-import { silentRun, type RuntimeOptions } from '../systems/context';
+import { silentRun } from '../systems/context';
 import { lead3 } from '../metrics/lead';
 import { corpusFaithfulness, type FaithfulnessSummary } from '../metrics/faithfulness';
 import { perplexity } from '../metrics/perplexity';
@@ -31,8 +30,7 @@ import {
 } from '../systems/extractive';
 import { loadSystem } from '../systems/registry';
 import { singleFolder } from '../runtime/modelSource';
-import type { Dump } from './dump';
-import { readSplit } from './testSplit';
+import { readSplit, type EvalOptions } from './testSplit';
 
 const Pair = z.object({ domain: z.string(), id: z.string(), source: z.string(), target: z.string() });
 type Pair = z.infer<typeof Pair>;
@@ -55,13 +53,10 @@ const DOMAINS = ['news', 'tech', 'dialogue'] as const;
 
 export type EvalMode = 'extractive' | 'abstractive' | 'both';
 
-export interface SummarizeEvalOptions {
-  dataDir: string;
-  /** At most this many test documents per domain. */
-  limit: number;
+/** limit: documents per domain. guards: the abstractive mode's. */
+export interface SummarizeEvalOptions extends EvalOptions {
   /** Skip this many documents of each domain first (to score a split in parts). */
   offset?: number;
-  variants: { name: string; dir: string }[];
   /** Print the first three summaries of each domain with their references. */
   show: boolean;
   /** Also the perplexity of the reference summaries under each model (teacher forcing). */
@@ -74,20 +69,11 @@ export interface SummarizeEvalOptions {
   extractive?: Partial<ExtractiveOptions>;
   /** Compare extractive aggregations and budgets (one encoder pass per document) instead of the table. */
   sweep?: boolean;
-  runtime: RuntimeOptions;
-  /** --dump FILE: each summary with its document and reference. */
-  dump?: Dump;
-  /** The abstractive mode's decoding guards (default on; false: the paper's plain beam search). */
-  guards?: boolean;
 }
 
 export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: string) => void): Promise<string> {
   const split = opts.split ?? 'test';
-  const pairs = await readSplit(
-    path.join(opts.dataDir, `summarize.${split}.jsonl`),
-    Pair,
-    `cd models/train && python3 -m draftsmith_train.summarize prepare --data ${opts.dataDir}`,
-  );
+  const pairs = await readSplit('summarize', opts.dataDir, Pair, split);
   const byDomain = new Map<string, Pair[]>(
     DOMAINS.map((d) => [
       d,

@@ -1,13 +1,39 @@
-/** Reading a held-out split that a training recipe wrote (JSON lines under .data/, never committed). */
+/**
+ * What every evaluation reads and takes: a held-out split that a training recipe wrote (JSON lines
+ * under .data/, never committed), and the options `draftsmith eval` gives each (cli.ts evalOptions).
+ */
 import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import type { z } from 'zod';
 import { EngineError } from '../errors';
+import type { RuntimeOptions } from '../systems/context';
+import type { ModelSystemId } from '../systems/registry';
+import type { Dump } from './dump';
 
+/** The options every `draftsmith eval SYSTEM` takes; each evaluation adds its own. */
+export interface EvalOptions {
+  /** The folder of the split (--data). */
+  dataDir: string;
+  /** At most this many test items. */
+  limit: number;
+  /** The model folders compared (--variant NAME=DIR). */
+  variants: { name: string; dir: string }[];
+  runtime: RuntimeOptions;
+  /** --dump FILE: each item's source, output and reference(s) as a JSON line (dump.ts). */
+  dump?: Dump;
+  /** The decoding guards (default on, as in the editor; false: the paper's plain decoding, --no-guards). */
+  guards?: boolean;
+}
+
+/** A system's held-out split, <dataDir>/<system>.<split>.jsonl, as its recipe's `prepare` writes it. */
 export async function readSplit<S extends z.ZodTypeAny>(
-  file: string,
+  system: ModelSystemId,
+  dataDir: string,
   schema: S,
-  howToMake: string,
+  split: 'test' | 'val' = 'test',
 ): Promise<z.infer<S>[]> {
+  const file = path.join(dataDir, `${system}.${split}.jsonl`);
+  const howToMake = `cd models/train && python3 -m draftsmith_train.${system} prepare --data ${dataDir}`;
   const raw = await fs.readFile(file, 'utf8').catch(() => {
     throw new EngineError('bad-input', `${file} is missing: run (${howToMake}) first.`);
   });

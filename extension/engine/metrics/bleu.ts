@@ -54,6 +54,18 @@ export interface BleuScore {
   totals: number[];
 }
 
+/** A score's reported numbers (the protocol's BleuSummary): everything but the raw n-gram counts. */
+export function bleuSummary(b: BleuScore): Omit<BleuScore, 'counts' | 'totals'> {
+  return {
+    score: b.score,
+    precisions: b.precisions,
+    brevityPenalty: b.brevityPenalty,
+    ratio: b.ratio,
+    hypLength: b.hypLength,
+    refLength: b.refLength,
+  };
+}
+
 /* eslint-disable no-control-regex -- the same characters as Python's str.isspace(), control ones included */
 // Python's str.split() splits on these (str.isspace); JavaScript's \s differs (\x1c-\x1f, \x85, \ufeff).
 const PY_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u;
@@ -313,6 +325,20 @@ export function bleuFromStats(stats: BleuStats, opts: BleuOptions = {}): BleuSco
   return result(brevityPenalty * Math.exp(logSum / order));
 }
 
+/** Throws unless every reference stream has one reference per hypothesis (sacreBLEU's corpus scores check it too). */
+export function checkReferenceStreams(
+  what: string,
+  hyps: readonly string[],
+  refs: readonly (readonly string[])[],
+): void {
+  for (const stream of refs) {
+    if (stream.length !== hyps.length)
+      throw new RangeError(
+        `${what} needs one reference per hypothesis in every reference stream, got ${hyps.length} and ${stream.length}`,
+      );
+  }
+}
+
 /** Corpus BLEU: statistics summed over segments, then one score (not a mean of sentence scores).
  * `refs[j][i]` is the j-th reference of segment i, as sacrebleu.corpus_bleu takes them. */
 export function corpusBleu(
@@ -320,13 +346,7 @@ export function corpusBleu(
   refs: readonly (readonly string[])[],
   opts: BleuOptions = {},
 ): BleuScore {
-  for (const stream of refs) {
-    if (stream.length !== hyps.length) {
-      throw new RangeError(
-        `corpusBleu needs one reference per hypothesis in every reference stream, got ${hyps.length} and ${stream.length}`,
-      );
-    }
-  }
+  checkReferenceStreams('corpusBleu', hyps, refs);
   const maxOrder = opts.maxOrder ?? 4;
   const sum: BleuStats = {
     hypLength: 0,

@@ -16,6 +16,8 @@
 // chrFs), and with several references each segment keeps the statistics of the reference with the
 // best chrF (CHRF._compute_segment_statistics).
 
+import { checkReferenceStreams } from './bleu';
+
 export interface ChrfOptions {
   /** Character n-gram order; default 6. */
   charOrder?: number;
@@ -205,13 +207,7 @@ export function corpusChrf(
   refs: readonly (readonly string[])[],
   opts: ChrfOptions = {},
 ): ChrfScore {
-  for (const stream of refs) {
-    if (stream.length !== hyps.length) {
-      throw new RangeError(
-        `corpusChrf needs one reference per hypothesis in every reference stream, got ${hyps.length} and ${stream.length}`,
-      );
-    }
-  }
+  checkReferenceStreams('corpusChrf', hyps, refs);
   const o = resolve(opts);
   const sum = new Array<number>(3 * (o.charOrder + o.wordOrder)).fill(0);
   for (let i = 0; i < hyps.length; i++) {

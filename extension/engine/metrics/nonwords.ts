@@ -143,15 +143,3 @@ export function nonwordRate(texts: readonly string[], speller: Speller = enUsSpe
   }
   return { rate: tokens > 0 ? nonwords / tokens : null, nonwords, tokens, examples };
 }
-
-/** Several texts' summaries pooled (a folder's corpus row). */
-export function poolNonwords(parts: readonly NonwordSummary[]): NonwordSummary {
-  const tokens = parts.reduce((a, p) => a + p.tokens, 0);
-  const nonwords = parts.reduce((a, p) => a + p.nonwords, 0);
-  return {
-    rate: tokens > 0 ? nonwords / tokens : null,
-    nonwords,
-    tokens,
-    examples: [...new Set(parts.flatMap((p) => p.examples))].slice(0, 12),
-  };
-}

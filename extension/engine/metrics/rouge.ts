@@ -193,33 +193,43 @@ function lcsIndices<T extends Tok>(ref: readonly T[], can: readonly T[]): number
   return out;
 }
 
+/**
+ * What both summary-level scores (ROUGE-Lsum, ROUGE-1.5.5's W) count against: each text's length and
+ * the tokens each has left to match, so that a token is matched at most as often as it occurs in
+ * either text. Null when either text has no token.
+ */
+function summaryTokens<T extends Tok>(predSents: readonly (readonly T[])[], refSents: readonly (readonly T[])[]) {
+  const predLen = predSents.reduce((a, s) => a + s.length, 0);
+  const refLen = refSents.reduce((a, s) => a + s.length, 0);
+  if (predLen === 0 || refLen === 0) return null;
+  const predLeft = counts(predSents.flat());
+  const refLeft = counts(refSents.flat());
+  /** Uses one `tok` of each text, if both have one left. */
+  const take = (tok: T): boolean => {
+    const p = predLeft.get(tok) ?? 0;
+    const q = refLeft.get(tok) ?? 0;
+    if (p === 0 || q === 0) return false;
+    predLeft.set(tok, p - 1);
+    refLeft.set(tok, q - 1);
+    return true;
+  };
+  return { predLen, refLen, take };
+}
+
 function summaryLevelLcs<T extends Tok>(
   predSents: readonly (readonly T[])[],
   refSents: readonly (readonly T[])[],
 ): Score {
-  const predLen = predSents.reduce((a, s) => a + s.length, 0);
-  const refLen = refSents.reduce((a, s) => a + s.length, 0);
-  if (predLen === 0 || refLen === 0) return { ...ZERO };
-  const predLeft = counts(predSents.flat());
-  const refLeft = counts(refSents.flat());
+  const tokens = summaryTokens(predSents, refSents);
+  if (tokens === null) return { ...ZERO };
   let hits = 0;
   for (const r of refSents) {
     // The union of the LCS positions, walked in order (rouge-score sorts the union).
     const union = new Uint8Array(r.length);
     for (const c of predSents) for (const i of lcsIndices(r, c)) union[i] = 1;
-    for (let i = 0; i < r.length; i++) {
-      if (!union[i]) continue;
-      const tok = r[i];
-      const p = predLeft.get(tok) ?? 0;
-      const q = refLeft.get(tok) ?? 0;
-      if (p > 0 && q > 0) {
-        hits++;
-        predLeft.set(tok, p - 1);
-        refLeft.set(tok, q - 1);
-      }
-    }
+    for (let i = 0; i < r.length; i++) if (union[i] && tokens.take(r[i])) hits++;
   }
-  return score(hits / predLen, hits / refLen);
+  return score(hits / tokens.predLen, hits / tokens.refLen);
 }
 
 /** ROUGE-Lsum: summary-level union LCS over newline-separated sentences. */
@@ -280,11 +290,8 @@ function wlcs(ref: readonly string[], can: readonly string[], weight: number): {
  * One quirk kept on purpose: a marked position that fails the clip neither extends nor ends the
  * current run, exactly as in the script. */
 function rougeW155(predSents: readonly string[][], refSents: readonly string[][], w: number): Score {
-  const predLen = predSents.reduce((a, s) => a + s.length, 0);
-  const refLen = refSents.reduce((a, s) => a + s.length, 0);
-  if (predLen === 0 || refLen === 0) return { ...ZERO };
-  const predLeft = counts(predSents.flat());
-  const refLeft = counts(refSents.flat());
+  const tokens = summaryTokens(predSents, refSents);
+  if (tokens === null) return { ...ZERO };
   let hit = 0;
   let base = 0;
   for (const r of refSents) {
@@ -293,22 +300,15 @@ function rougeW155(predSents: readonly string[][], refSents: readonly string[][]
     for (const c of predSents) for (const i of wlcs(r, c, w).refHits) marked[i] = 1;
     let runLen = 0;
     for (let j = 0; j < r.length; j++) {
-      if (!marked[j]) continue;
-      const tok = r[j];
-      const p = predLeft.get(tok) ?? 0;
-      const q = refLeft.get(tok) ?? 0;
-      if (p > 0 && q > 0) {
-        runLen++;
-        if (j + 1 === r.length || !marked[j + 1]) {
-          hit += runLen ** w;
-          runLen = 0;
-        }
-        predLeft.set(tok, p - 1);
-        refLeft.set(tok, q - 1);
+      if (!marked[j] || !tokens.take(r[j])) continue;
+      runLen++;
+      if (j + 1 === r.length || !marked[j + 1]) {
+        hit += runLen ** w;
+        runLen = 0;
       }
     }
   }
-  return score((hit / predLen ** w) ** (1 / w), (hit / base ** w) ** (1 / w));
+  return score((hit / tokens.predLen ** w) ** (1 / w), (hit / base ** w) ** (1 / w));
 }
 
 /** ROUGE-W: weighted LCS, rewarding consecutive matches. See the header for the two variants. */

@@ -216,6 +216,21 @@ function resampledScores(
   return { scores, f32: allF32 };
 }
 
+/** A paired test's segments per system, resamples (or trials) and seed, checked. */
+function pairedSetup(
+  systems: readonly SystemOutputs[],
+  refs: readonly (readonly string[])[],
+  opts: PairedTestOptions,
+  defaultSamples: number,
+  what: string,
+): { n: number; samples: number; seed: number } {
+  const n = checkSystems(systems, refs);
+  const samples = opts.samples ?? defaultSamples;
+  if (!Number.isInteger(samples) || samples < 1)
+    throw new RangeError(`the number of ${what} must be a whole number ≥ 1, not ${samples}`);
+  return { n, samples, seed: opts.seed ?? DEFAULT_SEED };
+}
+
 /** sacreBLEU's `--paired-bs`: paired bootstrap resampling against the first system. */
 export function pairedBootstrap(
   systems: readonly SystemOutputs[],
@@ -223,12 +238,8 @@ export function pairedBootstrap(
   metrics: readonly StatMetric[],
   opts: PairedTestOptions = {},
 ): MetricComparison[] {
-  const n = checkSystems(systems, refs);
-  const samples = opts.samples ?? DEFAULT_BS_SAMPLES;
-  const seed = opts.seed ?? DEFAULT_SEED;
+  const { n, samples, seed } = pairedSetup(systems, refs, opts, DEFAULT_BS_SAMPLES, 'bootstrap resamples');
   const arithmetic = opts.arithmetic ?? 'numpy2';
-  if (!Number.isInteger(samples) || samples < 1)
-    throw new RangeError(`the number of bootstrap resamples must be a whole number ≥ 1, not ${samples}`);
   const idxs = new NumpyGenerator(seed).integers(n, samples * n);
   const total = metrics.length * systems.length;
   let done = 0;
@@ -266,11 +277,7 @@ export function pairedApproximateRandomization(
   metrics: readonly StatMetric[],
   opts: PairedTestOptions = {},
 ): MetricComparison[] {
-  const n = checkSystems(systems, refs);
-  const samples = opts.samples ?? DEFAULT_AR_SAMPLES;
-  const seed = opts.seed ?? DEFAULT_SEED;
-  if (!Number.isInteger(samples) || samples < 1)
-    throw new RangeError(`the number of randomization trials must be a whole number ≥ 1, not ${samples}`);
+  const { n, samples, seed } = pairedSetup(systems, refs, opts, DEFAULT_AR_SAMPLES, 'randomization trials');
   const swap = new NumpyGenerator(seed).booleans(samples * n);
   const total = metrics.length * systems.length;
   let done = 0;

@@ -10,10 +10,11 @@ import { beamSearch } from '../decode/beam';
 import { EngineError } from '../errors';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
 import { HubSystemBase, openSeq2seq, type Seq2seqLm } from '../hub/hubSystems';
-import { INPUT_TASKS, unreadableMessage } from '../text/origin';
+import { unreadableMessage } from '../text/origin';
 import type { RunContext, RuntimeOptions } from './context';
 import { beamDecoding } from './decodingOptions';
 import { maxLengthHit } from './lengthLimit';
+import { SUMMARIZE_INPUT } from './summarize';
 import { forcedFirstToken, mergeBeamDefaults, modelBeamDefaults, taskPrefix } from '../hub/generationDefaults';
 import type { System } from './system';
 
@@ -83,8 +84,7 @@ export class HubSummarizeSystem extends HubSystemBase<Seq2seqLm> implements Syst
     // Unreadable text (empty, no words, binary) is refused by the engine before the model loads (engine.ts).
     ctx.progress('Reading the text…', 0);
     const { ids, usedChars, total } = this.readSource(text);
-    if (ids.length === 0)
-      throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));
+    if (ids.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', SUMMARIZE_INPUT, req.origin));
     const config = this.lm.opened.model.config;
     const generation = this.lm.opened.model.generation_config;
     const forced = forcedFirstToken(generation, config);

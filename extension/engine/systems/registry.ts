@@ -1,25 +1,28 @@
 /**
  * The one list of systems: which ops each answers, where its model folder lies, how it
- * loads, what the user sees while it loads. The engine dispatches through it, the CLI and the
- * evaluations load systems through it; nothing else names the systems one by one. A new system is
- * one entry here, its module (implementing System), its protocol messages and its panel view.
+ * loads, what the user sees while it loads, which requests carry free text and what it says of text
+ * it cannot read. The engine dispatches through it, the CLI and the evaluations load systems through
+ * it, and the fuzz and soak tests draw their requests per op from it; nothing else names the systems
+ * one by one. A new system is one entry here, its module (implementing System), its protocol
+ * messages and its panel view.
  */
 import * as path from 'node:path';
-import type { HubConfig, RoundTripVariant } from '../../protocol';
+import type { HubConfig, RoundTripVariant, TextOrigin } from '../../protocol';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
 import type { ModelSource } from '../runtime/modelSource';
 import { acceleratorOf, CudaDecision } from '../runtime/onnx';
+import type { InputTask } from '../text/origin';
 import type { RuntimeOptions, TextScorer } from './context';
 import { StoryLikelihood } from '../eval/storyLikelihood';
 import { EssaySystem } from './essay';
-import { ReplySystem } from './reply';
-import { RoundTripSystem } from './roundtrip';
+import { REPLY_INPUT, ReplySystem } from './reply';
+import { ROUNDTRIP_INPUT, RoundTripSystem } from './roundtrip';
 import { ScoringSystem } from './scoring';
 import { HubEssaySystem } from './hubEssay';
 import { HubStorySystem } from './hubStory';
 import { HubSummarizeSystem } from './hubSummarize';
 import { StorySystem } from './story';
-import { SummarizeSystem } from './summarize';
+import { SUMMARIZE_INPUT, SummarizeSystem } from './summarize';
 import type { Op, RequestOf, System } from './system';
 
 /**
@@ -32,6 +35,12 @@ export interface SystemEntry<O extends Op = Op, S extends System<O> = System<O>,
   readonly ops: readonly O[];
   /** Progress while its model loads; none for a system without a model. */
   readonly loading?: string;
+  /**
+   * The free text its requests carry, and what it says of text it cannot read (empty, no words,
+   * binary): the engine refuses such text before any model loads, the same for every model of the
+   * command. Absent: its requests carry no such text (topic words, a prompt that may be empty).
+   */
+  readonly input?: { task: InputTask; of(request: RequestOf<O>): { text: string; origin?: TextOrigin } };
   /** Its folder in a models folder: the default one, or a variant's (none without a model). */
   folder?(variant: V | undefined): string;
   /** The variant a request asks for (a model folder of another architecture); undefined: the default. */
@@ -61,6 +70,7 @@ export const SYSTEMS = {
   summarize: {
     ops: ['summarize'],
     loading: 'Loading the summarization model…',
+    input: { task: SUMMARIZE_INPUT, of: (r) => r },
     ...oneFolder('summarize', (dir, runtime) => SummarizeSystem.load(dir, runtime)),
     external: (choice, hub, runtime, watch) => HubSummarizeSystem.load(choice, hub, runtime, watch),
   } satisfies SystemEntry<'summarize', SummarizeSystem, never>,
@@ -84,6 +94,7 @@ export const SYSTEMS = {
   roundtrip: {
     ops: ['roundtrip'],
     loading: 'Loading the round-trip model…',
+    input: { task: ROUNDTRIP_INPUT, of: (r) => r },
     folder: roundtripFolder,
     variant: (request) => request.variant,
     load: async (source, runtime, variant) =>
@@ -92,6 +103,7 @@ export const SYSTEMS = {
   reply: {
     ops: ['reply'],
     loading: 'Loading the reply model…',
+    input: { task: REPLY_INPUT, of: (r) => r },
     ...oneFolder('reply', (dir, runtime) => ReplySystem.load(dir, runtime)),
   } satisfies SystemEntry<'reply', ReplySystem, never>,
   /** Score Draft and Check Coherence: metrics, no model. */
@@ -102,6 +114,10 @@ export const SYSTEMS = {
 };
 
 export type SystemId = keyof typeof SYSTEMS;
+/** The systems with a model folder (all but Score Draft's metrics): what the evaluations run. */
+export type ModelSystemId = {
+  [K in SystemId]: (typeof SYSTEMS)[K] extends { folder(variant: never): string } ? K : never;
+}[SystemId];
 /** The loaded system of an entry, with its own methods (the evaluations use more than run). */
 export type SystemOf<K extends SystemId> = Awaited<ReturnType<(typeof SYSTEMS)[K]['load']>>;
 /** The variants an entry's folder comes in (never: one folder only). */

@@ -11,7 +11,6 @@
  * the GRU state [beams, H] and r [beams, D] have a row per beam. Candidates are ranked by their
  * length-normalised log-likelihood. NRM has no memory: its candidates are the beam's best hypotheses.
  */
-import * as path from 'node:path';
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { ReplyCandidate, ReplyMapper, ReplyPostKey, ReplyRequest, ReplyResult } from '../../protocol';
@@ -35,7 +34,7 @@ import {
 } from '../runtime/onnx';
 import { reorderAxis } from '../runtime/tensorOps';
 import { semanticKeys } from '../text/keys';
-import { ask, checkReadable, INPUT_TASKS, unreadableMessage } from '../text/origin';
+import { ask, checkReadable, unreadableMessage, type InputTask } from '../text/origin';
 import { mostlyUnknownScript, scriptShare } from '../text/reader';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
@@ -43,6 +42,14 @@ import { describeFolder, releaseOnce, type System, type SystemDescription } from
 import { maxLengthHit, type LengthLimit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { KeyMapper, type MappedKey } from './keyMapper';
+
+/** What Suggest Replies says of a post it cannot read (the engine checks it before any model loads). */
+export const REPLY_INPUT: InputTask = {
+  nothing: 'There is no post to reply to',
+  editorWhere: 'the selection (or document)',
+  kind: 'a message',
+  outcome: 'no replies were written',
+};
 
 type ReplyArchitecture = Extract<Manifest['architecture'], { type: 'reply-esed' | 'reply-nrm' }>;
 
@@ -402,14 +409,13 @@ export class ReplySystem implements System<'reply'> {
 
   async run(req: ReplyRequest, ctx: RunContext): Promise<ReplyResult> {
     const text = req.text;
-    checkReadable(text, INPUT_TASKS.reply, req.origin);
+    checkReadable(text, REPLY_INPUT, req.origin);
     const m = this.folder.manifest;
     ctx.progress('Reading the post…', 0);
     // A long post: the model reads its end (training kept a post's last pieces), the part a reply answers.
     const { spans, complete } = this.tokenizer.encodeSuffix(text, m.maxInputTokens + 1);
     const used = spans.slice(-m.maxInputTokens);
-    if (used.length === 0)
-      throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.reply, req.origin));
+    if (used.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', REPLY_INPUT, req.origin));
     const truncated = used.length < spans.length || !complete;
     const usedFrom = truncated ? used[0].start : 0;
     const read = text.slice(usedFrom);
@@ -532,6 +538,3 @@ function tile(row: Float32Array, n: number): Float32Array {
   for (let k = 0; k < n; k++) out.set(row, k * row.length);
   return out;
 }
-
-/** The default folder, <models>/reply. */
-export const replyModelDir = (modelsDir: string) => path.join(modelsDir, 'reply');

@@ -15,7 +15,6 @@
  * says how many it read (truncatedBy); Apply replaces only that part. A first sentence longer than
  * maxInputTokens on its own (text without sentence punctuation) is refused with a message.
  */
-import * as path from 'node:path';
 import type {
   RoundTripInputSentence,
   RoundTripOutputSentence,
@@ -29,17 +28,25 @@ import { trimUnfinishedWord } from '../decode/guards';
 import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
 import { YieldClock, type DecodeHooks, type StepModel } from '../decode/types';
 import { EngineError } from '../errors';
-import { sentenceBleu } from '../metrics/bleu';
+import { bleuSummary, sentenceBleu } from '../metrics/bleu';
 import { coherence } from '../metrics/coherence';
 import { rougeScores } from '../metrics/rouge';
 import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
 import { checkIO, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { analyseEach } from '../text/nlp';
-import { ask, checkReadable, INPUT_TASKS, unreadableMessage } from '../text/origin';
+import { ask, checkReadable, unreadableMessage, type InputTask } from '../text/origin';
 import { mostlyUnknownScript, notProse, scriptShare, sentenceSpans, splitSentences } from '../text/reader';
 import { Tokenizer, type TokenSpan } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
 import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
+
+/** What Round-Trip Paragraph says of text it cannot read (the engine checks it before any model loads). */
+export const ROUNDTRIP_INPUT: InputTask = {
+  nothing: 'There is no paragraph to round-trip',
+  editorWhere: 'the selection (or paragraph)',
+  kind: 'prose',
+  outcome: 'nothing was round-tripped',
+};
 
 type RoundTripArchitecture = Extract<
   Manifest['architecture'],
@@ -77,14 +84,7 @@ export function roundTripScores(input: readonly string[], output: readonly strin
   const b = sentenceBleu(hyp, [ref]);
   const r = rougeScores(hyp, ref);
   return {
-    bleu: {
-      score: b.score,
-      precisions: b.precisions,
-      brevityPenalty: b.brevityPenalty,
-      ratio: b.ratio,
-      hypLength: b.hypLength,
-      refLength: b.refLength,
-    },
+    bleu: bleuSummary(b),
     rouge1: r.rouge1,
     rouge2: r.rouge2,
     rougeW: r.rougeW,
@@ -189,7 +189,7 @@ export class RoundTripSystem implements System<'roundtrip'> {
 
   async run(req: RoundTripRequest, ctx: RunContext): Promise<RoundTripResult> {
     const text = req.text;
-    checkReadable(text, INPUT_TASKS.roundtrip, req.origin);
+    checkReadable(text, ROUNDTRIP_INPUT, req.origin);
     const why = notProse(text);
     if (why)
       throw new EngineError(
@@ -227,8 +227,7 @@ export class RoundTripSystem implements System<'roundtrip'> {
       input.push({ ...span, tokens: ids.length, ids, pieces });
       tokens += ids.length;
     }
-    if (input.length === 0)
-      throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.roundtrip, req.origin));
+    if (input.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', ROUNDTRIP_INPUT, req.origin));
     // Letters the vocabulary lacks (another script) reach the model as <unk> (text/reader.ts scriptShare).
     const unk = m.specialTokens.unk;
     const unknownTokens = input.reduce((n, s) => n + s.ids.filter((id) => id === unk).length, 0);
@@ -477,7 +476,3 @@ function need(t: Tensor | undefined, name: string): Tensor {
   if (!t) throw new EngineError('bad-model', `model output ${name} is missing`);
   return t;
 }
-
-/** The default folder, <models>/roundtrip, or a variant's, <models>/roundtrip-<variant>. */
-export const roundtripModelDir = (modelsDir: string, variant?: RoundTripVariant) =>
-  path.join(modelsDir, variant ? `roundtrip-${variant}` : 'roundtrip');

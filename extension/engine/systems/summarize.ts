@@ -38,11 +38,19 @@ import {
   wordBudget,
   type ExtractiveOptions,
 } from './extractive';
-import { checkReadable, INPUT_TASKS, unreadableMessage } from '../text/origin';
+import { checkReadable, unreadableMessage, type InputTask } from '../text/origin';
 import { sentenceSpans } from '../text/reader';
 import { readDocument } from '../text/markdown';
 import { summarizeSections, type UnitModel } from './sectioned';
 import type { AttendedToken } from '../../protocol';
+
+/** What Summarize Document says of text it cannot read (the engine checks it before any model loads). */
+export const SUMMARIZE_INPUT: InputTask = {
+  nothing: 'There is no text to summarize',
+  editorWhere: 'the selection (or document)',
+  kind: 'prose',
+  outcome: 'nothing was summarized',
+};
 
 const Topics = z.object({ topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })) });
 
@@ -140,7 +148,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     ctx: RunContext,
     extractive: ExtractiveOptions = DEFAULT_EXTRACTIVE,
   ): Promise<SummarizeResult> {
-    checkReadable(req.text, INPUT_TASKS.summarize, req.origin);
+    checkReadable(req.text, SUMMARIZE_INPUT, req.origin);
     if (req.format) return this.runSectioned(req, ctx, extractive);
     if (req.mode === 'extractive') return (await this.runExtractive(req, ctx, extractive)).result;
     return (await this.runAbstractive(req, ctx)).result;
@@ -227,8 +235,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     ctx.progress('Reading the text…', 0);
     // A long document is tokenized only as far as the model reads (a megabyte takes ~10 s in full).
     const { spans, complete } = this.tokenizer.encodePrefix(text, limit + 1);
-    if (spans.length === 0)
-      throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));
+    if (spans.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', SUMMARIZE_INPUT, req.origin));
     // Longer text than the model reads: summarize its beginning (news puts the essentials first) and say so.
     const used = spans.slice(0, limit);
     const truncated = used.length < spans.length || !complete;
@@ -319,7 +326,7 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
     const read = await this.documentAttention(req.text, req.maxInputTokens, ctx);
     const encodeMs = performance.now() - t0;
     if (read.tokens.length === 0)
-      throw new EngineError('bad-input', unreadableMessage('empty', INPUT_TASKS.summarize, req.origin));
+      throw new EngineError('bad-input', unreadableMessage('empty', SUMMARIZE_INPUT, req.origin));
     ctx.progress('Choosing the sentences the model attends to most…', 0.95);
     const t1 = performance.now();
     const text = req.text;

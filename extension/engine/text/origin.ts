@@ -19,7 +19,7 @@ export function ask(origin: TextOrigin | undefined): 'Select' | 'Give' {
 
 const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** What a system says about text it cannot read at all. */
+/** What a system says about text it cannot read at all (each system's own: its module, and its registry entry). */
 export interface InputTask {
   /** "There is no text to summarize" */
   nothing: string;
@@ -30,27 +30,6 @@ export interface InputTask {
   /** What did not happen: "nothing was summarized". */
   outcome: string;
 }
-
-export const INPUT_TASKS = {
-  summarize: {
-    nothing: 'There is no text to summarize',
-    editorWhere: 'the selection (or document)',
-    kind: 'prose',
-    outcome: 'nothing was summarized',
-  },
-  reply: {
-    nothing: 'There is no post to reply to',
-    editorWhere: 'the selection (or document)',
-    kind: 'a message',
-    outcome: 'no replies were written',
-  },
-  roundtrip: {
-    nothing: 'There is no paragraph to round-trip',
-    editorWhere: 'the selection (or paragraph)',
-    kind: 'prose',
-    outcome: 'nothing was round-tripped',
-  },
-} as const satisfies Record<string, InputTask>;
 
 /** The message for text that is empty, has no words, or is binary data. */
 export function unreadableMessage(

@@ -1,0 +1,410 @@
+/**
+ * The one list of Score Draft's metrics. Each entry says how its numbers are computed for one
+ * draft and for many (the one aggregation: Score Draft, `draftsmith score` and Score Drafts in
+ * Folder's totals), which options turn it on, its signature, its sentence-level statistics for
+ * the two-draft comparison, and how every table shows it: label, decimals, which way is better.
+ * The CLI's table, the panel's score and comparison tables, the folder's columns and its CSV and
+ * JSON exports are all read from here; a metric is one entry here, its module under
+ * engine/metrics, and its field of CorpusScores in protocol.ts.
+ *
+ * Pure: no Node API, no wink-nlp, no model. The panel's page bundles this list (its build fails
+ * on a Node import), and the host computes folder totals with it. What needs wink-nlp, WordNet or
+ * hunspell is read once per pair by the engine (eval/scoreDraft.ts, a ReadPair).
+ */
+import type {
+  CoherenceSummary,
+  CorpusScores,
+  NonwordSummary,
+  ScoreResult,
+  SubstantialitySummary,
+} from '../../protocol';
+import { bleuSummary, corpusBleu } from '../metrics/bleu';
+import { corpusChrf } from '../metrics/chrf';
+import { diversity } from '../metrics/diversity';
+import { pooledPerplexity } from '../metrics/perplexity';
+import { rougeScores } from '../metrics/rouge';
+import { rougeMetrics } from '../metrics/rougeMetric';
+import { bleuMetric, chrfMetric, type StatMetric } from '../metrics/significance';
+import { bleuSignature, chrfSignature, rougeSignature } from '../metrics/signature';
+import { bleuOptionsOf, chrfOptionsOf, type MetricOptions } from './scoreOptions';
+
+export type MetricKey = Exclude<keyof CorpusScores, 'pairs'>;
+/** A metric's summary in CorpusScores (coherence L's may be null: fewer than two sentences align). */
+export type Summary<K extends MetricKey> = Exclude<CorpusScores[K], undefined>;
+
+/** One (draft, reference) pair as the engine read it: the texts, and what only the engine can read. */
+export interface ReadPair {
+  hypothesis: string;
+  reference: string;
+  /** Each text's sentences, one a line (ROUGE-Lsum splits on lines, as rouge-score's split_summaries). */
+  hypothesisLines: string;
+  referenceLines: string;
+  /** The draft's sentence order against the reference's (wink-nlp's parts of speech). */
+  coherence: CoherenceSummary;
+  /** The draft's entity words (wink-nlp's entities, WordNet's compound nouns). */
+  substantiality: SubstantialitySummary;
+  /** The draft's non-words (hunspell en_US), when the options ask for them. */
+  nonwords?: NonwordSummary;
+}
+
+/** One number of a metric, as every table shows it. */
+export interface MetricValue {
+  /** Stable name: the panel's data-metric, the folder's CSV column and JSON key. */
+  key: string;
+  label: string;
+  /** The raw number (null: undefined for this text, e.g. coherence L of a one-sentence draft). */
+  value: number | null;
+  /** Decimals shown. */
+  digits: number;
+  /** Shown and exported × 100 (ROUGE's F1 as a percentage). */
+  percent?: boolean;
+  /** Which way is better; null for what is no score (a length, a count). */
+  better: 'higher' | 'lower' | null;
+  /** A column of Score Drafts in Folder's table and of its exports. */
+  column?: boolean;
+  /** A cell of the two-draft comparison's whole-text table. */
+  compare?: boolean;
+  /** Its cell in a panel table of rows (ROUGE's types × precision, recall, F1); absent: one row. */
+  grid?: { row: string; column: string };
+}
+
+/**
+ * How a metric is computed:
+ *  - corpus: over all the texts at once (sacreBLEU's corpus BLEU and chrF, corpus diversity); one
+ *    draft is a corpus of one;
+ *  - pair + pool: each pair on its own, then pooled (ROUGE's mean, entity words over all sentences);
+ *  - pool alone: each draft's number comes from elsewhere (the story model's perplexity), pooled here.
+ */
+export type Scoring<S> =
+  | { corpus(hyps: readonly string[], refs: readonly string[], options: MetricOptions): S }
+  | { pair(p: ReadPair, options: MetricOptions): S; pool(parts: readonly S[]): S }
+  | { external: string; pool(parts: readonly S[]): S };
+
+export interface MetricDescriptor<K extends MetricKey> {
+  /** Its name: the panel table's caption. */
+  label: string;
+  /** Scored only when the options ask for it; absent: always scored. */
+  option?: (options: MetricOptions) => boolean;
+  /** Its numbers, in the order every table lists them. */
+  values(s: Summary<K>): MetricValue[];
+  /** Words the panel lists beside the numbers: why the number is what it is. */
+  examples?(s: Summary<K>): readonly string[];
+  /** What the panel says under its table. */
+  note?(s: Summary<K>): string;
+  scoring: Scoring<Summary<K>>;
+  /** The signature that says how it was computed (ScoreResult.signatures, `draftsmith score --json`). */
+  signature?: { name: keyof ScoreResult['signatures']; of(options: MetricOptions): string };
+  /** Its sentence-level statistics, resampled by the two-draft comparison's paired bootstrap. */
+  sentence?(options: MetricOptions): StatMetric[];
+}
+
+const ROUGE_KEYS = [
+  ['rouge1', 'ROUGE-1'],
+  ['rouge2', 'ROUGE-2'],
+  ['rougeL', 'ROUGE-L'],
+  ['rougeLsum', 'ROUGE-Lsum'],
+  ['rougeW', 'ROUGE-W'],
+] as const;
+/** The ROUGE types the two-draft comparison shows. */
+const COMPARED_ROUGE: ReadonlySet<string> = new Set(['rouge1', 'rouge2', 'rougeL']);
+
+/** A score (higher is better unless `more` says otherwise). */
+const score = (
+  key: string,
+  label: string,
+  value: number | null,
+  digits: number,
+  more: Partial<MetricValue> = {},
+): MetricValue => ({ key, label, value, digits, better: 'higher', ...more });
+/** A count or a length: no decimals, no direction. */
+const count = (key: string, label: string, value: number, more: Partial<MetricValue> = {}): MetricValue => ({
+  key,
+  label,
+  value,
+  digits: 0,
+  better: null,
+  ...more,
+});
+/** A metric's main number: a folder column and a cell of the two-draft comparison. */
+const HEADLINE = { column: true, compare: true } as const;
+
+/** Sum of `f` over `xs`, from 0 in order: the same floating-point sums wherever a mean is taken. */
+const sum = <T>(xs: readonly T[], f: (x: T) => number) => xs.reduce((a, x) => a + f(x), 0);
+const mean = <T>(xs: readonly T[], f: (x: T) => number) => sum(xs, f) / Math.max(xs.length, 1);
+/** The first `n` distinct examples over the parts, in order. */
+const firstDistinct = (lists: readonly (readonly string[])[], n: number) => [...new Set(lists.flat())].slice(0, n);
+
+/** Every metric, in the order the tables show them. */
+export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
+  bleu: {
+    label: 'BLEU (sacreBLEU, 0–100)',
+    values: (b) => [
+      score('bleu', 'BLEU', b.score, 2, HEADLINE),
+      ...b.precisions.map((p, i) => score(`bleu-p${i + 1}`, `BLEU p${i + 1}`, p, 2)),
+      score('bleu-bp', 'BLEU brevity penalty', b.brevityPenalty, 4),
+      score('bleu-ratio', 'BLEU length ratio', b.ratio, 4, { better: null }),
+      count('bleu-hyp-length', 'BLEU draft length', b.hypLength),
+      count('bleu-ref-length', 'BLEU reference length', b.refLength),
+    ],
+    scoring: { corpus: (hyps, refs, o) => bleuSummary(corpusBleu(hyps, [refs], bleuOptionsOf(o))) },
+    signature: { name: 'BLEU', of: (o) => bleuSignature(bleuOptionsOf(o), 1) },
+    sentence: (o) => [bleuMetric(bleuOptionsOf(o))],
+  },
+  chrf: {
+    label: 'chrF (sacreBLEU, 0–100)',
+    option: (o) => chrfOptionsOf(o) !== undefined,
+    values: (c) => [score('chrf', c.name, c.score, 2, HEADLINE)],
+    scoring: {
+      corpus: (hyps, refs, o) => {
+        const c = corpusChrf(hyps, [refs], chrfOptionsOf(o) ?? {});
+        return { score: c.score, name: c.name };
+      },
+    },
+    signature: { name: 'chrF', of: (o) => chrfSignature(chrfOptionsOf(o) ?? {}, 1) },
+    sentence: (o) => [chrfMetric(chrfOptionsOf(o) ?? {})],
+  },
+  rouge: {
+    label: 'ROUGE (%)',
+    values: (r) =>
+      ROUGE_KEYS.flatMap(([key, name]) => {
+        const pct = (k: string, short: string, column: string, v: number, more: Partial<MetricValue> = {}) =>
+          score(k, `${name} ${short}`, v, 2, { percent: true, grid: { row: name, column }, ...more });
+        return [
+          pct(`${key}-precision`, 'P', 'precision', r[key].precision),
+          pct(`${key}-recall`, 'R', 'recall', r[key].recall),
+          pct(key, 'F1', 'F1', r[key].f1, { column: true, compare: COMPARED_ROUGE.has(key) }),
+        ];
+      }),
+    scoring: {
+      pair: (p, o) => rougeScores(p.hypothesisLines, p.referenceLines, { stem: o.stem }),
+      pool: (parts) => {
+        const prf = (k: (typeof ROUGE_KEYS)[number][0]) => ({
+          precision: mean(parts, (r) => r[k].precision),
+          recall: mean(parts, (r) => r[k].recall),
+          f1: mean(parts, (r) => r[k].f1),
+        });
+        return {
+          rouge1: prf('rouge1'),
+          rouge2: prf('rouge2'),
+          rougeL: prf('rougeL'),
+          rougeLsum: prf('rougeLsum'),
+          rougeW: prf('rougeW'),
+        };
+      },
+    },
+    signature: { name: 'ROUGE', of: (o) => rougeSignature({ stem: o.stem }) },
+    sentence: (o) => rougeMetrics(['rouge1', 'rougeL'], { stem: o.stem }),
+  },
+  diversity: {
+    label: 'Diversity (unique tokens / all tokens)',
+    values: (d) => [
+      score('diversity', 'Diversity', d.diversity, 3, { column: true }),
+      score('distinct1', 'distinct-1', d.distinct1, 3),
+      score('distinct2', 'distinct-2', d.distinct2, 3, { column: true }),
+      count('tokens', 'tokens', d.tokens, { column: true }),
+    ],
+    scoring: { corpus: (hyps) => diversity(hyps) },
+  },
+  substantiality: {
+    label: 'Substantiality (entity words per sentence)',
+    values: (s) => [
+      score('substantiality', 'Substantiality', s.perSentence, 2, { column: true }),
+      count('entity-words', 'entity words', s.entityWords),
+      count('substantiality-sentences', 'sentences', s.sentences),
+    ],
+    examples: (s) => s.examples,
+    scoring: {
+      pair: (p) => p.substantiality,
+      pool: (parts) => {
+        const entityWords = sum(parts, (s) => s.entityWords);
+        const sentences = sum(parts, (s) => s.sentences);
+        return {
+          perSentence: sentences > 0 ? entityWords / sentences : 0,
+          entityWords,
+          sentences,
+          // As metrics/substantiality.ts keeps them over all sentences: the first 20 distinct.
+          examples: firstDistinct(
+            parts.map((s) => s.examples),
+            20,
+          ),
+        };
+      },
+    },
+  },
+  coherenceL: {
+    label: 'Coherence L (0: the draft keeps the reference’s sentence order)',
+    values: (L) => [score('coherenceL', 'Coherence L', L, 3, { better: 'lower', column: true })],
+    scoring: {
+      pair: (p) => p.coherence.L,
+      // The mean over the drafts that have one.
+      pool: (parts) => {
+        const ls = parts.filter((L): L is number => L !== null);
+        return ls.length > 0 ? sum(ls, (L) => L) / ls.length : null;
+      },
+    },
+  },
+  nonwords: {
+    label: 'Non-words (hunspell en_US)',
+    option: (o) => o.nonwords === true,
+    values: (n) => [
+      score('nonwords', 'Non-word rate', n.rate, 3, { better: 'lower', ...HEADLINE }),
+      count('nonwords-count', 'non-words', n.nonwords),
+      count('nonwords-judged', 'words judged', n.tokens),
+    ],
+    examples: (n) => n.examples,
+    note: () =>
+      "Non-words: alphabetic words the hunspell en_US dictionary rejects as written and capitalised, names and words with digits left out (the model cards' definition). " +
+      "The model cards' grammatical-sentence rate needs link-grammar, a C library with no JavaScript port: the training tools compute it (models/train/fluency.sh).",
+    scoring: {
+      pair: (p) => p.nonwords ?? { rate: null, nonwords: 0, tokens: 0, examples: [] },
+      // Tokens pooled over the drafts, as the model cards count them.
+      pool: (parts) => {
+        const tokens = sum(parts, (p) => p.tokens);
+        const nonwords = sum(parts, (p) => p.nonwords);
+        return {
+          rate: tokens > 0 ? nonwords / tokens : null,
+          nonwords,
+          tokens,
+          examples: firstDistinct(
+            parts.map((p) => p.examples),
+            12,
+          ),
+        };
+      },
+    },
+  },
+  perplexity: {
+    label: 'Perplexity under the story model',
+    option: (o) => o.perplexity === true,
+    values: (p) => [
+      score('perplexity', 'Perplexity per word', p.perWord, 1, { better: 'lower', ...HEADLINE }),
+      score('perplexity-token', 'Perplexity per token', p.perToken, 1, { better: 'lower' }),
+    ],
+    note: (p) =>
+      `Perplexity: how likely the built-in story model (${p.model}), a model of short simple stories, finds the draft (${p.tokens} tokens); it does not compare the draft with the reference.`,
+    // Tokens pooled over the drafts, as the story paper does.
+    scoring: { external: 'the story model', pool: (parts) => pooledPerplexity(parts, parts[0]?.model ?? '') },
+  },
+};
+
+export const METRIC_KEYS = Object.keys(METRICS) as MetricKey[];
+
+/** Whether the options turn the metric on. */
+const wanted = (key: MetricKey, options: MetricOptions) => METRICS[key].option?.(options) ?? true;
+
+/** A metric a scores object carries, with its numbers. */
+export interface ShownMetric {
+  key: MetricKey;
+  label: string;
+  values: MetricValue[];
+  examples?: readonly string[];
+  note?: string;
+}
+
+function shown<K extends MetricKey>(key: K, s: CorpusScores): ShownMetric | undefined {
+  const summary = s[key];
+  if (summary === undefined) return undefined;
+  const d: MetricDescriptor<K> = METRICS[key];
+  const value = summary as Summary<K>;
+  return {
+    key,
+    label: d.label,
+    values: d.values(value),
+    ...(d.examples ? { examples: d.examples(value) } : {}),
+    ...(d.note ? { note: d.note(value) } : {}),
+  };
+}
+
+/** The metrics `s` carries, in the list's order. */
+export function shownMetrics(s: CorpusScores): ShownMetric[] {
+  return METRIC_KEYS.flatMap((k) => shown(k, s) ?? []);
+}
+
+/** A value as every table writes it: its decimals, × 100 where a percentage; 'n/a' where undefined. */
+export function formatValue(v: MetricValue): string {
+  const x = shownNumber(v);
+  return x === null ? 'n/a' : x.toFixed(v.digits);
+}
+
+/** The number a table shows and an export writes (× 100 for a percentage). */
+export const shownNumber = (v: MetricValue): number | null =>
+  v.value === null ? null : v.percent ? v.value * 100 : v.value;
+
+/** Each metric's pooled parts, or undefined when it cannot be pooled here (not scored). */
+type PartsOf = <K extends MetricKey>(key: K, d: MetricDescriptor<K>) => Summary<K>[] | undefined;
+
+/**
+ * The one aggregation: every metric the options ask for over a corpus of pairs. A corpus metric is
+ * computed over all the texts; the others pool the parts `partsOf` gives (each pair's own scores).
+ */
+function aggregate(
+  pairs: readonly { hypothesis: string; reference: string }[],
+  partsOf: PartsOf,
+  options: MetricOptions,
+): CorpusScores {
+  const hyps = pairs.map((p) => p.hypothesis);
+  const refs = pairs.map((p) => p.reference);
+  const out: Partial<Record<keyof CorpusScores, unknown>> = { pairs: pairs.length };
+  const one = <K extends MetricKey>(key: K) => {
+    const d: MetricDescriptor<K> = METRICS[key];
+    if ('corpus' in d.scoring) {
+      if (wanted(key, options)) out[key] = d.scoring.corpus(hyps, refs, options);
+      return;
+    }
+    const parts = partsOf(key, d);
+    if (parts !== undefined) out[key] = d.scoring.pool(parts);
+  };
+  for (const key of METRIC_KEYS) one(key);
+  return out as CorpusScores;
+}
+
+/** Every metric over pairs the engine read (Score Draft: one pair; `draftsmith score`: many). */
+export function scoreReadPairs(pairs: readonly ReadPair[], options: MetricOptions): CorpusScores {
+  return aggregate(
+    pairs,
+    (key, d) => ('pair' in d.scoring && wanted(key, options) ? pairs.map((p) => pairScore(d, p, options)) : undefined),
+    options,
+  );
+}
+
+function pairScore<K extends MetricKey>(d: MetricDescriptor<K>, p: ReadPair, options: MetricOptions): Summary<K> {
+  if (!('pair' in d.scoring)) throw new Error('not a per-pair metric');
+  return d.scoring.pair(p, options);
+}
+
+/**
+ * The totals of many drafts each scored alone (Score Drafts in Folder's rows): the same numbers as
+ * scoring all the pairs together. A metric every row has is pooled from the rows; one some rows lack
+ * (asked for after some were scored) is left out.
+ */
+export function poolScores(
+  pairs: readonly { hypothesis: string; reference: string }[],
+  rows: readonly CorpusScores[],
+  options: MetricOptions,
+): CorpusScores {
+  return aggregate(
+    pairs,
+    (key, d) => {
+      const parts = rows.map((r) => r[key]);
+      const always = d.option === undefined && !('external' in d.scoring);
+      if (always || (rows.length > 0 && parts.every((p) => p !== undefined))) return parts as Summary<typeof key>[];
+      return undefined;
+    },
+    options,
+  );
+}
+
+/** The signatures of the scores these options give (one reference per draft). */
+export function scoreSignatures(options: MetricOptions = {}): ScoreResult['signatures'] {
+  const out: Partial<ScoreResult['signatures']> = {};
+  for (const key of METRIC_KEYS) {
+    const sig = METRICS[key].signature;
+    if (sig && wanted(key, options)) out[sig.name] = sig.of(options);
+  }
+  return out as ScoreResult['signatures'];
+}
+
+/** The sentence-level statistics the two-draft comparison resamples, in the list's order. */
+export function sentenceMetrics(options: MetricOptions): StatMetric[] {
+  return METRIC_KEYS.flatMap((key) => (wanted(key, options) ? (METRICS[key].sentence?.(options) ?? []) : []));
+}
