@@ -1,0 +1,97 @@
+/**
+ * Passive voice and wordy phrases, which Harper has no rules for: retext-passive and
+ * retext-simplify over the text as retext-english parses it. Their transforms are called directly
+ * with a stand-in for the file they report to, so no unified pipeline or vfile is built per
+ * paragraph (the parse is the only cost: about a millisecond per paragraph).
+ */
+import { unified, type Processor } from 'unified';
+import retextEnglish from 'retext-english';
+import retextPassive from 'retext-passive';
+import retextSimplify from 'retext-simplify';
+
+export interface StyleFinding {
+  family: 'passive-voice' | 'wordy-phrase';
+  start: number;
+  end: number;
+  message: string;
+  /** The phrase the rule matched ("in order to", "thrown"). */
+  phrase: string;
+  /** retext-simplify's replacements; [] for the passive voice. */
+  replacements: string[];
+}
+
+interface Point {
+  offset?: number;
+}
+interface Reported {
+  reason: string;
+  place?: { start: Point; end: Point };
+  source?: string;
+  ruleId?: string;
+  actual?: string;
+  expected?: string[];
+}
+type Transform = (tree: unknown, file: unknown) => void;
+
+const BE = /\b(?:am|are|were|being|is|been|was|be)\s+$/i;
+
+export class StyleChecker {
+  private readonly parser: Processor;
+  private readonly passive: Transform;
+  private readonly simplify: Transform;
+
+  constructor() {
+    this.parser = unified().use(retextEnglish) as unknown as Processor;
+    this.passive = retextPassive() as unknown as Transform;
+    this.simplify = retextSimplify() as unknown as Transform;
+  }
+
+  check(text: string): StyleFinding[] {
+    const reported: Reported[] = [];
+    const file = {
+      message(reason: string, options: Omit<Reported, 'reason'>) {
+        const m: Reported = { reason, ...options };
+        reported.push(m);
+        return m;
+      },
+    };
+    const tree = this.parser.parse(text);
+    this.passive(tree, file);
+    this.simplify(tree, file);
+    const out: StyleFinding[] = [];
+    for (const m of reported) {
+      let start = m.place?.start.offset;
+      const end = m.place?.end.offset;
+      if (start === undefined || end === undefined || end <= start) continue;
+      if (m.source === 'retext-passive') {
+        // The finding covers "was thrown", not only "thrown": the form of "to be" is half of it.
+        const be = BE.exec(text.slice(Math.max(0, start - 12), start));
+        if (be) start -= be[0].length;
+        const phrase = text.slice(start, end);
+        out.push({
+          family: 'passive-voice',
+          start,
+          end,
+          phrase,
+          message: `Passive voice: “${phrase}” hides who acts; consider the active voice.`,
+          replacements: [],
+        });
+      } else {
+        const phrase = m.actual ?? text.slice(start, end);
+        const replacements = (m.expected ?? []).filter((r) => r.length > 0);
+        out.push({
+          family: 'wordy-phrase',
+          start,
+          end,
+          phrase,
+          message:
+            replacements.length > 0
+              ? `Wordy: “${phrase}” could be ${replacements.map((r) => `“${r}”`).join(' or ')}.`
+              : `Wordy: “${phrase}” can often be left out.`,
+          replacements,
+        });
+      }
+    }
+    return out.sort((a, b) => a.start - b.start);
+  }
+}

@@ -1,0 +1,158 @@
+// The prose checks (engine/checks): each family flags a known case and leaves a correct sentence
+// alone; Markdown code, links and markup are never checked; the personal dictionary is honoured;
+// fixes land where the text is; only changed paragraphs are checked again.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sharedChecker, type CheckFinding, defaultCheckerConfig } from '../../extension/engine/checks/checker';
+import { applyFixes, safeFixes } from '../../extension/engine/checks/fixes';
+import type { DocumentFormat } from '../../extension/engine/text/markdown';
+
+async function check(text: string, format: DocumentFormat = 'markdown', words: string[] = []): Promise<CheckFinding[]> {
+  const checker = await sharedChecker();
+  const config = defaultCheckerConfig();
+  for (const f of Object.keys(config.rules) as (keyof typeof config.rules)[]) config.rules[f] = 'warning';
+  await checker.configure({ ...config, words });
+  const result = await checker.check(text, format);
+  assert.ok(result);
+  return result.findings;
+}
+
+const families = (fs: CheckFinding[]) => fs.map((f) => f.family);
+const at = (text: string, f: CheckFinding) => text.slice(f.start, f.end);
+
+test('a correct sentence gets no finding from any family', async () => {
+  const text = 'The committee approved the proposal after a short discussion.\n\nShe writes clear, simple sentences.';
+  assert.deepEqual(await check(text), []);
+});
+
+test('spelling flags an unknown word with its suggestions; a name inside a sentence is left alone', async () => {
+  const text = 'Yesterday Marguerite Okonkwo recieved a letter.';
+  const fs = await check(text);
+  assert.deepEqual(families(fs), ['spelling']);
+  assert.equal(at(text, fs[0]), 'recieved');
+  assert.equal(fs[0].fixes[0].text, 'received');
+  assert.equal(fs[0].word, 'recieved');
+});
+
+test('grammar (Harper) flags an agreement error and offers the fix', async () => {
+  const text = 'He go to school every day.';
+  const fs = await check(text);
+  assert.equal(fs.length, 1);
+  assert.equal(fs[0].family, 'grammar');
+  assert.match(fs[0].rule, /^grammar\//);
+  assert.equal(at(text, fs[0]), 'go');
+  assert.deepEqual(
+    fs[0].fixes.map((x) => x.text),
+    ['goes'],
+  );
+});
+
+test('a doubled word is flagged with one safe fix; spacing too', async () => {
+  const text = 'This is is fine.  It works.';
+  const fs = await check(text);
+  const repeated = fs.find((f) => f.family === 'repeated-word');
+  const spacing = fs.find((f) => f.family === 'spacing');
+  assert.ok(repeated && spacing, JSON.stringify(fs));
+  assert.equal(repeated.safe, true);
+  assert.equal(spacing.safe, true);
+  assert.equal(applyFixes(text, safeFixes(fs)), 'This is fine. It works.');
+});
+
+test('passive voice, wordy phrases and a long sentence are flagged', async () => {
+  const text =
+    'The ball was thrown by the boy.\n\nIn order to succeed, work hard.\n\n' +
+    'This sentence goes on and on with one clause after another and another, because the writer never stops to let the reader breathe, and it keeps adding more words and more ideas until nobody can remember how it began or what it was meant to say at all.';
+  const fs = await check(text);
+  const passive = fs.find((f) => f.family === 'passive-voice');
+  const wordy = fs.find((f) => f.family === 'wordy-phrase');
+  const long = fs.find((f) => f.family === 'long-sentence');
+  assert.ok(passive && wordy && long, JSON.stringify(fs.map((f) => f.rule)));
+  assert.equal(at(text, passive), 'was thrown');
+  assert.equal(at(text, wordy), 'In order to');
+});
+
+test('Markdown code blocks, inline code, links, HTML and front matter are never checked', async () => {
+  const text = [
+    '---',
+    'titel: Teh draft',
+    '---',
+    '',
+    'Run `npm instal teh` first, then see https://exmaple.com/teh or <span title="teh">this page</span> [the guide](http://teh.example/recieve).',
+    '',
+    '```js',
+    'const teh = recieve(x) x;',
+    '```',
+    '',
+    '<div>teh teh recieve</div>',
+    '',
+    '    indented teh code',
+  ].join('\n');
+  assert.deepEqual(
+    (await check(text)).map((f) => `${f.rule}:${at(text, f)}`),
+    [],
+  );
+});
+
+test('markup inside a finding keeps it, with its place in the document, but no fix that would break the markup', async () => {
+  const text = 'This is **is** fine.';
+  const fs = await check(text);
+  const repeated = fs.find((f) => f.family === 'repeated-word');
+  assert.ok(repeated);
+  assert.equal(at(text, repeated), 'is **is');
+  assert.deepEqual(repeated.fixes, []);
+  assert.equal(repeated.safe, false);
+});
+
+test('the personal dictionary’s words are not misspellings, in any case', async () => {
+  const text = 'Our frobnicator handles it. Frobnicator works.';
+  assert.deepEqual(families(await check(text, 'plain')), ['spelling', 'spelling']);
+  assert.deepEqual(await check(text, 'plain', ['frobnicator']), []);
+});
+
+test('offsets are UTF-16 offsets into the document, after emoji and accents', async () => {
+  const text = '😀😀 A naïve café owner. 😀 He go home.';
+  const fs = await check(text, 'plain');
+  assert.deepEqual(
+    fs.map((f) => at(text, f)),
+    ['go'],
+  );
+});
+
+test('after a one-word edit only the changed paragraph is checked again', async () => {
+  const checker = await sharedChecker();
+  const paragraphs = Array.from({ length: 30 }, (_, i) => `Paragraph number ${i} says something plain.`);
+  const first = await checker.check(paragraphs.join('\n\n'), 'markdown');
+  assert.ok(first);
+  paragraphs[7] = 'Paragraph number 7 says somthing plain.';
+  const second = await checker.check(paragraphs.join('\n\n'), 'markdown');
+  assert.ok(second);
+  assert.equal(second.units, 30);
+  assert.equal(second.checked, 1);
+  assert.equal(second.findings.length, 1);
+  assert.equal(second.findings[0].word, 'somthing');
+});
+
+test('a family set to off reports nothing; severities follow the settings', async () => {
+  const checker = await sharedChecker();
+  const config = defaultCheckerConfig();
+  config.rules.spelling = 'off';
+  config.rules.grammar = 'error';
+  await checker.configure(config);
+  const r = await checker.check('He go to scool.', 'plain');
+  assert.ok(r);
+  assert.deepEqual(
+    r.findings.map((f) => [f.family, f.severity]),
+    [['grammar', 'error']],
+  );
+});
+
+test('an aborted check resolves to undefined and leaves nothing half-cached', async () => {
+  const checker = await sharedChecker();
+  const controller = new AbortController();
+  controller.abort();
+  const text = Array.from({ length: 60 }, (_, i) => `Sentence ${i} has a mispeled word.`).join('\n\n');
+  assert.equal(await checker.check(text, 'plain', controller.signal), undefined);
+  const r = await checker.check(text, 'plain');
+  assert.ok(r);
+  assert.equal(r.checked, 60);
+});
