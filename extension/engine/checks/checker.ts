@@ -123,7 +123,7 @@ export function unitsOf(text: string, format: DocumentFormat): Unit[] {
       const map: number[] = [];
       const unitHoles: Span[] = [];
       let k = h;
-      for (let i = piece.start; i < piece.end; ) {
+      for (let i = piece.start; i < piece.end;) {
         if (k < holes.length && holes[k].start === i) {
           const hole = holes[k++];
           const end = Math.min(hole.end, piece.end);
@@ -242,7 +242,7 @@ export class ProseChecker {
     const generation = this.generation;
     const todo = units.filter((u) => !this.cache.has(u.key));
     const fresh = new Map<string, RawFinding[]>();
-    for (let i = 0; i < todo.length; ) {
+    for (let i = 0; i < todo.length;) {
       // One Harper call for a batch of paragraphs, blank lines between them (sentences never cross).
       const batch: Unit[] = [];
       let chars = 0;

@@ -23,6 +23,7 @@ export function safeFixes(findings: readonly CheckFinding[]): CheckFix[] {
 /** `text` with non-overlapping fixes applied (applied from the end, so offsets stay valid). */
 export function applyFixes(text: string, fixes: readonly CheckFix[]): string {
   let out = text;
-  for (const fix of [...fixes].sort((a, b) => b.start - a.start)) out = out.slice(0, fix.start) + fix.text + out.slice(fix.end);
+  for (const fix of [...fixes].sort((a, b) => b.start - a.start))
+    out = out.slice(0, fix.start) + fix.text + out.slice(fix.end);
   return out;
 }

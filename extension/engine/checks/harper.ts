@@ -121,7 +121,14 @@ export class Harper {
           s.free?.();
           return item;
         });
-        out.push({ rule, kind: lint.lint_kind(), start: span.start, end: span.end, message: lint.message(), suggestions });
+        out.push({
+          rule,
+          kind: lint.lint_kind(),
+          start: span.start,
+          end: span.end,
+          message: lint.message(),
+          suggestions,
+        });
         span.free?.();
         lint.free?.();
       }

@@ -153,7 +153,8 @@ export class SpellChecker {
       .slice(0, 5)
       .map(([c]) => (upper ? c.charAt(0).toUpperCase() + c.slice(1) : c));
     // A word the dictionary has only capitalised ("paris"): the capital is the suggestion.
-    if (!upper && this.known(word.charAt(0).toUpperCase() + word.slice(1))) ranked.unshift(word.charAt(0).toUpperCase() + word.slice(1));
+    if (!upper && this.known(word.charAt(0).toUpperCase() + word.slice(1)))
+      ranked.unshift(word.charAt(0).toUpperCase() + word.slice(1));
     if (this.suggestions.size > 20_000) this.suggestions.clear();
     this.suggestions.set(word, ranked);
     return ranked;
