@@ -156,3 +156,22 @@ test('an aborted check resolves to undefined and leaves nothing half-cached', as
   assert.ok(r);
   assert.equal(r.checked, 60);
 });
+
+test('a megabyte line, binary data and mixed scripts are read without a crash or a hang', async () => {
+  const checker = await sharedChecker();
+  await checker.configure(defaultCheckerConfig());
+  const line = 'The quick brown fox jumps over the lazy dog and keeps running. '.repeat(16_000);
+  const started = Date.now();
+  const big = await checker.check(line, 'plain');
+  assert.ok(big && big.units > 100, 'the line is checked in pieces');
+  assert.ok(Date.now() - started < 120_000);
+  const binary = Buffer.from(Array.from({ length: 4000 }, (_, i) => (i * 7919) % 256)).toString('latin1');
+  assert.deepEqual((await checker.check(binary, 'plain'))?.findings, []);
+  const mixed = '東京は日本の首都です。 שלום עולם. مرحبا بالعالم. He go home. 👩‍👩‍👧‍👦 Ελληνικά.';
+  const fs = (await checker.check(mixed, 'plain'))?.findings ?? [];
+  assert.ok(fs.some((f) => mixed.slice(f.start, f.end) === 'go'));
+  assert.ok(
+    fs.every((f) => /^[\x20-\x7e]*$/.test(mixed.slice(f.start, f.end))),
+    'no finding inside another script',
+  );
+});

@@ -230,6 +230,11 @@ export class ProseChecker {
     return this.harper.ruleNames();
   }
 
+  /** Forgets every paragraph checked (the next check reads all of them again). */
+  clear(): void {
+    this.invalidate();
+  }
+
   private invalidate(): void {
     this.cache.clear();
     this.generation++;

@@ -108,8 +108,16 @@ export async function runChecksEval(o: ChecksEvalOptions, progress: (m: string) 
   for (const fs of refFindings)
     for (const f of fs.filter((x) => x.family === 'grammar'))
       perRule.set(f.rule, { src: perRule.get(f.rule)?.src ?? 0, ref: (perRule.get(f.rule)?.ref ?? 0) + 1 });
-  const worst = [...perRule.entries()].sort((a, b) => b[1].ref - a[1].ref).slice(0, 12);
-
+  // Off by default: a rule that flags corrected sentences at least half as often as erroneous ones
+  // (rates per sentence), counted over the rules with at least 5 false flags.
+  const rate = (n: { src: number; ref: number }) => n.ref / refFindings.length / Math.max(1e-9, n.src / nErroneous);
+  const worst = [...perRule.entries()].sort((a, b) => b[1].ref - a[1].ref).slice(0, 15);
+  const off = [...perRule.entries()]
+    .filter(([, n]) => n.ref >= 5 && rate(n) >= 0.5)
+    .map(([r]) => r.slice('grammar/'.length));
+  const unknown = new Map<string, number>();
+  for (const fs of refFindings) for (const f of fs) if (f.word) unknown.set(f.word, (unknown.get(f.word) ?? 0) + 1);
+  const words = [...unknown.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20);
   return [
     `JFLEG dev (${src.length} source sentences, ${nErroneous} erroneous; ${refFindings.length} corrected sentences), checked in ${(ms / 1000).toFixed(1)} s`,
     '',
@@ -117,11 +125,15 @@ export async function runChecksEval(o: ChecksEvalOptions, progress: (m: string) 
     '|---|---:|---:|---:|',
     ...rows,
     '',
-    'Harper rules by false flags on the corrected sentences (erroneous sentences they flag / flags on corrected ones):',
+    'Harper rules with the most false flags (erroneous sentences flagged, flags on corrected sentences, and the ratio of the two rates per sentence):',
     '',
-    '| rule | erroneous flagged | false flags |',
-    '|---|---:|---:|',
-    ...worst.map(([r, n]) => `| ${r} | ${n.src} | ${n.ref} |`),
+    '| rule | erroneous flagged | false flags | false/true rate |',
+    '|---|---:|---:|---:|',
+    ...worst.map(([r, n]) => `| ${r} | ${n.src} | ${n.ref} | ${rate(n).toFixed(2)} |`),
+    '',
+    `Rules with at least 5 false flags and a ratio of 0.5 or more (off by default): ${off.sort().join(', ') || 'none'}`,
+    '',
+    `Words the speller flags most in corrected sentences: ${words.map(([w, n]) => `${w} (${n})`).join(', ')}`,
     '',
   ].join('\n');
 }
