@@ -97,8 +97,20 @@ export const FAMILIES = {
 export type Family = keyof typeof FAMILIES;
 export const FAMILY_NAMES = Object.keys(FAMILIES) as Family[];
 
-/** Harper rules off by default: they flag fluent text more often than they find errors (docs/checks.md). */
-export const DEFAULT_GRAMMAR_RULES_OFF: readonly string[] = [];
+/**
+ * Harper rules off by default: on JFLEG they flag corrected sentences at least half as often (per
+ * sentence) as erroneous ones, with 5 false flags or more (`draftsmith eval checks`, docs/checks.md).
+ * Most are style preferences (the Oxford comma, "and also", regionalisms) rather than errors.
+ */
+export const DEFAULT_GRAMMAR_RULES_OFF: readonly string[] = [
+  'AvoidAndAlso',
+  'CompoundNouns',
+  'Excellent',
+  'MissingTo',
+  'OxfordComma',
+  'Regionalisms',
+  'WouldNeverHave',
+];
 
 /** The Harper rules that are families of their own; every other Harper rule is grammar. */
 export const HARPER_FAMILY: Readonly<Record<string, Family>> = {
