@@ -99,7 +99,7 @@ const LINKISH = /\b(?:[a-z][a-z0-9+.-]*:\/\/|www\.)[^\s<>()[\]"'`]+|[\w.+-]+@[\w
 /** A paragraph longer than this is checked in pieces of about this size, cut at white space. */
 const MAX_UNIT = 8000;
 /** Units lint together up to this many characters (one Harper call has a fixed cost of its own). */
-const BATCH_CHARS = 6000;
+const BATCH_CHARS = 4000;
 const CACHE_LIMIT = 20_000;
 
 /** The units of a document: its prose paragraphs with markup taken out (see the header). */
@@ -119,30 +119,51 @@ export function unitsOf(text: string, format: DocumentFormat): Unit[] {
     if (junkRatio(text.slice(p.start, Math.min(p.end, p.start + 4096))) > 0.1) continue; // binary, not writing
     for (const piece of pieces(prose, p.start, p.end)) {
       while (h < holes.length && holes[h].end <= piece.start) h++;
-      let key = '';
-      const map: number[] = [];
+      const parts: string[] = [];
+      let length = 0;
+      let map = new Int32Array(piece.end - piece.start + 1 + PLACEHOLDER.length * 64);
+      const push = (offset: number) => {
+        if (length >= map.length - 1) {
+          const bigger = new Int32Array(map.length * 2);
+          bigger.set(map);
+          map = bigger;
+        }
+        map[length++] = offset;
+      };
       const unitHoles: Span[] = [];
+      let run = -1; // start of the run of kept characters being collected
+      const flush = (i: number) => {
+        if (run >= 0) parts.push(text.slice(run, i));
+        run = -1;
+      };
       let k = h;
       for (let i = piece.start; i < piece.end;) {
         if (k < holes.length && holes[k].start === i) {
+          flush(i);
           const hole = holes[k++];
-          const end = Math.min(hole.end, piece.end);
-          unitHoles.push({ start: key.length, end: key.length + PLACEHOLDER.length });
-          for (let j = 0; j < PLACEHOLDER.length; j++) map.push(i);
-          key += PLACEHOLDER;
-          i = Math.max(end, i + 1);
+          unitHoles.push({ start: length, end: length + PLACEHOLDER.length });
+          parts.push(PLACEHOLDER);
+          for (let j = 0; j < PLACEHOLDER.length; j++) push(i);
+          i = Math.max(Math.min(hole.end, piece.end), i + 1);
           continue;
         }
         while (k < holes.length && holes[k].start < i) k++;
-        const c = prose[i];
-        if (c === text[i] || c === '\n' || c === '\r') {
-          key += c;
-          map.push(i);
-        }
+        const c = prose.charCodeAt(i);
+        if (c === text.charCodeAt(i)) {
+          if (run < 0) run = i;
+          push(i);
+        } else if (c === 10 || c === 13) {
+          // A line break the reader put between touching paragraphs: kept as one.
+          flush(i);
+          parts.push(prose[i]);
+          push(i);
+        } else flush(i);
         i++;
       }
-      map.push(piece.end);
-      if (key.trim()) units.push({ key, map: Int32Array.from(map), holes: unitHoles });
+      flush(piece.end);
+      push(piece.end);
+      const key = parts.join('');
+      if (key.trim()) units.push({ key, map: map.slice(0, length), holes: unitHoles });
     }
   }
   return units;
