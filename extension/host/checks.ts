@@ -93,6 +93,8 @@ export class ProseChecks implements vscode.Disposable {
   private readonly dictionaries = new DictionaryFiles();
   private settings = readHostSettings();
   private failed = false;
+  /** The checker, once loaded (closing a document before then has nothing to forget). */
+  private loaded: ProseChecker | undefined;
   /** Checks finished (the tests wait on it). */
   checksDone = 0;
 
@@ -138,6 +140,7 @@ export class ProseChecks implements vscode.Disposable {
 
   private forget(uri: vscode.Uri): void {
     const key = uri.toString();
+    this.loaded?.forget(key);
     clearTimeout(this.timers.get(key));
     this.timers.delete(key);
     this.running.get(key)?.abort();
@@ -177,6 +180,7 @@ export class ProseChecks implements vscode.Disposable {
       for (const f of FAMILY_NAMES) settings[FAMILIES[f].setting] = raw.get(FAMILIES[f].setting);
       settings.grammarRulesOff = raw.get('grammarRulesOff');
       await checker.configure(checkerConfigFrom(settings, this.wordsFor(uri)));
+      this.loaded = checker;
       return checker;
     } catch (e) {
       if (!this.failed) {
@@ -196,7 +200,7 @@ export class ProseChecks implements vscode.Disposable {
     try {
       const checker = await this.checker(doc.uri);
       if (!checker || controller.signal.aborted) return;
-      const result = await checker.check(text, formatOfDocument(doc), controller.signal);
+      const result = await checker.check(text, formatOfDocument(doc), controller.signal, key);
       // Dropped when the document moved on (or closed) meanwhile: a newer check is on its way.
       if (!result || doc.isClosed || doc.version !== version || controller.signal.aborted) return;
       const findings = withoutIgnored(text, result.findings, this.ignoresOf(doc.uri));

@@ -175,3 +175,42 @@ test('a megabyte line, binary data and mixed scripts are read without a crash or
     'no finding inside another script',
   );
 });
+
+test('after a small edit the read is derived from the previous one, and equals reading the document again', async () => {
+  const { readProse, rereadAfterEdit } = await import('../../extension/engine/checks/reread');
+  const doc = [
+    '---',
+    'title: x',
+    '---',
+    '',
+    '# Heading',
+    '',
+    'A paragraph with *emphasis*, `code`, a [link](http://x.y) and foo_bar words.',
+    'Its second line goes on here.',
+    '',
+    '- a list item with text',
+    '- another item',
+    '',
+    '> a quote of a few words',
+    '',
+    '```',
+    'code here',
+    '```',
+    '',
+    'The last paragraph ends it.',
+  ].join('\n');
+  const prev = readProse(doc, 'markdown');
+  let derived = 0;
+  const edits = ['x', 'word ', ' ', '', '1. ', '*', '_', '`', '\n', 'é', '&amp;', 'www.a.com '];
+  for (let at = 0; at <= doc.length; at++)
+    for (const [k, insert] of edits.entries()) {
+      for (const cut of [0, 1]) {
+        const next = doc.slice(0, at) + insert + doc.slice(Math.min(doc.length, at + cut));
+        const quick = rereadAfterEdit(doc, prev, next);
+        if (!quick) continue;
+        derived++;
+        assert.deepEqual(quick, readProse(next, 'markdown'), `edit ${k} at ${at}, cut ${cut}`);
+      }
+    }
+  assert.ok(derived > 200, `only ${derived} edits were derived`);
+});

@@ -14,9 +14,10 @@
  * and a remap (the whole document is still read, which costs a few milliseconds for 10,000 words).
  * A check yields to the event loop between batches of paragraphs and stops when its signal aborts.
  */
-import { readDocument, type DocumentFormat } from '../text/markdown';
+import type { DocumentFormat } from '../text/markdown';
 import { junkRatio, type Span } from '../text/reader';
 import { Harper, type HarperFinding } from './harper';
+import { readProse, rereadAfterEdit, type ProseRead } from './reread';
 import {
   DEFAULT_GRAMMAR_RULES_OFF,
   defaultRuleSettings,
@@ -101,10 +102,15 @@ const MAX_UNIT = 8000;
 /** Units lint together up to this many characters (one Harper call has a fixed cost of its own). */
 const BATCH_CHARS = 4000;
 const CACHE_LIMIT = 20_000;
+/** Documents whose last read is kept, so that an edit need not read the whole document again. */
+const READS_LIMIT = 16;
 
 /** The units of a document: its prose paragraphs with markup taken out (see the header). */
 export function unitsOf(text: string, format: DocumentFormat): Unit[] {
-  const doc = readDocument(text, format);
+  return unitsFrom(text, readProse(text, format));
+}
+
+function unitsFrom(text: string, doc: ProseRead): Unit[] {
   const prose = doc.prose;
   const holes: Span[] = [...doc.inlineCode];
   for (const p of doc.paragraphs)
@@ -210,6 +216,7 @@ function harperRaw(f: HarperFinding, base: number, unitText: string): RawFinding
 
 export class ProseChecker {
   private readonly cache = new Map<string, RawFinding[]>();
+  private readonly reads = new Map<string, { text: string; format: DocumentFormat; read: ProseRead }>();
   private generation = 0;
   private config: CheckerConfig = defaultCheckerConfig();
   private readonly spell: SpellChecker;
@@ -251,6 +258,11 @@ export class ProseChecker {
     return this.harper.ruleNames();
   }
 
+  /** Forgets a document's last read (it was closed). */
+  forget(document: string): void {
+    this.reads.delete(document);
+  }
+
   /** Forgets every paragraph checked (the next check reads all of them again). */
   clear(): void {
     this.invalidate();
@@ -258,13 +270,22 @@ export class ProseChecker {
 
   private invalidate(): void {
     this.cache.clear();
+    this.reads.clear();
     this.generation++;
   }
 
-  /** Checks `text`; resolves to undefined when `signal` aborted it. */
-  async check(text: string, format: DocumentFormat, signal?: AbortSignal): Promise<CheckResult | undefined> {
+  /**
+   * Checks `text`; resolves to undefined when `signal` aborted it. `document` names the document
+   * (its URI): its previous read is then reused after a small edit (reread.ts).
+   */
+  async check(
+    text: string,
+    format: DocumentFormat,
+    signal?: AbortSignal,
+    document?: string,
+  ): Promise<CheckResult | undefined> {
     const started = performance.now();
-    const units = unitsOf(text, format);
+    const units = unitsFrom(text, this.read(text, format, document));
     const generation = this.generation;
     const todo = units.filter((u) => !this.cache.has(u.key));
     const fresh = new Map<string, RawFinding[]>();
@@ -306,6 +327,19 @@ export class ProseChecker {
       }
     }
     return { findings, units: units.length, checked: fresh.size, ms: performance.now() - started };
+  }
+
+  private read(text: string, format: DocumentFormat, document: string | undefined): ProseRead {
+    const last = document === undefined ? undefined : this.reads.get(document);
+    const read =
+      (last && last.format === format ? rereadAfterEdit(last.text, last.read, text) : undefined) ??
+      readProse(text, format);
+    if (document !== undefined) {
+      this.reads.delete(document);
+      if (this.reads.size >= READS_LIMIT) this.reads.delete(this.reads.keys().next().value as string);
+      this.reads.set(document, { text, format, read });
+    }
+    return read;
   }
 
   private remember(key: string, raw: RawFinding[]): void {

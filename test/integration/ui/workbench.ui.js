@@ -1606,7 +1606,7 @@ test('Prose checks: a typed Markdown sentence with a misspelling, a doubled word
   // The first check loads Harper and the dictionary in the extension host.
   await waitForSquiggles(3, commandTimeoutMs, 'the three diagnostics');
   await shot('ui-checks-1-three');
-  const status = page.locator('.statusbar-item', { hasText: /7 words/ }).first();
+  const status = page.locator('.statusbar-item', { hasText: /8 words/ }).first();
   await status.waitFor({ state: 'visible', timeout: 15_000 });
 
   // The agreement error's quick fix, from Ctrl+. on "go".
