@@ -214,3 +214,15 @@ test('after a small edit the read is derived from the previous one, and equals r
     }
   assert.ok(derived > 200, `only ${derived} edits were derived`);
 });
+
+test('the Harper rules off by default stay silent until the settings turn them back on', async () => {
+  const checker = await sharedChecker();
+  const text = 'We bought apples, pears and plums.';
+  await checker.configure(defaultCheckerConfig());
+  assert.deepEqual((await checker.check(text, 'plain'))?.findings, []);
+  await checker.configure({ ...defaultCheckerConfig(), grammarRulesOff: [] });
+  assert.deepEqual(
+    (await checker.check(text, 'plain'))?.findings.map((f) => f.rule),
+    ['grammar/OxfordComma'],
+  );
+});

@@ -218,7 +218,8 @@ export class ProseChecker {
   private readonly cache = new Map<string, RawFinding[]>();
   private readonly reads = new Map<string, { text: string; format: DocumentFormat; read: ProseRead }>();
   private generation = 0;
-  private config: CheckerConfig = defaultCheckerConfig();
+  /** What Harper and the speller hold now: Harper.load() turns no rule off, and there are no words yet. */
+  private config: CheckerConfig = { ...defaultCheckerConfig(), grammarRulesOff: [], words: [] };
   private readonly spell: SpellChecker;
   private readonly style = new StyleChecker();
 
@@ -229,7 +230,7 @@ export class ProseChecker {
   /** Loads Harper and the dictionary (about a second; once per process). */
   static async create(config?: CheckerConfig): Promise<ProseChecker> {
     const checker = new ProseChecker(await Harper.load());
-    if (config) await checker.configure(config);
+    await checker.configure(config ?? defaultCheckerConfig());
     return checker;
   }
 
