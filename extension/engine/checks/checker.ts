@@ -28,7 +28,7 @@ import {
   type Severity,
 } from './rules';
 import { SpellChecker, WordSet } from './spelling';
-import { StyleChecker } from './style';
+import { StyleChecker, type StyleFinding } from './style';
 
 export interface CheckFix {
   /** What the quick fix says: 'Change to “the”'. */
@@ -303,14 +303,15 @@ export class ProseChecker {
       }
       const joined = batch.map((u) => u.key).join('\n\n');
       const lints = batch.length > 0 ? await this.harper.lint(joined) : [];
+      const style = this.style.checkMany(batch.map((u) => u.key));
       let base = 0;
       let l = 0;
-      for (const unit of batch) {
+      for (const [b, unit] of batch.entries()) {
         const end = base + unit.key.length;
         const raw: RawFinding[] = [];
         for (; l < lints.length && lints[l].start < end + 2; l++)
           if (lints[l].start >= base && lints[l].end <= end) raw.push(harperRaw(lints[l], base, unit.key));
-        raw.push(...this.spellingRaw(unit.key), ...this.styleRaw(unit.key));
+        raw.push(...this.spellingRaw(unit.key), ...styleRaw(style[b]));
         fresh.set(unit.key, dedupe(raw));
         base = end + 2;
       }
@@ -376,17 +377,6 @@ export class ProseChecker {
     }));
   }
 
-  private styleRaw(key: string): RawFinding[] {
-    return this.style.check(key).map((s) => ({
-      start: s.start,
-      end: s.end,
-      family: s.family,
-      rule: s.family,
-      message: s.message,
-      fixes: s.replacements.map((x) => ({ start: s.start, end: s.end, text: x, title: `Change to ${quote(x)}` })),
-    }));
-  }
-
   /** A unit's finding in the document, with the settings' severity; undefined when it is off or cannot be placed. */
   private place(r: RawFinding, unit: Unit, text: string): CheckFinding | undefined {
     const setting = this.config.rules[r.family];
@@ -421,6 +411,17 @@ export class ProseChecker {
 }
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ');
+
+function styleRaw(found: readonly StyleFinding[]): RawFinding[] {
+  return found.map((s) => ({
+    start: s.start,
+    end: s.end,
+    family: s.family,
+    rule: s.family,
+    message: s.message,
+    fixes: s.replacements.map((x) => ({ start: s.start, end: s.end, text: x, title: `Change to ${quote(x)}` })),
+  }));
+}
 
 function mapSpan(unit: Unit, start: number, end: number): Span {
   const s = unit.map[Math.min(start, unit.key.length)];
