@@ -13,11 +13,10 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { sharedChecker, type CheckFinding, type ProseChecker } from '../engine/checks/checker';
+import type { CheckFinding, ProseChecker } from '../engine/checks/checker';
 import { addToDictionary, DICTIONARY_FILE, readDictionary, userDictionaryPath } from '../engine/checks/dictionary';
 import { safeFixes } from '../engine/checks/fixes';
 import { lineTextAt, NO_IGNORES, withoutIgnored, type Ignores } from '../engine/checks/ignores';
-import { checkerConfigFrom } from '../engine/checks/options';
 import { FAMILIES, FAMILY_NAMES, type Severity } from '../engine/checks/rules';
 import { formatOf, type DocumentFormat } from '../engine/text/markdown';
 import type { Ctx } from './context';
@@ -30,12 +29,21 @@ export const IGNORE_RULE_COMMAND = 'draftsmith.ignoreRule';
 const IGNORES_KEY = 'draftsmith.checks.ignores';
 const SOURCE = 'Draftsmith';
 
-const SEVERITY: Record<Severity, vscode.DiagnosticSeverity> = {
-  error: vscode.DiagnosticSeverity.Error,
-  warning: vscode.DiagnosticSeverity.Warning,
-  information: vscode.DiagnosticSeverity.Information,
-  hint: vscode.DiagnosticSeverity.Hint,
-};
+// Loaded on the first check, not at activation: retext's parser and phrase lists, zod and Harper's
+// loader cost tens of milliseconds to load.
+const checkerModule = () => require('../engine/checks/checker') as typeof import('../engine/checks/checker');
+const optionsModule = () => require('../engine/checks/options') as typeof import('../engine/checks/options');
+
+/** VS Code's severity for each of ours (read when needed: nothing of vscode's is touched while the module loads). */
+function severity(s: Severity): vscode.DiagnosticSeverity {
+  const all: Record<Severity, vscode.DiagnosticSeverity> = {
+    error: vscode.DiagnosticSeverity.Error,
+    warning: vscode.DiagnosticSeverity.Warning,
+    information: vscode.DiagnosticSeverity.Information,
+    hint: vscode.DiagnosticSeverity.Hint,
+  };
+  return all[s];
+}
 
 interface HostSettings {
   enabled: boolean;
@@ -174,12 +182,12 @@ export class ProseChecks implements vscode.Disposable {
 
   private async checker(uri: vscode.Uri): Promise<ProseChecker | undefined> {
     try {
-      const checker = await sharedChecker();
+      const checker = await checkerModule().sharedChecker();
       const raw = vscode.workspace.getConfiguration(CHECKS_SECTION);
       const settings: Record<string, unknown> = {};
       for (const f of FAMILY_NAMES) settings[FAMILIES[f].setting] = raw.get(FAMILIES[f].setting);
       settings.grammarRulesOff = raw.get('grammarRulesOff');
-      await checker.configure(checkerConfigFrom(settings, this.wordsFor(uri)));
+      await checker.configure(optionsModule().checkerConfigFrom(settings, this.wordsFor(uri)));
       this.loaded = checker;
       return checker;
     } catch (e) {
@@ -224,7 +232,7 @@ export class ProseChecks implements vscode.Disposable {
     const d = new vscode.Diagnostic(
       new vscode.Range(doc.positionAt(f.start), doc.positionAt(f.end)),
       f.message,
-      SEVERITY[f.severity],
+      severity(f.severity),
     );
     d.source = SOURCE;
     d.code = f.rule;

@@ -5,10 +5,13 @@
  * workspace's state).
  */
 import * as vscode from 'vscode';
-import { easeBand, textStats, type TextStats } from '../engine/checks/readability';
+import type { TextStats } from '../engine/checks/readability';
 import { formatOf } from '../engine/text/markdown';
 import type { Ctx } from './context';
 import { CHECKS_SECTION, isCheckedLanguage } from './checks';
+
+// Loaded when the item first shows numbers: the syllable counter's word lists are not activation's to load.
+const readability = () => require('../engine/checks/readability') as typeof import('../engine/checks/readability');
 
 export const SET_WORD_GOAL_COMMAND = 'draftsmith.setWordGoal';
 const GOALS_KEY = 'draftsmith.wordGoals';
@@ -68,6 +71,7 @@ export class WritingStatus implements vscode.Disposable {
     const sel = editor.selection;
     const selection = !sel.isEmpty;
     const range = selection ? { start: doc.offsetAt(sel.start), end: doc.offsetAt(sel.end) } : undefined;
+    const { textStats, easeBand } = readability();
     const stats = textStats(doc.getText(), formatOf(doc.languageId === 'markdown' ? 'markdown' : doc.fileName), range);
     const goalValue = this.goals()[doc.uri.toString()];
     const goal = typeof goalValue === 'number' && goalValue > 0 ? goalValue : undefined;
