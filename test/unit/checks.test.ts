@@ -226,3 +226,20 @@ test('the Harper rules off by default stay silent until the settings turn them b
     ['grammar/OxfordComma'],
   );
 });
+
+test('technical Markdown: file names and paths, a list item in lower case, indented continuation lines and a code span over a line break raise nothing', async () => {
+  const text = [
+    'See settings.md and dist/cli.js, or the files under docs/ ending in .md or .txt for more.',
+    '',
+    '- the engine, which runs the models',
+    '  on the second line of the item.',
+    '- **host ↔ engine**: messages only.',
+    '',
+    'Run `npx draftsmith check',
+    'docs/` and read the output.',
+  ].join('\n');
+  assert.deepEqual(
+    (await check(text)).map((f) => `${f.rule}:${at(text, f)}`),
+    [],
+  );
+});

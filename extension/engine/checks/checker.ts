@@ -92,11 +92,24 @@ interface Unit {
   map: Int32Array;
   /** Placeholder ranges in key. */
   holes: Span[];
+  /** A list item's text: it need not start with a capital. */
+  listItem: boolean;
 }
 
 const PLACEHOLDER = 'code';
 /** Bare links, www. addresses and e-mail addresses: never prose. */
 const LINKISH = /\b(?:[a-z][a-z0-9+.-]*:\/\/|www\.)[^\s<>()[\]"'`]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+/gi;
+/**
+ * File names and paths written as prose ("see settings.md", "under docs/", "dist/cli.js"): code to
+ * a reader, so a placeholder too. A name is a stem of two or more characters and a lower-case
+ * extension ("e.g." and "U.S." are not); a path has two slashes, or one and an extension or a final slash.
+ */
+const FILELIKE =
+  /(?<![\w@./-])(?:(?:[\w.-]+\/){2,}[\w.-]*|[\w.-]+\/[\w-]*\.[a-z][\w]*|[\w.-]+\/(?=[\s),.;:!?]|$)|[A-Za-z_][\w-]+\.[a-z][a-z0-9]{0,4}(?![\w]))|(?<=^|[\s(])\.[a-z][a-z0-9]{0,4}(?![\w.])/g;
+/** Code spans in the source: markdown-it's own list misses one that runs over a line break. */
+const CODE_SPAN = /(`+)(?!`)[\s\S]*?[^`]\1(?!`)/g;
+/** What stands before a list item's text on its line: quote marks, a bullet or number, a task box. */
+const LIST_ITEM = /^\s*(?:>\s*)*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?[*_[`~]*$/;
 /** A paragraph longer than this is checked in pieces of about this size, cut at white space. */
 const MAX_UNIT = 8000;
 /** Units lint together up to this many characters (one Harper call has a fixed cost of its own). */
@@ -113,16 +126,22 @@ export function unitsOf(text: string, format: DocumentFormat): Unit[] {
 function unitsFrom(text: string, doc: ProseRead): Unit[] {
   const prose = doc.prose;
   const holes: Span[] = [...doc.inlineCode];
-  for (const p of doc.paragraphs)
-    for (const m of prose.slice(p.start, p.end).matchAll(LINKISH)) {
-      const start = p.start + m.index;
-      holes.push({ start, end: start + m[0].replace(/[.,;:!?]+$/, '').length });
-    }
+  for (const p of doc.paragraphs) {
+    for (const pattern of [LINKISH, FILELIKE])
+      for (const m of prose.slice(p.start, p.end).matchAll(pattern)) {
+        const start = p.start + m.index;
+        holes.push({ start, end: start + m[0].replace(/[.,;:!?]+$/, '').length });
+      }
+    for (const m of text.slice(p.start, p.end).matchAll(CODE_SPAN))
+      holes.push({ start: p.start + m.index, end: p.start + m.index + m[0].length });
+  }
   holes.sort((a, b) => a.start - b.start);
   const units: Unit[] = [];
   let h = 0;
   for (const p of doc.paragraphs) {
     if (junkRatio(text.slice(p.start, Math.min(p.end, p.start + 4096))) > 0.1) continue; // binary, not writing
+    const lineStart = Math.max(text.lastIndexOf('\n', p.start - 1), text.lastIndexOf('\r', p.start - 1)) + 1;
+    let listItem = LIST_ITEM.test(text.slice(lineStart, p.start));
     for (const piece of pieces(prose, p.start, p.end)) {
       while (h < holes.length && holes[h].end <= piece.start) h++;
       const parts: string[] = [];
@@ -143,8 +162,10 @@ function unitsFrom(text: string, doc: ProseRead): Unit[] {
         run = -1;
       };
       let k = h;
+      let indent = false; // after a line break: the next line's indentation is left out
       for (let i = piece.start; i < piece.end;) {
         if (k < holes.length && holes[k].start === i) {
+          indent = false;
           flush(i);
           const hole = holes[k++];
           unitHoles.push({ start: length, end: length + PLACEHOLDER.length });
@@ -155,6 +176,12 @@ function unitsFrom(text: string, doc: ProseRead): Unit[] {
         }
         while (k < holes.length && holes[k].start < i) k++;
         const c = prose.charCodeAt(i);
+        if (indent && (c === 32 || c === 9)) {
+          flush(i);
+          i++;
+          continue;
+        }
+        indent = c === 10 || c === 13;
         if (c === text.charCodeAt(i)) {
           if (run < 0) run = i;
           push(i);
@@ -169,7 +196,8 @@ function unitsFrom(text: string, doc: ProseRead): Unit[] {
       flush(piece.end);
       push(piece.end);
       const key = parts.join('');
-      if (key.trim()) units.push({ key, map: map.slice(0, length), holes: unitHoles });
+      if (key.trim()) units.push({ key, map: map.slice(0, length), holes: unitHoles, listItem });
+      listItem = false;
     }
   }
   return units;
@@ -382,6 +410,8 @@ export class ProseChecker {
     const setting = this.config.rules[r.family];
     if (setting === 'off') return undefined;
     if (unit.holes.some((h) => r.start < h.end && r.end > h.start)) return undefined;
+    // A list item is often a fragment ("- the engine, which runs the models"): no capital needed.
+    if (unit.listItem && r.start === 0 && r.rule === 'grammar/SentenceCapitalization') return undefined;
     const span = mapSpan(unit, r.start, r.end);
     const written = text.slice(span.start, span.end);
     const read = unit.key.slice(r.start, r.end);
