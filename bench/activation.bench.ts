@@ -62,6 +62,11 @@ for (const name of [
   'languages',
   'StatusBarAlignment',
   'InlineCompletionItem',
+  'CodeActionKind',
+  'CodeAction',
+  'Diagnostic',
+  'DiagnosticSeverity',
+  'MarkdownString',
 ]) {
   vscodeStub[name] = anything(name);
 }

@@ -29,6 +29,8 @@ import { parseHubEndpoint, parseModelChoice } from './modelChoice';
 import { evalReply, replyCommand } from './cli/replyCommand';
 import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
+import { checkCommand } from './cli/checkCommand';
+import { runChecksEval } from './engine/eval/checksEval';
 import { isDocumentRun, summarizeDocuments } from './cli/summarizeDocuments';
 
 export function engineConfig(a: Args): EngineConfig {
@@ -489,6 +491,17 @@ const HANDLERS: { readonly [C in CommandName]: (a: Args) => Promise<number | voi
       variants: (f) => variants(a, f),
     }),
   score: scoreCommand,
+  check: checkCommand,
+  'eval checks': async (a) => {
+    const data = flag(a, 'data');
+    if (data === undefined)
+      throw new EngineError('bad-request', 'eval checks needs --data DIR (JFLEG: dev.src, dev.ref0-3)');
+    process.stdout.write(
+      await runChecksEval({ dataDir: path.resolve(data), limit: intFlag(a, 'limit') }, (m) =>
+        process.stderr.write(`${m}\n`),
+      ),
+    );
+  },
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -510,7 +523,8 @@ async function main(argv: string[]): Promise<number> {
   // An option the command does not take is refused (exit 2), not ignored.
   checkOptions(a, cmd === 'eval' && a.positional[1] !== undefined ? `eval ${a.positional[1]}` : cmd);
   const commandLine = process.argv.join(' ').length;
-  if (cmd !== 'score' && commandLine > MAX_COMMAND_LINE) {
+  // score and check start no model runtime: any number of files may be named.
+  if (cmd !== 'score' && cmd !== 'check' && commandLine > MAX_COMMAND_LINE) {
     throw new EngineError(
       'bad-request',
       `the command line is ${commandLine} characters long; the models' runtime cannot start with one over ${MAX_COMMAND_LINE}. ` +

@@ -633,6 +633,59 @@ const TABLE = [
     ],
   },
   {
+    name: 'check',
+    summary:
+      'prose checks of Markdown and text files (grammar, spelling, repeated words, spacing, long sentences; passive voice and wordy phrases when named), one linter line per finding',
+    usage: [
+      {
+        synopsis: 'check FILE ... | FOLDER ... [--rule NAME ...] [--dictionary FILE ...] [--json]',
+        note: 'Prints FILE:LINE:COLUMN: severity rule: message (LINE in the file as given, COLUMN from 1 in UTF-16 code units, as VS Code counts). A FOLDER is searched for .md, .markdown and .txt files, dot folders and node_modules left out. Markdown code, links, HTML and front matter are never checked. The personal dictionaries are ./.draftsmith/dictionary.txt and ~/.draftsmith/dictionary.txt (one word a line), as in the editor. Exit 1 when something was found, 0 when nothing was, 2 on a bad command line or a name that is not there.',
+      },
+    ],
+    options: [
+      {
+        name: 'rule',
+        kind: 'text',
+        value: 'NAME',
+        repeatable: true,
+        description:
+          'only these families or rules: spelling, grammar, repeated-word, spacing, long-sentence, passive-voice, wordy-phrase, or one Harper rule as grammar/NAME; repeatable or comma-separated (default: every family that is not a hint in the editor)',
+      },
+      {
+        name: 'dictionary',
+        kind: 'text',
+        value: 'FILE',
+        repeatable: true,
+        description: 'a personal dictionary (one word a line) besides the two read anyway',
+      },
+      flag(
+        'json',
+        'the findings as a JSON list (file, line, column, endLine, endColumn, rule, family, severity, message, fixes)',
+      ),
+    ],
+    examples: [
+      { args: 'check docs/', what: 'every Markdown and text file under docs/' },
+      { args: 'check README.md --rule spelling --rule repeated-word', what: 'two families only' },
+      { args: 'check chapter1.md --rule passive-voice,wordy-phrase', what: 'the style hints the editor shows' },
+    ],
+  },
+  {
+    name: 'eval checks',
+    summary:
+      'the prose checks on JFLEG: per family, the share of erroneous sentences flagged and the false flags per corrected sentence (docs/checks.md)',
+    usage: [{ synopsis: 'eval checks --data DIR [--limit N]' }],
+    options: [
+      {
+        name: 'data',
+        kind: 'text',
+        value: 'DIR',
+        description: "JFLEG's folder: dev.src and dev.ref0 to dev.ref3 (or test.*), one tokenized sentence a line",
+      },
+      { name: 'limit', kind: 'integer', value: 'N', description: 'the first N sentences only' },
+    ],
+    examples: [{ args: 'eval checks --data ../shared/data/jfleg_dev', what: 'the table in docs/checks.md' }],
+  },
+  {
     name: 'score',
     summary:
       "Score Draft from a terminal: BLEU, chrF, ROUGE, diversity, substantiality and coherence of drafts against references, with sacreBLEU's workflow and signatures",

@@ -1,6 +1,8 @@
 /** Activation: builds the Ctx, registers the command table, returns the API used by the tests. */
 import * as vscode from 'vscode';
 import type { DraftsmithApi } from './api';
+import { ProseChecks } from './checks';
+import { WritingStatus } from './checksStatus';
 import { registerCommands } from './commands';
 import { Ctx } from './context';
 import { essay } from './essayCommand';
@@ -25,6 +27,9 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   // Registers the provider and the status bar item only: nothing reaches the engine until they are turned on.
   const inline = ctx.own(new InlineSuggestions(ctx));
   const offline = ctx.own(new OfflineStatus());
+  // Prose checks and the writing status bar: Harper and the dictionary load on the first check.
+  ctx.own(new ProseChecks(ctx));
+  ctx.own(new WritingStatus(ctx));
   // The worker and the models start on the first command, so activation stays cheap (bench/activation.bench.ts measures it).
   ctx.log.info(
     `Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms (${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`,

@@ -45,6 +45,8 @@ const TABLE: [string[], string][] = [
   [['eval', 'story'], '--ranking'],
   [['eval', 'roundtrip'], '--variant'],
   [['eval', 'reply'], '--examples'],
+  [['check'], '--rule'],
+  [['eval', 'checks'], '--limit'],
 ];
 
 test('every command refuses an option it does not take: exit 2, naming the options it takes', () => {
@@ -130,8 +132,9 @@ test('every option --help shows for a command is one it takes, and so are the no
     for (const f of flagsIn(text))
       assert.ok(COMMAND_OPTIONS[command].includes(f), `--help shows ${command} --${f}, which it refuses`);
   }
-  // The notes: --dump and --no-guards for every eval; the model sources and runtime for the model commands.
-  for (const command of Object.keys(COMMAND_OPTIONS).filter((c) => c.startsWith('eval '))) {
+  // The notes: --dump and --no-guards for every eval of a model (eval checks runs none); the model
+  // sources and runtime for the model commands.
+  for (const command of Object.keys(COMMAND_OPTIONS).filter((c) => c.startsWith('eval ') && c !== 'eval checks')) {
     for (const f of ['dump', 'no-guards', 'data', 'limit', 'variant', 'models', 'device', 'threads'])
       assert.ok(COMMAND_OPTIONS[command].includes(f), `${command} --${f}`);
   }

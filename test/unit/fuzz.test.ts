@@ -634,3 +634,58 @@ test('fuzz: the host\'s panel handler obeys only { type: "ready" }, and the page
     }
   });
 });
+
+// ---- prose checks ----------------------------------------------------------------------------------
+
+test('fuzz: the prose checker answers any document and any personal dictionary, its findings inside the text, and a re-check after an edit finds what a fresh check finds', async () => {
+  const { sharedChecker, defaultCheckerConfig } = await import('../../extension/engine/checks/checker');
+  const { parseDictionary } = await import('../../extension/engine/checks/dictionary');
+  const { applyFixes, safeFixes } = await import('../../extension/engine/checks/fixes');
+  const checker = await sharedChecker();
+  const markdownish = fc
+    .array(
+      fc.oneof(
+        english,
+        hostileText,
+        fc.constantFrom('# Title', '```', '~~~', '---', '- item', '> quote', '<div>', '`code`', '[a](b)', '| a | b |'),
+      ),
+      { maxLength: 12 },
+    )
+    .map((ps) => ps.join('\n'));
+  const junkDictionary = fc
+    .array(fc.oneof(word, nasty, fc.string({ unit: 'binary', maxLength: 30 })), { maxLength: 20 })
+    .map((ls) => ls.join('\n'));
+  const check = async (text: string, format: 'markdown' | 'plain', document?: string) => {
+    const r = await checker.check(text, format, undefined, document);
+    assert.ok(r);
+    for (const f of r.findings) {
+      assert.ok(0 <= f.start && f.start <= f.end && f.end <= text.length, JSON.stringify(f));
+      assert.ok(f.message.length > 0);
+      for (const x of f.fixes) assert.ok(0 <= x.start && x.start <= x.end && x.end <= text.length, JSON.stringify(x));
+    }
+    assert.equal(typeof applyFixes(text, safeFixes(r.findings)), 'string');
+    return r.findings;
+  };
+  await fuzz(
+    'prose checks',
+    fc.record({
+      text: fc.oneof(anyText, markdownish),
+      format: fc.constantFrom('markdown' as const, 'plain' as const),
+      dictionary: junkDictionary,
+      edit: fc.tuple(fc.nat(), fc.oneof(word, nasty, fc.constant(''))),
+    }),
+    async ({ text, format, dictionary, edit }) => {
+      const words = parseDictionary(dictionary);
+      for (const w of words) assert.ok(!/\s/.test(w) && w.length <= 64, w);
+      await checker.configure({ ...defaultCheckerConfig(), words });
+      await check(text, format, 'fuzz');
+      // An edit while the cache and the last read hold the old text: the re-check equals a check from nothing.
+      const at = text.length === 0 ? 0 : edit[0] % text.length;
+      const edited = text.slice(0, at) + edit[1] + text.slice(at);
+      const again = await check(edited, format, 'fuzz');
+      checker.clear();
+      assert.deepEqual(await check(edited, format), again);
+    },
+    Math.max(20, Math.round(RUNS / 5)),
+  );
+});

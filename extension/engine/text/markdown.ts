@@ -50,6 +50,8 @@ export interface ReadDocument {
   /** Every prose paragraph, in order (the union of the sections'). */
   paragraphs: Paragraph[];
   sections: Section[];
+  /** Inline code spans (their text, without the backticks): prose for the models, not for the prose checks. */
+  inlineCode: Span[];
   /** How many blocks of each kind were left out of the prose. */
   skipped: { code: number; table: number; html: number; frontMatter: number };
   /** Things a writer should know about how the document was read ("an unclosed ``` fence at line 12 makes the rest code"). */
@@ -136,7 +138,14 @@ function pastLinkTail(text: string, at: number, end: number): number {
  * order from a cursor, and inline code; link targets, images, autolinks and inline HTML are
  * stepped over so that a word of the text after them is never found inside them.
  */
-function unmaskInline(text: string, buf: Uint16Array, children: readonly Token[], from: number, to: number): void {
+function unmaskInline(
+  text: string,
+  buf: Uint16Array,
+  children: readonly Token[],
+  from: number,
+  to: number,
+  inlineCode: Span[],
+): void {
   let cursor = from;
   const find = (s: string, limit = SEARCH_WINDOW): number => {
     const at = text.indexOf(s, cursor);
@@ -169,6 +178,7 @@ function unmaskInline(text: string, buf: Uint16Array, children: readonly Token[]
       const at = find(t.content);
       if (at >= 0) {
         unmask(at, at + t.content.length);
+        inlineCode.push({ start: at, end: at + t.content.length });
         cursor = at + t.content.length;
       }
     } else if (t.type === 'html_inline') {
@@ -209,6 +219,7 @@ export function readDocument(text: string, format: DocumentFormat): ReadDocument
       blocks: paragraphs.map((p) => ({ start: p.start, end: p.end, kind: 'paragraph' })),
       paragraphs,
       sections: [{ title: '', level: 0, start: 0, end: text.length, paragraphs }],
+      inlineCode: [],
       skipped: { code: 0, table: 0, html: 0, frontMatter: 0 },
       notes: [],
     };
@@ -238,6 +249,7 @@ export function readMarkdown(text: string): ReadDocument {
   const buf = blankBuffer(text);
   const headings: { title: string; level: number; span: Span }[] = [];
   const paragraphStarts: number[] = [];
+  const inlineCode: Span[] = [];
 
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
@@ -255,7 +267,7 @@ export function readMarkdown(text: string): ReadDocument {
         const inline = tokens[i + 1];
         blocks.push({ kind: 'paragraph', ...span });
         if (inline?.type === 'inline') {
-          unmaskInline(text, buf, inline.children ?? [], span.start, span.end);
+          unmaskInline(text, buf, inline.children ?? [], span.start, span.end, inlineCode);
           paragraphStarts.push(span.start);
         }
         break;
@@ -337,7 +349,7 @@ export function readMarkdown(text: string): ReadDocument {
       paragraphs: paragraphs.filter((p) => p.start >= h.span.end && p.end <= end),
     });
   });
-  return { format: 'markdown', prose, blocks, paragraphs, sections, skipped, notes };
+  return { format: 'markdown', prose, blocks, paragraphs, sections, inlineCode, skipped, notes };
 }
 
 /** The index of the line that holds `offset` (binary search over line starts). */

@@ -1683,3 +1683,71 @@ test("Markdown in the panel: Check Coherence says the table was skipped and alig
   await page.keyboard.press('Control+z');
   await waitForText((t) => !t.includes('Summary:'), 15_000, 'one undo to remove the summary');
 });
+
+// Prose checks as a writer meets them: three problems in one typed sentence, their squiggles, a quick
+// fix from Ctrl+., Fix All Safe Issues for the other two in one edit, one Undo for that edit, and the
+// words in the status bar.
+const CHECKED_SENTENCE = 'He go to the the libary every day.';
+const squiggles = () =>
+  page.locator(
+    '.editor-group-container.active .monaco-editor .squiggly-warning, .editor-group-container.active .monaco-editor .squiggly-error',
+  );
+
+async function waitForSquiggles(count, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  let n = -1;
+  while (Date.now() < deadline) {
+    n = await squiggles().count();
+    if (n === count) return;
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}: ${n} squiggles, not ${count}`);
+}
+
+/** The cursor to line:column, through Go to Line (the quick open's ":"). */
+async function cursorTo(line, column) {
+  await page.keyboard.press('Control+p');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.fill(`:${line}:${column}`);
+  await page.waitForTimeout(300);
+  await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
+}
+
+test('Prose checks: a typed Markdown sentence with a misspelling, a doubled word and an agreement error shows three diagnostics; the quick fix and Fix All Safe Issues correct them; one Undo takes Fix All back; the status bar counts the words', async () => {
+  await typeIntoNewFileOf('Markdown', CHECKED_SENTENCE, 'the typed sentence');
+  await page.keyboard.press('Escape');
+  // The first check loads Harper and the dictionary in the extension host.
+  await waitForSquiggles(3, commandTimeoutMs, 'the three diagnostics');
+  await shot('ui-checks-1-three');
+  const status = page.locator('.statusbar-item', { hasText: /8 words/ }).first();
+  await status.waitFor({ state: 'visible', timeout: 15_000 });
+
+  // The agreement error's quick fix, from Ctrl+. on "go".
+  await cursorTo(1, 5);
+  await page.keyboard.press('Control+.');
+  const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Change to “goes”' }).first();
+  await fix.waitFor({ state: 'visible', timeout: 15_000 });
+  await shot('ui-checks-2-quickfix');
+  await fix.click();
+  await waitForText((t) => t.includes('He goes to the the libary'), 15_000, 'the quick fix');
+  await waitForSquiggles(2, 60_000, 'two diagnostics left');
+
+  // The doubled word and the misspelling (one suggestion) are safe: one edit fixes both.
+  await runFromPalette('Draftsmith: Fix All Safe Issues');
+  await waitForText((t) => t.includes('He goes to the library every day.'), 30_000, 'Fix All Safe Issues');
+  await waitForSquiggles(0, 60_000, 'no diagnostic left');
+  await page
+    .locator('.statusbar-item', { hasText: /7 words/ })
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 });
+  await shot('ui-checks-3-fixed');
+
+  // One Undo takes back Fix All Safe Issues as a whole, and its two diagnostics come back.
+  await focusEditor();
+  await page.keyboard.press('Control+z');
+  await waitForText((t) => t.includes('He goes to the the libary every day.'), 15_000, 'one undo of Fix All');
+  await waitForSquiggles(2, 60_000, 'the two diagnostics back after the undo');
+  await shot('ui-checks-4-undo');
+});

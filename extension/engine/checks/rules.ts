@@ -1,0 +1,129 @@
+/**
+ * The prose checks' rule families: what each finds, which library finds it, its setting and its
+ * default. Data only, no imports: package.json's settings, the host, the CLI and the docs read it.
+ *
+ * Where the rules come from, and why:
+ * - grammar, repeated words, spacing and long sentences: Harper (harper.js, its WebAssembly build),
+ *   a maintained offline checker with several hundred rules and fixes; its RepeatedWords, Spaces and
+ *   LongSentences rules are used as they are rather than retext-repeated-words or retext-readability,
+ *   because they come out of the same pass that finds the grammar, with fixes.
+ * - passive voice and wordy phrases: Harper has neither, so they come from retext-passive and
+ *   retext-simplify (the word lists Vale and alex's authors maintain), run on the same text.
+ * - spelling: nspell with hunspell en_US (dictionary-en), the dictionary Score Draft's non-word rate
+ *   already reads, with names, code, links and the personal dictionary left out; Harper's own
+ *   SpellCheck is off so that one word gets one finding.
+ * Defaults follow the JFLEG measurements in docs/checks.md: the families that flag many fluent
+ * sentences (passive voice, wordy phrases) are hints, the rest warnings or information.
+ */
+
+export type Severity = 'error' | 'warning' | 'information' | 'hint';
+export type RuleSetting = Severity | 'off';
+export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'information', 'hint'];
+export const RULE_SETTINGS: readonly RuleSetting[] = ['off', ...SEVERITIES];
+
+export interface FamilySpec {
+  /** The setting under draftsmith.checks (draftsmith.checks.<setting>). */
+  readonly setting: string;
+  readonly title: string;
+  /** What finds it. */
+  readonly source: string;
+  readonly description: string;
+  readonly default: RuleSetting;
+  /** Its fixes cannot change the meaning (Fix All Safe Issues applies them when there is exactly one). */
+  readonly safe: boolean;
+}
+
+export const FAMILIES = {
+  spelling: {
+    setting: 'spelling',
+    title: 'Spelling',
+    source: 'nspell, hunspell en_US (dictionary-en)',
+    description:
+      'Words the en_US dictionary does not know. Names (capitalised words inside a sentence), inline code, code blocks, links, e-mail addresses, words with digits or underscores, and the words of the personal dictionaries are left out.',
+    default: 'warning',
+    safe: true,
+  },
+  grammar: {
+    setting: 'grammar',
+    title: 'Grammar and usage',
+    source: 'Harper',
+    description:
+      "Harper's rules: agreement, articles (a/an), confused words, capitalisation, punctuation, word order and several hundred more. Single rules can be turned off with `#draftsmith.checks.grammarRulesOff#`.",
+    default: 'warning',
+    safe: false,
+  },
+  'repeated-word': {
+    setting: 'repeatedWords',
+    title: 'Repeated words',
+    source: 'Harper (RepeatedWords)',
+    description: 'The same word twice in a row ("the the").',
+    default: 'warning',
+    safe: true,
+  },
+  spacing: {
+    setting: 'spacing',
+    title: 'Spacing',
+    source: 'Harper (Spaces, NoFrenchSpaces)',
+    description: 'Two or more spaces between words or after a sentence.',
+    default: 'information',
+    safe: true,
+  },
+  'long-sentence': {
+    setting: 'longSentences',
+    title: 'Long sentences',
+    source: 'Harper (LongSentences)',
+    description: 'Sentences of more than 40 words, which readers find hard to follow.',
+    default: 'information',
+    safe: false,
+  },
+  'passive-voice': {
+    setting: 'passiveVoice',
+    title: 'Passive voice',
+    source: 'retext-passive',
+    description: 'A form of "to be" followed by a past participle ("was thrown"): the doer of the action is hidden.',
+    default: 'hint',
+    safe: false,
+  },
+  'wordy-phrase': {
+    setting: 'wordyPhrases',
+    title: 'Wordy phrases',
+    source: 'retext-simplify',
+    description: 'Phrases with a simpler or shorter alternative ("in order to" → "to").',
+    default: 'hint',
+    safe: false,
+  },
+} as const satisfies Record<string, FamilySpec>;
+
+export type Family = keyof typeof FAMILIES;
+export const FAMILY_NAMES = Object.keys(FAMILIES) as Family[];
+
+/**
+ * Harper rules off by default: on JFLEG they flag corrected sentences at least half as often (per
+ * sentence) as erroneous ones, with 5 false flags or more (`draftsmith eval checks`, docs/checks.md).
+ * Most are style preferences (the Oxford comma, "and also", regionalisms) rather than errors.
+ */
+export const DEFAULT_GRAMMAR_RULES_OFF: readonly string[] = [
+  'AvoidAndAlso',
+  'CompoundNouns',
+  'Excellent',
+  'MissingTo',
+  'OxfordComma',
+  'Regionalisms',
+  'WouldNeverHave',
+];
+
+/** The Harper rules that are families of their own; every other Harper rule is grammar. */
+export const HARPER_FAMILY: Readonly<Record<string, Family>> = {
+  RepeatedWords: 'repeated-word',
+  Spaces: 'spacing',
+  NoFrenchSpaces: 'spacing',
+  LongSentences: 'long-sentence',
+};
+
+/** Harper rules never run: spelling is nspell's. */
+export const HARPER_ALWAYS_OFF: readonly string[] = ['SpellCheck'];
+
+/** The default setting of every family. */
+export function defaultRuleSettings(): Record<Family, RuleSetting> {
+  return Object.fromEntries(FAMILY_NAMES.map((f) => [f, FAMILIES[f].default])) as Record<Family, RuleSetting>;
+}

@@ -1,0 +1,162 @@
+/**
+ * Spelling: nspell (a JavaScript hunspell) with en_US from dictionary-en, the speller Score Draft's
+ * non-word rate reads (metrics/nonwords.ts loads it once for both).
+ *
+ * Left out, as a writer expects of a spell checker in prose: names (a capitalised word that does not
+ * open its sentence), words in capitals (acronyms), camelCase and snake_case identifiers, anything
+ * with a digit, '/', '\', '@', '=', or an inner '.', words of scripts other than Latin, and the
+ * personal dictionary's words. Code, links and e-mail addresses never reach here (checker.ts).
+ *
+ * Suggestions are the dictionary words one edit away (a letter deleted, inserted, replaced or two
+ * swapped, a letter doubled or undoubled, a space inserted), best first, at most five. nspell's own
+ * suggest() also looks two edits away and can take seconds on a long unknown word, which a check
+ * as you type cannot afford.
+ */
+import { enUsSpeller, type Speller } from '../metrics/nonwords';
+
+export interface SpellFinding {
+  start: number;
+  end: number;
+  word: string;
+  suggestions: string[];
+}
+
+/** The personal dictionary: words as written and lower-cased (cspell and LTeX+ word lists match either way). */
+export class WordSet {
+  private readonly exact = new Set<string>();
+  private readonly lower = new Set<string>();
+  constructor(words: Iterable<string> = []) {
+    for (const w of words) this.add(w);
+  }
+  add(word: string): void {
+    this.exact.add(word);
+    this.lower.add(word.toLowerCase());
+  }
+  has(word: string): boolean {
+    return this.exact.has(word) || this.lower.has(word.toLowerCase());
+  }
+  get size(): number {
+    return this.exact.size;
+  }
+}
+
+const WORD_RUN = /\S+/g;
+const EDGE = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
+const LATIN_WORD = /^\p{Script=Latin}+(?:['’]\p{Script=Latin}+)*$/u;
+const SENTENCE_END = /[.!?:;…]["'”’)\]]*$/;
+const KEYBOARD = ['qwertyuiop', 'asdfghjkl', 'zxcvbnm'];
+const NEIGHBOURS = new Map<string, string>();
+KEYBOARD.forEach((row, r) =>
+  [...row].forEach((c, i) => {
+    const near = [row[i - 1], row[i + 1], KEYBOARD[r - 1]?.[i], KEYBOARD[r + 1]?.[i]].filter(Boolean).join('');
+    NEIGHBOURS.set(c, near);
+  }),
+);
+
+/** Whether a whitespace-separated run is code, a path or a number rather than words. */
+function notWords(run: string): boolean {
+  return /[\p{N}_/\\@=<>{}[\]|#~^*$%&+]/u.test(run) || /\p{L}\.\p{L}/u.test(run);
+}
+
+export class SpellChecker {
+  private readonly verdicts = new Map<string, boolean>();
+  private readonly suggestions = new Map<string, string[]>();
+
+  constructor(
+    private readonly speller: Speller = enUsSpeller(),
+    private words: WordSet = new WordSet(),
+  ) {}
+
+  setWords(words: WordSet): void {
+    this.words = words;
+  }
+
+  private known(word: string): boolean {
+    let v = this.verdicts.get(word);
+    if (v === undefined) {
+      v = this.speller.correct(word);
+      if (this.verdicts.size > 100_000) this.verdicts.clear();
+      this.verdicts.set(word, v);
+    }
+    return v;
+  }
+
+  /** Whether the dictionary (or the personal one) takes `word` as written (hunspell takes "The" for "the", not "paris" for "Paris"). */
+  accepts(word: string): boolean {
+    if (this.words.has(word)) return true;
+    const w = word.replace(/’/g, "'");
+    if (this.known(w)) return true;
+    // en_US spells loanwords without their accents ("cafe", "naive"): "café" is no misspelling.
+    const plain = w.normalize('NFD').replace(/\p{M}/gu, '');
+    return plain !== w && this.known(plain);
+  }
+
+  /** The misspelled words of `text` (offsets in `text`). */
+  check(text: string): SpellFinding[] {
+    const out: SpellFinding[] = [];
+    let sentenceStart = true;
+    for (const m of text.matchAll(WORD_RUN)) {
+      const run = m[0];
+      const opens = sentenceStart;
+      sentenceStart = SENTENCE_END.test(run);
+      const lineStart = m.index === 0 || /[\r\n]\s*$/.test(text.slice(Math.max(0, m.index - 8), m.index));
+      const bare = run.replace(EDGE, '');
+      if (!bare || notWords(bare) || bare.length > 40) continue;
+      const bareAt = m.index + run.indexOf(bare);
+      // Hyphenated words part by part, as hunspell does.
+      let offset = 0;
+      bare.split(/([-‐–—])/).forEach((part, i) => {
+        const at = bareAt + offset;
+        offset += part.length;
+        if (i % 2 === 1 || part.length < 2) return;
+        const word = part.replace(/['’]s$/, '');
+        if (!LATIN_WORD.test(word)) return;
+        if (word === word.toUpperCase()) return; // an acronym
+        if (/\p{Ll}\p{Lu}/u.test(word)) return; // camelCase
+        if (/^\p{Lu}/u.test(word) && !(opens || lineStart) && i === 0) return; // a name
+        if (/^\p{Lu}/u.test(word) && i > 0) return;
+        if (this.accepts(word)) return;
+        out.push({ start: at, end: at + word.length, word, suggestions: this.suggest(word) });
+      });
+    }
+    return out;
+  }
+
+  /** Dictionary words one edit from `word`, best first (see the header). */
+  suggest(word: string): string[] {
+    const cached = this.suggestions.get(word);
+    if (cached) return cached;
+    const lower = word.toLowerCase();
+    const scored = new Map<string, number>();
+    const offer = (c: string, score: number) => {
+      if (c.length === 0 || c === lower) return;
+      const prev = scored.get(c);
+      if (prev !== undefined && prev <= score) return;
+      const ok = c.includes(' ') ? c.split(' ').every((p) => p.length > 0 && this.known(p)) : this.known(c);
+      if (ok) scored.set(c, score);
+    };
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    for (let i = 0; i <= lower.length; i++) {
+      const a = lower.slice(0, i);
+      const b = lower.slice(i);
+      if (b.length > 0) offer(a + b.slice(1), b[0] === a.at(-1) || b[0] === b[1] ? 0 : 2); // delete (a doubled letter: 0)
+      if (b.length > 1) offer(a + b[1] + b[0] + b.slice(2), 0); // swap
+      for (const c of letters) {
+        if (b.length > 0 && c !== b[0]) offer(a + c + b.slice(1), NEIGHBOURS.get(b[0])?.includes(c) ? 1 : 2); // replace
+        offer(a + c + b, c === a.at(-1) || c === b[0] ? 0 : 2); // insert (a doubled letter: 0)
+      }
+      if (i > 1 && i < lower.length - 1) offer(`${a} ${b}`, 3); // a missing space
+    }
+    const upper = /^\p{Lu}/u.test(word);
+    const ranked = [...scored.entries()]
+      .sort((x, y) => x[1] - y[1] || (x[0][0] === lower[0] ? 0 : 1) - (y[0][0] === lower[0] ? 0 : 1))
+      .slice(0, 5)
+      .map(([c]) => (upper ? c.charAt(0).toUpperCase() + c.slice(1) : c));
+    // A word the dictionary has only capitalised ("paris"): the capital is the suggestion.
+    if (!upper && this.known(word.charAt(0).toUpperCase() + word.slice(1)))
+      ranked.unshift(word.charAt(0).toUpperCase() + word.slice(1));
+    if (this.suggestions.size > 20_000) this.suggestions.clear();
+    this.suggestions.set(word, ranked);
+    return ranked;
+  }
+}
