@@ -21,3 +21,15 @@ export { documentSpan, holdsMarkup, proseBlockAt, type CompactText } from './tex
 export { hasLetter, hasReadableText, paragraphAt } from './text/reader';
 export { parseTopics } from './text/topics';
 export { countWords } from './text/words';
+
+// Checks as you write: the light parts at once; the checker (Harper's WebAssembly, the dictionary)
+// and the readability formulas (their word lists) only when a document is first checked.
+export type { CheckFinding, ProseChecker } from './checks/checker';
+export { addToDictionary, DICTIONARY_FILE, readDictionary, userDictionaryPath } from './checks/dictionary';
+export { safeFixes } from './checks/fixes';
+export { lineTextAt, NO_IGNORES, withoutIgnored, type Ignores } from './checks/ignores';
+export { FAMILIES, FAMILY_NAMES, type Severity } from './checks/rules';
+export type { TextStats } from './checks/readability';
+export const checkerModule = () => require('./checks/checker') as typeof import('./checks/checker');
+export const checkOptionsModule = () => require('./checks/options') as typeof import('./checks/options');
+export const readabilityModule = () => require('./checks/readability') as typeof import('./checks/readability');

@@ -13,12 +13,26 @@
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { CheckFinding, ProseChecker } from '../engine/checks/checker';
-import { addToDictionary, DICTIONARY_FILE, readDictionary, userDictionaryPath } from '../engine/checks/dictionary';
-import { safeFixes } from '../engine/checks/fixes';
-import { lineTextAt, NO_IGNORES, withoutIgnored, type Ignores } from '../engine/checks/ignores';
-import { FAMILIES, FAMILY_NAMES, type Severity } from '../engine/checks/rules';
-import { formatOf, type DocumentFormat } from '../engine/text/markdown';
+import {
+  addToDictionary,
+  checkerModule,
+  checkOptionsModule as optionsModule,
+  DICTIONARY_FILE,
+  FAMILIES,
+  FAMILY_NAMES,
+  formatOf,
+  lineTextAt,
+  NO_IGNORES,
+  readDictionary,
+  safeFixes,
+  userDictionaryPath,
+  withoutIgnored,
+  type CheckFinding,
+  type DocumentFormat,
+  type Ignores,
+  type ProseChecker,
+  type Severity,
+} from '../engine/public';
 import type { Ctx } from './context';
 
 export const CHECKS_SECTION = 'draftsmith.checks';
@@ -31,8 +45,6 @@ const SOURCE = 'Draftsmith';
 
 // Loaded on the first check, not at activation: retext's parser and phrase lists, zod and Harper's
 // loader cost tens of milliseconds to load.
-const checkerModule = () => require('../engine/checks/checker') as typeof import('../engine/checks/checker');
-const optionsModule = () => require('../engine/checks/options') as typeof import('../engine/checks/options');
 
 /** VS Code's severity for each of ours (read when needed: nothing of vscode's is touched while the module loads). */
 function severity(s: Severity): vscode.DiagnosticSeverity {

@@ -5,13 +5,11 @@
  * workspace's state).
  */
 import * as vscode from 'vscode';
-import type { TextStats } from '../engine/checks/readability';
-import { formatOf } from '../engine/text/markdown';
+import { formatOf, readabilityModule as readability, type TextStats } from '../engine/public';
 import type { Ctx } from './context';
 import { CHECKS_SECTION, isCheckedLanguage } from './checks';
 
-// Loaded when the item first shows numbers: the syllable counter's word lists are not activation's to load.
-const readability = () => require('../engine/checks/readability') as typeof import('../engine/checks/readability');
+// readability() is loaded when the item first shows numbers: the syllable counter's word lists are not activation's to load.
 
 export const SET_WORD_GOAL_COMMAND = 'draftsmith.setWordGoal';
 const GOALS_KEY = 'draftsmith.wordGoals';
