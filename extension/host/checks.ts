@@ -42,6 +42,7 @@ export const ADD_TO_DICTIONARY_COMMAND = 'draftsmith.addToDictionary';
 export const IGNORE_RULE_COMMAND = 'draftsmith.ignoreRule';
 const IGNORES_KEY = 'draftsmith.checks.ignores';
 const SOURCE = 'Draftsmith';
+const CHECKED_SCHEMES: ReadonlySet<string> = new Set(['file', 'untitled', 'vscode-remote', 'vscode-vfs']);
 
 // Loaded on the first check, not at activation: retext's parser and phrase lists, zod and Harper's
 // loader cost tens of milliseconds to load.
@@ -172,7 +173,8 @@ export class ProseChecks implements vscode.Disposable {
   /** Checks `doc` after the typing pause (draftsmith.checks.delayMs), or at once with 0. */
   schedule(doc: vscode.TextDocument, delay = this.settings.delayMs): void {
     if (!this.settings.enabled || !isCheckedLanguage(doc.languageId, this.settings.languages)) return;
-    if (doc.uri.scheme === 'output' || doc.uri.scheme === 'vscode-settings') return;
+    // The writer's files, not the old versions a diff or a source control view opens.
+    if (!CHECKED_SCHEMES.has(doc.uri.scheme)) return;
     const key = doc.uri.toString();
     clearTimeout(this.timers.get(key));
     // The run under way is for text that is no longer there.

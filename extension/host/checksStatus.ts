@@ -24,6 +24,7 @@ export class WritingStatus implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   /** The latest numbers shown (the tests read them). */
   last: (TextStats & { selection: boolean; goal?: number }) | undefined;
+  private shownFor = '';
 
   constructor(private readonly ctx: Ctx) {
     this.item.name = 'Draftsmith: Words and Readability';
@@ -69,6 +70,14 @@ export class WritingStatus implements vscode.Disposable {
     const sel = editor.selection;
     const selection = !sel.isEmpty;
     const range = selection ? { start: doc.offsetAt(sel.start), end: doc.offsetAt(sel.end) } : undefined;
+    // Moving the cursor changes nothing to count: the numbers are kept until the text or selection changes.
+    const goalSeen = this.goals()[doc.uri.toString()];
+    const shownFor = `${doc.uri.toString()}@${doc.version}:${range ? `${range.start}-${range.end}` : ''}:${goalSeen ?? ''}`;
+    if (shownFor === this.shownFor && this.last) {
+      this.item.show();
+      return;
+    }
+    this.shownFor = shownFor;
     const { textStats, easeBand } = readability();
     const stats = textStats(doc.getText(), formatOf(doc.languageId === 'markdown' ? 'markdown' : doc.fileName), range);
     const goalValue = this.goals()[doc.uri.toString()];

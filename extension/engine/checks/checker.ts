@@ -127,20 +127,29 @@ function unitsFrom(text: string, doc: ProseRead): Unit[] {
   const prose = doc.prose;
   const holes: Span[] = [...doc.inlineCode];
   for (const p of doc.paragraphs) {
-    for (const pattern of [LINKISH, FILELIKE])
-      for (const m of prose.slice(p.start, p.end).matchAll(pattern)) {
-        const start = p.start + m.index;
-        holes.push({ start, end: start + m[0].replace(/[.,;:!?]+$/, '').length });
-      }
-    for (const m of text.slice(p.start, p.end).matchAll(CODE_SPAN))
-      holes.push({ start: p.start + m.index, end: p.start + m.index + m[0].length });
+    // Each pattern only where its telltale character is: most paragraphs have none.
+    const written = prose.slice(p.start, p.end);
+    for (const [pattern, telltale] of [
+      [LINKISH, /:\/\/|www\.|@/],
+      [FILELIKE, /\/|\.[a-z]/],
+    ] as const)
+      if (telltale.test(written))
+        for (const m of written.matchAll(pattern)) {
+          const start = p.start + m.index;
+          holes.push({ start, end: start + m[0].replace(/[.,;:!?]+$/, '').length });
+        }
+    const source = text.slice(p.start, p.end);
+    if (source.includes('`'))
+      for (const m of source.matchAll(CODE_SPAN))
+        holes.push({ start: p.start + m.index, end: p.start + m.index + m[0].length });
   }
   holes.sort((a, b) => a.start - b.start);
   const units: Unit[] = [];
   let h = 0;
   for (const p of doc.paragraphs) {
     if (junkRatio(text.slice(p.start, Math.min(p.end, p.start + 4096))) > 0.1) continue; // binary, not writing
-    const lineStart = Math.max(text.lastIndexOf('\n', p.start - 1), text.lastIndexOf('\r', p.start - 1)) + 1;
+    let lineStart = p.start;
+    while (lineStart > 0 && text.charCodeAt(lineStart - 1) !== 10 && text.charCodeAt(lineStart - 1) !== 13) lineStart--;
     let listItem = LIST_ITEM.test(text.slice(lineStart, p.start));
     for (const piece of pieces(prose, p.start, p.end)) {
       while (h < holes.length && holes[h].end <= piece.start) h++;

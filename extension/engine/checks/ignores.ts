@@ -16,7 +16,8 @@ export const NO_IGNORES: Ignores = { file: [], lines: [] };
 
 /** The trimmed text of the line that holds `offset`. */
 export function lineTextAt(text: string, offset: number): string {
-  const start = Math.max(text.lastIndexOf('\n', offset - 1), text.lastIndexOf('\r', offset - 1)) + 1;
+  let start = Math.min(offset, text.length);
+  while (start > 0 && text.charCodeAt(start - 1) !== 10 && text.charCodeAt(start - 1) !== 13) start--;
   let end = text.slice(start).search(/[\r\n]/);
   end = end < 0 ? text.length : start + end;
   return text.slice(start, end).trim();
