@@ -1693,6 +1693,11 @@ const squiggles = () =>
     '.editor-group-container.active .monaco-editor .squiggly-warning, .editor-group-container.active .monaco-editor .squiggly-error',
   );
 
+/**
+ * @param {number} count
+ * @param {number} timeoutMs
+ * @param {string} what
+ */
 async function waitForSquiggles(count, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   let n = -1;
@@ -1704,7 +1709,11 @@ async function waitForSquiggles(count, timeoutMs, what) {
   throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}: ${n} squiggles, not ${count}`);
 }
 
-/** The cursor to line:column, through Go to Line (the quick open's ":"). */
+/**
+ * The cursor to line:column, through Go to Line (the quick open's ":").
+ * @param {number} line
+ * @param {number} column
+ */
 async function cursorTo(line, column) {
   await page.keyboard.press('Control+p');
   const input = page.locator('.quick-input-widget input');
