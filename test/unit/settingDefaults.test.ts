@@ -41,6 +41,12 @@ import { repoRoot } from './helpers';
 
 const PREFIX = 'draftsmith.';
 const keys = Object.keys(DECLARED).map((k) => k.slice(PREFIX.length));
+/**
+ * The settings the readers below cover: the prose checks' own (draftsmith.checks.*) are read in their
+ * own section by host/checks.ts and engine/checks/options.ts, and checksSettings.test.ts holds them
+ * to package.json.
+ */
+const hostKeys = keys.filter((k) => !k.startsWith('checks.'));
 
 /** Runs every reader of settings the host has, recording each key it asks for. */
 function keysTheHostReads(): Set<string> {
@@ -77,7 +83,7 @@ test('every setting the host reads is declared in package.json, and every declar
   const read = keysTheHostReads();
   for (const k of read)
     assert.ok(keys.includes(k), `the host reads draftsmith.${k}, which package.json does not declare`);
-  for (const k of keys) assert.ok(read.has(k), `package.json declares draftsmith.${k}, which the host never reads`);
+  for (const k of hostKeys) assert.ok(read.has(k), `package.json declares draftsmith.${k}, which the host never reads`);
 });
 
 /** A value of the setting's type that its declaration refuses (out of range, not a choice), if any. */
