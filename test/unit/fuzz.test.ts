@@ -281,7 +281,7 @@ test("fuzz: the essay's pre-processing (topic words and their coverage)", async 
   });
 });
 
-test("fuzz: the story's pre-processing (readability, the prompt's tokens)", async () => {
+test("fuzz: the story's pre-processing (the prompt's tokens)", async () => {
   const tok = await Tokenizer.load(path.join(modelsDir, 'story'), 1);
   await fuzz('pre-processing (story)', anyText, async (prompt) => {
     const ids = tok.encode(prompt.slice(-2000));
