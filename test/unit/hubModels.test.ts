@@ -5,54 +5,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../extension/engine/engine';
 import { EngineError } from '../../extension/engine/errors';
-import type { EngineConfig, HubConfig, StoryResult, SummarizeResult } from '../../extension/protocol';
-import { article, endOf, modelsDir, startWorker } from './helpers';
-import {
-  HUB_FIXTURES,
-  STORY_LM,
-  STORY_LM_WEIGHTS,
-  SUMMARIZER,
-  startLoopbackHub,
-  type LoopbackHub,
-} from './loopbackHub';
+import type { StoryResult, SummarizeResult } from '../../extension/protocol';
+import { article, endOf, startWorker } from './helpers';
+import { HUB_FIXTURES, STORY_LM, STORY_LM_WEIGHTS, SUMMARIZER } from './loopbackHub';
+import { config, files, tempCache, withHub } from './hubTestKit';
 
 const PROMPT = 'Once upon a time, a little girl named Lily found a red ball in the park.';
 const ONNX = `${STORY_LM}/${STORY_LM_WEIGHTS}`;
-
-function tempCache(t: { after(fn: () => void): void }): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-hub-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-function config(hub: Partial<HubConfig> & { cacheDir: string }): EngineConfig {
-  return {
-    modelsDir,
-    device: 'cpu',
-    threads: 1,
-    hub: { endpoint: 'http://127.0.0.1:9/', offline: false, stallSeconds: 30, ...hub },
-  };
-}
-
-/** Every file under `dir`, relative, sorted. */
-function files(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => path.relative(dir, path.join(d.parentPath, d.name)))
-    .sort();
-}
-
-async function withHub(t: { after(fn: () => Promise<void>): void }): Promise<LoopbackHub> {
-  const hub = await startLoopbackHub();
-  t.after(() => hub.close());
-  return hub;
-}
 
 const story = (seed = 7, words = 25) => ({
   op: 'story' as const,

@@ -6,58 +6,19 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  copyFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import * as os from 'node:os';
+import { existsSync, mkdirSync, readFileSync, copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Engine } from '../../extension/engine/engine';
 import { EngineError } from '../../extension/engine/errors';
 import { megabytes } from '../../extension/engine/hub/fileChoice';
-import type { EngineConfig, HubConfig, StoryResult } from '../../extension/protocol';
-import { article, modelsDir } from './helpers';
-import { HUB_FIXTURES, STORY_LM, SUMMARIZER, startLoopbackHub, type LoopbackHub } from './loopbackHub';
+import type { HubConfig, StoryResult } from '../../extension/protocol';
+import { article } from './helpers';
+import { HUB_FIXTURES, STORY_LM, SUMMARIZER, type LoopbackHub } from './loopbackHub';
+import { config, files, tempCache, withHub } from './hubTestKit';
 
 const PROMPT = 'Once upon a time, a little girl named Lily found a red ball in the park.';
 const STORY_DIR = path.join(HUB_FIXTURES, STORY_LM);
 const MB = 1_000_000;
-
-function tempDir(t: { after(fn: () => void): void }): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-repo-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-function config(hub: Partial<HubConfig> & { cacheDir: string }): EngineConfig {
-  return {
-    modelsDir,
-    device: 'cpu',
-    threads: 1,
-    hub: { endpoint: 'http://127.0.0.1:9/', offline: false, stallSeconds: 30, ...hub },
-  };
-}
-
-/** Every file under `dir`, relative, sorted. */
-function files(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => path.relative(dir, path.join(d.parentPath, d.name)))
-    .sort();
-}
-
-async function withHub(t: { after(fn: () => Promise<void>): void }): Promise<LoopbackHub> {
-  const hub = await startLoopbackHub();
-  t.after(() => hub.close());
-  return hub;
-}
 
 const story = (id: string, revision?: string) => ({
   op: 'story' as const,
@@ -82,7 +43,7 @@ const resolves = (hub: LoopbackHub, id: string) => hub.requests.filter((r) => r.
 
 test('an id the Hub does not know: 401 RepoNotFound from the server, "not found, or private or gated" with the id to the user, nothing cached', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   const r = await fetch(`${hub.endpoint}api/models/draftsmith/no-such-model/revision/main?blobs=true`);
   assert.equal(r.status, 401);
   assert.equal(r.headers.get('x-error-code'), 'RepoNotFound');
@@ -105,7 +66,7 @@ test('a private repository reads as not found; a gated one says its files need a
   const hub = await withHub(t);
   hub.repos.set('someone/private-gpt2', { dir: STORY_DIR, private: true });
   hub.repos.set('someone/gated-gpt2', { dir: STORY_DIR, gated: true });
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   const { engine } = engineOn(hub, cacheDir);
   await assert.rejects(
     engine.run(story('someone/private-gpt2')),
@@ -177,7 +138,7 @@ for (const [id, op] of [
 ] as const) {
   test(`the size reported before the download of ${id} is the listing's size of the files chosen, and what the Hub then sends`, async (t) => {
     const hub = await withHub(t);
-    const cacheDir = tempDir(t);
+    const cacheDir = tempCache(t);
     const { engine, log } = engineOn(hub, cacheDir);
     const progress: string[] = [];
     const request =
@@ -208,7 +169,7 @@ for (const [id, op] of [
 
 test('a pinned revision: the listing resolves it to its commit, downloads name the commit, and it loads offline afterwards with no request', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   const sha = (await hub.listing(STORY_LM))!.sha;
   const short = sha.slice(0, 7);
   const { engine } = engineOn(hub, cacheDir);
@@ -232,7 +193,7 @@ test('a pinned revision: the listing resolves it to its commit, downloads name t
 
 test('an unknown revision is said to be one', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   await assert.rejects(
     engineOn(hub, cacheDir).engine.run(story(STORY_LM, 'v9.9')),
     failsWith('model-unavailable', /draftsmith\/story-gpt2@v9\.9: http.* has no such revision of it/),
@@ -242,7 +203,7 @@ test('an unknown revision is said to be one', async (t) => {
 
 test('a download cache without a kept listing (an earlier version of Draftsmith) loads from its own files, offline or not, with no request', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   const dir = path.join(cacheDir, STORY_LM);
   for (const f of files(STORY_DIR)) {
     mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
@@ -261,7 +222,7 @@ test('a download cache without a kept listing (an earlier version of Draftsmith)
 
 test('a cached file whose size is not the listing’s is downloaded again', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   await engineOn(hub, cacheDir).engine.run(story(STORY_LM));
   const onnx = path.join(cacheDir, STORY_LM, 'onnx', 'model.onnx');
   writeFileSync(onnx, 'damaged');
@@ -278,7 +239,7 @@ test('a cached file whose size is not the listing’s is downloaded again', asyn
 
 test('a listing naming ../x or /etc/passwd is refused before anything is asked for or written', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   const escaped = `draftsmith-escaped-${process.pid}`;
   hub.repos.set('evil/dotdot', { dir: STORY_DIR, extraListing: [{ rfilename: `../${escaped}`, size: 3 }] });
   hub.repos.set('evil/absolute', { dir: STORY_DIR, extraListing: [{ rfilename: '/etc/passwd', size: 3 }] });
@@ -299,7 +260,7 @@ test('a listing naming ../x or /etc/passwd is refused before anything is asked f
 
 test('a listing giving config.json 50 MB is refused without asking for it', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   hub.repos.set('evil/big-config', { dir: STORY_DIR, files: { 'config.json': { size: 50 * MB, fill: ' ' } } });
   await assert.rejects(
     engineOn(hub, cacheDir).engine.run(story('evil/big-config')),
@@ -314,7 +275,7 @@ test('a listing giving config.json 50 MB is refused without asking for it', asyn
 
 test('a server sending more than the listing gives (no Content-Length) is cut off at the listing’s size, and nothing is kept', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   hub.behave.set(`${STORY_LM}/onnx/model.onnx`, 'overlong');
   await assert.rejects(
     engineOn(hub, cacheDir).engine.run(story(STORY_LM)),
@@ -326,7 +287,7 @@ test('a server sending more than the listing gives (no Content-Length) is cut of
 
 test('a server whose Content-Length differs from the listing is refused before the body is read', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   hub.behave.set(`${STORY_LM}/config.json`, { body: Buffer.alloc(50 * MB, ' ') });
   await assert.rejects(
     engineOn(hub, cacheDir).engine.run(story(STORY_LM)),
@@ -338,7 +299,7 @@ test('a server whose Content-Length differs from the listing is refused before t
 
 test('bytes past a true Content-Length are never read: the file kept is exactly the listing’s', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   hub.behave.set(`${STORY_LM}/onnx/model.onnx`, 'overlong-cl');
   const r = (await engineOn(hub, cacheDir).engine.run(story(STORY_LM))) as StoryResult;
   assert.ok(r.continuation.length > 0);
@@ -350,7 +311,7 @@ test('bytes past a true Content-Length are never read: the file kept is exactly 
 
 test('a file shorter than the listing, ending cleanly, is an integrity failure: refused, the model’s files removed', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   hub.behave.set(`${STORY_LM}/onnx/model.onnx`, 'short');
   await assert.rejects(
     engineOn(hub, cacheDir).engine.run(story(STORY_LM)),
@@ -361,7 +322,7 @@ test('a file shorter than the listing, ending cleanly, is an integrity failure: 
 
 test('a file whose sha256 is not the listing’s is refused and the model’s files removed', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   const size = readFileSync(path.join(STORY_DIR, 'onnx/model.onnx')).length;
   hub.behave.set(`${STORY_LM}/onnx/model.onnx`, { body: Buffer.alloc(size, 7) });
   await assert.rejects(
@@ -373,7 +334,7 @@ test('a file whose sha256 is not the listing’s is refused and the model’s fi
 
 test('a tokenizer.json that is not JSON: a clear error, and nothing of the model is kept', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   hub.repos.set('evil/bad-tokenizer', { dir: STORY_DIR, files: { 'tokenizer.json': 'this is not JSON {' } });
   await assert.rejects(
     engineOn(hub, cacheDir).engine.run(story('evil/bad-tokenizer')),
@@ -384,7 +345,7 @@ test('a tokenizer.json that is not JSON: a clear error, and nothing of the model
 
 test('a redirect to another host is refused, and no part of the file is written', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   hub.behave.set(`${STORY_LM}/onnx/model.onnx`, 'redirect-away');
   await assert.rejects(
     engineOn(hub, cacheDir).engine.run(story(STORY_LM)),
@@ -399,7 +360,7 @@ test('a redirect to another host is refused, and no part of the file is written'
 
 test('a graph this onnxruntime cannot run keeps its download and names the operator', async (t) => {
   const hub = await withHub(t);
-  const cacheDir = tempDir(t);
+  const cacheDir = tempCache(t);
   // The fixture's graph with every MatMul renamed MatMux: a valid file with an operator no runtime has.
   const graph = readFileSync(path.join(STORY_DIR, 'onnx/model.onnx'));
   for (let i = graph.indexOf('MatMul'); i >= 0; i = graph.indexOf('MatMul', i + 6)) graph.write('MatMux', i);
