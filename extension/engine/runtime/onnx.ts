@@ -30,8 +30,27 @@ export function ort(): Ort {
   if (!ortModule) {
     disableOrtTelemetry();
     ortModule = require('onnxruntime-node') as Ort;
+    float16AsBits(ortModule);
   }
   return ortModule;
+}
+
+/**
+ * Where the runtime has Float16Array (Node 24: the extension host of a recent VS Code),
+ * onnxruntime-common stores float16 tensors in one, and onnxruntime-node 1.30's binding then reads
+ * 0 values from it ("not enough space: expected N, got 0") when a float16 cache is fed back. The
+ * choice is made once, at the first tensor: made here with Float16Array hidden, float16 data stays
+ * raw bits in a Uint16Array, which the binding reads, on every Node.
+ */
+function float16AsBits(o: Ort): void {
+  const g = globalThis as { Float16Array?: unknown };
+  const saved = g.Float16Array;
+  g.Float16Array = undefined;
+  try {
+    new o.Tensor('float32', new Float32Array(0), [0]);
+  } finally {
+    g.Float16Array = saved;
+  }
 }
 
 /**
