@@ -8,6 +8,7 @@
 #
 # env: E2E_ONLY=in-host|ui|vsix  run one part only (vsix: test/integration/vsix.sh, the packed
 #                             extension installed with --install-extension; last in a full run)
+#      INHOST_TESTS=REGEX     only the in-host tests whose names match (UI_TESTS: the UI tests')
 #      KEEP_E2E_STATE=1       keep the temporary code-server state folder (printed at the end)
 #      DRAFTSMITH_EXT_PATH    extension folder to test (default: this repository)
 #      INHOST_TIMEOUT_S, UI_COMMAND_TIMEOUT_S, E2E_PORT

@@ -10,6 +10,7 @@ import { closeWithoutSaving, openUntitled, sampleDocument, sleep, waitFor, withS
 import { essayTests } from './suite/essayTests';
 import { hardeningTests } from './suite/hardeningTests';
 import { hubTests } from './suite/hubTests';
+import { hubLayoutTests } from './suite/hubLayoutTests';
 import { loadTests } from './suite/loadTests';
 import { replyTests } from './suite/replyTests';
 import { roundtripTests } from './suite/roundtripTests';
@@ -165,6 +166,7 @@ export async function run(): Promise<void> {
     ...inlineTests(api),
     // Hub models: a loopback Hub started in this extension host; also before Show Insights.
     ...hubTests(api),
+    ...hubLayoutTests(api),
     // Also before Show Insights: a round trip does not open the panel by itself either.
     ...roundtripTests(api, extension.extensionPath),
     ...replyTests(api, extension.extensionPath),
