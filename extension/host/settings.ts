@@ -229,12 +229,16 @@ export function readReplyOptions() {
   return { mappers: s.list<ReplyMapper>('reply.mappers'), candidates: s.int('reply.candidates') };
 }
 
-/** Continue Story's: the continuation's length in words and the top-k sampling's k and temperature. */
+/**
+ * Continue Story's: the continuation's length in words and the top-k sampling's k and temperature,
+ * the latter two only where the user set them: a Hub model's generation_config, or the built-in
+ * model's manifest (equal to these settings' defaults), fills the rest.
+ */
 export function readStoryOptions(): { words: number; sampling: SamplingOptions } {
   const s = draftsmith();
   return {
     words: s.int('story.words'),
-    sampling: { topK: s.int('story.topK'), temperature: s.number('story.temperature') },
+    sampling: definedOnly({ topK: s.setInt('story.topK'), temperature: s.setNumber('story.temperature') }),
   };
 }
 

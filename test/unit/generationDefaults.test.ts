@@ -4,7 +4,9 @@ import test from 'node:test';
 import {
   forcedFirstToken,
   mergeBeamDefaults,
+  mergeSamplingDefaults,
   modelBeamDefaults,
+  modelSamplingDefaults,
   taskPrefix,
 } from '../../extension/engine/hub/generationDefaults';
 
@@ -65,4 +67,20 @@ test("T5's task prefix is read before the text; a model without one reads the te
     'summarize: ',
   );
   assert.equal(taskPrefix({ model_type: 'bart' }, 'summarization'), '');
+});
+
+test("Qwen2.5-Instruct's own sampling (temperature 0.7, top_k 20) is a causal model's default; a set k wins; top_k 0 is no k", () => {
+  const qwen = { do_sample: true, temperature: 0.7, top_p: 0.8, top_k: 20, repetition_penalty: 1.05 };
+  assert.deepEqual(modelSamplingDefaults(qwen), { temperature: 0.7, topK: 20 });
+  assert.deepEqual(modelSamplingDefaults({ top_k: 0, temperature: 0 }), {});
+  assert.deepEqual(modelSamplingDefaults(null), {});
+  const { sampling, ran } = mergeSamplingDefaults({ topK: 5 }, modelSamplingDefaults(qwen), {
+    topK: 10,
+    temperature: 0.8,
+  });
+  assert.deepEqual(sampling, { topK: 5, temperature: 0.7 });
+  assert.deepEqual(
+    ran.map((r) => `${r.name} ${r.from}`),
+    ['topK setting', 'temperature model'],
+  );
 });

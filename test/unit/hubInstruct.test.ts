@@ -155,6 +155,28 @@ test('Continue Story with an instruct model: the story is the user turn, and a p
   assert.ok((r.stats.usedInputTokens ?? 0) <= 256);
 });
 
+test("Continue Story samples at Qwen2.5's own temperature and k (generation_config.json) unless a setting says otherwise; SmolLM2, without its own, at ours", async (t) => {
+  // A small context: noise from random weights is never words, so the story ends at the context's end.
+  const engine = engineOn({ ...(await hubFor(t)), contextTokens: 64 });
+  const story = async (id: string, sampling: { topK?: number }) => {
+    const r = (await engine.run({
+      op: 'story',
+      prompt: 'Once upon a time',
+      words: 3,
+      sampling: { seed: 2, ...sampling },
+      model: { kind: 'hub', id },
+    })) as StoryResult;
+    const ran = Object.fromEntries((r.external?.decoding ?? []).map((d) => [d.name, `${d.value} (${d.from})`]));
+    return { sampling: { topK: r.sampling.topK, temperature: r.sampling.temperature }, ran };
+  };
+  assert.deepEqual(await story(QWEN, {}), {
+    sampling: { topK: 20, temperature: 0.7 },
+    ran: { topK: '20 (model)', temperature: '0.7 (model)' },
+  });
+  assert.deepEqual((await story(QWEN, { topK: 5 })).ran, { topK: '5 (setting)', temperature: '0.7 (model)' });
+  assert.deepEqual((await story(SMOL, {})).ran, { topK: '10 (draftsmith)', temperature: '0.8 (draftsmith)' });
+});
+
 test("distilbart-cnn's own generation settings run unless a setting says otherwise, and the result says whose each was", async (t) => {
   const engine = engineOn(await hubFor(t));
   const own = (await engine.run({

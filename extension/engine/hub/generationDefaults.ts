@@ -50,23 +50,62 @@ export function taskPrefix(config: Record<string, unknown>, task: 'summarization
 }
 
 /**
+ * A causal model's sampling settings: generation_config's temperature and top_k (Qwen2.5-Instruct
+ * ships 0.7 and 20, Llama 3.2-Instruct 0.6). top_k 0 is Hugging Face's "no top-k": not a k for us.
+ */
+export function modelSamplingDefaults(
+  generationConfig: Record<string, unknown> | null | undefined,
+): Partial<Record<SamplingField, number>> {
+  const g = generationConfig ?? {};
+  const out: Partial<Record<SamplingField, number>> = {};
+  const temperature = num(g.temperature);
+  const topK = num(g.top_k);
+  if (temperature !== undefined && temperature > 0) out.temperature = temperature;
+  if (topK !== undefined && topK >= 1) out.topK = Math.round(topK);
+  return out;
+}
+
+type SamplingField = 'topK' | 'temperature';
+
+/**
  * The request's values over the model's over ours, field by field, and where each came from.
  * `requested` holds only what the user set.
  */
+function mergeDefaults<F extends string>(
+  fields: readonly F[],
+  requested: Partial<Record<F, number>> | undefined,
+  model: Partial<Record<F, number>>,
+  ours: Record<F, number>,
+): { values: Record<F, number>; ran: DecodingValue[] } {
+  const values = { ...ours };
+  const ran: DecodingValue[] = [];
+  for (const f of fields) {
+    const r = requested?.[f];
+    const m = model[f];
+    const value = r ?? m ?? ours[f];
+    values[f] = value;
+    ran.push({ name: f, value, from: r !== undefined ? 'setting' : m !== undefined ? 'model' : 'draftsmith' });
+  }
+  return { values, ran };
+}
+
+/** A beam search's settings: the request's over the model's over ours. */
 export function mergeBeamDefaults(
   requested: BeamOptions | undefined,
   model: Partial<Record<BeamField, number>>,
   ours: DecodingDefaults,
 ): { defaults: DecodingDefaults; ran: DecodingValue[] } {
   const fields: BeamField[] = ['beamSize', 'minLength', 'maxLength', 'lengthPenalty', 'noRepeatNgramSize'];
-  const defaults = { ...ours };
-  const ran: DecodingValue[] = [];
-  for (const f of fields) {
-    const r = requested?.[f];
-    const m = model[f];
-    const value = r ?? m ?? ours[f];
-    defaults[f] = value;
-    ran.push({ name: f, value, from: r !== undefined ? 'setting' : m !== undefined ? 'model' : 'draftsmith' });
-  }
-  return { defaults, ran };
+  const { values, ran } = mergeDefaults(fields, requested, model, ours);
+  return { defaults: { ...ours, ...values }, ran };
+}
+
+/** Top-k sampling's k and temperature: the request's over the model's over ours. */
+export function mergeSamplingDefaults(
+  requested: Partial<Record<SamplingField, number>> | undefined,
+  model: Partial<Record<SamplingField, number>>,
+  ours: Record<SamplingField, number>,
+): { sampling: Record<SamplingField, number>; ran: DecodingValue[] } {
+  const { values, ran } = mergeDefaults(['topK', 'temperature'] as const, requested, model, ours);
+  return { sampling: values, ran };
 }

@@ -11,6 +11,7 @@ import type { SystemDescription } from '../systems/system';
 import { CausalStepModel } from './causalStep';
 import { hasChatTemplate } from './chatPrompt';
 import { endTokensOf, neverInText } from './endTokens';
+import { modelSamplingDefaults } from './generationDefaults';
 import { causalLayout, type CausalLayout } from './families';
 import { openHubModel, type ExternalChoice, type LoadWatch, type OpenedHubModel, type OpenOptions } from './hubModel';
 import { Seq2seqStepModel } from './seq2seqStep';
@@ -60,6 +61,8 @@ export interface CausalLm {
   banned: number[];
   /** An instruct model: its prompts go through its chat template. */
   chat: boolean;
+  /** Its own sampling settings (generation_config.json), where it has them. */
+  sampling: ReturnType<typeof modelSamplingDefaults>;
 }
 
 export async function openCausalLm(
@@ -91,6 +94,7 @@ export async function openCausalLm(
       contextTokens: Math.min(own, cap),
       contextCapped: cap < own,
       chat: hasChatTemplate(opened.tokenizer),
+      sampling: modelSamplingDefaults(opened.model.generation_config),
       bos: layout.family.startsWithBos && bos !== undefined && !ends.includes(bos) ? bos : undefined,
     };
   });

@@ -12,6 +12,8 @@ import { NativeCalls, guardedOrt } from '../runtime/onnx';
 export interface TjsTensor {
   dims: number[];
   tolist(): unknown[];
+  /** A range per axis (null: all of it), as numpy's a[:, 0:n]. */
+  slice(...ranges: (null | [number, number])[]): TjsTensor;
 }
 
 export interface TjsTokenizer {

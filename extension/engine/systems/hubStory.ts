@@ -6,6 +6,8 @@
  * length is held in words as with the built-in model, and the text streams into the editor.
  */
 import type {
+  DecodingValue,
+  ExternalModel,
   HubConfig,
   PremiseRequest,
   PremiseResult,
@@ -17,6 +19,7 @@ import { topKSample } from '../decode/sampling';
 import { EngineError } from '../errors';
 import type { CausalState } from '../hub/causalStep';
 import { chatPromptIds } from '../hub/chatPrompt';
+import { mergeSamplingDefaults } from '../hub/generationDefaults';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
 import { HubSystemBase, openCausalLm, type CausalLm } from '../hub/hubSystems';
 import { hasReadableText } from '../text/reader';
@@ -32,6 +35,8 @@ import { endsInWord, seedFromText, suggestionEndsBefore, type InlineLength } fro
 const DEFAULT_WORDS = 150;
 /** Tokens kept free for the continuation when a long prompt is cut to the model's context. */
 const CONTINUATION_ROOM = 320;
+/** The built-in story model's sampling, for a model without its own. */
+const OUR_SAMPLING = { topK: 10, temperature: 0.8 };
 /** A premise: one or two sentences. */
 const PREMISE_TOKENS = 60;
 
@@ -92,8 +97,18 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
     return { usedFrom: best, ids: this.encode(prompt.slice(best)).slice(-room), total: all.length };
   }
 
-  private sampling(req: SamplingOptions | undefined): StoryResult['sampling'] {
-    return { topK: req?.topK ?? 10, temperature: req?.temperature ?? 0.8, seed: req?.seed ?? freshSeed() };
+  /**
+   * The k and temperature that run: a setting the user set, else the model's generation_config,
+   * else the built-in story model's (k = 10, 0.8); `ran` says whose each was, for the panel.
+   */
+  private sampling(req: SamplingOptions | undefined): { sampling: StoryResult['sampling']; ran: DecodingValue[] } {
+    const { sampling, ran } = mergeSamplingDefaults(req, this.lm.sampling, OUR_SAMPLING);
+    return { sampling: { ...sampling, seed: req?.seed ?? freshSeed() }, ran };
+  }
+
+  /** What the panel says of the model, with the sampling values that ran. */
+  private externalWith(ran: DecodingValue[]): ExternalModel {
+    return { ...this.external(), decoding: ran };
   }
 
   /** Never a start token or padding in the middle of a story (an end token is never among them). */
@@ -124,7 +139,7 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
     const overhead = this.lm.chat ? chatPromptIds(tokenizer, 'story', '').length : 0;
     const { usedFrom, ids: textIds, total } = this.readPrompt(prompt, overhead);
     const ids = this.lm.chat ? chatPromptIds(tokenizer, 'story', prompt.slice(usedFrom)) : textIds;
-    const sampling = this.sampling(req.sampling);
+    const { sampling, ran } = this.sampling(req.sampling);
     const words = req.words ?? DEFAULT_WORDS;
     const limit = lengthLimit(Infinity, Math.max(1, this.lm.contextTokens - ids.length - 2));
     const t0 = performance.now();
@@ -180,7 +195,7 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
       sampling,
       stats: this.stats(total, ids.length, hyp.tokens.length, encodeMs, decodeMs),
       external: {
-        ...this.external(),
+        ...this.externalWith(ran),
         // Cut to the cap rather than to the model's own context: the panel says what was read.
         ...(usedFrom > 0 && this.lm.contextCapped && total !== null
           ? { contextCut: { usedTokens: textIds.length, totalTokens: total } }
@@ -196,7 +211,8 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
    */
   private async suggest(req: StoryRequest, length: InlineLength, ctx: RunContext): Promise<StoryResult> {
     const prompt = req.prompt;
-    const sampling = { ...this.sampling(req.sampling), seed: req.sampling?.seed ?? seedFromText(prompt) };
+    const own = this.sampling(req.sampling);
+    const sampling = { ...own.sampling, seed: req.sampling?.seed ?? seedFromText(prompt) };
     const trimmed = prompt.trimEnd();
     const { usedFrom, ids, total } = this.readPrompt(trimmed);
     const base = {
@@ -208,7 +224,7 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
       words: length.maxWords,
       fusion: false,
       sampling,
-      external: this.external(),
+      external: this.externalWith(own.ran),
     };
     if (!hasReadableText(prompt) || ids.length === 0) {
       return {
@@ -276,7 +292,7 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
 
   /** A premise: the model's own opening, one or two sentences from the start of a text. */
   async premise(req: PremiseRequest, ctx: RunContext): Promise<PremiseResult> {
-    const sampling = this.sampling(req.sampling);
+    const { sampling, ran } = this.sampling(req.sampling);
     const limit = lengthLimit(PREMISE_TOKENS, Math.max(1, this.lm.contextTokens - 2));
     ctx.progress('Writing a premise…', 0);
     const t0 = performance.now();
@@ -319,7 +335,7 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
       hitMaxLength: maxLengthHit(hyp, limit),
       sampling,
       stats: this.stats(0, 0, hyp.tokens.length, 0, decodeMs),
-      external: this.external(),
+      external: this.externalWith(ran),
     };
   }
 
