@@ -11,13 +11,14 @@
  * real ones do (about 1.3 a word): the prompt is cut to PROMPT_TOKENS (650) so that the first token
  * is timed on what a real 500-word prompt costs. Tokens/s after the first token (decoding alone) is
  * given for both loops; transformers.js's first token is timed by a generate() of one token.
- *   node dist/bench/hubRealSize.bench.js    (REAL_SIZE_DIR, THREADS_LIST, HUB_TOKENS, PROMPT_TOKENS)
+ *   node dist/bench/hubRealSize.bench.js    (REAL_SIZE_DIR, THREADS_LIST, HUB_TOKENS, PROMPT_TOKENS, MODELS=regex)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Dtype } from '../extension/engine/hub/fileChoice';
 import { openCausalLm } from '../extension/engine/hub/hubSystems';
+import { PrefixCache } from '../extension/engine/hub/prefixCache';
 import { HubConfig } from '../extension/protocol';
 import { root } from './loopBench';
 import { peakRssMB, Reporter } from './report';
@@ -46,6 +47,8 @@ interface Measured {
   oursDecode: number;
   theirsDecode: number;
   theirsFirstMs: number;
+  /** The first token when the story was read before and 20 tokens were added (hub/prefixCache.ts). */
+  cachedFirstTokenMs: number;
   peakMB: number;
   long?: { tokens: number; peakMB: number }[];
 }
@@ -74,6 +77,13 @@ async function measure(dir: string, dtype: Dtype, threads: number, long: boolean
       next = argmax(s.logProbs);
     }
     const oursMs = performance.now() - t0;
+    // Continued again: the story read before, 20 tokens written on since.
+    const cache = new PrefixCache(lm.step);
+    await cache.read(ids.slice(0, ids.length - 20));
+    t0 = performance.now();
+    const { state: again } = await cache.read(ids.slice(0, -1));
+    await lm.step.step([ids[ids.length - 1]], again);
+    const cachedFirstTokenMs = performance.now() - t0;
     const ours = TOKENS / (oursMs / 1000);
     const oursDecode = (TOKENS - 1) / ((oursMs - firstTokenMs) / 1000);
     // transformers.js's generate() on the same sessions: the same prompt ids, the same number of tokens.
@@ -98,6 +108,7 @@ async function measure(dir: string, dtype: Dtype, threads: number, long: boolean
       oursDecode,
       theirsDecode,
       theirsFirstMs,
+      cachedFirstTokenMs,
       peakMB: peakRssMB(),
     };
     if (long) {
@@ -134,7 +145,10 @@ async function measure(dir: string, dtype: Dtype, threads: number, long: boolean
     return;
   }
   const threadsList = (process.env.THREADS_LIST ?? '1,2').split(',').map(Number);
-  const models = readdirSync(DIR).sort();
+  const only = process.env.MODELS ? new RegExp(process.env.MODELS) : null;
+  const models = readdirSync(DIR)
+    .sort()
+    .filter((m) => !only || only.test(m));
   for (const name of models) {
     const dir = path.join(DIR, name);
     const files = existsSync(path.join(dir, 'onnx')) ? readdirSync(path.join(dir, 'onnx')) : [];
@@ -158,6 +172,7 @@ async function measure(dir: string, dtype: Dtype, threads: number, long: boolean
         r.row('load', m.loadMs, 'ms');
         r.row(`first token after a ${m.promptTokens}-token prompt (500 words)`, m.firstTokenMs, 'ms');
         r.row("transformers.js's first token, the same", m.theirsFirstMs, 'ms');
+        r.row('first token with the story read before and 20 tokens added since', m.cachedFirstTokenMs, 'ms');
         r.row(
           'decoding after the first token, ours',
           m.oursDecode,

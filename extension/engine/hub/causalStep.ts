@@ -168,6 +168,21 @@ export class CausalStepModel implements StepModel<CausalState> {
     return this.reorder(state, new Array<number>(rows).fill(0));
   }
 
+  /** The cache of the first `length` tokens only (axis 2 of [rows, heads, tokens, head size]). */
+  truncate(state: CausalState, length: number): CausalState {
+    if (length >= state.length) return state;
+    if (length <= 0) return this.initial();
+    const past: Record<string, Tensor> = {};
+    const Tensor = ort().Tensor;
+    const keep = Array.from({ length }, (_, i) => i);
+    for (const [name, t] of Object.entries(state.past)) {
+      const g = gatherAxis(t.data as CacheArray, [...t.dims], 2, keep);
+      past[name] =
+        g.data instanceof Uint16Array ? new Tensor('float16', g.data, g.dims) : new Tensor('float32', g.data, g.dims);
+    }
+    return { past, length };
+  }
+
   reorder(state: CausalState, rows: number[]): CausalState {
     const past: Record<string, Tensor> = {};
     const Tensor = ort().Tensor;

@@ -22,6 +22,7 @@ import { chatPromptIds } from '../hub/chatPrompt';
 import { mergeSamplingDefaults } from '../hub/generationDefaults';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
 import { HubSystemBase, openCausalLm, type CausalLm } from '../hub/hubSystems';
+import { PrefixCache } from '../hub/prefixCache';
 import { hasReadableText } from '../text/reader';
 import { countWords } from '../text/words';
 import type { RunContext, RuntimeOptions } from './context';
@@ -41,6 +42,9 @@ const OUR_SAMPLING = { topK: 10, temperature: 0.8 };
 const PREMISE_TOKENS = 60;
 
 export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'story' | 'premise'> {
+  /** The last prompt read: a story continued again, or typed on, reads only what is new. */
+  private readonly prefix: PrefixCache;
+
   private constructor(lm: CausalLm) {
     super(
       lm,
@@ -48,6 +52,7 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
       'A plain language model',
       'no fusion gates (the fusion model is the built-in one), no attention weights (its graph does not export them).',
     );
+    this.prefix = new PrefixCache(lm.step);
   }
 
   static async load(
@@ -123,10 +128,9 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
   private async prefill(ids: readonly number[], chat = false): Promise<{ state: CausalState; first: number }> {
     const start = this.lm.bos !== undefined && !chat ? [this.lm.bos, ...ids] : [...ids];
     if (start.length === 0) start.push(this.lm.eos); // an empty prompt: the model's text start
-    const state = this.lm.step.initial();
-    if (start.length === 1) return { state, first: start[0] };
-    const out = await this.lm.step.run(start.slice(0, -1), state);
-    return { state: out.state, first: start[start.length - 1] };
+    if (start.length === 1) return { state: this.lm.step.initial(), first: start[0] };
+    const { state } = await this.prefix.read(start.slice(0, -1));
+    return { state, first: start[start.length - 1] };
   }
 
   async continueStory(req: StoryRequest, ctx: RunContext): Promise<StoryResult> {
