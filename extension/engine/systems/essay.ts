@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { EssayRequest, EssayResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
 import { constrainedBeamSearch } from '../decode/constrainedBeam';
-import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
+import { decodingGuard, guardSetup, type GuardSetup } from './decodingGuards';
 import type { StepModel } from '../decode/types';
 import { EngineError, errorMessage } from '../errors';
 import { porterStem } from '../metrics/porterStemmer';
@@ -41,7 +41,7 @@ import { noKnownLetter, scriptShare } from '../text/reader';
 import { parseTopics } from '../text/topics';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
+import { FolderSystem, releaseOnce, type System } from './system';
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 
@@ -74,16 +74,19 @@ export function coveredTopics(essay: string, topics: readonly string[]): string[
   });
 }
 
-export class EssaySystem implements System<'essay'> {
+export class EssaySystem extends FolderSystem implements System<'essay'> {
   private constructor(
-    private readonly folder: ModelFolder,
+    folder: ModelFolder,
     private readonly arch: Pcsan,
     private readonly tokenizer: Tokenizer,
     private readonly encoder: Session,
     private readonly decoder: Session,
     private readonly wordIndex: ReadonlyMap<string, number>,
-    readonly device: string,
-  ) {}
+    device: string,
+    guards: GuardSetup,
+  ) {
+    super('essay', folder, device, guards);
+  }
 
   static async load(dir: string, opts: RuntimeOptions): Promise<EssaySystem> {
     const folder = await loadModelFolder(dir, 'essay');
@@ -144,7 +147,7 @@ export class EssaySystem implements System<'essay'> {
       );
     }
     opts.log('info', `essay model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}`);
-    const system = new EssaySystem(
+    return new EssaySystem(
       folder,
       arch,
       tokenizer,
@@ -152,20 +155,8 @@ export class EssaySystem implements System<'essay'> {
       dec.session,
       new Map(words.map((w, i) => [w, i + 1])),
       enc.provider,
+      await guardSetup(folder, tokenizer),
     );
-    system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
-    return system;
-  }
-
-  /** The decoding guards' known words and pieces (decodingGuards.ts). */
-  private guards!: GuardSetup;
-
-  get name(): string {
-    return this.folder.manifest.name;
-  }
-
-  describe(): SystemDescription {
-    return describeFolder('essay', this.folder, this.device);
   }
 
   readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);

@@ -26,7 +26,7 @@ import type {
 } from '../../protocol';
 import type { RowGuard } from '../decode/guards';
 import { topKSample } from '../decode/sampling';
-import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
+import { decodingGuard, guardSetup, type GuardSetup } from './decodingGuards';
 import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder, StateTensor } from '../runtime/manifest';
@@ -44,7 +44,7 @@ import { hasReadableText, mostlyUnknownScript, noKnownLetter, scriptShare } from
 import { Tokenizer } from '../text/tokenizer';
 import { countWords } from '../text/words';
 import type { RunContext, RuntimeOptions } from './context';
-import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
+import { FolderSystem, releaseOnce, type System } from './system';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { neverWritten } from './decodingOptions';
 import { tokenStream } from './tokenStream';
@@ -105,16 +105,19 @@ export function freshSeed(): number {
   return Math.floor(Math.random() * 2 ** 32);
 }
 
-export class StorySystem implements System<'story' | 'premise'> {
+export class StorySystem extends FolderSystem implements System<'story' | 'premise'> {
   private constructor(
-    private readonly folder: ModelFolder,
+    folder: ModelFolder,
     private readonly arch: StoryArch,
     private readonly tokenizer: Tokenizer,
     private readonly encoder: Session,
     private readonly decoder: Session,
     private readonly premiseLm: Session,
-    readonly device: string,
-  ) {}
+    device: string,
+    guards: GuardSetup,
+  ) {
+    super('story', folder, device, guards);
+  }
 
   static async load(dir: string, opts: RuntimeOptions): Promise<StorySystem> {
     const folder = await loadModelFolder(dir, 'story');
@@ -179,20 +182,16 @@ export class StorySystem implements System<'story' | 'premise'> {
       'info',
       `story model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}${arch.fusion ? ' (fusion)' : ''}`,
     );
-    const system = new StorySystem(folder, arch, tokenizer, enc.session, dec.session, pre.session, enc.provider);
-    system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
-    return system;
-  }
-
-  /** The decoding guards' known words and pieces (decodingGuards.ts). */
-  private guards!: GuardSetup;
-
-  get name(): string {
-    return this.folder.manifest.name;
-  }
-
-  describe(): SystemDescription {
-    return describeFolder('story', this.folder, this.device);
+    return new StorySystem(
+      folder,
+      arch,
+      tokenizer,
+      enc.session,
+      dec.session,
+      pre.session,
+      enc.provider,
+      await guardSetup(folder, tokenizer),
+    );
   }
 
   /** What teacher forcing needs besides storyModel (perplexity, prompt ranking: eval/storyLikelihood.ts). */
