@@ -55,6 +55,31 @@ export const MAX_TOPICS = 10;
 /** A topic word or short phrase; anything longer is not one (and would only slow the tokenizer down). */
 export const MAX_TOPIC_CHARS = 64;
 
+/**
+ * The request's topic words, refused when there are none, more than MAX_TOPICS, or one longer than
+ * MAX_TOPIC_CHARS. `tooMany`: what the model adds to the message about too many.
+ */
+export function checkedTopics(req: EssayRequest, tooMany = ''): string[] {
+  const topics = parseTopics(req.topics);
+  if (topics.length === 0)
+    throw new EngineError(
+      'bad-input',
+      `${ask(req.origin)} a few topic words (for example "bee, swallow, geese, flower, frog"): ${whereText(req.origin)} has no words.`,
+    );
+  if (topics.length > MAX_TOPICS)
+    throw new EngineError(
+      'bad-input',
+      `${ask(req.origin)} at most ${MAX_TOPICS} topic words; ${whereText(req.origin)} has ${topics.length}.${tooMany}`,
+    );
+  const tooLong = topics.find((t) => t.length > MAX_TOPIC_CHARS);
+  if (tooLong)
+    throw new EngineError(
+      'bad-input',
+      `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". ${ask(req.origin)} a few words or short phrases.`,
+    );
+  return topics;
+}
+
 interface DecoderState {
   /** The self-attention caches, one row per beam. */
   past: LayerCaches;
@@ -185,25 +210,7 @@ export class EssaySystem extends FolderSystem implements System<'essay'> {
   }
 
   async run(req: EssayRequest, ctx: RunContext): Promise<EssayResult> {
-    const selected = parseTopics(req.topics);
-    if (selected.length === 0)
-      throw new EngineError(
-        'bad-input',
-        `${ask(req.origin)} a few topic words (for example "bee, swallow, geese, flower, frog"): ${whereText(req.origin)} has no words.`,
-      );
-    if (selected.length > MAX_TOPICS) {
-      throw new EngineError(
-        'bad-input',
-        `${ask(req.origin)} at most ${MAX_TOPICS} topic words; ${whereText(req.origin)} has ${selected.length}. The model was trained on five.`,
-      );
-    }
-    const tooLong = selected.find((t) => t.length > MAX_TOPIC_CHARS);
-    if (tooLong) {
-      throw new EngineError(
-        'bad-input',
-        `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". ${ask(req.origin)} a few words or short phrases.`,
-      );
-    }
+    const selected = checkedTopics(req, ' The model was trained on five.');
     // A word in a script the vocabulary lacks encodes to the unknown piece only: it would feed the
     // model noise, so it is left out and reported.
     const unk = this.folder.manifest.specialTokens.unk;
