@@ -5,7 +5,19 @@
  */
 import { statSync } from 'node:fs';
 import * as path from 'node:path';
-import { DeviceSetting, EngineConfig, EngineRequest, SummarizeMode, type ModelChoice } from './protocol';
+import {
+  DeviceSetting,
+  EngineConfig,
+  EngineRequest,
+  SummarizeMode,
+  type EssayRequest,
+  type EssayResult,
+  type ModelChoice,
+  type ResultFor,
+  type SummarizeRequest,
+  type SummarizeResult,
+  type TextOrigin,
+} from './protocol';
 import { defaultHubConfig, Engine } from './engine/engine';
 import { EngineError, errorMessage } from './engine/errors';
 import { openDump } from './engine/eval/dump';
@@ -112,6 +124,42 @@ const stderrLog = (level: string, message: string) => {
   if (level !== 'info' || process.env.DRAFTSMITH_VERBOSE) process.stderr.write(`[${level}] ${message}\n`);
 };
 
+/**
+ * One summarize or essay request on an engine of its own, a Hub model's first download shown on
+ * standard error, and the line that names the model when it is not one of Draftsmith's own.
+ * `request` is built once the engine's options are read, so a bad --device is reported first.
+ */
+async function runShowingDownload<R extends SummarizeRequest | EssayRequest>(
+  a: Args,
+  request: () => R,
+): Promise<ResultFor<R>> {
+  const engine = new Engine(engineConfig(a), stderrLog);
+  const download = downloadProgress();
+  const result = await engine.run(checked(request()), { progress: download.progress }).finally(() => download.done());
+  const answered: SummarizeResult | EssayResult = result;
+  if (answered.external) process.stderr.write(externalLine(answered.external));
+  return result;
+}
+
+/** The summarize request of one text, with the options its command line gives. */
+function summarizeRequest(
+  a: Args,
+  model: ModelChoice | undefined,
+  text: string,
+  origin: TextOrigin | undefined,
+): SummarizeRequest {
+  return {
+    op: 'summarize',
+    text,
+    origin,
+    mode: summarizeMode(flag(a, 'mode') ?? 'extractive'),
+    guards: guardsFlag(a),
+    maxInputTokens: intFlag(a, 'max-input-tokens'),
+    decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
+    model,
+  };
+}
+
 async function summarize(a: Args): Promise<number> {
   const words = a.positional.slice(1);
   if (isDocumentRun(a, words)) {
@@ -124,15 +172,8 @@ async function summarize(a: Args): Promise<number> {
     return summarizeDocuments(a, words, {
       request: (text, origin, format) =>
         checked({
-          op: 'summarize',
-          text,
-          origin,
+          ...summarizeRequest(a, model, text, origin),
           format,
-          mode: summarizeMode(flag(a, 'mode') ?? 'extractive'),
-          guards: guardsFlag(a),
-          maxInputTokens: intFlag(a, 'max-input-tokens'),
-          decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
-          model,
           ...(limit !== undefined ? { sectionTimeLimitMs: Math.round(limit * 1000) } : {}),
         }),
       run: (request) => engine.run(request),
@@ -143,25 +184,7 @@ async function summarize(a: Args): Promise<number> {
     missing: 'summarize needs a FILE (use - for standard input, or --text "...")',
   });
   const model = modelFlag(a);
-  const engine = new Engine(engineConfig(a), stderrLog);
-  const download = downloadProgress();
-  const progress = download.progress;
-  const result = await engine
-    .run(
-      checked({
-        op: 'summarize',
-        text,
-        origin,
-        mode: summarizeMode(flag(a, 'mode') ?? 'extractive'),
-        guards: guardsFlag(a),
-        maxInputTokens: intFlag(a, 'max-input-tokens'),
-        decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
-        model,
-      }),
-      { progress },
-    )
-    .finally(() => download.done());
-  if (result.external) process.stderr.write(externalLine(result.external));
+  const result = await runShowingDownload(a, () => summarizeRequest(a, model, text, origin));
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return 0;
@@ -204,25 +227,16 @@ async function essay(a: Args): Promise<void> {
   } = await commandInput(a, 'essay', a.positional.slice(1), { acceptsText: true, missing: needs });
   if (!topics.trim() && source === 'command line') throw new EngineError('bad-request', needs);
   const model = modelFlag(a);
-  const engine = new Engine(engineConfig(a), stderrLog);
-  const download = downloadProgress();
-  const progress = download.progress;
-  const result = await engine
-    .run(
-      checked({
-        op: 'essay',
-        topics,
-        origin,
-        candidates: intFlag(a, 'candidates'),
-        includeAllTopics: flag(a, 'unconstrained') === undefined,
-        guards: guardsFlag(a),
-        decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
-        model,
-      }),
-      { progress },
-    )
-    .finally(() => download.done());
-  if (result.external) process.stderr.write(externalLine(result.external));
+  const result = await runShowingDownload(a, () => ({
+    op: 'essay',
+    topics,
+    origin,
+    candidates: intFlag(a, 'candidates'),
+    includeAllTopics: flag(a, 'unconstrained') === undefined,
+    guards: guardsFlag(a),
+    decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
+    model,
+  }));
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return;

@@ -15,7 +15,7 @@ import { checkerConfigFrom } from '../engine/checks/options';
 import { FAMILIES, FAMILY_NAMES, type Family, type RuleSetting } from '../engine/checks/rules';
 import { EngineError } from '../engine/errors';
 import { formatOf } from '../engine/text/markdown';
-import { lineSpans } from '../engine/text/reader';
+import { lineIndexOf, lineSpans } from '../engine/text/reader';
 import { flag, type Args } from './args';
 import { readTextFile } from './inputText';
 
@@ -72,14 +72,8 @@ export function ruleSelection(
 }
 
 function position(lines: ReturnType<typeof lineSpans>, offset: number): { line: number; column: number } {
-  let lo = 0;
-  let hi = lines.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (lines[mid].start <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return { line: lo + 1, column: offset - lines[lo].start + 1 };
+  const i = lineIndexOf(lines, offset);
+  return { line: i + 1, column: offset - lines[i].start + 1 };
 }
 
 export async function checkCommand(a: Args): Promise<number> {

@@ -70,6 +70,14 @@ const NO_GUARDS = flag(
   'the paper\'s plain decoding, without the decoding guards that are on by default (known words only, no tokenizer artefacts such as ".S.", no repeated words)',
 );
 
+/** The beam of the commands that decode by beam search (essay, reply). */
+const BEAM: OptionSpec = {
+  name: 'beam',
+  kind: 'integer',
+  value: 'N',
+  description: "beam width, 1 to 16 (default: the model's)",
+};
+
 /** Where the models run: every command that loads one. */
 const MODELS: OptionSpec = {
   name: 'models',
@@ -327,7 +335,7 @@ const TABLE = [
         default: '1',
         description: 'how many essays, 1 to 5, best first, each with its score',
       },
-      { name: 'beam', kind: 'integer', value: 'N', description: "beam width, 1 to 16 (default: the model's)" },
+      BEAM,
       {
         name: 'max-length',
         kind: 'integer',
@@ -582,7 +590,7 @@ const TABLE = [
         default: '8',
         description: 'the most replies, 1 to 20',
       },
-      { name: 'beam', kind: 'integer', value: 'N', description: "beam width, 1 to 16 (default: the model's)" },
+      BEAM,
       { name: 'max-length', kind: 'integer', value: 'N', description: 'the longest reply, in tokens' },
       { name: 'model', kind: 'text', value: 'DIR', description: 'a reply model folder instead of the shipped one' },
       JSON_RESULT,

@@ -5,18 +5,14 @@
  * the notes (a long post cut, keys the memory lacks) and the speed to standard error.
  * `draftsmith eval reply [--data DIR] [--limit N] [--variant NAME=DIR ...] [--examples N]`: NRM vs ESED.
  */
-import * as path from 'node:path';
 import { ReplyMapper, type ReplyResult } from '../protocol';
-import { Engine } from '../engine/engine';
 import { EngineError } from '../engine/errors';
 import { runReplyEval } from '../engine/eval/replyEval';
 import { openDump } from '../engine/eval/dump';
-import { silentRun } from '../engine/systems/context';
-import { loadSystem, modelDir } from '../engine/systems/registry';
-import { singleFolder } from '../engine/runtime/modelSource';
+import { modelDir } from '../engine/systems/registry';
 import { flag, guardsFlag, intFlag, type Args } from './args';
 import { commandInput } from './inputText';
-import type { CliParts } from './roundtripCommand';
+import { runOnModelFolder, type CliParts } from './modelFolderRun';
 
 /** --mapper, repeatable or comma-separated; "all" is the four. */
 export function mappersOf(a: Args): ReplyMapper[] | undefined {
@@ -53,18 +49,7 @@ export async function replyCommand(a: Args, cli: CliParts): Promise<number> {
     guards: guardsFlag(a),
     decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
   });
-  const model = flag(a, 'model');
-  const config = cli.engineConfig(a);
-  const result =
-    model !== undefined
-      ? await (
-          await loadSystem('reply', singleFolder(path.resolve(model)), {
-            device: config.device,
-            threads: config.threads,
-            log: cli.log,
-          })
-        ).run(request, silentRun)
-      : await new Engine(config, cli.log).run(request);
+  const result = await runOnModelFolder(a, cli, request);
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
   } else {

@@ -4,24 +4,13 @@
  * whole result); the notes, the sentence alignment and the scores to standard error.
  */
 import * as path from 'node:path';
-import type { EngineConfig, EngineRequest, RoundTripResult, RoundTripVariant } from '../protocol';
-import { Engine } from '../engine/engine';
+import type { RoundTripResult, RoundTripVariant } from '../protocol';
 import { EngineError } from '../engine/errors';
-import { silentRun } from '../engine/systems/context';
-import { loadSystem } from '../engine/systems/registry';
-import { singleFolder } from '../engine/runtime/modelSource';
 import { flag, guardsFlag, intFlag, type Args } from './args';
+import { runOnModelFolder, type CliParts } from './modelFolderRun';
 import { commandInput } from './inputText';
 import { describeSkippedList, formatOf } from '../engine/text/markdown';
 import { proseNotes, proseOf } from '../engine/text/proseText';
-
-/** What the command borrows from cli.ts, so both read options the same way. */
-export interface CliParts {
-  engineConfig(a: Args): EngineConfig;
-  checked<R extends EngineRequest>(request: R): R;
-  log(level: 'info' | 'warn' | 'error', message: string): void;
-  readStdin(): Promise<string>;
-}
 
 export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
   const input = await commandInput(a, 'roundtrip', a.positional.slice(1), {
@@ -53,18 +42,7 @@ export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
   const model = flag(a, 'model');
   if (model !== undefined && variant !== undefined)
     throw new EngineError('bad-request', '--model and --variant both name the model folder: give one');
-  const config = cli.engineConfig(a);
-  // --model: any folder the recipe exported (the eval's variants); otherwise the engine's own choice.
-  const result =
-    model !== undefined
-      ? await (
-          await loadSystem('roundtrip', singleFolder(path.resolve(model)), {
-            device: config.device,
-            threads: config.threads,
-            log: cli.log,
-          })
-        ).run(request, silentRun)
-      : await new Engine(config, cli.log).run(request);
+  const result = await runOnModelFolder(a, cli, request);
   if (readNotes) result.readNotes = readNotes;
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');

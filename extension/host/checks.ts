@@ -34,6 +34,7 @@ import {
   type Severity,
 } from '../engine/public';
 import type { Ctx } from './context';
+import { updateWhereSet } from './settings';
 
 export const CHECKS_SECTION = 'draftsmith.checks';
 export const TOGGLE_CHECKS_COMMAND = 'draftsmith.toggleChecks';
@@ -358,16 +359,8 @@ export class ProseChecks implements vscode.Disposable {
   }
 
   private async toggle(): Promise<void> {
-    const cfg = vscode.workspace.getConfiguration(CHECKS_SECTION);
-    const seen = cfg.inspect<boolean>('enabled');
-    const target =
-      seen?.workspaceFolderValue !== undefined
-        ? vscode.ConfigurationTarget.WorkspaceFolder
-        : seen?.workspaceValue !== undefined
-          ? vscode.ConfigurationTarget.Workspace
-          : vscode.ConfigurationTarget.Global;
     const next = !this.settings.enabled;
-    await cfg.update('enabled', next, target);
+    await updateWhereSet(vscode.workspace.getConfiguration(CHECKS_SECTION), 'enabled', next);
     void vscode.window.setStatusBarMessage(`Draftsmith: prose checks ${next ? 'on' : 'off'}`, 3000);
   }
 

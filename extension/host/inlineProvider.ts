@@ -17,7 +17,7 @@ import { EngineError, type CancelSignal } from './engineClient';
 import { modelField } from './chosenModel';
 import { InlineSuggester, languagesOf, promptBefore, realTimers, suggestionBelongs } from './inlineSuggester';
 import { declaredSettings } from './declaredSettings';
-import { readDecodingGuards, readModelChoice, readStoryOptions, SECTION } from './settings';
+import { readDecodingGuards, readModelChoice, readStoryOptions, SECTION, updateWhereSet } from './settings';
 
 export const INLINE_ENABLED = 'inline.enabled';
 /** The worker's request channel of inline suggestions: the newest supersedes the rest. */
@@ -53,15 +53,7 @@ export function readInlineOptions(): InlineOptions {
 
 /** Draftsmith: Toggle Inline Suggestions (and the status bar item): flips the setting where it is set. */
 export async function toggleInline(): Promise<void> {
-  const cfg = vscode.workspace.getConfiguration(SECTION);
-  const seen = cfg.inspect<boolean>(INLINE_ENABLED);
-  const target =
-    seen?.workspaceFolderValue !== undefined
-      ? vscode.ConfigurationTarget.WorkspaceFolder
-      : seen?.workspaceValue !== undefined
-        ? vscode.ConfigurationTarget.Workspace
-        : vscode.ConfigurationTarget.Global;
-  await cfg.update(INLINE_ENABLED, !readInlineOptions().enabled, target);
+  await updateWhereSet(vscode.workspace.getConfiguration(SECTION), INLINE_ENABLED, !readInlineOptions().enabled);
 }
 
 /**

@@ -46,7 +46,10 @@ export function rangeName(doc: vscode.TextDocument, range: vscode.Range, whole: 
   return first === last ? `${name}, line ${first}` : `${name}, lines ${first}–${last}`;
 }
 
-/** The QuickPick; `role` is what the other text is ("reference", "source"). */
+/**
+ * The QuickPick; `role` is what the other text is ("reference", "source"). A chosen file that cannot
+ * be read is said in an error message as well as returned, so no caller has to.
+ */
 export async function pickOtherText(draft: vscode.TextDocument, role: string, title: string): Promise<Picked> {
   const items: DocumentItem[] = [];
   for (const doc of await openDocuments(draft)) {
@@ -93,7 +96,9 @@ async function chooseFile(role: string, title: string): Promise<Picked> {
     return { kind: 'picked', other: namedText(doc, doc.getText(), path.basename(uri.path)) };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
-    return { kind: 'error', message: `Draftsmith: ${path.basename(uri.path)} could not be read as text (${reason}).` };
+    const message = `Draftsmith: ${path.basename(uri.path)} could not be read as text (${reason}).`;
+    void vscode.window.showErrorMessage(message);
+    return { kind: 'error', message };
   }
 }
 

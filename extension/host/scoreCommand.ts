@@ -167,19 +167,13 @@ export async function compareDraftsCommand(ctx: Ctx): Promise<ScoreOutcome> {
     'second draft',
     'Draftsmith: Compare Two Drafts (1/2: the second draft)',
   );
-  if (second.kind !== 'picked') {
-    if (second.kind === 'error') void vscode.window.showErrorMessage(second.message);
-    return second;
-  }
+  if (second.kind !== 'picked') return second;
   const reference = await pickOtherText(
     editor.document,
     'reference',
     'Draftsmith: Compare Two Drafts (2/2: the reference)',
   );
-  if (reference.kind !== 'picked') {
-    if (reference.kind === 'error') void vscode.window.showErrorMessage(reference.message);
-    return reference;
-  }
+  if (reference.kind !== 'picked') return reference;
   return compare(ctx, SCORE, editor, reference.other, undefined, { draft: first, second: second.other });
 }
 
@@ -194,10 +188,7 @@ async function pickAndCompareTwo(
     'reference',
     `Draftsmith: Score Two Drafts (${first.name} and ${second.name})`,
   );
-  if (picked.kind !== 'picked') {
-    if (picked.kind === 'error') void vscode.window.showErrorMessage(picked.message);
-    return picked;
-  }
+  if (picked.kind !== 'picked') return picked;
   return compare(ctx, SCORE, editor, picked.other, undefined, { draft: first, second });
 }
 
@@ -229,15 +220,8 @@ async function runOnActiveEditor<R extends CompareRequest>(ctx: Ctx, spec: Compa
   const empty = emptyDraft(spec, draftOf(editor).text);
   if (empty) return empty;
   const picked = await pickOtherText(editor.document, spec.role, spec.title);
-  switch (picked.kind) {
-    case 'cancelled':
-      return picked;
-    case 'error':
-      void vscode.window.showErrorMessage(picked.message);
-      return picked;
-    case 'picked':
-      return compare(ctx, spec, editor, picked.other);
-  }
+  if (picked.kind !== 'picked') return picked;
+  return compare(ctx, spec, editor, picked.other);
 }
 
 async function compare<R extends CompareRequest>(

@@ -140,6 +140,21 @@ function targetOf(level: SettingLevel | undefined): vscode.ConfigurationTarget {
   }
 }
 
+/**
+ * Sets a switch where its value that counts was set (the workspace folder's, the workspace's, else
+ * the user's), so that a toggle command flips what is in effect rather than a value it hides behind.
+ */
+export async function updateWhereSet(cfg: vscode.WorkspaceConfiguration, key: string, value: boolean): Promise<void> {
+  const seen = cfg.inspect<boolean>(key);
+  const target =
+    seen?.workspaceFolderValue !== undefined
+      ? vscode.ConfigurationTarget.WorkspaceFolder
+      : seen?.workspaceValue !== undefined
+        ? vscode.ConfigurationTarget.Workspace
+        : vscode.ConfigurationTarget.Global;
+  await cfg.update(key, value, target);
+}
+
 const isDirectory = (p: string): boolean => {
   try {
     return statSync(p).isDirectory();

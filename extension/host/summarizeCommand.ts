@@ -8,14 +8,14 @@
  * plain paragraphs in parts of the model's window; the progress says "Sections done: k / n".
  */
 import * as vscode from 'vscode';
-import type { SummarizeResult } from '../protocol';
+import type { SummarizeRequest, SummarizeResult } from '../protocol';
 import { Ctx } from './context';
 import { generate, type Ended, type GeneratingCommand } from './commandTemplate';
 import { sourceRange, summaryInsertion, type Changed } from './edits';
 import { modelField } from './chosenModel';
 import { describeModelChoice } from '../modelChoice';
 import { reportMaxLength } from './notices';
-import { MAX_LENGTH_SETTING, readDecodingGuards, readSummarizeOptions } from './settings';
+import { MAX_LENGTH_SETTING, readDecodingGuards, readSummarizeOptions, type ChosenModel } from './settings';
 import { MAX_EXTRACTIVE_WINDOWS, formatOf } from '../engine/public';
 
 export type SummarizeOutcome =
@@ -37,6 +37,25 @@ export const SUMMARIZE: GeneratingCommand<{ range: vscode.Range; text: string },
   },
 };
 
+/** The request to summarize `text`, read as `format`, with the summarize settings and the model chosen for it. */
+export function summarizeRequest(
+  text: string,
+  format: SummarizeRequest['format'],
+  model: ChosenModel,
+): SummarizeRequest {
+  const options = readSummarizeOptions();
+  return {
+    op: 'summarize',
+    text,
+    maxInputTokens: options.maxInputTokens,
+    decoding: options.decoding,
+    guards: readDecodingGuards(),
+    mode: options.mode,
+    ...modelField(model),
+    format,
+  };
+}
+
 export function summarize(
   ctx: Ctx,
   editor: vscode.TextEditor,
@@ -45,20 +64,13 @@ export function summarize(
   return generate(ctx, editor, token, SUMMARIZE, async (run) => {
     const { range, text } = run.source;
     const doc = editor.document;
-    const options = readSummarizeOptions();
     ctx.log.info(
       `summarize: ${text.length} characters from ${doc.uri.toString(true)}, ${describeModelChoice(run.model.choice)}`,
     );
-    const result = await run.request('Draftsmith: Summarizing…', {
-      op: 'summarize',
-      text,
-      maxInputTokens: options.maxInputTokens,
-      decoding: options.decoding,
-      guards: readDecodingGuards(),
-      mode: options.mode,
-      ...modelField(run.model),
-      format: formatOf(doc.languageId),
-    });
+    const result = await run.request(
+      'Draftsmith: Summarizing…',
+      summarizeRequest(text, formatOf(doc.languageId), run.model),
+    );
 
     // The result is worth showing in the panel even when it can no longer be inserted.
     ctx.setLastSummary(result);

@@ -17,11 +17,9 @@ import type { SectionSummary, SummarizeResult } from '../protocol';
 import { Ctx } from './context';
 import { generate, type Ended, type GeneratingCommand } from './commandTemplate';
 import { OPEN_IN_NEW_EDITOR, offerInstead, type Changed } from './edits';
-import { modelField } from './chosenModel';
 import { describeModelChoice } from '../modelChoice';
-import { readDecodingGuards, readSummarizeOptions } from './settings';
 import { formatOf } from '../engine/public';
-import { reportReadNotes } from './summarizeCommand';
+import { reportReadNotes, summarizeRequest } from './summarizeCommand';
 
 export type SummarizeSectionsOutcome =
   { kind: 'inserted'; lines: number; result: SummarizeResult; notices: string[] } | Ended | Changed;
@@ -69,22 +67,12 @@ export function summarizeSections(
     const { text } = run.source;
     const doc = editor.document;
     const version = run.version;
-    const options = readSummarizeOptions();
     // Headings are Markdown's: any document is read as Markdown here (a plain-text file with "# Title" lines too).
     const format = formatOf(doc.languageId) === 'markdown' || /^ {0,3}#{1,6}\s/m.test(text) ? 'markdown' : 'plain';
     ctx.log.info(
       `summarize sections: ${text.length} characters from ${doc.uri.toString(true)} as ${format}, ${describeModelChoice(run.model.choice)}`,
     );
-    const result = await run.request('Draftsmith: Summarizing sections…', {
-      op: 'summarize',
-      text,
-      maxInputTokens: options.maxInputTokens,
-      decoding: options.decoding,
-      guards: readDecodingGuards(),
-      mode: options.mode,
-      ...modelField(run.model),
-      format,
-    });
+    const result = await run.request('Draftsmith: Summarizing sections…', summarizeRequest(text, format, run.model));
     ctx.setLastSummary(result);
     const notices: string[] = [];
     reportReadNotes(ctx, 'summarize sections', result, notices);

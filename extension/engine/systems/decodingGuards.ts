@@ -37,6 +37,11 @@ export interface GuardSetup {
   eos: number;
 }
 
+/** The guards' setup for a system loaded from `folder`: its known words and its end token. */
+export async function guardSetup(folder: ModelFolder, tokenizer: Tokenizer): Promise<GuardSetup> {
+  return { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
+}
+
 /**
  * The guard for one output, or undefined when the request turned the guards off (the paper's plain
  * decoding). `input`: the text whose words and numbers the output may use beyond the known words;

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { EssayRequest, EssayResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
 import { constrainedBeamSearch } from '../decode/constrainedBeam';
-import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
+import { decodingGuard, guardSetup, type GuardSetup } from './decodingGuards';
 import type { StepModel } from '../decode/types';
 import { EngineError, errorMessage } from '../errors';
 import { porterStem } from '../metrics/porterStemmer';
@@ -41,7 +41,7 @@ import { noKnownLetter, scriptShare } from '../text/reader';
 import { parseTopics } from '../text/topics';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
+import { FolderSystem, releaseOnce, type System } from './system';
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 
@@ -54,6 +54,31 @@ type Pcsan = Extract<Manifest['architecture'], { type: 'pcsan-encoder-decoder' }
 export const MAX_TOPICS = 10;
 /** A topic word or short phrase; anything longer is not one (and would only slow the tokenizer down). */
 export const MAX_TOPIC_CHARS = 64;
+
+/**
+ * The request's topic words, refused when there are none, more than MAX_TOPICS, or one longer than
+ * MAX_TOPIC_CHARS. `tooMany`: what the model adds to the message about too many.
+ */
+export function checkedTopics(req: EssayRequest, tooMany = ''): string[] {
+  const topics = parseTopics(req.topics);
+  if (topics.length === 0)
+    throw new EngineError(
+      'bad-input',
+      `${ask(req.origin)} a few topic words (for example "bee, swallow, geese, flower, frog"): ${whereText(req.origin)} has no words.`,
+    );
+  if (topics.length > MAX_TOPICS)
+    throw new EngineError(
+      'bad-input',
+      `${ask(req.origin)} at most ${MAX_TOPICS} topic words; ${whereText(req.origin)} has ${topics.length}.${tooMany}`,
+    );
+  const tooLong = topics.find((t) => t.length > MAX_TOPIC_CHARS);
+  if (tooLong)
+    throw new EngineError(
+      'bad-input',
+      `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". ${ask(req.origin)} a few words or short phrases.`,
+    );
+  return topics;
+}
 
 interface DecoderState {
   /** The self-attention caches, one row per beam. */
@@ -74,16 +99,19 @@ export function coveredTopics(essay: string, topics: readonly string[]): string[
   });
 }
 
-export class EssaySystem implements System<'essay'> {
+export class EssaySystem extends FolderSystem implements System<'essay'> {
   private constructor(
-    private readonly folder: ModelFolder,
+    folder: ModelFolder,
     private readonly arch: Pcsan,
     private readonly tokenizer: Tokenizer,
     private readonly encoder: Session,
     private readonly decoder: Session,
     private readonly wordIndex: ReadonlyMap<string, number>,
-    readonly device: string,
-  ) {}
+    device: string,
+    guards: GuardSetup,
+  ) {
+    super('essay', folder, device, guards);
+  }
 
   static async load(dir: string, opts: RuntimeOptions): Promise<EssaySystem> {
     const folder = await loadModelFolder(dir, 'essay');
@@ -144,7 +172,7 @@ export class EssaySystem implements System<'essay'> {
       );
     }
     opts.log('info', `essay model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}`);
-    const system = new EssaySystem(
+    return new EssaySystem(
       folder,
       arch,
       tokenizer,
@@ -152,20 +180,8 @@ export class EssaySystem implements System<'essay'> {
       dec.session,
       new Map(words.map((w, i) => [w, i + 1])),
       enc.provider,
+      await guardSetup(folder, tokenizer),
     );
-    system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
-    return system;
-  }
-
-  /** The decoding guards' known words and pieces (decodingGuards.ts). */
-  private guards!: GuardSetup;
-
-  get name(): string {
-    return this.folder.manifest.name;
-  }
-
-  describe(): SystemDescription {
-    return describeFolder('essay', this.folder, this.device);
   }
 
   readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);
@@ -194,25 +210,7 @@ export class EssaySystem implements System<'essay'> {
   }
 
   async run(req: EssayRequest, ctx: RunContext): Promise<EssayResult> {
-    const selected = parseTopics(req.topics);
-    if (selected.length === 0)
-      throw new EngineError(
-        'bad-input',
-        `${ask(req.origin)} a few topic words (for example "bee, swallow, geese, flower, frog"): ${whereText(req.origin)} has no words.`,
-      );
-    if (selected.length > MAX_TOPICS) {
-      throw new EngineError(
-        'bad-input',
-        `${ask(req.origin)} at most ${MAX_TOPICS} topic words; ${whereText(req.origin)} has ${selected.length}. The model was trained on five.`,
-      );
-    }
-    const tooLong = selected.find((t) => t.length > MAX_TOPIC_CHARS);
-    if (tooLong) {
-      throw new EngineError(
-        'bad-input',
-        `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". ${ask(req.origin)} a few words or short phrases.`,
-      );
-    }
+    const selected = checkedTopics(req, ' The model was trained on five.');
     // A word in a script the vocabulary lacks encodes to the unknown piece only: it would feed the
     // model noise, so it is left out and reported.
     const unk = this.folder.manifest.specialTokens.unk;

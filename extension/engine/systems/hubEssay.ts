@@ -13,11 +13,9 @@ import { EngineError } from '../errors';
 import { chatPromptIds } from '../hub/chatPrompt';
 import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
 import { HubSystemBase, openCausalLm, type CausalLm } from '../hub/hubSystems';
-import { ask, whereText } from '../text/origin';
-import { parseTopics } from '../text/topics';
 import type { RunContext, RuntimeOptions } from './context';
 import { beamDecoding } from './decodingOptions';
-import { coveredTopics, MAX_TOPIC_CHARS, MAX_TOPICS } from './essay';
+import { checkedTopics, coveredTopics } from './essay';
 import { maxLengthHit } from './lengthLimit';
 import type { System } from './system';
 
@@ -99,23 +97,7 @@ export class HubEssaySystem extends HubSystemBase<CausalLm> implements System<'e
   }
 
   async run(req: EssayRequest, ctx: RunContext): Promise<EssayResult> {
-    const topics = parseTopics(req.topics);
-    if (topics.length === 0)
-      throw new EngineError(
-        'bad-input',
-        `${ask(req.origin)} a few topic words (for example "bee, swallow, geese, flower, frog"): ${whereText(req.origin)} has no words.`,
-      );
-    if (topics.length > MAX_TOPICS)
-      throw new EngineError(
-        'bad-input',
-        `${ask(req.origin)} at most ${MAX_TOPICS} topic words; ${whereText(req.origin)} has ${topics.length}.`,
-      );
-    const tooLong = topics.find((t) => t.length > MAX_TOPIC_CHARS);
-    if (tooLong)
-      throw new EngineError(
-        'bad-input',
-        `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". ${ask(req.origin)} a few words or short phrases.`,
-      );
+    const topics = checkedTopics(req);
     ctx.progress('Reading the topic words…', 0);
     // An instruct model reads the instruction as a user turn through its chat template; a plain LM continues it.
     const prompt = this.lm.chat

@@ -15,7 +15,8 @@ import type {
   StoryRequest,
   StoryResult,
 } from '../../protocol';
-import { topKSample } from '../decode/sampling';
+import { topKSample, type TopKOptions } from '../decode/sampling';
+import type { DecodeHooks, Hypothesis } from '../decode/types';
 import { EngineError } from '../errors';
 import type { CausalState } from '../hub/causalStep';
 import { chatPromptIds } from '../hub/chatPrompt';
@@ -163,18 +164,12 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
     );
     const t1 = performance.now();
     const minWords = minimumWords(words);
-    const hyp = await topKSample(
-      this.lm.step,
+    const hyp = await this.sample(
       state,
+      first,
+      sampling,
+      limit.maxLength,
       {
-        bos: first,
-        eos: this.lm.eos,
-        maxLength: limit.maxLength,
-        k: sampling.topK,
-        temperature: sampling.temperature,
-        seed: sampling.seed,
-        minLength: 1,
-        banned: this.banned(),
         endsBefore: (tokens) => countWords(stream.text(tokens)) > words,
         mayEnd: (tokens) => countWords(stream.text(tokens)) >= minWords,
       },
@@ -253,18 +248,12 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
     );
     const afterWord = endsInWord(trimmed);
     const t1 = performance.now();
-    const hyp = await topKSample(
-      this.lm.step,
+    const hyp = await this.sample(
       state,
+      first,
+      sampling,
+      Math.max(1, Math.min(4 * length.maxWords + 8, this.lm.contextTokens - ids.length - 2)),
       {
-        bos: first,
-        eos: this.lm.eos,
-        maxLength: Math.max(1, Math.min(4 * length.maxWords + 8, this.lm.contextTokens - ids.length - 2)),
-        k: sampling.topK,
-        temperature: sampling.temperature,
-        seed: sampling.seed,
-        minLength: 1,
-        banned: this.banned(),
         endsBefore: (tokens) => suggestionEndsBefore(stream.text(tokens.slice(0, -1)), stream.text(tokens), length),
         guard: {
           forRow: (tokens) => {
@@ -312,18 +301,12 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
       (t) => this.decode(t),
       (_text, n) => ({ message: `Writing a premise (${n} tokens)…`, fraction: n / limit.maxLength }),
     );
-    const hyp = await topKSample(
-      this.lm.step,
+    const hyp = await this.sample(
       state,
+      first,
+      sampling,
+      limit.maxLength,
       {
-        bos: first,
-        eos: this.lm.eos,
-        maxLength: limit.maxLength,
-        k: sampling.topK,
-        temperature: sampling.temperature,
-        seed: sampling.seed,
-        minLength: 1,
-        banned: this.banned(),
         // The premise ends with its first sentence of a few words.
         endsBefore: (tokens) => {
           const text = stream.text(tokens.slice(0, -1));
@@ -341,6 +324,33 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
       stats: this.stats(0, 0, hyp.tokens.length, 0, decodeMs),
       external: this.externalWith(ran),
     };
+  }
+
+  /**
+   * Top-k sampling after a prefilled prompt (`first`: its last token, not yet fed), with the
+   * request's sampling settings and this model's end and banned tokens; `rules`: where the text
+   * ends, when it may, and what each step may write.
+   */
+  private sample(
+    state: CausalState,
+    first: number,
+    sampling: StoryResult['sampling'],
+    maxLength: number,
+    rules: Pick<TopKOptions, 'endsBefore' | 'mayEnd' | 'guard'>,
+    hooks: DecodeHooks,
+  ): Promise<Hypothesis> {
+    const opts: TopKOptions = {
+      bos: first,
+      eos: this.lm.eos,
+      maxLength,
+      k: sampling.topK,
+      temperature: sampling.temperature,
+      seed: sampling.seed,
+      minLength: 1,
+      banned: this.banned(),
+      ...rules,
+    };
+    return topKSample(this.lm.step, state, opts, hooks);
   }
 
   private stats(

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import type { ReplyCandidate, ReplyMapper, ReplyPostKey, ReplyRequest, ReplyResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
 import type { RowGuard } from '../decode/guards';
-import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
+import { decodingGuard, guardSetup, type GuardSetup } from './decodingGuards';
 import { greedy } from '../decode/sampling';
 import { YieldClock, type DecodeHooks, type Hypothesis, type StepModel } from '../decode/types';
 import { EngineError } from '../errors';
@@ -38,7 +38,7 @@ import { ask, checkReadable, unreadableMessage, type InputTask } from '../text/o
 import { mostlyUnknownScript, scriptShare } from '../text/reader';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
+import { FolderSystem, releaseOnce, type System } from './system';
 import { maxLengthHit, type LengthLimit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { KeyMapper, type MappedKey } from './keyMapper';
@@ -113,11 +113,11 @@ export interface EncodedPost {
   tokens: number;
 }
 
-export class ReplySystem implements System<'reply'> {
+export class ReplySystem extends FolderSystem implements System<'reply'> {
   readonly mapper: KeyMapper;
 
   private constructor(
-    private readonly folder: ModelFolder,
+    folder: ModelFolder,
     readonly arch: ReplyArchitecture,
     private readonly tokenizer: Tokenizer,
     private readonly encoder: Session,
@@ -125,8 +125,10 @@ export class ReplySystem implements System<'reply'> {
     private readonly keysFile: z.infer<typeof KeysFile>,
     private readonly memory: Float32Array,
     private readonly embedding: Float32Array,
-    readonly device: string,
+    device: string,
+    guards: GuardSetup,
   ) {
+    super('reply', folder, device, guards);
     this.mapper = new KeyMapper(
       keysFile.keys,
       (w) => this.wordVector(w),
@@ -197,7 +199,7 @@ export class ReplySystem implements System<'reply'> {
       'info',
       `reply model "${folder.manifest.name}" (${arch.type}, ${arch.keys} keys) loaded from ${dir} on ${enc.provider}`,
     );
-    const system = new ReplySystem(
+    return new ReplySystem(
       folder,
       arch,
       tokenizer,
@@ -207,25 +209,13 @@ export class ReplySystem implements System<'reply'> {
       memory,
       embedding,
       enc.provider,
+      await guardSetup(folder, tokenizer),
     );
-    system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
-    return system;
   }
-
-  /** The decoding guards' known words and pieces (decodingGuards.ts). */
-  private guards!: GuardSetup;
 
   /** The guards for replies to `post` (undefined when `enabled` is false: the paper's plain beam search). */
   guardFor(post: string, enabled: boolean | undefined): RowGuard | undefined {
     return decodingGuard(this.guards, enabled, post);
-  }
-
-  get name(): string {
-    return this.folder.manifest.name;
-  }
-
-  describe(): SystemDescription {
-    return describeFolder('reply', this.folder, this.device);
   }
 
   readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);

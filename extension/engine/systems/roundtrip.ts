@@ -25,7 +25,7 @@ import type {
 } from '../../protocol';
 import { greedy } from '../decode/sampling';
 import { trimUnfinishedWord } from '../decode/guards';
-import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
+import { decodingGuard, guardSetup, type GuardSetup } from './decodingGuards';
 import { YieldClock, type DecodeHooks, type StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { bleuSummary, sentenceBleu } from '../metrics/bleu';
@@ -38,7 +38,7 @@ import { ask, checkReadable, unreadableMessage, type InputTask } from '../text/o
 import { mostlyUnknownScript, notProse, scriptShare, sentenceSpans, splitSentences } from '../text/reader';
 import { Tokenizer, type TokenSpan } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
+import { FolderSystem, releaseOnce, type System } from './system';
 
 /** What Round-Trip Paragraph says of text it cannot read (the engine checks it before any model loads). */
 export const ROUNDTRIP_INPUT: InputTask = {
@@ -93,16 +93,19 @@ export function roundTripScores(input: readonly string[], output: readonly strin
   };
 }
 
-export class RoundTripSystem implements System<'roundtrip'> {
+export class RoundTripSystem extends FolderSystem implements System<'roundtrip'> {
   private constructor(
-    private readonly folder: ModelFolder,
+    folder: ModelFolder,
     private readonly arch: RoundTripArchitecture,
     private readonly tokenizer: Tokenizer,
     private readonly encoder: Session,
     private readonly sentenceStep: Session | undefined,
     private readonly wordStep: Session,
-    readonly device: string,
-  ) {}
+    device: string,
+    guards: GuardSetup,
+  ) {
+    super('roundtrip', folder, device, guards);
+  }
 
   static async load(dir: string, opts: RuntimeOptions, expected?: RoundTripVariant): Promise<RoundTripSystem> {
     const folder = await loadModelFolder(dir, 'roundtrip');
@@ -160,20 +163,16 @@ export class RoundTripSystem implements System<'roundtrip'> {
       },
     );
     opts.log('info', `roundtrip model "${folder.manifest.name}" (${arch.type}) loaded from ${dir} on ${enc.provider}`);
-    const system = new RoundTripSystem(folder, arch, tokenizer, enc.session, sentence, word.session, enc.provider);
-    system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
-    return system;
-  }
-
-  /** The decoding guards' known words and pieces (decodingGuards.ts). */
-  private guards!: GuardSetup;
-
-  get name(): string {
-    return this.folder.manifest.name;
-  }
-
-  describe(): SystemDescription {
-    return describeFolder('roundtrip', this.folder, this.device);
+    return new RoundTripSystem(
+      folder,
+      arch,
+      tokenizer,
+      enc.session,
+      sentence,
+      word.session,
+      enc.provider,
+      await guardSetup(folder, tokenizer),
+    );
   }
 
   readonly dispose = releaseOnce(() => [this.encoder, this.sentenceStep, this.wordStep]);

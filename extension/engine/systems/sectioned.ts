@@ -64,6 +64,23 @@ export interface Part extends Span {
 export class SectionTimeout extends Error {}
 
 /**
+ * The run of one summary inside the document's: it reports no progress of its own, and its checks
+ * throw SectionTimeout once `timeLimitMs` have passed from now (a cancel still cancels).
+ */
+function timeLimited(ctx: RunContext, timeLimitMs: number): RunContext {
+  const deadline = performance.now() + timeLimitMs;
+  return {
+    ...ctx,
+    progress: () => {},
+    partial: () => {},
+    checkCancelled: () => {
+      ctx.checkCancelled();
+      if (performance.now() > deadline) throw new SectionTimeout();
+    },
+  };
+}
+
+/**
  * The parts of a document: each section's prose paragraphs packed in order while they fit the
  * window; a paragraph longer than the window is cut between sentences (a sentence longer than it
  * is a part alone; the model reads its beginning).
@@ -182,16 +199,7 @@ export async function summarizeSections(
         decodeMs: 0,
       });
     } else {
-      const deadline = performance.now() + timeLimitMs;
-      const limited: RunContext = {
-        ...ctx,
-        progress: () => {},
-        partial: () => {},
-        checkCancelled: () => {
-          ctx.checkCancelled();
-          if (performance.now() > deadline) throw new SectionTimeout();
-        },
-      };
+      const limited = timeLimited(ctx, timeLimitMs);
       try {
         results.push(await model.summarize(text, limited));
       } catch (e) {
@@ -273,22 +281,10 @@ export async function summarizeSections(
         joined += results[i]!.summary;
       }
     }
-    const deadline = performance.now() + timeLimitMs;
+    const limited = timeLimited(ctx, timeLimitMs);
     try {
       const documentWords = doc.paragraphs.reduce((n, p) => n + (p.text.match(/[\p{L}\p{N}]+/gu)?.length ?? 0), 0);
-      final = await model.summarize(
-        joined,
-        {
-          ...ctx,
-          progress: () => {},
-          partial: () => {},
-          checkCancelled: () => {
-            ctx.checkCancelled();
-            if (performance.now() > deadline) throw new SectionTimeout();
-          },
-        },
-        { documentWords },
-      );
+      final = await model.summarize(joined, limited, { documentWords });
       summary = final.summary;
       hitMaxLength = final.hitMaxLength ?? null;
       if (final.extracted && pieces.length > 0) {

@@ -26,7 +26,7 @@ import type {
 } from '../../protocol';
 import type { RowGuard } from '../decode/guards';
 import { topKSample } from '../decode/sampling';
-import { decodingGuard, readKnownWords, type GuardSetup } from './decodingGuards';
+import { decodingGuard, guardSetup, type GuardSetup } from './decodingGuards';
 import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { loadModelFolder, Manifest, ModelFolder, StateTensor } from '../runtime/manifest';
@@ -44,7 +44,7 @@ import { hasReadableText, mostlyUnknownScript, noKnownLetter, scriptShare } from
 import { Tokenizer } from '../text/tokenizer';
 import { countWords } from '../text/words';
 import type { RunContext, RuntimeOptions } from './context';
-import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
+import { FolderSystem, releaseOnce, type System } from './system';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { neverWritten } from './decodingOptions';
 import { tokenStream } from './tokenStream';
@@ -105,16 +105,19 @@ export function freshSeed(): number {
   return Math.floor(Math.random() * 2 ** 32);
 }
 
-export class StorySystem implements System<'story' | 'premise'> {
+export class StorySystem extends FolderSystem implements System<'story' | 'premise'> {
   private constructor(
-    private readonly folder: ModelFolder,
+    folder: ModelFolder,
     private readonly arch: StoryArch,
     private readonly tokenizer: Tokenizer,
     private readonly encoder: Session,
     private readonly decoder: Session,
     private readonly premiseLm: Session,
-    readonly device: string,
-  ) {}
+    device: string,
+    guards: GuardSetup,
+  ) {
+    super('story', folder, device, guards);
+  }
 
   static async load(dir: string, opts: RuntimeOptions): Promise<StorySystem> {
     const folder = await loadModelFolder(dir, 'story');
@@ -179,20 +182,16 @@ export class StorySystem implements System<'story' | 'premise'> {
       'info',
       `story model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}${arch.fusion ? ' (fusion)' : ''}`,
     );
-    const system = new StorySystem(folder, arch, tokenizer, enc.session, dec.session, pre.session, enc.provider);
-    system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
-    return system;
-  }
-
-  /** The decoding guards' known words and pieces (decodingGuards.ts). */
-  private guards!: GuardSetup;
-
-  get name(): string {
-    return this.folder.manifest.name;
-  }
-
-  describe(): SystemDescription {
-    return describeFolder('story', this.folder, this.device);
+    return new StorySystem(
+      folder,
+      arch,
+      tokenizer,
+      enc.session,
+      dec.session,
+      pre.session,
+      enc.provider,
+      await guardSetup(folder, tokenizer),
+    );
   }
 
   /** What teacher forcing needs besides storyModel (perplexity, prompt ranking: eval/storyLikelihood.ts). */
@@ -249,12 +248,9 @@ export class StorySystem implements System<'story' | 'premise'> {
     const prompt = req.prompt;
     if (!hasReadableText(prompt)) throw new EngineError('bad-input', EMPTY_PROMPT_MESSAGE);
     const m = this.folder.manifest;
-    // The source is the prompt's last maxInputTokens - 1 pieces, then </s> (story.encode_source): a
-    // story so far that is longer than the model reads is continued from its end.
-    const room = Math.min(m.maxInputTokens, this.arch.maxSourcePositions) - (this.arch.sourceEndsWithEos ? 1 : 0);
     ctx.progress('Reading the prompt…', 0);
-    const { spans, complete } = this.tokenizer.encodeSuffix(prompt, room + 1);
-    const used = spans.slice(-room);
+    // A story so far that is longer than the model reads is continued from its end.
+    const { used, truncated, usedFrom, sourceIds, read } = this.readSource(prompt);
     // Refused when the model knows no letter of what it reads (digits and symbols only, or another
     // script), or most of them are another script's (text/reader.ts scriptShare).
     const script = scriptShare(used.length > 0 ? prompt.slice(used[0].start) : '', used, m.specialTokens.unk);
@@ -264,9 +260,6 @@ export class StorySystem implements System<'story' | 'premise'> {
         'The story model reads English only, and knows too few of the words at the end of the prompt. Write the prompt in English.',
       );
     }
-    const truncated = used.length < spans.length || !complete;
-    const usedFrom = truncated ? used[0].start : 0;
-    const sourceIds = [...used.map((s) => s.id), ...(this.arch.sourceEndsWithEos ? [m.specialTokens.eos] : [])];
 
     const sampling = this.sampling(req.sampling);
     const words = req.words ?? this.arch.defaultWords;
@@ -325,13 +318,27 @@ export class StorySystem implements System<'story' | 'premise'> {
       hitMaxLength: maxLengthHit(hyp, limit),
       fusion: this.arch.fusion,
       sampling,
-      stats: this.stats({
-        inputTokens: complete ? spans.length : null,
-        usedInputTokens: used.length,
-        outputTokens: hyp.tokens.length,
-        encodeMs,
-        decodeMs,
-      }),
+      stats: this.stats({ ...read, outputTokens: hyp.tokens.length, encodeMs, decodeMs }),
+    };
+  }
+
+  /**
+   * The end of `text` the encoder reads (story.encode_source): its last pieces that fit, then </s>
+   * where the model was trained with it. `usedFrom`: where in `text` the part read begins; `read`:
+   * the pieces in the whole text (null when it was not read to its start) and those used.
+   */
+  private readSource(text: string) {
+    const m = this.folder.manifest;
+    const room = Math.min(m.maxInputTokens, this.arch.maxSourcePositions) - (this.arch.sourceEndsWithEos ? 1 : 0);
+    const { spans, complete } = this.tokenizer.encodeSuffix(text, room + 1);
+    const used = spans.slice(-room);
+    const truncated = used.length < spans.length || !complete;
+    return {
+      used,
+      truncated,
+      usedFrom: used.length > 0 && truncated ? used[0].start : 0,
+      sourceIds: [...used.map((s) => s.id), ...(this.arch.sourceEndsWithEos ? [m.specialTokens.eos] : [])],
+      read: { inputTokens: complete ? spans.length : null, usedInputTokens: used.length },
     };
   }
 
@@ -351,11 +358,8 @@ export class StorySystem implements System<'story' | 'premise'> {
     const sampling = { ...this.sampling(req.sampling), seed: req.sampling?.seed ?? seedFromText(prompt) };
     const { context, partial } = splitAtSentence(prompt);
     const sourceText = hasReadableText(context) ? context : prompt;
-    const room = Math.min(m.maxInputTokens, this.arch.maxSourcePositions) - (this.arch.sourceEndsWithEos ? 1 : 0);
-    const { spans, complete } = this.tokenizer.encodeSuffix(sourceText, room + 1);
-    const used = spans.slice(-room);
+    const { used, usedFrom, sourceIds, read } = this.readSource(sourceText);
     const limit = Math.min(this.arch.maxTargetTokens, this.arch.maxTargetPositions - 1);
-    const usedFrom = used.length > 0 && (used.length < spans.length || !complete) ? used[0].start : 0;
     const base = {
       op: 'story' as const,
       usedPrompt: prompt.slice(usedFrom),
@@ -389,25 +393,10 @@ export class StorySystem implements System<'story' | 'premise'> {
     if (endsInWord(prompt) && forced.length > 0 && wordGuard?.complete && !wordGuard.complete(forced)) return none(0);
 
     const t0 = performance.now();
-    const sourceIds = [...used.map((s) => s.id), ...(this.arch.sourceEndsWithEos ? [m.specialTokens.eos] : [])];
     const key = sourceIds.join(',');
     let cache = this.inlineCache;
     if (cache?.source !== key) {
-      const S = sourceIds.length;
-      const attentionMask = int64Tensor(
-        sourceIds.map(() => 1),
-        [1, S],
-      );
-      const encoded = await this.encoder.run({
-        input_ids: int64Tensor(sourceIds, [1, S]),
-        attention_mask: attentionMask,
-      });
-      cache = {
-        source: key,
-        fixed: { attention_mask: attentionMask, ...encoded },
-        fed: [],
-        state: initialState(this.arch.state),
-      };
+      cache = { source: key, fixed: await this.encode(sourceIds), fed: [], state: initialState(this.arch.state) };
     }
     // The decoder has read BOS and `fed`; it must read BOS and every forced piece but the last, which sampling feeds.
     const toFeed = [m.specialTokens.bos, ...forced].slice(0, -1);
@@ -423,13 +412,7 @@ export class StorySystem implements System<'story' | 'premise'> {
     const encodeMs = performance.now() - t0;
     ctx.checkCancelled();
 
-    const gates: FusionGate[] = [];
-    const fusion = this.arch.fusion;
-    const model = this.stepModel(this.decoder, this.arch.vocabSize, cache.fixed, (out) => {
-      if (!fusion) return;
-      const g = floatData(out.fusion_gates, 'fusion_gates');
-      gates.push({ trained: g[0], pretrained: g[1] });
-    });
+    const { model, gates } = this.gatedDecoder(cache.fixed);
     const pieces = this.tokenizer.pieces();
     const t1 = performance.now();
     const stream = tokenStream(
@@ -473,13 +456,7 @@ export class StorySystem implements System<'story' | 'premise'> {
       wordCount: countWords(continuation),
       endedBy: hyp.hitMaxLength ? 'length-limit' : countWords(continuation) >= length.maxWords ? 'words' : 'end',
       hitMaxLength: null,
-      stats: this.stats({
-        inputTokens: complete ? spans.length : null,
-        usedInputTokens: used.length,
-        outputTokens: hyp.tokens.length,
-        encodeMs,
-        decodeMs,
-      }),
+      stats: this.stats({ ...read, outputTokens: hyp.tokens.length, encodeMs, decodeMs }),
     };
   }
 
@@ -491,6 +468,12 @@ export class StorySystem implements System<'story' | 'premise'> {
   async storyModel(
     sourceIds: readonly number[],
   ): Promise<{ model: StepModel<StepState>; start: StepState; gates: FusionGate[] }> {
+    const { model, gates } = this.gatedDecoder(await this.encode(sourceIds));
+    return { model, start: initialState(this.arch.state), gates };
+  }
+
+  /** The encoders run once over a source: what every decoder step is fed besides its token and state. */
+  private async encode(sourceIds: readonly number[]): Promise<Record<string, Tensor>> {
     const S = sourceIds.length;
     const attentionMask = int64Tensor(
       sourceIds.map(() => 1),
@@ -500,7 +483,11 @@ export class StorySystem implements System<'story' | 'premise'> {
       input_ids: int64Tensor(sourceIds, [1, S]),
       attention_mask: attentionMask,
     });
-    const fixed: Record<string, Tensor> = { attention_mask: attentionMask, ...encoded };
+    return { attention_mask: attentionMask, ...encoded };
+  }
+
+  /** The story decoder over an encoded source, and the fusion gates of each step it takes, in order. */
+  private gatedDecoder(fixed: Record<string, Tensor>): { model: StepModel<StepState>; gates: FusionGate[] } {
     const gates: FusionGate[] = [];
     const fusion = this.arch.fusion;
     const model = this.stepModel(this.decoder, this.arch.vocabSize, fixed, (out) => {
@@ -508,7 +495,7 @@ export class StorySystem implements System<'story' | 'premise'> {
       const g = floatData(out.fusion_gates, 'fusion_gates');
       gates.push({ trained: g[0], pretrained: g[1] });
     });
-    return { model, start: initialState(this.arch.state), gates };
+    return { model, gates };
   }
 
   /** The premise language model as a StepModel from its initial state. */

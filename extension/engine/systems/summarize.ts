@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { SummarizeRequest, SummarizeResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
-import { decodingGuard, endAtLastSentence, readKnownWords, type GuardSetup } from './decodingGuards';
+import { decodingGuard, endAtLastSentence, guardSetup, type GuardSetup } from './decodingGuards';
 import { forcedLogProbs } from '../decode/forced';
 import { YieldClock, type StepModel } from '../decode/types';
 import type { LikelihoodModel } from '../metrics/perplexity';
@@ -27,7 +27,7 @@ import {
 } from '../runtime/layerCaches';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { describeFolder, releaseOnce, type System, type SystemDescription } from './system';
+import { FolderSystem, releaseOnce, type System } from './system';
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
@@ -59,16 +59,19 @@ type DecoderState = LayerCaches;
 
 type Taas = Extract<Manifest['architecture'], { type: 'taas-encoder-decoder' }>;
 
-export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
+export class SummarizeSystem extends FolderSystem implements LikelihoodModel, System<'summarize'> {
   private constructor(
-    private readonly folder: ModelFolder,
+    folder: ModelFolder,
     private readonly arch: Taas,
     private readonly tokenizer: Tokenizer,
     private readonly encoder: Session,
     private readonly decoder: Session,
     private readonly topics: { id: number; words: string[] }[],
-    readonly device: string,
-  ) {}
+    device: string,
+    guards: GuardSetup,
+  ) {
+    super('summarize', folder, device, guards);
+  }
 
   static async load(dir: string, opts: RuntimeOptions): Promise<SummarizeSystem> {
     const folder = await loadModelFolder(dir, 'summarize');
@@ -125,20 +128,16 @@ export class SummarizeSystem implements LikelihoodModel, System<'summarize'> {
       );
     }
     opts.log('info', `summarize model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}`);
-    const system = new SummarizeSystem(folder, arch, tokenizer, enc.session, dec.session, topics, enc.provider);
-    system.guards = { tokenizer, known: await readKnownWords(folder), eos: folder.manifest.specialTokens.eos };
-    return system;
-  }
-
-  /** The decoding guards' known words and pieces (decodingGuards.ts). */
-  private guards!: GuardSetup;
-
-  get name(): string {
-    return this.folder.manifest.name;
-  }
-
-  describe(): SystemDescription {
-    return describeFolder('summarize', this.folder, this.device);
+    return new SummarizeSystem(
+      folder,
+      arch,
+      tokenizer,
+      enc.session,
+      dec.session,
+      topics,
+      enc.provider,
+      await guardSetup(folder, tokenizer),
+    );
   }
 
   readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);

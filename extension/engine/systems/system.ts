@@ -7,6 +7,7 @@ import type { EngineRequest, ResultFor } from '../../protocol';
 import type { ModelFolder } from '../runtime/manifest';
 import { releaseSessions, type Session } from '../runtime/onnx';
 import type { RunContext } from './context';
+import type { GuardSetup } from './decodingGuards';
 
 /** Every op of the protocol's requests. */
 export type Op = EngineRequest['op'];
@@ -53,6 +54,29 @@ export function describeFolder(system: string, folder: ModelFolder, device: stri
     dir: folder.dir,
     device,
   };
+}
+
+/**
+ * What every system loaded from a Draftsmith model folder (model.json) has alike: its name and
+ * description are the manifest's, and its decoding guards know the folder's words.
+ */
+export abstract class FolderSystem {
+  protected constructor(
+    private readonly system: string,
+    protected readonly folder: ModelFolder,
+    /** The execution provider its sessions run on. */
+    readonly device: string,
+    /** The decoding guards' known words and pieces (decodingGuards.ts). */
+    protected readonly guards: GuardSetup,
+  ) {}
+
+  get name(): string {
+    return this.folder.manifest.name;
+  }
+
+  describe(): SystemDescription {
+    return describeFolder(this.system, this.folder, this.device);
+  }
 }
 
 /** A system's dispose(): releases its sessions (read when called) the first time; later calls do nothing. */

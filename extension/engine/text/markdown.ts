@@ -17,7 +17,7 @@
 // apart in the prose view by turning one masked character before each into a line break, which
 // makes a blank line: reader.ts never reads two list items as one sentence.
 import MarkdownIt from 'markdown-it';
-import { lineSpans, paragraphSpans, type Paragraph, type Span } from './reader';
+import { lineIndexOf, lineSpans, paragraphSpans, type Paragraph, type Span } from './reader';
 
 /** What a block of a document is. */
 export type MarkdownBlockKind = 'heading' | 'paragraph' | 'code' | 'table' | 'html' | 'front-matter' | 'rule';
@@ -350,18 +350,6 @@ export function readMarkdown(text: string): ReadDocument {
     });
   });
   return { format: 'markdown', prose, blocks, paragraphs, sections, inlineCode, skipped, notes };
-}
-
-/** The index of the line that holds `offset` (binary search over line starts). */
-function lineIndexOf(lines: readonly Span[], offset: number): number {
-  let lo = 0;
-  let hi = lines.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (lines[mid].start <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 /** "2 code blocks, 1 table and front matter were left out" (or undefined when nothing was). */

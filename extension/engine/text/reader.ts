@@ -94,6 +94,18 @@ export function lineSpans(text: string): Span[] {
   }
 }
 
+/** The index of the line that holds `offset` (binary search over line starts). */
+export function lineIndexOf(lines: readonly Span[], offset: number): number {
+  let lo = 0;
+  let hi = lines.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (lines[mid].start <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /** The span from `start` to `end` without the whitespace at either end; undefined when nothing is left. */
 function trimmed(text: string, start: number, end: number): Paragraph | undefined {
   const raw = text.slice(start, end);
