@@ -11,6 +11,7 @@ import { essayTests } from './suite/essayTests';
 import { hardeningTests } from './suite/hardeningTests';
 import { hubTests } from './suite/hubTests';
 import { hubLayoutTests } from './suite/hubLayoutTests';
+import { checksTests } from './suite/checksTests';
 import { loadTests } from './suite/loadTests';
 import { replyTests } from './suite/replyTests';
 import { roundtripTests } from './suite/roundtripTests';
@@ -167,6 +168,8 @@ export async function run(): Promise<void> {
     // Hub models: a loopback Hub started in this extension host; also before Show Insights.
     ...hubTests(api),
     ...hubLayoutTests(api),
+    // Prose checks: diagnostics kept to the text while it changes.
+    ...checksTests(),
     // Also before Show Insights: a round trip does not open the panel by itself either.
     ...roundtripTests(api, extension.extensionPath),
     ...replyTests(api, extension.extensionPath),
