@@ -260,11 +260,12 @@ export function rewriteSelection(
     if (!model) {
       // No instruct model: say so and offer Choose Model; Rephrase alone may run on Round-Trip.
       ctx.log.info('rewrite: no instruct model chosen');
+      const shown = vscode.window.showWarningMessage(REWRITE_NO_MODEL, CHOOSE_MODEL, ROUND_TRIP_FALLBACK);
       const choice = choices
         ? choices.fallback && 'preset' in choices.ask && choices.ask.preset === 'rephrase'
           ? ROUND_TRIP_FALLBACK
           : undefined
-        : await vscode.window.showWarningMessage(REWRITE_NO_MODEL, CHOOSE_MODEL, ROUND_TRIP_FALLBACK);
+        : await shown;
       if (choice === CHOOSE_MODEL) void vscode.commands.executeCommand('draftsmith.chooseModel');
       if (choice === ROUND_TRIP_FALLBACK) return { kind: 'round-trip', outcome: await roundTrip(ctx, editor, token) };
       return { kind: 'no-model', message: REWRITE_NO_MODEL };

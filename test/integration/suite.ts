@@ -12,6 +12,7 @@ import { hardeningTests } from './suite/hardeningTests';
 import { hubTests } from './suite/hubTests';
 import { loadTests } from './suite/loadTests';
 import { replyTests } from './suite/replyTests';
+import { rewriteTests } from './suite/rewriteTests';
 import { roundtripTests } from './suite/roundtripTests';
 import { runTests, TestCase } from './suite/runner';
 import { scoreTests } from './suite/scoreTests';
@@ -168,6 +169,8 @@ export async function run(): Promise<void> {
     // Also before Show Insights: a round trip does not open the panel by itself either.
     ...roundtripTests(api, extension.extensionPath),
     ...replyTests(api, extension.extensionPath),
+    // Rewrite Selection with the instruct fixture from a loopback Hub; before Show Insights too.
+    ...rewriteTests(api),
     {
       name: 'Show Insights opens the insights webview panel',
       async run() {
