@@ -39,6 +39,7 @@ import { commandHelp, usageText } from './cli/help';
 import { downloadProgress } from './cli/progressBar';
 import { parseHubEndpoint, parseModelChoice } from './modelChoice';
 import { evalReply, replyCommand } from './cli/replyCommand';
+import { rewriteCommand } from './cli/rewriteCommand';
 import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
 import { checkCommand } from './cli/checkCommand';
@@ -109,6 +110,9 @@ const OPTION_OF: Record<string, string> = {
   key: '--key',
   mappers: '--mapper',
   maxCandidates: '--candidates',
+  maxTokens: '--max-tokens',
+  preset: '--preset',
+  instruction: '--instruction',
 };
 
 /** The protocol's limits hold for the CLI too (the worker checks them for the extension): --beam 0 is refused, not run. */
@@ -499,6 +503,7 @@ const HANDLERS: { readonly [C in CommandName]: (a: Args) => Promise<number | voi
   roundtrip: (a) => roundtripCommand(a, cliParts),
   'eval roundtrip': evalRoundTrip,
   reply: (a) => replyCommand(a, cliParts),
+  rewrite: (a) => rewriteCommand(a, { ...cliParts, modelFlag }),
   'eval reply': (a) =>
     evalReply(a, cliParts, {
       dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data', 'reply')),

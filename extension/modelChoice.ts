@@ -26,6 +26,7 @@ export const MODEL_SETTINGS = {
   summarize: { commands: 'Summarize Document', ops: ['summarize'] },
   essay: { commands: 'Expand Topic Words into Essay', ops: ['essay'] },
   story: { commands: 'Continue Story and Write a Premise', ops: ['story', 'premise'] },
+  rewrite: { commands: 'Rewrite Selection', ops: ['rewrite'] },
 } as const;
 
 /** What every message about a bad value says is accepted. */

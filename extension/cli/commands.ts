@@ -4,9 +4,10 @@
  * the option check (options.ts), the parser's flags (args.ts), the dispatch (cli.ts, one handler per
  * name, checked by the compiler) and docs/cli.md (`npm run docs`) are all derived from this table.
  *
- * Data only, with no imports: the parser, the help and the documentation generator read it without
- * loading the engine.
+ * Data only, importing only other data (the rewrite presets' list): the parser, the help and the
+ * documentation generator read it without loading the engine.
  */
+import { REWRITE_PRESET_NAMES, REWRITE_PRESETS } from '../engine/hub/rewritePresets';
 
 /** What an option takes after its name. */
 export type OptionKind =
@@ -637,6 +638,67 @@ const TABLE = [
       {
         args: 'eval reply --limit 300 --variant NRM=.work/reply-nrm --variant ESED=models/reply',
         what: "Tables I/IV and VI's shape",
+      },
+    ],
+  },
+  {
+    name: 'rewrite',
+    summary:
+      'Rewrite Selection: a preset or your instruction run on an instruct model; the rewrite (or a unified diff) on standard output',
+    usage: [
+      {
+        synopsis: `rewrite FILE | - | --text TEXT --preset ${REWRITE_PRESET_NAMES} | --instruction TEXT [--model MODEL] [--diff] [--json]`,
+        note: 'A .md FILE is read as Markdown: each paragraph and list item is rewritten on its own, its inline markup kept; code, front matter, tables and HTML are printed as they are. Names, numbers and Markdown the rewrite changed unasked are flagged on standard error.',
+      },
+    ],
+    options: [
+      TEXT,
+      {
+        name: 'preset',
+        kind: 'text',
+        value: REWRITE_PRESET_NAMES,
+        description: `what to do: ${REWRITE_PRESETS.map((p) => `${p.id} (${p.label})`).join(', ')}`,
+      },
+      {
+        name: 'instruction',
+        kind: 'text',
+        value: 'TEXT',
+        description: 'your own instruction instead of a preset, e.g. "Use British spelling."',
+      },
+      flag('diff', 'a unified diff of the text and its rewrite instead of the rewrite'),
+      {
+        ...JSON_RESULT,
+        description: 'the whole result as JSON: the raw reply, what was stripped, the word-level changes, the flags',
+      },
+      {
+        name: 'max-tokens',
+        kind: 'integer',
+        value: 'N',
+        description:
+          "the most tokens written per paragraph, 1 to 4096 (default: twice the paragraph's, and a line more)",
+      },
+      {
+        ...HUB[0],
+        default: undefined,
+        description:
+          "the instruct model (one with a chat template): a Hugging Face Hub model id (owner/name[@revision]) in transformers.js's layout, downloaded once into $DRAFTSMITH_CACHE (default ~/.cache/draftsmith/hub), or such a folder; the built-in models follow no instructions",
+      },
+      ...HUB.slice(1),
+      ...MODEL_SOURCES,
+      ...RUNTIME,
+    ],
+    examples: [
+      {
+        args: 'rewrite notes.md --preset shorter --model HuggingFaceTB/SmolLM2-360M-Instruct',
+        what: 'the whole file on stdout, each paragraph shorter',
+      },
+      {
+        args: 'rewrite notes.md --instruction "Use British spelling." --model onnx-community/Qwen2.5-0.5B-Instruct --diff',
+        what: 'a unified diff of the file and its rewrite',
+      },
+      {
+        args: 'rewrite --text "Me and him goes there yesterday." --preset grammar --model ./my-instruct-model',
+        what: "a local folder in transformers.js's layout",
       },
     ],
   },

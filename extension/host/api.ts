@@ -4,6 +4,7 @@ import type { StoryResult, SummarizeResult, ToPanel } from '../protocol';
 import type { EssayOutcome, PickEssay } from './essayCommand';
 import type { PickReply, ReplyChoice, ReplyOutcome } from './replyCommand';
 import type { ApplyOutcome, PendingRoundTrip, RoundTripOutcome } from './roundtripCommand';
+import type { RewriteChoices, RewriteOutcome } from './rewriteCommand';
 import type { CoherenceOutcome, NamedText, ScoreOutcome } from './scoreCommand';
 import type { FolderOutcome, FolderSource } from './folderCommand';
 import type { FolderSort } from '../protocol';
@@ -22,6 +23,8 @@ export type {
   PremiseOutcome,
   ReplyChoice,
   ReplyOutcome,
+  RewriteChoices,
+  RewriteOutcome,
   RoundTripOutcome,
   ScoreOutcome,
   StoryOutcome,
@@ -52,6 +55,15 @@ export interface DraftsmithApi {
    * reconstruction opens in a diff; the outcome's pending.apply() is what the Apply button does.
    */
   roundTrip(editor: vscode.TextEditor, token?: vscode.CancellationToken): Promise<RoundTripOutcome>;
+  /**
+   * What Rewrite Selection runs on the editor's selection (or the paragraph at its cursor): `choices`
+   * answers instead of the quick picks (the preset or instruction, and which changes to keep).
+   */
+  rewriteSelection(
+    editor: vscode.TextEditor,
+    token?: vscode.CancellationToken,
+    choices?: RewriteChoices,
+  ): Promise<RewriteOutcome>;
   /** What Draftsmith: Apply Round-Trip Reconstruction runs (the active diff's round trip, else the latest). */
   applyRoundTrip(): Promise<ApplyOutcome>;
   /**

@@ -13,6 +13,7 @@ import { toggleInline } from './inlineProvider';
 import { manageModels } from './manageModels';
 import { toggleOffline } from './offlineStatus';
 import { REPLY, suggestReplies } from './replyCommand';
+import { REWRITE, rewriteSelection } from './rewriteCommand';
 import { applyRoundTripCommand, ROUNDTRIP, roundTrip } from './roundtripCommand';
 import { checkCoherenceCommand, compareDraftsCommand, scoreDraftCommand } from './scoreCommand';
 import { CONTINUE_STORY, continueStory, WRITE_PREMISE, writePremise } from './storyCommand';
@@ -30,6 +31,7 @@ const commands: Record<string, CommandFactory> = {
   'draftsmith.writePremise': (ctx) => () => onActiveEditor(WRITE_PREMISE, (e) => writePremise(ctx, e)),
   'draftsmith.roundTrip': (ctx) => () => onActiveEditor(ROUNDTRIP, (e) => roundTrip(ctx, e)),
   'draftsmith.suggestReplies': (ctx) => () => onActiveEditor(REPLY, (e) => suggestReplies(ctx, e)),
+  'draftsmith.rewriteSelection': (ctx) => () => onActiveEditor(REWRITE, (e) => rewriteSelection(ctx, e)),
   // The diff editor's title button passes the URI of the side it was clicked on.
   'draftsmith.applyRoundTrip': (ctx) => (uri?: unknown) => applyRoundTripCommand(ctx, uri),
   'draftsmith.scoreDraft': (ctx) => () => scoreDraftCommand(ctx),

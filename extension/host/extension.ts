@@ -9,6 +9,7 @@ import { essay } from './essayCommand';
 import { InlineSuggestions } from './inlineProvider';
 import { OfflineStatus } from './offlineStatus';
 import { suggestReplies } from './replyCommand';
+import { rewriteSelection } from './rewriteCommand';
 import { applyRoundTripCommand, roundTrip } from './roundtripCommand';
 import { checkCoherence, scoreDraft, scoreTwoDrafts } from './scoreCommand';
 import { exportFolderScores, scoreFolder } from './folderCommand';
@@ -42,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
     writePremise: (editor, token) => writePremise(ctx, editor, token),
     roundTrip: (editor, token) => roundTrip(ctx, editor, token),
     applyRoundTrip: () => applyRoundTripCommand(ctx),
+    rewriteSelection: (editor, token, choices) => rewriteSelection(ctx, editor, token, choices),
     suggestReplies: (editor, token, pick) => suggestReplies(ctx, editor, token, pick),
     scoreDraft: (editor, reference, token) => scoreDraft(ctx, editor, reference, token),
     scoreTwoDrafts: (editor, second, reference, token) => scoreTwoDrafts(ctx, editor, second, reference, token),

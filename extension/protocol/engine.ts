@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { EssayRequest, EssayResult } from './systems/essay';
 import { ReplyRequest, ReplyResult } from './systems/reply';
+import { RewriteRequest, RewriteResult } from './systems/rewrite';
 import { RoundTripRequest, RoundTripResult } from './systems/roundtrip';
 import { CoherenceRequest, CoherenceResult, ScoreRequest, ScoreResult } from './systems/scoring';
 import { PremiseRequest, PremiseResult, StoryRequest, StoryResult } from './systems/story';
@@ -19,6 +20,7 @@ export const EngineRequest = z.discriminatedUnion('op', [
   CoherenceRequest,
   RoundTripRequest,
   ReplyRequest,
+  RewriteRequest,
 ]);
 export type EngineRequest = z.infer<typeof EngineRequest>;
 export const EngineResult = z.discriminatedUnion('op', [
@@ -30,6 +32,7 @@ export const EngineResult = z.discriminatedUnion('op', [
   CoherenceResult,
   RoundTripResult,
   ReplyResult,
+  RewriteResult,
 ]);
 export type EngineResult = z.infer<typeof EngineResult>;
 export type ResultFor<R extends EngineRequest> = Extract<EngineResult, { op: R['op'] }>;

@@ -15,6 +15,7 @@ export * from './systems/story';
 export * from './systems/scoring';
 export * from './systems/roundtrip';
 export * from './systems/reply';
+export * from './systems/rewrite';
 export * from './engine';
 export * from './worker';
 export * from './panel';

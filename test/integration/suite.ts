@@ -14,6 +14,7 @@ import { hubLayoutTests } from './suite/hubLayoutTests';
 import { checksTests } from './suite/checksTests';
 import { loadTests } from './suite/loadTests';
 import { replyTests } from './suite/replyTests';
+import { rewriteTests } from './suite/rewriteTests';
 import { roundtripTests } from './suite/roundtripTests';
 import { runTests, TestCase } from './suite/runner';
 import { scoreTests } from './suite/scoreTests';
@@ -173,6 +174,8 @@ export async function run(): Promise<void> {
     // Also before Show Insights: a round trip does not open the panel by itself either.
     ...roundtripTests(api, extension.extensionPath),
     ...replyTests(api, extension.extensionPath),
+    // Rewrite Selection with the instruct fixture from a loopback Hub; before Show Insights too.
+    ...rewriteTests(api),
     {
       name: 'Show Insights opens the insights webview panel',
       async run() {

@@ -39,6 +39,7 @@ const TABLE: [string[], string][] = [
   [['story'], '--prompt'],
   [['roundtrip'], '--max-sentences'],
   [['reply'], '--mapper'],
+  [['rewrite'], '--preset'],
   [['score'], '--tokenize'],
   [['eval', 'summarize'], '--aggregation'],
   [['eval', 'essay'], '--unconstrained'],

@@ -56,6 +56,10 @@ import {
   type ResultFor,
 } from '../../extension/protocol';
 import { tableModel } from './toyModel';
+import { HUB_FIXTURES } from './loopbackHub';
+import { cleanRewrite } from '../../extension/engine/systems/rewriteText';
+import { applyWordChanges, wordChanges } from '../../extension/engine/text/wordDiff';
+import { REWRITE_PRESETS } from '../../extension/engine/hub/rewritePresets';
 import { assertSpansInOrder, modelsDir, tempDir } from './helpers';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
@@ -306,6 +310,37 @@ test("fuzz: the reply's pre-processing (readability, the post's semantic keys)",
   });
 });
 
+test("fuzz: a rewrite's clean-up and word changes (any reply: none accepted is the text, all accepted the reply up to whitespace)", async () => {
+  await fuzz('pre-processing (rewrite)', fc.tuple(anyText, anyText), ([text, reply]) => {
+    const rewrite = cleanRewrite(reply, text).text;
+    const changes = wordChanges(text, rewrite);
+    let at = 0;
+    for (const c of changes) {
+      assert.ok(c.start >= at && c.end >= c.start && text.slice(c.start, c.end) === c.before, JSON.stringify(c));
+      at = c.end;
+    }
+    assert.equal(
+      applyWordChanges(
+        text,
+        changes,
+        changes.map(() => false),
+      ),
+      text,
+    );
+    const squash = (t: string) => t.replace(/\s+/gu, ' ');
+    assert.equal(
+      squash(
+        applyWordChanges(
+          text,
+          changes,
+          changes.map(() => true),
+        ),
+      ),
+      squash(rewrite),
+    );
+  });
+});
+
 // ---- each system's run (real models, tiny lengths) and beam search (toy models, full count) --------
 
 const opts = { device: 'cpu' as const, threads: 1, log: () => {} };
@@ -333,6 +368,14 @@ const REQUESTS: { [O in Op]: fc.Arbitrary<RequestOf<O>> } = {
   })),
   score: fc.tuple(anyText, anyText).map(([hypothesis, reference]) => ({ op: 'score', hypothesis, reference })),
   coherence: fc.tuple(anyText, anyText).map(([output, source]) => ({ op: 'coherence', output, source })),
+  rewrite: fc
+    .tuple(anyText, fc.constantFrom(...REWRITE_PRESETS.map((p) => p.id)), fc.option(anyText, { nil: undefined }))
+    .map(([text, preset, instruction]) => ({
+      op: 'rewrite',
+      text,
+      ...(instruction === undefined ? { preset } : { instruction }),
+      maxTokens: 4,
+    })),
 };
 
 /** What an answer must hold beyond being one: the ops with properties of their own. */
@@ -347,7 +390,16 @@ const CHECKS: { [O in Op]?: (request: RequestOf<O>, result: ResultFor<RequestOf<
 test("fuzz: each system's run answers any text or refuses it as bad input", async () => {
   // Every system of the registry, loaded as the engine loads it, and every op it answers.
   for (const [id, entry] of ENTRIES) {
-    const system: System = await loadSystem(id, modelsFolder(modelsDir), opts);
+    // A system that runs only a model the writer chooses (Rewrite) runs the tiny instruct fixture.
+    const system: System =
+      !entry.folder && entry.external
+        ? await entry.external(
+            { kind: 'folder', dir: path.join(HUB_FIXTURES, 'fixtures', 'SmolLM2-135M-Instruct') },
+            { endpoint: 'http://127.0.0.1:9/', cacheDir: tempDir('fuzz-rewrite'), offline: true, stallSeconds: 30 },
+            opts,
+            { progress: () => {}, isCancelled: () => false },
+          )
+        : await loadSystem(id, modelsFolder(modelsDir), opts);
     try {
       for (const op of entry.ops) {
         const check = CHECKS[op] as ((q: EngineRequest, r: EngineResult) => void) | undefined;

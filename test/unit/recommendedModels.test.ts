@@ -24,6 +24,7 @@ const KIND: Record<string, HubModelKind> = {
   'summarize.model': 'seq2seq',
   'essay.model': 'causal-lm',
   'story.model': 'causal-lm',
+  'rewrite.model': 'causal-lm',
 };
 
 /** Every recommended model once, with the kind of model its command needs. */

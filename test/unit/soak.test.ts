@@ -24,6 +24,7 @@ import type { EngineRequest } from '../../extension/protocol';
 import { ENTRIES } from '../../extension/engine/systems/registry';
 import type { Op, RequestOf } from '../../extension/engine/systems/system';
 import { modelsDir, repoRoot } from './helpers';
+import { HUB_FIXTURES } from './loopbackHub';
 
 const COMMANDS = Number(process.env.SOAK_COMMANDS ?? 100);
 const MAX_GROWTH = Number(process.env.SOAK_MAX_GROWTH ?? 0.5);
@@ -54,6 +55,14 @@ const REQUESTS: { [O in Op]: (text: string, seed: number) => RequestOf<O> } = {
   reply: () => ({ op: 'reply', text: 'I love walking by the river on a sunny day.', maxCandidates: 2 }),
   score: (text) => ({ op: 'score', hypothesis: DRAFT, reference: text }),
   coherence: (text) => ({ op: 'coherence', output: DRAFT, source: text }),
+  // The tiny instruct fixture as a local folder: Rewrite runs only a model the writer chooses.
+  rewrite: (text) => ({
+    op: 'rewrite',
+    text,
+    preset: 'shorter',
+    maxTokens: 8,
+    model: { kind: 'folder', dir: path.join(HUB_FIXTURES, 'fixtures', 'SmolLM2-135M-Instruct') },
+  }),
 };
 /** Every op the registry's systems answer, in its order. */
 const OPS: Op[] = ENTRIES.flatMap(([, e]) => [...e.ops]);

@@ -34,7 +34,11 @@ export function hasChatTemplate(tokenizer: TjsTokenizer): boolean {
  * system turn (Gemma's raise "System role not supported"): the system prompt then opens the user turn.
  */
 export function chatPromptText(tokenizer: TjsTokenizer, command: PromptCommand, user: string): string {
-  const system = SYSTEM_PROMPTS[command];
+  return chatText(tokenizer, SYSTEM_PROMPTS[command], user);
+}
+
+/** A system prompt and a user turn through the chat template, with the generation prompt. */
+export function chatText(tokenizer: TjsTokenizer, system: string, user: string): string {
   const render = (messages: ChatMessage[]) =>
     tokenizer.apply_chat_template(messages, { tokenize: false, add_generation_prompt: true }) as string;
   try {

@@ -19,6 +19,7 @@ import { REPLY_INPUT, ReplySystem } from './reply';
 import { ROUNDTRIP_INPUT, RoundTripSystem } from './roundtrip';
 import { ScoringSystem } from './scoring';
 import { HubEssaySystem } from './hubEssay';
+import { HubRewriteSystem, NoInstructModel, REWRITE_INPUT } from './hubRewrite';
 import { HubStorySystem } from './hubStory';
 import { HubSummarizeSystem } from './hubSummarize';
 import { StorySystem } from './story';
@@ -106,6 +107,16 @@ export const SYSTEMS = {
     input: { task: REPLY_INPUT, of: (r) => r },
     ...oneFolder('reply', (dir, runtime) => ReplySystem.load(dir, runtime)),
   } satisfies SystemEntry<'reply', ReplySystem, never>,
+  /**
+   * Rewrite Selection: an instruct model the writer chooses; none of the built-in models follows an
+   * instruction, so the built-in choice refuses, saying what to choose. No folder: nothing to evaluate.
+   */
+  rewrite: {
+    ops: ['rewrite'],
+    input: { task: REWRITE_INPUT, of: (r) => r },
+    load: async () => new NoInstructModel(),
+    external: (choice, hub, runtime, watch) => HubRewriteSystem.load(choice, hub, runtime, watch),
+  } satisfies SystemEntry<'rewrite', NoInstructModel, never>,
   /** Score Draft and Check Coherence: metrics, no model. */
   scoring: {
     ops: ['score', 'coherence'],

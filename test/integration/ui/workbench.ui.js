@@ -626,6 +626,85 @@ test('"Draftsmith: Round-Trip Paragraph" opens the reconstruction in a diff and 
   await shot('ui-16-roundtrip-insights');
 });
 
+// Rewrite Selection with the instruct fixture (tiny random weights, SmolLM2's chat template) from the
+// loopback Hub. The tiny model writes only undecodable bytes (each shown as U+FFFD), never a word of the
+// text: the paragraph holds two U+FFFD of its own, which the rewrite keeps, so that there are several
+// changes, one to keep and another to drop.
+const REWRITE_MODEL = 'fixtures/SmolLM2-135M-Instruct';
+const REWRITE_PARAGRAPH = 'The old bridge \uFFFD was closed on Tuesday \uFFFD and the council met.';
+
+/**
+ * What `draftsmith rewrite --json` writes for the paragraph with the same model (greedy: deterministic).
+ * @returns {import('../../../extension/protocol').RewriteResult}
+ */
+function cliRewrite() {
+  const out = execFileSync(
+    process.execPath,
+    [
+      path.join(REPO, 'dist', 'cli.js'),
+      'rewrite',
+      '--text',
+      REWRITE_PARAGRAPH,
+      '--preset',
+      'grammar',
+      '--model',
+      path.join(HUB_FIXTURES, REWRITE_MODEL),
+      '--json',
+    ],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return JSON.parse(out);
+}
+
+test('"Draftsmith: Rewrite Selection…" with "Fix grammar and spelling": the changes listed, one kept and another dropped by keyboard, written as one edit; Ctrl+Z undoes it', async () => {
+  if (!hub.endpoint) throw new Error('the loopback Hub was not set up by the runner');
+  const expected = cliRewrite();
+  if (expected.changes.length < 2) throw new Error(`the fixture's rewrite has ${expected.changes.length} changes`);
+  const first = expected.changes[0];
+  const kept = REWRITE_PARAGRAPH.slice(0, first.start) + first.after + REWRITE_PARAGRAPH.slice(first.end);
+  // The rewrite model, chosen as a person would.
+  await runFromPalette('Draftsmith: Choose Model', { asks: true });
+  await pickRow('Rewrite Selection');
+  await pickRow('Enter a model id');
+  const input = page.locator('.quick-input-widget input');
+  await page
+    .locator('.quick-input-widget .quick-input-title', { hasText: 'a Hugging Face Hub model' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 30_000 });
+  await input.fill(REWRITE_MODEL);
+  await page.waitForTimeout(300);
+  await page.keyboard.press('Enter');
+  await waitForNotification(`now use ${REWRITE_MODEL}`);
+
+  await runFromPalette('File: New Untitled Text File');
+  await page.waitForTimeout(500);
+  await page.keyboard.type(REWRITE_PARAGRAPH);
+  await waitForText((t) => words(t) === words(REWRITE_PARAGRAPH), 30_000, 'the typed paragraph');
+  await page.keyboard.press('Escape');
+  await runFromPalette('Draftsmith: Rewrite Selection', { asks: true });
+  await pickRowByFilter('Fix grammar and spelling');
+  // The review: one row per change, all kept to start with.
+  const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  await rows.filter({ hasText: '→' }).first().waitFor({ state: 'visible', timeout: commandTimeoutMs });
+  const shown = await rows.count();
+  if (shown !== expected.changes.length)
+    throw new Error(`the review lists ${shown} changes; the CLI's rewrite has ${expected.changes.length}`);
+  await shot('ui-rewrite-1-review');
+  // By keyboard: into the list, down to the second change and onwards, Space drops each; Enter applies.
+  await page.keyboard.press('ArrowDown');
+  for (let i = 1; i < expected.changes.length; i++) {
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Space');
+  }
+  await page.waitForTimeout(300);
+  await shot('ui-rewrite-2-one-kept');
+  await page.keyboard.press('Enter');
+  await waitForText((t) => nbsp(t).trim() === kept, 30_000, 'the paragraph with the first change only');
+  await focusEditor();
+  await page.keyboard.press('Control+z');
+  await waitForText((t) => nbsp(t).trim() === REWRITE_PARAGRAPH, 15_000, 'one undo to restore the paragraph');
+});
+
 // Hostile document text: markup, event handlers, javascript: URLs, CSS, bidirectional overrides and
 // a very long line. Written into the workspace folder before the workbench loads (see the runner).
 const HOSTILE_FILE = 'hostile.md';
