@@ -17,7 +17,7 @@ import { describeFlags } from '../engine/systems/rewriteText';
 import { flag, intFlag, type Args } from './args';
 import { commandInput } from './inputText';
 import { downloadProgress } from './progressBar';
-import type { CliParts } from './roundtripCommand';
+import type { CliParts } from './modelFolderRun';
 
 export interface RewriteCliParts extends CliParts {
   modelFlag(a: Args): ModelChoice | undefined;
