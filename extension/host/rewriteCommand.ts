@@ -11,7 +11,8 @@ import * as vscode from 'vscode';
 import type { ModelChoice, RewriteChange, RewriteRequest, RewriteResult } from '../protocol';
 import { applyWordChanges, describeFlags, formatOf, REWRITE_PRESETS, rewriteBlockAt } from '../engine/public';
 import { describeModelChoice } from '../modelChoice';
-import { generate, type Ended, type GeneratingCommand } from './commandTemplate';
+import { generate, requestError, type Ended, type GeneratingCommand } from './commandTemplate';
+import { EngineError } from './engineClient';
 import { Ctx } from './context';
 import { paragraphAt, type Changed } from './edits';
 import { showSettingError } from './notices';
@@ -26,8 +27,8 @@ export const REWRITE_CHANGED =
   'Draftsmith: the document changed during the rewrite, so nothing was written into your text. ' +
   'Open in New Editor shows the text with the changes you kept; run Rewrite Selection again to apply them.';
 export const REWRITE_NO_MODEL =
-  'Draftsmith: Rewrite Selection runs on an instruct model, and none is chosen: draftsmith.rewrite.model is "built-in" ' +
-  'and the essay model is not a Hub model either. Choose Model… picks one (e.g. SmolLM2-360M-Instruct, a 400 MB download once).';
+  'Draftsmith: Rewrite Selection runs on an instruct model, and none is chosen: draftsmith.rewrite.model is "built-in", ' +
+  'and so is draftsmith.essay.model, which it would otherwise use. Choose Model… picks one (e.g. SmolLM2-360M-Instruct, a 419 MB download, once).';
 export const CHOOSE_MODEL = 'Choose Model…';
 export const ROUND_TRIP_FALLBACK = 'Rephrase with Round-Trip (built-in, no instruct model)';
 /** The most instructions remembered, newest first. */
@@ -288,11 +289,24 @@ export function rewriteSelection(
       preserveFocus: true,
     });
     try {
-      const result = await run.request(
-        'Draftsmith: Rewriting…',
-        { op: 'rewrite', text, ...ask, model: model.choice },
-        (partial) => docs.set(rewriteUri, partial),
-      );
+      let result: RewriteResult;
+      try {
+        result = await run.request(
+          'Draftsmith: Rewriting…',
+          { op: 'rewrite', text, ...ask, model: model.choice },
+          (partial) => docs.set(rewriteUri, partial),
+        );
+      } catch (err) {
+        // A chosen model that is no instruct model: say so, and offer to choose another.
+        const cause = requestError(err);
+        if (!(cause instanceof EngineError && cause.code === 'bad-model' && /no chat template/.test(cause.message)))
+          throw err;
+        ctx.log.error(`rewrite: ${cause.message}`);
+        void vscode.window.showErrorMessage(`Draftsmith: ${cause.message}`, CHOOSE_MODEL).then((c) => {
+          if (c === CHOOSE_MODEL) void vscode.commands.executeCommand('draftsmith.chooseModel');
+        });
+        return { kind: 'error', message: cause.message };
+      }
       docs.set(rewriteUri, result.rewrite);
       const flags = describeFlags(result.flags);
       ctx.log.info(

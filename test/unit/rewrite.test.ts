@@ -14,6 +14,7 @@ import { openCausalLm, type CausalLm } from '../../extension/engine/hub/hubSyste
 import { REWRITE_PRESETS, REWRITE_SYSTEM_PROMPT } from '../../extension/engine/hub/rewritePresets';
 import { HubRewriteSystem, NEEDS_INSTRUCT_MODEL, rewritePromptText } from '../../extension/engine/systems/hubRewrite';
 import { cleanRewrite, rewriteFlags } from '../../extension/engine/systems/rewriteText';
+import { rewriteBlockAt, rewriteBlocks } from '../../extension/engine/text/rewriteBlocks';
 import { applyWordChanges, unifiedDiff, wordChanges } from '../../extension/engine/text/wordDiff';
 import { RewriteResult, type HubConfig, type RewriteRequest } from '../../extension/protocol';
 import { config, tempCache, withHub } from './hubTestKit';
@@ -273,4 +274,39 @@ test('a rewrite that changes a number or a name, or loses Markdown, is flagged; 
     'the emphasis on "quite"',
   ]);
   assert.deepEqual(rewriteFlags('- milk and eggs', 'milk and eggs', '').markup, ['a list marker']);
+});
+
+test('in Markdown, the block sent is the paragraph or list item with its inline markup whole, never its marker, code, front matter or a table', () => {
+  const doc = [
+    '---',
+    'title: x',
+    '---',
+    '',
+    '**Note:** the report is [here](https://x.org).',
+    'It was *slow*.',
+    '',
+    '- first item with `code`',
+    '',
+    '```js',
+    'let a = 1;',
+    '```',
+    '',
+    '| a | b |',
+    '|---|---|',
+    '| 1 | 2 |',
+    '',
+  ].join('\n');
+  const at = (word: string) => rewriteBlockAt(doc, doc.indexOf(word), doc.indexOf(word));
+  const para = at('report');
+  assert.equal(para.kind === 'prose' && para.text, '**Note:** the report is [here](https://x.org).\nIt was *slow*.');
+  const item = at('first');
+  assert.equal(item.kind === 'prose' && item.text, 'first item with `code`');
+  assert.deepEqual(at('let a'), { kind: 'none', what: 'a code block' });
+  assert.deepEqual(at('title'), { kind: 'none', what: 'the front matter' });
+  assert.deepEqual(at('| 1'), { kind: 'none', what: 'a table' });
+  // The same blocks, in order, for a whole file (the CLI).
+  assert.deepEqual(
+    rewriteBlocks(doc).map((b) => b.text),
+    ['**Note:** the report is [here](https://x.org).\nIt was *slow*.', 'first item with `code`'],
+  );
 });

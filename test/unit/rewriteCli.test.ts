@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { REWRITE_PRESETS } from '../../extension/engine/hub/rewritePresets';
 import { RewriteResult } from '../../extension/protocol';
@@ -103,4 +103,13 @@ test('a Markdown file is rewritten paragraph by paragraph and item by item; its 
   assert.ok(changed.length > 0);
   for (const l of changed) assert.doesNotMatch(l, /make report|title: Notes|# Minutes|\| 2024|```/, l);
   assert.match(diff.stderr, /first token after \d+ ms, [\d.]+ tokens\/s/);
+});
+
+test('the user guide names every preset the command offers', () => {
+  const guide = readFileSync(path.join(repoRoot, 'docs', 'user-guide.md'), 'utf8');
+  const section = guide
+    .slice(guide.indexOf('### Rewrite Selection'), guide.indexOf('### Suggest Replies'))
+    .replace(/\s+/g, ' ');
+  for (const p of REWRITE_PRESETS)
+    assert.ok(section.includes(`**${p.label}**`), `the user guide does not name ${p.label}`);
 });

@@ -119,6 +119,26 @@ export function rewriteTests(api: DraftsmithApi): TestCase[] {
       },
     },
     {
+      name: 'an essay model that is no instruct model is refused for rewriting, saying why, and the text stays as it was',
+      timeoutMs: 120_000,
+      async run() {
+        const editor = await atParagraph();
+        const hub = await (started ??= startLoopbackHub());
+        const outcome = await withSetting('hub.endpoint', hub.endpoint, () =>
+          withSetting('essay.model', 'fixtures/distilgpt2', () =>
+            api.rewriteSelection(editor, undefined, {
+              ask: { preset: 'shorter' },
+              review: async () => assert.fail('no review without an instruct model'),
+            }),
+          ),
+        );
+        assert.equal(outcome.kind, 'error', describe(outcome));
+        assert.match(describe(outcome), /no chat template.*instruct model/s);
+        assert.equal(editor.document.getText(), DOCUMENT);
+        await closeWithoutSaving(editor.document);
+      },
+    },
+    {
       name: 'with no instruct model, Rewrite Selection says so and changes nothing; Rephrase may run on the built-in Round-Trip instead',
       timeoutMs: 120_000,
       async run() {
