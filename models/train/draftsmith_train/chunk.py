@@ -3,10 +3,9 @@
 
 Each system is a list of stages (summarize: pretrain -> finetune; essay: pretrain -> stage1 -> stage2;
 story: lm -> premise -> seq2seq -> fusion; roundtrip: train; reply: nrm -> memory -> esed; backbone:
-train), each a
-training command of training.train_loop with
---resume, budgeted by <STAGE>_STEPS and <STAGE>_MIN (whichever comes first; the step and minute
-counts are the stage's whole, over all chunks). WORK/SYSTEM/state.json names the stage the next chunk
+train), each a training command of training.train_loop with --resume, budgeted by <STAGE>_STEPS and
+<STAGE>_MIN (whichever comes first; the step and minute counts are the stage's whole, over all
+chunks). WORK/SYSTEM/state.json names the stage the next chunk
 trains; a chunk goes on from that stage's checkpoint (or starts it from the earlier stages' ones),
 moves to the next stage when one is done, and stops when its MINUTES are spent; then it exports the
 latest model and hands back state.json, the checkpoints the next chunk needs that it changed, and
@@ -458,8 +457,8 @@ SETTINGS = {
         "ESED_MIN": "1.5",
     },
     # The CPU recipe's model (train_backbone.sh: 6 x 256, window 256; a resumed run keeps its checkpoint's
-    # shape anyway) at 16x its batch: 256 windows a step. TRAIN_MIN counts the CPU run's hours too, so it
-    # is no limit: each chunk trains its MINUTES.
+    # shape anyway) at 256 windows a step (8x a step of its two processes). TRAIN_MIN counts the CPU
+    # run's hours too, so it is no limit: each chunk trains its MINUTES.
     "backbone": {
         "DATA": "../../.data/backbone",
         "RUNS": "",  # the CPU run's checkpoints (train_backbone.sh's RUNS); empty: DATA/runs
@@ -523,32 +522,68 @@ def bundle_levels(runs, keep_optimizer):
     yield "float16 weights without optimizer state", [lambda p=p: slim(p, half=True) for p in cks]
 
 
-def tar_xz(src, dest):
-    """src as dest; the same files give the same bytes (sorted names, no dates or owners)."""
+def tar_xz(src, dest, names):
+    """names (entries of src) as dest; the same files give the same bytes (sorted names, no dates or owners)."""
+    if shutil.which("xz") is None:  # a machine without xz-utils: Python's lzma, the same format in one thread
+        import tarfile
+
+        def clean(info):
+            info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+            return info
+
+        with tarfile.open(dest, "w:xz", preset=6) as tar:
+            for name in sorted(names):  # tarfile.add walks folders in sorted order
+                tar.add(os.path.join(src, name), arcname=name, filter=clean)
+        return os.path.getsize(dest)
     flags = ["--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner"]
     with open(dest, "wb") as f:
-        tar = subprocess.Popen(["tar", *flags, "-C", src, "-cf", "-", "."], stdout=subprocess.PIPE)
+        tar = subprocess.Popen(["tar", *flags, "-C", src, "-cf", "-", *names], stdout=subprocess.PIPE)
         subprocess.run(["xz", "-T0", "-6", "-c"], stdin=tar.stdout, stdout=f, check=True)
         if tar.wait():
             raise SystemExit(f"tar of {src} failed")
     return os.path.getsize(dest)
 
 
+def untar_xz(path, dest):
+    """A bundle or hand-back (its archives one after the other) into dest."""
+    if shutil.which("xz") is None:
+        import tarfile
+
+        with tarfile.open(path, "r:xz", ignore_zeros=True) as tar:
+            tar.extractall(dest, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    else:
+        subprocess.run(["tar", "-C", dest, "-xJif", path], check=True)
+
+
 def fit(src, dest, limit, keep_optimizer):
     """src (a folder with runs/) as dest (tar.xz) within limit bytes, slimming the checkpoints level by
-    level (bundle_levels); a level whose checkpoints alone pass the limit is not compressed."""
+    level (bundle_levels); a level whose checkpoints alone pass the limit is not compressed. The rest
+    (the data: the backbone's is 80 MB, minutes through xz here) is compressed once, runs/ at each level:
+    dest is the two archives' xz streams one after the other (tar -xJif reads both)."""
     runs = os.path.join(src, "runs")
-    for what, steps in bundle_levels(runs, keep_optimizer):
-        for step in steps:
-            step()
-        raw = sum(os.path.getsize(os.path.join(runs, f)) for f in os.listdir(runs)) if os.path.isdir(runs) else 0
-        if raw > limit:
-            continue
-        size = tar_xz(src, dest)
-        if size <= limit:
-            log(f"{dest}: {size / 2 ** 20:.1f} MiB ({what})")
-            return size
-        log(f"{what}: {size / 2 ** 20:.1f} MiB, over {limit / 2 ** 20:.0f} MiB")
+    rest, part = dest + ".rest", dest + ".runs"
+    fixed = tar_xz(src, rest, sorted(f for f in os.listdir(src) if f != "runs"))
+    try:
+        for what, steps in bundle_levels(runs, keep_optimizer):
+            for step in steps:
+                step()
+            names = sorted(os.listdir(runs)) if os.path.isdir(runs) else []
+            raw = sum(os.path.getsize(os.path.join(runs, f)) for f in names)
+            if raw > limit:
+                continue
+            size = fixed + (tar_xz(src, part, ["runs"]) if names else 0)
+            if size <= limit:
+                with open(dest, "wb") as f:
+                    for p in [rest, part] if names else [rest]:
+                        with open(p, "rb") as g:
+                            shutil.copyfileobj(g, f)
+                log(f"{dest}: {size / 2 ** 20:.1f} MiB ({what})")
+                return size
+            log(f"{what}: {size / 2 ** 20:.1f} MiB, over {limit / 2 ** 20:.0f} MiB")
+    finally:
+        for p in (rest, part):
+            if os.path.exists(p):
+                os.remove(p)
     raise SystemExit(f"chunk: {src} does not fit in {limit / 2 ** 20:.0f} MiB even in float16 (smaller SIZE or data)")
 
 
@@ -632,17 +667,18 @@ def books_subset(data, s):
     from .tokenizer import BOS
 
     frac, path = float(s["BOOKS_FRACTION"]), os.path.join(data, "train.books.npy")
-    if frac >= 1:
-        return "every train book"
-    a = np.load(path)
+    a = np.load(path, mmap_mode="r" if frac >= 1 else None)
     starts = np.flatnonzero(a == BOS)
+    if frac >= 1:
+        return f"train books: all {starts.size} documents, {a.size:,} tokens"
     starts = starts if starts.size and starts[0] == 0 else np.r_[0, starts]
     lengths = np.diff(np.r_[starts, a.size])
     order = np.random.default_rng(int(s["SEED"])).permutation(starts.size)
     keep = np.sort(order[: max(1, int(np.searchsorted(np.cumsum(lengths[order]), frac * a.size, side="right")))])
     np.save(path, np.concatenate([a[starts[i] : starts[i] + lengths[i]] for i in keep]))
     kept = int(lengths[keep].sum())
-    return f"train books: {keep.size} of {starts.size} documents, {kept:,} of {a.size:,} tokens (BOOKS_FRACTION {frac}, seed {s['SEED']})"
+    share = f"BOOKS_FRACTION {frac}, seed {s['SEED']}"
+    return f"train books: {keep.size} of {starts.size} documents, {kept:,} of {a.size:,} tokens ({share})"
 
 
 DATA_HOOKS = {"backbone": books_subset}  # what pack does to a system's copied data
@@ -776,7 +812,7 @@ def run(system, outdir):
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
     os.makedirs(outdir, exist_ok=True)
-    subprocess.run(["tar", "-C", run_dir, "-xJf", os.path.join(WORK, f"{system}.tar.xz")], check=True)
+    untar_xz(os.path.join(WORK, f"{system}.tar.xz"), run_dir)
     s = json.load(open(os.path.join(run_dir, "chunk.json")))
     log_path = os.path.join(outdir, "train.log")
     index, trained = train_stages(system, s, run_dir, t0 + float(os.environ.get("MINUTES", "7")) * 60, log_path)
@@ -863,7 +899,7 @@ def unpack(system, files_dir):
             for p in parts:
                 with open(os.path.join(files_dir, p), "rb") as g:
                     shutil.copyfileobj(g, f)
-        subprocess.run(["tar", "-C", tmp, "-xJf", whole], check=True)
+        untar_xz(whole, tmp)
         os.makedirs(os.path.join(home, "runs"), exist_ok=True)
         shutil.copy(os.path.join(tmp, "state.json"), home)
         for f in sorted(os.listdir(os.path.join(tmp, "runs"))) if os.path.isdir(os.path.join(tmp, "runs")) else []:
