@@ -323,6 +323,9 @@ def save_atomic(path, model, meta, config):
 
 def cmd_train(args):
     device = pick_device(args.device)
+    if torch.device(device).type == "cuda":  # TensorFloat-32 matrix products: several times float32's speed
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
     train = load_arrays(args.data, "train")
     vocab = T.load(os.path.join(args.data, "spm.model")).get_piece_size()
     config = asdict(
@@ -380,7 +383,7 @@ def cmd_train(args):
 # ---------------------------------------------------------------------------------------------
 # Evaluation
 # ---------------------------------------------------------------------------------------------
-def sliding_nll(model, arr, window, stride, limit=0):
+def sliding_nll(model, arr, window, stride, limit=0, device="cpu"):
     """Each token of arr (after the first) scored once; a window after the first scores only its last
     stride + 1 tokens, so each has at least window - stride tokens of context. Returns (nll sum, tokens,
     the scored token ids)."""
@@ -390,13 +393,13 @@ def sliding_nll(model, arr, window, stride, limit=0):
     while pos + 1 < arr.size:
         start = max(0, pos + 1 - ctx) if pos else 0
         end = min(arr.size, start + window + 1)
-        x = torch.from_numpy(arr[start:end])[None]
+        x = torch.from_numpy(arr[start:end])[None].to(device)
         logits, _ = model(x[:, :-1])
         first = pos - start  # the logit that predicts token pos + 1
         y = x[0, first + 1 :]
         total -= float(F.log_softmax(logits[0, first:], -1).gather(1, y[:, None]).sum())
         n += y.numel()
-        scored.append(y.numpy())
+        scored.append(y.cpu().numpy())
         pos = end - 1
     return total, n, np.concatenate(scored) if scored else np.zeros(0, np.int64)
 
@@ -405,7 +408,8 @@ def cmd_eval(args):
     sp = T.load(os.path.join(args.data, "spm.model"))
     model, meta = load_checkpoint(args.ckpt, make)
     model.eval()
-    torch.set_num_threads(1)
+    device = pick_device(args.device)  # the CPU with one thread; a GPU chunk's export scores on the GPU
+    model.to(device)
     window = model.config.n_positions
     args.stride = min(args.stride or window // 2, window - 1)
     word_start = np.array([sp.id_to_piece(i).startswith("\u2581") for i in range(sp.get_piece_size())])
@@ -421,11 +425,12 @@ def cmd_eval(args):
         for part in args.splits.split(","):
             arrays = load_arrays(args.data, part)
             for s in SOURCES:
-                nll, n, y = sliding_nll(model, arrays[s], window, args.stride, limit=args.limit)
+                nll, n, y = sliding_nll(model, arrays[s], window, args.stride, limit=args.limit, device=device)
                 words = int(word_start[y].sum())
                 r = {**nll_and_ppl(nll / n), "tokens": n, "word_ppl": round(math.exp(nll / max(1, words)), 2)}
                 result[f"{part}.{s}"] = r
                 log(f"{part} {s}: {r}")
+        model.cpu()  # sample() feeds CPU tensors
         for i, prompt in enumerate(
             [
                 "Once upon a time, there was a little girl named Lily.",

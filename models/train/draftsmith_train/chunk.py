@@ -2,16 +2,22 @@
 (or `local`, on a GPU machine that holds the data itself: every system's stages one after the other).
 
 Each system is a list of stages (summarize: pretrain -> finetune; essay: pretrain -> stage1 -> stage2;
-story: lm -> premise -> seq2seq -> fusion; roundtrip: train; reply: nrm -> memory -> esed), each a
-training command of training.train_loop with
---resume, budgeted by <STAGE>_STEPS and <STAGE>_MIN (whichever comes first; the step and minute
-counts are the stage's whole, over all chunks). WORK/SYSTEM/state.json names the stage the next chunk
+story: lm -> premise -> seq2seq -> fusion; roundtrip: train; reply: nrm -> memory -> esed; backbone:
+train), each a training command of training.train_loop with --resume, budgeted by <STAGE>_STEPS and
+<STAGE>_MIN (whichever comes first; the step and minute counts are the stage's whole, over all
+chunks). WORK/SYSTEM/state.json names the stage the next chunk
 trains; a chunk goes on from that stage's checkpoint (or starts it from the earlier stages' ones),
 moves to the next stage when one is done, and stops when its MINUTES are spent; then it exports the
 latest model and hands back state.json, the checkpoints the next chunk needs that it changed, and
 the export, xz-compressed in parts of at most 16 MiB (the device returns 64 MiB at most).
 
-  python3 -m draftsmith_train.chunk pack SYSTEM              # -> WORK/SYSTEM.tar.xz (<= 64 MiB)
+The backbone (backbone.py) also trains on this CPU (train_backbone.sh, in the background): its chunk
+starts from whichever checkpoint has seen more tokens, the CPU run's (RUNS, default DATA/runs; only
+read) or the last chunk's (WORK/backbone/runs), trains MINUTES at a GPU-sized batch (the model keeps
+the checkpoint's shape), and its export is the held-out perplexities (backbone.py eval) on the GPU.
+unpack leaves the checkpoint in WORK/backbone/runs and prints how the CPU run goes on from it.
+
+  python3 -m draftsmith_train.chunk pack SYSTEM              # -> WORK/SYSTEM.tar.xz (<= 60 MiB)
   python3 -m draftsmith_train.chunk run SYSTEM OUTDIR        # on the GPU machine (MINUTES, NPROC)
   python3 -m draftsmith_train.chunk unpack SYSTEM FILES_DIR  # -> WORK/SYSTEM/{state.json,runs,export}
   python3 -m draftsmith_train.chunk local SYSTEM...|all      # a GPU machine with the data: train and export in place
@@ -34,7 +40,9 @@ from collections import namedtuple
 from .training import best_path  # the lowest-NLL weights beside a checkpoint: reply-nrm.pt -> reply-nrm.best.pt
 
 WORK = os.environ.get("GPU_WORK", "../../.work/gpu")
-LIMIT = int(os.environ.get("BUNDLE_LIMIT", 64 * 1024 * 1024))  # bytes; a smaller one tries the slimmer levels
+# bytes; a smaller one tries the slimmer levels. The device carries 64 MiB with the working tree, which
+# is still ~1 MiB after `gpu_chunk.sh aside` (models/train's code): 60 MiB leaves it room.
+LIMIT = int(os.environ.get("BUNDLE_LIMIT", 60 * 1024 * 1024))
 BACK_LIMIT = 60 * 1024 * 1024  # what a run hands back: 64 MiB at most, the log beside it
 PART = 16 * 1024 * 1024
 BIG = str(10**9)  # "no step limit": the stage's minutes decide
@@ -42,7 +50,9 @@ BIG = str(10**9)  # "no step limit": the stage's minutes decide
 # A stage: the command (module, subcommand), the checkpoint it writes, those it starts from, the data
 # files it reads, and its flags from the settings s and the checkpoint folder r.
 # once: a command that is not a training run (reply's memory): done when its output exists.
-Stage = namedtuple("Stage", "name command out reads data flags once", defaults=(False,))
+# best_home: the lowest-NLL weights beside the checkpoint do not travel in the bundle (the backbone's are a
+# record only, and its GPU chunk's first validation beats a CPU one); new ones written by the chunk come back.
+Stage = namedtuple("Stage", "name command out reads data flags once best_home", defaults=(False, False))
 # The export: the checkpoints to export (the first that exists), those it reads beside, its data, its command.
 Export = namedtuple("Export", "candidates also data command")
 
@@ -259,6 +269,32 @@ STAGES["reply"] = [
 ]
 
 
+# backbone.py's arrays (train_backbone.sh prepares them): the validation arrays for training, the test
+# ones for the export's perplexities; every one travels whole except, with BOOKS_FRACTION < 1, the books.
+BACKBONE_SPLIT = [f"{part}.{src}.npy" for part in ("train", "valid") for src in ("books", "simple", "tiny")]
+STAGES["backbone"] = [
+    Stage(
+        "train",
+        ["draftsmith_train.backbone", "train"],
+        "backbone.pt",
+        [],
+        BACKBONE_SPLIT + ["spm.model"],
+        lambda s, r: [
+            "--batch-tokens",
+            s["BATCH_TOKENS"],
+            "--mix",
+            s["MIX"],
+            "--val-every",
+            s["VAL_EVERY"],
+            "--log-every",
+            s["LOG_EVERY"],
+            *s["SIZE"].split(),
+        ],
+        best_home=True,
+    ),
+]
+
+
 def story_flags(s):
     return ["--batch-tokens", s["BATCH_TOKENS"], "--warmup", s["WARMUP"], "--val-every", s["VAL_EVERY"]] + s[
         "SIZE"
@@ -308,6 +344,25 @@ EXPORTS = {
         [],
         ["spm.model", "tokenizer", "roundtrip.test.jsonl"],
         lambda ck, r, d, out, s: ["-m", "draftsmith_train.export_roundtrip", ck, out, d, f"{out}/parity.json"],
+    ),
+    # The held-out perplexities of the checkpoint the CPU run resumes from (train_backbone.sh's EVAL, on the GPU).
+    "backbone": Export(
+        ["backbone.pt"],
+        [],
+        ["valid.books.npy", "valid.simple.npy", "valid.tiny.npy", "test.books.npy", "test.simple.npy", "test.tiny.npy"],
+        lambda ck, r, d, out, s: [
+            "-m",
+            "draftsmith_train.backbone",
+            "eval",
+            "--data",
+            d,
+            "--ckpt",
+            ck,
+            "--limit",
+            s["EVAL_LIMIT"],
+            "--json",
+            f"{out}/backbone.eval.json",
+        ],
     ),
     "reply": Export(
         ["reply-esed.best.pt", "reply-esed.pt"],
@@ -401,6 +456,23 @@ SETTINGS = {
         "ESED_STEPS": BIG,
         "ESED_MIN": "1.5",
     },
+    # The CPU recipe's model (train_backbone.sh: 6 x 256, window 256; a resumed run keeps its checkpoint's
+    # shape anyway) at 256 windows a step (8x a step of its two processes). TRAIN_MIN counts the CPU
+    # run's hours too, so it is no limit: each chunk trains its MINUTES.
+    "backbone": {
+        "DATA": "../../.data/backbone",
+        "RUNS": "",  # the CPU run's checkpoints (train_backbone.sh's RUNS); empty: DATA/runs
+        "TRAIN_STEPS": BIG,
+        "TRAIN_MIN": BIG,
+        "SIZE": "--n-layer 6 --n-embd 256 --n-head 4 --window 256",
+        "BATCH_TOKENS": "65536",
+        "MIX": "books=1,simple=3,tiny=3",
+        "VAL_EVERY": "250",
+        "LOG_EVERY": "50",
+        "EVAL_LIMIT": "200000",  # tokens of each held-out array (train_backbone.sh's EVAL_LIMIT)
+        "BOOKS_FRACTION": "1",  # < 1: a seeded subset of the train books' documents, when the bundle would not fit
+        "SEED": "20261121",  # data.SEED
+    },
 }
 
 
@@ -450,30 +522,68 @@ def bundle_levels(runs, keep_optimizer):
     yield "float16 weights without optimizer state", [lambda p=p: slim(p, half=True) for p in cks]
 
 
-def tar_xz(src, dest):
+def tar_xz(src, dest, names):
+    """names (entries of src) as dest; the same files give the same bytes (sorted names, no dates or owners)."""
+    if shutil.which("xz") is None:  # a machine without xz-utils: Python's lzma, the same format in one thread
+        import tarfile
+
+        def clean(info):
+            info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+            return info
+
+        with tarfile.open(dest, "w:xz", preset=6) as tar:
+            for name in sorted(names):  # tarfile.add walks folders in sorted order
+                tar.add(os.path.join(src, name), arcname=name, filter=clean)
+        return os.path.getsize(dest)
+    flags = ["--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner"]
     with open(dest, "wb") as f:
-        tar = subprocess.Popen(["tar", "-C", src, "-cf", "-", "."], stdout=subprocess.PIPE)
+        tar = subprocess.Popen(["tar", *flags, "-C", src, "-cf", "-", *names], stdout=subprocess.PIPE)
         subprocess.run(["xz", "-T0", "-6", "-c"], stdin=tar.stdout, stdout=f, check=True)
         if tar.wait():
             raise SystemExit(f"tar of {src} failed")
     return os.path.getsize(dest)
 
 
+def untar_xz(path, dest):
+    """A bundle or hand-back (its archives one after the other) into dest."""
+    if shutil.which("xz") is None:
+        import tarfile
+
+        with tarfile.open(path, "r:xz", ignore_zeros=True) as tar:
+            tar.extractall(dest, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+    else:
+        subprocess.run(["tar", "-C", dest, "-xJif", path], check=True)
+
+
 def fit(src, dest, limit, keep_optimizer):
     """src (a folder with runs/) as dest (tar.xz) within limit bytes, slimming the checkpoints level by
-    level (bundle_levels); a level whose checkpoints alone pass the limit is not compressed."""
+    level (bundle_levels); a level whose checkpoints alone pass the limit is not compressed. The rest
+    (the data: the backbone's is 80 MB, minutes through xz here) is compressed once, runs/ at each level:
+    dest is the two archives' xz streams one after the other (tar -xJif reads both)."""
     runs = os.path.join(src, "runs")
-    for what, steps in bundle_levels(runs, keep_optimizer):
-        for step in steps:
-            step()
-        raw = sum(os.path.getsize(os.path.join(runs, f)) for f in os.listdir(runs)) if os.path.isdir(runs) else 0
-        if raw > limit:
-            continue
-        size = tar_xz(src, dest)
-        if size <= limit:
-            log(f"{dest}: {size / 2 ** 20:.1f} MiB ({what})")
-            return size
-        log(f"{what}: {size / 2 ** 20:.1f} MiB, over {limit / 2 ** 20:.0f} MiB")
+    rest, part = dest + ".rest", dest + ".runs"
+    fixed = tar_xz(src, rest, sorted(f for f in os.listdir(src) if f != "runs"))
+    try:
+        for what, steps in bundle_levels(runs, keep_optimizer):
+            for step in steps:
+                step()
+            names = sorted(os.listdir(runs)) if os.path.isdir(runs) else []
+            raw = sum(os.path.getsize(os.path.join(runs, f)) for f in names)
+            if raw > limit:
+                continue
+            size = fixed + (tar_xz(src, part, ["runs"]) if names else 0)
+            if size <= limit:
+                with open(dest, "wb") as f:
+                    for p in [rest, part] if names else [rest]:
+                        with open(p, "rb") as g:
+                            shutil.copyfileobj(g, f)
+                log(f"{dest}: {size / 2 ** 20:.1f} MiB ({what})")
+                return size
+            log(f"{what}: {size / 2 ** 20:.1f} MiB, over {limit / 2 ** 20:.0f} MiB")
+    finally:
+        for p in (rest, part):
+            if os.path.exists(p):
+                os.remove(p)
     raise SystemExit(f"chunk: {src} does not fit in {limit / 2 ** 20:.0f} MiB even in float16 (smaller SIZE or data)")
 
 
@@ -507,13 +617,15 @@ def write_stage(system, home, index):
     json.dump({"stage": names[index]}, open(os.path.join(home, "state.json"), "w"))
 
 
-def needed(system, index, runs):
+def needed(system, index, runs, bundle=False):
     """The existing checkpoints that the stages from index on and the export read: a stage's own (to
-    resume) or, before it starts, those it starts from; the export's extra ones (story: the premise LM)."""
+    resume) or, before it starts, those it starts from; the export's extra ones (story: the premise LM).
+    bundle: what travels to the GPU, without the best weights of a best_home stage."""
     need = set(EXPORTS[system].also)
     for st in STAGES[system][index:]:
         # a stage under way resumes from its checkpoint; the lowest-NLL weights so far go with it
-        need |= {st.out, best_path(st.out)} if os.path.exists(os.path.join(runs, st.out)) else set(st.reads)
+        best = set() if bundle and st.best_home else {best_path(st.out)}
+        need |= {st.out} | best if os.path.exists(os.path.join(runs, st.out)) else set(st.reads)
     return sorted(n for n in need if os.path.exists(os.path.join(runs, n)))
 
 
@@ -534,22 +646,85 @@ def copy(src, dest):
     (shutil.copytree if os.path.isdir(src) else shutil.copy)(src, dest)
 
 
+def cpu_runs(s):
+    """A system that also trains on this CPU (its settings name RUNS: the backbone): that run's folder."""
+    return (s["RUNS"] or os.path.join(s["DATA"], "runs")) if "RUNS" in s else None
+
+
+def latest_runs(system, s, index, runs):
+    """The folder to pack the checkpoints from: runs (the last chunk's), or the CPU run's where that
+    one's checkpoint of the stage has seen more tokens."""
+    other, out = cpu_runs(s), current_out(system, index)
+    have = [r for r in (runs, other) if r and out and os.path.exists(os.path.join(r, out))]
+    return max(have, key=lambda r: meta(os.path.join(r, out)).get("tokens", 0)) if have else runs
+
+
+def books_subset(data, s):
+    """With BOOKS_FRACTION < 1: the train books cut to that share of their tokens, whole documents (each
+    opens with <s>) in a seeded order, kept in their order; the same settings give the same subset."""
+    import numpy as np
+
+    from .tokenizer import BOS
+
+    frac, path = float(s["BOOKS_FRACTION"]), os.path.join(data, "train.books.npy")
+    a = np.load(path, mmap_mode="r" if frac >= 1 else None)
+    starts = np.flatnonzero(a == BOS)
+    if frac >= 1:
+        return f"train books: all {starts.size} documents, {a.size:,} tokens"
+    starts = starts if starts.size and starts[0] == 0 else np.r_[0, starts]
+    lengths = np.diff(np.r_[starts, a.size])
+    order = np.random.default_rng(int(s["SEED"])).permutation(starts.size)
+    keep = np.sort(order[: max(1, int(np.searchsorted(np.cumsum(lengths[order]), frac * a.size, side="right")))])
+    np.save(path, np.concatenate([a[starts[i] : starts[i] + lengths[i]] for i in keep]))
+    kept = int(lengths[keep].sum())
+    share = f"BOOKS_FRACTION {frac}, seed {s['SEED']}"
+    return f"train books: {keep.size} of {starts.size} documents, {kept:,} of {a.size:,} tokens ({share})"
+
+
+DATA_HOOKS = {"backbone": books_subset}  # what pack does to a system's copied data
+
+
+def describe(stage_dir):
+    """What a bundle holds, for the log: each file's size, each checkpoint's step."""
+    for root, _, files in sorted(os.walk(stage_dir)):
+        for f in sorted(files):
+            path = os.path.join(root, f)
+            line = f"  {os.path.relpath(path, stage_dir)}: {os.path.getsize(path) / 2 ** 20:.2f} MiB"
+            if f.endswith(".pt"):
+                m = meta(path)
+                line += f", step {m.get('steps')}, {m.get('tokens')} tokens, {m.get('seconds')} s, val {m.get('val')}"
+                line += f" [{m['slim']}]" if m.get("slim") else ""
+            log(line)
+
+
 def pack(system):
     home = os.path.join(WORK, system)
     s = settings(system, home)
     index = stage_index(system, home)
     if index == len(STAGES[system]):
         raise SystemExit(f"chunk: {system}: every stage is done; the export is in {home}/export")
-    runs = os.path.join(home, "runs")
+    runs = latest_runs(system, s, index, os.path.join(home, "runs"))
     with tempfile.TemporaryDirectory(dir=WORK) as stage_dir:
         for f in data_files(system, index):
             copy(os.path.join(s["DATA"], f), os.path.join(stage_dir, "data", f))
-        for f in needed(system, index, runs):
+        if system in DATA_HOOKS:
+            log(DATA_HOOKS[system](os.path.join(stage_dir, "data"), s))
+        for f in needed(system, index, runs, bundle=True):
             copy(os.path.join(runs, f), os.path.join(stage_dir, "runs", f))
+            log(f"runs/{f} from {runs}")
         json.dump(s, open(os.path.join(stage_dir, "chunk.json"), "w"), indent=1)
         write_stage(system, stage_dir, index)
         bundle = os.path.join(WORK, f"{system}.tar.xz")
-        fit(stage_dir, bundle, LIMIT, current_out(system, index))
+        try:
+            fit(stage_dir, bundle, LIMIT, current_out(system, index))
+        except SystemExit:
+            if system in DATA_HOOKS:
+                log(
+                    f"delete {home}/chunk.json and pack again with a smaller BOOKS_FRACTION (now {s['BOOKS_FRACTION']})"
+                )
+            raise
+        log(f"{os.path.relpath(bundle, '../..')} holds:")
+        describe(stage_dir)
     log(
         f"stage {STAGES[system][index].name}; carry {os.path.relpath(bundle, '../..')} and run: bash models/train/gpu_chunk.sh run {system}"
     )
@@ -626,6 +801,7 @@ def export(system, s, run_dir, log_path):
         log("no model to export yet (its stages come later)")
         return None
     out = os.path.join(run_dir, "export")
+    os.makedirs(out, exist_ok=True)
     tee([sys.executable, *e.command(ck, runs, os.path.join(run_dir, "data"), out, s)], log_path)
     return ck
 
@@ -636,7 +812,7 @@ def run(system, outdir):
     shutil.rmtree(run_dir, ignore_errors=True)
     os.makedirs(run_dir)
     os.makedirs(outdir, exist_ok=True)
-    subprocess.run(["tar", "-C", run_dir, "-xJf", os.path.join(WORK, f"{system}.tar.xz")], check=True)
+    untar_xz(os.path.join(WORK, f"{system}.tar.xz"), run_dir)
     s = json.load(open(os.path.join(run_dir, "chunk.json")))
     log_path = os.path.join(outdir, "train.log")
     index, trained = train_stages(system, s, run_dir, t0 + float(os.environ.get("MINUTES", "7")) * 60, log_path)
@@ -649,15 +825,19 @@ def run(system, outdir):
 def local(systems):
     """On a GPU machine that has the data (.data, as `prepare` wrote it): each system's stages in turn,
     in place under WORK/SYSTEM (runs/, export/, train.log), each stage for its whole budget; a stopped
-    run goes on where it stopped (the stages resume; state.json names the next). No bundles."""
+    run goes on where it stopped (the stages resume; state.json names the next). No bundles. The
+    backbone trains MINUTES (default 7) a call: its stage is the CPU run's, with no end of its own."""
     for system in systems:
         t0, home = time.time(), os.path.join(WORK, system)
         s = settings(system, home)
+        # the backbone's stage has no end of its own (it goes on from the CPU run): MINUTES a call
+        minutes = os.environ.get("MINUTES", "7") if "RUNS" in s else ""
+        deadline = t0 + float(minutes) * 60 if minutes else float("inf")
         data = os.path.join(home, "data")
         if not os.path.exists(data):
             os.symlink(os.path.abspath(s["DATA"]), data)
         log_path = os.path.join(home, "train.log")
-        index, _ = train_stages(system, s, home, float("inf"), log_path)
+        index, _ = train_stages(system, s, home, deadline, log_path)
         export(system, s, home, log_path)
         log(
             f"{system}: {time.time() - t0:.0f} s; export in {home}/export"
@@ -719,7 +899,7 @@ def unpack(system, files_dir):
             for p in parts:
                 with open(os.path.join(files_dir, p), "rb") as g:
                     shutil.copyfileobj(g, f)
-        subprocess.run(["tar", "-C", tmp, "-xJf", whole], check=True)
+        untar_xz(whole, tmp)
         os.makedirs(os.path.join(home, "runs"), exist_ok=True)
         shutil.copy(os.path.join(tmp, "state.json"), home)
         for f in sorted(os.listdir(os.path.join(tmp, "runs"))) if os.path.isdir(os.path.join(tmp, "runs")) else []:
@@ -736,12 +916,22 @@ def unpack(system, files_dir):
             shutil.rmtree(os.path.join(home, "export"), ignore_errors=True)
             shutil.move(os.path.join(tmp, "export"), os.path.join(home, "export"))
             log(f"export in {home}/export")
+            for f in sorted(os.listdir(os.path.join(home, "export"))):
+                if f.endswith(".eval.json"):  # the backbone's held-out perplexities
+                    r = json.load(open(os.path.join(home, "export", f)))
+                    log(f"  {f}: " + ", ".join(f"{k} ppl {v['ppl']}" for k, v in r.items() if isinstance(v, dict)))
     nxt = json.load(open(os.path.join(home, "state.json")))["stage"]
     log(
         "every stage is done: check the export"
         if nxt == "done"
         else f"next stage: {nxt} (pack again for the next chunk)"
     )
+    s = settings(system, home)
+    if cpu_runs(s):  # the run on this CPU is not touched: these are the commands that go on from the chunk
+        runs, live = os.path.abspath(os.path.join(home, "runs")), os.path.abspath(cpu_runs(s))
+        ckpts = " ".join(sorted(f for f in os.listdir(runs) if f.endswith(".pt")))
+        log(f"on this CPU from it: RUNS={runs} DATA={os.path.abspath(s['DATA'])} bash models/train/train_{system}.sh")
+        log(f"or adopt it as the CPU run's: stop that run, then (cd {runs} && cp {ckpts} {live}/)")
 
 
 def main(argv=None):
