@@ -63,6 +63,25 @@ test(
   },
 );
 
+// The shared backbone language model: its corpus (held out by book and story, deduplicated, no
+// leakage), its tokenizer and a resumable run; then the same run as one GPU call: packed, run for a
+// few CPU steps in its place, handed back, unpacked, and resumed on the CPU from what came back.
+test(
+  'the backbone recipe prepares a leak-free corpus and trains resumably (models/train/tests/test_backbone.py)',
+  { skip, timeout: 300_000 },
+  () => {
+    pythonTests('test_backbone.py', 1, 290_000);
+  },
+);
+
+test(
+  "the backbone's GPU call packs, runs, hands back and resumes on the CPU (models/train/tests/test_chunk_backbone.py)",
+  { skip, timeout: 600_000 },
+  () => {
+    pythonTests('test_chunk_backbone.py', 1, 590_000);
+  },
+);
+
 // The GPT-2 recipe the loopback Hub's story model comes from: its cache, its padding, and
 // the layout transformers.js runs (models/train/tests/test_causal_lm.py).
 test(
