@@ -33,6 +33,7 @@ import {
   type BleuTokenizer,
 } from '../engine/metrics/bleu';
 import { corpusChrf, sentenceChrf, type ChrfOptions } from '../engine/metrics/chrf';
+import { corpusTer, type TerOptions } from '../engine/metrics/ter';
 import { bleuSignature, chrfSignature } from '../engine/metrics/signature';
 import {
   bleuMetric,
@@ -43,6 +44,7 @@ import {
   DEFAULT_SEED,
   pairedApproximateRandomization,
   pairedBootstrap,
+  terMetric,
   type MetricComparison,
   type StatMetric,
 } from '../engine/metrics/significance';
@@ -194,8 +196,20 @@ export function chrfFlags(a: Args): ChrfOptions {
   return opts;
 }
 
-const METRIC_NAMES = ['bleu', 'chrf', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum'] as const;
-type MetricName = 'bleu' | 'chrf' | RougeType;
+/** sacreBLEU's TER flags (-m ter). */
+export function terFlags(a: Args): TerOptions {
+  const opts: TerOptions = {};
+  if (flag(a, 'ter-case-sensitive') !== undefined) opts.caseSensitive = true;
+  if (flag(a, 'ter-normalized') !== undefined) opts.normalized = true;
+  if (flag(a, 'ter-no-punct') !== undefined) opts.noPunct = true;
+  if (flag(a, 'ter-asian-support') !== undefined) opts.asianSupport = true;
+  return opts;
+}
+
+const METRIC_NAMES = ['bleu', 'chrf', 'ter', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum'] as const;
+type MetricName = 'bleu' | 'chrf' | 'ter' | RougeType;
+/** sacreBLEU's own metrics, which need the same number of references for every segment. */
+const isSacreMetric = (m: MetricName) => m === 'bleu' || m === 'chrf' || m === 'ter';
 
 function metricsOf(a: Args): MetricName[] | undefined {
   const values = a.flags.get('metrics');
@@ -207,13 +221,12 @@ function metricsOf(a: Args): MetricName[] | undefined {
   const out: MetricName[] = [];
   for (const n of names) {
     const lower = n.toLowerCase();
-    if (lower === 'bleu' || lower === 'chrf') out.push(lower);
+    if (lower === 'bleu' || lower === 'chrf' || lower === 'ter') out.push(lower);
     else if (rougeTypesOf(n) !== undefined) out.push(...(rougeTypesOf(n) ?? []));
     else {
       throw new EngineError(
         'bad-request',
-        `-m/--metrics takes ${METRIC_NAMES.join(', ')} (sacreBLEU's names and rouge-score's; chrF++ is chrf with --chrf-word-order 2; rouge is all four ROUGE types), not "${n}"` +
-          (lower === 'ter' ? '; TER is not implemented' : ''),
+        `-m/--metrics takes ${METRIC_NAMES.join(', ')} (sacreBLEU's names and rouge-score's; chrF++ is chrf with --chrf-word-order 2; rouge is all four ROUGE types), not "${n}"`,
       );
     }
   }
@@ -230,6 +243,7 @@ export async function scoreCommand(a: Args): Promise<void> {
     );
   const options = scoreOptionsOf(a);
   const chrfOpts = chrfFlags(a);
+  const terOpts = terFlags(a);
   const metrics = metricsOf(a);
   const pairedBs = flag(a, 'paired-bs') !== undefined;
   const pairedAr = flag(a, 'paired-ar') !== undefined;
@@ -269,6 +283,7 @@ export async function scoreCommand(a: Args): Promise<void> {
     metrics: metrics ?? ['bleu'],
     bleuOpts: bleuOptionsOf(options),
     chrfOpts,
+    terOpts,
     pairedBs,
     pairedAr,
     sentenceLevel,
@@ -282,6 +297,7 @@ interface SacreRun {
   metrics: MetricName[];
   bleuOpts: BleuOptions;
   chrfOpts: ChrfOptions;
+  terOpts: TerOptions;
   pairedBs: boolean;
   pairedAr: boolean;
   sentenceLevel: boolean;
@@ -347,10 +363,10 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   if (n === 0) throw new EngineError('bad-input', `no segments to score in ${run.hyps[0]}`);
   const take = Math.min(n, limit);
   const { streams: refsCut, varying } = referenceStreams(refLists, take);
-  if (varying && run.metrics.some((m) => m === 'bleu' || m === 'chrf')) {
+  if (varying && run.metrics.some(isSacreMetric)) {
     throw new EngineError(
       'bad-input',
-      `segments have different numbers of references in ${run.refs.join(', ')}; BLEU and chrF here need the same number for every segment (ROUGE takes any)`,
+      `segments have different numbers of references in ${run.refs.join(', ')}; BLEU, chrF and TER here need the same number for every segment (ROUGE takes any)`,
     );
   }
   const rougeOpts: RougeMetricOptions = {
@@ -368,10 +384,16 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   const named = systems.map((s, i) => ({ name: names[i], hyps: s.hyps.slice(0, take) }));
   const nrefs = refsCut.length;
   const started = performance.now();
-  const rougeTypes = run.metrics.filter((m): m is RougeType => m !== 'bleu' && m !== 'chrf');
+  const rougeTypes = run.metrics.filter((m): m is RougeType => !isSacreMetric(m));
   const rouge = rougeMetrics(rougeTypes, rougeOpts);
   const statMetrics: StatMetric[] = run.metrics.map((m) =>
-    m === 'bleu' ? bleuMetric(run.bleuOpts) : m === 'chrf' ? chrfMetric(run.chrfOpts) : rouge[rougeTypes.indexOf(m)],
+    m === 'bleu'
+      ? bleuMetric(run.bleuOpts)
+      : m === 'chrf'
+        ? chrfMetric(run.chrfOpts)
+        : m === 'ter'
+          ? terMetric(run.terOpts)
+          : rouge[rougeTypes.indexOf(m)],
   );
   const quiet = flag(a, 'quiet') !== undefined;
 
@@ -445,7 +467,9 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
               ? corpusBleu(s.hyps, refsCut, run.bleuOpts).score
               : m === 'chrf'
                 ? corpusChrf(s.hyps, refsCut, run.chrfOpts).score
-                : corpusStatScore(metric, s.hyps, refsCut),
+                : m === 'ter'
+                  ? corpusTer(s.hyps, refsCut, run.terOpts).score
+                  : corpusStatScore(metric, s.hyps, refsCut),
           ),
         })),
       };
@@ -477,6 +501,12 @@ function folderChrf(a: Args): Pick<MetricOptions, 'chrf'> {
     );
   }
   return { chrf: wordOrder === 2 ? 'chrF++' : 'chrF' };
+}
+
+/** A folder's TER column: `-m ter`, with the --ter-* flags (Score Draft's draftsmith.score.ter settings). */
+function folderTer(a: Args): Pick<MetricOptions, 'ter'> {
+  if (!(metricsOf(a) ?? []).includes('ter')) return {};
+  return { ter: terFlags(a) };
 }
 
 const isFolder = (p: string) =>
@@ -516,7 +546,7 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions): Promise<voi
     );
   const limit = intFlag(a, 'limit') ?? Infinity;
   const pairs = paired.pairs.slice(0, limit);
-  const options: MetricOptions = { ...scoreOptions, ...folderChrf(a) };
+  const options: MetricOptions = { ...scoreOptions, ...folderChrf(a), ...folderTer(a) };
   const bar = progressBar('scoring drafts');
   const rows = pairs.map((p, i) => {
     bar.update(i, pairs.length);
