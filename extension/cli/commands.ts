@@ -697,7 +697,7 @@ const TABLE = [
       },
       {
         synopsis:
-          'score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m bleu chrf] [--tokenize 13a|intl|char|zh|none] [--smooth-method exp|floor|add-k|none] [--smooth-value V] [--max-ngram-order N] [--effective-order] [--lowercase] [--chrf-word-order N] [--chrf-char-order N] [--chrf-beta N] [--chrf-whitespace] [--chrf-lowercase] [--chrf-eps-smoothing] [--ter-case-sensitive] [--ter-normalized] [--ter-no-punct] [--ter-asian-support] [--sentence-level] [--confidence [--confidence-n N]] [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--seed N] [--width N] [--json | --csv]',
+          'score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m bleu chrf] [--tokenize 13a|intl|char|zh|none] [--smooth-method exp|floor|add-k|none] [--smooth-value V] [--max-ngram-order N] [--effective-order] [--lowercase] [--chrf-word-order N] [--chrf-char-order N] [--chrf-beta N] [--chrf-whitespace] [--chrf-lowercase] [--chrf-eps-smoothing] [--ter-case-sensitive] [--ter-normalized] [--ter-no-punct] [--ter-asian-support] [--sentence-level] [--confidence [--confidence-n N]] [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--worst N] [--seed N] [--width N] [--json | --csv]',
         note: "sacreBLEU's workflow and flag names: several references per segment, sacreBLEU signatures, and paired significance tests against the first --hyp (score, μ ± 95% CI, p-value), numbers identical to sacreBLEU 2.6.0's. -m also takes rouge (or rouge1 rouge2 rougeL rougeLsum: F1, mean over segments) with [--stem] [--rouge-jackknife] [--rouge-split newline|nlp]; several references: the best one (rouge-score's score_multi) or ROUGE-1.5.5's jackknifing. A JSONL --ref field may hold a list: several references. See docs/METRICS.md for every option.",
       },
       {
@@ -827,6 +827,13 @@ const TABLE = [
       { name: 'paired-bs-n', kind: 'integer', value: 'N', default: '1000', description: 'resamples for --paired-bs' },
       flag('paired-ar', 'approximate randomization against the first --hyp: the p-value'),
       { name: 'paired-ar-n', kind: 'integer', value: 'N', default: '10000', description: 'trials for --paired-ar' },
+      {
+        name: 'worst',
+        kind: 'integer',
+        value: 'N',
+        description:
+          "with a paired test: each system's N segments that lose most against the baseline, per metric, with their texts (the drill-down)",
+      },
       {
         name: 'seed',
         kind: 'integer',

@@ -49,6 +49,15 @@ import {
   type StatMetric,
 } from '../engine/metrics/significance';
 import { flag, intFlag, numberFlag, type Args } from './args';
+import {
+  drillDown,
+  sacrebleuJson,
+  segmentScores,
+  systemsTable,
+  systemsText,
+  type SegmentDrop,
+  type SystemsTable,
+} from '../engine/eval/systemsTable';
 import { progressBar } from './progressBar';
 import { readPairs, readReferenceLists, readSegments, referenceStreams } from './readPairs';
 import { draftPerplexity, type DraftPerplexity } from './draftPerplexity';
@@ -249,6 +258,11 @@ export async function scoreCommand(a: Args): Promise<void> {
   const pairedAr = flag(a, 'paired-ar') !== undefined;
   const sentenceLevel = flag(a, 'sentence-level') !== undefined;
   const confidence = flag(a, 'confidence') !== undefined;
+  if (flag(a, 'worst') !== undefined && !pairedBs && !pairedAr)
+    throw new EngineError(
+      'bad-request',
+      '--worst N lists the segments a system loses most against the baseline: add --paired-bs or --paired-ar and several --hyp',
+    );
   const sacre =
     metrics !== undefined || refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence;
   if (flag(a, 'name-field') !== undefined || (await isFolder(refs[0])) || (await isFolder(hyps[0]))) {
@@ -480,7 +494,22 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
       ? named.map((s) => runMetric(() => corpusBleu(s.hyps, refsCut, run.bleuOpts)))
       : undefined;
   const seconds = (performance.now() - started) / 1000;
-  printComparisons(a, mode, comparisons, width, details);
+  if (paired) {
+    // Several systems against the baseline: sacreBLEU's multi-system table, and the segments each
+    // system loses most on (--worst N).
+    const table = systemsTable(comparisons, statMetrics, {
+      test: pairedBs ? 'paired-bs' : 'paired-ar',
+      samples: pairedBs
+        ? (positiveInt(a, 'paired-bs-n') ?? DEFAULT_BS_SAMPLES)
+        : (positiveInt(a, 'paired-ar-n') ?? DEFAULT_AR_SAMPLES),
+      seed,
+      segments: take,
+      nrefs,
+    });
+    const worstN = positiveInt(a, 'worst', 1);
+    const worst = worstN === undefined ? undefined : worstSegments(named, refsCut, statMetrics, run, worstN);
+    printSystems(a, comparisons, table, width, worst);
+  } else printComparisons(a, mode, comparisons, width, details);
   if (!quiet)
     process.stderr.write(
       `scored ${named.length} system${named.length > 1 ? 's' : ''} × ${take} segments × ${nrefs} reference${nrefs > 1 ? 's' : ''} in ${seconds.toFixed(1)} s\n`,
@@ -616,6 +645,78 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions): Promise<voi
     process.stderr.write(`no reference for ${paired.unpaired.length}: ${paired.unpaired.join(', ')}\n`);
   if (flag(a, 'quiet') === undefined)
     process.stderr.write(`scored ${rows.length} drafts in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+}
+
+/** A system's worst segments against the baseline, per metric. */
+export interface WorstSegments {
+  system: string;
+  metric: string;
+  segments: (SegmentDrop & { hypothesis: string; baselineHypothesis: string; references: string[] })[];
+}
+
+/**
+ * The drill-down of --worst N: for every system but the baseline and every metric, each segment's
+ * score (sacreBLEU's --sentence-level number: BLEU with effective order), sorted by the largest drop
+ * against the baseline, the first N with their texts.
+ */
+function worstSegments(
+  systems: readonly { name: string; hyps: readonly string[] }[],
+  refs: readonly (readonly string[])[],
+  metrics: readonly StatMetric[],
+  run: SacreRun,
+  n: number,
+): WorstSegments[] {
+  const perSegment = metrics.map((m, k) =>
+    run.metrics[k] === 'bleu' ? bleuMetric({ ...run.bleuOpts, effectiveOrder: true }) : m,
+  );
+  const base = perSegment.map((m) => segmentScores(m, systems[0].hyps, refs));
+  return systems.slice(1).flatMap((s) =>
+    perSegment.map((m, k) => ({
+      system: s.name,
+      metric: metrics[k].name,
+      segments: drillDown(base[k], segmentScores(m, s.hyps, refs), metrics[k].better ?? 'higher')
+        .slice(0, n)
+        .map((d) => ({
+          ...d,
+          hypothesis: s.hyps[d.index],
+          baselineHypothesis: systems[0].hyps[d.index],
+          references: refs.map((r) => r[d.index]),
+        })),
+    })),
+  );
+}
+
+/** The paired tests' output: sacreBLEU's table (text), its `-f json` list beside ours (JSON), CSV. */
+function printSystems(
+  a: Args,
+  comparisons: MetricComparison[],
+  table: SystemsTable,
+  width: number,
+  worst: WorstSegments[] | undefined,
+): void {
+  if (flag(a, 'json')) {
+    const out = {
+      mode: table.test,
+      metrics: comparisons,
+      // sacreBLEU's own -f json shape for several systems, and the table with its test and signatures.
+      table: sacrebleuJson(table),
+      systems: table,
+      ...(worst ? { worst } : {}),
+    };
+    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+    return;
+  }
+  if (flag(a, 'csv')) return printComparisons(a, table.test, comparisons, width, undefined);
+  process.stdout.write(systemsText(table, width));
+  for (const w of worst ?? []) {
+    process.stdout.write(
+      `\nWorst segments of ${w.system} against the baseline, ${w.metric} (line: baseline → system):\n`,
+    );
+    for (const d of w.segments)
+      process.stdout.write(
+        `  line ${d.index + 1}: ${d.baseline.toFixed(width)} → ${d.system.toFixed(width)}  ${JSON.stringify(d.hypothesis)}\n`,
+      );
+  }
 }
 
 /** A StatMetric's corpus score: its summed segment statistics. */

@@ -74,8 +74,10 @@ test("--paired-bs: each system's score, μ ± 95 % CI and p-value as sacreBLEU, 
   });
   assert.match(m.systems[0].name, /^Baseline: /);
   const text = run('--ref', R1, '--hyp', A, '--hyp', B, '--paired-bs', '--paired-bs-n', '200');
-  assert.match(text.stdout, /BLEU\|nrefs:1\|bs:200\|seed:12345\|case:mixed/);
-  assert.match(text.stdout, /μ ± 95% CI .* p-value/);
+  // sacreBLEU's multi-system table: score (μ ± 95% CI) per system, the p-value under it, the signatures.
+  assert.match(text.stdout, / - BLEU +nrefs:1\|bs:200\|seed:12345\|case:mixed/);
+  assert.match(text.stdout, /\| +System \| +BLEU \(μ ± 95% CI\) \|/);
+  assert.match(text.stdout, /\| +\| +\(p = 0\.\d{4}\)\*? \|/);
   const csv = run('--ref', R1, '--hyp', A, '--hyp', B, '--paired-ar', '--paired-ar-n', '500', '--seed', '3', '--csv')
     .stdout.trim()
     .split('\n');
