@@ -697,7 +697,7 @@ const TABLE = [
       },
       {
         synopsis:
-          'score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m bleu chrf] [--tokenize 13a|intl|char|zh|none] [--smooth-method exp|floor|add-k|none] [--smooth-value V] [--max-ngram-order N] [--effective-order] [--lowercase] [--chrf-word-order N] [--chrf-char-order N] [--chrf-beta N] [--chrf-whitespace] [--chrf-lowercase] [--chrf-eps-smoothing] [--ter-case-sensitive] [--ter-normalized] [--ter-no-punct] [--ter-asian-support] [--sentence-level] [--confidence [--confidence-n N]] [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--worst N] [--seed N] [--width N] [--json | --csv]',
+          'score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m bleu chrf] [--tokenize 13a|intl|char|zh|none] [--smooth-method exp|floor|add-k|none] [--smooth-value V] [--max-ngram-order N] [--effective-order] [--lowercase] [--chrf-word-order N] [--chrf-char-order N] [--chrf-beta N] [--chrf-whitespace] [--chrf-lowercase] [--chrf-eps-smoothing] [--ter-case-sensitive] [--ter-normalized] [--ter-no-punct] [--ter-asian-support] [--sentence-level] [--confidence [--confidence-n N]] [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--worst N] [--report FILE.html|FILE.md] [--seed N] [--width N] [--json | --csv]',
         note: "sacreBLEU's workflow and flag names: several references per segment, sacreBLEU signatures, and paired significance tests against the first --hyp (score, μ ± 95% CI, p-value), numbers identical to sacreBLEU 2.6.0's. -m also takes rouge (or rouge1 rouge2 rougeL rougeLsum: F1, mean over segments) with [--stem] [--rouge-jackknife] [--rouge-split newline|nlp]; several references: the best one (rouge-score's score_multi) or ROUGE-1.5.5's jackknifing. A JSONL --ref field may hold a list: several references. See docs/METRICS.md for every option.",
       },
       {
@@ -828,6 +828,13 @@ const TABLE = [
       flag('paired-ar', 'approximate randomization against the first --hyp: the p-value'),
       { name: 'paired-ar-n', kind: 'integer', value: 'N', default: '10000', description: 'trials for --paired-ar' },
       {
+        name: 'report',
+        kind: 'text',
+        value: 'FILE',
+        description:
+          'with a paired test: a one-file report, FILE.html or FILE.md: the table, a chart per metric, the worst segments, the signatures, this command line and the versions',
+      },
+      {
         name: 'worst',
         kind: 'integer',
         value: 'N',
@@ -893,6 +900,10 @@ const TABLE = [
       },
       { args: 'score --ref ref.txt --hyp sys.txt -m chrf --chrf-word-order 2', what: 'chrF++' },
       { args: 'score --ref ref.txt --hyp sys.txt -m ter --ter-normalized', what: "TER, with Tercom's normalisation" },
+      {
+        args: 'score --ref ref.txt --hyp base.txt --hyp a.txt --hyp b.txt -m bleu ter --paired-bs --worst 5 --report report.html',
+        what: 'drafts against a baseline: the table, the worst segments, a one-file report',
+      },
       {
         args: 'score --ref ref.txt --hyp base.txt --hyp new.txt --paired-bs',
         what: 'μ ± 95% CI and p-value vs the first --hyp',

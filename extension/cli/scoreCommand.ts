@@ -15,7 +15,10 @@
  *   of rouge-score's best reference), --rouge-split newline|nlp (ROUGE-Lsum's sentences).
  */
 import type { CorpusScores, FolderScores } from '../protocol';
-import { stat } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
+import { version as DRAFTSMITH_VERSION } from '../../package.json';
+import { report } from '../engine/eval/report';
+import { REPORT_VERSIONS } from '../engine/metrics/signature';
 import { folderTotals, pairFolders, pairJsonl } from '../engine/eval/folderScores';
 import { columnsOf, folderCsv, folderJson } from '../engine/eval/folderTable';
 import { formatValue, scoreSignatures, shownMetrics } from '../engine/eval/metricList';
@@ -50,13 +53,12 @@ import {
 } from '../engine/metrics/significance';
 import { flag, intFlag, numberFlag, type Args } from './args';
 import {
-  drillDown,
   sacrebleuJson,
-  segmentScores,
   systemsTable,
   systemsText,
-  type SegmentDrop,
+  worstSegments,
   type SystemsTable,
+  type WorstSegments,
 } from '../engine/eval/systemsTable';
 import { progressBar } from './progressBar';
 import { readPairs, readReferenceLists, readSegments, referenceStreams } from './readPairs';
@@ -258,11 +260,12 @@ export async function scoreCommand(a: Args): Promise<void> {
   const pairedAr = flag(a, 'paired-ar') !== undefined;
   const sentenceLevel = flag(a, 'sentence-level') !== undefined;
   const confidence = flag(a, 'confidence') !== undefined;
-  if (flag(a, 'worst') !== undefined && !pairedBs && !pairedAr)
-    throw new EngineError(
-      'bad-request',
-      '--worst N lists the segments a system loses most against the baseline: add --paired-bs or --paired-ar and several --hyp',
-    );
+  for (const f of ['worst', 'report'])
+    if (flag(a, f) !== undefined && !pairedBs && !pairedAr)
+      throw new EngineError(
+        'bad-request',
+        `--${f} ${f === 'worst' ? 'lists the segments a system loses most against the baseline' : 'reports several systems against a baseline'}: add --paired-bs or --paired-ar and several --hyp`,
+      );
   const sacre =
     metrics !== undefined || refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence;
   if (flag(a, 'name-field') !== undefined || (await isFolder(refs[0])) || (await isFolder(hyps[0]))) {
@@ -507,8 +510,13 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
       nrefs,
     });
     const worstN = positiveInt(a, 'worst', 1);
-    const worst = worstN === undefined ? undefined : worstSegments(named, refsCut, statMetrics, run, worstN);
-    printSystems(a, comparisons, table, width, worst);
+    const reportFile = flag(a, 'report');
+    const worst =
+      worstN === undefined && reportFile === undefined
+        ? undefined
+        : worstOf(named, refsCut, statMetrics, run, worstN ?? 5);
+    printSystems(a, comparisons, table, width, worstN === undefined ? undefined : worst);
+    if (reportFile !== undefined) await writeReport(reportFile, table, worst ?? [], run.refs.join(', '));
   } else printComparisons(a, mode, comparisons, width, details);
   if (!quiet)
     process.stderr.write(
@@ -647,19 +655,8 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions): Promise<voi
     process.stderr.write(`scored ${rows.length} drafts in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
-/** A system's worst segments against the baseline, per metric. */
-export interface WorstSegments {
-  system: string;
-  metric: string;
-  segments: (SegmentDrop & { hypothesis: string; baselineHypothesis: string; references: string[] })[];
-}
-
-/**
- * The drill-down of --worst N: for every system but the baseline and every metric, each segment's
- * score (sacreBLEU's --sentence-level number: BLEU with effective order), sorted by the largest drop
- * against the baseline, the first N with their texts.
- */
-function worstSegments(
+/** --worst N: BLEU per segment is sacreBLEU's --sentence-level BLEU (effective order on). */
+function worstOf(
   systems: readonly { name: string; hyps: readonly string[] }[],
   refs: readonly (readonly string[])[],
   metrics: readonly StatMetric[],
@@ -669,21 +666,31 @@ function worstSegments(
   const perSegment = metrics.map((m, k) =>
     run.metrics[k] === 'bleu' ? bleuMetric({ ...run.bleuOpts, effectiveOrder: true }) : m,
   );
-  const base = perSegment.map((m) => segmentScores(m, systems[0].hyps, refs));
-  return systems.slice(1).flatMap((s) =>
-    perSegment.map((m, k) => ({
-      system: s.name,
-      metric: metrics[k].name,
-      segments: drillDown(base[k], segmentScores(m, s.hyps, refs), metrics[k].better ?? 'higher')
-        .slice(0, n)
-        .map((d) => ({
-          ...d,
-          hypothesis: s.hyps[d.index],
-          baselineHypothesis: systems[0].hyps[d.index],
-          references: refs.map((r) => r[d.index]),
-        })),
-    })),
+  return worstSegments(systems, refs, metrics, perSegment, n);
+}
+
+/**
+ * --report FILE.html|FILE.md: the one-file report of the comparison (engine/eval/report.ts), with
+ * the command line as typed (arguments quoted where a shell would need it) and the versions.
+ * SOURCE_DATE_EPOCH (the reproducible-builds convention) fixes its one varying line, the date.
+ */
+async function writeReport(file: string, table: SystemsTable, worst: WorstSegments[], referenceName: string) {
+  const format = /\.html?$/i.test(file) ? 'html' : /\.(md|markdown)$/i.test(file) ? 'md' : undefined;
+  if (format === undefined) throw new EngineError('bad-request', `--report writes FILE.html or FILE.md, not "${file}"`);
+  const quote = (x: string) => (/^[\w@%+=:,./-]+$/.test(x) ? x : `'${x.replace(/'/g, `'\\''`)}'`);
+  const epoch = process.env.SOURCE_DATE_EPOCH;
+  const date = (epoch !== undefined && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date()).toISOString();
+  const content = report(
+    { referenceName, table, worst },
+    {
+      command: ['draftsmith', ...process.argv.slice(2)].map(quote).join(' '),
+      versions: { Draftsmith: DRAFTSMITH_VERSION, ...REPORT_VERSIONS },
+      date,
+    },
+    format,
   );
+  await writeFile(file, content);
+  process.stderr.write(`wrote ${file}\n`);
 }
 
 /** The paired tests' output: sacreBLEU's table (text), its `-f json` list beside ours (JSON), CSV. */

@@ -6,7 +6,14 @@ import { z } from 'zod';
 import { EssayRequest, EssayResult } from './systems/essay';
 import { ReplyRequest, ReplyResult } from './systems/reply';
 import { RoundTripRequest, RoundTripResult } from './systems/roundtrip';
-import { CoherenceRequest, CoherenceResult, ScoreRequest, ScoreResult } from './systems/scoring';
+import {
+  CoherenceRequest,
+  CoherenceResult,
+  ScoreRequest,
+  ScoreResult,
+  SystemsRequest,
+  SystemsResult,
+} from './systems/scoring';
 import { PremiseRequest, PremiseResult, StoryRequest, StoryResult } from './systems/story';
 import { SummarizeRequest, SummarizeResult } from './systems/summarize';
 
@@ -19,6 +26,7 @@ export const EngineRequest = z.discriminatedUnion('op', [
   CoherenceRequest,
   RoundTripRequest,
   ReplyRequest,
+  SystemsRequest,
 ]);
 export type EngineRequest = z.infer<typeof EngineRequest>;
 export const EngineResult = z.discriminatedUnion('op', [
@@ -30,6 +38,7 @@ export const EngineResult = z.discriminatedUnion('op', [
   CoherenceResult,
   RoundTripResult,
   ReplyResult,
+  SystemsResult,
 ]);
 export type EngineResult = z.infer<typeof EngineResult>;
 export type ResultFor<R extends EngineRequest> = Extract<EngineResult, { op: R['op'] }>;

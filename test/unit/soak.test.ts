@@ -54,6 +54,16 @@ const REQUESTS: { [O in Op]: (text: string, seed: number) => RequestOf<O> } = {
   reply: () => ({ op: 'reply', text: 'I love walking by the river on a sunny day.', maxCandidates: 2 }),
   score: (text) => ({ op: 'score', hypothesis: DRAFT, reference: text }),
   coherence: (text) => ({ op: 'coherence', output: DRAFT, source: text }),
+  systems: (text) => ({
+    op: 'systems',
+    systems: [
+      { name: 'draft', segments: [DRAFT, text] },
+      { name: 'source', segments: [text, DRAFT] },
+    ],
+    references: [[text, text]],
+    referenceName: 'source',
+    samples: 100,
+  }),
 };
 /** Every op the registry's systems answer, in its order. */
 const OPS: Op[] = ENTRIES.flatMap(([, e]) => [...e.ops]);

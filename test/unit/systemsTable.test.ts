@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { compareSystems } from '../../extension/engine/eval/systemsComparison';
 import { drillDown, type SystemsTable } from '../../extension/engine/eval/systemsTable';
 import { sentenceBleu } from '../../extension/engine/metrics/bleu';
 import { fixture, repoRoot, tempDir } from './helpers';
@@ -180,4 +181,92 @@ test("--worst N: each system's N worst segments per metric with their texts; sen
   assert.equal(bleu3[0].drop, Math.max(...drops));
   assert.ok(worst[3].segments.every((d) => d.drop === d.system - d.baseline));
   assert.match(cli('--ref', 'ref.txt', '--hyp', 'sys0.txt', '--worst', '3').stderr, /add --paired-bs or --paired-ar/);
+});
+
+test('--report FILE.md|FILE.html: tables, inline SVG charts, worst segments, signatures, the command line and versions; the same input gives the same bytes but for the date', () => {
+  const args = [...systemsArgs.slice(0, 8), '-m', 'bleu', 'ter', '--paired-bs', '--paired-bs-n', '100'];
+  const write = (file: string, epoch: string) => {
+    const r = spawnSync(
+      process.execPath,
+      [path.join(repoRoot, 'dist', 'cli.js'), 'score', ...args, '--report', file, '--quiet'],
+      { encoding: 'utf8', cwd: dir, env: { ...process.env, SOURCE_DATE_EPOCH: epoch } },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    return readFileSync(path.join(dir, file), 'utf8');
+  };
+  for (const ext of ['md', 'html']) {
+    // The same file name each time: the command line in the report names it.
+    const a = write(`r.${ext}`, '1700000000');
+    const b = write(`r.${ext}`, '1800000000');
+    const again = write(`r.${ext}`, '1700000000');
+    assert.equal(again, a, `${ext}: the same input and date give the same bytes`);
+    const dateless = (s: string) => s.replace(/20\d\d-\d\d-\d\dT[\d:.]+Z/g, 'DATE');
+    assert.notEqual(a, b);
+    assert.equal(dateless(a), dateless(b), `${ext}: only the date differs`);
+    assert.ok(a.includes('2023-11-14T22:13:20.000Z'));
+    for (const needle of [
+      'Baseline: sys0.txt',
+      'sys2.txt',
+      'BLEU (μ ± 95% CI)',
+      'TER (μ ± 95% CI)',
+      'nrefs:1|bs:100|seed:12345|case:lc|tok:tercom',
+      'sacreBLEU',
+      '2.6.0',
+      '--paired-bs-n 100',
+    ])
+      assert.ok(a.includes(ext === 'html' ? needle.replace(/'/g, '&#39;') : needle), `${ext}: no ${needle}`);
+    assert.match(a, ext === 'html' ? /<svg [^>]*role="img"/ : /!\[BLEU\]\(data:image\/svg\+xml;base64,/);
+    assert.match(a, /Where each draft loses most/);
+  }
+  const html = write('x.html', '1700000000');
+  assert.doesNotMatch(html, /<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/, 'no script, nothing loaded from outside');
+  assert.match(
+    cli('--ref', 'ref.txt', '--hyp', 'sys0.txt', '--hyp', 'sys1.txt', '--paired-bs', '--report', 'r.pdf').stderr,
+    /FILE\.html or FILE\.md/,
+  );
+});
+
+test("the editor's comparison (engine 'systems' op) gives the CLI's table for the same lines and Score Draft's metrics", () => {
+  const request = {
+    op: 'systems' as const,
+    systems: ref.systems.slice(0, 5).map((segments, k) => ({ name: `sys${k}.txt`, segments })),
+    references: [ref.refs],
+    referenceName: 'ref.txt',
+    options: { ter: {} },
+    samples: 200,
+    worst: 3,
+  };
+  const r = compareSystems(request);
+  const cliArgs = ['--ref', 'ref.txt', ...sysFiles.slice(0, 5).flatMap((f) => ['--hyp', f])];
+  const out = JSON.parse(
+    cli(
+      ...cliArgs,
+      '-m',
+      'bleu',
+      'ter',
+      'rouge1',
+      'rougeL',
+      '--paired-bs',
+      '--paired-bs-n',
+      '200',
+      '--worst',
+      '3',
+      '--json',
+    ).stdout,
+  );
+  // Score Draft's order: BLEU, TER, ROUGE-1, ROUGE-L (the metric list's), the CLI's as -m names them.
+  assert.deepEqual(
+    r.table.metrics.map((m) => m.name),
+    ['BLEU', 'TER', 'ROUGE-1', 'ROUGE-L'],
+  );
+  assert.deepEqual(r.table, { ...out.systems, metrics: r.table.metrics });
+  assert.deepEqual(
+    r.table.metrics.map((m) => m.signature.replace(/split:\w+/, '')),
+    out.systems.metrics.map((m: { signature: string }) => m.signature.replace(/split:\w+/, '')),
+  );
+  assert.deepEqual(r.worst, out.worst);
+  assert.throws(
+    () => compareSystems({ ...request, references: [ref.refs.slice(1)] }),
+    /same number of segments.*ref\.txt: 199/,
+  );
 });

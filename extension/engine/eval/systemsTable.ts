@@ -8,7 +8,7 @@
  *
  * Pure: no Node API; the panel's page and the report read these shapes.
  */
-import type { MetricComparison, StatMetric } from '../metrics/significance';
+import type { MetricComparison, StatMetric, SystemOutputs } from '../metrics/significance';
 
 export interface SystemsCell {
   score: number;
@@ -168,4 +168,40 @@ export function drillDown(
       return { index, baseline: b, system: s, drop: better === 'higher' ? b - s : s - b };
     })
     .sort((x, y) => y.drop - x.drop || x.index - y.index);
+}
+
+/** A system's worst segments against the baseline under one metric, with their texts. */
+export interface WorstSegments {
+  system: string;
+  metric: string;
+  segments: (SegmentDrop & { hypothesis: string; baselineHypothesis: string; references: string[] })[];
+}
+
+/**
+ * The drill-down: for every system but the baseline (the first) and every metric, each segment's
+ * score under `perSegment[k]` (sacreBLEU's --sentence-level number), sorted by the largest drop
+ * against the baseline in the direction of `metrics[k]`, the first `n` with their texts.
+ */
+export function worstSegments(
+  systems: readonly SystemOutputs[],
+  refs: readonly (readonly string[])[],
+  metrics: readonly StatMetric[],
+  perSegment: readonly StatMetric[],
+  n: number,
+): WorstSegments[] {
+  const base = perSegment.map((m) => segmentScores(m, systems[0].hyps, refs));
+  return systems.slice(1).flatMap((s) =>
+    perSegment.map((m, k) => ({
+      system: s.name,
+      metric: metrics[k].name,
+      segments: drillDown(base[k], segmentScores(m, s.hyps, refs), metrics[k].better ?? 'higher')
+        .slice(0, n)
+        .map((d) => ({
+          ...d,
+          hypothesis: s.hyps[d.index],
+          baselineHypothesis: systems[0].hyps[d.index],
+          references: refs.map((r) => r[d.index]),
+        })),
+    })),
+  );
 }

@@ -16,6 +16,11 @@ import type { TerOptions } from './ter';
 export const SACREBLEU_VERSION = '2.6.0';
 /** The rouge-score release our ROUGE-1/2/L/Lsum match. */
 export const ROUGE_SCORE_VERSION = '0.1.2';
+/** What a report names beside Draftsmith's own version: the releases whose numbers ours reproduce. */
+export const REPORT_VERSIONS: Readonly<Record<string, string>> = {
+  'sacreBLEU (BLEU, chrF, TER, the paired tests; numbers matched)': SACREBLEU_VERSION,
+  'rouge-score (ROUGE; numbers matched)': ROUGE_SCORE_VERSION,
+};
 
 /** What a significance test adds to a signature (PairedTest.__init__ in sacrebleu/significance.py). */
 export interface TestSignature {

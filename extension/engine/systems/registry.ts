@@ -106,11 +106,11 @@ export const SYSTEMS = {
     input: { task: REPLY_INPUT, of: (r) => r },
     ...oneFolder('reply', (dir, runtime) => ReplySystem.load(dir, runtime)),
   } satisfies SystemEntry<'reply', ReplySystem, never>,
-  /** Score Draft and Check Coherence: metrics, no model. */
+  /** Score Draft, Check Coherence and Compare Drafts against a Baseline: metrics, no model. */
   scoring: {
-    ops: ['score', 'coherence'],
+    ops: ['score', 'coherence', 'systems'],
     load: async () => new ScoringSystem(),
-  } satisfies SystemEntry<'score' | 'coherence', ScoringSystem, never>,
+  } satisfies SystemEntry<'score' | 'coherence' | 'systems', ScoringSystem, never>,
 };
 
 export type SystemId = keyof typeof SYSTEMS;

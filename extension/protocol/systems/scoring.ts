@@ -276,3 +276,76 @@ export const CoherenceResult = z.object({
   readNotes: z.array(z.string()).optional(),
 });
 export type CoherenceResult = z.infer<typeof CoherenceResult>;
+
+/** Several drafts of the same segments against one baseline (the first), as sacreBLEU's
+ * multi-system paired test: each metric's score, 95 % interval and p-value, and the drill-down. */
+export const SystemsRequest = z.object({
+  op: z.literal('systems'),
+  /** The baseline first; each system's segments (a file's lines, or a folder's files). */
+  systems: z
+    .array(z.object({ name: z.string().max(1000), segments: z.array(z.string()) }))
+    .min(2)
+    .max(20),
+  /** Reference streams: each one segment per system segment. */
+  references: z.array(z.array(z.string())).min(1).max(10),
+  referenceName: z.string().max(1000),
+  /** Score Draft's options: which metrics (BLEU, chrF, TER, ROUGE-1, ROUGE-L) and how. */
+  options: ScoreOptions.optional(),
+  /** Default paired-bs, sacreBLEU's --paired-bs. */
+  test: z.enum(['paired-bs', 'paired-ar']).optional(),
+  samples: z.number().int().min(1).max(100000).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional(),
+  /** How many of each system's worst segments per metric the drill-down keeps (default 10). */
+  worst: z.number().int().min(0).max(200).optional(),
+});
+export type SystemsRequest = z.infer<typeof SystemsRequest>;
+
+const SystemsCell = z.object({
+  score: z.number(),
+  mean: z.number().optional(),
+  ci: z.number().optional(),
+  pValue: z.number().optional(),
+});
+/** engine/eval/systemsTable.ts SystemsTable. */
+export const SystemsTableData = z.object({
+  test: z.enum(['paired-bs', 'paired-ar']),
+  samples: z.number().int(),
+  seed: z.number().int(),
+  segments: z.number().int(),
+  nrefs: z.number().int(),
+  metrics: z.array(z.object({ name: z.string(), signature: z.string(), better: z.enum(['higher', 'lower']) })),
+  systems: z.array(z.object({ name: z.string(), baseline: z.boolean(), cells: z.array(SystemsCell) })),
+});
+export type SystemsTableData = z.infer<typeof SystemsTableData>;
+
+/** A system's worst segments against the baseline under one metric (engine/eval/systemsTable.ts). */
+export const WorstSegmentsData = z.object({
+  system: z.string(),
+  metric: z.string(),
+  segments: z.array(
+    z.object({
+      index: z.number().int(),
+      baseline: z.number(),
+      system: z.number(),
+      drop: z.number(),
+      hypothesis: z.string(),
+      baselineHypothesis: z.string(),
+      references: z.array(z.string()),
+    }),
+  ),
+});
+export type WorstSegmentsData = z.infer<typeof WorstSegmentsData>;
+
+export const SystemsResult = z.object({
+  op: z.literal('systems'),
+  referenceName: z.string(),
+  table: SystemsTableData,
+  worst: z.array(WorstSegmentsData),
+  elapsedMs: z.number(),
+});
+export type SystemsResult = z.infer<typeof SystemsResult>;
