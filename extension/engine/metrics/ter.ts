@@ -116,17 +116,20 @@ const MAX_SHIFT_CANDIDATES = 1000;
 /** sacreBLEU's _INT_INFINITY stands in for a cell outside the beam; it is never added to and kept. */
 const INF = 2 ** 30;
 
-// Edit operations as the trace records them (rewriting the hypothesis into the reference).
-const OP_NOP = 0;
-const OP_SUB = 1;
-const OP_INS = 2;
-const OP_DEL = 3;
-const OP_UNDEF = 4;
+// Edit operations as the trace records them (rewriting the hypothesis into the reference). 0 is
+// "undefined" (a cell outside the beam), so a fresh zeroed row needs no filling.
+const OP_UNDEF = 0;
+const OP_NOP = 1;
+const OP_SUB = 2;
+const OP_INS = 3;
+const OP_DEL = 4;
 
 const NO_TRACE = new Uint8Array(0);
 
+/** A row of the edit-distance matrix. `gap[j]` holds INF − cost, so a fresh zeroed row is all INF
+ * (sacreBLEU's empty row) without a fill: the rows are the hot allocation of the shift search. */
 interface Row {
-  cost: Int32Array;
+  gap: Int32Array;
   op: Uint8Array;
 }
 interface CacheNode {
@@ -146,9 +149,9 @@ class BeamEditDistance {
 
   constructor(private readonly ref: Int32Array) {
     this.n = ref.length;
-    const cost = new Int32Array(this.n + 1);
-    for (let j = 0; j <= this.n; j++) cost[j] = j;
-    this.initial = { cost, op: new Uint8Array(this.n + 1).fill(OP_INS) };
+    const gap = new Int32Array(this.n + 1);
+    for (let j = 0; j <= this.n; j++) gap[j] = INF - j;
+    this.initial = { gap, op: new Uint8Array(this.n + 1).fill(OP_INS) };
   }
 
   /** The distance, and the trace (one op per step, from the start) when asked for. */
@@ -169,42 +172,47 @@ class BeamEditDistance {
     const lengthRatio = nH > 0 ? m / nH : 1;
     const beam = BEAM_WIDTH < lengthRatio / 2 ? Math.ceil(lengthRatio / 2 + BEAM_WIDTH) : BEAM_WIDTH;
     for (let i = start + 1; i <= nH; i++) {
-      const cost = new Int32Array(m + 1).fill(INF);
-      const op = new Uint8Array(m + 1).fill(OP_UNDEF);
-      const prev = rows[i - 1];
+      const gap = new Int32Array(m + 1);
+      const op = new Uint8Array(m + 1);
+      const prev = rows[i - 1].gap;
       const diag = Math.floor(i * lengthRatio);
       const minJ = Math.max(0, diag - beam);
       const maxJ = i === nH ? m + 1 : Math.min(m + 1, diag + beam);
       const w = hyp[i - 1];
       for (let j = minJ; j < maxJ; j++) {
         if (j === 0) {
-          cost[0] = prev.cost[0] + 1;
+          gap[0] = prev[0] - 1;
           op[0] = OP_DEL;
           continue;
         }
         const match = w === ref[j - 1];
         // Tercom prefers a match or substitution, then (the trace being flipped later) deletion,
-        // then insertion: each replaces the cell only when strictly cheaper.
-        const sub = prev.cost[j - 1] + (match ? 0 : 1);
-        if (cost[j] > sub) {
-          cost[j] = sub;
-          op[j] = match ? OP_NOP : OP_SUB;
+        // then insertion: each replaces the cell only when strictly cheaper (a larger gap). A cost
+        // from a cell outside the beam (gap 0) is INF + 1 and never replaces anything.
+        let best = 0;
+        let bestOp = OP_UNDEF;
+        const sub = prev[j - 1] - (match ? 0 : 1);
+        if (sub > best) {
+          best = sub;
+          bestOp = match ? OP_NOP : OP_SUB;
         }
-        const del = prev.cost[j] + 1;
-        if (cost[j] > del) {
-          cost[j] = del;
-          op[j] = OP_DEL;
+        const del = prev[j] - 1;
+        if (del > best) {
+          best = del;
+          bestOp = OP_DEL;
         }
-        const ins = cost[j - 1] + 1;
-        if (cost[j] > ins) {
-          cost[j] = ins;
-          op[j] = OP_INS;
+        const ins = gap[j - 1] - 1;
+        if (ins > best) {
+          best = ins;
+          bestOp = OP_INS;
         }
+        gap[j] = best;
+        op[j] = bestOp;
       }
-      rows.push({ cost, op });
+      rows.push({ gap, op });
     }
     this.addCache(hyp, rows, start);
-    if (!withTrace) return { distance: rows[nH].cost[m], trace: NO_TRACE };
+    if (!withTrace) return { distance: INF - rows[nH].gap[m], trace: NO_TRACE };
     // The trace, back from the last cell.
     const ops: number[] = [];
     let i = nH;
@@ -220,7 +228,7 @@ class BeamEditDistance {
       else throw new Error('TER: the edit distance left a cell outside its beam on the path');
     }
     ops.reverse();
-    return { distance: rows[nH].cost[m], trace: Uint8Array.from(ops) };
+    return { distance: INF - rows[nH].gap[m], trace: Uint8Array.from(ops) };
   }
 
   private addCache(hyp: Int32Array, rows: Row[], start: number): void {
