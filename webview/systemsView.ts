@@ -82,7 +82,7 @@ export function renderSystems(view: SystemsView, send: (m: FromPanel) => void): 
   for (const w of view.worst) {
     const systemIndex = t.systems.findIndex((s) => s.name === w.system);
     const lost = w.segments.filter((d) => d.drop > 0);
-    const box = el('details', 'worst');
+    const box = el('div', 'worst');
     box.append(
       // Names in spans of their own: each shown string isolated from the text around it (bidi).
       summaryOf(w.system, w.metric, `: ${lost.length} of the worst ${w.segments.length} lose`),
@@ -127,7 +127,7 @@ export function renderSystems(view: SystemsView, send: (m: FromPanel) => void): 
 }
 
 function summaryOf(system: string, metric: string, rest: string): HTMLElement {
-  const summary = el('summary');
+  const summary = el('p', 'worst-title');
   summary.append(el('span', 'name', system), ', ', el('span', 'name', metric), rest);
   return summary;
 }
