@@ -11,6 +11,7 @@ import type {
   RoundTripResult,
   ScoreResult,
   StoryResult,
+  SystemsResult,
   SummarizeResult,
   ToPanel,
 } from './protocol';
@@ -23,6 +24,7 @@ export const PANEL_VIEWS = {
   roundtrip: 'Round-Trip Paragraph',
   score: 'Score Draft',
   coherence: 'Check Coherence',
+  systems: 'Compare Drafts against a Baseline',
 } as const satisfies Record<Exclude<ToPanel['type'], 'empty' | 'folder'>, string>;
 // 'folder' (Score Drafts in Folder) is no engine result: the host assembles it from many scores.
 
@@ -58,6 +60,8 @@ export function toPanel(result: PanelResult): ToPanel {
       return { type: 'score', view: scoreView(result) };
     case 'coherence':
       return { type: 'coherence', view: coherenceView(result) };
+    case 'systems':
+      return { type: 'systems', view: systemsView(result) };
   }
 }
 
@@ -144,5 +148,9 @@ export function scoreView({ op: _op, ...view }: ScoreResult): ViewOf<'score'> {
 }
 
 export function coherenceView({ op: _op, ...view }: CoherenceResult): ViewOf<'coherence'> {
+  return view;
+}
+
+export function systemsView({ op: _op, ...view }: SystemsResult): ViewOf<'systems'> {
   return view;
 }

@@ -17,6 +17,7 @@ import { renderRoundTrip } from './roundtripView';
 import { renderScore } from './scoreView';
 import { renderStory } from './storyView';
 import { renderSummarize } from './summarizeView';
+import { renderSystems } from './systemsView';
 
 interface WebviewApi {
   postMessage(message: unknown): void;
@@ -38,6 +39,7 @@ const VIEWS: { [T in Shown['type']]: (view: Extract<Shown, { type: T }>['view'])
   coherence: renderCoherence,
   roundtrip: renderRoundTrip,
   folder: (view) => renderFolder(view, send),
+  systems: (view) => renderSystems(view, send),
 };
 
 /** What the page shows now, if anything. */

@@ -767,16 +767,16 @@ const TABLE = [
       },
       {
         synopsis:
-          'score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m bleu chrf] [--tokenize 13a|intl|char|zh|none] [--smooth-method exp|floor|add-k|none] [--smooth-value V] [--max-ngram-order N] [--effective-order] [--lowercase] [--chrf-word-order N] [--chrf-char-order N] [--chrf-beta N] [--chrf-whitespace] [--chrf-lowercase] [--chrf-eps-smoothing] [--sentence-level] [--confidence [--confidence-n N]] [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--seed N] [--width N] [--json | --csv]',
+          'score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m bleu chrf] [--tokenize 13a|intl|char|zh|none] [--smooth-method exp|floor|add-k|none] [--smooth-value V] [--max-ngram-order N] [--effective-order] [--lowercase] [--chrf-word-order N] [--chrf-char-order N] [--chrf-beta N] [--chrf-whitespace] [--chrf-lowercase] [--chrf-eps-smoothing] [--ter-case-sensitive] [--ter-normalized] [--ter-no-punct] [--ter-asian-support] [--sentence-level] [--confidence [--confidence-n N]] [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--worst N] [--report FILE.html|FILE.md] [--seed N] [--width N] [--json | --csv]',
         note: "sacreBLEU's workflow and flag names: several references per segment, sacreBLEU signatures, and paired significance tests against the first --hyp (score, μ ± 95% CI, p-value), numbers identical to sacreBLEU 2.6.0's. -m also takes rouge (or rouge1 rouge2 rougeL rougeLsum: F1, mean over segments) with [--stem] [--rouge-jackknife] [--rouge-split newline|nlp]; several references: the best one (rouge-score's score_multi) or ROUGE-1.5.5's jackknifing. A JSONL --ref field may hold a list: several references. See docs/METRICS.md for every option.",
       },
       {
         synopsis:
-          'score --hyp DRAFTS_DIR --ref REFS_DIR [--csv | --json] [--stem] [--lowercase] [BLEU options] [-m chrf [--chrf-word-order 2]]',
+          'score --hyp DRAFTS_DIR --ref REFS_DIR [--csv | --json] [--stem] [--lowercase] [BLEU options] [-m chrf [--chrf-word-order 2]] [-m ter [TER options]]',
       },
       {
         synopsis: 'score --hyp F.jsonl --ref F.jsonl --hyp-field X --ref-field Y --name-field Z [--csv | --json]',
-        note: "Score Drafts in Folder: one row per draft (each paired with the reference of the same file name, or a JSONL row's fields) with every metric, and the corpus totals last; CSV and JSON as the panel's exports. -m chrf adds a chrF column (chrF++ with --chrf-word-order 2).",
+        note: "Score Drafts in Folder: one row per draft (each paired with the reference of the same file name, or a JSONL row's fields) with every metric, and the corpus totals last; CSV and JSON as the panel's exports. -m chrf adds a chrF column (chrF++ with --chrf-word-order 2), -m ter a TER column.",
       },
     ],
     options: [
@@ -824,7 +824,7 @@ const TABLE = [
         name: 'metrics',
         kind: 'words',
         short: '-m',
-        value: 'bleu chrf rouge ...',
+        value: 'bleu chrf ter rouge ...',
         description:
           "sacreBLEU's metrics and ROUGE (rouge = rouge1 rouge2 rougeL rougeLsum, F1), with their signatures; default: every metric for one --ref and one --hyp, else bleu",
       },
@@ -874,6 +874,13 @@ const TABLE = [
       flag('chrf-whitespace', 'chrF keeps spaces in character n-grams'),
       flag('chrf-lowercase', 'chrF ignores case'),
       flag('chrf-eps-smoothing', "chrF++.py's epsilon smoothing instead of sacreBLEU 2's effective-order averaging"),
+      flag('ter-case-sensitive', 'TER keeps case (sacreBLEU lowercases by default)'),
+      flag('ter-normalized', "TER applies Tercom's normalisation (punctuation split off, XML entities)"),
+      flag('ter-no-punct', 'TER removes punctuation'),
+      flag(
+        'ter-asian-support',
+        'TER splits CJK characters (with --ter-normalized) and removes CJK punctuation (with --ter-no-punct)',
+      ),
       flag('sentence-level', 'one score per segment (one metric, one system)'),
       flag('confidence', "one system's bootstrap mean and 95 % interval"),
       {
@@ -890,6 +897,20 @@ const TABLE = [
       { name: 'paired-bs-n', kind: 'integer', value: 'N', default: '1000', description: 'resamples for --paired-bs' },
       flag('paired-ar', 'approximate randomization against the first --hyp: the p-value'),
       { name: 'paired-ar-n', kind: 'integer', value: 'N', default: '10000', description: 'trials for --paired-ar' },
+      {
+        name: 'report',
+        kind: 'text',
+        value: 'FILE',
+        description:
+          'with a paired test: a one-file report, FILE.html or FILE.md: the table, a chart per metric, the worst segments, the signatures, this command line and the versions',
+      },
+      {
+        name: 'worst',
+        kind: 'integer',
+        value: 'N',
+        description:
+          "with a paired test: each system's N segments that lose most against the baseline, per metric, with their texts (the drill-down)",
+      },
       {
         name: 'seed',
         kind: 'integer',
@@ -948,6 +969,11 @@ const TABLE = [
         what: "sacreBLEU's options, with its flag names and signatures",
       },
       { args: 'score --ref ref.txt --hyp sys.txt -m chrf --chrf-word-order 2', what: 'chrF++' },
+      { args: 'score --ref ref.txt --hyp sys.txt -m ter --ter-normalized', what: "TER, with Tercom's normalisation" },
+      {
+        args: 'score --ref ref.txt --hyp base.txt --hyp a.txt --hyp b.txt -m bleu ter --paired-bs --worst 5 --report report.html',
+        what: 'drafts against a baseline: the table, the worst segments, a one-file report',
+      },
       {
         args: 'score --ref ref.txt --hyp base.txt --hyp new.txt --paired-bs',
         what: 'μ ± 95% CI and p-value vs the first --hyp',

@@ -15,7 +15,10 @@
  *   of rouge-score's best reference), --rouge-split newline|nlp (ROUGE-Lsum's sentences).
  */
 import type { CorpusScores, FolderScores } from '../protocol';
-import { stat } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
+import { version as DRAFTSMITH_VERSION } from '../../package.json';
+import { report } from '../engine/eval/report';
+import { REPORT_VERSIONS } from '../engine/metrics/signature';
 import { folderTotals, pairFolders, pairJsonl } from '../engine/eval/folderScores';
 import { columnsOf, folderCsv, folderJson } from '../engine/eval/folderTable';
 import { formatValue, scoreSignatures, shownMetrics } from '../engine/eval/metricList';
@@ -33,6 +36,7 @@ import {
   type BleuTokenizer,
 } from '../engine/metrics/bleu';
 import { corpusChrf, sentenceChrf, type ChrfOptions } from '../engine/metrics/chrf';
+import { corpusTer, type TerOptions } from '../engine/metrics/ter';
 import { bleuSignature, chrfSignature } from '../engine/metrics/signature';
 import {
   bleuMetric,
@@ -43,10 +47,19 @@ import {
   DEFAULT_SEED,
   pairedApproximateRandomization,
   pairedBootstrap,
+  terMetric,
   type MetricComparison,
   type StatMetric,
 } from '../engine/metrics/significance';
 import { flag, intFlag, numberFlag, type Args } from './args';
+import {
+  sacrebleuJson,
+  systemsTable,
+  systemsText,
+  worstSegments,
+  type SystemsTable,
+  type WorstSegments,
+} from '../engine/eval/systemsTable';
 import { progressBar } from './progressBar';
 import { readPairs, readReferenceLists, readSegments, referenceStreams } from './readPairs';
 import { draftPerplexity, type DraftPerplexity } from './draftPerplexity';
@@ -194,8 +207,20 @@ export function chrfFlags(a: Args): ChrfOptions {
   return opts;
 }
 
-const METRIC_NAMES = ['bleu', 'chrf', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum'] as const;
-type MetricName = 'bleu' | 'chrf' | RougeType;
+/** sacreBLEU's TER flags (-m ter). */
+export function terFlags(a: Args): TerOptions {
+  const opts: TerOptions = {};
+  if (flag(a, 'ter-case-sensitive') !== undefined) opts.caseSensitive = true;
+  if (flag(a, 'ter-normalized') !== undefined) opts.normalized = true;
+  if (flag(a, 'ter-no-punct') !== undefined) opts.noPunct = true;
+  if (flag(a, 'ter-asian-support') !== undefined) opts.asianSupport = true;
+  return opts;
+}
+
+const METRIC_NAMES = ['bleu', 'chrf', 'ter', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum'] as const;
+type MetricName = 'bleu' | 'chrf' | 'ter' | RougeType;
+/** sacreBLEU's own metrics, which need the same number of references for every segment. */
+const isSacreMetric = (m: MetricName) => m === 'bleu' || m === 'chrf' || m === 'ter';
 
 function metricsOf(a: Args): MetricName[] | undefined {
   const values = a.flags.get('metrics');
@@ -207,13 +232,12 @@ function metricsOf(a: Args): MetricName[] | undefined {
   const out: MetricName[] = [];
   for (const n of names) {
     const lower = n.toLowerCase();
-    if (lower === 'bleu' || lower === 'chrf') out.push(lower);
+    if (lower === 'bleu' || lower === 'chrf' || lower === 'ter') out.push(lower);
     else if (rougeTypesOf(n) !== undefined) out.push(...(rougeTypesOf(n) ?? []));
     else {
       throw new EngineError(
         'bad-request',
-        `-m/--metrics takes ${METRIC_NAMES.join(', ')} (sacreBLEU's names and rouge-score's; chrF++ is chrf with --chrf-word-order 2; rouge is all four ROUGE types), not "${n}"` +
-          (lower === 'ter' ? '; TER is not implemented' : ''),
+        `-m/--metrics takes ${METRIC_NAMES.join(', ')} (sacreBLEU's names and rouge-score's; chrF++ is chrf with --chrf-word-order 2; rouge is all four ROUGE types), not "${n}"`,
       );
     }
   }
@@ -230,11 +254,18 @@ export async function scoreCommand(a: Args): Promise<void> {
     );
   const options = scoreOptionsOf(a);
   const chrfOpts = chrfFlags(a);
+  const terOpts = terFlags(a);
   const metrics = metricsOf(a);
   const pairedBs = flag(a, 'paired-bs') !== undefined;
   const pairedAr = flag(a, 'paired-ar') !== undefined;
   const sentenceLevel = flag(a, 'sentence-level') !== undefined;
   const confidence = flag(a, 'confidence') !== undefined;
+  for (const f of ['worst', 'report'])
+    if (flag(a, f) !== undefined && !pairedBs && !pairedAr)
+      throw new EngineError(
+        'bad-request',
+        `--${f} ${f === 'worst' ? 'lists the segments a system loses most against the baseline' : 'reports several systems against a baseline'}: add --paired-bs or --paired-ar and several --hyp`,
+      );
   const sacre =
     metrics !== undefined || refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence;
   if (flag(a, 'name-field') !== undefined || (await isFolder(refs[0])) || (await isFolder(hyps[0]))) {
@@ -269,6 +300,7 @@ export async function scoreCommand(a: Args): Promise<void> {
     metrics: metrics ?? ['bleu'],
     bleuOpts: bleuOptionsOf(options),
     chrfOpts,
+    terOpts,
     pairedBs,
     pairedAr,
     sentenceLevel,
@@ -282,6 +314,7 @@ interface SacreRun {
   metrics: MetricName[];
   bleuOpts: BleuOptions;
   chrfOpts: ChrfOptions;
+  terOpts: TerOptions;
   pairedBs: boolean;
   pairedAr: boolean;
   sentenceLevel: boolean;
@@ -347,10 +380,10 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   if (n === 0) throw new EngineError('bad-input', `no segments to score in ${run.hyps[0]}`);
   const take = Math.min(n, limit);
   const { streams: refsCut, varying } = referenceStreams(refLists, take);
-  if (varying && run.metrics.some((m) => m === 'bleu' || m === 'chrf')) {
+  if (varying && run.metrics.some(isSacreMetric)) {
     throw new EngineError(
       'bad-input',
-      `segments have different numbers of references in ${run.refs.join(', ')}; BLEU and chrF here need the same number for every segment (ROUGE takes any)`,
+      `segments have different numbers of references in ${run.refs.join(', ')}; BLEU, chrF and TER here need the same number for every segment (ROUGE takes any)`,
     );
   }
   const rougeOpts: RougeMetricOptions = {
@@ -368,10 +401,16 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   const named = systems.map((s, i) => ({ name: names[i], hyps: s.hyps.slice(0, take) }));
   const nrefs = refsCut.length;
   const started = performance.now();
-  const rougeTypes = run.metrics.filter((m): m is RougeType => m !== 'bleu' && m !== 'chrf');
+  const rougeTypes = run.metrics.filter((m): m is RougeType => !isSacreMetric(m));
   const rouge = rougeMetrics(rougeTypes, rougeOpts);
   const statMetrics: StatMetric[] = run.metrics.map((m) =>
-    m === 'bleu' ? bleuMetric(run.bleuOpts) : m === 'chrf' ? chrfMetric(run.chrfOpts) : rouge[rougeTypes.indexOf(m)],
+    m === 'bleu'
+      ? bleuMetric(run.bleuOpts)
+      : m === 'chrf'
+        ? chrfMetric(run.chrfOpts)
+        : m === 'ter'
+          ? terMetric(run.terOpts)
+          : rouge[rougeTypes.indexOf(m)],
   );
   const quiet = flag(a, 'quiet') !== undefined;
 
@@ -445,7 +484,9 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
               ? corpusBleu(s.hyps, refsCut, run.bleuOpts).score
               : m === 'chrf'
                 ? corpusChrf(s.hyps, refsCut, run.chrfOpts).score
-                : corpusStatScore(metric, s.hyps, refsCut),
+                : m === 'ter'
+                  ? corpusTer(s.hyps, refsCut, run.terOpts).score
+                  : corpusStatScore(metric, s.hyps, refsCut),
           ),
         })),
       };
@@ -456,7 +497,27 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
       ? named.map((s) => runMetric(() => corpusBleu(s.hyps, refsCut, run.bleuOpts)))
       : undefined;
   const seconds = (performance.now() - started) / 1000;
-  printComparisons(a, mode, comparisons, width, details);
+  if (paired) {
+    // Several systems against the baseline: sacreBLEU's multi-system table, and the segments each
+    // system loses most on (--worst N).
+    const table = systemsTable(comparisons, statMetrics, {
+      test: pairedBs ? 'paired-bs' : 'paired-ar',
+      samples: pairedBs
+        ? (positiveInt(a, 'paired-bs-n') ?? DEFAULT_BS_SAMPLES)
+        : (positiveInt(a, 'paired-ar-n') ?? DEFAULT_AR_SAMPLES),
+      seed,
+      segments: take,
+      nrefs,
+    });
+    const worstN = positiveInt(a, 'worst', 1);
+    const reportFile = flag(a, 'report');
+    const worst =
+      worstN === undefined && reportFile === undefined
+        ? undefined
+        : worstOf(named, refsCut, statMetrics, run, worstN ?? 5);
+    printSystems(a, comparisons, table, width, worstN === undefined ? undefined : worst);
+    if (reportFile !== undefined) await writeReport(reportFile, table, worst ?? [], run.refs.join(', '));
+  } else printComparisons(a, mode, comparisons, width, details);
   if (!quiet)
     process.stderr.write(
       `scored ${named.length} system${named.length > 1 ? 's' : ''} × ${take} segments × ${nrefs} reference${nrefs > 1 ? 's' : ''} in ${seconds.toFixed(1)} s\n`,
@@ -477,6 +538,12 @@ function folderChrf(a: Args): Pick<MetricOptions, 'chrf'> {
     );
   }
   return { chrf: wordOrder === 2 ? 'chrF++' : 'chrF' };
+}
+
+/** A folder's TER column: `-m ter`, with the --ter-* flags (Score Draft's draftsmith.score.ter settings). */
+function folderTer(a: Args): Pick<MetricOptions, 'ter'> {
+  if (!(metricsOf(a) ?? []).includes('ter')) return {};
+  return { ter: terFlags(a) };
 }
 
 const isFolder = (p: string) =>
@@ -516,7 +583,7 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions): Promise<voi
     );
   const limit = intFlag(a, 'limit') ?? Infinity;
   const pairs = paired.pairs.slice(0, limit);
-  const options: MetricOptions = { ...scoreOptions, ...folderChrf(a) };
+  const options: MetricOptions = { ...scoreOptions, ...folderChrf(a), ...folderTer(a) };
   const bar = progressBar('scoring drafts');
   const rows = pairs.map((p, i) => {
     bar.update(i, pairs.length);
@@ -586,6 +653,77 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions): Promise<voi
     process.stderr.write(`no reference for ${paired.unpaired.length}: ${paired.unpaired.join(', ')}\n`);
   if (flag(a, 'quiet') === undefined)
     process.stderr.write(`scored ${rows.length} drafts in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+}
+
+/** --worst N: BLEU per segment is sacreBLEU's --sentence-level BLEU (effective order on). */
+function worstOf(
+  systems: readonly { name: string; hyps: readonly string[] }[],
+  refs: readonly (readonly string[])[],
+  metrics: readonly StatMetric[],
+  run: SacreRun,
+  n: number,
+): WorstSegments[] {
+  const perSegment = metrics.map((m, k) =>
+    run.metrics[k] === 'bleu' ? bleuMetric({ ...run.bleuOpts, effectiveOrder: true }) : m,
+  );
+  return worstSegments(systems, refs, metrics, perSegment, n);
+}
+
+/**
+ * --report FILE.html|FILE.md: the one-file report of the comparison (engine/eval/report.ts), with
+ * the command line as typed (arguments quoted where a shell would need it) and the versions.
+ * SOURCE_DATE_EPOCH (the reproducible-builds convention) fixes its one varying line, the date.
+ */
+async function writeReport(file: string, table: SystemsTable, worst: WorstSegments[], referenceName: string) {
+  const format = /\.html?$/i.test(file) ? 'html' : /\.(md|markdown)$/i.test(file) ? 'md' : undefined;
+  if (format === undefined) throw new EngineError('bad-request', `--report writes FILE.html or FILE.md, not "${file}"`);
+  const quote = (x: string) => (/^[\w@%+=:,./-]+$/.test(x) ? x : `'${x.replace(/'/g, `'\\''`)}'`);
+  const epoch = process.env.SOURCE_DATE_EPOCH;
+  const date = (epoch !== undefined && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date()).toISOString();
+  const content = report(
+    { referenceName, table, worst },
+    {
+      command: ['draftsmith', ...process.argv.slice(2)].map(quote).join(' '),
+      versions: { Draftsmith: DRAFTSMITH_VERSION, ...REPORT_VERSIONS },
+      date,
+    },
+    format,
+  );
+  await writeFile(file, content);
+  process.stderr.write(`wrote ${file}\n`);
+}
+
+/** The paired tests' output: sacreBLEU's table (text), its `-f json` list beside ours (JSON), CSV. */
+function printSystems(
+  a: Args,
+  comparisons: MetricComparison[],
+  table: SystemsTable,
+  width: number,
+  worst: WorstSegments[] | undefined,
+): void {
+  if (flag(a, 'json')) {
+    const out = {
+      mode: table.test,
+      metrics: comparisons,
+      // sacreBLEU's own -f json shape for several systems, and the table with its test and signatures.
+      table: sacrebleuJson(table),
+      systems: table,
+      ...(worst ? { worst } : {}),
+    };
+    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+    return;
+  }
+  if (flag(a, 'csv')) return printComparisons(a, table.test, comparisons, width, undefined);
+  process.stdout.write(systemsText(table, width));
+  for (const w of worst ?? []) {
+    process.stdout.write(
+      `\nWorst segments of ${w.system} against the baseline, ${w.metric} (line: baseline → system):\n`,
+    );
+    for (const d of w.segments)
+      process.stdout.write(
+        `  line ${d.index + 1}: ${d.baseline.toFixed(width)} → ${d.system.toFixed(width)}  ${JSON.stringify(d.hypothesis)}\n`,
+      );
+  }
 }
 
 /** A StatMetric's corpus score: its summed segment statistics. */

@@ -15,6 +15,8 @@ export { deleteDownloaded, downloadedModels, importFolder, type DownloadedModel 
 export { folderTotals, jsonlFields, pairFolders, pairJsonl, type Paired } from './eval/folderScores';
 export { folderCsv, folderJson } from './eval/folderTable';
 export { scoreSignatures } from './eval/metricList';
+export { report } from './eval/report';
+export { REPORT_VERSIONS } from './metrics/signature';
 export { smoothValueApplies } from './eval/scoreOptions';
 export { describeSkippedList, formatOf, type DocumentFormat } from './text/markdown';
 export { documentSpan, holdsMarkup, proseBlockAt, type CompactText } from './text/proseText';

@@ -7,6 +7,7 @@ import type { ApplyOutcome, PendingRoundTrip, RoundTripOutcome } from './roundtr
 import type { RewriteChoices, RewriteOutcome } from './rewriteCommand';
 import type { CoherenceOutcome, NamedText, ScoreOutcome } from './scoreCommand';
 import type { FolderOutcome, FolderSource } from './folderCommand';
+import type { SystemsOutcome } from './systemsCommand';
 import type { FolderSort } from '../protocol';
 import type { PremiseOutcome, StoryOutcome } from './storyCommand';
 import type { SummarizeOutcome } from './summarizeCommand';
@@ -86,6 +87,18 @@ export interface DraftsmithApi {
   scoreFolder(source: FolderSource, token?: vscode.CancellationToken): Promise<FolderOutcome>;
   /** What the panel's Export CSV / Export JSON buttons run: the last folder's table as a new document, in `sort`'s order. */
   exportFolderScores(format: 'csv' | 'json', sort?: FolderSort): Promise<vscode.TextDocument | undefined>;
+  /** What Compare Drafts against a Baseline runs once the drafts, the reference and the baseline
+   * (an index into `drafts`) are picked. */
+  compareSystems(
+    drafts: vscode.Uri[],
+    reference: vscode.Uri,
+    baseline?: number,
+    token?: vscode.CancellationToken,
+  ): Promise<SystemsOutcome>;
+  /** What the panel's Go to segment button runs: draft `system` (0: the baseline) at segment `segment`. */
+  openSegment(system: number, segment: number): Promise<vscode.TextEditor | undefined>;
+  /** What the panel's Export Report buttons run: the latest comparison as a new document. */
+  exportReport(format: 'md' | 'html'): Promise<vscode.TextDocument | undefined>;
   /** What Check Coherence runs once the user has picked the source. */
   checkCoherence(
     editor: vscode.TextEditor,

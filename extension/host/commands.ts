@@ -9,6 +9,7 @@ import { Ctx } from './context';
 import { onActiveEditor } from './commandTemplate';
 import { ESSAY, essay } from './essayCommand';
 import { exportFolderScores, scoreFolderCommand } from './folderCommand';
+import { compareSystemsCommand, exportReport, openSegment } from './systemsCommand';
 import { toggleInline } from './inlineProvider';
 import { manageModels } from './manageModels';
 import { toggleOffline } from './offlineStatus';
@@ -50,6 +51,7 @@ const commands: Record<string, CommandFactory> = {
   // The explorer's context menu passes the folder (or JSONL file) clicked.
   'draftsmith.scoreFolder': (ctx) => (uri?: unknown) => scoreFolderCommand(ctx, uri),
   'draftsmith.toggleInline': () => () => toggleInline(),
+  'draftsmith.compareSystems': (ctx) => () => compareSystemsCommand(ctx),
 };
 
 export function registerCommands(ctx: Ctx): void {
@@ -58,4 +60,6 @@ export function registerCommands(ctx: Ctx): void {
   }
   // What the insights panel's page asks for (FromPanel), answered here beside the commands.
   ctx.own(ctx.insights.handle('export-folder', (m) => void exportFolderScores(ctx, m.format, m.sort)));
+  ctx.own(ctx.insights.handle('open-segment', (m) => void openSegment(ctx, m.system, m.segment)));
+  ctx.own(ctx.insights.handle('export-report', (m) => void exportReport(ctx, m.format)));
 }

@@ -13,6 +13,7 @@ import { rewriteSelection } from './rewriteCommand';
 import { applyRoundTripCommand, roundTrip } from './roundtripCommand';
 import { checkCoherence, scoreDraft, scoreTwoDrafts } from './scoreCommand';
 import { exportFolderScores, scoreFolder } from './folderCommand';
+import { compareSystems, exportReport, openSegment } from './systemsCommand';
 import { continueStory, writePremise } from './storyCommand';
 import { summarize } from './summarizeCommand';
 import { summarizeSections } from './summarizeSectionsCommand';
@@ -49,6 +50,9 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
     scoreTwoDrafts: (editor, second, reference, token) => scoreTwoDrafts(ctx, editor, second, reference, token),
     scoreFolder: (source, token) => scoreFolder(ctx, source, token),
     exportFolderScores: (format, sort) => exportFolderScores(ctx, format, sort),
+    compareSystems: (drafts, reference, baseline, token) => compareSystems(ctx, drafts, reference, baseline, token),
+    openSegment: (system, segment) => openSegment(ctx, system, segment),
+    exportReport: (format) => exportReport(ctx, format),
     checkCoherence: (editor, source, token) => checkCoherence(ctx, editor, source, token),
     lastSummary: () => ctx.lastSummary,
     progressShown: () => [...ctx.progressShown],

@@ -280,6 +280,14 @@ export function readScoreOptions(): ScoreOptions {
   if (chrf !== 'off') options.chrf = chrf;
   if (s.flag('score.nonwords')) options.nonwords = true;
   if (s.flag('score.perplexity')) options.perplexity = true;
+  // TER's options are read whether or not TER is on (one reading of every setting), and sent only
+  // when set, so the signature and the request are sacreBLEU's defaults otherwise.
+  const ter: NonNullable<ScoreOptions['ter']> = {};
+  if (s.flag('score.ter.caseSensitive')) ter.caseSensitive = true;
+  if (s.flag('score.ter.normalized')) ter.normalized = true;
+  if (s.flag('score.ter.noPunct')) ter.noPunct = true;
+  if (s.flag('score.ter.asianSupport')) ter.asianSupport = true;
+  if (s.flag('score.ter')) options.ter = ter;
   return options;
 }
 

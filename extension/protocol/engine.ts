@@ -7,7 +7,14 @@ import { EssayRequest, EssayResult } from './systems/essay';
 import { ReplyRequest, ReplyResult } from './systems/reply';
 import { RewriteRequest, RewriteResult } from './systems/rewrite';
 import { RoundTripRequest, RoundTripResult } from './systems/roundtrip';
-import { CoherenceRequest, CoherenceResult, ScoreRequest, ScoreResult } from './systems/scoring';
+import {
+  CoherenceRequest,
+  CoherenceResult,
+  ScoreRequest,
+  ScoreResult,
+  SystemsRequest,
+  SystemsResult,
+} from './systems/scoring';
 import { PremiseRequest, PremiseResult, StoryRequest, StoryResult } from './systems/story';
 import { SummarizeRequest, SummarizeResult } from './systems/summarize';
 
@@ -21,6 +28,7 @@ export const EngineRequest = z.discriminatedUnion('op', [
   RoundTripRequest,
   ReplyRequest,
   RewriteRequest,
+  SystemsRequest,
 ]);
 export type EngineRequest = z.infer<typeof EngineRequest>;
 export const EngineResult = z.discriminatedUnion('op', [
@@ -33,6 +41,7 @@ export const EngineResult = z.discriminatedUnion('op', [
   RoundTripResult,
   ReplyResult,
   RewriteResult,
+  SystemsResult,
 ]);
 export type EngineResult = z.infer<typeof EngineResult>;
 export type ResultFor<R extends EngineRequest> = Extract<EngineResult, { op: R['op'] }>;

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ExternalModel } from './config';
 import { EssayCandidate } from './systems/essay';
 import { RoundTripResult, RoundTripScores, RoundTripVariant } from './systems/roundtrip';
-import { CoherenceResult, FolderScores, ScoreResult } from './systems/scoring';
+import { CoherenceResult, FolderScores, ScoreResult, SystemsResult } from './systems/scoring';
 import { GenerationStats } from './systems/shared';
 import { StoryResult } from './systems/story';
 import { AttendedPhrase, AttendedToken, SectionSummary, SummarizeMode, SummarizeResult } from './systems/summarize';
@@ -100,6 +100,10 @@ export type CoherenceView = z.infer<typeof CoherenceView>;
 export const FolderView = FolderScores;
 export type FolderView = z.infer<typeof FolderView>;
 
+/** Compare Drafts against a Baseline: the table and the drill-down, as the engine gives them. */
+export const SystemsView = SystemsResult.omit({ op: true });
+export type SystemsView = z.infer<typeof SystemsView>;
+
 export const ToPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('summarize'), view: SummarizeView }),
   z.object({ type: z.literal('essay'), view: EssayView }),
@@ -109,6 +113,7 @@ export const ToPanel = z.discriminatedUnion('type', [
   z.object({ type: z.literal('roundtrip'), view: RoundTripView }),
   z.object({ type: z.literal('empty'), message: z.string() }),
   z.object({ type: z.literal('folder'), view: FolderView }),
+  z.object({ type: z.literal('systems'), view: SystemsView }),
 ]);
 export type ToPanel = z.infer<typeof ToPanel>;
 
@@ -121,5 +126,14 @@ export const FromPanel = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('ready') }),
   // Score Drafts in Folder's Export CSV / Export JSON buttons, in the table's current order.
   z.strictObject({ type: z.literal('export-folder'), format: z.enum(['csv', 'json']), sort: FolderSort.optional() }),
+  // Compare Drafts against a Baseline's drill-down: open system `system`'s segment `segment` where
+  // it was read (the host keeps the files; the page names no path).
+  z.strictObject({
+    type: z.literal('open-segment'),
+    system: z.number().int().min(0).max(100),
+    segment: z.number().int().min(0),
+  }),
+  // Its Export Report button: the one-file report of the comparison shown.
+  z.strictObject({ type: z.literal('export-report'), format: z.enum(['md', 'html']) }),
 ]);
 export type FromPanel = z.infer<typeof FromPanel>;

@@ -376,6 +376,19 @@ const REQUESTS: { [O in Op]: fc.Arbitrary<RequestOf<O>> } = {
       ...(instruction === undefined ? { preset } : { instruction }),
       maxTokens: 4,
     })),
+  // A few hostile segments per draft; segment counts that may disagree (then a clear bad-input).
+  systems: fc
+    .tuple(fc.array(anyText, { minLength: 1, maxLength: 3 }), fc.array(anyText, { minLength: 1, maxLength: 3 }))
+    .map(([a, refs]) => ({
+      op: 'systems',
+      systems: [
+        { name: 'a', segments: a },
+        { name: 'b', segments: [...a].reverse() },
+      ],
+      references: [refs],
+      referenceName: 'ref',
+      samples: 20,
+    })),
 };
 
 /** What an answer must hold beyond being one: the ops with properties of their own. */

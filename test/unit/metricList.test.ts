@@ -32,7 +32,7 @@ const PAIRS = [
   },
 ];
 /** Every option that adds a metric. */
-const ALL: MetricOptions = { chrf: 'chrF++', nonwords: true, perplexity: true };
+const ALL: MetricOptions = { chrf: 'chrF++', ter: {}, nonwords: true, perplexity: true };
 /** What the story model gives a draft (perplexity is computed by a model, outside the list). */
 const perplexityOf = (i: number) => pooledPerplexity([{ nll: 20 + i, tokens: 10 + i, words: 8 + i }], 'story');
 
@@ -121,7 +121,7 @@ test('every value reaches the CLI table, every column the folder table, its CSV 
       assert.ok(v.key in json.corpus, `METRICS.${m.key} value ${v.key}: not in the JSON export`);
     }
   }
-  assert.deepEqual(Object.keys(scoreSignatures(ALL)).sort(), ['BLEU', 'ROUGE', 'chrF']);
+  assert.deepEqual(Object.keys(scoreSignatures(ALL)).sort(), ['BLEU', 'ROUGE', 'TER', 'chrF']);
   assert.deepEqual(Object.keys(scoreSignatures({})).sort(), ['BLEU', 'ROUGE']);
 });
 

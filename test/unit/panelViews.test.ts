@@ -12,7 +12,7 @@ test('every panel view but the empty one has its command, and the empty text nam
   assert.deepEqual(Object.keys(PANEL_VIEWS).sort(), [...types].sort());
   assert.equal(
     EMPTY_INSIGHTS,
-    'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Continue Story, Round-Trip Paragraph, Score Draft or Check Coherence to see the results here.',
+    'Run Draftsmith: Summarize Document, Expand Topic Words into Essay, Continue Story, Round-Trip Paragraph, Score Draft, Check Coherence or Compare Drafts against a Baseline to see the results here.',
   );
 });
 

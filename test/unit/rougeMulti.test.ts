@@ -175,7 +175,7 @@ test('CLI: a JSONL reference field holding a list gives several references, any 
   assert.match(out.signature, /^nrefs:var\|/);
   const bleu = run('--ref', refs, '--ref-field', 'refs', '--hyp', hyp, '-m', 'bleu');
   assert.equal(bleu.status, 1);
-  assert.match(bleu.stderr, /different numbers of references .* BLEU and chrF here need the same number/);
+  assert.match(bleu.stderr, /different numbers of references .* BLEU, chrF and TER here need the same number/);
   const table = run('--ref', refs, '--ref-field', 'refs', '--hyp', hyp);
   assert.notEqual(table.status, 0);
   assert.match(table.stderr, /holds a list of references; score several references per segment with -m/);

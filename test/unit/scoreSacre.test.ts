@@ -74,8 +74,10 @@ test("--paired-bs: each system's score, μ ± 95 % CI and p-value as sacreBLEU, 
   });
   assert.match(m.systems[0].name, /^Baseline: /);
   const text = run('--ref', R1, '--hyp', A, '--hyp', B, '--paired-bs', '--paired-bs-n', '200');
-  assert.match(text.stdout, /BLEU\|nrefs:1\|bs:200\|seed:12345\|case:mixed/);
-  assert.match(text.stdout, /μ ± 95% CI .* p-value/);
+  // sacreBLEU's multi-system table: score (μ ± 95% CI) per system, the p-value under it, the signatures.
+  assert.match(text.stdout, / - BLEU +nrefs:1\|bs:200\|seed:12345\|case:mixed/);
+  assert.match(text.stdout, /\| +System \| +BLEU \(μ ± 95% CI\) \|/);
+  assert.match(text.stdout, /\| +\| +\(p = 0\.\d{4}\)\*? \|/);
   const csv = run('--ref', R1, '--hyp', A, '--hyp', B, '--paired-ar', '--paired-ar-n', '500', '--seed', '3', '--csv')
     .stdout.trim()
     .split('\n');
@@ -143,7 +145,7 @@ test('bad input gets a clear message: line counts, unknown tokenizer, smoothing,
       /--tokenize must be one of none, zh, 13a, intl, char, not "spm"/,
     ],
     [['--ref', R1, '--hyp', A, '--smooth-method', 'laplace'], /--smooth-method must be one of none, floor, add-k, exp/],
-    [['--ref', R1, '--hyp', A, '-m', 'ter'], /TER is not implemented/],
+    [['--ref', R1, '--hyp', A, '-m', 'meteor'], /-m\/--metrics takes bleu, chrf, ter, rouge/],
     [['--ref', R1, '--hyp', A, '--hyp', B, '--paired-bs', '--paired-ar'], /exclude each other/],
     [['--ref', R1, '--hyp', A, '--paired-bs'], /give the baseline and at least one other system/],
     [['--ref', R1, '--hyp', A, '--max-ngram-order', '0', '-m', 'bleu'], /--max-ngram-order must be a whole number ≥ 1/],

@@ -63,6 +63,16 @@ const REQUESTS: { [O in Op]: (text: string, seed: number) => RequestOf<O> } = {
     maxTokens: 8,
     model: { kind: 'folder', dir: path.join(HUB_FIXTURES, 'fixtures', 'SmolLM2-135M-Instruct') },
   }),
+  systems: (text) => ({
+    op: 'systems',
+    systems: [
+      { name: 'draft', segments: [DRAFT, text] },
+      { name: 'source', segments: [text, DRAFT] },
+    ],
+    references: [[text, text]],
+    referenceName: 'source',
+    samples: 100,
+  }),
 };
 /** Every op the registry's systems answer, in its order. */
 const OPS: Op[] = ENTRIES.flatMap(([, e]) => [...e.ops]);

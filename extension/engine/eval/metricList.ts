@@ -24,9 +24,10 @@ import { diversity } from '../metrics/diversity';
 import { pooledPerplexity } from '../metrics/perplexity';
 import { rougeScores } from '../metrics/rouge';
 import { rougeMetrics } from '../metrics/rougeMetric';
-import { bleuMetric, chrfMetric, type StatMetric } from '../metrics/significance';
-import { bleuSignature, chrfSignature, rougeSignature } from '../metrics/signature';
-import { bleuOptionsOf, chrfOptionsOf, type MetricOptions } from './scoreOptions';
+import { bleuMetric, chrfMetric, terMetric, type StatMetric } from '../metrics/significance';
+import { bleuSignature, chrfSignature, rougeSignature, terSignature } from '../metrics/signature';
+import { corpusTer } from '../metrics/ter';
+import { bleuOptionsOf, chrfOptionsOf, terOptionsOf, type MetricOptions } from './scoreOptions';
 
 export type MetricKey = Exclude<keyof CorpusScores, 'pairs'>;
 /** A metric's summary in CorpusScores (coherence L's may be null: fewer than two sentences align). */
@@ -162,6 +163,23 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
     },
     signature: { name: 'chrF', of: (o) => chrfSignature(chrfOptionsOf(o) ?? {}, 1) },
     sentence: (o) => [chrfMetric(chrfOptionsOf(o) ?? {})],
+  },
+  ter: {
+    label: 'TER (sacreBLEU, edits per 100 reference words)',
+    option: (o) => terOptionsOf(o) !== undefined,
+    values: (t) => [
+      score('ter', 'TER', t.score, 2, { better: 'lower', ...HEADLINE }),
+      count('ter-edits', 'TER edits', t.numEdits),
+      score('ter-ref-length', 'TER reference length', t.refLength, 1, { better: null }),
+    ],
+    scoring: {
+      corpus: (hyps, refs, o) => {
+        const t = corpusTer(hyps, [refs], terOptionsOf(o) ?? {});
+        return { score: t.score, numEdits: t.numEdits, refLength: t.refLength };
+      },
+    },
+    signature: { name: 'TER', of: (o) => terSignature(terOptionsOf(o) ?? {}, 1) },
+    sentence: (o) => [terMetric(terOptionsOf(o) ?? {})],
   },
   rouge: {
     label: 'ROUGE (%)',

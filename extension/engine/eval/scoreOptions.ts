@@ -7,6 +7,7 @@
 import type { ScoreOptions } from '../../protocol';
 import type { BleuOptions } from '../metrics/bleu';
 import type { ChrfOptions } from '../metrics/chrf';
+import type { TerOptions } from '../metrics/ter';
 
 /**
  * The request's options, plus sacreBLEU's effective order, which only the CLI's full table takes
@@ -38,4 +39,16 @@ export const smoothValueApplies = (options: MetricOptions): boolean =>
 export function chrfOptionsOf(options: MetricOptions): ChrfOptions | undefined {
   if (options.chrf === undefined) return undefined;
   return options.chrf === 'chrF++' ? { wordOrder: 2 } : {};
+}
+
+/** TER's options from a request's; undefined when TER is off. Only the ones set, so the defaults
+ * are sacreBLEU's (lowercased, no normalisation, punctuation kept). */
+export function terOptionsOf(options: MetricOptions): TerOptions | undefined {
+  if (options.ter === undefined) return undefined;
+  const o: TerOptions = {};
+  if (options.ter.caseSensitive) o.caseSensitive = true;
+  if (options.ter.normalized) o.normalized = true;
+  if (options.ter.noPunct) o.noPunct = true;
+  if (options.ter.asianSupport) o.asianSupport = true;
+  return o;
 }

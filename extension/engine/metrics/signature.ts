@@ -10,11 +10,17 @@
 
 import { SMOOTH_DEFAULTS, type BleuOptions } from './bleu';
 import type { ChrfOptions } from './chrf';
+import type { TerOptions } from './ter';
 
 /** The sacreBLEU release our BLEU and chrF match. */
 export const SACREBLEU_VERSION = '2.6.0';
 /** The rouge-score release our ROUGE-1/2/L/Lsum match. */
 export const ROUGE_SCORE_VERSION = '0.1.2';
+/** What a report names beside Draftsmith's own version: the releases whose numbers ours reproduce. */
+export const REPORT_VERSIONS: Readonly<Record<string, string>> = {
+  'sacreBLEU (BLEU, chrF, TER, the paired tests; numbers matched)': SACREBLEU_VERSION,
+  'rouge-score (ROUGE; numbers matched)': ROUGE_SCORE_VERSION,
+};
 
 /** What a significance test adds to a signature (PairedTest.__init__ in sacrebleu/significance.py). */
 export interface TestSignature {
@@ -78,6 +84,20 @@ export function chrfSignature(opts: ChrfOptions, nrefs: number | 'var', test: Te
     ['nc', opts.charOrder ?? 6],
     ['nw', opts.wordOrder ?? 0],
     ['space', opts.whitespace ? 'yes' : 'no'],
+    ['version', SACREBLEU_VERSION],
+  ]);
+}
+
+/** TERSignature: e.g. `nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.6.0` (case
+ * is "lc" unless case-sensitive; punct is "yes" unless punctuation is removed). */
+export function terSignature(opts: TerOptions, nrefs: number | 'var', test: TestSignature = {}): string {
+  return join([
+    ...common(nrefs, test),
+    ['case', opts.caseSensitive ? 'mixed' : 'lc'],
+    ['tok', 'tercom'],
+    ['norm', opts.normalized ? 'yes' : 'no'],
+    ['punct', opts.noPunct ? 'no' : 'yes'],
+    ['asian', opts.asianSupport ? 'yes' : 'no'],
     ['version', SACREBLEU_VERSION],
   ]);
 }

@@ -34,7 +34,8 @@ import {
 } from './bleu';
 import { chrfFromStats, chrfName, chrfScoreNumpyFloat32, chrfSegmentStats, type ChrfOptions } from './chrf';
 import { NumpyGenerator } from './numpyRandom';
-import { bleuSignature, chrfSignature, type TestSignature } from './signature';
+import { bleuSignature, chrfSignature, terSignature, type TestSignature } from './signature';
+import { terFromStats, terScoreNumpyFloat32, terSegmentStats, type TerOptions } from './ter';
 
 /** A metric with additive per-segment statistics (sacreBLEU's Metric with _extract_corpus_statistics). */
 export interface StatMetric {
@@ -48,6 +49,13 @@ export interface StatMetric {
    * whether NumPy holds it as a float32. */
   scoreFloat32(stats: ArrayLike<number>): { v: number; f: boolean };
   signature(nrefs: number | 'var', test?: TestSignature): string;
+  /** Which way is better; absent: higher (TER, an error rate, is lower-is-better). The tests'
+   * p-values compare absolute differences, so only the tables read this. */
+  better?: 'higher' | 'lower';
+  /** Its statistics are not whole numbers (TER's mean reference length over several references):
+   * a resample sums them as float32 in order, as sacreBLEU's float32 arrays do (`_s.sum(0)`), which
+   * differs from a double sum once a value is not a float32. */
+  float32Sums?: boolean;
 }
 
 export function bleuMetric(opts: BleuOptions = {}): StatMetric {
@@ -67,6 +75,19 @@ export function chrfMetric(opts: ChrfOptions = {}): StatMetric {
     score: (stats) => chrfFromStats(Array.from(stats), opts),
     scoreFloat32: (stats) => chrfScoreNumpyFloat32(stats, opts),
     signature: (nrefs, test) => chrfSignature(opts, nrefs, test),
+  };
+}
+
+/** TER (sacrebleu/metrics/ter.py): statistics [fewest edits, mean reference length]. */
+export function terMetric(opts: TerOptions = {}): StatMetric {
+  return {
+    name: 'TER',
+    segmentStats: (hyp, refs) => terSegmentStats(hyp, refs, opts),
+    score: (stats) => terFromStats(stats).score,
+    scoreFloat32: (stats) => terScoreNumpyFloat32(stats),
+    signature: (nrefs, test) => terSignature(opts, nrefs, test),
+    better: 'lower',
+    float32Sums: true,
   };
 }
 
@@ -200,12 +221,15 @@ function resampledScores(
   const scores = new Float64Array(samples);
   const sum = new Float64Array(width);
   let allF32 = arithmetic === 'numpy2';
+  const f32 = metric.float32Sums === true;
+  const stats = f32 ? flat.map(Math.fround) : flat;
   for (let s = 0; s < samples; s++) {
     sum.fill(0);
     const row = s * n;
     for (let j = 0; j < n; j++) {
       const base = idxs[row + j] * width;
-      for (let k = 0; k < width; k++) sum[k] += flat[base + k];
+      if (f32) for (let k = 0; k < width; k++) sum[k] = Math.fround(sum[k] + stats[base + k]);
+      else for (let k = 0; k < width; k++) sum[k] += stats[base + k];
     }
     if (arithmetic === 'numpy2') {
       const r = metric.scoreFloat32(sum);

@@ -117,11 +117,11 @@ export const SYSTEMS = {
     load: async () => new NoInstructModel(),
     external: (choice, hub, runtime, watch) => HubRewriteSystem.load(choice, hub, runtime, watch),
   } satisfies SystemEntry<'rewrite', NoInstructModel, never>,
-  /** Score Draft and Check Coherence: metrics, no model. */
+  /** Score Draft, Check Coherence and Compare Drafts against a Baseline: metrics, no model. */
   scoring: {
-    ops: ['score', 'coherence'],
+    ops: ['score', 'coherence', 'systems'],
     load: async () => new ScoringSystem(),
-  } satisfies SystemEntry<'score' | 'coherence', ScoringSystem, never>,
+  } satisfies SystemEntry<'score' | 'coherence' | 'systems', ScoringSystem, never>,
 };
 
 export type SystemId = keyof typeof SYSTEMS;

@@ -5,18 +5,38 @@
  * from the engine's text scorer (RunContext.withTextScorer: the story model, loaded once and shared
  * with Continue Story).
  */
-import type { CoherenceRequest, CoherenceResult, PerplexitySummary, ScoreRequest, ScoreResult } from '../../protocol';
+import type {
+  CoherenceRequest,
+  CoherenceResult,
+  PerplexitySummary,
+  ScoreRequest,
+  ScoreResult,
+  SystemsRequest,
+  SystemsResult,
+} from '../../protocol';
 import { EngineError, errorMessage } from '../errors';
 import { checkCoherence, scoreDraft } from '../eval/scoreDraft';
+import { compareSystems } from '../eval/systemsComparison';
 import { pooledPerplexity } from '../metrics/perplexity';
 import type { RunContext } from './context';
 import type { System, SystemDescription } from './system';
 
-export class ScoringSystem implements System<'score' | 'coherence'> {
+export class ScoringSystem implements System<'score' | 'coherence' | 'systems'> {
   run(req: ScoreRequest, ctx: RunContext): Promise<ScoreResult>;
   run(req: CoherenceRequest, ctx: RunContext): Promise<CoherenceResult>;
-  run(req: ScoreRequest | CoherenceRequest, ctx: RunContext): Promise<ScoreResult | CoherenceResult>;
-  async run(req: ScoreRequest | CoherenceRequest, ctx: RunContext): Promise<ScoreResult | CoherenceResult> {
+  run(req: SystemsRequest, ctx: RunContext): Promise<SystemsResult>;
+  run(
+    req: ScoreRequest | CoherenceRequest | SystemsRequest,
+    ctx: RunContext,
+  ): Promise<ScoreResult | CoherenceResult | SystemsResult>;
+  async run(
+    req: ScoreRequest | CoherenceRequest | SystemsRequest,
+    ctx: RunContext,
+  ): Promise<ScoreResult | CoherenceResult | SystemsResult> {
+    if (req.op === 'systems') {
+      ctx.progress('Comparing the drafts with the baseline…');
+      return compareSystems(req, { checkCancelled: ctx.checkCancelled });
+    }
     if (req.op === 'score') {
       ctx.progress('Scoring the draft…');
       const started = performance.now();

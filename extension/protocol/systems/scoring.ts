@@ -14,6 +14,16 @@ export type BleuSmoothMethod = z.infer<typeof BleuSmoothMethod>;
 export const ChrfVariant = z.enum(['chrF', 'chrF++']);
 export type ChrfVariant = z.infer<typeof ChrfVariant>;
 
+/** TER's options (sacreBLEU's TER: --ter-case-sensitive, --ter-normalized, --ter-no-punct,
+ * --ter-asian-support), each off unless set. */
+export const TerSettings = z.object({
+  caseSensitive: z.boolean().optional(),
+  normalized: z.boolean().optional(),
+  noPunct: z.boolean().optional(),
+  asianSupport: z.boolean().optional(),
+});
+export type TerSettings = z.infer<typeof TerSettings>;
+
 /** Every field optional: an absent one is sacreBLEU's (and rouge-score's) default, so a request
  * without options scores as Score Draft always has. */
 export const ScoreOptions = z.object({
@@ -31,6 +41,8 @@ export const ScoreOptions = z.object({
   maxNgramOrder: z.number().int().min(1).max(10).optional(),
   /** Adds chrF or chrF++ to the scores; absent: no chrF. */
   chrf: ChrfVariant.optional(),
+  /** Adds TER (sacreBLEU's, lower is better) with these options; absent: no TER. */
+  ter: TerSettings.optional(),
   /** Adds the draft's non-word rate (hunspell en_US through nspell, engine/metrics/nonwords.ts). */
   nonwords: z.boolean().optional(),
   /** Adds the draft's perplexity under the built-in story LM (loads the story model). */
@@ -133,6 +145,10 @@ export const NonwordSummary = z.object({
 });
 export type NonwordSummary = z.infer<typeof NonwordSummary>;
 
+/** TER over the drafts: Σ edits / Σ reference lengths × 100 (sacreBLEU's corpus TER). */
+export const TerSummary = z.object({ score: z.number(), numEdits: z.number(), refLength: z.number() });
+export type TerSummary = z.infer<typeof TerSummary>;
+
 /** The metrics of one draft (or, from the CLI, of a corpus of drafts) against its references. */
 export const CorpusScores = z.object({
   pairs: z.number().int(),
@@ -144,6 +160,8 @@ export const CorpusScores = z.object({
   coherenceL: z.number().nullable(),
   /** chrF or chrF++ (0–100, sacreBLEU's), when asked for. */
   chrf: z.object({ score: z.number(), name: z.string() }).optional(),
+  /** TER (sacreBLEU's; edits per 100 reference words, lower is better), when asked for. */
+  ter: TerSummary.optional(),
   /** The drafts' non-word rate, when asked for (pooled over the drafts). */
   nonwords: NonwordSummary.optional(),
   /** The drafts' perplexity under the story LM, when asked for (pooled over the drafts). */
@@ -196,7 +214,12 @@ export const ScoreResult = z.object({
   sentences: z.array(SentenceScore),
   /** How each score was computed: sacreBLEU's signature strings for BLEU and chrF, ours for ROUGE
    * (extension/engine/metrics/signature.ts); the same keys as `draftsmith score --json`. */
-  signatures: z.object({ BLEU: z.string(), ROUGE: z.string(), chrF: z.string().optional() }),
+  signatures: z.object({
+    BLEU: z.string(),
+    ROUGE: z.string(),
+    chrF: z.string().optional(),
+    TER: z.string().optional(),
+  }),
   elapsedMs: z.number(),
   /** With a second draft: its scores and the paired bootstrap between the two (engine/eval/draftComparison.ts). */
   comparison: DraftComparison.optional(),
@@ -219,7 +242,12 @@ export const FolderScores = z.object({
   cancelled: z.boolean(),
   /** Of all the drafts paired, how many (rows.length of them were scored). */
   paired: z.number().int(),
-  signatures: z.object({ BLEU: z.string(), ROUGE: z.string(), chrF: z.string().optional() }),
+  signatures: z.object({
+    BLEU: z.string(),
+    ROUGE: z.string(),
+    chrF: z.string().optional(),
+    TER: z.string().optional(),
+  }),
   elapsedMs: z.number(),
 });
 export type FolderScores = z.infer<typeof FolderScores>;
@@ -248,3 +276,76 @@ export const CoherenceResult = z.object({
   readNotes: z.array(z.string()).optional(),
 });
 export type CoherenceResult = z.infer<typeof CoherenceResult>;
+
+/** Several drafts of the same segments against one baseline (the first), as sacreBLEU's
+ * multi-system paired test: each metric's score, 95 % interval and p-value, and the drill-down. */
+export const SystemsRequest = z.object({
+  op: z.literal('systems'),
+  /** The baseline first; each system's segments (a file's lines, or a folder's files). */
+  systems: z
+    .array(z.object({ name: z.string().max(1000), segments: z.array(z.string()) }))
+    .min(2)
+    .max(20),
+  /** Reference streams: each one segment per system segment. */
+  references: z.array(z.array(z.string())).min(1).max(10),
+  referenceName: z.string().max(1000),
+  /** Score Draft's options: which metrics (BLEU, chrF, TER, ROUGE-1, ROUGE-L) and how. */
+  options: ScoreOptions.optional(),
+  /** Default paired-bs, sacreBLEU's --paired-bs. */
+  test: z.enum(['paired-bs', 'paired-ar']).optional(),
+  samples: z.number().int().min(1).max(100000).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional(),
+  /** How many of each system's worst segments per metric the drill-down keeps (default 10). */
+  worst: z.number().int().min(0).max(200).optional(),
+});
+export type SystemsRequest = z.infer<typeof SystemsRequest>;
+
+const SystemsCell = z.object({
+  score: z.number(),
+  mean: z.number().optional(),
+  ci: z.number().optional(),
+  pValue: z.number().optional(),
+});
+/** engine/eval/systemsTable.ts SystemsTable. */
+export const SystemsTableData = z.object({
+  test: z.enum(['paired-bs', 'paired-ar']),
+  samples: z.number().int(),
+  seed: z.number().int(),
+  segments: z.number().int(),
+  nrefs: z.number().int(),
+  metrics: z.array(z.object({ name: z.string(), signature: z.string(), better: z.enum(['higher', 'lower']) })),
+  systems: z.array(z.object({ name: z.string(), baseline: z.boolean(), cells: z.array(SystemsCell) })),
+});
+export type SystemsTableData = z.infer<typeof SystemsTableData>;
+
+/** A system's worst segments against the baseline under one metric (engine/eval/systemsTable.ts). */
+export const WorstSegmentsData = z.object({
+  system: z.string(),
+  metric: z.string(),
+  segments: z.array(
+    z.object({
+      index: z.number().int(),
+      baseline: z.number(),
+      system: z.number(),
+      drop: z.number(),
+      hypothesis: z.string(),
+      baselineHypothesis: z.string(),
+      references: z.array(z.string()),
+    }),
+  ),
+});
+export type WorstSegmentsData = z.infer<typeof WorstSegmentsData>;
+
+export const SystemsResult = z.object({
+  op: z.literal('systems'),
+  referenceName: z.string(),
+  table: SystemsTableData,
+  worst: z.array(WorstSegmentsData),
+  elapsedMs: z.number(),
+});
+export type SystemsResult = z.infer<typeof SystemsResult>;

@@ -277,5 +277,89 @@ export function scoreDraftsTests(api: DraftsmithApi, extensionPath: string): Tes
         }
       },
     },
+    {
+      name: "Compare Drafts against a Baseline: four drafts against a baseline give the CLI's table, Go to segment opens the worst line, Export Report writes the report",
+      async run() {
+        const dir = await mkdtemp(path.join(tmpdir(), 'draftsmith-systems-'));
+        try {
+          // Twelve reference lines; the baseline is the reference, draft k drops every (6 − k)-th word.
+          const refs = Array.from({ length: 12 }, (_, i) => `${REFERENCE[i % REFERENCE.length]} (${i + 1})`);
+          const names = ['base.txt', 'a.txt', 'b.txt', 'c.txt', 'd.txt'];
+          await writeFile(path.join(dir, 'ref.txt'), refs.join('\n') + '\n', 'utf8');
+          for (const [k, name] of names.entries())
+            await writeFile(
+              path.join(dir, name),
+              refs
+                .map((l, i) =>
+                  l
+                    .split(' ')
+                    .filter((_, w) => k === 0 || (w + i) % (6 - k) !== 0)
+                    .join(' '),
+                )
+                .join('\n') + '\n',
+              'utf8',
+            );
+          const uris = names.map((n) => vscode.Uri.file(path.join(dir, n)));
+          // The baseline picked is the first file; the others keep their order.
+          const outcome = await api.compareSystems(uris, vscode.Uri.file(path.join(dir, 'ref.txt')), 0);
+          assert.equal(outcome.kind, 'shown', 'message' in outcome ? outcome.message : outcome.kind);
+          if (outcome.kind !== 'shown') return;
+          assert.deepEqual(api.insights.lastMessage(), toPanel(outcome.result));
+          assert.ok(api.insights.isOpen(), 'the insights panel is not open');
+          const { stdout } = await run(
+            process.execPath,
+            [
+              path.join(extensionPath, 'dist', 'cli.js'),
+              'score',
+              '--ref',
+              'ref.txt',
+              ...names.flatMap((n) => ['--hyp', n]),
+              '-m',
+              'bleu',
+              'rouge1',
+              'rougeL',
+              '--paired-bs',
+              '--worst',
+              '10',
+              '--json',
+              '--quiet',
+            ],
+            { cwd: dir },
+          );
+          const cli = JSON.parse(stdout);
+          assert.deepEqual(outcome.result.table.systems, cli.systems.systems, "the editor's table is the CLI's");
+          assert.deepEqual(outcome.result.worst, cli.worst, "the drill-down is the CLI's");
+          // The worst segment of the last draft under BLEU opens at its line.
+          const worst = outcome.result.worst.find((w) => w.system === 'd.txt' && w.metric === 'BLEU');
+          assert.ok(worst && worst.segments[0].drop > 0);
+          const editor = await api.openSegment(4, worst.segments[0].index);
+          assert.ok(editor, 'Go to segment opened nothing');
+          assert.equal(path.basename(editor.document.uri.fsPath), 'd.txt');
+          assert.equal(editor.selection.active.line, worst.segments[0].index);
+          assert.equal(editor.document.lineAt(editor.selection.active.line).text, worst.segments[0].hypothesis);
+          const report = await api.exportReport('html');
+          assert.ok(report, 'no report');
+          const html = report.getText();
+          assert.match(html, /^<!DOCTYPE html>/);
+          for (const needle of [
+            'Baseline: base.txt',
+            'd.txt',
+            'BLEU (μ ± 95% CI)',
+            '<svg',
+            'nrefs:1|bs:1000|seed:12345',
+          ])
+            assert.ok(html.includes(needle), `the report lacks ${needle}`);
+          await closeWithoutSaving(report);
+          await closeWithoutSaving(editor.document);
+          const commands = await vscode.commands.getCommands(true);
+          assert.ok(
+            commands.includes('draftsmith.compareSystems'),
+            'Compare Drafts against a Baseline… is not registered',
+          );
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
+      },
+    },
   ];
 }
