@@ -5,16 +5,13 @@
  * nothing.
  *   npm run build && node dist/bench/evaluators.bench.js   (PAIRS=N, DATA=file.jsonl)
  */
-import { existsSync, readFileSync } from 'node:fs';
-import * as path from 'node:path';
 import { corpusTer } from '../extension/engine/metrics/ter';
 import { bleuMetric, pairedBootstrap, terMetric } from '../extension/engine/metrics/significance';
 import { systemsTable } from '../extension/engine/eval/systemsTable';
+import { dialogsumPairs, PAIRS } from './dialogsumPairs';
 import { Reporter } from './report';
 
-const root = path.resolve(__dirname, '..', '..');
-const file = process.env.DATA ?? path.join(root, '..', 'shared', 'data', 'dialogsum', 'dialogsum.train.jsonl');
-const N = Number(process.env.PAIRS ?? 10_000);
+const N = PAIRS;
 const r = new Reporter('evaluators');
 r.section(`TER and N systems over ${N.toLocaleString('en')} pairs`);
 
@@ -25,16 +22,9 @@ const variant = (s: string, k: number) => {
   return w.join(' ');
 };
 
-if (!existsSync(file)) {
-  r.row('evaluators', null, undefined, `skipped: no ${file} (set DATA to a JSONL file of {dialogue, summary})`);
-} else {
-  const rows = readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .slice(0, N)
-    .map((l) => JSON.parse(l) as { dialogue: string; summary: string });
-  const summaries = rows.map((x) => x.summary);
-  const dialogues = rows.map((x) => x.dialogue);
+const pairs = dialogsumPairs(r, 'evaluators');
+if (pairs) {
+  const { rows, summaries, dialogues } = pairs;
   const timed = (name: string, pairs: number, fn: () => unknown, note = '') => {
     const t = performance.now();
     fn();

@@ -13,17 +13,15 @@
  * given for both loops; transformers.js's first token is timed by a generate() of one token.
  *   node dist/bench/hubRealSize.bench.js    (REAL_SIZE_DIR, THREADS_LIST, HUB_TOKENS, PROMPT_TOKENS, MODELS=regex)
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Dtype } from '../extension/engine/hub/fileChoice';
 import { openCausalLm } from '../extension/engine/hub/hubSystems';
 import { PrefixCache } from '../extension/engine/hub/prefixCache';
 import { HubConfig } from '../extension/protocol';
 import { root } from './loopBench';
+import { eachRealSizeRun, measureInChild } from './realSizeRuns';
 import { peakRssMB, Reporter } from './report';
 
-const DIR = process.env.REAL_SIZE_DIR ?? path.join(root, '.work', 'real-size', 'fixtures');
 const TOKENS = Number(process.env.HUB_TOKENS ?? 32);
 const PROMPT_TOKENS = Number(process.env.PROMPT_TOKENS ?? 650);
 const PARAGRAPH =
@@ -126,70 +124,31 @@ async function measure(dir: string, dtype: Dtype, threads: number, long: boolean
 }
 
 (async () => {
-  if (process.env.REAL_SIZE_CHILD) {
-    const [dir, dtype, threads, long] = process.env.REAL_SIZE_CHILD.split('|');
-    const m = await measure(dir, dtype as Dtype, Number(threads), long === '1');
-    process.stdout.write(`RESULT ${JSON.stringify(m)}\n`);
-    return;
-  }
+  if (await measureInChild((run) => measure(run.dir, run.dtype, run.threads, run.extra))) return;
   const r = new Reporter('hubRealSize');
-  if (!existsSync(DIR)) {
-    r.section('Hub models at real size');
+  // The long prompts' memory once: the smallest model's q4 file at the last thread count.
+  const extra = (run: { name: string; dtype: Dtype }, last: boolean) =>
+    run.name.startsWith('SmolLM2-135M') && run.dtype === 'q4' && last;
+  eachRealSizeRun<Measured>(r, 'Hub models at real size', { extra }, (m) => {
+    r.row('load', m.loadMs, 'ms');
+    r.row(`first token after a ${m.promptTokens}-token prompt (500 words)`, m.firstTokenMs, 'ms');
+    r.row("transformers.js's first token, the same", m.theirsFirstMs, 'ms');
+    r.row('first token with the story read before and 20 tokens added since', m.cachedFirstTokenMs, 'ms');
     r.row(
-      'skipped',
-      null,
-      undefined,
-      `no ${DIR}: make it with (cd models/train && /usr/bin/python3 -m draftsmith_train.hub_fixtures --real-size ../../.work/real-size)`,
+      'decoding after the first token, ours',
+      m.oursDecode,
+      'tokens/s',
+      `ours / theirs = ${(m.oursDecode / m.theirsDecode).toFixed(2)} (theirs ${m.theirsDecode.toFixed(1)})`,
     );
-    r.done();
-    return;
-  }
-  const threadsList = (process.env.THREADS_LIST ?? '1,2').split(',').map(Number);
-  const only = process.env.MODELS ? new RegExp(process.env.MODELS) : null;
-  const models = readdirSync(DIR)
-    .sort()
-    .filter((m) => !only || only.test(m));
-  for (const name of models) {
-    const dir = path.join(DIR, name);
-    const files = existsSync(path.join(dir, 'onnx')) ? readdirSync(path.join(dir, 'onnx')) : [];
-    for (const dtype of ['q4', 'int8'] as const) {
-      if (!files.includes(`model_${dtype}.onnx`)) continue;
-      for (const threads of threadsList) {
-        const long =
-          name.startsWith('SmolLM2-135M') && dtype === 'q4' && threads === threadsList[threadsList.length - 1];
-        const child = spawnSync(process.execPath, [__filename], {
-          env: { ...process.env, REAL_SIZE_CHILD: `${dir}|${dtype}|${threads}|${long ? 1 : 0}` },
-          encoding: 'utf8',
-          maxBuffer: 16 * 1024 * 1024,
-        });
-        const line = child.stdout.split('\n').find((l) => l.startsWith('RESULT '));
-        r.section(`${name} ${dtype}, ${threads} thread${threads > 1 ? 's' : ''}`);
-        if (!line) {
-          r.row('failed', null, undefined, (child.stderr || child.stdout).split('\n').slice(-3).join(' '));
-          continue;
-        }
-        const m = JSON.parse(line.slice(7)) as Measured;
-        r.row('load', m.loadMs, 'ms');
-        r.row(`first token after a ${m.promptTokens}-token prompt (500 words)`, m.firstTokenMs, 'ms');
-        r.row("transformers.js's first token, the same", m.theirsFirstMs, 'ms');
-        r.row('first token with the story read before and 20 tokens added since', m.cachedFirstTokenMs, 'ms');
-        r.row(
-          'decoding after the first token, ours',
-          m.oursDecode,
-          'tokens/s',
-          `ours / theirs = ${(m.oursDecode / m.theirsDecode).toFixed(2)} (theirs ${m.theirsDecode.toFixed(1)})`,
-        );
-        r.row(`our loop, greedy ${TOKENS} tokens with the prompt`, m.ours, 'tokens/s');
-        r.row(
-          "transformers.js's generate(), the same",
-          m.theirs,
-          'tokens/s',
-          `ours / theirs = ${(m.ours / m.theirs).toFixed(2)}`,
-        );
-        r.row('peak memory', m.peakMB, 'MB');
-        for (const l of m.long ?? []) r.row(`peak memory after a ${l.tokens}-token prompt`, l.peakMB, 'MB');
-      }
-    }
-  }
+    r.row(`our loop, greedy ${TOKENS} tokens with the prompt`, m.ours, 'tokens/s');
+    r.row(
+      "transformers.js's generate(), the same",
+      m.theirs,
+      'tokens/s',
+      `ours / theirs = ${(m.ours / m.theirs).toFixed(2)}`,
+    );
+    r.row('peak memory', m.peakMB, 'MB');
+    for (const l of m.long ?? []) r.row(`peak memory after a ${l.tokens}-token prompt`, l.peakMB, 'MB');
+  });
   r.done();
 })();

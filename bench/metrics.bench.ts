@@ -4,8 +4,6 @@
  * each summary scored against its dialogue, ~190 and ~25 words). Prints numbers; asserts nothing.
  *   npm run bench:metrics            (DATA=path/to/dialogsum.train.jsonl to use another file)
  */
-import { existsSync, readFileSync } from 'node:fs';
-import * as path from 'node:path';
 import { corpusBleu, sentenceBleu } from '../extension/engine/metrics/bleu';
 import { rougeL } from '../extension/engine/metrics/rouge';
 import { scoreCorpus } from '../extension/engine/eval/scoreDraft';
@@ -13,30 +11,22 @@ import { corpusChrf } from '../extension/engine/metrics/chrf';
 import { enUsSpeller, nonwordRate } from '../extension/engine/metrics/nonwords';
 import { bleuMetric, pairedApproximateRandomization, pairedBootstrap } from '../extension/engine/metrics/significance';
 import { rougeMetrics } from '../extension/engine/metrics/rougeMetric';
+import { dialogsumPairs, PAIRS } from './dialogsumPairs';
 import { median, Reporter } from './report';
 
-const root = path.resolve(__dirname, '..', '..');
-const file = process.env.DATA ?? path.join(root, '..', 'shared', 'data', 'dialogsum', 'dialogsum.train.jsonl');
-const N = Number(process.env.PAIRS ?? 10_000);
+const N = PAIRS;
 const r = new Reporter('metrics');
 r.section(`metrics over ${N.toLocaleString('en')} pairs`);
 
-if (!existsSync(file)) {
-  r.row('metrics', null, undefined, `skipped: no ${file} (set DATA to a JSONL file of {dialogue, summary})`);
-} else {
-  const rows = readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .slice(0, N)
-    .map((l) => JSON.parse(l) as { dialogue: string; summary: string });
-  const hyps = rows.map((x) => x.summary);
-  const refs = rows.map((x) => x.dialogue);
+const pairs = dialogsumPairs(r, 'metrics');
+if (pairs) {
+  const { rows, summaries: hyps, dialogues: refs, fileName } = pairs;
   const words = (xs: string[]) => xs.reduce((n, x) => n + x.split(/\s+/).length, 0);
   r.row(
     'pairs',
     rows.length,
     undefined,
-    `${path.basename(file)}: ${(words(hyps) / rows.length).toFixed(0)} hypothesis and ${(words(refs) / rows.length).toFixed(0)} reference words on average`,
+    `${fileName}: ${(words(hyps) / rows.length).toFixed(0)} hypothesis and ${(words(refs) / rows.length).toFixed(0)} reference words on average`,
   );
 
   const time = (name: string, fn: () => unknown, repeats = 3) => {

@@ -8,8 +8,6 @@
  * so every run writes REWRITE_TOKENS tokens. Prints numbers; asserts nothing.
  *   node dist/bench/rewrite.bench.js    (REAL_SIZE_DIR, THREADS_LIST, REWRITE_TOKENS)
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Dtype } from '../extension/engine/hub/fileChoice';
 import { openCausalLm } from '../extension/engine/hub/hubSystems';
@@ -17,9 +15,9 @@ import { HubRewriteSystem } from '../extension/engine/systems/hubRewrite';
 import { countWords } from '../extension/engine/text/words';
 import { HubConfig } from '../extension/protocol';
 import { root } from './loopBench';
+import { eachRealSizeRun, measureInChild } from './realSizeRuns';
 import { Reporter } from './report';
 
-const DIR = process.env.REAL_SIZE_DIR ?? path.join(root, '.work', 'real-size', 'fixtures');
 const TOKENS = Number(process.env.REWRITE_TOKENS ?? 48);
 /** 100 words of plain prose, the size of a paragraph a writer selects. */
 const PARAGRAPH =
@@ -65,51 +63,16 @@ async function measure(dir: string, dtype: Dtype, threads: number): Promise<Meas
 }
 
 (async () => {
-  if (process.env.REWRITE_CHILD) {
-    const [dir, dtype, threads] = process.env.REWRITE_CHILD.split('|');
-    process.stdout.write(`RESULT ${JSON.stringify(await measure(dir, dtype as Dtype, Number(threads)))}\n`);
-    return;
-  }
+  if (await measureInChild((run) => measure(run.dir, run.dtype, run.threads))) return;
   const r = new Reporter('rewrite');
-  if (!existsSync(DIR)) {
-    r.section('Rewrite Selection at real size');
+  eachRealSizeRun<Measured>(r, 'Rewrite Selection at real size', { models: (name) => /Instruct/.test(name) }, (m) => {
+    r.row('load', m.loadMs, 'ms');
     r.row(
-      'skipped',
-      null,
-      undefined,
-      `no ${DIR}: make it with (cd models/train && /usr/bin/python3 -m draftsmith_train.hub_fixtures --real-size ../../.work/real-size)`,
+      `first token of the rewrite of a ${countWords(PARAGRAPH)}-word paragraph (${m.promptTokens}-token prompt)`,
+      m.firstTokenMs,
+      'ms',
     );
-    r.done();
-    return;
-  }
-  const threadsList = (process.env.THREADS_LIST ?? '1,2').split(',').map(Number);
-  for (const name of readdirSync(DIR).sort()) {
-    if (!/Instruct/.test(name)) continue;
-    const files = existsSync(path.join(DIR, name, 'onnx')) ? readdirSync(path.join(DIR, name, 'onnx')) : [];
-    for (const dtype of ['q4', 'int8'] as const) {
-      if (!files.includes(`model_${dtype}.onnx`)) continue;
-      for (const threads of threadsList) {
-        const child = spawnSync(process.execPath, [__filename], {
-          env: { ...process.env, REWRITE_CHILD: `${path.join(DIR, name)}|${dtype}|${threads}` },
-          encoding: 'utf8',
-          maxBuffer: 16 * 1024 * 1024,
-        });
-        const line = child.stdout.split('\n').find((l) => l.startsWith('RESULT '));
-        r.section(`${name} ${dtype}, ${threads} thread${threads > 1 ? 's' : ''}`);
-        if (!line) {
-          r.row('failed', null, undefined, (child.stderr || child.stdout).split('\n').slice(-3).join(' '));
-          continue;
-        }
-        const m = JSON.parse(line.slice(7)) as Measured;
-        r.row('load', m.loadMs, 'ms');
-        r.row(
-          `first token of the rewrite of a ${countWords(PARAGRAPH)}-word paragraph (${m.promptTokens}-token prompt)`,
-          m.firstTokenMs,
-          'ms',
-        );
-        r.row(`the rewrite's greedy loop, ${m.outputTokens} tokens`, m.tokensPerSecond, 'tokens/s');
-      }
-    }
-  }
+    r.row(`the rewrite's greedy loop, ${m.outputTokens} tokens`, m.tokensPerSecond, 'tokens/s');
+  });
   r.done();
 })();

@@ -3,6 +3,7 @@
  * (a model only for the optional perplexity).
  */
 import { z } from 'zod';
+import { Seed } from './shared';
 
 /** sacreBLEU's BLEU tokenizers (--tokenize) that Draftsmith implements. */
 export const BleuTokenize = z.enum(['13a', 'intl', 'char', 'zh', 'none']);
@@ -294,12 +295,7 @@ export const SystemsRequest = z.object({
   /** Default paired-bs, sacreBLEU's --paired-bs. */
   test: z.enum(['paired-bs', 'paired-ar']).optional(),
   samples: z.number().int().min(1).max(100000).optional(),
-  seed: z
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 32 - 1)
-    .optional(),
+  seed: Seed.optional(),
   /** How many of each system's worst segments per metric the drill-down keeps (default 10). */
   worst: z.number().int().min(0).max(200).optional(),
 });

@@ -12,6 +12,13 @@ import { z } from 'zod';
 export const TextOrigin = z.enum(['selection', 'file', 'text']);
 export type TextOrigin = z.infer<typeof TextOrigin>;
 
+/** A random generator's seed: any unsigned 32-bit integer (NumPy's and our samplers' range). */
+export const Seed = z
+  .number()
+  .int()
+  .min(0)
+  .max(2 ** 32 - 1);
+
 export const BeamOptions = z.object({
   beamSize: z.number().int().min(1).max(16).optional(),
   maxLength: z.number().int().min(1).max(512).optional(),

@@ -3,19 +3,14 @@
  */
 import { z } from 'zod';
 import { ExternalModel, ModelChoice } from '../config';
-import { GenerationStats, MaxLengthHit } from './shared';
+import { GenerationStats, MaxLengthHit, Seed } from './shared';
 
 /** Top-k random sampling (the story paper's section 5.3: k = 10) with a temperature. */
 export const SamplingOptions = z.object({
   topK: z.number().int().min(1).max(100).optional(),
   temperature: z.number().min(0.05).max(5).optional(),
   /** The same seed (with the same prompt and settings) gives the same text; none: a fresh one, reported in the result. */
-  seed: z
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 32 - 1)
-    .optional(),
+  seed: Seed.optional(),
 });
 export type SamplingOptions = z.infer<typeof SamplingOptions>;
 
