@@ -206,6 +206,17 @@ export const DraftComparison = z.object({
 });
 export type DraftComparison = z.infer<typeof DraftComparison>;
 
+/**
+ * How each score was computed: sacreBLEU's signature strings for BLEU, chrF and TER, ours for ROUGE
+ * (extension/engine/metrics/signature.ts); the same keys as `draftsmith score --json`.
+ */
+export const Signatures = z.object({
+  BLEU: z.string(),
+  ROUGE: z.string(),
+  chrF: z.string().optional(),
+  TER: z.string().optional(),
+});
+
 export const ScoreResult = z.object({
   op: z.literal('score'),
   hypothesisName: z.string(),
@@ -213,14 +224,7 @@ export const ScoreResult = z.object({
   scores: CorpusScores,
   coherence: CoherenceSummary,
   sentences: z.array(SentenceScore),
-  /** How each score was computed: sacreBLEU's signature strings for BLEU and chrF, ours for ROUGE
-   * (extension/engine/metrics/signature.ts); the same keys as `draftsmith score --json`. */
-  signatures: z.object({
-    BLEU: z.string(),
-    ROUGE: z.string(),
-    chrF: z.string().optional(),
-    TER: z.string().optional(),
-  }),
+  signatures: Signatures,
   elapsedMs: z.number(),
   /** With a second draft: its scores and the paired bootstrap between the two (engine/eval/draftComparison.ts). */
   comparison: DraftComparison.optional(),
@@ -243,12 +247,7 @@ export const FolderScores = z.object({
   cancelled: z.boolean(),
   /** Of all the drafts paired, how many (rows.length of them were scored). */
   paired: z.number().int(),
-  signatures: z.object({
-    BLEU: z.string(),
-    ROUGE: z.string(),
-    chrF: z.string().optional(),
-    TER: z.string().optional(),
-  }),
+  signatures: Signatures,
   elapsedMs: z.number(),
 });
 export type FolderScores = z.infer<typeof FolderScores>;
