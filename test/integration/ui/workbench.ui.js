@@ -1205,6 +1205,9 @@ test('"Draftsmith: Choose Model…" → "Continue Story and Write a Premise" →
     log(`removed an earlier download: ${dir}`);
   }
 
+  // The earlier tests' notifications cleared: in a full run the notification center's list holds
+  // dozens, and the one this test waits for can be drawn below the list's visible part.
+  await runFromPalette('Notifications: Clear All Notifications');
   // Choose the model as a person would: the command, the commands it is for, "Enter a model id…", the id.
   await enterStoryModelId(STORY_LM);
   const told = await waitForNotification(`now use ${STORY_LM}`);
