@@ -663,17 +663,7 @@ test('"Draftsmith: Rewrite Selection…" with "Fix grammar and spelling": the ch
   const first = expected.changes[0];
   const kept = REWRITE_PARAGRAPH.slice(0, first.start) + first.after + REWRITE_PARAGRAPH.slice(first.end);
   // The rewrite model, chosen as a person would.
-  await runFromPalette('Draftsmith: Choose Model', { asks: true });
-  await pickRow('Rewrite Selection');
-  await pickRow('Enter a model id');
-  const input = page.locator('.quick-input-widget input');
-  await page
-    .locator('.quick-input-widget .quick-input-title', { hasText: 'a Hugging Face Hub model' })
-    .first()
-    .waitFor({ state: 'visible', timeout: 30_000 });
-  await input.fill(REWRITE_MODEL);
-  await page.waitForTimeout(300);
-  await page.keyboard.press('Enter');
+  await enterModelId('Rewrite Selection', REWRITE_MODEL);
   await waitForNotification(`now use ${REWRITE_MODEL}`);
 
   await runFromPalette('File: New Untitled Text File');
@@ -1136,7 +1126,16 @@ async function waitForNotification(text, timeoutMs = 30_000, act = undefined) {
 /** Choose Model… → the story commands → "Enter a model id…" → `id`. */
 /** @param {string} id */
 async function enterStoryModelId(id) {
-  await chooseStoryModel();
+  await enterModelId('Continue Story and Write a Premise', id);
+}
+
+/** Choose Model… → the commands labelled `label` → "Enter a model id…" → `id`. */
+/**
+ * @param {string} label
+ * @param {string} id
+ */
+async function enterModelId(label, id) {
+  await chooseModelFor(label);
   await pickRow('Enter a model id');
   const input = page.locator('.quick-input-widget input');
   await page
@@ -1152,10 +1151,16 @@ async function enterStoryModelId(id) {
 
 /** Runs "Draftsmith: Choose Model…" and picks the story commands (step 1 of 2). */
 async function chooseStoryModel() {
+  await chooseModelFor('Continue Story and Write a Premise');
+}
+
+/** Runs "Draftsmith: Choose Model…" and picks the commands labelled `label` (step 1 of 2). */
+/** @param {string} label */
+async function chooseModelFor(label) {
   await runFromPalette('Draftsmith: Choose Model', { asks: true });
-  await pickRow('Continue Story and Write a Premise');
+  await pickRow(label);
   await page
-    .locator('.quick-input-widget .quick-input-title', { hasText: 'Continue Story and Write a Premise' })
+    .locator('.quick-input-widget .quick-input-title', { hasText: label })
     .first()
     .waitFor({ state: 'visible', timeout: 30_000 });
 }
