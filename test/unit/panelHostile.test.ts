@@ -77,10 +77,10 @@ test("forged messages are refused by the page's schema", () => {
 
 // ---- the host's side: InsightsPanels with a stub webview -----------------------------------------
 
-test('the host\'s panel handler answers the protocol\'s "ready" and refuses every forged message with a log line, posting nothing', () => {
+/** The host's InsightsPanels on a stub webview, showing `current`, with the warnings it logs. */
+function stubPanels(current: ToPanel | undefined) {
   const webview = stubWebview();
   // Loaded after the stub has its window and Uri (esbuild copies the module's keys when it is required).
-
   const { InsightsPanels } =
     require('../../extension/host/insightsPanel') as typeof import('../../extension/host/insightsPanel');
   const warnings: string[] = [];
@@ -89,8 +89,13 @@ test('the host\'s panel handler answers the protocol\'s "ready" and refuses ever
     info: () => undefined,
     error: () => undefined,
   } as unknown as import('vscode').LogOutputChannel;
-  const current = { type: 'summarize', view: hostile.FIXTURES.summarize } as ToPanel;
   const panels = new InsightsPanels({ path: '/ext' } as import('vscode').Uri, () => current, log);
+  return { webview, warnings, panels };
+}
+
+test('the host\'s panel handler answers the protocol\'s "ready" and refuses every forged message with a log line, posting nothing', () => {
+  const current = { type: 'summarize', view: hostile.FIXTURES.summarize } as ToPanel;
+  const { webview, warnings, panels } = stubPanels(current);
   panels.show();
   assert.ok(panels.isOpen);
 
@@ -114,16 +119,7 @@ test('the host\'s panel handler answers the protocol\'s "ready" and refuses ever
 });
 
 test("the page's requests go to the handler the owner registered, and only while it is registered", () => {
-  const webview = stubWebview();
-  const { InsightsPanels } =
-    require('../../extension/host/insightsPanel') as typeof import('../../extension/host/insightsPanel');
-  const warnings: string[] = [];
-  const log = {
-    warn: (m: string) => warnings.push(m),
-    info: () => undefined,
-    error: () => undefined,
-  } as unknown as import('vscode').LogOutputChannel;
-  const panels = new InsightsPanels({ path: '/ext' } as import('vscode').Uri, () => undefined, log);
+  const { webview, warnings, panels } = stubPanels(undefined);
   panels.show();
   const request = { type: 'export-folder', format: 'csv', sort: { column: 'BLEU', descending: true } } as const;
   const answered: unknown[] = [];
