@@ -38,9 +38,16 @@ const log = logger('check');
     for (let attempt = 1; attempt <= 20; attempt++) {
       await page.keyboard.press('F1');
       await input.waitFor({ state: 'visible', timeout: 30_000 });
-      await input.fill('>Draftsmith');
-      await page.waitForTimeout(attempt === 1 ? 1_000 : 2_000);
-      listed = (await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') || ''))).filter(Boolean);
+      // Each command asked for by name: the list draws only the rows that fit, and "Draftsmith"
+      // alone now matches more commands than that.
+      listed = [];
+      for (const w of WANT) {
+        await input.fill(`>${w}`);
+        await page.waitForTimeout(attempt === 1 ? 1_000 : 2_000);
+        listed.push(
+          ...(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') || ''))).filter(Boolean),
+        );
+      }
       if (WANT.every((w) => listed.some((l) => l.includes(w)))) break;
       log(`palette lists ${JSON.stringify(listed)}; retry ${attempt}`);
       await page.keyboard.press('Escape');
