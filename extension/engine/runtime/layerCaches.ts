@@ -26,6 +26,22 @@ export function cacheSpecs(prefix: string, layers: number, spec: TensorSpec): Re
   return Object.fromEntries(cacheNames(prefix, layers).map((n) => [n, spec]));
 }
 
+/**
+ * An encoder-decoder's cross-attention caches: `keyValues`, every decoder layer's keys and values as
+ * the encoder returns them, [layers, 2, batch, heads, positions, head size]; `layerCache`, one
+ * layer's keys or values as the decoder takes them, [batch, heads, positions, head size].
+ */
+export function crossAttentionSpecs(arch: { decoderLayers: number; heads: number; dModel: number }): {
+  keyValues: TensorSpec;
+  layerCache: TensorSpec;
+} {
+  const headSize = arch.dModel / arch.heads;
+  return {
+    keyValues: { type: 'float32', dims: [arch.decoderLayers, 2, null, arch.heads, null, headSize] },
+    layerCache: { type: 'float32', dims: [null, arch.heads, null, headSize] },
+  };
+}
+
 export function emptyCaches(layers: number, rows: number, heads: number, headSize: number): LayerCaches {
   return { data: Array.from({ length: 2 * layers }, () => new Float32Array(0)), dims: [rows, heads, 0, headSize] };
 }

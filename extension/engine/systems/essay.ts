@@ -15,7 +15,7 @@ import { decodingGuard, guardSetup, type GuardSetup } from './decodingGuards';
 import type { StepModel } from '../decode/types';
 import { EngineError, errorMessage } from '../errors';
 import { porterStem } from '../metrics/porterStemmer';
-import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
+import { Manifest, ModelFolder } from '../runtime/manifest';
 import {
   checkIO,
   float32Tensor,
@@ -28,6 +28,7 @@ import {
 } from '../runtime/onnx';
 import {
   cacheSpecs,
+  crossAttentionSpecs,
   emptyCaches,
   feedCaches,
   layerViews,
@@ -41,7 +42,7 @@ import { noKnownLetter, scriptShare } from '../text/reader';
 import { parseTopics } from '../text/topics';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { FolderSystem, releaseOnce, type System } from './system';
+import { FolderSystem, loadFolderModel, releaseOnce, type System } from './system';
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 
@@ -114,21 +115,11 @@ export class EssaySystem extends FolderSystem implements System<'essay'> {
   }
 
   static async load(dir: string, opts: RuntimeOptions): Promise<EssaySystem> {
-    const folder = await loadModelFolder(dir, 'essay');
-    const arch = folder.manifest.architecture;
-    if (arch.type !== 'pcsan-encoder-decoder')
-      throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a PC-SAN model`);
-    const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
+    const { folder, arch, tokenizer } = await loadFolderModel(dir, 'essay', ['pcsan-encoder-decoder'], 'PC-SAN');
     const enc = await openSession(folder.file('encoder'), opts);
     const dec = await openSession(folder.file('decoder'), opts);
     const ids: TensorSpec = { type: 'int64', dims: [null, null] };
-    // Keys and values of every decoder layer as the encoder returns them: [layers, 2, batch, heads, positions, head size].
-    const keyValues: TensorSpec = {
-      type: 'float32',
-      dims: [arch.decoderLayers, 2, null, arch.heads, null, arch.dModel / arch.heads],
-    };
-    // The decoder takes them one tensor per layer: [batch, heads, positions, head size].
-    const layerCache: TensorSpec = { type: 'float32', dims: [null, arch.heads, null, arch.dModel / arch.heads] };
+    const { keyValues, layerCache } = crossAttentionSpecs(arch);
     const contextSum: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, null, arch.dModel] };
     const sourceContext: TensorSpec = { type: 'float32', dims: [null, arch.dModel] };
     checkIO(

@@ -28,7 +28,7 @@ import { hasReadableText } from '../text/reader';
 import { countWords } from '../text/words';
 import type { RunContext, RuntimeOptions } from './context';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
-import { EMPTY_PROMPT_MESSAGE, freshSeed, minimumWords } from './story';
+import { EMPTY_PROMPT_MESSAGE, freshSeed, minimumWords, noSuggestion, promptRead, storyEnding } from './story';
 import type { System } from './system';
 import { tokenStream } from './tokenStream';
 import { endsInWord, seedFromText, suggestionEndsBefore, type InlineLength } from './inlineText';
@@ -177,19 +177,13 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
     );
     const decodeMs = performance.now() - t1;
     const continuation = stream.text(hyp.tokens);
-    const wordCount = countWords(continuation);
     return {
       op: 'story',
-      usedPrompt: prompt.slice(usedFrom),
-      truncated: usedFrom > 0,
-      promptChars: prompt.length,
-      usedFrom,
+      ...promptRead(prompt, usedFrom),
       continuation,
       tokens: stream.spans.slice(0, hyp.tokens.length).map((s) => ({ ...s, gate: null })),
       words,
-      wordCount,
-      endedBy: hyp.hitMaxLength ? 'length-limit' : wordCount >= words ? 'words' : 'end',
-      hitMaxLength: maxLengthHit(hyp, limit),
+      ...storyEnding(hyp, continuation, words, limit),
       fusion: false,
       sampling,
       stats: this.stats(total, ids.length, hyp.tokens.length, encodeMs, decodeMs),
@@ -216,10 +210,7 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
     const { usedFrom, ids, total } = this.readPrompt(trimmed);
     const base = {
       op: 'story' as const,
-      usedPrompt: prompt.slice(usedFrom),
-      truncated: usedFrom > 0,
-      promptChars: prompt.length,
-      usedFrom,
+      ...promptRead(prompt, usedFrom),
       words: length.maxWords,
       fusion: false,
       sampling,
@@ -228,12 +219,7 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
     if (!hasReadableText(prompt) || ids.length === 0) {
       return {
         ...base,
-        continuation: '',
-        suggestion: '',
-        tokens: [],
-        wordCount: 0,
-        endedBy: 'end',
-        hitMaxLength: null,
+        ...noSuggestion(),
         stats: this.stats(total, ids.length, 0, 0, 0),
       };
     }

@@ -21,7 +21,7 @@ import { greedy } from '../decode/sampling';
 import { YieldClock, type DecodeHooks, type Hypothesis, type StepModel } from '../decode/types';
 import { EngineError } from '../errors';
 import { readFloat16File } from '../runtime/float16';
-import { loadModelFolder, type Manifest, type ModelFolder } from '../runtime/manifest';
+import { type Manifest, type ModelFolder } from '../runtime/manifest';
 import {
   checkIO,
   float32Tensor,
@@ -38,7 +38,7 @@ import { ask, checkReadable, unreadableMessage, type InputTask } from '../text/o
 import { mostlyUnknownScript, scriptShare } from '../text/reader';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { FolderSystem, releaseOnce, type System } from './system';
+import { FolderSystem, loadFolderModel, releaseOnce, type System } from './system';
 import { maxLengthHit, type LengthLimit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { KeyMapper, type MappedKey } from './keyMapper';
@@ -137,12 +137,7 @@ export class ReplySystem extends FolderSystem implements System<'reply'> {
   }
 
   static async load(dir: string, opts: RuntimeOptions): Promise<ReplySystem> {
-    const folder = await loadModelFolder(dir, 'reply');
-    const arch = folder.manifest.architecture;
-    if (arch.type !== 'reply-esed' && arch.type !== 'reply-nrm') {
-      throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a reply model`);
-    }
-    const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
+    const { folder, arch, tokenizer } = await loadFolderModel(dir, 'reply', ['reply-esed', 'reply-nrm'], 'reply');
     const keysRaw = KeysFile.safeParse(JSON.parse(await fs.readFile(folder.file('keys'), 'utf8')));
     if (!keysRaw.success)
       throw new EngineError(

@@ -31,14 +31,14 @@ import { EngineError } from '../errors';
 import { bleuSummary, sentenceBleu } from '../metrics/bleu';
 import { coherence } from '../metrics/coherence';
 import { rougeScores } from '../metrics/rouge';
-import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
+import { Manifest, ModelFolder } from '../runtime/manifest';
 import { checkIO, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import { analyseEach } from '../text/nlp';
 import { ask, checkReadable, unreadableMessage, type InputTask } from '../text/origin';
 import { mostlyUnknownScript, notProse, scriptShare, sentenceSpans, splitSentences } from '../text/reader';
 import { Tokenizer, type TokenSpan } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { FolderSystem, releaseOnce, type System } from './system';
+import { FolderSystem, loadFolderModel, releaseOnce, type System } from './system';
 
 /** What Round-Trip Paragraph says of text it cannot read (the engine checks it before any model loads). */
 export const ROUNDTRIP_INPUT: InputTask = {
@@ -108,18 +108,18 @@ export class RoundTripSystem extends FolderSystem implements System<'roundtrip'>
   }
 
   static async load(dir: string, opts: RuntimeOptions, expected?: RoundTripVariant): Promise<RoundTripSystem> {
-    const folder = await loadModelFolder(dir, 'roundtrip');
-    const arch = folder.manifest.architecture;
-    if (arch.type !== 'roundtrip-standard' && arch.type !== 'roundtrip-hier' && arch.type !== 'roundtrip-hier-attn') {
-      throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a Round-Trip model`);
-    }
+    const { folder, arch, tokenizer } = await loadFolderModel(
+      dir,
+      'roundtrip',
+      ['roundtrip-standard', 'roundtrip-hier', 'roundtrip-hier-attn'],
+      'Round-Trip',
+    );
     if (expected && arch.type !== `roundtrip-${expected}`) {
       throw new EngineError(
         'bad-model',
         `${dir}/model.json describes a ${arch.type} model, not roundtrip-${expected}.`,
       );
     }
-    const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
     const { layers: L, hidden: H, vocabSize: V } = arch;
     const state: TensorSpec = { type: 'float32', dims: [L, null, H] };
     const ids: TensorSpec = { type: 'int64', dims: [null, null] };

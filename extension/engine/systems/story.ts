@@ -29,7 +29,7 @@ import { topKSample } from '../decode/sampling';
 import { decodingGuard, guardSetup, type GuardSetup } from './decodingGuards';
 import type { DecodeHooks, Hypothesis, StepModel } from '../decode/types';
 import { EngineError } from '../errors';
-import { loadModelFolder, Manifest, ModelFolder, StateTensor } from '../runtime/manifest';
+import { Manifest, ModelFolder, StateTensor } from '../runtime/manifest';
 import {
   checkIO,
   float32Tensor,
@@ -44,8 +44,8 @@ import { hasReadableText, mostlyUnknownScript, noKnownLetter, scriptShare } from
 import { Tokenizer } from '../text/tokenizer';
 import { countWords } from '../text/words';
 import type { RunContext, RuntimeOptions } from './context';
-import { FolderSystem, releaseOnce, type System } from './system';
-import { lengthLimit, maxLengthHit } from './lengthLimit';
+import { FolderSystem, loadFolderModel, releaseOnce, type System } from './system';
+import { lengthLimit, maxLengthHit, type LengthLimit } from './lengthLimit';
 import { neverWritten } from './decodingOptions';
 import { tokenStream } from './tokenStream';
 import {
@@ -101,6 +101,37 @@ const END_ROOM_TOKENS = 24;
 export const minimumWords = (words: number) => Math.max(1, Math.ceil(MIN_WORDS_SHARE * words));
 
 /** A seed for a request that named none (reported in the result, so the text can be written again). */
+/** What a story result says of its prompt: the part the model read (from usedFrom on), and the whole's length. */
+export function promptRead(
+  prompt: string,
+  usedFrom: number,
+): Pick<StoryResult, 'usedPrompt' | 'truncated' | 'promptChars' | 'usedFrom'> {
+  return { usedPrompt: prompt.slice(usedFrom), truncated: usedFrom > 0, promptChars: prompt.length, usedFrom };
+}
+
+/** How a written continuation ended: the words asked for, the model's end, or the length limit. */
+export function storyEnding(
+  hyp: Pick<Hypothesis, 'hitMaxLength'>,
+  continuation: string,
+  words: number,
+  limit: LengthLimit,
+): Pick<StoryResult, 'wordCount' | 'endedBy' | 'hitMaxLength'> {
+  const wordCount = countWords(continuation);
+  return {
+    wordCount,
+    endedBy: hyp.hitMaxLength ? 'length-limit' : wordCount >= words ? 'words' : 'end',
+    hitMaxLength: maxLengthHit(hyp, limit),
+  };
+}
+
+/** An inline request's answer when there is nothing to suggest. */
+export function noSuggestion(): Pick<
+  StoryResult,
+  'continuation' | 'suggestion' | 'tokens' | 'wordCount' | 'endedBy' | 'hitMaxLength'
+> {
+  return { continuation: '', suggestion: '', tokens: [], wordCount: 0, endedBy: 'end', hitMaxLength: null };
+}
+
 export function freshSeed(): number {
   return Math.floor(Math.random() * 2 ** 32);
 }
@@ -120,11 +151,8 @@ export class StorySystem extends FolderSystem implements System<'story' | 'premi
   }
 
   static async load(dir: string, opts: RuntimeOptions): Promise<StorySystem> {
-    const folder = await loadModelFolder(dir, 'story');
-    const arch = folder.manifest.architecture;
+    const { folder, arch, tokenizer } = await loadFolderModel(dir, 'story', ['story-conv-seq2seq'], 'story');
     const manifestPath = path.join(dir, 'model.json');
-    if (arch.type !== 'story-conv-seq2seq')
-      throw new EngineError('bad-model', `${manifestPath}: architecture ${arch.type} is not a story model`);
     if (arch.fusion && !arch.pretrained)
       throw new EngineError(
         'bad-model',
@@ -136,7 +164,6 @@ export class StorySystem extends FolderSystem implements System<'story' | 'premi
         `${manifestPath}: the premise model's vocabulary (${arch.premise.vocabSize}) is not the story model's (${arch.vocabSize}); they share one tokenizer`,
       );
     }
-    const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
     const enc = await openSession(folder.file('encoder'), opts);
     const dec = await openSession(folder.file('decoder'), opts);
     const pre = await openSession(folder.file('premise'), opts);
@@ -300,22 +327,17 @@ export class StorySystem extends FolderSystem implements System<'story' | 'premi
     );
     const decodeMs = performance.now() - t1;
     const continuation = stream.text(hyp.tokens);
-    const wordCount = countWords(continuation);
     const tokens: GeneratedToken[] = stream.spans
       .slice(0, hyp.tokens.length)
       .map((s, i) => ({ ...s, gate: gates[i] ?? null }));
     return {
       op: 'story',
-      usedPrompt: prompt.slice(usedFrom),
+      ...promptRead(prompt, usedFrom),
       truncated,
-      promptChars: prompt.length,
-      usedFrom,
       continuation,
       tokens,
       words,
-      wordCount,
-      endedBy: hyp.hitMaxLength ? 'length-limit' : wordCount >= words ? 'words' : 'end',
-      hitMaxLength: maxLengthHit(hyp, limit),
+      ...storyEnding(hyp, continuation, words, limit),
       fusion: this.arch.fusion,
       sampling,
       stats: this.stats({ ...read, outputTokens: hyp.tokens.length, encodeMs, decodeMs }),
@@ -362,22 +384,14 @@ export class StorySystem extends FolderSystem implements System<'story' | 'premi
     const limit = Math.min(this.arch.maxTargetTokens, this.arch.maxTargetPositions - 1);
     const base = {
       op: 'story' as const,
-      usedPrompt: prompt.slice(usedFrom),
-      truncated: usedFrom > 0,
-      promptChars: prompt.length,
-      usedFrom,
+      ...promptRead(prompt, usedFrom),
       words: length.maxWords,
       fusion: this.arch.fusion,
       sampling,
     };
     const none = (encodeMs: number): StoryResult => ({
       ...base,
-      continuation: '',
-      suggestion: '',
-      tokens: [],
-      wordCount: 0,
-      endedBy: 'end',
-      hitMaxLength: null,
+      ...noSuggestion(),
       stats: this.stats({ inputTokens: null, usedInputTokens: used.length, outputTokens: 0, encodeMs, decodeMs: 0 }),
     });
     // Nothing to continue from, or text the model cannot read: no suggestion (not an error: the writer is typing).

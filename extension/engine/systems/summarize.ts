@@ -14,10 +14,11 @@ import { forcedLogProbs } from '../decode/forced';
 import { YieldClock, type StepModel } from '../decode/types';
 import type { LikelihoodModel } from '../metrics/perplexity';
 import { EngineError } from '../errors';
-import { loadModelFolder, Manifest, ModelFolder } from '../runtime/manifest';
+import { Manifest, ModelFolder } from '../runtime/manifest';
 import { checkIO, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
 import {
   cacheSpecs,
+  crossAttentionSpecs,
   emptyCaches,
   feedCaches,
   layerViews,
@@ -27,7 +28,7 @@ import {
 } from '../runtime/layerCaches';
 import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { FolderSystem, releaseOnce, type System } from './system';
+import { FolderSystem, loadFolderModel, releaseOnce, type System } from './system';
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
@@ -74,22 +75,12 @@ export class SummarizeSystem extends FolderSystem implements LikelihoodModel, Sy
   }
 
   static async load(dir: string, opts: RuntimeOptions): Promise<SummarizeSystem> {
-    const folder = await loadModelFolder(dir, 'summarize');
-    const arch = folder.manifest.architecture;
-    if (arch.type !== 'taas-encoder-decoder')
-      throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a TAAS model`);
-    const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
+    const { folder, arch, tokenizer } = await loadFolderModel(dir, 'summarize', ['taas-encoder-decoder'], 'TAAS');
     const enc = await openSession(folder.file('encoder'), opts);
     const dec = await openSession(folder.file('decoder'), opts);
     const ids: TensorSpec = { type: 'int64', dims: [null, null] };
     const perPosition: TensorSpec = { type: 'float32', dims: [null, null] };
-    // Keys and values of every decoder layer as the encoder returns them: [layers, 2, batch, heads, positions, head size].
-    const keyValues: TensorSpec = {
-      type: 'float32',
-      dims: [arch.decoderLayers, 2, null, arch.heads, null, arch.dModel / arch.heads],
-    };
-    // The decoder takes them one tensor per layer: [batch, heads, positions, head size].
-    const layerCache: TensorSpec = { type: 'float32', dims: [null, arch.heads, null, arch.dModel / arch.heads] };
+    const { keyValues, layerCache } = crossAttentionSpecs(arch);
     checkIO(
       enc.session,
       folder.file('encoder'),

@@ -4,7 +4,9 @@
  * fairseq's registered architectures: the code around the systems never names one of them.
  */
 import type { EngineRequest, ResultFor } from '../../protocol';
-import type { ModelFolder } from '../runtime/manifest';
+import { EngineError } from '../errors';
+import { loadModelFolder, type Manifest, type ModelFolder } from '../runtime/manifest';
+import { Tokenizer } from '../text/tokenizer';
 import { releaseSessions, type Session } from '../runtime/onnx';
 import type { RunContext } from './context';
 import type { GuardSetup } from './decodingGuards';
@@ -77,6 +79,28 @@ export abstract class FolderSystem {
   describe(): SystemDescription {
     return describeFolder(this.system, this.folder, this.device);
   }
+}
+
+type Architecture = Manifest['architecture'];
+
+/**
+ * A built-in model folder of one of the system's architectures: model.json read and checked, the
+ * architecture narrowed to `types`, the tokenizer loaded. `what` names the model in the message.
+ */
+export async function loadFolderModel<T extends Architecture['type']>(
+  dir: string,
+  system: string,
+  types: readonly T[],
+  what: string,
+): Promise<{ folder: ModelFolder; arch: Extract<Architecture, { type: T }>; tokenizer: Tokenizer }> {
+  const folder = await loadModelFolder(dir, system);
+  const arch = folder.manifest.architecture;
+  const isOneOf = (a: Architecture): a is Extract<Architecture, { type: T }> =>
+    (types as readonly string[]).includes(a.type);
+  if (!isOneOf(arch))
+    throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a ${what} model`);
+  const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
+  return { folder, arch, tokenizer };
 }
 
 /** A system's dispose(): releases its sessions (read when called) the first time; later calls do nothing. */

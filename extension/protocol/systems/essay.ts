@@ -2,8 +2,7 @@
  * Expand Topic Words into Essay (PC-SAN).
  */
 import { z } from 'zod';
-import { ExternalModel, ModelChoice } from '../config';
-import { BeamOptions, GenerationStats, MaxLengthHit, TextOrigin } from './shared';
+import { BeamOptions, MaxLengthHit, modelRequestFields, modelResultFields, TextOrigin } from './shared';
 
 export const EssayRequest = z.object({
   op: z.literal('essay'),
@@ -15,11 +14,7 @@ export const EssayRequest = z.object({
   /** Every essay must contain each topic word (lexically constrained beam search); default true.
    * false: plain beam search, as the PC-SAN paper decodes. */
   includeAllTopics: z.boolean().optional(),
-  /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
-   * repeated words; default true. false: the paper's plain decoding. */
-  guards: z.boolean().optional(),
-  /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
-  model: ModelChoice.optional(),
+  ...modelRequestFields,
   /** Where the topic words came from, for messages (absent: the editor's selection). */
   origin: TextOrigin.optional(),
 });
@@ -48,8 +43,6 @@ export const EssayResult = z.object({
   layerWeights: z.array(z.array(z.number())),
   /** Names of the encoder layers the columns stand for ("embeddings", "layer 1", ...). */
   encoderLayers: z.array(z.string()),
-  stats: GenerationStats,
-  /** Set when the result came from a Hub model or a transformers.js folder. */
-  external: ExternalModel.optional(),
+  ...modelResultFields,
 });
 export type EssayResult = z.infer<typeof EssayResult>;

@@ -2,7 +2,7 @@
  * Suggest Replies (ESED: a seq2seq model with an external semantic memory).
  */
 import { z } from 'zod';
-import { BeamOptions, GenerationStats, MaxLengthHit, TextOrigin } from './shared';
+import { BeamOptions, GenerationStats, Guards, MaxLengthHit, TextOrigin } from './shared';
 
 /**
  * How a key of the post becomes a key of the memory: itself, a WordNet synonym or antonym, or its
@@ -22,9 +22,7 @@ export const ReplyRequest = z.object({
   /** At most this many candidates, best first (default 8). */
   maxCandidates: z.number().int().min(1).max(20).optional(),
   decoding: BeamOptions.optional(),
-  /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
-   * repeated words; default true. false: the paper's plain decoding. */
-  guards: z.boolean().optional(),
+  guards: Guards,
   /** Where the post came from, for messages (absent: the editor's selection). */
   origin: TextOrigin.optional(),
 });

@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { rewritePreset, type RewritePresetId } from '../../engine/hub/rewritePresets';
-import { ExternalModel, ModelChoice } from '../config';
-import { GenerationStats, MaxLengthHit, TextOrigin } from './shared';
+import { ModelChoice } from '../config';
+import { MaxLengthHit, modelResultFields, TextOrigin } from './shared';
 
 /** The longest instruction a writer may type. */
 export const MAX_REWRITE_INSTRUCTION = 2000;
@@ -67,7 +67,6 @@ export const RewriteResult = z.object({
   hitMaxLength: MaxLengthHit.nullable(),
   /** From the request to the first token written. */
   firstTokenMs: z.number(),
-  stats: GenerationStats,
-  external: ExternalModel.optional(),
+  ...modelResultFields,
 });
 export type RewriteResult = z.infer<typeof RewriteResult>;

@@ -3,7 +3,7 @@
  */
 import { z } from 'zod';
 import { BleuSummary, CoherenceSummary, Prf } from './scoring';
-import { GenerationStats, TextOrigin } from './shared';
+import { GenerationStats, Guards, spanFields, TextOrigin } from './shared';
 
 /** Which model folder: standard (Sec. 3.1), hierarchical (Sec. 3.2), hierarchical with attention (Sec. 3.3). */
 export const RoundTripVariant = z.enum(['standard', 'hier', 'hier-attn']);
@@ -20,9 +20,7 @@ export const RoundTripRequest = z.object({
   variant: RoundTripVariant.optional(),
   /** Read at most this many sentences (default: as many as the model was trained on). */
   maxSentences: z.number().int().min(1).max(MAX_ROUNDTRIP_SENTENCES).optional(),
-  /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
-   * repeated words; default true. false: the paper's plain decoding. */
-  guards: z.boolean().optional(),
+  guards: Guards,
   /** Where the text came from, for messages (absent: the editor's selection). */
   origin: TextOrigin.optional(),
 });
@@ -31,8 +29,7 @@ export type RoundTripRequest = z.infer<typeof RoundTripRequest>;
 /** One input sentence the model read, with its span in the request's text. */
 export const RoundTripInputSentence = z.object({
   text: z.string(),
-  start: z.number().int(),
-  end: z.number().int(),
+  ...spanFields,
   /** Subword tokens the model read for it. */
   tokens: z.number().int(),
 });

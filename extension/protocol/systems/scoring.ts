@@ -3,7 +3,7 @@
  * (a model only for the optional perplexity).
  */
 import { z } from 'zod';
-import { Seed } from './shared';
+import { Seed, TextFormat } from './shared';
 
 /** sacreBLEU's BLEU tokenizers (--tokenize) that Draftsmith implements. */
 export const BleuTokenize = z.enum(['13a', 'intl', 'char', 'zh', 'none']);
@@ -61,12 +61,10 @@ export const ScoreRequest = z.object({
   referenceName: z.string().optional(),
   options: ScoreOptions.optional(),
   /** A second draft of the same text: both are scored and compared by paired bootstrap. */
-  second: z
-    .object({ hypothesis: z.string(), name: z.string().optional(), format: z.enum(['markdown', 'plain']).optional() })
-    .optional(),
+  second: z.object({ hypothesis: z.string(), name: z.string().optional(), format: TextFormat.optional() }).optional(),
   /** 'markdown': the text is read as Markdown and only its prose is scored; absent: plain text, as it is. */
-  hypothesisFormat: z.enum(['markdown', 'plain']).optional(),
-  referenceFormat: z.enum(['markdown', 'plain']).optional(),
+  hypothesisFormat: TextFormat.optional(),
+  referenceFormat: TextFormat.optional(),
 });
 export type ScoreRequest = z.infer<typeof ScoreRequest>;
 
@@ -261,8 +259,8 @@ export const CoherenceRequest = z.object({
   outputName: z.string().optional(),
   sourceName: z.string().optional(),
   /** 'markdown': sentences come from the text's prose blocks only; absent: plain text. */
-  outputFormat: z.enum(['markdown', 'plain']).optional(),
-  sourceFormat: z.enum(['markdown', 'plain']).optional(),
+  outputFormat: TextFormat.optional(),
+  sourceFormat: TextFormat.optional(),
 });
 export type CoherenceRequest = z.infer<typeof CoherenceRequest>;
 

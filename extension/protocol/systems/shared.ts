@@ -1,8 +1,10 @@
 /**
- * What the systems' requests and results share: where a text came from, beam options, the run's
- * statistics, and a length limit reached.
+ * What the systems' requests and results share: where a text came from, how it is read, beam
+ * options, the decoding guards and model choice, spans, the run's statistics, and a length limit
+ * reached.
  */
 import { z } from 'zod';
+import { ExternalModel, ModelChoice } from '../config';
 
 /**
  * Where a request's text came from, for the engine's messages about it (engine/text/origin.ts):
@@ -56,3 +58,30 @@ export const MaxLengthHit = z.object({
   limitedBy: z.enum(['request', 'model']),
 });
 export type MaxLengthHit = z.infer<typeof MaxLengthHit>;
+
+/** How a text is read: 'markdown', its prose blocks only (code, tables... skipped); 'plain', as it is. */
+export const TextFormat = z.enum(['markdown', 'plain']);
+export type TextFormat = z.infer<typeof TextFormat>;
+
+/** A span [start, end) in characters of the text a result indexes into. */
+export const spanFields = { start: z.number().int(), end: z.number().int() };
+
+/**
+ * The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
+ * repeated words; default true. false: the paper's plain decoding.
+ */
+export const Guards = z.boolean().optional();
+
+/** What a request to a system that can run a chosen model carries: the guards, and the model. */
+export const modelRequestFields = {
+  guards: Guards,
+  /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
+  model: ModelChoice.optional(),
+};
+
+/** What a result of such a system carries: the run's statistics, and which outside model wrote it. */
+export const modelResultFields = {
+  stats: GenerationStats,
+  /** Set when the result came from a Hub model or a transformers.js folder. */
+  external: ExternalModel.optional(),
+};

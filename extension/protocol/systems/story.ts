@@ -2,8 +2,7 @@
  * Continue Story and Write a Premise (hierarchical story generation with fusion).
  */
 import { z } from 'zod';
-import { ExternalModel, ModelChoice } from '../config';
-import { GenerationStats, MaxLengthHit, Seed } from './shared';
+import { MaxLengthHit, modelRequestFields, modelResultFields, Seed, spanFields } from './shared';
 
 /** Top-k random sampling (the story paper's section 5.3: k = 10) with a temperature. */
 export const SamplingOptions = z.object({
@@ -24,11 +23,7 @@ export const StoryRequest = z.object({
   /** How long the continuation should be, in words (the model may end the story sooner). */
   words: z.number().int().min(1).max(2000).optional(),
   sampling: SamplingOptions.optional(),
-  /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
-   * repeated words; default true. false: the paper's plain decoding. */
-  guards: z.boolean().optional(),
-  /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
-  model: ModelChoice.optional(),
+  ...modelRequestFields,
   /**
    * An inline suggestion in place of a story: the rest of the sentence being written, or
    * the next one(s), continued from the text before the cursor (`prompt`), never starting mid-word,
@@ -55,8 +50,7 @@ export type FusionGate = z.infer<typeof FusionGate>;
 /** One generated token: its text and span in the continuation, and its fusion gates (null without fusion). */
 export const GeneratedToken = z.object({
   text: z.string(),
-  start: z.number().int(),
-  end: z.number().int(),
+  ...spanFields,
   gate: FusionGate.nullable(),
 });
 export type GeneratedToken = z.infer<typeof GeneratedToken>;
@@ -80,9 +74,7 @@ export const StoryResult = z.object({
   hitMaxLength: MaxLengthHit.nullable(),
   fusion: z.boolean(),
   sampling: UsedSampling,
-  stats: GenerationStats,
-  /** Set when the result came from a Hub model or a transformers.js folder. */
-  external: ExternalModel.optional(),
+  ...modelResultFields,
   /** An inline request's answer: the text to show at the cursor, with the space it needs ('' for none). */
   suggestion: z.string().optional(),
 });
@@ -92,11 +84,7 @@ export type StoryResult = z.infer<typeof StoryResult>;
 export const PremiseRequest = z.object({
   op: z.literal('premise'),
   sampling: SamplingOptions.optional(),
-  /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
-   * repeated words; default true. false: the paper's plain decoding. */
-  guards: z.boolean().optional(),
-  /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
-  model: ModelChoice.optional(),
+  ...modelRequestFields,
 });
 export type PremiseRequest = z.infer<typeof PremiseRequest>;
 
@@ -106,8 +94,6 @@ export const PremiseResult = z.object({
   /** Non-null when the premise stopped at the model's longest premise before its end-of-prompt token. */
   hitMaxLength: MaxLengthHit.nullable(),
   sampling: UsedSampling,
-  stats: GenerationStats,
-  /** Set when the result came from a Hub model or a transformers.js folder. */
-  external: ExternalModel.optional(),
+  ...modelResultFields,
 });
 export type PremiseResult = z.infer<typeof PremiseResult>;

@@ -2,8 +2,15 @@
  * Summarize Document and Summarize Sections (TAAS: topic-aware abstractive summarization).
  */
 import { z } from 'zod';
-import { ExternalModel, ModelChoice } from '../config';
-import { BeamOptions, GenerationStats, MaxLengthHit, TextOrigin } from './shared';
+import {
+  BeamOptions,
+  MaxLengthHit,
+  modelRequestFields,
+  modelResultFields,
+  spanFields,
+  TextFormat,
+  TextOrigin,
+} from './shared';
 
 /**
  * 'extractive': the source sentences the model's topic-aware attention (TAAS Eq. 11) weighs most,
@@ -20,16 +27,12 @@ export const SummarizeRequest = z.object({
   decoding: BeamOptions.optional(),
   /** Omitted: 'abstractive', as requests were before the modes (the host and the CLI always send one). */
   mode: SummarizeMode.optional(),
-  /** The decoding guards (draftsmith.decoding.guards): known words only, no tokenizer artefacts, no
-   * repeated words; default true. false: the paper's plain decoding. */
-  guards: z.boolean().optional(),
-  /** The model to run (draftsmith.<command>.model); absent: the built-in one. */
-  model: ModelChoice.optional(),
+  ...modelRequestFields,
   /** Where the text came from, for messages (absent: the editor's selection). */
   origin: TextOrigin.optional(),
   /** Read the whole document section by section: as Markdown (headings, code, tables...)
    * or as plain paragraphs. Absent: the text is read as one piece, up to what the model reads. */
-  format: z.enum(['markdown', 'plain']).optional(),
+  format: TextFormat.optional(),
   /** With format: the time limit for one section (or part of one), in milliseconds. */
   sectionTimeLimitMs: z.number().int().min(100).max(3_600_000).optional(),
 });
@@ -42,10 +45,9 @@ export const SectionSummary = z.object({
   /** 1-6, 0 without a heading. */
   level: z.number().int().min(0).max(6),
   /** The section in the source (from its heading to the next heading). */
-  start: z.number().int(),
-  end: z.number().int(),
+  ...spanFields,
   /** The heading's line(s) in the source. */
-  heading: z.object({ start: z.number().int(), end: z.number().int() }).optional(),
+  heading: z.object(spanFields).optional(),
   /** One line ('' when the section has no prose or ran past the time limit). */
   summary: z.string(),
   /** summarized: by the model; whole: one sentence, its own summary; no-prose: nothing but headings, code, tables...;
@@ -61,20 +63,11 @@ export const SectionSummary = z.object({
 export type SectionSummary = z.infer<typeof SectionSummary>;
 
 /** One source token with its topic-aware attention weight α_t (TAAS Eq. 11) and its span in the input text. */
-export const AttendedToken = z.object({
-  text: z.string(),
-  start: z.number().int(),
-  end: z.number().int(),
-  weight: z.number(),
-});
+export const AttendedToken = z.object({ text: z.string(), ...spanFields, weight: z.number() });
 export type AttendedToken = z.infer<typeof AttendedToken>;
 
-export const AttendedPhrase = z.object({
-  text: z.string(),
-  start: z.number().int(),
-  end: z.number().int(),
-  weight: z.number(),
-});
+/** A phrase of adjacent attended tokens, with their summed weight. */
+export const AttendedPhrase = AttendedToken;
 export type AttendedPhrase = z.infer<typeof AttendedPhrase>;
 
 export const SummarizeResult = z.object({
@@ -92,13 +85,11 @@ export const SummarizeResult = z.object({
   tokens: z.array(AttendedToken),
   topPhrases: z.array(AttendedPhrase),
   topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })),
-  stats: GenerationStats,
   /** The mode that wrote the summary (absent: abstractive). */
   mode: SummarizeMode.optional(),
   /** Extractive mode: the chosen sentences' spans in `source`, in document order, with their scores. */
-  extracted: z.array(z.object({ start: z.number().int(), end: z.number().int(), score: z.number() })).optional(),
-  /** Set when the result came from a Hub model or a transformers.js folder. */
-  external: ExternalModel.optional(),
+  extracted: z.array(z.object({ ...spanFields, score: z.number() })).optional(),
+  ...modelResultFields,
   /** A request with format: every section's summary, in document order. */
   sections: z.array(SectionSummary).optional(),
   /** A request with format: how the document was read (what was not prose, unclosed fences, time limits). */
