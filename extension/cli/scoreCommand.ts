@@ -160,6 +160,29 @@ function positiveInt(a: Args, name: string, min = 1): number | undefined {
   return n;
 }
 
+/** The options of O that are switches (true when given). */
+type Switches<O> = { [K in keyof O]-?: NonNullable<O[K]> extends boolean ? K : never }[keyof O];
+/** The options of O that are whole numbers. */
+type Counts<O> = { [K in keyof O]-?: NonNullable<O[K]> extends number ? K : never }[keyof O];
+
+/** Reads flags into options: each switch given is set to true, each count given (≥ min) is set. */
+function readFlags<O extends object>(
+  a: Args,
+  opts: O,
+  switches: Partial<Record<Switches<O>, string>>,
+  counts: Partial<Record<Counts<O>, string>> = {},
+  min = 1,
+): O {
+  const set = (key: keyof O, value: unknown) => Object.assign(opts, { [key]: value });
+  for (const [key, name] of Object.entries(counts) as [keyof O, string][]) {
+    const n = positiveInt(a, name, min);
+    if (n !== undefined) set(key, n);
+  }
+  for (const [key, name] of Object.entries(switches) as [keyof O, string][])
+    if (flag(a, name) !== undefined) set(key, true);
+  return opts;
+}
+
 /**
  * The flags every mode shares, as Score Draft's options: BLEU's (sacreBLEU's flag names), --stem and
  * --nonwords. bleuOptionsOf (eval/scoreOptions.ts) turns them into BLEU's own, as for the editor.
@@ -181,40 +204,40 @@ export function scoreOptionsOf(a: Args): MetricOptions {
         `note: --smooth-value applies to --smooth-method floor or add-k; ${smooth ?? 'exp'} ignores it, as sacreBLEU does\n`,
       );
   }
-  const maxOrder = positiveInt(a, 'max-ngram-order');
-  if (maxOrder !== undefined) opts.maxNgramOrder = maxOrder;
-  if (flag(a, 'lowercase') !== undefined) opts.lowercase = true;
-  if (flag(a, 'effective-order') !== undefined) opts.effectiveOrder = true;
-  if (flag(a, 'stem') !== undefined) opts.stem = true;
-  if (flag(a, 'nonwords') !== undefined) opts.nonwords = true;
-  return opts;
+  return readFlags(
+    a,
+    opts,
+    { lowercase: 'lowercase', effectiveOrder: 'effective-order', stem: 'stem', nonwords: 'nonwords' },
+    { maxNgramOrder: 'max-ngram-order' },
+  );
 }
 
 /** sacreBLEU's chrF flags (-m chrf): every chrF option, where Score Draft's settings choose chrF or chrF++. */
 export function chrfFlags(a: Args): ChrfOptions {
-  const opts: ChrfOptions = {};
-  const charOrder = positiveInt(a, 'chrf-char-order', 0);
-  const wordOrder = positiveInt(a, 'chrf-word-order', 0);
-  const beta = positiveInt(a, 'chrf-beta', 0);
-  if (charOrder !== undefined) opts.charOrder = charOrder;
-  if (wordOrder !== undefined) opts.wordOrder = wordOrder;
-  if (beta !== undefined) opts.beta = beta;
+  const opts = readFlags<ChrfOptions>(
+    a,
+    {},
+    { whitespace: 'chrf-whitespace', lowercase: 'chrf-lowercase', epsSmoothing: 'chrf-eps-smoothing' },
+    { charOrder: 'chrf-char-order', wordOrder: 'chrf-word-order', beta: 'chrf-beta' },
+    0,
+  );
   if ((opts.charOrder ?? 6) + (opts.wordOrder ?? 0) === 0)
     throw new EngineError('bad-request', '--chrf-char-order and --chrf-word-order cannot both be 0');
-  if (flag(a, 'chrf-whitespace') !== undefined) opts.whitespace = true;
-  if (flag(a, 'chrf-lowercase') !== undefined) opts.lowercase = true;
-  if (flag(a, 'chrf-eps-smoothing') !== undefined) opts.epsSmoothing = true;
   return opts;
 }
 
 /** sacreBLEU's TER flags (-m ter). */
 export function terFlags(a: Args): TerOptions {
-  const opts: TerOptions = {};
-  if (flag(a, 'ter-case-sensitive') !== undefined) opts.caseSensitive = true;
-  if (flag(a, 'ter-normalized') !== undefined) opts.normalized = true;
-  if (flag(a, 'ter-no-punct') !== undefined) opts.noPunct = true;
-  if (flag(a, 'ter-asian-support') !== undefined) opts.asianSupport = true;
-  return opts;
+  return readFlags<TerOptions>(
+    a,
+    {},
+    {
+      caseSensitive: 'ter-case-sensitive',
+      normalized: 'ter-normalized',
+      noPunct: 'ter-no-punct',
+      asianSupport: 'ter-asian-support',
+    },
+  );
 }
 
 const METRIC_NAMES = ['bleu', 'chrf', 'ter', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum'] as const;

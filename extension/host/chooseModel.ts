@@ -7,6 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
+import { pickOne } from './openDialog';
 import type { ModelChoice } from '../protocol';
 import {
   describeModelChoice,
@@ -170,14 +171,8 @@ async function enterHubId(current: ModelChoice | undefined): Promise<ModelChoice
 }
 
 async function chooseFolder(command: ModelCommand): Promise<ModelChoice | undefined> {
-  const uris = await vscode.window.showOpenDialog({
-    canSelectFolders: true,
-    canSelectFiles: false,
-    canSelectMany: false,
-    title: `${TITLE}: a model folder for ${command.label}`,
-    openLabel: 'Use This Model Folder',
-  });
-  const dir = uris?.[0]?.fsPath;
+  const dir = (await pickOne(`${TITLE}: a model folder for ${command.label}`, 'Use This Model Folder', 'folder'))
+    ?.fsPath;
   if (!dir) return undefined;
   if (!folderLayout(dir, existsSync)) {
     void vscode.window.showErrorMessage(

@@ -122,6 +122,24 @@ export function sourceRange(editor: vscode.TextEditor): vscode.Range {
 }
 
 /**
+ * A command's source: the selection, or the whole document when nothing is selected, with its
+ * text; `empty` (the message to show) when that text is blank.
+ */
+export function selectionOrDocument(empty: string): (editor: vscode.TextEditor) => SourceText | string {
+  return (editor) => {
+    const range = sourceRange(editor);
+    const text = editor.document.getText(range);
+    return text.trim().length === 0 ? empty : { range, text };
+  };
+}
+
+/** A command's source range and its text. */
+export interface SourceText {
+  range: vscode.Range;
+  text: string;
+}
+
+/**
  * Inserts `text` at a position, or replaces a range with it, as a single undo step. The editor may
  * have been closed or hidden while the engine worked (its TextEditor is then disposed); a
  * WorkspaceEdit on the document is also one undo step, so it is the fallback.

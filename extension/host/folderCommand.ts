@@ -8,6 +8,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { pickOne } from './openDialog';
 import type { CorpusScores, FolderScores, FolderSort, ScoreOptions } from '../protocol';
 import {
   folderTotals,
@@ -177,14 +178,11 @@ export async function exportFolderScores(
 export async function scoreFolderCommand(ctx: Ctx, arg?: unknown): Promise<FolderOutcome> {
   let drafts = arg instanceof vscode.Uri ? arg : undefined;
   if (!drafts) {
-    const picked = await vscode.window.showOpenDialog({
-      title: 'Draftsmith: Score Drafts in Folder — the drafts: a folder of files, or a JSONL file',
-      openLabel: 'Score these drafts',
-      canSelectFiles: true,
-      canSelectFolders: true,
-      canSelectMany: false,
-    });
-    drafts = picked?.[0];
+    drafts = await pickOne(
+      'Draftsmith: Score Drafts in Folder — the drafts: a folder of files, or a JSONL file',
+      'Score these drafts',
+      'file-or-folder',
+    );
   }
   if (!drafts) return { kind: 'cancelled' };
   const isFolder = ((await vscode.workspace.fs.stat(drafts)).type & vscode.FileType.Directory) !== 0;
@@ -223,15 +221,12 @@ export async function scoreFolderCommand(ctx: Ctx, arg?: unknown): Promise<Folde
       references = picked.uri;
     }
     if (!references) {
-      const refs = await vscode.window.showOpenDialog({
-        title: 'Draftsmith: Score Drafts in Folder — the references: a folder with files of the same names',
-        openLabel: 'Use as references',
-        canSelectFiles: false,
-        canSelectFolders: true,
-        canSelectMany: false,
-        defaultUri: parent,
-      });
-      references = refs?.[0];
+      references = await pickOne(
+        'Draftsmith: Score Drafts in Folder — the references: a folder with files of the same names',
+        'Use as references',
+        'folder',
+        { defaultUri: parent },
+      );
     }
     if (!references) return { kind: 'cancelled' };
     return scoreFolder(ctx, { kind: 'folders', drafts: drafts.fsPath, references: references.fsPath });

@@ -4,6 +4,7 @@
  * without network runs a Hub model by its id. The built-in models are listed too, as always there.
  */
 import * as vscode from 'vscode';
+import { pickOne } from './openDialog';
 import { deleteDownloaded, downloadedModels, importFolder, type DownloadedModel } from '../engine/public';
 import { Ctx } from './context';
 import { readHubConfig } from './settings';
@@ -64,13 +65,7 @@ async function modelActions(ctx: Ctx, cacheDir: string, model: DownloadedModel):
 }
 
 async function importModel(ctx: Ctx, cacheDir: string): Promise<void> {
-  const [folder] =
-    (await vscode.window.showOpenDialog({
-      canSelectFolders: true,
-      canSelectFiles: false,
-      openLabel: 'Import',
-      title: 'A model folder: config.json, tokenizer files and onnx/',
-    })) ?? [];
+  const folder = await pickOne('A model folder: config.json, tokenizer files and onnx/', 'Import', 'folder');
   if (!folder) return;
   const id = await vscode.window.showInputBox({
     title: 'The Hub id to run it by',

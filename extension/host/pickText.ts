@@ -4,6 +4,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { pickOne } from './openDialog';
 import { formatOf, type DocumentFormat } from '../engine/public';
 
 export interface NamedText {
@@ -80,15 +81,9 @@ export async function pickOtherText(draft: vscode.TextDocument, role: string, ti
 }
 
 async function chooseFile(role: string, title: string): Promise<Picked> {
-  const uris = await vscode.window.showOpenDialog({
-    title,
-    openLabel: `Use as ${role}`,
-    canSelectFiles: true,
-    canSelectFolders: false,
-    canSelectMany: false,
+  const uri = await pickOne(title, `Use as ${role}`, 'file', {
     filters: { 'Text files': ['txt', 'md', 'markdown', 'rst', 'tex', 'text'], 'All files': ['*'] },
   });
-  const uri = uris?.[0];
   if (!uri) return { kind: 'cancelled' };
   try {
     // openTextDocument decodes with the user's encoding settings and refuses binary files.

@@ -10,7 +10,7 @@ import { hasLetter } from '../engine/public';
 import type { ReplyCandidate, ReplyResult } from '../protocol';
 import { Ctx } from './context';
 import { generate, type Ended, type GeneratingCommand } from './commandTemplate';
-import { replyInsertion, sourceRange, type Changed } from './edits';
+import { replyInsertion, selectionOrDocument, type Changed, type SourceText } from './edits';
 import { readDecodingGuards, readReplyOptions } from './settings';
 
 export type ReplyOutcome =
@@ -25,16 +25,12 @@ export const REPLY_EMPTY = 'Draftsmith: nothing to reply to — the selection (o
 export const REPLY_CANCELLED = 'Draftsmith: Suggest Replies cancelled.';
 const TYPE_A_KEY = '$(edit) Type a key…';
 
-export const REPLY: GeneratingCommand<{ range: vscode.Range; text: string }> = {
+export const REPLY: GeneratingCommand<SourceText> = {
   op: 'reply',
   noEditor: 'Draftsmith: open a text document with a message to reply to.',
   cancelled: REPLY_CANCELLED,
   model: undefined,
-  source(editor) {
-    const range = sourceRange(editor);
-    const text = editor.document.getText(range);
-    return text.trim().length === 0 ? REPLY_EMPTY : { range, text };
-  },
+  source: selectionOrDocument(REPLY_EMPTY),
 };
 
 export function suggestReplies(

@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { SummarizeRequest, SummarizeResult } from '../protocol';
 import { Ctx } from './context';
 import { generate, type Ended, type GeneratingCommand } from './commandTemplate';
-import { sourceRange, summaryInsertion, type Changed } from './edits';
+import { selectionOrDocument, summaryInsertion, type Changed, type SourceText } from './edits';
 import { modelField } from './chosenModel';
 import { describeModelChoice } from '../modelChoice';
 import { reportMaxLength } from './notices';
@@ -25,16 +25,12 @@ export type SummarizeOutcome =
 export const EMPTY_MESSAGE = 'Draftsmith: nothing to summarize — the selection (or document) is empty.';
 export const CANCELLED_MESSAGE = 'Draftsmith: summarize cancelled.';
 
-export const SUMMARIZE: GeneratingCommand<{ range: vscode.Range; text: string }, 'summarize.model'> = {
+export const SUMMARIZE: GeneratingCommand<SourceText, 'summarize.model'> = {
   op: 'summarize',
   noEditor: 'Draftsmith: open a text document to summarize.',
   cancelled: CANCELLED_MESSAGE,
   model: 'summarize.model',
-  source(editor) {
-    const range = sourceRange(editor);
-    const text = editor.document.getText(range);
-    return text.trim().length === 0 ? EMPTY_MESSAGE : { range, text };
-  },
+  source: selectionOrDocument(EMPTY_MESSAGE),
 };
 
 /** The request to summarize `text`, read as `format`, with the summarize settings and the model chosen for it. */

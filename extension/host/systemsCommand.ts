@@ -9,6 +9,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { pickMany, pickOne } from './openDialog';
 import type { SystemsRequest, SystemsResult } from '../protocol';
 import { pairFolders, report, REPORT_VERSIONS } from '../engine/public';
 import type { Ctx } from './context';
@@ -195,25 +196,19 @@ export async function exportReport(ctx: Ctx, format: 'md' | 'html'): Promise<vsc
 
 /** The command: the drafts (two or more), the reference, then the baseline. */
 export async function compareSystemsCommand(ctx: Ctx): Promise<SystemsOutcome> {
-  const drafts = await vscode.window.showOpenDialog({
-    title:
-      'Draftsmith: Compare Drafts against a Baseline — the drafts (two or more): files, one segment a line, or folders',
-    openLabel: 'Compare these drafts',
-    canSelectFiles: true,
-    canSelectFolders: true,
-    canSelectMany: true,
-  });
-  if (!drafts || drafts.length === 0) return { kind: 'cancelled' };
+  const drafts = await pickMany(
+    'Draftsmith: Compare Drafts against a Baseline — the drafts (two or more): files, one segment a line, or folders',
+    'Compare these drafts',
+    'file-or-folder',
+  );
+  if (drafts.length === 0) return { kind: 'cancelled' };
   if (drafts.length < 2) return fail(ctx, 'pick two or more drafts: a baseline and the drafts to compare with it.');
-  const refs = await vscode.window.showOpenDialog({
-    title:
-      'Draftsmith: Compare Drafts against a Baseline — the reference (a file of the same lines, or a folder of the same file names)',
-    openLabel: 'Use as reference',
-    canSelectFiles: true,
-    canSelectFolders: true,
-    canSelectMany: false,
-  });
-  if (!refs?.[0]) return { kind: 'cancelled' };
+  const reference = await pickOne(
+    'Draftsmith: Compare Drafts against a Baseline — the reference (a file of the same lines, or a folder of the same file names)',
+    'Use as reference',
+    'file-or-folder',
+  );
+  if (!reference) return { kind: 'cancelled' };
   const picked = await vscode.window.showQuickPick(
     drafts.map((d, i) => ({ label: path.basename(d.fsPath), description: vscode.workspace.asRelativePath(d), i })),
     {
@@ -222,5 +217,5 @@ export async function compareSystemsCommand(ctx: Ctx): Promise<SystemsOutcome> {
     },
   );
   if (!picked) return { kind: 'cancelled' };
-  return compareSystems(ctx, drafts, refs[0], picked.i);
+  return compareSystems(ctx, drafts, reference, picked.i);
 }
