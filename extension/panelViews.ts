@@ -70,6 +70,13 @@ export function folderPanel(result: FolderScores): Message<'folder'> {
   return { type: 'folder', view: result };
 }
 
+/** The fields `keys` of a result that it has: an optional one it lacks stays absent from the view. */
+function fieldsOf<T extends object, K extends keyof T>(r: T, keys: readonly K[]): Pick<T, K> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (r[k] !== undefined) out[k] = r[k];
+  return out as Pick<T, K>;
+}
+
 export function summarizeView(r: SummarizeResult): ViewOf<'summarize'> {
   return {
     summary: r.summary,
@@ -98,32 +105,19 @@ export function summarizeView(r: SummarizeResult): ViewOf<'summarize'> {
 
 export function essayView(r: EssayResult): ViewOf<'essay'> {
   return {
-    topics: r.topics,
-    unknownTopics: r.unknownTopics,
-    candidates: r.candidates.map(({ text, covered, score, logProb }) => ({ text, covered, score, logProb })),
-    layerWeights: r.layerWeights,
-    encoderLayers: r.encoderLayers,
-    ...(r.external ? { external: r.external } : {}),
-    stats: r.stats,
+    ...fieldsOf(r, ['topics', 'unknownTopics']),
+    candidates: r.candidates.map((c) => fieldsOf(c, ['text', 'covered', 'score', 'logProb'])),
+    ...fieldsOf(r, ['layerWeights', 'encoderLayers', 'external', 'stats']),
   };
 }
 
-export function storyView(r: StoryResult): ViewOf<'story'> {
-  return {
-    usedPrompt: r.usedPrompt,
-    truncated: r.truncated,
-    promptChars: r.promptChars,
-    usedFrom: r.usedFrom,
-    continuation: r.continuation,
-    tokens: r.tokens,
-    words: r.words,
-    wordCount: r.wordCount,
-    endedBy: r.endedBy,
-    fusion: r.fusion,
-    sampling: r.sampling,
-    ...(r.external ? { external: r.external } : {}),
-    stats: r.stats,
-  };
+export function storyView({
+  op: _op,
+  hitMaxLength: _hit,
+  suggestion: _suggestion,
+  ...view
+}: StoryResult): ViewOf<'story'> {
+  return view;
 }
 
 export function roundTripView(r: RoundTripResult): ViewOf<'roundtrip'> {

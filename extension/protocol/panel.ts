@@ -55,21 +55,8 @@ export const EssayView = z.object({
 });
 export type EssayView = z.infer<typeof EssayView>;
 
-export const StoryView = StoryResult.pick({
-  usedPrompt: true,
-  truncated: true,
-  promptChars: true,
-  usedFrom: true,
-  continuation: true,
-  tokens: true,
-  words: true,
-  wordCount: true,
-  endedBy: true,
-  fusion: true,
-  sampling: true,
-  external: true,
-  stats: true,
-});
+/** A story as the panel shows it: all but the length limit (the panel shows endedBy) and an inline answer. */
+export const StoryView = StoryResult.omit({ op: true, hitMaxLength: true, suggestion: true });
 export type StoryView = z.infer<typeof StoryView>;
 
 export const RoundTripView = z.object({

@@ -255,6 +255,56 @@ function pairedSetup(
   return { n, samples, seed: opts.seed ?? DEFAULT_SEED };
 }
 
+/** One system's statistics on a metric: each segment's row, their sum, and the corpus score. */
+interface Scored {
+  flat: Float64Array;
+  width: number;
+  sum: Float64Array;
+  score: number;
+}
+
+function scored(metric: StatMetric, hyps: readonly string[], refs: readonly (readonly string[])[]): Scored {
+  const { flat, width } = corpusStats(metric, hyps, refs);
+  const sum = sumRows(flat, width);
+  return { flat, width, sum, score: metric.score(sum) };
+}
+
+interface PairedInputs {
+  systems: readonly SystemOutputs[];
+  refs: readonly (readonly string[])[];
+  metrics: readonly StatMetric[];
+  opts: PairedTestOptions;
+}
+
+/**
+ * What both paired tests do around their own statistics: for each metric, the baseline (the first
+ * system) scored, then each other system scored and tested against it; progress after each.
+ * `baseline` says what the baseline's row adds and keeps what the test reuses for every system.
+ */
+function pairedWalk<B>(
+  { systems, refs, metrics, opts }: PairedInputs,
+  test: TestSignature,
+  tester: {
+    baseline: (metric: StatMetric, bl: Scored) => { shown: Partial<SystemResult>; kept: B };
+    against: (metric: StatMetric, bl: Scored, sys: Scored, kept: B) => Partial<SystemResult>;
+  },
+): MetricComparison[] {
+  const total = metrics.length * systems.length;
+  let done = 0;
+  return metrics.map((metric) => {
+    const bl = scored(metric, systems[0].hyps, refs);
+    const { shown, kept } = tester.baseline(metric, bl);
+    const results: SystemResult[] = [{ name: systems[0].name, score: bl.score, ...shown }];
+    opts.progress?.(++done, total);
+    for (const system of systems.slice(1)) {
+      const sys = scored(metric, system.hyps, refs);
+      results.push({ name: system.name, score: sys.score, ...tester.against(metric, bl, sys, kept) });
+      opts.progress?.(++done, total);
+    }
+    return { metric: metric.name, signature: metric.signature(refs.length, test), systems: results };
+  });
+}
+
 /** sacreBLEU's `--paired-bs`: paired bootstrap resampling against the first system. */
 export function pairedBootstrap(
   systems: readonly SystemOutputs[],
@@ -265,33 +315,30 @@ export function pairedBootstrap(
   const { n, samples, seed } = pairedSetup(systems, refs, opts, DEFAULT_BS_SAMPLES, 'bootstrap resamples');
   const arithmetic = opts.arithmetic ?? 'numpy2';
   const idxs = new NumpyGenerator(seed).integers(n, samples * n);
-  const total = metrics.length * systems.length;
-  let done = 0;
-  return metrics.map((metric) => {
-    const bl = corpusStats(metric, systems[0].hyps, refs);
-    const blScore = metric.score(sumRows(bl.flat, bl.width));
-    const blSamples = resampledScores(metric, bl.flat, bl.width, idxs, n, samples, arithmetic);
-    const results: SystemResult[] = [
-      { name: systems[0].name, score: blScore, ...estimateCi(blSamples.scores, blSamples.f32) },
-    ];
-    opts.progress?.(++done, total);
-    for (const system of systems.slice(1)) {
-      const st = corpusStats(metric, system.hyps, refs);
-      const score = metric.score(sumRows(st.flat, st.width));
-      const sys = resampledScores(metric, st.flat, st.width, idxs, n, samples, arithmetic);
-      const f32 = sys.f32 && blSamples.f32;
-      const r = f32 ? Math.fround : (x: number) => x;
-      const diffs = new Float64Array(samples);
-      for (let s = 0; s < samples; s++) diffs[s] = Math.abs(r(sys.scores[s] - blSamples.scores[s]));
-      const mean = numpyMean(diffs, f32);
-      const centred = diffs.map((d) => r(d - mean));
-      // A float32 array compared with a Python float: the float becomes float32 (NEP 50).
-      const p = pValue(centred, r(Math.abs(blScore - score)));
-      results.push({ name: system.name, score, ...estimateCi(sys.scores, sys.f32), pValue: p });
-      opts.progress?.(++done, total);
-    }
-    return { metric: metric.name, signature: metric.signature(refs.length, { bs: samples, seed }), systems: results };
-  });
+  const resampled = (metric: StatMetric, st: Scored) =>
+    resampledScores(metric, st.flat, st.width, idxs, n, samples, arithmetic);
+  return pairedWalk(
+    { systems, refs, metrics, opts },
+    { bs: samples, seed },
+    {
+      baseline(metric, bl) {
+        const blSamples = resampled(metric, bl);
+        return { shown: estimateCi(blSamples.scores, blSamples.f32), kept: blSamples };
+      },
+      against(metric, bl, st, blSamples) {
+        const sys = resampled(metric, st);
+        const f32 = sys.f32 && blSamples.f32;
+        const r = f32 ? Math.fround : (x: number) => x;
+        const diffs = new Float64Array(samples);
+        for (let s = 0; s < samples; s++) diffs[s] = Math.abs(r(sys.scores[s] - blSamples.scores[s]));
+        const mean = numpyMean(diffs, f32);
+        const centred = diffs.map((d) => r(d - mean));
+        // A float32 array compared with a Python float: the float becomes float32 (NEP 50).
+        const p = pValue(centred, r(Math.abs(bl.score - st.score)));
+        return { ...estimateCi(sys.scores, sys.f32), pValue: p };
+      },
+    },
+  );
 }
 
 /** sacreBLEU's `--paired-ar`: approximate randomization against the first system. */
@@ -303,47 +350,40 @@ export function pairedApproximateRandomization(
 ): MetricComparison[] {
   const { n, samples, seed } = pairedSetup(systems, refs, opts, DEFAULT_AR_SAMPLES, 'randomization trials');
   const swap = new NumpyGenerator(seed).booleans(samples * n);
-  const total = metrics.length * systems.length;
-  let done = 0;
-  return metrics.map((metric) => {
-    const bl = corpusStats(metric, systems[0].hyps, refs);
-    const blSum = sumRows(bl.flat, bl.width);
-    const blScore = metric.score(blSum);
-    const results: SystemResult[] = [{ name: systems[0].name, score: blScore }];
-    opts.progress?.(++done, total);
-    const width = bl.width;
-    for (const system of systems.slice(1)) {
-      const st = corpusStats(metric, system.hyps, refs);
-      const sysSum = sumRows(st.flat, width);
-      const score = metric.score(sysSum);
-      const diff = Math.abs(blScore - score);
-      // Pseudo-system a takes the baseline's segment where the mask is set, the system's elsewhere;
-      // b the opposite: a = Σsys + Σ_mask (bl − sys), b = Σbl − Σ_mask (bl − sys). Integer sums: exact.
-      const delta = new Float64Array(bl.flat.length);
-      for (let i = 0; i < delta.length; i++) delta[i] = bl.flat[i] - st.flat[i];
-      const stats = new Float64Array(samples);
-      const moved = new Float64Array(width);
-      const a = new Float64Array(width);
-      const b = new Float64Array(width);
-      for (let t = 0; t < samples; t++) {
-        moved.fill(0);
-        const row = t * n;
-        for (let j = 0; j < n; j++) {
-          if (!swap[row + j]) continue;
-          const base = j * width;
-          for (let k = 0; k < width; k++) moved[k] += delta[base + k];
+  return pairedWalk(
+    { systems, refs, metrics, opts },
+    { ar: samples, seed },
+    {
+      baseline: () => ({ shown: {}, kept: undefined }),
+      against(metric, bl, st) {
+        const width = bl.width;
+        const diff = Math.abs(bl.score - st.score);
+        // Pseudo-system a takes the baseline's segment where the mask is set, the system's elsewhere;
+        // b the opposite: a = Σsys + Σ_mask (bl − sys), b = Σbl − Σ_mask (bl − sys). Integer sums: exact.
+        const delta = new Float64Array(bl.flat.length);
+        for (let i = 0; i < delta.length; i++) delta[i] = bl.flat[i] - st.flat[i];
+        const stats = new Float64Array(samples);
+        const moved = new Float64Array(width);
+        const a = new Float64Array(width);
+        const b = new Float64Array(width);
+        for (let t = 0; t < samples; t++) {
+          moved.fill(0);
+          const row = t * n;
+          for (let j = 0; j < n; j++) {
+            if (!swap[row + j]) continue;
+            const base = j * width;
+            for (let k = 0; k < width; k++) moved[k] += delta[base + k];
+          }
+          for (let k = 0; k < width; k++) {
+            a[k] = st.sum[k] + moved[k];
+            b[k] = bl.sum[k] - moved[k];
+          }
+          stats[t] = Math.abs(metric.score(a) - metric.score(b));
         }
-        for (let k = 0; k < width; k++) {
-          a[k] = sysSum[k] + moved[k];
-          b[k] = blSum[k] - moved[k];
-        }
-        stats[t] = Math.abs(metric.score(a) - metric.score(b));
-      }
-      results.push({ name: system.name, score, pValue: pValue(stats, diff) });
-      opts.progress?.(++done, total);
-    }
-    return { metric: metric.name, signature: metric.signature(refs.length, { ar: samples, seed }), systems: results };
-  });
+        return { pValue: pValue(stats, diff) };
+      },
+    },
+  );
 }
 
 /** Python's statistics.mean: the exactly rounded mean (Shewchuk's exact partial sums, as math.fsum;

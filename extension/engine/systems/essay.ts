@@ -15,17 +15,8 @@ import { decodingGuard, guardSetup, type GuardSetup } from './decodingGuards';
 import type { StepModel } from '../decode/types';
 import { EngineError, errorMessage } from '../errors';
 import { porterStem } from '../metrics/porterStemmer';
-import { Manifest, ModelFolder } from '../runtime/manifest';
-import {
-  checkIO,
-  float32Tensor,
-  floatData,
-  int64Tensor,
-  openSession,
-  Session,
-  Tensor,
-  TensorSpec,
-} from '../runtime/onnx';
+import { Manifest } from '../runtime/manifest';
+import { checkIO, float32Tensor, floatData, int64Tensor, Tensor, TensorSpec } from '../runtime/onnx';
 import {
   cacheSpecs,
   crossAttentionSpecs,
@@ -40,9 +31,8 @@ import { reorderAxis } from '../runtime/tensorOps';
 import { ask, whereText } from '../text/origin';
 import { noKnownLetter, scriptShare } from '../text/reader';
 import { parseTopics } from '../text/topics';
-import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { FolderSystem, loadFolderModel, releaseOnce, type System } from './system';
+import { EncoderDecoderSystem, openEncoderDecoder, type OpenedEncoderDecoder, type System } from './system';
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 
@@ -100,24 +90,19 @@ export function coveredTopics(essay: string, topics: readonly string[]): string[
   });
 }
 
-export class EssaySystem extends FolderSystem implements System<'essay'> {
+export class EssaySystem extends EncoderDecoderSystem<Pcsan> implements System<'essay'> {
   private constructor(
-    folder: ModelFolder,
-    private readonly arch: Pcsan,
-    private readonly tokenizer: Tokenizer,
-    private readonly encoder: Session,
-    private readonly decoder: Session,
+    opened: OpenedEncoderDecoder<Pcsan>,
     private readonly wordIndex: ReadonlyMap<string, number>,
-    device: string,
     guards: GuardSetup,
   ) {
-    super('essay', folder, device, guards);
+    super('essay', opened, guards);
   }
 
   static async load(dir: string, opts: RuntimeOptions): Promise<EssaySystem> {
-    const { folder, arch, tokenizer } = await loadFolderModel(dir, 'essay', ['pcsan-encoder-decoder'], 'PC-SAN');
-    const enc = await openSession(folder.file('encoder'), opts);
-    const dec = await openSession(folder.file('decoder'), opts);
+    const opened = await openEncoderDecoder(dir, 'essay', ['pcsan-encoder-decoder'], 'PC-SAN', opts);
+    const { loaded, enc, dec } = opened;
+    const { folder, arch, tokenizer } = loaded;
     const ids: TensorSpec = { type: 'int64', dims: [null, null] };
     const { keyValues, layerCache } = crossAttentionSpecs(arch);
     const contextSum: TensorSpec = { type: 'float32', dims: [arch.decoderLayers, null, arch.dModel] };
@@ -163,19 +148,8 @@ export class EssaySystem extends FolderSystem implements System<'essay'> {
       );
     }
     opts.log('info', `essay model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}`);
-    return new EssaySystem(
-      folder,
-      arch,
-      tokenizer,
-      enc.session,
-      dec.session,
-      new Map(words.map((w, i) => [w, i + 1])),
-      enc.provider,
-      await guardSetup(folder, tokenizer),
-    );
+    return new EssaySystem(opened, new Map(words.map((w, i) => [w, i + 1])), await guardSetup(folder, tokenizer));
   }
-
-  readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);
 
   /** The topic words joined into ONE input, as training did (essay.py encode_topics): each word's
    * subwords, the separator between words; every subword carries its word's vector index. */

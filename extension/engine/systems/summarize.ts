@@ -14,8 +14,8 @@ import { forcedLogProbs } from '../decode/forced';
 import { YieldClock, type StepModel } from '../decode/types';
 import type { LikelihoodModel } from '../metrics/perplexity';
 import { EngineError } from '../errors';
-import { Manifest, ModelFolder } from '../runtime/manifest';
-import { checkIO, floatData, int64Tensor, openSession, Session, Tensor, TensorSpec } from '../runtime/onnx';
+import { Manifest } from '../runtime/manifest';
+import { checkIO, floatData, int64Tensor, Tensor, TensorSpec } from '../runtime/onnx';
 import {
   cacheSpecs,
   crossAttentionSpecs,
@@ -26,9 +26,8 @@ import {
   readCaches,
   reorderCaches,
 } from '../runtime/layerCaches';
-import { Tokenizer } from '../text/tokenizer';
 import type { RunContext, RuntimeOptions } from './context';
-import { FolderSystem, loadFolderModel, releaseOnce, type System } from './system';
+import { EncoderDecoderSystem, openEncoderDecoder, type OpenedEncoderDecoder, type System } from './system';
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
@@ -60,24 +59,19 @@ type DecoderState = LayerCaches;
 
 type Taas = Extract<Manifest['architecture'], { type: 'taas-encoder-decoder' }>;
 
-export class SummarizeSystem extends FolderSystem implements LikelihoodModel, System<'summarize'> {
+export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements LikelihoodModel, System<'summarize'> {
   private constructor(
-    folder: ModelFolder,
-    private readonly arch: Taas,
-    private readonly tokenizer: Tokenizer,
-    private readonly encoder: Session,
-    private readonly decoder: Session,
+    opened: OpenedEncoderDecoder<Taas>,
     private readonly topics: { id: number; words: string[] }[],
-    device: string,
     guards: GuardSetup,
   ) {
-    super('summarize', folder, device, guards);
+    super('summarize', opened, guards);
   }
 
   static async load(dir: string, opts: RuntimeOptions): Promise<SummarizeSystem> {
-    const { folder, arch, tokenizer } = await loadFolderModel(dir, 'summarize', ['taas-encoder-decoder'], 'TAAS');
-    const enc = await openSession(folder.file('encoder'), opts);
-    const dec = await openSession(folder.file('decoder'), opts);
+    const opened = await openEncoderDecoder(dir, 'summarize', ['taas-encoder-decoder'], 'TAAS', opts);
+    const { loaded, enc, dec } = opened;
+    const { folder, arch, tokenizer } = loaded;
     const ids: TensorSpec = { type: 'int64', dims: [null, null] };
     const perPosition: TensorSpec = { type: 'float32', dims: [null, null] };
     const { keyValues, layerCache } = crossAttentionSpecs(arch);
@@ -119,19 +113,8 @@ export class SummarizeSystem extends FolderSystem implements LikelihoodModel, Sy
       );
     }
     opts.log('info', `summarize model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}`);
-    return new SummarizeSystem(
-      folder,
-      arch,
-      tokenizer,
-      enc.session,
-      dec.session,
-      topics,
-      enc.provider,
-      await guardSetup(folder, tokenizer),
-    );
+    return new SummarizeSystem(opened, topics, await guardSetup(folder, tokenizer));
   }
-
-  readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);
 
   async run(
     req: SummarizeRequest,

@@ -7,7 +7,7 @@ import type { EngineRequest, ResultFor } from '../../protocol';
 import { EngineError } from '../errors';
 import { loadModelFolder, type Manifest, type ModelFolder } from '../runtime/manifest';
 import { Tokenizer } from '../text/tokenizer';
-import { releaseSessions, type Session } from '../runtime/onnx';
+import { openSession, releaseSessions, type OpenedSession, type Session, type SessionOptions } from '../runtime/onnx';
 import type { RunContext } from './context';
 import type { GuardSetup } from './decodingGuards';
 
@@ -92,7 +92,7 @@ export async function loadFolderModel<T extends Architecture['type']>(
   system: string,
   types: readonly T[],
   what: string,
-): Promise<{ folder: ModelFolder; arch: Extract<Architecture, { type: T }>; tokenizer: Tokenizer }> {
+): Promise<LoadedFolder<Extract<Architecture, { type: T }>>> {
   const folder = await loadModelFolder(dir, system);
   const arch = folder.manifest.architecture;
   const isOneOf = (a: Architecture): a is Extract<Architecture, { type: T }> =>
@@ -101,6 +101,54 @@ export async function loadFolderModel<T extends Architecture['type']>(
     throw new EngineError('bad-model', `${dir}/model.json: architecture ${arch.type} is not a ${what} model`);
   const tokenizer = await Tokenizer.load(dir, folder.manifest.specialTokens.unk);
   return { folder, arch, tokenizer };
+}
+
+/** What loadFolderModel gives a system: the folder, its architecture and its tokenizer. */
+export interface LoadedFolder<A> {
+  folder: ModelFolder;
+  arch: A;
+  tokenizer: Tokenizer;
+}
+
+/**
+ * A built-in encoder-decoder (PC-SAN, TAAS): its architecture and tokenizer, and the encoder's and
+ * decoder's sessions, released together.
+ */
+export abstract class EncoderDecoderSystem<A> extends FolderSystem {
+  protected readonly arch: A;
+  protected readonly tokenizer: Tokenizer;
+  protected readonly encoder: Session;
+  protected readonly decoder: Session;
+
+  protected constructor(system: string, { loaded, enc, dec }: OpenedEncoderDecoder<A>, guards: GuardSetup) {
+    super(system, loaded.folder, enc.provider, guards);
+    this.arch = loaded.arch;
+    this.tokenizer = loaded.tokenizer;
+    this.encoder = enc.session;
+    this.decoder = dec.session;
+  }
+
+  readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);
+}
+
+/** An encoder-decoder folder loaded (loadFolderModel), with its encoder's and decoder's sessions open. */
+export interface OpenedEncoderDecoder<A> {
+  loaded: LoadedFolder<A>;
+  enc: OpenedSession;
+  dec: OpenedSession;
+}
+
+export async function openEncoderDecoder<T extends Architecture['type']>(
+  dir: string,
+  system: string,
+  types: readonly T[],
+  what: string,
+  opts: SessionOptions,
+): Promise<OpenedEncoderDecoder<Extract<Architecture, { type: T }>>> {
+  const loaded = await loadFolderModel(dir, system, types, what);
+  const enc = await openSession(loaded.folder.file('encoder'), opts);
+  const dec = await openSession(loaded.folder.file('decoder'), opts);
+  return { loaded, enc, dec };
 }
 
 /** A system's dispose(): releases its sessions (read when called) the first time; later calls do nothing. */
