@@ -47,22 +47,24 @@ type ViewOf<T extends Exclude<ToPanel['type'], 'empty'>> = Message<T>['view'];
  * results, the CLI's --json and the commands stay as they are.
  */
 export function toPanel(result: PanelResult): ToPanel {
-  switch (result.op) {
-    case 'summarize':
-      return { type: 'summarize', view: summarizeView(result) };
-    case 'essay':
-      return { type: 'essay', view: essayView(result) };
-    case 'story':
-      return { type: 'story', view: storyView(result) };
-    case 'roundtrip':
-      return { type: 'roundtrip', view: roundTripView(result) };
-    case 'score':
-      return { type: 'score', view: scoreView(result) };
-    case 'coherence':
-      return { type: 'coherence', view: coherenceView(result) };
-    case 'systems':
-      return { type: 'systems', view: systemsView(result) };
-  }
+  return messageOf(result.op, result);
+}
+
+/** Each view's converter, by the op of the result it shows: a view without one does not compile. */
+const CONVERTERS: { [O in PanelResult['op']]: (r: Extract<PanelResult, { op: O }>) => ViewOf<O> } = {
+  summarize: summarizeView,
+  essay: essayView,
+  story: storyView,
+  roundtrip: roundTripView,
+  score: scoreView,
+  coherence: coherenceView,
+  systems: systemsView,
+};
+
+function messageOf<O extends PanelResult['op']>(op: O, result: Extract<PanelResult, { op: O }>): ToPanel {
+  // TypeScript cannot relate CONVERTERS[op] to op's own result (a union of converters); the table's type does.
+  const convert = CONVERTERS[op] as (r: Extract<PanelResult, { op: O }>) => ViewOf<O>;
+  return { type: op, view: convert(result) } as Message<O>;
 }
 
 /** Score Drafts in Folder's message: the host's own result, shown as it is. */

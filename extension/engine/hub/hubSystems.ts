@@ -43,6 +43,9 @@ async function building<T>(opened: OpenedHubModel, build: () => T): Promise<T> {
   }
 }
 
+/** What every Hub system's load takes: the model chosen, the Hub's and the runtime's settings, and who watches the download. */
+export type HubLoad = [choice: ExternalChoice, hub: HubConfig, runtime: RuntimeOptions, watch: LoadWatch];
+
 export interface CausalLm {
   opened: OpenedHubModel;
   step: CausalStepModel;

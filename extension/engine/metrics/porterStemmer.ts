@@ -187,43 +187,33 @@ function step2(word: string): string {
 }
 
 /** Step 3: (m>0) ICATE -> IC, ATIVE -> , ALIZE -> AL, ICITI -> IC, ICAL -> IC, FUL -> , NESS -> . */
+const STEP3: Record<string, string> = {
+  icate: 'ic',
+  ative: '',
+  alize: 'al',
+  iciti: 'ic',
+  ical: 'ic',
+  ful: '',
+  ness: '',
+};
+const STEP3_RULES: Rule[] = Object.entries(STEP3).map(([suffix, to]) => [suffix, to, hasPositiveMeasure]);
+
 function step3(word: string): string {
-  return applyRuleList(word, [
-    ['icate', 'ic', hasPositiveMeasure],
-    ['ative', '', hasPositiveMeasure],
-    ['alize', 'al', hasPositiveMeasure],
-    ['iciti', 'ic', hasPositiveMeasure],
-    ['ical', 'ic', hasPositiveMeasure],
-    ['ful', '', hasPositiveMeasure],
-    ['ness', '', hasPositiveMeasure],
-  ]);
+  return applyRuleList(word, STEP3_RULES);
 }
 
 const gt1 = (stem: string): boolean => measure(stem) > 1;
 
-/** Step 4: (m>1) removes AL, ANCE, ENCE, ER, IC, ABLE, ... ; ION only after S or T. */
+/** Step 4: (m>1) removes these suffixes, in the paper's order; ION only after S or T. */
+const STEP4 = 'al ance ence er ic able ible ant ement ment ent ion ou ism ate iti ous ive ize'.split(' ');
+const STEP4_RULES: Rule[] = STEP4.map((suffix) => [
+  suffix,
+  '',
+  suffix === 'ion' ? (stem: string) => gt1(stem) && (stem.endsWith('s') || stem.endsWith('t')) : gt1,
+]);
+
 function step4(word: string): string {
-  return applyRuleList(word, [
-    ['al', '', gt1],
-    ['ance', '', gt1],
-    ['ence', '', gt1],
-    ['er', '', gt1],
-    ['ic', '', gt1],
-    ['able', '', gt1],
-    ['ible', '', gt1],
-    ['ant', '', gt1],
-    ['ement', '', gt1],
-    ['ment', '', gt1],
-    ['ent', '', gt1],
-    ['ion', '', (stem) => measure(stem) > 1 && (stem.endsWith('s') || stem.endsWith('t'))],
-    ['ou', '', gt1],
-    ['ism', '', gt1],
-    ['ate', '', gt1],
-    ['iti', '', gt1],
-    ['ous', '', gt1],
-    ['ive', '', gt1],
-    ['ize', '', gt1],
-  ]);
+  return applyRuleList(word, STEP4_RULES);
 }
 
 /** Step 5a: (m>1) E -> ; (m=1 and not *o) E -> . Both conditions are tried. */

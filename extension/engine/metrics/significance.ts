@@ -305,13 +305,16 @@ function pairedWalk<B>(
   });
 }
 
-/** sacreBLEU's `--paired-bs`: paired bootstrap resampling against the first system. */
-export function pairedBootstrap(
+/** A paired test: each metric on each system (the baseline first) against the same references. */
+export type PairedTest = (
   systems: readonly SystemOutputs[],
   refs: readonly (readonly string[])[],
   metrics: readonly StatMetric[],
-  opts: PairedTestOptions = {},
-): MetricComparison[] {
+  opts?: PairedTestOptions,
+) => MetricComparison[];
+
+/** sacreBLEU's `--paired-bs`: paired bootstrap resampling against the first system. */
+export const pairedBootstrap: PairedTest = (systems, refs, metrics, opts = {}) => {
   const { n, samples, seed } = pairedSetup(systems, refs, opts, DEFAULT_BS_SAMPLES, 'bootstrap resamples');
   const arithmetic = opts.arithmetic ?? 'numpy2';
   const idxs = new NumpyGenerator(seed).integers(n, samples * n);
@@ -339,15 +342,10 @@ export function pairedBootstrap(
       },
     },
   );
-}
+};
 
 /** sacreBLEU's `--paired-ar`: approximate randomization against the first system. */
-export function pairedApproximateRandomization(
-  systems: readonly SystemOutputs[],
-  refs: readonly (readonly string[])[],
-  metrics: readonly StatMetric[],
-  opts: PairedTestOptions = {},
-): MetricComparison[] {
+export const pairedApproximateRandomization: PairedTest = (systems, refs, metrics, opts = {}) => {
   const { n, samples, seed } = pairedSetup(systems, refs, opts, DEFAULT_AR_SAMPLES, 'randomization trials');
   const swap = new NumpyGenerator(seed).booleans(samples * n);
   return pairedWalk(
@@ -384,7 +382,7 @@ export function pairedApproximateRandomization(
       },
     },
   );
-}
+};
 
 /** Python's statistics.mean: the exactly rounded mean (Shewchuk's exact partial sums, as math.fsum;
  * the final division can differ from statistics.mean's exact Fraction by at most one unit in the

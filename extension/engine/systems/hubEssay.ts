@@ -6,14 +6,13 @@
  * with includeAllTopics false plain beam search writes it and the result names the words missing.
  * Such a model has no per-layer attention weights (PC-SAN's Eq. 2), so the panel says so.
  */
-import type { EssayRequest, EssayResult, HubConfig } from '../../protocol';
+import type { EssayRequest, EssayResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
 import { constrainedBeamSearch } from '../decode/constrainedBeam';
 import { EngineError } from '../errors';
 import { chatPromptIds } from '../hub/chatPrompt';
-import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
-import { HubSystemBase, openCausalLm, type CausalLm } from '../hub/hubSystems';
-import type { RunContext, RuntimeOptions } from './context';
+import { HubSystemBase, openCausalLm, type CausalLm, type HubLoad } from '../hub/hubSystems';
+import type { RunContext } from './context';
 import { beamDecoding } from './decodingOptions';
 import { checkedTopics, coveredTopics } from './essay';
 import { maxLengthHit } from './lengthLimit';
@@ -47,12 +46,7 @@ export class HubEssaySystem extends HubSystemBase<CausalLm> implements System<'e
     );
   }
 
-  static async load(
-    choice: ExternalChoice,
-    hub: HubConfig,
-    runtime: RuntimeOptions,
-    watch: LoadWatch,
-  ): Promise<HubEssaySystem> {
+  static async load(...[choice, hub, runtime, watch]: HubLoad): Promise<HubEssaySystem> {
     return new HubEssaySystem(await openCausalLm(choice, 'Expand Topic Words into Essay', hub, runtime, watch));
   }
 

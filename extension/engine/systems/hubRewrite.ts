@@ -8,18 +8,17 @@
  * The built-in models are no instruct models: with no instruct model chosen, the request is refused
  * with what to choose (the editor offers Choose Model, or Round-Trip for a plain rephrasing).
  */
-import type { HubConfig, RewriteRequest, RewriteResult } from '../../protocol';
+import type { RewriteRequest, RewriteResult } from '../../protocol';
 import { greedy } from '../decode/sampling';
 import { EngineError } from '../errors';
 import { chatText } from '../hub/chatPrompt';
-import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
-import { HubSystemBase, openCausalLm, type CausalLm } from '../hub/hubSystems';
+import { HubSystemBase, openCausalLm, type CausalLm, type HubLoad } from '../hub/hubSystems';
 import { REWRITE_SYSTEM_PROMPT, rewritePreset, rewriteUserTurn } from '../hub/rewritePresets';
 import type { TjsTokenizer } from '../hub/transformersJs';
 import type { InputTask } from '../text/origin';
 import { ask, checkReadable, whereText } from '../text/origin';
 import { wordChanges } from '../text/wordDiff';
-import type { RunContext, RuntimeOptions } from './context';
+import type { RunContext } from './context';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { cleanRewrite, rewriteFlags } from './rewriteText';
 import type { System } from './system';
@@ -76,12 +75,7 @@ export class HubRewriteSystem extends HubSystemBase<CausalLm> implements System<
     super(lm, 'rewrite', 'An instruct model', 'the changes are shown as a diff; the model exports no attention.');
   }
 
-  static async load(
-    choice: ExternalChoice,
-    hub: HubConfig,
-    runtime: RuntimeOptions,
-    watch: LoadWatch,
-  ): Promise<HubRewriteSystem> {
+  static async load(...[choice, hub, runtime, watch]: HubLoad): Promise<HubRewriteSystem> {
     return HubRewriteSystem.on(await openCausalLm(choice, 'Rewrite Selection', hub, runtime, watch));
   }
 

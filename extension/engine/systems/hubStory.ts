@@ -8,7 +8,6 @@
 import type {
   DecodingValue,
   ExternalModel,
-  HubConfig,
   PremiseRequest,
   PremiseResult,
   SamplingOptions,
@@ -21,12 +20,11 @@ import { EngineError } from '../errors';
 import type { CausalState } from '../hub/causalStep';
 import { chatPromptIds } from '../hub/chatPrompt';
 import { mergeSamplingDefaults } from '../hub/generationDefaults';
-import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
-import { HubSystemBase, openCausalLm, type CausalLm } from '../hub/hubSystems';
+import { HubSystemBase, openCausalLm, type CausalLm, type HubLoad } from '../hub/hubSystems';
 import { PrefixCache } from '../hub/prefixCache';
 import { hasReadableText } from '../text/reader';
 import { countWords } from '../text/words';
-import type { RunContext, RuntimeOptions } from './context';
+import type { RunContext } from './context';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { EMPTY_PROMPT_MESSAGE, freshSeed, minimumWords, noSuggestion, promptRead, storyEnding } from './story';
 import type { System } from './system';
@@ -56,12 +54,7 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
     this.prefix = new PrefixCache(lm.step);
   }
 
-  static async load(
-    choice: ExternalChoice,
-    hub: HubConfig,
-    runtime: RuntimeOptions,
-    watch: LoadWatch,
-  ): Promise<HubStorySystem> {
+  static async load(...[choice, hub, runtime, watch]: HubLoad): Promise<HubStorySystem> {
     return new HubStorySystem(await openCausalLm(choice, 'Continue Story', hub, runtime, watch));
   }
 

@@ -5,13 +5,12 @@
  * settings of the command. Such a model has no topic model and no topic-aware attention, so it
  * writes abstractive summaries only, and the panel says what it cannot show.
  */
-import type { HubConfig, SummarizeRequest, SummarizeResult } from '../../protocol';
+import type { SummarizeRequest, SummarizeResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
 import { EngineError } from '../errors';
-import type { ExternalChoice, LoadWatch } from '../hub/hubModel';
-import { HubSystemBase, openSeq2seq, type Seq2seqLm } from '../hub/hubSystems';
+import { HubSystemBase, openSeq2seq, type Seq2seqLm, type HubLoad } from '../hub/hubSystems';
 import { unreadableMessage } from '../text/origin';
-import type { RunContext, RuntimeOptions } from './context';
+import type { RunContext } from './context';
 import { beamDecoding } from './decodingOptions';
 import { maxLengthHit } from './lengthLimit';
 import { SUMMARIZE_INPUT } from './summarize';
@@ -38,12 +37,7 @@ export class HubSummarizeSystem extends HubSystemBase<Seq2seqLm> implements Syst
     );
   }
 
-  static async load(
-    choice: ExternalChoice,
-    hub: HubConfig,
-    runtime: RuntimeOptions,
-    watch: LoadWatch,
-  ): Promise<HubSummarizeSystem> {
+  static async load(...[choice, hub, runtime, watch]: HubLoad): Promise<HubSummarizeSystem> {
     return new HubSummarizeSystem(await openSeq2seq(choice, 'Summarize Document', hub, runtime, watch));
   }
 
