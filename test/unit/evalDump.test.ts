@@ -208,12 +208,15 @@ test('eval story: seeded continuations of the test prompts, words written vs ask
   assert.equal(r.code, 0, r.stderr);
   assert.match(
     r.stdout,
-    /^\| model \| stories \| words asked \| words written \(mean\) \| within 20 % \| ended by end \/ words \/ length limit \| tokens\/s \|$/m,
+    /^\| model \| stories \| words asked \| words written \(mean\) \| within 20 % \| ended by end \/ words \/ length limit \| tokens\/s \| entity continuity \|$/m,
   );
   assert.match(
     r.stdout,
-    /^\| fusion \([^)]+\) \| 2 \| 12 \| \d+\.\d \| \d+\.\d % \| \d+ \/ \d+ \/ \d+ \| \d+\.\d \|$/m,
+    /^\| fusion \([^)]+\) \| 2 \| 12 \| \d+\.\d \| \d+\.\d % \| \d+ \/ \d+ \/ \d+ \| \d+\.\d \| (?:\d+\.\d %|–) \|$/m,
   );
+  // The human stories: "She bought flour." → "She baked a loaf." share "she", the loaf → "It was good."
+  // shares nothing, "It was good." → "Her family loved it." share "it"; the fairy tale is one sentence.
+  assert.match(r.stdout, /the human stories of the same prompts: 66\.7 %/);
   const lines = readDump(file);
   assert.equal(lines.length, 2);
   const system = await StorySystem.load(path.join(modelsDir, 'story'), runtime);

@@ -8,13 +8,17 @@
  * with the end token, and per word = the summed NLL / (words + 1)); with --ranking N, prompt-ranking
  * accuracy (the paper's section 5.2) on N stories: each story scored under its own prompt and 9 other
  * prompts of the same domain from the sample, right when its own scores strictly best.
+ * Entity continuity (metrics/entityContinuity.ts) is reported for the continuations written and for
+ * the human stories of the same prompts: the share of adjacent sentences that share a character or object.
  * The sample is the split's first N stories with the domains taking turns (roc, fairy, cloze, wp).
  * The split is written by python3 -m draftsmith_train.story prepare, never committed.
  */
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { entityContinuity } from '../metrics/entityContinuity';
 import { promptRankingAccuracy } from '../metrics/ranking';
+import { analyse } from '../text/nlp';
 import { silentRun } from '../systems/context';
 import { loadSystem } from '../systems/registry';
 import { HubStorySystem } from '../systems/hubStory';
@@ -51,6 +55,8 @@ interface Line {
   wordPpl?: number;
   pplTokens?: number;
   ranking?: { accuracy: number; n: number };
+  /** Entity continuity of the continuations (null: none had two sentences). */
+  continuity: number | null;
 }
 
 export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => void): Promise<string> {
@@ -75,6 +81,7 @@ export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => v
     let tokens = 0;
     let decodeMs = 0;
     const ended: Record<string, number> = {};
+    const writtenTexts: ReturnType<typeof analyse>[] = [];
     for (const [i, row] of rows.entries()) {
       const r = await system.run(
         {
@@ -90,6 +97,7 @@ export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => v
       written += r.wordCount;
       if (Math.abs(r.wordCount - r.words) <= 0.2 * r.words) within++;
       ended[r.endedBy] = (ended[r.endedBy] ?? 0) + 1;
+      writtenTexts.push(analyse(r.continuation));
       tokens += r.stats.outputTokens + 1;
       decodeMs += r.stats.decodeMs;
       opts.dump?.({
@@ -116,6 +124,7 @@ export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => v
       within20: within / n,
       ended,
       tokensPerSecond: tokens / Math.max(decodeMs / 1000, 1e-6),
+      continuity: entityContinuity(writtenTexts).continuity,
     };
     if ((opts.perplexity || opts.ranking > 0) && !(system instanceof HubStorySystem)) {
       const lm = StoryLikelihood.of(system);
@@ -149,10 +158,11 @@ export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => v
     }
     lines.push(line);
   }
-  return table(lines, rows, opts.seed);
+  const human = entityContinuity(rows.map((r) => analyse(r.story))).continuity;
+  return table(lines, rows, opts.seed, human);
 }
 
-function table(lines: readonly Line[], rows: readonly StoryRow[], seed: number): string {
+function table(lines: readonly Line[], rows: readonly StoryRow[], seed: number, human: number | null): string {
   const perDomain = [...new Set(rows.map((r) => r.domain))]
     .map((d) => `${d} ${rows.filter((r) => r.domain === d).length}`)
     .join(', ');
@@ -160,17 +170,18 @@ function table(lines: readonly Line[], rows: readonly StoryRow[], seed: number):
   const rank = lines.some((l) => l.ranking !== undefined);
   const f = (x: number | undefined, d: number) => (x === undefined ? '–' : x.toFixed(d));
   return [
-    `| model | stories | words asked | words written (mean) | within 20 % | ended by end / words / length limit | tokens/s |${ppl ? ' test ppl per word | per token |' : ''}${rank ? ' prompt ranking |' : ''}`,
-    `|---|---:|---:|---:|---:|---|---:|${ppl ? '---:|---:|' : ''}${rank ? '---:|' : ''}`,
+    `| model | stories | words asked | words written (mean) | within 20 % | ended by end / words / length limit | tokens/s | entity continuity |${ppl ? ' test ppl per word | per token |' : ''}${rank ? ' prompt ranking |' : ''}`,
+    `|---|---:|---:|---:|---:|---|---:|---:|${ppl ? '---:|---:|' : ''}${rank ? '---:|' : ''}`,
     ...lines.map(
       (l) =>
-        `| ${l.model} | ${l.n} | ${f(l.asked, 0)} | ${f(l.written, 1)} | ${f(100 * l.within20, 1)} % | ${l.ended.end ?? 0} / ${l.ended.words ?? 0} / ${l.ended['length-limit'] ?? 0} | ${f(l.tokensPerSecond, 1)} |` +
+        `| ${l.model} | ${l.n} | ${f(l.asked, 0)} | ${f(l.written, 1)} | ${f(100 * l.within20, 1)} % | ${l.ended.end ?? 0} / ${l.ended.words ?? 0} / ${l.ended['length-limit'] ?? 0} | ${f(l.tokensPerSecond, 1)} | ${l.continuity === null ? '–' : `${f(100 * l.continuity, 1)} %`} |` +
         `${ppl ? ` ${f(l.wordPpl, 1)} | ${f(l.tokenPpl, 1)} |` : ''}${rank ? ` ${l.ranking ? `${f(100 * l.ranking.accuracy, 1)} % (n = ${l.ranking.n})` : '–'} |` : ''}`,
     ),
     '',
     `Test split, ${rows.length} stories, the domains taking turns (${perDomain}). Each prompt continued by the engine's story system with the manifest's ` +
       `top-k and temperature, seeded ${seed} + the item's position. Within 20 %: continuations whose word count is within 20 % of the words asked. ` +
-      "Ended by: the model's end token / the words asked / the longest story the model was trained to write (tokens)." +
+      "Ended by: the model's end token / the words asked / the longest story the model was trained to write (tokens). " +
+      `Entity continuity: adjacent sentences sharing a noun, name or third-person pronoun (Barzilay & Lapata's entity grid); the human stories of the same prompts: ${human === null ? '–' : `${(100 * human).toFixed(1)} %`}.` +
       (ppl
         ? ' Perplexity: the test stories under the model with their own prompts (teacher forcing through decoder.onnx), per word = exp(summed NLL / (words + 1)), per subword token incl. the end token.'
         : '') +
