@@ -9,8 +9,10 @@ import { BeamOptions, GenerationStats, MaxLengthHit, TextOrigin } from './shared
  * 'extractive': the source sentences the model's topic-aware attention (TAAS Eq. 11) weighs most,
  * verbatim and in document order (the setting's default: nothing in it is invented).
  * 'abstractive': the TAAS decoder writes a new summary (beam search).
+ * 'synopsis': the one source sentence a scorer trained on SciTLDR ranks first, from the same
+ * attention, its position and its words (a technical text's one-line synopsis).
  */
-export const SummarizeMode = z.enum(['extractive', 'abstractive']);
+export const SummarizeMode = z.enum(['extractive', 'abstractive', 'synopsis']);
 export type SummarizeMode = z.infer<typeof SummarizeMode>;
 
 export const SummarizeRequest = z.object({
@@ -95,7 +97,7 @@ export const SummarizeResult = z.object({
   stats: GenerationStats,
   /** The mode that wrote the summary (absent: abstractive). */
   mode: SummarizeMode.optional(),
-  /** Extractive mode: the chosen sentences' spans in `source`, in document order, with their scores. */
+  /** Extractive and synopsis modes: the chosen sentences' spans in `source`, in document order, with their scores. */
   extracted: z.array(z.object({ start: z.number().int(), end: z.number().int(), score: z.number() })).optional(),
   /** Set when the result came from a Hub model or a transformers.js folder. */
   external: ExternalModel.optional(),
