@@ -376,8 +376,8 @@ async function sweep(
     { ratio: 0.1, maxSentences: 3, minWords: 0 },
     { ratio: 0.2, maxSentences: 3, minWords: 0 },
   ];
-  const positionWeights = [0, 1, 2, 3, 4, 5, 6, 8, 12, 16];
-  const redundancies = [1, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4];
+  const positionWeights = [0, 1, 2, 4, 8, 16];
+  const redundancies = [1, 0.8, 0.6, 0.4];
   const attention = new Map<Pair, AttendedToken[]>();
   for (const [domain, ps] of byDomain) {
     for (const [i, p] of ps.entries()) {

@@ -109,13 +109,13 @@ def llm_news_pairs(max_words=50):
 CNN_DATELINE = re.compile(r"\(CNN\)")
 
 
-def held_out_outlet_pairs(n_test=500, n_val=300):
+def held_out_outlet_pairs(n_test=500, n_val=1347):
     """Daily Mail articles of ../shared/data/cnn_dm_llm_summaries, for evaluating on an outlet the shipped model
     never trained on (its news is CNN's). A CNN story opens with a dateline in parentheses: "(CNN)" in 5,488 of
     cnn_stories' 6,500, a partner's ("(EW.com) --") in the rest. Here only "(CNN)" occurs, in 146 articles; the
     1,847 without it are Daily Mail's (British spelling, curly quotes, "Scroll down for video"). Reference: the
-    article's first LLM summary (gpt4, chatgpt, gpt3), whole. Validation (for choosing settings) and test are
-    disjoint; there is no training part."""
+    article's first LLM summary (gpt4, chatgpt, gpt3), whole. Validation (for choosing settings: every article
+    not in test; its first 300 were the first validation part) and test are disjoint; there is no training part."""
     rows = [
         json.loads(l)
         for l in open(os.path.join(SHARED, "data/cnn_dm_llm_summaries/cnndm_articles_llm_summaries.jsonl"))
