@@ -24,7 +24,14 @@ import { openDump } from './engine/eval/dump';
 import { runEssayEval } from './engine/eval/essayEval';
 import { runRoundTripEval } from './engine/eval/roundtripEval';
 import { runStoryEval } from './engine/eval/storyEval';
-import { runSummarizeEval, type EvalMode, type SummarizeEvalOptions } from './engine/eval/summarizeEval';
+import {
+  EVAL_MODES,
+  runSummarizeEval,
+  SUMMARIZE_DOMAINS,
+  type EvalMode,
+  type SummarizeDomain,
+  type SummarizeEvalOptions,
+} from './engine/eval/summarizeEval';
 import { runLongDocumentEval } from './engine/eval/longDocumentEval';
 import { AGGREGATIONS, type Aggregation } from './engine/systems/extractive';
 import { maxLengthNote } from './engine/systems/lengthLimit';
@@ -198,14 +205,14 @@ async function summarize(a: Args): Promise<number> {
     process.stderr.write(
       `note: the model read the first ${result.usedChars} of ${text.length} characters${result.inputLimit ? ` (the limit: ${result.inputLimit} tokens)` : ''}\n`,
     );
-  if (result.mode === 'extractive') {
+  if (result.mode === 'extractive' || result.mode === 'synopsis') {
     const ignored = ['beam', 'max-length'].filter((f) => flag(a, f) !== undefined).map((f) => `--${f}`);
     if (ignored.length)
       process.stderr.write(
-        `note: ${ignored.join(' and ')} ${ignored.length > 1 ? 'apply' : 'applies'} to --mode abstractive only; the extractive summary writes no tokens\n`,
+        `note: ${ignored.join(' and ')} ${ignored.length > 1 ? 'apply' : 'applies'} to --mode abstractive only; the ${result.mode} summary writes no tokens\n`,
       );
     process.stderr.write(
-      `${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`,
+      `${result.mode === 'synopsis' ? '1 sentence chosen by the synopsis scorer (topic-aware attention, position, words)' : `${result.extracted?.length ?? 0} sentences chosen by topic-aware attention`}, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`,
     );
     process.stderr.write(
       `${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
@@ -422,17 +429,22 @@ async function evalSummarize(a: Args): Promise<void> {
 
 function summarizeMode(value: string): SummarizeMode {
   const mode = SummarizeMode.safeParse(value);
-  if (!mode.success) throw new EngineError('bad-request', `--mode must be extractive or abstractive, not "${value}"`);
+  if (!mode.success)
+    throw new EngineError('bad-request', `--mode must be extractive, abstractive or synopsis, not "${value}"`);
   return mode.data;
 }
 
 /** eval summarize's --mode, --split, --sweep and the extractive settings. */
-function summarizeEvalFlags(a: Args): Pick<SummarizeEvalOptions, 'mode' | 'split' | 'sweep' | 'extractive'> {
-  const mode = flag(a, 'mode') ?? 'both';
-  if (mode !== 'both') summarizeMode(mode);
+function summarizeEvalFlags(
+  a: Args,
+): Pick<SummarizeEvalOptions, 'mode' | 'split' | 'sweep' | 'extractive' | 'domains' | 'features'> {
+  const mode = flag(a, 'mode') ?? 'all';
+  if (!(EVAL_MODES as readonly string[]).includes(mode))
+    throw new EngineError('bad-request', `--mode must be ${EVAL_MODES.join(', ')}, not "${mode}"`);
   const split = flag(a, 'split') ?? 'test';
-  if (split !== 'test' && split !== 'val')
-    throw new EngineError('bad-request', `--split must be test or val, not "${split}"`);
+  if (split !== 'test' && split !== 'val' && split !== 'train')
+    throw new EngineError('bad-request', `--split must be test or val (or train with --features), not "${split}"`);
+  const features = flag(a, 'features');
   const aggregation = flag(a, 'aggregation');
   if (aggregation !== undefined && !(AGGREGATIONS as readonly string[]).includes(aggregation)) {
     throw new EngineError('bad-request', `--aggregation must be ${AGGREGATIONS.join(', ')}, not "${aggregation}"`);
@@ -445,12 +457,27 @@ function summarizeEvalFlags(a: Args): Pick<SummarizeEvalOptions, 'mode' | 'split
   const maxSentences = intFlag(a, 'max-sentences');
   if (maxSentences !== undefined && maxSentences < 1)
     throw new EngineError('bad-request', '--max-sentences must be at least 1');
+  const redundancy = numberFlag(a, 'redundancy');
+  if (redundancy !== undefined && !(redundancy > 0))
+    throw new EngineError('bad-request', '--redundancy must be above 0 (1 or more: off)');
   const extractive: SummarizeEvalOptions['extractive'] = {};
+  if (redundancy !== undefined) extractive.redundancy = redundancy;
   if (aggregation !== undefined) extractive.aggregation = aggregation as Aggregation;
   if (ratio !== undefined) extractive.ratio = ratio;
   if (maxSentences !== undefined) extractive.maxSentences = maxSentences;
   if (positionWeight !== undefined) extractive.positionWeight = positionWeight;
-  return { mode: mode as EvalMode, split, sweep: flag(a, 'sweep') !== undefined, extractive };
+  const domains = (a.flags.get('domain') ?? []).flatMap((d) => d.split(','));
+  for (const d of domains)
+    if (!(SUMMARIZE_DOMAINS as readonly string[]).includes(d))
+      throw new EngineError('bad-request', `--domain must be ${SUMMARIZE_DOMAINS.join(', ')}, not "${d}"`);
+  return {
+    mode: mode as EvalMode,
+    split,
+    sweep: flag(a, 'sweep') !== undefined,
+    extractive,
+    ...(domains.length ? { domains: domains as SummarizeDomain[] } : {}),
+    ...(features !== undefined ? { features: path.resolve(features) } : {}),
+  };
 }
 
 async function evalEssay(a: Args): Promise<void> {

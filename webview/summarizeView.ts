@@ -27,6 +27,14 @@ export function renderSummarize(result: SummarizeView): Node[] {
         `Extractive: ${n} sentence${n === 1 ? '' : 's'} of the source, unchanged and in their order, chosen by the topic-aware attention below (with a preference for early sentences). Set draftsmith.summarize.mode to "abstractive" for a summary the model writes itself.`,
       ),
     );
+  } else if (result.mode === 'synopsis') {
+    summary.append(
+      el(
+        'p',
+        'hint',
+        'Synopsis: one sentence of the source, unchanged, chosen by a scorer trained on SciTLDR (scientific abstracts and their one-line TLDRs) from the topic-aware attention below, its position and its words.',
+      ),
+    );
   }
 
   const sourceBox = renderSource(result, phrases);
@@ -73,9 +81,9 @@ export function renderSummarize(result: SummarizeView): Node[] {
 
 function renderStats(result: SummarizeView): HTMLElement {
   const s = result.stats;
-  const extractive = result.mode === 'extractive';
+  const extractive = result.mode === 'extractive' || result.mode === 'synopsis';
   const parts = [
-    ...(extractive ? ['extractive'] : [`${s.tokensPerSecond.toFixed(1)} tokens/s`]),
+    ...(extractive ? [result.mode ?? 'extractive'] : [`${s.tokensPerSecond.toFixed(1)} tokens/s`]),
     `encode ${Math.round(s.encodeMs)} ms`,
     ...(extractive ? [] : [`decode ${Math.round(s.decodeMs)} ms`]),
     `${s.usedInputTokens} of ${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens`,

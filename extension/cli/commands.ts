@@ -174,7 +174,7 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'summarize FILE | - | --text TEXT [--mode extractive|abstractive] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N] [--beam N] [--max-length N] [--max-input-tokens N] [--model MODEL] [--offline] [--hub-endpoint URL]',
+          'summarize FILE | - | --text TEXT [--mode extractive|abstractive|synopsis] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N] [--beam N] [--max-length N] [--max-input-tokens N] [--model MODEL] [--offline] [--hub-endpoint URL]',
         note: "Extractive (default): the sentences the model's topic-aware attention weighs most, verbatim, in document order; abstractive: the TAAS decoder writes a new summary (--beam, --max-length). --model: built-in, a Hub encoder-decoder (e.g. Xenova/distilbart-cnn-6-6: abstractive only) or a folder. Top phrases and timings go to standard error.",
       },
       {
@@ -188,10 +188,10 @@ const TABLE = [
       {
         name: 'mode',
         kind: 'text',
-        value: 'extractive|abstractive',
+        value: 'extractive|abstractive|synopsis',
         default: 'extractive',
         description:
-          'extractive: the source sentences the topic-aware attention weighs most, verbatim; abstractive: the TAAS decoder writes the summary (--beam and --max-length apply to it only)',
+          'extractive: the source sentences the topic-aware attention weighs most, verbatim; abstractive: the TAAS decoder writes the summary (--beam and --max-length apply to it only); synopsis: one sentence, chosen by a scorer trained on SciTLDR (a technical abstract → its one-line TLDR)',
       },
       {
         ...JSON_RESULT,
@@ -250,11 +250,11 @@ const TABLE = [
   {
     name: 'eval summarize',
     summary:
-      'ROUGE-1/2/L F1 per domain (news, technical text, dialogue) beside Lead-3 on the held-out split, and the rate of names and numbers not in the source',
+      'ROUGE-1/2/L F1 per domain (news, technical text, dialogue, a held-out news outlet) beside Lead-3 on the held-out split, the rate of names and numbers not in the source, and the one-sentence synopsis on SciTLDR',
     usage: [
       {
         synopsis:
-          'eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show] [--mode extractive|abstractive|both] [--split test|val] [--sweep] [--aggregation sum|mean|sqrt|rank] [--position-weight L] [--ratio R] [--max-sentences N] [--offset N] [--perplexity]',
+          'eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show] [--mode extractive|abstractive|synopsis|both|all] [--split test|val] [--sweep] [--aggregation sum|mean|sqrt|rank] [--position-weight L] [--ratio R] [--max-sentences N] [--redundancy R] [--offset N] [--domain D ...] [--perplexity]',
       },
       {
         synopsis: 'eval summarize --long [--data DIR] [--limit N] [--mode extractive|abstractive] [--models DIR]',
@@ -266,11 +266,25 @@ const TABLE = [
       {
         name: 'mode',
         kind: 'text',
-        value: 'extractive|abstractive|both',
-        default: 'both',
-        description: 'the summary modes scored (--long: one of the two, default extractive)',
+        value: 'extractive|abstractive|synopsis|both|all',
+        default: 'all',
+        description:
+          'the summary modes scored (both: abstractive and extractive; all: the three; --long: extractive or abstractive, default extractive)',
       },
-      { name: 'split', kind: 'text', value: 'test|val', default: 'test', description: 'the split scored' },
+      {
+        name: 'split',
+        kind: 'text',
+        value: 'test|val',
+        default: 'test',
+        description: 'the split scored (train: only with --features)',
+      },
+      {
+        name: 'features',
+        kind: 'text',
+        value: 'FILE',
+        description:
+          "write each document's synopsis candidates (features, ROUGE against the references) to FILE instead of the table: the training data of models/train's synopsis scorer",
+      },
       flag('sweep', 'compare the extractive aggregations and budgets on the split: what the defaults were chosen by'),
       {
         name: 'aggregation',
@@ -297,11 +311,26 @@ const TABLE = [
         description: 'the most sentences in an extractive summary (at least 1)',
       },
       {
+        name: 'redundancy',
+        kind: 'number',
+        value: 'R',
+        description:
+          'skip a sentence more than this share of whose content words a chosen sentence has (default 0.8; 1: off)',
+      },
+      {
         name: 'offset',
         kind: 'integer',
         value: 'N',
         default: '0',
         description: 'skip the first N items of each domain',
+      },
+      {
+        name: 'domain',
+        kind: 'text',
+        value: 'D',
+        repeatable: true,
+        description:
+          'score only this domain: news (CNN), tech (Debian), dialogue (DialogSum), dailymail (the held-out outlet), synopsis (SciTLDR)',
       },
       flag('perplexity', 'also the perplexity of the reference summaries under each model (teacher forcing)'),
       flag(

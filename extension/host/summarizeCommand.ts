@@ -76,8 +76,8 @@ export function summarize(
 
     const s = result.stats;
     const work =
-      result.mode === 'extractive'
-        ? `extractive: ${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, encode ${Math.round(s.encodeMs)} ms`
+      result.mode === 'extractive' || result.mode === 'synopsis'
+        ? `${result.mode}: ${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, encode ${Math.round(s.encodeMs)} ms`
         : `encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s`;
     ctx.log.info(
       `summarize: inserted ${result.summary.length} characters in ${Math.round(performance.now() - run.started)} ms from command to insertion ` +
@@ -86,7 +86,7 @@ export function summarize(
     const notices: string[] = [];
     if (result.truncated) {
       const message =
-        result.mode === 'extractive'
+        result.mode === 'extractive' || result.mode === 'synopsis'
           ? `Draftsmith: the document is longer than the model reads in ${MAX_EXTRACTIVE_WINDOWS} parts; the summary covers its first ${result.usedChars} characters of ${result.source.length}.`
           : `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part (the limit is the setting draftsmith.maxInputTokens, up to what the model was trained for; the extractive mode, draftsmith.summarize.mode, reads the whole document part by part).`;
       notices.push(message);

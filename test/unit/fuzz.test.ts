@@ -348,7 +348,12 @@ const opts = { device: 'cpu' as const, threads: 1, log: () => {} };
 /** A request of each op from hostile text, with tiny generation lengths (a new op without one is a type error). */
 const REQUESTS: { [O in Op]: fc.Arbitrary<RequestOf<O>> } = {
   summarize: fc
-    .tuple(anyText, fc.constantFrom('extractive', 'abstractive') as fc.Arbitrary<'extractive' | 'abstractive'>)
+    .tuple(
+      anyText,
+      fc.constantFrom('extractive', 'abstractive', 'synopsis') as fc.Arbitrary<
+        'extractive' | 'abstractive' | 'synopsis'
+      >,
+    )
     .map(([text, mode]) => ({ op: 'summarize', text, mode, decoding: { beamSize: 1, maxLength: 6 } })),
   essay: anyText.map((topics) => ({
     op: 'essay',

@@ -12,13 +12,17 @@
  * --split val scores the validation split; --sweep compares the extractive aggregations and budgets
  * on it (what the defaults were chosen by).
  */
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
 import { z } from 'zod';
-import type { AttendedToken } from '../../protocol';
+import type { AttendedToken, SummarizeMode } from '../../protocol';
+import { EngineError } from '../errors';
 import { silentRun } from '../systems/context';
 import { lead3 } from '../metrics/lead';
 import { corpusFaithfulness, type FaithfulnessSummary } from '../metrics/faithfulness';
 import { perplexity } from '../metrics/perplexity';
-import { corpusRouge } from '../metrics/rouge';
+import { corpusRouge, rougeScores } from '../metrics/rouge';
+import { firstSentence, synopsisCandidates } from '../systems/synopsis';
 import {
   AGGREGATIONS,
   DEFAULT_EXTRACTIVE,
@@ -32,7 +36,14 @@ import { loadSystem } from '../systems/registry';
 import { singleFolder } from '../runtime/modelSource';
 import { readSplit, type EvalOptions } from './testSplit';
 
-const Pair = z.object({ domain: z.string(), id: z.string(), source: z.string(), target: z.string() });
+/** references: every reference where there are several (SciTLDR's test and dev); target is the first. */
+const Pair = z.object({
+  domain: z.string(),
+  id: z.string(),
+  source: z.string(),
+  target: z.string(),
+  references: z.array(z.string()).min(1).optional(),
+});
 type Pair = z.infer<typeof Pair>;
 
 interface Score {
@@ -49,9 +60,15 @@ interface Row {
   scores: Record<string, Score>;
 }
 
-const DOMAINS = ['news', 'tech', 'dialogue'] as const;
+/** news: CNN; tech: Debian package descriptions; dialogue: DialogSum; dailymail: the held-out outlet
+ * (Daily Mail articles with LLM-written summaries, an outlet the model never trained on); synopsis:
+ * SciTLDR-A (abstract → one-sentence TLDR), from synopsis.<split>.jsonl (draftsmith_train.synopsis prepare). */
+export const SUMMARIZE_DOMAINS = ['news', 'tech', 'dialogue', 'dailymail', 'synopsis'] as const;
+export type SummarizeDomain = (typeof SUMMARIZE_DOMAINS)[number];
 
-export type EvalMode = 'extractive' | 'abstractive' | 'both';
+/** both: abstractive and extractive (as before the synopsis mode); all: the three modes. */
+export type EvalMode = 'extractive' | 'abstractive' | 'synopsis' | 'both' | 'all';
+export const EVAL_MODES: readonly EvalMode[] = ['extractive', 'abstractive', 'synopsis', 'both', 'all'];
 
 /** limit: documents per domain. guards: the abstractive mode's. */
 export interface SummarizeEvalOptions extends EvalOptions {
@@ -61,28 +78,43 @@ export interface SummarizeEvalOptions extends EvalOptions {
   show: boolean;
   /** Also the perplexity of the reference summaries under each model (teacher forcing). */
   perplexity?: boolean;
-  /** Which summary modes to score (default both). */
+  /** Which summary modes to score (default all). */
   mode?: EvalMode;
-  /** 'test' (default) or 'val': the validation split, for choosing settings. */
-  split?: 'test' | 'val';
+  /** 'test' (default) or 'val': the validation split, for choosing settings; 'train' only with
+   * `features` (the synopsis scorer's training data). */
+  split?: 'test' | 'val' | 'train';
+  /** Write each document's synopsis candidates (features and ROUGE against the references) to this
+   * file, one JSON line a document, instead of the table: what synopsis.py trains on. */
+  features?: string;
   /** Overrides of the extractive defaults (aggregation, budget). */
   extractive?: Partial<ExtractiveOptions>;
   /** Compare extractive aggregations and budgets (one encoder pass per document) instead of the table. */
   sweep?: boolean;
+  /** Only these domains (default all). */
+  domains?: readonly SummarizeDomain[];
 }
 
 export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: string) => void): Promise<string> {
   const split = opts.split ?? 'test';
-  const pairs = await readSplit('summarize', opts.dataDir, Pair, split);
+  if (split === 'train' && !opts.features)
+    throw new EngineError('bad-request', '--split train is for --features only (metrics come from val or test)');
+  const wanted = opts.domains ?? SUMMARIZE_DOMAINS;
+  const pairs = [
+    ...(split === 'train' || !wanted.some((d) => d !== 'synopsis')
+      ? []
+      : await readSplit('summarize', opts.dataDir, Pair, split)),
+    ...(wanted.includes('synopsis') ? await readSynopsisSplit(opts.dataDir, split, log) : []),
+  ];
   const byDomain = new Map<string, Pair[]>(
-    DOMAINS.map((d) => [
+    wanted.map((d) => [
       d,
       pairs.filter((p) => p.domain === d).slice(opts.offset ?? 0, (opts.offset ?? 0) + opts.limit),
     ]),
   );
   for (const [d, ps] of byDomain) if (ps.length === 0) byDomain.delete(d);
   if (opts.sweep) return sweep(opts, byDomain, log);
-  const mode = opts.mode ?? 'both';
+  if (opts.features) return writeFeatures(opts, opts.features, byDomain, log);
+  const mode = opts.mode ?? 'all';
   const ex: ExtractiveOptions = { ...DEFAULT_EXTRACTIVE, ...opts.extractive };
   const rows: Row[] = [];
   const lead: Row = { name: 'Lead-3', scores: {} };
@@ -95,7 +127,25 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
     );
   }
   rows.push(lead);
-  if (mode !== 'abstractive') {
+  const modes: SummarizeMode[] =
+    mode === 'all'
+      ? ['abstractive', 'extractive', 'synopsis']
+      : mode === 'both'
+        ? ['abstractive', 'extractive']
+        : [mode];
+  if (modes.includes('synopsis')) {
+    const first: Row = { name: 'First sentence', scores: {} };
+    for (const [domain, ps] of byDomain) {
+      const t0 = performance.now();
+      first.scores[domain] = score(
+        ps.map((p) => firstSentence(p.source)),
+        ps,
+        t0,
+      );
+    }
+    rows.push(first);
+  }
+  if (modes.includes('extractive')) {
     const leadBudget: Row = { name: `Lead (same budget: ${budgetName(ex)})`, scores: {} };
     for (const [domain, ps] of byDomain) {
       const t0 = performance.now();
@@ -107,14 +157,15 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
     }
     rows.push(leadBudget);
   }
-  const modes: ('abstractive' | 'extractive')[] = mode === 'both' ? ['abstractive', 'extractive'] : [mode];
   for (const v of opts.variants) {
     const system = await loadSystem('summarize', singleFolder(v.dir), opts.runtime);
     for (const m of modes) {
       const label =
         m === 'abstractive'
           ? `${v.name} (${system.name}${opts.guards === false ? ', no guards' : ''})`
-          : `${v.name} extractive (${ex.aggregation}, λ ${ex.positionWeight}, ${budgetName(ex)})`;
+          : m === 'synopsis'
+            ? `${v.name} synopsis (one sentence, the SciTLDR-trained scorer)`
+            : `${v.name} extractive (${ex.aggregation}, λ ${ex.positionWeight}, ${budgetName(ex)}${(ex.redundancy ?? 1) < 1 ? `, redundancy ${ex.redundancy}` : ''})`;
       const row: Row = { name: label, scores: {} };
       for (const [domain, ps] of byDomain) {
         const t0 = performance.now();
@@ -126,12 +177,12 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
           );
           opts.dump?.({
             system: 'summarize',
-            variant: m === 'abstractive' ? v.name : `${v.name} extractive`,
+            variant: m === 'abstractive' ? v.name : `${v.name} ${m}`,
             id: p.id,
             domain,
             source: p.source,
             output: preds[i],
-            references: [p.target],
+            references: p.references ?? [p.target],
           });
           if ((i + 1) % 25 === 0) log(`${v.name} ${m} ${domain}: ${i + 1}/${ps.length}`);
         }
@@ -167,16 +218,38 @@ export function leadToBudget(source: string, ex: ExtractiveOptions): string {
     .join(' ');
 }
 
+/**
+ * ROUGE-1/2/L F1 of one summary against several references as SciTLDR's evaluation takes it
+ * (scripts/cal-rouge.py, "multi-max"): the reference with the highest ROUGE-1 F1 gives all three.
+ */
+export function maxOverReferences(pred: string, refs: readonly string[]): { r1: number; r2: number; rl: number } {
+  let best = { r1: -1, r2: 0, rl: 0 };
+  for (const ref of refs) {
+    const s = rougeScores(pred, ref, { stem: true });
+    if (s.rouge1.f1 > best.r1) best = { r1: s.rouge1.f1, r2: s.rouge2.f1, rl: s.rougeL.f1 };
+  }
+  return best;
+}
+
 function score(preds: string[], ps: Pair[], t0: number): Score {
-  const r = corpusRouge(
-    preds,
-    ps.map((p) => p.target),
-    { stem: true },
-  );
+  let r1: number, r2: number, rl: number;
+  if (ps.some((p) => p.references)) {
+    // Several references: the mean over documents of each one's multi-max score (SciTLDR's convention).
+    const each = preds.map((pred, i) => maxOverReferences(pred, ps[i].references ?? [ps[i].target]));
+    const mean = (f: (x: (typeof each)[number]) => number) => each.reduce((a, x) => a + f(x), 0) / each.length;
+    [r1, r2, rl] = [mean((x) => x.r1), mean((x) => x.r2), mean((x) => x.rl)];
+  } else {
+    const r = corpusRouge(
+      preds,
+      ps.map((p) => p.target),
+      { stem: true },
+    );
+    [r1, r2, rl] = [r.rouge1.f1, r.rouge2.f1, r.rougeL.f1];
+  }
   return {
-    r1: r.rouge1.f1,
-    r2: r.rouge2.f1,
-    rl: r.rougeL.f1,
+    r1,
+    r2,
+    rl,
     n: ps.length,
     seconds: (performance.now() - t0) / 1000,
     faith: corpusFaithfulness(
@@ -184,6 +257,63 @@ function score(preds: string[], ps: Pair[], t0: number): Score {
       ps.map((p) => p.source),
     ),
   };
+}
+
+/** SciTLDR as `python3 -m draftsmith_train.synopsis prepare` writes it; none when it has not been prepared. */
+async function readSynopsisSplit(dataDir: string, split: string, log: (m: string) => void): Promise<Pair[]> {
+  const file = path.join(dataDir, `synopsis.${split}.jsonl`);
+  let raw: string;
+  try {
+    raw = await fs.readFile(file, 'utf8');
+  } catch {
+    log(`${file} is missing (cd models/train && python3 -m draftsmith_train.synopsis prepare): no synopsis domain`);
+    return [];
+  }
+  return raw
+    .split('\n')
+    .filter(Boolean)
+    .map((l, i) => {
+      const parsed = Pair.safeParse(JSON.parse(l));
+      if (!parsed.success) throw new EngineError('bad-input', `${file}:${i + 1}: ${parsed.error.issues[0]?.message}`);
+      return parsed.data;
+    });
+}
+
+/**
+ * The synopsis scorer's data: for each document, each candidate sentence's features (synopsis.ts)
+ * and its ROUGE-1/2/L against the references (multi-max), from the first variant's attention.
+ */
+async function writeFeatures(
+  opts: SummarizeEvalOptions,
+  file: string,
+  byDomain: Map<string, Pair[]>,
+  log: (m: string) => void,
+): Promise<string> {
+  const v = opts.variants[0];
+  const system = await loadSystem('summarize', singleFolder(v.dir), opts.runtime);
+  const out: string[] = [];
+  for (const [domain, ps] of byDomain) {
+    for (const [i, p] of ps.entries()) {
+      const { tokens } = await system.documentAttention(p.source, undefined);
+      const { sentences, candidates } = synopsisCandidates(p.source, tokens);
+      out.push(
+        JSON.stringify({
+          id: p.id,
+          domain,
+          candidates: candidates.map((c) => {
+            const r = maxOverReferences(
+              p.source.slice(sentences[c.index].start, sentences[c.index].end),
+              p.references ?? [p.target],
+            );
+            return { dense: c.dense, words: c.words, rouge: [r.r1, r.r2, r.rl] };
+          }),
+        }),
+      );
+      if ((i + 1) % 100 === 0) log(`features ${domain}: ${i + 1}/${ps.length}`);
+    }
+  }
+  await fs.writeFile(file, out.join('\n') + '\n');
+  return `${out.length} documents' synopsis candidates written to ${file}\n`;
 }
 
 function table(rows: Row[], byDomain: Map<string, Pair[]>, split: string): string {
@@ -205,7 +335,7 @@ function table(rows: Row[], byDomain: Map<string, Pair[]>, split: string): strin
     sep,
     ...body,
     '',
-    `ROUGE F1 (%), rouge-score tokenization with Porter stemming; ${split === 'test' ? 'test' : 'validation'} split, ${sizes}.${pplNote}`,
+    `ROUGE F1 (%), rouge-score tokenization with Porter stemming; ${split === 'test' ? 'test' : 'validation'} split, ${sizes}.${pplNote}${byDomain.has('synopsis') ? " synopsis (SciTLDR): against each reference, the scores of the one with the best ROUGE-1 F1, averaged over documents (SciTLDR's multi-max)." : ''}`,
     '',
   ].join('\n');
 }
@@ -246,7 +376,8 @@ async function sweep(
     { ratio: 0.1, maxSentences: 3, minWords: 0 },
     { ratio: 0.2, maxSentences: 3, minWords: 0 },
   ];
-  const positionWeights = [0, 1, 2, 4, 8];
+  const positionWeights = [0, 1, 2, 4, 8, 16];
+  const redundancies = [1, 0.8, 0.6, 0.4];
   const attention = new Map<Pair, AttendedToken[]>();
   for (const [domain, ps] of byDomain) {
     for (const [i, p] of ps.entries()) {
@@ -279,10 +410,14 @@ async function sweep(
     add(`Lead (${name(b)})`, (p) => leadToBudget(p.source, { ...DEFAULT_EXTRACTIVE, ...b }));
     for (const aggregation of AGGREGATIONS) {
       for (const positionWeight of positionWeights) {
-        add(
-          `${aggregation}, λ ${positionWeight}, ${name(b)}`,
-          (p) => extractiveSummary(p.source, attention.get(p) ?? [], { aggregation, positionWeight, ...b }).summary,
-        );
+        for (const redundancy of aggregation === 'rank' ? redundancies : [1]) {
+          add(
+            `${aggregation}, λ ${positionWeight}, ${name(b)}${redundancy < 1 ? `, redundancy ${redundancy}` : ''}`,
+            (p) =>
+              extractiveSummary(p.source, attention.get(p) ?? [], { aggregation, positionWeight, redundancy, ...b })
+                .summary,
+          );
+        }
       }
     }
   }

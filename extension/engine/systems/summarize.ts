@@ -42,6 +42,7 @@ import { checkReadable, unreadableMessage, type InputTask } from '../text/origin
 import { sentenceSpans } from '../text/reader';
 import { readDocument } from '../text/markdown';
 import { summarizeSections, type UnitModel } from './sectioned';
+import { parseSynopsisWeights, synopsis, type SynopsisWeights } from './synopsis';
 import type { AttendedToken } from '../../protocol';
 
 /** What Summarize Document says of text it cannot read (the engine checks it before any model loads). */
@@ -64,6 +65,8 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     opened: OpenedEncoderDecoder<Taas>,
     private readonly topics: { id: number; words: string[] }[],
     guards: GuardSetup,
+    /** The synopsis mode's trained scorer (synopsis.json); a folder without one has no synopsis mode. */
+    private readonly synopsisWeights: SynopsisWeights | undefined,
   ) {
     super('summarize', opened, guards);
   }
@@ -112,8 +115,19 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
         `${folder.file('topics')} is not a valid topics file: ${e instanceof Error ? e.message.split('\n')[0] : e}`,
       );
     }
+    let synopsisWeights: SynopsisWeights | undefined;
+    if (folder.manifest.files.synopsis) {
+      const file = folder.file('synopsis');
+      let json: unknown;
+      try {
+        json = JSON.parse(await fs.readFile(file, 'utf8'));
+      } catch (e) {
+        throw new EngineError('bad-model', `${file} is not valid JSON: ${e instanceof Error ? e.message : e}`);
+      }
+      synopsisWeights = parseSynopsisWeights(json, file);
+    }
     opts.log('info', `summarize model "${folder.manifest.name}" loaded from ${dir} on ${enc.provider}`);
-    return new SummarizeSystem(opened, topics, await guardSetup(folder, tokenizer));
+    return new SummarizeSystem(opened, topics, await guardSetup(folder, tokenizer), synopsisWeights);
   }
 
   async run(
@@ -122,6 +136,8 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     extractive: ExtractiveOptions = DEFAULT_EXTRACTIVE,
   ): Promise<SummarizeResult> {
     checkReadable(req.text, SUMMARIZE_INPUT, req.origin);
+    // One sentence of the whole document: the attention is read over all of it, section by section or not.
+    if (req.mode === 'synopsis') return this.runSynopsis(req, ctx);
     if (req.format) return this.runSectioned(req, ctx, extractive);
     if (req.mode === 'extractive') return (await this.runExtractive(req, ctx, extractive)).result;
     return (await this.runAbstractive(req, ctx)).result;
@@ -338,6 +354,57 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
       },
     };
     return { result, topicMeans: read.topicMeans };
+  }
+
+  /**
+   * Synopsis mode (systems/synopsis.ts): α over the whole document as the extractive mode reads it,
+   * then the one sentence the trained scorer ranks first, verbatim.
+   */
+  private async runSynopsis(req: SummarizeRequest, ctx: RunContext): Promise<SummarizeResult> {
+    const weights = this.synopsisWeights;
+    if (!weights)
+      throw new EngineError(
+        'bad-model',
+        `The summarize model in ${this.folder.dir} has no synopsis scorer (synopsis.json in its model.json's files); use the extractive or abstractive mode.`,
+      );
+    ctx.progress('Reading the text…', 0);
+    const t0 = performance.now();
+    const read = await this.documentAttention(req.text, req.maxInputTokens, ctx);
+    const encodeMs = performance.now() - t0;
+    if (read.tokens.length === 0)
+      throw new EngineError('bad-input', unreadableMessage('empty', SUMMARIZE_INPUT, req.origin));
+    ctx.progress('Choosing the sentence…', 0.95);
+    const t1 = performance.now();
+    const text = req.text;
+    const readText = read.truncated ? text.slice(0, read.usedChars) : text;
+    const s = synopsis(readText, read.tokens, weights);
+    const selectMs = performance.now() - t1;
+    if (!s.summary) throw new EngineError('internal', 'No sentence could be chosen for the synopsis.');
+    const chosen = s.sentences[s.chosen];
+    return {
+      op: 'summarize',
+      mode: 'synopsis',
+      summary: s.summary,
+      source: text,
+      truncated: read.truncated,
+      usedChars: read.truncated ? read.usedChars : text.length,
+      inputLimit: read.limit,
+      hitMaxLength: null,
+      tokens: read.tokens,
+      topPhrases: topPhrases(text, read.tokens, 5),
+      topics: this.topics,
+      extracted: [{ start: chosen.start, end: chosen.end, score: s.scores.get(s.chosen) ?? 0 }],
+      stats: {
+        inputTokens: read.inputTokens,
+        usedInputTokens: read.tokens.length,
+        outputTokens: chosen.tokens,
+        encodeMs,
+        decodeMs: selectMs,
+        tokensPerSecond: 0,
+        device: this.device,
+        model: this.folder.manifest.name,
+      },
+    };
   }
 
   /**

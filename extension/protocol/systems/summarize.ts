@@ -16,8 +16,10 @@ import {
  * 'extractive': the source sentences the model's topic-aware attention (TAAS Eq. 11) weighs most,
  * verbatim and in document order (the setting's default: nothing in it is invented).
  * 'abstractive': the TAAS decoder writes a new summary (beam search).
+ * 'synopsis': the one source sentence a scorer trained on SciTLDR ranks first, from the same
+ * attention, its position and its words (a technical text's one-line synopsis).
  */
-export const SummarizeMode = z.enum(['extractive', 'abstractive']);
+export const SummarizeMode = z.enum(['extractive', 'abstractive', 'synopsis']);
 export type SummarizeMode = z.infer<typeof SummarizeMode>;
 
 export const SummarizeRequest = z.object({
@@ -87,7 +89,7 @@ export const SummarizeResult = z.object({
   topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })),
   /** The mode that wrote the summary (absent: abstractive). */
   mode: SummarizeMode.optional(),
-  /** Extractive mode: the chosen sentences' spans in `source`, in document order, with their scores. */
+  /** Extractive and synopsis modes: the chosen sentences' spans in `source`, in document order, with their scores. */
   extracted: z.array(z.object({ ...spanFields, score: z.number() })).optional(),
   ...modelResultFields,
   /** A request with format: every section's summary, in document order. */

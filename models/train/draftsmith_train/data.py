@@ -106,6 +106,31 @@ def llm_news_pairs(max_words=50):
     )
 
 
+CNN_DATELINE = re.compile(r"\(CNN\)")
+
+
+def held_out_outlet_pairs(n_test=500, n_val=1347):
+    """Daily Mail articles of ../shared/data/cnn_dm_llm_summaries, for evaluating on an outlet the shipped model
+    never trained on (its news is CNN's). A CNN story opens with a dateline in parentheses: "(CNN)" in 5,488 of
+    cnn_stories' 6,500, a partner's ("(EW.com) --") in the rest. Here only "(CNN)" occurs, in 146 articles; the
+    1,847 without it are Daily Mail's (British spelling, curly quotes, "Scroll down for video"). Reference: the
+    article's first LLM summary (gpt4, chatgpt, gpt3), whole. Validation (for choosing settings: every article
+    not in test; its first 300 were the first validation part) and test are disjoint; there is no training part."""
+    rows = [
+        json.loads(l)
+        for l in open(os.path.join(SHARED, "data/cnn_dm_llm_summaries/cnndm_articles_llm_summaries.jsonl"))
+    ]
+    dm = [r for r in rows if not CNN_DATELINE.search(r["article"][:400])]
+    _, val, test = split(dm, n_test, n_val, seed=SEED + 1)
+    pair = lambda r: {
+        "domain": "dailymail",
+        "id": r["id"],
+        "source": normalize(r["article"]),
+        "target": normalize(r["summaries"][next(k for k in LLM_SUMMARIES if k in r["summaries"])]),
+    }
+    return [pair(r) for r in val], [pair(r) for r in test]
+
+
 def prepare_llm(out_dir):
     """summarize-llm.{train,val,test}.jsonl beside the prepared pairs (which stay as they are)."""
     parts = llm_news_pairs()
@@ -286,8 +311,9 @@ def bow_vocabulary(docs, size):
 def prepare(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     cnn, dlg, deb = cnn_pairs(), dialogsum_pairs(), debian_pairs(out_dir)
+    held_out = ([],) + held_out_outlet_pairs()  # evaluation only: no training part
     for i, part in enumerate(("train", "val", "test")):
-        rows = cnn[i] + dlg[i] + deb[i]
+        rows = cnn[i] + dlg[i] + deb[i] + held_out[i]
         write_jsonl(
             os.path.join(out_dir, f"summarize.{part}.jsonl"),
             [without_update_marker(r) for r in rows] if part == "train" else rows,
@@ -301,7 +327,9 @@ def prepare(out_dir):
             f.write(line + "\n")
     vocab = bow_vocabulary([r["source"] for r in cnn[0] + dlg[0] + deb[0]], 2000)
     json.dump(vocab, open(os.path.join(out_dir, "bow_vocab.json"), "w"))
-    sizes = {k: [len(x) for x in v] for k, v in (("news", cnn), ("dialogue", dlg), ("tech", deb))}
+    sizes = {
+        k: [len(x) for x in v] for k, v in (("news", cnn), ("dialogue", dlg), ("tech", deb), ("dailymail", held_out))
+    }
     print("pairs train/val/test:", sizes, "corpus paragraphs:", len(corpus))
     prepare_gsg(out_dir, cnn[0])
 

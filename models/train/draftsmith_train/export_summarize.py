@@ -204,6 +204,11 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights=None):
     if os.path.exists(os.path.join(out_dir, "words.txt")):
         manifest["files"]["knownWords"] = "words.txt"
         manifest["sha256"]["words.txt"] = sha256(os.path.join(out_dir, "words.txt"))
+    # Likewise the synopsis scorer (synopsis.py). Its attention features were read from the weights it was
+    # trained with: after new weights, rerun `synopsis train` (the card's commands) to fit it to their α.
+    if os.path.exists(os.path.join(out_dir, "synopsis.json")):
+        manifest["files"]["synopsis"] = "synopsis.json"
+        manifest["sha256"]["synopsis.json"] = sha256(os.path.join(out_dir, "synopsis.json"))
     json.dump(manifest, open(os.path.join(out_dir, "model.json"), "w"), indent=2)
     fixture = fixture or default_fixture(out_dir)
     json.dump(
