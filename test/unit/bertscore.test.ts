@@ -6,6 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -23,6 +24,7 @@ import {
 } from '../../extension/engine/metrics/bertscore';
 import { bertScoreSignature } from '../../extension/engine/metrics/signature';
 import type { ScoreRequest, ScoreResult } from '../../extension/protocol';
+import { repoRoot } from './helpers';
 import { HUB_FIXTURES } from './loopbackHub';
 import { config, tempCache, withHub } from './hubTestKit';
 
@@ -288,4 +290,58 @@ test('a folder that is no model in transformers.js layout is refused by name', a
     engine.run(scoreRequest({ bertscore: { model: { kind: 'folder', dir } } })),
     (e: unknown) => e instanceof EngineError && e.code === 'bad-model' && /has no config\.json/.test(e.message),
   );
+});
+
+// ---- the CLI ---------------------------------------------------------------------------------------
+
+/** `draftsmith score ARGS` in a child process (asynchronous: the loopback Hub answers from this one). */
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [path.join(repoRoot, 'dist', 'cli.js'), 'score', ...args, '--quiet'],
+      { env: { ...process.env, ...env }, timeout: 120_000 },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test('draftsmith score: -m bertscore and the full table give the reference numbers; nothing loads without the option', async (t) => {
+  const hub = await withHub(t);
+  const cacheDir = tempCache(t);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-bertscore-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const ref = path.join(dir, 'ref.txt');
+  const hyp = path.join(dir, 'hyp.txt');
+  writeFileSync(ref, REF.pairs.map((p) => p.reference).join('\n') + '\n');
+  writeFileSync(hyp, REF.pairs.map((p) => p.hypothesis).join('\n') + '\n');
+  const env = { DRAFTSMITH_CACHE: cacheDir };
+  const encoder = ['--bertscore-model', ENCODER, '--hub-endpoint', hub.endpoint];
+
+  const alone = await cli(
+    ['--ref', ref, '--hyp', hyp, '-m', 'bertscore', ...encoder, '--bertscore-idf', '--json'],
+    env,
+  );
+  assert.equal(alone.code, 0, alone.stderr);
+  const j = JSON.parse(alone.stdout) as { score: number; precision: number; recall: number; signature: string };
+  assert.ok(Math.abs(j.score - REF.idf_on.corpus.F) < TOLERANCE, `${j.score}`);
+  assert.ok(Math.abs(j.precision - REF.idf_on.corpus.P) < TOLERANCE, `${j.precision}`);
+  assert.match(j.signature, /^nrefs:1\|model:fixtures\/all-MiniLM-L6-v2\|layer:2\|idf:yes\|rescale:no\|dtype:fp32\|/);
+  const line = await cli(['--ref', ref, '--hyp', hyp, '-m', 'bertscore', ...encoder], env);
+  assert.match(line.stdout, /^BERTScore\|nrefs:1\|.*\|idf:no\|.* = 0\.\d{4} \(P = 0\.\d{4}, R = 0\.\d{4}\)\n$/);
+
+  const table = await cli(['--ref', ref, '--hyp', hyp, ...encoder, '--json'], env);
+  assert.equal(table.code, 0, table.stderr);
+  const s = JSON.parse(table.stdout) as { bertscore: { f1: number }; signatures: Record<string, string> };
+  assert.ok(Math.abs(s.bertscore.f1 - REF.idf_off.corpus.F) < TOLERANCE, `${s.bertscore.f1}`);
+  assert.match(s.signatures.BERTScore, /\|idf:no\|/);
+
+  const before = hub.requests.length;
+  const plain = await cli(['--ref', ref, '--hyp', hyp, '--json'], env);
+  assert.equal(plain.code, 0, plain.stderr);
+  assert.equal((JSON.parse(plain.stdout) as { bertscore?: unknown }).bertscore, undefined);
+  assert.equal(hub.requests.length, before, 'nothing asked of the Hub without --bertscore-model');
+  const missing = await cli(['--ref', ref, '--hyp', hyp, '-m', 'bertscore'], env);
+  assert.notEqual(missing.code, 0);
+  assert.match(missing.stderr, /-m bertscore needs an encoder: --bertscore-model MODEL/);
 });
