@@ -21,7 +21,7 @@ import { report } from '../engine/eval/report';
 import { REPORT_VERSIONS } from '../engine/metrics/signature';
 import { folderTotals, pairFolders, pairJsonl } from '../engine/eval/folderScores';
 import { columnsOf, folderCsv, folderJson } from '../engine/eval/folderTable';
-import { formatValue, scoreSignatures, shownMetrics, signaturesOf } from '../engine/eval/metricList';
+import { formatValue, shownMetrics, signaturesOf } from '../engine/eval/metricList';
 import { bleuOptionsOf, smoothValueApplies, type MetricOptions } from '../engine/eval/scoreOptions';
 import { EngineError } from '../engine/errors';
 import { scoreCorpus } from '../engine/eval/scoreDraft';
@@ -681,19 +681,20 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions, configOf?: C
       r.scores.bertscore = { ...run.summary, ...run.pairs[i] };
     });
   }
+  const totals = folderTotals(
+    pairs,
+    rows.map((r) => r.scores),
+    options,
+  );
   const result: FolderScores = {
     source: hyp,
     referenceSource: folders ? ref : `${ref} (${flag(a, 'ref-field') ?? 'text'})`,
     rows,
-    totals: folderTotals(
-      pairs,
-      rows.map((r) => r.scores),
-      options,
-    ),
+    totals,
     unpaired: paired.unpaired,
     cancelled: false,
     paired: paired.pairs.length,
-    signatures: rows[0] ? signaturesOf(rows[0].scores, options) : scoreSignatures(options),
+    signatures: signaturesOf(totals, options),
     elapsedMs: performance.now() - started,
   };
   if (flag(a, 'csv')) process.stdout.write(folderCsv(result));

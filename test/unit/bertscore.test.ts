@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Engine } from '../../extension/engine/engine';
@@ -335,6 +335,31 @@ test('draftsmith score: -m bertscore and the full table give the reference numbe
   const s = JSON.parse(table.stdout) as { bertscore: { f1: number }; signatures: Record<string, string> };
   assert.ok(Math.abs(s.bertscore.f1 - REF.idf_off.corpus.F) < TOLERANCE, `${s.bertscore.f1}`);
   assert.match(s.signatures.BERTScore, /\|idf:no\|/);
+
+  // A folder of drafts: each row scored alone (its pair of the reference), the corpus row their mean.
+  const drafts = path.join(dir, 'drafts');
+  const refs = path.join(dir, 'refs');
+  mkdirSync(drafts);
+  mkdirSync(refs);
+  for (const i of [0, 1]) {
+    writeFileSync(path.join(drafts, `d${i}.txt`), REF.pairs[i].hypothesis);
+    writeFileSync(path.join(refs, `d${i}.txt`), REF.pairs[i].reference);
+  }
+  const folder = await cli(['--hyp', drafts, '--ref', refs, ...encoder, '--json'], env);
+  assert.equal(folder.code, 0, folder.stderr);
+  const f = JSON.parse(folder.stdout) as {
+    drafts: Record<string, number | string>[];
+    corpus: Record<string, number>;
+    signatures: Record<string, string>;
+  };
+  const perPair = REF.idf_off.per_pair;
+  for (const row of f.drafts) {
+    const i = Number(String(row.draft).replace(/\D/g, ''));
+    assert.ok(Math.abs(Number(row['bertscore-f1']) - perPair[i].F) < TOLERANCE, JSON.stringify(row));
+  }
+  assert.equal(f.drafts.length, 2);
+  assert.ok(Math.abs(f.corpus['bertscore-f1'] - (perPair[0].F + perPair[1].F) / 2) < TOLERANCE);
+  assert.match(f.signatures.BERTScore, /\|idf:no\|/);
 
   const before = hub.requests.length;
   const plain = await cli(['--ref', ref, '--hyp', hyp, '--json'], env);
