@@ -80,7 +80,9 @@ export class HubEncoder implements System<never>, TextEncoder {
       throw explainLoad(e, this.id, this.opened.dir);
     }
     const hidden = out.last_hidden_state;
-    const ids = (inputs.input_ids.tolist()[0] as unknown[]).map(Number);
+    const row: unknown = inputs.input_ids.tolist()[0];
+    if (!Array.isArray(row)) throw new EngineError('bad-model', `${this.id}: its tokenizer gives no token ids`);
+    const ids = row.map(Number);
     if (
       !hidden ||
       typeof hidden !== 'object' ||
@@ -99,7 +101,7 @@ export class HubEncoder implements System<never>, TextEncoder {
     if (!isFloatArray(data)) {
       throw new EngineError(
         'bad-model',
-        `${this.id} gives its embeddings in ${String((hidden as { type?: unknown }).type)}, not float32; choose a float32 or 8-bit export of it.`,
+        `${this.id} gives its embeddings in ${'type' in hidden ? String(hidden.type) : 'another type'}, not float32; choose a float32 or 8-bit export of it.`,
       );
     }
     return { ids, vectors: data, dim: Number(hidden.dims[2]) };

@@ -1,6 +1,7 @@
 /**
  * BERTScore (Zhang, Kishore, Wu, Weinberger and Artzi 2020, "BERTScore: Evaluating Text Generation
- * with BERT"), as the authors' bert_score package computes it (score → greedy_cos_idf, get_idf_dict):
+ * with BERT", ICLR; cited below by its §3 subsections, whose displays carry P_BERT, R_BERT, F_BERT
+ * and idf), as the authors' bert_score package computes it (score → greedy_cos_idf, get_idf_dict):
  * each token of the draft matched to its most similar token of the reference by the cosine of their
  * contextual embeddings, and the other way round.
  *
@@ -13,9 +14,10 @@
  *    reference, so theirs is log 1 = 0);
  *  - a side with no token but [CLS] and [SEP] scores P = R = 0; F is 0 where 2PR/(P + R) is not a number;
  *  - the corpus score is the mean of the pairs' P, R and F.
- * No baseline rescaling (bert_score's rescale_with_baseline needs its per-model baseline files): the
- * signature says rescale:no. Where every token of a side weighs 0 (idf on, one reference, a draft made
- * only of the reference's words), bert_score divides 0 by 0 and reports NaN; here that side's score is 0.
+ * No baseline rescaling (§3, Baseline Rescaling: bert_score's rescale_with_baseline needs its
+ * per-model baseline files): the signature says rescale:no. Where every token of a side weighs 0
+ * (idf on, one reference, a draft made only of the reference's words), bert_score divides 0 by 0
+ * and reports NaN; here that side's score is 0.
  */
 
 /** A text as the encoder read it: its token ids (with the tokenizer's [CLS] and [SEP]) and one vector per token. */
@@ -32,7 +34,7 @@ export interface BertScorePrf {
   f1: number;
 }
 
-/** A token's weight in the sums of Eq. 4 and 5 (its idf, or 1), by token id. */
+/** A token's weight in the sums of precision and recall (§3, Importance Weighting: its idf, or 1), by token id. */
 export type TokenWeights = (id: number) => number;
 
 /** Without idf: 1 for every token but the special ones (bert_score sets [CLS] and [SEP] to 0). */
@@ -41,7 +43,8 @@ export function uniformWeights(specials: ReadonlySet<number>): TokenWeights {
 }
 
 /**
- * idf over the references (Eq. 3 as bert_score's get_idf_dict computes it, add-one smoothed):
+ * idf over the references (§3, Importance Weighting: idf(w) = −log (1/M) Σ I[w ∈ x(i)], with the
+ * plus-one smoothing the paper names, as bert_score's get_idf_dict computes it):
  * idf(w) = log((M + 1) / (df(w) + 1)), df counting the references that have w at least once.
  */
 export function idfWeights(references: readonly (readonly number[])[], specials: ReadonlySet<number>): TokenWeights {
@@ -67,7 +70,10 @@ function normalised(t: EncodedText): Float64Array {
   return out;
 }
 
-/** Σ weight × best / Σ weight over one side's tokens (Eq. 4 and 5 with idf weights); 0 where the weights sum to 0. */
+/**
+ * Σ weight × best / Σ weight over one side's tokens (§3's idf-weighted R_BERT, and P_BERT alike);
+ * 0 where the weights sum to 0.
+ */
 function weightedMean(ids: readonly number[], best: Float64Array, weight: TokenWeights): number {
   let num = 0;
   let den = 0;
@@ -94,8 +100,8 @@ export function bertScorePair(
   const d = hyp.dim;
   const nh = hyp.ids.length;
   const nr = ref.ids.length;
-  // Eq. 1-2: the cosine of each pair of tokens (pre-normalised vectors: their inner product), and
-  // each token's best match on the other side (greedy matching).
+  // §3, Similarity Measure and BERTScore: the cosine of each pair of tokens (pre-normalised vectors:
+  // their inner product), and each token's best match on the other side (greedy matching).
   const bestH = new Float64Array(nh).fill(-Infinity);
   const bestR = new Float64Array(nr).fill(-Infinity);
   for (let i = 0; i < nh; i++) {
@@ -106,10 +112,10 @@ export function bertScorePair(
       if (s > bestR[j]) bestR[j] = s;
     }
   }
-  // Eq. 4 (precision over the draft's tokens) and Eq. 5 (recall over the reference's), idf-weighted.
+  // P_BERT over the draft's tokens, R_BERT over the reference's, each weighted.
   const precision = weightedMean(hyp.ids, bestH, weight);
   const recall = weightedMean(ref.ids, bestR, weight);
-  // F1 (Eq. 2's F_BERT); bert_score's 0 where it is not a number (P + R = 0).
+  // F_BERT = 2 P R / (P + R); bert_score's 0 where it is not a number (P + R = 0).
   const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
   return { precision, recall, f1: Number.isFinite(f1) ? f1 : 0 };
 }
