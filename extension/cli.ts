@@ -536,7 +536,7 @@ const HANDLERS: { readonly [C in CommandName]: (a: Args) => Promise<number | voi
       dataDir: path.resolve(flag(a, 'data') ?? path.join(__dirname, '..', '.data', 'reply')),
       variants: (f) => variants(a, f),
     }),
-  score: scoreCommand,
+  score: (a) => scoreCommand(a, engineConfig),
   check: checkCommand,
   'eval checks': async (a) => {
     const data = flag(a, 'data');

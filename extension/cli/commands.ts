@@ -791,7 +791,7 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase] [--ref-field F] [--hyp-field F] [--limit N] [--quiet] [--nonwords] [--perplexity [--models DIR]]',
+          'score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase] [--ref-field F] [--hyp-field F] [--limit N] [--quiet] [--nonwords] [--perplexity [--models DIR]] [--bertscore-model MODEL [--bertscore-idf]]',
         note: 'REF and HYP: text files, one segment per line (or each one document with --document), or JSONL files of strings or of objects whose field F (default "text") holds the text. Prints BLEU, ROUGE-1/2/L/Lsum/W, Diversity, distinct-1/2, Substantiality and Coherence L, and the signatures. A Markdown file (.md) is one document, read as Markdown: its prose only (no code, tables, HTML, front matter, link targets or markup); a note on standard error says what was skipped.',
       },
       {
@@ -801,7 +801,12 @@ const TABLE = [
       },
       {
         synopsis:
-          'score --hyp DRAFTS_DIR --ref REFS_DIR [--csv | --json] [--stem] [--lowercase] [BLEU options] [-m chrf [--chrf-word-order 2]] [-m ter [TER options]]',
+          'score --ref REF --hyp HYP -m bertscore --bertscore-model MODEL [--bertscore-idf] [--offline] [--hub-endpoint URL] [--width N] [--json]',
+        note: "BERTScore alone (Zhang et al. 2020, as the bert_score package computes it; no baseline rescaling): the encoder's last-layer token embeddings matched greedily by cosine, P, R and F1 the mean over the segments, in sacreBLEU's score line with its signature (model, layer, idf, dtype). MODEL: a Hub id in transformers.js's layout (BERT family, e.g. Xenova/all-MiniLM-L6-v2), downloaded once into $DRAFTSMITH_CACHE, or a folder. --bertscore-idf weighs tokens by idf over the references.",
+      },
+      {
+        synopsis:
+          'score --hyp DRAFTS_DIR --ref REFS_DIR [--csv | --json] [--stem] [--lowercase] [BLEU options] [-m chrf [--chrf-word-order 2]] [-m ter [TER options]] [--bertscore-model MODEL]',
       },
       {
         synopsis: 'score --hyp F.jsonl --ref F.jsonl --hyp-field X --ref-field Y --name-field Z [--csv | --json]',
@@ -855,7 +860,7 @@ const TABLE = [
         short: '-m',
         value: 'bleu chrf ter rouge ...',
         description:
-          "sacreBLEU's metrics and ROUGE (rouge = rouge1 rouge2 rougeL rougeLsum, F1), with their signatures; default: every metric for one --ref and one --hyp, else bleu",
+          "sacreBLEU's metrics and ROUGE (rouge = rouge1 rouge2 rougeL rougeLsum, F1), with their signatures; bertscore alone (with --bertscore-model); default: every metric for one --ref and one --hyp, else bleu",
       },
       {
         name: 'tokenize',
@@ -977,6 +982,19 @@ const TABLE = [
         "the drafts' perplexity under the built-in story language model from --models (the full table or a folder's)",
       ),
       { ...MODELS, description: 'where --perplexity finds the story model (a folder with story/ in it)' },
+      {
+        name: 'bertscore-model',
+        kind: 'text',
+        value: 'MODEL',
+        description:
+          "adds BERTScore under this encoder: a Hugging Face Hub id in transformers.js's layout (BERT family, e.g. Xenova/all-MiniLM-L6-v2), downloaded once into $DRAFTSMITH_CACHE, or a folder (the full table, a folder's, or -m bertscore)",
+      },
+      flag(
+        'bertscore-idf',
+        "BERTScore weighs each token by its idf over the references (bert_score's idf; the full table and -m bertscore)",
+      ),
+      { ...HUB[1], description: 'where --bertscore-model is downloaded from: the Hub or a mirror with its URL layout' },
+      flag('offline', 'never download: --bertscore-model must be in the cache already, or a folder'),
       flag(
         'nonwords',
         "the drafts' non-word rate: the alphabetic words hunspell en_US rejects, names left out (the model cards' definition; the full table or a folder's)",
@@ -1023,6 +1041,10 @@ const TABLE = [
       {
         args: 'score --ref refs.txt --hyp drafts.txt --nonwords --perplexity',
         what: 'fluency beside the overlap metrics',
+      },
+      {
+        args: 'score --ref refs.txt --hyp drafts.txt -m bertscore --bertscore-model Xenova/all-MiniLM-L6-v2 --bertscore-idf',
+        what: 'BERTScore with idf, under a MiniLM encoder downloaded on first use',
       },
     ],
   },

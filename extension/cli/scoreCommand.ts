@@ -14,14 +14,14 @@
  *   segments), --stem, --rouge-jackknife (ROUGE-1.5.5's jackknifing over several references instead
  *   of rouge-score's best reference), --rouge-split newline|nlp (ROUGE-Lsum's sentences).
  */
-import type { CorpusScores, FolderScores } from '../protocol';
+import type { CorpusScores, EngineConfig, FolderScores } from '../protocol';
 import { stat, writeFile } from 'node:fs/promises';
 import { version as DRAFTSMITH_VERSION } from '../../package.json';
 import { report } from '../engine/eval/report';
 import { REPORT_VERSIONS } from '../engine/metrics/signature';
 import { folderTotals, pairFolders, pairJsonl } from '../engine/eval/folderScores';
 import { columnsOf, folderCsv, folderJson } from '../engine/eval/folderTable';
-import { formatValue, scoreSignatures, shownMetrics } from '../engine/eval/metricList';
+import { formatValue, shownMetrics, signaturesOf } from '../engine/eval/metricList';
 import { bleuOptionsOf, smoothValueApplies, type MetricOptions } from '../engine/eval/scoreOptions';
 import { EngineError } from '../engine/errors';
 import { scoreCorpus } from '../engine/eval/scoreDraft';
@@ -63,6 +63,7 @@ import {
 import { progressBar } from './progressBar';
 import { readPairs, readReferenceLists, readSegments, referenceStreams } from './readPairs';
 import { draftPerplexity, type DraftPerplexity } from './draftPerplexity';
+import { bertScoreFlags, draftBertScore, type BertScoreFlags } from './draftBertScore';
 import { rougeMetrics, rougeTypesOf, type RougeMetricOptions } from '../engine/metrics/rougeMetric';
 import type { RougeType } from '../engine/metrics/rouge';
 
@@ -76,8 +77,23 @@ export function scoreRows(s: CorpusScores): [string, string][] {
 
 const csvCell = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
 
+/** How the CLI's engine is configured (cli.ts engineConfig: --device, --threads, --hub-endpoint, --offline). */
+export type ConfigOf = (a: Args) => EngineConfig;
+
+/** --bertscore-model's encoder and the configuration it loads with; undefined without the option. */
+function bertScoreRequest(
+  a: Args,
+  configOf: ConfigOf | undefined,
+): { flags: BertScoreFlags; config: EngineConfig } | undefined {
+  const flags = bertScoreFlags(a);
+  if (flags === undefined) return undefined;
+  if (!configOf) throw new EngineError('internal', 'BERTScore needs the engine configuration');
+  return { flags, config: configOf(a) };
+}
+
 /** The whole-table mode: every metric, one reference, one system, with the signatures. */
-async function scoreEverything(a: Args, options: MetricOptions): Promise<void> {
+async function scoreEverything(a: Args, options: MetricOptions, configOf?: ConfigOf): Promise<void> {
+  const bert = bertScoreRequest(a, configOf);
   const ref = flag(a, 'ref');
   const hyp = flag(a, 'hyp');
   if (!ref || !hyp) throw new EngineError('bad-request', 'score needs --ref FILE and --hyp FILE');
@@ -96,13 +112,15 @@ async function scoreEverything(a: Args, options: MetricOptions): Promise<void> {
     scoreCorpus(pairs, options, { progress: (done, total) => bar.update(done, total) }),
   );
   bar.done();
-  const signatures = scoreSignatures(options);
   // The drafts' perplexity pooled, with each draft's own in --json (draftPerplexity.ts).
   if (flag(a, 'perplexity') !== undefined)
     scores.perplexity = await perplexityOf(
       a,
       pairs.map((p) => p.hypothesis),
     );
+  // BERTScore: the mean over the pairs, idf (when asked for) over all the references.
+  if (bert) scores.bertscore = (await draftBertScore(pairs, bert.flags, bert.config)).summary;
+  const signatures = signaturesOf(scores, options);
   const seconds = (performance.now() - started) / 1000;
   const rows = scoreRows(scores);
   for (const [name, signature] of Object.entries(signatures)) rows.push([`${name} signature`, signature]);
@@ -240,8 +258,10 @@ export function terFlags(a: Args): TerOptions {
   );
 }
 
-const METRIC_NAMES = ['bleu', 'chrf', 'ter', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum'] as const;
-type MetricName = 'bleu' | 'chrf' | 'ter' | RougeType;
+const METRIC_NAMES = ['bleu', 'chrf', 'ter', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'bertscore'] as const;
+type MetricName = 'bleu' | 'chrf' | 'ter' | 'bertscore' | RougeType;
+/** The metrics of sacreBLEU's workflow (-m bertscore has its own, scoreBertOnly). */
+type SacreMetric = Exclude<MetricName, 'bertscore'>;
 /** sacreBLEU's own metrics, which need the same number of references for every segment. */
 const isSacreMetric = (m: MetricName) => m === 'bleu' || m === 'chrf' || m === 'ter';
 
@@ -255,7 +275,7 @@ function metricsOf(a: Args): MetricName[] | undefined {
   const out: MetricName[] = [];
   for (const n of names) {
     const lower = n.toLowerCase();
-    if (lower === 'bleu' || lower === 'chrf' || lower === 'ter') out.push(lower);
+    if (lower === 'bleu' || lower === 'chrf' || lower === 'ter' || lower === 'bertscore') out.push(lower);
     else if (rougeTypesOf(n) !== undefined) out.push(...(rougeTypesOf(n) ?? []));
     else {
       throw new EngineError(
@@ -267,7 +287,7 @@ function metricsOf(a: Args): MetricName[] | undefined {
   return [...new Set(out)];
 }
 
-export async function scoreCommand(a: Args): Promise<void> {
+export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> {
   const refs = a.flags.get('ref') ?? [];
   const hyps = a.flags.get('hyp') ?? [];
   if (refs.length === 0 || hyps.length === 0)
@@ -299,10 +319,11 @@ export async function scoreCommand(a: Args): Promise<void> {
         'a folder of drafts is scored as one table (one --hyp folder, one --ref folder); several systems, several references and the paired tests take segment files, one line per segment',
       );
     }
-    return scoreFolderCli(a, options);
+    return scoreFolderCli(a, options, configOf);
   }
+  if (metrics?.includes('bertscore')) return scoreBertOnly(a, metrics, configOf);
   if (sacre) {
-    for (const f of ['nonwords', 'perplexity']) {
+    for (const f of ['nonwords', 'perplexity', 'bertscore-model']) {
       if (flag(a, f) !== undefined)
         throw new EngineError(
           'bad-request',
@@ -315,12 +336,12 @@ export async function scoreCommand(a: Args): Promise<void> {
       if (flag(a, f) !== undefined)
         throw new EngineError('bad-request', `--${f} applies to ROUGE with -m (e.g. -m rouge), not to the full table`);
     }
-    return scoreEverything(a, options);
+    return scoreEverything(a, options, configOf);
   }
   return scoreSacre(a, {
     refs,
     hyps,
-    metrics: metrics ?? ['bleu'],
+    metrics: (metrics ?? ['bleu']).filter((m): m is SacreMetric => m !== 'bertscore'),
     bleuOpts: bleuOptionsOf(options),
     chrfOpts,
     terOpts,
@@ -331,10 +352,52 @@ export async function scoreCommand(a: Args): Promise<void> {
   });
 }
 
+/**
+ * -m bertscore: BERTScore alone, over one --ref and one --hyp (one segment per line), in sacreBLEU's
+ * score line: `BERTScore|signature = F1 (P = …, R = …)`, or --json. The encoder is --bertscore-model's.
+ */
+async function scoreBertOnly(a: Args, metrics: readonly MetricName[], configOf?: ConfigOf): Promise<void> {
+  if (metrics.length > 1)
+    throw new EngineError(
+      'bad-request',
+      `-m bertscore is scored on its own (the full table adds it to every metric: --bertscore-model without -m), not with ${metrics.filter((m) => m !== 'bertscore').join(', ')}`,
+    );
+  const refs = a.flags.get('ref') ?? [];
+  const hyps = a.flags.get('hyp') ?? [];
+  for (const f of ['paired-bs', 'paired-ar', 'sentence-level', 'confidence'])
+    if (flag(a, f) !== undefined) throw new EngineError('bad-request', `--${f} is not available for -m bertscore`);
+  if (refs.length !== 1 || hyps.length !== 1)
+    throw new EngineError('bad-request', '-m bertscore takes one --ref and one --hyp');
+  const bert = bertScoreRequest(a, configOf);
+  if (!bert)
+    throw new EngineError(
+      'bad-request',
+      '-m bertscore needs an encoder: --bertscore-model MODEL (a Hub id such as Xenova/all-MiniLM-L6-v2, or a folder)',
+    );
+  const pairs = await readPairs({
+    ref: refs[0],
+    hyp: hyps[0],
+    refField: flag(a, 'ref-field') ?? 'text',
+    hypField: flag(a, 'hyp-field') ?? 'text',
+    document: flag(a, 'document') !== undefined,
+    limit: intFlag(a, 'limit') ?? Infinity,
+  });
+  if (pairs.length === 0) throw new EngineError('bad-input', `no pairs to score in ${refs[0]} and ${hyps[0]}`);
+  const { summary: b } = await draftBertScore(pairs, bert.flags, bert.config);
+  const width = positiveInt(a, 'width', 0) ?? 4;
+  if (flag(a, 'json') !== undefined) {
+    const out = { name: 'BERTScore', score: b.f1, precision: b.precision, recall: b.recall, signature: b.signature };
+    process.stdout.write(JSON.stringify(out, null, 1) + '\n');
+  } else {
+    const extra = ` (P = ${b.precision.toFixed(width)}, R = ${b.recall.toFixed(width)})`;
+    process.stdout.write(scoreLine('BERTScore', b.signature, b.f1, width, extra) + '\n');
+  }
+}
+
 interface SacreRun {
   refs: string[];
   hyps: string[];
-  metrics: MetricName[];
+  metrics: SacreMetric[];
   bleuOpts: BleuOptions;
   chrfOpts: ChrfOptions;
   terOpts: TerOptions;
@@ -580,7 +643,13 @@ const isFolder = (p: string) =>
  * the corpus last), the same rows and totals as the panel; or `--hyp F.jsonl --ref F.jsonl --hyp-field X
  * --ref-field Y --name-field Z` for the rows of a JSONL file. --csv and --json write the panel's exports.
  */
-async function scoreFolderCli(a: Args, scoreOptions: MetricOptions): Promise<void> {
+async function scoreFolderCli(a: Args, scoreOptions: MetricOptions, configOf?: ConfigOf): Promise<void> {
+  const bert = bertScoreRequest(a, configOf);
+  if (bert?.flags.idf)
+    throw new EngineError(
+      'bad-request',
+      "--bertscore-idf applies to the full table (one --ref, one --hyp): a folder's rows are each scored alone, where idf is undefined",
+    );
   const hyp = flag(a, 'hyp') ?? '';
   const ref = flag(a, 'ref') ?? '';
   const nameField = flag(a, 'name-field');
@@ -628,19 +697,27 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions): Promise<voi
     rows.forEach((r, i) => {
       r.scores.perplexity = ppl.drafts[i];
     });
+  // BERTScore: each draft's own in its row (one pair each, as Score Drafts in Folder), their mean in the corpus row.
+  if (bert) {
+    const run = await draftBertScore(pairs, bert.flags, bert.config);
+    rows.forEach((r, i) => {
+      r.scores.bertscore = { ...run.summary, ...run.pairs[i] };
+    });
+  }
+  const totals = folderTotals(
+    pairs,
+    rows.map((r) => r.scores),
+    options,
+  );
   const result: FolderScores = {
     source: hyp,
     referenceSource: folders ? ref : `${ref} (${flag(a, 'ref-field') ?? 'text'})`,
     rows,
-    totals: folderTotals(
-      pairs,
-      rows.map((r) => r.scores),
-      options,
-    ),
+    totals,
     unpaired: paired.unpaired,
     cancelled: false,
     paired: paired.pairs.length,
-    signatures: scoreSignatures(options),
+    signatures: signaturesOf(totals, options),
     elapsedMs: performance.now() - started,
   };
   if (flag(a, 'csv')) process.stdout.write(folderCsv(result));

@@ -8,12 +8,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { HubConfig, type EngineConfig, type EngineRequest, type ModelChoice, type ResultFor } from '../protocol';
 import { CancelledError, EngineError, errorMessage } from './errors';
-import type { LoadWatch } from './hub/hubModel';
+import { HubEncoder } from './hub/hubEncoder';
+import type { ExternalChoice, LoadWatch } from './hub/hubModel';
 import { YieldClock } from './decode/types';
 import { modelsFolder, singleFolder, type ModelSource } from './runtime/modelSource';
 import { urlModels } from './runtime/urlSource';
 import { acceleratorOf, CudaDecision, NativeCalls } from './runtime/onnx';
-import type { RunContext, RuntimeOptions, TextScorer } from './systems/context';
+import type { RunContext, RuntimeOptions, TextEncoder, TextScorer } from './systems/context';
 import { SYSTEMS, systemFor, textScorer, type SystemEntry, type SystemId } from './systems/registry';
 import { checkReadable } from './text/origin';
 import type { System } from './systems/system';
@@ -189,6 +190,20 @@ export class Engine {
     return slot;
   }
 
+  /** The encoder `choice` names (BERTScore's), in a slot of its own: loaded once, released on configure. */
+  private encoderSlot(choice: ExternalChoice): Slot {
+    const key = `encoder/${choiceKey(choice)}`;
+    let slot = this.slots.get(key);
+    if (!slot) {
+      slot = new Slot(
+        (watch) => HubEncoder.open(choice, this.config.hub ?? defaultHubConfig(), this.runtime('the encoder'), watch),
+        this.log,
+      );
+      this.slots.set(key, slot);
+    }
+    return slot;
+  }
+
   private readonly clock = new YieldClock();
 
   /** Runs one request; the result's type follows the request's op. */
@@ -214,6 +229,11 @@ export class Engine {
         if (entry.loading) ctx.progress(entry.loading);
         return this.slot(other, undefined).use(watch, (system) => work(scorer(system)));
       },
+      withEncoder: <T>(choice: ExternalChoice, work: (encoder: TextEncoder) => Promise<T>) =>
+        this.encoderSlot(choice).use(watch, (system) => {
+          if (!(system instanceof HubEncoder)) throw new EngineError('internal', 'the encoder slot holds no encoder');
+          return work(system);
+        }),
     };
     const id = systemFor(request.op);
     const entry: SystemEntry = SYSTEMS[id];

@@ -14,7 +14,7 @@ export { maxLengthNote } from './systems/lengthLimit';
 export { deleteDownloaded, downloadedModels, importFolder, type DownloadedModel } from './hub/downloads';
 export { folderTotals, jsonlFields, pairFolders, pairJsonl, type Paired } from './eval/folderScores';
 export { folderCsv, folderJson } from './eval/folderTable';
-export { scoreSignatures } from './eval/metricList';
+export { scoreSignatures, signaturesOf } from './eval/metricList';
 export { report } from './eval/report';
 export { REPORT_VERSIONS } from './metrics/signature';
 export { smoothValueApplies } from './eval/scoreOptions';

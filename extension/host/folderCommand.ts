@@ -18,7 +18,7 @@ import {
   type Paired,
   folderCsv,
   folderJson,
-  scoreSignatures,
+  signaturesOf,
 } from '../engine/public';
 import type { Ctx } from './context';
 import { EngineError } from './engineClient';
@@ -122,19 +122,21 @@ export async function scoreFolder(
     }
     return fail(ctx, `none of the drafts could be scored: ${unpaired.join('; ')}`);
   }
+  const totals = folderTotals(
+    done,
+    rows.map((r) => r.scores),
+    options,
+  );
   const result: FolderScores = {
     source: where,
     referenceSource: refWhere,
     rows,
-    totals: folderTotals(
-      done,
-      rows.map((r) => r.scores),
-      options,
-    ),
+    totals,
     unpaired,
     cancelled,
     paired: paired.pairs.length,
-    signatures: scoreSignatures(options),
+    // With the signatures only the scores know (BERTScore's encoder layer and data type).
+    signatures: signaturesOf(totals, options),
     elapsedMs: performance.now() - started,
   };
   ctx.folders.latest = result;

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type {
   BeamOptions,
+  BertScoreSettings,
   BleuSmoothMethod,
   BleuTokenize,
   DeviceSetting,
@@ -258,6 +259,19 @@ export function readStoryOptions(): { words: number; sampling: SamplingOptions }
 }
 
 /**
+ * draftsmith.score.bertscore.model: the encoder BERTScore reads (only the user's own in a restricted
+ * workspace: it chooses files the engine downloads and runs). Empty, "built-in" or a value
+ * parseModelChoice refuses: no BERTScore (as elsewhere, a hand-edited value that does not fit is the default).
+ */
+function readBertScoreModel(): BertScoreSettings['model'] | undefined {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const set = trustedSetting(cfg.inspect('score.bertscore.model'), vscode.workspace.isTrusted);
+  if (typeof set?.value !== 'string') return undefined;
+  const parsed = parseModelChoice(set.value, isDirectory);
+  return 'choice' in parsed && parsed.choice.kind !== 'built-in' ? parsed.choice : undefined;
+}
+
+/**
  * Score Draft's draftsmith.score.* settings as the 'score' request's options. Only what differs
  * from sacreBLEU's defaults is set, so with every setting at its default the request is the one
  * Score Draft has always sent but for the non-word rate (on by default). As elsewhere, a
@@ -280,6 +294,10 @@ export function readScoreOptions(): ScoreOptions {
   if (chrf !== 'off') options.chrf = chrf;
   if (s.flag('score.nonwords')) options.nonwords = true;
   if (s.flag('score.perplexity')) options.perplexity = true;
+  // idf is read whether or not BERTScore is on (one reading of every setting), as TER's options below.
+  const idf = s.flag('score.bertscore.idf');
+  const bertscore = readBertScoreModel();
+  if (bertscore !== undefined) options.bertscore = { model: bertscore, ...(idf ? { idf: true } : {}) };
   // TER's options are read whether or not TER is on (one reading of every setting), and sent only
   // when set, so the signature and the request are sacreBLEU's defaults otherwise.
   const ter: NonNullable<ScoreOptions['ter']> = {};

@@ -307,7 +307,11 @@ async function main() {
   const mirrors = JSON.parse(fs.readFileSync(path.join(hubDir, 'MIRRORS.json'), 'utf8')).repos;
   const checks = JSON.parse(fs.readFileSync(path.join(hubDir, 'CHECKS.json'), 'utf8'));
   let ok = true;
-  for (const [id, mirror] of Object.entries(mirrors)) ok = (await checkRepo(tf, hubDir, id, mirror, checks[id])) && ok;
+  for (const [id, mirror] of Object.entries(mirrors)) {
+    // An encoder has no logits to compare: test/unit/bertscore.test.ts holds it to PyTorch's BERTScore.
+    if (mirror.family === 'bert') continue;
+    ok = (await checkRepo(tf, hubDir, id, mirror, checks[id])) && ok;
+  }
   process.exit(ok ? 0 : 1);
 }
 

@@ -28,7 +28,7 @@ const MIRRORS = (
 ).repos;
 
 const kindOf = (m: Mirror): HubModelKind =>
-  m.model_type === 'bart' || m.model_type === 't5' ? 'seq2seq' : 'causal-lm';
+  m.model_type === 'bart' || m.model_type === 't5' ? 'seq2seq' : m.model_type === 'bert' ? 'encoder' : 'causal-lm';
 
 for (const [id, mirror] of Object.entries(MIRRORS)) {
   test(`${id} (${mirror.imitates}'s layout) downloads the files fileChoice picks, exactly, and runs`, async (t) => {
@@ -39,7 +39,7 @@ for (const [id, mirror] of Object.entries(MIRRORS)) {
       rmSync(cacheDir, { recursive: true, force: true });
     });
     const kind = kindOf(mirror);
-    const choice = chooseFiles(mirror.files, kind, id);
+    const choice = chooseFiles(mirror.files, kind, id, kind === 'encoder' ? { prefer: 'fp32' } : {});
     const config: EngineConfig = {
       modelsDir,
       device: 'cpu',
@@ -49,10 +49,13 @@ for (const [id, mirror] of Object.entries(MIRRORS)) {
     const log: string[] = [];
     const engine = new Engine(config, (_l, m) => log.push(m));
     const model = { kind: 'hub' as const, id };
+    // An encoder runs as Score Draft's BERTScore; the float32 graph first (hubEncoder.ts), as here.
     const request: EngineRequest =
       kind === 'seq2seq'
         ? { op: 'summarize', text: article, decoding: { maxLength: 12 }, model }
-        : { op: 'story', prompt: 'Once upon a time', words: 5, sampling: { seed: 3 }, model };
+        : kind === 'encoder'
+          ? { op: 'score', hypothesis: 'The rain fell.', reference: 'It rained.', options: { bertscore: { model } } }
+          : { op: 'story', prompt: 'Once upon a time', words: 5, sampling: { seed: 3 }, model };
     await engine.run(request);
     // Exactly the chosen files came, each once.
     const asked = hub.requests

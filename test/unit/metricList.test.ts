@@ -12,12 +12,14 @@ import {
   poolScores,
   scoreSignatures,
   shownMetrics,
+  signaturesOf,
   type MetricKey,
 } from '../../extension/engine/eval/metricList';
 import { bleuOptionsOf, type MetricOptions } from '../../extension/engine/eval/scoreOptions';
 import { columnsOf, folderCsv, folderJson } from '../../extension/engine/eval/folderTable';
 import { scoreCorpus } from '../../extension/engine/eval/scoreDraft';
 import { pooledPerplexity } from '../../extension/engine/metrics/perplexity';
+import { bertScoreSignature } from '../../extension/engine/metrics/signature';
 import { scoreRows } from '../../extension/cli/scoreCommand';
 
 const PAIRS = [
@@ -32,12 +34,33 @@ const PAIRS = [
   },
 ];
 /** Every option that adds a metric. */
-const ALL: MetricOptions = { chrf: 'chrF++', ter: {}, nonwords: true, perplexity: true };
+const ALL: MetricOptions = {
+  chrf: 'chrF++',
+  ter: {},
+  nonwords: true,
+  perplexity: true,
+  bertscore: { model: { kind: 'hub', id: 'Xenova/all-MiniLM-L6-v2' } },
+};
 /** What the story model gives a draft (perplexity is computed by a model, outside the list). */
 const perplexityOf = (i: number) => pooledPerplexity([{ nll: 20 + i, tokens: 10 + i, words: 8 + i }], 'story');
+/** What an encoder gives a draft (BERTScore is computed by a model, outside the list). */
+const bertscoreOf = (i: number) => ({
+  precision: 0.9 - i / 100,
+  recall: 0.8 + i / 100,
+  f1: 0.85,
+  model: 'Xenova/all-MiniLM-L6-v2',
+  layer: 6,
+  idf: false,
+  dtype: 'fp32',
+  signature: bertScoreSignature({ model: 'Xenova/all-MiniLM-L6-v2', layer: 6, idf: false, dtype: 'fp32' }),
+});
 
 /** Each pair scored alone, as Score Drafts in Folder's rows, with every metric. */
-const rows = PAIRS.map((p, i) => ({ ...scoreCorpus([p], ALL), perplexity: perplexityOf(i) }));
+const rows = PAIRS.map((p, i) => ({
+  ...scoreCorpus([p], ALL),
+  perplexity: perplexityOf(i),
+  bertscore: bertscoreOf(i),
+}));
 const totals = poolScores(PAIRS, rows, ALL);
 const folder: FolderScores = {
   source: 'drafts',
@@ -138,6 +161,9 @@ test("the one aggregation: a folder's totals equal scoring all the pairs togethe
       'story',
     ),
   );
+  // BERTScore over drafts: the mean of each one's P, R and F (bert_score's corpus score).
+  assert.ok(Math.abs((totals.bertscore?.precision ?? 0) - (0.9 - 0.01)) < 1e-12);
+  assert.equal(signaturesOf(totals, ALL).BERTScore, rows[0].bertscore.signature);
   // A metric some rows lack (asked for after they were scored) is left out of the totals.
   const partial = poolScores(PAIRS, [rows[0], { ...rows[1], nonwords: undefined }, rows[2]], ALL);
   assert.equal(partial.nonwords, undefined);

@@ -12,12 +12,14 @@
  * hunspell is read once per pair by the engine (eval/scoreDraft.ts, a ReadPair).
  */
 import type {
+  BertScoreSummary,
   CoherenceSummary,
   CorpusScores,
   NonwordSummary,
   ScoreResult,
   SubstantialitySummary,
 } from '../../protocol';
+import { meanPrf } from '../metrics/bertscore';
 import { bleuSummary, corpusBleu } from '../metrics/bleu';
 import { corpusChrf } from '../metrics/chrf';
 import { diversity } from '../metrics/diversity';
@@ -95,6 +97,8 @@ export interface MetricDescriptor<K extends MetricKey> {
   scoring: Scoring<Summary<K>>;
   /** The signature that says how it was computed (ScoreResult.signatures, `draftsmith score --json`). */
   signature?: { name: keyof ScoreResult['signatures']; of(options: MetricOptions): string };
+  /** A signature only the scores know (the encoder's layer and data type), read from the summary. */
+  summarySignature?: { name: keyof ScoreResult['signatures']; of(s: Summary<K>): string };
   /** Its sentence-level statistics, resampled by the two-draft comparison's paired bootstrap. */
   sentence?(options: MetricOptions): StatMetric[];
 }
@@ -303,7 +307,34 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
     // Tokens pooled over the drafts, as the story paper does.
     scoring: { external: 'the story model', pool: (parts) => pooledPerplexity(parts, parts[0]?.model ?? '') },
   },
+  bertscore: {
+    label: 'BERTScore (token embeddings of the chosen encoder)',
+    option: (o) => o.bertscore !== undefined,
+    values: (b) => [
+      score('bertscore-f1', 'BERTScore F1', b.f1, 4, HEADLINE),
+      score('bertscore-precision', 'BERTScore precision', b.precision, 4),
+      score('bertscore-recall', 'BERTScore recall', b.recall, 4),
+    ],
+    note: (b) =>
+      `BERTScore: each token of the draft matched to its most similar token of the reference (cosine of ${b.model}'s layer ${b.layer} embeddings, ${b.dtype}) and back, ${b.idf ? 'weighted by idf over the references' : 'every token weighing alike'}; no baseline rescaling, so numbers are not comparable across encoders.`,
+    // The mean over the drafts, as bert_score reports a corpus.
+    scoring: { external: 'the chosen encoder', pool: poolBertScore },
+    summarySignature: { name: 'BERTScore', of: (b) => b.signature },
+  },
 };
+
+/** BERTScore of several drafts: the mean of their P, R and F, the encoder's description from the first. */
+function poolBertScore(parts: readonly BertScoreSummary[]): BertScoreSummary {
+  const first = parts[0] ?? { model: '', layer: 0, idf: false, dtype: '', signature: '' };
+  return {
+    ...meanPrf(parts),
+    model: first.model,
+    layer: first.layer,
+    idf: parts.every((p) => p.idf),
+    dtype: first.dtype,
+    signature: first.signature,
+  };
+}
 
 export const METRIC_KEYS = Object.keys(METRICS) as MetricKey[];
 
@@ -419,6 +450,18 @@ export function scoreSignatures(options: MetricOptions = {}): ScoreResult['signa
     const sig = METRICS[key].signature;
     if (sig && wanted(key, options)) out[sig.name] = sig.of(options);
   }
+  return out as ScoreResult['signatures'];
+}
+
+/** The signatures of `scores`: those the options give, and those only the scores know (BERTScore's). */
+export function signaturesOf(scores: CorpusScores, options: MetricOptions = {}): ScoreResult['signatures'] {
+  const out: Partial<ScoreResult['signatures']> = { ...scoreSignatures(options) };
+  const one = <K extends MetricKey>(key: K) => {
+    const sig = METRICS[key].summarySignature;
+    const s = scores[key];
+    if (sig && s !== undefined) out[sig.name] = sig.of(s as Summary<K>);
+  };
+  for (const key of METRIC_KEYS) one(key);
   return out as ScoreResult['signatures'];
 }
 

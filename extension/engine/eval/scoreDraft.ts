@@ -150,6 +150,17 @@ function proseFor(text: string, format: 'markdown' | 'plain' | undefined, what: 
   return prose;
 }
 
+/** The texts of a request as its metrics read them (Markdown ones as their prose): what a model-based metric scores. */
+export function scoredTexts(request: ScoreRequest): { hypothesis: string; reference: string; second?: string } {
+  return {
+    hypothesis: proseFor(request.hypothesis, request.hypothesisFormat, 'draft').text,
+    reference: proseFor(request.reference, request.referenceFormat, 'reference').text,
+    ...(request.second
+      ? { second: proseFor(request.second.hypothesis, request.second.format, 'second draft').text }
+      : {}),
+  };
+}
+
 export function scoreDraft(original: ScoreRequest, hooks: ScoreHooks = {}): ScoreResult {
   const started = performance.now();
   // Markdown texts are scored on their prose (headings' text, paragraphs, list items): a README's

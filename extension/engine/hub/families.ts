@@ -70,3 +70,13 @@ export function causalLayout(n: NormalizedConfig, modelType: string | undefined)
   }
   return { family, modelType: type, layers, kvHeads, headDim };
 }
+
+/**
+ * The encoder families BERTScore reads token embeddings from, keyed by config.json's model_type: their
+ * ONNX export (onnx/model*.onnx) takes input_ids, attention_mask (and token_type_ids) and gives
+ * last_hidden_state, the last layer's output. BERT's layout is the one the fixtures test
+ * (all-MiniLM-L6-v2, bert-base-uncased and their Xenova conversions are model_type bert).
+ */
+export const ENCODER_FAMILIES: Readonly<Record<string, { label: string }>> = {
+  bert: { label: 'BERT (MiniLM, bert-base)' },
+};

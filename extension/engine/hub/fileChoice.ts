@@ -18,8 +18,11 @@
  */
 import { EngineError } from '../errors';
 
-/** 'causal-lm': a decoder-only model (gpt2, llama, ...); 'seq2seq': an encoder-decoder (bart, t5, ...). */
-export type HubModelKind = 'causal-lm' | 'seq2seq';
+/**
+ * 'causal-lm': a decoder-only model (gpt2, llama, ...); 'seq2seq': an encoder-decoder (bart, t5, ...);
+ * 'encoder': an encoder read for its token embeddings (bert: BERTScore).
+ */
+export type HubModelKind = 'causal-lm' | 'seq2seq' | 'encoder';
 
 /** The data types transformers.js 4.3.1 knows a file suffix for, less the 1- and 2-bit ones. */
 export type Dtype = 'q4' | 'q8' | 'uint8' | 'int8' | 'q4f16' | 'bnb4' | 'fp16' | 'fp32';
@@ -129,6 +132,7 @@ const chunkIndex = (p: string) => Number(/_data_(\d+)$/.exec(p)?.[1] ?? 0);
 const LAYOUTS: Readonly<Record<HubModelKind, readonly (readonly string[])[]>> = {
   'causal-lm': [['model'], ['decoder_model_merged']],
   seq2seq: [['encoder_model', 'decoder_model_merged']],
+  encoder: [['model']],
 };
 
 export interface ChoiceOptions {
@@ -210,10 +214,13 @@ export function chooseFiles(
     const want =
       kind === 'seq2seq'
         ? 'onnx/encoder_model*.onnx and onnx/decoder_model_merged*.onnx'
-        : 'onnx/model*.onnx or onnx/decoder_model_merged*.onnx';
+        : kind === 'encoder'
+          ? 'onnx/model*.onnx'
+          : 'onnx/model*.onnx or onnx/decoder_model_merged*.onnx';
+    const what = { seq2seq: 'an encoder-decoder', encoder: 'an encoder', 'causal-lm': 'a decoder-only model' }[kind];
     throw new EngineError(
       'bad-model',
-      `${label} has no ONNX graphs in transformers.js's layout for ${kind === 'seq2seq' ? 'an encoder-decoder' : 'a decoder-only model'} (${want}).`,
+      `${label} has no ONNX graphs in transformers.js's layout for ${what} (${want}).`,
     );
   }
   const graphs = best.graphs.map((c) => c.graph);

@@ -31,6 +31,7 @@ import {
   type FileChoice,
   type HubModelKind,
 } from './fileChoice';
+import { ENCODER_FAMILIES } from './families';
 import { DownloadAborted, watchedFetch } from './hubFetch';
 import { downloadFiles, missingFiles } from './repoDownload';
 import { fetchListing, listingOfFolder, readCachedListing, writeCachedListing, type RepoListing } from './repoListing';
@@ -147,13 +148,28 @@ function readConfig(dir: string, label: string): Record<string, unknown> & { mod
 }
 
 const KIND_OF = (config: Record<string, unknown>): HubModelKind =>
-  config.is_encoder_decoder === true ? 'seq2seq' : 'causal-lm';
+  config.is_encoder_decoder === true
+    ? 'seq2seq'
+    : typeof config.model_type === 'string' && Object.hasOwn(ENCODER_FAMILIES, config.model_type)
+      ? 'encoder'
+      : 'causal-lm';
+
+/** Each kind of model in words, and what a command that needs it is told to choose. */
+const KIND_WORDS: Readonly<Record<HubModelKind, { is: string; needs: string }>> = {
+  seq2seq: { is: 'an encoder-decoder', needs: 'an encoder-decoder such as a BART or T5 summarizer' },
+  'causal-lm': { is: 'a decoder-only language model', needs: 'a causal language model such as a GPT-2' },
+  encoder: {
+    is: 'an encoder',
+    needs: `an encoder such as a BERT or MiniLM (e.g. Xenova/all-MiniLM-L6-v2; families: ${Object.keys(ENCODER_FAMILIES).join(', ')})`,
+  },
+};
 
 function checkKind(config: ReturnType<typeof readConfig>, kind: HubModelKind, label: string, what: string): void {
-  if (KIND_OF(config) === kind) return;
+  const found = KIND_OF(config);
+  if (found === kind) return;
   throw new EngineError(
     'bad-model',
-    `${label} is ${config.model_type ? `a ${config.model_type}` : 'a'} model (${KIND_OF(config) === 'seq2seq' ? 'an encoder-decoder' : 'a decoder-only language model'}); ${what} needs ${kind === 'seq2seq' ? 'an encoder-decoder such as a BART or T5 summarizer' : 'a causal language model such as a GPT-2'}.`,
+    `${label} is ${config.model_type ? `a ${config.model_type}` : 'a'} model (${KIND_WORDS[found].is}); ${what} needs ${KIND_WORDS[kind].needs}.`,
   );
 }
 
@@ -357,7 +373,8 @@ export async function openHubModel(
   } catch (e) {
     throw explainLoad(e, label, dir);
   }
-  const Auto = kind === 'seq2seq' ? tjs.AutoModelForSeq2SeqLM : tjs.AutoModelForCausalLM;
+  const Auto =
+    kind === 'seq2seq' ? tjs.AutoModelForSeq2SeqLM : kind === 'encoder' ? tjs.AutoModel : tjs.AutoModelForCausalLM;
   const sessionOptions = {
     graphOptimizationLevel: 'all',
     ...(runtime.threads > 0 ? { intraOpNumThreads: runtime.threads, interOpNumThreads: 1 } : {}),

@@ -11,17 +11,26 @@ import { NativeCalls, guardedOrt } from '../runtime/onnx';
 
 export interface TjsTensor {
   dims: number[];
+  /** The values, row-major (a typed array: Float32Array for float32, BigInt64Array for int64, ...). */
+  readonly data?: unknown;
+  /** 'float32', 'int64', ... */
+  readonly type?: string;
   tolist(): unknown[];
   /** A range per axis (null: all of it), as numpy's a[:, 0:n]. */
   slice(...ranges: (null | [number, number])[]): TjsTensor;
 }
 
 export interface TjsTokenizer {
-  (text: string, options?: Record<string, unknown>): { input_ids: TjsTensor; attention_mask: TjsTensor };
+  (
+    text: string,
+    options?: Record<string, unknown>,
+  ): { input_ids: TjsTensor; attention_mask: TjsTensor; token_type_ids?: TjsTensor };
   encode(text: string, options?: { add_special_tokens?: boolean }): number[];
   decode(ids: readonly (number | bigint)[], options?: { skip_special_tokens?: boolean }): string;
   readonly bos_token_id?: number | null;
   readonly eos_token_id?: number | null;
+  /** tokenizer_config.json's model_max_length (the longest input the model was trained on). */
+  readonly model_max_length?: number;
   /** tokenizer_config.json's chat_template: one template, or named ones. */
   readonly chat_template?: string | Record<string, string> | null;
   apply_chat_template(
@@ -35,6 +44,8 @@ export interface TjsModel {
   /** generation_config.json as the repository has it (null where it has none). */
   readonly generation_config?: Record<string, unknown> | null;
   generate(options: Record<string, unknown>): Promise<TjsTensor | { sequences: TjsTensor }>;
+  /** One pass of the model's graph on the tokenizer's output (an encoder: { last_hidden_state }). */
+  forward(inputs: Record<string, unknown>): Promise<Record<string, unknown>>;
   dispose(): Promise<unknown>;
 }
 
@@ -78,6 +89,8 @@ export interface Tjs {
   AutoConfig: Auto<Record<string, unknown> & { model_type?: string; is_encoder_decoder?: boolean }>;
   AutoModelForCausalLM: Auto<TjsModel>;
   AutoModelForSeq2SeqLM: Auto<TjsModel>;
+  /** The bare model (no head): an encoder's token embeddings. */
+  AutoModel: Auto<TjsModel>;
   BaseStreamer: new () => { put(value: bigint[][]): void; end(): void };
   StoppingCriteria: new () => { _call(inputIds: bigint[][], scores: unknown): boolean[] };
 }

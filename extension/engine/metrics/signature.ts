@@ -133,3 +133,31 @@ export function rougeSignature(opts: RougeSignatureOptions = {}, nrefs: number |
     ['version', `rouge-score-${ROUGE_SCORE_VERSION}`],
   ]);
 }
+
+/**
+ * BERTScore's implementation version: bumped when what the same encoder gives changes (tokens read,
+ * weights, matching). bert_score's hash names model, layer, idf and rescaling; ours adds the data type
+ * of the graph that ran (a quantized encoder gives other numbers).
+ */
+export const BERTSCORE_VERSION = 'draftsmith-1';
+
+export interface BertScoreSignatureOptions {
+  /** The encoder as the user chose it (Hub id[@revision], or a folder). */
+  model: string;
+  layer: number;
+  idf: boolean;
+  dtype: string;
+}
+
+/** BERTScore's signature, in sacreBLEU's shape: no baseline rescaling (rescale:no), ever. */
+export function bertScoreSignature(o: BertScoreSignatureOptions, nrefs: number | 'var' = 1): string {
+  return join([
+    ['nrefs', nrefs],
+    ['model', o.model],
+    ['layer', o.layer],
+    ['idf', o.idf ? 'yes' : 'no'],
+    ['rescale', 'no'],
+    ['dtype', o.dtype],
+    ['version', BERTSCORE_VERSION],
+  ]);
+}

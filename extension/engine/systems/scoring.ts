@@ -6,6 +6,8 @@
  * with Continue Story).
  */
 import type {
+  BertScoreSettings,
+  BertScoreSummary,
   CoherenceRequest,
   CoherenceResult,
   PerplexitySummary,
@@ -15,7 +17,9 @@ import type {
   SystemsResult,
 } from '../../protocol';
 import { EngineError, errorMessage } from '../errors';
-import { checkCoherence, scoreDraft } from '../eval/scoreDraft';
+import { bertScoreOf } from '../eval/bertScoreEval';
+import { signaturesOf } from '../eval/metricList';
+import { checkCoherence, scoreDraft, scoredTexts } from '../eval/scoreDraft';
 import { compareSystems } from '../eval/systemsComparison';
 import { pooledPerplexity } from '../metrics/perplexity';
 import type { RunContext } from './context';
@@ -48,6 +52,13 @@ export class ScoringSystem implements System<'score' | 'coherence' | 'systems'> 
         if (second && result.comparison) result.comparison.secondScores.perplexity = second;
         result.elapsedMs = performance.now() - started;
       }
+      if (req.options?.bertscore) {
+        const [first, second] = await bertScores(req, req.options.bertscore, ctx);
+        result.scores.bertscore = first;
+        if (second && result.comparison) result.comparison.secondScores.bertscore = second;
+        result.signatures = signaturesOf(result.scores, req.options);
+        result.elapsedMs = performance.now() - started;
+      }
       return result;
     }
     ctx.progress('Aligning sentences…');
@@ -59,7 +70,7 @@ export class ScoringSystem implements System<'score' | 'coherence' | 'systems'> 
       system: 'scoring',
       name: 'metrics',
       description:
-        'BLEU, ROUGE, chrF, Diversity, Substantiality, coherence L, non-word rate; perplexity through the story model',
+        'BLEU, ROUGE, chrF, Diversity, Substantiality, coherence L, non-word rate; perplexity through the story model, BERTScore through a chosen encoder',
       architecture: 'none',
       dir: null,
       device: 'none',
@@ -68,6 +79,42 @@ export class ScoringSystem implements System<'score' | 'coherence' | 'systems'> 
 
   async dispose(): Promise<void> {
     // No sessions to release.
+  }
+}
+
+/** BERTScore of the draft (and the second draft) against the reference, under the chosen encoder. */
+async function bertScores(
+  req: ScoreRequest,
+  settings: BertScoreSettings,
+  ctx: RunContext,
+): Promise<BertScoreSummary[]> {
+  const { model: choice } = settings;
+  if (!ctx.withEncoder)
+    throw new EngineError(
+      'bad-request',
+      'BERTScore needs a Hub model or a folder as its encoder, loaded by the engine.',
+    );
+  const texts = scoredTexts(req);
+  try {
+    return await ctx.withEncoder(choice, async (encoder) => {
+      ctx.progress(`BERTScore under ${encoder.id}…`);
+      const drafts = [texts.hypothesis, ...(texts.second !== undefined ? [texts.second] : [])];
+      const out: BertScoreSummary[] = [];
+      for (const hypothesis of drafts) {
+        const run = await bertScoreOf([{ hypothesis, reference: texts.reference }], encoder, settings.idf === true, {
+          checkCancelled: ctx.checkCancelled,
+        });
+        out.push(run.summary);
+      }
+      return out;
+    });
+  } catch (e) {
+    if (e instanceof EngineError && (e.code === 'cancelled' || e.code === 'stopped')) throw e;
+    const code = e instanceof EngineError ? e.code : 'internal';
+    throw new EngineError(
+      code,
+      `Score Draft's BERTScore: ${errorMessage(e)} (clear draftsmith.score.bertscore.model to score without it)`,
+    );
   }
 }
 

@@ -3,6 +3,7 @@
  * (a model only for the optional perplexity).
  */
 import { z } from 'zod';
+import { ModelChoice } from '../config';
 import { Seed, TextFormat } from './shared';
 
 /** sacreBLEU's BLEU tokenizers (--tokenize) that Draftsmith implements. */
@@ -24,6 +25,14 @@ export const TerSettings = z.object({
   asianSupport: z.boolean().optional(),
 });
 export type TerSettings = z.infer<typeof TerSettings>;
+
+/** BERTScore's encoder (a Hub model or a folder in transformers.js's layout, never a built-in model) and its idf. */
+export const BertScoreSettings = z.object({
+  model: ModelChoice.refine((c) => c.kind !== 'built-in', 'a Hub model id or a folder, not the built-in models'),
+  /** Weigh tokens by their idf over the references (bert_score's idf=True); needs two or more references. */
+  idf: z.boolean().optional(),
+});
+export type BertScoreSettings = z.infer<typeof BertScoreSettings>;
 
 /** Every field optional: an absent one is sacreBLEU's (and rouge-score's) default, so a request
  * without options scores as Score Draft always has. */
@@ -48,6 +57,8 @@ export const ScoreOptions = z.object({
   nonwords: z.boolean().optional(),
   /** Adds the draft's perplexity under the built-in story LM (loads the story model). */
   perplexity: z.boolean().optional(),
+  /** Adds BERTScore with this encoder (loads it: downloads a Hub model on first use); absent: no BERTScore. */
+  bertscore: BertScoreSettings.optional(),
 });
 export type ScoreOptions = z.infer<typeof ScoreOptions>;
 
@@ -134,6 +145,24 @@ export const PerplexitySummary = z.object({
 });
 export type PerplexitySummary = z.infer<typeof PerplexitySummary>;
 
+/** BERTScore (bert_score's P, R and F, no baseline rescaling): the mean over the pairs, and how it was computed. */
+export const BertScoreSummary = z.object({
+  precision: z.number(),
+  recall: z.number(),
+  f1: z.number(),
+  /** The encoder as the user chose it (Hub id[@revision], or the folder). */
+  model: z.string(),
+  /** The layer whose embeddings were read (config.json's num_hidden_layers: the export's last_hidden_state). */
+  layer: z.number().int(),
+  /** Whether tokens were weighed by idf (false with a single reference, where idf is undefined). */
+  idf: z.boolean(),
+  /** The weights' data type of the graph that ran ('fp32', 'q8', ...). */
+  dtype: z.string(),
+  /** Its reproducibility signature (engine/metrics/signature.ts bertScoreSignature). */
+  signature: z.string(),
+});
+export type BertScoreSummary = z.infer<typeof BertScoreSummary>;
+
 /** The share of alphabetic tokens the en_US dictionary rejects (names left out), as the model cards count it. */
 export const NonwordSummary = z.object({
   /** null: no token to judge. */
@@ -165,6 +194,8 @@ export const CorpusScores = z.object({
   nonwords: NonwordSummary.optional(),
   /** The drafts' perplexity under the story LM, when asked for (pooled over the drafts). */
   perplexity: PerplexitySummary.optional(),
+  /** BERTScore under the chosen encoder, when asked for (the mean over the pairs). */
+  bertscore: BertScoreSummary.optional(),
 });
 export type CorpusScores = z.infer<typeof CorpusScores>;
 
@@ -213,6 +244,7 @@ export const Signatures = z.object({
   ROUGE: z.string(),
   chrF: z.string().optional(),
   TER: z.string().optional(),
+  BERTScore: z.string().optional(),
 });
 
 export const ScoreResult = z.object({

@@ -31,8 +31,14 @@ same bytes.
   BART (bart)           distilbart-cnn's config and generation_config at a tiny size: encoder_model.onnx
                         and optimum's merged decoder_model_merged.onnx (export_peer.merge_decoders: the
                         encoder presents are placeholders on the cached branch), raw logits.
+  BERT (bert)           all-MiniLM-L6-v2's layout for feature extraction: onnx/model*.onnx taking input_ids,
+                        attention_mask, token_type_ids -> last_hidden_state; post-LN layers, erf GELU,
+                        token-type embeddings; a WordPiece tokenizer.json (BertNormalizer, BertPreTokenizer,
+                        [CLS] ... [SEP]) and vocab.txt. Its CHECKS.json entry also holds BERTScore as the
+                        bert_score package computes it (greedy_cos_idf, get_idf_dict; mirrored here, since
+                        that package is not installed) for a few pairs, idf off and on.
 
-Tokenizers are byte-level BPE (GPT-2's 256 byte symbols, a few dozen merges learnt from a fixed
+Tokenizers (but BERT's) are byte-level BPE (GPT-2's 256 byte symbols, a few dozen merges learnt from a fixed
 paragraph) with each family's special tokens, ids and tokenizer_config (the real chat templates).
 
 --real-size writes the same graphs with the real shapes of SmolLM2-135M/-360M-Instruct and
@@ -1573,6 +1579,397 @@ def bart_config(vocab, d=32, heads=4, ffn=64, enc=2, dec=2, positions=256):
     }
 
 
+# ---- BERT / MiniLM (an encoder, for BERTScore) ---------------------------------------------------------
+
+# BERT's special tokens at their real ids: [PAD] 0, [unused0..98] 1..99, [UNK] 100, [CLS] 101, [SEP] 102, [MASK] 103
+BERT_SPECIALS = ["[PAD]"] + [f"[unused{i}]" for i in range(99)] + ["[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+BERT_PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+# Two CJK characters (BertNormalizer puts spaces around each); any other one is [UNK]
+BERT_CJK = "水雨"
+BERT_SUFFIXES = ["##ed", "##ing", "##er", "##ly"]
+
+
+def bert_vocab():
+    """Specials, single characters, ## continuations, then the corpus's words (no merges: whole words)."""
+    chars = list(BERT_PUNCT) + [str(d) for d in range(10)] + [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    chars += list(BERT_CJK)
+    cont = ["##" + ch for ch in "abcdefghijklmnopqrstuvwxyz0123456789"] + BERT_SUFFIXES
+    words = sorted({w for w in re.findall(r"[a-z]+", CORPUS.lower()) if len(w) > 1})
+    return BERT_SPECIALS + chars + cont + words
+
+
+def _is_punct(ch):
+    """BertPreTokenizer's punctuation: ASCII non-alphanumeric printables, or a Unicode P* category."""
+    import unicodedata
+
+    cp = ord(ch)
+    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
+        return True
+    return unicodedata.category(ch).startswith("P")
+
+
+def _is_cjk(cp):
+    return (
+        0x4E00 <= cp <= 0x9FFF
+        or 0x3400 <= cp <= 0x4DBF
+        or 0x20000 <= cp <= 0x2A6DF
+        or 0x2A700 <= cp <= 0x2B73F
+        or 0x2B740 <= cp <= 0x2B81F
+        or 0x2B820 <= cp <= 0x2CEAF
+        or 0xF900 <= cp <= 0xFAFF
+        or 0x2F800 <= cp <= 0x2FA1F
+    )
+
+
+class WordPiece:
+    """tokenizers' BertNormalizer (clean text, CJK spacing, accents stripped with lowercase) +
+    BertPreTokenizer + WordPiece (greedy longest match, ## continuations, [UNK] for the whole word)."""
+
+    def __init__(self, vocab):
+        self.vocab = vocab
+        self.ids = {t: i for i, t in enumerate(vocab)}
+
+    def normalize(self, text):
+        import unicodedata
+
+        out = []
+        for ch in text:
+            cp = ord(ch)
+            if cp == 0 or cp == 0xFFFD or (unicodedata.category(ch) in ("Cc", "Cf") and ch not in "\t\n\r"):
+                continue
+            if ch in "\t\n\r" or unicodedata.category(ch) == "Zs":
+                out.append(" ")
+            elif _is_cjk(cp):
+                out.append(f" {ch} ")
+            else:
+                out.append(ch)
+        text = unicodedata.normalize("NFD", "".join(out))
+        text = "".join(ch for ch in text if unicodedata.category(ch) != "Mn")
+        return text.lower()
+
+    def pre_tokenize(self, text):
+        words = []
+        for chunk in text.split():
+            cur = ""
+            for ch in chunk:
+                if _is_punct(ch):
+                    if cur:
+                        words.append(cur)
+                    words.append(ch)
+                    cur = ""
+                else:
+                    cur += ch
+            if cur:
+                words.append(cur)
+        return words
+
+    def word_ids(self, word):
+        if len(word) > 100:
+            return [self.ids["[UNK]"]]
+        out, start = [], 0
+        while start < len(word):
+            end, found = len(word), None
+            while start < end:
+                piece = ("##" if start > 0 else "") + word[start:end]
+                if piece in self.ids:
+                    found = self.ids[piece]
+                    break
+                end -= 1
+            if found is None:
+                return [self.ids["[UNK]"]]
+            out.append(found)
+            start = end
+        return out
+
+    def encode(self, text):
+        """With [CLS] and [SEP], as BERT's TemplateProcessing adds them."""
+        ids = [i for w in self.pre_tokenize(self.normalize(text)) for i in self.word_ids(w)]
+        return [self.ids["[CLS]"]] + ids + [self.ids["[SEP]"]]
+
+
+def bert_tokenizer():
+    """sentence-transformers/all-MiniLM-L6-v2's tokenizer files (Xenova's copy) with a tiny vocabulary."""
+    vocab = bert_vocab()
+    wp = WordPiece(vocab)
+    specials = {t: wp.ids[t] for t in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")}
+    tok = tokenizer_json(
+        [added(i, t) for t, i in sorted(specials.items(), key=lambda kv: kv[1])],
+        {
+            "type": "BertNormalizer",
+            "clean_text": True,
+            "handle_chinese_chars": True,
+            "strip_accents": None,
+            "lowercase": True,
+        },
+        {"type": "BertPreTokenizer"},
+        {
+            "type": "TemplateProcessing",
+            "single": [
+                {"SpecialToken": {"id": "[CLS]", "type_id": 0}},
+                {"Sequence": {"id": "A", "type_id": 0}},
+                {"SpecialToken": {"id": "[SEP]", "type_id": 0}},
+            ],
+            "pair": [
+                {"SpecialToken": {"id": "[CLS]", "type_id": 0}},
+                {"Sequence": {"id": "A", "type_id": 0}},
+                {"SpecialToken": {"id": "[SEP]", "type_id": 0}},
+                {"Sequence": {"id": "B", "type_id": 1}},
+                {"SpecialToken": {"id": "[SEP]", "type_id": 1}},
+            ],
+            "special_tokens": {t: {"id": t, "ids": [specials[t]], "tokens": [t]} for t in ("[CLS]", "[SEP]")},
+        },
+        {"type": "WordPiece", "prefix": "##", "cleanup": True},
+        {
+            "type": "WordPiece",
+            "unk_token": "[UNK]",
+            "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 100,
+            "vocab": {t: i for i, t in enumerate(vocab)},
+        },
+    )
+    files = {
+        "tokenizer.json": tok,
+        "tokenizer_config.json": {
+            "clean_up_tokenization_spaces": True,
+            "cls_token": "[CLS]",
+            "do_basic_tokenize": True,
+            "do_lower_case": True,
+            "mask_token": "[MASK]",
+            "model_max_length": 512,
+            "never_split": None,
+            "pad_token": "[PAD]",
+            "sep_token": "[SEP]",
+            "strip_accents": None,
+            "tokenize_chinese_chars": True,
+            "tokenizer_class": "BertTokenizer",
+            "unk_token": "[UNK]",
+        },
+        "special_tokens_map.json": {
+            "cls_token": "[CLS]",
+            "mask_token": "[MASK]",
+            "pad_token": "[PAD]",
+            "sep_token": "[SEP]",
+            "unk_token": "[UNK]",
+        },
+        "vocab.txt": "".join(t + "\n" for t in vocab),
+    }
+    return files, {"wp": wp, "size": len(vocab), "cls": specials["[CLS]"], "sep": specials["[SEP]"]}
+
+
+def bert_config(vocab, hidden=32, layers=2, heads=4, inter=64, positions=128):
+    """all-MiniLM-L6-v2's config.json at a tiny size (the real: 384 hidden, 6 layers, 12 heads, 1536)."""
+    return {
+        "_name_or_path": "sentence-transformers/all-MiniLM-L6-v2",
+        "architectures": ["BertModel"],
+        "attention_probs_dropout_prob": 0.1,
+        "classifier_dropout": None,
+        "gradient_checkpointing": False,
+        "hidden_act": "gelu",
+        "hidden_dropout_prob": 0.1,
+        "hidden_size": hidden,
+        "initializer_range": 0.02,
+        "intermediate_size": inter,
+        "layer_norm_eps": 1e-12,
+        "max_position_embeddings": positions,
+        "model_type": "bert",
+        "num_attention_heads": heads,
+        "num_hidden_layers": layers,
+        "pad_token_id": 0,
+        "position_embedding_type": "absolute",
+        "transformers_version": "4.29.2",
+        "type_vocab_size": 2,
+        "use_cache": True,
+        "vocab_size": vocab,
+    }
+
+
+def bert_weights(c, seed):
+    r = Rng(seed)
+    d, f = c["hidden_size"], c["intermediate_size"]
+    W = {
+        "embeddings.word_embeddings": r.normal((c["vocab_size"], d), 1.0),
+        "embeddings.position_embeddings": r.normal((c["max_position_embeddings"], d), 0.3),
+        "embeddings.token_type_embeddings": r.normal((c["type_vocab_size"], d), 0.3),
+    }
+
+    def ln(p):
+        W[p + ".weight"], W[p + ".bias"] = r.around_one(d), r.normal((d,), 0.1)
+
+    def lin(p, a, b):
+        W[p], W[p + ".bias"] = r.normal((a, b), 1 / np.sqrt(a)), r.normal((b,), 0.1)
+
+    ln("embeddings.LayerNorm")
+    for i in range(c["num_hidden_layers"]):
+        p = f"encoder.layer.{i}"
+        for name in ("query", "key", "value"):
+            lin(f"{p}.attention.self.{name}", d, d)
+        lin(f"{p}.attention.output.dense", d, d)
+        ln(f"{p}.attention.output.LayerNorm")
+        lin(f"{p}.intermediate.dense", d, f)
+        lin(f"{p}.output.dense", f, d)
+        ln(f"{p}.output.LayerNorm")
+    return W
+
+
+def bert_graph(c, W, weights="float"):
+    """BertModel as optimum exports it for feature extraction: input_ids, attention_mask, token_type_ids
+    -> last_hidden_state (the last layer's output). Post-LN layers, exact (erf) GELU, scores / sqrt(D)."""
+    g = Graph(np.float32, weights)
+    d, H = c["hidden_size"], c["num_attention_heads"]
+    D, eps = d // H, c["layer_norm_eps"]
+    seq = "sequence_length"
+    ids = g.input("input_ids", I64, ["batch_size", seq])
+    mask = g.input("attention_mask", I64, ["batch_size", seq])
+    types = g.input("token_type_ids", I64, ["batch_size", seq])
+    t = g.shape_dim(ids, 1, "embeddings/sequence_length")
+    pos = g.op("Range", [g.const(0), t, g.const(1)], "/embeddings/Range")
+
+    def gather(name, index):
+        w = g.fweight(name + ".weight", W[name])
+        return g.op("Gather", [w, index], f"/{name}/Gather", axis=0)
+
+    x = g.op(
+        "Add",
+        [gather("embeddings.word_embeddings", ids), gather("embeddings.token_type_embeddings", types)],
+        "/embeddings/Add",
+    )
+    x = g.op("Add", [x, gather("embeddings.position_embeddings", pos)], "/embeddings/Add_1")
+    x = g.layer_norm(x, W, "embeddings.LayerNorm", eps)
+    bias = g.pad_bias(mask, "extended_attention_mask")
+    for i in range(c["num_hidden_layers"]):
+        p = f"encoder.layer.{i}"
+        s = f"{p}.attention.self"
+        q, k, v = (
+            g.heads(g.linear(x, f"{s}.{n}", W[f"{s}.{n}"], W[f"{s}.{n}.bias"]), H, D, f"{s}/{n}")
+            for n in ("query", "key", "value")
+        )
+        sc = g.op("MatMul", [q, g.op("Transpose", [k], f"/{s}/Transpose", perm=[0, 1, 3, 2])], f"/{s}/MatMul")
+        sc = g.op("Div", [sc, g.fconst(np.sqrt(D))], f"/{s}/Div")
+        a = g.merge_heads(
+            g.op("MatMul", [g.softmax_f32(sc, bias, s + "/softmax"), v], f"/{s}/MatMul_1"), H, D, s + "/merge"
+        )
+        o = f"{p}.attention.output"
+        a = g.linear(a, o + ".dense", W[o + ".dense"], W[o + ".dense.bias"])
+        x = g.layer_norm(g.op("Add", [a, x], f"/{o}/Add"), W, o + ".LayerNorm", eps)
+        h = g.linear(x, p + ".intermediate.dense", W[p + ".intermediate.dense"], W[p + ".intermediate.dense.bias"])
+        h = gelu(g, h, p + "/intermediate/intermediate_act_fn")
+        h = g.linear(h, p + ".output.dense", W[p + ".output.dense"], W[p + ".output.dense.bias"])
+        x = g.layer_norm(g.op("Add", [h, x], f"/{p}/output/Add"), W, p + ".output.LayerNorm", eps)
+    g.output("last_hidden_state", x, F32, ["batch_size", seq, d])
+    return g.model()
+
+
+def ref_bert(c, W, ids, mask, types=None):
+    """last_hidden_state [B, T, d] for ids [B, T] (PyTorch, as BertModel computes it)."""
+    import torch
+
+    F = torch.nn.functional
+    d, H = c["hidden_size"], c["num_attention_heads"]
+    D, eps = d // H, c["layer_norm_eps"]
+    B, T = ids.shape
+    types = torch.zeros_like(ids) if types is None else types
+
+    def ln(x, p):
+        return F.layer_norm(x, (d,), _t(W[p + ".weight"]), _t(W[p + ".bias"]), eps)
+
+    def lin(x, p):
+        return x @ _t(W[p]) + _t(W[p + ".bias"])
+
+    x = _t(W["embeddings.word_embeddings"])[ids] + _t(W["embeddings.token_type_embeddings"])[types]
+    x = ln(x + _t(W["embeddings.position_embeddings"])[torch.arange(T)], "embeddings.LayerNorm")
+    bias = torch.where(mask[:, None, None, :] == 1, torch.tensor(0.0), torch.tensor(NEG))
+    for i in range(c["num_hidden_layers"]):
+        p = f"encoder.layer.{i}"
+        s = f"{p}.attention.self"
+        q, k, v = (lin(x, f"{s}.{n}").view(B, T, H, D).transpose(1, 2) for n in ("query", "key", "value"))
+        a = ((q @ k.transpose(-1, -2)) / np.sqrt(D) + bias).softmax(-1) @ v
+        a = lin(a.transpose(1, 2).reshape(B, T, d), f"{p}.attention.output.dense")
+        x = ln(a + x, f"{p}.attention.output.LayerNorm")
+        h = lin(F.gelu(lin(x, f"{p}.intermediate.dense")), f"{p}.output.dense")
+        x = ln(h + x, f"{p}.output.LayerNorm")
+    return x
+
+
+# The pairs the BERTScore reference scores: a near paraphrase, a short draft, one word, repeated words,
+# accents and CJK characters (one outside the vocabulary), an identical pair.
+BERTSCORE_PAIRS = [
+    ("The rain fell on the quiet town.", "The rain fell over the quiet town."),
+    ("the river", "The river rose over the old bridge."),
+    ("draft", "The draft was better than the last one."),
+    ("the the the rain rain", "the rain, the river"),
+    ("Café naïve 水 雪!", "cafe naive 水 rain"),
+    ("She kept the short ones.", "She kept the short ones."),
+]
+
+
+def bertscore_idf(refs, cls, sep):
+    """bert_score's get_idf_dict: idf(w) = log((M + 1) / (df(w) + 1)) over the M references' token ids
+    ([CLS] and [SEP] included, so their idf is log 1 = 0); a token no reference has: log(M + 1)."""
+    import math
+    from collections import defaultdict
+
+    df = Counter()
+    for ids in refs:
+        df.update(set(ids))
+    m = len(refs)
+    idf = defaultdict(lambda: math.log((m + 1) / 1))
+    idf.update({i: math.log((m + 1) / (n + 1)) for i, n in df.items()})
+    return idf
+
+
+def greedy_cos_idf(ref_emb, ref_idf, hyp_emb, hyp_idf):
+    """bert_score's greedy_cos_idf for one pair (a batch of one: no padding): embeddings L2-normalised,
+    sim = hyp . ref^T, each token's best match, weighted by its idf over the sum of idf; F = 2PR/(P+R),
+    0 where NaN; P and R 0 for an empty side (only [CLS] and [SEP])."""
+    import torch
+
+    ref = ref_emb / torch.norm(ref_emb, dim=-1).unsqueeze(-1)
+    hyp = hyp_emb / torch.norm(hyp_emb, dim=-1).unsqueeze(-1)
+    sim = torch.bmm(hyp, ref.transpose(1, 2))
+    word_precision = sim.max(dim=2)[0]
+    word_recall = sim.max(dim=1)[0]
+    hyp_idf = hyp_idf / hyp_idf.sum(dim=1, keepdim=True)
+    ref_idf = ref_idf / ref_idf.sum(dim=1, keepdim=True)
+    P = (word_precision * hyp_idf).sum(dim=1)
+    R = (word_recall * ref_idf).sum(dim=1)
+    F = 2 * P * R / (P + R)
+    if hyp_emb.shape[1] == 2 or ref_emb.shape[1] == 2:
+        P, R = P * 0, R * 0
+    F = F.masked_fill(torch.isnan(F), 0.0)
+    return float(P[0]), float(R[0]), float(F[0])
+
+
+def bertscore_reference(c, W, wp, cls, sep, pairs):
+    """BERTScore (bert_score.score, no baseline rescaling) of `pairs` with idf off and on: per pair and the
+    corpus mean, the embeddings in float64 from PyTorch's float32 last layer."""
+    import torch
+    from collections import defaultdict
+
+    def embed(ids):
+        x = torch.tensor([ids])
+        with torch.no_grad():
+            return ref_bert(c, W, x, torch.ones_like(x)).double()
+
+    hyp_ids = [wp.encode(h.strip()) for h, _ in pairs]
+    ref_ids = [wp.encode(r.strip()) for _, r in pairs]
+    out = {"pairs": [{"hypothesis": h, "reference": r} for h, r in pairs], "hyp_ids": hyp_ids, "ref_ids": ref_ids}
+    for name, idf_on in (("idf_off", False), ("idf_on", True)):
+        if idf_on:
+            idf = bertscore_idf(ref_ids, cls, sep)
+        else:
+            idf = defaultdict(lambda: 1.0)
+            idf[sep], idf[cls] = 0, 0
+        rows = []
+        for h, r in zip(hyp_ids, ref_ids):
+            hw = torch.tensor([[idf[i] for i in h]], dtype=torch.float64)
+            rw = torch.tensor([[idf[i] for i in r]], dtype=torch.float64)
+            P, R, F = greedy_cos_idf(embed(r), rw, embed(h), hw)
+            rows.append({"P": round(P, 9), "R": round(R, 9), "F": round(F, 9)})
+        mean = {k: round(sum(x[k] for x in rows) / len(rows), 9) for k in ("P", "R", "F")}
+        out[name] = {"per_pair": rows, "corpus": mean}
+    return out
+
+
 # dtype -> (file suffix, activation dtype, weights); transformers.js's names (utils/dtypes.js)
 DTYPES = {
     "fp32": ("", np.float32, "float"),
@@ -1687,6 +2084,17 @@ def catalogue():
             "graphs": {"encoder_model": ["fp32", "q8"], "decoder_model_merged": ["fp32", "q8"]},
             "load": [{"dtype": "fp32"}, {"dtype": "q8"}],
         },
+        {
+            "name": "all-MiniLM-L6-v2",
+            "imitates": "Xenova/all-MiniLM-L6-v2",
+            "family": "bert",
+            "seed": 51,
+            "layout": "an encoder for feature extraction (BERTScore): onnx/model*.onnx taking input_ids, attention_mask "
+            "and token_type_ids, giving last_hidden_state; a WordPiece tokenizer.json with [CLS], [SEP], [PAD], [UNK] "
+            "and [MASK] at BERT's ids, vocab.txt; 2 layers of 32 (the real 6 of 384), no generation_config.json",
+            "graphs": {"model": ["fp32", "q8"]},
+            "load": [{"dtype": "fp32"}, {"dtype": "q8"}],
+        },
     ]
 
 
@@ -1731,6 +2139,10 @@ def family_parts(entry):
         del c["attention_bias"]
         gen = qwen_generation(info)
         return c, gen, tok, info, W
+    if fam == "bert":
+        tok, info = bert_tokenizer()
+        c = bert_config(info["size"])
+        return c, None, tok, info, bert_weights(c, entry["seed"])
     if fam == "bart":
         tok, info = bart_tokenizer(BART_MERGES)
         c = bart_config(info["size"])
@@ -1782,6 +2194,8 @@ def build_graph(entry, c, W, graph, dtype):
         return merged(gpt2_graph(c, W, False, pid, weights), gpt2_graph(c, W, True, pid, weights), c["n_layer"])
     if fam in ("llama", "qwen2"):
         return llama_graph(head_dim(c), W, act, weights, entry.get("logits_to_keep", False))
+    if fam == "bert":
+        return bert_graph(c, W, weights)
     if graph == "encoder_model":
         return bart_encoder_graph(c, W, weights)
     return merged(
@@ -1798,6 +2212,8 @@ def check_data(entry, c, W, info):
     that graph computes with."""
     import torch
 
+    if entry["family"] == "bert":
+        return bert_check_data(entry, c, W, info)
     bpe, split = info["bpe"], info["split"]
     ids = bpe.encode(SAMPLE, split)
     if "wrap" in info:
@@ -1860,6 +2276,27 @@ def check_data(entry, c, W, info):
     return out
 
 
+def bert_check_data(entry, c, W, info):
+    """PyTorch's numbers for an encoder: the sample's ids ([CLS] ... [SEP]), the last layer at its last
+    position per graph, and bert_score's BERTScore of BERTSCORE_PAIRS (the fp32 weights)."""
+    import torch
+
+    wp = info["wp"]
+    ids = wp.encode(SAMPLE)
+    x = torch.tensor([ids])
+    with torch.no_grad():
+        last = ref_bert(c, W, x, torch.ones_like(x))[0, -1]
+    out = {"sample": SAMPLE, "sample_ids": ids, "variants": {}}
+    for load in entry["load"]:
+        out["variants"][load["dtype"]] = {
+            "last_hidden": [round(float(v), 6) for v in last],
+            "tolerance": TOLERANCE[load["dtype"]],
+        }
+    out["layer"] = c["num_hidden_layers"]
+    out["bertscore"] = bertscore_reference(c, W, wp, info["cls"], info["sep"], BERTSCORE_PAIRS)
+    return out
+
+
 def readme(entry, files):
     rows = "\n".join(f"| {f} | {s} |" for f, s in files)
     return f"""# {OWNER}/{entry['name']}
@@ -1881,7 +2318,7 @@ def write_fixture(root, entry):
     folder = os.path.join(root, OWNER, entry["name"])
     if os.path.isdir(folder):
         shutil.rmtree(folder)
-    files = {"config.json": c, "generation_config.json": gen, **tok}
+    files = {"config.json": c, **({"generation_config.json": gen} if gen is not None else {}), **tok}
     write_files(folder, files)
     os.makedirs(os.path.join(folder, "onnx"))
     graphs = {}

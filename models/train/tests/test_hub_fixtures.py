@@ -71,7 +71,12 @@ class HubFixturesTest(unittest.TestCase):
             self.assertEqual(check["sample_ids"], theirs[repo]["sample_ids"], repo)
             for dtype, v in check["variants"].items():
                 w = theirs[repo]["variants"][dtype]
-                self.assertLess(max(abs(x - y) for x, y in zip(v["last_logits"], w["last_logits"])), 1e-4, repo)
+                key = "last_hidden" if "last_hidden" in v else "last_logits"
+                self.assertLess(max(abs(x - y) for x, y in zip(v[key], w[key])), 1e-4, repo)
+            if "bertscore" in check:
+                for idf in ("idf_off", "idf_on"):
+                    for a, b in zip(check["bertscore"][idf]["per_pair"], theirs[repo]["bertscore"][idf]["per_pair"]):
+                        self.assertLess(max(abs(a[k] - b[k]) for k in "PRF"), 1e-6, repo)
 
     def test_listing_sizes_and_mirrors(self):
         out = self.out[0]
@@ -111,14 +116,18 @@ class HubFixturesTest(unittest.TestCase):
                 "encoder_model.onnx",
                 "encoder_model_quantized.onnx",
             ],
+            "all-MiniLM-L6-v2": ["model.onnx", "model_quantized.onnx"],
         }
         self.assertEqual(sorted(mirrors), sorted(f"fixtures/{n}" for n in expected))
         total = 0
         for name, onnx_files in expected.items():
             folder = os.path.join(out, "fixtures", name)
             files = listing(folder)
-            top = {"README.md", "config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json"}
-            top |= {"special_tokens_map.json", "vocab.json", "merges.txt"}
+            top = {"README.md", "config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"}
+            # an encoder (WordPiece) has vocab.txt and no generation settings
+            top |= (
+                {"vocab.txt"} if name == "all-MiniLM-L6-v2" else {"generation_config.json", "vocab.json", "merges.txt"}
+            )
             self.assertEqual(files, sorted(top | {"onnx/" + f for f in onnx_files}), name)
             m = mirrors[f"fixtures/{name}"]
             self.assertEqual([f["path"] for f in m["files"]], files)
@@ -238,6 +247,18 @@ class HubFixturesTest(unittest.TestCase):
 
         for repo in os.listdir(out):
             tok = read(repo, "tokenizer.json")
+            if tok["model"]["type"] == "WordPiece":
+                # BERT's: vocab.txt is the vocabulary in id order, the special tokens at BERT's ids
+                vocab = tok["model"]["vocab"]
+                self.assertEqual(sorted(vocab.values()), list(range(len(vocab))), repo)
+                with open(os.path.join(out, repo, "vocab.txt"), encoding="utf-8") as f:
+                    self.assertEqual(f.read().split("\n")[:-1], sorted(vocab, key=vocab.get), repo)
+                self.assertEqual(
+                    {t["content"]: t["id"] for t in tok["added_tokens"]},
+                    {"[PAD]": 0, "[UNK]": 100, "[CLS]": 101, "[SEP]": 102, "[MASK]": 103},
+                )
+                self.assertGreaterEqual(read(repo, "config.json")["vocab_size"], len(vocab), repo)
+                continue
             vocab, merges = tok["model"]["vocab"], tok["model"]["merges"]
             for m in merges:  # every merge joins two tokens into a third
                 a, b = m.split(" ")

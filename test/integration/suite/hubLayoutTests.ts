@@ -24,7 +24,7 @@ interface Mirror {
 const MIRRORS = (
   JSON.parse(readFileSync(path.join(HUB_FIXTURES, 'MIRRORS.json'), 'utf8')) as { repos: Record<string, Mirror> }
 ).repos;
-const CAUSAL = Object.keys(MIRRORS).filter((id) => MIRRORS[id].model_type !== 'bart');
+const CAUSAL = Object.keys(MIRRORS).filter((id) => !['bart', 'bert'].includes(MIRRORS[id].model_type));
 const INSTRUCT = 'fixtures/Qwen2.5-0.5B-Instruct';
 const BART = 'fixtures/distilbart-cnn-12-6';
 const PROMPT = 'Once upon a time, a little girl named Lily found a red ball in the park.';

@@ -161,6 +161,30 @@ export function scoreTests(api: DraftsmithApi, extensionPath: string): TestCase[
       },
     },
     {
+      name: "Score Draft with draftsmith.score.bertscore.model (an encoder folder): BERTScore and its signature, the CLI's --bertscore-model numbers",
+      async run() {
+        const editor = await openUntitled(HYPOTHESIS, 'plaintext');
+        editor.selection = new vscode.Selection(0, 0, 0, 0);
+        // The tiny all-MiniLM-L6-v2 of the Hub fixtures, as a folder: no download.
+        const encoder = path.join(extensionPath, 'test', 'fixtures', 'hub', 'fixtures', 'all-MiniLM-L6-v2');
+        const outcome = await withSetting('score.bertscore.model', encoder, () =>
+          api.scoreDraft(editor, { text: REFERENCE, name: 'reference.txt' }),
+        );
+        assert.equal(outcome.kind, 'shown', describe(outcome));
+        if (outcome.kind !== 'shown') return;
+        const b = outcome.result.scores.bertscore;
+        assert.ok(b, 'no BERTScore with the setting on');
+        assert.equal(outcome.result.signatures.BERTScore, b.signature);
+        assert.match(b.signature, /\|layer:2\|idf:no\|rescale:no\|dtype:fp32\|/);
+        const cli = await cliScores(extensionPath, REFERENCE, HYPOTHESIS, ['--bertscore-model', encoder]);
+        const f1 = cli.bertscore?.f1 ?? Number.NaN;
+        assert.ok(Math.abs(b.f1 - f1) <= 1e-6, `BERTScore F1: the panel has ${b.f1}, the CLI ${f1}`);
+        assert.deepEqual(api.insights.lastMessage(), toPanel(outcome.result));
+        console.log(`    BERTScore F1 ${b.f1.toFixed(4)} in ${Math.round(outcome.result.elapsedMs)} ms`);
+        await closeWithoutSaving(editor.document);
+      },
+    },
+    {
       name: 'Check Coherence on the source sentences in reverse order: L > 0 and output i′ aligns with input n−1−i′',
       async run() {
         const editor = await openUntitled([...SOURCE_SENTENCES].reverse().join(' '), 'plaintext');
