@@ -3,7 +3,6 @@
  * options are described once, in cli/commands.ts; `draftsmith --help` and docs/cli.md show that
  * table, and `main` below dispatches through it to one handler per command.
  */
-import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import {
   DeviceSetting,
@@ -38,13 +37,13 @@ import { maxLengthNote } from './engine/systems/lengthLimit';
 import { disableOrtTelemetry } from './engine/runtime/ortTelemetry';
 import { DEFAULT_THREADS } from './engine/runtime/threads';
 import { modelDir } from './engine/systems/registry';
-import { flag, guardsFlag, intFlag, numberFlag, parseArgs, type Args } from './cli/args';
+import { flag, guardsFlag, intFlag, modelChoiceFlag, numberFlag, parseArgs, type Args } from './cli/args';
 import { commandInput, readStdinText } from './cli/inputText';
 import { checkOptions } from './cli/options';
 import { commandNamed, type CommandName } from './cli/commands';
 import { commandHelp, usageText } from './cli/help';
 import { downloadProgress } from './cli/progressBar';
-import { parseHubEndpoint, parseModelChoice } from './modelChoice';
+import { parseHubEndpoint } from './modelChoice';
 import { evalReply, replyCommand } from './cli/replyCommand';
 import { rewriteCommand } from './cli/rewriteCommand';
 import { roundtripCommand } from './cli/roundtripCommand';
@@ -88,18 +87,7 @@ export function engineConfig(a: Args): EngineConfig {
  * the working directory); the engine tells a Draftsmith folder (model.json) from transformers.js's layout.
  */
 function modelFlag(a: Args): ModelChoice | undefined {
-  const value = flag(a, 'model');
-  if (value === undefined) return undefined;
-  const isDirectory = (p: string) => {
-    try {
-      return statSync(p).isDirectory();
-    } catch {
-      return false;
-    }
-  };
-  const parsed = parseModelChoice(value, isDirectory, { cwd: process.cwd() });
-  if ('error' in parsed) throw new EngineError('bad-request', `--model: ${parsed.error}`);
-  return parsed.choice;
+  return modelChoiceFlag(a, 'model');
 }
 
 /** The request field each option fills, for messages in the options' own names. */

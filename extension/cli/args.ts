@@ -1,5 +1,8 @@
 /** Command-line arguments: positionals and repeatable --flags (value inline, next, or boolean). */
+import { statSync } from 'node:fs';
 import { EngineError } from '../engine/errors';
+import { parseModelChoice } from '../modelChoice';
+import type { ModelChoice } from '../protocol';
 import { COMMANDS } from './commands';
 
 export interface Args {
@@ -75,3 +78,22 @@ function numeric(a: Args, name: string, ok: (n: number) => boolean, what: string
 
 export const numberFlag = (a: Args, name: string) => numeric(a, name, Number.isFinite, 'a number');
 export const intFlag = (a: Args, name: string) => numeric(a, name, Number.isInteger, 'an integer');
+
+/**
+ * A model flag (--model, --bertscore-model): built-in, a Hub id (owner/name[@revision]) or a folder
+ * relative to the working directory; undefined when not given.
+ */
+export function modelChoiceFlag(a: Args, name: string): ModelChoice | undefined {
+  const value = flag(a, name);
+  if (value === undefined) return undefined;
+  const isDirectory = (p: string) => {
+    try {
+      return statSync(p).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  const parsed = parseModelChoice(value, isDirectory, { cwd: process.cwd() });
+  if ('error' in parsed) throw new EngineError('bad-request', `--${name}: ${parsed.error}`);
+  return parsed.choice;
+}

@@ -4,14 +4,12 @@
  * into $DRAFTSMITH_CACHE, or a folder), through the same Hub path and metric as Score Draft
  * (engine/hub/hubEncoder.ts, engine/eval/bertScoreEval.ts). Nothing is downloaded without the option.
  */
-import { statSync } from 'node:fs';
 import type { EngineConfig, ModelChoice } from '../protocol';
 import { defaultHubConfig } from '../engine/engine';
 import { EngineError } from '../engine/errors';
 import { bertScoreOf, type BertScoreRun } from '../engine/eval/bertScoreEval';
 import { HubEncoder } from '../engine/hub/hubEncoder';
-import { parseModelChoice } from '../modelChoice';
-import { flag, type Args } from './args';
+import { flag, modelChoiceFlag, type Args } from './args';
 import { progressBar } from './progressBar';
 
 /** What --bertscore-model and --bertscore-idf ask for; undefined without --bertscore-model. */
@@ -21,27 +19,18 @@ export interface BertScoreFlags {
 }
 
 export function bertScoreFlags(a: Args): BertScoreFlags | undefined {
-  const value = flag(a, 'bertscore-model');
-  if (value === undefined) {
+  const model = modelChoiceFlag(a, 'bertscore-model');
+  if (model === undefined) {
     if (flag(a, 'bertscore-idf') !== undefined)
       throw new EngineError('bad-request', '--bertscore-idf weighs BERTScore: add --bertscore-model MODEL');
     return undefined;
   }
-  const isDirectory = (p: string) => {
-    try {
-      return statSync(p).isDirectory();
-    } catch {
-      return false;
-    }
-  };
-  const parsed = parseModelChoice(value, isDirectory, { cwd: process.cwd() });
-  if ('error' in parsed) throw new EngineError('bad-request', `--bertscore-model: ${parsed.error}`);
-  if (parsed.choice.kind === 'built-in')
+  if (model.kind === 'built-in')
     throw new EngineError(
       'bad-request',
       '--bertscore-model needs an encoder (a Hub id such as Xenova/all-MiniLM-L6-v2, or a folder): Draftsmith ships none',
     );
-  return { model: parsed.choice, idf: flag(a, 'bertscore-idf') !== undefined };
+  return { model, idf: flag(a, 'bertscore-idf') !== undefined };
 }
 
 /** BERTScore of `pairs` (idf over their references when asked for and there are two or more). */

@@ -14,12 +14,12 @@
  *   segments), --stem, --rouge-jackknife (ROUGE-1.5.5's jackknifing over several references instead
  *   of rouge-score's best reference), --rouge-split newline|nlp (ROUGE-Lsum's sentences).
  */
-import type { CorpusScores, EngineConfig, FolderScores } from '../protocol';
+import type { CorpusScores, EngineConfig } from '../protocol';
 import { stat, writeFile } from 'node:fs/promises';
 import { version as DRAFTSMITH_VERSION } from '../../package.json';
 import { report } from '../engine/eval/report';
 import { REPORT_VERSIONS } from '../engine/metrics/signature';
-import { folderTotals, pairFolders, pairJsonl } from '../engine/eval/folderScores';
+import { folderResult, pairFolders, pairJsonl } from '../engine/eval/folderScores';
 import { columnsOf, folderCsv, folderJson } from '../engine/eval/folderTable';
 import { formatValue, shownMetrics, signaturesOf } from '../engine/eval/metricList';
 import { bleuOptionsOf, smoothValueApplies, type MetricOptions } from '../engine/eval/scoreOptions';
@@ -704,22 +704,13 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions, configOf?: C
       r.scores.bertscore = { ...run.summary, ...run.pairs[i] };
     });
   }
-  const totals = folderTotals(
+  const result = folderResult(
+    { source: hyp, referenceSource: folders ? ref : `${ref} (${flag(a, 'ref-field') ?? 'text'})` },
     pairs,
-    rows.map((r) => r.scores),
-    options,
-  );
-  const result: FolderScores = {
-    source: hyp,
-    referenceSource: folders ? ref : `${ref} (${flag(a, 'ref-field') ?? 'text'})`,
     rows,
-    totals,
-    unpaired: paired.unpaired,
-    cancelled: false,
-    paired: paired.pairs.length,
-    signatures: signaturesOf(totals, options),
-    elapsedMs: performance.now() - started,
-  };
+    options,
+    { unpaired: paired.unpaired, cancelled: false, paired: paired.pairs.length, started },
+  );
   if (flag(a, 'csv')) process.stdout.write(folderCsv(result));
   else if (flag(a, 'json')) process.stdout.write(folderJson(result));
   else {

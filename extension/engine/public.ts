@@ -12,7 +12,7 @@ export { DEFAULT_THREADS } from './runtime/threads';
 export { MAX_EXTRACTIVE_WINDOWS } from './systems/extractive';
 export { maxLengthNote } from './systems/lengthLimit';
 export { deleteDownloaded, downloadedModels, importFolder, type DownloadedModel } from './hub/downloads';
-export { folderTotals, jsonlFields, pairFolders, pairJsonl, type Paired } from './eval/folderScores';
+export { folderResult, folderTotals, jsonlFields, pairFolders, pairJsonl, type Paired } from './eval/folderScores';
 export { folderCsv, folderJson } from './eval/folderTable';
 export { scoreSignatures, signaturesOf } from './eval/metricList';
 export { report } from './eval/report';

@@ -11,14 +11,13 @@ import * as vscode from 'vscode';
 import { pickOne } from './openDialog';
 import type { CorpusScores, FolderScores, FolderSort, ScoreOptions } from '../protocol';
 import {
-  folderTotals,
+  folderResult,
   jsonlFields,
   pairFolders,
   pairJsonl,
   type Paired,
   folderCsv,
   folderJson,
-  signaturesOf,
 } from '../engine/public';
 import type { Ctx } from './context';
 import { EngineError } from './engineClient';
@@ -122,23 +121,12 @@ export async function scoreFolder(
     }
     return fail(ctx, `none of the drafts could be scored: ${unpaired.join('; ')}`);
   }
-  const totals = folderTotals(
-    done,
-    rows.map((r) => r.scores),
-    options,
-  );
-  const result: FolderScores = {
-    source: where,
-    referenceSource: refWhere,
-    rows,
-    totals,
+  const result = folderResult({ source: where, referenceSource: refWhere }, done, rows, options, {
     unpaired,
     cancelled,
     paired: paired.pairs.length,
-    // With the signatures only the scores know (BERTScore's encoder layer and data type).
-    signatures: signaturesOf(totals, options),
-    elapsedMs: performance.now() - started,
-  };
+    started,
+  });
   ctx.folders.latest = result;
   ctx.log.info(
     `score folder: ${rows.length} rows${cancelled ? ' (cancelled)' : ''}; corpus BLEU ${result.totals.bleu.score.toFixed(2)}, ROUGE-L ${(result.totals.rouge.rougeL.f1 * 100).toFixed(2)} in ${Math.round(result.elapsedMs)} ms`,

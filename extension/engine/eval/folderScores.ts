@@ -13,11 +13,11 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { CorpusScores } from '../../protocol';
+import type { CorpusScores, FolderScores } from '../../protocol';
 import { EngineError } from '../errors';
 import { formatOf } from '../text/markdown';
 import { proseOf } from '../text/proseText';
-import { poolScores } from './metricList';
+import { poolScores, signaturesOf } from './metricList';
 import type { MetricOptions } from './scoreOptions';
 
 export interface DraftPair {
@@ -141,4 +141,32 @@ export function folderTotals(
   options: MetricOptions,
 ): CorpusScores {
   return poolScores(pairs, rows, options);
+}
+
+/**
+ * Score Drafts in Folder's result from its scored rows (the editor's and the CLI's alike): the totals
+ * over them, and the signatures those totals carry (BERTScore's encoder layer is known only from them).
+ */
+export function folderResult(
+  where: Pick<FolderScores, 'source' | 'referenceSource'>,
+  pairs: readonly DraftPair[],
+  rows: FolderScores['rows'],
+  options: MetricOptions,
+  run: Pick<FolderScores, 'unpaired' | 'cancelled' | 'paired'> & { started: number },
+): FolderScores {
+  const totals = folderTotals(
+    pairs,
+    rows.map((r) => r.scores),
+    options,
+  );
+  return {
+    ...where,
+    rows,
+    totals,
+    unpaired: run.unpaired,
+    cancelled: run.cancelled,
+    paired: run.paired,
+    signatures: signaturesOf(totals, options),
+    elapsedMs: performance.now() - run.started,
+  };
 }

@@ -23,6 +23,7 @@ import { corpusFaithfulness, type FaithfulnessSummary } from '../metrics/faithfu
 import { perplexity } from '../metrics/perplexity';
 import { corpusRouge, rougeScores } from '../metrics/rouge';
 import { firstSentence, synopsisCandidates } from '../systems/synopsis';
+import type { SummarizeSystem } from '../systems/summarize';
 import {
   AGGREGATIONS,
   DEFAULT_EXTRACTIVE,
@@ -112,51 +113,35 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
     ]),
   );
   for (const [d, ps] of byDomain) if (ps.length === 0) byDomain.delete(d);
-  if (opts.sweep) return sweep(opts, byDomain, log);
-  if (opts.features) return writeFeatures(opts, opts.features, byDomain, log);
+  // The sweep and the scorer's data read the first variant's attention.
+  const first = () => loadSystem('summarize', singleFolder(opts.variants[0].dir), opts.runtime);
+  if (opts.sweep) return sweep(await first(), opts.split, byDomain, log);
+  if (opts.features) return writeFeatures(await first(), opts.features, byDomain, log);
   const mode = opts.mode ?? 'all';
   const ex: ExtractiveOptions = { ...DEFAULT_EXTRACTIVE, ...opts.extractive };
-  const rows: Row[] = [];
-  const lead: Row = { name: 'Lead-3', scores: {} };
-  for (const [domain, ps] of byDomain) {
-    const t0 = performance.now();
-    lead.scores[domain] = score(
-      ps.map((p) => lead3(p.source)),
-      ps,
-      t0,
-    );
-  }
-  rows.push(lead);
+  // A baseline's row: its summary of every pair, scored domain by domain.
+  const baseline = (name: string, summarize: (source: string) => string): Row => {
+    const row: Row = { name, scores: {} };
+    for (const [domain, ps] of byDomain) {
+      const t0 = performance.now();
+      row.scores[domain] = score(
+        ps.map((p) => summarize(p.source)),
+        ps,
+        t0,
+      );
+    }
+    return row;
+  };
+  const rows: Row[] = [baseline('Lead-3', lead3)];
   const modes: SummarizeMode[] =
     mode === 'all'
       ? ['abstractive', 'extractive', 'synopsis']
       : mode === 'both'
         ? ['abstractive', 'extractive']
         : [mode];
-  if (modes.includes('synopsis')) {
-    const first: Row = { name: 'First sentence', scores: {} };
-    for (const [domain, ps] of byDomain) {
-      const t0 = performance.now();
-      first.scores[domain] = score(
-        ps.map((p) => firstSentence(p.source)),
-        ps,
-        t0,
-      );
-    }
-    rows.push(first);
-  }
-  if (modes.includes('extractive')) {
-    const leadBudget: Row = { name: `Lead (same budget: ${budgetName(ex)})`, scores: {} };
-    for (const [domain, ps] of byDomain) {
-      const t0 = performance.now();
-      leadBudget.scores[domain] = score(
-        ps.map((p) => leadToBudget(p.source, ex)),
-        ps,
-        t0,
-      );
-    }
-    rows.push(leadBudget);
-  }
+  if (modes.includes('synopsis')) rows.push(baseline('First sentence', firstSentence));
+  if (modes.includes('extractive'))
+    rows.push(baseline(`Lead (same budget: ${budgetName(ex)})`, (source) => leadToBudget(source, ex)));
   for (const v of opts.variants) {
     const system = await loadSystem('summarize', singleFolder(v.dir), opts.runtime);
     for (const m of modes) {
@@ -284,13 +269,11 @@ async function readSynopsisSplit(dataDir: string, split: string, log: (m: string
  * and its ROUGE-1/2/L against the references (multi-max), from the first variant's attention.
  */
 async function writeFeatures(
-  opts: SummarizeEvalOptions,
+  system: SummarizeSystem,
   file: string,
   byDomain: Map<string, Pair[]>,
   log: (m: string) => void,
 ): Promise<string> {
-  const v = opts.variants[0];
-  const system = await loadSystem('summarize', singleFolder(v.dir), opts.runtime);
   const out: string[] = [];
   for (const [domain, ps] of byDomain) {
     for (const [i, p] of ps.entries()) {
@@ -363,12 +346,11 @@ function faithfulnessTable(rows: Row[], byDomain: Map<string, Pair[]>): string {
  * encoder per document. Ranked by the mean of R-1, R-2 and R-L F1 over the domains.
  */
 async function sweep(
-  opts: SummarizeEvalOptions,
+  system: SummarizeSystem,
+  split: string | undefined,
   byDomain: Map<string, Pair[]>,
   log: (m: string) => void,
 ): Promise<string> {
-  const v = opts.variants[0];
-  const system = await loadSystem('summarize', singleFolder(v.dir), opts.runtime);
   const budgets: Pick<ExtractiveOptions, 'ratio' | 'maxSentences' | 'minWords'>[] = [
     { ratio: Infinity, maxSentences: 3, minWords: 0 },
     { ratio: 0.1, maxSentences: 5, minWords: 0 },
@@ -429,7 +411,7 @@ async function sweep(
     sep,
     ...body,
     '',
-    `ROUGE F1 (%) on the ${opts.split ?? 'test'} split; mean = mean of R-1, R-2, R-L over the domains.`,
+    `ROUGE F1 (%) on the ${split ?? 'test'} split; mean = mean of R-1, R-2, R-L over the domains.`,
     '',
   ].join('\n');
 }

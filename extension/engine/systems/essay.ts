@@ -17,22 +17,14 @@ import { EngineError, errorMessage } from '../errors';
 import { porterStem } from '../metrics/porterStemmer';
 import { Manifest } from '../runtime/manifest';
 import { checkIO, float32Tensor, floatData, int64Tensor, Tensor, TensorSpec } from '../runtime/onnx';
-import {
-  cacheSpecs,
-  crossAttentionSpecs,
-  emptyCaches,
-  feedCaches,
-  layerViews,
-  LayerCaches,
-  readCaches,
-  reorderCaches,
-} from '../runtime/layerCaches';
+import { cacheSpecs, crossAttentionSpecs, LayerCaches, reorderCaches } from '../runtime/layerCaches';
 import { reorderAxis } from '../runtime/tensorOps';
 import { ask, whereText } from '../text/origin';
 import { noKnownLetter, scriptShare } from '../text/reader';
 import { parseTopics } from '../text/topics';
 import type { RunContext, RuntimeOptions } from './context';
-import { EncoderDecoderSystem, openEncoderDecoder, type OpenedEncoderDecoder, type System } from './system';
+import { EncoderDecoderSystem, openEncoderDecoder, type OpenedEncoderDecoder } from './encoderDecoder';
+import type { System } from './system';
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 
@@ -204,13 +196,12 @@ export class EssaySystem extends EncoderDecoderSystem<Pcsan> implements System<'
     const K = Math.max(d.beamSize, wanted);
     const model = this.stepModel(enc, ids);
     const L = this.arch.decoderLayers;
-    const H = this.arch.heads;
     const dModel = this.arch.dModel;
     const { limit, maxLength } = d;
     const t1 = performance.now();
     const special = m.specialTokens;
     const start = {
-      past: emptyCaches(L, K, H, dModel / H),
+      past: this.emptyCaches(K),
       sum: new Float32Array(L * K * dModel),
       sumDims: [L, K, dModel],
     };
@@ -309,7 +300,7 @@ export class EssaySystem extends EncoderDecoderSystem<Pcsan> implements System<'
   ): Promise<{ model: StepModel<DecoderState>; state: DecoderState; bos: number }> {
     const a = this.arch;
     const state = {
-      past: emptyCaches(a.decoderLayers, 1, a.heads, a.dModel / a.heads),
+      past: this.emptyCaches(1),
       sum: new Float32Array(a.decoderLayers * a.dModel),
       sumDims: [a.decoderLayers, 1, a.dModel],
     };
@@ -329,32 +320,16 @@ export class EssaySystem extends EncoderDecoderSystem<Pcsan> implements System<'
     const sourceContext = enc.source_context;
     if (!cross || !sourceContext || !enc.memory_mask) throw new EngineError('bad-model', 'encoder outputs are missing');
     const T = enc.memory_mask.dims[1];
-    const feeds: Record<string, Tensor> = { memory_mask: int64Tensor(new Array<number>(T).fill(1), [1, T]) };
-    feedCaches(feeds, 'cross_key_values', layerViews(cross, 'cross_key_values'));
+    const mask = int64Tensor(new Array<number>(T).fill(1), [1, T]);
+    const feeds = this.sourceFeeds(mask, cross, this.arch.copy ? ids : undefined);
     if (this.arch.context === 'source') feeds.source_context = sourceContext;
-    if (this.arch.copy) feeds.source_ids = int64Tensor(ids, [1, ids.length]);
-    const decoder = this.decoder;
-    const layers = this.arch.decoderLayers;
     return {
       vocabSize: this.arch.vocabSize,
-      async step(tokens, state) {
-        const stepFeeds: Record<string, Tensor> = {
-          ...feeds,
-          input_ids: int64Tensor(tokens, [tokens.length, 1]),
-          past_context_sum: float32Tensor(state.sum, state.sumDims),
-        };
-        feedCaches(stepFeeds, 'past_key_values', state.past);
-        const out = await decoder.run(stepFeeds);
+      step: async (tokens, state) => {
+        const contextSum = { past_context_sum: float32Tensor(state.sum, state.sumDims) };
+        const { logProbs, past, out } = await this.decoderStep({ ...feeds, ...contextSum }, tokens, state.past);
         const sum = out.present_context_sum as Tensor;
-        // The output is ours (a new array per run, runtime/onnx.ts floatData): the strategies may write to it.
-        return {
-          logProbs: floatData(out.log_probs, 'log_probs'),
-          state: {
-            past: readCaches(out, 'present', layers),
-            sum: floatData(sum, 'present_context_sum'),
-            sumDims: sum.dims.slice(),
-          },
-        };
+        return { logProbs, state: { past, sum: floatData(sum, 'present_context_sum'), sumDims: sum.dims.slice() } };
       },
       reorder(state, rows) {
         const s = reorderAxis(state.sum, state.sumDims, 1, rows);

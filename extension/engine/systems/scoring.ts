@@ -95,8 +95,9 @@ async function bertScores(
       'BERTScore needs a Hub model or a folder as its encoder, loaded by the engine.',
     );
   const texts = scoredTexts(req);
-  try {
-    return await ctx.withEncoder(choice, async (encoder) => {
+  const withEncoder = ctx.withEncoder;
+  return modelPart("Score Draft's BERTScore: ", 'clear draftsmith.score.bertscore.model to score without it', () =>
+    withEncoder(choice, async (encoder) => {
       ctx.progress(`BERTScore under ${encoder.id}…`);
       const drafts = [texts.hypothesis, ...(texts.second !== undefined ? [texts.second] : [])];
       const out: BertScoreSummary[] = [];
@@ -107,14 +108,21 @@ async function bertScores(
         out.push(run.summary);
       }
       return out;
-    });
+    }),
+  );
+}
+
+/**
+ * Runs a part of Score Draft that needs a model. Its failure says which part, why, and the setting
+ * that scores without it; Cancel and a stopped engine pass as they are.
+ */
+async function modelPart<T>(part: string, without: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
   } catch (e) {
     if (e instanceof EngineError && (e.code === 'cancelled' || e.code === 'stopped')) throw e;
     const code = e instanceof EngineError ? e.code : 'internal';
-    throw new EngineError(
-      code,
-      `Score Draft's BERTScore: ${errorMessage(e)} (clear draftsmith.score.bertscore.model to score without it)`,
-    );
+    throw new EngineError(code, `${part}${errorMessage(e)} (${without})`);
   }
 }
 
@@ -122,31 +130,28 @@ async function bertScores(
 async function perplexities(texts: readonly string[], ctx: RunContext): Promise<PerplexitySummary[]> {
   if (!ctx.withTextScorer)
     throw new EngineError('bad-request', "A draft's perplexity needs the story model, which only the engine loads.");
-  try {
-    return await ctx.withTextScorer(async (lm) => {
-      const out: PerplexitySummary[] = [];
-      for (const text of texts) {
-        ctx.progress('Perplexity under the story model…');
-        out.push(
-          pooledPerplexity(
-            [
-              await lm.textPerplexity(text, {
-                checkCancelled: ctx.checkCancelled,
-                ...(ctx.clock ? { clock: ctx.clock } : {}),
-              }),
-            ],
-            lm.name,
-          ),
-        );
-      }
-      return out;
-    });
-  } catch (e) {
-    if (e instanceof EngineError && (e.code === 'cancelled' || e.code === 'stopped')) throw e;
-    const code = e instanceof EngineError ? e.code : 'internal';
-    throw new EngineError(
-      code,
-      `Score Draft's perplexity needs the built-in story model: ${errorMessage(e)} (turn off draftsmith.score.perplexity to score without it)`,
-    );
-  }
+  const withTextScorer = ctx.withTextScorer;
+  return modelPart(
+    "Score Draft's perplexity needs the built-in story model: ",
+    'turn off draftsmith.score.perplexity to score without it',
+    () =>
+      withTextScorer(async (lm) => {
+        const out: PerplexitySummary[] = [];
+        for (const text of texts) {
+          ctx.progress('Perplexity under the story model…');
+          out.push(
+            pooledPerplexity(
+              [
+                await lm.textPerplexity(text, {
+                  checkCancelled: ctx.checkCancelled,
+                  ...(ctx.clock ? { clock: ctx.clock } : {}),
+                }),
+              ],
+              lm.name,
+            ),
+          );
+        }
+        return out;
+      }),
+  );
 }

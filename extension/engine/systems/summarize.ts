@@ -16,18 +16,10 @@ import type { LikelihoodModel } from '../metrics/perplexity';
 import { EngineError } from '../errors';
 import { Manifest } from '../runtime/manifest';
 import { checkIO, floatData, int64Tensor, Tensor, TensorSpec } from '../runtime/onnx';
-import {
-  cacheSpecs,
-  crossAttentionSpecs,
-  emptyCaches,
-  feedCaches,
-  layerViews,
-  LayerCaches,
-  readCaches,
-  reorderCaches,
-} from '../runtime/layerCaches';
+import { cacheSpecs, crossAttentionSpecs, LayerCaches, reorderCaches } from '../runtime/layerCaches';
 import type { RunContext, RuntimeOptions } from './context';
-import { EncoderDecoderSystem, openEncoderDecoder, type OpenedEncoderDecoder, type System } from './system';
+import { EncoderDecoderSystem, openEncoderDecoder, type OpenedEncoderDecoder } from './encoderDecoder';
+import type { System } from './system';
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
@@ -310,49 +302,14 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     ctx: RunContext,
     opts: ExtractiveOptions,
   ): Promise<{ result: SummarizeResult; topicMeans: Float64Array }> {
-    ctx.progress('Reading the text…', 0);
-    const t0 = performance.now();
-    const read = await this.documentAttention(req.text, req.maxInputTokens, ctx);
-    const encodeMs = performance.now() - t0;
-    if (read.tokens.length === 0)
-      throw new EngineError('bad-input', unreadableMessage('empty', SUMMARIZE_INPUT, req.origin));
-    ctx.progress('Choosing the sentences the model attends to most…', 0.95);
-    const t1 = performance.now();
-    const text = req.text;
-    // Sentences past the part that was read are never chosen (they carry no α).
-    const readText = read.truncated ? text.slice(0, read.usedChars) : text;
-    const ex = extractiveSummary(readText, read.tokens, opts);
-    const selectMs = performance.now() - t1;
-    if (!ex.summary) throw new EngineError('internal', 'No sentence could be chosen for the summary.');
-    const chosenTokens = ex.chosen.reduce((n, i) => n + ex.sentences[i].tokens, 0);
-    const result: SummarizeResult = {
-      op: 'summarize',
-      mode: 'extractive',
-      summary: ex.summary,
-      source: text,
-      truncated: read.truncated,
-      usedChars: read.truncated ? read.usedChars : text.length,
-      inputLimit: read.limit,
-      hitMaxLength: null,
-      tokens: read.tokens,
-      topPhrases: topPhrases(text, read.tokens, 5),
-      topics: this.topics,
-      extracted: ex.chosen.map((i) => ({
-        start: ex.sentences[i].start,
-        end: ex.sentences[i].end,
-        score: ex.sentences[i].score,
-      })),
-      stats: {
-        inputTokens: read.inputTokens,
-        usedInputTokens: read.tokens.length,
-        outputTokens: chosenTokens,
-        encodeMs,
-        decodeMs: selectMs,
-        tokensPerSecond: 0,
-        device: this.device,
-        model: this.folder.manifest.name,
-      },
-    };
+    const { result, read } = await this.chooseSentences(req, ctx, 'extractive', (readText, tokens) => {
+      const ex = extractiveSummary(readText, tokens, opts);
+      const chosen = ex.chosen.map((i) => ex.sentences[i]);
+      return {
+        summary: ex.summary,
+        chosen: chosen.map(({ start, end, score, tokens: n }) => ({ start, end, score, tokens: n })),
+      };
+    });
     return { result, topicMeans: read.topicMeans };
   }
 
@@ -367,24 +324,53 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
         'bad-model',
         `The summarize model in ${this.folder.dir} has no synopsis scorer (synopsis.json in its model.json's files); use the extractive or abstractive mode.`,
       );
+    const { result } = await this.chooseSentences(req, ctx, 'synopsis', (readText, tokens) => {
+      const s = synopsis(readText, tokens, weights);
+      const one = s.sentences[s.chosen];
+      const chosen = one
+        ? [{ start: one.start, end: one.end, score: s.scores.get(s.chosen) ?? 0, tokens: one.tokens }]
+        : [];
+      return { summary: s.summary, chosen };
+    });
+    return result;
+  }
+
+  /**
+   * What the extractive and synopsis modes share: α over the whole document (the part that was
+   * read: sentences past it carry no α and are never chosen), then `choose`'s sentences, verbatim.
+   */
+  private async chooseSentences(
+    req: SummarizeRequest,
+    ctx: RunContext,
+    mode: 'extractive' | 'synopsis',
+    choose: (
+      readText: string,
+      tokens: AttendedToken[],
+    ) => { summary: string; chosen: { start: number; end: number; score: number; tokens: number }[] },
+  ): Promise<{ result: SummarizeResult; read: Awaited<ReturnType<SummarizeSystem['documentAttention']>> }> {
     ctx.progress('Reading the text…', 0);
     const t0 = performance.now();
     const read = await this.documentAttention(req.text, req.maxInputTokens, ctx);
     const encodeMs = performance.now() - t0;
     if (read.tokens.length === 0)
       throw new EngineError('bad-input', unreadableMessage('empty', SUMMARIZE_INPUT, req.origin));
-    ctx.progress('Choosing the sentence…', 0.95);
+    ctx.progress(
+      mode === 'synopsis' ? 'Choosing the sentence…' : 'Choosing the sentences the model attends to most…',
+      0.95,
+    );
     const t1 = performance.now();
     const text = req.text;
-    const readText = read.truncated ? text.slice(0, read.usedChars) : text;
-    const s = synopsis(readText, read.tokens, weights);
+    const { summary, chosen } = choose(read.truncated ? text.slice(0, read.usedChars) : text, read.tokens);
     const selectMs = performance.now() - t1;
-    if (!s.summary) throw new EngineError('internal', 'No sentence could be chosen for the synopsis.');
-    const chosen = s.sentences[s.chosen];
-    return {
+    if (!summary)
+      throw new EngineError(
+        'internal',
+        `No sentence could be chosen for the ${mode === 'synopsis' ? 'synopsis' : 'summary'}.`,
+      );
+    const result: SummarizeResult = {
       op: 'summarize',
-      mode: 'synopsis',
-      summary: s.summary,
+      mode,
+      summary,
       source: text,
       truncated: read.truncated,
       usedChars: read.truncated ? read.usedChars : text.length,
@@ -393,11 +379,11 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
       tokens: read.tokens,
       topPhrases: topPhrases(text, read.tokens, 5),
       topics: this.topics,
-      extracted: [{ start: chosen.start, end: chosen.end, score: s.scores.get(s.chosen) ?? 0 }],
+      extracted: chosen.map(({ start, end, score }) => ({ start, end, score })),
       stats: {
         inputTokens: read.inputTokens,
         usedInputTokens: read.tokens.length,
-        outputTokens: chosen.tokens,
+        outputTokens: chosen.reduce((n, c) => n + c.tokens, 0),
         encodeMs,
         decodeMs: selectMs,
         tokensPerSecond: 0,
@@ -405,6 +391,7 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
         model: this.folder.manifest.name,
       },
     };
+    return { result, read };
   }
 
   /**
@@ -551,26 +538,19 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
    * the decoder broadcasts the memory's single row over the beams, so it is neither tiled nor copied.
    */
   private stepModel(encoded: { cross: Tensor; memoryMask: Tensor }, ids: number[]): StepModel<DecoderState> {
-    const feeds: Record<string, Tensor> = { memory_mask: encoded.memoryMask };
-    feedCaches(feeds, 'cross_key_values', layerViews(encoded.cross, 'cross_key_values'));
-    if (this.arch.copy) feeds.source_ids = int64Tensor(ids, [1, ids.length]);
-    const decoder = this.decoder;
-    const layers = this.arch.decoderLayers;
+    const feeds = this.sourceFeeds(encoded.memoryMask, encoded.cross, this.arch.copy ? ids : undefined);
     return {
       vocabSize: this.arch.vocabSize,
-      async step(tokens, state) {
-        const stepFeeds: Record<string, Tensor> = { ...feeds, input_ids: int64Tensor(tokens, [tokens.length, 1]) };
-        feedCaches(stepFeeds, 'past_key_values', state);
-        const out = await decoder.run(stepFeeds);
-        // The output is ours (a new array per run, runtime/onnx.ts floatData): the strategies may write to it.
-        return { logProbs: floatData(out.log_probs, 'log_probs'), state: readCaches(out, 'present', layers) };
+      step: async (tokens, state) => {
+        const { logProbs, past } = await this.decoderStep(feeds, tokens, state);
+        return { logProbs, state: past };
       },
       reorder: reorderCaches,
     };
   }
 
   private emptyState(rows: number): DecoderState {
-    return emptyCaches(this.arch.decoderLayers, rows, this.arch.heads, this.arch.dModel / this.arch.heads);
+    return this.emptyCaches(rows);
   }
 
   /** How many characters of `text` one window of the model holds (all of them when it fits). */

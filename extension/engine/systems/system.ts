@@ -7,7 +7,7 @@ import type { EngineRequest, ResultFor } from '../../protocol';
 import { EngineError } from '../errors';
 import { loadModelFolder, type Manifest, type ModelFolder } from '../runtime/manifest';
 import { Tokenizer } from '../text/tokenizer';
-import { openSession, releaseSessions, type OpenedSession, type Session, type SessionOptions } from '../runtime/onnx';
+import { releaseSessions, type Session } from '../runtime/onnx';
 import type { RunContext } from './context';
 import type { GuardSetup } from './decodingGuards';
 
@@ -81,7 +81,7 @@ export abstract class FolderSystem {
   }
 }
 
-type Architecture = Manifest['architecture'];
+export type Architecture = Manifest['architecture'];
 
 /**
  * A built-in model folder of one of the system's architectures: model.json read and checked, the
@@ -108,47 +108,6 @@ export interface LoadedFolder<A> {
   folder: ModelFolder;
   arch: A;
   tokenizer: Tokenizer;
-}
-
-/**
- * A built-in encoder-decoder (PC-SAN, TAAS): its architecture and tokenizer, and the encoder's and
- * decoder's sessions, released together.
- */
-export abstract class EncoderDecoderSystem<A> extends FolderSystem {
-  protected readonly arch: A;
-  protected readonly tokenizer: Tokenizer;
-  protected readonly encoder: Session;
-  protected readonly decoder: Session;
-
-  protected constructor(system: string, { loaded, enc, dec }: OpenedEncoderDecoder<A>, guards: GuardSetup) {
-    super(system, loaded.folder, enc.provider, guards);
-    this.arch = loaded.arch;
-    this.tokenizer = loaded.tokenizer;
-    this.encoder = enc.session;
-    this.decoder = dec.session;
-  }
-
-  readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);
-}
-
-/** An encoder-decoder folder loaded (loadFolderModel), with its encoder's and decoder's sessions open. */
-export interface OpenedEncoderDecoder<A> {
-  loaded: LoadedFolder<A>;
-  enc: OpenedSession;
-  dec: OpenedSession;
-}
-
-export async function openEncoderDecoder<T extends Architecture['type']>(
-  dir: string,
-  system: string,
-  types: readonly T[],
-  what: string,
-  opts: SessionOptions,
-): Promise<OpenedEncoderDecoder<Extract<Architecture, { type: T }>>> {
-  const loaded = await loadFolderModel(dir, system, types, what);
-  const enc = await openSession(loaded.folder.file('encoder'), opts);
-  const dec = await openSession(loaded.folder.file('decoder'), opts);
-  return { loaded, enc, dec };
 }
 
 /** A system's dispose(): releases its sessions (read when called) the first time; later calls do nothing. */
