@@ -339,13 +339,12 @@ export function checkReferenceStreams(
   }
 }
 
+/** A sacreBLEU corpus metric: hypotheses, reference streams (`refs[j][i]`: the j-th reference of segment i), options. */
+export type CorpusMetric<O, S> = (hyps: readonly string[], refs: readonly (readonly string[])[], opts?: O) => S;
+
 /** Corpus BLEU: statistics summed over segments, then one score (not a mean of sentence scores).
  * `refs[j][i]` is the j-th reference of segment i, as sacrebleu.corpus_bleu takes them. */
-export function corpusBleu(
-  hyps: readonly string[],
-  refs: readonly (readonly string[])[],
-  opts: BleuOptions = {},
-): BleuScore {
+export const corpusBleu: CorpusMetric<BleuOptions, BleuScore> = (hyps, refs, opts = {}) => {
   checkReferenceStreams('corpusBleu', hyps, refs);
   const maxOrder = opts.maxOrder ?? 4;
   const sum: BleuStats = {
@@ -368,7 +367,7 @@ export function corpusBleu(
     }
   }
   return bleuFromStats(sum, opts);
-}
+};
 
 /** Sentence BLEU as sacrebleu.sentence_bleu: exp smoothing and effective order unless overridden. */
 export function sentenceBleu(hyp: string, refs: readonly string[], opts: BleuOptions = {}): BleuScore {

@@ -16,7 +16,7 @@
 // chrFs), and with several references each segment keeps the statistics of the reference with the
 // best chrF (CHRF._compute_segment_statistics).
 
-import { checkReferenceStreams } from './bleu';
+import { checkReferenceStreams, type CorpusMetric } from './bleu';
 
 export interface ChrfOptions {
   /** Character n-gram order; default 6. */
@@ -202,11 +202,7 @@ export function chrfSegmentStats(hyp: string, refs: readonly string[], opts: Chr
 export const chrfName = (opts: ChrfOptions = {}): string => `chrF${opts.beta ?? 2}${'+'.repeat(opts.wordOrder ?? 0)}`;
 
 /** Corpus chrF: statistics summed over segments. `refs[j][i]` is the j-th reference of segment i. */
-export function corpusChrf(
-  hyps: readonly string[],
-  refs: readonly (readonly string[])[],
-  opts: ChrfOptions = {},
-): ChrfScore {
+export const corpusChrf: CorpusMetric<ChrfOptions, ChrfScore> = (hyps, refs, opts = {}) => {
   checkReferenceStreams('corpusChrf', hyps, refs);
   const o = resolve(opts);
   const sum = new Array<number>(3 * (o.charOrder + o.wordOrder)).fill(0);
@@ -219,7 +215,7 @@ export function corpusChrf(
     for (let k = 0; k < s.length; k++) sum[k] += s[k];
   }
   return { score: chrfFromStats(sum, o), name: chrfName(o), stats: sum };
-}
+};
 
 /** Sentence chrF (sacrebleu.sentence_chrf): the corpus score of one segment. */
 export function sentenceChrf(hyp: string, refs: readonly string[], opts: ChrfOptions = {}): ChrfScore {

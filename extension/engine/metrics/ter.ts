@@ -21,6 +21,8 @@
 // The caching of edit-distance rows by hypothesis prefix is sacreBLEU's too, but only for speed: a
 // cached row is the row the computation would give.
 
+import { checkReferenceStreams, type CorpusMetric } from './bleu';
+
 /* eslint-disable no-control-regex -- the same characters as Python's str.isspace(), control ones included */
 const PY_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u;
 const PY_TRAILING_WHITESPACE = /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/u;
@@ -421,16 +423,8 @@ export function terScoreNumpyFloat32(stats: ArrayLike<number>): { v: number; f: 
 
 /** Corpus TER: segment statistics summed in order, then one score (sacreBLEU's corpus_score).
  * `refs[j][i]` is the j-th reference of segment i. */
-export function corpusTer(
-  hyps: readonly string[],
-  refs: readonly (readonly string[])[],
-  opts: TerOptions = {},
-): TerScore {
-  for (const stream of refs)
-    if (stream.length !== hyps.length)
-      throw new RangeError(
-        `TER needs one reference per hypothesis in every reference stream, got ${hyps.length} and ${stream.length}`,
-      );
+export const corpusTer: CorpusMetric<TerOptions, TerScore> = (hyps, refs, opts = {}) => {
+  checkReferenceStreams('TER', hyps, refs);
   if (refs.length === 0) throw new RangeError('TER needs at least one reference stream');
   let edits = 0;
   let length = 0;
@@ -444,7 +438,7 @@ export function corpusTer(
     length += l;
   });
   return terFromStats([edits, length]);
-}
+};
 
 /** One segment's TER (sacreBLEU's sentence_score). */
 export function sentenceTer(hyp: string, refs: readonly string[], opts: TerOptions = {}): TerScore {
