@@ -20,6 +20,12 @@ export class StreamedInsertion implements vscode.Disposable {
   /** Received and not yet written; the last piece waits for the next one (or finish). */
   private queue: string[] = [];
   private rest = '';
+  /**
+   * The end of the last piece, held back when it may be half of something the next piece completes:
+   * a CR (of a CR LF) or the first half of a surrogate pair. Written alone, VS Code would store a line
+   * break or U+FFFD instead, and the change would not be recognised as ours.
+   */
+  private carry = '';
   private touched = false;
   private firstEdit = true;
   /** Our own edit in flight, to tell its change event from the writer's. */
@@ -61,14 +67,31 @@ export class StreamedInsertion implements vscode.Disposable {
 
   append(piece: string): void {
     if (!piece) return;
-    // In the document's own line breaks, so that the change event of our edit is recognised as ours.
-    this.queue.push(piece.replace(/\r?\n/g, this.doc.eol === vscode.EndOfLine.CRLF ? '\r\n' : '\n'));
+    let text = this.carry + piece;
+    const last = text.charCodeAt(text.length - 1);
+    const split = text.endsWith('\r') || (last >= 0xd800 && last <= 0xdbff);
+    this.carry = split ? text.slice(-1) : '';
+    if (split) text = text.slice(0, -1);
+    if (!text) return;
+    this.queue.push(this.asStored(text));
     // All but the newest piece: it waits, so that finish() has an edit to close the undo step with.
     this.schedule(false);
   }
 
+  /**
+   * Text as the document stores it, so that the change event of our edit is recognised as ours: every
+   * line break (CR LF, a lone CR or LF) in the document's own, a lone surrogate as U+FFFD.
+   */
+  private asStored(text: string): string {
+    return text
+      .replace(/\r\n|\r|\n/g, this.doc.eol === vscode.EndOfLine.CRLF ? '\r\n' : '\n')
+      .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+  }
+
   /** Writes everything received (closing the undo step) and stops listening; resolves with the text written. */
   async finish(): Promise<string> {
+    if (this.carry) this.queue.push(this.asStored(this.carry));
+    this.carry = '';
     this.schedule(true);
     await this.writing;
     this.dispose();
@@ -173,7 +196,8 @@ export class StreamedInsertion implements vscode.Disposable {
 
   private stop(): void {
     this.touched = true;
-    this.rest += this.queue.join('');
+    this.rest += this.queue.join('') + this.carry;
     this.queue = [];
+    this.carry = '';
   }
 }

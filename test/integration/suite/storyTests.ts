@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DraftsmithApi, PremiseOutcome, StoryOutcome } from '../../../extension/host/api';
+import { StreamedInsertion } from '../../../extension/host/streamedInsertion';
 import { closeWithoutSaving, openUntitled, sleep, timedCommand, withSetting } from './helpers';
 import type { TestCase } from './runner';
 
@@ -137,6 +138,24 @@ export function storyTests(api: DraftsmithApi, extensionPath: string): TestCase[
           shown.view.tokens.every((t) => t.gate !== null),
           'a token without fusion gates',
         );
+        await closeWithoutSaving(doc);
+      },
+    },
+    {
+      name: 'streamed text with a lone carriage return, a CR LF split between pieces and an emoji split between pieces: the text reported written is the text the document holds',
+      async run() {
+        const editor = await storySoFar(PROMPT);
+        const doc = editor.document;
+        const log = vscode.window.createOutputChannel('Draftsmith streaming test', { log: true });
+        const insertion = new StreamedInsertion(editor, doc.positionAt(PROMPT.length), log);
+        // A model may write any of these (a byte-level tokenizer can end a piece on a CR or half an emoji).
+        for (const piece of [' one\rtwo', '\r', '\nthree ', '\uD83D', '\uDE00 four']) insertion.append(piece);
+        const written = await insertion.finish();
+        log.dispose();
+        assert.equal(insertion.interrupted, false, 'our own edits were taken for the writer editing the story');
+        const eol = doc.eol === vscode.EndOfLine.CRLF ? '\r\n' : '\n';
+        assert.equal(written, ` one${eol}two${eol}three \u{1F600} four`);
+        assert.equal(doc.getText(), PROMPT + written);
         await closeWithoutSaving(doc);
       },
     },
