@@ -33,7 +33,7 @@ import torch.nn.functional as F
 from . import data as D
 from . import tokenizer as T
 from .batching import token_batches
-from .roundtrip_data import load as load_rows, prepare_roundtrip, prepare_simple
+from .roundtrip_data import load as load_rows, prepare_general, prepare_roundtrip, prepare_simple
 from . import training as R
 from .training import log, nll_and_ppl, pick_device
 
@@ -385,9 +385,9 @@ def main():
     p.add_argument("--fixture", default=None)
     p.add_argument(
         "--corpus",
-        choices=["mixed", "simple"],
+        choices=["mixed", "simple", "general"],
         default="mixed",
-        help="prepare: mixed = news, tech, wiki, fairy tales (the shared tokenizer); simple = ROCStories and TinyStories (own tokenizer)",
+        help="prepare: mixed = news, tech, wiki, fairy tales (the shared tokenizer); simple = ROCStories and TinyStories (own tokenizer); general = a test split only, everyday paragraphs (OneStopEnglish, elementary)",
     )
     p.add_argument(
         "--weights",
@@ -397,7 +397,7 @@ def main():
     )
     args = p.parse_args()
     if args.cmd == "prepare":
-        (prepare_simple if args.corpus == "simple" else prepare_roundtrip)(args.data)
+        {"simple": prepare_simple, "general": prepare_general}.get(args.corpus, prepare_roundtrip)(args.data)
     elif args.cmd == "train":
         args.out = args.out or f"runs/roundtrip-{args.model}.pt"
         cmd_train(args)

@@ -272,3 +272,29 @@ def prepare_simple(data_dir):
     sp = T.train(corpus, os.path.join(data_dir, "spm"), SIMPLE_VOCAB)
     T.write_tokenizer_json(sp, os.path.join(data_dir, "tokenizer"))
     return write_splits(data_dir, sp, docs, ("roc", "tiny"))
+
+
+# The "general" test set: everyday paragraphs that are not stories, for measuring how a model trained
+# on stories carries over. OneStopEnglish's elementary-level news articles (../shared/data/onestopenglish,
+# CC BY-SA 4.0), split at blank lines; paragraphs of 3 to 8 sentences, in the file's order. A test split
+# only: no model of this project trains on it.
+def general_paragraphs(min_sentences=3, max_sentences=8):
+    rows = []
+    path = os.path.join(D.SHARED, "data/onestopenglish/onestopenglish_189.jsonl")
+    for line in open(path, encoding="utf-8"):
+        article = json.loads(line)
+        for k, para in enumerate(p for p in article["elementary"].split("\n\n") if p.strip()):
+            sentences = split_sentences(para)
+            if min_sentences <= len(sentences) <= max_sentences:
+                rows.append({"source": "onestop", "doc": f"onestop:{article['id']}#{k}", "sentences": sentences})
+    return rows
+
+
+def prepare_general(data_dir):
+    """Writes roundtrip.test.jsonl of the general paragraphs (eval roundtrip --data DATA_DIR reads it)."""
+    os.makedirs(data_dir, exist_ok=True)
+    rows = general_paragraphs()
+    with open(os.path.join(data_dir, "roundtrip.test.jsonl"), "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    print(json.dumps({"general": f"{len(rows)} paragraphs / {len({r['doc'].split('#')[0] for r in rows})} articles"}))
