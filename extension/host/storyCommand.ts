@@ -43,6 +43,7 @@ export type StoryOutcome =
 export type PremiseOutcome = { kind: 'inserted'; text: string; result: PremiseResult } | Unfinished;
 
 export const STORY_CHANGED = `Draftsmith: you edited the text being written, so Draftsmith stopped writing into it; your text is as you left it. ${OPEN_IN_NEW_EDITOR} shows the rest.`;
+export const STORY_CLOSED = `Draftsmith: the document was closed while the text was being written. ${OPEN_IN_NEW_EDITOR} shows all of it.`;
 
 function stoppedMessage(text: string): string {
   const words = countWords(text);
@@ -125,10 +126,20 @@ function nothingWritten<O extends { text: string }>(outcome: O | Ended): O | Unf
 }
 
 function changed(ctx: Ctx, what: string, stream: StreamedInsertion, language: string): Unfinished {
+  // A closed document took what was written with it: all of the text is offered.
+  const closed = stream.closed;
+  const offered = closed ? stream.text + stream.held : stream.held;
   ctx.log.warn(
-    `${what}: the writer edited the streamed text; ${stream.text.length} characters written, ${stream.held.length} offered`,
+    `${what}: ${closed ? 'the document was closed' : 'the writer edited the streamed text'}; ${stream.text.length} characters written, ${offered.length} offered`,
   );
-  const { message, offer } = offerInstead(ctx.log, what, 'rest', stream.held, language, STORY_CHANGED);
+  const { message, offer } = offerInstead(
+    ctx.log,
+    what,
+    closed ? 'text' : 'rest',
+    offered,
+    language,
+    closed ? STORY_CLOSED : STORY_CHANGED,
+  );
   return { kind: 'changed', text: stream.text, message, offer };
 }
 

@@ -55,6 +55,11 @@ export class StreamedInsertion implements vscode.Disposable {
     return this.rest;
   }
 
+  /** True when the document was closed under the streaming: what was written went with it. */
+  get closed(): boolean {
+    return this.doc.isClosed;
+  }
+
   /** True once an edit of the writer's touched the streamed text (streaming into the document stopped). */
   get interrupted(): boolean {
     return this.touched;

@@ -291,6 +291,35 @@ export function storyTests(api: DraftsmithApi, extensionPath: string): TestCase[
       },
     },
     {
+      name: 'closing the document while the story streams stops it and offers all of the story, saying the document was closed',
+      async run() {
+        await needModel();
+        const editor = await storySoFar(PROMPT);
+        const doc = editor.document;
+        let closing: Promise<void> | undefined;
+        const changes = watchChanges(api, doc, () => {
+          closing = closeWithoutSaving(doc);
+        });
+        try {
+          const outcome = await longStory(300, () => api.continueStory(editor));
+          await closing;
+          assert.ok(closing, 'the story never started');
+          assert.equal(outcome.kind, 'changed', describe(outcome));
+          if (outcome.kind !== 'changed') return;
+          assert.match(outcome.message, /document was closed.*Open in New Editor shows all of it/);
+          assert.ok(doc.isClosed);
+          // Written before the close, and what came after: the offer holds the whole story.
+          assert.ok(outcome.offer.text.startsWith(outcome.text), 'the offer does not begin with what was written');
+          assert.ok(outcome.offer.text.trim().length > 0, 'nothing was offered');
+          const offered = await outcome.offer.open();
+          assert.equal(offered.document.getText(), outcome.offer.text);
+          await closeWithoutSaving(offered.document);
+        } finally {
+          changes.dispose();
+        }
+      },
+    },
+    {
       name: 'Write a Premise on an empty document writes a premise as a paragraph of its own, the cursor after it',
       async run() {
         await needModel();
