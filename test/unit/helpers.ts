@@ -14,6 +14,15 @@ export const repoRoot = path.resolve(__dirname, '..', '..', '..');
 export const modelsDir = path.join(repoRoot, 'models');
 export const fixture = (name: string) => path.join(repoRoot, 'test', 'fixtures', name);
 
+/** One system's row of a paired test as the sacreBLEU fixture generators write it (null: not computed). */
+export interface PairedFixtureRow {
+  name: string;
+  score: number;
+  mean: number | null;
+  ci: number | null;
+  pValue: number | null;
+}
+
 const tempDirs: string[] = [];
 let removeOnExit = false;
 

@@ -27,15 +27,9 @@ import {
   pValue,
   type StatMetric,
 } from '../../extension/engine/metrics/significance';
-import { fixture } from './helpers';
+import { fixture, type PairedFixtureRow } from './helpers';
 
-interface Row {
-  name: string;
-  score: number;
-  mean: number | null;
-  ci: number | null;
-  pValue: number | null;
-}
+type Row = PairedFixtureRow;
 const ref: {
   numpy: string;
   significanceData: { systems: Record<'A' | 'B' | 'C', string[]>; refs: string[][] };

@@ -25,7 +25,7 @@ import {
   translationEditRate,
   type TerOptions,
 } from '../../extension/engine/metrics/ter';
-import { fixture, repoRoot, tempDir } from './helpers';
+import { fixture, repoRoot, tempDir, type PairedFixtureRow } from './helpers';
 
 interface SentenceCase {
   hyp: string;
@@ -34,13 +34,7 @@ interface SentenceCase {
   stats: [number, number];
   score: number;
 }
-interface Row {
-  name: string;
-  score: number;
-  mean: number | null;
-  ci: number | null;
-  pValue: number | null;
-}
+type Row = PairedFixtureRow;
 const ref: {
   sacrebleu: string;
   optionSets: TerOptions[];

@@ -233,7 +233,7 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     let lastPartial = 0;
     const hyps = await beamSearch(
       model,
-      this.emptyState(K),
+      this.emptyCaches(K),
       {
         bos: special.bos,
         eos: special.eos,
@@ -549,10 +549,6 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     };
   }
 
-  private emptyState(rows: number): DecoderState {
-    return this.emptyCaches(rows);
-  }
-
   /** How many characters of `text` one window of the model holds (all of them when it fits). */
   firstWindowChars(text: string): number {
     const limit = Math.min(this.folder.manifest.maxInputTokens, this.arch.maxSourcePositions);
@@ -577,7 +573,7 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     if (ids.length === 0) throw new EngineError('bad-input', 'There is no text to summarize.');
     return {
       model: this.stepModel(await this.encode(ids), ids),
-      state: this.emptyState(1),
+      state: this.emptyCaches(1),
       bos: this.folder.manifest.specialTokens.bos,
     };
   }
@@ -598,7 +594,7 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     const special = this.folder.manifest.specialTokens;
     return forcedLogProbs(
       this.stepModel(await this.encode(ids), ids),
-      this.emptyState(1),
+      this.emptyCaches(1),
       special.bos,
       targetIds,
       special.eos,
