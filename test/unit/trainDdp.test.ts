@@ -82,13 +82,22 @@ test(
   },
 );
 
+// A GPU chunk's float16 hand-back keeps a tied embedding once (models/train/tests/test_chunk_slim.py).
+test(
+  'a checkpoint slimmed to float16 for the trip back from a GPU is half the size and loads (models/train/tests/test_chunk_slim.py)',
+  { skip, timeout: 120_000 },
+  () => {
+    pythonTests('test_chunk_slim.py', 1, 110_000);
+  },
+);
+
 // The GPT-2 recipe the loopback Hub's story model comes from: its cache, its padding, and
 // the layout transformers.js runs (models/train/tests/test_causal_lm.py).
 test(
   "the Hub story model's recipe keeps the cache exact and exports what transformers.js runs (models/train/tests/test_causal_lm.py)",
   { skip, timeout: 120_000 },
   () => {
-    pythonTests('test_causal_lm.py', 3, 110_000);
+    pythonTests('test_causal_lm.py', 4, 110_000);
   },
 );
 

@@ -108,12 +108,13 @@ class GPT2(nn.Module):
         lets left-padded batches through, as transformers.js batches them."""
         B, S = input_ids.shape
         P = 0 if past is None else past[0][0].shape[2]
+        dev = input_ids.device  # every index tensor made here lives with the ids (a CUDA run too)
         if position_ids is None:
-            position_ids = torch.arange(P, P + S).unsqueeze(0).expand(B, S)
+            position_ids = torch.arange(P, P + S, device=dev).unsqueeze(0).expand(B, S)
         if attention_mask is None:
-            attention_mask = torch.ones(B, P + S, dtype=torch.long)
-        q_pos = torch.arange(S).unsqueeze(1) + P  # each query's place among the P+S keys
-        k_pos = torch.arange(P + S).unsqueeze(0)
+            attention_mask = torch.ones(B, P + S, dtype=torch.long, device=dev)
+        q_pos = torch.arange(S, device=dev).unsqueeze(1) + P  # each query's place among the P+S keys
+        k_pos = torch.arange(P + S, device=dev).unsqueeze(0)
         allowed = (k_pos <= q_pos).unsqueeze(0) & attention_mask.bool().unsqueeze(1)  # causal, and not padding
         x = self.drop(self.transformer["wte"](input_ids) + self.transformer["wpe"](position_ids))
         bias = ((~allowed).to(x.dtype) * -1e9).unsqueeze(1)  # [B,1,S,P+S]

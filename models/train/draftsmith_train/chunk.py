@@ -499,7 +499,13 @@ def slim(path, half=False):
     (ck.get("meta", {}).get("train_state") or {}).pop("optimizer", None)
     note = "no optimizer state"
     if half:
-        ck["state"] = {k: (v.half() if v.is_floating_point() else v) for k, v in ck["state"].items()}
+        halves = {}  # a tensor shared by several names (tied embeddings) stays one tensor, saved once
+
+        def half_of(v):
+            key = (v.data_ptr(), tuple(v.shape), v.stride())
+            return halves.setdefault(key, v.half()) if v.is_floating_point() else v
+
+        ck["state"] = {k: half_of(v) for k, v in ck["state"].items()}
         note = "float16 weights, " + note
     ck.setdefault("meta", {})["slim"] = note + " (gpu_chunk.sh)"
     torch.save(ck, path)

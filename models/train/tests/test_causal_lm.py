@@ -41,6 +41,12 @@ class CausalLmTest(unittest.TestCase):
                 steps.append(out[:, -1])
         torch.testing.assert_close(torch.stack(steps[:-1], 1), full[:, 2:5], atol=1e-5, rtol=1e-5)
 
+    def test_a_model_off_the_cpu_makes_its_positions_and_mask_where_its_ids_are(self):
+        # the meta device stands in for CUDA: a GPU run failed on positions made on the CPU
+        m = self.model().to("meta")
+        logits, _ = m(torch.zeros(2, 5, dtype=torch.long, device="meta"))
+        self.assertEqual((logits.device.type, tuple(logits.shape)), ("meta", (2, 5, 50)))
+
     def test_left_padding_does_not_change_a_row(self):
         m = self.model()
         with torch.no_grad():
