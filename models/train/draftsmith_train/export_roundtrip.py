@@ -105,9 +105,11 @@ def default_fixture(out_dir):
 
 
 def corpus_tag(data_dir):
-    """ "simple-" for the simple-stories corpus (roundtrip prepare --corpus simple), "" for the mixed one."""
-    counts = os.path.join(data_dir, "roundtrip.counts.json")
-    return "simple-" if os.path.exists(counts) and "roc" in json.load(open(counts)) else ""
+    """The corpus in the model's name (roundtrip prepare --corpus): "everyday-" (stories and news),
+    "simple-" (stories), "" for the mixed one."""
+    path = os.path.join(data_dir, "roundtrip.counts.json")
+    counts = json.load(open(path)) if os.path.exists(path) else {}
+    return "everyday-" if "roc" in counts and "news" in counts else "simple-" if "roc" in counts else ""
 
 
 def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):

@@ -33,7 +33,7 @@ import torch.nn.functional as F
 from . import data as D
 from . import tokenizer as T
 from .batching import token_batches
-from .roundtrip_data import load as load_rows, prepare_general, prepare_roundtrip, prepare_simple
+from .roundtrip_data import load as load_rows, prepare_everyday, prepare_general, prepare_roundtrip, prepare_simple
 from . import training as R
 from .training import log, nll_and_ppl, pick_device
 
@@ -292,6 +292,20 @@ def load_model(path):
     return R.load_checkpoint(path, lambda config: RoundTrip(Config(**config)))
 
 
+def init_embeddings(model, path):
+    """The word embeddings (shared by the word encoder and decoder) from the backbone LM's token
+    embeddings: the paper starts from pretrained word vectors too; the rest stays uniform."""
+    wte = torch.load(path, map_location="cpu")["state"]["transformer.wte.weight"]
+    if tuple(wte.shape) != tuple(model.embedding.weight.shape):
+        raise SystemExit(
+            f"--init-embeddings: {tuple(wte.shape)} in {path}, the model has {tuple(model.embedding.weight.shape)}"
+        )
+    with torch.no_grad():
+        model.embedding.weight.copy_(wte)
+        model.embedding.weight[T.PAD].zero_()
+    log(f"word embeddings from {path} ({wte.shape[0]} x {wte.shape[1]})")
+
+
 def cmd_train(args):
     device = pick_device(args.device)
     torch.manual_seed(D.SEED)
@@ -299,6 +313,8 @@ def cmd_train(args):
     model = RoundTrip(Config(args.model, sp.get_piece_size(), args.embed, args.hidden, args.layers, args.dropout)).to(
         device
     )
+    if args.init_embeddings and not R.resume_checkpoint(args):  # resumed: train_loop loads every weight
+        init_embeddings(model, args.init_embeddings)
     train = load_rows(os.path.join(args.data, "roundtrip.train.jsonl"), sp, args.max_train)
     val = load_rows(os.path.join(args.data, "roundtrip.val.jsonl"), sp, args.max_val)
     params = sum(p.numel() for p in model.parameters())
@@ -385,9 +401,17 @@ def main():
     p.add_argument("--fixture", default=None)
     p.add_argument(
         "--corpus",
-        choices=["mixed", "simple", "general"],
+        choices=["mixed", "simple", "general", "everyday"],
         default="mixed",
-        help="prepare: mixed = news, tech, wiki, fairy tales (the shared tokenizer); simple = ROCStories and TinyStories (own tokenizer); general = a test split only, everyday paragraphs (OneStopEnglish, elementary)",
+        help="prepare: mixed = news, tech, wiki, fairy tales (the shared tokenizer); simple = ROCStories and TinyStories (own tokenizer); general = a test split only, everyday paragraphs (OneStopEnglish, elementary); everyday = the simple stories, WikiText-2 and CNN news in the backbone's tokenizer (--backbone-data)",
+    )
+    p.add_argument(
+        "--backbone-data", default="../../.data/backbone", help="prepare --corpus everyday: the backbone's folder"
+    )
+    p.add_argument(
+        "--init-embeddings",
+        default=None,
+        help="train: a backbone checkpoint (backbone.py) whose token embeddings start the model's (same tokenizer, same size)",
     )
     p.add_argument(
         "--weights",
@@ -397,7 +421,10 @@ def main():
     )
     args = p.parse_args()
     if args.cmd == "prepare":
-        {"simple": prepare_simple, "general": prepare_general}.get(args.corpus, prepare_roundtrip)(args.data)
+        if args.corpus == "everyday":
+            prepare_everyday(args.data, args.backbone_data)
+        else:
+            {"simple": prepare_simple, "general": prepare_general}.get(args.corpus, prepare_roundtrip)(args.data)
     elif args.cmd == "train":
         args.out = args.out or f"runs/roundtrip-{args.model}.pt"
         cmd_train(args)

@@ -290,6 +290,32 @@ def general_paragraphs(min_sentences=3, max_sentences=8):
     return rows
 
 
+# The "everyday" corpus: the simple stories and general paragraphs (WikiText-2 articles and CNN news,
+# at most EVERYDAY_NEWS training articles), in the shared backbone's tokenizer (backbone.py prepare), so
+# that its word embeddings can start the model (roundtrip train --init-embeddings). The general test
+# set above stays out of it: OneStopEnglish is read by no training corpus.
+EVERYDAY_NEWS = 2500
+
+
+def prepare_everyday(data_dir, backbone_dir):
+    """Writes spm.model and tokenizer/ (the backbone's) and roundtrip.{train,val,test}.jsonl."""
+    import shutil
+
+    os.makedirs(os.path.join(data_dir, "tokenizer"), exist_ok=True)
+    for name, dest in (
+        ("spm.model", "spm.model"),
+        ("tokenizer.json", "tokenizer/tokenizer.json"),
+        ("tokenizer_config.json", "tokenizer/tokenizer_config.json"),
+    ):
+        src = os.path.join(backbone_dir, name)
+        if not os.path.exists(src):
+            raise SystemExit(f"{src} is missing: run `backbone.py prepare --out {backbone_dir}` first")
+        shutil.copy(src, os.path.join(data_dir, dest))
+    sp = T.load(os.path.join(data_dir, "spm.model"))
+    sources = [roc_documents(), tiny_documents(), wiki_documents(), news_documents(EVERYDAY_NEWS)]
+    return write_splits(data_dir, sp, (d for gen in sources for d in gen), ("roc", "tiny", "wiki", "news"))
+
+
 def prepare_general(data_dir):
     """Writes roundtrip.test.jsonl of the general paragraphs (eval roundtrip --data DATA_DIR reads it)."""
     os.makedirs(data_dir, exist_ok=True)
