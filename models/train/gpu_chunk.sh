@@ -17,7 +17,7 @@
 #   has seen more tokens, the CPU run's (DATA/runs, only read) or the last chunk's; unpack leaves it in
 #   .work/gpu/backbone/runs and prints the commands that go on from it (models/train/README.md).
 #
-#   around each device call: the tracked tree is ~70 MiB, and a chunk reads models/train alone (under
+#   around each device call: the tracked tree is ~90 MiB, and a chunk reads models/train alone (under
 #   1 MiB); a call carries at most 64 MiB with the bundle, so everything else tracked is set aside:
 #             bash models/train/gpu_chunk.sh aside               # -> .work/gpu/aside.tar, removed from the checkout
 #             bash models/train/gpu_chunk.sh back                # restored (git status clean again)
