@@ -25,7 +25,7 @@ import torch
 from . import data as D
 from .batching import token_batches
 from . import tokenizer as T
-from .essay_data import prepare_essay, prepare_simple_essay
+from .essay_data import prepare_essay, prepare_everyday_topics, prepare_simple_essay
 from .pcsan import EssayConfig, EssayGenerator
 from .modules import label_smoothed_nll
 from .training import add_resume_arg, log, nll_and_ppl, pad, pick_device, resume_checkpoint, save_checkpoint, train_loop
@@ -223,9 +223,10 @@ def main():
     p.add_argument("--data", default=".data")
     p.add_argument(
         "--corpus",
-        choices=["mixed", "simple"],
+        choices=["mixed", "simple", "everyday-topics"],
         default="mixed",
-        help="prepare: news/Debian/wiki/fairy-tale paragraphs (mixed) or ROCStories + TinyStories (simple)",
+        help="prepare: news/Debian/wiki/fairy-tale paragraphs (mixed) or ROCStories + TinyStories (simple); "
+        "everyday-topics: a test split only, CommonGen's everyday concept sets",
     )
     p.add_argument("--device", default="auto")
     p.add_argument("--out", default="runs/essay.pt")
@@ -251,7 +252,9 @@ def main():
     add_resume_arg(p)
     args = p.parse_args()
     if args.cmd == "prepare":
-        prepare_simple_essay(args.data) if args.corpus == "simple" else prepare_essay(args.data)
+        {"simple": prepare_simple_essay, "everyday-topics": prepare_everyday_topics}.get(args.corpus, prepare_essay)(
+            args.data
+        )
     else:
         {"words": cmd_words, "train": cmd_train}[args.cmd](args)
 

@@ -21,7 +21,17 @@ import random
 import re
 from collections import Counter
 
-from .data import SEED, STOP, cnn_pairs, debian_pairs, normalize, story_paragraphs, wikitext_paragraphs, write_jsonl
+from .data import (
+    SHARED,
+    SEED,
+    STOP,
+    cnn_pairs,
+    debian_pairs,
+    normalize,
+    story_paragraphs,
+    wikitext_paragraphs,
+    write_jsonl,
+)
 
 MIN_WORDS, MAX_WORDS, TOPICS = 50, 120, 5
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(]?[A-Z])")
@@ -225,3 +235,27 @@ if __name__ == "__main__":
     import sys
 
     prepare_essay(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../.data"))
+
+
+# The everyday topic set (`essay prepare --corpus everyday-topics`): a test split only, for how the
+# model does on topics that are not its stories' — CommonGen's dev concept sets (3–5 everyday words:
+# "pet couch cat"; MIT, ../shared/data/commongen), each once, in the file's order; the "paragraph"
+# is its first three human sentences (CommonGen writes one sentence per reference). No model of this
+# project trains on CommonGen.
+def prepare_everyday_topics(out_dir, limit=500):
+    os.makedirs(out_dir, exist_ok=True)
+    root = os.path.join(SHARED, "data/commongen")
+    refs = {}
+    with open(os.path.join(root, "dev.src"), encoding="utf-8") as src, open(
+        os.path.join(root, "dev.tgt"), encoding="utf-8"
+    ) as tgt:
+        for words, sentence in zip(src, tgt):
+            refs.setdefault(tuple(words.split()), []).append(normalize(sentence))
+    rows = [
+        {"domain": "commongen", "topics": list(words), "text": " ".join(s.rstrip(".") + "." for s in sents[:3])}
+        for words, sents in list(refs.items())[:limit]
+    ]
+    with open(os.path.join(out_dir, "essay.test.jsonl"), "w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    print(json.dumps({"everyday-topics": f"{len(rows)} concept sets of {len(refs)}"}))
