@@ -153,7 +153,20 @@ def init_from_pretrained(model, path):
 def cmd_train(args):
     device = pick_device(args.device)
     sp = T.load(os.path.join(args.data, "spm.model"))
-    words, matrix = load_word_vectors(args.data)
+    shipped, resume = None, resume_checkpoint(args)
+    if resume and "words" in torch.load(resume, map_location="cpu"):
+        # a resumed run keeps its checkpoint's word list (its vectors come back with every other weight)
+        words = torch.load(resume, map_location="cpu")["words"]
+        matrix = np.zeros((len(words) + 1, args.word_dim), dtype=np.float32)
+    elif args.init_shipped:
+        # a shipped folder's weights (rebuilt from its ONNX graphs) and its own word list and vectors
+        from .weights_from_onnx import load_shipped
+
+        shipped = load_shipped(args.init_shipped)
+        words = json.load(open(os.path.join(args.init_shipped, "words.json")))
+        matrix = shipped.word_vectors.weight.detach().numpy()
+    else:
+        words, matrix = load_word_vectors(args.data)
     word_index = {w: i + 1 for i, w in enumerate(words)}
     sep = separator_id(sp)
     cfg = EssayConfig(
@@ -167,7 +180,10 @@ def cmd_train(args):
     model = EssayGenerator(cfg)
     # -None loads the encoder too but never reads it: its memory is word vectors only. A resumed run
     # (--resume) takes every weight from its checkpoint (train_loop), so it needs no --init file.
-    if args.init and not resume_checkpoint(args):
+    if shipped is not None:
+        model.load_state_dict(shipped.state_dict())
+        log(f"initialised every weight from the shipped folder {args.init_shipped}")
+    elif args.init and not resume:
         init_from_pretrained(model, args.init)
     with torch.no_grad():
         model.word_vectors.weight.copy_(torch.from_numpy(matrix))
@@ -231,6 +247,9 @@ def main():
     p.add_argument("--device", default="auto")
     p.add_argument("--out", default="runs/essay.pt")
     p.add_argument("--init")
+    p.add_argument(
+        "--init-shipped", help="train: go on from a shipped model folder (its weights, word list and vectors)"
+    )
     p.add_argument("--minutes", type=float, default=30)
     p.add_argument("--steps", type=int, default=10**9)
     p.add_argument("--lr", type=float, default=5e-4)

@@ -231,12 +231,6 @@ def prepare_simple_essay(out_dir):
     return summary
 
 
-if __name__ == "__main__":
-    import sys
-
-    prepare_essay(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../.data"))
-
-
 # The everyday topic set (`essay prepare --corpus everyday-topics`): a test split only, for how the
 # model does on topics that are not its stories' — CommonGen's dev concept sets (3–5 everyday words:
 # "pet couch cat"; MIT, ../shared/data/commongen), each once, in the file's order; the "paragraph"
@@ -259,3 +253,9 @@ def prepare_everyday_topics(out_dir, limit=500):
         for r in rows:
             f.write(json.dumps(r, ensure_ascii=False) + "\n")
     print(json.dumps({"everyday-topics": f"{len(rows)} concept sets of {len(refs)}"}))
+
+
+if __name__ == "__main__":
+    import sys
+
+    prepare_essay(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../.data"))
