@@ -154,9 +154,10 @@ def cmd_train(args):
     device = pick_device(args.device)
     sp = T.load(os.path.join(args.data, "spm.model"))
     shipped, resume = None, resume_checkpoint(args)
-    if resume and "words" in torch.load(resume, map_location="cpu"):
+    resumed_words = torch.load(resume, map_location="cpu").get("words") if resume else None
+    if resumed_words:
         # a resumed run keeps its checkpoint's word list (its vectors come back with every other weight)
-        words = torch.load(resume, map_location="cpu")["words"]
+        words = resumed_words
         matrix = np.zeros((len(words) + 1, args.word_dim), dtype=np.float32)
     elif args.init_shipped:
         # a shipped folder's weights (rebuilt from its ONNX graphs) and its own word list and vectors

@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 from collections import Counter
 
 from . import data as D
@@ -299,8 +300,6 @@ EVERYDAY_NEWS = 2500
 
 def prepare_everyday(data_dir, backbone_dir):
     """Writes spm.model and tokenizer/ (the backbone's) and roundtrip.{train,val,test}.jsonl."""
-    import shutil
-
     os.makedirs(os.path.join(data_dir, "tokenizer"), exist_ok=True)
     for name, dest in (
         ("spm.model", "spm.model"),
