@@ -17,11 +17,12 @@
 #                EVAL_ARGS='--mode abstractive' (summarize)
 #   CARD=1       also write the tables into models/SYSTEM/MODEL_CARD.md (between its <!-- fluency:begin/end -->
 #                markers, with the date and this command); CARD=FILE writes another card
+#   FLUENCY_OUT  where the outputs go (default .work/fluency): two runs side by side each need their own
 #   CLI_ROOT     another checkout whose CLI runs the eval (e.g. `git worktree add /tmp/before HEAD~1` for
 #                before/after numbers; it needs --dump); default this one
 # Needs the recipes' `prepare` first (python3 -m draftsmith_train.SYSTEM prepare --data .data, from
 # models/train) and Debian's link-grammar, python3-link-grammar, hunspell, hunspell-en-us (/usr/bin/python3).
-# Writes .work/fluency/SYSTEM.jsonl (the outputs), SYSTEM.eval.md (the eval's own table) and SYSTEM.json (the numbers).
+# Writes FLUENCY_OUT/SYSTEM.jsonl (the outputs), SYSTEM.eval.md (the eval's own table) and SYSTEM.json (the numbers).
 set -euo pipefail
 SYSTEM=${1:?usage: fluency.sh SYSTEM [MODEL_DIR] [LIMIT]}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -41,7 +42,7 @@ fi
 DATA=$(cd "$DATA" && pwd)
 EVAL_LIMIT=$LIMIT
 [ "$SYSTEM" = summarize ] && EVAL_LIMIT=$(( (LIMIT + 1) / 2 ))   # per domain
-OUT=$ROOT/.work/fluency
+OUT=${FLUENCY_OUT:-$ROOT/.work/fluency}
 mkdir -p "$OUT"
 CLI_ROOT=$(cd "${CLI_ROOT:-$ROOT}" && pwd)
 cd "$CLI_ROOT"

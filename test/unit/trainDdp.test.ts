@@ -82,6 +82,15 @@ test(
   },
 );
 
+// PC-SAN's encoder taken from the shared backbone (models/train/tests/test_essay_backbone.py).
+test(
+  "the essay model's encoder from the backbone keeps the backbone's states, and the shipped essay rebuilds (models/train/tests/test_essay_backbone.py)",
+  { skip, timeout: 120_000 },
+  () => {
+    pythonTests('test_essay_backbone.py', 2, 110_000);
+  },
+);
+
 // A GPU chunk's float16 hand-back keeps a tied embedding once (models/train/tests/test_chunk_slim.py).
 test(
   'a checkpoint slimmed to float16 for the trip back from a GPU is half the size and loads (models/train/tests/test_chunk_slim.py)',

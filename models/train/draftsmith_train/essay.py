@@ -3,8 +3,12 @@
   python3 -m draftsmith_train.essay prepare --data .data          # pairs (needs summarize prepare first)
   python3 -m draftsmith_train.essay prepare --corpus simple --data .data/simple   # ROCStories + TinyStories pairs
         (needs roundtrip prepare --corpus simple there first: its splits and tokenizer)
+  python3 -m draftsmith_train.essay prepare --corpus everyday --data .data/everyday   # stories, Wikipedia and news
+        (needs roundtrip prepare --corpus everyday there first: its paragraphs and the backbone's tokenizer)
   python3 -m draftsmith_train.essay words   --data .data          # fastText word vectors (apt: fasttext)
   python3 -m draftsmith_train.essay train   --data .data --init runs/pretrain.pt --minutes 60 --out runs/essay.pt
+  python3 -m draftsmith_train.essay train   --data .data/everyday --backbone BACKBONE.pt ...
+        (the encoder is the shared GPT-2 backbone: pcsan.py says how)
         [--layer-mix dynamic|static|last|none] [--context target|none|source] [--resume: go on from --out]
 
 The source is the topic words joined into ONE input: each word's subwords, separated by the ","
@@ -25,8 +29,8 @@ import torch
 from . import data as D
 from .batching import token_batches
 from . import tokenizer as T
-from .essay_data import prepare_essay, prepare_everyday_topics, prepare_simple_essay
-from .pcsan import EssayConfig, EssayGenerator
+from .essay_data import prepare_essay, prepare_everyday_essay, prepare_everyday_topics, prepare_simple_essay
+from .pcsan import EssayConfig, EssayGenerator, backbone_config, init_from_backbone
 from .modules import label_smoothed_nll
 from .training import add_resume_arg, log, nll_and_ppl, pad, pick_device, resume_checkpoint, save_checkpoint, train_loop
 
@@ -150,6 +154,44 @@ def init_from_pretrained(model, path):
     log(f"initialised {len(usable)} tensors from {path}; fresh: {fresh}")
 
 
+def shipped_words(folder):
+    """A shipped essay folder's model (rebuilt from its ONNX graphs), word list and word vectors."""
+    from .weights_from_onnx import load_shipped
+
+    shipped = load_shipped(folder)
+    words = json.load(open(os.path.join(folder, "words.json")))
+    return shipped, words, shipped.word_vectors.weight.detach().numpy()
+
+
+def model_config(args, sp, matrix, resume):
+    """The essay config; with --backbone (or a resumed backbone run) the encoder's shape is the backbone's."""
+    common = dict(
+        vocab_size=sp.get_piece_size(),
+        word_vocab_size=matrix.shape[0],
+        word_dim=matrix.shape[1],
+        layer_mix=args.layer_mix,
+        context=args.context,
+        copy=not args.no_copy,
+    )  # positions as pretrained (256)
+    saved = torch.load(resume, map_location="cpu")["config"] if resume else {}
+    bb = backbone_config(args.backbone) if args.backbone else saved.get("backbone")
+    if not bb:
+        return EssayConfig(**common)
+    if bb["vocab_size"] != common["vocab_size"]:
+        raise SystemExit(f"{args.data}/spm.model has {common['vocab_size']} pieces, the backbone {bb['vocab_size']}")
+    return EssayConfig(
+        **common,
+        encoder="backbone",
+        backbone=bb,
+        d_model=bb["n_embd"],
+        d_ff=4 * bb["n_embd"],
+        encoder_layers=bb["n_layer"],
+        decoder_layers=args.decoder_layers,
+        max_source_positions=bb["n_positions"],
+        max_target_positions=min(256, bb["n_positions"]),
+    )
+
+
 def cmd_train(args):
     device = pick_device(args.device)
     sp = T.load(os.path.join(args.data, "spm.model"))
@@ -160,30 +202,23 @@ def cmd_train(args):
         words = resumed_words
         matrix = np.zeros((len(words) + 1, args.word_dim), dtype=np.float32)
     elif args.init_shipped:
-        # a shipped folder's weights (rebuilt from its ONNX graphs) and its own word list and vectors
-        from .weights_from_onnx import load_shipped
-
-        shipped = load_shipped(args.init_shipped)
-        words = json.load(open(os.path.join(args.init_shipped, "words.json")))
-        matrix = shipped.word_vectors.weight.detach().numpy()
+        # a shipped folder's weights and its own word list and vectors
+        shipped, words, matrix = shipped_words(args.init_shipped)
     else:
         words, matrix = load_word_vectors(args.data)
     word_index = {w: i + 1 for i, w in enumerate(words)}
     sep = separator_id(sp)
-    cfg = EssayConfig(
-        vocab_size=sp.get_piece_size(),
-        word_vocab_size=matrix.shape[0],
-        word_dim=matrix.shape[1],
-        layer_mix=args.layer_mix,
-        context=args.context,
-        copy=not args.no_copy,
-    )  # positions as pretrained (256)
+    cfg = model_config(args, sp, matrix, resume)
     model = EssayGenerator(cfg)
     # -None loads the encoder too but never reads it: its memory is word vectors only. A resumed run
     # (--resume) takes every weight from its checkpoint (train_loop), so it needs no --init file.
     if shipped is not None:
         model.load_state_dict(shipped.state_dict())
         log(f"initialised every weight from the shipped folder {args.init_shipped}")
+    elif args.backbone and args.backbone_fresh and not resume:
+        log(f"the backbone's shape, fresh weights (--backbone-fresh): what pretraining gives, by difference")
+    elif args.backbone and not resume:
+        log(f"initialised {init_from_backbone(model, args.backbone)} tensors from the backbone {args.backbone}")
     elif args.init and not resume:
         init_from_pretrained(model, args.init)
     with torch.no_grad():
@@ -228,8 +263,9 @@ def cmd_train(args):
         lambda b: forward(b)[::2],
         validate,
         groups,
-        meta={"stage": "essay", "init": args.init},
+        meta={"stage": "essay", "init": None if args.backbone_fresh else args.backbone or args.init},
         save=save,
+        keep_best=True,
     )
     log(f"layer weights {model.layer_mix.weights().detach().cpu().numpy().round(2).tolist()}")
 
@@ -240,9 +276,10 @@ def main():
     p.add_argument("--data", default=".data")
     p.add_argument(
         "--corpus",
-        choices=["mixed", "simple", "everyday-topics"],
+        choices=["mixed", "simple", "everyday", "everyday-topics"],
         default="mixed",
-        help="prepare: news/Debian/wiki/fairy-tale paragraphs (mixed) or ROCStories + TinyStories (simple); "
+        help="prepare: news/Debian/wiki/fairy-tale paragraphs (mixed), ROCStories + TinyStories (simple), or "
+        "the everyday Round-Trip corpus's stories, Wikipedia and news (everyday); "
         "everyday-topics: a test split only, CommonGen's everyday concept sets",
     )
     p.add_argument("--device", default="auto")
@@ -251,6 +288,9 @@ def main():
     p.add_argument(
         "--init-shipped", help="train: go on from a shipped model folder (its weights, word list and vectors)"
     )
+    p.add_argument("--backbone", help="train: the encoder is this backbone checkpoint (backbone.py train)")
+    p.add_argument("--backbone-fresh", action="store_true", help="train: --backbone's shape without its weights")
+    p.add_argument("--decoder-layers", type=int, default=3, help="train with --backbone: the decoder's depth")
     p.add_argument("--minutes", type=float, default=30)
     p.add_argument("--steps", type=int, default=10**9)
     p.add_argument("--lr", type=float, default=5e-4)
@@ -272,9 +312,11 @@ def main():
     add_resume_arg(p)
     args = p.parse_args()
     if args.cmd == "prepare":
-        {"simple": prepare_simple_essay, "everyday-topics": prepare_everyday_topics}.get(args.corpus, prepare_essay)(
-            args.data
-        )
+        {
+            "simple": prepare_simple_essay,
+            "everyday": prepare_everyday_essay,
+            "everyday-topics": prepare_everyday_topics,
+        }.get(args.corpus, prepare_essay)(args.data)
     else:
         {"words": cmd_words, "train": cmd_train}[args.cmd](args)
 

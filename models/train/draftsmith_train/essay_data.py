@@ -259,3 +259,47 @@ if __name__ == "__main__":
     import sys
 
     prepare_essay(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../.data"))
+
+
+# The "everyday" pairs (`essay prepare --corpus everyday`): the paragraphs of `roundtrip prepare --corpus
+# everyday` (run that first, into the same folder: its splits by document and the backbone's tokenizer),
+# so that the essays learn general prose (WikiText-2, CNN) beside the simple stories. A Round-Trip
+# paragraph of at least SIMPLE_MIN_WORDS words is one essay, its sentences joined; corpus.txt holds
+# the training paragraphs for the word vectors (essay words).
+def prepare_everyday_essay(out_dir):
+    rng = random.Random(SEED)
+    sources = {"train": [], "val": [], "test": []}
+    for part in sources:
+        path = os.path.join(out_dir, f"roundtrip.{part}.jsonl")
+        if not os.path.exists(path):
+            raise SystemExit(f"{path} is missing: run `roundtrip prepare --corpus everyday --data {out_dir}` first")
+        for line in open(path, encoding="utf-8"):
+            row = json.loads(line)
+            text = " ".join(row["sentences"])
+            if len(text.split()) >= SIMPLE_MIN_WORDS:
+                sources[part].append((row["source"], text))
+    rows = topic_rows(sources, wordnet_nouns(), rng)
+    with_topics = {part: len(r) for part, r in rows.items()}
+    write_pairs(out_dir, rows, rng)
+    # fastText's text (essay words): the training paragraphs only
+    with open(os.path.join(out_dir, "corpus.txt"), "w", encoding="utf-8") as f:
+        f.writelines(text + "\n" for _, text in sources["train"])
+    words = [len(r["text"].split()) for r in rows["train"]]
+    summary = {
+        "seed": SEED,
+        "corpus": "everyday",
+        "paragraphs": {part: len(s) for part, s in sources.items()},
+        "with_topics": with_topics,
+        "pairs": {part: len(r) for part, r in rows.items()},
+        "pairs_by_domain": {part: dict(Counter(r["domain"] for r in items)) for part, items in rows.items()},
+        "train_words": {"min": min(words), "median": sorted(words)[len(words) // 2], "max": max(words)},
+        "rules": {
+            "split": "roundtrip prepare --corpus everyday's, by document",
+            "min_words": SIMPLE_MIN_WORDS,
+            "topics": f"the {TOPICS} highest-TF-IDF WordNet nouns seen in >= 5 paragraphs (as the mixed pairs)",
+            "caps": "validation 500, test 1000 pairs (a seeded sample)",
+        },
+    }
+    json.dump(summary, open(os.path.join(out_dir, "essay_split.json"), "w"), indent=1)
+    print(json.dumps({k: summary[k] for k in ("paragraphs", "pairs", "pairs_by_domain", "train_words")}))
+    return summary

@@ -152,11 +152,14 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
         + ("" if c.copy else "-no-copy")
     )
     tag = simple_corpus_tag(data_dir, "essay_split.json")
+    backbone = c.encoder == "backbone"
     manifest = {
         "schemaVersion": 1,
         "system": "essay",
-        "name": f"pcsan-{tag}small" + variant,
-        "description": "PC-SAN: pretrained encoder over the joined topic words, per-decoder-layer dynamic weighted sum of all "
+        "name": f"pcsan-{tag}{'backbone-' if backbone else ''}small" + variant,
+        "description": "PC-SAN: "
+        + ("the shared pretrained GPT-2 backbone as the encoder" if backbone else "pretrained encoder")
+        + " over the joined topic words, per-decoder-layer dynamic weighted sum of all "
         "encoder layers with fastText word vectors, decoder self-attention with target-side context"
         + (", and a pointer that copies topic subwords" if c.copy else ""),
         "architecture": {
@@ -172,6 +175,8 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
             "context": c.context,
             "separatorId": sep,
             "copy": c.copy,
+            "encoder": c.encoder,
+            **({"encoderHeads": c.backbone["n_head"]} if backbone else {}),
         },
         "files": {
             "encoder": "encoder.onnx",

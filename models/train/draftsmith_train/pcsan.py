@@ -7,9 +7,14 @@ target-side history (Eqs. 8-12).
 Names match the TypeScript side (extension/engine/systems/essay.ts): DynamicWeightedSum,
 ContextualSelfAttention, EssayGenerator.
 
-The encoder (and, as a good start, the decoder) is the denoising encoder-decoder pretrained by the
-summarization recipe (summarize.py pretrain), since BERT is not available offline; the word vectors
-are fastText skip-gram vectors trained on the same corpus (Debian's fasttext).
+The pretrained encoder stands for the paper's BERT, which is not available offline. Two kinds:
+  encoder="own"       the denoising encoder-decoder pretrained by the summarization recipe
+                      (summarize.py pretrain; it is also a good start for the decoder);
+  encoder="backbone"  the blocks of the shared GPT-2 backbone (backbone.py, causal_lm.py): its token
+                      and position embeddings, its N layers (so N+1 states for Eq. 2) and its final
+                      LayerNorm. They run left to right, as they were pretrained; the decoder reads
+                      every position's state through attention, so the last one has seen every topic.
+The word vectors are fastText skip-gram vectors (Debian's fasttext).
 
 A pointer-generator copy over the topic subwords (See et al. 2017, as in the summarizer) is an
 addition to the paper: at this model size the decoder alone rarely spells the topic words out, and
@@ -22,11 +27,13 @@ Ablations (paper Tables 4 and 5), as config values:
              "none" (a plain self-attention decoder), "source" (the mean of the encoded topics)
 """
 import math
+import re
 from dataclasses import asdict, dataclass
 
 import torch
 import torch.nn as nn
 
+from .causal_lm import Block, GPT2Config
 from .modules import EncoderLayer, FeedForward, MultiHeadAttention, PointerGenerator, causal_bias, padding_bias
 
 
@@ -47,6 +54,8 @@ class EssayConfig:
     layer_mix: str = "dynamic"
     context: str = "target"
     copy: bool = True
+    encoder: str = "own"  # "own" (EncoderLayer) or "backbone" (causal_lm.Block, the GPT-2 backbone's)
+    backbone: dict | None = None  # the backbone's GPT2Config when encoder == "backbone"
 
     def to_dict(self):
         return asdict(self)
@@ -146,6 +155,31 @@ class EssayDecoderLayer(nn.Module):
         return x, k, v, new_sum, cw, c
 
 
+def backbone_config(path):
+    """The GPT2Config (a dict) of a backbone checkpoint (backbone.py train)."""
+    return torch.load(path, map_location="cpu")["config"]
+
+
+def init_from_backbone(model, path):
+    """The backbone's weights into an encoder="backbone" model, under the names this model gives
+    them: wte -> embed (the decoder's input and output embedding too), wpe -> src_pos and, cut to
+    the target length, tgt_pos; h.i -> encoder.i; ln_f -> enc_ln. The rest starts fresh."""
+    state = torch.load(path, map_location="cpu")["state"]
+    mapped = {}
+    for k, v in state.items():
+        k = k.removeprefix("transformer.")
+        if k == "wpe.weight":
+            mapped["src_pos.weight"] = v
+            mapped["tgt_pos.weight"] = v[: model.c.max_target_positions]
+        else:
+            mapped[re.sub(r"^h\.", "encoder.", k.replace("wte.", "embed.").replace("ln_f.", "enc_ln."))] = v
+    own = model.state_dict()
+    wrong = [k for k, v in mapped.items() if k not in own or own[k].shape != v.shape]
+    assert not wrong, f"backbone tensors with no place in the essay model: {wrong}"
+    model.load_state_dict(mapped, strict=False)
+    return len(mapped)
+
+
 class EssayGenerator(nn.Module):
     def __init__(self, c: EssayConfig):
         super().__init__()
@@ -153,7 +187,16 @@ class EssayGenerator(nn.Module):
         self.embed = nn.Embedding(c.vocab_size, c.d_model, padding_idx=c.pad_id)
         self.src_pos = nn.Embedding(c.max_source_positions, c.d_model)
         self.tgt_pos = nn.Embedding(c.max_target_positions, c.d_model)
-        self.encoder = nn.ModuleList([EncoderLayer(c) for _ in range(c.encoder_layers)])
+        if c.encoder == "backbone":
+            bb = GPT2Config(**{**c.backbone, "dropout": c.dropout})
+            assert (bb.n_embd, bb.n_layer, bb.n_positions) == (
+                c.d_model,
+                c.encoder_layers,
+                c.max_source_positions,
+            ), "the essay config must take the backbone's width, depth and positions"
+            self.encoder = nn.ModuleList([Block(bb) for _ in range(c.encoder_layers)])
+        else:
+            self.encoder = nn.ModuleList([EncoderLayer(c) for _ in range(c.encoder_layers)])
         self.enc_ln = nn.LayerNorm(c.d_model)
         self.layer_mix = DynamicWeightedSum(c.decoder_layers, c.encoder_layers + 1, c.layer_mix)
         self.mix_ln = nn.LayerNorm(c.d_model)
@@ -166,7 +209,8 @@ class EssayGenerator(nn.Module):
         if c.copy:
             self.pointer = PointerGenerator(c.d_model)
         self.drop = nn.Dropout(c.dropout)
-        self.scale = math.sqrt(c.d_model)
+        # GPT-2 adds its token and position embeddings unscaled; the own encoder scales as Vaswani et al.
+        self.scale = 1.0 if c.encoder == "backbone" else math.sqrt(c.d_model)
         nn.init.normal_(self.embed.weight, 0.0, c.d_model**-0.5)
         nn.init.normal_(self.src_pos.weight, 0.0, 0.02)
         nn.init.normal_(self.tgt_pos.weight, 0.0, 0.02)
@@ -177,9 +221,11 @@ class EssayGenerator(nn.Module):
         pos = torch.arange(src.shape[1], device=src.device)[None]
         x = self.drop(self.embed(src) * self.scale + self.src_pos(pos))
         bias = padding_bias(src_mask)
+        if self.c.encoder == "backbone":
+            bias = bias + causal_bias(src.shape[1], src.device)
         states = [x]
         for i, layer in enumerate(self.encoder):
-            x = layer(x, bias)
+            x = layer(x, bias)[0] if self.c.encoder == "backbone" else layer(x, bias)
             states.append(self.enc_ln(x) if i == len(self.encoder) - 1 else x)
         return torch.stack(states)
 

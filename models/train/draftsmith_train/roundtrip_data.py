@@ -238,10 +238,11 @@ def need_simple_tokenizer(data_dir):
 
 
 def simple_corpus_tag(data_dir, split_file):
-    """ "simple-" when split_file (essay_split.json, story_split.json) says its pairs are the simple corpus's,
-    "" for the mixed ones: the exports put it in the model's name."""
+    """ "simple-" or "everyday-" when split_file (essay_split.json, story_split.json) says its pairs are
+    that corpus's, "" for the mixed ones: the exports put it in the model's name."""
     split = os.path.join(data_dir, split_file)
-    return "simple-" if os.path.exists(split) and json.load(open(split)).get("corpus") == "simple" else ""
+    corpus = json.load(open(split)).get("corpus") if os.path.exists(split) else None
+    return f"{corpus}-" if corpus in ("simple", "everyday") else ""
 
 
 def seen_in_training(stories):

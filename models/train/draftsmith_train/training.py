@@ -30,6 +30,9 @@ def pick_device(name):
         name = "cuda" if torch.cuda.is_available() else "cpu"
     if name == "cpu":
         torch.set_num_threads(1)  # measured: a second thread made training ~3x slower on the 2-core machines
+    else:  # TensorFloat-32 matrix products on CUDA: several times float32's speed
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
     dist.init(name)
     return dist.local_device(name)
 

@@ -164,9 +164,26 @@ def load_shipped(shipped_dir):
         from .pcsan import EssayConfig, EssayGenerator
 
         words = json.load(open(os.path.join(shipped_dir, man["files"]["words"])))
+        # A backbone encoder's GPT-2 shape is the essay's own (pcsan.py); d_ff is 4 x d_model as the recipe's.
+        backbone = (
+            dict(
+                vocab_size=a["vocabSize"],
+                n_positions=a["maxSourcePositions"],
+                n_embd=a["dModel"],
+                n_layer=a["encoderLayers"],
+                n_head=a["encoderHeads"],
+            )
+            if a.get("encoder") == "backbone"
+            else None
+        )
         model = EssayGenerator(
             EssayConfig(
-                **common, word_vocab_size=len(words) + 1, layer_mix=a["layerMix"], context=a["context"], copy=a["copy"]
+                **common,
+                word_vocab_size=len(words) + 1,
+                layer_mix=a["layerMix"],
+                context=a["context"],
+                copy=a["copy"],
+                **({"encoder": "backbone", "backbone": backbone, "d_ff": 4 * a["dModel"]} if backbone else {}),
             )
         )
         skip = ()
