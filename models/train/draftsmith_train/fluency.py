@@ -487,7 +487,11 @@ def main(argv=None):
     ap.add_argument(
         "--data", default=None, help="the recipes' data folder (*.train.jsonl), for leakage; none: no leakage"
     )
-    ap.add_argument("--cache", default=None, help="where the n-gram sets are kept (default: .work/fluency/ngrams)")
+    ap.add_argument(
+        "--cache",
+        default=None,
+        help="where the n-gram sets are kept (default: .work/fluency/ngrams/<the data folder's key>)",
+    )
     ap.add_argument("--limit", type=int, default=0, help="at most this many items per variant (0: all)")
     ap.add_argument("--parse-seconds", type=int, default=3, help="link-grammar's time cap per sentence")
     ap.add_argument("--json", default=None, help="also write the numbers to this JSON file")
@@ -507,7 +511,9 @@ def main(argv=None):
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
     sets = None
     if a.data:
-        sets = ngram_sets(a.data, a.cache or os.path.join(root, ".work", "fluency", "ngrams"), log)
+        # one cache per data folder: the sets of another folder's training text would be read silently
+        key = hashlib.sha1(os.path.abspath(a.data).encode()).hexdigest()[:10]
+        sets = ngram_sets(a.data, a.cache or os.path.join(root, ".work", "fluency", "ngrams", key), log)
     grammar = Grammar(a.parse_seconds)
     rows, system = [], None
     refs = {}
