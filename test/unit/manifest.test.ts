@@ -136,13 +136,13 @@ test("a decoder with the wrong inputs (the summarizer's, in the essay folder) na
 test('graphs exported for another size than model.json states are refused, naming the file and the tensor', async () => {
   const essay = await copyOfShippedModel('essay');
   await editManifest(essay, (m) => {
-    m.architecture.dModel = 256;
+    m.architecture.dModel = 320;
   });
   await assert.rejects(
     EssaySystem.load(essay, quiet),
     badModelNaming(
       path.join(essay, 'encoder.onnx'),
-      /output "cross_key_values" has shape \[3, 2, batch, 4, source, 48\]; the engine needs float32 \[3, 2, \?, 4, \?, 64\]/,
+      /output "cross_key_values" has shape \[3, 2, batch, 4, source, 64\]; the engine needs float32 \[3, 2, \?, 4, \?, 80\]/,
     ),
   );
 
