@@ -106,6 +106,11 @@ class GPT2(nn.Module):
     def forward(self, input_ids, attention_mask=None, position_ids=None, past=None):
         """Logits [B,S,V] and the new cache [(k, v)] per layer. attention_mask [B,P+S] (1: a real token)
         lets left-padded batches through, as transformers.js batches them."""
+        x, cache = self.hidden_states(input_ids, attention_mask, position_ids, past)
+        return x @ self.transformer["wte"].weight.t(), cache  # lm_head tied to wte, as GPT-2's
+
+    def hidden_states(self, input_ids, attention_mask=None, position_ids=None, past=None):
+        """The final LayerNorm's output [B,S,d] (what the tied lm_head reads) and the new cache."""
         B, S = input_ids.shape
         P = 0 if past is None else past[0][0].shape[2]
         dev = input_ids.device  # every index tensor made here lives with the ids (a CUDA run too)
@@ -123,8 +128,7 @@ class GPT2(nn.Module):
             pk, pv = (None, None) if past is None else past[i]
             x, k, v = block(x, bias, pk, pv)
             cache.append((k, v))
-        x = self.transformer["ln_f"](x)
-        return x @ self.transformer["wte"].weight.t(), cache  # lm_head tied to wte, as GPT-2's
+        return self.transformer["ln_f"](x), cache
 
 
 def make(config):

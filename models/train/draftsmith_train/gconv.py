@@ -408,6 +408,52 @@ class FusedStoryModel(nn.Module):
         return self.decode(tokens, 0, self.encode(src, mask))[0]
 
 
+class BackboneConfig:
+    """The frozen backbone's shape as FusedStoryModel reads it (hidden) and a checkpoint saves it."""
+
+    def __init__(self, gpt2):
+        self.gpt2 = gpt2  # causal_lm.GPT2Config as a dict
+        self.hidden = gpt2["n_embd"]
+
+    def to_dict(self):
+        return {"backbone": self.gpt2}
+
+
+class BackboneStoryLM(nn.Module):
+    """The shared backbone (a GPT-2, causal_lm.py) in the place of model fusion's frozen pretrained
+    model: Fan et al. fuse with a pretrained seq2seq, Cold Fusion (Sriram et al. 2017, which they
+    follow) with a pretrained language model; this is the latter. It reads the story so far, not the
+    prompt (encode gives nothing), and its state is its key/value cache. Its hidden state is the final
+    LayerNorm's output, what its own output layer reads."""
+
+    kind = "backbone"
+
+    def __init__(self, gpt2_config: dict):
+        super().__init__()
+        from .causal_lm import GPT2, GPT2Config
+
+        self.c = BackboneConfig(gpt2_config)
+        self.lm = GPT2(GPT2Config(**gpt2_config))
+
+    @property
+    def decoder(self):  # FusedStoryModel asks pretrained.decoder for the initial state (not a submodule)
+        return self
+
+    def initial_state(self, batch, device=None):
+        return None  # an empty cache
+
+    def encode(self, src, mask):
+        return None
+
+    def hidden(self, tokens, position, encoder_out=None, state=None):
+        # positions come from the cache's length: the step's position, as the story decoders count them
+        assert (
+            tokens.shape[1] + (0 if state is None else state[0][0].shape[2]) <= self.lm.config.n_positions
+        ), f"the backbone reads at most {self.lm.config.n_positions} tokens of a story"
+        h, cache = self.lm.hidden_states(tokens, past=state)
+        return h, cache, None
+
+
 def count_parameters(model, trainable_only=False):
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
 

@@ -7,6 +7,9 @@
   python3 -m draftsmith_train.story seq2seq  --data .data --init-decoder runs/story-lm-pretrain.pt --out runs/story-seq2seq.pt
         [--no-self-attention | --no-gating | --no-multiscale | --no-zero-attention]    (Tables 2-3 rows)
   python3 -m draftsmith_train.story fusion   --data .data --pretrained runs/story-seq2seq.pt --out runs/story-fusion.pt
+  python3 -m draftsmith_train.story fusion   --data .data/everyday --pretrained-backbone BACKBONE.pt --out runs/story-fusion-bb.pt
+        (fused with the shared backbone, gconv.BackboneStoryLM; the data folder needs the backbone's tokenizer:
+        story prepare --corpus simple --data .data/everyday, after roundtrip prepare --corpus everyday there)
   python3 -m draftsmith_train.story eval     --data .data --model LM=runs/story-lm.pt --model "Conv seq2seq=..." ...
   python3 -m draftsmith_train.story sample   --data .data --ckpt runs/story-fusion.pt --premise-ckpt runs/story-premise.pt [--prompt "..."]
 
@@ -33,7 +36,7 @@ import torch
 from . import data as D
 from . import tokenizer as T
 from .batching import token_batches
-from .gconv import ConvSeq2seq, FusedStoryModel, StoryConfig, StoryLM, count_parameters
+from .gconv import BackboneStoryLM, ConvSeq2seq, FusedStoryModel, StoryConfig, StoryLM, count_parameters
 from .modules import label_smoothed_nll
 from .story_data import prepare_simple_story, prepare_story
 from .training import add_resume_arg, log, nll_and_ppl, pad, pick_device, resume_checkpoint, train_loop
@@ -157,6 +160,8 @@ def load_model(path):
         m = StoryLM(c)
     elif ck["kind"] == "seq2seq":
         m = ConvSeq2seq(c)
+    elif "backbone" in ck["pretrained_config"]:  # fused with the shared backbone (BackboneStoryLM)
+        m = FusedStoryModel(c, BackboneStoryLM(ck["pretrained_config"]["backbone"]))
     else:
         m = FusedStoryModel(c, ConvSeq2seq(StoryConfig(**ck["pretrained_config"])))
     m.load_state_dict(ck["state"])
@@ -213,8 +218,18 @@ def run_training(model, train, val, args, device, loss_fn, length, meta):
         return loss, n
 
     groups = [{"params": [p for p in model.parameters() if p.requires_grad]}]
+    # keep_best: a GPU run passes over these few thousand pairs many times; <out>.best.pt keeps its best
     return train_loop(
-        model, batches, args, device, step, validate, groups, meta=meta, save=lambda path, m: save(path, model, m)
+        model,
+        batches,
+        args,
+        device,
+        step,
+        validate,
+        groups,
+        meta=meta,
+        save=lambda path, m: save(path, model, m),
+        keep_best=True,
     )
 
 
@@ -271,6 +286,13 @@ def cmd_fusion(args):
     if resume:  # the frozen model is in the checkpoint too: --pretrained and --init-decoder are not read
         model, _ = load_model(resume)
         pretrained = model.pretrained
+    elif args.pretrained_backbone:
+        ck = torch.load(args.pretrained_backbone, map_location="cpu")
+        pretrained = BackboneStoryLM(ck["config"])
+        pretrained.lm.load_state_dict(ck["state"])
+        if ck["config"]["vocab_size"] != sp.get_piece_size():
+            raise SystemExit(f"{args.data}/spm.model is not the backbone's tokenizer (backbone.py prepare)")
+        model = FusedStoryModel(config_from_args(args, sp.get_piece_size(), encoder_attention=True), pretrained)
     else:
         pretrained, _ = load_model(args.pretrained)
         assert pretrained.kind == "seq2seq", "--pretrained needs a seq2seq checkpoint"
@@ -291,7 +313,7 @@ def cmd_fusion(args):
         device,
         seq2seq_loss,
         lambda x: len(x[1]),
-        {"stage": "fusion", "pretrained": args.pretrained},
+        {"stage": "fusion", "pretrained": args.pretrained or args.pretrained_backbone},
     )
 
 
@@ -558,6 +580,7 @@ def main():
     p.add_argument("--init", help="premise: go on from this language-model checkpoint")
     p.add_argument("--init-decoder", help="seq2seq/fusion: start the decoder from this language model")
     p.add_argument("--pretrained", help="fusion: the frozen pretrained seq2seq")
+    p.add_argument("--pretrained-backbone", help="fusion: fuse with the shared backbone (backbone.py) instead, frozen")
     p.add_argument(
         "--corpus",
         choices=["premise", "lm", "stories", "simple"],
