@@ -138,6 +138,26 @@ def write_pairs(out_dir, rows, rng, max_val=500, max_test=1000):
         write_jsonl(os.path.join(out_dir, f"essay.{part}.jsonl"), items)
 
 
+def write_summary(out_dir, corpus, sources, rows, with_topics, rules, dropped=None):
+    """essay_split.json (what the pairs are and how they were made), and its counts on standard output."""
+    words = [len(r["text"].split()) for r in rows["train"]]
+    summary = {
+        "seed": SEED,
+        "corpus": corpus,
+        "paragraphs": {part: len(s) for part, s in sources.items()},
+        **({"held_out_dropped_as_training_text": dict(dropped)} if dropped is not None else {}),
+        "with_topics": with_topics,
+        "pairs": {part: len(r) for part, r in rows.items()},
+        "pairs_by_domain": {part: dict(Counter(r["domain"] for r in items)) for part, items in rows.items()},
+        "train_words": {"min": min(words), "median": sorted(words)[len(words) // 2], "max": max(words)},
+        "rules": rules,
+    }
+    json.dump(summary, open(os.path.join(out_dir, "essay_split.json"), "w"), indent=1)
+    shown = ("paragraphs", "held_out_dropped_as_training_text", "pairs", "pairs_by_domain", "train_words")
+    print(json.dumps({k: summary[k] for k in shown if k in summary}))
+    return summary
+
+
 # ---------------------------------------------------------------------------------------------
 # The "simple" corpus: ROCStories and TinyStories, the documents, splits and 4,000-piece
 # tokenizer of `roundtrip prepare --corpus simple` (run that first, into the same folder): a story is
@@ -197,38 +217,18 @@ def prepare_simple_essay(out_dir):
     rows = topic_rows(sources, wordnet_nouns(), rng)
     with_topics = {part: len(r) for part, r in rows.items()}
     write_pairs(out_dir, rows, rng)
-    words = [len(r["text"].split()) for r in rows["train"]]
-    summary = {
-        "seed": SEED,
-        "corpus": "simple",
-        "paragraphs": {part: len(s) for part, s in sources.items()},
-        "held_out_dropped_as_training_text": dict(dropped),
-        "with_topics": with_topics,
-        "pairs": {part: len(r) for part, r in rows.items()},
-        "pairs_by_domain": {part: dict(Counter(r["domain"] for r in items)) for part, items in rows.items()},
-        "train_words": {"min": min(words), "median": sorted(words)[len(words) // 2], "max": max(words)},
-        "rules": {
-            "split": "by story, a seeded hash of source:doc (5 % test, 5 % validation), as roundtrip prepare --corpus simple",
-            "roc": "ROCStories 5k + Story Cloze: the story whole",
-            "tiny": f"TinyStories: each story (cut where a sentence opens a new one) in chunks of about equal length, "
-            f"at most ~{MAX_WORDS} words, at sentence ends",
-            "min_words": SIMPLE_MIN_WORDS,
-            "dedup": "a validation/test paragraph is left out when half or more of its sentences of 6+ words are in "
-            "training stories (the TinyStories sample repeats some stories under other documents)",
-            "topics": f"the {TOPICS} highest-TF-IDF WordNet nouns seen in >= 5 paragraphs (as the mixed pairs)",
-            "caps": "validation 500, test 1000 pairs (a seeded sample)",
-        },
+    rules = {
+        "split": "by story, a seeded hash of source:doc (5 % test, 5 % validation), as roundtrip prepare --corpus simple",
+        "roc": "ROCStories 5k + Story Cloze: the story whole",
+        "tiny": f"TinyStories: each story (cut where a sentence opens a new one) in chunks of about equal length, "
+        f"at most ~{MAX_WORDS} words, at sentence ends",
+        "min_words": SIMPLE_MIN_WORDS,
+        "dedup": "a validation/test paragraph is left out when half or more of its sentences of 6+ words are in "
+        "training stories (the TinyStories sample repeats some stories under other documents)",
+        "topics": f"the {TOPICS} highest-TF-IDF WordNet nouns seen in >= 5 paragraphs (as the mixed pairs)",
+        "caps": "validation 500, test 1000 pairs (a seeded sample)",
     }
-    json.dump(summary, open(os.path.join(out_dir, "essay_split.json"), "w"), indent=1)
-    print(
-        json.dumps(
-            {
-                k: summary[k]
-                for k in ("paragraphs", "held_out_dropped_as_training_text", "pairs", "pairs_by_domain", "train_words")
-            }
-        )
-    )
-    return summary
+    return write_summary(out_dir, "simple", sources, rows, with_topics, rules, dropped)
 
 
 # The everyday topic set (`essay prepare --corpus everyday-topics`): a test split only, for how the
@@ -284,22 +284,10 @@ def prepare_everyday_essay(out_dir):
     # fastText's text (essay words): the training paragraphs only
     with open(os.path.join(out_dir, "corpus.txt"), "w", encoding="utf-8") as f:
         f.writelines(text + "\n" for _, text in sources["train"])
-    words = [len(r["text"].split()) for r in rows["train"]]
-    summary = {
-        "seed": SEED,
-        "corpus": "everyday",
-        "paragraphs": {part: len(s) for part, s in sources.items()},
-        "with_topics": with_topics,
-        "pairs": {part: len(r) for part, r in rows.items()},
-        "pairs_by_domain": {part: dict(Counter(r["domain"] for r in items)) for part, items in rows.items()},
-        "train_words": {"min": min(words), "median": sorted(words)[len(words) // 2], "max": max(words)},
-        "rules": {
-            "split": "roundtrip prepare --corpus everyday's, by document",
-            "min_words": SIMPLE_MIN_WORDS,
-            "topics": f"the {TOPICS} highest-TF-IDF WordNet nouns seen in >= 5 paragraphs (as the mixed pairs)",
-            "caps": "validation 500, test 1000 pairs (a seeded sample)",
-        },
+    rules = {
+        "split": "roundtrip prepare --corpus everyday's, by document",
+        "min_words": SIMPLE_MIN_WORDS,
+        "topics": f"the {TOPICS} highest-TF-IDF WordNet nouns seen in >= 5 paragraphs (as the mixed pairs)",
+        "caps": "validation 500, test 1000 pairs (a seeded sample)",
     }
-    json.dump(summary, open(os.path.join(out_dir, "essay_split.json"), "w"), indent=1)
-    print(json.dumps({k: summary[k] for k in ("paragraphs", "pairs", "pairs_by_domain", "train_words")}))
-    return summary
+    return write_summary(out_dir, "everyday", sources, rows, with_topics, rules)
