@@ -163,8 +163,9 @@ def shipped_words(folder):
     return shipped, words, shipped.word_vectors.weight.detach().numpy()
 
 
-def model_config(args, sp, matrix, resume):
-    """The essay config; with --backbone (or a resumed backbone run) the encoder's shape is the backbone's."""
+def model_config(args, sp, matrix, saved):
+    """The essay config; with --backbone (or `saved`, a resumed run's config, of a backbone run) the
+    encoder's shape is the backbone's."""
     common = dict(
         vocab_size=sp.get_piece_size(),
         word_vocab_size=matrix.shape[0],
@@ -173,7 +174,6 @@ def model_config(args, sp, matrix, resume):
         context=args.context,
         copy=not args.no_copy,
     )  # positions as pretrained (256)
-    saved = torch.load(resume, map_location="cpu")["config"] if resume else {}
     bb = backbone_config(args.backbone) if args.backbone else saved.get("backbone")
     if not bb:
         return EssayConfig(**common)
@@ -196,7 +196,8 @@ def cmd_train(args):
     device = pick_device(args.device)
     sp = T.load(os.path.join(args.data, "spm.model"))
     shipped, resume = None, resume_checkpoint(args)
-    resumed_words = torch.load(resume, map_location="cpu").get("words") if resume else None
+    resumed = torch.load(resume, map_location="cpu") if resume else {}
+    resumed_words = resumed.get("words")
     if resumed_words:
         # a resumed run keeps its checkpoint's word list (its vectors come back with every other weight)
         words = resumed_words
@@ -208,7 +209,7 @@ def cmd_train(args):
         words, matrix = load_word_vectors(args.data)
     word_index = {w: i + 1 for i, w in enumerate(words)}
     sep = separator_id(sp)
-    cfg = model_config(args, sp, matrix, resume)
+    cfg = model_config(args, sp, matrix, resumed.get("config", {}))
     model = EssayGenerator(cfg)
     # -None loads the encoder too but never reads it: its memory is word vectors only. A resumed run
     # (--resume) takes every weight from its checkpoint (train_loop), so it needs no --init file.
@@ -216,7 +217,7 @@ def cmd_train(args):
         model.load_state_dict(shipped.state_dict())
         log(f"initialised every weight from the shipped folder {args.init_shipped}")
     elif args.backbone and args.backbone_fresh and not resume:
-        log(f"the backbone's shape, fresh weights (--backbone-fresh): what pretraining gives, by difference")
+        log("the backbone's shape, fresh weights (--backbone-fresh): what pretraining gives, by difference")
     elif args.backbone and not resume:
         log(f"initialised {init_from_backbone(model, args.backbone)} tensors from the backbone {args.backbone}")
     elif args.init and not resume:

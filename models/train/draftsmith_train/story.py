@@ -288,10 +288,14 @@ def cmd_fusion(args):
         pretrained = model.pretrained
     elif args.pretrained_backbone:
         ck = torch.load(args.pretrained_backbone, map_location="cpu")
-        pretrained = BackboneStoryLM(ck["config"])
-        pretrained.lm.load_state_dict(ck["state"])
         if ck["config"]["vocab_size"] != sp.get_piece_size():
             raise SystemExit(f"{args.data}/spm.model is not the backbone's tokenizer (backbone.py prepare)")
+        if args.max_tgt > ck["config"]["n_positions"]:  # the decoder reads <s> and max_tgt - 1 story tokens
+            raise SystemExit(
+                f"--max-tgt {args.max_tgt}: the backbone reads at most {ck['config']['n_positions']} tokens"
+            )
+        pretrained = BackboneStoryLM(ck["config"])
+        pretrained.lm.load_state_dict(ck["state"])
         model = FusedStoryModel(config_from_args(args, sp.get_piece_size(), encoder_attention=True), pretrained)
     else:
         pretrained, _ = load_model(args.pretrained)
