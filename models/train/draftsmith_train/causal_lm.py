@@ -11,7 +11,9 @@ has the inputs and outputs transformers.js's decoder-only generate() feeds and r
 (the first step feeds P = 0). The tokenizer is the simple corpus's (models/story's tokenizer.json).
 
   python3 -m draftsmith_train.causal_lm train  --data ../../.data/simple --out runs/story-gpt2.pt --minutes 90
-  python3 -m draftsmith_train.causal_lm eval   --data ../../.data/simple --ckpt runs/story-gpt2.pt
+  python3 -m draftsmith_train.causal_lm train  --data ../../.data/everyday --corpus premise --init BACKBONE.pt \
+      --out runs/premise-bb.pt                   # the premise model (Fan et al. 3.1) fine-tuned from the backbone
+  python3 -m draftsmith_train.causal_lm eval   --data ../../.data/simple --ckpt runs/story-gpt2.pt [--corpus premise]
   python3 -m draftsmith_train.causal_lm export --data ../../.data/simple --ckpt runs/story-gpt2.pt --out DIR [--int8]
 """
 import argparse
@@ -31,8 +33,18 @@ from torch import nn
 from . import tokenizer as T
 from .batching import token_batches
 from .export_common import OPSET, cache_names, sha256
-from .story import lm_ids, lm_windows
-from .training import add_resume_arg, load_checkpoint, log, nll_and_ppl, pad, pick_device, save_checkpoint, train_loop
+from .story import lm_ids, lm_windows, premise_sequences
+from .training import (
+    add_resume_arg,
+    load_checkpoint,
+    resume_checkpoint,
+    log,
+    nll_and_ppl,
+    pad,
+    pick_device,
+    save_checkpoint,
+    train_loop,
+)
 
 
 @dataclass
@@ -163,23 +175,46 @@ def evaluate(model, val, device, batch=16):
     return nll_and_ppl(total / n)
 
 
+def texts(sp, args, part):
+    """What the model reads: windows of the story recipe's LM text, or its premises (<s> premise </s>)."""
+    if args.corpus == "premise":
+        return premise_sequences(sp, args.data, part, args.window)
+    return windows(sp, args.data, part, args.window)
+
+
 def cmd_train(args):
     device = pick_device(args.device)
     sp = T.load(os.path.join(args.data, "spm.model"))
-    train, val = windows(sp, args.data, "train", args.window), windows(sp, args.data, "val", args.window)
+    train, val = texts(sp, args, "train"), texts(sp, args, "val")
     val = val[: args.val_limit] if args.val_limit else val
-    log(f"{len(train)} training windows, {sum(map(len, train))} tokens; {len(val)} validation windows")
-    config = asdict(
-        GPT2Config(
-            vocab_size=sp.get_piece_size(),
-            n_positions=args.window + 1,
-            n_embd=args.n_embd,
-            n_layer=args.n_layer,
-            n_head=args.n_head,
-            dropout=args.dropout,
+    log(f"{len(train)} training sequences ({args.corpus}), {sum(map(len, train))} tokens; {len(val)} validation")
+    resume = resume_checkpoint(args)
+    if resume:  # train_loop loads its weights; the shape is the checkpoint's
+        config = torch.load(resume, map_location="cpu")["config"]
+    elif args.init:
+        # fine-tuning (e.g. the shared backbone on the premises): its config and weights, this run's dropout
+        init = torch.load(args.init, map_location="cpu")
+        config = {**init["config"], "dropout": args.dropout}
+        if config["vocab_size"] != sp.get_piece_size():
+            raise SystemExit(
+                f"{args.init} has {config['vocab_size']} pieces, {args.data}/spm.model {sp.get_piece_size()}"
+            )
+    else:
+        config = asdict(
+            GPT2Config(
+                vocab_size=sp.get_piece_size(),
+                n_positions=args.window + 1,
+                n_embd=args.n_embd,
+                n_layer=args.n_layer,
+                n_head=args.n_head,
+                dropout=args.dropout,
+            )
         )
-    )
-    model = make(config).to(device)
+    model = make(config)
+    if args.init and not resume:
+        model.load_state_dict(init["state"])
+        log(f"initialised from {args.init}")
+    model = model.to(device)
     log(f"GPT-2 {config}: {sum(p.numel() for p in model.parameters()) / 1e6:.2f}M parameters")
     batches = token_batches(train, len, args.batch_tokens, random.Random(args.seed), jitter=8)
     train_loop(
@@ -226,9 +261,31 @@ def sample(model, ids, tokens, k=10, temperature=0.8, seed=0):
     return out
 
 
+def premise_eval(model, sp, data, limit=400):
+    """Per-word perplexity of the first `limit` validation premises (the end of the premise counts as a
+    word, as the story eval counts), in all and by the domain of the story each opens."""
+    domain = {}
+    for line in open(os.path.join(data, "story.val.jsonl"), encoding="utf-8"):
+        r = json.loads(line)
+        domain[r["prompt"].strip()] = r["domain"]
+    lines = [l.strip() for l in open(os.path.join(data, "story_premise.val.txt"), encoding="utf-8") if l.strip()]
+    totals = {}
+    with torch.no_grad():
+        for line in lines[:limit]:
+            _, nll, k = lm_loss(model, [[T.BOS] + sp.encode(line) + [T.EOS]], torch.device("cpu"))
+            for d in ("all", domain.get(line, "other")):
+                t = totals.setdefault(d, [0.0, 0])
+                t[0] += nll * k
+                t[1] += len(line.split()) + 1
+    return {d: round(math.exp(n / w), 1) for d, (n, w) in totals.items()}
+
+
 def cmd_eval(args):
     sp = T.load(os.path.join(args.data, "spm.model"))
     model, meta = load(args.ckpt)
+    if args.corpus == "premise":
+        print(json.dumps({"premise_word_ppl": premise_eval(model, sp, args.data), "steps": meta.get("steps")}))
+        return
     val = windows(sp, args.data, "val", model.config.n_positions - 1)
     with torch.no_grad():
         r = evaluate(model, val, torch.device("cpu"))
@@ -392,6 +449,8 @@ def main():
         action="store_true",
         help="export: weight matrices stored as int8 (computed in float32), a quarter of the size",
     )
+    p.add_argument("--corpus", choices=["lm", "premise"], default="lm", help="train, eval: the LM text or the premises")
+    p.add_argument("--init", help="train: start from this GPT-2 checkpoint (e.g. the shared backbone's)")
     p.add_argument("--minutes", type=float, default=60)
     p.add_argument("--steps", type=int, default=10**9)
     p.add_argument("--lr", type=float, default=1e-3)
