@@ -193,8 +193,8 @@ def cmd_train(args):
         config = torch.load(resume, map_location="cpu")["config"]
     elif args.init:
         # fine-tuning (e.g. the shared backbone on the premises): its config and weights, this run's dropout
-        init = torch.load(args.init, map_location="cpu")
-        config = {**init["config"], "dropout": args.dropout}
+        init, _ = load(args.init)
+        config = {**asdict(init.config), "dropout": args.dropout}
         if config["vocab_size"] != sp.get_piece_size():
             raise SystemExit(
                 f"{args.init} has {config['vocab_size']} pieces, {args.data}/spm.model {sp.get_piece_size()}"
@@ -212,7 +212,7 @@ def cmd_train(args):
         )
     model = make(config)
     if args.init and not resume:
-        model.load_state_dict(init["state"])
+        model.load_state_dict(init.state_dict())
         log(f"initialised from {args.init}")
     model = model.to(device)
     log(f"GPT-2 {config}: {sum(p.numel() for p in model.parameters()) / 1e6:.2f}M parameters")

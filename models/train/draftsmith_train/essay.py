@@ -22,6 +22,7 @@ import random
 import re
 import shutil
 import subprocess
+from dataclasses import asdict
 
 import numpy as np
 import torch
@@ -30,7 +31,8 @@ from . import data as D
 from .batching import token_batches
 from . import tokenizer as T
 from .essay_data import prepare_essay, prepare_everyday_essay, prepare_everyday_topics, prepare_simple_essay
-from .pcsan import EssayConfig, EssayGenerator, backbone_config, init_from_backbone
+from .causal_lm import load as load_gpt2
+from .pcsan import EssayConfig, EssayGenerator, init_from_backbone
 from .modules import label_smoothed_nll
 from .training import add_resume_arg, log, nll_and_ppl, pad, pick_device, resume_checkpoint, save_checkpoint, train_loop
 
@@ -163,9 +165,9 @@ def shipped_words(folder):
     return shipped, words, shipped.word_vectors.weight.detach().numpy()
 
 
-def model_config(args, sp, matrix, saved):
-    """The essay config; with --backbone (or `saved`, a resumed run's config, of a backbone run) the
-    encoder's shape is the backbone's."""
+def model_config(args, sp, matrix, saved, backbone):
+    """The essay config; with a backbone (--backbone, a causal_lm.GPT2) or `saved`, a resumed backbone
+    run's config, the encoder's shape is the backbone's."""
     common = dict(
         vocab_size=sp.get_piece_size(),
         word_vocab_size=matrix.shape[0],
@@ -174,7 +176,7 @@ def model_config(args, sp, matrix, saved):
         context=args.context,
         copy=not args.no_copy,
     )  # positions as pretrained (256)
-    bb = backbone_config(args.backbone) if args.backbone else saved.get("backbone")
+    bb = asdict(backbone.config) if backbone is not None else saved.get("backbone")
     if not bb:
         return EssayConfig(**common)
     if bb["vocab_size"] != common["vocab_size"]:
@@ -209,17 +211,18 @@ def cmd_train(args):
         words, matrix = load_word_vectors(args.data)
     word_index = {w: i + 1 for i, w in enumerate(words)}
     sep = separator_id(sp)
-    cfg = model_config(args, sp, matrix, resumed.get("config", {}))
+    backbone = load_gpt2(args.backbone)[0] if args.backbone and not resume else None
+    cfg = model_config(args, sp, matrix, resumed.get("config", {}), backbone)
     model = EssayGenerator(cfg)
     # -None loads the encoder too but never reads it: its memory is word vectors only. A resumed run
     # (--resume) takes every weight from its checkpoint (train_loop), so it needs no --init file.
     if shipped is not None:
         model.load_state_dict(shipped.state_dict())
         log(f"initialised every weight from the shipped folder {args.init_shipped}")
-    elif args.backbone and args.backbone_fresh and not resume:
+    elif backbone is not None and args.backbone_fresh:
         log("the backbone's shape, fresh weights (--backbone-fresh): what pretraining gives, by difference")
-    elif args.backbone and not resume:
-        log(f"initialised {init_from_backbone(model, args.backbone)} tensors from the backbone {args.backbone}")
+    elif backbone is not None:
+        log(f"initialised {init_from_backbone(model, backbone)} tensors from the backbone {args.backbone}")
     elif args.init and not resume:
         init_from_pretrained(model, args.init)
     with torch.no_grad():

@@ -155,18 +155,12 @@ class EssayDecoderLayer(nn.Module):
         return x, k, v, new_sum, cw, c
 
 
-def backbone_config(path):
-    """The GPT2Config (a dict) of a backbone checkpoint (backbone.py train)."""
-    return torch.load(path, map_location="cpu")["config"]
-
-
-def init_from_backbone(model, path):
-    """The backbone's weights into an encoder="backbone" model, under the names this model gives
-    them: wte -> embed (the decoder's input and output embedding too), wpe -> src_pos and, cut to
-    the target length, tgt_pos; h.i -> encoder.i; ln_f -> enc_ln. The rest starts fresh."""
-    state = torch.load(path, map_location="cpu")["state"]
+def init_from_backbone(model, backbone):
+    """The backbone's weights (a causal_lm.GPT2) into an encoder="backbone" model, under the names this
+    model gives them: wte -> embed (the decoder's input and output embedding too), wpe -> src_pos and,
+    cut to the target length, tgt_pos; h.i -> encoder.i; ln_f -> enc_ln. The rest starts fresh."""
     mapped = {}
-    for k, v in state.items():
+    for k, v in backbone.state_dict().items():
         k = k.removeprefix("transformer.")
         if k == "wpe.weight":
             mapped["src_pos.weight"] = v

@@ -28,6 +28,7 @@ import os
 import random
 import re
 import time
+from dataclasses import asdict
 from collections import Counter, defaultdict
 
 import numpy as np
@@ -287,15 +288,15 @@ def cmd_fusion(args):
         model, _ = load_model(resume)
         pretrained = model.pretrained
     elif args.pretrained_backbone:
-        ck = torch.load(args.pretrained_backbone, map_location="cpu")
-        if ck["config"]["vocab_size"] != sp.get_piece_size():
+        from .causal_lm import load as load_gpt2  # causal_lm imports this module: here, not at the top
+
+        lm, _ = load_gpt2(args.pretrained_backbone)
+        if lm.config.vocab_size != sp.get_piece_size():
             raise SystemExit(f"{args.data}/spm.model is not the backbone's tokenizer (backbone.py prepare)")
-        if args.max_tgt > ck["config"]["n_positions"]:  # the decoder reads <s> and max_tgt - 1 story tokens
-            raise SystemExit(
-                f"--max-tgt {args.max_tgt}: the backbone reads at most {ck['config']['n_positions']} tokens"
-            )
-        pretrained = BackboneStoryLM(ck["config"])
-        pretrained.lm.load_state_dict(ck["state"])
+        if args.max_tgt > lm.config.n_positions:  # the decoder reads <s> and max_tgt - 1 story tokens
+            raise SystemExit(f"--max-tgt {args.max_tgt}: the backbone reads at most {lm.config.n_positions} tokens")
+        pretrained = BackboneStoryLM(asdict(lm.config))
+        pretrained.lm.load_state_dict(lm.state_dict())
         model = FusedStoryModel(config_from_args(args, sp.get_piece_size(), encoder_attention=True), pretrained)
     else:
         pretrained, _ = load_model(args.pretrained)
