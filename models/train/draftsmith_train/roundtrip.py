@@ -344,7 +344,7 @@ def cmd_train(args):
         validate,
         meta={"model": args.model, "params": params},
         optimizer=lambda params, lr: torch.optim.Adam(params, lr=lr),
-        schedule=R.constant(args.lr),
+        schedule=R.halving(args.lr, args.halve_after, args.halve_every),
         clip=5.0,
         keep_best=True,
         find_unused=None,
@@ -408,6 +408,10 @@ def main():
     p.add_argument(
         "--backbone-data", default="../../.data/backbone", help="prepare --corpus everyday: the backbone's folder"
     )
+    p.add_argument(
+        "--halve-after", type=int, default=None, help="train: halve the rate at this step (default: never) ..."
+    )
+    p.add_argument("--halve-every", type=int, default=500, help="train: ... and again every this many steps")
     p.add_argument(
         "--init-embeddings",
         default=None,

@@ -180,6 +180,14 @@ def constant(lr):
     return lambda step: lr
 
 
+def halving(lr, after, every):
+    """lr until step `after`, then halved every `every` steps (Li et al. 2015 and Luong et al. 2015 halve
+    their rate every half epoch after the first epochs); after=None: constant."""
+    if after is None:
+        return constant(lr)
+    return lambda step: lr * 0.5 ** (max(0, step - after) // every + (step >= after))
+
+
 def adamw(params, lr):
     return torch.optim.AdamW(params, lr=lr, betas=(0.9, 0.98), weight_decay=0.01)
 
