@@ -21,7 +21,8 @@ unpack leaves the checkpoint in WORK/backbone/runs and prints how the CPU run go
   python3 -m draftsmith_train.chunk run SYSTEM OUTDIR        # on the GPU machine (MINUTES, NPROC)
   python3 -m draftsmith_train.chunk unpack SYSTEM FILES_DIR  # -> WORK/SYSTEM/{state.json,runs,export}
   python3 -m draftsmith_train.chunk local SYSTEM...|all      # a GPU machine with the data: train and export in place
-  python3 -m draftsmith_train.chunk slim [--half] CKPT...    # drop optimizer state
+  python3 -m draftsmith_train.chunk slim [--half] [--int8] CKPT...  # drop optimizer state (float16, int8 rows)
+  python3 -m draftsmith_train.chunk widen CKPT...            # int8 rows back to float32
 
 Run from models/train (gpu_chunk.sh does). WORK: $GPU_WORK, default ../../.work/gpu. The sizes and
 budgets (SETTINGS, overridable from the environment) are fixed at the first pack in
@@ -489,25 +490,51 @@ def meta(path):
     return torch.load(path, map_location="cpu").get("meta", {})
 
 
-def slim(path, half=False):
+def slim(path, half=False, int8=False):
     """Drops the optimizer state (meta["train_state"]["optimizer"], or a checkpoint's "optimizer" of the earlier RNN layout;
-    the counters stay, so the run resumes at its step with Adam's moments at zero); half: float16 weights."""
+    the counters stay, so the run resumes at its step with Adam's moments at zero); half: float16 weights;
+    int8: weight matrices as int8 with a scale per row, as the exports store them (weight_storage.py), so a
+    model exported from the widened checkpoint is the one exported from the original; widen() reads it back."""
     import torch
 
     ck = torch.load(path, map_location="cpu")
     ck.pop("optimizer", None)
     (ck.get("meta", {}).get("train_state") or {}).pop("optimizer", None)
     note = "no optimizer state"
+    once = {}  # a tensor shared by several names (tied embeddings) stays one tensor, saved once
+
+    def one(v, make):
+        return once.setdefault((v.data_ptr(), tuple(v.shape), v.stride()), make(v))
+
+    if int8:
+        from .weight_storage import MIN_ELEMENTS, _fake_quant
+
+        rows = {
+            k: one(v, lambda v: _fake_quant(v)[:2])
+            for k, v in ck["state"].items()
+            if v.is_floating_point() and v.dim() >= 2 and v.numel() >= MIN_ELEMENTS
+        }
+        ck["int8"] = rows
+        ck["state"] = {k: v for k, v in ck["state"].items() if k not in rows}
+        note = "int8 weight matrices (a scale per row), " + note
     if half:
-        halves = {}  # a tensor shared by several names (tied embeddings) stays one tensor, saved once
-
-        def half_of(v):
-            key = (v.data_ptr(), tuple(v.shape), v.stride())
-            return halves.setdefault(key, v.half()) if v.is_floating_point() else v
-
-        ck["state"] = {k: half_of(v) for k, v in ck["state"].items()}
+        ck["state"] = {k: one(v, lambda v: v.half()) if v.is_floating_point() else v for k, v in ck["state"].items()}
         note = "float16 weights, " + note
     ck.setdefault("meta", {})["slim"] = note + " (gpu_chunk.sh)"
+    torch.save(ck, path)
+
+
+def widen(path):
+    """A checkpoint slim(int8=True) wrote, back to float32 weights every loader reads."""
+    import torch
+
+    ck = torch.load(path, map_location="cpu")
+    widened = {}
+    for k, (q, scale) in ck.pop("int8", {}).items():
+        key = (q.data_ptr(), scale.data_ptr())
+        widened.setdefault(key, (q.reshape(q.shape[0], -1).float() * scale[:, None]).reshape(q.shape))
+        ck["state"][k] = widened[key]
+    ck["state"] = {k: v.float() if v.is_floating_point() else v for k, v in ck["state"].items()}
     torch.save(ck, path)
 
 
@@ -943,10 +970,13 @@ def unpack(system, files_dir):
 def main(argv=None):
     a = list(sys.argv[1:] if argv is None else argv)
     if a[:1] == ["slim"]:
-        half = "--half" in a
         for p in a[1:]:
-            if p != "--half":
-                slim(p, half)
+            if not p.startswith("--"):
+                slim(p, "--half" in a, "--int8" in a)
+        return
+    if a[:1] == ["widen"]:
+        for p in a[1:]:
+            widen(p)
         return
     if a[:1] == ["local"] and a[1:] and all(x in STAGES or x == "all" for x in a[1:]):
         os.makedirs(WORK, exist_ok=True)

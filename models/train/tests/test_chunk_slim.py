@@ -13,7 +13,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import torch  # noqa: E402
 
-from draftsmith_train.chunk import slim  # noqa: E402
+from draftsmith_train.chunk import slim, widen  # noqa: E402
+from draftsmith_train.weight_storage import quantize_  # noqa: E402
 from draftsmith_train.roundtrip import Config, RoundTrip, load_model  # noqa: E402
 
 
@@ -32,6 +33,25 @@ class SlimTest(unittest.TestCase):
             back, _ = load_model(path)
             for name, value in back.state_dict().items():
                 torch.testing.assert_close(value, state[name], atol=1e-3, rtol=1e-3, msg=name)
+
+    def test_int8_rows_come_back_as_the_export_rounds_them(self):
+        model = RoundTrip(Config("hier-attn", vocab_size=2000, embed=64, hidden=32, layers=1))
+        state = {k: v.clone() for k, v in model.state_dict().items()}
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "rt.pt")
+            torch.save({"config": model.c.to_dict(), "state": model.state_dict(), "meta": {}}, path)
+            full = os.path.getsize(path)
+            slim(path, int8=True)
+            small = os.path.getsize(path)
+            self.assertLess(small, 0.4 * full, f"int8 {small} bytes against float32 {full}")
+            widen(path)
+            back, _ = load_model(path)
+        quantize_(model)  # what an export does to the original weights
+        rounded = model.state_dict()
+        for name, value in back.state_dict().items():
+            self.assertEqual(value.dtype, torch.float32, name)
+            torch.testing.assert_close(value, rounded[name], atol=1e-7, rtol=1e-6, msg=name)
+        self.assertFalse(torch.equal(rounded["embedding.weight"], state["embedding.weight"]))  # it was rounded
 
 
 if __name__ == "__main__":
