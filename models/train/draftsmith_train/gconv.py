@@ -409,30 +409,36 @@ class FusedStoryModel(nn.Module):
 
 
 class BackboneConfig:
-    """The frozen backbone's shape as FusedStoryModel reads it (hidden) and a checkpoint saves it."""
+    """The backbone's shape as FusedStoryModel reads it (hidden) and a checkpoint saves it; reads_prompt:
+    whether the prompt goes before the story (the decoder-only seq2seq) or the backbone sees the story alone."""
 
-    def __init__(self, gpt2):
+    def __init__(self, gpt2, reads_prompt=False):
         self.gpt2 = gpt2  # causal_lm.GPT2Config as a dict
         self.hidden = gpt2["n_embd"]
+        self.reads_prompt = reads_prompt
 
     def to_dict(self):
-        return {"backbone": self.gpt2}
+        return {"backbone": self.gpt2, "reads_prompt": self.reads_prompt}
 
 
 class BackboneStoryLM(nn.Module):
-    """The shared backbone (a GPT-2, causal_lm.py) in the place of model fusion's frozen pretrained
-    model: Fan et al. fuse with a pretrained seq2seq, Cold Fusion (Sriram et al. 2017, which they
-    follow) with a pretrained language model; this is the latter. It reads the story so far, not the
-    prompt (encode gives nothing), and its state is its key/value cache. Its hidden state is the final
-    LayerNorm's output, what its own output layer reads."""
+    """The shared backbone (a GPT-2, causal_lm.py) as a story model, in two forms:
+    - reads_prompt=False: model fusion's frozen model in Cold Fusion's form (Sriram et al. 2017, whom Fan
+      et al. follow): a language model of the story alone; encode gives nothing.
+    - reads_prompt=True: a decoder-only seq2seq: the prompt (ending in </s>), then <s> and the story, in
+      one sequence. Fine-tuned on the story pairs it is Fan et al.'s pretrained seq2seq (section 3.4: the
+      frozen model is trained on the task first) grown from the backbone; frozen, fusion's other half.
+    Prompts of a batch are left-aligned to their end (padding first, masked), so every story token sits
+    at the same column; positions count from each prompt's first token. The state is the key/value cache
+    with its attention mask. Its hidden state is the final LayerNorm's output, what the tied output layer reads."""
 
     kind = "backbone"
 
-    def __init__(self, gpt2_config: dict):
+    def __init__(self, gpt2_config: dict, reads_prompt=False):
         super().__init__()
         from .causal_lm import GPT2, GPT2Config
 
-        self.c = BackboneConfig(gpt2_config)
+        self.c = BackboneConfig(gpt2_config, reads_prompt)
         self.lm = GPT2(GPT2Config(**gpt2_config))
 
     @property
@@ -440,18 +446,38 @@ class BackboneStoryLM(nn.Module):
         return self
 
     def initial_state(self, batch, device=None):
-        return None  # an empty cache
+        return None  # the state encode made (or an empty cache)
 
     def encode(self, src, mask):
-        return None
+        """The prompt read into the cache: (cache, its attention mask [B,S]); no prompt: (None, [B,0])."""
+        if not self.c.reads_prompt:
+            return None, mask.new_zeros(mask.shape[0], 0)
+        n, S = mask.sum(1, keepdim=True), src.shape[1]
+        idx = torch.arange(S, device=src.device).unsqueeze(0) - (
+            S - n
+        )  # right-aligned: column j holds token j - (S - n)
+        keep = idx >= 0
+        left = torch.where(keep, src.gather(1, idx.clamp(min=0)), torch.zeros_like(src))
+        _, cache = self.lm.hidden_states(left, attention_mask=keep.long(), position_ids=idx.clamp(min=0))
+        return cache, keep.long()
 
     def hidden(self, tokens, position, encoder_out=None, state=None):
-        # positions come from the cache's length: the step's position, as the story decoders count them
+        cache, seen = state if state is not None else encoder_out
+        B, S = tokens.shape
+        positions = seen.sum(1, keepdim=True) + torch.arange(S, device=tokens.device).unsqueeze(0)
         assert (
-            tokens.shape[1] + (0 if state is None else state[0][0].shape[2]) <= self.lm.config.n_positions
-        ), f"the backbone reads at most {self.lm.config.n_positions} tokens of a story"
-        h, cache = self.lm.hidden_states(tokens, past=state)
-        return h, cache, None
+            int(positions.max()) < self.lm.config.n_positions
+        ), f"the backbone reads at most {self.lm.config.n_positions} tokens of prompt and story"
+        mask = torch.cat([seen, seen.new_ones(B, S)], 1)
+        h, cache = self.lm.hidden_states(tokens, attention_mask=mask, position_ids=positions, past=cache)
+        return h, (cache, mask), None
+
+    def decode(self, tokens, position, encoder_out, state=None):
+        h, state, _ = self.hidden(tokens, position, encoder_out, state)
+        return torch.log_softmax(h @ self.lm.transformer["wte"].weight.t(), dim=-1), state, None
+
+    def forward(self, src, mask, tokens):
+        return self.decode(tokens, 0, self.encode(src, mask))[0]
 
 
 def count_parameters(model, trainable_only=False):

@@ -10,6 +10,10 @@
   python3 -m draftsmith_train.story fusion   --data .data/everyday --pretrained-backbone BACKBONE.pt --out runs/story-fusion-bb.pt
         (fused with the shared backbone, gconv.BackboneStoryLM; the data folder needs the backbone's tokenizer:
         story prepare --corpus simple --data .data/everyday, after roundtrip prepare --corpus everyday there)
+  python3 -m draftsmith_train.story seq2seq  --data .data/everyday --backbone BACKBONE.pt --max-src 48 --max-tgt 208 --out runs/story-s2s-bb.pt
+  python3 -m draftsmith_train.story fusion   --data .data/everyday --pretrained runs/story-s2s-bb.pt --max-src 48 --max-tgt 208 ...
+        (the backbone fine-tuned as the pretrained seq2seq, reading "prompt </s> <s> story" as one sequence;
+        prompt and story share its 256 positions)
   python3 -m draftsmith_train.story eval     --data .data --model LM=runs/story-lm.pt --model "Conv seq2seq=..." ...
   python3 -m draftsmith_train.story sample   --data .data --ckpt runs/story-fusion.pt --premise-ckpt runs/story-premise.pt [--prompt "..."]
 
@@ -154,15 +158,24 @@ def save(path, model, meta):
     torch.save(ck, path)
 
 
+def backbone_story(config):
+    """A BackboneStoryLM from its saved config ({"backbone": GPT2Config, "reads_prompt": ...})."""
+    return BackboneStoryLM(config["backbone"], config.get("reads_prompt", False))
+
+
 def load_model(path):
     ck = torch.load(path, map_location="cpu")
+    if ck["kind"] == "backbone":  # the decoder-only seq2seq grown from the backbone (story seq2seq --backbone)
+        m = backbone_story(ck["config"])
+        m.load_state_dict(ck["state"])
+        return m.eval(), ck.get("meta", {})
     c = StoryConfig(**ck["config"])
     if ck["kind"] == "lm":
         m = StoryLM(c)
     elif ck["kind"] == "seq2seq":
         m = ConvSeq2seq(c)
     elif "backbone" in ck["pretrained_config"]:  # fused with the shared backbone (BackboneStoryLM)
-        m = FusedStoryModel(c, BackboneStoryLM(ck["pretrained_config"]["backbone"]))
+        m = FusedStoryModel(c, backbone_story(ck["pretrained_config"]))
     else:
         m = FusedStoryModel(c, ConvSeq2seq(StoryConfig(**ck["pretrained_config"])))
     m.load_state_dict(ck["state"])
@@ -253,20 +266,43 @@ def cmd_premise(args):
     run_training(model, train, val, args, device, lm_loss, len, {"stage": f"lm-{args.corpus}", "init": args.init})
 
 
+def backbone_from(path, sp, args, reads_prompt):
+    """A BackboneStoryLM with the backbone checkpoint's weights, checked against the data's tokenizer and
+    the lengths it must read (the prompt first when reads_prompt, then <s> and max_tgt - 1 story tokens)."""
+    from .causal_lm import load as load_gpt2  # causal_lm imports this module: here, not at the top
+
+    lm, _ = load_gpt2(path)
+    if lm.config.vocab_size != sp.get_piece_size():
+        raise SystemExit(f"{args.data}/spm.model is not the backbone's tokenizer (backbone.py prepare)")
+    need = args.max_tgt + (args.max_src if reads_prompt else 0)
+    if need > lm.config.n_positions:
+        raise SystemExit(
+            f"--max-tgt {args.max_tgt}{f' + --max-src {args.max_src}' if reads_prompt else ''}: "
+            f"the backbone reads at most {lm.config.n_positions} tokens"
+        )
+    model = BackboneStoryLM(asdict(lm.config), reads_prompt)
+    model.lm.load_state_dict(lm.state_dict())
+    return model
+
+
 def cmd_seq2seq(args):
     device = pick_device(args.device)
     torch.manual_seed(D.SEED)
     sp = T.load(os.path.join(args.data, "spm.model"))
-    model = ConvSeq2seq(config_from_args(args, sp.get_piece_size(), encoder_attention=True))
-    if args.init_decoder and not resume_checkpoint(args):  # resumed: train_loop loads every weight
-        init_decoder_from(model.decoder, args.init_decoder)
+    resume = resume_checkpoint(args)
+    if args.backbone:  # the pretrained seq2seq grown from the backbone: it reads the prompt, then the story
+        model = load_model(resume)[0] if resume else backbone_from(args.backbone, sp, args, reads_prompt=True)
+        model.train()
+        shape = f"the backbone's {model.lm.config.n_layer} layers x {model.lm.config.n_embd}, the prompt first"
+    else:
+        model = ConvSeq2seq(config_from_args(args, sp.get_piece_size(), encoder_attention=True))
+        if args.init_decoder and not resume:  # resumed: train_loop loads every weight
+            init_decoder_from(model.decoder, args.init_decoder)
+        shape = f"self-attention {model.c.self_attention_flags()} heads x factors {model.c.downsampling()}"
     model.to(device)
     train = load_pairs(sp, args.data, "train", args.max_src, args.max_tgt)
     val = load_pairs(sp, args.data, "val", args.max_src, args.max_tgt)
-    log(
-        f"Conv seq2seq: {count_parameters(model) / 1e6:.2f}M params, {len(train)} pairs, "
-        f"self-attention {model.c.self_attention_flags()} heads x factors {model.c.downsampling()}"
-    )
+    log(f"{model.kind} seq2seq: {count_parameters(model) / 1e6:.2f}M params, {len(train)} pairs, {shape}")
     run_training(
         model,
         train,
@@ -275,7 +311,7 @@ def cmd_seq2seq(args):
         device,
         seq2seq_loss,
         lambda x: len(x[1]),
-        {"stage": "seq2seq", "init": args.init_decoder},
+        {"stage": "seq2seq", "init": args.backbone or args.init_decoder},
     )
 
 
@@ -288,19 +324,15 @@ def cmd_fusion(args):
         model, _ = load_model(resume)
         pretrained = model.pretrained
     elif args.pretrained_backbone:
-        from .causal_lm import load as load_gpt2  # causal_lm imports this module: here, not at the top
-
-        lm, _ = load_gpt2(args.pretrained_backbone)
-        if lm.config.vocab_size != sp.get_piece_size():
-            raise SystemExit(f"{args.data}/spm.model is not the backbone's tokenizer (backbone.py prepare)")
-        if args.max_tgt > lm.config.n_positions:  # the decoder reads <s> and max_tgt - 1 story tokens
-            raise SystemExit(f"--max-tgt {args.max_tgt}: the backbone reads at most {lm.config.n_positions} tokens")
-        pretrained = BackboneStoryLM(asdict(lm.config))
-        pretrained.lm.load_state_dict(lm.state_dict())
+        pretrained = backbone_from(args.pretrained_backbone, sp, args, reads_prompt=False)
         model = FusedStoryModel(config_from_args(args, sp.get_piece_size(), encoder_attention=True), pretrained)
     else:
         pretrained, _ = load_model(args.pretrained)
-        assert pretrained.kind == "seq2seq", "--pretrained needs a seq2seq checkpoint"
+        assert pretrained.kind in ("seq2seq", "backbone"), "--pretrained needs a seq2seq checkpoint"
+        if pretrained.kind == "backbone" and args.max_src + args.max_tgt > pretrained.lm.config.n_positions:
+            raise SystemExit(
+                f"--max-src + --max-tgt: the backbone reads at most {pretrained.lm.config.n_positions} tokens"
+            )
         model = FusedStoryModel(config_from_args(args, sp.get_piece_size(), encoder_attention=True), pretrained)
         if args.init_decoder:
             init_decoder_from(model.trained.decoder, args.init_decoder)
@@ -584,7 +616,10 @@ def main():
     p.add_argument("--out", default="runs/story.pt")
     p.add_argument("--init", help="premise: go on from this language-model checkpoint")
     p.add_argument("--init-decoder", help="seq2seq/fusion: start the decoder from this language model")
-    p.add_argument("--pretrained", help="fusion: the frozen pretrained seq2seq")
+    p.add_argument(
+        "--pretrained", help="fusion: the frozen pretrained seq2seq (a Conv seq2seq or seq2seq --backbone's)"
+    )
+    p.add_argument("--backbone", help="seq2seq: grow it from the shared backbone (backbone.py), the prompt read first")
     p.add_argument("--pretrained-backbone", help="fusion: fuse with the shared backbone (backbone.py) instead, frozen")
     p.add_argument(
         "--corpus",
