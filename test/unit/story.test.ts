@@ -5,74 +5,32 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { greedy, topKSample } from '../../extension/engine/decode/sampling';
+import { topKSample } from '../../extension/engine/decode/sampling';
 import { EngineError } from '../../extension/engine/errors';
 import { EMPTY_PROMPT_MESSAGE, StorySystem } from '../../extension/engine/systems/story';
 import { countWords } from '../../extension/engine/text/words';
 import { StoryResult } from '../../extension/protocol';
 import { fixture, modelsDir } from './helpers';
+import { assertPremiseParity, assertStoryParity, type StoryParity } from './storyParity';
 import { tableModel } from './toyModel';
 
 const dir = path.join(modelsDir, 'story');
 const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
 const noop = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 const manifest = JSON.parse(readFileSync(path.join(dir, 'model.json'), 'utf8'));
-const parity = JSON.parse(readFileSync(fixture('story-parity.json'), 'utf8')) as {
-  prompt: string;
-  input_ids: number[];
-  first_log_probs_top: number[];
-  first_log_probs_values: number[];
-  greedy_ids: number[];
-  greedy_gates: [number, number][] | null;
-  premise: { first_log_probs_top: number[]; first_log_probs_values: number[]; greedy_ids: number[] };
-};
+const parity = JSON.parse(readFileSync(fixture('story-parity.json'), 'utf8')) as StoryParity;
 let system: Promise<StorySystem> | undefined;
 const load = () => (system ??= StorySystem.load(dir, quiet));
 const PROMPT = 'The old lighthouse keeper had not spoken to anyone in years, until the night the boat came.';
-const EOS = manifest.specialTokens.eos as number;
-const BOS = manifest.specialTokens.bos as number;
-
-/** The fixture's greedy ids end with </s> when PyTorch's greedy text ended within its steps. */
-const withEnd = (tokens: number[], ended: boolean) => (ended ? [...tokens, EOS] : tokens);
 
 test("the exported story model computes PyTorch's first-step log-probabilities, greedy story and fusion gates", async () => {
   const s = await load();
   assert.deepEqual(s.name, manifest.name);
-  const { model, start, gates } = await s.storyModel(parity.input_ids);
-  const first = await model.step([BOS], start);
-  parity.first_log_probs_top.forEach((id, i) =>
-    assert.ok(
-      Math.abs(first.logProbs[id] - parity.first_log_probs_values[i]) < 1e-3,
-      `token ${id}: ${first.logProbs[id]} vs ${parity.first_log_probs_values[i]}`,
-    ),
-  );
-  // Greedy through the incremental state (every present_* fed back as past_*) gives PyTorch's tokens.
-  const fresh = await s.storyModel(parity.input_ids);
-  const g = await greedy(fresh.model, fresh.start, { bos: BOS, eos: EOS, maxLength: parity.greedy_ids.length });
-  assert.deepEqual(withEnd(g.tokens, !g.hitMaxLength), parity.greedy_ids);
-  assert.ok(parity.greedy_gates, 'the shipped model is a fusion model: the fixture has gates');
-  assert.equal(gates.length, 1, 'one gate pair per step');
-  assert.equal(fresh.gates.length, parity.greedy_gates.length);
-  fresh.gates.forEach((gate, t) => {
-    assert.ok(Math.abs(gate.trained - parity.greedy_gates![t][0]) < 1e-4, `trained gate at step ${t}`);
-    assert.ok(Math.abs(gate.pretrained - parity.greedy_gates![t][1]) < 1e-4, `pretrained gate at step ${t}`);
-  });
+  await assertStoryParity(s, parity, manifest);
 });
 
 test("the exported premise model computes PyTorch's first-step log-probabilities and greedy premise", async () => {
-  const s = await load();
-  const { model, start } = s.premiseModel();
-  const first = await model.step([BOS], start);
-  parity.premise.first_log_probs_top.forEach((id, i) =>
-    assert.ok(Math.abs(first.logProbs[id] - parity.premise.first_log_probs_values[i]) < 1e-3, `token ${id}`),
-  );
-  const again = s.premiseModel();
-  const g = await greedy(again.model, again.start, {
-    bos: BOS,
-    eos: manifest.architecture.premise.endOfPromptId,
-    maxLength: parity.premise.greedy_ids.length,
-  });
-  assert.deepEqual(withEnd(g.tokens, !g.hitMaxLength), parity.premise.greedy_ids);
+  await assertPremiseParity(await load(), parity, manifest);
 });
 
 test('a prompt gets a continuation streamed token by token, with a fusion gate pair for every token', async () => {

@@ -131,6 +131,27 @@ const ConvSeq2seqShape = ConvDecoderShape.extend({
   maxSourcePositions: z.number().int().positive(),
 });
 
+/**
+ * The shared backbone (a GPT-2) in a story model's place: as fusion's frozen half it reads the prompt
+ * first (readsPrompt: the encoder hands its key/value cache to the decoder as pretrained_prompt_key_values);
+ * as the premise model it reads the premise alone. Prompt and story share its positions.
+ */
+const Gpt2Shape = z.object({
+  type: z.literal('gpt2'),
+  layers: z.number().int().positive(),
+  heads: z.number().int().positive(),
+  embedDim: z.number().int().positive(),
+  maxTargetPositions: z.number().int().positive(),
+  readsPrompt: z.boolean().optional(),
+});
+
+const PremiseFields = {
+  vocabSize: z.number().int().positive(),
+  endOfPromptId: z.number().int().min(0),
+  maxTokens: z.number().int().positive(),
+  state: z.array(StateTensor).min(1),
+};
+
 /** Hierarchical story generation (Fan et al. 2018): the story seq2seq (fused, section 3.4) and the premise LM. */
 export const StoryArchitecture = ConvSeq2seqShape.extend({
   type: z.literal('story-conv-seq2seq'),
@@ -140,15 +161,10 @@ export const StoryArchitecture = ConvSeq2seqShape.extend({
   /** The encoder reads the prompt followed by </s>. */
   sourceEndsWithEos: z.boolean(),
   state: z.array(StateTensor).min(1),
-  /** The frozen pretrained seq2seq's shape (fusion only). */
-  pretrained: ConvSeq2seqShape.optional(),
-  /** The GCNN + self-attention language model that writes a premise, up to its end-of-prompt token. */
-  premise: ConvDecoderShape.extend({
-    vocabSize: z.number().int().positive(),
-    endOfPromptId: z.number().int().min(0),
-    maxTokens: z.number().int().positive(),
-    state: z.array(StateTensor).min(1),
-  }),
+  /** The frozen pretrained seq2seq's shape (fusion only): a Conv seq2seq, or the backbone reading the prompt. */
+  pretrained: z.union([ConvSeq2seqShape, Gpt2Shape]).optional(),
+  /** The language model that writes a premise, up to its end-of-prompt token: GCNN + self-attention, or the backbone. */
+  premise: z.union([ConvDecoderShape.extend(PremiseFields), Gpt2Shape.extend(PremiseFields)]),
   /** The continuation's length when none is asked for, in words. */
   defaultWords: z.number().int().positive(),
   /** The longest story the model was trained on, in tokens. */

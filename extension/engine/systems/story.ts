@@ -78,6 +78,24 @@ function stateSpec(s: StateTensor): TensorSpec {
   return { type: 'float32', dims: s.shape.map((d) => (d === 'batch' || d === 0 ? null : d)) };
 }
 
+/**
+ * What the encoder hands the decoder for fusion's frozen half: a Conv seq2seq's encoder outputs, or the
+ * backbone's key/value cache over the prompt [layers, 2, batch, heads, source, head size].
+ */
+function pretrainedEncoded(pretrained: StoryArch['pretrained']): Record<string, TensorSpec> {
+  if (!pretrained) return {};
+  if ('type' in pretrained) {
+    const { layers, heads, embedDim } = pretrained;
+    return {
+      pretrained_prompt_key_values: { type: 'float32', dims: [layers, 2, null, heads, null, embedDim / heads] },
+    };
+  }
+  return {
+    pretrained_encoder_keys: { type: 'float32', dims: [null, null, pretrained.embedDim] },
+    pretrained_encoder_values: { type: 'float32', dims: [null, null, pretrained.embedDim] },
+  };
+}
+
 /** Zeros of every state tensor's initial shape, for one row (an empty self-attention past). */
 function initialState(state: readonly StateTensor[]): StepState {
   const past: Record<string, Tensor> = {};
@@ -175,12 +193,7 @@ export class StorySystem extends FolderSystem implements System<'story' | 'premi
     const encoded: Record<string, TensorSpec> = {
       encoder_keys: { type: 'float32', dims: [null, null, arch.embedDim] },
       encoder_values: { type: 'float32', dims: [null, null, arch.embedDim] },
-      ...(arch.pretrained
-        ? {
-            pretrained_encoder_keys: { type: 'float32', dims: [null, null, arch.pretrained.embedDim] },
-            pretrained_encoder_values: { type: 'float32', dims: [null, null, arch.pretrained.embedDim] },
-          }
-        : {}),
+      ...pretrainedEncoded(arch.pretrained),
     };
     const pasts = (state: readonly StateTensor[]) => Object.fromEntries(state.map((s) => [s.name, stateSpec(s)]));
     const presents = (state: readonly StateTensor[]) =>

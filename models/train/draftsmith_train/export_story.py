@@ -11,10 +11,14 @@ premise.onnx  (GCNN LM + self-attention: writes a premise, ending at </s>)
               input_ids [B,1] int64, position [1] int64 (tokens fed before this one),
               past_conv [L,B,k-1,C], past_key_values [Ls,2,B,H,P,dh]
               -> log_probs [B,V], present_conv, present_key_values [Ls,2,B,H,P+1,dh]
+              (the backbone fine-tuned on premises, causal_lm.py: past_key_values only)
 encoder.onnx  input_ids [B,S] int64 (the prompt's ids + </s>), attention_mask [B,S] int64
-              -> encoder_keys, encoder_values [B,S,E] (+ pretrained_encoder_keys/values for fusion)
+              -> encoder_keys, encoder_values [B,S,E] (+ pretrained_encoder_keys/values for fusion;
+                 with the backbone as the frozen half: pretrained_prompt_key_values [L,2,B,H,S,dh],
+                 the prompt read into its key/value cache)
 decoder.onnx  input_ids [B,1], position [1], attention_mask [B,S], the encoder outputs by name,
-              past_conv, past_key_values (+ pretrained_past_conv, pretrained_past_key_values)
+              past_conv, past_key_values (+ pretrained_past_conv, pretrained_past_key_values;
+              the backbone: pretrained_past_key_values [L,2,B,H,P,dh], the story's own part of its cache)
               -> log_probs [B,V], fusion_gates [B,2] (fusion: mean gate on the trained and on the
                  pretrained decoder's state), present_* for every past_*
 model.json    the manifest with sha256 per file; a parity fixture (PyTorch) for the TypeScript test.
@@ -32,6 +36,7 @@ import math
 import os
 import shutil
 import time
+from dataclasses import asdict
 
 import torch
 
@@ -64,6 +69,60 @@ def _shape_spec(name, t):
     return {"name": name, "shape": ["batch" if axes.get(i) == "batch" else int(s) for i, s in enumerate(t.shape)]}
 
 
+def stack_cache(cache):
+    """[(k, v)] per layer, each [B,H,P,dh] -> one tensor [L,2,B,H,P,dh]."""
+    return torch.stack([torch.stack([k, v]) for k, v in cache])
+
+
+def unstack_cache(kv):
+    return [(kv[i, 0], kv[i, 1]) for i in range(kv.shape[0])]
+
+
+def empty_cache(gpt2_config, batch=1):
+    c = gpt2_config
+    return torch.zeros(c["n_layer"], 2, batch, c["n_head"], 0, c["n_embd"] // c["n_head"])
+
+
+class PremiseGPT2(torch.nn.Module):
+    """The backbone fine-tuned on premises (causal_lm.py) behind a StoryLM's face: kind "lm", whole-sequence
+    log-probabilities, decode(tokens, position, state) with its key/value cache as the state."""
+
+    kind = "lm"
+
+    def __init__(self, gpt2):
+        super().__init__()
+        self.gpt2 = gpt2
+        self.c = gpt2.config
+
+    def decode(self, tokens, position=0, state=None):
+        logits, cache = self.gpt2(tokens, past=state)
+        return torch.log_softmax(logits, -1), cache
+
+    def forward(self, tokens):
+        return self.decode(tokens)[0]
+
+
+def load_premise(path):
+    """A story recipe's GCNN premise model, or the backbone fine-tuned on premises (causal_lm.py)."""
+    if "kind" in torch.load(path, map_location="cpu"):
+        return load_model(path)
+    from .causal_lm import load as load_gpt2
+
+    gpt2, meta = load_gpt2(path)
+    return PremiseGPT2(gpt2).eval(), meta
+
+
+class PremiseStepGPT2(torch.nn.Module):
+    def __init__(self, lm):
+        super().__init__()
+        self.lm = lm
+
+    def forward(self, input_ids, position, past_key_values):
+        pos = position.view(1, 1).expand(input_ids.shape[0], 1)
+        logits, cache = self.lm.gpt2(input_ids, position_ids=pos, past=unstack_cache(past_key_values))
+        return torch.log_softmax(logits[:, -1], -1), stack_cache(cache)
+
+
 class PremiseStep(torch.nn.Module):
     def __init__(self, lm):
         super().__init__()
@@ -81,6 +140,9 @@ class EncoderExport(torch.nn.Module):
         self.m = m
 
     def forward(self, input_ids, attention_mask):
+        if self.m.kind == "fusion" and self.m.pretrained.kind == "backbone":
+            (z, v, _), (cache, _) = self.m.encode(input_ids, attention_mask)
+            return z, v, stack_cache(cache)
         if self.m.kind == "fusion":
             (z, v, _), (pz, pv, _) = self.m.encode(input_ids, attention_mask)
             return z, v, pz, pv
@@ -106,6 +168,18 @@ class DecoderStep(torch.nn.Module):
 
     def forward(self, input_ids, position, attention_mask, *rest):
         m = self.m
+        if m.kind == "fusion" and m.pretrained.kind == "backbone":
+            # The backbone's cache is the prompt's (fixed, from the encoder) then the story's (the state):
+            # joined for the step, and only the story's part goes back out.
+            z, v, prompt_kv = rest[:3]
+            nt = 1 + (1 if m.trained.decoder.n_self_attn else 0)
+            st_tr, story_kv = _split_state(m.trained.decoder, rest[3 : 3 + nt]), rest[3 + nt]
+            kv = torch.cat([prompt_kv, story_kv], dim=4)
+            seen = torch.cat([attention_mask, attention_mask.new_ones(story_kv.shape[2], story_kv.shape[4])], 1)
+            enc = ((z, v, attention_mask), None)
+            logp, (s_tr, (cache, _)), gates = m.decode(input_ids, position, enc, (st_tr, (unstack_cache(kv), seen)))
+            story_kv = stack_cache(cache)[:, :, :, :, prompt_kv.shape[4] :]
+            return (logp[:, -1], gates[:, -1]) + _flat_state(m.trained.decoder, s_tr) + (story_kv,)
         if m.kind == "fusion":
             z, v, pz, pv = rest[:4]
             st = rest[4:]
@@ -132,7 +206,9 @@ class DecoderFull(torch.nn.Module):
 
     def forward(self, input_ids, attention_mask, *enc):
         m = self.m
-        if m.kind == "fusion":
+        if m.kind == "fusion" and m.pretrained.kind == "backbone":
+            encs = ((enc[0], enc[1], attention_mask), (unstack_cache(enc[2]), attention_mask))
+        elif m.kind == "fusion":
             encs = ((enc[0], enc[1], attention_mask), (enc[2], enc[3], attention_mask))
         else:
             encs = (enc[0], enc[1], attention_mask)
@@ -147,9 +223,29 @@ def decoders(m):
     return [("", m.decoder)]
 
 
+def step_state(m):
+    """[(name, initial tensor for one row)] of the decoder step's state, in the order of its inputs."""
+    if m.kind == "fusion" and m.pretrained.kind == "backbone":
+        d = m.trained.decoder
+        return list(zip(_state_names("", d), _flat_state(d, d.initial_state(1)))) + [
+            ("pretrained_past_key_values", empty_cache(m.pretrained.c.gpt2))
+        ]
+    return [(n, t) for p, d in decoders(m) for n, t in zip(_state_names(p, d), _flat_state(d, d.initial_state(1)))]
+
+
 def shape_of(c):
     """The sizes the TypeScript side may check or show (the graphs carry the rest); no encoder
-    fields for a language model."""
+    fields for a language model. The backbone (a GPT-2) has its own."""
+    if hasattr(c, "n_embd") or hasattr(c, "gpt2"):
+        g = c.gpt2 if hasattr(c, "gpt2") else asdict(c)
+        return {
+            "type": "gpt2",
+            "layers": g["n_layer"],
+            "heads": g["n_head"],
+            "embedDim": g["n_embd"],
+            "maxTargetPositions": g["n_positions"],
+            **({"readsPrompt": c.reads_prompt} if hasattr(c, "reads_prompt") else {}),
+        }
     enc = (
         {
             "encoderLayers": c.encoder_layers,
@@ -206,7 +302,7 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
     """weights: "int8" (weight matrices stored as int8 + a float scale per row: weight_storage.py)
     or "float32". cost_limit: validation stories (and premises) the int8 rounding is measured on."""
     model, meta = load_model(ckpt)
-    lm, lm_meta = load_model(premise_ckpt)
+    lm, lm_meta = load_premise(premise_ckpt)
     assert model.kind in ("seq2seq", "fusion") and lm.kind == "lm"
     assert weights in ("int8", "float32"), weights
     os.makedirs(out_dir, exist_ok=True)
@@ -227,12 +323,21 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
         cost = _quantization_cost(before, _scores(model, lm, ids, mask, val, premises))
         print("int8 weights, cost against float32:", json.dumps(cost))
     fusion = model.kind == "fusion"
+    backbone = fusion and model.pretrained.kind == "backbone"
+    if backbone and max_src + max_tgt > model.pretrained.lm.config.n_positions:
+        raise SystemExit(f"max_src {max_src} + max_tgt {max_tgt}: the backbone reads at most its n_positions")
     enc_names = ["encoder_keys", "encoder_values"] + (
-        ["pretrained_encoder_keys", "pretrained_encoder_values"] if fusion else []
+        ["pretrained_prompt_key_values"]
+        if backbone
+        else ["pretrained_encoder_keys", "pretrained_encoder_values"]
+        if fusion
+        else []
     )
-    state_names = [n for p, d in decoders(model) for n in _state_names(p, d)]
+    state_names = [n for n, _ in step_state(model)]
+    gpt2_premise = isinstance(lm, PremiseGPT2)
     # eval() on the wrappers too: torch.onnx.export puts a wrapper back into the mode it found.
-    enc_x, dec_x, lm_x = EncoderExport(model).eval(), DecoderStep(model).eval(), PremiseStep(lm).eval()
+    enc_x, dec_x = EncoderExport(model).eval(), DecoderStep(model).eval()
+    lm_x = (PremiseStepGPT2 if gpt2_premise else PremiseStep)(lm).eval()
     debug = {}
     with torch.no_grad():
         # ---- encoder ---------------------------------------------------------------------------
@@ -244,10 +349,13 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
             opset_version=OPSET,
             input_names=["input_ids", "attention_mask"],
             output_names=enc_names,
-            dynamic_axes={**{n: {0: "batch", 1: "source"} for n in ["input_ids", "attention_mask"] + enc_names}},
+            dynamic_axes={
+                **{n: {0: "batch", 1: "source"} for n in ["input_ids", "attention_mask"] + enc_names},
+                **({"pretrained_prompt_key_values": {2: "batch", 4: "source"}} if backbone else {}),
+            },
         )
         # ---- decoder step: traced with a non-empty past (position 1) so every shape is symbolic --
-        init = [t for _, d in decoders(model) for t in _flat_state(d, d.initial_state(1))]
+        init = [t for _, t in step_state(model)]
         first = torch.tensor([[T.BOS]])
         out0 = dec_x(first, torch.tensor([0]), mask, *enc_out, *init)
         nxt = torch.tensor([[int(out0[0].argmax(-1))]])
@@ -265,6 +373,7 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
                 "input_ids": {0: "batch"},
                 "attention_mask": {0: "batch", 1: "source"},
                 **{n: {0: "batch", 1: "source"} for n in enc_names},
+                **({"pretrained_prompt_key_values": {2: "batch", 4: "source"}} if backbone else {}),
                 **{n: _state_axes(n) for n in state_names + present_names},
                 "log_probs": {0: "batch"},
                 **({"fusion_gates": {0: "batch"}} if fusion else {}),
@@ -297,8 +406,10 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
             for t in range(len(greedy))
         )
         # ---- premise step ---------------------------------------------------------------------
-        lm_init = _flat_state(lm.decoder, lm.decoder.initial_state(1))
-        lm_names = _state_names("", lm.decoder)
+        if gpt2_premise:
+            lm_init, lm_names = (empty_cache(asdict(lm.c)),), ["past_key_values"]
+        else:
+            lm_init, lm_names = _flat_state(lm.decoder, lm.decoder.initial_state(1)), _state_names("", lm.decoder)
         lm_present = [n.replace("past", "present") for n in lm_names]
         p0 = lm_x(first, torch.tensor([0]), *lm_init)
         pn = torch.tensor([[int(p0[0].argmax(-1))]])
@@ -364,6 +475,10 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
     }
     if fusion:
         arch["pretrained"] = shape_of(model.pretrained.c)
+    if backbone:  # prompt and story share the backbone's positions: the story's room is what the prompt leaves
+        arch["maxTargetPositions"] = min(
+            arch["maxTargetPositions"], model.pretrained.lm.config.n_positions - max_src + 1
+        )
     arch["premise"] = {
         "vocabSize": lm.c.vocab_size,
         **shape_of(lm.c),
@@ -379,10 +494,17 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
         "name": "story-"
         + simple_corpus_tag(data_dir, "story_split.json")
         + ("fusion" if fusion else "seq2seq")
+        + ("-backbone" if backbone else "")
         + "-small",
         "description": "Hierarchical story generation (Fan et al. 2018): a GCNN + self-attention language model writes a "
         "premise; a convolutional seq2seq with gated multi-scale self-attention writes the story"
-        + (", fused with a frozen pretrained seq2seq (model fusion)" if fusion else ""),
+        + (
+            ", fused with the shared backbone fine-tuned as a seq2seq that reads the prompt first, frozen (model fusion)"
+            if backbone
+            else ", fused with a frozen pretrained seq2seq (model fusion)"
+            if fusion
+            else ""
+        ),
         "architecture": arch,
         "files": {
             "encoder": "encoder.onnx",
