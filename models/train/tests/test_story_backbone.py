@@ -103,18 +103,10 @@ class StoryBackboneTest(unittest.TestCase):
                 torch.testing.assert_close(back(src, torch.ones_like(src), tgt), m(src, torch.ones_like(src), tgt))
 
     def test_step_by_step_decoding_equals_one_pass(self):
-        m = self.model()
-        src = torch.tensor([[5, 6, 7, 3]])
-        tgt = torch.tensor([[2, 9, 11, 13, 17, 19]])
-        with torch.no_grad():
-            enc = m.encode(src, torch.ones_like(src))
-            full, _, gates_full = m.decode(tgt, 0, enc)
-            state, steps, gates = None, [], []
-            for t in range(tgt.shape[1]):
-                logp, state, g = m.decode(tgt[:, t : t + 1], torch.tensor([t]), enc, state)
-                steps.append(logp[:, -1])
-                gates.append(g[:, -1])
-        torch.testing.assert_close(torch.stack(steps, 1), full, atol=1e-5, rtol=1e-4)
+        steps, full, gates, gates_full = self.steps_and_whole(
+            self.model(), torch.tensor([[5, 6, 7, 3]]), torch.tensor([[2, 9, 11, 13, 17, 19]])
+        )
+        torch.testing.assert_close(steps, full, atol=1e-5, rtol=1e-4)
         torch.testing.assert_close(torch.stack(gates, 1), gates_full, atol=1e-5, rtol=1e-4)
 
     def test_the_backbone_is_frozen_and_the_checkpoint_loads_back(self):
