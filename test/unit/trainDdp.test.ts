@@ -91,21 +91,22 @@ test(
   },
 );
 
-// Continue Story's fusion with the shared backbone as its frozen model (models/train/tests/test_story_backbone.py).
+// Continue Story's fusion with the shared backbone as its frozen model, as a language model of the story or
+// reading the prompt first (models/train/tests/test_story_backbone.py).
 test(
-  'the story model fused with the backbone decodes step by step as in one pass, keeps the backbone frozen and loads back (models/train/tests/test_story_backbone.py)',
+  'the story model fused with the backbone decodes step by step as in one pass, reads padded prompts as each alone, keeps the backbone frozen and loads back (models/train/tests/test_story_backbone.py)',
   { skip, timeout: 120_000 },
   () => {
-    pythonTests('test_story_backbone.py', 2, 110_000);
+    pythonTests('test_story_backbone.py', 6, 110_000);
   },
 );
 
-// A GPU chunk's float16 hand-back keeps a tied embedding once (models/train/tests/test_chunk_slim.py).
+// A GPU chunk's float16 or int8 hand-back keeps a tied embedding once (models/train/tests/test_chunk_slim.py).
 test(
-  'a checkpoint slimmed to float16 for the trip back from a GPU is half the size and loads (models/train/tests/test_chunk_slim.py)',
+  'a checkpoint slimmed for the trip back from a GPU is half the size in float16, a quarter in int8 rows, and loads as the export rounds it (models/train/tests/test_chunk_slim.py)',
   { skip, timeout: 120_000 },
   () => {
-    pythonTests('test_chunk_slim.py', 1, 110_000);
+    pythonTests('test_chunk_slim.py', 2, 110_000);
   },
 );
 
