@@ -37,12 +37,13 @@ import os
 import shutil
 import time
 from dataclasses import asdict
+from types import SimpleNamespace
 
 import torch
 
 from . import tokenizer as T
 from .export_common import OPSET, greedy_reference, sha256
-from .story import encode_source, generate, load_model, load_pairs, perplexity, premise_sequences, story_nll
+from .story import check_room, encode_source, generate, load_model, load_pairs, perplexity, premise_sequences, story_nll
 from .onnx_graph import rewrite_file
 from .roundtrip_data import simple_corpus_tag
 from .weight_storage import quantize_, store_int8_files
@@ -104,12 +105,14 @@ class PremiseGPT2(torch.nn.Module):
 
 def load_premise(path):
     """A story recipe's GCNN premise model, or the backbone fine-tuned on premises (causal_lm.py)."""
-    if "kind" in torch.load(path, map_location="cpu"):
-        return load_model(path)
-    from .causal_lm import load as load_gpt2
+    ck = torch.load(path, map_location="cpu")
+    if "kind" in ck:
+        return load_model(path, ck)
+    from .causal_lm import make
 
-    gpt2, meta = load_gpt2(path)
-    return PremiseGPT2(gpt2).eval(), meta
+    gpt2 = make(ck["config"])
+    gpt2.load_state_dict(ck["state"])
+    return PremiseGPT2(gpt2.eval()).eval(), ck.get("meta", {})
 
 
 class PremiseStepGPT2(torch.nn.Module):
@@ -324,8 +327,8 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
         print("int8 weights, cost against float32:", json.dumps(cost))
     fusion = model.kind == "fusion"
     backbone = fusion and model.pretrained.kind == "backbone"
-    if backbone and max_src + max_tgt > model.pretrained.lm.config.n_positions:
-        raise SystemExit(f"max_src {max_src} + max_tgt {max_tgt}: the backbone reads at most its n_positions")
+    if backbone:
+        check_room(model.pretrained.lm.config.n_positions, SimpleNamespace(max_src=max_src, max_tgt=max_tgt), True)
     enc_names = ["encoder_keys", "encoder_values"] + (
         ["pretrained_prompt_key_values"]
         if backbone

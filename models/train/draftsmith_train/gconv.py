@@ -453,9 +453,8 @@ class BackboneStoryLM(nn.Module):
         if not self.c.reads_prompt:
             return None, mask.new_zeros(mask.shape[0], 0)
         n, S = mask.sum(1, keepdim=True), src.shape[1]
-        idx = torch.arange(S, device=src.device).unsqueeze(0) - (
-            S - n
-        )  # right-aligned: column j holds token j - (S - n)
+        # right-aligned: column j holds the prompt's token j - (S - n); a negative index is padding
+        idx = torch.arange(S, device=src.device).unsqueeze(0) - (S - n)
         keep = idx >= 0
         left = torch.where(keep, src.gather(1, idx.clamp(min=0)), torch.zeros_like(src))
         _, cache = self.lm.hidden_states(left, attention_mask=keep.long(), position_ids=idx.clamp(min=0))

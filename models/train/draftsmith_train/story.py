@@ -163,8 +163,9 @@ def backbone_story(config):
     return BackboneStoryLM(config["backbone"], config.get("reads_prompt", False))
 
 
-def load_model(path):
-    ck = torch.load(path, map_location="cpu")
+def load_model(path, ck=None):
+    """(model, meta) from a story checkpoint; ck: the checkpoint already read from path."""
+    ck = ck if ck is not None else torch.load(path, map_location="cpu")
     if ck["kind"] == "backbone":  # the decoder-only seq2seq grown from the backbone (story seq2seq --backbone)
         m = backbone_story(ck["config"])
         m.load_state_dict(ck["state"])
@@ -266,6 +267,15 @@ def cmd_premise(args):
     run_training(model, train, val, args, device, lm_loss, len, {"stage": f"lm-{args.corpus}", "init": args.init})
 
 
+def check_room(n_positions, args, reads_prompt):
+    """The backbone reads <s> and max_tgt - 1 story tokens, after the prompt's max_src when it reads the prompt."""
+    if args.max_tgt + (args.max_src if reads_prompt else 0) > n_positions:
+        raise SystemExit(
+            f"--max-tgt {args.max_tgt}{f' + --max-src {args.max_src}' if reads_prompt else ''}: "
+            f"the backbone reads at most {n_positions} tokens"
+        )
+
+
 def backbone_from(path, sp, args, reads_prompt):
     """A BackboneStoryLM with the backbone checkpoint's weights, checked against the data's tokenizer and
     the lengths it must read (the prompt first when reads_prompt, then <s> and max_tgt - 1 story tokens)."""
@@ -274,12 +284,7 @@ def backbone_from(path, sp, args, reads_prompt):
     lm, _ = load_gpt2(path)
     if lm.config.vocab_size != sp.get_piece_size():
         raise SystemExit(f"{args.data}/spm.model is not the backbone's tokenizer (backbone.py prepare)")
-    need = args.max_tgt + (args.max_src if reads_prompt else 0)
-    if need > lm.config.n_positions:
-        raise SystemExit(
-            f"--max-tgt {args.max_tgt}{f' + --max-src {args.max_src}' if reads_prompt else ''}: "
-            f"the backbone reads at most {lm.config.n_positions} tokens"
-        )
+    check_room(lm.config.n_positions, args, reads_prompt)
     model = BackboneStoryLM(asdict(lm.config), reads_prompt)
     model.lm.load_state_dict(lm.state_dict())
     return model
@@ -329,10 +334,8 @@ def cmd_fusion(args):
     else:
         pretrained, _ = load_model(args.pretrained)
         assert pretrained.kind in ("seq2seq", "backbone"), "--pretrained needs a seq2seq checkpoint"
-        if pretrained.kind == "backbone" and args.max_src + args.max_tgt > pretrained.lm.config.n_positions:
-            raise SystemExit(
-                f"--max-src + --max-tgt: the backbone reads at most {pretrained.lm.config.n_positions} tokens"
-            )
+        if pretrained.kind == "backbone":
+            check_room(pretrained.lm.config.n_positions, args, pretrained.c.reads_prompt)
         model = FusedStoryModel(config_from_args(args, sp.get_piece_size(), encoder_attention=True), pretrained)
         if args.init_decoder:
             init_decoder_from(model.trained.decoder, args.init_decoder)
