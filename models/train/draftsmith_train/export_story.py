@@ -327,6 +327,10 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
         print("int8 weights, cost against float32:", json.dumps(cost))
     fusion = model.kind == "fusion"
     backbone = fusion and model.pretrained.kind == "backbone"
+    if backbone and not model.pretrained.c.reads_prompt:
+        raise SystemExit(
+            f"{ckpt}: the export takes the backbone as a seq2seq reading the prompt (story seq2seq --backbone)"
+        )
     if backbone:
         check_room(model.pretrained.lm.config.n_positions, SimpleNamespace(max_src=max_src, max_tgt=max_tgt), True)
     enc_names = ["encoder_keys", "encoder_values"] + (
