@@ -295,15 +295,7 @@ def load_model(path):
 def init_embeddings(model, path):
     """The word embeddings (shared by the word encoder and decoder) from the backbone LM's token
     embeddings: the paper starts from pretrained word vectors too; the rest stays uniform."""
-    wte = torch.load(path, map_location="cpu")["state"]["transformer.wte.weight"]
-    if tuple(wte.shape) != tuple(model.embedding.weight.shape):
-        raise SystemExit(
-            f"--init-embeddings: {tuple(wte.shape)} in {path}, the model has {tuple(model.embedding.weight.shape)}"
-        )
-    with torch.no_grad():
-        model.embedding.weight.copy_(wte)
-        model.embedding.weight[T.PAD].zero_()
-    log(f"word embeddings from {path} ({wte.shape[0]} x {wte.shape[1]})")
+    R.embeddings_from_backbone(model.embedding, path)
 
 
 def cmd_train(args):

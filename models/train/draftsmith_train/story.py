@@ -44,7 +44,16 @@ from .batching import token_batches
 from .gconv import BackboneStoryLM, ConvSeq2seq, FusedStoryModel, StoryConfig, StoryLM, count_parameters
 from .modules import label_smoothed_nll
 from .story_data import prepare_simple_story, prepare_story
-from .training import add_resume_arg, log, nll_and_ppl, pad, pick_device, resume_checkpoint, train_loop
+from .training import (
+    add_resume_arg,
+    embeddings_from_backbone,
+    log,
+    nll_and_ppl,
+    pad,
+    pick_device,
+    resume_checkpoint,
+    train_loop,
+)
 
 NEVER = (T.PAD, T.UNK, T.BOS, T.MASK)  # never sampled (the issue: never an unknown-word token)
 
@@ -339,6 +348,8 @@ def cmd_fusion(args):
         model = FusedStoryModel(config_from_args(args, sp.get_piece_size(), encoder_attention=True), pretrained)
         if args.init_decoder:
             init_decoder_from(model.trained.decoder, args.init_decoder)
+    if args.init_embeddings and not resume:  # the trained half's word embeddings (and tied output) from the backbone's
+        embeddings_from_backbone(model.trained.decoder.embed, args.init_embeddings)
     model.to(device)
     train = load_pairs(sp, args.data, "train", args.max_src, args.max_tgt)
     val = load_pairs(sp, args.data, "val", args.max_src, args.max_tgt)
@@ -623,6 +634,10 @@ def main():
         "--pretrained", help="fusion: the frozen pretrained seq2seq (a Conv seq2seq or seq2seq --backbone's)"
     )
     p.add_argument("--backbone", help="seq2seq: grow it from the shared backbone (backbone.py), the prompt read first")
+    p.add_argument(
+        "--init-embeddings",
+        help="fusion: the trained half's word embeddings from a backbone checkpoint (same tokenizer, --embed-dim its width)",
+    )
     p.add_argument("--pretrained-backbone", help="fusion: fuse with the shared backbone (backbone.py) instead, frozen")
     p.add_argument(
         "--corpus",

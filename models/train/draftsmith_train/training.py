@@ -83,6 +83,21 @@ def resume_checkpoint(args):
     return out if getattr(args, "resume", False) and out and os.path.exists(out) else None
 
 
+def embeddings_from_backbone(embedding, path):
+    """An nn.Embedding's weights from a backbone checkpoint's token embeddings (backbone.py; same
+    tokenizer, same width), the padding row zero: --init-embeddings of the recipes that take it."""
+    wte = torch.load(path, map_location="cpu")["state"]["transformer.wte.weight"]
+    if tuple(wte.shape) != tuple(embedding.weight.shape):
+        raise SystemExit(
+            f"--init-embeddings: {tuple(wte.shape)} in {path}, the model has {tuple(embedding.weight.shape)}"
+        )
+    with torch.no_grad():
+        embedding.weight.copy_(wte)
+        if embedding.padding_idx is not None:
+            embedding.weight[embedding.padding_idx].zero_()
+    log(f"word embeddings from {path} ({wte.shape[0]} x {wte.shape[1]})")
+
+
 # ---------------------------------------------------------------------------------------------
 # Checkpoints
 # ---------------------------------------------------------------------------------------------
