@@ -132,7 +132,13 @@ read -r P F < <(node -e '
   let p = 0, f = 0;
   for (const [name, want] of [["in-host.json", process.argv[2] !== "ui"], ["ui.json", process.argv[2] !== "in-host"], ["vsix/vsix.json", !process.argv[2]]]) {
     if (!want) continue;
-    try { const r = JSON.parse(fs.readFileSync(path.join(process.argv[1], name), "utf8")); p += r.passed; f += r.failed; }
+    try {
+      const r = JSON.parse(fs.readFileSync(path.join(process.argv[1], name), "utf8"));
+      p += r.passed; f += r.failed;
+      // CI shows only the end of the output: name every failure here, next to the count.
+      const failures = r.failures || (r.tests || []).filter((t) => !t.ok);
+      for (const t of failures) console.error(`[e2e] failed (${name}): ${t.name}${t.error ? ` — ${String(t.error).split("\n")[0]}` : ""}`);
+    }
     catch { f += 1; console.error(`[e2e] ${name}: no result`); }
   }
   console.log(p, f);

@@ -91,7 +91,14 @@ const started = Date.now();
   const counts = parseCounts(relayed) || { passed: 0, failed: 0 };
   if (result.exitCode !== 0 && counts.failed === 0) counts.failed = 1;
   if (result.exitCode === 0 && counts.passed + counts.failed === 0) counts.passed = 1;
-  const summary = { ...counts, exitCode: result.exitCode, seconds: Math.round((Date.now() - started) / 100) / 10 };
+  // The failing tests' names and first error line, so the run's last lines say which failed.
+  const failures = [...relayed.matchAll(/^✖ (.*)\n(?:\s+(.*))?/gm)].map((m) => ({ name: m[1], error: m[2] || '' }));
+  const summary = {
+    ...counts,
+    failures,
+    exitCode: result.exitCode,
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+  };
   fs.writeFileSync(path.join(outDir, 'in-host.json'), JSON.stringify(summary, null, 2));
   log(`exit code ${result.exitCode}; ${counts.passed} passed, ${counts.failed} failed in-host`);
   process.exit(result.exitCode === 0 && counts.failed === 0 ? 0 : 1);
