@@ -4,7 +4,8 @@
 #     RT_HALVE_EVERY steps from RT_HALVE_AFTER (the paper's schedule, after its constant-rate steps);
 #   - Continue Story's pretrained seq2seq grown from the backbone (story seq2seq --backbone: the backbone
 #     fine-tuned to read "prompt </s> <s> story" as one sequence), at two learning rates;
-#   - then fusion with the better of the two as its frozen half (story fusion --pretrained).
+#   - then fusion with the better of the two as its frozen half (story fusion --pretrained), the
+#     trained half 256 wide with the backbone's word embeddings (on the CPU it learns faster so).
 #
 #   here:    bash models/train/gpu_roundtrip_story.sh pack   # .work/gpu/rt-story.tar.xz (~40 MB)
 #            bash models/train/gpu_chunk.sh aside
@@ -94,7 +95,8 @@ PYEOF
 )
 echo "fusion with s2s-$BEST"
 timeout "$(awk "BEGIN { print int($S2_MIN * 60 + 150) }")" "$PY" -m draftsmith_train.story fusion --data "$W/data" \
-  --pretrained "$W/runs/s2s-$BEST.best.pt" --max-src $SRC --max-tgt $TGT --batch-tokens 16000 --val-every 200 --val-limit "${S_VAL_LIMIT:-400}" \
+  --pretrained "$W/runs/s2s-$BEST.best.pt" --embed-dim 256 --init-embeddings "$W/data/backbone.pt" \
+  --max-src $SRC --max-tgt $TGT --batch-tokens 16000 --val-every 200 --val-limit "${S_VAL_LIMIT:-400}" \
   --log-every 50 --minutes "$S2_MIN" --device auto --out "$W/runs/fusion.pt" > "$W/fusion.log" 2>&1
 echo "fusion done at $(since)"
 wait $RT
