@@ -44,6 +44,7 @@ EVAL_LIMIT=$LIMIT
 [ "$SYSTEM" = summarize ] && EVAL_LIMIT=$(( (LIMIT + 1) / 2 ))   # per domain
 OUT=${FLUENCY_OUT:-$ROOT/.work/fluency}
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)   # the scorer runs from models/train
 CLI_ROOT=$(cd "${CLI_ROOT:-$ROOT}" && pwd)
 cd "$CLI_ROOT"
 npm run --silent build >&2

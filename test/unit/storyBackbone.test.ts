@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { StoryLikelihood } from '../../extension/engine/eval/storyLikelihood';
 import { StorySystem } from '../../extension/engine/systems/story';
 import { fixture } from './helpers';
 import { assertPremiseParity, assertStoryParity, type StoryParity } from './storyParity';
@@ -41,4 +42,21 @@ test("a long story so far and a long continuation stay within the backbone's pos
     `${r.tokens.length} story tokens after a prompt of ${manifest.maxInputTokens}`,
   );
   if (r.endedBy === 'length-limit') assert.equal(r.hitMaxLength?.limitedBy, 'model');
+});
+
+test('prompt ranking scores a story longer than the model writes under the longest prompt, inside the positions', async () => {
+  const likelihood = StoryLikelihood.of(await load());
+  const prompt = Array.from({ length: 30 }, (_, i) => `Day ${i + 1}, the fox ran.`).join(' ');
+  const story = Array.from({ length: 120 }, () => 'The fox ran to the river and back.').join(' ');
+  // Before the cut story's last token was fed to predict an end that is never scored, this read
+  // one position past the backbone's last (onnxruntime: Gather indices out of bounds).
+  const lps = await likelihood.tokenLogProbs(prompt, story);
+  assert.equal(lps.length, manifest.architecture.maxTargetTokens, 'the story cut at the longest one the model writes');
+  assert.ok(lps.every((lp) => Number.isFinite(lp) && lp <= 0));
+  const short = await likelihood.tokenLogProbs(prompt, 'The fox ran.');
+  assert.equal(
+    short.length,
+    (await load()).forcing.tokenizer.encode('The fox ran.').length + 1,
+    'a whole story and its end',
+  );
 });

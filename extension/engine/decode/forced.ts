@@ -5,20 +5,24 @@
  */
 import { YieldClock, type DecodeHooks, type StepModel } from './types';
 
-/** `state` holds one row. Returns log p(target_t | target_<t, context) for every target token, then for `eos`. */
+/**
+ * `state` holds one row. Returns log p(target_t | target_<t, context) for every target token, then for
+ * `eos`; with `eos` null (a target cut at the model's length) the last token is scored but not fed,
+ * so the model needs one position fewer.
+ */
 export async function forcedLogProbs<S>(
   model: StepModel<S>,
   state: S,
   bos: number,
   target: readonly number[],
-  eos: number,
+  eos: number | null,
   hooks: DecodeHooks = {},
 ): Promise<number[]> {
   const out: number[] = [];
   let previous = bos;
   // A turn of the event loop now and then, so that a worker sees a cancel between steps.
   const clock = hooks.clock ?? new YieldClock();
-  for (const next of [...target, eos]) {
+  for (const next of eos === null ? target : [...target, eos]) {
     await clock.yield();
     hooks.checkCancelled?.();
     const r = await model.step([previous], state);

@@ -37,20 +37,24 @@ export class StoryLikelihood implements LikelihoodModel {
     return [...tokenizer.encode(context).slice(-room), ...(arch.sourceEndsWithEos ? [manifest.specialTokens.eos] : [])];
   }
 
-  /** story.encode_source and the target cut at maxTargetTokens predicted tokens, as the recipe's story_nll. */
+  /**
+   * story.encode_source and the target cut at maxTargetTokens predicted tokens, as the recipe's
+   * story_nll. A cut target's end is not scored, so its last token is not fed: a model whose prompt
+   * and story share one set of positions has room for the longest prompt and the longest story only so.
+   */
   async tokenLogProbs(context: string, target: string): Promise<number[]> {
     const { tokenizer, manifest, arch } = this.system.forcing;
     const ids = tokenizer.encode(target);
     const max = arch.maxTargetTokens;
     const { model, start } = await this.system.storyModel(this.source(context));
-    const lps = await forcedLogProbs(
+    const cut = ids.length >= max;
+    return forcedLogProbs(
       model,
       start,
       manifest.specialTokens.bos,
       ids.slice(0, max),
-      manifest.specialTokens.eos,
+      cut ? null : manifest.specialTokens.eos,
     );
-    return ids.length >= max ? lps.slice(0, max) : lps;
   }
 
   /**
@@ -75,12 +79,11 @@ export class StoryLikelihood implements LikelihoodModel {
         start,
         manifest.specialTokens.bos,
         window,
-        manifest.specialTokens.eos,
+        last ? manifest.specialTokens.eos : null,
         hooks,
       );
-      const counted = last ? lps : lps.slice(0, window.length);
-      for (const lp of counted) nll -= lp;
-      tokens += counted.length;
+      for (const lp of lps) nll -= lp;
+      tokens += lps.length;
       windows++;
     }
     return { nll, tokens, words: wordsOf(text) + 1, windows };
