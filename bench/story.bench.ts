@@ -3,7 +3,7 @@
  * once, then top-k sampling, one fused decoder step per token, the partial text decoded and sent
  * after every token) over five seeds; then the premise model's sampling. Prints numbers; asserts nothing.
  *   npm run bench            (all benches, tables in bench/results/)
- *   node dist/bench/story.bench.js     (this one; THREADS)
+ *   node dist/bench/story.bench.js     (this one; THREADS, MODEL_DIR)
  */
 import * as path from 'node:path';
 import { StorySystem } from '../extension/engine/systems/story';
@@ -16,7 +16,7 @@ const context = { progress: () => {}, partial: () => {}, checkCancelled: () => {
 (async () => {
   const baseRss = peakRssMB();
   const threads = Number(process.env.THREADS ?? 1);
-  const dir = path.join(root, 'models', 'story');
+  const dir = path.resolve(process.env.MODEL_DIR ?? path.join(root, 'models', 'story'));
   const t0 = performance.now();
   const system = await StorySystem.load(dir, { device: 'cpu', threads, log: () => {} });
   const loadMs = performance.now() - t0;
@@ -32,7 +32,7 @@ const context = { progress: () => {}, partial: () => {}, checkCancelled: () => {
       decoding: 'sampling',
       encoderCalls: 1,
       firstTokenCall: 1,
-      input: `the prompt "${PROMPT}", seeds 0-4, to the story's end or its 256-token limit`,
+      input: `the prompt "${PROMPT}", seeds 0-4, to the story's end or its ${system.maxStoryTokens}-token limit`,
       inputs: 5,
       run: async (seed) =>
         (await system.run({ op: 'story', prompt: PROMPT, words: 2000, sampling: { seed } }, context)).stats,
@@ -46,7 +46,7 @@ const context = { progress: () => {}, partial: () => {}, checkCancelled: () => {
           'Write a Premise: ms per token (median over 5 seeds)',
           median(perToken),
           'ms',
-          'the GCNN + self-attention language model, sampling',
+          'the premise language model, sampling',
         );
       },
     },

@@ -1,10 +1,12 @@
 /**
  * Continue Story from Prompt: hierarchical story generation with fusion (Fan, Lewis & Dauphin 2018).
  *
- * premise.onnx   the GCNN + self-attention language model that writes a premise when the writer
- *                has none (section 3.1, the hierarchical first step), ending at its end-of-prompt token;
+ * premise.onnx   the language model that writes a premise when the writer has none (section 3.1, the
+ *                hierarchical first step: GCNN + self-attention, or the shared backbone), ending at its
+ *                end-of-prompt token;
  * encoder.onnx   the gated convolutional encoder over the prompt + </s> (section 3.2), for the fused
- *                model and for the frozen pretrained one;
+ *                model and for the frozen pretrained one (a convolutional seq2seq's encoder, or the
+ *                backbone's key/value cache of the prompt);
  * decoder.onnx   one step of the convolutional seq2seq decoder with gated multi-scale self-attention
  *                (3.3), fused with the frozen pretrained seq2seq (3.4): log-probs and the fusion gates.
  *
@@ -239,6 +241,11 @@ export class StorySystem extends FolderSystem implements System<'story' | 'premi
     return { tokenizer: this.tokenizer, manifest: this.folder.manifest, arch: this.arch };
   }
 
+  /** The longest story one command writes, in tokens: what the model was trained to write, within its positions. */
+  get maxStoryTokens(): number {
+    return Math.min(this.arch.maxTargetTokens, this.arch.maxTargetPositions - 1);
+  }
+
   readonly dispose = releaseOnce(() => [this.encoder, this.decoder, this.premiseLm]);
 
   /** The hierarchical first step: the premise model samples a writing prompt up to its end-of-prompt token. */
@@ -305,7 +312,7 @@ export class StorySystem extends FolderSystem implements System<'story' | 'premi
     const words = req.words ?? this.arch.defaultWords;
     // The length is asked in words only; in tokens the one limit is the longest story the model was
     // trained to write, which no setting raises.
-    const limit = lengthLimit(Infinity, Math.min(this.arch.maxTargetTokens, this.arch.maxTargetPositions - 1));
+    const limit = lengthLimit(Infinity, this.maxStoryTokens);
     const t0 = performance.now();
     const { model, start, gates } = await this.storyModel(sourceIds);
     const encodeMs = performance.now() - t0;
@@ -394,7 +401,7 @@ export class StorySystem extends FolderSystem implements System<'story' | 'premi
     const { context, partial } = splitAtSentence(prompt);
     const sourceText = hasReadableText(context) ? context : prompt;
     const { used, usedFrom, sourceIds, read } = this.readSource(sourceText);
-    const limit = Math.min(this.arch.maxTargetTokens, this.arch.maxTargetPositions - 1);
+    const limit = this.maxStoryTokens;
     const base = {
       op: 'story' as const,
       ...promptRead(prompt, usedFrom),

@@ -7,7 +7,7 @@ next state under the same name with past -> present: the TypeScript side feeds p
 past_* without knowing the layout; model.json (architecture.state, architecture.premise.state) gives each
 state's initial shape (zeros; the self-attention past has length 0).
 
-premise.onnx  (GCNN LM + self-attention: writes a premise, ending at </s>)
+premise.onnx  (GCNN LM + self-attention, or the backbone: writes a premise, ending at </s>)
               input_ids [B,1] int64, position [1] int64 (tokens fed before this one),
               past_conv [L,B,k-1,C], past_key_values [Ls,2,B,H,P,dh]
               -> log_probs [B,V], present_conv, present_key_values [Ls,2,B,H,P+1,dh]
@@ -503,8 +503,13 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
         + ("fusion" if fusion else "seq2seq")
         + ("-backbone" if backbone else "")
         + "-small",
-        "description": "Hierarchical story generation (Fan et al. 2018): a GCNN + self-attention language model writes a "
-        "premise; a convolutional seq2seq with gated multi-scale self-attention writes the story"
+        "description": "Hierarchical story generation (Fan et al. 2018): "
+        + (
+            "the shared backbone fine-tuned on premises"
+            if isinstance(lm, PremiseGPT2)
+            else "a GCNN + self-attention language model"
+        )
+        + " writes a premise; a convolutional seq2seq with gated multi-scale self-attention writes the story"
         + (
             ", fused with the shared backbone fine-tuned as a seq2seq that reads the prompt first, frozen (model fusion)"
             if backbone
