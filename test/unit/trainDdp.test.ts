@@ -91,6 +91,15 @@ test(
   },
 );
 
+// Round-Trip rebuilt from its shipped graphs, so a fresh machine can go on training it (models/train/tests/test_roundtrip_rebuild.py).
+test(
+  "Round-Trip's weights rebuilt from its graphs write the exporter's tokens, and a checkpoint from the shipped folder resumes at its step (models/train/tests/test_roundtrip_rebuild.py)",
+  { skip, timeout: 120_000 },
+  () => {
+    pythonTests('test_roundtrip_rebuild.py', 2, 110_000);
+  },
+);
+
 // Continue Story's fusion with the shared backbone as its frozen model, as a language model of the story or
 // reading the prompt first (models/train/tests/test_story_backbone.py).
 test(
