@@ -7,7 +7,8 @@
 #   - then fusion with the better of the two as its frozen half (story fusion --pretrained), the
 #     trained half 256 wide with the backbone's word embeddings (on the CPU it learns faster so).
 #
-#   here:    bash models/train/gpu_roundtrip_story.sh pack   # .work/gpu/rt-story.tar.xz (~40 MB)
+#   here:    bash models/train/gpu_roundtrip_story.sh pack   # .work/gpu/rt-story.tar.xz (~40 MB; 24 MB for
+#                                                              Round-Trip alone, when the backbone is missing)
 #            bash models/train/gpu_chunk.sh aside
 #   device:  command  bash models/train/gpu_roundtrip_story.sh run
 #            carry    [".work/gpu/rt-story.tar.xz"], timeout_s 570
@@ -27,14 +28,39 @@ SRC=48 TGT=208                                      # prompt and story share the
 case "${1:-}" in
   pack)
     set -e
+    # Checkpoints live only on the machine that trained them (.work and .data are never committed). On a
+    # fresh one Round-Trip's is rebuilt from the shipped graphs (weights_from_onnx.py: the int8 rows
+    # that travel anyway, at the step model.json records); without the backbone the story jobs stay here
+    # and Round-Trip goes alone.
     P=.work/gpu/rt-story
-    mkdir -p $P
-    cp .work/rt-everyday/roundtrip.best.pt $P/roundtrip.pt
-    cp .work/gpu/story-bb/backbone.pt $P/backbone.pt 2>/dev/null || cp .data/backbone/runs/backbone.best.pt $P/backbone.pt
-    (cd models/train && "$PY" -c "import sys; $SLIM; slim(sys.argv[1], int8=True); slim(sys.argv[2], half=True)" \
+    RT=.work/rt-everyday/roundtrip.best.pt
+    BB=.work/gpu/story-bb/backbone.pt
+    [ -e $BB ] || BB=.data/backbone/runs/backbone.best.pt
+    data=(roundtrip.train.jsonl roundtrip.val.jsonl spm.model)
+    if [ -e $BB ]; then data+=(story.train.jsonl story.val.jsonl); else
+      echo "gpu_roundtrip_story.sh pack: no backbone ($BB: train_backbone.sh, or gpu_chunk.sh's backbone call): Round-Trip alone" >&2
+    fi
+    for f in "${data[@]}"; do
+      [ -e ".data/everyday/$f" ] && continue
+      echo "gpu_roundtrip_story.sh pack: .data/everyday/$f is missing: (cd models/train && $PY -m draftsmith_train.roundtrip prepare --corpus everyday --data ../../.data/everyday && $PY -m draftsmith_train.story prepare --corpus simple --data ../../.data/everyday)" >&2
+      exit 1
+    done
+    # Round-Trip goes on in the tokenizer it was trained in, or not at all.
+    cmp -s .data/everyday/tokenizer/tokenizer.json models/roundtrip/tokenizer.json || {
+      echo "gpu_roundtrip_story.sh pack: .data/everyday's tokenizer is not models/roundtrip's: prepare it from the backbone that model grew from" >&2
+      exit 1
+    }
+    if [ ! -e $RT ]; then
+      mkdir -p "$(dirname $RT)"
+      (cd models/train && "$PY" -m draftsmith_train.weights_from_onnx roundtrip-checkpoint ../roundtrip "$ROOT/$RT")
+    fi
+    rm -rf $P && mkdir -p $P
+    cp $RT $P/roundtrip.pt
+    out=(roundtrip.pt)
+    [ -e $BB ] && cp $BB $P/backbone.pt && out+=(backbone.pt)
+    (cd models/train && "$PY" -c "import os, sys; $SLIM; slim(sys.argv[1], int8=True); os.path.exists(sys.argv[2]) and slim(sys.argv[2], half=True)" \
       "$ROOT/$P/roundtrip.pt" "$ROOT/$P/backbone.pt")
-    tar -cf - -C .data/everyday roundtrip.train.jsonl roundtrip.val.jsonl story.train.jsonl story.val.jsonl spm.model \
-      -C "$ROOT/$P" roundtrip.pt backbone.pt | xz -6 -T0 > .work/gpu/rt-story.tar.xz
+    tar -cf - -C .data/everyday "${data[@]}" -C "$ROOT/$P" "${out[@]}" | xz -6 -T0 > .work/gpu/rt-story.tar.xz
     ls -la .work/gpu/rt-story.tar.xz
     exit 0 ;;
   unpack)
@@ -79,6 +105,17 @@ timeout "$(awk "BEGIN { print int($RT_MIN * 60 + 150) }")" "$PY" -m draftsmith_t
   --halve-after "${RT_HALVE_AFTER:-4600}" --halve-every "${RT_HALVE_EVERY:-350}" \
   --minutes "$RT_MIN" --device auto --out "$W/runs/roundtrip.pt" --resume > "$W/roundtrip.log" 2>&1 &
 RT=$!
+if [ ! -e "$W/data/backbone.pt" ]; then  # packed without the backbone: Round-Trip alone
+  wait $RT
+  echo "roundtrip done at $(since) (no backbone in the bundle: no story jobs)"
+  { echo "=== roundtrip"; cat "$W/roundtrip.log"; } >> "$OUT/train.log"
+  grep -E "validation|done|params|resumed" "$W/roundtrip.log" | tail -6
+  (cd "$ROOT/models/train" && "$PY" -c "import sys; $SLIM; slim(sys.argv[1], int8=True)" "$W/runs/roundtrip.best.pt")
+  split -b 16000k -d -a 3 "$W/runs/roundtrip.best.pt" "$OUT/roundtrip.best.pt.part-"
+  ls -la "$OUT"
+  echo "done at $(since)"
+  exit 0
+fi
 LRS=(3e-4 1e-4)
 for lr in "${LRS[@]}"; do
   timeout "$(awk "BEGIN { print int($S1_MIN * 60 + 150) }")" "$PY" -m draftsmith_train.story seq2seq --data "$W/data" \
