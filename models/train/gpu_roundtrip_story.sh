@@ -105,50 +105,43 @@ timeout "$(awk "BEGIN { print int($RT_MIN * 60 + 150) }")" "$PY" -m draftsmith_t
   --halve-after "${RT_HALVE_AFTER:-4600}" --halve-every "${RT_HALVE_EVERY:-350}" \
   --minutes "$RT_MIN" --device auto --out "$W/runs/roundtrip.pt" --resume > "$W/roundtrip.log" 2>&1 &
 RT=$!
-if [ ! -e "$W/data/backbone.pt" ]; then  # packed without the backbone: Round-Trip alone
-  wait $RT
-  echo "roundtrip done at $(since) (no backbone in the bundle: no story jobs)"
-  { echo "=== roundtrip"; cat "$W/roundtrip.log"; } >> "$OUT/train.log"
-  grep -E "validation|done|params|resumed" "$W/roundtrip.log" | tail -6
-  (cd "$ROOT/models/train" && "$PY" -c "import sys; $SLIM; slim(sys.argv[1], int8=True)" "$W/runs/roundtrip.best.pt")
-  split -b 16000k -d -a 3 "$W/runs/roundtrip.best.pt" "$OUT/roundtrip.best.pt.part-"
-  ls -la "$OUT"
-  echo "done at $(since)"
-  exit 0
-fi
-LRS=(3e-4 1e-4)
-for lr in "${LRS[@]}"; do
-  timeout "$(awk "BEGIN { print int($S1_MIN * 60 + 150) }")" "$PY" -m draftsmith_train.story seq2seq --data "$W/data" \
-    --backbone "$W/data/backbone.pt" --max-src $SRC --max-tgt $TGT --lr "$lr" --warmup 100 --batch-tokens 16000 \
-    --val-every 150 --val-limit "${S_VAL_LIMIT:-400}" --log-every 50 --minutes "$S1_MIN" --device auto --out "$W/runs/s2s-$lr.pt" > "$W/s2s-$lr.log" 2>&1 &
-done
-wait $(jobs -p | grep -v "^$RT$")
-echo "seq2seq runs done at $(since)"
-BEST=$("$PY" - "$W/runs" "${LRS[@]}" <<'PYEOF'
+if [ -e "$W/data/backbone.pt" ]; then  # the story jobs; packed without the backbone, Round-Trip trains alone
+  LRS=(3e-4 1e-4)
+  for lr in "${LRS[@]}"; do
+    timeout "$(awk "BEGIN { print int($S1_MIN * 60 + 150) }")" "$PY" -m draftsmith_train.story seq2seq --data "$W/data" \
+      --backbone "$W/data/backbone.pt" --max-src $SRC --max-tgt $TGT --lr "$lr" --warmup 100 --batch-tokens 16000 \
+      --val-every 150 --val-limit "${S_VAL_LIMIT:-400}" --log-every 50 --minutes "$S1_MIN" --device auto --out "$W/runs/s2s-$lr.pt" > "$W/s2s-$lr.log" 2>&1 &
+  done
+  wait $(jobs -p | grep -v "^$RT$")
+  echo "seq2seq runs done at $(since)"
+  BEST=$("$PY" - "$W/runs" "${LRS[@]}" <<'PYEOF'
 import sys, torch
 best = {lr: torch.load(f"{sys.argv[1]}/s2s-{lr}.best.pt", map_location="cpu")["meta"]["best_nll"] for lr in sys.argv[2:]}
 print(min(best, key=best.get))
 PYEOF
-)
-echo "fusion with s2s-$BEST"
-timeout "$(awk "BEGIN { print int($S2_MIN * 60 + 150) }")" "$PY" -m draftsmith_train.story fusion --data "$W/data" \
-  --pretrained "$W/runs/s2s-$BEST.best.pt" --embed-dim 256 --init-embeddings "$W/data/backbone.pt" \
-  --max-src $SRC --max-tgt $TGT --batch-tokens 16000 --val-every 200 --val-limit "${S_VAL_LIMIT:-400}" \
-  --log-every 50 --minutes "$S2_MIN" --device auto --out "$W/runs/fusion.pt" > "$W/fusion.log" 2>&1
-echo "fusion done at $(since)"
+  )
+  echo "fusion with s2s-$BEST"
+  timeout "$(awk "BEGIN { print int($S2_MIN * 60 + 150) }")" "$PY" -m draftsmith_train.story fusion --data "$W/data" \
+    --pretrained "$W/runs/s2s-$BEST.best.pt" --embed-dim 256 --init-embeddings "$W/data/backbone.pt" \
+    --max-src $SRC --max-tgt $TGT --batch-tokens 16000 --val-every 200 --val-limit "${S_VAL_LIMIT:-400}" \
+    --log-every 50 --minutes "$S2_MIN" --device auto --out "$W/runs/fusion.pt" > "$W/fusion.log" 2>&1
+  echo "fusion done at $(since)"
+fi
 wait $RT
 echo "roundtrip done at $(since)"
 for f in roundtrip s2s-3e-4 s2s-1e-4 fusion; do
+  [ -e "$W/$f.log" ] || continue
   echo "=== $f"; grep -E "validation|done|params|resumed" "$W/$f.log" | tail -6
   { echo "=== $f"; cat "$W/$f.log"; } >> "$OUT/train.log"
 done
 "$PY" - "$W/runs" <<PYEOF
-import sys, torch
+import os, sys, torch
 $SLIM
 w = sys.argv[1]
-ck = torch.load(f"{w}/fusion.best.pt", map_location="cpu")  # the frozen half is the seq2seq that comes back too
-ck["state"] = {k: v for k, v in ck["state"].items() if not k.startswith("pretrained.")}
-torch.save(ck, f"{w}/fusion.trained.pt")
+if os.path.exists(f"{w}/fusion.best.pt"):  # its frozen half is the seq2seq that comes back too
+    ck = torch.load(f"{w}/fusion.best.pt", map_location="cpu")
+    ck["state"] = {k: v for k, v in ck["state"].items() if not k.startswith("pretrained.")}
+    torch.save(ck, f"{w}/fusion.trained.pt")
 for name in ("roundtrip.best.pt", "s2s-3e-4.best.pt", "s2s-1e-4.best.pt", "fusion.trained.pt"):
     try:
         slim(f"{w}/{name}", int8=True)
@@ -156,6 +149,6 @@ for name in ("roundtrip.best.pt", "s2s-3e-4.best.pt", "s2s-1e-4.best.pt", "fusio
         print(f"not handed back: {e}")
 PYEOF
 split -b 16000k -d -a 3 "$W/runs/roundtrip.best.pt" "$OUT/roundtrip.best.pt.part-"
-cp "$W/runs/s2s-3e-4.best.pt" "$W/runs/s2s-1e-4.best.pt" "$W/runs/fusion.trained.pt" "$OUT/"
+for f in s2s-3e-4.best.pt s2s-1e-4.best.pt fusion.trained.pt; do [ ! -e "$W/runs/$f" ] || cp "$W/runs/$f" "$OUT/"; done
 ls -la "$OUT"
 echo "done at $(since)"
