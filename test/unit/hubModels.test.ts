@@ -154,6 +154,26 @@ test("a local folder in transformers.js's layout runs without any download", asy
   assert.equal(p.op, 'premise');
 });
 
+// The editor appends the partial texts as they come and cannot take a character back: a premise opens
+// a text, so its partials must be the start of the premise the result carries, never a leading space.
+test("a Hub model's premise streams as it is: every partial text is the start of the premise written", async () => {
+  const engine = new Engine(config({ cacheDir: path.join(os.tmpdir(), 'draftsmith-hub-unused') }), () => {});
+  const model = { kind: 'folder' as const, dir: path.join(HUB_FIXTURES, STORY_LM) };
+  for (let seed = 1; seed <= 30; seed++) {
+    const partials: string[] = [];
+    const p = await engine.run({ op: 'premise', sampling: { seed }, model }, { partial: (t) => partials.push(t) });
+    assert.equal(p.op, 'premise');
+    if (p.op !== 'premise') return;
+    assert.ok(partials.length > 0, `seed ${seed}: nothing streamed`);
+    for (const t of partials) {
+      assert.ok(
+        p.premise.startsWith(t.trimEnd()),
+        `seed ${seed}: streamed ${JSON.stringify(t)}, wrote ${JSON.stringify(p.premise)}`,
+      );
+    }
+  }
+});
+
 test('Restart Engine while a Hub model writes: the worker answers "stopped" only once no native call runs, and the process lives on', async (t) => {
   const hub = await withHub(t);
   const cacheDir = tempCache(t);

@@ -275,9 +275,11 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
           true,
         )
       : await this.prefill([]);
+    // A premise opens a text: no leading space (a byte-level BPE's first piece often has one), in the
+    // partial texts the editor appends as they come as in the premise itself.
     const stream = tokenStream(
       ctx,
-      (t) => this.decode(t),
+      (t) => this.decode(t).trimStart(),
       (_text, n) => ({ message: `Writing a premise (${n} tokens)…`, fraction: n / limit.maxLength }),
     );
     const hyp = await this.sample(
