@@ -60,6 +60,7 @@ import { HUB_FIXTURES } from './loopbackHub';
 import { cleanRewrite } from '../../extension/engine/systems/rewriteText';
 import { applyWordChanges, wordChanges } from '../../extension/engine/text/wordDiff';
 import { REWRITE_PRESETS } from '../../extension/engine/hub/rewritePresets';
+import { assertMergedAsAccepted, someSubsets } from './wordMergeReference';
 import { assertSpansInOrder, modelsDir, tempDir } from './helpers';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
@@ -310,7 +311,7 @@ test("fuzz: the reply's pre-processing (readability, the post's semantic keys)",
   });
 });
 
-test("fuzz: a rewrite's clean-up and word changes (any reply: none accepted is the text, all accepted the reply up to whitespace)", async () => {
+test("fuzz: a rewrite's clean-up and word changes (any reply: none accepted is the text, all accepted the reply up to whitespace, any subset the reference merge)", async () => {
   await fuzz('pre-processing (rewrite)', fc.tuple(anyText, anyText), ([text, reply]) => {
     const rewrite = cleanRewrite(reply, text).text;
     const changes = wordChanges(text, rewrite);
@@ -319,14 +320,8 @@ test("fuzz: a rewrite's clean-up and word changes (any reply: none accepted is t
       assert.ok(c.start >= at && c.end >= c.start && text.slice(c.start, c.end) === c.before, JSON.stringify(c));
       at = c.end;
     }
-    assert.equal(
-      applyWordChanges(
-        text,
-        changes,
-        changes.map(() => false),
-      ),
-      text,
-    );
+    const none = changes.map(() => false);
+    assert.equal(applyWordChanges(text, changes, none), text);
     const squash = (t: string) => t.replace(/\s+/gu, ' ');
     assert.equal(
       squash(
@@ -338,7 +333,56 @@ test("fuzz: a rewrite's clean-up and word changes (any reply: none accepted is t
       ),
       squash(rewrite),
     );
+    for (const accepted of someSubsets(changes.length, 6, 32))
+      assertMergedAsAccepted(text, rewrite, changes, accepted, applyWordChanges(text, changes, accepted));
   });
+});
+
+/** A sentence of everyday words, and a reply made from it by word edits a writer or a model makes. */
+const editedReply = fc
+  .tuple(
+    fc.array(englishWords, { minLength: 1, maxLength: 14 }),
+    fc.array(
+      fc.record({
+        kind: fc.constantFrom('delete', 'insert', 'replace', 'swap'),
+        at: fc.nat(),
+        word: englishWords,
+      }),
+      { maxLength: 5 },
+    ),
+    fc.constantFrom('.', '!', '', ','),
+  )
+  .map(([words, edits, end]) => {
+    const out = [...words];
+    for (const e of edits) {
+      const k = out.length === 0 ? 0 : e.at % out.length;
+      if (e.kind === 'delete' && out.length > 1) out.splice(k, 1);
+      else if (e.kind === 'insert') out.splice(e.at % (out.length + 1), 0, e.word);
+      else if (e.kind === 'replace' && out.length > 0) out[k] = e.word;
+      else if (e.kind === 'swap' && k + 1 < out.length) [out[k], out[k + 1]] = [out[k + 1], out[k]];
+    }
+    return { original: words.join(' ') + end, reply: out.join(' ') + end };
+  });
+
+test("fuzz: accepting any subset of a word-edited reply's changes writes exactly the reference merge; all of them the reply", async () => {
+  await fuzz(
+    'word changes (edited replies)',
+    editedReply,
+    ({ original, reply }) => {
+      const changes = wordChanges(original, reply);
+      assert.equal(
+        applyWordChanges(
+          original,
+          changes,
+          changes.map(() => true),
+        ),
+        reply,
+      );
+      for (const accepted of someSubsets(changes.length))
+        assertMergedAsAccepted(original, reply, changes, accepted, applyWordChanges(original, changes, accepted));
+    },
+    Math.max(RUNS, 5000),
+  ); // cheap (10,000 in half a second): CI's run reaches the rare alignments too
 });
 
 // ---- each system's run (real models, tiny lengths) and beam search (toy models, full count) --------

@@ -16,6 +16,7 @@ import { HubRewriteSystem, NEEDS_INSTRUCT_MODEL, rewritePromptText } from '../..
 import { cleanRewrite, rewriteFlags } from '../../extension/engine/systems/rewriteText';
 import { rewriteBlockAt, rewriteBlocks } from '../../extension/engine/text/rewriteBlocks';
 import { applyWordChanges, unifiedDiff, wordChanges } from '../../extension/engine/text/wordDiff';
+import { assertMergedAsAccepted, someSubsets } from './wordMergeReference';
 import { RewriteResult, type HubConfig, type RewriteRequest } from '../../extension/protocol';
 import { config, tempCache, withHub } from './hubTestKit';
 
@@ -235,6 +236,48 @@ test('a rewrite becomes word-level changes; accepting some and rejecting others 
   );
   // Changes that do not fit the text are refused, not applied somewhere else.
   assert.throws(() => applyWordChanges('Another text entirely.', changes, [true, true, true]), /does not fit/);
+});
+
+test('accepting a moved word keeps it a word of its own: "new bridge" → "bridge old" never writes "bridgeold"', () => {
+  const original = 'We built a new bridge over the river.';
+  const reply = 'We built a bridge old over the river.';
+  const changes = wordChanges(original, reply);
+  assert.equal(
+    applyWordChanges(
+      original,
+      changes,
+      changes.map(() => true),
+    ),
+    reply,
+  );
+  assert.equal(
+    applyWordChanges(
+      original,
+      changes,
+      changes.map(() => false),
+    ),
+    original,
+  );
+  for (const accepted of someSubsets(changes.length))
+    assertMergedAsAccepted(original, reply, changes, accepted, applyWordChanges(original, changes, accepted));
+  // A word inserted after a space is inserted after that space, whichever alignment the diff found.
+  for (const [from, to] of [
+    ['a b c', 'a c b c'],
+    ['one two three', 'two one two three'],
+    ['the cat sat', 'the sat cat sat'],
+  ]) {
+    const cs = wordChanges(from, to);
+    assert.equal(
+      applyWordChanges(
+        from,
+        cs,
+        cs.map(() => true),
+      ),
+      to,
+    );
+    for (const accepted of someSubsets(cs.length))
+      assertMergedAsAccepted(from, to, cs, accepted, applyWordChanges(from, cs, accepted));
+  }
 });
 
 test('a unified diff of a rewrite names both sides and marks the changed lines', () => {

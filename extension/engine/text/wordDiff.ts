@@ -92,12 +92,16 @@ export function wordChanges(original: string, rewrite: string): WordChange[] {
     j = pj + 1;
   }
   // A word deleted or inserted with the space before it ("on ⎵new⎵ bridge") reads better, and
-  // joins its neighbours alike, as the word with the space after it: slide it one token on.
+  // joins its neighbours alike, as the word with the space after it: slide it one token on. Both
+  // sides slide: the space that was matched after the change is now matched before it, so the
+  // change's place in the other text moves past that space too (else an inserted word lands
+  // before the space and is glued to the word in front of it).
   for (const r of raw) {
-    if (r.j0 === r.j1 && r.i1 < a.length && a[r.i0].space && a[r.i1].space && !a[r.i1 - 1].space) {
+    const deletion = r.j0 === r.j1 && r.i1 < a.length && a[r.i0].space && a[r.i1].space && !a[r.i1 - 1].space;
+    const insertion = r.i0 === r.i1 && r.j1 < b.length && b[r.j0].space && b[r.j1].space && !b[r.j1 - 1].space;
+    if (deletion || insertion) {
       r.i0++;
       r.i1++;
-    } else if (r.i0 === r.i1 && r.j1 < b.length && b[r.j0].space && b[r.j1].space && !b[r.j1 - 1].space) {
       r.j0++;
       r.j1++;
     }
