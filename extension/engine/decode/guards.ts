@@ -15,17 +15,21 @@
  *             ("U.S." in a news story).
  * repetition  no word written twice in a row ("the the") and no word 3-gram written twice in one
  *             output (a word-level no_repeat_ngram; the token-level noRepeatNgramSize stays as is).
- * sourceNames (summaries only) a capitalised word that does not start a sentence is a word of the
- *             input: names come from the source, as numbers do (metrics/faithfulness.ts counts the
- *             same words, and a sentence starts where text/reader.ts says: not after "U.S." nor
- *             after an opening quote mid-sentence), where the vocabulary rule alone lets any name of
- *             the training text through.
+ * sourceNames (the systems that restate their input: summaries, round-trips, replies, essays) a
+ *             capitalised word that does not start a sentence is a word of the input, and a number
+ *             is a number of the input (even without a known-word list): names and numbers come
+ *             from the source (metrics/faithfulness.ts counts the same words, and a sentence starts
+ *             where text/reader.ts says: not after "U.S." nor after an opening quote mid-sentence),
+ *             where the vocabulary rule alone lets any name of the training text through.
+ * banned      no profanity or slur, and no training-text boilerplate ("contributed to this report"):
+ *             bannedWords.ts's lists, refused where the word would close.
  *
  * A row's state is read from its pieces once per step; each candidate is then checked by running
  * its few characters on from there. The strategies call `RowGuard.forRow` and ask only about the
  * candidates they read (constraints.ts maskDisallowed, topKOfCandidates).
  */
 import { isAbbreviation } from '../text/reader';
+import { BOILERPLATE_SPAN, closesBanned } from './bannedWords';
 
 const SPACE = '\u2581';
 
@@ -79,11 +83,13 @@ export interface GuardFlags {
   vocabulary: boolean;
   artefacts: boolean;
   repetition: boolean;
-  /** Names only from the input (see sourceNames above); off unless a system asks for it. */
+  /** Names and numbers only from the input (see sourceNames above); off unless a system asks for it. */
   sourceNames?: boolean;
+  /** Profanity, slurs and boilerplate never written (see banned above). */
+  banned?: boolean;
 }
 
-export const ALL_GUARDS: GuardFlags = { vocabulary: true, artefacts: true, repetition: true };
+export const ALL_GUARDS: GuardFlags = { vocabulary: true, artefacts: true, repetition: true, banned: true };
 
 /** What a strategy asks: may `token` follow a row's tokens? */
 export interface RowGuard {
@@ -433,6 +439,7 @@ export class PieceGuard implements RowGuard {
       const run = s.run;
       if (check && f.sourceNames && s.kind === 'word' && s.capital && run !== 'i' && !facts.words.has(run))
         return false;
+      if (check && f.banned && s.kind === 'word' && closesBanned(s.words, run)) return false;
       if (check && vocab) {
         const ok =
           s.kind === 'word'
@@ -466,7 +473,7 @@ export class PieceGuard implements RowGuard {
     };
     const closeDigits = (): boolean => {
       if (s.digits === '') return true;
-      if (check && vocab && !facts.numbers.has(s.digits)) return false;
+      if (check && (vocab || f.sourceNames) && !facts.numbers.has(s.digits)) return false;
       if (!this.pushWord(s, s.digits, check, f.repetition)) return false;
       s.digits = '';
       return true;
@@ -524,10 +531,12 @@ export class PieceGuard implements RowGuard {
           if (!ok) return false;
         }
       } else if (isDigit(c)) {
+        // A digit glued to letters ("US1", "the1"), unless the input writes one so ("MP3").
+        if (check && f.artefacts && s.run !== '' && !facts.chunkPrefixes.has(s.chunk + c)) return false;
         if (!closeRun(c)) return false;
         if (check && f.artefacts && FINAL.has(s.last) && !facts.chunkPrefixes.has(s.chunk + c)) return false;
         s.digits += c;
-        if (check && vocab && !facts.numbers.hasPrefix(s.digits)) return false;
+        if (check && (vocab || f.sourceNames) && !facts.numbers.hasPrefix(s.digits)) return false;
       } else {
         if (!closeRun(c === SPACE ? '' : c) || !closeDigits()) return false;
         // After a bare space, a word or an opening quote or bracket: not a second space ("a new  time"),
@@ -606,7 +615,7 @@ function cloneState(s: RowState): RowState {
   return { ...s, words: [...s.words], trigrams: new Set(s.trigrams) };
 }
 
-/** A copy for one candidate's check: its last two words (all the rules read), the row's 3-grams shared (only read). */
+/** A copy for one candidate's check: its last words (as many as the rules read), the row's 3-grams shared (only read). */
 function cloneLight(s: RowState): RowState {
-  return { ...s, words: s.words.slice(-2) };
+  return { ...s, words: s.words.slice(-Math.max(2, BOILERPLATE_SPAN - 1)) };
 }

@@ -215,7 +215,7 @@ export class EssaySystem extends EncoderDecoderSystem<Pcsan> implements System<'
       noRepeatNgramSize: d.noRepeatNgramSize,
       banned: neverWritten(special),
       // The topic words are the input: the guards let the essay write them.
-      guard: decodingGuard(this.guards, req.guards, topics.join(' ')),
+      guard: decodingGuard(this.guards, req.guards, topics.join(' '), undefined, { sourceNames: true }),
     };
     const hooks = {
       clock: ctx.clock,

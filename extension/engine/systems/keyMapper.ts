@@ -13,6 +13,7 @@ import { EngineError } from '../errors';
 import type { SemanticKey } from '../text/keys';
 import { hasLetter } from '../text/reader';
 import { antonyms, hasLemma, synonyms, type KeyPos } from '../text/wordnet';
+import { PROFANITY } from '../decode/bannedWords';
 
 export interface MappedKey {
   /** The post's (or the typed) word. */
@@ -45,8 +46,9 @@ export class KeyMapper {
     this.index = new Map(keys.map((k, i) => [k, i]));
   }
 
+  /** Whether the memory holds `key` as a key to steer by: never a profane one, whatever the training replies held. */
   has(key: string): boolean {
-    return this.index.has(key);
+    return this.index.has(key) && !PROFANITY.has(key);
   }
 
   indexOf(key: string): number {
@@ -98,7 +100,7 @@ export class KeyMapper {
     this.keyVectors ??= this.keys.map((k) => this.wordVector(k));
     const scored: { key: string; cos: number }[] = [];
     this.keyVectors.forEach((kv, i) => {
-      if (!kv || this.keys[i] === word) return;
+      if (!kv || this.keys[i] === word || !this.has(this.keys[i])) return;
       let dot = 0;
       for (let d = 0; d < v.length; d++) dot += v[d] * kv[d];
       scored.push({ key: this.keys[i], cos: dot });

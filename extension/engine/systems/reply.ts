@@ -210,7 +210,7 @@ export class ReplySystem extends FolderSystem implements System<'reply'> {
 
   /** The guards for replies to `post` (undefined when `enabled` is false: the paper's plain beam search). */
   guardFor(post: string, enabled: boolean | undefined): RowGuard | undefined {
-    return decodingGuard(this.guards, enabled, post);
+    return decodingGuard(this.guards, enabled, post, undefined, { sourceNames: true });
   }
 
   readonly dispose = releaseOnce(() => [this.encoder, this.decoder]);

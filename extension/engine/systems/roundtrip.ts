@@ -338,7 +338,9 @@ export class RoundTripSystem extends FolderSystem implements System<'roundtrip'>
     } = {},
   ): Promise<Decoded> {
     const guardFor = (before: readonly number[]) =>
-      hooks.guards ? decodingGuard(this.guards, hooks.guards.enabled, hooks.guards.input, before) : undefined;
+      hooks.guards
+        ? decodingGuard(this.guards, hooks.guards.enabled, hooks.guards.input, before, { sourceNames: true })
+        : undefined;
     const ratio = this.folder.manifest.decoding.maxLengthRatio ?? 1.5;
     const { bos, eos } = this.folder.manifest.specialTokens;
     const total = sentences.reduce((n, s) => n + s.length, 0);

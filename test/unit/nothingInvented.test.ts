@@ -1,0 +1,183 @@
+/**
+ * Nothing invented: the built-in systems that restate their input (the abstractive summary, the
+ * round-trip, replies, essays from topic words) write names and numbers only when the input has
+ * them, and no system writes profanity, slurs or training-text boilerplate — each enforced at
+ * decoding by the guards (decode/guards.ts, decode/bannedWords.ts), shown here on toy pieces and on
+ * the shipped models, one test per system. Invented items are counted as the faithfulness metric
+ * counts them (metrics/faithfulness.ts: capitalised words inside a sentence, numbers).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KnownWords, PieceGuard, type GuardFlags } from '../../extension/engine/decode/guards';
+import { BOILERPLATE, PROFANITY, closesBanned } from '../../extension/engine/decode/bannedWords';
+import { unsupportedItems } from '../../extension/engine/metrics/faithfulness';
+import type { RunContext } from '../../extension/engine/systems/context';
+import { EssaySystem } from '../../extension/engine/systems/essay';
+import { KeyMapper } from '../../extension/engine/systems/keyMapper';
+import { ReplySystem } from '../../extension/engine/systems/reply';
+import { RoundTripSystem } from '../../extension/engine/systems/roundtrip';
+import { SummarizeSystem } from '../../extension/engine/systems/summarize';
+import { modelDir } from '../../extension/engine/systems/registry';
+import {
+  EssayRequest,
+  EssayResult,
+  ReplyRequest,
+  ReplyResult,
+  RoundTripRequest,
+  RoundTripResult,
+  SummarizeRequest,
+  SummarizeResult,
+} from '../../extension/protocol';
+import { modelsDir } from './helpers';
+
+// ---- the guard's rules on pieces that spell letter by letter ------------------------------------
+
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+/** Pieces: the end token, each letter alone and after a space, capitals after a space, digits, a full stop. */
+const PIECES = [
+  '</s>',
+  ...LETTERS,
+  ...LETTERS.toUpperCase(),
+  ...[...LETTERS].map((c) => `▁${c}`),
+  ...[...LETTERS.toUpperCase()].map((c) => `▁${c}`),
+  ...'0123456789',
+  '▁1',
+  '.',
+];
+const EOS = 0;
+const id = (p: string) => {
+  const i = PIECES.indexOf(p);
+  if (i < 0) throw new Error(`no piece ${p}`);
+  return i;
+};
+/** The ids that spell `text` (words after the first with a leading space piece). */
+const spell = (text: string) => text.split(' ').flatMap((w) => [id(`▁${w[0]}`), ...[...w.slice(1)].map(id)]);
+const guard = (flags: Partial<GuardFlags>, input = '') =>
+  new PieceGuard({
+    pieces: PIECES,
+    eos: EOS,
+    flags: { vocabulary: false, artefacts: false, repetition: false, ...flags },
+    input,
+  });
+
+test('every word of the profanity and slur list is refused where it would end, in any output; a longer word that starts with one is not', () => {
+  const g = guard({ banned: true });
+  assert.ok(PROFANITY.size > 200, `the list has ${PROFANITY.size} words`);
+  for (const word of ['ass', 'fuck', 'shit', 'bitch', 'retard', 'nigger', 'faggot'])
+    assert.ok(PROFANITY.has(word), word);
+  for (const word of PROFANITY) {
+    const ids = spell(`the ${word}`);
+    assert.ok(!g.forRow(ids)(EOS), `"${word}" may end the output`);
+    assert.ok(!g.forRow(ids)(id('.')), `"${word}" may be followed by a full stop`);
+    assert.ok(guard({ banned: false }).forRow(ids)(EOS), `without the rule "${word}" ends the output`);
+  }
+  assert.ok(g.forRow(spell('the ass'))(id('e')), '"asse…" may go on');
+  assert.ok(g.forRow(spell('the assess'))(EOS), '"assess" is a word');
+});
+
+test('training-text boilerplate is refused at its last word: "contributed to this report", "the opinions expressed", "click here"', () => {
+  const g = guard({ banned: true });
+  for (const phrase of BOILERPLATE) {
+    const ids = spell(`so ${phrase.join(' ')}`);
+    assert.ok(!g.forRow(ids)(EOS), `"${phrase.join(' ')}" may end the output`);
+  }
+  assert.ok(closesBanned(['contributed', 'to', 'this'], 'report'));
+  assert.ok(!closesBanned(['wrote', 'to', 'this'], 'report'), 'the words before it decide');
+  assert.ok(g.forRow(spell('she wrote this report'))(EOS), 'a report is no boilerplate');
+  assert.ok(g.forRow(spell('she expressed her opinions'))(EOS));
+});
+
+test('a digit glued to letters is refused ("The US1"), unless the input writes one so ("MP3")', () => {
+  const ids = spell('the US');
+  assert.ok(!guard({ artefacts: true }, 'The US and 1 more').forRow(ids)(id('1')));
+  assert.ok(guard({ artefacts: false }, 'The US and 1 more').forRow(ids)(id('1')), 'the rule off');
+  assert.ok(guard({ artefacts: true }, 'an MP3 player').forRow(spell('an MP'))(id('3')));
+  assert.ok(guard({ artefacts: true }, 'a 1').forRow(spell('a'))(id('▁1')), 'a number after a space');
+});
+
+test("with names from the input, numbers are also the input's own, even for a model without a word list", () => {
+  const ids = spell('in');
+  assert.ok(!guard({ sourceNames: true }, 'It rained in May.').forRow(ids)(id('▁1')), 'a number the input lacks');
+  assert.ok(guard({ sourceNames: true }, 'It rained 1 day.').forRow(ids)(id('▁1')), "the input's number");
+  assert.ok(guard({}, 'It rained in May.').forRow(ids)(id('▁1')), 'without the rule');
+});
+
+test('a reply is never steered by a profane key: the mapper skips it, as a neighbour and as a typed key', () => {
+  const vectors: Record<string, number[]> = { thesis: [1, 0], ass: [0.99, 0.1], essay: [0.9, 0.4], donkey: [0, 1] };
+  const unit = (v: number[]) => Float32Array.from(v.map((x) => x / Math.hypot(...v)));
+  const mapper = new KeyMapper(Object.keys(vectors), (w) => (vectors[w] ? unit(vectors[w]) : null));
+  assert.deepEqual(mapper.nearest('thesis', 1), ['essay']);
+  assert.ok(!mapper.has('ass'));
+  assert.throws(() => mapper.typed('ass'), /no key "ass"/);
+});
+
+// ---- the shipped models -------------------------------------------------------------------------
+
+const quiet = { device: 'cpu' as const, threads: 1, log: () => {} };
+const noop: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
+const profane = (text: string) => (text.toLowerCase().match(/\p{L}+/gu) ?? []).filter((w) => PROFANITY.has(w));
+/** Asserts that `output` names nothing and counts nothing `input` lacks, and swears at no one. */
+function faithful(output: string, input: string, what: string): void {
+  const u = unsupportedItems(output, input);
+  assert.deepEqual(u.invented, [], `${what} invented ${u.invented.join(', ')}: ${output}`);
+  assert.deepEqual(profane(output), [], `${what}: ${output}`);
+}
+
+const NEWS = [
+  'the council met on tuesday to discuss the new bridge over the river. residents said the old bridge was unsafe and that repairs had been delayed for years. the council agreed to spend more money on roads next year.',
+  'scientists studying the coral reef found that warmer water had bleached large parts of it. they said the reef could recover if the water cooled, but warned that storms were becoming more frequent.',
+  'the school closed early after heavy snow fell overnight. parents were asked to collect their children before noon, and buses were cancelled across the region.',
+];
+
+test('Summarize (abstractive): names and numbers only from the article', async () => {
+  const system = await SummarizeSystem.load(modelDir(modelsDir, 'summarize'), quiet);
+  for (const text of NEWS) {
+    const r = SummarizeResult.parse(
+      await system.run(SummarizeRequest.parse({ op: 'summarize', text, mode: 'abstractive' }), noop),
+    );
+    faithful(r.summary, text, 'the summary');
+  }
+  await system.dispose();
+});
+
+test('Expand into Essay: names and numbers only from the topic words ("climate, policy, emissions, tax" names no one)', async () => {
+  const system = await EssaySystem.load(modelDir(modelsDir, 'essay'), quiet);
+  for (const topics of ['climate, policy, emissions, tax', 'girl, park, dog, ball', 'school, friend, game']) {
+    const r = EssayResult.parse(await system.run(EssayRequest.parse({ op: 'essay', topics, candidates: 3 }), noop));
+    for (const c of r.candidates) faithful(c.text, topics, `the essay on ${topics}`);
+  }
+  await system.dispose();
+});
+
+test('Round-Trip: the reconstruction names and counts only what the paragraph does', async () => {
+  const system = await RoundTripSystem.load(modelDir(modelsDir, 'roundtrip'), quiet);
+  for (const text of [
+    'the girl walked to the park with her dog. they played with a ball until it was dark. then they went home and had dinner.',
+    ...NEWS.slice(0, 2),
+  ]) {
+    const r = RoundTripResult.parse(await system.run(RoundTripRequest.parse({ op: 'roundtrip', text }), noop));
+    faithful(r.reconstruction, text, 'the reconstruction');
+  }
+  await system.dispose();
+});
+
+test('Suggest Replies: names and numbers only from the post', async () => {
+  const system = await ReplySystem.load(modelDir(modelsDir, 'reply'), quiet);
+  for (const text of [
+    'what did you do at the weekend?',
+    'i love playing tennis with my old friends on a sunny day.',
+    'where are you going tonight?',
+  ]) {
+    const r = ReplyResult.parse(await system.run(ReplyRequest.parse({ op: 'reply', text }), noop));
+    for (const c of r.candidates) {
+      faithful(c.text, text, 'the reply');
+      assert.deepEqual(profane(c.label), [], c.label);
+    }
+  }
+  // The shipped replies are lower-case and seldom name anyone: the guard itself, on the model's pieces.
+  const before = system.tokenize("i'm going to");
+  const name = system.tokenize("i'm going to London")[before.length];
+  assert.ok(!system.guardFor('where are you going tonight?', undefined)?.forRow(before)(name), 'a name the post lacks');
+  assert.ok(system.guardFor('are you going to London?', undefined)?.forRow(before)(name), "the post's own name");
+  await system.dispose();
+});
