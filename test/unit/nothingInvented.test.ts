@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KnownWords, PieceGuard, type GuardFlags } from '../../extension/engine/decode/guards';
+import { PieceGuard, type GuardFlags } from '../../extension/engine/decode/guards';
 import { BOILERPLATE, PROFANITY, closesBanned } from '../../extension/engine/decode/bannedWords';
 import { unsupportedItems } from '../../extension/engine/metrics/faithfulness';
 import type { RunContext } from '../../extension/engine/systems/context';
