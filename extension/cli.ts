@@ -189,6 +189,7 @@ async function summarize(a: Args): Promise<number> {
     return 0;
   }
   process.stdout.write(result.summary + '\n');
+  if (result.experimental) process.stderr.write(`note: ${result.experimental}\n`);
   if (result.truncated)
     process.stderr.write(
       `note: the model read the first ${result.usedChars} of ${text.length} characters${result.inputLimit ? ` (the limit: ${result.inputLimit} tokens)` : ''}\n`,

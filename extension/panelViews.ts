@@ -84,6 +84,7 @@ export function summarizeView(r: SummarizeResult): ViewOf<'summarize'> {
     summary: r.summary,
     source: r.source,
     mode: r.mode ?? 'abstractive',
+    ...(r.experimental ? { experimental: r.experimental } : {}),
     extractedSentences: r.extracted?.length ?? 0,
     truncated: r.truncated,
     usedChars: r.usedChars,
@@ -125,6 +126,7 @@ export function storyView({
 export function roundTripView(r: RoundTripResult): ViewOf<'roundtrip'> {
   return {
     architecture: r.architecture,
+    ...(r.experimental ? { experimental: r.experimental } : {}),
     inputSentences: r.input.length,
     totalSentences: r.totalSentences,
     outputSentences: r.output.length,

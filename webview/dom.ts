@@ -111,6 +111,14 @@ export function hint(text: string): HTMLElement {
   return el('p', 'hint', text);
 }
 
+/** A result to read with care (an experimental mode): shown above it, in the theme's warning colours. */
+export function experimentalNote(text: string | undefined): Node[] {
+  if (!text) return [];
+  const note = el('p', 'experimental', text);
+  note.setAttribute('role', 'note');
+  return [note];
+}
+
 // ---- number formats shared by the views -------------------------------------------------------
 
 /** BLEU and its precisions are on sacreBLEU's 0–100 scale already. */

@@ -7,7 +7,7 @@
 import type { RoundTripView } from '../extension/protocol';
 import { heatmapChart } from './charts';
 import { coherenceLText, renderAlignment } from './coherenceView';
-import { el, fixed2, fixed3, hint, metric, section, table } from './dom';
+import { el, experimentalNote, fixed2, fixed3, hint, metric, section, table } from './dom';
 import { renderReadNotes } from './readNotesView';
 
 const MODEL_NAMES: Record<RoundTripView['architecture'], string> = {
@@ -21,6 +21,7 @@ export function renderRoundTrip(result: RoundTripView): Node[] {
   header.append(el('h1', undefined, `Round trip through the ${MODEL_NAMES[result.architecture]}`), renderStats(result));
   const parts: Node[] = [
     header,
+    ...experimentalNote(result.experimental),
     ...renderReadNotes(result.readNotes, 'How the paragraph was read'),
     renderScores(result),
   ];

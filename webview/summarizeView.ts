@@ -3,7 +3,7 @@
  * topic-aware attention weight α, the five most attended phrases outlined and ranked.
  */
 import type { SummarizeView } from '../extension/protocol';
-import { el } from './dom';
+import { el, experimentalNote } from './dom';
 import { renderExternalModel } from './externalModel';
 import { renderSections } from './sectionsView';
 
@@ -15,7 +15,11 @@ export function renderSummarize(result: SummarizeView): Node[] {
   const phrases = result.topPhrases;
 
   const summary = el('section', 'summary');
-  summary.append(el('h2', undefined, 'Summary'), el('p', 'summary-text', result.summary));
+  summary.append(
+    el('h2', undefined, 'Summary'),
+    ...experimentalNote(result.experimental),
+    el('p', 'summary-text', result.summary),
+  );
   // A Hub summarizer reports no attention or topics: the panel says which model wrote it instead.
   if (result.external) return [summary, renderExternalModel(result.external, 'summary-model')];
   if (result.mode === 'extractive') {

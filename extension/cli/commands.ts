@@ -7,6 +7,7 @@
  * Data only, importing only other data (the rewrite presets' list): the parser, the help and the
  * documentation generator read it without loading the engine.
  */
+import { EXPERIMENTAL } from '../engine/systems/experimental';
 import { REWRITE_PRESET_NAMES, REWRITE_PRESETS } from '../engine/hub/rewritePresets';
 
 /** What an option takes after its name. */
@@ -190,8 +191,7 @@ const TABLE = [
         kind: 'text',
         value: 'extractive|abstractive|synopsis',
         default: 'extractive',
-        description:
-          'extractive: the source sentences the topic-aware attention weighs most, verbatim; abstractive: the TAAS decoder writes the summary (--beam and --max-length apply to it only); synopsis: one sentence, chosen by a scorer trained on SciTLDR (a technical abstract → its one-line TLDR)',
+        description: `extractive: the source sentences the topic-aware attention weighs most, verbatim; abstractive (${EXPERIMENTAL.abstractiveSummary.short}): the TAAS decoder writes the summary (--beam and --max-length apply to it only); synopsis: one sentence, chosen by a scorer trained on SciTLDR (a technical abstract → its one-line TLDR)`,
       },
       {
         ...JSON_RESULT,
@@ -530,7 +530,7 @@ const TABLE = [
       {
         synopsis:
           'roundtrip FILE | - | --text TEXT [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]',
-        note: 'Then, on standard error, the sentence alignment and BLEU, ROUGE-1/2/W, coherence L. A .md FILE is read as Markdown: the model reads its prose only, and a note says what was skipped.',
+        note: `${EXPERIMENTAL.roundTrip.short[0].toUpperCase()}${EXPERIMENTAL.roundTrip.short.slice(1)}. Then, on standard error, the sentence alignment and BLEU, ROUGE-1/2/W, coherence L. A .md FILE is read as Markdown: the model reads its prose only, and a note says what was skipped.`,
       },
     ],
     options: [

@@ -54,7 +54,9 @@ export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
 
 /** What the CLI prints about a round trip besides the text: limits, alignment, scores, speed. */
 export function roundTripReport(r: RoundTripResult): string[] {
-  const lines: string[] = (r.readNotes ?? []).map((n) => `note: ${n}`);
+  const lines: string[] = [...(r.experimental ? [r.experimental] : []), ...(r.readNotes ?? [])].map(
+    (n) => `note: ${n}`,
+  );
   if (r.truncatedBy) {
     const limit =
       r.truncatedBy === 'sentences'

@@ -187,7 +187,8 @@ export function roundTrip(
 
     const notices = [...roundTripNotices(result), ...markdownNotices];
     for (const n of notices) {
-      if (result.truncatedBy === 'sentences' && n === notices[0]) showSettingNotice(n, ROUNDTRIP_MAX_SENTENCES_SETTING);
+      if (result.truncatedBy === 'sentences' && n.includes(ROUNDTRIP_MAX_SENTENCES_SETTING))
+        showSettingNotice(n, ROUNDTRIP_MAX_SENTENCES_SETTING);
       else void vscode.window.showInformationMessage(n);
     }
     if (result.reconstruction.length === 0) {
@@ -211,7 +212,7 @@ export function roundTrip(
 
 /** The messages that come with a reconstruction: what was not read, what was cut, what is missing. */
 export function roundTripNotices(r: RoundTripResult): string[] {
-  const notices: string[] = [];
+  const notices: string[] = r.experimental ? [`Draftsmith: ${r.experimental}`] : [];
   if (r.truncatedBy === 'sentences') {
     notices.push(
       `Draftsmith: the model read the first ${r.input.length} of ${r.totalSentences} sentences (${ROUNDTRIP_MAX_SENTENCES_SETTING} is ${r.maxSentences}); ` +

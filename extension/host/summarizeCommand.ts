@@ -84,6 +84,11 @@ export function summarize(
         `(${work}, ${s.usedInputTokens}/${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens, ${s.device}, ${s.model})`,
     );
     const notices: string[] = [];
+    if (result.experimental) {
+      const message = `Draftsmith: ${result.experimental}`;
+      notices.push(message);
+      void vscode.window.showInformationMessage(message);
+    }
     if (result.truncated) {
       const message =
         result.mode === 'extractive' || result.mode === 'synopsis'

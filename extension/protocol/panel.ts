@@ -24,6 +24,7 @@ export const SummarizeView = z.object({
   /** The source as the user selected it; token and phrase spans index into it. */
   source: z.string(),
   mode: SummarizeMode,
+  experimental: SummarizeResult.shape.experimental,
   /** Extractive mode: how many sentences of the source the summary is. */
   extractedSentences: z.number().int(),
   /** The model read only source[0, usedChars). */
@@ -61,6 +62,7 @@ export type StoryView = z.infer<typeof StoryView>;
 
 export const RoundTripView = z.object({
   architecture: RoundTripVariant,
+  experimental: RoundTripResult.shape.experimental,
   /** Sentences the model read, of all the text's. */
   inputSentences: z.number().int(),
   totalSentences: z.number().int(),

@@ -5,6 +5,7 @@
  * Transformer decoder with past key/values (and the pointer-generator mixture when the model has
  * one). Decoding is beam search (decode/beam.ts).
  */
+import { EXPERIMENTAL } from './experimental';
 import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import type { SummarizeRequest, SummarizeResult } from '../../protocol';
@@ -179,6 +180,7 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     return {
       op: 'summarize',
       mode: req.mode === 'extractive' ? 'extractive' : 'abstractive',
+      ...(req.mode === 'extractive' ? {} : { experimental: EXPERIMENTAL.abstractiveSummary.note }),
       summary: s.summary,
       source: req.text,
       truncated: false,
@@ -270,6 +272,7 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     const result: SummarizeResult = {
       op: 'summarize',
       mode: 'abstractive',
+      experimental: EXPERIMENTAL.abstractiveSummary.note,
       summary,
       source: text,
       truncated,

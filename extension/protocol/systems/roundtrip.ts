@@ -75,6 +75,8 @@ export const RoundTripResult = z.object({
   inputLimit: z.number().int().optional(),
   /** Input subwords the model does not know (<unk>): another script, or rare symbols. */
   unknownTokens: z.number().int(),
+  /** Why this result is to be read with care: a built-in mode whose measured quality is poor (engine/systems/experimental.ts). */
+  experimental: z.string().optional(),
   reconstruction: z.string(),
   output: z.array(RoundTripOutputSentence),
   /**

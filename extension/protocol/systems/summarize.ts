@@ -89,6 +89,8 @@ export const SummarizeResult = z.object({
   topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })),
   /** The mode that wrote the summary (absent: abstractive). */
   mode: SummarizeMode.optional(),
+  /** Why this result is to be read with care: a built-in mode whose measured quality is poor (engine/systems/experimental.ts). */
+  experimental: z.string().optional(),
   /** Extractive and synopsis modes: the chosen sentences' spans in `source`, in document order, with their scores. */
   extracted: z.array(z.object({ ...spanFields, score: z.number() })).optional(),
   ...modelResultFields,
