@@ -44,6 +44,7 @@ import { commandNamed, type CommandName } from './cli/commands';
 import { commandHelp, usageText } from './cli/help';
 import { downloadProgress, workProgress } from './cli/progressBar';
 import { parseHubEndpoint } from './modelChoice';
+import { STORY_CHOOSE, storyCutNote } from './windowNotes';
 import { evalReply, replyCommand } from './cli/replyCommand';
 import { rewriteCommand } from './cli/rewriteCommand';
 import { roundtripCommand } from './cli/roundtripCommand';
@@ -354,10 +355,8 @@ async function story(a: Args): Promise<void> {
   if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
   finish(r.continuation);
   if (r.external) process.stderr.write(externalLine(r.external));
-  if (r.truncated)
-    process.stderr.write(
-      `note: the prompt is longer than the model reads; it continued from the last ${r.promptChars - r.usedFrom} of ${r.promptChars} characters\n`,
-    );
+  const cut = storyCutNote(r, r.stats.usedInputTokens);
+  if (cut) process.stderr.write(`note: ${cut}. ${STORY_CHOOSE.cli}\n`);
   if (r.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('story', r.hitMaxLength, '--words')}\n`);
   const s = r.stats;
   process.stderr.write(
