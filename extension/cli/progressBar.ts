@@ -91,7 +91,8 @@ export interface ProgressStream {
 
 /**
  * The engine's progress messages for work that may take a while (a long document summarized section
- * by section: "Sections done: 12 / 830"), on standard error once it has run PROGRESS_DELAY_MS. On a
+ * by section: "Sections done: 12 / 830"), on standard error once the work has run PROGRESS_DELAY_MS
+ * from its first message. On a
  * terminal one line is redrawn with the share done and an estimate of the time left; elsewhere (a
  * log, a pipe) a line is written at each tenth of the work and at each new stage, so a long run
  * still shows it is moving without a line per section.
@@ -101,7 +102,8 @@ export function workProgress(
   stream: ProgressStream = process.stderr,
   now: () => number = () => performance.now(),
 ): { progress(message: string, fraction?: number): void; done(): void } {
-  const started = now();
+  // The clock starts at the first message, when the work starts: loading a model before it is not the work.
+  let started: number | undefined;
   let lastDraw = -Infinity;
   let drawn = false;
   let tenth = -1;
@@ -109,6 +111,7 @@ export function workProgress(
   return {
     progress(message, fraction) {
       const t = now();
+      started ??= t;
       const elapsed = t - started;
       if (elapsed < PROGRESS_DELAY_MS) return;
       const f = fraction === undefined ? undefined : Math.min(1, Math.max(0, fraction));

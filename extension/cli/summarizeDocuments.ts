@@ -17,6 +17,7 @@ import { promises as fs, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { SectionSummary, SummarizeRequest, SummarizeResult, TextOrigin } from '../protocol';
 import { errorMessage, EngineError } from '../engine/errors';
+import { maxLengthNote } from '../engine/systems/lengthLimit';
 import { formatOf, type DocumentFormat } from '../engine/text/markdown';
 import { flag, type Args } from './args';
 import { readTextFile } from './inputText';
@@ -153,6 +154,10 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
     for (const n of result.readNotes ?? []) process.stderr.write(`note: ${single ? '' : `${file}: `}${n}\n`);
     const cut = cutNote(result, text);
     if (cut) process.stderr.write(`note: ${single ? '' : `${file}: `}${cut}\n`);
+    if (result.hitMaxLength)
+      process.stderr.write(
+        `note: ${single ? '' : `${file}: `}${maxLengthNote('summary', result.hitMaxLength, '--max-length')}\n`,
+      );
     const s = result.sections ?? [];
     if (single && s.length > 0) {
       const parts = s.reduce((n, x) => n + x.parts, 0);
