@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { describeSkipped, formatOf, PLAIN_SECTION_CHARS, readDocument } from '../../extension/engine/text/markdown';
-import { sentenceSpans } from '../../extension/engine/text/reader';
+import { lineIndexOf, lineSpans, sentenceSpans } from '../../extension/engine/text/reader';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
 
@@ -264,6 +264,15 @@ test('property: plain text in sections loses nothing — the sections tile the t
         }
         // Nothing lost: every character that is not white space lies in a paragraph of some section.
         for (let i = 0; i < text.length; i++) if (/\S/.test(text[i])) assert.equal(inParagraph[i], 1, `offset ${i}`);
+        // Each section is named by the lines it spans, as the editor numbers them (\r\n, \r and \n alike).
+        if (doc.sections.length > 1) {
+          const lines = lineSpans(text);
+          for (const sec of doc.sections) {
+            const from = lineIndexOf(lines, sec.paragraphs[0].start) + 1;
+            const to = lineIndexOf(lines, sec.paragraphs[sec.paragraphs.length - 1].end) + 1;
+            assert.equal(sec.title, from === to ? `Line ${from}` : `Lines ${from}–${to}`);
+          }
+        }
         // And the sections' paragraphs are the text's, in order, each once.
         assert.deepEqual(
           doc.sections.flatMap((s) => s.paragraphs),

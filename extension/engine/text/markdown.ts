@@ -238,8 +238,16 @@ export function plainSections(text: string, paragraphs: readonly Paragraph[]): S
     }
   }
   if (groups.length <= 1) return [{ title: '', level: 0, start: 0, end: text.length, paragraphs: [...paragraphs] }];
-  const lines = lineSpans(text);
-  const lineOf = (offset: number) => lineIndexOf(lines, offset) + 1;
+  // Line numbers by one walk forward through the text (the checks read a document on every edit: no array of lines).
+  let at = 0;
+  let line = 1;
+  const lineOf = (offset: number) => {
+    for (; at < offset; at++) {
+      const c = text.charCodeAt(at);
+      if (c === 10 || (c === 13 && text.charCodeAt(at + 1) !== 10)) line++;
+    }
+    return line;
+  };
   return groups.map((g, k) => {
     const first = g[0];
     const last = g[g.length - 1];
