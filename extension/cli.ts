@@ -42,15 +42,16 @@ import { commandInput, readStdinText } from './cli/inputText';
 import { checkOptions } from './cli/options';
 import { commandNamed, type CommandName } from './cli/commands';
 import { commandHelp, usageText } from './cli/help';
-import { downloadProgress } from './cli/progressBar';
+import { downloadProgress, workProgress } from './cli/progressBar';
 import { parseHubEndpoint } from './modelChoice';
+import { STORY_CHOOSE, storyCutNote } from './windowNotes';
 import { evalReply, replyCommand } from './cli/replyCommand';
 import { rewriteCommand } from './cli/rewriteCommand';
 import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
 import { checkCommand } from './cli/checkCommand';
 import { runChecksEval } from './engine/eval/checksEval';
-import { isDocumentRun, summarizeDocuments } from './cli/summarizeDocuments';
+import { cutNote, isDocumentRun, summarizeDocuments } from './cli/summarizeDocuments';
 
 export function engineConfig(a: Args): EngineConfig {
   const device = DeviceSetting.safeParse(flag(a, 'device') ?? 'auto');
@@ -131,10 +132,17 @@ const stderrLog = (level: string, message: string) => {
 async function runShowingDownload<R extends SummarizeRequest | EssayRequest>(
   a: Args,
   request: () => R,
+  work?: ReturnType<typeof workProgress>,
 ): Promise<ResultFor<R>> {
   const engine = new Engine(engineConfig(a), stderrLog);
   const download = downloadProgress();
-  const result = await engine.run(checked(request()), { progress: download.progress }).finally(() => download.done());
+  // The download on its own line; the work after it (sections done of all) once it runs a while.
+  const progress = (message: string, fraction?: number) =>
+    message.startsWith('Downloading ') ? download.progress(message, fraction) : work?.progress(message, fraction);
+  const result = await engine.run(checked(request()), { progress }).finally(() => {
+    download.done();
+    work?.done();
+  });
   const answered: SummarizeResult | EssayResult = result;
   if (answered.external) process.stderr.write(externalLine(answered.external));
   return result;
@@ -175,7 +183,7 @@ async function summarize(a: Args): Promise<number> {
           format,
           ...(limit !== undefined ? { sectionTimeLimitMs: Math.round(limit * 1000) } : {}),
         }),
-      run: (request) => engine.run(request),
+      run: (request, progress) => engine.run(request, { progress }),
     });
   }
   const { text, origin } = await commandInput(a, 'summarize', a.positional.slice(1), {
@@ -183,17 +191,20 @@ async function summarize(a: Args): Promise<number> {
     missing: 'summarize needs a FILE (use - for standard input, or --text "...")',
   });
   const model = modelFlag(a);
-  const result = await runShowingDownload(a, () => summarizeRequest(a, model, text, origin));
+  // Standard input and --text are read whole too: as plain text, in sections by paragraphs.
+  const result = await runShowingDownload(
+    a,
+    () => ({ ...summarizeRequest(a, model, text, origin), format: 'plain' as const }),
+    workProgress('summarize'),
+  );
   if (flag(a, 'json')) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n');
     return 0;
   }
   process.stdout.write(result.summary + '\n');
   if (result.experimental) process.stderr.write(`note: ${result.experimental}\n`);
-  if (result.truncated)
-    process.stderr.write(
-      `note: the model read the first ${result.usedChars} of ${text.length} characters${result.inputLimit ? ` (the limit: ${result.inputLimit} tokens)` : ''}\n`,
-    );
+  const cut = cutNote(result, text);
+  if (cut) process.stderr.write(`note: ${cut}\n`);
   if (result.mode === 'extractive' || result.mode === 'synopsis') {
     const ignored = ['beam', 'max-length'].filter((f) => flag(a, f) !== undefined).map((f) => `--${f}`);
     if (ignored.length)
@@ -345,10 +356,8 @@ async function story(a: Args): Promise<void> {
   if (json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
   finish(r.continuation);
   if (r.external) process.stderr.write(externalLine(r.external));
-  if (r.truncated)
-    process.stderr.write(
-      `note: the prompt is longer than the model reads; it continued from the last ${r.promptChars - r.usedFrom} of ${r.promptChars} characters\n`,
-    );
+  const cut = storyCutNote(r, r.stats.usedInputTokens);
+  if (cut) process.stderr.write(`note: ${cut}. ${STORY_CHOOSE.cli}\n`);
   if (r.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('story', r.hitMaxLength, '--words')}\n`);
   const s = r.stats;
   process.stderr.write(

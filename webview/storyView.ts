@@ -8,6 +8,9 @@ import type { GeneratedToken, StoryView } from '../extension/protocol';
 import { renderExternalModel } from './externalModel';
 import { barChart } from './charts';
 import { clip, el, fixed3, hint, section, table } from './dom';
+import { STORY_CHOOSE, storyCutNote } from '../extension/windowNotes';
+
+const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 export function renderStory(result: StoryView): Node[] {
   const header = el('header', 'view-header');
@@ -59,7 +62,7 @@ function renderPrompt(result: StoryView): HTMLElement {
       el(
         'p',
         'truncated',
-        `The story so far is longer than the model reads: it continued from the last ${result.promptChars - result.usedFrom} of ${result.promptChars} characters, shown here.`,
+        `${capitalized(storyCutNote(result, result.stats.usedInputTokens) ?? '')}, shown here. ${STORY_CHOOSE.panel}`,
       ),
     );
   }

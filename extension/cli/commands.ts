@@ -180,8 +180,8 @@ const TABLE = [
       },
       {
         synopsis:
-          'summarize FILE.md | FILE FILE... | FOLDER [--sections] [--jsonl] [--section-time-limit SECONDS] [the options above]',
-        note: "A whole document of any length, section by section: Markdown (.md) by heading, code, tables, HTML and front matter left out; plain text in parts of the model's window. Several files or a folder (its .md and .txt files): each in turn; a file that cannot be summarized is said so and the others go on (exit code 1).",
+          'summarize FILE | FILE FILE... | FOLDER [--sections] [--jsonl] [--section-time-limit SECONDS] [the options above]',
+        note: "A whole document of any length, section by section: Markdown (.md) by heading, code, tables, HTML and front matter left out; plain text (any other file, standard input, --text) by paragraphs. Nothing is cut: each section is read in parts of the model's window, and a run of more than a few seconds shows the sections done on standard error. Several files or a folder (its .md and .txt files): each in turn; a file that cannot be summarized is said so and the others go on (exit code 1).",
       },
     ],
     options: [

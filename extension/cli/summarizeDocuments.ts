@@ -1,10 +1,12 @@
 /**
  * `draftsmith summarize FILE... | FOLDER [--sections] [--jsonl] [--section-time-limit SECONDS]`: whole
  * documents, read section by section (engine/systems/sectioned.ts) as Markdown (.md, .markdown, ...)
- * or plain text (anything else), as Summarize Document reads them in the editor.
+ * by heading or plain text (anything else) by paragraphs, as Summarize Document reads them in the
+ * editor: however long, nothing is cut.
  *
  *   one FILE:             the summary of the whole on standard output (with --sections, the outline:
- *                         each heading with its summary line, then the whole's); notes on standard error.
+ *                         each heading with its summary line, then the whole's); notes on standard error,
+ *                         and the sections done of all on standard error while a long one runs.
  *   several, or a FOLDER: each file in turn (a folder's .md, .markdown and .txt files, sub-folders
  *                         included, hidden ones and node_modules left out); with --jsonl one JSON line
  *                         per file on standard output, and a progress bar on standard error.
@@ -15,28 +17,23 @@ import { promises as fs, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { SectionSummary, SummarizeRequest, SummarizeResult, TextOrigin } from '../protocol';
 import { errorMessage, EngineError } from '../engine/errors';
+import { maxLengthNote } from '../engine/systems/lengthLimit';
 import { formatOf, type DocumentFormat } from '../engine/text/markdown';
 import { flag, type Args } from './args';
 import { readTextFile } from './inputText';
-import { progressBar } from './progressBar';
+import { progressBar, workProgress } from './progressBar';
 
 export interface DocumentRunner {
   /** The request for one document, from the command's options. */
   request(text: string, origin: TextOrigin, format: DocumentFormat): SummarizeRequest;
-  /** Runs one request (one engine for every file). */
-  run(request: SummarizeRequest): Promise<SummarizeResult>;
+  /** Runs one request (one engine for every file); `progress` gets the engine's progress messages. */
+  run(request: SummarizeRequest, progress?: (message: string, fraction?: number) => void): Promise<SummarizeResult>;
 }
 
-/** True when the words name a folder or several files, or the document options are given: then summarizeDocuments runs. */
+/** True when the words name files or a folder (not standard input, not --text): then summarizeDocuments runs. */
 export function isDocumentRun(a: Args, words: readonly string[]): boolean {
   if (flag(a, 'text') !== undefined || (words.length === 1 && words[0] === '-')) return false;
-  return (
-    words.length > 1 ||
-    flag(a, 'sections') !== undefined ||
-    flag(a, 'jsonl') !== undefined ||
-    (words.length === 1 && isFolder(words[0])) ||
-    (words.length === 1 && formatOf(words[0]) === 'markdown')
-  );
+  return words.length > 0;
 }
 
 function isFolder(p: string): boolean {
@@ -67,10 +64,20 @@ export function outline(result: SummarizeResult): string {
   const lines: string[] = [];
   for (const s of result.sections ?? []) {
     if (s.level > 0) lines.push(`${'#'.repeat(s.level)} ${s.title}`);
+    else if (s.title) lines.push(`${s.title}:`); // plain text's sections: the lines they span
     lines.push(sectionLine(s), '');
   }
   lines.push(`Summary of the whole: ${result.summary}`);
   return lines.join('\n') + '\n';
+}
+
+/**
+ * What a result read of `text` when it is not all of it (the synopsis reads up to a number of the
+ * model's windows), for standard error; undefined when it read everything.
+ */
+export function cutNote(result: SummarizeResult, text: string): string | undefined {
+  if (!result.truncated) return undefined;
+  return `the model read the first ${result.usedChars} of ${text.length} characters${result.inputLimit ? ` (the limit: ${result.inputLimit} tokens)` : ''}`;
 }
 
 function sectionLine(s: SectionSummary): string {
@@ -100,9 +107,14 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
   for (const [i, file] of files.entries()) {
     bar.update(i, files.length);
     let result: SummarizeResult;
+    let text: string;
+    // One file: its sections done of all while it runs (several: the bar over the files above).
+    const work = single ? workProgress('summarize') : undefined;
     try {
-      const text = await readTextFile(file);
-      result = await runner.run(runner.request(text, 'file', formatOf(file)));
+      text = await readTextFile(file);
+      result = await runner
+        .run(runner.request(text, 'file', formatOf(file)), work?.progress)
+        .finally(() => work?.done());
     } catch (e) {
       if (single) throw e;
       failed++;
@@ -139,12 +151,25 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
       process.stdout.write(sections ? outline(result) : result.summary + '\n');
       if (!single) process.stdout.write('\n');
     }
-    for (const n of result.readNotes ?? []) process.stderr.write(`note: ${single ? '' : `${file}: `}${n}\n`);
-    const s = result.sections ?? [];
-    if (single) {
+    for (const n of [...(result.experimental ? [result.experimental] : []), ...(result.readNotes ?? [])])
+      process.stderr.write(`note: ${single ? '' : `${file}: `}${n}\n`);
+    const cut = cutNote(result, text);
+    if (cut) process.stderr.write(`note: ${single ? '' : `${file}: `}${cut}\n`);
+    if (result.hitMaxLength)
       process.stderr.write(
-        `${s.length} section${s.length === 1 ? '' : 's'} read; the summary of the whole is made from the ${s.filter((x) => x.fedOverall).length} nearest the document's topics` +
+        `note: ${single ? '' : `${file}: `}${maxLengthNote('summary', result.hitMaxLength, '--max-length')}\n`,
+      );
+    const s = result.sections ?? [];
+    if (single && s.length > 0) {
+      const parts = s.reduce((n, x) => n + x.parts, 0);
+      process.stderr.write(
+        `${s.length} section${s.length === 1 ? '' : 's'} read whole in ${parts} part${parts === 1 ? '' : 's'} of at most ${result.inputLimit} tokens (the model's window); ` +
+          `the summary of the whole is made from the ${s.filter((x) => x.fedOverall).length} nearest the document's topics` +
           `${sections ? ' (marked *)' : ''}; ${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
+      );
+    } else if (single) {
+      process.stderr.write(
+        `${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
       );
     }
   }

@@ -27,6 +27,7 @@ import { StreamedInsertion } from './streamedInsertion';
 import { hintInlineOnce } from './inlineProvider';
 import { toPanel } from '../panelViews';
 import { describeModelChoice } from '../modelChoice';
+import { STORY_CHOOSE, storyCutNote } from '../windowNotes';
 
 /** What every story command can end in besides its own success. `text`: what it wrote, which stays. */
 type Unfinished =
@@ -240,10 +241,19 @@ export async function continueStory(
         `first text after ${Math.round(firstText ?? 0)} ms (encode ${Math.round(s.encodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s, ${s.device}, ${s.model}, seed ${result.sampling.seed})`,
     );
     const notices: string[] = [];
-    if (result.truncated) {
-      const message = `Draftsmith: the story so far is longer than the model reads (${s.usedInputTokens} tokens); it continued from the last ${result.promptChars - result.usedFrom} of ${result.promptChars} characters.`;
+    const cut = storyCutNote(result, s.usedInputTokens);
+    if (cut) {
+      const message = `Draftsmith: ${cut}. ${STORY_CHOOSE.editor}`;
       notices.push(message);
-      void vscode.window.showInformationMessage(message);
+      ctx.log.info(`story: ${cut}`);
+      // The part read, as it lies in the document now (the story was written after it).
+      const start = doc.offsetAt(selection.isEmpty ? new vscode.Position(0, 0) : selection.start) + result.usedFrom;
+      const read = new vscode.Range(doc.positionAt(start), doc.positionAt(start + result.usedPrompt.length));
+      // A premise the model wrote first is not in the document before the story: nothing there to select.
+      const buttons = hasPrompt ? [SELECT_WHAT_IT_READ] : [];
+      void vscode.window.showInformationMessage(message, ...buttons).then((choice) => {
+        if (choice === SELECT_WHAT_IT_READ) void selectWhatItRead(ctx, doc, read, result.usedPrompt);
+      });
     }
     reportMaxLength(ctx, 'story', 'story', result.hitMaxLength, MAX_LENGTH_SETTING.story, notices);
     // Once, after the first story written: inline suggestions exist.
@@ -251,6 +261,23 @@ export async function continueStory(
     return { kind: 'inserted', text, premise, result, notices };
   });
   return nothingWritten(outcome);
+}
+
+/** The notification's button that selects the part of the story the model read. */
+export const SELECT_WHAT_IT_READ = 'Select What It Read';
+
+/** Selects `range` in `doc` when it still holds `text` (the writer may have edited since); says so otherwise. */
+async function selectWhatItRead(ctx: Ctx, doc: vscode.TextDocument, range: vscode.Range, text: string): Promise<void> {
+  if (doc.isClosed || doc.getText(range) !== text) {
+    void vscode.window.showInformationMessage(
+      'Draftsmith: the text the story was continued from has changed since, so it cannot be selected.',
+    );
+    return;
+  }
+  const editor = await vscode.window.showTextDocument(doc, { preview: false });
+  editor.selection = new vscode.Selection(range.start, range.end);
+  editor.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  ctx.log.info(`story: selected the ${text.length} characters the model read`);
 }
 
 export async function writePremise(

@@ -24,6 +24,8 @@ export type SummarizeOutcome =
 
 export const EMPTY_MESSAGE = 'Draftsmith: nothing to summarize — the selection (or document) is empty.';
 export const CANCELLED_MESSAGE = 'Draftsmith: summarize cancelled.';
+/** How the writer chooses the part read when the model cannot read it all. */
+export const CHOOSE_PART = 'To summarize another part, select it and run Summarize Document again.';
 
 export const SUMMARIZE: GeneratingCommand<SourceText, 'summarize.model'> = {
   op: 'summarize',
@@ -92,8 +94,8 @@ export function summarize(
     if (result.truncated) {
       const message =
         result.mode === 'extractive' || result.mode === 'synopsis'
-          ? `Draftsmith: the document is longer than the model reads in ${MAX_EXTRACTIVE_WINDOWS} parts; the summary covers its first ${result.usedChars} characters of ${result.source.length}.`
-          : `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part (the limit is the setting draftsmith.maxInputTokens, up to what the model was trained for; the extractive mode, draftsmith.summarize.mode, reads the whole document part by part).`;
+          ? `Draftsmith: the document is longer than the ${result.mode} mode reads in ${MAX_EXTRACTIVE_WINDOWS} parts; the summary covers its first ${result.usedChars} characters of ${result.source.length}. ${CHOOSE_PART}`
+          : `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part (the limit is what the model reads at once; the built-in model, draftsmith.summarize.model, reads the whole document part by part). ${CHOOSE_PART}`;
       notices.push(message);
       void vscode.window.showInformationMessage(message);
     }

@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { describeSkipped, formatOf, readDocument } from '../../extension/engine/text/markdown';
-import { sentenceSpans } from '../../extension/engine/text/reader';
+import { describeSkipped, formatOf, PLAIN_SECTION_CHARS, readDocument } from '../../extension/engine/text/markdown';
+import { lineIndexOf, lineSpans, sentenceSpans } from '../../extension/engine/text/reader';
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
 
@@ -148,6 +148,39 @@ test('plain text is all prose, one section without a heading', () => {
   assert.equal(doc.sections[0].paragraphs.length, 2);
 });
 
+test('long plain text is read in sections at paragraph boundaries, each named by the lines it spans', () => {
+  const paragraph = (n: number) =>
+    `Paragraph ${n} begins here. ${'The river ran on past the mill. '.repeat(60)}`.trim();
+  const paragraphs = Array.from({ length: 40 }, (_, n) => paragraph(n));
+  const text = paragraphs.join('\n\n') + '\n';
+  const doc = readDocument(text, 'plain');
+  assert.ok(doc.sections.length > 5, `${doc.sections.length} sections`);
+  // Every paragraph whole in exactly one section, in order; no section over the limit unless one paragraph is.
+  assert.deepEqual(
+    doc.sections.flatMap((s) => s.paragraphs.map((p) => p.text)),
+    paragraphs,
+  );
+  for (const s of doc.sections) {
+    const chars = s.paragraphs.reduce((n, p) => n + p.end - p.start, 0);
+    assert.ok(chars <= PLAIN_SECTION_CHARS || s.paragraphs.length === 1);
+    assert.equal(s.level, 0);
+  }
+  const second = doc.sections[1];
+  const firstLine = text.slice(0, second.start).split('\n').length;
+  assert.match(second.title, new RegExp(`^Lines ${firstLine}–\\d+$`));
+  assert.ok(text.slice(second.start).startsWith(second.paragraphs[0].text));
+});
+
+test('one paragraph longer than a section is a section of its own, never cut', () => {
+  const huge = 'A sentence about the harbour and its boats. '.repeat(1_000).trim();
+  const text = `A short opening.\n\n${huge}\n\nA short ending.`;
+  const doc = readDocument(text, 'plain');
+  assert.deepEqual(
+    doc.sections.map((s) => s.paragraphs.map((p) => p.text.length)),
+    [[16], [huge.length], [15]],
+  );
+});
+
 test('Markdown is told by the file name or the language id', () => {
   assert.equal(formatOf('docs/README.md'), 'markdown');
   assert.equal(formatOf('markdown'), 'markdown');
@@ -189,6 +222,64 @@ test("property: every prose character is the document's own, and no code, table,
       for (const sec of doc.sections)
         for (const p of sec.paragraphs) assert.ok(p.start >= sec.start && p.end <= sec.end);
     }),
+    { numRuns: RUNS },
+  );
+});
+
+// --- property: plain text in sections by paragraphs loses nothing -----------------------------
+
+/** Any Unicode: astral characters, combining marks, right-to-left and caseless scripts, odd spaces. */
+const anyText = fc.string({ unit: 'grapheme', maxLength: 400 });
+const plainParagraph = fc.oneof(
+  anyText,
+  fc.array(sentence, { minLength: 1, maxLength: 40 }).map((s) => s.join(' ')),
+  fc.array(anyText, { minLength: 1, maxLength: 3 }).map((l) => l.join('\n')),
+);
+const plainBreak = fc.constantFrom('\n\n', '\r\n\r\n', '\n \t\n', '\r\r', '\n\n\n\n');
+
+test('property: plain text in sections loses nothing — the sections tile the text and every non-space character is in one paragraph', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(plainParagraph, plainBreak), { maxLength: 60 }),
+      fc.integer({ min: 1, max: 40 }),
+      (parts, repeat) => {
+        // Repeating the paragraphs makes texts past a few sections.
+        const once = parts.map(([p, b]) => p + b).join('');
+        const text = once.repeat(once.length > 0 ? Math.max(1, Math.floor((repeat * 500) / once.length)) : 1);
+        const doc = readDocument(text, 'plain');
+        // Tiling: from 0 to the end, each section where the last one ended.
+        assert.equal(doc.sections[0].start, 0);
+        assert.equal(doc.sections[doc.sections.length - 1].end, text.length);
+        for (let k = 1; k < doc.sections.length; k++) assert.equal(doc.sections[k].start, doc.sections[k - 1].end);
+        const inParagraph = new Uint8Array(text.length);
+        for (const sec of doc.sections) {
+          for (const p of sec.paragraphs) {
+            // Offsets exact: a paragraph is its text's own span, inside its section.
+            assert.equal(text.slice(p.start, p.end), p.text);
+            assert.ok(p.start >= sec.start && p.end <= sec.end);
+            inParagraph.fill(1, p.start, p.end);
+          }
+          // A section starts at a paragraph: the first one's text, after nothing but white space.
+          if (sec.paragraphs.length > 0) assert.equal(text.slice(sec.start, sec.paragraphs[0].start).trim(), '');
+        }
+        // Nothing lost: every character that is not white space lies in a paragraph of some section.
+        for (let i = 0; i < text.length; i++) if (/\S/.test(text[i])) assert.equal(inParagraph[i], 1, `offset ${i}`);
+        // Each section is named by the lines it spans, as the editor numbers them (\r\n, \r and \n alike).
+        if (doc.sections.length > 1) {
+          const lines = lineSpans(text);
+          for (const sec of doc.sections) {
+            const from = lineIndexOf(lines, sec.paragraphs[0].start) + 1;
+            const to = lineIndexOf(lines, sec.paragraphs[sec.paragraphs.length - 1].end) + 1;
+            assert.equal(sec.title, from === to ? `Line ${from}` : `Lines ${from}–${to}`);
+          }
+        }
+        // And the sections' paragraphs are the text's, in order, each once.
+        assert.deepEqual(
+          doc.sections.flatMap((s) => s.paragraphs),
+          doc.paragraphs,
+        );
+      },
+    ),
     { numRuns: RUNS },
   );
 });

@@ -152,12 +152,13 @@ test('a post without nouns or adjectives gets no candidate and a note that says 
   assert.match(r.notes.join(' '), /no nouns or adjectives.*type a key/i);
 });
 
-test('a very long post is read from its end, and the note says how much', async () => {
+test('a very long post is read from its end, and the note says how much and how to choose the part', async () => {
   const text = `${'The committee discussed the budget for the new library at great length. '.repeat(200)}Do you like the music at the festival?`;
   const r = await run({ text, mappers: ['identity'] });
   assert.equal(r.truncated, true);
   assert.ok(r.usedFrom > 0 && r.usedFrom < text.length);
   assert.match(r.notes[0], /longer than the model reads \(\d+ subwords\): the replies answer its last \d+ characters/);
+  assert.match(r.notes[0], /Select only the part to answer to choose another\.$/);
   assert.ok(r.candidates.length > 0);
   assert.ok(
     r.postKeys.some((k) => k.lemma === 'music' || k.lemma === 'festival'),

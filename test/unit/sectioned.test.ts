@@ -181,3 +181,36 @@ test('10,000 one-line sections are their own summaries: the model never runs', a
   // Only the summary of the whole ran the model, on the first sections' lines.
   assert.equal(model.runs.length, 1);
 });
+
+test('a long plain text is summarized whole, section by section, and its progress moves with every part', async () => {
+  const paragraph = (n: number) =>
+    `Paragraph ${n} tells of the river. The river runs to the sea. Boats use the river. People love the river.`;
+  const text = Array.from({ length: 400 }, (_, n) => paragraph(n)).join('\n\n');
+  const doc = readDocument(text, 'plain');
+  assert.ok(doc.sections.length > 1, `${doc.sections.length} sections`);
+  const model = fakeModel(40);
+  const fractions: number[] = [];
+  const messages: string[] = [];
+  const ctx: RunContext = {
+    progress: (m, f) => {
+      messages.push(m);
+      if (f !== undefined) fractions.push(f);
+    },
+    partial: () => {},
+    checkCancelled: () => {},
+  };
+  const s = await summarizeSections(doc, model, ctx);
+  // Every paragraph reached the model: the last one as much as the first.
+  for (const n of [0, 199, 399])
+    assert.ok(
+      model.runs.some((r) => r.includes(`Paragraph ${n} tells`)),
+      `paragraph ${n}`,
+    );
+  assert.equal(s.sections.length, doc.sections.length);
+  assert.ok(s.sections.every((x) => x.status === 'summarized'));
+  assert.equal(messages.filter((m) => /^Sections done: \d+ \/ \d+$/.test(m)).length, doc.sections.length + 1);
+  // Within a section of several parts the share done still rises, part by part.
+  assert.ok(messages.some((m) => /; in section 1, 1 of \d+ parts$/.test(m)));
+  assert.ok(fractions.length >= s.parts);
+  for (let i = 1; i < fractions.length; i++) assert.ok(fractions[i] >= fractions[i - 1]);
+});

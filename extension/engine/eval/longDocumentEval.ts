@@ -40,7 +40,7 @@ export async function runLongDocumentEval(opts: LongDocumentEvalOptions, log: (m
   for (const [i, p] of used.entries()) {
     const r = await s.run({ op: 'summarize', text: p.source, mode: opts.mode, format: 'plain' }, silentRun);
     whole.push(r.summary);
-    parts += r.sections?.[0]?.parts ?? 1;
+    parts += r.sections?.reduce((n, x) => n + x.parts, 0) ?? 1;
     const cut = p.source.slice(0, s.firstWindowChars(p.source));
     first.push((await s.run({ op: 'summarize', text: cut, mode: opts.mode }, silentRun)).summary);
     lead.push(lead3(p.source));

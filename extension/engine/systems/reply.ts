@@ -415,7 +415,7 @@ export class ReplySystem extends FolderSystem implements System<'reply'> {
     const notes: string[] = [];
     if (truncated)
       notes.push(
-        `The post is longer than the model reads (${m.maxInputTokens} subwords): the replies answer its last ${text.length - usedFrom} characters.`,
+        `The post is longer than the model reads (${m.maxInputTokens} subwords): the replies answer its last ${text.length - usedFrom} characters. ${ask(req.origin)} only the part to answer to choose another.`,
       );
 
     const keys = semanticKeys(read);

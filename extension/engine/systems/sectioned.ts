@@ -182,6 +182,13 @@ export async function summarizeSections(
   const results: (UnitSummary | undefined)[] = [];
   const timedOut = new Set<number>();
   const unreadable = new Map<number, string>();
+  // Per section: how many parts it has, and the index of its first.
+  const partsOf = new Map<number, number>();
+  const firstPartOf = new Map<number, number>();
+  parts.forEach((p, i) => {
+    partsOf.set(p.section, (partsOf.get(p.section) ?? 0) + 1);
+    if (!firstPartOf.has(p.section)) firstPartOf.set(p.section, i);
+  });
   let sectionsDone = 0;
   ctx.progress(`Sections done: 0 / ${withProse}`, 0);
   for (const [i, part] of parts.entries()) {
@@ -214,9 +221,18 @@ export async function summarizeSections(
         results.push(undefined);
       }
     }
+    // The share done counts parts, so that one long section (a plain-text paragraph of a megabyte) moves too.
+    const fraction = ((i + 1) / parts.length) * 0.95;
     if (i + 1 === parts.length || parts[i + 1].section !== part.section) {
       sectionsDone++;
-      ctx.progress(`Sections done: ${sectionsDone} / ${withProse}`, (sectionsDone / withProse) * 0.95);
+      ctx.progress(`Sections done: ${sectionsDone} / ${withProse}`, fraction);
+    } else if ((partsOf.get(part.section) ?? 0) > 1) {
+      const of = partsOf.get(part.section) ?? 0;
+      const done = i + 1 - (firstPartOf.get(part.section) ?? 0);
+      ctx.progress(
+        `Sections done: ${sectionsDone} / ${withProse}; in section ${sectionsDone + 1}, ${done} of ${of} parts`,
+        fraction,
+      );
     }
   }
 

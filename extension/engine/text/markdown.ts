@@ -209,7 +209,61 @@ function inlineText(children: readonly Token[]): string {
     .trim();
 }
 
-/** Reads `text` as Markdown (or, with 'plain', as paragraphs of prose only). */
+/**
+ * A plain-text section holds paragraphs up to about this many characters (UTF-16 units, so that a
+ * text in any script, with or without spaces, is cut alike): plain text has no headings, so its
+ * sections are runs of whole paragraphs, small enough that progress and the panel's list of
+ * sections mean something, large enough that a section holds a few of the model's windows.
+ */
+export const PLAIN_SECTION_CHARS = 6_000;
+
+/**
+ * Plain text in sections by paragraphs, as Markdown is by headings: consecutive paragraphs while
+ * they fit PLAIN_SECTION_CHARS (a longer paragraph is a section alone; it is never cut here). The
+ * sections tile the text: the first starts at 0, each next one where its first paragraph starts,
+ * the last ends at text.length. A title names the lines a section spans ("Lines 12–40"), as the
+ * editor shows them, when there is more than one section.
+ */
+export function plainSections(text: string, paragraphs: readonly Paragraph[]): Section[] {
+  const groups: Paragraph[][] = [];
+  let size = 0;
+  for (const p of paragraphs) {
+    const last = groups[groups.length - 1];
+    if (last && size + (p.end - p.start) <= PLAIN_SECTION_CHARS) {
+      last.push(p);
+      size += p.end - p.start;
+    } else {
+      groups.push([p]);
+      size = p.end - p.start;
+    }
+  }
+  if (groups.length <= 1) return [{ title: '', level: 0, start: 0, end: text.length, paragraphs: [...paragraphs] }];
+  // Line numbers by one walk forward through the text (the checks read a document on every edit: no array of lines).
+  let at = 0;
+  let line = 1;
+  const lineOf = (offset: number) => {
+    for (; at < offset; at++) {
+      const c = text.charCodeAt(at);
+      if (c === 10 || (c === 13 && text.charCodeAt(at + 1) !== 10)) line++;
+    }
+    return line;
+  };
+  return groups.map((g, k) => {
+    const first = g[0];
+    const last = g[g.length - 1];
+    const from = lineOf(first.start);
+    const to = lineOf(last.end);
+    return {
+      title: from === to ? `Line ${from}` : `Lines ${from}–${to}`,
+      level: 0,
+      start: k === 0 ? 0 : first.start,
+      end: k + 1 < groups.length ? groups[k + 1][0].start : text.length,
+      paragraphs: g,
+    };
+  });
+}
+
+/** Reads `text` as Markdown (or, with 'plain', as paragraphs of prose only, in sections by paragraphs). */
 export function readDocument(text: string, format: DocumentFormat): ReadDocument {
   if (format === 'plain') {
     const paragraphs = paragraphSpans(text);
@@ -218,7 +272,7 @@ export function readDocument(text: string, format: DocumentFormat): ReadDocument
       prose: text,
       blocks: paragraphs.map((p) => ({ start: p.start, end: p.end, kind: 'paragraph' })),
       paragraphs,
-      sections: [{ title: '', level: 0, start: 0, end: text.length, paragraphs }],
+      sections: plainSections(text, paragraphs),
       inlineCode: [],
       skipped: { code: 0, table: 0, html: 0, frontMatter: 0 },
       notes: [],

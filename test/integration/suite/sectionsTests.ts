@@ -1,6 +1,7 @@
 /**
  * In-host tests of long Markdown documents: Summarize Document reads every section (code
- * left out) and inserts the summary of the whole as one edit; a Cancel mid-document leaves the
+ * left out) and inserts the summary of the whole as one edit; a long plain text is read whole, in
+ * sections by paragraphs; a Cancel mid-document leaves the
  * document unchanged; Summarize Sections puts one summary line under each heading as one edit that
  * one Undo removes.
  */
@@ -55,6 +56,42 @@ export function sectionsTests(api: DraftsmithApi, sample: string): TestCase[] {
         await vscode.window.showTextDocument(editor.document, { preview: false });
         await vscode.commands.executeCommand('undo');
         assert.equal(editor.document.getText(), original);
+        await closeWithoutSaving(editor.document);
+      },
+    },
+    {
+      name: 'Summarize Document reads a long plain-text document whole, in sections by paragraphs, to its last paragraph',
+      timeoutMs: 300_000,
+      async run() {
+        // Past the 40,000 characters a plain text was once cut at: each paragraph numbered, so the last is known.
+        const paragraphs: string[] = [];
+        for (let i = 1; paragraphs.join('\n\n').length < 90_000; i++)
+          paragraphs.push(`Paragraph ${i} of the report. ${sample.trim().replace(/\s*\n\s*/g, ' ')}`);
+        const text = paragraphs.join('\n\n') + '\n';
+        const editor = await openUntitled(text, 'plaintext');
+        const outcome = await api.summarize(editor);
+        assert.equal(outcome.kind, 'inserted', describe(outcome));
+        if (outcome.kind !== 'inserted') return;
+        const r = outcome.result;
+        assert.equal(r.truncated, false);
+        assert.equal(r.usedChars, text.length);
+        const sections = r.sections ?? [];
+        assert.ok(sections.length > 1, `${sections.length} sections`);
+        // The sections tile the document, at paragraph starts, and every one was read.
+        assert.equal(sections[0].start, 0);
+        assert.equal(sections.at(-1)?.end, text.length);
+        for (const [k, s] of sections.entries()) {
+          if (k > 0) assert.equal(s.start, sections[k - 1].end);
+          assert.match(text.slice(s.start), /^\s*Paragraph \d+ of the report\./);
+          assert.notEqual(s.status, 'no-prose');
+          assert.notEqual(s.status, 'timed-out');
+        }
+        const last = `Paragraph ${paragraphs.length} of the report.`;
+        assert.ok(sections.at(-1)!.start < text.indexOf(last), 'the last paragraph is in the last section');
+        assert.ok(!outcome.notices.some((n) => /read only|first \d+ characters/.test(n)), outcome.notices.join('\n'));
+        const shown = api.progressShown().filter((m) => /^Sections done: \d+ \/ \d+/.test(m));
+        assert.match(shown.at(-1) ?? '', new RegExp(`^Sections done: ${sections.length} / ${sections.length}`));
+        assert.equal(editor.document.getText(), `${text}\n\nSummary: ${outcome.summary}\n`);
         await closeWithoutSaving(editor.document);
       },
     },

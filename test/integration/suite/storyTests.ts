@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DraftsmithApi, PremiseOutcome, StoryOutcome } from '../../../extension/host/api';
 import { StreamedInsertion } from '../../../extension/host/streamedInsertion';
+import { countWords } from '../../../extension/engine/text/words';
 import { closeWithoutSaving, openUntitled, sleep, timedCommand, withSetting } from './helpers';
 import type { TestCase } from './runner';
 
@@ -335,6 +336,29 @@ export function storyTests(api: DraftsmithApi, extensionPath: string): TestCase[
           'the cursor is not after the premise',
         );
         console.log(`    premise: ${premise}`);
+        await closeWithoutSaving(editor.document);
+      },
+    },
+    {
+      name: 'Continue Story on more than the model reads says what it read and how to choose, not only in the log',
+      async run() {
+        await needModel();
+        const long = Array.from({ length: 8 }, () => PROMPT).join(' ');
+        const editor = await storySoFar(long);
+        const outcome = await withSetting('story.words', 8, () => api.continueStory(editor));
+        assert.equal(outcome.kind, 'inserted', describe(outcome));
+        if (outcome.kind !== 'inserted') return;
+        const r = outcome.result;
+        assert.equal(r.truncated, true, 'the prompt fit the model: make it longer');
+        const note = outcome.notices.find((n) => /longer than the model reads/.test(n)) ?? '';
+        const words = countWords(r.usedPrompt);
+        assert.match(
+          note,
+          new RegExp(`its last ${words} words \\(${long.length - r.usedFrom} of ${long.length} characters\\)`),
+        );
+        assert.match(note, /select that passage and run Continue Story again/);
+        // What it read is the end of the story so far, as the note says.
+        assert.ok(long.endsWith(r.usedPrompt));
         await closeWithoutSaving(editor.document);
       },
     },
