@@ -4,6 +4,7 @@
  * "However") needs the one before it; a quotation without its speaker's context, a photo caption or
  * a line without a verb is not a synopsis.
  */
+import { analyseEach } from './nlp';
 
 /** Opening words that point back to what came before: a pronoun, a demonstrative, a connective. */
 const POINTING_WORDS = new Set(
@@ -35,8 +36,9 @@ const WORDS = /[\p{L}\p{M}\p{N}]+/gu;
 const countWords = (t: string) => (t.match(WORDS) ?? []).length;
 
 /**
- * A quotation alone: at least 60 % of its words inside quotation marks ("…," he said.; “…” a person
- * posted on the board.). A quoted name or title inside a sentence ("Corn" is closed) is not one.
+ * A quotation alone: at least 60 % of its words inside quotation marks, or 35 % when it opens with
+ * the quotation ("…," he said.; “…” a person using the name … posted on the board.). A quoted name
+ * or title inside a sentence (The film "Corn" is closed) is not one.
  */
 export function isQuotation(sentence: string): boolean {
   const all = countWords(sentence);
@@ -44,7 +46,8 @@ export function isQuotation(sentence: string): boolean {
   let quoted = 0;
   for (const m of sentence.matchAll(/“[^”]*”?|"[^"]*"?|‘[^’]{12,}’|(?<![\p{L}])'[^']{12,}'(?![\p{L}])/gu))
     quoted += countWords(m[0]);
-  return quoted / all >= 0.6;
+  // One that opens with the quotation is one with less: the attribution after it is what is left.
+  return quoted / all >= (/^\s*["“‘']/u.test(sentence) ? 0.35 : 0.6);
 }
 
 /**
@@ -62,4 +65,16 @@ export function isCaption(sentence: string): boolean {
     return true;
   if (/\b(?:scroll down for video|click here to|pictured (?:above|below|left|right))\b/iu.test(t)) return true;
   return /^[\p{Lu}\p{N}][\p{Lu}\p{N}\s'’.,&-]{2,}:/u.test(t);
+}
+
+/** Whether a sentence has a verb (wink-nlp's part of speech: VERB or AUX): a caption or a heading
+ * ("Pictured, the bridge at dawn") has none. */
+export function hasVerb(sentence: string): boolean {
+  return analyseEach([sentence])[0].tokens.some((t) => t.pos === 'VERB' || t.pos === 'AUX');
+}
+
+/** What the one-sentence synopsis may be: not a quotation alone, not a caption, with a verb, and not
+ * pointing back to a sentence it would be shown without. */
+export function standsAlone(sentence: string): boolean {
+  return !pointsBack(sentence) && !isQuotation(sentence) && !isCaption(sentence) && hasVerb(sentence);
 }
