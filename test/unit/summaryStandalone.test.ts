@@ -147,6 +147,23 @@ test("the default summary is no shorter than Lead-3, the first three sentences' 
   assert.equal(leadWords(article, 1000), article.slice(titleEnd(article)).trim(), 'a short text: all of its body');
 });
 
+test('between two sentences the attention weighs alike, the one about what the whole text is about is chosen', () => {
+  const text =
+    'The city council met on Tuesday evening. ' +
+    'A reporter asked about the weather before the meeting began. ' +
+    'The council voted to build a new library, and the library will open in 2027. ' +
+    'The library will have a cafe, and the council will pay for the library from its budget. ' +
+    'Council members said the library was long overdue.';
+  const tokens = tokensOf(text);
+  const opts: ExtractiveOptions = { ...DEFAULT_EXTRACTIVE, positionWeight: 0, titleWeight: 0, leadSentences: 1 };
+  const central = sentencesOf(text, extractiveSummary(text, tokens, opts).chosen);
+  assert.ok(!central.includes('A reporter asked about the weather before the meeting began.'), central.join(' | '));
+  assert.ok(
+    central.some((s) => s.includes('library')),
+    'a library sentence',
+  );
+});
+
 const weights = (dense: Partial<Record<(typeof DENSE_FEATURES)[number], number>>): SynopsisWeights => ({
   dense: [...DENSE_FEATURES],
   denseWeights: DENSE_FEATURES.map((f) => dense[f] ?? 0),

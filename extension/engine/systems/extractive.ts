@@ -320,10 +320,10 @@ export function addCentrality(
   for (const w of words) for (const x of w) df.set(x, (df.get(x) ?? 0) + 1);
   const central = words.map((w, i) => {
     let c = 0;
-    for (const x of w) c += Math.log(1 + (df.get(x) ?? 1) - 1);
+    for (const x of w) c += Math.log1p((df.get(x) ?? 1) - 1); // ln(1 + the other sentences with x)
     return sentences[i].words > 0 ? c / Math.sqrt(sentences[i].words) : 0;
   });
-  const top = Math.max(0, ...central);
+  const top = central.reduce((m, c) => Math.max(m, c), 0);
   const titleWords = new Set<string>();
   for (const s of sentences) if (s.title) for (const x of contentWords(text.slice(s.start, s.end))) titleWords.add(x);
   sentences.forEach((s, i) => {
