@@ -153,7 +153,9 @@ def second_outlet_pairs(folder, n_test=500):
         target = normalize(SENTENCE_GLUE.sub(r"\1 ", open(summary, encoding="utf-8", errors="replace").read()))
         if len(paragraphs) < 2 or not target:
             continue
-        rows.append({"domain": "bbc", "id": f"bbc-{topic}-{name[:-4]}", "source": "\n\n".join(paragraphs), "target": target})
+        rows.append(
+            {"domain": "bbc", "id": f"bbc-{topic}-{name[:-4]}", "source": "\n\n".join(paragraphs), "target": target}
+        )
     val, _, test = split(rows, n_test, 0, seed=SEED + 2)  # no training part: every article not in test validates
     return val, test
 

@@ -256,7 +256,9 @@ def cmd_finetune(args):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("cmd", choices=["prepare", "prepare-llm", "prepare-gsg", "prepare-bbc", "pretrain", "finetune", "export"])
+    p.add_argument(
+        "cmd", choices=["prepare", "prepare-llm", "prepare-gsg", "prepare-bbc", "pretrain", "finetune", "export"]
+    )
     p.add_argument("--data", default=".data")
     p.add_argument("--bbc", help='prepare-bbc: the "BBC News Summary" folder (News Articles/, Summaries/)')
     p.add_argument("--device", default="auto")
