@@ -212,7 +212,7 @@ async function summarize(a: Args): Promise<number> {
         `note: ${ignored.join(' and ')} ${ignored.length > 1 ? 'apply' : 'applies'} to --mode abstractive only; the ${result.mode} summary writes no tokens\n`,
       );
     process.stderr.write(
-      `${result.mode === 'synopsis' ? '1 sentence chosen by the synopsis scorer (topic-aware attention, position, words)' : `${result.extracted?.length ?? 0} sentences chosen by topic-aware attention`}, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`,
+      `${result.mode === 'synopsis' ? '1 sentence chosen by the synopsis scorer (topic-aware attention, position, words)' : `${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, position and centrality`}, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`,
     );
     process.stderr.write(
       `${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
@@ -458,8 +458,25 @@ function summarizeEvalFlags(
   const redundancy = numberFlag(a, 'redundancy');
   if (redundancy !== undefined && !(redundancy > 0))
     throw new EngineError('bad-request', '--redundancy must be above 0 (1 or more: off)');
+  const centrality = numberFlag(a, 'centrality');
+  if (centrality !== undefined && !(centrality >= 0))
+    throw new EngineError('bad-request', '--centrality must be 0 or more');
+  const titleWeight = numberFlag(a, 'title-weight');
+  if (titleWeight !== undefined && !(titleWeight >= 0))
+    throw new EngineError('bad-request', '--title-weight must be 0 or more');
+  const leadSentences = intFlag(a, 'lead-sentences');
+  if (leadSentences !== undefined && leadSentences < 1)
+    throw new EngineError('bad-request', '--lead-sentences must be at least 1');
+  if (leadSentences !== undefined && ratio !== undefined)
+    throw new EngineError('bad-request', '--lead-sentences and --ratio each set the length: give one');
   const extractive: SummarizeEvalOptions['extractive'] = {};
   if (redundancy !== undefined) extractive.redundancy = redundancy;
+  if (centrality !== undefined) extractive.centralityWeight = centrality;
+  if (titleWeight !== undefined) extractive.titleWeight = titleWeight;
+  if (leadSentences !== undefined) extractive.leadSentences = leadSentences;
+  // A share of the words replaces the first sentences' length.
+  if (ratio !== undefined) extractive.leadSentences = undefined;
+  if (flag(a, 'no-antecedents') !== undefined) extractive.antecedents = false;
   if (aggregation !== undefined) extractive.aggregation = aggregation as Aggregation;
   if (ratio !== undefined) extractive.ratio = ratio;
   if (maxSentences !== undefined) extractive.maxSentences = maxSentences;

@@ -254,7 +254,7 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show] [--mode extractive|abstractive|synopsis|both|all] [--split test|val] [--sweep] [--aggregation sum|mean|sqrt|rank] [--position-weight L] [--ratio R] [--max-sentences N] [--redundancy R] [--offset N] [--domain D ...] [--perplexity]',
+          'eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show] [--mode extractive|abstractive|synopsis|both|all] [--split test|val] [--sweep] [--aggregation sum|mean|sqrt|rank] [--position-weight L] [--centrality M] [--title-weight T] [--lead-sentences N] [--ratio R] [--max-sentences N] [--redundancy R] [--no-antecedents] [--offset N] [--domain D ...] [--perplexity]',
       },
       {
         synopsis: 'eval summarize --long [--data DIR] [--limit N] [--mode extractive|abstractive] [--models DIR]',
@@ -299,10 +299,29 @@ const TABLE = [
         description: "the extractive summary's preference for early sentences (0 or more)",
       },
       {
+        name: 'centrality',
+        kind: 'number',
+        value: 'M',
+        description:
+          "the extractive summary's preference for sentences whose words the rest of the text shares (default 1; 0: none)",
+      },
+      {
+        name: 'title-weight',
+        kind: 'number',
+        value: 'T',
+        description: "the extractive summary's preference for sentences with the title's words (default 1; 0: none)",
+      },
+      {
+        name: 'lead-sentences',
+        kind: 'integer',
+        value: 'N',
+        description: "the extractive summary's length: at least the first N sentences' words (default 3)",
+      },
+      {
         name: 'ratio',
         kind: 'number',
         value: 'R',
-        description: "the extractive summary's share of the source's words (above 0)",
+        description: "the extractive summary's length as a share of the source's words instead (above 0)",
       },
       {
         name: 'max-sentences',
@@ -315,8 +334,12 @@ const TABLE = [
         kind: 'number',
         value: 'R',
         description:
-          'skip a sentence more than this share of whose content words a chosen sentence has (default 0.8; 1: off)',
+          'skip a sentence more than this share of whose content words a chosen sentence has (default 0.4; 1: off)',
       },
+      flag(
+        'no-antecedents',
+        'let the extractive summary take a sentence that points back ("He", "However") without the one before it (the ablation)',
+      ),
       {
         name: 'offset',
         kind: 'integer',

@@ -79,7 +79,7 @@ export function summarize(
     const s = result.stats;
     const work =
       result.mode === 'extractive' || result.mode === 'synopsis'
-        ? `${result.mode}: ${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, encode ${Math.round(s.encodeMs)} ms`
+        ? `${result.mode}: ${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, position and centrality, encode ${Math.round(s.encodeMs)} ms`
         : `encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s`;
     ctx.log.info(
       `summarize: inserted ${result.summary.length} characters in ${Math.round(performance.now() - run.started)} ms from command to insertion ` +

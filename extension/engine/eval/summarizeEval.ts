@@ -18,7 +18,9 @@ import { z } from 'zod';
 import type { AttendedToken, SummarizeMode } from '../../protocol';
 import { EngineError } from '../errors';
 import { silentRun } from '../systems/context';
-import { lead3 } from '../metrics/lead';
+import { lead3, leadWords } from '../metrics/lead';
+import { DEFAULT_BS_SAMPLES, DEFAULT_SEED, pairedBootstrap } from '../metrics/significance';
+import { rougeMetrics } from '../metrics/rougeMetric';
 import { corpusFaithfulness, type FaithfulnessSummary } from '../metrics/faithfulness';
 import { perplexity } from '../metrics/perplexity';
 import { corpusRouge, rougeScores } from '../metrics/rouge';
@@ -26,6 +28,7 @@ import { firstSentence, synopsisCandidates } from '../systems/synopsis';
 import type { SummarizeSystem } from '../systems/summarize';
 import {
   AGGREGATIONS,
+  countWords,
   DEFAULT_EXTRACTIVE,
   extractiveSummary,
   scoreSentences,
@@ -59,12 +62,16 @@ interface Score {
 interface Row {
   name: string;
   scores: Record<string, Score>;
+  /** Each domain's summaries, in the order of its pairs (for the paired tests). */
+  outputs: Record<string, string[]>;
 }
 
 /** news: CNN; tech: Debian package descriptions; dialogue: DialogSum; dailymail: the held-out outlet
- * (Daily Mail articles with LLM-written summaries, an outlet the model never trained on); synopsis:
- * SciTLDR-A (abstract → one-sentence TLDR), from synopsis.<split>.jsonl (draftsmith_train.synopsis prepare). */
-export const SUMMARIZE_DOMAINS = ['news', 'tech', 'dialogue', 'dailymail', 'synopsis'] as const;
+ * (Daily Mail articles with LLM-written summaries, an outlet the model never trained on); bbc: a second
+ * held-out outlet (BBC News articles, title line first, with extractive summaries; draftsmith_train.data
+ * prepare-bbc); synopsis: SciTLDR-A (abstract → one-sentence TLDR), from synopsis.<split>.jsonl
+ * (draftsmith_train.synopsis prepare). */
+export const SUMMARIZE_DOMAINS = ['news', 'tech', 'dialogue', 'dailymail', 'bbc', 'synopsis'] as const;
 export type SummarizeDomain = (typeof SUMMARIZE_DOMAINS)[number];
 
 /** both: abstractive and extractive (as before the synopsis mode); all: the three modes. */
@@ -120,15 +127,12 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
   const mode = opts.mode ?? 'all';
   const ex: ExtractiveOptions = { ...DEFAULT_EXTRACTIVE, ...opts.extractive };
   // A baseline's row: its summary of every pair, scored domain by domain.
-  const baseline = (name: string, summarize: (source: string) => string): Row => {
-    const row: Row = { name, scores: {} };
+  const baseline = (name: string, summarize: (source: string, i: number, domain: string) => string): Row => {
+    const row: Row = { name, scores: {}, outputs: {} };
     for (const [domain, ps] of byDomain) {
       const t0 = performance.now();
-      row.scores[domain] = score(
-        ps.map((p) => summarize(p.source)),
-        ps,
-        t0,
-      );
+      row.outputs[domain] = ps.map((p, i) => summarize(p.source, i, domain));
+      row.scores[domain] = score(row.outputs[domain], ps, t0);
     }
     return row;
   };
@@ -140,8 +144,10 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
         ? ['abstractive', 'extractive']
         : [mode];
   if (modes.includes('synopsis')) rows.push(baseline('First sentence', firstSentence));
-  if (modes.includes('extractive'))
+  if (modes.includes('extractive') && ex.leadSentences === undefined)
     rows.push(baseline(`Lead (same budget: ${budgetName(ex)})`, (source) => leadToBudget(source, ex)));
+  // Each extractive row against Lead-3 and against the lead of its own length, paired by document.
+  const tests: { row: Row; lead: Row }[] = [];
   for (const v of opts.variants) {
     const system = await loadSystem('summarize', singleFolder(v.dir), opts.runtime);
     for (const m of modes) {
@@ -151,7 +157,7 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
           : m === 'synopsis'
             ? `${v.name} synopsis (one sentence, the SciTLDR-trained scorer)`
             : `${v.name} extractive (${ex.aggregation}, λ ${ex.positionWeight}, ${budgetName(ex)}${(ex.redundancy ?? 1) < 1 ? `, redundancy ${ex.redundancy}` : ''})`;
-      const row: Row = { name: label, scores: {} };
+      const row: Row = { name: label, scores: {}, outputs: {} };
       for (const [domain, ps] of byDomain) {
         const t0 = performance.now();
         const preds: string[] = [];
@@ -172,6 +178,7 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
           if ((i + 1) % 25 === 0) log(`${v.name} ${m} ${domain}: ${i + 1}/${ps.length}`);
         }
         row.scores[domain] = score(preds, ps, t0);
+        row.outputs[domain] = preds;
         if (opts.perplexity && m === 'abstractive') {
           row.scores[domain].ppl = (
             await perplexity(
@@ -183,13 +190,72 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
         if (opts.show) preds.slice(0, 3).forEach((s, i) => log(`${m} ${domain} #${i}: ${s}\n   ref: ${ps[i].target}`));
       }
       rows.push(row);
+      if (m === 'extractive') {
+        const lead = baseline(`Lead, same length as ${v.name} extractive (its first words)`, (source, i, domain) =>
+          leadWords(source, countWords(row.outputs[domain][i])),
+        );
+        rows.push(lead);
+        tests.push({ row, lead });
+      }
     }
   }
-  return table(rows, byDomain, split) + faithfulnessTable(rows, byDomain);
+  return table(rows, byDomain, split) + significanceTable(rows[0], tests, byDomain) + faithfulnessTable(rows, byDomain);
 }
 
 const budgetName = (ex: ExtractiveOptions) =>
-  `${Number.isFinite(ex.ratio) ? `${Math.round(ex.ratio * 100)} % of the words, ` : ''}${ex.minWords ? `≥ ${ex.minWords} words, ` : ''}≤ ${ex.maxSentences} sentences`;
+  ex.leadSentences !== undefined
+    ? `the length of the first ${ex.leadSentences} sentences${ex.centralityWeight ? `, centrality ${ex.centralityWeight}` : ''}${ex.titleWeight ? `, title ${ex.titleWeight}` : ''}`
+    : `${Number.isFinite(ex.ratio) ? `${Math.round(ex.ratio * 100)} % of the words, ` : ''}${ex.minWords ? `≥ ${ex.minWords} words, ` : ''}≤ ${ex.maxSentences} sentences`;
+
+/**
+ * Paired bootstrap (sacreBLEU's, 1,000 resamples, seed 12345) of each extractive row against Lead-3
+ * and against the lead of its own length, per domain: the mean over documents of ROUGE-1/2/L F1,
+ * each row's difference and its p-value. Domains with several references per document are left out.
+ */
+function significanceTable(
+  lead3Row: Row,
+  tests: readonly { row: Row; lead: Row }[],
+  byDomain: Map<string, Pair[]>,
+): string {
+  if (tests.length === 0) return '';
+  const metrics = rougeMetrics(['rouge1', 'rouge2', 'rougeL'], { stem: true });
+  const lines = [
+    '',
+    '| summary | against | domain | words (mean) | baseline words | R-1 Δ (p) | R-2 Δ (p) | R-L Δ (p) |',
+    '|---|---|---|---:|---:|---:|---:|---:|',
+  ];
+  const meanWords = (xs: readonly string[]) => xs.reduce((n, x) => n + countWords(x), 0) / Math.max(1, xs.length);
+  for (const { row, lead } of tests) {
+    for (const [domain, ps] of byDomain) {
+      if (ps.some((p) => p.references)) continue;
+      for (const base of [lead3Row, lead]) {
+        const results = pairedBootstrap(
+          [
+            { name: base.name, hyps: base.outputs[domain] },
+            { name: row.name, hyps: row.outputs[domain] },
+          ],
+          [ps.map((p) => p.target)],
+          metrics,
+          { samples: DEFAULT_BS_SAMPLES, seed: DEFAULT_SEED },
+        );
+        const cells = results.map((r) => {
+          const [b, x] = r.systems;
+          const d = x.score - b.score;
+          return `${d >= 0 ? '+' : ''}${d.toFixed(2)} (${(x.pValue ?? 1).toFixed(3)})`;
+        });
+        lines.push(
+          `| ${row.name} | ${base === lead3Row ? 'Lead-3' : 'lead of the same length'} | ${domain} | ${meanWords(row.outputs[domain]).toFixed(1)} | ${meanWords(base.outputs[domain]).toFixed(1)} | ${cells.join(' | ')} |`,
+        );
+      }
+    }
+  }
+  lines.push(
+    '',
+    `Differences in ROUGE F1 points (mean over documents, stemmed); p: paired bootstrap, ${DEFAULT_BS_SAMPLES} resamples, seed ${DEFAULT_SEED} (sacreBLEU's test).`,
+    '',
+  );
+  return lines.join('\n');
+}
 
 /** The first sentences while they fit the word budget of the extractive mode (at least one). */
 export function leadToBudget(source: string, ex: ExtractiveOptions): string {
@@ -400,6 +466,24 @@ async function sweep(
                 .summary,
           );
         }
+      }
+    }
+  }
+  // The default's family: Lead-3's length, the attention's rank, the position prior, centrality and
+  // the title's words, the redundancy filter.
+  for (const positionWeight of [3, 4, 5, 6]) {
+    for (const centralityWeight of [0, 0.75, 1, 1.25]) {
+      for (const redundancy of [1, 0.5, 0.4, 0.3]) {
+        add(
+          `rank, λ ${positionWeight}, centrality ${centralityWeight}, title 1, Lead-3's length${redundancy < 1 ? `, redundancy ${redundancy}` : ''}`,
+          (p) =>
+            extractiveSummary(p.source, attention.get(p) ?? [], {
+              ...DEFAULT_EXTRACTIVE,
+              positionWeight,
+              centralityWeight,
+              redundancy,
+            }).summary,
+        );
       }
     }
   }

@@ -15,6 +15,7 @@ import type { AttendedToken } from '../../protocol';
 import { EngineError } from '../errors';
 import { contentWords, scoreSentences, type ScoredSentence } from './extractive';
 import { wordsOf } from './topicAwareAttention';
+import { standsAlone } from '../text/standalone';
 import { isStopword } from '../text/stopwords';
 
 /** The dense features of a sentence, in the order synopsis.json's `dense` weights follow. */
@@ -148,22 +149,20 @@ export interface Synopsis {
   scores: Map<number, number>;
 }
 
-/** The one sentence the scorer ranks first (ties: the earlier). */
+/**
+ * The sentence the scorer ranks first (ties: the earlier) among those that stand alone
+ * (text/standalone.ts: no quotation alone, caption, verbless line or sentence pointing back; the
+ * title is never a candidate); the scorer's first when none does.
+ */
 export function synopsis(text: string, tokens: readonly AttendedToken[], w: SynopsisWeights): Synopsis {
   const { sentences, candidates } = synopsisCandidates(text, tokens);
   const vocabulary = new Map(w.vocabulary.map((v, j) => [v, j]));
   const scores = new Map<number, number>();
-  let best = -1;
-  let bestScore = -Infinity;
-  for (const c of candidates) {
-    const z = synopsisScore(c, w, vocabulary);
-    scores.set(c.index, z);
-    if (z > bestScore) {
-      best = c.index;
-      bestScore = z;
-    }
-  }
-  const summary = best < 0 ? '' : text.slice(sentences[best].start, sentences[best].end);
+  for (const c of candidates) scores.set(c.index, synopsisScore(c, w, vocabulary));
+  const ranked = candidates.map((c) => c.index).sort((a, b) => (scores.get(b) ?? 0) - (scores.get(a) ?? 0) || a - b);
+  const sentence = (i: number) => text.slice(sentences[i].start, sentences[i].end);
+  const best = ranked.find((i) => standsAlone(sentence(i))) ?? ranked[0] ?? -1;
+  const summary = best < 0 ? '' : sentence(best);
   return { summary, chosen: best, sentences, scores };
 }
 

@@ -131,6 +131,48 @@ def held_out_outlet_pairs(n_test=500, n_val=1347):
     return [pair(r) for r in val], [pair(r) for r in test]
 
 
+SENTENCE_GLUE = re.compile(r'([a-z0-9%)][.!?]["\u201d]?)(?=[A-Z"\u201c])')
+
+
+def second_outlet_pairs(folder, n_test=500):
+    """BBC News articles with extractive reference summaries (the "BBC News Summary" set: Greene & Cunningham's
+    2,225 BBC articles of 2004-05, five topics, each with a summary of its own sentences), a second outlet the
+    shipped model never trained on; evaluation only, research use (the articles are the BBC's). `folder` holds
+    `News Articles/<topic>/NNN.txt` (title line, blank line, paragraphs) and `Summaries/<topic>/NNN.txt`. The
+    source keeps that layout: the title line and the paragraphs, each paragraph's whitespace collapsed. The
+    summaries' sentences are glued ("...$10.9bn.For the full-year..."): a space goes back after each end
+    punctuation followed by a capital. Validation (for choosing settings) and test are disjoint."""
+    rows = []
+    for path in sorted(glob.glob(os.path.join(folder, "News Articles", "*", "*.txt"))):
+        topic, name = path.split(os.sep)[-2:]
+        summary = os.path.join(folder, "Summaries", topic, name)
+        if not os.path.exists(summary):
+            continue
+        text = open(path, encoding="utf-8", errors="replace").read()
+        paragraphs = [normalize(p) for p in re.split(r"\n\s*\n", text) if p.strip()]
+        target = normalize(SENTENCE_GLUE.sub(r"\1 ", open(summary, encoding="utf-8", errors="replace").read()))
+        if len(paragraphs) < 2 or not target:
+            continue
+        rows.append(
+            {"domain": "bbc", "id": f"bbc-{topic}-{name[:-4]}", "source": "\n\n".join(paragraphs), "target": target}
+        )
+    val, _, test = split(rows, n_test, 0, seed=SEED + 2)  # no training part: every article not in test validates
+    return val, test
+
+
+def prepare_second_outlet(out_dir, folder):
+    """Adds the second outlet's rows (domain bbc) to the prepared summarize.{val,test}.jsonl, replacing any there."""
+    val, test = second_outlet_pairs(folder)
+    for part, rows in (("val", val), ("test", test)):
+        path = os.path.join(out_dir, f"summarize.{part}.jsonl")
+        kept = [l for l in open(path) if json.loads(l)["domain"] != "bbc"] if os.path.exists(path) else []
+        with open(path, "w") as f:
+            f.writelines(kept)
+            for r in rows:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    print("bbc pairs val/test:", len(val), len(test))
+
+
 def prepare_llm(out_dir):
     """summarize-llm.{train,val,test}.jsonl beside the prepared pairs (which stay as they are)."""
     parts = llm_news_pairs()
@@ -337,4 +379,8 @@ def prepare(out_dir):
 if __name__ == "__main__":
     import sys
 
-    prepare(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../.data"))
+    # python3 -m draftsmith_train.data [OUT]; python3 -m draftsmith_train.data prepare-bbc OUT FOLDER (needs no torch)
+    if sys.argv[1:2] == ["prepare-bbc"]:
+        prepare_second_outlet(sys.argv[2], sys.argv[3])
+    else:
+        prepare(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../.data"))

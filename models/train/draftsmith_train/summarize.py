@@ -2,6 +2,7 @@
 fine-tune it for summarization with the neural topic model and topic-aware attention, export to ONNX.
 
   python3 -m draftsmith_train.summarize prepare  --data .data
+  python3 -m draftsmith_train.summarize prepare-bbc --data .data --bbc "DIR/BBC News Summary"   # a second held-out outlet
   python3 -m draftsmith_train.summarize pretrain --data .data --minutes 25 --out runs/pretrain.pt
   python3 -m draftsmith_train.summarize finetune --data .data --init runs/pretrain.pt --minutes 40 --out runs/taas.pt
   python3 -m draftsmith_train.summarize export   --ckpt runs/taas.pt --out models/summarize
@@ -255,8 +256,11 @@ def cmd_finetune(args):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("cmd", choices=["prepare", "prepare-llm", "prepare-gsg", "pretrain", "finetune", "export"])
+    p.add_argument(
+        "cmd", choices=["prepare", "prepare-llm", "prepare-gsg", "prepare-bbc", "pretrain", "finetune", "export"]
+    )
     p.add_argument("--data", default=".data")
+    p.add_argument("--bbc", help='prepare-bbc: the "BBC News Summary" folder (News Articles/, Summaries/)')
     p.add_argument("--device", default="auto")
     p.add_argument("--vocab", type=int, default=8000)
     p.add_argument("--out", default="runs/model.pt")
@@ -314,6 +318,7 @@ def main():
         "prepare": cmd_prepare,
         "prepare-llm": lambda a: D.prepare_llm(a.data),
         "prepare-gsg": lambda a: D.prepare_gsg(a.data),
+        "prepare-bbc": lambda a: D.prepare_second_outlet(a.data, a.bbc),
         "pretrain": cmd_pretrain,
         "finetune": cmd_finetune,
     }[args.cmd](args)
