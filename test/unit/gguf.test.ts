@@ -15,7 +15,7 @@ import { Engine } from '../../extension/engine/engine';
 import { CancelledError, EngineError } from '../../extension/engine/errors';
 import type { CausalLm } from '../../extension/engine/hub/causalLm';
 import { chatPromptText } from '../../extension/engine/hub/chatPrompt';
-import { llamaRuntime } from '../../extension/engine/gguf/llamaRuntime';
+import { llamaGpuFor, llamaRuntime } from '../../extension/engine/gguf/llamaRuntime';
 import { openCausalLm } from '../../extension/engine/hub/hubSystems';
 import { PrefixCache } from '../../extension/engine/hub/prefixCache';
 import { transformersJs } from '../../extension/engine/hub/transformersJs';
@@ -238,4 +238,36 @@ test('a GGUF model asked to summarize is refused: the summarizer needs an encode
     engine.run({ op: 'summarize', text: TEXT, model: { kind: 'gguf', file: copy } }),
     (e: unknown) => e instanceof EngineError && e.code === 'bad-model' && /GGUF .*encoder-decoder/.test(e.message),
   );
+});
+
+test("draftsmith.device picks llama.cpp's build: CUDA for cuda, Metal for CoreML's Apple GPU, Vulkan for DirectML and WebGPU, the CPU for cpu", () => {
+  assert.equal(llamaGpuFor('auto'), 'auto');
+  assert.equal(llamaGpuFor('cpu'), false);
+  assert.equal(llamaGpuFor('cuda'), 'cuda');
+  assert.equal(llamaGpuFor('coreml'), 'metal');
+  assert.equal(llamaGpuFor('dml'), 'vulkan');
+  assert.equal(llamaGpuFor('webgpu'), 'vulkan');
+});
+
+test('a GPU build asked for that does not load here falls back to the CPU build with a warning, and the load says which build ran', async (t) => {
+  const lines: { level: string; message: string }[] = [];
+  const lm = await openCausalLm(
+    { kind: 'gguf', file: GGUF },
+    'the test',
+    hub,
+    { device: 'cuda', threads: 1, log: (level, message) => void lines.push({ level, message }) },
+    watch,
+  );
+  t.after(() => lm.opened.model.dispose().then(() => {}));
+  const loaded = lines.find((l) => /^loaded .* with llama\.cpp/.test(l.message));
+  assert.ok(loaded, lines.map((l) => l.message).join('\n'));
+  assert.ok(loaded.message.endsWith(`on ${lm.opened.device}, context 2048 tokens × 1`), loaded.message);
+  if (lm.opened.device === 'cpu')
+    assert.ok(
+      lines.some(
+        (l) => l.level === 'warn' && /llama\.cpp's cuda build does not load here .* run on the CPU/.test(l.message),
+      ),
+      lines.map((l) => l.message).join('\n'),
+    );
+  else assert.equal(lm.opened.device, 'cuda');
 });
