@@ -21,7 +21,7 @@ import { PrefixCache } from '../../extension/engine/hub/prefixCache';
 import { transformersJs } from '../../extension/engine/hub/transformersJs';
 import { NativeCalls } from '../../extension/engine/runtime/onnx';
 import type { StoryResult } from '../../extension/protocol';
-import { fixture, repoRoot } from './helpers';
+import { endOf, fixture, repoRoot, startWorker } from './helpers';
 import { config, tempCache } from './hubTestKit';
 
 const GGUF = fixture('gguf/smollm2-tiny.gguf');
@@ -270,4 +270,20 @@ test('a GPU build asked for that does not load here falls back to the CPU build 
       lines.map((l) => l.message).join('\n'),
     );
   else assert.equal(lm.opened.device, 'cuda');
+});
+
+test("the engine's worker runs a GGUF model, and stops and terminates with llama.cpp loaded", async (t) => {
+  const { until, send, close } = startWorker();
+  try {
+    send({ type: 'configure', config: config({ cacheDir: tempCache(t), offline: true }) });
+    send({
+      type: 'request',
+      id: 1,
+      request: { op: 'story', prompt: TEXT, words: 8, sampling: { seed: 2 }, model: { kind: 'gguf', file: GGUF } },
+    });
+    const end = await until(endOf(1));
+    assert.equal(end.type, 'result', JSON.stringify(end));
+  } finally {
+    await close();
+  }
 });
