@@ -287,3 +287,21 @@ test("the engine's worker runs a GGUF model, and stops and terminates with llama
     await close();
   }
 });
+
+test('an inline suggestion on a GGUF model: the same text gives the same suggestion, read again from the kept prefix', async (t) => {
+  const cfg = config({ cacheDir: tempCache(t), offline: true });
+  const engine = new Engine(cfg, () => {});
+  t.after(() => engine.configure(cfg));
+  const request = {
+    op: 'story' as const,
+    prompt: `${TEXT} The rain`,
+    inline: { sentences: 1, maxWords: 6 },
+    model: { kind: 'gguf' as const, file: GGUF },
+  };
+  const first = (await engine.run(request)) as StoryResult;
+  assert.ok(first.stats.usedInputTokens > 0);
+  const again = (await engine.run(request)) as StoryResult;
+  assert.equal(again.suggestion, first.suggestion);
+  assert.equal(again.continuation, first.continuation);
+  assert.ok((again.wordCount ?? 0) <= 6, `${again.wordCount} words for at most 6`);
+});
