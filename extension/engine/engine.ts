@@ -96,6 +96,7 @@ export function defaultHubConfig(): HubConfig {
 /** A choice's part of a slot's key: each model chosen is loaded (and released) on its own. */
 function choiceKey(choice: ModelChoice | undefined): string {
   if (!choice || choice.kind === 'built-in') return 'built-in';
+  if (choice.kind === 'gguf') return `gguf:${path.resolve(choice.file)}`;
   return choice.kind === 'hub' ? `hub:${choice.id}@${choice.revision ?? 'main'}` : `folder:${path.resolve(choice.dir)}`;
 }
 

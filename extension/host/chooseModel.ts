@@ -1,31 +1,35 @@
 /**
  * Draftsmith: Choose Model…: which model each command with a model setting runs. A quick
  * pick of the commands (MODEL_COMMANDS), then one of the models: the built-in one, the recommended
- * Hub models, a Hub id typed in, or a local folder. The current choice is marked. The choice is
+ * Hub models, the GGUF models already on this computer (Ollama's, LM Studio's, draftsmith.gguf.folders')
+ * for the commands a language model serves, a Hub id typed in, a local folder, or a GGUF file. The current choice is marked. The choice is
  * written to draftsmith.<command>.model: in the workspace's settings when the workspace already sets
  * it (and is trusted: a restricted workspace's value does not count), else in the user's.
  */
 import { existsSync } from 'node:fs';
+import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { pickOne } from './openDialog';
 import type { ModelChoice } from '../protocol';
 import {
   describeModelChoice,
+  MODEL_SETTINGS,
   folderLayout,
   formatModelChoice,
   hubIdProblem,
   parseModelChoice,
   sameModelChoice,
 } from '../modelChoice';
+import { findLocalGgufs, type LocalGguf } from '../engine/public';
 import type { Ctx } from './context';
 import { downloadSize, MODEL_COMMANDS, type ModelCommand, type RecommendedModel } from './recommendedModels';
-import { HUB_OFFLINE_SETTING, readHubConfig, readModelChoice, SECTION } from './settings';
+import { HUB_OFFLINE_SETTING, readGgufFolders, readHubConfig, readModelChoice, SECTION } from './settings';
 
 const TITLE = 'Draftsmith: Choose Model';
 
 interface ModelItem extends vscode.QuickPickItem {
   /** What choosing it does: a model, or a further step. */
-  action: { kind: 'choice'; choice: ModelChoice } | { kind: 'enter-id' } | { kind: 'folder' };
+  action: { kind: 'choice'; choice: ModelChoice } | { kind: 'enter-id' } | { kind: 'folder' } | { kind: 'gguf-file' };
 }
 
 export async function chooseModel(ctx: Ctx): Promise<void> {
@@ -38,6 +42,7 @@ export async function chooseModel(ctx: Ctx): Promise<void> {
   let choice: ModelChoice | undefined;
   if (item.action.kind === 'choice') choice = item.action.choice;
   else if (item.action.kind === 'enter-id') choice = await enterHubId(currentChoice);
+  else if (item.action.kind === 'gguf-file') choice = await chooseGgufFile(command);
   else choice = await chooseFolder(command);
   if (!choice) return;
   await save(ctx, command, choice);
@@ -102,9 +107,24 @@ async function pickModel(
     items.push({
       label: `$(check) ${formatModelChoice(current)}`,
       description: 'current',
-      detail: current.kind === 'hub' ? 'A Hugging Face Hub model' : 'A local model folder',
+      detail:
+        current.kind === 'hub'
+          ? 'A Hugging Face Hub model'
+          : current.kind === 'gguf'
+            ? 'A GGUF model, run with llama.cpp'
+            : 'A local model folder',
       action: { kind: 'choice', choice: current },
     } satisfies ModelItem);
+  }
+  const gguf = MODEL_SETTINGS[systemOf(command)].gguf;
+  // The GGUF models writers already keep, first: nothing to download.
+  const local = gguf ? localGgufs() : [];
+  if (local.length > 0) {
+    items.push({
+      label: 'On this computer: GGUF models, run with llama.cpp',
+      kind: vscode.QuickPickItemKind.Separator,
+    });
+    items.push(...local.map((m) => localItem(m, current)));
   }
   items.push({ label: 'Hugging Face Hub: downloaded once, on first use', kind: vscode.QuickPickItemKind.Separator });
   items.push(...command.recommended.map((m) => recommendedItem(m, current)));
@@ -115,6 +135,12 @@ async function pickModel(
       "Any causal language model on the Hub with ONNX files in transformers.js's layout (owner/name, e.g. Xenova/distilgpt2)",
     action: { kind: 'enter-id' },
   } satisfies ModelItem);
+  if (gguf)
+    items.push({
+      label: 'Choose a GGUF file…',
+      detail: "A .gguf model file, run with llama.cpp (Ollama's and LM Studio's are listed above)",
+      action: { kind: 'gguf-file' },
+    } satisfies ModelItem);
   items.push({
     label: 'Choose a local folder…',
     detail: "A Draftsmith model folder (model.json), or a folder in transformers.js's layout (config.json and onnx/)",
@@ -181,6 +207,46 @@ async function chooseFolder(command: ModelCommand): Promise<ModelChoice | undefi
     return undefined;
   }
   return { kind: 'folder', dir };
+}
+
+/** The system a model setting belongs to ('story' of 'story.model'). */
+const systemOf = (command: ModelCommand) => command.key.split('.')[0] as keyof typeof MODEL_SETTINGS;
+
+const SOURCE_NAMES: Record<LocalGguf['source'], string> = {
+  ollama: 'Ollama',
+  'lm-studio': 'LM Studio',
+  folder: 'draftsmith.gguf.folders',
+};
+
+function localGgufs(): LocalGguf[] {
+  return findLocalGgufs({
+    home: os.homedir(),
+    platform: process.platform,
+    env: process.env,
+    folders: readGgufFolders(),
+  });
+}
+
+function localItem(model: LocalGguf, current: ModelChoice | undefined): ModelItem {
+  const choice: ModelChoice = { kind: 'gguf', file: model.file };
+  const isCurrent = current !== undefined && sameModelChoice(current, choice);
+  return {
+    label: `${isCurrent ? '$(check) ' : ''}${model.name}`,
+    description: `${SOURCE_NAMES[model.source]} · ${downloadSize(model.bytes)}${isCurrent ? ' · current' : ''}`,
+    detail: model.file,
+    action: { kind: 'choice', choice },
+  };
+}
+
+async function chooseGgufFile(command: ModelCommand): Promise<ModelChoice | undefined> {
+  const file = (
+    await pickOne(`${TITLE}: a GGUF model for ${command.label}`, 'Use This Model File', 'file', {
+      // Ollama's blobs have no .gguf name: any file may be chosen, and the engine checks it.
+      filters: { 'GGUF models': ['gguf'], 'All files': ['*'] },
+    })
+  )?.fsPath;
+  if (!file) return undefined;
+  return { kind: 'gguf', file };
 }
 
 async function save(ctx: Ctx, command: ModelCommand, choice: ModelChoice): Promise<void> {

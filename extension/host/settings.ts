@@ -3,6 +3,7 @@
  * default, range and list of values is package.json's (declaredSettings.ts): none is written here.
  */
 import { statSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type {
@@ -109,6 +110,14 @@ export function readHubConfig(storageDir: string): { hub: HubConfig; problem?: s
       problem: endpoint.error,
     };
   return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS, contextTokens } };
+}
+
+/** draftsmith.gguf.folders: more folders Choose Model searches for GGUF files (~ is the home folder). */
+export function readGgufFolders(): string[] {
+  return draftsmith()
+    .list<string>('gguf.folders')
+    .filter((d): d is string => typeof d === 'string' && d.trim() !== '')
+    .map((d) => (d === '~' || d.startsWith('~/') || d.startsWith('~\\') ? path.join(os.homedir(), d.slice(1)) : d));
 }
 
 /** The draftsmith.<system>.model settings (modelChoice.ts MODEL_SETTINGS): the commands whose model the user may choose. */

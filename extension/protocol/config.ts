@@ -57,8 +57,9 @@ export const HubModelId = z
 
 /**
  * The model a request runs: the built-in one (the models folder's), a Hub model (downloaded into
- * the cache on first use), or a local folder (a Draftsmith folder with model.json, or a folder in
- * transformers.js's layout with config.json and onnx/).
+ * the cache on first use), a local folder (a Draftsmith folder with model.json, or a folder in
+ * transformers.js's layout with config.json and onnx/), or a GGUF file run by llama.cpp (one of
+ * Ollama's or LM Studio's, or any other).
  */
 export const ModelChoice = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('built-in') }),
@@ -74,6 +75,7 @@ export const ModelChoice = z.discriminatedUnion('kind', [
       .optional(),
   }),
   z.object({ kind: z.literal('folder'), dir: z.string().min(1) }),
+  z.object({ kind: z.literal('gguf'), file: z.string().min(1) }),
 ]);
 export type ModelChoice = z.infer<typeof ModelChoice>;
 

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type { DraftsmithApi, SummarizeOutcome } from '../../extension/host/api';
 import { closeWithoutSaving, openUntitled, sampleDocument, sleep, waitFor, withSetting } from './suite/helpers';
 import { essayTests } from './suite/essayTests';
+import { ggufTests } from './suite/ggufTests';
 import { hardeningTests } from './suite/hardeningTests';
 import { hubTests } from './suite/hubTests';
 import { hubLayoutTests } from './suite/hubLayoutTests';
@@ -176,6 +177,7 @@ export async function run(): Promise<void> {
     ...replyTests(api, extension.extensionPath),
     // Rewrite Selection with the instruct fixture from a loopback Hub; before Show Insights too.
     ...rewriteTests(api),
+    ...ggufTests(api, extension.extensionPath),
     {
       name: 'Show Insights opens the insights webview panel',
       async run() {

@@ -45,3 +45,7 @@ test('every dependency with an install script is denied it by allowScripts', () 
 test("npm 10 is told not to run onnxruntime-node's download too", () => {
   assert.match(readFileSync(path.join(repoRoot, '.npmrc'), 'utf8'), /^onnxruntime-node-install=skip$/m);
 });
+
+test("npm 10 is told not to run node-llama-cpp's postinstall (it would build llama.cpp from source where no prebuilt binary loads)", () => {
+  assert.match(readFileSync(path.join(repoRoot, '.npmrc'), 'utf8'), /^node-llama-cpp-postinstall=skip$/m);
+});

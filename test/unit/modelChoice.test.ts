@@ -172,3 +172,34 @@ test('the Hub address: http(s) only, always ending in "/", blank is huggingface.
     assert.match(r.error, /^draftsmith\.hub\.endpoint is .* not a web address/);
   }
 });
+
+test('a GGUF file is a model: any existing file by its path (Ollama keeps its files without a .gguf name), and a missing .gguf is named', () => {
+  const files = new Set(['/models/qwen.gguf', path.join(HOME, '.ollama', 'models', 'blobs', 'sha256-ab12')]);
+  const isFile = (p: string) => files.has(p);
+  const choice = parseModelChoice('/models/qwen.gguf', () => false, { isFile });
+  assert.deepEqual(choice, { choice: { kind: 'gguf', file: '/models/qwen.gguf' } });
+  assert.deepEqual(
+    parseModelChoice('~/.ollama/models/blobs/sha256-ab12', () => false, { isFile, home: HOME }),
+    {
+      choice: { kind: 'gguf', file: path.join(HOME, '.ollama', 'models', 'blobs', 'sha256-ab12') },
+    },
+  );
+  // The CLI: relative to the working directory.
+  assert.deepEqual(
+    parseModelChoice('qwen.gguf', () => false, { isFile, cwd: '/models' }),
+    choice,
+  );
+  const missing = parseModelChoice('/models/gone.gguf', () => false, { isFile });
+  assert.ok('error' in missing && missing.error.startsWith('There is no GGUF file at /models/gone.gguf'));
+  const relative = parseModelChoice('qwen.gguf', () => false, { isFile });
+  assert.ok('error' in relative && /relative path; give the file's full path/.test(relative.error));
+  // The setting holds the path, and reads back as the same model.
+  const gguf: ModelChoice = { kind: 'gguf', file: '/models/qwen.gguf' };
+  assert.equal(formatModelChoice(gguf), '/models/qwen.gguf');
+  assert.deepEqual(
+    parseModelChoice(formatModelChoice(gguf), () => false, { isFile }),
+    { choice: gguf },
+  );
+  assert.equal(describeModelChoice(gguf), 'the GGUF model /models/qwen.gguf');
+  assert.ok(sameModelChoice(gguf, { kind: 'gguf', file: '/models/../models/qwen.gguf' }));
+});

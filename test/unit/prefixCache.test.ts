@@ -10,13 +10,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'node:test';
 import type { Dtype } from '../../extension/engine/hub/fileChoice';
-import { openCausalLm, type CausalLm } from '../../extension/engine/hub/hubSystems';
+import { openCausalLm, type CausalLm, type HubCausalLm } from '../../extension/engine/hub/hubSystems';
 import { PrefixCache } from '../../extension/engine/hub/prefixCache';
 import { startLoopbackHub } from './loopbackHub';
 
 const SMOL = 'fixtures/SmolLM2-135M-Instruct';
 
-async function lmFor(t: import('node:test').TestContext, dtype: Dtype): Promise<CausalLm> {
+async function lmFor(t: import('node:test').TestContext, dtype: Dtype): Promise<HubCausalLm> {
   const hub = await startLoopbackHub();
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-prefix-'));
   const lm = await openCausalLm(
@@ -38,7 +38,7 @@ async function lmFor(t: import('node:test').TestContext, dtype: Dtype): Promise<
 const ids = (lm: CausalLm, text: string) => lm.opened.tokenizer.encode(text, { add_special_tokens: false });
 
 /** The log-probs of the token after `state` when it reads `next`. */
-async function nextLogProbs(lm: CausalLm, state: Parameters<CausalLm['step']['run']>[1], next: number) {
+async function nextLogProbs(lm: HubCausalLm, state: Parameters<HubCausalLm['step']['run']>[1], next: number) {
   return (await lm.step.run([next], state)).logProbs;
 }
 

@@ -72,6 +72,7 @@ function keysTheHostReads(): Set<string> {
     hostSettings.readScoreOptions();
     hostSettings.readDecodingGuards();
     hostSettings.readTimeLimitMs();
+    hostSettings.readGgufFolders();
     readInlineOptions();
   } finally {
     resetSettings();

@@ -1,10 +1,10 @@
 /**
  * What an instruct model reads: the command's system prompt and the writer's text as one user turn,
- * through the model's own chat template (tokenizer_config.json's chat_template, rendered by
- * transformers.js's Jinja), ending where the assistant's reply starts. A model without a template
+ * through the model's own chat template (tokenizer_config.json's chat_template, or a GGUF file's
+ * tokenizer.chat_template, rendered by the same Jinja), ending where the assistant's reply starts. A model without a template
  * (a plain language model) reads the text as it is, after its start token where its family needs one.
  */
-import type { TjsTokenizer } from './transformersJs';
+import type { LmTokenizer } from './causalLm';
 
 /** The commands a Hub language model serves, each with what its system prompt asks. */
 export const SYSTEM_PROMPTS = {
@@ -24,7 +24,7 @@ export interface ChatMessage {
 }
 
 /** Whether the tokenizer carries a chat template (an instruct model). */
-export function hasChatTemplate(tokenizer: TjsTokenizer): boolean {
+export function hasChatTemplate(tokenizer: LmTokenizer): boolean {
   const t = tokenizer.chat_template;
   return typeof t === 'string' ? t.length > 0 : !!t && typeof t === 'object';
 }
@@ -33,12 +33,12 @@ export function hasChatTemplate(tokenizer: TjsTokenizer): boolean {
  * The prompt as text, through the chat template with the generation prompt. Some templates refuse a
  * system turn (Gemma's raise "System role not supported"): the system prompt then opens the user turn.
  */
-export function chatPromptText(tokenizer: TjsTokenizer, command: PromptCommand, user: string): string {
+export function chatPromptText(tokenizer: LmTokenizer, command: PromptCommand, user: string): string {
   return chatText(tokenizer, SYSTEM_PROMPTS[command], user);
 }
 
 /** A system prompt and a user turn through the chat template, with the generation prompt. */
-export function chatText(tokenizer: TjsTokenizer, system: string, user: string): string {
+export function chatText(tokenizer: LmTokenizer, system: string, user: string): string {
   const render = (messages: ChatMessage[]) =>
     tokenizer.apply_chat_template(messages, { tokenize: false, add_generation_prompt: true }) as string;
   try {
@@ -52,6 +52,6 @@ export function chatText(tokenizer: TjsTokenizer, system: string, user: string):
 }
 
 /** The ids of a chat prompt: the template writes the special tokens as text, so none is added again. */
-export function chatPromptIds(tokenizer: TjsTokenizer, command: PromptCommand, user: string): number[] {
+export function chatPromptIds(tokenizer: LmTokenizer, command: PromptCommand, user: string): number[] {
   return tokenizer.encode(chatPromptText(tokenizer, command, user), { add_special_tokens: false });
 }

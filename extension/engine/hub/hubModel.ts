@@ -45,7 +45,10 @@ export interface LoadWatch {
   isCancelled(): boolean;
 }
 
-export type ExternalChoice = Extract<ModelChoice, { kind: 'hub' | 'folder' }>;
+/** A model the user chose in place of a built-in one: a Hub id, a folder, or a GGUF file. */
+export type ExternalChoice = Exclude<ModelChoice, { kind: 'built-in' }>;
+/** The choices transformers.js opens: a Hub id or a folder in its layout. */
+export type TjsChoice = Extract<ExternalChoice, { kind: 'hub' | 'folder' }>;
 
 export interface OpenOptions {
   /** A data type to take first where the repository has it (otherwise fileChoice's order). */
@@ -58,7 +61,7 @@ export interface OpenedHubModel {
   model: TjsModel;
   /** The Hub id or the folder, as the user named it. */
   id: string;
-  source: ExternalChoice['kind'];
+  source: TjsChoice['kind'];
   /** config.json's model_type. */
   architecture: string;
   /** The local folder (a folder choice) or the cache folder it was downloaded into. */
@@ -75,11 +78,13 @@ export function cacheFolder(hub: HubConfig, id: string, revision?: string): stri
   return revision && revision !== 'main' ? path.join(hub.cacheDir, id, revision) : path.join(hub.cacheDir, id);
 }
 
-/** A Hub id or a folder, for messages. */
+/** A Hub id, a folder or a GGUF file, for messages. */
 export function choiceLabel(choice: ExternalChoice): string {
   return choice.kind === 'hub'
     ? choice.id + (choice.revision && choice.revision !== 'main' ? `@${choice.revision}` : '')
-    : choice.dir;
+    : choice.kind === 'gguf'
+      ? choice.file
+      : choice.dir;
 }
 
 /** The error a failed step of the download means to the user. */
@@ -185,7 +190,7 @@ interface Prepared {
  * folder's own files, with no request; else the Hub's, kept for next time.
  */
 async function hubListing(
-  choice: Extract<ExternalChoice, { kind: 'hub' }>,
+  choice: Extract<TjsChoice, { kind: 'hub' }>,
   kind: HubModelKind,
   device: 'cpu' | 'cuda',
   dir: string,
@@ -225,7 +230,7 @@ const offlineError = (label: string, hub: HubConfig) =>
  * reported before the download starts.
  */
 async function prepareHubModel(
-  choice: Extract<ExternalChoice, { kind: 'hub' }>,
+  choice: Extract<TjsChoice, { kind: 'hub' }>,
   kind: HubModelKind,
   what: string,
   hub: HubConfig,
@@ -314,8 +319,14 @@ export async function openHubModel(
   watch: LoadWatch,
   options: OpenOptions = {},
 ): Promise<OpenedHubModel> {
-  const tjs = transformersJs(runtime.calls ?? new NativeCalls());
   const label = choiceLabel(choice);
+  // llama.cpp runs decoder-only language models; an encoder-decoder or an encoder needs transformers.js's layout.
+  if (choice.kind === 'gguf')
+    throw new EngineError(
+      'bad-model',
+      `${label} is a GGUF model (a language model llama.cpp runs); ${what} needs ${KIND_WORDS[kind].needs} in transformers.js's layout.`,
+    );
+  const tjs = transformersJs(runtime.calls ?? new NativeCalls());
   const check = () => {
     if (watch.isCancelled()) throw new CancelledError();
   };

@@ -4,10 +4,12 @@
  * context), how it describes itself, what the panel is told about it, and its release.
  */
 import type { ExternalModel, HubConfig } from '../../protocol';
+import { openGgufLm, type GgufOpenOptions } from '../gguf/ggufModel';
 import { EngineError } from '../errors';
 import type { Session } from '../runtime/onnx';
 import type { RuntimeOptions } from '../systems/context';
 import type { SystemDescription } from '../systems/system';
+import { DEFAULT_CONTEXT_CAP, type CausalLm, type OpenedLm } from './causalLm';
 import { CausalStepModel } from './causalStep';
 import { hasChatTemplate } from './chatPrompt';
 import { endTokensOf, neverInText } from './endTokens';
@@ -26,12 +28,7 @@ export function configNumber(config: Record<string, unknown>, ...keys: string[])
 /** The graphs transformers.js opened for the model, by its session names. */
 const sessionsOf = (opened: OpenedHubModel): Record<string, Session> => tjsSessions(opened.model);
 
-/**
- * The longest prompt plus output we let a Hub model read, whatever its config allows (Qwen2.5 says
- * 32k): the cache grows with every token read, so the cap bounds memory; a longer text is cut, and
- * the result says so.
- */
-export const DEFAULT_CONTEXT_CAP = 4096;
+export { DEFAULT_CONTEXT_CAP } from './causalLm';
 
 /** Builds on an opened model; a failure releases it (its sessions hold the weights). */
 async function building<T>(opened: OpenedHubModel, build: () => T): Promise<T> {
@@ -46,37 +43,56 @@ async function building<T>(opened: OpenedHubModel, build: () => T): Promise<T> {
 /** What every Hub system's load takes: the model chosen, the Hub's and the runtime's settings, and who watches the download. */
 export type HubLoad = [choice: ExternalChoice, hub: HubConfig, runtime: RuntimeOptions, watch: LoadWatch];
 
-export interface CausalLm {
+export type { CausalLm } from './causalLm';
+
+/** A causal LM that transformers.js opened: its graph as our step model, its family's layout. */
+export interface HubCausalLm extends CausalLm {
   opened: OpenedHubModel;
   step: CausalStepModel;
   layout: CausalLayout;
-  /** The longest text (prompt + continuation) the model reads, in tokens: its own limit or the cap, the smaller. */
-  contextTokens: number;
-  /** Whether contextTokens is the cap (draftsmith.hub.contextTokens) rather than the model's own limit. */
-  contextCapped: boolean;
-  /** The start token a plain prompt begins with, where the family needs one and it is not an end token. */
-  bos: number | undefined;
-  /** The end token the loops stop on (the first of `ends`). */
-  eos: number;
-  /** Every end token (config.json, generation_config.json, the tokenizer). */
-  ends: readonly number[];
-  /** Tokens no text contains (start, padding), never an end token. */
-  banned: number[];
-  /** An instruct model: its prompts go through its chat template. */
-  chat: boolean;
-  /** Its own sampling settings (generation_config.json), where it has them. */
-  sampling: ReturnType<typeof modelSamplingDefaults>;
 }
 
-export async function openCausalLm(
+/**
+ * The causal LM `choice` names: a GGUF file through llama.cpp (gguf/ggufModel.ts), or a Hub model
+ * or folder through transformers.js. `options.rows`: the rows the command decodes at once (beams).
+ */
+export function openCausalLm(
+  choice: Extract<ExternalChoice, { kind: 'hub' | 'folder' }>,
+  what: string,
+  hub: HubConfig,
+  runtime: RuntimeOptions,
+  watch: LoadWatch,
+  options?: OpenOptions & GgufOpenOptions,
+): Promise<HubCausalLm>;
+export function openCausalLm(
   choice: ExternalChoice,
   what: string,
   hub: HubConfig,
   runtime: RuntimeOptions,
   watch: LoadWatch,
-  options: OpenOptions = {},
+  options?: OpenOptions & GgufOpenOptions,
+): Promise<CausalLm>;
+export function openCausalLm(
+  choice: ExternalChoice,
+  what: string,
+  hub: HubConfig,
+  runtime: RuntimeOptions,
+  watch: LoadWatch,
+  options: OpenOptions & GgufOpenOptions = {},
 ): Promise<CausalLm> {
-  const opened = await openHubModel(choice, 'causal-lm', what, hub, runtime, watch, options);
+  if (choice.kind === 'gguf') return openGgufLm(choice, what, hub, runtime, watch, options);
+  return openHubCausalLm(choice, what, hub, runtime, watch, options);
+}
+
+async function openHubCausalLm(
+  choice: Extract<ExternalChoice, { kind: 'hub' | 'folder' }>,
+  what: string,
+  hub: HubConfig,
+  runtime: RuntimeOptions,
+  watch: LoadWatch,
+  options: OpenOptions,
+): Promise<HubCausalLm> {
+  const opened = await openHubModel(choice, 'causal-lm', what, hub, runtime, watch, { prefer: options.prefer });
   return building(opened, () => {
     const config = opened.model.config;
     const { step, layout, ends } = causalStepOf(opened);
@@ -171,11 +187,11 @@ export async function openSeq2seq(
   });
 }
 
-export function describeOpened(system: string, o: OpenedHubModel): SystemDescription {
+export function describeOpened(system: string, o: OpenedLm): SystemDescription {
   return {
     system,
     name: o.id,
-    description: `${o.architecture} (${o.dtype}) run with transformers.js`,
+    description: `${o.architecture} (${o.dtype}) run with ${o.source === 'gguf' ? 'llama.cpp' : 'transformers.js'}`,
     architecture: o.architecture,
     dir: o.dir,
     device: o.device,
@@ -183,13 +199,18 @@ export function describeOpened(system: string, o: OpenedHubModel): SystemDescrip
 }
 
 /** What a result says about the model: `what` it is ("A summarizer") and what the panel cannot show for it. */
-export function externalModel(o: OpenedHubModel, what: string, cannot: string): ExternalModel {
-  const from = o.source === 'hub' ? 'from the Hub' : "in transformers.js's layout";
+export function externalModel(o: OpenedLm, what: string, cannot: string): ExternalModel {
+  const from =
+    o.source === 'hub'
+      ? 'from the Hub'
+      : o.source === 'gguf'
+        ? 'from a GGUF file (llama.cpp)'
+        : "in transformers.js's layout";
   return { id: o.id, architecture: o.architecture, note: `${what} ${from}: ${cannot}` };
 }
 
 /** A system's dispose(): the model's sessions released once (through the engine's gate, hub/transformersJs.ts). */
-export function releaseOpened(o: OpenedHubModel): () => Promise<void> {
+export function releaseOpened(o: OpenedLm): () => Promise<void> {
   let released = false;
   return async () => {
     if (released) return;
@@ -202,7 +223,7 @@ export function releaseOpened(o: OpenedHubModel): () => Promise<void> {
  * What the Hub systems share: the opened model, its release once, its description, and what the
  * panel is told it cannot show (`what` it is, and `cannot`: the insights the built-in model has).
  */
-export abstract class HubSystemBase<L extends { opened: OpenedHubModel }> {
+export abstract class HubSystemBase<L extends { opened: OpenedLm }> {
   readonly dispose: () => Promise<void>;
 
   protected constructor(

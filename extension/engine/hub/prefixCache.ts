@@ -6,18 +6,19 @@
  * the tokens after the common beginning cost a fraction of that.
  *
  * The cached state is never changed in place (the step model returns new tensors, and a cut is a
- * copy), so a state handed out stays valid while the next request replaces the cache. Reading the
+ * copy; llama.cpp's states are token lists over its own cache), so a state handed out stays valid
+ * while the next request replaces the cache. Reading the
  * same prompt again gives the very same state, so a seed writes the same text; a prompt that shares
  * only a beginning is read in other chunks than a fresh read, which changes the last bits of the
  * logits, not the text's distribution.
  */
-import type { CausalState, CausalStepModel } from './causalStep';
+import type { CausalSteps } from './causalLm';
 
-export class PrefixCache {
+export class PrefixCache<S = unknown> {
   private ids: readonly number[] = [];
-  private state: CausalState | undefined;
+  private state: S | undefined;
 
-  constructor(private readonly step: CausalStepModel) {}
+  constructor(private readonly step: CausalSteps<S>) {}
 
   /** How many tokens of `ids` the last read shares from its start. */
   private shared(ids: readonly number[]): number {
@@ -31,7 +32,7 @@ export class PrefixCache {
    * The cache after `ids`: what the last read shares with them, then the rest through the model.
    * `reused` is how many tokens were not read again.
    */
-  async read(ids: readonly number[]): Promise<{ state: CausalState; reused: number }> {
+  async read(ids: readonly number[]): Promise<{ state: S; reused: number }> {
     const reused = this.state ? this.shared(ids) : 0;
     let state = reused > 0 ? this.step.truncate(this.state!, reused) : this.step.initial();
     if (ids.length > reused) state = (await this.step.run(ids.slice(reused), state)).state;

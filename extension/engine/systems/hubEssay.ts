@@ -47,7 +47,10 @@ export class HubEssaySystem extends HubSystemBase<CausalLm> implements System<'e
   }
 
   static async load(...[choice, hub, runtime, watch]: HubLoad): Promise<HubEssaySystem> {
-    return new HubEssaySystem(await openCausalLm(choice, 'Expand Topic Words into Essay', hub, runtime, watch));
+    // A GGUF model keeps one llama.cpp sequence per beam (hub/causalLm.ts); more beams share them.
+    return new HubEssaySystem(
+      await openCausalLm(choice, 'Expand Topic Words into Essay', hub, runtime, watch, { rows: DEFAULTS.beamSize }),
+    );
   }
 
   private encode(text: string): number[] {

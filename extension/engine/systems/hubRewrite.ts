@@ -14,7 +14,7 @@ import { EngineError } from '../errors';
 import { chatText } from '../hub/chatPrompt';
 import { HubSystemBase, openCausalLm, type CausalLm, type HubLoad } from '../hub/hubSystems';
 import { REWRITE_SYSTEM_PROMPT, rewritePreset, rewriteUserTurn } from '../hub/rewritePresets';
-import type { TjsTokenizer } from '../hub/transformersJs';
+import type { LmTokenizer } from '../hub/causalLm';
 import type { InputTask } from '../text/origin';
 import { ask, checkReadable, whereText } from '../text/origin';
 import { wordChanges } from '../text/wordDiff';
@@ -38,7 +38,7 @@ export const NEEDS_INSTRUCT_MODEL =
   '(draftsmith.rewrite.model), or give --model on the command line.';
 
 /** The prompt as text: the rewrite's system prompt, then the instruction and the text as the user's turn. */
-export function rewritePromptText(tokenizer: TjsTokenizer, instruction: string, text: string): string {
+export function rewritePromptText(tokenizer: LmTokenizer, instruction: string, text: string): string {
   return chatText(tokenizer, REWRITE_SYSTEM_PROMPT, rewriteUserTurn(instruction, text));
 }
 

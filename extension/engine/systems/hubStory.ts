@@ -17,7 +17,6 @@ import type {
 import { topKSample, type TopKOptions } from '../decode/sampling';
 import type { DecodeHooks, Hypothesis } from '../decode/types';
 import { EngineError } from '../errors';
-import type { CausalState } from '../hub/causalStep';
 import { chatPromptIds } from '../hub/chatPrompt';
 import { mergeSamplingDefaults } from '../hub/generationDefaults';
 import { HubSystemBase, openCausalLm, type CausalLm, type HubLoad } from '../hub/hubSystems';
@@ -119,7 +118,7 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
    * The prompt through the model: the cache after all but its last token, which the sampler feeds
    * first. A plain prompt gets the family's start token; a chat prompt has its own.
    */
-  private async prefill(ids: readonly number[], chat = false): Promise<{ state: CausalState; first: number }> {
+  private async prefill(ids: readonly number[], chat = false): Promise<{ state: unknown; first: number }> {
     const start = this.lm.bos !== undefined && !chat ? [this.lm.bos, ...ids] : [...ids];
     if (start.length === 0) start.push(this.lm.eos); // an empty prompt: the model's text start
     if (start.length === 1) return { state: this.lm.step.initial(), first: start[0] };
@@ -313,7 +312,7 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
    * ends, when it may, and what each step may write.
    */
   private sample(
-    state: CausalState,
+    state: unknown,
     first: number,
     sampling: StoryResult['sampling'],
     maxLength: number,
