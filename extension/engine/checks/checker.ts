@@ -27,7 +27,7 @@ import {
   type RuleSetting,
   type Severity,
 } from './rules';
-import { DEFAULT_DIALECT, type Dialect } from './cspellDictionaries';
+import { DEFAULT_DIALECT, type Dialect } from './dialects';
 import { SpellChecker, WordSet } from './spelling';
 import { StyleChecker, type StyleFinding } from './style';
 

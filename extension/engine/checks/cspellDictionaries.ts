@@ -11,11 +11,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { convertToBTrie } from 'cspell-trie-lib';
-
-/** The English dialects, as Harper names them (harper.ts maps them to harper.js's Dialect numbers). */
-export const DIALECTS = ['American', 'British', 'Canadian', 'Australian'] as const;
-export type Dialect = (typeof DIALECTS)[number];
-export const DEFAULT_DIALECT: Dialect = 'American';
+import type { Dialect } from './dialects';
 
 export interface DictionarySpec {
   /** A short name (also the compiled file's name). */

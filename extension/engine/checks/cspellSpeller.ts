@@ -14,13 +14,8 @@ import {
   createSpellingDictionaryFromTrieFile,
   type SpellingDictionary,
 } from 'cspell-dictionary';
-import {
-  DEFAULT_DIALECT,
-  dictionariesFor,
-  readDictionaryData,
-  type Dialect,
-  type DictionarySpec,
-} from './cspellDictionaries';
+import { dictionariesFor, readDictionaryData, type DictionarySpec } from './cspellDictionaries';
+import { DEFAULT_DIALECT, type Dialect } from './dialects';
 
 const loaded = new Map<string, SpellingDictionary>();
 

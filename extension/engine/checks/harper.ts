@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Dialect } from './cspellDictionaries';
+import type { Dialect } from './dialects';
 import { HARPER_ALWAYS_OFF } from './rules';
 
 /** harper.js's Dialect enum. */

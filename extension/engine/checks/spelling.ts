@@ -16,7 +16,7 @@
  * a second on a long unknown word, which a check as you type cannot afford.
  */
 import type { Speller } from '../metrics/nonwords';
-import { DEFAULT_DIALECT, DIALECTS, type Dialect } from './cspellDictionaries';
+import { DEFAULT_DIALECT, DIALECTS, type Dialect } from './dialects';
 import { CspellSpeller } from './cspellSpeller';
 import { EDGE, isCodeRun, isTechnicalWord } from './technicalTokens';
 
