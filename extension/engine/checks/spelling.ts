@@ -63,7 +63,7 @@ export class SpellChecker {
   private readonly suggestions = new Map<string, string[]>();
 
   constructor(
-    private speller: Speller = new CspellSpeller(),
+    private speller: Speller & { inLanguage?(word: string): boolean } = new CspellSpeller(),
     private words: WordSet = new WordSet(),
   ) {}
 
@@ -86,6 +86,11 @@ export class SpellChecker {
       this.verdicts.set(word, v);
     }
     return v;
+  }
+
+  /** Whether a suggestion is a word: the dialect's dictionary alone when the speller has one (a tenth of the lookups). */
+  private word(candidate: string): boolean {
+    return this.speller.inLanguage ? this.speller.inLanguage(candidate) : this.known(candidate);
   }
 
   /** Whether the dictionary (or the personal one) takes `word` as written (hunspell takes "The" for "the", not "paris" for "Paris"). */
@@ -140,7 +145,7 @@ export class SpellChecker {
       if (c.length === 0 || c === lower) return;
       const prev = scored.get(c);
       if (prev !== undefined && prev <= score) return;
-      const ok = c.includes(' ') ? c.split(' ').every((p) => p.length > 0 && this.known(p)) : this.known(c);
+      const ok = c.includes(' ') ? c.split(' ').every((p) => p.length > 0 && this.word(p)) : this.word(c);
       if (ok) scored.set(c, score);
     };
     const letters = 'abcdefghijklmnopqrstuvwxyz';
