@@ -75,14 +75,4 @@ export class CspellSpeller {
       this.terms.some((d) => d.has(w, { ignoreCase: true })) || this.names.some((d) => d.has(w, { ignoreCase: false }))
     );
   }
-
-  /** Whether only the language dictionary of another dialect (of `others`) knows `word` ("colour" under American). */
-  otherDialect(word: string, others: readonly Dialect[]): Dialect | undefined {
-    for (const d of others) {
-      if (d === this.dialect) continue;
-      const spec = dictionariesFor(d).find((s) => s.dialect === d);
-      if (spec && load(spec).has(word, { ignoreCase: false })) return d;
-    }
-    return undefined;
-  }
 }

@@ -16,7 +16,7 @@
  * a second on a long unknown word, which a check as you type cannot afford.
  */
 import type { Speller } from '../metrics/nonwords';
-import { DEFAULT_DIALECT, DIALECTS, type Dialect } from './dialects';
+import type { Dialect } from './dialects';
 import { CspellSpeller } from './cspellSpeller';
 import { EDGE, isCodeRun, isTechnicalWord } from './technicalTokens';
 
@@ -73,7 +73,8 @@ export class SpellChecker {
 
   /** The dictionaries of `dialect` (the verdicts so far were the old dialect's). */
   setDialect(dialect: Dialect): void {
-    this.speller = new CspellSpeller(dialect, acceptedBeside(dialect));
+    // Only the dialect's own spellings: docs/checks.md measures accepting British ones under American.
+    this.speller = new CspellSpeller(dialect);
     this.verdicts.clear();
     this.suggestions.clear();
   }
@@ -174,9 +175,4 @@ export class SpellChecker {
     this.suggestions.set(word, ranked);
     return ranked;
   }
-}
-
-/** The dialects whose spellings are known besides `dialect`'s own (see docs/checks.md for the measurement). */
-export function acceptedBeside(dialect: Dialect): Dialect[] {
-  return dialect === DEFAULT_DIALECT ? [] : DIALECTS.filter((d) => d === dialect);
 }
