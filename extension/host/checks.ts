@@ -14,6 +14,7 @@ import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  addToCspellWords,
   addToDictionary,
   checkerModule,
   checkOptionsModule as optionsModule,
@@ -346,13 +347,7 @@ export class ProseChecks implements vscode.Disposable {
       places.push({
         label: 'Code Spell Checker’s words',
         description: 'cSpell.words in the workspace settings',
-        write: async () => {
-          const cspell = vscode.workspace.getConfiguration('cSpell', folder.uri);
-          const words = cspell.get<unknown>('words');
-          const list = Array.isArray(words) ? words.filter((w): w is string => typeof w === 'string') : [];
-          if (!list.includes(word))
-            await cspell.update('words', [...list, word], vscode.ConfigurationTarget.WorkspaceFolder);
-        },
+        write: () => addToCspellWords(path.join(folder.uri.fsPath, '.vscode', 'settings.json'), word),
       });
     const place =
       places.length === 1

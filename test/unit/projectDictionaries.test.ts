@@ -4,9 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { projectWords, usesCodeSpellChecker, valeAcceptWords } from '../../extension/engine/checks/projectDictionaries';
+import {
+  addToCspellWords,
+  projectWords,
+  usesCodeSpellChecker,
+  valeAcceptWords,
+} from '../../extension/engine/checks/projectDictionaries';
 import { repoRoot, tempDir } from './helpers';
 
 function project(): { root: string; file: string } {
@@ -92,4 +97,20 @@ test('draftsmith check knows the project’s words, and --dialect picks the Engl
   const b = cli([british, '--dialect', 'British']);
   assert.equal(b.status, 0, b.stdout + b.stderr);
   assert.equal(cli([british, '--dialect', 'Klingon']).status, 2);
+});
+
+test('Add to Dictionary into cSpell.words keeps the settings file’s comments and other settings', () => {
+  const { root, file } = project();
+  const settings = path.join(root, '.vscode', 'settings.json');
+  addToCspellWords(settings, 'nanochat');
+  addToCspellWords(settings, 'nanochat');
+  const text = readFileSync(settings, 'utf8');
+  assert.match(text, /\/\/ the team’s words/);
+  assert.match(text, /"cSpell.ignoreWords"/);
+  assert.equal(text.match(/nanochat/g)?.length, 1);
+  assert.ok(projectWords(file, root).words.includes('nanochat'));
+  const fresh = path.join(tempDir('cspell-new'), '.vscode', 'settings.json');
+  addToCspellWords(fresh, 'mecab');
+  assert.deepEqual(JSON.parse(readFileSync(fresh, 'utf8')), { 'cSpell.words': ['mecab'] });
+  assert.throws(() => addToCspellWords(fresh, 'two words'));
 });

@@ -9,13 +9,13 @@
  *
  * A file that cannot be read or parsed adds nothing (the check goes on); what is read is zod-checked.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 // Its ESM build: the UMD one, which "main" names, requires files esbuild cannot see.
-import { parse as parseJsonc } from 'jsonc-parser/lib/esm/main';
+import { applyEdits, modify, parse as parseJsonc } from 'jsonc-parser/lib/esm/main';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { parseDictionary } from './dictionary';
+import { isDictionaryWord, parseDictionary } from './dictionary';
 
 export const CSPELL_CONFIG_FILES = [
   'cspell.json',
@@ -170,4 +170,23 @@ export function gitRoot(dir: string): string | undefined {
     if (up === d) return undefined;
     d = up;
   }
+}
+
+/**
+ * Adds `word` to `cSpell.words` in the VS Code settings file `file` (made when missing), keeping its
+ * comments and layout. Written as a file, not through VS Code's settings API, which refuses a
+ * setting no installed extension declares (Code Spell Checker may not be installed here).
+ */
+export function addToCspellWords(file: string, word: string): void {
+  if (!isDictionaryWord(word)) throw new Error(`"${word}" is not one word`);
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '{}\n';
+  const s = VscodeSettings.safeParse(parseJsonc(text) ?? {});
+  if (!s.success) throw new Error(`${file} is not a settings object`);
+  const words = (s.data['cSpell.words'] ?? []).filter((w): w is string => typeof w === 'string');
+  if (words.includes(word)) return;
+  const edits = modify(text, ['cSpell.words'], [...words, word], {
+    formattingOptions: { insertSpaces: true, tabSize: 2 },
+  });
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, applyEdits(text, edits), 'utf8');
 }
