@@ -2,6 +2,7 @@
 import { build } from 'esbuild';
 import { readdirSync, mkdirSync, copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 
 // dictionary-en: its aff/dic files are read where the package lies (engine/metrics/nonwords.ts).
 const external = [
@@ -63,6 +64,13 @@ await Promise.all([
     ? build({ ...node, entryPoints: ['test/integration/suite.ts'], outfile: 'dist/test/integration/suite.js' })
     : Promise.resolve(),
 ]);
+// The spelling dictionaries in their fast-loading binary form (engine/checks/cspellDictionaries.ts).
+await build({
+  ...node,
+  entryPoints: ['extension/engine/checks/cspellDictionaries.ts'],
+  outfile: 'dist/tools/dictionaries.js',
+});
+await createRequire(import.meta.url)('../dist/tools/dictionaries.js').compileDictionaries('dist/dictionaries');
 mkdirSync('dist/webview', { recursive: true });
 copyFileSync('webview/panel.css', 'dist/webview/panel.css');
 console.log('built dist/');

@@ -5,13 +5,17 @@
  *
  * LINE counts in the file as given (a Markdown file's front matter and code included); COLUMN counts
  * UTF-16 code units from 1, as VS Code does. The personal dictionaries are the editor's: the working
- * folder's .draftsmith/dictionary.txt and ~/.draftsmith/dictionary.txt, and any --dictionary.
+ * folder's .draftsmith/dictionary.txt and ~/.draftsmith/dictionary.txt, and any --dictionary; and
+ * each file's project word lists (Code Spell Checker's, Vale's), from its folder up to the git root
+ * (outside a repository, up to the file system's root).
  */
 import { readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { ProseChecker, type CheckFinding } from '../engine/checks/checker';
+import { DIALECTS } from '../engine/checks/dialects';
 import { DICTIONARY_FILE, readDictionary, userDictionaryPath } from '../engine/checks/dictionary';
 import { checkerConfigFrom } from '../engine/checks/options';
+import { gitRoot, projectWords } from '../engine/checks/projectDictionaries';
 import { FAMILIES, FAMILY_NAMES, type Family, type RuleSetting } from '../engine/checks/rules';
 import { EngineError } from '../engine/errors';
 import { formatOf } from '../engine/text/markdown';
@@ -107,7 +111,17 @@ export async function checkCommand(a: Args): Promise<number> {
         ? 'off'
         : d;
   }
-  const checker = await ProseChecker.create(checkerConfigFrom(raw, words));
+  const dialect = flag(a, 'dialect');
+  if (dialect !== undefined && !(DIALECTS as readonly string[]).includes(dialect))
+    throw new EngineError('bad-request', `--dialect: no dialect "${dialect}"; the dialects are ${DIALECTS.join(', ')}`);
+  const config = (file?: string) =>
+    checkerConfigFrom(
+      { ...raw, dialect },
+      file
+        ? [...words, ...projectWords(file, gitRoot(path.dirname(file)) ?? path.parse(path.resolve(file)).root).words]
+        : words,
+    );
+  const checker = await ProseChecker.create(config());
   const json = flag(a, 'json') !== undefined;
   const report: {
     file: string;
@@ -120,6 +134,7 @@ export async function checkCommand(a: Args): Promise<number> {
   let count = 0;
   for (const file of files) {
     const text = await readTextFile(file);
+    await checker.configure(config(file)); // the project's own word lists, found from the file's folder up
     const result = await checker.check(text, formatOf(file));
     const lines = lineSpans(text);
     for (const f of result?.findings ?? []) {

@@ -8,6 +8,7 @@
  * documentation generator read it without loading the engine.
  */
 import { EXPERIMENTAL } from '../engine/systems/experimental';
+import { DEFAULT_DIALECT, DIALECTS } from '../engine/checks/dialects';
 import { REWRITE_PRESET_NAMES, REWRITE_PRESETS } from '../engine/hub/rewritePresets';
 
 /** What an option takes after its name. */
@@ -760,7 +761,7 @@ const TABLE = [
       'prose checks of Markdown and text files (grammar, spelling, repeated words, spacing, long sentences; passive voice and wordy phrases when named), one linter line per finding',
     usage: [
       {
-        synopsis: 'check FILE ... | FOLDER ... [--rule NAME ...] [--dictionary FILE ...] [--json]',
+        synopsis: 'check FILE ... | FOLDER ... [--rule NAME ...] [--dictionary FILE ...] [--dialect NAME] [--json]',
         note: 'Prints FILE:LINE:COLUMN: severity rule: message (LINE in the file as given, COLUMN from 1 in UTF-16 code units, as VS Code counts). A FOLDER is searched for .md, .markdown and .txt files, dot folders and node_modules left out. Markdown code, links, HTML and front matter are never checked. The personal dictionaries are ./.draftsmith/dictionary.txt and ~/.draftsmith/dictionary.txt (one word a line), as in the editor. Exit 1 when something was found, 0 when nothing was, 2 on a bad command line or a name that is not there.',
       },
     ],
@@ -779,6 +780,12 @@ const TABLE = [
         value: 'FILE',
         repeatable: true,
         description: 'a personal dictionary (one word a line) besides the two read anyway',
+      },
+      {
+        name: 'dialect',
+        kind: 'text',
+        value: 'NAME',
+        description: `the English whose spellings are right: ${DIALECTS.join(', ')} (default ${DEFAULT_DIALECT}), for the speller and Harper`,
       },
       flag(
         'json',

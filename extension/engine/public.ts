@@ -33,6 +33,7 @@ export { countWords } from './text/words';
 // and the readability formulas (their word lists) only when a document is first checked.
 export type { CheckFinding, ProseChecker } from './checks/checker';
 export { addToDictionary, DICTIONARY_FILE, readDictionary, userDictionaryPath } from './checks/dictionary';
+export { addToCspellWords, projectWords, usesCodeSpellChecker } from './checks/projectDictionaries';
 export { safeFixes } from './checks/fixes';
 export { lineTextAt, NO_IGNORES, withoutIgnored, type Ignores } from './checks/ignores';
 export { FAMILIES, FAMILY_NAMES, type Severity } from './checks/rules';

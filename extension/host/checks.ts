@@ -14,6 +14,7 @@ import { statSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  addToCspellWords,
   addToDictionary,
   checkerModule,
   checkOptionsModule as optionsModule,
@@ -23,9 +24,11 @@ import {
   formatOf,
   lineTextAt,
   NO_IGNORES,
+  projectWords,
   readDictionary,
   safeFixes,
   userDictionaryPath,
+  usesCodeSpellChecker,
   withoutIgnored,
   type CheckFinding,
   type DocumentFormat,
@@ -192,7 +195,9 @@ export class ProseChecks implements vscode.Disposable {
   private wordsFor(uri: vscode.Uri): string[] {
     const folder = vscode.workspace.getWorkspaceFolder(uri);
     const workspace = folder ? this.dictionaries.words(path.join(folder.uri.fsPath, DICTIONARY_FILE)) : [];
-    return [...new Set([...this.dictionaries.words(userDictionaryPath()), ...workspace])].sort();
+    // The project's Code Spell Checker and Vale word lists, from the document's folder up to the workspace folder.
+    const project = folder && uri.scheme === 'file' ? projectWords(uri.fsPath, folder.uri.fsPath).words : [];
+    return [...new Set([...this.dictionaries.words(userDictionaryPath()), ...workspace, ...project])].sort();
   }
 
   private async checker(uri: vscode.Uri): Promise<ProseChecker | undefined> {
@@ -202,6 +207,7 @@ export class ProseChecks implements vscode.Disposable {
       const settings: Record<string, unknown> = {};
       for (const f of FAMILY_NAMES) settings[FAMILIES[f].setting] = raw.get(FAMILIES[f].setting);
       settings.grammarRulesOff = raw.get('grammarRulesOff');
+      settings.dialect = raw.get('dialect');
       await checker.configure(optionsModule().checkerConfigFrom(settings, this.wordsFor(uri)));
       this.loaded = checker;
       return checker;
@@ -324,9 +330,32 @@ export class ProseChecks implements vscode.Disposable {
     if (typeof word !== 'string') return;
     const target = typeof uri === 'string' ? vscode.Uri.parse(uri) : vscode.window.activeTextEditor?.document.uri;
     const folder = target ? vscode.workspace.getWorkspaceFolder(target) : undefined;
-    const file = folder ? path.join(folder.uri.fsPath, DICTIONARY_FILE) : userDictionaryPath();
+    // Where the word goes: the writer chooses when there is more than one place.
+    const places: { label: string; description: string; write: () => Promise<void> | void }[] = [];
+    if (folder)
+      places.push({
+        label: 'Workspace dictionary',
+        description: path.join(path.basename(folder.uri.fsPath), DICTIONARY_FILE),
+        write: () => addToDictionary(path.join(folder.uri.fsPath, DICTIONARY_FILE), word),
+      });
+    places.push({
+      label: 'Personal dictionary',
+      description: userDictionaryPath(),
+      write: () => addToDictionary(userDictionaryPath(), word),
+    });
+    if (folder && usesCodeSpellChecker(folder.uri.fsPath))
+      places.push({
+        label: 'Code Spell Checker’s words',
+        description: 'cSpell.words in the workspace settings',
+        write: () => addToCspellWords(path.join(folder.uri.fsPath, '.vscode', 'settings.json'), word),
+      });
+    const place =
+      places.length === 1
+        ? places[0]
+        : await vscode.window.showQuickPick(places, { placeHolder: `Add “${word}” to which dictionary?` });
+    if (!place) return;
     try {
-      addToDictionary(file, word);
+      await place.write();
     } catch (e) {
       void vscode.window.showWarningMessage(`Draftsmith: ${e instanceof Error ? e.message : String(e)}`);
       return;

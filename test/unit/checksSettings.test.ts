@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import type { CheckFinding } from '../../extension/engine/checks/checker';
 import { addToDictionary, parseDictionary, readDictionary } from '../../extension/engine/checks/dictionary';
 import { withoutIgnored } from '../../extension/engine/checks/ignores';
+import { DEFAULT_DIALECT, DIALECTS } from '../../extension/engine/checks/dialects';
 import { checkerConfigFrom } from '../../extension/engine/checks/options';
 import { textStats } from '../../extension/engine/checks/readability';
 import { DEFAULT_GRAMMAR_RULES_OFF, FAMILIES, FAMILY_NAMES, RULE_SETTINGS } from '../../extension/engine/checks/rules';
@@ -121,4 +122,15 @@ test('draftsmith check prints FILE:LINE:COLUMN lines, exits 1 on findings, 0 on 
   assert.equal(cli([bad, '--rule', 'nonsense']).status, 2);
   assert.equal(cli([bad, '--colour']).status, 2);
   assert.equal(cli([]).status, 2);
+});
+
+test('the dialect setting offers every dialect the checks know, American by default; a bad one falls back', () => {
+  const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {
+    contributes: { configuration: { properties: Record<string, { default: unknown; enum?: string[] }> } };
+  };
+  const p = pkg.contributes.configuration.properties['draftsmith.checks.dialect'];
+  assert.deepEqual(p.enum, [...DIALECTS]);
+  assert.equal(p.default, DEFAULT_DIALECT);
+  assert.equal(checkerConfigFrom({ dialect: 'British' }).dialect, 'British');
+  assert.equal(checkerConfigFrom({ dialect: 'Klingon' }).dialect, DEFAULT_DIALECT);
 });

@@ -27,6 +27,7 @@ import {
   type RuleSetting,
   type Severity,
 } from './rules';
+import { DEFAULT_DIALECT, type Dialect } from './dialects';
 import { SpellChecker, WordSet } from './spelling';
 import { StyleChecker, type StyleFinding } from './style';
 
@@ -60,6 +61,8 @@ export interface CheckerConfig {
   grammarRulesOff: readonly string[];
   /** The personal dictionaries' words. */
   words: readonly string[];
+  /** The English whose spellings are right (Harper's rules and the speller's dictionary). */
+  dialect?: Dialect;
 }
 
 export interface CheckResult {
@@ -279,6 +282,11 @@ export class ProseChecker {
     if (!same(old.grammarRulesOff, config.grammarRulesOff)) {
       this.invalidate();
       await this.harper.configure(config.grammarRulesOff);
+    }
+    if ((old.dialect ?? DEFAULT_DIALECT) !== (config.dialect ?? DEFAULT_DIALECT)) {
+      this.invalidate();
+      this.spell.setDialect(config.dialect ?? DEFAULT_DIALECT);
+      await this.harper.setDialect(config.dialect ?? DEFAULT_DIALECT);
     }
     if (!same(old.words, config.words)) {
       this.invalidate();

@@ -10,7 +10,11 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Dialect } from './dialects';
 import { HARPER_ALWAYS_OFF } from './rules';
+
+/** harper.js's Dialect enum. */
+const HARPER_DIALECT: Record<Dialect, number> = { American: 0, British: 1, Australian: 2, Canadian: 3 };
 
 /** The part of harper.js's API used here (its own types are not reachable under this project's module resolution). */
 interface HarperSpan {
@@ -36,6 +40,7 @@ interface HarperLinter {
   getDefaultLintConfig(): Promise<Record<string, boolean | null>>;
   setLintConfig(config: Record<string, boolean | null>): Promise<void>;
   importWords(words: string[]): Promise<void>;
+  setDialect(dialect: number): Promise<void>;
   clearWords(): Promise<void>;
   getLintDescriptions(): Promise<Record<string, string>>;
   dispose(): Promise<void>;
@@ -98,6 +103,10 @@ export class Harper {
   /** The names Harper knows its rules by. */
   async ruleNames(): Promise<string[]> {
     return Object.keys(await this.linter.getDefaultLintConfig());
+  }
+
+  async setDialect(dialect: Dialect): Promise<void> {
+    await this.linter.setDialect(HARPER_DIALECT[dialect]);
   }
 
   async setWords(words: readonly string[]): Promise<void> {

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { CheckerConfig } from './checker';
+import { DEFAULT_DIALECT, DIALECTS, type Dialect } from './dialects';
 import {
   DEFAULT_GRAMMAR_RULES_OFF,
   FAMILIES,
@@ -17,10 +18,10 @@ import {
 const RuleSettingSchema = z.enum(RULE_SETTINGS as [RuleSetting, ...RuleSetting[]]);
 const RuleName = z.string().min(1).max(100);
 
-/** The raw settings: one entry per family's setting name, and the Harper rules turned off. */
+/** The raw settings: one entry per family's setting name, the Harper rules turned off, and the dialect. */
 export type RawCheckSettings = Partial<Record<string, unknown>>;
 
-/** The checker's configuration from raw settings (keys: each family's `setting`, and grammarRulesOff) and the dictionaries' words. */
+/** The checker's configuration from raw settings (keys: each family's `setting`, grammarRulesOff and dialect) and the dictionaries' words. */
 export function checkerConfigFrom(raw: RawCheckSettings, words: readonly string[] = []): CheckerConfig {
   const rules = {} as Record<Family, RuleSetting>;
   for (const f of FAMILY_NAMES) rules[f] = RuleSettingSchema.catch(FAMILIES[f].default).parse(raw[FAMILIES[f].setting]);
@@ -37,5 +38,9 @@ export function checkerConfigFrom(raw: RawCheckSettings, words: readonly string[
     grammarRulesOff:
       raw.grammarRulesOff === undefined ? [...DEFAULT_GRAMMAR_RULES_OFF] : [...new Set(off)].slice(0, 2000),
     words: z.array(z.string()).catch([]).parse(words),
+    dialect: z
+      .enum(DIALECTS as unknown as [Dialect, ...Dialect[]])
+      .catch(DEFAULT_DIALECT)
+      .parse(raw.dialect),
   };
 }

@@ -1,18 +1,24 @@
 /**
- * Spelling: nspell (a JavaScript hunspell) with en_US from dictionary-en, the speller Score Draft's
- * non-word rate reads (metrics/nonwords.ts loads it once for both).
+ * Spelling: Code Spell Checker's dictionaries (cspellSpeller.ts) for the dialect the writer chose,
+ * with its lists of software terms, tools and companies, so that technical prose ("tokenization",
+ * "whitespace", "bugfix", "GitHub") reads as words.
  *
  * Left out, as a writer expects of a spell checker in prose: names (a capitalised word that does not
- * open its sentence), words in capitals (acronyms), camelCase and snake_case identifiers, anything
- * with a digit, '/', '\', '@', '=', or an inner '.', words of scripts other than Latin, and the
- * personal dictionary's words. Code, links and e-mail addresses never reach here (checker.ts).
+ * open its sentence), words in capitals (acronyms), code by its shape (technicalTokens.ts: flags,
+ * handles, identifiers, paths, versions, anything with a digit), language and country codes, units,
+ * "et al.", words of scripts other than Latin, and the dictionaries' words the writer or the project
+ * keeps. Code, links, file names and e-mail addresses never reach here (checker.ts).
  *
  * Suggestions are the dictionary words one edit away (a letter deleted, inserted, replaced or two
- * swapped, a letter doubled or undoubled, a space inserted), best first, at most five. nspell's own
- * suggest() also looks two edits away and can take seconds on a long unknown word, which a check
- * as you type cannot afford.
+ * swapped, a letter doubled or undoubled), best first, at most five, and two words where a space is
+ * missing, never as the only suggestion (an unknown name such as "mecab" is not "me cab", and a lone
+ * suggestion is one Fix All applies). A search further away (nspell's or cspell's suggest) can take
+ * a second on a long unknown word, which a check as you type cannot afford.
  */
-import { enUsSpeller, type Speller } from '../metrics/nonwords';
+import type { Speller } from '../metrics/nonwords';
+import type { Dialect } from './dialects';
+import { CspellSpeller } from './cspellSpeller';
+import { EDGE, isCodeRun, isTechnicalWord } from './technicalTokens';
 
 export interface SpellFinding {
   start: number;
@@ -41,7 +47,6 @@ export class WordSet {
 }
 
 const WORD_RUN = /\S+/g;
-const EDGE = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
 const LATIN_WORD = /^\p{Script=Latin}+(?:['’]\p{Script=Latin}+)*$/u;
 const SENTENCE_END = /[.!?:;…]["'”’)\]]*$/;
 const KEYBOARD = ['qwertyuiop', 'asdfghjkl', 'zxcvbnm'];
@@ -53,22 +58,25 @@ KEYBOARD.forEach((row, r) =>
   }),
 );
 
-/** Whether a whitespace-separated run is code, a path or a number rather than words. */
-function notWords(run: string): boolean {
-  return /[\p{N}_/\\@=<>{}[\]|#~^*$%&+]/u.test(run) || /\p{L}\.\p{L}/u.test(run);
-}
-
 export class SpellChecker {
   private readonly verdicts = new Map<string, boolean>();
   private readonly suggestions = new Map<string, string[]>();
 
   constructor(
-    private readonly speller: Speller = enUsSpeller(),
+    private speller: Speller & { inLanguage?(word: string): boolean } = new CspellSpeller(),
     private words: WordSet = new WordSet(),
   ) {}
 
   setWords(words: WordSet): void {
     this.words = words;
+  }
+
+  /** The dictionaries of `dialect` (the verdicts so far were the old dialect's). */
+  setDialect(dialect: Dialect): void {
+    // Only the dialect's own spellings: docs/checks.md measures accepting British ones under American.
+    this.speller = new CspellSpeller(dialect);
+    this.verdicts.clear();
+    this.suggestions.clear();
   }
 
   private known(word: string): boolean {
@@ -79,6 +87,11 @@ export class SpellChecker {
       this.verdicts.set(word, v);
     }
     return v;
+  }
+
+  /** Whether a suggestion is a word: the dialect's dictionary alone when the speller has one (a tenth of the lookups). */
+  private word(candidate: string): boolean {
+    return this.speller.inLanguage ? this.speller.inLanguage(candidate) : this.known(candidate);
   }
 
   /** Whether the dictionary (or the personal one) takes `word` as written (hunspell takes "The" for "the", not "paris" for "Paris"). */
@@ -101,7 +114,7 @@ export class SpellChecker {
       sentenceStart = SENTENCE_END.test(run);
       const lineStart = m.index === 0 || /[\r\n]\s*$/.test(text.slice(Math.max(0, m.index - 8), m.index));
       const bare = run.replace(EDGE, '');
-      if (!bare || notWords(bare) || bare.length > 40) continue;
+      if (!bare || isCodeRun(run) || bare.length > 40) continue;
       const bareAt = m.index + run.indexOf(bare);
       // Hyphenated words part by part, as hunspell does.
       let offset = 0;
@@ -113,9 +126,10 @@ export class SpellChecker {
         if (!LATIN_WORD.test(word)) return;
         if (word === word.toUpperCase()) return; // an acronym
         if (/\p{Ll}\p{Lu}/u.test(word)) return; // camelCase
+        if (/^\p{Lu}.*\p{Lu}/u.test(word)) return; // a name in mixed case ("MPNet", "OLMo")
         if (/^\p{Lu}/u.test(word) && !(opens || lineStart) && i === 0) return; // a name
         if (/^\p{Lu}/u.test(word) && i > 0) return;
-        if (this.accepts(word)) return;
+        if (isTechnicalWord(word) || this.accepts(word)) return;
         out.push({ start: at, end: at + word.length, word, suggestions: this.suggest(word) });
       });
     }
@@ -132,7 +146,7 @@ export class SpellChecker {
       if (c.length === 0 || c === lower) return;
       const prev = scored.get(c);
       if (prev !== undefined && prev <= score) return;
-      const ok = c.includes(' ') ? c.split(' ').every((p) => p.length > 0 && this.known(p)) : this.known(c);
+      const ok = c.includes(' ') ? c.split(' ').every((p) => p.length > 0 && this.word(p)) : this.word(c);
       if (ok) scored.set(c, score);
     };
     const letters = 'abcdefghijklmnopqrstuvwxyz';
@@ -147,6 +161,8 @@ export class SpellChecker {
       }
       if (i > 1 && i < lower.length - 1) offer(`${a} ${b}`, 3); // a missing space
     }
+    // Two words only beside a one-word suggestion (see the header).
+    if ([...scored.keys()].every((c) => c.includes(' '))) scored.clear();
     const upper = /^\p{Lu}/u.test(word);
     const ranked = [...scored.entries()]
       .sort((x, y) => x[1] - y[1] || (x[0][0] === lower[0] ? 0 : 1) - (y[0][0] === lower[0] ? 0 : 1))
