@@ -132,6 +132,31 @@ test('after a one-word edit only the changed paragraph is checked again', async 
   assert.equal(second.findings[0].word, 'somthing');
 });
 
+test('a paragraph gets the same findings checked alone as beside others (what is shown never depends on the cache)', async () => {
+  const checker = await sharedChecker();
+  await checker.configure(defaultCheckerConfig());
+  // Harper reads a paragraph's last characters differently when more text follows them.
+  const paragraphs = ['A| a | b |', '# Title', 'He go to school .', 'Its a nice day , said she', 'the end'];
+  const text = paragraphs.join('\n\n');
+  checker.clear();
+  const together = await checker.check(text, 'plain');
+  assert.ok(together);
+  const alone: string[] = [];
+  let offset = 0;
+  for (const p of paragraphs) {
+    checker.clear();
+    const r = await checker.check(p, 'plain');
+    assert.ok(r);
+    alone.push(...r.findings.map((f) => `${f.start + offset}-${f.end + offset} ${f.rule}`));
+    offset += p.length + 2;
+  }
+  assert.deepEqual(
+    together.findings.map((f) => `${f.start}-${f.end} ${f.rule}`),
+    alone,
+  );
+  assert.ok(alone.length >= 3, alone.join('; '));
+});
+
 test('a family set to off reports nothing; severities follow the settings', async () => {
   const checker = await sharedChecker();
   const config = defaultCheckerConfig();

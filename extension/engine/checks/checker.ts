@@ -329,6 +329,9 @@ export class ProseChecker {
     const fresh = new Map<string, RawFinding[]>();
     for (let i = 0; i < todo.length;) {
       // One Harper call for a batch of paragraphs, blank lines between them (sentences never cross).
+      // Every paragraph has a blank line before and after it, the first and last too: Harper reads the
+      // end of its text differently from a paragraph break ("x . |" ends in a space there, not here),
+      // and a paragraph's findings must not depend on where in a batch it fell (the cache holds them).
       const batch: Unit[] = [];
       let chars = 0;
       while (i < todo.length && (batch.length === 0 || chars + todo[i].key.length <= BATCH_CHARS)) {
@@ -338,10 +341,10 @@ export class ProseChecker {
         }
         i++;
       }
-      const joined = batch.map((u) => u.key).join('\n\n');
+      const joined = `\n\n${batch.map((u) => u.key).join('\n\n')}\n\n`;
       const lints = batch.length > 0 ? await this.harper.lint(joined) : [];
       const style = this.style.checkMany(batch.map((u) => u.key));
-      let base = 0;
+      let base = 2;
       let l = 0;
       for (const [b, unit] of batch.entries()) {
         const end = base + unit.key.length;
