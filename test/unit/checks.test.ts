@@ -47,9 +47,10 @@ test('grammar (Harper) flags an agreement error and offers the fix', async () =>
   );
 });
 
-test('a doubled word is flagged with one safe fix; spacing too', async () => {
+test('a doubled word is flagged with one safe fix; spacing too in plain text, not in Markdown (rendered, spaces collapse)', async () => {
   const text = 'This is is fine.  It works.';
-  const fs = await check(text);
+  assert.deepEqual(families(await check(text)), ['repeated-word']);
+  const fs = await check(text, 'plain');
   const repeated = fs.find((f) => f.family === 'repeated-word');
   const spacing = fs.find((f) => f.family === 'spacing');
   assert.ok(repeated && spacing, JSON.stringify(fs));
@@ -266,5 +267,37 @@ test('technical Markdown: file names and paths, a list item in lower case, inden
   assert.deepEqual(
     (await check(text)).map((f) => `${f.rule}:${at(text, f)}`),
     [],
+  );
+});
+
+test('technical prose is not an error: identifiers, flags, versions, handles, enumerators and names outside backticks', async () => {
+  const checker = await sharedChecker();
+  await checker.configure(defaultCheckerConfig());
+  const quiet = [
+    'The tool can (i) parse the output and (ii) score it.',
+    'We control Type-I errors here.',
+    'Set SACREBLEU_DIR to a folder first.',
+    'Pass --echo to print it, or -m to pick one.',
+    'The client moves to the processing.running state when the needDrain event fires.',
+    'Thanks to @martinpopel for the fix in v2.0.0 and 1.4.3.',
+    'Calling it again throws an `InvalidArgumentError` from an `undici.Dispatcher` instance.',
+    'Query params go in the URL, and the timeout is 10ms with a 16KiB buffer.',
+    'undici is fast. undici is small.',
+  ];
+  for (const text of quiet) {
+    const r = await checker.check(text, 'markdown');
+    assert.ok(r);
+    assert.deepEqual(
+      r.findings.filter((f) => f.family !== 'spelling').map((f) => `${f.rule}: ${text.slice(f.start, f.end)}`),
+      [],
+      text,
+    );
+  }
+  // Still found: the same mistakes in plain words.
+  const r = await checker.check('He go to school.\n\nThis allows to retry a request.', 'markdown');
+  assert.ok(r);
+  assert.deepEqual(
+    r.findings.filter((f) => f.family === 'grammar').map((f) => f.rule),
+    ['grammar/PronounVerbAgreement', 'grammar/AllowTo'],
   );
 });

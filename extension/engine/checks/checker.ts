@@ -6,7 +6,8 @@
  * What is checked is the document's prose as text/markdown.ts reads it (code blocks, tables, HTML,
  * front matter, link targets and markup left out), and within it inline code, bare links and e-mail
  * addresses are replaced by a placeholder word, so that "Run `npm test` first" reads as a sentence
- * but `npm test` is never checked; a finding that touches a placeholder is dropped.
+ * but `npm test` is never checked; a finding that touches a placeholder is dropped. Identifiers, flags,
+ * versions and handles written outside backticks are placeholders too (technical.ts).
  *
  * Each paragraph becomes a "unit": its prose with the markup taken out, and the map from each of its
  * characters back into the document. Findings are computed per unit and cached by the unit's text,
@@ -29,6 +30,7 @@ import {
 } from './rules';
 import { SpellChecker, WordSet } from './spelling';
 import { StyleChecker, type StyleFinding } from './style';
+import { TECHNICAL } from './technical';
 
 export interface CheckFix {
   /** What the quick fix says: 'Change to “the”'. */
@@ -129,10 +131,11 @@ function unitsFrom(text: string, doc: ProseRead): Unit[] {
   for (const p of doc.paragraphs) {
     // Each pattern only where its telltale character is: most paragraphs have none.
     const written = prose.slice(p.start, p.end);
-    for (const [pattern, telltale] of [
-      [LINKISH, /:\/\/|www\.|@/],
-      [FILELIKE, /\/|\.[a-z]/],
-    ] as const)
+    for (const { pattern, telltale } of [
+      { pattern: LINKISH, telltale: /:\/\/|www\.|@/ },
+      { pattern: FILELIKE, telltale: /\/|\.[a-z]/ },
+      ...TECHNICAL,
+    ])
       if (telltale.test(written))
         for (const m of written.matchAll(pattern)) {
           const start = p.start + m.index;
@@ -144,6 +147,13 @@ function unitsFrom(text: string, doc: ProseRead): Unit[] {
         holes.push({ start: p.start + m.index, end: p.start + m.index + m[0].length });
   }
   holes.sort((a, b) => a.start - b.start);
+  // Overlapping holes (a flag inside a path, a name inside a code span) become one.
+  let merged = 0;
+  for (const hole of holes)
+    if (merged > 0 && hole.start < holes[merged - 1].end)
+      holes[merged - 1] = { start: holes[merged - 1].start, end: Math.max(holes[merged - 1].end, hole.end) };
+    else holes[merged++] = hole;
+  holes.length = merged;
   const units: Unit[] = [];
   let h = 0;
   for (const p of doc.paragraphs) {
@@ -364,11 +374,18 @@ export class ProseChecker {
     for (const unit of units) {
       const raw = fresh.get(unit.key) ?? this.recall(unit.key) ?? [];
       for (const r of raw) {
+        // Markdown collapses runs of spaces when it is rendered: a reader never sees them.
+        if (r.family === 'spacing' && format === 'markdown') continue;
         const f = this.place(r, unit, text);
         if (f) findings.push(f);
       }
     }
-    return { findings, units: units.length, checked: fresh.size, ms: performance.now() - started };
+    return {
+      findings: withoutLowerCaseNames(findings, text),
+      units: units.length,
+      checked: fresh.size,
+      ms: performance.now() - started,
+    };
   }
 
   private read(text: string, format: DocumentFormat, document: string | undefined): ProseRead {
@@ -422,6 +439,9 @@ export class ProseChecker {
     const setting = this.config.rules[r.family];
     if (setting === 'off') return undefined;
     if (unit.holes.some((h) => r.start < h.end && r.end > h.start)) return undefined;
+    // "a"/"an" before code: how the code is read aloud is not known ("an `origin`", "a `Client`").
+    if (r.rule === 'grammar/AnA' && unit.holes.some((h) => h.start >= r.end && !unit.key.slice(r.end, h.start).trim()))
+      return undefined;
     // A list item is often a fragment ("- the engine, which runs the models"): no capital needed.
     if (unit.listItem && r.start === 0 && r.rule === 'grammar/SentenceCapitalization') return undefined;
     const span = mapSpan(unit, r.start, r.end);
@@ -450,6 +470,26 @@ export class ProseChecker {
     this.cache.clear();
     await this.harper.dispose();
   }
+}
+
+/**
+ * A project that writes its name in lower case ("undici", "unified", "h2c") starts sentences with it:
+ * a word that opens two sentences or more in lower case is such a name, and no capital is asked of it.
+ */
+function withoutLowerCaseNames(findings: CheckFinding[], text: string): CheckFinding[] {
+  const firstWord = (f: CheckFinding) => /^[\p{Ll}\d][\p{L}\d-]*/u.exec(text.slice(f.start, f.start + 60))?.[0];
+  const counts = new Map<string, number>();
+  for (const f of findings)
+    if (f.rule === 'grammar/SentenceCapitalization') {
+      const w = firstWord(f);
+      if (w) counts.set(w, (counts.get(w) ?? 0) + 1);
+    }
+  if (![...counts.values()].some((n) => n >= 2)) return findings;
+  return findings.filter((f) => {
+    if (f.rule !== 'grammar/SentenceCapitalization') return true;
+    const w = firstWord(f);
+    return !w || (counts.get(w) ?? 0) < 2;
+  });
 }
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ');
