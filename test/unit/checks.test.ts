@@ -282,7 +282,7 @@ test('technical prose is not an error: identifiers, flags, versions, handles, en
     'Thanks to @martinpopel for the fix in v2.0.0 and 1.4.3.',
     'Calling it again throws an `InvalidArgumentError` from an `undici.Dispatcher` instance.',
     'Query params go in the URL, and the timeout is 10ms with a 16KiB buffer.',
-    'undici is fast. undici is small.',
+    'undici is fast and small.',
   ];
   for (const text of quiet) {
     const r = await checker.check(text, 'markdown');

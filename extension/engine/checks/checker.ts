@@ -24,6 +24,7 @@ import {
   defaultRuleSettings,
   FAMILIES,
   HARPER_FAMILY,
+  MARKDOWN_GRAMMAR_RULES_OFF,
   type Family,
   type RuleSetting,
   type Severity,
@@ -371,17 +372,18 @@ export class ProseChecker {
     }
     if (generation === this.generation) for (const [k, v] of fresh) this.remember(k, v);
     const findings: CheckFinding[] = [];
+    const markdownOff = new Set(MARKDOWN_GRAMMAR_RULES_OFF.map((r) => `grammar/${r}`));
     for (const unit of units) {
       const raw = fresh.get(unit.key) ?? this.recall(unit.key) ?? [];
       for (const r of raw) {
         // Markdown collapses runs of spaces when it is rendered: a reader never sees them.
-        if (r.family === 'spacing' && format === 'markdown') continue;
+        if (format === 'markdown' && (r.family === 'spacing' || markdownOff.has(r.rule))) continue;
         const f = this.place(r, unit, text);
         if (f) findings.push(f);
       }
     }
     return {
-      findings: withoutLowerCaseNames(findings, text),
+      findings,
       units: units.length,
       checked: fresh.size,
       ms: performance.now() - started,
@@ -470,26 +472,6 @@ export class ProseChecker {
     this.cache.clear();
     await this.harper.dispose();
   }
-}
-
-/**
- * A project that writes its name in lower case ("undici", "unified", "h2c") starts sentences with it:
- * a word that opens two sentences or more in lower case is such a name, and no capital is asked of it.
- */
-function withoutLowerCaseNames(findings: CheckFinding[], text: string): CheckFinding[] {
-  const firstWord = (f: CheckFinding) => /^[\p{Ll}\d][\p{L}\d-]*/u.exec(text.slice(f.start, f.start + 60))?.[0];
-  const counts = new Map<string, number>();
-  for (const f of findings)
-    if (f.rule === 'grammar/SentenceCapitalization') {
-      const w = firstWord(f);
-      if (w) counts.set(w, (counts.get(w) ?? 0) + 1);
-    }
-  if (![...counts.values()].some((n) => n >= 2)) return findings;
-  return findings.filter((f) => {
-    if (f.rule !== 'grammar/SentenceCapitalization') return true;
-    const w = firstWord(f);
-    return !w || (counts.get(w) ?? 0) < 2;
-  });
 }
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ');

@@ -118,7 +118,7 @@ const JFLEG_FALSE_ALARMS = [
  * Harper rules that read the terms of technical writing as mistakes, counted on edited READMEs and
  * API docs (docs/checks.md): the abbreviations of the trade ("params", "stdin", "10ms", "config")
  * spelled out, identifiers split ("needDrain" → "need Drain", "millis" → "mill is"), "callback" and
- * "timeout" read as phrasal verbs, countable uses of mass nouns ("redirections"), capitals asked of
+ * "timeout" read as phrasal verbs, "UNC" and "unreference" read as a mistyped negative, countable uses of mass nouns ("redirections"), capitals asked of
  * names a project spells its own way ("api", "url"), and typographic preferences (an en dash in
  * "100-199", "nonzero" for "non-zero", "all the" for "all of the", a comma after "Otherwise").
  */
@@ -147,9 +147,24 @@ const TECHNICAL_FALSE_ALARMS = [
   'OrthographicConsistency',
   'PhrasalVerbAsCompoundNoun',
   'SplitWords',
+  'WrongNegative',
 ];
 
 export const DEFAULT_GRAMMAR_RULES_OFF: readonly string[] = [...JFLEG_FALSE_ALARMS, ...TECHNICAL_FALSE_ALARMS];
+
+/**
+ * Harper rules not applied to Markdown, where they were wrong more often than right on edited READMEs
+ * and API docs (docs/checks.md). A sentence that starts in lower case is mostly a name written that
+ * way (undici, h2c, picomatch), a method or file name (.description, .npmignore) or a table of
+ * contents entry; reference docs drop articles on purpose ("Whether to include request body"); and a
+ * state name or participle after "to" ("transition to destroyed") is not a verb that should be bare.
+ */
+export const MARKDOWN_GRAMMAR_RULES_OFF: readonly string[] = [
+  'InflectedVerbAfterTo',
+  'MissingDeterminer',
+  'MissingPreposition',
+  'SentenceCapitalization',
+];
 
 /** The Harper rules that are families of their own; every other Harper rule is grammar. */
 export const HARPER_FAMILY: Readonly<Record<string, Family>> = {

@@ -38,7 +38,7 @@ export const TECHNICAL: readonly TechnicalPattern[] = [
   },
   {
     what: 'command-line flags (--echo, -m, --max-header-size=16KiB)',
-    telltale: /(?:^|[\s([])--?[A-Za-z]/,
+    telltale: /(?<![\w-])--?[A-Za-z]/,
     pattern: /(?<![\w-])--?[A-Za-z][\w-]*(?:=[^\s,;)]+)?/g,
   },
   {
