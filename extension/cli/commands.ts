@@ -761,8 +761,9 @@ const TABLE = [
       'prose checks of Markdown and text files (grammar, spelling, repeated words, spacing, long sentences; passive voice and wordy phrases when named), one linter line per finding',
     usage: [
       {
-        synopsis: 'check FILE ... | FOLDER ... [--rule NAME ...] [--dictionary FILE ...] [--dialect NAME] [--json]',
-        note: 'Prints FILE:LINE:COLUMN: severity rule: message (LINE in the file as given, COLUMN from 1 in UTF-16 code units, as VS Code counts). A FOLDER is searched for .md, .markdown and .txt files, dot folders and node_modules left out. Markdown code, links, HTML and front matter are never checked. The personal dictionaries are ./.draftsmith/dictionary.txt and ~/.draftsmith/dictionary.txt (one word a line), as in the editor. Exit 1 when something was found, 0 when nothing was, 2 on a bad command line or a name that is not there.',
+        synopsis:
+          'check FILE ... | FOLDER ... [--rule NAME ...] [--dictionary FILE ...] [--dialect NAME] [--fail-on error|warning|information|hint|never] [--baseline REF] [--json]',
+        note: 'Prints FILE:LINE:COLUMN: severity rule: message (LINE in the file as given, COLUMN from 1 in UTF-16 code units, as VS Code counts). A FOLDER is searched for .md, .markdown and .txt files, dot folders and node_modules left out; a binary file named is skipped with a note on standard error. Markdown code, links, HTML and front matter are never checked, nor identifiers, flags, versions and handles outside backticks. The personal dictionaries are ./.draftsmith/dictionary.txt and ~/.draftsmith/dictionary.txt (one word a line), as in the editor. Exit 1 when a finding is at least as severe as --fail-on (default error), 0 otherwise, 2 on a bad command line, a name that is not there, or a folder with nothing to check.',
       },
     ],
     options: [
@@ -787,13 +788,29 @@ const TABLE = [
         value: 'NAME',
         description: `the English whose spellings are right: ${DIALECTS.join(', ')} (default ${DEFAULT_DIALECT}), for the speller and Harper`,
       },
+      {
+        name: 'fail-on',
+        kind: 'text',
+        value: 'error|warning|information|hint|never',
+        default: 'error',
+        description: 'the least severe finding that makes the exit code 1 (every finding is printed either way)',
+      },
+      {
+        name: 'baseline',
+        kind: 'text',
+        value: 'REF',
+        description:
+          'report and fail only on findings new since REF: a git revision (each file as it was there) or an earlier --json output; findings match by file, rule and the text around them, not by line',
+      },
       flag(
         'json',
-        'the findings as a JSON list (file, line, column, endLine, endColumn, rule, family, severity, message, fixes)',
+        'the findings as a JSON list (file, line, column, endLine, endColumn, rule, family, severity, message, fixes, context)',
       ),
     ],
     examples: [
       { args: 'check docs/', what: 'every Markdown and text file under docs/' },
+      { args: 'check docs/ --baseline origin/main', what: 'in CI: fail only on errors new since main' },
+      { args: 'check docs/ --fail-on warning', what: 'fail on warnings too' },
       { args: 'check README.md --rule spelling --rule repeated-word', what: 'two families only' },
       { args: 'check chapter1.md --rule passive-voice,wordy-phrase', what: 'the style hints the editor shows' },
     ],

@@ -47,9 +47,10 @@ test('grammar (Harper) flags an agreement error and offers the fix', async () =>
   );
 });
 
-test('a doubled word is flagged with one safe fix; spacing too', async () => {
+test('a doubled word is flagged with one safe fix; spacing too in plain text, not in Markdown (rendered, spaces collapse)', async () => {
   const text = 'This is is fine.  It works.';
-  const fs = await check(text);
+  assert.deepEqual(families(await check(text)), ['repeated-word']);
+  const fs = await check(text, 'plain');
   const repeated = fs.find((f) => f.family === 'repeated-word');
   const spacing = fs.find((f) => f.family === 'spacing');
   assert.ok(repeated && spacing, JSON.stringify(fs));
@@ -130,6 +131,31 @@ test('after a one-word edit only the changed paragraph is checked again', async 
   assert.equal(second.checked, 1);
   assert.equal(second.findings.length, 1);
   assert.equal(second.findings[0].word, 'somthing');
+});
+
+test('a paragraph gets the same findings checked alone as beside others (what is shown never depends on the cache)', async () => {
+  const checker = await sharedChecker();
+  await checker.configure(defaultCheckerConfig());
+  // Harper reads a paragraph's last characters differently when more text follows them.
+  const paragraphs = ['A| a | b |', '# Title', 'He go to school .', 'Its a nice day , said she', 'the end'];
+  const text = paragraphs.join('\n\n');
+  checker.clear();
+  const together = await checker.check(text, 'plain');
+  assert.ok(together);
+  const alone: string[] = [];
+  let offset = 0;
+  for (const p of paragraphs) {
+    checker.clear();
+    const r = await checker.check(p, 'plain');
+    assert.ok(r);
+    alone.push(...r.findings.map((f) => `${f.start + offset}-${f.end + offset} ${f.rule}`));
+    offset += p.length + 2;
+  }
+  assert.deepEqual(
+    together.findings.map((f) => `${f.start}-${f.end} ${f.rule}`),
+    alone,
+  );
+  assert.ok(alone.length >= 3, alone.join('; '));
 });
 
 test('a family set to off reports nothing; severities follow the settings', async () => {
@@ -241,5 +267,37 @@ test('technical Markdown: file names and paths, a list item in lower case, inden
   assert.deepEqual(
     (await check(text)).map((f) => `${f.rule}:${at(text, f)}`),
     [],
+  );
+});
+
+test('technical prose is not an error: identifiers, flags, versions, handles, enumerators and names outside backticks', async () => {
+  const checker = await sharedChecker();
+  await checker.configure(defaultCheckerConfig());
+  const quiet = [
+    'The tool can (i) parse the output and (ii) score it.',
+    'We control Type-I errors here.',
+    'Set SACREBLEU_DIR to a folder first.',
+    'Pass --echo to print it, or -m to pick one.',
+    'The client moves to the processing.running state when the needDrain event fires.',
+    'Thanks to @martinpopel for the fix in v2.0.0 and 1.4.3.',
+    'Calling it again throws an `InvalidArgumentError` from an `undici.Dispatcher` instance.',
+    'Query params go in the URL, and the timeout is 10ms with a 16KiB buffer.',
+    'undici is fast and small.',
+  ];
+  for (const text of quiet) {
+    const r = await checker.check(text, 'markdown');
+    assert.ok(r);
+    assert.deepEqual(
+      r.findings.filter((f) => f.family !== 'spelling').map((f) => `${f.rule}: ${text.slice(f.start, f.end)}`),
+      [],
+      text,
+    );
+  }
+  // Still found: the same mistakes in plain words.
+  const r = await checker.check('He go to school.\n\nThis allows to retry a request.', 'markdown');
+  assert.ok(r);
+  assert.deepEqual(
+    r.findings.filter((f) => f.family === 'grammar').map((f) => f.rule),
+    ['grammar/PronounVerbAgreement', 'grammar/AllowTo'],
   );
 });

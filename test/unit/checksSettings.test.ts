@@ -105,7 +105,7 @@ test('draftsmith check prints FILE:LINE:COLUMN lines, exits 1 on findings, 0 on 
   const r = cli(['docs'], dir);
   assert.equal(r.status, 1, r.stderr);
   assert.deepEqual(r.stdout.trim().split('\n'), [
-    'docs/bad.md:7:6: warning repeated-word: Did you mean to repeat this word?',
+    'docs/bad.md:7:6: error repeated-word: Did you mean to repeat this word?',
     'docs/bad.md:13:4: warning grammar/PronounVerbAgreement: The form of the verb must agree in grammatical number with the pronoun.',
   ]);
   const good = cli([path.join(dir, 'docs', 'good.txt')]);

@@ -6,7 +6,8 @@
  * What is checked is the document's prose as text/markdown.ts reads it (code blocks, tables, HTML,
  * front matter, link targets and markup left out), and within it inline code, bare links and e-mail
  * addresses are replaced by a placeholder word, so that "Run `npm test` first" reads as a sentence
- * but `npm test` is never checked; a finding that touches a placeholder is dropped.
+ * but `npm test` is never checked; a finding that touches a placeholder is dropped. Identifiers, flags,
+ * versions and handles written outside backticks are placeholders too (technical.ts).
  *
  * Each paragraph becomes a "unit": its prose with the markup taken out, and the map from each of its
  * characters back into the document. Findings are computed per unit and cached by the unit's text,
@@ -23,6 +24,7 @@ import {
   defaultRuleSettings,
   FAMILIES,
   HARPER_FAMILY,
+  MARKDOWN_GRAMMAR_RULES_OFF,
   type Family,
   type RuleSetting,
   type Severity,
@@ -30,6 +32,7 @@ import {
 import { DEFAULT_DIALECT, type Dialect } from './dialects';
 import { SpellChecker, WordSet } from './spelling';
 import { StyleChecker, type StyleFinding } from './style';
+import { TECHNICAL } from './technical';
 
 export interface CheckFix {
   /** What the quick fix says: 'Change to “the”'. */
@@ -132,10 +135,11 @@ function unitsFrom(text: string, doc: ProseRead): Unit[] {
   for (const p of doc.paragraphs) {
     // Each pattern only where its telltale character is: most paragraphs have none.
     const written = prose.slice(p.start, p.end);
-    for (const [pattern, telltale] of [
-      [LINKISH, /:\/\/|www\.|@/],
-      [FILELIKE, /\/|\.[a-z]/],
-    ] as const)
+    for (const { pattern, telltale } of [
+      { pattern: LINKISH, telltale: /:\/\/|www\.|@/ },
+      { pattern: FILELIKE, telltale: /\/|\.[a-z]/ },
+      ...TECHNICAL,
+    ])
       if (telltale.test(written))
         for (const m of written.matchAll(pattern)) {
           const start = p.start + m.index;
@@ -147,6 +151,13 @@ function unitsFrom(text: string, doc: ProseRead): Unit[] {
         holes.push({ start: p.start + m.index, end: p.start + m.index + m[0].length });
   }
   holes.sort((a, b) => a.start - b.start);
+  // Overlapping holes (a flag inside a path, a name inside a code span) become one.
+  let merged = 0;
+  for (const hole of holes)
+    if (merged > 0 && hole.start < holes[merged - 1].end)
+      holes[merged - 1] = { start: holes[merged - 1].start, end: Math.max(holes[merged - 1].end, hole.end) };
+    else holes[merged++] = hole;
+  holes.length = merged;
   const units: Unit[] = [];
   let h = 0;
   for (const p of doc.paragraphs) {
@@ -337,6 +348,9 @@ export class ProseChecker {
     const fresh = new Map<string, RawFinding[]>();
     for (let i = 0; i < todo.length;) {
       // One Harper call for a batch of paragraphs, blank lines between them (sentences never cross).
+      // Every paragraph has a blank line before and after it, the first and last too: Harper reads the
+      // end of its text differently from a paragraph break ("x . |" ends in a space there, not here),
+      // and a paragraph's findings must not depend on where in a batch it fell (the cache holds them).
       const batch: Unit[] = [];
       let chars = 0;
       while (i < todo.length && (batch.length === 0 || chars + todo[i].key.length <= BATCH_CHARS)) {
@@ -346,10 +360,10 @@ export class ProseChecker {
         }
         i++;
       }
-      const joined = batch.map((u) => u.key).join('\n\n');
+      const joined = `\n\n${batch.map((u) => u.key).join('\n\n')}\n\n`;
       const lints = batch.length > 0 ? await this.harper.lint(joined) : [];
       const style = this.style.checkMany(batch.map((u) => u.key));
-      let base = 0;
+      let base = 2;
       let l = 0;
       for (const [b, unit] of batch.entries()) {
         const end = base + unit.key.length;
@@ -366,14 +380,22 @@ export class ProseChecker {
     }
     if (generation === this.generation) for (const [k, v] of fresh) this.remember(k, v);
     const findings: CheckFinding[] = [];
+    const markdownOff = new Set(MARKDOWN_GRAMMAR_RULES_OFF.map((r) => `grammar/${r}`));
     for (const unit of units) {
       const raw = fresh.get(unit.key) ?? this.recall(unit.key) ?? [];
       for (const r of raw) {
+        // Markdown collapses runs of spaces when it is rendered: a reader never sees them.
+        if (format === 'markdown' && (r.family === 'spacing' || markdownOff.has(r.rule))) continue;
         const f = this.place(r, unit, text);
         if (f) findings.push(f);
       }
     }
-    return { findings, units: units.length, checked: fresh.size, ms: performance.now() - started };
+    return {
+      findings,
+      units: units.length,
+      checked: fresh.size,
+      ms: performance.now() - started,
+    };
   }
 
   private read(text: string, format: DocumentFormat, document: string | undefined): ProseRead {
@@ -427,6 +449,9 @@ export class ProseChecker {
     const setting = this.config.rules[r.family];
     if (setting === 'off') return undefined;
     if (unit.holes.some((h) => r.start < h.end && r.end > h.start)) return undefined;
+    // "a"/"an" before code: how the code is read aloud is not known ("an `origin`", "a `Client`").
+    if (r.rule === 'grammar/AnA' && unit.holes.some((h) => h.start >= r.end && !unit.key.slice(r.end, h.start).trim()))
+      return undefined;
     // A list item is often a fragment ("- the engine, which runs the models"): no capital needed.
     if (unit.listItem && r.start === 0 && r.rule === 'grammar/SentenceCapitalization') return undefined;
     const span = mapSpan(unit, r.start, r.end);

@@ -13,8 +13,9 @@
  *   English, software terms, tools, companies), which know technical prose where hunspell en_US
  *   flagged 14 words in 1,000 of edited docs (docs/checks.md); names, code, links and the personal and
  *   project dictionaries left out; Harper's own SpellCheck is off so that one word gets one finding.
- * Defaults follow the JFLEG measurements in docs/checks.md: the families that flag many fluent
- * sentences (passive voice, wordy phrases) are hints, the rest warnings or information.
+ * Defaults follow the JFLEG and technical-docs measurements in docs/checks.md: the families that flag
+ * many fluent sentences (passive voice, wordy phrases) are hints, the rest warnings or information,
+ * and a repeated word, almost never meant, is an error (what `draftsmith check` fails on by default).
  */
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
@@ -57,15 +58,16 @@ export const FAMILIES = {
     setting: 'repeatedWords',
     title: 'Repeated words',
     source: 'Harper (RepeatedWords)',
-    description: 'The same word twice in a row ("the the").',
-    default: 'warning',
+    description: 'The same word twice in a row ("the the"): an error, since it is almost never meant.',
+    default: 'error',
     safe: true,
   },
   spacing: {
     setting: 'spacing',
     title: 'Spacing',
     source: 'Harper (Spaces, NoFrenchSpaces)',
-    description: 'Two or more spaces between words or after a sentence.',
+    description:
+      'Two or more spaces between words or after a sentence; not in Markdown, where runs of spaces are one space when rendered.',
     default: 'information',
     safe: true,
   },
@@ -99,11 +101,11 @@ export type Family = keyof typeof FAMILIES;
 export const FAMILY_NAMES = Object.keys(FAMILIES) as Family[];
 
 /**
- * Harper rules off by default: on JFLEG they flag corrected sentences at least half as often (per
+ * Harper rules off by default. On JFLEG they flag corrected sentences at least half as often (per
  * sentence) as erroneous ones, with 5 false flags or more (`draftsmith eval checks`, docs/checks.md).
  * Most are style preferences (the Oxford comma, "and also", regionalisms) rather than errors.
  */
-export const DEFAULT_GRAMMAR_RULES_OFF: readonly string[] = [
+const JFLEG_FALSE_ALARMS = [
   'AvoidAndAlso',
   'CompoundNouns',
   'Excellent',
@@ -111,6 +113,58 @@ export const DEFAULT_GRAMMAR_RULES_OFF: readonly string[] = [
   'OxfordComma',
   'Regionalisms',
   'WouldNeverHave',
+];
+
+/**
+ * Harper rules that read the terms of technical writing as mistakes, counted on edited READMEs and
+ * API docs (docs/checks.md): the abbreviations of the trade ("params", "stdin", "10ms", "config")
+ * spelled out, identifiers split ("needDrain" → "need Drain", "millis" → "mill is"), "callback" and
+ * "timeout" read as phrasal verbs, "UNC" and "unreference" read as a mistyped negative, countable uses of mass nouns ("redirections"), capitals asked of
+ * names a project spells its own way ("api", "url"), and typographic preferences (an en dash in
+ * "100-199", "nonzero" for "non-zero", "all the" for "all of the", a comma after "Otherwise").
+ */
+const TECHNICAL_FALSE_ALARMS = [
+  'CondenseAllThe',
+  'DiscourseMarkers',
+  'DisjointPrefixes',
+  'ExpandAlgorithm',
+  'ExpandAlloc',
+  'ExpandArgument',
+  'ExpandConfiguration',
+  'ExpandCoordinate',
+  'ExpandDecl',
+  'ExpandDependencies',
+  'ExpandDereference',
+  'ExpandDirectory',
+  'ExpandMemoryShorthands',
+  'ExpandMinimum',
+  'ExpandParameter',
+  'ExpandPointer',
+  'ExpandStandardInputAndOutput',
+  'ExpandTimeShorthands',
+  'MassNouns',
+  'NumericRangeEnDash',
+  'OkToOkay',
+  'OrthographicConsistency',
+  'PhrasalVerbAsCompoundNoun',
+  'SplitWords',
+  'WrongNegative',
+];
+
+export const DEFAULT_GRAMMAR_RULES_OFF: readonly string[] = [...JFLEG_FALSE_ALARMS, ...TECHNICAL_FALSE_ALARMS];
+
+/**
+ * Harper rules not applied to Markdown, where they were wrong more often than right on edited READMEs
+ * and API docs (docs/checks.md). A sentence that starts in lower case is mostly a name written that
+ * way (undici, h2c, picomatch), a method or file name (.description, .npmignore) or a table of
+ * contents entry; reference docs drop articles on purpose ("Whether to include request body"); and a
+ * state name or participle after "to" ("transition to destroyed") is not a verb that should be bare.
+ */
+export const MARKDOWN_GRAMMAR_RULES_OFF: readonly string[] = [
+  'InflectedVerbAfterTo',
+  'MissingDeterminer',
+  'MissingPreposition',
+  'SentenceCapitalization',
 ];
 
 /** The Harper rules that are families of their own; every other Harper rule is grammar. */
