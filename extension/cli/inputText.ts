@@ -93,14 +93,17 @@ const printNote = (d: Decoded): string => {
   return d.text;
 };
 
-/** A file's text; "no such file" (bad input, exit 1) for a name that names nothing, a clear line for a folder. */
+/**
+ * A file's text; "no such file" for a name that names nothing (a bad command line, exit 2, as for
+ * every command), a clear line for a folder.
+ */
 export async function readTextFile(file: string): Promise<string> {
   let isFolder: boolean;
   try {
     isFolder = statSync(file).isDirectory();
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR')
-      throw new EngineError('bad-input', `no such file: ${file}`);
+      throw new EngineError('bad-request', `no such file: ${file}`);
     throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`);
   }
   if (isFolder) throw new EngineError('bad-input', `${file} is a folder, not a file`);
@@ -161,7 +164,7 @@ export async function commandInput(
     } catch (e) {
       if (e instanceof EngineError && e.message.startsWith('no such file')) {
         throw new EngineError(
-          'bad-input',
+          e.code,
           `${e.message} (for these words themselves, give them with --text ${JSON.stringify(word)})`,
         );
       }
