@@ -16,6 +16,7 @@
  */
 import type { CorpusScores, EngineConfig } from '../protocol';
 import { stat, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
 import { version as DRAFTSMITH_VERSION } from '../../package.json';
 import { report } from '../engine/eval/report';
 import { REPORT_VERSIONS } from '../engine/metrics/signature';
@@ -23,7 +24,7 @@ import { folderResult, pairFolders, pairJsonl } from '../engine/eval/folderScore
 import { columnsOf, folderCsv, folderJson } from '../engine/eval/folderTable';
 import { formatValue, shownMetrics, signaturesOf } from '../engine/eval/metricList';
 import { bleuOptionsOf, smoothValueApplies, type MetricOptions } from '../engine/eval/scoreOptions';
-import { EngineError } from '../engine/errors';
+import { EngineError, errorMessage } from '../engine/errors';
 import { scoreCorpus } from '../engine/eval/scoreDraft';
 import {
   BLEU_SMOOTHINGS,
@@ -309,6 +310,8 @@ export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> 
         'bad-request',
         `--${f} ${f === 'worst' ? 'lists the segments a system loses most against the baseline' : 'reports several systems against a baseline'}: add --paired-bs or --paired-ar and several --hyp`,
       );
+  const reportTo = flag(a, 'report');
+  if (reportTo !== undefined) await checkReportFile(reportTo);
   const sacre =
     metrics !== undefined || refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence;
   if (flag(a, 'name-field') !== undefined || (await isFolder(refs[0])) || (await isFolder(hyps[0]))) {
@@ -766,8 +769,7 @@ function worstOf(
  * SOURCE_DATE_EPOCH (the reproducible-builds convention) fixes its one varying line, the date.
  */
 async function writeReport(file: string, table: SystemsTable, worst: WorstSegments[], referenceName: string) {
-  const format = /\.html?$/i.test(file) ? 'html' : /\.(md|markdown)$/i.test(file) ? 'md' : undefined;
-  if (format === undefined) throw new EngineError('bad-request', `--report writes FILE.html or FILE.md, not "${file}"`);
+  const format = await checkReportFile(file);
   const quote = (x: string) => (/^[\w@%+=:,./-]+$/.test(x) ? x : `'${x.replace(/'/g, `'\\''`)}'`);
   const epoch = process.env.SOURCE_DATE_EPOCH;
   const date = (epoch !== undefined && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date()).toISOString();
@@ -780,8 +782,27 @@ async function writeReport(file: string, table: SystemsTable, worst: WorstSegmen
     },
     format,
   );
-  await writeFile(file, content);
+  await writeFile(file, content).catch((e: unknown) => {
+    throw new EngineError('bad-input', `--report: cannot write ${file}: ${errorMessage(e)}`);
+  });
   process.stderr.write(`wrote ${file}\n`);
+}
+
+/** --report's format, from its name; refused (before anything is scored) when its folder is not there. */
+async function checkReportFile(file: string): Promise<'html' | 'md'> {
+  const format = /\.html?$/i.test(file) ? 'html' : /\.(md|markdown)$/i.test(file) ? 'md' : undefined;
+  if (format === undefined) throw new EngineError('bad-request', `--report writes FILE.html or FILE.md, not "${file}"`);
+  const folder = path.dirname(path.resolve(file));
+  const isDir = await stat(folder).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!isDir)
+    throw new EngineError(
+      'bad-request',
+      `--report ${file}: there is no folder ${folder} to write it in (create it first)`,
+    );
+  return format;
 }
 
 /** The paired tests' output: sacreBLEU's table (text), its `-f json` list beside ours (JSON), CSV. */

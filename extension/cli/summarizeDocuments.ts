@@ -17,7 +17,7 @@ import type { SectionSummary, SummarizeRequest, SummarizeResult, TextOrigin } fr
 import { errorMessage, EngineError } from '../engine/errors';
 import { formatOf, type DocumentFormat } from '../engine/text/markdown';
 import { flag, type Args } from './args';
-import { readTextFile } from './inputText';
+import { readTextInput } from './inputText';
 import { progressBar } from './progressBar';
 
 export interface DocumentRunner {
@@ -101,7 +101,7 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
     bar.update(i, files.length);
     let result: SummarizeResult;
     try {
-      const text = await readTextFile(file);
+      const text = await readTextInput(file);
       result = await runner.run(runner.request(text, 'file', formatOf(file)));
     } catch (e) {
       if (single) throw e;
