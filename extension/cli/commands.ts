@@ -1007,8 +1007,9 @@ const TABLE = [
         name: 'rouge-split',
         kind: 'text',
         value: 'newline|nlp',
-        default: 'newline',
-        description: "ROUGE-Lsum's sentences: the segment's lines, or Draftsmith's sentence splitter",
+        default: 'nlp',
+        description:
+          "ROUGE-Lsum's sentences: Draftsmith's sentence splitter, as the full table and Score Draft, or the segment's own lines (rouge-score's split_summaries=False); the signature says which",
       },
       {
         name: 'name-field',

@@ -107,8 +107,11 @@ function looksLikeLatin1(buf: Buffer): boolean {
   return high > 0 && high <= 0.3 * buf.length;
 }
 
-/** `name`'s bytes as text (see the encodings above). */
-export function decodeText(buf: Buffer, name: string): Decoded {
+/**
+ * `name`'s bytes as text (see the encodings above). `keepBom`: a UTF-8 byte-order mark stays in the
+ * text as U+FEFF, as Python (and so sacreBLEU) reads a file, so a score sees what sacreBLEU sees.
+ */
+export function decodeText(buf: Buffer, name: string, keepBom = false): Decoded {
   if (buf[0] === 0xff && buf[1] === 0xfe)
     return {
       text: new TextDecoder('utf-16le').decode(buf),
@@ -120,7 +123,15 @@ export function decodeText(buf: Buffer, name: string): Decoded {
       note: `${name} is UTF-16 (big-endian, by its byte-order mark); read as such`,
     };
   const problems = utf8Problems(buf);
-  if (problems.first === undefined) return { text: new TextDecoder('utf-8').decode(buf) };
+  if (problems.first === undefined) {
+    const text = new TextDecoder('utf-8', { ignoreBOM: keepBom }).decode(buf);
+    return keepBom && text.startsWith('\uFEFF')
+      ? {
+          text,
+          note: `${name} starts with a byte-order mark; kept, as sacreBLEU keeps it (it is part of the first word)`,
+        }
+      : { text };
+  }
   if (!problems.multibyte && looksLikeLatin1(buf)) {
     return {
       text: decodeWindows1252(buf),
@@ -158,14 +169,17 @@ export async function readTextFile(file: string): Promise<string> {
   return printNote(await readDecoded(file));
 }
 
-/** A file a command works on (readTextFile), binary data refused before any note on its encoding. */
-export async function readTextInput(file: string): Promise<string> {
-  const decoded = await readDecoded(file);
+/**
+ * A file a command works on (readTextFile), binary data refused before any note on its encoding;
+ * `keepBom` as decodeText.
+ */
+export async function readTextInput(file: string, keepBom = false): Promise<string> {
+  const decoded = await readDecoded(file, keepBom);
   notBinary(decoded.text, file);
   return printNote(decoded);
 }
 
-async function readDecoded(file: string): Promise<Decoded> {
+async function readDecoded(file: string, keepBom = false): Promise<Decoded> {
   let isFolder: boolean;
   let size: number;
   try {
@@ -185,7 +199,7 @@ async function readDecoded(file: string): Promise<Decoded> {
   const buf = await fs.readFile(file).catch((e: unknown) => {
     throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`);
   });
-  return decodeText(buf, file);
+  return decodeText(buf, file, keepBom);
 }
 
 export async function readStdinText(): Promise<string> {

@@ -18,7 +18,7 @@ import type { CorpusScores, EngineConfig } from '../protocol';
 import { stat, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { version as DRAFTSMITH_VERSION } from '../../package.json';
-import { report } from '../engine/eval/report';
+import { markdownCharts, report } from '../engine/eval/report';
 import { REPORT_VERSIONS } from '../engine/metrics/signature';
 import { folderResult, pairFolders, pairJsonl } from '../engine/eval/folderScores';
 import { columnsOf, folderCsv, folderJson } from '../engine/eval/folderTable';
@@ -478,7 +478,8 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   const rougeOpts: RougeMetricOptions = {
     stem: flag(a, 'stem') !== undefined,
     jackknife: flag(a, 'rouge-jackknife') !== undefined,
-    split: oneOf(a, 'rouge-split', ['newline', 'nlp'] as const) ?? 'newline',
+    // One default with the full table and Score Draft: ROUGE-Lsum the same number in every table.
+    split: oneOf(a, 'rouge-split', ['newline', 'nlp'] as const) ?? 'nlp',
     varRefs: varying,
   };
   if (rougeOpts.jackknife && !run.metrics.some((m) => m.startsWith('rouge')))
@@ -773,18 +774,30 @@ async function writeReport(file: string, table: SystemsTable, worst: WorstSegmen
   const quote = (x: string) => (/^[\w@%+=:,./-]+$/.test(x) ? x : `'${x.replace(/'/g, `'\\''`)}'`);
   const epoch = process.env.SOURCE_DATE_EPOCH;
   const date = (epoch !== undefined && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date()).toISOString();
+  // Markdown's charts are SVG files beside it (GitHub shows no data: images): report.md's report.chart-1.svg, ...
+  const chartStem = format === 'md' ? path.basename(file).replace(/\.(md|markdown)$/i, '') : undefined;
+  const result = { referenceName, table, worst };
   const content = report(
-    { referenceName, table, worst },
+    result,
     {
       command: ['draftsmith', ...process.argv.slice(2)].map(quote).join(' '),
       versions: { Draftsmith: DRAFTSMITH_VERSION, ...REPORT_VERSIONS },
       date,
+      chartStem,
     },
     format,
   );
-  await writeFile(file, content).catch((e: unknown) => {
-    throw new EngineError('bad-input', `--report: cannot write ${file}: ${errorMessage(e)}`);
-  });
+  const files = [
+    { name: file, text: content },
+    ...(chartStem === undefined ? [] : markdownCharts(result, chartStem)).map((c) => ({
+      name: path.join(path.dirname(file), c.name),
+      text: c.svg,
+    })),
+  ];
+  for (const f of files)
+    await writeFile(f.name, f.text).catch((e: unknown) => {
+      throw new EngineError('bad-input', `--report: cannot write ${f.name}: ${errorMessage(e)}`);
+    });
   process.stderr.write(`wrote ${file}\n`);
 }
 
