@@ -40,7 +40,10 @@ import { modelDir } from './engine/systems/registry';
 import { flag, guardsFlag, intFlag, modelChoiceFlag, numberFlag, parseArgs, type Args } from './cli/args';
 import { commandInput, readStdinText } from './cli/inputText';
 import { checkOptions } from './cli/options';
-import { commandNamed, type CommandName } from './cli/commands';
+import { COMMANDS, commandNamed, type CommandName } from './cli/commands';
+import { plainIssue } from './cli/plainIssue';
+import { nearest } from './cli/suggest';
+import { version } from '../package.json';
 import { commandHelp, usageText } from './cli/help';
 import { downloadProgress, workProgress } from './cli/progressBar';
 import { parseHubEndpoint } from './modelChoice';
@@ -94,10 +97,10 @@ function modelFlag(a: Args): ModelChoice | undefined {
 /** The request field each option fills, for messages in the options' own names. */
 const OPTION_OF: Record<string, string> = {
   'decoding.beamSize': '--beam',
-  'decoding.maxLength': '--max-length',
+  'decoding.maxLength': '--max-tokens',
   maxInputTokens: '--max-input-tokens',
   candidates: '--candidates',
-  words: '--words',
+  words: '--max-words',
   'sampling.seed': '--seed',
   'sampling.temperature': '--temperature',
   'sampling.topK': '--top-k',
@@ -117,7 +120,12 @@ function checked<R extends EngineRequest>(request: R): R {
   if (parsed.success) return request;
   const issue = parsed.error.issues[0];
   const where = issue.path.join('.');
-  throw new EngineError('bad-request', `${OPTION_OF[where] ?? where}: ${issue.message}`);
+  // The value the command line gave, for the message.
+  const value = issue.path.reduce<unknown>(
+    (v, k) => (typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[k] : undefined),
+    request,
+  );
+  throw new EngineError('bad-request', plainIssue(OPTION_OF[where] ?? where, issue, value));
 }
 
 const stderrLog = (level: string, message: string) => {
@@ -162,7 +170,7 @@ function summarizeRequest(
     mode: summarizeMode(flag(a, 'mode') ?? 'extractive'),
     guards: guardsFlag(a),
     maxInputTokens: intFlag(a, 'max-input-tokens'),
-    decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
+    decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-tokens') },
     model,
   };
 }
@@ -206,13 +214,13 @@ async function summarize(a: Args): Promise<number> {
   const cut = cutNote(result, text);
   if (cut) process.stderr.write(`note: ${cut}\n`);
   if (result.mode === 'extractive' || result.mode === 'synopsis') {
-    const ignored = ['beam', 'max-length'].filter((f) => flag(a, f) !== undefined).map((f) => `--${f}`);
+    const ignored = ['beam', 'max-tokens'].filter((f) => flag(a, f) !== undefined).map((f) => `--${f}`);
     if (ignored.length)
       process.stderr.write(
         `note: ${ignored.join(' and ')} ${ignored.length > 1 ? 'apply' : 'applies'} to --mode abstractive only; the ${result.mode} summary writes no tokens\n`,
       );
     process.stderr.write(
-      `${result.mode === 'synopsis' ? '1 sentence chosen by the synopsis scorer (topic-aware attention, position, words)' : `${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, position and centrality`}, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`,
+      `${result.mode === 'synopsis' ? '1 sentence chosen by the synopsis scorer (topic-aware attention, position, words)' : `${sentences(result.extracted?.length ?? 0)} chosen by topic-aware attention, position and centrality`}, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`,
     );
     process.stderr.write(
       `${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
@@ -220,13 +228,15 @@ async function summarize(a: Args): Promise<number> {
     return 0;
   }
   if (result.hitMaxLength)
-    process.stderr.write(`note: ${maxLengthNote('summary', result.hitMaxLength, '--max-length')}\n`);
+    process.stderr.write(`note: ${maxLengthNote('summary', result.hitMaxLength, '--max-tokens')}\n`);
   process.stderr.write(`top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
   process.stderr.write(
     `${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
   );
   return 0;
 }
+
+const sentences = (n: number) => `${n} sentence${n === 1 ? '' : 's'}`;
 
 async function essay(a: Args): Promise<void> {
   const needs =
@@ -245,7 +255,7 @@ async function essay(a: Args): Promise<void> {
     candidates: intFlag(a, 'candidates'),
     includeAllTopics: flag(a, 'unconstrained') === undefined,
     guards: guardsFlag(a),
-    decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
+    decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-tokens') },
     model,
   }));
   if (flag(a, 'json')) {
@@ -258,7 +268,7 @@ async function essay(a: Args): Promise<void> {
     process.stderr.write(
       `covers ${c.covered.length}/${result.topics.length} topic words: ${c.covered.join(', ') || 'none'}\n`,
     );
-    if (c.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('essay', c.hitMaxLength, '--max-length')}\n`);
+    if (c.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('essay', c.hitMaxLength, '--max-tokens')}\n`);
   });
   if (result.unknownTopics.length) process.stderr.write(`no word vector for: ${result.unknownTopics.join(', ')}\n`);
   if (result.skippedTopics.length)
@@ -300,15 +310,23 @@ async function evalRoundTrip(a: Args): Promise<void> {
 async function story(a: Args): Promise<void> {
   const json = flag(a, 'json') !== undefined;
   const sampling = { seed: intFlag(a, 'seed'), temperature: numberFlag(a, 'temperature'), topK: intFlag(a, 'top-k') };
-  const prompt = flag(a, 'prompt');
   const premise = flag(a, 'premise') !== undefined;
-  if (premise && prompt !== undefined)
-    throw new EngineError('bad-request', 'story: give --prompt TEXT to continue, or --premise to write one, not both');
-  if (!premise && prompt === undefined)
+  const words = a.positional.slice(1);
+  if (premise && words.length > 0)
     throw new EngineError(
       'bad-request',
-      'story needs --prompt "TEXT" (the story so far), or --premise to write a premise',
+      'story: give the story so far to continue, or --premise to write one, not both',
     );
+  // The story so far: a FILE, - or --text, as every command reads its text.
+  const prompt = premise
+    ? undefined
+    : (
+        await commandInput(a, 'story', words, {
+          acceptsText: false,
+          missing:
+            'story needs the story so far: a FILE, - for standard input, or --text "TEXT"; or --premise to write a premise',
+        })
+      ).text;
   const model = modelFlag(a);
   const engine = new Engine(engineConfig(a), stderrLog);
   // A Hub model's first use downloads it: its progress goes to standard error, the story to standard output.
@@ -345,7 +363,7 @@ async function story(a: Args): Promise<void> {
       checked({
         op: 'story',
         prompt: prompt ?? '',
-        words: intFlag(a, 'words'),
+        words: intFlag(a, 'max-words'),
         sampling,
         guards: guardsFlag(a),
         model,
@@ -358,7 +376,7 @@ async function story(a: Args): Promise<void> {
   if (r.external) process.stderr.write(externalLine(r.external));
   const cut = storyCutNote(r, r.stats.usedInputTokens);
   if (cut) process.stderr.write(`note: ${cut}. ${STORY_CHOOSE.cli}\n`);
-  if (r.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('story', r.hitMaxLength, '--words')}\n`);
+  if (r.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('story', r.hitMaxLength, '--max-words')}\n`);
   const s = r.stats;
   process.stderr.write(
     `${r.wordCount} words (${s.outputTokens} tokens, ended by ${r.endedBy}), ${s.tokensPerSecond.toFixed(1)} tokens/s, encode ${s.encodeMs.toFixed(0)} ms, ` +
@@ -512,7 +530,7 @@ async function evalStory(a: Args): Promise<void> {
   process.stdout.write(
     await runStoryEval(
       {
-        words: checked({ op: 'story', prompt: '', words: intFlag(a, 'words') }).words,
+        words: checked({ op: 'story', prompt: '', words: intFlag(a, 'max-words') }).words,
         seed: intFlag(a, 'seed') ?? 1,
         perplexity: flag(a, 'perplexity') !== undefined,
         ranking: intFlag(a, 'ranking') ?? 0,
@@ -565,6 +583,17 @@ const HANDLERS: { readonly [C in CommandName]: (a: Args) => Promise<number | voi
   },
 };
 
+/** An unknown command, with the nearest one ("did you mean summarize?") and the list of them. */
+function unknownCommand(words: readonly string[]): EngineError {
+  const typed = words[0] === 'eval' && words[1] !== undefined ? `eval ${words[1]}` : words[0];
+  const names = COMMANDS.map((c) => c.name);
+  const guess = nearest(typed, names);
+  return new EngineError(
+    'bad-request',
+    `unknown command "${typed}"${guess ? `; did you mean ${guess}?` : '.'} The commands: ${names.join(', ')} (draftsmith --help for each one's usage).`,
+  );
+}
+
 async function main(argv: string[]): Promise<number> {
   disableOrtTelemetry();
   const a = parseArgs(argv);
@@ -576,13 +605,18 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write((named ? commandHelp(named) : usageText()) + '\n');
     return 0;
   }
+  if (flag(a, 'version') !== undefined) {
+    process.stdout.write(`draftsmith ${version}\n`);
+    return 0;
+  }
   if (!cmd) {
     process.stderr.write(`draftsmith: no command given\n${usageText()}\n`);
     return 2;
   }
   const command = commandNamed(a.positional);
-  // An option the command does not take is refused (exit 2), not ignored.
-  checkOptions(a, cmd === 'eval' && a.positional[1] !== undefined ? `eval ${a.positional[1]}` : cmd);
+  if (!command) throw unknownCommand(a.positional);
+  // An option the command does not take is refused (exit 2), not ignored; a former name works, with a note.
+  for (const note of checkOptions(a, command.name)) process.stderr.write(`${note}\n`);
   const commandLine = process.argv.join(' ').length;
   // score and check start no model runtime: any number of files may be named.
   if (cmd !== 'score' && cmd !== 'check' && commandLine > MAX_COMMAND_LINE) {
@@ -592,7 +626,6 @@ async function main(argv: string[]): Promise<number> {
         'Put long text in a file: summarize, roundtrip and reply read FILE, or - for standard input.',
     );
   }
-  if (!command) throw new EngineError('bad-request', `unknown command "${a.positional.join(' ')}"\n${usageText()}`);
   return (await HANDLERS[command.name](a)) ?? 0;
 }
 

@@ -20,7 +20,7 @@ export const STORY_CHOOSE = {
   editor:
     'To choose what it reads, select that passage and run Continue Story again (the selection is the prompt); Select What It Read shows the part it used.',
   panel: 'To choose what it reads, select that passage in the editor and run Continue Story again.',
-  cli: 'To choose what it reads, give that passage as --prompt.',
+  cli: 'To choose what it reads, give that passage as FILE, - or --text.',
 } as const;
 
 /**

@@ -14,9 +14,10 @@ export interface Args {
   needsValue?: string[];
 }
 
-/** Options that take no value, from the command table; --help goes with every command. */
+/** Options that take no value, from the command table; --help and --version go with every command. */
 const BOOLEAN_FLAGS: ReadonlySet<string> = new Set([
   'help',
+  'version',
   ...COMMANDS.flatMap((c) => c.options.filter((o) => o.kind === 'flag').map((o) => o.name)),
 ]);
 /** Options that take every following word up to the next option, as sacreBLEU's `-m bleu chrf`. */
@@ -77,7 +78,7 @@ function numeric(a: Args, name: string, ok: (n: number) => boolean, what: string
 }
 
 export const numberFlag = (a: Args, name: string) => numeric(a, name, Number.isFinite, 'a number');
-export const intFlag = (a: Args, name: string) => numeric(a, name, Number.isInteger, 'an integer');
+export const intFlag = (a: Args, name: string) => numeric(a, name, Number.isInteger, 'a whole number');
 
 /**
  * A model flag (--model, --bertscore-model): built-in, a Hub id (owner/name[@revision]) or a folder

@@ -35,6 +35,11 @@ export interface OptionSpec {
   /** The default, when the command has one of its own to state. */
   readonly default?: string;
   readonly description: string;
+  /** The smallest and largest number an integer or number option takes (checked before any work). */
+  readonly min?: number;
+  readonly max?: number;
+  /** Former names, still taken for one release with a note on standard error. */
+  readonly formerly?: readonly string[];
 }
 
 export interface UsageSpec {
@@ -50,6 +55,8 @@ export interface CommandSpec {
   readonly summary: string;
   readonly usage: readonly UsageSpec[];
   readonly options: readonly OptionSpec[];
+  /** Options that exclude each other: each group's options are refused together. */
+  readonly exclusive?: readonly (readonly string[])[];
   readonly examples?: readonly { readonly args: string; readonly what: string }[];
 }
 
@@ -79,6 +86,8 @@ const BEAM: OptionSpec = {
   kind: 'integer',
   value: 'N',
   description: "beam width, 1 to 16 (default: the model's)",
+  min: 1,
+  max: 16,
 };
 
 /** Where the models run: every command that loads one. */
@@ -102,6 +111,8 @@ const THREADS: OptionSpec = {
   value: 'N',
   default: '1',
   description: 'CPU threads per model session, 0 to 64 (0: one per core, as onnxruntime chooses)',
+  min: 0,
+  max: 64,
 };
 const RUNTIME = [MODELS, DEVICE, THREADS];
 
@@ -136,6 +147,15 @@ const HUB: OptionSpec[] = [
   },
 ];
 
+/**
+ * --model for a command whose system only Draftsmith's own models run (reply, roundtrip): the same
+ * kinds as everywhere, a Hub id refused with a message that says why.
+ */
+const OWN_MODEL = (system: string): OptionSpec => ({
+  ...HUB[0],
+  description: `built-in, or a ${system} model folder exported by models/train; a Hub model id is taken as everywhere, but no Hub model is a ${system} model, so it is refused with a message`,
+});
+
 /** What every eval reads (cli.ts evalOptions). */
 const DATA: OptionSpec = {
   name: 'data',
@@ -149,6 +169,7 @@ const LIMIT: OptionSpec = {
   kind: 'integer',
   value: 'N',
   description: 'at most N test items (summarize: per domain)',
+  min: 1,
 };
 const VARIANTS: OptionSpec = {
   name: 'variant',
@@ -176,8 +197,8 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'summarize FILE | - | --text TEXT [--mode extractive|abstractive|synopsis] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N] [--beam N] [--max-length N] [--max-input-tokens N] [--model MODEL] [--offline] [--hub-endpoint URL]',
-        note: "Extractive (default): the sentences the model's topic-aware attention weighs most, verbatim, in document order; abstractive: the TAAS decoder writes a new summary (--beam, --max-length). --model: built-in, a Hub encoder-decoder (e.g. Xenova/distilbart-cnn-6-6: abstractive only) or a folder. Top phrases and timings go to standard error.",
+          'summarize FILE | - | --text TEXT [--mode extractive|abstractive|synopsis] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N] [--beam N] [--max-tokens N] [--max-input-tokens N] [--model MODEL] [--offline] [--hub-endpoint URL]',
+        note: "Extractive (default): the sentences the model's topic-aware attention weighs most, verbatim, in document order; abstractive: the TAAS decoder writes a new summary (--beam, --max-tokens). --model: built-in, a Hub encoder-decoder (e.g. Xenova/distilbart-cnn-6-6: abstractive only) or a folder. Top phrases and timings go to standard error.",
       },
       {
         synopsis:
@@ -192,7 +213,7 @@ const TABLE = [
         kind: 'text',
         value: 'extractive|abstractive|synopsis',
         default: 'extractive',
-        description: `extractive: the source sentences the topic-aware attention weighs most, verbatim; abstractive (${EXPERIMENTAL.abstractiveSummary.short}): the TAAS decoder writes the summary (--beam and --max-length apply to it only); synopsis: one sentence, chosen by a scorer trained on SciTLDR (a technical abstract → its one-line TLDR)`,
+        description: `extractive: the source sentences the topic-aware attention weighs most, verbatim; abstractive (${EXPERIMENTAL.abstractiveSummary.short}): the TAAS decoder writes the summary (--beam and --max-tokens apply to it only); synopsis: one sentence, chosen by a scorer trained on SciTLDR (a technical abstract → its one-line TLDR)`,
       },
       {
         ...JSON_RESULT,
@@ -203,13 +224,16 @@ const TABLE = [
         kind: 'integer',
         value: 'N',
         description: "beam width, 1 to 16 (abstractive; default: the model's, model.json decoding)",
+        min: 1,
+        max: 16,
       },
       {
-        name: 'max-length',
+        name: 'max-tokens',
         kind: 'integer',
         value: 'N',
         description:
-          'the longest summary in tokens (abstractive); a summary cut there gets a note on standard error (hitMaxLength in --json)',
+          'the longest summary, in tokens (abstractive); a summary cut there gets a note on standard error (hitMaxLength in --json)',
+        formerly: ['max-length'],
       },
       {
         name: 'max-input-tokens',
@@ -247,6 +271,7 @@ const TABLE = [
       { args: 'summarize doc.md --sections', what: 'the outline: a summary line under each heading' },
       { args: 'summarize docs/ --jsonl', what: 'one JSON line per file, a progress bar on stderr' },
     ],
+    exclusive: [['json', 'jsonl']],
   },
   {
     name: 'eval summarize',
@@ -376,7 +401,7 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'essay "bee, swallow, geese, flower, frog" | FILE | - | --text TEXT [--candidates N] [--beam N] [--max-length N] [--unconstrained] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]',
+          'essay "bee, swallow, geese, flower, frog" | FILE | - | --text TEXT [--candidates N] [--beam N] [--max-tokens N] [--unconstrained] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]',
         note: 'Up to 10 topic words, separated by commas or spaces. --model: a Hub causal LM reads an instruction that names the words.',
       },
     ],
@@ -388,13 +413,16 @@ const TABLE = [
         value: 'N',
         default: '1',
         description: 'how many essays, 1 to 5, best first, each with its score',
+        min: 1,
+        max: 5,
       },
       BEAM,
       {
-        name: 'max-length',
+        name: 'max-tokens',
         kind: 'integer',
         value: 'N',
-        description: 'the longest essay in tokens; an essay cut there gets a note on standard error',
+        description: 'the longest essay, in tokens; an essay cut there gets a note on standard error',
+        formerly: ['max-length'],
       },
       flag(
         'unconstrained',
@@ -445,8 +473,8 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'story --prompt "A lighthouse keeper finds a message in a bottle." [--words N] [--seed N] [--temperature T] [--top-k K] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]',
-        note: 'Continues the prompt (a long one from its end). --model: a Hub causal LM (e.g. Xenova/distilgpt2) or a folder.',
+          'story FILE | - | --text "A lighthouse keeper finds a message in a bottle." [--max-words N] [--seed N] [--temperature T] [--top-k K] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]',
+        note: 'Continues the story so far (a long one from its end). --model: a Hub causal LM (e.g. Xenova/distilgpt2) or a folder.',
       },
       {
         synopsis:
@@ -455,14 +483,15 @@ const TABLE = [
       },
     ],
     options: [
-      { name: 'prompt', kind: 'text', value: 'TEXT', description: 'the story so far, to continue' },
+      { ...TEXT, formerly: ['prompt'] },
       flag('premise', 'write a premise instead of continuing one'),
       {
-        name: 'words',
+        name: 'max-words',
         kind: 'integer',
         value: 'N',
         description:
           "how long the continuation is, in words: between 85 % and 100 % of N (default: the model's; at most what it was trained for)",
+        formerly: ['words'],
       },
       {
         name: 'seed',
@@ -491,24 +520,25 @@ const TABLE = [
     ],
     examples: [
       {
-        args: 'story --prompt "A lighthouse keeper finds a message in a bottle."',
+        args: 'story --text "A lighthouse keeper finds a message in a bottle."',
         what: 'the story streams to stdout',
       },
       {
-        args: 'story --prompt "..." --words 60 --seed 7 --json',
+        args: 'story --text "..." --max-words 60 --seed 7 --json',
         what: 'the same story again from its seed, with the fusion gates',
       },
       { args: 'story --premise', what: 'a premise (a writing prompt) to start from' },
       {
-        args: 'story --prompt "..." --model Xenova/distilgpt2',
+        args: 'story draft.txt --model Xenova/distilgpt2',
         what: 'a Hub model: downloaded once (progress on stderr) into $DRAFTSMITH_CACHE (~/.cache/draftsmith/hub)',
       },
       {
-        args: 'story --prompt "..." --model ./my-gpt2 --offline',
+        args: 'story --text "..." --model ./my-gpt2 --offline',
         what: 'a local folder (model.json, or config.json + onnx/); --offline never downloads',
       },
       { args: 'story --premise --model Xenova/gpt2 --hub-endpoint https://hf-mirror.example/', what: 'a Hub mirror' },
     ],
+    exclusive: [['text', 'premise']],
   },
   {
     name: 'eval story',
@@ -517,17 +547,18 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--words N] [--seed N] [--perplexity] [--ranking N] [--models DIR] [--show]',
+          'eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--max-words N] [--seed N] [--perplexity] [--ranking N] [--models DIR] [--show]',
         note: "Seeded: --seed plus the item's position. A --variant DIR in transformers.js's layout (a causal LM) is run as a Hub model: generation only.",
       },
     ],
     options: [
       ...EVAL,
       {
-        name: 'words',
+        name: 'max-words',
         kind: 'integer',
         value: 'N',
         description: "how long each continuation is, in words (default: the model's)",
+        formerly: ['words'],
       },
       { name: 'seed', kind: 'integer', value: 'N', default: '1', description: "the first item's sampling seed" },
       flag('perplexity', "the test stories' perplexity under each model"),
@@ -553,7 +584,7 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'roundtrip FILE | - | --text TEXT [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]',
+          'roundtrip FILE | - | --text TEXT [--json] [--model MODEL | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]',
         note: `${EXPERIMENTAL.roundTrip.short[0].toUpperCase()}${EXPERIMENTAL.roundTrip.short.slice(1)}. Then, on standard error, the sentence alignment and BLEU, ROUGE-1/2/W, coherence L. A .md FILE is read as Markdown: the model reads its prose only, and a note says what was skipped.`,
       },
     ],
@@ -563,12 +594,7 @@ const TABLE = [
         ...JSON_RESULT,
         description: 'the whole result as JSON on standard output: sentences read and written, attention, scores',
       },
-      {
-        name: 'model',
-        kind: 'text',
-        value: 'DIR',
-        description: 'a round-trip model folder instead of the shipped one',
-      },
+      OWN_MODEL('round-trip'),
       {
         name: 'variant',
         kind: 'text',
@@ -597,6 +623,7 @@ const TABLE = [
       },
       { args: 'roundtrip paragraph.txt --model .work/roundtrip/standard', what: 'any folder the recipe exported' },
     ],
+    exclusive: [['model', 'variant']],
   },
   {
     name: 'eval roundtrip',
@@ -616,7 +643,7 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'reply "POST" | FILE | - | --text POST [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N] [--beam N] [--model DIR] [--json]',
+          'reply "POST" | FILE | - | --text POST [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N] [--beam N] [--max-tokens N] [--model MODEL] [--json]',
         note: 'The keys are the nouns and adjectives of the post, mapped as --mapper says, or the typed --key.',
       },
     ],
@@ -643,10 +670,18 @@ const TABLE = [
         value: 'N',
         default: '8',
         description: 'the most replies, 1 to 20',
+        min: 1,
+        max: 20,
       },
       BEAM,
-      { name: 'max-length', kind: 'integer', value: 'N', description: 'the longest reply, in tokens' },
-      { name: 'model', kind: 'text', value: 'DIR', description: 'a reply model folder instead of the shipped one' },
+      {
+        name: 'max-tokens',
+        kind: 'integer',
+        value: 'N',
+        description: 'the longest reply, in tokens',
+        formerly: ['max-length'],
+      },
+      OWN_MODEL('reply'),
       JSON_RESULT,
       NO_GUARDS,
       ...MODEL_SOURCES,
@@ -754,6 +789,10 @@ const TABLE = [
         what: "a local folder in transformers.js's layout",
       },
     ],
+    exclusive: [
+      ['preset', 'instruction'],
+      ['json', 'diff'],
+    ],
   },
   {
     name: 'check',
@@ -827,7 +866,7 @@ const TABLE = [
         value: 'DIR',
         description: "JFLEG's folder: dev.src and dev.ref0 to dev.ref3 (or test.*), one tokenized sentence a line",
       },
-      { name: 'limit', kind: 'integer', value: 'N', description: 'the first N sentences only' },
+      { name: 'limit', kind: 'integer', value: 'N', description: 'the first N sentences only', min: 1 },
     ],
     examples: [{ args: 'eval checks --data ../shared/data/jfleg_dev', what: 'the table in docs/checks.md' }],
   },
@@ -899,7 +938,7 @@ const TABLE = [
         default: 'text',
         description: "a JSONL file's field that holds the draft",
       },
-      { name: 'limit', kind: 'integer', value: 'N', description: 'score the first N pairs only' },
+      { name: 'limit', kind: 'integer', value: 'N', description: 'score the first N pairs only', min: 1 },
       flag('quiet', 'no line on standard error about how many pairs were scored, how fast'),
       {
         name: 'metrics',
@@ -1015,8 +1054,9 @@ const TABLE = [
         name: 'rouge-split',
         kind: 'text',
         value: 'newline|nlp',
-        default: 'newline',
-        description: "ROUGE-Lsum's sentences: the segment's lines, or Draftsmith's sentence splitter",
+        default: 'nlp',
+        description:
+          "ROUGE-Lsum's sentences: Draftsmith's sentence splitter, as the full table and Score Draft, or the segment's own lines (rouge-score's split_summaries=False); the signature says which",
       },
       {
         name: 'name-field',
@@ -1094,6 +1134,10 @@ const TABLE = [
         what: 'BERTScore with idf, under a MiniLM encoder downloaded on first use',
       },
     ],
+    exclusive: [
+      ['json', 'csv'],
+      ['paired-bs', 'paired-ar'],
+    ],
   },
 ] as const satisfies readonly CommandSpec[];
 
@@ -1105,11 +1149,11 @@ export const COMMANDS: readonly (CommandSpec & { readonly name: CommandName })[]
 export const GENERAL_NOTES: readonly { readonly title: string; readonly text: string }[] = [
   {
     title: 'FILE, - and TEXT',
-    text: 'summarize and roundtrip read a FILE, - (standard input) or --text TEXT; reply and essay also take the text itself. For reply and essay, one word that names an existing file, or that looks like a file name (it contains / or \\, or ends in an extension such as .txt), is read as a file ("no such file" if there is none); anything else is the text. Text that looks like a file name goes in --text, and text that starts with "-" after "--". Files are UTF-8 (a byte-order mark is dropped); a Latin-1 (ISO-8859-1/Windows-1252) or UTF-16 file is read as such, with a note on standard error. Messages name what was given: "no such file: NAME", "the file is empty", "the text has no words the model can read (only emoji, symbols or punctuation)", "The file looks like binary data".',
+    text: 'every command that reads a text (summarize, essay, story, roundtrip, reply, rewrite) reads a FILE, - (standard input) or --text TEXT; reply and essay also take the text itself. For reply and essay, one word that names an existing file, or that looks like a file name (it contains / or \\, or ends in an extension such as .txt), is read as a file ("no such file" if there is none); anything else is the text. Text that looks like a file name goes in --text, and text that starts with "-" after "--". Files are UTF-8 (a byte-order mark is dropped); a Latin-1 (ISO-8859-1/Windows-1252) or UTF-16 file is read as such, with a note on standard error. One policy for bad input, every command: UTF-8 with stray bytes is read with "\uFFFD" for them and a warning that gives the first one\'s byte offset; binary data and a file over 256 MiB are refused (exit 1) before any model loads or any score is computed. Messages name what was given: "no such file: NAME", "the file is empty", "the text has no words the model can read (only emoji, symbols or punctuation)", "NAME looks like binary data".',
   },
   {
     title: 'Options',
-    text: 'an option a command does not take is refused (exit 2) with the list of those it takes, instead of being ignored. --help, -h or help prints the usage and exits 0; draftsmith COMMAND --help prints one command with each of its options described.',
+    text: 'an option a command does not take is refused (exit 2) with the list of those it takes and the nearest one ("did you mean --mode?"), instead of being ignored; so is an unknown command ("did you mean summarize?"), an option given twice with two values, options that cannot go together (--json and --csv) and a number out of its range. An output length names its unit: --max-tokens (summarize, essay, reply, rewrite), --max-words (story), --max-sentences (what roundtrip reads); the former names --max-length, --words and --prompt still work, with a note on standard error, until a future release. --model takes the same values everywhere: built-in, a Hub id or a folder. --help, -h or help prints the usage and exits 0; draftsmith COMMAND --help prints one command with each of its options described; --version prints the version.',
   },
   {
     title: 'Notes on standard error',
@@ -1117,7 +1161,7 @@ export const GENERAL_NOTES: readonly { readonly title: string; readonly text: st
   },
   {
     title: 'Exit codes',
-    text: '0 done; 1 the input or a model could not be used (e.g. no such file, an empty or binary file, a model that does not load; reply: no reply found); 2 a bad command line (no or an unknown command, an unknown option, a bad value).',
+    text: '0 done; 1 the work found something (check: findings) or could not be done (an empty, binary or unreadable file, a model that does not load, reply: no reply found, a file of several that could not be summarized); 2 a bad command line: no or an unknown command, an unknown option, a bad or doubled value, options that cannot go together, a file or folder that is not there. The same for every command.',
   },
   {
     title: 'Environment',

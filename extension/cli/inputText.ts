@@ -12,13 +12,19 @@
  *
  * Files and standard input are UTF-8 (a byte-order mark is dropped). A file in another encoding: UTF-16
  * with its byte-order mark is read as UTF-16; anything else that is not valid UTF-8 but reads as
- * ISO-8859-1/Windows-1252 text (accented Latin letters among ASCII, no control bytes) is read as
- * Windows-1252 (the superset of ISO-8859-1 for text), with a note on standard error; other bytes
- * are left for the engine to judge (binary data).
+ * ISO-8859-1/Windows-1252 text (accented Latin letters among ASCII, no control bytes, and no valid
+ * UTF-8 sequence beyond ASCII) is read as Windows-1252 (the superset of ISO-8859-1 for text), with a
+ * note on standard error.
+ *
+ * One policy for bad input, every command: UTF-8 with stray bytes that are not UTF-8 is read with
+ * "�" in their place and a warning that gives the first one's byte offset and how many there are;
+ * binary data (the engine's rule: more than a tenth NULs, controls or replacement characters) and a
+ * file too large to hold are refused (exit 1), before any model loads or any score is computed.
  */
 import { existsSync, promises as fs, statSync } from 'node:fs';
 import type { TextOrigin } from '../protocol';
 import { EngineError, errorMessage } from '../engine/errors';
+import { readability } from '../engine/text/reader';
 import { flag, type Args } from './args';
 
 /** One word that names a file rather than being the text: see the rule above. */
@@ -31,6 +37,44 @@ export function looksLikePath(arg: string): boolean {
 export interface Decoded {
   text: string;
   note?: string;
+  /** Bytes that are not UTF-8, read as "�". */
+  warning?: string;
+}
+
+/** The largest file read (a JavaScript string holds about 512 MiB of UTF-16). */
+export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Where `buf` is not UTF-8: the first bad byte's offset and the count of bad bytes (each byte that
+ * starts no valid sequence), and whether it has any valid sequence beyond ASCII (then it is UTF-8
+ * with stray bytes, not another encoding).
+ */
+export function utf8Problems(buf: Uint8Array): { first?: number; bad: number; multibyte: boolean } {
+  let first: number | undefined;
+  let bad = 0;
+  let multibyte = false;
+  for (let i = 0; i < buf.length;) {
+    const b = buf[i];
+    const n = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+    let ok = n >= 0 && i + n < buf.length;
+    for (let k = 1; ok && k <= n; k++) ok = (buf[i + k] & 0xc0) === 0x80;
+    // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8 (RFC 3629, section 4).
+    const c = buf[i + 1];
+    if (
+      ok &&
+      ((b === 0xe0 && c < 0xa0) || (b === 0xed && c > 0x9f) || (b === 0xf0 && c < 0x90) || (b === 0xf4 && c > 0x8f))
+    )
+      ok = false;
+    if (ok) {
+      if (n > 0) multibyte = true;
+      i += n + 1;
+      continue;
+    }
+    first ??= i;
+    bad++;
+    i++;
+  }
+  return { first, bad, multibyte };
 }
 
 /** Bytes that Windows-1252 leaves undefined: a file with them is not text in that encoding. */
@@ -63,8 +107,11 @@ function looksLikeLatin1(buf: Buffer): boolean {
   return high > 0 && high <= 0.3 * buf.length;
 }
 
-/** `name`'s bytes as text (see the encodings above). */
-export function decodeText(buf: Buffer, name: string): Decoded {
+/**
+ * `name`'s bytes as text (see the encodings above). `keepBom`: a UTF-8 byte-order mark stays in the
+ * text as U+FEFF, as Python (and so sacreBLEU) reads a file, so a score sees what sacreBLEU sees.
+ */
+export function decodeText(buf: Buffer, name: string, keepBom = false): Decoded {
   if (buf[0] === 0xff && buf[1] === 0xfe)
     return {
       text: new TextDecoder('utf-16le').decode(buf),
@@ -75,45 +122,91 @@ export function decodeText(buf: Buffer, name: string): Decoded {
       text: new TextDecoder('utf-16be').decode(buf),
       note: `${name} is UTF-16 (big-endian, by its byte-order mark); read as such`,
     };
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(buf) };
-  } catch {
-    if (looksLikeLatin1(buf)) {
-      return {
-        text: decodeWindows1252(buf),
-        note: `${name} is not UTF-8; read as ISO-8859-1/Windows-1252 (save it as UTF-8 to be sure of its accented letters)`,
-      };
-    }
-    return { text: new TextDecoder('utf-8').decode(buf) };
+  const problems = utf8Problems(buf);
+  if (problems.first === undefined) {
+    const text = new TextDecoder('utf-8', { ignoreBOM: keepBom }).decode(buf);
+    return keepBom && text.startsWith('\uFEFF')
+      ? {
+          text,
+          note: `${name} starts with a byte-order mark; kept, as sacreBLEU keeps it (it is part of the first word)`,
+        }
+      : { text };
   }
+  if (!problems.multibyte && looksLikeLatin1(buf)) {
+    return {
+      text: decodeWindows1252(buf),
+      note: `${name} is not UTF-8; read as ISO-8859-1/Windows-1252 (save it as UTF-8 to be sure of its accented letters)`,
+    };
+  }
+  const more = problems.bad > 1 ? ` and ${problems.bad - 1} more` : '';
+  return {
+    text: new TextDecoder('utf-8').decode(buf),
+    warning: `${name} is not valid UTF-8 at byte ${problems.first}${more}; ${problems.bad > 1 ? 'those bytes are' : 'that byte is'} read as "\uFFFD"`,
+  };
+}
+
+/** Refuses (bad input) text that is binary data, by the engine's rule, before anything works on it. */
+function notBinary(text: string, name: string): string {
+  if (readability(text) === 'binary')
+    throw new EngineError(
+      'bad-input',
+      `${name} looks like binary data, not text (more than a tenth of it NUL, control or undecodable bytes); nothing was done with it`,
+    );
+  return text;
 }
 
 const printNote = (d: Decoded): string => {
   if (d.note) process.stderr.write(`note: ${d.note}\n`);
+  if (d.warning) process.stderr.write(`warning: ${d.warning}\n`);
   return d.text;
 };
 
-/** A file's text; "no such file" (bad input, exit 1) for a name that names nothing, a clear line for a folder. */
+/**
+ * A file's text; "no such file" for a name that names nothing (a bad command line, exit 2, as for
+ * every command), a clear line for a folder.
+ */
 export async function readTextFile(file: string): Promise<string> {
+  return printNote(await readDecoded(file));
+}
+
+/**
+ * A file a command works on (readTextFile), binary data refused before any note on its encoding;
+ * `keepBom` as decodeText.
+ */
+export async function readTextInput(file: string, keepBom = false): Promise<string> {
+  const decoded = await readDecoded(file, keepBom);
+  notBinary(decoded.text, file);
+  return printNote(decoded);
+}
+
+async function readDecoded(file: string, keepBom = false): Promise<Decoded> {
   let isFolder: boolean;
+  let size: number;
   try {
-    isFolder = statSync(file).isDirectory();
+    const stat = statSync(file);
+    [isFolder, size] = [stat.isDirectory(), stat.size];
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR')
-      throw new EngineError('bad-input', `no such file: ${file}`);
+      throw new EngineError('bad-request', `no such file: ${file}`);
     throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`);
   }
   if (isFolder) throw new EngineError('bad-input', `${file} is a folder, not a file`);
+  if (size > MAX_INPUT_BYTES)
+    throw new EngineError(
+      'bad-input',
+      `${file} is ${Math.round(size / 2 ** 20)} MiB; the largest file Draftsmith reads is ${MAX_INPUT_BYTES / 2 ** 20} MiB (split it)`,
+    );
   const buf = await fs.readFile(file).catch((e: unknown) => {
     throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`);
   });
-  return printNote(decodeText(buf, file));
+  return decodeText(buf, file, keepBom);
 }
 
 export async function readStdinText(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
-  return printNote(decodeText(Buffer.concat(chunks), 'standard input'));
+  const decoded = decodeText(Buffer.concat(chunks), 'standard input');
+  return printNote({ ...decoded, text: notBinary(decoded.text, 'standard input') });
 }
 
 export interface CommandInput {
@@ -152,16 +245,16 @@ export async function commandInput(
         'bad-request',
         `${command} reads one FILE, not ${words.length} (${words.map((w) => JSON.stringify(w)).join(' ')}); give the text itself with --text "..."`,
       );
-    return { text: await readTextFile(words[0]), origin: 'file', source: 'file' };
+    return { text: await readTextInput(words[0]), origin: 'file', source: 'file' };
   }
   const word = words[0];
   if (words.length === 1 && (looksLikePath(word) || isFile(word))) {
     try {
-      return { text: await readTextFile(word), origin: 'file', source: 'file' };
+      return { text: await readTextInput(word), origin: 'file', source: 'file' };
     } catch (e) {
       if (e instanceof EngineError && e.message.startsWith('no such file')) {
         throw new EngineError(
-          'bad-input',
+          e.code,
           `${e.message} (for these words themselves, give them with --text ${JSON.stringify(word)})`,
         );
       }

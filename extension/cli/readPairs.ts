@@ -9,7 +9,7 @@
  */
 import { EngineError, errorMessage } from '../engine/errors';
 import type { ScorePair } from '../engine/eval/scoreDraft';
-import { readTextFile } from './inputText';
+import { readTextInput } from './inputText';
 import { formatOf } from '../engine/text/markdown';
 import { proseNotes, proseOf } from '../engine/text/proseText';
 
@@ -24,7 +24,8 @@ async function readItems(
   lists: boolean,
 ): Promise<(string | string[])[]> {
   // The same reader as every command's FILE: "no such file", UTF-16 and Latin-1 files read with a note.
-  const text = await readTextFile(file);
+  // Segment files reach the metrics as sacreBLEU reads them: a byte-order mark kept (with a note).
+  const text = await readTextInput(file, formatOf(file) !== 'markdown' && !file.endsWith('.jsonl'));
   if (formatOf(file) === 'markdown') {
     // A Markdown file is one document, read by the one reader: its prose only, so a README
     // is compared prose with prose; what was skipped is said on standard error.

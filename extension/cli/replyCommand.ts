@@ -1,6 +1,6 @@
 /**
  * `draftsmith reply "POST" | FILE | - | --text POST [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...]
- *  [--candidates N] [--beam N] [--model DIR] [--json]`: Suggest Replies from a terminal. The candidates go
+ *  [--candidates N] [--beam N] [--max-tokens N] [--model MODEL] [--json]`: Suggest Replies from a terminal. The candidates go
  * to standard output, best first, each labelled with its key and mapping ("champion → winner — synonym");
  * the notes (a long post cut, keys the memory lacks) and the speed to standard error.
  * `draftsmith eval reply [--data DIR] [--limit N] [--variant NAME=DIR ...] [--examples N]`: NRM vs ESED.
@@ -47,7 +47,7 @@ export async function replyCommand(a: Args, cli: CliParts): Promise<number> {
     mappers: mappersOf(a),
     maxCandidates: intFlag(a, 'candidates'),
     guards: guardsFlag(a),
-    decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-length') },
+    decoding: { beamSize: intFlag(a, 'beam'), maxLength: intFlag(a, 'max-tokens') },
   });
   const result = await runOnModelFolder(a, cli, request);
   if (flag(a, 'json')) {

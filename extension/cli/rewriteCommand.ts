@@ -18,6 +18,7 @@ import { flag, intFlag, type Args } from './args';
 import { commandInput } from './inputText';
 import { downloadProgress } from './progressBar';
 import type { CliParts } from './modelFolderRun';
+import { plainIssue } from './plainIssue';
 
 export interface RewriteCliParts extends CliParts {
   modelFlag(a: Args): ModelChoice | undefined;
@@ -42,6 +43,11 @@ export async function rewriteCommand(a: Args, cli: RewriteCliParts): Promise<voi
   if (blocks.length === 0)
     throw new EngineError('bad-input', `${path.basename(file ?? '')} has no paragraph or list item to rewrite.`);
   const model = cli.modelFlag(a);
+  if (model === undefined || model.kind === 'built-in')
+    throw new EngineError(
+      'bad-request',
+      `rewrite needs an instruct model: ${model === undefined ? 'give --model' : "--model built-in names Draftsmith's own models, which follow no instructions; give"} a Hub model id such as HuggingFaceTB/SmolLM2-360M-Instruct, or such a folder`,
+    );
   const engine = new Engine(cli.engineConfig(a), cli.log);
   const download = downloadProgress(() => model?.kind === 'hub');
   const results: RewriteResult[] = [];
@@ -61,7 +67,7 @@ export async function rewriteCommand(a: Args, cli: RewriteCliParts): Promise<voi
         const issue = parsed.error.issues[0];
         const option = issue.path[0] === 'preset' ? `--preset must be one of ${REWRITE_PRESET_NAMES}` : '';
         const name = issue.path[0] === 'maxTokens' ? '--max-tokens' : `--${String(issue.path[0] ?? 'option')}`;
-        throw new EngineError('bad-request', option || `${name}: ${issue.message}`);
+        throw new EngineError('bad-request', option || plainIssue(name, issue));
       }
       const request = cli.checked(parsed.data);
       results.push(await engine.run(request, { progress: download.progress }));

@@ -1,5 +1,5 @@
 /**
- * `draftsmith roundtrip FILE | - | --text TEXT [--json] [--model DIR | --variant standard|hier|hier-attn] [--max-sentences N]`:
+ * `draftsmith roundtrip FILE | - | --text TEXT [--json] [--model MODEL | --variant standard|hier|hier-attn] [--max-sentences N]`:
  * Round-Trip Paragraph from a terminal. The reconstruction goes to standard output (with --json, the
  * whole result); the notes, the sentence alignment and the scores to standard error.
  */
@@ -39,9 +39,6 @@ export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
     guards: guardsFlag(a),
     ...(variant !== undefined ? { variant: variant as RoundTripVariant } : {}),
   });
-  const model = flag(a, 'model');
-  if (model !== undefined && variant !== undefined)
-    throw new EngineError('bad-request', '--model and --variant both name the model folder: give one');
   const result = await runOnModelFolder(a, cli, request);
   if (readNotes) result.readNotes = readNotes;
   if (flag(a, 'json')) {

@@ -16,14 +16,15 @@
  */
 import type { CorpusScores, EngineConfig } from '../protocol';
 import { stat, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
 import { version as DRAFTSMITH_VERSION } from '../../package.json';
-import { report } from '../engine/eval/report';
+import { markdownCharts, report } from '../engine/eval/report';
 import { REPORT_VERSIONS } from '../engine/metrics/signature';
 import { folderResult, pairFolders, pairJsonl } from '../engine/eval/folderScores';
 import { columnsOf, folderCsv, folderJson } from '../engine/eval/folderTable';
 import { formatValue, shownMetrics, signaturesOf } from '../engine/eval/metricList';
 import { bleuOptionsOf, smoothValueApplies, type MetricOptions } from '../engine/eval/scoreOptions';
-import { EngineError } from '../engine/errors';
+import { EngineError, errorMessage } from '../engine/errors';
 import { scoreCorpus } from '../engine/eval/scoreDraft';
 import {
   BLEU_SMOOTHINGS,
@@ -309,6 +310,8 @@ export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> 
         'bad-request',
         `--${f} ${f === 'worst' ? 'lists the segments a system loses most against the baseline' : 'reports several systems against a baseline'}: add --paired-bs or --paired-ar and several --hyp`,
       );
+  const reportTo = flag(a, 'report');
+  if (reportTo !== undefined) await checkReportFile(reportTo);
   const sacre =
     metrics !== undefined || refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence;
   if (flag(a, 'name-field') !== undefined || (await isFolder(refs[0])) || (await isFolder(hyps[0]))) {
@@ -475,7 +478,8 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   const rougeOpts: RougeMetricOptions = {
     stem: flag(a, 'stem') !== undefined,
     jackknife: flag(a, 'rouge-jackknife') !== undefined,
-    split: oneOf(a, 'rouge-split', ['newline', 'nlp'] as const) ?? 'newline',
+    // One default with the full table and Score Draft: ROUGE-Lsum the same number in every table.
+    split: oneOf(a, 'rouge-split', ['newline', 'nlp'] as const) ?? 'nlp',
     varRefs: varying,
   };
   if (rougeOpts.jackknife && !run.metrics.some((m) => m.startsWith('rouge')))
@@ -766,22 +770,52 @@ function worstOf(
  * SOURCE_DATE_EPOCH (the reproducible-builds convention) fixes its one varying line, the date.
  */
 async function writeReport(file: string, table: SystemsTable, worst: WorstSegments[], referenceName: string) {
-  const format = /\.html?$/i.test(file) ? 'html' : /\.(md|markdown)$/i.test(file) ? 'md' : undefined;
-  if (format === undefined) throw new EngineError('bad-request', `--report writes FILE.html or FILE.md, not "${file}"`);
+  const format = await checkReportFile(file);
   const quote = (x: string) => (/^[\w@%+=:,./-]+$/.test(x) ? x : `'${x.replace(/'/g, `'\\''`)}'`);
   const epoch = process.env.SOURCE_DATE_EPOCH;
   const date = (epoch !== undefined && /^\d+$/.test(epoch) ? new Date(Number(epoch) * 1000) : new Date()).toISOString();
+  // Markdown's charts are SVG files beside it (GitHub shows no data: images): report.md's report.chart-1.svg, ...
+  const chartStem = format === 'md' ? path.basename(file).replace(/\.(md|markdown)$/i, '') : undefined;
+  const result = { referenceName, table, worst };
   const content = report(
-    { referenceName, table, worst },
+    result,
     {
       command: ['draftsmith', ...process.argv.slice(2)].map(quote).join(' '),
       versions: { Draftsmith: DRAFTSMITH_VERSION, ...REPORT_VERSIONS },
       date,
+      chartStem,
     },
     format,
   );
-  await writeFile(file, content);
+  const files = [
+    { name: file, text: content },
+    ...(chartStem === undefined ? [] : markdownCharts(result, chartStem)).map((c) => ({
+      name: path.join(path.dirname(file), c.name),
+      text: c.svg,
+    })),
+  ];
+  for (const f of files)
+    await writeFile(f.name, f.text).catch((e: unknown) => {
+      throw new EngineError('bad-input', `--report: cannot write ${f.name}: ${errorMessage(e)}`);
+    });
   process.stderr.write(`wrote ${file}\n`);
+}
+
+/** --report's format, from its name; refused (before anything is scored) when its folder is not there. */
+async function checkReportFile(file: string): Promise<'html' | 'md'> {
+  const format = /\.html?$/i.test(file) ? 'html' : /\.(md|markdown)$/i.test(file) ? 'md' : undefined;
+  if (format === undefined) throw new EngineError('bad-request', `--report writes FILE.html or FILE.md, not "${file}"`);
+  const folder = path.dirname(path.resolve(file));
+  const isDir = await stat(folder).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!isDir)
+    throw new EngineError(
+      'bad-request',
+      `--report ${file}: there is no folder ${folder} to write it in (create it first)`,
+    );
+  return format;
 }
 
 /** The paired tests' output: sacreBLEU's table (text), its `-f json` list beside ours (JSON), CSV. */

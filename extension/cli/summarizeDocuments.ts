@@ -20,7 +20,7 @@ import { errorMessage, EngineError } from '../engine/errors';
 import { maxLengthNote } from '../engine/systems/lengthLimit';
 import { formatOf, type DocumentFormat } from '../engine/text/markdown';
 import { flag, type Args } from './args';
-import { readTextFile } from './inputText';
+import { readTextInput } from './inputText';
 import { progressBar, workProgress } from './progressBar';
 
 export interface DocumentRunner {
@@ -111,7 +111,7 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
     // One file: its sections done of all while it runs (several: the bar over the files above).
     const work = single ? workProgress('summarize') : undefined;
     try {
-      text = await readTextFile(file);
+      text = await readTextInput(file);
       result = await runner
         .run(runner.request(text, 'file', formatOf(file)), work?.progress)
         .finally(() => work?.done());

@@ -69,8 +69,8 @@ const nasty = fc.constantFrom(
   '--beam=0',
   '--beam=-1',
   '--beam=1e9',
-  '--max-length',
-  '--max-length=99999',
+  '--max-tokens',
+  '--max-tokens=99999',
   '--candidates=0',
   '--threads=999',
   '--device=gpu',
@@ -104,13 +104,13 @@ test('fixed hostile cases: every command ends with a clear message or an answer'
   const bare = path.join(dir, 'no-documents');
   mkdirSync(bare, { recursive: true });
   assert.match(cli(['summarize', bare]).stderr, /^draftsmith: .*no-documents holds no Markdown or text file/m);
-  assert.equal(cli(['summarize', nul, '--max-length', '8']).code, 0);
+  assert.equal(cli(['summarize', nul, '--max-tokens', '8']).code, 0);
   // Long text is read whole, in parts of the model's window: nothing is cut (100 KB here: a megabyte
   // read whole takes half a minute of CPU, too long for this test).
   const long = fileWith(
     'The council met on Tuesday. Café owners — and 東京 visitors 👍🏽 — asked for longer hours! '.repeat(1_100),
   );
-  const whole = cli(['summarize', long, '--beam', '1', '--max-length', '8']);
+  const whole = cli(['summarize', long, '--beam', '1', '--max-tokens', '8']);
   assert.equal(whole.code, 0);
   assert.match(whole.stderr, /read whole in \d+ parts/);
   assert.doesNotMatch(whole.stderr, /read the first/);
@@ -118,12 +118,18 @@ test('fixed hostile cases: every command ends with a clear message or an answer'
   const big = cli(['summarize', megabyte, '--mode', 'synopsis']);
   assert.equal(big.code, 0);
   assert.match(big.stderr, /^note: the model read the first \d+ of \d+ characters \(the limit: \d+ tokens\)$/m);
-  assert.equal(cli(['summarize', mixed, '--max-length', '8']).code, 0);
+  assert.equal(cli(['summarize', mixed, '--max-tokens', '8']).code, 0);
   assert.match(cli(['summarize', empty, '--beam', '0']).stderr, /^draftsmith: (--beam|.*empty)/m);
-  assert.match(cli(['summarize', nul, '--beam', '0']).stderr, /^draftsmith: --beam: /m);
-  assert.match(cli(['summarize', nul, '--max-length', '99999']).stderr, /^draftsmith: --max-length: /m);
+  assert.match(cli(['summarize', nul, '--beam', '0']).stderr, /^draftsmith: --beam must be between 1 and 16, not 0$/m);
+  assert.match(
+    cli(['summarize', nul, '--max-tokens', '99999']).stderr,
+    /^draftsmith: --max-tokens must be \d+ or less, not 99999$/m,
+  );
   assert.match(cli(['summarize', nul, '--threads', '999']).stderr, /^draftsmith: --threads must be between 0 and 64/m);
-  assert.match(cli(['summarize', nul, '--beam', 'many']).stderr, /^draftsmith: --beam must be an integer/m);
+  assert.match(
+    cli(['summarize', nul, '--beam', 'many']).stderr,
+    /^draftsmith: --beam must be a whole number, not "many"$/m,
+  );
 
   assert.match(cli(['essay', '']).stderr, /^draftsmith: essay needs topic words/m);
   assert.match(cli(['essay', ', ; . !']).stderr, /^draftsmith: .*no words/m);
@@ -134,11 +140,14 @@ test('fixed hostile cases: every command ends with a clear message or an answer'
     /^draftsmith: the command line is \d+ characters long.*\n?.*in a file/m,
   );
   assert.match(
-    cli(['story', '--prompt', 'Once upon a time. '.repeat(3_000)]).stderr,
+    cli(['story', '--text', 'Once upon a time. '.repeat(3_000)]).stderr,
     /^draftsmith: the command line is \d+ characters long/m,
   );
-  assert.match(cli(['essay', 'bee, frog', '--candidates', '9']).stderr, /^draftsmith: --candidates: /m);
-  assert.equal(cli(['essay', 'bee, 🐝, \u202Efrog, 東京', '--beam', '1', '--max-length', '8']).code, 0);
+  assert.match(
+    cli(['essay', 'bee, frog', '--candidates', '9']).stderr,
+    /^draftsmith: --candidates must be between 1 and 5, not 9$/m,
+  );
+  assert.equal(cli(['essay', 'bee, 🐝, \u202Efrog, 東京', '--beam', '1', '--max-tokens', '8']).code, 0);
 
   assert.match(cli(['score', '--ref', binary, '--hyp', empty]).stderr, /^draftsmith: /m);
   assert.match(cli(['score', '--ref', megabyte, '--hyp', megabyte, '--document']).stderr, /^draftsmith: .*too long/m);
@@ -168,7 +177,7 @@ test(`score and summarize on hostile files end with scores, a summary or a clear
     fc.property(content, content, fc.boolean(), (ref, hyp, summarize) => {
       const r = fileWith(ref);
       const h = fileWith(hyp);
-      if (summarize) cli(['summarize', h, '--beam', '1', '--max-length', '8']);
+      if (summarize) cli(['summarize', h, '--beam', '1', '--max-tokens', '8']);
       else cli(['score', '--ref', r, '--hyp', h, '--document']);
     }),
     { numRuns: CLI_RUNS },

@@ -60,7 +60,7 @@ test('the rule: one word with a path separator or a file extension is a file nam
   }
 });
 
-test('draftsmith reply missing-file.txt says "no such file" (exit 1) instead of replying to the file name', () => {
+test('draftsmith reply missing-file.txt says "no such file" (exit 2, a bad command line) instead of replying to the file name', () => {
   for (const [cmd, word] of [
     ['reply', 'missing-file.txt'],
     ['reply', 'posts/missing'],
@@ -69,7 +69,7 @@ test('draftsmith reply missing-file.txt says "no such file" (exit 1) instead of 
     ['roundtrip', 'paragraph.md'],
   ]) {
     const r = cli([cmd, word]);
-    assert.equal(r.code, 1, `${cmd} ${word}: ${r.stderr}`);
+    assert.equal(r.code, 2, `${cmd} ${word}: ${r.stderr}`);
     assert.match(r.stderr, new RegExp(`^draftsmith: no such file: ${word.replace('.', '\\.')}`, 'm'), `${cmd} ${word}`);
     assert.equal(r.stdout, '', `${cmd} ${word} wrote something`);
   }
@@ -133,7 +133,7 @@ test('CLI messages speak of the file or the text, never of the selection', () =>
   const binary = file('binary.txt', Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 97) % 256)));
   assert.match(
     cli(['summarize', binary]).stderr,
-    /^draftsmith: The file looks like binary data, not prose; nothing was summarized\.$/m,
+    /^draftsmith: .*binary\.txt looks like binary data, not text \(.*\); nothing was done with it$/m,
   );
   assert.match(
     cli(['roundtrip', '--text', 'x = 1;\ny = 2;\nz = 3;']).stderr,

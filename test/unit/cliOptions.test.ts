@@ -36,7 +36,7 @@ test('draftsmith --help, -h and help print the usage on standard output and exit
 const TABLE: [string[], string][] = [
   [['summarize'], '--mode'],
   [['essay'], '--candidates'],
-  [['story'], '--prompt'],
+  [['story'], '--max-words'],
   [['roundtrip'], '--max-sentences'],
   [['reply'], '--mapper'],
   [['rewrite'], '--preset'],
@@ -83,10 +83,15 @@ test('an option of another command, or a misspelt one, is refused before any wor
   for (const bad of [['--tokenizer', 'intl'], ['-lc'], ['--beam', '4']]) {
     const r = cli(['score', '--ref', ref, '--hyp', ref, ...bad]);
     assert.equal(r.code, 2, `score ${bad.join(' ')}: ${r.stderr}`);
-    assert.match(r.stderr, new RegExp(`^draftsmith: score does not take ${bad[0]};`, 'm'));
+    assert.match(r.stderr, new RegExp(`^draftsmith: score does not take ${bad[0]}( \\(did you mean [^)]*\\))?;`, 'm'));
   }
+  // A near miss names the option meant.
+  assert.match(
+    cli(['score', '--ref', ref, '--hyp', ref, '--tokenizer', 'intl']).stderr,
+    /^draftsmith: score does not take --tokenizer \(did you mean --tokenize\?\);/m,
+  );
   // Refused before the file is read or a model loads: the option, not the missing file, is the message.
-  const r = cli(['story', '--prompt', 'Once upon a time.', '--mapper', 'all']);
+  const r = cli(['story', '--text', 'Once upon a time.', '--mapper', 'all']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^draftsmith: story does not take --mapper;/m);
   assert.match(

@@ -69,7 +69,7 @@ const ONE_ITEM: { [K in ModelSystemId]: { row: Record<string, unknown>; flags?: 
   essay: { row: { domain: 'news', topics: ['river', 'rain', 'farmers'], text: 'The river rose after the rain.' } },
   story: {
     row: { domain: 'roc', doc: 'r1', prompt: 'Anna wanted to bake.', story: 'She baked bread.', opening: true },
-    flags: ['--words', '6'],
+    flags: ['--max-words', '6'],
   },
   roundtrip: { row: { source: 'news', doc: 'n0', sentences: ['The river rose.', 'Farmers moved their cattle.'] } },
   reply: {
@@ -204,7 +204,20 @@ test('eval story: seeded continuations of the test prompts, words written vs ask
   ];
   writeFileSync(path.join(data, 'story.test.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const file = path.join(dir, 'story.jsonl');
-  const r = cli(['eval', 'story', '--data', data, '--words', '12', '--seed', '7', '--threads', '1', '--dump', file]);
+  const r = cli([
+    'eval',
+    'story',
+    '--data',
+    data,
+    '--max-words',
+    '12',
+    '--seed',
+    '7',
+    '--threads',
+    '1',
+    '--dump',
+    file,
+  ]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(
     r.stdout,
@@ -244,7 +257,7 @@ test('eval story: seeded continuations of the test prompts, words written vs ask
     'story',
     '--data',
     data,
-    '--words',
+    '--max-words',
     '12',
     '--seed',
     '7',

@@ -30,7 +30,7 @@ test("a long text file is read whole, in parts of the window given by the model'
         'abstractive',
         '--beam',
         '1',
-        '--max-length',
+        '--max-tokens',
         '8',
       ],
       { encoding: 'utf8', timeout: 180_000 },

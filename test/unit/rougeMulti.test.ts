@@ -131,7 +131,7 @@ test('CLI: -m rouge with two --ref files prints ROUGE-1/2/L/Lsum F1 (mean over s
   assert.ok(Math.abs(out.metrics[0].systems[0].score - (100 * (5 / 6 + 3 / 4)) / 2) < 1e-9);
   assert.equal(
     out.metrics[0].signature,
-    'nrefs:2|agg:mean|multi:max|tok:rouge-score|stem:no|split:newline|w:1.2|version:rouge-score-0.1.2',
+    'nrefs:2|agg:mean|multi:max|tok:rouge-score|stem:no|split:nlp|w:1.2|version:rouge-score-0.1.2',
   );
   const text = run('--ref', ref1, '--ref', ref2, '--hyp', hyp, '-m', 'rougeL', 'bleu');
   assert.equal(text.status, 0, text.stderr);
@@ -150,16 +150,19 @@ test('CLI: --rouge-jackknife, --stem and --rouge-split change the number and say
   const plain = jsonOf(run('--ref', r, '--hyp', h, '-m', 'rouge1', '--json')).metrics[0];
   const stemmed = jsonOf(run('--ref', r, '--hyp', h, '-m', 'rouge1', '--stem', '--json')).metrics[0];
   assert.ok(stemmed.systems[0].score > plain.systems[0].score);
-  assert.match(stemmed.signature, /^nrefs:1\|agg:mean\|tok:rouge-score\|stem:yes\|split:newline\|/);
-  // ROUGE-Lsum on one-line segments with --rouge-split nlp: sentences found in the line, and the
-  // signature says split:nlp; the same number as the full table's ROUGE-Lsum for the same pair.
+  assert.match(stemmed.signature, /^nrefs:1\|agg:mean\|tok:rouge-score\|stem:yes\|split:nlp\|/);
+  // ROUGE-Lsum on one-line segments, by default (--rouge-split nlp): sentences found in the line, and
+  // the signature says split:nlp; the same number as the full table's ROUGE-Lsum for the same pair.
+  // --rouge-split newline: the line is one sentence, and the signature says so.
   const two = file('two.txt', 'The mat was red. The cat sat.\n');
   const ref = file('tworef.txt', 'The cat sat. The mat was red.\n');
-  const lines = jsonOf(run('--ref', ref, '--hyp', two, '-m', 'rougeLsum', '--json')).metrics[0];
-  const nlp = jsonOf(run('--ref', ref, '--hyp', two, '-m', 'rougeLsum', '--rouge-split', 'nlp', '--json')).metrics[0];
+  const lines = jsonOf(run('--ref', ref, '--hyp', two, '-m', 'rougeLsum', '--rouge-split', 'newline', '--json'))
+    .metrics[0];
+  const nlp = jsonOf(run('--ref', ref, '--hyp', two, '-m', 'rougeLsum', '--json')).metrics[0];
   assert.equal(nlp.systems[0].score, 100, 'sentence order does not matter to ROUGE-Lsum once split');
   assert.ok(lines.systems[0].score < 100);
   assert.match(nlp.signature, /\|split:nlp\|/);
+  assert.match(lines.signature, /\|split:newline\|/);
   const full = run('--ref', ref, '--hyp', two, '--json');
   assert.equal(JSON.parse(full.stdout).rouge.rougeLsum.f1 * 100, nlp.systems[0].score);
 });

@@ -69,13 +69,13 @@ test('draftsmith roundtrip refuses bad input and bad options with one clear line
   );
   const variant = cli(['roundtrip', file('p.txt', PARAGRAPH), '--variant', 'bogus']);
   assert.equal(variant.code, 2);
-  assert.match(variant.stderr, /^draftsmith: --variant: /m);
+  assert.match(variant.stderr, /^draftsmith: --variant must be standard, hier or hier-attn, not "bogus"$/m);
   const both = cli(['roundtrip', file('p2.txt', PARAGRAPH), '--variant', 'hier', '--model', standardModel]);
   assert.equal(both.code, 2);
-  assert.match(both.stderr, /^draftsmith: --model and --variant both name the model folder/m);
+  assert.match(both.stderr, /^draftsmith: --model and --variant cannot go together: give one of them$/m);
   assert.match(
     cli(['roundtrip', file('p3.txt', PARAGRAPH), '--max-sentences', '0']).stderr,
-    /^draftsmith: --max-sentences: /m,
+    /^draftsmith: --max-sentences must be 1 or more, not 0$/m,
   );
   assert.match(cli(['roundtrip']).stderr, /^draftsmith: roundtrip needs a FILE/m);
 });

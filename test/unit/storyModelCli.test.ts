@@ -23,7 +23,7 @@ function cli(
 ): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(
     process.execPath,
-    [CLI, 'story', '--prompt', 'The cat sat by the door.', '--words', '8', '--seed', '3', ...args],
+    [CLI, 'story', '--text', 'The cat sat by the door.', '--max-words', '8', '--seed', '3', ...args],
     {
       encoding: 'utf8',
       timeout: 120_000,

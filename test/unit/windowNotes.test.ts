@@ -41,7 +41,7 @@ test('the CLI story with a prompt longer than the model reads says so on stderr,
   ).join(' ');
   const r = spawnSync(
     process.execPath,
-    [path.join(repoRoot, 'dist', 'cli.js'), 'story', '--prompt', prompt, '--words', '5', '--seed', '1', '--json'],
+    [path.join(repoRoot, 'dist', 'cli.js'), 'story', '--text', prompt, '--max-words', '5', '--seed', '1', '--json'],
     { encoding: 'utf8', timeout: 180_000 },
   );
   assert.equal(r.status, 0, r.stderr);

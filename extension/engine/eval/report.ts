@@ -19,6 +19,16 @@ export interface ReportContext {
   date: string;
   /** Worst segments listed per system and metric (default 5). */
   worst?: number;
+  /**
+   * Markdown: the charts are SVG files beside the report, named by markdownCharts from this stem
+   * (GitHub shows no data: images); without it the report has no charts, the table their numbers.
+   */
+  chartStem?: string;
+}
+
+/** The Markdown report's charts, one SVG file per metric, named from `stem`, to write beside it. */
+export function markdownCharts(r: Result, stem: string): { name: string; svg: string }[] {
+  return r.table.metrics.map((_, k) => ({ name: `${stem}.chart-${k + 1}.svg`, svg: metricSvg(r, k) }));
 }
 
 type Result = Omit<SystemsResult, 'op' | 'elapsedMs'> & { elapsedMs?: number };
@@ -81,7 +91,7 @@ function testLine(r: Result): string {
   );
 }
 
-/** The report as Markdown: headings, tables, the charts as inline SVG images (data: URIs). */
+/** The report as Markdown: headings, tables, and the charts as SVG files beside it (chartStem). */
 export function markdownReport(r: Result, c: ReportContext): string {
   const t = r.table;
   const out: string[] = [];
@@ -98,11 +108,11 @@ export function markdownReport(r: Result, c: ReportContext): string {
         })
         .join(' | ')} |`,
     );
-  out.push('', '## Charts', '');
-  t.metrics.forEach((m, k) => {
-    const svg = metricSvg(r, k);
-    out.push(`![${mdCell(m.name)}](data:image/svg+xml;base64,${base64(svg)})`, '');
-  });
+  if (c.chartStem !== undefined) {
+    out.push('', '## Charts', '');
+    for (const [k, chart] of markdownCharts(r, c.chartStem).entries())
+      out.push(`![${mdCell(t.metrics[k].name)}](${encodeURI(chart.name)})`, '');
+  } else out.push('');
   out.push('## Where each draft loses most', '');
   const n = c.worst ?? 5;
   for (const w of r.worst) {
@@ -169,21 +179,6 @@ export function htmlReport(r: Result, c: ReportContext): string {
   for (const [name, version] of Object.entries(c.versions)) out.push(`<li>${e(name)} ${e(version)}</li>`);
   out.push('</ul>', '</body></html>', '');
   return out.join('\n');
-}
-
-/** Base64 of a string's UTF-8 bytes, without Node's Buffer (the panel may bundle this module). */
-function base64(s: string): string {
-  const bytes = new TextEncoder().encode(s);
-  const abc = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 3) {
-    const [a, b = 0, c = 0] = [bytes[i], bytes[i + 1], bytes[i + 2]];
-    const n = (a << 16) | (b << 8) | c;
-    out += abc[(n >> 18) & 63] + abc[(n >> 12) & 63];
-    out += i + 1 < bytes.length ? abc[(n >> 6) & 63] : '=';
-    out += i + 2 < bytes.length ? abc[n & 63] : '=';
-  }
-  return out;
 }
 
 /** The report in the format its file name asks for: .html / .htm, else Markdown. */

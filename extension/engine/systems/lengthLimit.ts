@@ -19,7 +19,7 @@ export function maxLengthHit(hypothesis: Pick<Hypothesis, 'hitMaxLength'>, limit
 
 /**
  * Tells the user that `what` ("summary", "essay") was cut off at the limit, and what sets it:
- * `setting` is the knob in the caller's own terms (draftsmith.summarize.maxLength, --max-length).
+ * `setting` is the knob in the caller's own terms (draftsmith.summarize.maxLength, --max-tokens).
  */
 export function maxLengthNote(what: string, hit: MaxLengthHit, setting: string): string {
   const cut = `the ${what} reached the length limit of ${hit.maxLength} tokens before the model ended it, so it may stop mid-sentence.`;

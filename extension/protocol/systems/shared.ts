@@ -51,7 +51,7 @@ export const MaxLengthHit = z.object({
   /** The limit that cut the text off, in tokens. */
   maxLength: z.number().int(),
   /**
-   * 'request': the length asked for (draftsmith.<system>.maxLength, the CLI's --max-length, or the
+   * 'request': the length asked for (draftsmith.<system>.maxLength, the CLI's --max-tokens, or the
    * model's default when none was asked); 'model': the longest output the model was trained for,
    * below what was asked, so raising the setting cannot lengthen it.
    */
