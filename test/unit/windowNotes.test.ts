@@ -31,7 +31,7 @@ test('each place says how to choose the part read in its own terms', () => {
   assert.match(STORY_CHOOSE.editor, /select that passage and run Continue Story again/);
   assert.match(STORY_CHOOSE.editor, /Select What It Read/);
   assert.match(STORY_CHOOSE.panel, /select that passage in the editor/);
-  assert.match(STORY_CHOOSE.cli, /--prompt/);
+  assert.match(STORY_CHOOSE.cli, /--text/);
 });
 
 test('the CLI story with a prompt longer than the model reads says so on stderr, with the words it read', () => {
@@ -51,7 +51,7 @@ test('the CLI story with a prompt longer than the model reads says so on stderr,
   assert.match(
     r.stderr,
     new RegExp(
-      `^note: the story so far is longer than the model reads \\(\\d+ tokens\\): it continued from its last ${words} words \\(${prompt.length - result.usedFrom} of ${prompt.length} characters\\)\\. To choose what it reads, give that passage as --prompt\\.$`,
+      `^note: the story so far is longer than the model reads \\(\\d+ tokens\\): it continued from its last ${words} words \\(${prompt.length - result.usedFrom} of ${prompt.length} characters\\)\\. To choose what it reads, give that passage as FILE, - or --text\\.$`,
       'm',
     ),
   );
