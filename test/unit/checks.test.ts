@@ -301,3 +301,19 @@ test('technical prose is not an error: identifiers, flags, versions, handles, en
     ['grammar/PronounVerbAgreement', 'grammar/AllowTo'],
   );
 });
+
+test('a word the document writes three times that no dictionary word is one edit from is its own name; a repeated typo is still flagged', async () => {
+  const checker = await sharedChecker();
+  await checker.configure(defaultCheckerConfig());
+  const spelled = async (text: string) =>
+    ((await checker.check(text, 'markdown'))?.findings ?? []).filter((f) => f.family === 'spelling').map((f) => f.word);
+  const name = 'We use yauzl to read the file.\n\nThen yauzl checks it.\n\nAt last yauzl closes it.\n';
+  assert.deepEqual(await spelled(name), [], 'the tool the document is about');
+  assert.deepEqual(
+    await spelled(name.replace('At last yauzl closes it.\n', '')),
+    ['yauzl', 'yauzl'],
+    'twice: not yet a name',
+  );
+  const typo = 'We recieve it.\n\nThey recieve it.\n\nYou recieve it.\n';
+  assert.deepEqual(await spelled(typo), ['recieve', 'recieve', 'recieve'], 'a typo has a suggestion');
+});

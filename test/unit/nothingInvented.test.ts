@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PieceGuard, type GuardFlags } from '../../extension/engine/decode/guards';
+import { KnownWords, PieceGuard, type GuardFlags } from '../../extension/engine/decode/guards';
 import { BOILERPLATE, PROFANITY, closesBanned } from '../../extension/engine/decode/bannedWords';
 import { unsupportedItems } from '../../extension/engine/metrics/faithfulness';
 import type { RunContext } from '../../extension/engine/systems/context';
@@ -73,6 +73,23 @@ test('every word of the profanity and slur list is refused where it would end, i
   }
   assert.ok(g.forRow(spell('the ass'))(id('e')), '"asse…" may go on');
   assert.ok(g.forRow(spell('the assess'))(EOS), '"assess" is a word');
+});
+
+test('a word that can only become a profane one is refused as it is written, so a beam with nothing else to write cannot keep it', () => {
+  const known = new KnownWords(['the', 'fuck', 'fucking', 'ass', 'assess', 'cat']);
+  const g = new PieceGuard({
+    pieces: PIECES,
+    eos: EOS,
+    flags: { vocabulary: true, artefacts: false, repetition: false, banned: true },
+    known,
+    input: '',
+  });
+  assert.ok(
+    !g.forRow(spell('the fuc'))(id('k')),
+    '"fuck" is refused at its last letter: every known word it starts is banned',
+  );
+  assert.ok(g.forRow(spell('the as'))(id('s')), '"ass" may go on to "assess"');
+  assert.ok(g.forRow(spell('the ca'))(id('t')));
 });
 
 test('training-text boilerplate is refused at its last word: "contributed to this report", "the opinions expressed", "click here"', () => {

@@ -390,6 +390,7 @@ export class ProseChecker {
         if (f) findings.push(f);
       }
     }
+    withoutDocumentNames(findings);
     return {
       findings,
       units: units.length,
@@ -483,6 +484,35 @@ export class ProseChecker {
 }
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ');
+
+/** How often a document writes an unknown word before it is the document's own name. */
+const NAME_REPEATS = 3;
+
+/**
+ * Drops, in place, the spelling findings of a word the document writes at least NAME_REPEATS times
+ * and the dictionaries have nothing one edit from: the project or tool the document is about
+ * ("undici", "yauzl", "minimatch"), which a technical author writes in lower case. A typo of a
+ * known word has a suggestion and stays flagged however often it is repeated. Read over the whole
+ * document's findings, so a re-check after an edit finds what a fresh check does.
+ */
+function withoutDocumentNames(findings: CheckFinding[]): void {
+  const count = new Map<string, number>();
+  for (const f of findings)
+    if (f.family === 'spelling' && f.word && f.fixes.length === 0) {
+      const w = f.word.toLowerCase();
+      count.set(w, (count.get(w) ?? 0) + 1);
+    }
+  let k = 0;
+  for (const f of findings)
+    if (!(
+      f.family === 'spelling' &&
+      f.word &&
+      f.fixes.length === 0 &&
+      (count.get(f.word.toLowerCase()) ?? 0) >= NAME_REPEATS
+    ))
+      findings[k++] = f;
+  findings.length = k;
+}
 
 function styleRaw(found: readonly StyleFinding[]): RawFinding[] {
   return found.map((s) => ({

@@ -29,7 +29,7 @@
  * candidates they read (constraints.ts maskDisallowed, topKOfCandidates).
  */
 import { isAbbreviation } from '../text/reader';
-import { BOILERPLATE_SPAN, closesBanned } from './bannedWords';
+import { BOILERPLATE_SPAN, closesBanned, PROFANITY } from './bannedWords';
 
 const SPACE = '\u2581';
 
@@ -75,6 +75,13 @@ export class KnownWords {
   hasPrefix(prefix: string): boolean {
     const i = this.lowerBound(prefix);
     return i < this.words.length && this.words[i].startsWith(prefix);
+  }
+
+  /** Some known word that starts with `prefix` passes `ok` (read in order, stopping at the first that does). */
+  somePrefixed(prefix: string, ok: (word: string) => boolean): boolean {
+    for (let i = this.lowerBound(prefix); i < this.words.length && this.words[i].startsWith(prefix); i++)
+      if (ok(this.words[i])) return true;
+    return false;
   }
 }
 
@@ -518,6 +525,18 @@ export class PieceGuard implements RowGuard {
           s.capital &&
           (i === text.length - 1 || !isLetter(text[i + 1])) &&
           !facts.words.hasPrefix(s.run)
+        )
+          return false;
+        // A word that can only become a banned one ("fuck" + "ing") is refused as it is written: refused
+        // only where it would close, a beam that had nothing else to write would keep it.
+        if (
+          check &&
+          f.banned &&
+          vocab &&
+          s.kind === 'word' &&
+          (i === text.length - 1 || !isLetter(text[i + 1])) &&
+          !known!.somePrefixed(s.run, (w) => !PROFANITY.has(w)) &&
+          !facts.words.somePrefixed(s.run, (w) => !PROFANITY.has(w))
         )
           return false;
         if (check && vocab && (i === text.length - 1 || !isLetter(text[i + 1]))) {
