@@ -59,3 +59,9 @@ test('the dialect decides: colour is right in British and flagged in American, c
 test('a company name is known only as written: Chinese, not chinese', () => {
   assert.deepEqual(flagged(american, 'He speaks chinese at home.'), ['chinese']);
 });
+
+test('an abbreviation without a vowel (cwd, fd, js) is no misspelling; a vowel-less slip inside a word still is', () => {
+  const words = (text: string) => american.check(text).map((f) => f.word);
+  assert.deepEqual(words('Pass the cwd and an fd to the js helper, rtl or not.'), []);
+  assert.deepEqual(words('The functon returns.'), ['functon']);
+});

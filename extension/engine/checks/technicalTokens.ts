@@ -20,9 +20,17 @@ export const TECHNICAL_WORDS: ReadonlySet<string> = new Set(
   [LANGUAGE_CODES, COUNTRY_CODES, ABBREVIATIONS, UNITS].flatMap((s) => s.split(' ')),
 );
 
-/** Whether `word` (letters only) is a code, an abbreviation or a unit of TECHNICAL_WORDS, in lower case or capitals. */
+/**
+ * Whether `word` (letters only) is a code, an abbreviation or a unit of TECHNICAL_WORDS, in lower case
+ * or capitals, or an abbreviation by its shape: no vowel at all ("cwd", "fd", "js", "rtl"), which no
+ * English word, and hardly any typo of one, lacks.
+ */
 export function isTechnicalWord(word: string): boolean {
-  return TECHNICAL_WORDS.has(word) || (word === word.toUpperCase() && TECHNICAL_WORDS.has(word.toLowerCase()));
+  return (
+    TECHNICAL_WORDS.has(word) ||
+    (word === word.toUpperCase() && TECHNICAL_WORDS.has(word.toLowerCase())) ||
+    (/^\p{Script=Latin}+$/u.test(word) && !/[aeiouyAEIOUY]/.test(word.normalize('NFD')))
+  );
 }
 
 /**
