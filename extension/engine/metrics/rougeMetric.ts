@@ -13,7 +13,7 @@ import type { StatMetric } from './significance';
 
 export interface RougeMetricOptions extends RougeMultiOptions {
   /** Sentences for ROUGE-Lsum: 'newline' (the text's own lines, rouge-score's default) or 'nlp'
-   * (Draftsmith's sentence splitter, what Score Draft uses). Default 'newline'. */
+   * (Draftsmith's sentence splitter, what Score Draft uses). Default 'nlp', as in every table. */
   split?: 'newline' | 'nlp';
   /** The signature says nrefs:var: segments have different numbers of references. */
   varRefs?: boolean;
@@ -37,7 +37,7 @@ const splitLines = (text: string) => splitSentences(text).join('\n');
 export function rougeMetrics(types: readonly RougeType[], opts: RougeMetricOptions = {}): StatMetric[] {
   // Keyed by the hypothesis, then by its references (one reference: the text itself, no joined copy).
   const cache = new Map<string, Map<string, RougeMultiScores>>();
-  const split = opts.split ?? 'newline';
+  const split = opts.split ?? 'nlp';
   const scoresOf = (hyp: string, refs: readonly string[]): RougeMultiScores => {
     const present = refs.filter((r) => typeof r === 'string');
     const key = present.length === 1 ? present[0] : present.join('\u0001');
