@@ -15,7 +15,7 @@
  */
 import * as path from 'node:path';
 import type { Dtype } from '../extension/engine/hub/fileChoice';
-import { openCausalLm } from '../extension/engine/hub/hubSystems';
+import { openHubCausalLm } from '../extension/engine/hub/hubSystems';
 import { PrefixCache } from '../extension/engine/hub/prefixCache';
 import { HubConfig } from '../extension/protocol';
 import { root } from './loopBench';
@@ -60,7 +60,7 @@ async function measure(dir: string, dtype: Dtype, threads: number, long: boolean
   });
   const runtime = { device: 'cpu' as const, threads, log: () => {} };
   let t0 = performance.now();
-  const lm = await openCausalLm({ kind: 'folder', dir }, 'the bench', hub, runtime, watch, { prefer: dtype });
+  const lm = await openHubCausalLm({ kind: 'folder', dir }, 'the bench', hub, runtime, watch, { prefer: dtype });
   const loadMs = performance.now() - t0;
   try {
     const ids = lm.opened.tokenizer.encode(PROMPT, { add_special_tokens: false }).slice(0, PROMPT_TOKENS);

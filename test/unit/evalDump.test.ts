@@ -204,20 +204,9 @@ test('eval story: seeded continuations of the test prompts, words written vs ask
   ];
   writeFileSync(path.join(data, 'story.test.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const file = path.join(dir, 'story.jsonl');
-  const r = cli([
-    'eval',
-    'story',
-    '--data',
-    data,
-    '--max-words',
-    '12',
-    '--seed',
-    '7',
-    '--threads',
-    '1',
-    '--dump',
-    file,
-  ]);
+  const evalStory = () =>
+    cli(['eval', 'story', '--data', data, '--max-words', '12', '--seed', '7', '--threads', '1', '--dump', file]);
+  const r = evalStory();
   assert.equal(r.code, 0, r.stderr);
   assert.match(
     r.stdout,
@@ -252,20 +241,7 @@ test('eval story: seeded continuations of the test prompts, words written vs ask
     assert.ok(again.continuation.length > 0);
     assert.equal(l.output, again.continuation, 'the same seed writes the same story');
   }
-  const rerun = cli([
-    'eval',
-    'story',
-    '--data',
-    data,
-    '--max-words',
-    '12',
-    '--seed',
-    '7',
-    '--threads',
-    '1',
-    '--dump',
-    file,
-  ]);
+  const rerun = evalStory();
   assert.equal(rerun.code, 0, rerun.stderr);
   assert.deepEqual(readDump(file), lines, 'a second run writes the same file, not appended to the first');
 });

@@ -14,7 +14,7 @@ import test from 'node:test';
 import { Engine } from '../../extension/engine/engine';
 import { chatPromptText } from '../../extension/engine/hub/chatPrompt';
 import type { Dtype } from '../../extension/engine/hub/fileChoice';
-import { openCausalLm } from '../../extension/engine/hub/hubSystems';
+import { openHubCausalLm } from '../../extension/engine/hub/hubSystems';
 import type { EngineConfig, EssayResult, HubConfig, StoryResult, SummarizeResult } from '../../extension/protocol';
 import { article, modelsDir } from './helpers';
 import { HUB_FIXTURES, startLoopbackHub } from './loopbackHub';
@@ -48,7 +48,7 @@ for (const id of [SMOL, QWEN, QWEN_KEEP, GPT2_OLD]) {
   test(`${id}: every data type it has writes through our step model (${mirrors[id].load.map((l) => l.dtype).join(', ')})`, async (t) => {
     const hub = await hubFor(t);
     for (const { dtype } of mirrors[id].load) {
-      const lm = await openCausalLm({ kind: 'hub', id }, 'the test', hub, runtime, watch, { prefer: dtype });
+      const lm = await openHubCausalLm({ kind: 'hub', id }, 'the test', hub, runtime, watch, { prefer: dtype });
       try {
         assert.equal(lm.opened.choice.graphs[0].dtype, dtype);
         // float16 caches where the file has them (fp16, q4f16), float32 otherwise.
@@ -72,7 +72,7 @@ for (const id of [SMOL, QWEN, QWEN_KEEP, GPT2_OLD]) {
 }
 
 test("Qwen2.5's two end tokens both end a text and neither is banned; its control tokens never enter prose", async (t) => {
-  const lm = await openCausalLm({ kind: 'hub', id: QWEN }, 'the test', await hubFor(t), runtime, watch);
+  const lm = await openHubCausalLm({ kind: 'hub', id: QWEN }, 'the test', await hubFor(t), runtime, watch);
   try {
     const imEnd = lm.opened.tokenizer.encode('<|im_end|>', { add_special_tokens: false });
     const textEnd = lm.opened.tokenizer.encode('<|endoftext|>', { add_special_tokens: false });
@@ -94,7 +94,7 @@ test("Qwen2.5's two end tokens both end a text and neither is banned; its contro
 });
 
 test("SmolLM2's <|im_start|> start token is not put before a chat prompt: the template writes the turns itself", async (t) => {
-  const lm = await openCausalLm({ kind: 'hub', id: SMOL }, 'the test', await hubFor(t), runtime, watch);
+  const lm = await openHubCausalLm({ kind: 'hub', id: SMOL }, 'the test', await hubFor(t), runtime, watch);
   try {
     const text = chatPromptText(lm.opened.tokenizer, 'essay', 'Words: river, bridge');
     assert.match(text, /^<\|im_start\|>system\nYou write short essays\./);
@@ -121,7 +121,7 @@ for (const id of [SMOL, QWEN]) {
       decoding: { beamSize: 8, maxLength: 160 },
       model: { kind: 'hub', id },
     })) as EssayResult;
-    const lm = await openCausalLm({ kind: 'hub', id }, 'the test', hub, runtime, watch);
+    const lm = await openHubCausalLm({ kind: 'hub', id }, 'the test', hub, runtime, watch);
     try {
       const expected = lm.opened.tokenizer.encode(
         chatPromptText(lm.opened.tokenizer, 'essay', `Words: ${topics.join(', ')}`),

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import test from 'node:test';
 import type { Dtype } from '../../extension/engine/hub/fileChoice';
-import { openCausalLm, type CausalLm, type HubCausalLm } from '../../extension/engine/hub/hubSystems';
+import { openHubCausalLm, type CausalLm, type HubCausalLm } from '../../extension/engine/hub/hubSystems';
 import { PrefixCache } from '../../extension/engine/hub/prefixCache';
 import { startLoopbackHub } from './loopbackHub';
 
@@ -19,7 +19,7 @@ const SMOL = 'fixtures/SmolLM2-135M-Instruct';
 async function lmFor(t: import('node:test').TestContext, dtype: Dtype): Promise<HubCausalLm> {
   const hub = await startLoopbackHub();
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'draftsmith-prefix-'));
-  const lm = await openCausalLm(
+  const lm = await openHubCausalLm(
     { kind: 'hub', id: SMOL },
     'the test',
     { endpoint: hub.endpoint, cacheDir, offline: false, stallSeconds: 30 },

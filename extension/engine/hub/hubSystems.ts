@@ -57,22 +57,6 @@ export interface HubCausalLm extends CausalLm {
  * or folder through transformers.js. `options.rows`: the rows the command decodes at once (beams).
  */
 export function openCausalLm(
-  choice: Extract<ExternalChoice, { kind: 'hub' | 'folder' }>,
-  what: string,
-  hub: HubConfig,
-  runtime: RuntimeOptions,
-  watch: LoadWatch,
-  options?: OpenOptions & GgufOpenOptions,
-): Promise<HubCausalLm>;
-export function openCausalLm(
-  choice: ExternalChoice,
-  what: string,
-  hub: HubConfig,
-  runtime: RuntimeOptions,
-  watch: LoadWatch,
-  options?: OpenOptions & GgufOpenOptions,
-): Promise<CausalLm>;
-export function openCausalLm(
   choice: ExternalChoice,
   what: string,
   hub: HubConfig,
@@ -84,13 +68,14 @@ export function openCausalLm(
   return openHubCausalLm(choice, what, hub, runtime, watch, options);
 }
 
-async function openHubCausalLm(
+/** A Hub model or folder through transformers.js, with its graph and family layout (what the Hub tests and benches read). */
+export async function openHubCausalLm(
   choice: Extract<ExternalChoice, { kind: 'hub' | 'folder' }>,
   what: string,
   hub: HubConfig,
   runtime: RuntimeOptions,
   watch: LoadWatch,
-  options: OpenOptions,
+  options: OpenOptions = {},
 ): Promise<HubCausalLm> {
   const opened = await openHubModel(choice, 'causal-lm', what, hub, runtime, watch, { prefer: options.prefer });
   return building(opened, () => {
