@@ -157,7 +157,7 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
     if (cut) process.stderr.write(`note: ${single ? '' : `${file}: `}${cut}\n`);
     if (result.hitMaxLength)
       process.stderr.write(
-        `note: ${single ? '' : `${file}: `}${maxLengthNote('summary', result.hitMaxLength, '--max-length')}\n`,
+        `note: ${single ? '' : `${file}: `}${maxLengthNote('summary', result.hitMaxLength, '--max-tokens')}\n`,
       );
     const s = result.sections ?? [];
     if (single && s.length > 0) {
