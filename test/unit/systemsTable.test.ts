@@ -215,7 +215,9 @@ test('--report FILE.md|FILE.html: tables, inline SVG charts, worst segments, sig
       '--paired-bs-n 100',
     ])
       assert.ok(a.includes(ext === 'html' ? needle.replace(/'/g, '&#39;') : needle), `${ext}: no ${needle}`);
-    assert.match(a, ext === 'html' ? /<svg [^>]*role="img"/ : /!\[BLEU\]\(data:image\/svg\+xml;base64,/);
+    // GitHub shows no data: images: the Markdown report links SVG files written beside it.
+    assert.match(a, ext === 'html' ? /<svg [^>]*role="img"/ : /!\[BLEU\]\(r\.chart-1\.svg\)/);
+    if (ext === 'md') assert.match(readFileSync(path.join(dir, 'r.chart-1.svg'), 'utf8'), /^<svg /);
     assert.match(a, /Where each draft loses most/);
   }
   const html = write('x.html', '1700000000');
