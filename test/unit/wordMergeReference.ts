@@ -61,3 +61,36 @@ export function someSubsets(n: number, maxAll = 10, samples = 256): boolean[][] 
     out.push(Array.from({ length: n }, (_, k) => ((k * 2654435761 + s * 40503) >>> 7) % 2 === 1));
   return out;
 }
+
+/**
+ * The whole contract for one text and reply: none accepted is the original, all accepted the reply
+ * (when `exact`: the reply spaces its words as the original does), and every subset (someSubsets) the
+ * reference merge. `apply` is the product's merge under test.
+ */
+export function assertAcceptingWritesWhatWasAccepted(
+  original: string,
+  reply: string,
+  changes: readonly WordChange[],
+  apply: (original: string, changes: readonly WordChange[], accepted: readonly boolean[]) => string,
+  exact = true,
+): void {
+  assert.equal(
+    apply(
+      original,
+      changes,
+      changes.map(() => false),
+    ),
+    original,
+  );
+  if (exact)
+    assert.equal(
+      apply(
+        original,
+        changes,
+        changes.map(() => true),
+      ),
+      reply,
+    );
+  for (const accepted of someSubsets(changes.length))
+    assertMergedAsAccepted(original, reply, changes, accepted, apply(original, changes, accepted));
+}
