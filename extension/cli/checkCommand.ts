@@ -16,7 +16,7 @@ import { ProseChecker, type CheckFinding } from '../engine/checks/checker';
 import { DICTIONARY_FILE, readDictionary, userDictionaryPath } from '../engine/checks/dictionary';
 import { DIALECTS } from '../engine/checks/dialects';
 import { checkerConfigFrom } from '../engine/checks/options';
-import { gitRoot, projectWords } from '../engine/checks/projectDictionaries';
+import { gitRoot, projectDialect, projectWords } from '../engine/checks/projectDictionaries';
 import {
   FAMILIES,
   FAMILY_NAMES,
@@ -176,12 +176,12 @@ export async function checkCommand(a: Args): Promise<number> {
   const dialect = flag(a, 'dialect');
   if (dialect !== undefined && !(DIALECTS as readonly string[]).includes(dialect))
     throw new EngineError('bad-request', `--dialect: no dialect "${dialect}"; the dialects are ${DIALECTS.join(', ')}`);
+  const rootOf = (file: string) => gitRoot(path.dirname(file)) ?? path.parse(path.resolve(file)).root;
+  // --dialect, else the English the project's Code Spell Checker config declares ("language": "en-GB").
   const config = (file?: string) =>
     checkerConfigFrom(
-      { ...raw, dialect },
-      file
-        ? [...words, ...projectWords(file, gitRoot(path.dirname(file)) ?? path.parse(path.resolve(file)).root).words]
-        : words,
+      { ...raw, dialect: dialect ?? (file ? projectDialect(file, rootOf(file)) : undefined) },
+      file ? [...words, ...projectWords(file, rootOf(file)).words] : words,
     );
   const checker = await ProseChecker.create(config());
   const json = flag(a, 'json') !== undefined;

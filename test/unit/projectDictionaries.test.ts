@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import {
   addToCspellWords,
+  projectDialect,
   projectWords,
   usesCodeSpellChecker,
   valeAcceptWords,
@@ -113,4 +114,20 @@ test('Add to Dictionary into cSpell.words keeps the settings file’s comments a
   addToCspellWords(fresh, 'mecab');
   assert.deepEqual(JSON.parse(readFileSync(fresh, 'utf8')), { 'cSpell.words': ['mecab'] });
   assert.throws(() => addToCspellWords(fresh, 'two words'));
+});
+
+test('the English a project declares in its Code Spell Checker config ("language": "en-GB") is the dialect check reads its files in, with every rule as configured', () => {
+  const root = tempDir('project-dialect');
+  const doc = path.join(root, 'docs', 'guide.md');
+  mkdirSync(path.dirname(doc), { recursive: true });
+  // The Oxford comma's rule is off by default: a dialect set from the config must not turn it back on.
+  writeFileSync(doc, 'The colour of the behaviour is grey. We sell apples, pears and plums.\n');
+  assert.equal(projectDialect(doc, root), undefined);
+  const check = () =>
+    spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'check', doc], { encoding: 'utf8' });
+  assert.match(check().stdout, /spelling: Unknown word “colour”/, 'American by default');
+  writeFileSync(path.join(root, 'cspell.json'), '{ "language": "en,en-GB" }');
+  assert.equal(projectDialect(doc, root), 'British');
+  const british = check();
+  assert.equal(british.stdout, '', `${british.stdout}${british.stderr}`);
 });

@@ -97,8 +97,12 @@ export class Harper {
   async configure(off: readonly string[]): Promise<void> {
     const config = await this.linter.getDefaultLintConfig();
     for (const rule of [...HARPER_ALWAYS_OFF, ...off]) if (rule in config) config[rule] = false;
+    this.lintConfig = config;
     await this.linter.setLintConfig(config);
   }
+
+  /** The rules as configure() last set them: harper.js's setDialect builds a new linter with every rule back on. */
+  private lintConfig: Record<string, boolean | null> | undefined;
 
   /** The names Harper knows its rules by. */
   async ruleNames(): Promise<string[]> {
@@ -107,6 +111,7 @@ export class Harper {
 
   async setDialect(dialect: Dialect): Promise<void> {
     await this.linter.setDialect(HARPER_DIALECT[dialect]);
+    if (this.lintConfig) await this.linter.setLintConfig(this.lintConfig);
   }
 
   async setWords(words: readonly string[]): Promise<void> {

@@ -16,6 +16,7 @@ import { applyEdits, modify, parse as parseJsonc } from 'jsonc-parser/lib/esm/ma
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { isDictionaryWord, parseDictionary } from './dictionary';
+import type { Dialect } from './dialects';
 
 export const CSPELL_CONFIG_FILES = [
   'cspell.json',
@@ -152,6 +153,39 @@ export function projectWords(file: string, root: string): ProjectWords {
       take(accept, valeAcceptWords(readSmall(accept) ?? ''));
   }
   return { words: [...new Set(words)], sources };
+}
+
+/** Code Spell Checker's `language` locales ("en-GB", "en,en-GB") as the checks' dialects, the first named. */
+const LOCALES: Readonly<Record<string, Dialect>> = {
+  'en-us': 'American',
+  'en-gb': 'British',
+  'en-ca': 'Canadian',
+  'en-au': 'Australian',
+};
+
+/**
+ * The English the project declares in its nearest Code Spell Checker config (`"language": "en-GB"`),
+ * searched from `file`'s folder up to `root`; undefined when none names one the checks know.
+ */
+export function projectDialect(file: string, root: string): Dialect | undefined {
+  for (const dir of foldersUp(file, root))
+    for (const name of CSPELL_CONFIG_FILES) {
+      const text = readSmall(path.join(dir, name));
+      if (text === undefined) continue;
+      let data: unknown;
+      try {
+        data = /\.ya?ml$/.test(name) ? parseYaml(text) : parseJsonc(text);
+      } catch {
+        continue;
+      }
+      const language = z.object({ language: z.string() }).safeParse(data);
+      if (!language.success) continue;
+      for (const locale of language.data.language.split(',')) {
+        const dialect = LOCALES[locale.trim().toLowerCase()];
+        if (dialect) return dialect;
+      }
+    }
+  return undefined;
 }
 
 /** Whether the project keeps Code Spell Checker's words (a cSpell setting or a cspell config file) at `root`. */
