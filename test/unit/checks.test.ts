@@ -317,3 +317,12 @@ test('a word the document writes three times that no dictionary word is one edit
   const typo = 'We recieve it.\n\nThey recieve it.\n\nYou recieve it.\n';
   assert.deepEqual(await spelled(typo), ['recieve', 'recieve', 'recieve'], 'a typo has a suggestion');
 });
+
+test('a word or error quoted to talk about it is mentioned, not used; dialogue with its punctuation is still checked', async () => {
+  const checker = await sharedChecker();
+  await checker.configure(defaultCheckerConfig());
+  const found = async (text: string) => ((await checker.check(text, 'markdown'))?.findings ?? []).map((f) => f.rule);
+  assert.deepEqual(await found('Harper flags "the the" and the speller flags "wich" and “an boolean”.\n'), []);
+  assert.ok((await found('"I saw wich one," she said.\n')).includes('spelling'), 'dialogue is checked');
+  assert.ok((await found('She saw the the cat.\n')).includes('repeated-word'));
+});

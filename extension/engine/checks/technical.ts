@@ -5,6 +5,10 @@
  * with nothing in it to flag ("DIR" → "directory", "--" → an en dash were false alarms counted on
  * real READMEs), and a finding that touches one is dropped.
  *
+ * A few words in double quotes with no punctuation inside ("the the", "wich", "an boolean") are
+ * mentioned, not used: a writer quotes a word or an error to talk about it. Dialogue keeps its
+ * punctuation inside the quotes ("Go," she said) and is checked.
+ *
  * Each pattern runs only where its telltale is in the paragraph: most paragraphs have none.
  */
 
@@ -45,6 +49,12 @@ export const TECHNICAL: readonly TechnicalPattern[] = [
     what: 'handles and scoped package names (@martinpopel, @huggingface/transformers)',
     telltale: /@/,
     pattern: /(?<![\w@])@[A-Za-z0-9][\w.-]*(?:\/[\w.-]*\w)?/g,
+  },
+  {
+    what: 'words mentioned in quotes, up to four, no punctuation inside ("the the", "wich", "a"/"an")',
+    telltale: /["\u201c]/,
+    pattern:
+      /"[\p{L}\p{M}'\u2019-]+(?: [\p{L}\p{M}'\u2019-]+){0,3}"|\u201c[\p{L}\p{M}'\u2019-]+(?: [\p{L}\p{M}'\u2019-]+){0,3}\u201d/gu,
   },
   {
     what: 'list enumerators ((i), (ii), (a)) and numbered terms (Type-I, Type-II)',
