@@ -75,7 +75,18 @@ for (const set of sets) {
   const files = SETS[set].flatMap((e) => walk(path.join(nm, e))).map((f) => path.relative(nm, f));
   const r = spawnSync(
     process.execPath,
-    [path.join(root, 'dist/cli.js'), 'check', ...files, '--json', '--fail-on', 'never', '--rule', families],
+    [
+      path.join(root, 'dist/cli.js'),
+      'check',
+      ...files,
+      '--json',
+      '--fail-on',
+      'never',
+      '--rule',
+      families,
+      '--dialect',
+      'American',
+    ],
     { cwd: nm, encoding: 'utf8', maxBuffer: 1 << 28 },
   );
   if (r.status !== 0) throw new Error(r.stderr);
