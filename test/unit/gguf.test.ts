@@ -205,16 +205,24 @@ test('Continue Story on a GGUF model streams into the editor as it writes, and C
   );
 });
 
-test('a truncated GGUF file is refused with a message naming the file and what llama.cpp found wrong', async (t) => {
+test('a GGUF file cut short (in its tensors or in its header) is refused with a message naming the file and what is wrong', async (t) => {
   const whole = readFileSync(GGUF);
-  const file = tempFile(t, 'cut.gguf', whole.subarray(0, Math.floor(whole.length / 2)));
+  const cut = tempFile(t, 'cut.gguf', whole.subarray(0, Math.floor(whole.length / 2)));
   await assert.rejects(
-    openCausalLm({ kind: 'gguf', file }, 'Continue Story', hub, runtime, watch),
+    openCausalLm({ kind: 'gguf', file: cut }, 'Continue Story', hub, runtime, watch),
     (e: unknown) =>
       e instanceof EngineError &&
       e.code === 'bad-model' &&
-      e.message.includes(file) &&
-      /not within the file bounds|corrupted or incomplete/.test(e.message),
+      e.message.includes(cut) &&
+      /corrupted or incomplete: its tensors need [\d,]+ bytes and the file has [\d,]+/.test(e.message),
+  );
+  const headerCut = tempFile(t, 'header-cut.gguf', whole.subarray(0, 4000));
+  await assert.rejects(
+    openCausalLm({ kind: 'gguf', file: headerCut }, 'Continue Story', hub, runtime, watch),
+    (e: unknown) =>
+      e instanceof EngineError &&
+      e.code === 'bad-model' &&
+      e.message.includes(`${headerCut} is corrupted or incomplete: its header (settings and vocabulary) is cut short`),
   );
 });
 

@@ -55,6 +55,42 @@ export function ggufFileProblem(file: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Why `file` is cut short (a download that stopped), from its own header: its tensors end past the
+ * file's end. A header node-llama-cpp cannot parse is left for llama.cpp to judge.
+ */
+async function truncation(rt: LlamaRuntime, file: string): Promise<string | undefined> {
+  const size = statSync(file).size;
+  let header: number;
+  let needed: number;
+  try {
+    const info = await rt.lib.readGgufFileInfo(file, { logWarnings: false });
+    header = info.infoEndOffset ?? 0;
+    // modelSize is the span from the tensor data's start to its last tensor's end (as mapped).
+    needed = header + (await rt.lib.GgufInsights.from(info, rt.llama)).modelSize;
+  } catch {
+    return undefined;
+  }
+  // Past the end the reader sees nothing real, so a header cut short is said without its numbers.
+  if (header > size) return `${file} is corrupted or incomplete: its header (settings and vocabulary) is cut short`;
+  if (size >= needed) return undefined;
+  return `${file} is corrupted or incomplete: its tensors need ${needed.toLocaleString('en-US')} bytes and the file has ${size.toLocaleString('en-US')} (a download cut short?)`;
+}
+
+/**
+ * What llama.cpp logged as wrong ("tensor ... data is not within the file bounds, model is corrupted or
+ * incomplete", "unknown model architecture"); node-llama-cpp itself only says "Failed to load model".
+ */
+function loadReason(lines: string[]): string | undefined {
+  return lines
+    .map((r) => r.replace(/^[\w:]+: (error loading model: )?/, '').trim())
+    .find((r) => r && !/failed to load model$/i.test(r));
+}
+
+/** llama.cpp's error lines since `mark`, waiting a moment for its reason when none came yet. */
+const reasonsSince = (rt: LlamaRuntime, mark: number): Promise<string[]> =>
+  rt.errorsSettled(mark, (lines) => loadReason(lines) !== undefined);
+
 /** The message a load llama.cpp refused means, with llama.cpp's own reason where it logged one. */
 function explainGgufLoad(e: unknown, file: string, reasons: string[]): EngineError {
   if (e instanceof EngineError) return e;
@@ -64,11 +100,7 @@ function explainGgufLoad(e: unknown, file: string, reasons: string[]): EngineErr
       'bad-model',
       `${file} could not run here: not enough memory (${msg}). A smaller model may do.`,
     );
-  // llama.cpp says what is wrong in its log ("tensor ... data is not within the file bounds, model is
-  // corrupted or incomplete", "unknown model architecture"); node-llama-cpp only "Failed to load model".
-  const why = reasons
-    .map((r) => r.replace(/^[\w:]+: (error loading model: )?/, '').trim())
-    .find((r) => r && !/failed to load model$/i.test(r));
+  const why = loadReason(reasons);
   return new EngineError('bad-model', `${file} does not load as a GGUF model: ${why ?? msg}`);
 }
 
@@ -85,19 +117,21 @@ export async function openGgufLm(
   if (problem) throw new EngineError('bad-model', `${problem}; ${what} needs a GGUF model file.`);
   watch.progress(`Loading ${path.basename(file)}…`);
   const rt = await llamaRuntime(runtime.device, runtime.log);
+  const cut = await truncation(rt, file);
+  if (cut) throw new EngineError('bad-model', cut);
   const mark = rt.logMark();
   let model: LlamaModel;
   try {
     model = await rt.llama.loadModel({ modelPath: file, gpuLayers: rt.llama.gpu === false ? 0 : 'auto' });
   } catch (e) {
-    throw explainGgufLoad(e, file, rt.errorsSince(mark));
+    throw explainGgufLoad(e, file, await reasonsSince(rt, mark));
   }
   try {
     if (watch.isCancelled()) throw new CancelledError();
     return await onModel(rt, model, file, hub, runtime, options);
   } catch (e) {
     await model.dispose();
-    throw e instanceof EngineError ? e : explainGgufLoad(e, file, rt.errorsSince(mark));
+    throw e instanceof EngineError ? e : explainGgufLoad(e, file, await reasonsSince(rt, mark));
   }
 }
 

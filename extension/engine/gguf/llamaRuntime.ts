@@ -77,9 +77,17 @@ export class LlamaRuntime {
     return this.errors.mark();
   }
 
-  /** llama.cpp's error lines since `mark`. */
-  errorsSince(mark: number): string[] {
-    return this.errors.since(mark);
+  /**
+   * llama.cpp's error lines since `mark`, once `enough` accepts them or `waitMs` has passed: the
+   * native loader logs from its own thread, so its reason can reach us after the failed load does.
+   */
+  async errorsSettled(mark: number, enough: (lines: string[]) => boolean, waitMs = 2000): Promise<string[]> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const lines = this.errors.since(mark);
+      if (enough(lines) || Date.now() >= until) return lines;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   /**
