@@ -60,6 +60,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from . import hub_family_specs as S
+
 OPSET = 17  # LayerNormalization
 F32, F16, I64 = TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.INT64
 NEG = -1e9  # masked attention scores (the same number in the PyTorch reference)
@@ -81,6 +83,7 @@ CHAT_PROMPTS = {
     "<|im_start|>user\nWrite one sentence about the river.<|im_end|>\n<|im_start|>assistant\n",
     "qwen2": "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n"
     "<|im_start|>user\nWrite one sentence about the river.<|im_end|>\n<|im_start|>assistant\n",
+    **S.CHAT_PROMPTS,
 }
 SAMPLE = "The rain fell on the quiet town, and the river rose by 12 feet overnight.\nShe wrote it down."
 CHAT = [{"role": "user", "content": "Write one sentence about the river."}]
@@ -222,7 +225,11 @@ def byte_symbols():
 def learn_merges(n, text=CORPUS):
     """Byte-level BPE merges learnt from `text` (GPT-2's pre-tokenization); ties go to the larger pair."""
     sym = byte_symbols()
-    words = Counter(tuple(sym[b] for b in w.encode()) for w in GPT2_RE.findall(text))
+    return learn_pairs(Counter(tuple(sym[b] for b in w.encode()) for w in GPT2_RE.findall(text)), n)
+
+
+def learn_pairs(words, n):
+    """n merges of the most frequent adjacent pair in `words` (symbol tuples -> counts)."""
     merges = []
     while len(merges) < n:
         pairs = Counter()
@@ -585,6 +592,197 @@ def bart_tokenizer(n_merges):
     return files, {"bpe": bpe, "split": gpt2_split, "size": mask + 1, "wrap": (0, 2)}
 
 
+# ---- the other families' tokenizers (hub_family_specs.py holds their tokens and templates) ----------
+
+# cl100k's (OLMo 2) and Llama 3's (SmolLM3) split: digits in runs of up to three; ASCII analogue below
+CL100K_SPLIT = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+CL100K_RE = re.compile(
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\nA-Za-z0-9]?[A-Za-z]+|[0-9]{1,3}| ?[^\sA-Za-z0-9]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+
+
+def cl100k_split(text):
+    return CL100K_RE.findall(text)
+
+
+def split_pretokenizer(pattern):
+    return {
+        "type": "Sequence",
+        "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False},
+            byte_level(False, False, False),
+        ],
+    }
+
+
+def bytelevel_family_tokenizer(n_merges, lead, trail, not_special, split, tokenizer_config, special_map):
+    """A byte-level BPE tokenizer with special tokens `lead` at ids 0.. (Granite's) and `trail` after the
+    merges (Qwen's, OLMo 2's, Llama 3's). split: "digits" (StarCoder's: single digits, then GPT-2's regex),
+    "qwen" or "cl100k" (a Split regex, then ByteLevel without its own). No start token is added."""
+    bpe = Bpe(learn_merges(n_merges), first_id=len(lead))
+    first = len(lead) + len(bpe.vocab)
+    ids = {t: i for i, t in enumerate(lead)} | {t: first + i for i, t in enumerate(trail)}
+    if split == "digits":
+        pre = {
+            "type": "Sequence",
+            "pretokenizers": [{"type": "Digits", "individual_digits": True}, byte_level(False, True)],
+        }
+        normalizer, post, decoder, fn = None, byte_level(True, False), byte_level(True, True), smol_split
+    else:
+        pattern, fn = (QWEN_SPLIT, qwen_split) if split == "qwen" else (CL100K_SPLIT, cl100k_split)
+        pre, post, decoder = (
+            split_pretokenizer(pattern),
+            byte_level(False, False, False),
+            byte_level(False, False, False),
+        )
+        normalizer = {"type": "NFC"} if split == "qwen" else None
+    order = lead + trail
+    files = {
+        "tokenizer.json": tokenizer_json(
+            [added(ids[t], t, special=t not in not_special) for t in order],
+            normalizer,
+            pre,
+            post,
+            decoder,
+            bpe.model(ignore_merges=False if split != "digits" else None),
+        ),
+        "tokenizer_config.json": {
+            **tokenizer_config,
+            "added_tokens_decoder": {str(ids[t]): decoder_entry(t, special=t not in not_special) for t in order},
+        },
+        "special_tokens_map.json": special_map,
+    }
+    files["tokenizer_config.json"] = dict(sorted(files["tokenizer_config.json"].items()))
+    files.update(vocab_files(bpe, {} if split == "qwen" else ids))  # Qwen's vocab.json leaves its added tokens out
+    info = {"bpe": bpe, "split": fn, "size": first + len(trail), "specials": ids}
+    return files, info
+
+
+SPACE = "\u2581"  # SentencePiece's word start
+
+
+class SpBpe:
+    """A SentencePiece-style BPE vocabulary (Llama 2's, Mistral's, Phi-3's, Gemma's): characters with "▁" for
+    a space, byte tokens <0x00>..<0xFF> for what the vocabulary lacks (byte_fallback), merges learnt
+    on "▁word" units (so no merge crosses a word start). `prefix`: Metaspace's "▁" before the text."""
+
+    def __init__(self, n_merges, first_id, prefix):
+        chars = [SPACE] + [chr(c) for c in range(33, 127)]
+        units = Counter(tuple(SPACE + w) for w in CORPUS.split(" "))
+        self.merges = learn_pairs(units, n_merges)
+        self.vocab = {f"<0x{b:02X}>": first_id + b for b in range(256)}
+        for t in chars + [a + b for a, b in self.merges]:
+            assert t not in self.vocab, t
+            self.vocab[t] = first_id + len(self.vocab)
+        self.ranks = {m: r for r, m in enumerate(self.merges)}
+        self.prefix = prefix
+
+    def model(self, unk):
+        return {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": unk,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": True,
+            "byte_fallback": True,
+            "ignore_merges": False,
+            "vocab": self.vocab,
+            "merges": [f"{a} {b}" for a, b in self.merges],
+        }
+
+    def encode(self, text, first=True):
+        s = text.replace(" ", SPACE)
+        if self.prefix and first and not s.startswith(SPACE):
+            s = SPACE + s
+        out = []
+        for unit in [u for u in re.split(f"(?={SPACE})", s) if u]:
+            w = [ch if ch in self.vocab else None for ch in unit]
+            w = [t for ch, t in zip(unit, w) for t in ([t] if t else [f"<0x{b:02X}>" for b in ch.encode()])]
+            while len(w) > 1:
+                r, i = min((self.ranks.get((a, b), 1 << 30), i) for i, (a, b) in enumerate(zip(w, w[1:])))
+                if r == 1 << 30:
+                    break
+                w = w[:i] + [w[i] + w[i + 1]] + w[i + 2 :]
+            out += [self.vocab[t] for t in w]
+        return out
+
+
+def sp_family_tokenizer(n_merges, lead, trail, style, bos, tokenizer_config, special_map):
+    """A SentencePiece-style tokenizer.json: special tokens `lead` at ids 0.., the byte tokens, characters and
+    merges, `trail` after them. style "metaspace" (Mistral v0.3, Phi-3: a "▁" before the first section,
+    tokenizers' Metaspace) or "gemma" (spaces replaced, nothing prepended). bos: the start token the
+    post-processor puts first (None: none)."""
+    sp = SpBpe(n_merges, len(lead), prefix=style == "metaspace")
+    first = len(lead) + len(sp.vocab)
+    ids = {t: i for i, t in enumerate(lead)} | {t: first + i for i, t in enumerate(trail)}
+    unk = "<unk>"
+    decoders = [
+        {"type": "Replace", "pattern": {"String": SPACE}, "content": " "},
+        {"type": "ByteFallback"},
+        {"type": "Fuse"},
+    ]
+    if style == "metaspace":
+        normalizer = None
+        pre = {
+            "type": "Metaspace",
+            "replacement": SPACE,
+            "add_prefix_space": True,
+            "prepend_scheme": "first",
+            "split": False,
+        }
+        decoders.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})  # the "▁" put before the text
+    else:
+        normalizer = {"type": "Replace", "pattern": {"String": " "}, "content": SPACE}
+        pre = None
+    decoder = {"type": "Sequence", "decoders": decoders}
+    seq = lambda i: {"Sequence": {"id": i, "type_id": 0}}
+    if bos:
+        tok = {"SpecialToken": {"id": bos, "type_id": 0}}
+        post = {
+            "type": "TemplateProcessing",
+            "single": [tok, seq("A")],
+            "pair": [
+                tok,
+                seq("A"),
+                {"SpecialToken": {"id": bos, "type_id": 1}},
+                {"Sequence": {"id": "B", "type_id": 1}},
+            ],
+            "special_tokens": {bos: {"id": bos, "ids": [ids[bos]], "tokens": [bos]}},
+        }
+    else:
+        post = {
+            "type": "TemplateProcessing",
+            "single": [seq("A")],
+            "pair": [seq("A"), {"Sequence": {"id": "B", "type_id": 1}}],
+            "special_tokens": {},
+        }
+    order = lead + trail
+    model = sp.model(unk)
+    model["vocab"] = {t: ids[t] for t in lead} | model["vocab"]  # SentencePiece's own specials are pieces too
+    files = {
+        "tokenizer.json": tokenizer_json([added(ids[t], t) for t in order], normalizer, pre, post, decoder, model),
+        "tokenizer_config.json": dict(
+            sorted(
+                {
+                    **tokenizer_config,
+                    "added_tokens_decoder": {str(ids[t]): decoder_entry(t) for t in order},
+                }.items()
+            )
+        ),
+        "special_tokens_map.json": special_map,
+    }
+    info = {
+        "bpe": sp,
+        "split": None,
+        "size": first + len(trail),
+        "specials": ids,
+        "encode": sp.encode,
+        "prefix": [ids[bos]] if bos else [],
+    }
+    return files, info
+
+
 # ---- weights -------------------------------------------------------------------------------------
 
 
@@ -620,6 +818,8 @@ def llama_weights(c, seed):
         W[p + ".mlp.up_proj"] = r.normal((d, inter), 1 / np.sqrt(d))
         W[p + ".mlp.down_proj"] = r.normal((inter, d), 1 / np.sqrt(inter))
     W["model.norm"] = r.around_one(d)
+    if c.get("tie_word_embeddings") is False:
+        W["lm_head"] = r.normal((d, c["vocab_size"]), 1 / np.sqrt(d))
     return W
 
 
@@ -896,6 +1096,11 @@ def rope_inv_freq(c):
     )
 
 
+def uses_rope(c, i):
+    """SmolLM3 leaves rotary embeddings out of the layers its no_rope_layers marks 0 (NoPE)."""
+    return c.get("no_rope_layers", [1] * (i + 1))[i] != 0
+
+
 def llama_graph(c, W, act=np.float32, weights="float", logits_to_keep=False):
     """The decoder with past as optimum and transformers.js's conversions write it (model.onnx): the
     past is always an input (zero-length on the first step), positions come in position_ids."""
@@ -951,10 +1156,11 @@ def llama_graph(c, W, act=np.float32, weights="float", logits_to_keep=False):
         q = g.op("Reshape", [q, g.const([0, 0, KV, rep, D])], f"/{a}/q_Reshape")
         q = g.op("Transpose", [q], f"/{a}/q_Transpose", perm=[0, 2, 3, 1, 4])
         k, v = (g.heads(y, KV, D, f"{a}/{n}") for y, n in ((k, "k"), (v, "v")))  # [B, KV, T, D]
-        q = rope(q, f"{a}/q_rotary")
-        k = g.op("Unsqueeze", [k, g.const([2])], f"/{a}/k_Unsqueeze")
-        k = rope(k, f"{a}/k_rotary")
-        k = g.op("Squeeze", [k, g.const([2])], f"/{a}/k_Squeeze")
+        if uses_rope(c, i):
+            q = rope(q, f"{a}/q_rotary")
+            k = g.op("Unsqueeze", [k, g.const([2])], f"/{a}/k_Unsqueeze")
+            k = rope(k, f"{a}/k_rotary")
+            k = g.op("Squeeze", [k, g.const([2])], f"/{a}/k_Squeeze")
         k_all = g.op("Concat", [past[i][0], k], f"/{a}/key_Concat", axis=2)
         v_all = g.op("Concat", [past[i][1], v], f"/{a}/value_Concat", axis=2)
         present_dims = ["batch_size", KV, "past_sequence_length + sequence_length", D]
@@ -988,7 +1194,10 @@ def llama_graph(c, W, act=np.float32, weights="float", logits_to_keep=False):
         start = g.op("Max", [start, g.const(0)], "/model/keep/Max")
         start = g.op("Unsqueeze", [start, g.const([0])], "/model/keep/Unsqueeze")
         x = g.op("Slice", [x, start, g.const([np.iinfo(np.int64).max]), g.const([1])], "/model/keep/Slice")
-    logits = g.tied_logits(x, emb_name, W["model.embed_tokens"])
+    if "lm_head" in W:
+        logits = g.linear(x, "lm_head", W["lm_head"])
+    else:
+        logits = g.tied_logits(x, emb_name, W["model.embed_tokens"])
     g.output(
         "logits", logits, g.ft, ["batch_size", "logits_sequence_length" if keep else "sequence_length", c["vocab_size"]]
     )
@@ -1227,7 +1436,7 @@ def effective(W, kind, act=np.float32, lm_head_of=None):
     lm_head_of: the tied embedding's name; its transposed copy is quantized like the other matrices."""
     out = {}
     for k, w in W.items():
-        if w.ndim == 2 and kind == "q4" and k != lm_head_of:
+        if w.ndim == 2 and kind == "q4" and k not in (lm_head_of, "model.embed_tokens"):  # tables stay float
             w = q4_pack(w, act)[2]
         out[k] = np.asarray(w, np.float32).astype(act).astype(np.float32) if act == np.float16 else w
     if lm_head_of:
@@ -1275,7 +1484,8 @@ def ref_llama(c, W, ids, mask, pos, past=None):
         q = lin(h, a + ".q_proj").view(B, T, H, D).transpose(1, 2)
         k = lin(h, a + ".k_proj").view(B, T, KV, D).transpose(1, 2)
         v = lin(h, a + ".v_proj").view(B, T, KV, D).transpose(1, 2)
-        q, k = q * cos + rot(q) * sin, k * cos + rot(k) * sin
+        if uses_rope(c, i):
+            q, k = q * cos + rot(q) * sin, k * cos + rot(k) * sin
         if past is not None:
             k, v = torch.cat([past[i][0], k], 2), torch.cat([past[i][1], v], 2)
         presents.append((k, v))
@@ -1983,9 +2193,111 @@ DTYPES = {
 
 
 def head_dim(c):
+    """The config with its head size: the family's own head_dim (Gemma, Qwen3) or hidden / heads."""
     c = dict(c)
-    c["head_dim"] = c["hidden_size"] // c["num_attention_heads"]
+    c["head_dim"] = c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"]
     return c
+
+
+# The nine families beyond GPT-2, Llama and Qwen2: the real repository's config fields, tokenizer conventions
+# and chat template; the graph is llama_graph's block (its I/O is the families' export I/O), not the family's
+# own numerics (Gemma's scaled embeddings and (1 + w) norms, Granite's multipliers, OLMo 2's and Qwen3's
+# query/key norms are left out), with SmolLM3's NoPE layers and untied output layers where the family has them.
+NUMERICS = (
+    "; the graph is the llama-style block (RMSNorm, rotary, SwiGLU) with this family's inputs, outputs and cache "
+    "shapes: it tests layout, tokenizer and cache handling, not the family's numerics"
+)
+FAMILY_FIXTURES = [
+    (
+        "qwen3",
+        "Qwen3-0.6B",
+        "onnx-community/Qwen3-0.6B-ONNX",
+        "head_dim (16) set apart from hidden / heads (8), "
+        "as the real 128 against 1024 / 16; 4 query heads on 2 key-value heads; no q/k/v biases; its thinking tokens "
+        "(<think>, </think>) are added tokens that are not special",
+    ),
+    (
+        "mistral",
+        "Mistral-7B-Instruct-v0.3",
+        "mistralai/Mistral-7B-Instruct-v0.3",
+        "a SentencePiece-style BPE "
+        "(Metaspace, byte fallback) whose post-processor puts <s> first; [INST] and [/INST] are special tokens; a "
+        "template without a system role; untied output layer; the [control_N] tokens and tokenizer.model left out",
+    ),
+    (
+        "phi3",
+        "Phi-3-mini-4k-instruct",
+        "microsoft/Phi-3-mini-4k-instruct",
+        "Llama 2's SentencePiece-style BPE "
+        "without a start token added (add_bos_token false), Phi-3's chat markers after it (<|end|>, <|user|>, "
+        "<|assistant|>), three end tokens in generation_config; as many key-value heads as heads; a table padded "
+        "past the tokenizer to a multiple of 64; untied output layer",
+    ),
+    (
+        "gemma",
+        "gemma-1.1-2b-it",
+        "google/gemma-1.1-2b-it",
+        "Gemma's tokens at their ids (<bos> 2, <eos> 1, "
+        "<start_of_turn> 106, <end_of_turn> 107), spaces as \u2581 with nothing prepended, <bos> added; head_dim (16) "
+        "set apart from hidden / heads (8), as gemma-7b's; a template that refuses a system turn",
+    ),
+    (
+        "gemma2",
+        "gemma-2-2b-it",
+        "google/gemma-2-2b-it",
+        "Gemma 2's config (soft-capping, query_pre_attn_scalar, "
+        "sliding_window, cache_implementation hybrid) and <end_of_turn> as a second end token; head_dim (8) set "
+        "apart from hidden / heads (4)",
+    ),
+    (
+        "gemma3_text",
+        "gemma-3-1b-it",
+        "onnx-community/gemma-3-1b-it-ONNX",
+        "model_type gemma3_text: 4 heads of "
+        "16 on one key-value head, hidden 24 (the real 4 x 256 on 1, hidden 1152); <start_of_turn> 105, "
+        "<end_of_turn> 106; a template that folds a system turn into the first user turn",
+    ),
+    (
+        "smollm3",
+        "SmolLM3-3B",
+        "HuggingFaceTB/SmolLM3-3B-ONNX",
+        "Llama 3's byte-level BPE (digits in threes) "
+        "with SmolLM3's <|im_start|>/<|im_end|> at Llama 3's reserved ids, no start token (bos_token null); every "
+        "fourth layer without rotary embeddings (no_rope_layers, NoPE: the graph does the same); an abridged "
+        "template (the metadata block without today's date)",
+    ),
+    (
+        "olmo2",
+        "OLMo-2-0425-1B-Instruct",
+        "allenai/OLMo-2-0425-1B-Instruct",
+        "cl100k's byte-level BPE with "
+        "<|endoftext|> as start and end token and <|pad|> apart; the template writes <|endoftext|> first; "
+        "as many key-value heads as heads; untied output layer",
+    ),
+    (
+        "granite",
+        "granite-3.0-2b-instruct",
+        "ibm-granite/granite-3.0-2b-instruct",
+        "StarCoder's tokens at ids "
+        "0-18 (<|end_of_text|> 0: start, end and padding), <|start_of_role|>/<|end_of_role|> after the merges; "
+        "Granite's multipliers in config.json; an abridged template (no tools or documents)",
+    ),
+]
+
+
+def family_catalogue():
+    return [
+        {
+            "name": name,
+            "imitates": imitates,
+            "family": fam,
+            "seed": 61 + k,
+            "layout": f"onnx/model.onnx and model_q4.onnx: decoder with past, position_ids, {how}{NUMERICS}",
+            "graphs": {"model": ["fp32", "q4"]},
+            "load": [{"dtype": "fp32"}, {"dtype": "q4"}],
+        }
+        for k, (fam, name, imitates, how) in enumerate(FAMILY_FIXTURES)
+    ]
 
 
 def catalogue():
@@ -2095,7 +2407,258 @@ def catalogue():
             "graphs": {"model": ["fp32", "q8"]},
             "load": [{"dtype": "fp32"}, {"dtype": "q8"}],
         },
-    ]
+    ] + family_catalogue()
+
+
+# ---- the families beyond GPT-2, Llama and Qwen2 (hub_family_specs.py: their real tokens and fields) -------
+
+N_MERGES = 40
+
+
+def _entry(t):
+    return {"content": t, "lstrip": False, "normalized": False, "rstrip": False, "single_word": False}
+
+
+def qwen3_parts():
+    tok, info = bytelevel_family_tokenizer(
+        N_MERGES,
+        [],
+        S.QWEN3_SPECIALS,
+        S.QWEN3_NOT_SPECIAL,
+        "qwen",
+        {
+            "add_bos_token": False,
+            "add_prefix_space": False,
+            "additional_special_tokens": S.QWEN3_SPECIALS[1:14],
+            "bos_token": None,
+            "chat_template": S.QWEN3_TEMPLATE,
+            "clean_up_tokenization_spaces": False,
+            "eos_token": "<|im_end|>",
+            "errors": "replace",
+            "model_max_length": 131072,
+            "pad_token": "<|endoftext|>",
+            "split_special_tokens": False,
+            "tokenizer_class": "Qwen2Tokenizer",
+            "unk_token": None,
+        },
+        {
+            "additional_special_tokens": S.QWEN3_SPECIALS[1:14],
+            "eos_token": _entry("<|im_end|>"),
+            "pad_token": _entry("<|endoftext|>"),
+        },
+    )
+    ids = info["specials"]
+    vocab = -(-info["size"] // 128) * 128  # padded to a multiple of 128, as Qwen's 151936
+    return S.qwen3_config(vocab, ids), S.qwen3_generation(ids), tok, info
+
+
+def llama_sp_config(bos, eos, unk, chat_template, add_bos, **extra):
+    """tokenizer_config.json of a LlamaTokenizer-class repository (Mistral, Phi-3)."""
+    return {
+        "add_bos_token": add_bos,
+        "add_eos_token": False,
+        "bos_token": bos,
+        "chat_template": chat_template,
+        "clean_up_tokenization_spaces": False,
+        "eos_token": eos,
+        "legacy": False,
+        "model_max_length": 1000000000000000019884624838656,
+        "pad_token": None,
+        "sp_model_kwargs": {},
+        "spaces_between_special_tokens": False,
+        "tokenizer_class": "LlamaTokenizer",
+        "unk_token": unk,
+        "use_default_system_prompt": False,
+        **extra,
+    }
+
+
+def mistral_parts():
+    tok, info = sp_family_tokenizer(
+        N_MERGES,
+        S.MISTRAL_SPECIALS,
+        [],
+        "metaspace",
+        "<s>",
+        llama_sp_config("<s>", "</s>", "<unk>", S.MISTRAL_TEMPLATE, True),
+        {"bos_token": _entry("<s>"), "eos_token": _entry("</s>"), "unk_token": _entry("<unk>")},
+    )
+    return S.mistral_config(info["size"]), {"_from_model_config": True, "bos_token_id": 1, "eos_token_id": 2}, tok, info
+
+
+def phi3_parts():
+    tok, info = sp_family_tokenizer(
+        N_MERGES,
+        S.LLAMA_SP_SPECIALS,
+        S.PHI3_ADDED,
+        "metaspace",
+        None,
+        llama_sp_config(
+            "<s>", "<|endoftext|>", "<unk>", S.PHI3_TEMPLATE, False, pad_token="<|endoftext|>", padding_side="left"
+        ),
+        {
+            "bos_token": _entry("<s>"),
+            "eos_token": _entry("<|endoftext|>"),
+            "pad_token": _entry("<|endoftext|>"),
+            "unk_token": _entry("<unk>"),
+        },
+    )
+    ids = info["specials"]
+    vocab = -(-info["size"] // 64) * 64  # Phi-3 pads its table to a multiple of 64 (32064 for 32011 tokens)
+    return S.phi3_config(vocab, ids), S.phi3_generation(ids), tok, info
+
+
+def gemma_tokenizer(specials, template, extra=None):
+    return sp_family_tokenizer(
+        N_MERGES,
+        specials,
+        [],
+        "gemma",
+        "<bos>",
+        {
+            "add_bos_token": True,
+            "add_eos_token": False,
+            "additional_special_tokens": ["<start_of_turn>", "<end_of_turn>"],
+            "bos_token": "<bos>",
+            "chat_template": template,
+            "clean_up_tokenization_spaces": False,
+            "eos_token": "<eos>",
+            "model_max_length": 1000000000000000019884624838656,
+            "pad_token": "<pad>",
+            "sp_model_kwargs": {},
+            "spaces_between_special_tokens": False,
+            "tokenizer_class": "GemmaTokenizer",
+            "unk_token": "<unk>",
+            "use_default_system_prompt": False,
+            **(extra or {}),
+        },
+        {
+            "additional_special_tokens": ["<start_of_turn>", "<end_of_turn>"],
+            "bos_token": _entry("<bos>"),
+            "eos_token": _entry("<eos>"),
+            "pad_token": _entry("<pad>"),
+            "unk_token": _entry("<unk>"),
+        },
+    )
+
+
+def gemma_parts():
+    tok, info = gemma_tokenizer(S.GEMMA_SPECIALS, S.GEMMA_TEMPLATE)
+    return S.gemma_config(info["size"]), S.gemma_generation(1), tok, info
+
+
+def gemma2_parts():
+    tok, info = gemma_tokenizer(S.GEMMA_SPECIALS, S.GEMMA_TEMPLATE)
+    ids = info["specials"]
+    return S.gemma2_config(info["size"], ids), S.gemma_generation([1, ids["<end_of_turn>"]]), tok, info
+
+
+def gemma3_parts():
+    tok, info = gemma_tokenizer(S.GEMMA3_SPECIALS, S.GEMMA3_TEMPLATE)
+    ids = info["specials"]
+    return S.gemma3_config(info["size"], ids), S.gemma3_generation(ids), tok, info
+
+
+def smollm3_parts():
+    tok, info = bytelevel_family_tokenizer(
+        N_MERGES,
+        [],
+        S.SMOLLM3_SPECIALS,
+        S.SMOLLM3_NOT_SPECIAL,
+        "cl100k",
+        {
+            "bos_token": None,
+            "chat_template": S.SMOLLM3_TEMPLATE,
+            "clean_up_tokenization_spaces": True,
+            "eos_token": "<|im_end|>",
+            "model_input_names": ["input_ids", "attention_mask"],
+            "model_max_length": 131072,
+            "pad_token": "<|im_end|>",
+            "tokenizer_class": "PreTrainedTokenizerFast",
+        },
+        {"eos_token": _entry("<|im_end|>"), "pad_token": _entry("<|im_end|>")},
+    )
+    ids = info["specials"]
+    return S.smollm3_config(info["size"], ids), S.smollm3_generation(ids), tok, info
+
+
+def olmo2_parts():
+    tok, info = bytelevel_family_tokenizer(
+        N_MERGES,
+        [],
+        S.OLMO2_SPECIALS,
+        set(),
+        "cl100k",
+        {
+            "add_bos_token": False,
+            "add_eos_token": False,
+            "bos_token": "<|endoftext|>",
+            "chat_template": S.OLMO2_TEMPLATE,
+            "clean_up_tokenization_spaces": False,
+            "eos_token": "<|endoftext|>",
+            "model_max_length": 1000000000000000019884624838656,
+            "pad_token": "<|pad|>",
+            "tokenizer_class": "GPT2Tokenizer",
+            "unk_token": "<|endoftext|>",
+        },
+        {
+            "bos_token": _entry("<|endoftext|>"),
+            "eos_token": _entry("<|endoftext|>"),
+            "pad_token": _entry("<|pad|>"),
+            "unk_token": _entry("<|endoftext|>"),
+        },
+    )
+    ids = info["specials"]
+    vocab = -(-info["size"] // 128) * 128  # OLMo 2's table: 100352 rows for 100278 tokens
+    return S.olmo2_config(vocab, ids), S.olmo2_generation(ids), tok, info
+
+
+def granite_parts():
+    tok, info = bytelevel_family_tokenizer(
+        N_MERGES,
+        S.GRANITE_LEAD,
+        S.GRANITE_TRAIL,
+        set(),
+        "digits",
+        {
+            "add_bos_token": False,
+            "add_prefix_space": False,
+            "additional_special_tokens": S.GRANITE_TRAIL,
+            "bos_token": "<|end_of_text|>",
+            "chat_template": S.GRANITE_TEMPLATE,
+            "clean_up_tokenization_spaces": True,
+            "eos_token": "<|end_of_text|>",
+            "model_max_length": 9223372036854775807,
+            "pad_token": "<|end_of_text|>",
+            "padding_side": "left",
+            "tokenizer_class": "GPT2Tokenizer",
+            "unk_token": "<|end_of_text|>",
+        },
+        {
+            "additional_special_tokens": S.GRANITE_TRAIL,
+            "bos_token": _entry("<|end_of_text|>"),
+            "eos_token": _entry("<|end_of_text|>"),
+            "pad_token": _entry("<|end_of_text|>"),
+            "unk_token": _entry("<|end_of_text|>"),
+        },
+    )
+    gen = {"_from_model_config": True, "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": 0}
+    return S.granite_config(info["size"]), gen, tok, info
+
+
+# model_type -> (config, generation_config, tokenizer files, tokenizer info); the graph is llama_graph's
+FAMILY_PARTS = {
+    "qwen3": qwen3_parts,
+    "mistral": mistral_parts,
+    "phi3": phi3_parts,
+    "gemma": gemma_parts,
+    "gemma2": gemma2_parts,
+    "gemma3_text": gemma3_parts,
+    "smollm3": smollm3_parts,
+    "olmo2": olmo2_parts,
+    "granite": granite_parts,
+}
+LLAMA_LIKE = {"llama", "qwen2", *FAMILY_PARTS}
 
 
 def dump(obj):
@@ -2139,6 +2702,9 @@ def family_parts(entry):
         del c["attention_bias"]
         gen = qwen_generation(info)
         return c, gen, tok, info, W
+    if fam in FAMILY_PARTS:
+        c, gen, tok, info = FAMILY_PARTS[fam]()
+        return c, gen, tok, info, llama_weights(head_dim(c), entry["seed"])
     if fam == "bert":
         tok, info = bert_tokenizer()
         c = bert_config(info["size"])
@@ -2192,7 +2758,7 @@ def build_graph(entry, c, W, graph, dtype):
         if graph == "decoder_with_past_model":
             return gpt2_graph(c, W, True, pid, weights)
         return merged(gpt2_graph(c, W, False, pid, weights), gpt2_graph(c, W, True, pid, weights), c["n_layer"])
-    if fam in ("llama", "qwen2"):
+    if fam in LLAMA_LIKE:
         return llama_graph(head_dim(c), W, act, weights, entry.get("logits_to_keep", False))
     if fam == "bert":
         return bert_graph(c, W, weights)
@@ -2215,7 +2781,9 @@ def check_data(entry, c, W, info):
     if entry["family"] == "bert":
         return bert_check_data(entry, c, W, info)
     bpe, split = info["bpe"], info["split"]
-    ids = bpe.encode(SAMPLE, split)
+    # SentencePiece-style tokenizers know whether a piece opens the text (Metaspace's "first")
+    encode = info.get("encode") or (lambda text, first=True: bpe.encode(text, split))
+    ids = info.get("prefix", []) + encode(SAMPLE)
     if "wrap" in info:
         ids = [info["wrap"][0]] + ids + [info["wrap"][1]]
     prompt = ids[:8] if "wrap" not in info else ids
@@ -2227,8 +2795,8 @@ def check_data(entry, c, W, info):
         specials = info["specials"]
         pieces = re.split("(" + "|".join(re.escape(t) for t in specials) + ")", text)
         chat_ids = []
-        for piece in pieces:
-            chat_ids += [specials[piece]] if piece in specials else bpe.encode(piece, split)
+        for i, piece in enumerate(pieces):
+            chat_ids += [specials[piece]] if piece in specials else encode(piece, i == 0) if piece else []
         out.update({"chat": CHAT, "chat_prompt": text, "chat_ids": chat_ids})
     x = torch.tensor([prompt])
     for load in entry["load"]:
@@ -2245,8 +2813,8 @@ def check_data(entry, c, W, info):
                     pos = torch.arange(n - t.shape[1], n)[None] if pid else None
                     return ref_gpt2(c, E, t, torch.ones(1, n, dtype=torch.long), pos, past)
 
-            elif fam in ("llama", "qwen2"):
-                E = effective(W, kind, act, lm_head_of="model.embed_tokens")
+            elif fam in LLAMA_LIKE:
+                E = effective(W, kind, act, lm_head_of=None if "lm_head" in W else "model.embed_tokens")
                 hc = head_dim(c)
 
                 def step(t, past, E=E, hc=hc):

@@ -118,6 +118,13 @@ class HubFixturesTest(unittest.TestCase):
             ],
             "all-MiniLM-L6-v2": ["model.onnx", "model_quantized.onnx"],
         }
+        # the other families: fp32 and q4 each (a SentencePiece-style repository has no vocab.json/merges.txt)
+        sentencepiece = {
+            e["name"]
+            for e in self.hf.family_catalogue()
+            if json.load(open(os.path.join(out, "fixtures", e["name"], "tokenizer.json")))["model"].get("byte_fallback")
+        }
+        expected |= {e["name"]: ["model.onnx", "model_q4.onnx"] for e in self.hf.family_catalogue()}
         self.assertEqual(sorted(mirrors), sorted(f"fixtures/{n}" for n in expected))
         total = 0
         for name, onnx_files in expected.items():
@@ -126,7 +133,9 @@ class HubFixturesTest(unittest.TestCase):
             top = {"README.md", "config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"}
             # an encoder (WordPiece) has vocab.txt and no generation settings
             top |= (
-                {"vocab.txt"} if name == "all-MiniLM-L6-v2" else {"generation_config.json", "vocab.json", "merges.txt"}
+                {"vocab.txt"}
+                if name == "all-MiniLM-L6-v2"
+                else {"generation_config.json"} | (set() if name in sentencepiece else {"vocab.json", "merges.txt"})
             )
             self.assertEqual(files, sorted(top | {"onnx/" + f for f in onnx_files}), name)
             m = mirrors[f"fixtures/{name}"]
@@ -138,8 +147,11 @@ class HubFixturesTest(unittest.TestCase):
                 suffix = self.hf.DTYPES[load["dtype"]][0]
                 stem = load.get("model_file_name", "encoder_model" if m["family"] == "bart" else "model")
                 self.assertIn(f"onnx/{stem}{suffix}.onnx", files, (name, load))
-            total += sum(f["size"] for f in m["files"])
-        self.assertLess(total, 6 * 2**20, "the fixtures should stay a few MB")
+            size = sum(f["size"] for f in m["files"])
+            if name in {e["name"] for e in self.hf.family_catalogue()}:
+                self.assertLess(size, 300_000, f"{name}: a family's fixture should stay under 300 KB")
+            total += size
+        self.assertLess(total, 8 * 2**20, "the fixtures should stay a few MB")
 
     def test_graph_layouts(self):
         import onnx
@@ -263,10 +275,16 @@ class HubFixturesTest(unittest.TestCase):
             for m in merges:  # every merge joins two tokens into a third
                 a, b = m.split(" ")
                 self.assertTrue(a in vocab and b in vocab and a + b in vocab, (repo, m))
-            ids = sorted(list(vocab.values()) + [t["id"] for t in tok["added_tokens"]])
+            # added tokens may be pieces of the model too (SentencePiece's <unk>, <s>, </s>), at the same id
+            pieces = dict(vocab)
+            for t in tok["added_tokens"]:
+                self.assertEqual(pieces.setdefault(t["content"], t["id"]), t["id"], (repo, t))
+            ids = sorted(pieces.values())
             self.assertEqual(ids, list(range(len(ids))), repo)
             config = read(repo, "config.json")
             self.assertGreaterEqual(config["vocab_size"], len(ids), repo)
+            if not os.path.exists(os.path.join(out, repo, "vocab.json")):
+                continue  # SentencePiece-style: tokenizer.json alone
             specials = {} if repo.startswith("Qwen") else {t["content"]: t["id"] for t in tok["added_tokens"]}
             self.assertEqual(read(repo, "vocab.json"), {**vocab, **specials}, repo)
         # GPT-2: BOS = EOS = <|endoftext|>, the last id
@@ -297,6 +315,52 @@ class HubFixturesTest(unittest.TestCase):
         )
         self.assertEqual(
             (gen["forced_bos_token_id"], gen["decoder_start_token_id"], gen["early_stopping"]), (0, 2, True)
+        )
+
+    def test_other_families(self):
+        """Each family beyond GPT-2, Llama and Qwen2: its cache shapes from config.json (the family's own
+        head_dim where it has one), its start-token convention, its template, NoPE and untied output layers."""
+        import onnx
+
+        from draftsmith_train import hub_family_specs as S
+
+        out = os.path.join(self.out[0], "fixtures")
+        families = {e["family"]: e for e in self.hf.family_catalogue()}
+        self.assertEqual(set(families), set(S.CHAT_PROMPTS))
+        for fam, e in families.items():
+            folder = os.path.join(out, e["name"])
+            c = json.load(open(os.path.join(folder, "config.json")))
+            tok = json.load(open(os.path.join(folder, "tokenizer.json")))
+            tc = json.load(open(os.path.join(folder, "tokenizer_config.json")))
+            self.assertEqual(c["model_type"], fam)
+            D = c.get("head_dim") or c["hidden_size"] // c["num_attention_heads"]
+            if fam in ("qwen3", "gemma", "gemma2", "gemma3_text"):
+                self.assertNotEqual(D, c["hidden_size"] // c["num_attention_heads"], f"{fam}: head_dim set apart")
+            for f in ("model.onnx", "model_q4.onnx"):
+                g = onnx.load(os.path.join(folder, "onnx", f)).graph
+                v = {x.name: x for x in list(g.input) + list(g.output)}
+                self.assertEqual([i.name for i in g.input][:3], ["input_ids", "attention_mask", "position_ids"])
+                L = c["num_hidden_layers"]
+                self.assertEqual(len([n for n in v if n.startswith("past_key_values.")]), 2 * L, fam)
+                kv = c["num_key_value_heads"]
+                self.assertEqual(
+                    dims(v[f"past_key_values.{L - 1}.value"]), ["batch_size", kv, "past_sequence_length", D]
+                )
+                self.assertEqual(dims(v["logits"]), ["batch_size", "sequence_length", c["vocab_size"]], fam)
+                if f == "model.onnx":  # an output layer of its own, or the embedding table transposed
+                    lm_head = any(t.name == "lm_head.weight" for t in g.initializer)
+                    self.assertEqual(lm_head, c.get("tie_word_embeddings") is False, f"{fam}: untied output layer")
+                rotary = {n.name.split("/")[1] for n in g.node if "/q_rotary/" in n.name}
+                no_rope = c.get("no_rope_layers", [1] * L)
+                self.assertEqual(rotary, {f"model.layers.{i}.self_attn" for i in range(L) if no_rope[i]}, fam)
+            # the start token: the post-processor puts it first exactly when the tokenizer config says so
+            first = tok["post_processor"].get("single", [{}])[0]
+            self.assertEqual("SpecialToken" in first, bool(tc.get("add_bos_token")), fam)
+            if "SpecialToken" in first:
+                self.assertEqual(first["SpecialToken"]["id"], tc["bos_token"])
+            self.assertIn(tc["chat_template"], {getattr(S, k) for k in dir(S) if k.endswith("_TEMPLATE")}, fam)
+        self.assertTrue(
+            any(x == 0 for x in json.load(open(os.path.join(out, "SmolLM3-3B", "config.json")))["no_rope_layers"])
         )
 
     def test_real_vocabulary_padding(self):
