@@ -55,3 +55,30 @@ export function chatText(tokenizer: LmTokenizer, system: string, user: string): 
 export function chatPromptIds(tokenizer: LmTokenizer, command: PromptCommand, user: string): number[] {
   return tokenizer.encode(chatPromptText(tokenizer, command, user), { add_special_tokens: false });
 }
+
+/**
+ * The added token a chat template closes the model's turn with (Gemma's <end_of_turn>, Phi-3's <|end|>),
+ * found by rendering a short exchange. An instruct model ends its reply there even where config.json
+ * names only the end of the text (gemma-1.1-it's <eos>); undefined where the template writes no added
+ * token right after the reply, or renders no such exchange.
+ */
+export function turnEndOf(tokenizer: LmTokenizer, added: readonly number[]): number | undefined {
+  if (!hasChatTemplate(tokenizer)) return undefined;
+  const reply = 'Done.';
+  let text: string;
+  try {
+    text = tokenizer.apply_chat_template(
+      [
+        { role: 'user', content: 'Hi.' },
+        { role: 'assistant', content: reply },
+      ],
+      { tokenize: false },
+    ) as string;
+  } catch {
+    return undefined;
+  }
+  const at = text.lastIndexOf(reply);
+  if (at < 0) return undefined;
+  const [first] = tokenizer.encode(text.slice(at + reply.length), { add_special_tokens: false });
+  return first !== undefined && added.includes(first) ? first : undefined;
+}

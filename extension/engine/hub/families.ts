@@ -1,9 +1,10 @@
 /**
- * The decoder-only model families Draftsmith runs from the Hub, one adapter each, keyed by
+ * The decoder-only model families Draftsmith runs from the Hub, one entry each, keyed by
  * config.json's model_type. What differs between families is read from transformers.js's
  * normalised config (heads, key/value heads, layers, head size), never guessed from a graph's axis
- * names; what a family adds (a start token the tokenizer does not add itself, a cache layout)
- * is stated in its entry. Adding a family is one entry here and a fixture (docs/contributing.md).
+ * names; whether a plain prompt begins with a start token is read from the model's tokenizer
+ * (startToken.ts). Every family here has a fixture repository in its layout that the unit tests load
+ * (test/fixtures/hub, hubFamilies.test.ts). Adding a family: docs/contributing.md.
  */
 import { EngineError } from '../errors';
 import type { NormalizedConfig } from './tjsInternals';
@@ -11,32 +12,27 @@ import type { NormalizedConfig } from './tjsInternals';
 export interface CausalFamily {
   /** As the docs and messages name it. */
   label: string;
-  /**
-   * Whether our loops put the model's start token before a plain (non-chat) prompt. Llama-style
-   * tokenizers add it through their post-processor, which we bypass (we encode without special
-   * tokens so that a prompt cut to the context keeps its end); GPT-2's start token is its end token.
-   */
-  startsWithBos: boolean;
 }
 
 /**
  * Every family's key/value cache is [batch, key/value heads, past length, head size] (optimum's and
  * onnxruntime-genai's exports alike); grouped-query families have fewer key/value heads than
- * attention heads, which the normalised config's num_heads already is.
+ * attention heads, which the normalised config's num_heads already is. Gemma's and Qwen3's head size
+ * is config.json's head_dim, not hidden size / heads.
  */
 export const CAUSAL_FAMILIES: Readonly<Record<string, CausalFamily>> = {
-  gpt2: { label: 'GPT-2', startsWithBos: false },
-  llama: { label: 'Llama (SmolLM2, Llama 3.2, TinyLlama)', startsWithBos: true },
-  qwen2: { label: 'Qwen2 / Qwen2.5', startsWithBos: false },
-  qwen3: { label: 'Qwen3', startsWithBos: false },
-  mistral: { label: 'Mistral', startsWithBos: true },
-  phi3: { label: 'Phi-3', startsWithBos: false },
-  gemma: { label: 'Gemma', startsWithBos: true },
-  gemma2: { label: 'Gemma 2', startsWithBos: true },
-  gemma3_text: { label: 'Gemma 3', startsWithBos: true },
-  smollm3: { label: 'SmolLM3', startsWithBos: false },
-  olmo2: { label: 'OLMo 2', startsWithBos: false },
-  granite: { label: 'Granite', startsWithBos: false },
+  gpt2: { label: 'GPT-2' },
+  llama: { label: 'Llama (SmolLM2, Llama 3.2, TinyLlama)' },
+  qwen2: { label: 'Qwen2 / Qwen2.5' },
+  qwen3: { label: 'Qwen3' },
+  mistral: { label: 'Mistral' },
+  phi3: { label: 'Phi-3' },
+  gemma: { label: 'Gemma' },
+  gemma2: { label: 'Gemma 2' },
+  gemma3_text: { label: 'Gemma 3' },
+  smollm3: { label: 'SmolLM3' },
+  olmo2: { label: 'OLMo 2' },
+  granite: { label: 'Granite' },
 };
 
 export interface CausalLayout {

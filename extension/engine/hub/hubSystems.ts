@@ -11,12 +11,13 @@ import type { RuntimeOptions } from '../systems/context';
 import type { SystemDescription } from '../systems/system';
 import { DEFAULT_CONTEXT_CAP, type CausalLm, type OpenedLm } from './causalLm';
 import { CausalStepModel } from './causalStep';
-import { hasChatTemplate } from './chatPrompt';
+import { hasChatTemplate, turnEndOf } from './chatPrompt';
 import { endTokensOf, neverInText } from './endTokens';
 import { modelSamplingDefaults } from './generationDefaults';
 import { causalLayout, type CausalLayout } from './families';
 import { openHubModel, type ExternalChoice, type LoadWatch, type OpenedHubModel, type OpenOptions } from './hubModel';
 import { Seq2seqStepModel } from './seq2seqStep';
+import { startTokenOf } from './startToken';
 import { addedTokenIdsOf, normalizedConfigOf, sessionsOf as tjsSessions } from './tjsInternals';
 
 /** config.json's first number among `keys`. */
@@ -99,7 +100,7 @@ export async function openHubCausalLm(
       contextCapped: cap < own,
       chat: hasChatTemplate(opened.tokenizer),
       sampling: modelSamplingDefaults(opened.model.generation_config),
-      bos: layout.family.startsWithBos && bos !== undefined && !ends.includes(bos) ? bos : undefined,
+      bos: startTokenOf(opened.tokenizer, bos, ends),
     };
   });
 }
@@ -121,6 +122,9 @@ export function causalStepOf(opened: OpenedHubModel): {
   const config = opened.model.config;
   const layout = causalLayout(normalizedConfigOf(config), config.model_type);
   const ends = endTokensOf(config, opened.model.generation_config, opened.tokenizer.eos_token_id);
+  // The chat turn's own end marker ends a reply too, after the end tokens the configs name.
+  const turnEnd = turnEndOf(opened.tokenizer, addedTokenIdsOf(opened.tokenizer));
+  if (turnEnd !== undefined && !ends.includes(turnEnd)) ends.push(turnEnd);
   if (ends.length === 0)
     throw new EngineError('bad-model', `${opened.id} names no end-of-text token (config.json eos_token_id)`);
   const vocabSize = configNumber(config, 'vocab_size');
