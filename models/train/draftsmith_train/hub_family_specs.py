@@ -58,7 +58,8 @@ GEMMA_TEMPLATE = (
     "{% if add_generation_prompt %}{{'<start_of_turn>model\n'}}{% endif %}"
 )
 
-# google/gemma-3-1b-it: a system turn becomes the first user turn's prefix; content may be a list of parts.
+# google/gemma-3-1b-it, abridged (images left out): a system turn becomes the first user turn's prefix;
+# content may be a list of parts.
 GEMMA3_TEMPLATE = """{{ bos_token }}
 {%- if messages[0]['role'] == 'system' -%}
     {%- if messages[0]['content'] is string -%}

@@ -38,7 +38,13 @@ same bytes.
                         bert_score package computes it (greedy_cos_idf, get_idf_dict; mirrored here, since
                         that package is not installed) for a few pairs, idf off and on.
 
-Tokenizers (but BERT's) are byte-level BPE (GPT-2's 256 byte symbols, a few dozen merges learnt from a fixed
+  The other families (qwen3, mistral, phi3, gemma, gemma2, gemma3_text, smollm3, olmo2, granite)
+                        one repository each, fp32 and q4: the real config fields, special tokens, chat
+                        template and generation settings (hub_family_specs.py), the Llama graph with the
+                        family's I/O (head_dim apart from hidden / heads, NoPE layers, untied output layers
+                        where the family has them); SentencePiece-style tokenizers for Mistral, Phi-3, Gemma.
+
+Tokenizers of GPT-2, Llama, Qwen2 and BART are byte-level BPE (GPT-2's 256 byte symbols, a few dozen merges learnt from a fixed
 paragraph) with each family's special tokens, ids and tokenizer_config (the real chat templates).
 
 --real-size writes the same graphs with the real shapes of SmolLM2-135M/-360M-Instruct and
