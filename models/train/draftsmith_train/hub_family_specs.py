@@ -279,7 +279,7 @@ GRANITE_TRAIL = ["<|start_of_role|>", "<|end_of_role|>", "<|tool_call|>"]
 # ---- config.json and generation_config.json ------------------------------------------------------------
 
 
-def qwen3_config(vocab, ids, hidden=32, layers=2, heads=4, kv=2, head_dim=16, inter=32):
+def qwen3_config(vocab, ids, hidden=16, layers=2, heads=2, kv=1, head_dim=16, inter=32):
     return {
         "architectures": ["Qwen3ForCausalLM"],
         "attention_bias": False,
@@ -322,7 +322,7 @@ def qwen3_generation(ids):
     }
 
 
-def mistral_config(vocab, hidden=32, layers=2, heads=4, kv=2, inter=32):
+def mistral_config(vocab, hidden=16, layers=2, heads=2, kv=1, inter=32):
     return {
         "architectures": ["MistralForCausalLM"],
         "attention_dropout": 0.0,
@@ -450,7 +450,7 @@ def gemma2_config(vocab, ids, hidden=16, layers=2, heads=4, kv=2, head_dim=8, in
     }
 
 
-def gemma3_config(vocab, ids, hidden=24, layers=2, heads=4, kv=1, head_dim=16, inter=32):
+def gemma3_config(vocab, ids, hidden=16, layers=2, heads=4, kv=1, head_dim=16, inter=32):
     # gemma-3-1b: 4 heads of 256 on one key/value head, hidden 1152 (so hidden / heads = 288)
     return {
         "architectures": ["Gemma3ForCausalLM"],
@@ -543,7 +543,7 @@ def smollm3_generation(ids):
     }
 
 
-def olmo2_config(vocab, ids, hidden=32, layers=2, heads=4, kv=4, inter=32):
+def olmo2_config(vocab, ids, hidden=16, layers=2, heads=2, kv=2, inter=32):
     return {
         "architectures": ["Olmo2ForCausalLM"],
         "attention_bias": False,

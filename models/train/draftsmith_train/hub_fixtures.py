@@ -2219,7 +2219,7 @@ FAMILY_FIXTURES = [
         "Qwen3-0.6B",
         "onnx-community/Qwen3-0.6B-ONNX",
         "head_dim (16) set apart from hidden / heads (8), "
-        "as the real 128 against 1024 / 16; 4 query heads on 2 key-value heads; no q/k/v biases; its thinking tokens "
+        "as the real 128 against 1024 / 16; 2 query heads on 1 key-value head; no q/k/v biases; its thinking tokens "
         "(<think>, </think>) are added tokens that are not special",
     ),
     (
@@ -2260,7 +2260,7 @@ FAMILY_FIXTURES = [
         "gemma-3-1b-it",
         "onnx-community/gemma-3-1b-it-ONNX",
         "model_type gemma3_text: 4 heads of "
-        "16 on one key-value head, hidden 24 (the real 4 x 256 on 1, hidden 1152); <start_of_turn> 105, "
+        "16 on one key-value head, hidden 16 (the real 4 x 256 on 1, hidden 1152); <start_of_turn> 105, "
         "<end_of_turn> 106; a template that folds a system turn into the first user turn",
     ),
     (
