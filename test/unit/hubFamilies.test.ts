@@ -120,6 +120,9 @@ for (const [family, { label }] of Object.entries(CAUSAL_FAMILIES)) {
       // Our commands' prompts (a system prompt and the writer's text) go through it and run.
       const ids = chatPromptIds(tokenizer, 'story', 'The river rose by twelve feet.');
       assert.ok(tokenizer.decode(ids).includes('The river rose by twelve feet.'));
+      // A model that reasons by default is asked not to: its template closes an empty think block.
+      if (/enable_thinking/.test(String(tokenizer.chat_template)))
+        assert.match(tokenizer.decode(ids), /<think>\s*<\/think>\s*$/, 'the prompt ends in an empty think block');
       const first = await lm.step.run(ids, lm.step.initial());
       assert.ok(first.logProbs.every((x) => !Number.isNaN(x) && x <= 1e-4));
       // The token the template closes a model's turn with ends a reply, and is never banned.

@@ -37,7 +37,7 @@ export class GgufTokenizer implements LmTokenizer {
   /** The chat as text through the file's template, with the generation prompt: as transformers.js's apply_chat_template. */
   apply_chat_template(
     conversation: readonly ChatMessage[],
-    options?: { tokenize?: boolean; add_generation_prompt?: boolean },
+    options?: { tokenize?: boolean; add_generation_prompt?: boolean; enable_thinking?: boolean },
   ): string {
     if (!this.chat_template) throw new Error('this GGUF file has no chat template (tokenizer.chat_template)');
     this.template ??= new Template(this.chat_template);
@@ -45,6 +45,7 @@ export class GgufTokenizer implements LmTokenizer {
     const text = this.template.render({
       messages: conversation.map((m) => ({ ...m })),
       add_generation_prompt: options?.add_generation_prompt ?? false,
+      ...(options?.enable_thinking !== undefined ? { enable_thinking: options.enable_thinking } : {}),
       bos_token: tokens.bosString ?? '',
       eos_token: tokens.eosString ?? '',
     });

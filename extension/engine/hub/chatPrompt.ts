@@ -37,10 +37,18 @@ export function chatPromptText(tokenizer: LmTokenizer, command: PromptCommand, u
   return chatText(tokenizer, SYSTEM_PROMPTS[command], user);
 }
 
-/** A system prompt and a user turn through the chat template, with the generation prompt. */
+/**
+ * A system prompt and a user turn through the chat template, with the generation prompt. Models that
+ * reason before they answer (Qwen3, SmolLM3) are asked not to, as their templates allow: a writer
+ * waits for the text, and the think block would be written into the document.
+ */
 export function chatText(tokenizer: LmTokenizer, system: string, user: string): string {
   const render = (messages: ChatMessage[]) =>
-    tokenizer.apply_chat_template(messages, { tokenize: false, add_generation_prompt: true }) as string;
+    tokenizer.apply_chat_template(messages, {
+      tokenize: false,
+      add_generation_prompt: true,
+      enable_thinking: false,
+    }) as string;
   try {
     return render([
       { role: 'system', content: system },

@@ -35,7 +35,8 @@ export interface TjsTokenizer {
   readonly chat_template?: string | Record<string, string> | null;
   apply_chat_template(
     conversation: readonly { role: string; content: string }[],
-    options?: { tokenize?: boolean; add_generation_prompt?: boolean },
+    /** Other keys reach the template as variables (enable_thinking). */
+    options?: { tokenize?: boolean; add_generation_prompt?: boolean; enable_thinking?: boolean },
   ): string | number[] | TjsTensor;
 }
 
