@@ -284,7 +284,12 @@ export class InstructSummarizeSystem extends HubSystemBase<CausalLm> implements 
     );
     const decodeMs = performance.now() - t1;
     const summary = endAtLastSentence(cleanRewrite(stream.text(hyp.tokens), text).text).trim();
-    if (!summary) throw new EngineError('internal', `${this.lm.opened.id} wrote an empty summary.`);
+    // Said, not thrown as a failure: in a long document the other parts go on, and this one says why it has none.
+    if (!summary)
+      throw new EngineError(
+        'bad-input',
+        `${this.lm.opened.id} wrote no summary of this text (it ended before writing any); try another instruct model.`,
+      );
     return {
       summary,
       tokens: [],
