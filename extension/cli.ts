@@ -54,7 +54,7 @@ import { roundtripCommand } from './cli/roundtripCommand';
 import { scoreCommand } from './cli/scoreCommand';
 import { checkCommand } from './cli/checkCommand';
 import { runChecksEval } from './engine/eval/checksEval';
-import { cutNote, isDocumentRun, summarizeDocuments } from './cli/summarizeDocuments';
+import { cutNote, isDocumentRun, summarizeDocuments, summaryNotes } from './cli/summarizeDocuments';
 
 export function engineConfig(a: Args): EngineConfig {
   const device = DeviceSetting.safeParse(flag(a, 'device') ?? 'auto');
@@ -211,6 +211,7 @@ async function summarize(a: Args): Promise<number> {
   }
   process.stdout.write(result.summary + '\n');
   if (result.experimental) process.stderr.write(`note: ${result.experimental}\n`);
+  for (const line of summaryNotes(result)) process.stderr.write(`${line}\n`);
   const cut = cutNote(result, text);
   if (cut) process.stderr.write(`note: ${cut}\n`);
   if (result.mode === 'extractive' || result.mode === 'synopsis') {
@@ -229,9 +230,10 @@ async function summarize(a: Args): Promise<number> {
   }
   if (result.hitMaxLength)
     process.stderr.write(`note: ${maxLengthNote('summary', result.hitMaxLength, '--max-tokens')}\n`);
-  process.stderr.write(`top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
+  if (result.topPhrases.length > 0)
+    process.stderr.write(`top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
   process.stderr.write(
-    `${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
+    `${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device} (${result.stats.model})\n`,
   );
   return 0;
 }

@@ -23,12 +23,12 @@ export const BUILT_IN = 'built-in';
 /**
  * The commands whose model the user may choose, one draftsmith.<system>.model setting each, and the
  * ops of the requests that carry the choice (their `model`), and whether a GGUF model (a language model
- * llama.cpp runs) can serve them (a summarizer is an encoder-decoder: no). The systems the engine can run a chosen
+ * llama.cpp runs) can serve them (Summarize: an instruct model's summary). The systems the engine can run a chosen
  * model for (systems/registry.ts `external`), package.json's declarations and restricted settings are
  * held to this list by the settings test.
  */
 export const MODEL_SETTINGS = {
-  summarize: { commands: 'Summarize Document', ops: ['summarize'], gguf: false },
+  summarize: { commands: 'Summarize Document', ops: ['summarize'], gguf: true },
   essay: { commands: 'Expand Topic Words into Essay', ops: ['essay'], gguf: true },
   story: { commands: 'Continue Story and Write a Premise', ops: ['story', 'premise'], gguf: true },
   rewrite: { commands: 'Rewrite Selection', ops: ['rewrite'], gguf: true },

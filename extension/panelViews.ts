@@ -85,6 +85,7 @@ export function summarizeView(r: SummarizeResult): ViewOf<'summarize'> {
     source: r.source,
     mode: r.mode ?? 'abstractive',
     ...(r.experimental ? { experimental: r.experimental } : {}),
+    ...(r.invented?.length ? { invented: r.invented } : {}),
     extractedSentences: r.extracted?.length ?? 0,
     truncated: r.truncated,
     usedChars: r.usedChars,

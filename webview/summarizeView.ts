@@ -18,6 +18,12 @@ export function renderSummarize(result: SummarizeView): Node[] {
   summary.append(
     el('h2', undefined, 'Summary'),
     ...experimentalNote(result.experimental),
+    // What an instruct model's summary has that the source does not: read with care, as an experimental mode.
+    ...experimentalNote(
+      result.invented?.length
+        ? `The summary has names or numbers the text does not: ${result.invented.map((x) => `"${x}"`).join(', ')}. Check them against the text.`
+        : undefined,
+    ),
     el('p', 'summary-text', result.summary),
   );
   // A Hub summarizer reports no attention or topics: the panel says which model wrote it instead.

@@ -198,7 +198,7 @@ const TABLE = [
       {
         synopsis:
           'summarize FILE | - | --text TEXT [--mode extractive|abstractive|synopsis] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N] [--beam N] [--max-tokens N] [--max-input-tokens N] [--model MODEL] [--offline] [--hub-endpoint URL]',
-        note: "Extractive (default): the sentences the model's topic-aware attention weighs most, verbatim, in document order; abstractive: the TAAS decoder writes a new summary (--beam, --max-tokens). --model: built-in, a Hub encoder-decoder (e.g. Xenova/distilbart-cnn-6-6: abstractive only) or a folder. Top phrases and timings go to standard error.",
+        note: "Extractive (default): the sentences the model's topic-aware attention weighs most, verbatim, in document order; abstractive: the TAAS decoder writes a new summary (--beam, --max-tokens). --model: built-in, a Hub encoder-decoder (e.g. Xenova/distilbart-cnn-6-6), an instruct model (a Hub id such as HuggingFaceTB/SmolLM2-360M-Instruct, a folder, or a GGUF file: asked through its chat template for a faithful summary of a few sentences, names and numbers the text lacks kept out at decoding and any left flagged on standard error), or a Draftsmith folder; a chosen model writes abstractive summaries only. Top phrases and timings go to standard error.",
       },
       {
         synopsis:
@@ -213,7 +213,7 @@ const TABLE = [
         kind: 'text',
         value: 'extractive|abstractive|synopsis',
         default: 'extractive',
-        description: `extractive: the source sentences the topic-aware attention weighs most, verbatim; abstractive (${EXPERIMENTAL.abstractiveSummary.short}): the TAAS decoder writes the summary (--beam and --max-tokens apply to it only); synopsis: one sentence, chosen by a scorer trained on SciTLDR (a technical abstract → its one-line TLDR)`,
+        description: `extractive: the source sentences the topic-aware attention weighs most, verbatim; abstractive: the TAAS decoder writes the summary (${EXPERIMENTAL.abstractiveSummary.short}), or the --model chosen does (--beam and --max-tokens apply to it only); synopsis: one sentence, chosen by a scorer trained on SciTLDR (a technical abstract → its one-line TLDR)`,
       },
       {
         ...JSON_RESULT,
@@ -266,6 +266,10 @@ const TABLE = [
       {
         args: 'summarize article.txt',
         what: 'the summary on stdout (extractive; --mode abstractive), top phrases and timings on stderr',
+      },
+      {
+        args: 'summarize article.txt --mode abstractive --model ~/models/qwen2.5-0.5b-instruct-q4_0.gguf',
+        what: 'a summary an instruct model writes in its own words, through its chat template',
       },
       { args: 'summarize article.txt --json', what: "the full result, with every token's attention weight" },
       { args: 'summarize doc.md --sections', what: 'the outline: a summary line under each heading' },

@@ -18,6 +18,7 @@ import * as path from 'node:path';
 import type { SectionSummary, SummarizeRequest, SummarizeResult, TextOrigin } from '../protocol';
 import { errorMessage, EngineError } from '../engine/errors';
 import { maxLengthNote } from '../engine/systems/lengthLimit';
+import { describeInvented } from '../engine/systems/rewriteText';
 import { formatOf, type DocumentFormat } from '../engine/text/markdown';
 import { flag, type Args } from './args';
 import { readTextInput } from './inputText';
@@ -78,6 +79,18 @@ export function outline(result: SummarizeResult): string {
 export function cutNote(result: SummarizeResult, text: string): string | undefined {
   if (!result.truncated) return undefined;
   return `the model read the first ${result.usedChars} of ${text.length} characters${result.inputLimit ? ` (the limit: ${result.inputLimit} tokens)` : ''}`;
+}
+
+/**
+ * What standard error says of a summary beyond the text: which model wrote it, when it is not the
+ * built-in one, and the names and numbers an instruct model's summary has that the text does not.
+ */
+export function summaryNotes(result: SummarizeResult): string[] {
+  const out: string[] = [];
+  if (result.external) out.push(`note: written by ${result.external.id} (${result.external.architecture})`);
+  const invented = describeInvented('summary', result.invented ?? []);
+  if (invented) out.push(`warning: ${invented} Check them against the text.`);
+  return out;
 }
 
 function sectionLine(s: SectionSummary): string {
@@ -153,6 +166,8 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
     }
     for (const n of [...(result.experimental ? [result.experimental] : []), ...(result.readNotes ?? [])])
       process.stderr.write(`note: ${single ? '' : `${file}: `}${n}\n`);
+    for (const line of summaryNotes(result))
+      process.stderr.write(single ? `${line}\n` : line.replace(/^(\w+): /, `$1: ${file}: `) + '\n');
     const cut = cutNote(result, text);
     if (cut) process.stderr.write(`note: ${single ? '' : `${file}: `}${cut}\n`);
     if (result.hitMaxLength)
@@ -164,7 +179,7 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
       const parts = s.reduce((n, x) => n + x.parts, 0);
       process.stderr.write(
         `${s.length} section${s.length === 1 ? '' : 's'} read whole in ${parts} part${parts === 1 ? '' : 's'} of at most ${result.inputLimit} tokens (the model's window); ` +
-          `the summary of the whole is made from the ${s.filter((x) => x.fedOverall).length} nearest the document's topics` +
+          `the summary of the whole is made from the ${s.filter((x) => x.fedOverall).length}${result.topics.length > 0 ? " nearest the document's topics" : ''}` +
           `${sections ? ' (marked *)' : ''}; ${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
       );
     } else if (single) {

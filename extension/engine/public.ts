@@ -24,7 +24,7 @@ export { documentSpan, holdsMarkup, proseBlockAt, type CompactText } from './tex
 export { REWRITE_PRESETS, type RewritePreset } from './hub/rewritePresets';
 export { rewriteBlockAt } from './text/rewriteBlocks';
 export { applyWordChanges } from './text/wordDiff';
-export { describeFlags } from './systems/rewriteText';
+export { describeFlags, describeInvented } from './systems/rewriteText';
 export { hasLetter, hasReadableText, paragraphAt } from './text/reader';
 export { parseTopics } from './text/topics';
 export { countWords } from './text/words';

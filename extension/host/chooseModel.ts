@@ -116,6 +116,26 @@ async function pickModel(
       action: { kind: 'choice', choice: current },
     } satisfies ModelItem);
   }
+  // The models other commands run that this one can run too: already chosen, often already downloaded.
+  const shared = sharedChoices(command).filter(
+    (s) =>
+      !(current !== undefined && sameModelChoice(current, s.choice)) &&
+      !command.recommended.some((m) => sameModelChoice(s.choice, recommendedChoice(m))),
+  );
+  if (shared.length > 0) {
+    items.push({ label: 'Chosen for another command', kind: vscode.QuickPickItemKind.Separator });
+    items.push(
+      ...shared.map(
+        (s) =>
+          ({
+            label: formatModelChoice(s.choice),
+            description: `the model of ${s.label}`,
+            detail: describeModelChoice(s.choice),
+            action: { kind: 'choice', choice: s.choice },
+          }) satisfies ModelItem,
+      ),
+    );
+  }
   const gguf = MODEL_SETTINGS[systemOf(command)].gguf;
   // The GGUF models writers already keep, first: nothing to download.
   const local = gguf ? localGgufs() : [];
@@ -173,6 +193,19 @@ async function pickModel(
     });
     quickPick.show();
   });
+}
+
+/** The models chosen for the commands `command` shares with (MODEL_COMMANDS' shares), each once. */
+function sharedChoices(command: ModelCommand): { choice: ModelChoice; label: string }[] {
+  const out: { choice: ModelChoice; label: string }[] = [];
+  for (const key of command.shares ?? []) {
+    const read = readModelChoice(key);
+    if (!('model' in read) || read.model.choice.kind === 'built-in') continue;
+    const choice = read.model.choice;
+    if (out.some((o) => sameModelChoice(o.choice, choice))) continue;
+    out.push({ choice, label: MODEL_COMMANDS.find((c) => c.key === key)?.label ?? key });
+  }
+  return out;
 }
 
 async function enterHubId(current: ModelChoice | undefined): Promise<ModelChoice | undefined> {

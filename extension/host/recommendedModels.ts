@@ -86,7 +86,10 @@ const LLAMA32_1B: RecommendedModel = {
 /** Causal language models in transformers.js's layout for Continue Story and Write a Premise. */
 export const STORY_MODELS: readonly RecommendedModel[] = [SMOLLM2_135M, SMOLLM2_360M, QWEN25_05B];
 
-/** Encoder-decoder summarizers in transformers.js's layout for Summarize Document. */
+/**
+ * Summarizers in transformers.js's layout for Summarize Document: encoder-decoders trained on news,
+ * and instruct models, which summarize any text through their chat template.
+ */
 export const SUMMARIZE_MODELS: readonly RecommendedModel[] = [
   {
     id: 'Xenova/distilbart-cnn-6-6',
@@ -104,6 +107,8 @@ export const SUMMARIZE_MODELS: readonly RecommendedModel[] = [
     bytes: 311_113_593,
     licence: 'Apache-2.0',
   },
+  SMOLLM2_360M,
+  QWEN25_05B,
 ];
 
 /** Causal language models that follow an instruction, for Expand Topic Words into Essay. */
@@ -117,6 +122,8 @@ export interface ModelCommand {
   /** The built-in model in a few words (the "Built-in model" item's detail). */
   builtIn: string;
   recommended: readonly RecommendedModel[];
+  /** Other commands' settings whose model this one runs too (offered first in its list when one is chosen there). */
+  shares?: readonly ModelSettingKey[];
 }
 
 export const MODEL_COMMANDS: readonly ModelCommand[] = [
@@ -124,8 +131,10 @@ export const MODEL_COMMANDS: readonly ModelCommand[] = [
     key: 'summarize.model',
     label: MODEL_SETTINGS.summarize.commands,
     builtIn:
-      "Draftsmith's own TAAS summarizer (topic-aware attention, Zheng et al. 2020), trained on news; extractive or abstractive; nothing to download",
+      "Draftsmith's own TAAS summarizer (topic-aware attention, Zheng et al. 2020), trained on news; extractive or abstractive; nothing to download. An instruct model (one of Rewrite's) writes abstractive summaries in its own words",
     recommended: SUMMARIZE_MODELS,
+    // The instruct model Rewrite Selection runs (or the essay model it falls back to) summarizes too.
+    shares: ['rewrite.model', 'essay.model'],
   },
   {
     key: 'essay.model',

@@ -16,7 +16,7 @@ import { modelField } from './chosenModel';
 import { describeModelChoice } from '../modelChoice';
 import { reportMaxLength } from './notices';
 import { MAX_LENGTH_SETTING, readDecodingGuards, readSummarizeOptions, type ChosenModel } from './settings';
-import { MAX_EXTRACTIVE_WINDOWS, formatOf } from '../engine/public';
+import { MAX_EXTRACTIVE_WINDOWS, describeInvented, formatOf } from '../engine/public';
 
 export type SummarizeOutcome =
   /** notices: the information messages shown with the summary (input cut, length limit reached). */
@@ -90,6 +90,14 @@ export function summarize(
       const message = `Draftsmith: ${result.experimental}`;
       notices.push(message);
       void vscode.window.showInformationMessage(message);
+    }
+    // An instruct model's names and numbers that the text lacks (the guards keep out all but a sentence's first word).
+    const invented = describeInvented('summary', result.invented ?? []);
+    if (invented) {
+      const message = `Draftsmith: ${invented} Check them against the text.`;
+      ctx.log.warn(`summarize: ${invented}`);
+      notices.push(message);
+      void vscode.window.showWarningMessage(message);
     }
     if (result.truncated) {
       const message =

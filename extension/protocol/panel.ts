@@ -25,6 +25,8 @@ export const SummarizeView = z.object({
   source: z.string(),
   mode: SummarizeMode,
   experimental: SummarizeResult.shape.experimental,
+  /** An instruct model's summary: its names and numbers the source does not have (shown above it). */
+  invented: SummarizeResult.shape.invented,
   /** Extractive mode: how many sentences of the source the summary is. */
   extractedSentences: z.number().int(),
   /** The model read only source[0, usedChars). */

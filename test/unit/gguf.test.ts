@@ -239,13 +239,17 @@ test('a file that is not GGUF, or is not there, is refused by name before llama.
   );
 });
 
-test('a GGUF model asked to summarize is refused: the summarizer needs an encoder-decoder', async (t) => {
+test('a GGUF instruct model asked to summarize writes the summary itself, through its chat template (systems/instructSummarize.ts)', async (t) => {
   const engine = new Engine(config({ cacheDir: tempCache(t), offline: true }), () => {});
   const copy = tempFile(t, 'model.gguf', readFileSync(GGUF));
-  await assert.rejects(
-    engine.run({ op: 'summarize', text: TEXT, model: { kind: 'gguf', file: copy } }),
-    (e: unknown) => e instanceof EngineError && e.code === 'bad-model' && /GGUF .*encoder-decoder/.test(e.message),
-  );
+  const r = await engine.run({
+    op: 'summarize',
+    text: TEXT,
+    decoding: { maxLength: 8 },
+    model: { kind: 'gguf', file: copy },
+  });
+  assert.equal(r.mode, 'abstractive');
+  assert.equal(r.stats.model, copy);
 });
 
 test("draftsmith.device picks llama.cpp's build: CUDA for cuda, Metal for CoreML's Apple GPU, Vulkan for DirectML and WebGPU, the CPU for cpu", () => {

@@ -71,7 +71,13 @@ export interface OpenedHubModel {
   dtype: string;
   /** The files opened, as fileChoice chose them (graphs, data types, sizes). */
   choice: FileChoice;
+  /** The kind of model it is (config.json's): one of those the command asked for. */
+  kind: HubModelKind;
 }
+
+/** The kind a command needs, or the kinds that each serve it (Summarize: an encoder-decoder or an instruct model). */
+export type KindsWanted = HubModelKind | readonly HubModelKind[];
+const kindList = (k: KindsWanted): readonly HubModelKind[] => (typeof k === 'string' ? [k] : k);
 
 /** The cache folder transformers.js keeps a repository's files in (its FileCache: <cacheDir>/<id>[/<revision>]). */
 export function cacheFolder(hub: HubConfig, id: string, revision?: string): string {
@@ -169,12 +175,22 @@ const KIND_WORDS: Readonly<Record<HubModelKind, { is: string; needs: string }>> 
   },
 };
 
-function checkKind(config: ReturnType<typeof readConfig>, kind: HubModelKind, label: string, what: string): void {
+/** The kind config.json says, when it is one of `kinds`; else an error that says what is needed. */
+function checkKind(
+  config: ReturnType<typeof readConfig>,
+  kinds: KindsWanted,
+  label: string,
+  what: string,
+): HubModelKind {
   const found = KIND_OF(config);
-  if (found === kind) return;
+  if (kindList(kinds).includes(found)) return found;
   throw new EngineError(
     'bad-model',
-    `${label} is ${config.model_type ? `a ${config.model_type}` : 'a'} model (${KIND_WORDS[found].is}); ${what} needs ${KIND_WORDS[kind].needs}.`,
+    `${label} is ${config.model_type ? `a ${config.model_type}` : 'a'} model (${KIND_WORDS[found].is}); ${what} needs ${kindList(
+      kinds,
+    )
+      .map((k) => KIND_WORDS[k].needs)
+      .join(', or ')}.`,
   );
 }
 
@@ -182,6 +198,7 @@ function checkKind(config: ReturnType<typeof readConfig>, kind: HubModelKind, la
 interface Prepared {
   dir: string;
   choice: FileChoice;
+  kind: HubModelKind;
 }
 
 /**
@@ -191,7 +208,7 @@ interface Prepared {
  */
 async function hubListing(
   choice: Extract<TjsChoice, { kind: 'hub' }>,
-  kind: HubModelKind,
+  kind: KindsWanted,
   device: 'cpu' | 'cuda',
   dir: string,
   hub: HubConfig,
@@ -208,14 +225,16 @@ async function hubListing(
   return listing;
 }
 
-/** Whether a folder's files hold a whole set fileChoice would run. */
-function runsFrom(local: RepoListing, kind: HubModelKind, device: 'cpu' | 'cuda', label: string): boolean {
-  try {
-    chooseFiles(local.files, kind, label, { device });
-    return true;
-  } catch {
-    return false;
-  }
+/** Whether a folder's files hold a whole set fileChoice would run, for a model of one of `kinds`. */
+function runsFrom(local: RepoListing, kinds: KindsWanted, device: 'cpu' | 'cuda', label: string): boolean {
+  return kindList(kinds).some((kind) => {
+    try {
+      chooseFiles(local.files, kind, label, { device });
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 const offlineError = (label: string, hub: HubConfig) =>
@@ -231,7 +250,7 @@ const offlineError = (label: string, hub: HubConfig) =>
  */
 async function prepareHubModel(
   choice: Extract<TjsChoice, { kind: 'hub' }>,
-  kind: HubModelKind,
+  kinds: KindsWanted,
   what: string,
   hub: HubConfig,
   fetchFn: typeof fetch,
@@ -242,7 +261,7 @@ async function prepareHubModel(
 ): Promise<Prepared> {
   const label = choiceLabel(choice);
   const dir = cacheFolder(hub, choice.id, choice.revision);
-  const listing = await hubListing(choice, kind, device, dir, hub, fetchFn, label);
+  const listing = await hubListing(choice, kinds, device, dir, hub, fetchFn, label);
   if (hub.offline && !existsSync(path.join(dir, 'config.json'))) throw offlineError(label, hub);
   const target = {
     endpoint: hub.endpoint,
@@ -260,7 +279,7 @@ async function prepareHubModel(
     if (hub.offline) throw offlineError(label, hub);
     await downloadFiles(fetchFn, target, [config], quiet);
   }
-  checkKind(readConfig(dir, label), kind, label, what);
+  const kind = checkKind(readConfig(dir, label), kinds, label, what);
   const chosen = chooseFiles(listing.files, kind, label, {
     device,
     ...(options.prefer ? { prefer: options.prefer } : {}),
@@ -295,7 +314,7 @@ async function prepareHubModel(
       { model: chosen.files, done },
     );
   }
-  return { dir, choice: chosen };
+  return { dir, choice: chosen, kind };
 }
 
 /** Points transformers.js at one local folder: never a download, never its own cache. */
@@ -310,9 +329,10 @@ function configureLocal(tjs: Tjs, dir: string, fetchFn: typeof fetch): string {
   return path.basename(dir);
 }
 
+/** A Hub model or a folder in transformers.js's layout, of the kind (or one of the kinds) `kinds` names. */
 export async function openHubModel(
   choice: ExternalChoice,
-  kind: HubModelKind,
+  kinds: KindsWanted,
   what: string,
   hub: HubConfig,
   runtime: RuntimeOptions,
@@ -324,7 +344,7 @@ export async function openHubModel(
   if (choice.kind === 'gguf')
     throw new EngineError(
       'bad-model',
-      `${label} is a GGUF model (a language model llama.cpp runs); ${what} needs ${KIND_WORDS[kind].needs} in transformers.js's layout.`,
+      `${label} is a GGUF model (a language model llama.cpp runs); ${what} needs ${KIND_WORDS[kindList(kinds)[0]].needs} in transformers.js's layout.`,
     );
   const tjs = transformersJs(runtime.calls ?? new NativeCalls());
   const check = () => {
@@ -356,22 +376,23 @@ export async function openHubModel(
           `The folder ${choice.dir} is not a model in transformers.js's layout (config.json, tokenizer.json, onnx/): it has no config.json.`,
         );
       }
-      checkKind(readConfig(dir, label), kind, label, what);
+      const kind = checkKind(readConfig(dir, label), kinds, label, what);
       const listing = listingOfFolder(dir, label);
       prepared = {
         dir,
         choice: chooseFiles(listing.files, kind, `The folder ${choice.dir}`, { device: filesFor, ...options }),
+        kind,
       };
     } else {
       watch.progress(`Loading ${label}…`);
-      prepared = await prepareHubModel(choice, kind, what, hub, fetchFn, filesFor, watch, runtime.log, options);
+      prepared = await prepareHubModel(choice, kinds, what, hub, fetchFn, filesFor, watch, runtime.log, options);
     }
     check();
   } catch (e) {
     throw explainDownload(e, label, hub);
   }
 
-  const { dir, choice: files } = prepared;
+  const { dir, choice: files, kind } = prepared;
   const localId = configureLocal(tjs, dir, fetchFn);
   const base: PretrainedOptions = { local_files_only: true };
   let config: Record<string, unknown> & { model_type?: string };
@@ -427,6 +448,7 @@ export async function openHubModel(
         device,
         dtype: describeDtype(files),
         choice: files,
+        kind,
       };
     } catch (e) {
       lastError = e;

@@ -79,30 +79,33 @@ export async function openHubCausalLm(
   options: OpenOptions = {},
 ): Promise<HubCausalLm> {
   const opened = await openHubModel(choice, 'causal-lm', what, hub, runtime, watch, { prefer: options.prefer });
-  return building(opened, () => {
-    const config = opened.model.config;
-    const { step, layout, ends } = causalStepOf(opened);
-    const bos = configNumber(config, 'bos_token_id');
-    const own = configNumber(config, 'n_positions', 'max_position_embeddings') ?? 1024;
-    const cap = hub.contextTokens ?? DEFAULT_CONTEXT_CAP;
-    return {
-      opened,
-      layout,
-      step,
-      eos: ends[0],
-      ends,
-      // The start token and padding, and every added token (chat markers, tool and fill-in-the-middle
-      // tokens): none belongs in prose. Never an end token.
-      banned: [...new Set([...neverInText(config, ends), ...addedTokenIdsOf(opened.tokenizer)])].filter(
-        (t) => !ends.includes(t),
-      ),
-      contextTokens: Math.min(own, cap),
-      contextCapped: cap < own,
-      chat: hasChatTemplate(opened.tokenizer),
-      sampling: modelSamplingDefaults(opened.model.generation_config),
-      bos: startTokenOf(opened.tokenizer, bos, ends),
-    };
-  });
+  return building(opened, () => hubCausalLmOf(opened, hub));
+}
+
+/** A causal LM transformers.js opened, for our loops (its graph as our step model, its ends, its context). */
+function hubCausalLmOf(opened: OpenedHubModel, hub: HubConfig): HubCausalLm {
+  const config = opened.model.config;
+  const { step, layout, ends } = causalStepOf(opened);
+  const bos = configNumber(config, 'bos_token_id');
+  const own = configNumber(config, 'n_positions', 'max_position_embeddings') ?? 1024;
+  const cap = hub.contextTokens ?? DEFAULT_CONTEXT_CAP;
+  return {
+    opened,
+    layout,
+    step,
+    eos: ends[0],
+    ends,
+    // The start token and padding, and every added token (chat markers, tool and fill-in-the-middle
+    // tokens): none belongs in prose. Never an end token.
+    banned: [...new Set([...neverInText(config, ends), ...addedTokenIdsOf(opened.tokenizer)])].filter(
+      (t) => !ends.includes(t),
+    ),
+    contextTokens: Math.min(own, cap),
+    contextCapped: cap < own,
+    chat: hasChatTemplate(opened.tokenizer),
+    sampling: modelSamplingDefaults(opened.model.generation_config),
+    bos: startTokenOf(opened.tokenizer, bos, ends),
+  };
 }
 
 /** The decoder graph of an opened causal LM as our step model, with its family's layout and every end token. */
@@ -151,29 +154,52 @@ export async function openSeq2seq(
   watch: LoadWatch,
 ): Promise<Seq2seqLm> {
   const opened = await openHubModel(choice, 'seq2seq', what, hub, runtime, watch);
-  return building(opened, () => {
-    const sessions = sessionsOf(opened);
-    if (!sessions.model || !sessions.decoder_model_merged) {
-      throw new EngineError(
-        'bad-model',
-        `${opened.id} has no encoder_model and decoder_model_merged graphs in the layout transformers.js runs`,
-      );
-    }
-    const config = opened.model.config;
-    const eos = configNumber(config, 'eos_token_id');
-    const start = configNumber(config, 'decoder_start_token_id', 'bos_token_id') ?? eos;
-    if (eos === undefined || start === undefined)
-      throw new EngineError('bad-model', `${opened.id} names no end token or decoder start token (config.json)`);
-    const positions = configNumber(config, 'max_position_embeddings', 'n_positions') ?? 512;
-    return {
-      opened,
-      step: new Seq2seqStepModel(sessions.model, sessions.decoder_model_merged, config),
-      start,
-      eos,
-      maxSource: configNumber(config, 'max_source_positions') ?? positions,
-      maxTarget: configNumber(config, 'max_target_positions') ?? positions,
-    };
-  });
+  return building(opened, () => seq2seqOf(opened));
+}
+
+/**
+ * A model that writes summaries: an encoder-decoder (a BART or T5 summarizer), or a causal LM (an
+ * instruct model, asked through its chat template) — a GGUF file or transformers.js's layout;
+ * config.json says which before anything large is downloaded.
+ */
+export async function openSummarizer(
+  choice: ExternalChoice,
+  what: string,
+  hub: HubConfig,
+  runtime: RuntimeOptions,
+  watch: LoadWatch,
+): Promise<{ kind: 'seq2seq'; lm: Seq2seqLm } | { kind: 'causal-lm'; lm: CausalLm }> {
+  if (choice.kind === 'gguf') return { kind: 'causal-lm', lm: await openGgufLm(choice, what, hub, runtime, watch) };
+  const opened = await openHubModel(choice, ['seq2seq', 'causal-lm'], what, hub, runtime, watch);
+  return building(opened, () =>
+    opened.kind === 'seq2seq'
+      ? { kind: 'seq2seq' as const, lm: seq2seqOf(opened) }
+      : { kind: 'causal-lm' as const, lm: hubCausalLmOf(opened, hub) },
+  );
+}
+
+function seq2seqOf(opened: OpenedHubModel): Seq2seqLm {
+  const sessions = sessionsOf(opened);
+  if (!sessions.model || !sessions.decoder_model_merged) {
+    throw new EngineError(
+      'bad-model',
+      `${opened.id} has no encoder_model and decoder_model_merged graphs in the layout transformers.js runs`,
+    );
+  }
+  const config = opened.model.config;
+  const eos = configNumber(config, 'eos_token_id');
+  const start = configNumber(config, 'decoder_start_token_id', 'bos_token_id') ?? eos;
+  if (eos === undefined || start === undefined)
+    throw new EngineError('bad-model', `${opened.id} names no end token or decoder start token (config.json)`);
+  const positions = configNumber(config, 'max_position_embeddings', 'n_positions') ?? 512;
+  return {
+    opened,
+    step: new Seq2seqStepModel(sessions.model, sessions.decoder_model_merged, config),
+    start,
+    eos,
+    maxSource: configNumber(config, 'max_source_positions') ?? positions,
+    maxTarget: configNumber(config, 'max_target_positions') ?? positions,
+  };
 }
 
 export function describeOpened(system: string, o: OpenedLm): SystemDescription {

@@ -32,7 +32,8 @@ export async function readKnownWords(folder: ModelFolder): Promise<KnownWords | 
 }
 
 export interface GuardSetup {
-  tokenizer: Tokenizer;
+  /** Each id's piece as the guards read it (a chosen model's: hub/guardPieces.ts). */
+  tokenizer: Pick<Tokenizer, 'pieces'>;
   known: KnownWords | undefined;
   eos: number;
 }

@@ -8,7 +8,8 @@
 import type { SummarizeRequest, SummarizeResult } from '../../protocol';
 import { beamSearch } from '../decode/beam';
 import { EngineError } from '../errors';
-import { HubSystemBase, openSeq2seq, type Seq2seqLm, type HubLoad } from '../hub/hubSystems';
+import { HubSystemBase, openSeq2seq, openSummarizer, type Seq2seqLm, type HubLoad } from '../hub/hubSystems';
+import { InstructSummarizeSystem } from './instructSummarize';
 import { unreadableMessage } from '../text/origin';
 import type { RunContext } from './context';
 import { beamDecoding } from './decodingOptions';
@@ -39,6 +40,15 @@ export class HubSummarizeSystem extends HubSystemBase<Seq2seqLm> implements Syst
 
   static async load(...[choice, hub, runtime, watch]: HubLoad): Promise<HubSummarizeSystem> {
     return new HubSummarizeSystem(await openSeq2seq(choice, 'Summarize Document', hub, runtime, watch));
+  }
+
+  /**
+   * The summarizer `choice` names, whichever kind it is: an encoder-decoder runs here, an instruct
+   * model (a Hub model, a folder or a GGUF file with a chat template) through instructSummarize.ts.
+   */
+  static async open(...[choice, hub, runtime, watch]: HubLoad): Promise<HubSummarizeSystem | InstructSummarizeSystem> {
+    const opened = await openSummarizer(choice, 'Summarize Document', hub, runtime, watch);
+    return opened.kind === 'seq2seq' ? new HubSummarizeSystem(opened.lm) : InstructSummarizeSystem.on(opened.lm);
   }
 
   private encode(text: string): number[] {

@@ -73,7 +73,8 @@ export const SYSTEMS = {
     loading: 'Loading the summarization model…',
     input: { task: SUMMARIZE_INPUT, of: (r) => r },
     ...oneFolder('summarize', (dir, runtime) => SummarizeSystem.load(dir, runtime)),
-    external: (choice, hub, runtime, watch) => HubSummarizeSystem.load(choice, hub, runtime, watch),
+    // An encoder-decoder summarizer, or an instruct model through its chat template.
+    external: (choice, hub, runtime, watch) => HubSummarizeSystem.open(choice, hub, runtime, watch),
   } satisfies SystemEntry<'summarize', SummarizeSystem, never>,
   essay: {
     ops: ['essay'],

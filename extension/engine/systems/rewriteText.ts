@@ -13,7 +13,7 @@ import type { RewriteFlags } from '../../protocol';
 const INTERJECTION = String.raw`(?:sure|certainly|of course|absolutely|okay|ok|great|alright)`;
 /** "Here is the revised text:", "Sure! Here's a shorter version:", "Revised text:", "Text:" — up to its colon. */
 const PREAMBLE = new RegExp(
-  String.raw`^\s*(?:${INTERJECTION}[!.,]?\s*)?(?:(?:here(?:'s|’s| is| are)|below is|this is|i(?:'ve| have) (?:rewritten|revised|edited|corrected))\b[^:\n]{0,100}:|(?:the )?(?:revised|rewritten|corrected|edited|improved|updated|shorter|simpler|new)(?: \w+)?(?: text| version| paragraph)?:|text:)[ \t]*\n*`,
+  String.raw`^\s*(?:${INTERJECTION}[!.,]?\s*)?(?:(?:here(?:'s|’s| is| are)|below is|this is|i(?:'ve| have) (?:rewritten|revised|edited|corrected))\b[^:\n]{0,100}:|(?:the )?(?:revised|rewritten|corrected|edited|improved|updated|shorter|simpler|new)(?: \w+)?(?: text| version| paragraph)?:|(?:a |the )?(?:short |brief )?summary:|text:)[ \t]*\n*`,
   'iu',
 );
 /** A line of its own that only says yes: "Sure!", "Certainly." */
@@ -107,11 +107,27 @@ function markup(text: string): { what: string; key: string }[] {
   return found;
 }
 
+/**
+ * The names and numbers (dates among them) that `output` has and neither `source` nor `instruction`
+ * does, each once: what a rewrite or an instruct model's summary invented (the faithfulness check
+ * the summaries are scored by, metrics/faithfulness.ts).
+ */
+export function inventedItems(output: string, source: string, instruction = ''): string[] {
+  const asked = instruction.toLowerCase();
+  return [...new Set(unsupportedItems(output, source).invented.filter((x) => !asked.includes(x.toLowerCase())))];
+}
+
+/** The invented items in words, for a result of `what` ("rewrite", "summary"); undefined when there are none. */
+export function describeInvented(what: string, items: readonly string[]): string | undefined {
+  if (items.length === 0) return undefined;
+  return `The ${what} has names or numbers the text does not: ${items.map((x) => `"${x}"`).join(', ')}.`;
+}
+
 /** What `rewrite` changed of `source` that `instruction` did not ask for. */
 export function rewriteFlags(source: string, rewrite: string, instruction: string): RewriteFlags {
   const asked = instruction.toLowerCase();
   const mentioned = (item: string) => asked.includes(item.toLowerCase());
-  const added = unsupportedItems(rewrite, source).invented.filter((x) => !mentioned(x));
+  const added = inventedItems(rewrite, source, instruction);
   // A name or number of the source the rewrite no longer has: the same check the other way round,
   // counting each item once.
   const dropped = [...new Set(unsupportedItems(source, rewrite).invented.filter((x) => !mentioned(x)))];
@@ -124,14 +140,15 @@ export function rewriteFlags(source: string, rewrite: string, instruction: strin
     if (left > 0) have.set(m.key, left - 1);
     else if (!lost.includes(m.what)) lost.push(m.what);
   }
-  return { added: [...new Set(added)], dropped, markup: lost };
+  return { added, dropped, markup: lost };
 }
 
 /** The flags in words, one line each; none when there is nothing to say. */
 export function describeFlags(f: RewriteFlags): string[] {
   const list = (xs: string[]) => xs.map((x) => `"${x}"`).join(', ');
   const out: string[] = [];
-  if (f.added.length) out.push(`The rewrite has names or numbers the text does not: ${list(f.added)}.`);
+  const added = describeInvented('rewrite', f.added);
+  if (added) out.push(added);
   if (f.dropped.length) out.push(`The rewrite drops names or numbers of the text: ${list(f.dropped)}.`);
   if (f.markup.length) out.push(`The rewrite loses Markdown: ${f.markup.join(', ')}.`);
   return out;

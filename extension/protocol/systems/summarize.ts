@@ -91,6 +91,12 @@ export const SummarizeResult = z.object({
   mode: SummarizeMode.optional(),
   /** Why this result is to be read with care: a built-in mode whose measured quality is poor (engine/systems/experimental.ts). */
   experimental: z.string().optional(),
+  /**
+   * An instruct model's summary: its names and numbers (dates among them) that the source does not
+   * have, as Rewrite flags them (empty: none). The decoding guards keep them out where they can (a
+   * name inside a sentence, a number); what is left, a name opening a sentence, is listed here.
+   */
+  invented: z.array(z.string()).optional(),
   /** Extractive and synopsis modes: the chosen sentences' spans in `source`, in document order, with their scores. */
   extracted: z.array(z.object({ ...spanFields, score: z.number() })).optional(),
   ...modelResultFields,
