@@ -27,7 +27,7 @@ import torch
 from . import tokenizer as T
 from .export_roundtrip import REPO
 from .export_common import sha256
-from .reply import BETA, MAX_POST, MAX_REPLY, Memory, load_model, memory_read
+from .reply_model import BETA, MAX_POST, MAX_REPLY, Memory, load_model, memory_read
 from .onnx_graph import rewrite_file
 from .weight_storage import quantize_, store_int8_files
 
