@@ -68,50 +68,52 @@ const inEditor = (order: number, when = 'editorTextFocus'): Partial<Record<MenuI
   'editor/context': { group: `draftsmith@${order}`, when },
 });
 
+/** A command on the active editor's text (commandTemplate.ts): `work` gets the Ctx and the editor. */
+const onEditor =
+  (command: Parameters<typeof onActiveEditor>[0], work: (ctx: Ctx, editor: vscode.TextEditor) => Promise<unknown>) =>
+  ({ ctx }: CommandParts) =>
+    onActiveEditor(command, (e) => work(ctx, e));
+
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   // The generating commands: the active editor's text (commandTemplate.ts).
   'draftsmith.summarize': {
     title: 'Summarize Document',
     menus: inEditor(1),
     keybinding: { key: 'ctrl+alt+s', mac: 'cmd+alt+s', when: 'editorTextFocus' },
-    run: ({ ctx }) => onActiveEditor(SUMMARIZE, (e) => summarize(ctx, e)),
+    run: onEditor(SUMMARIZE, summarize),
   },
   'draftsmith.summarizeSections': {
     title: 'Summarize Sections',
     menus: inEditor(1),
-    run: ({ ctx }) => onActiveEditor(SUMMARIZE_SECTIONS, (e) => summarizeSections(ctx, e)),
+    run: onEditor(SUMMARIZE_SECTIONS, summarizeSections),
   },
-  'draftsmith.essay': {
-    title: 'Expand Topic Words into Essay',
-    menus: inEditor(2),
-    run: ({ ctx }) => onActiveEditor(ESSAY, (e) => essay(ctx, e)),
-  },
+  'draftsmith.essay': { title: 'Expand Topic Words into Essay', menus: inEditor(2), run: onEditor(ESSAY, essay) },
   'draftsmith.continueStory': {
     title: 'Continue Story',
     menus: inEditor(3),
-    run: ({ ctx }) => onActiveEditor(CONTINUE_STORY, (e) => continueStory(ctx, e)),
+    run: onEditor(CONTINUE_STORY, continueStory),
   },
   'draftsmith.writePremise': {
     title: 'Write a Premise',
     menus: inEditor(4),
-    run: ({ ctx }) => onActiveEditor(WRITE_PREMISE, (e) => writePremise(ctx, e)),
+    run: onEditor(WRITE_PREMISE, writePremise),
   },
   'draftsmith.roundTrip': {
     title: 'Round-Trip Paragraph',
     // Not on Round-Trip's own diff documents.
     menus: inEditor(7, 'editorTextFocus && resourceScheme != draftsmith-roundtrip'),
-    run: ({ ctx }) => onActiveEditor(ROUNDTRIP, (e) => roundTrip(ctx, e)),
+    run: onEditor(ROUNDTRIP, roundTrip),
   },
   'draftsmith.suggestReplies': {
     title: 'Suggest Replies',
     menus: inEditor(8, 'editorTextFocus && resourceScheme != draftsmith-roundtrip'),
-    run: ({ ctx }) => onActiveEditor(REPLY, (e) => suggestReplies(ctx, e)),
+    run: onEditor(REPLY, suggestReplies),
   },
   'draftsmith.rewriteSelection': {
     title: 'Rewrite Selection…',
     menus: inEditor(7, 'editorTextFocus && !editorReadonly && resourceScheme != draftsmith-rewrite'),
     keybinding: { key: 'ctrl+alt+r', mac: 'cmd+alt+r', when: 'editorTextFocus && !editorReadonly' },
-    run: ({ ctx }) => onActiveEditor(REWRITE, (e) => rewriteSelection(ctx, e)),
+    run: onEditor(REWRITE, rewriteSelection),
   },
   'draftsmith.applyRoundTrip': {
     title: 'Apply Round-Trip Reconstruction',
@@ -126,11 +128,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     // The diff editor's title button passes the URI of the side it was clicked on.
     run: ({ ctx }, uri) => applyRoundTripCommand(ctx, uri),
   },
-  'draftsmith.scoreDraft': {
-    title: 'Score Draft',
-    menus: inEditor(5),
-    run: ({ ctx }) => scoreDraftCommand(ctx),
-  },
+  'draftsmith.scoreDraft': { title: 'Score Draft', menus: inEditor(5), run: ({ ctx }) => scoreDraftCommand(ctx) },
   'draftsmith.compareDrafts': {
     title: 'Compare Two Drafts…',
     menus: inEditor(5),
@@ -159,19 +157,10 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     run: ({ ctx }) => ctx.insights.show(),
   },
   // Models and the engine.
-  'draftsmith.chooseModel': {
-    title: 'Choose Model…',
-    run: ({ ctx }) => chooseModel(ctx),
-  },
-  'draftsmith.manageModels': {
-    title: 'Manage Models…',
-    run: ({ ctx }) => manageModels(ctx),
-  },
+  'draftsmith.chooseModel': { title: 'Choose Model…', run: ({ ctx }) => chooseModel(ctx) },
+  'draftsmith.manageModels': { title: 'Manage Models…', run: ({ ctx }) => manageModels(ctx) },
   'draftsmith.toggleOffline': { title: 'Toggle Offline (Never Download Models)', run: () => toggleOffline() },
-  'draftsmith.showLog': {
-    title: 'Show Log',
-    run: ({ ctx }) => ctx.log.show(true),
-  },
+  'draftsmith.showLog': { title: 'Show Log', run: ({ ctx }) => ctx.log.show(true) },
   'draftsmith.restartEngine': {
     title: 'Restart Engine',
     run: ({ ctx }) => {
@@ -182,22 +171,11 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   },
   // Inline suggestions (inlineProvider.ts).
   'draftsmith.toggleInline': { title: 'Toggle Inline Suggestions', run: () => toggleInline() },
-  [ACCEPTED_COMMAND]: {
-    run: ({ inline }, id) => inline.accepted(id),
-  },
+  [ACCEPTED_COMMAND]: { run: ({ inline }, id) => inline.accepted(id) },
   // Prose checks and the writing status bar item (checks.ts, checksStatus.ts).
-  [TOGGLE_CHECKS_COMMAND]: {
-    title: 'Toggle Prose Checks',
-    run: ({ checks }) => checks.toggle(),
-  },
-  [FIX_ALL_SAFE_COMMAND]: {
-    title: 'Fix All Safe Issues',
-    run: ({ checks }) => checks.fixAllSafe(),
-  },
-  [SET_WORD_GOAL_COMMAND]: {
-    title: 'Set Word Goal for This File…',
-    run: ({ writing }) => writing.setGoal(),
-  },
+  [TOGGLE_CHECKS_COMMAND]: { title: 'Toggle Prose Checks', run: ({ checks }) => checks.toggle() },
+  [FIX_ALL_SAFE_COMMAND]: { title: 'Fix All Safe Issues', run: ({ checks }) => checks.fixAllSafe() },
+  [SET_WORD_GOAL_COMMAND]: { title: 'Set Word Goal for This File…', run: ({ writing }) => writing.setGoal() },
   // The quick fixes' commands: their arguments come from the fix, so the palette never lists them.
   [ADD_TO_DICTIONARY_COMMAND]: {
     title: 'Add Word to Dictionary',
