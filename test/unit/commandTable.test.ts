@@ -84,7 +84,7 @@ function differences(table: Map<string, Entries>, pkg: Map<string, Entries>): st
 const sorted = (row: Row): Row => Object.fromEntries(Object.entries(row).sort(([a], [b]) => a.localeCompare(b)));
 const show = (row: Row) => JSON.stringify(sorted(row));
 
-test('every command in the table is contributed by package.json with its title, menus and keybinding, and nothing else is', () => {
+test('every command in the table is contributed by package.json with its title, menus and key binding, and nothing else is', () => {
   const problems = differences(fromTable(COMMANDS), fromManifest(manifest()));
   assert.deepEqual(problems, [], `the command table and package.json disagree:\n  ${problems.join('\n  ')}`);
 });
