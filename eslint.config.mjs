@@ -1,5 +1,5 @@
 // ESLint (flat config): typescript-eslint's recommended rules plus the project's boundaries.
-// Formatting is prettier's alone (`npm run format:check`), so no stylistic rule lives here.
+// Formatting is prettier's alone (checked by `npm run lint`, applied by `npm run format`): no stylistic rule here.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { importX, createNodeResolver } from 'eslint-plugin-import-x';
@@ -65,12 +65,22 @@ export default tseslint.config(
     },
   },
   {
+    // The page takes what it needs of the extension through extension/panelPage.ts alone: the
+    // messages, the views and the pure table helpers it bundles for the browser.
     files: ['webview/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: [{ name: 'vscode', message: 'The panel talks only through protocol messages.' }] },
+        {
+          paths: [{ name: 'vscode', message: 'The panel talks only through protocol messages.' }],
+          patterns: [
+            {
+              regex: '(^|/)extension/(?!panelPage$)',
+              message: 'The panel page imports from the extension through extension/panelPage only.',
+            },
+          ],
+        },
       ],
     },
   },

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The formatter and linter checks that `npm test` runs first (and CI with it):
 #   prettier --check (TypeScript, JavaScript, JSON, CSS), eslint (rules and boundaries: eslint.config.mjs),
-#   black --check (the Python of models/train and the fixture generators).
+#   black --check (the Python of models/train and the fixture generators), and no import cycle among
+#   models/train's modules (scripts/python-cycles.py; imports inside functions count).
 # `npm run format` rewrites what the checks would reject.
 # Black comes from Debian (scripts/setup-train.sh installs it); without it the Python check is skipped,
 # saying so, except in CI (CI=true), where it must run.
@@ -21,5 +22,7 @@ elif [ "${CI:-}" = true ]; then
 else
   echo "[lint] black is missing: the Python formatting check is skipped (apt-get install black)"
 fi
+echo "[lint] Python import cycles"
+python3 scripts/python-cycles.py models/train/draftsmith_train || status=1
 [ "$status" = 0 ] && echo "[lint] clean"
 exit "$status"

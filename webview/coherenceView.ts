@@ -3,7 +3,7 @@
  * against the source's, a chart of which source sentence each draft sentence aligns with, and the
  * alignment as a table (the chart's accessible equivalent).
  */
-import type { CoherenceSummary, CoherenceView } from '../extension/protocol';
+import type { CoherenceSummary, CoherenceView } from '../extension/panelPage';
 import { scatterChart } from './charts';
 import { clip, el, fixed3, hint, metric, section, table } from './dom';
 import { renderReadNotes } from './readNotesView';

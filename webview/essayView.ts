@@ -3,7 +3,7 @@
  * best first; and the paper's Figure 3, how much each decoder layer draws on each encoder layer
  * (Eq. 2's softmax weights), as a heatmap and as a table with the same numbers.
  */
-import type { EssayView } from '../extension/protocol';
+import type { EssayView } from '../extension/panelPage';
 
 type EssayCandidate = EssayView['candidates'][number];
 import { renderExternalModel } from './externalModel';

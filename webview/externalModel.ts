@@ -2,7 +2,7 @@
  * Which model wrote a result, when it is not one of Draftsmith's (a Hub model or a folder
  * in transformers.js's layout): its id, architecture, and what the panel can show for it.
  */
-import type { ExternalModel } from '../extension/protocol';
+import type { ExternalModel } from '../extension/panelPage';
 import { el, hint, section } from './dom';
 
 const FROM = { setting: 'your setting', model: "the model's", draftsmith: "Draftsmith's" } as const;

@@ -4,8 +4,7 @@
  * Export CSV / Export JSON, which ask the host to write the table in its current order. Column
  * headers are buttons (Tab, Enter or Space sort; again reverses); aria-sort says the order.
  */
-import type { FolderSort, FolderView, FromPanel } from '../extension/protocol';
-import { columnsOf, sortedRows } from '../extension/engine/eval/folderTable';
+import { columnsOf, sortedRows, type FolderSort, type FolderView, type FromPanel } from '../extension/panelPage';
 import { barChart } from './charts';
 import { el, hint, section } from './dom';
 

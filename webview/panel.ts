@@ -1,13 +1,15 @@
 /**
  * The insights panel page (bundled for the browser). It talks to the host only through the
  * ToPanel / FromPanel messages of extension/protocol/panel.ts, parses every message on arrival, and builds the page
- * with DOM APIs and textContent only, so document text is never interpreted as HTML.
+ * with DOM APIs and textContent only, so document text is never interpreted as HTML. All it takes from
+ * the extension comes through extension/panelPage.ts (eslint.config.mjs holds it to that).
  *
- * One view at a time: summarize (summarizeView.ts), essay (essayView.ts), story (storyView.ts), score (scoreView.ts), coherence
- * (coherenceView.ts), round trip (roundtripView.ts). The message shown is kept in the webview state so a reload shows it again.
+ * One view at a time, one per ToPanel type (VIEWS below): summarize (summarizeView.ts, a long document's
+ * sections in sectionsView.ts), essay (essayView.ts), story (storyView.ts), score (scoreView.ts),
+ * coherence (coherenceView.ts), round trip (roundtripView.ts), folder (folderView.ts) and systems
+ * (systemsView.ts). The message shown is kept in the webview state so a reload shows it again.
  */
-import { EMPTY_INSIGHTS } from '../extension/panelViews';
-import { FromPanel, ToPanel } from '../extension/protocol';
+import { EMPTY_INSIGHTS, FromPanel, ToPanel } from '../extension/panelPage';
 import { destroyCharts } from './charts';
 import { renderCoherence } from './coherenceView';
 import { el } from './dom';

@@ -4,7 +4,7 @@
  * alignment between input and output (the Check Coherence chart and table), and, for the model with
  * attention, each output sentence's attention over the input sentences (Eqs. 10-15) as a heatmap.
  */
-import type { RoundTripView } from '../extension/protocol';
+import type { RoundTripView } from '../extension/panelPage';
 import { heatmapChart } from './charts';
 import { coherenceLText, renderAlignment } from './coherenceView';
 import { el, experimentalNote, fixed2, fixed3, hint, metric, section, table } from './dom';

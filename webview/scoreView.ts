@@ -4,8 +4,14 @@
  * with a bar chart of the per-sentence scores. Every main number is a cell with data-metric (a
  * stable name) and data-value (the raw number).
  */
-import type { DraftComparison, ScoreView } from '../extension/protocol';
-import { formatValue, shownMetrics, type MetricValue, type ShownMetric } from '../extension/engine/eval/metricList';
+import {
+  formatValue,
+  shownMetrics,
+  type DraftComparison,
+  type ScoreView,
+  type MetricValue,
+  type ShownMetric,
+} from '../extension/panelPage';
 import { barChart } from './charts';
 import { clip, el, fixed2, hint, metric, percent, section, table, type Cell } from './dom';
 import { renderReadNotes } from './readNotesView';

@@ -2,7 +2,7 @@
  * A document summarized section by section: each section's heading, its summary line, and
  * whether it fed the summary of the whole; then how the document was read (what was not prose).
  */
-import type { SummarizeView } from '../extension/protocol';
+import type { SummarizeView } from '../extension/panelPage';
 import { el, hint, section } from './dom';
 
 const STATUS: Record<string, string> = {

@@ -4,11 +4,10 @@
  * paper's Figure 8: at each step, how much the fused model's prediction runs through the frozen
  * pretrained seq2seq's hidden state and how much through the trained one's (section 3.4).
  */
-import type { GeneratedToken, StoryView } from '../extension/protocol';
+import { STORY_CHOOSE, storyCutNote, type GeneratedToken, type StoryView } from '../extension/panelPage';
 import { renderExternalModel } from './externalModel';
 import { barChart } from './charts';
 import { clip, el, fixed3, hint, section, table } from './dom';
-import { STORY_CHOOSE, storyCutNote } from '../extension/windowNotes';
 
 const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 

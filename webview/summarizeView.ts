@@ -2,7 +2,7 @@
  * The summarize view, after the TAAS paper's Figure 4: the source shaded token by token by its
  * topic-aware attention weight α, the five most attended phrases outlined and ranked.
  */
-import type { SummarizeView } from '../extension/protocol';
+import type { SummarizeView } from '../extension/panelPage';
 import { el, experimentalNote } from './dom';
 import { renderExternalModel } from './externalModel';
 import { renderSections } from './sectionsView';

@@ -4,8 +4,7 @@
  * scores with their intervals as a table's companion, and the drill-down: each draft's segments
  * that lose most against the baseline, with their texts and a button that opens the line.
  */
-import type { FromPanel, SystemsView } from '../extension/protocol';
-import { cellLines, metricHeader, type SystemsTable } from '../extension/engine/eval/systemsTable';
+import { cellLines, metricHeader, type FromPanel, type SystemsView, type SystemsTable } from '../extension/panelPage';
 import { barChart } from './charts';
 import { el, hint, section, table } from './dom';
 

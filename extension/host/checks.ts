@@ -125,15 +125,6 @@ export class ProseChecks implements vscode.Disposable {
 
   constructor(private readonly ctx: Ctx) {
     this.disposables.push(
-      vscode.commands.registerCommand(TOGGLE_CHECKS_COMMAND, () => this.toggle()),
-      vscode.commands.registerCommand(FIX_ALL_SAFE_COMMAND, () => this.fixAllSafe()),
-      vscode.commands.registerCommand(ADD_TO_DICTIONARY_COMMAND, (word: unknown, uri: unknown) =>
-        this.addWord(word, uri),
-      ),
-      vscode.commands.registerCommand(
-        IGNORE_RULE_COMMAND,
-        (scope: unknown, uri: unknown, rule: unknown, line: unknown) => this.ignore(scope, uri, rule, line),
-      ),
       vscode.languages.registerCodeActionsProvider({ scheme: '*' }, this, {
         providedCodeActionKinds: [vscode.CodeActionKind.QuickFix],
       }),
@@ -313,7 +304,8 @@ export class ProseChecks implements vscode.Disposable {
     return mine;
   }
 
-  private async ignore(scope: unknown, uri: unknown, rule: unknown, line: unknown): Promise<void> {
+  /** A quick fix's Ignore: the rule on one line (its text) or in the whole file, for this workspace. */
+  async ignore(scope: unknown, uri: unknown, rule: unknown, line: unknown): Promise<void> {
     if (typeof uri !== 'string' || typeof rule !== 'string' || (scope !== 'line' && scope !== 'file')) return;
     const all = { ...(this.ctx.extension.workspaceState.get<Record<string, Ignores>>(IGNORES_KEY) ?? {}) };
     const mine = this.ignoresOf(vscode.Uri.parse(uri));
@@ -326,7 +318,8 @@ export class ProseChecks implements vscode.Disposable {
     if (doc) this.schedule(doc, 0);
   }
 
-  private async addWord(word: unknown, uri: unknown): Promise<void> {
+  /** Add Word to Dictionary (a quick fix's arguments: the word, the document's URI). */
+  async addWord(word: unknown, uri: unknown): Promise<void> {
     if (typeof word !== 'string') return;
     const target = typeof uri === 'string' ? vscode.Uri.parse(uri) : vscode.window.activeTextEditor?.document.uri;
     const folder = target ? vscode.workspace.getWorkspaceFolder(target) : undefined;
@@ -387,7 +380,8 @@ export class ProseChecks implements vscode.Disposable {
     return ok ? fixes.length : 0;
   }
 
-  private async toggle(): Promise<void> {
+  /** Toggle Prose Checks: flips draftsmith.checks.enabled where it is set. */
+  async toggle(): Promise<void> {
     const next = !this.settings.enabled;
     await updateWhereSet(vscode.workspace.getConfiguration(CHECKS_SECTION), 'enabled', next);
     void vscode.window.setStatusBarMessage(`Draftsmith: prose checks ${next ? 'on' : 'off'}`, 3000);

@@ -31,7 +31,6 @@ export class WritingStatus implements vscode.Disposable {
     this.item.command = SET_WORD_GOAL_COMMAND;
     const soon = () => this.soon();
     this.disposables.push(
-      vscode.commands.registerCommand(SET_WORD_GOAL_COMMAND, () => this.setGoal()),
       vscode.window.onDidChangeActiveTextEditor(() => this.render()),
       vscode.window.onDidChangeTextEditorSelection(soon),
       vscode.workspace.onDidChangeTextDocument((e) => {
@@ -112,7 +111,8 @@ export class WritingStatus implements vscode.Disposable {
     this.item.show();
   }
 
-  private async setGoal(): Promise<void> {
+  /** Set Word Goal for This File (the item's click). */
+  async setGoal(): Promise<void> {
     const doc = vscode.window.activeTextEditor?.document;
     if (!doc) return;
     const key = doc.uri.toString();

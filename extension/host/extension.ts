@@ -1,4 +1,4 @@
-/** Activation: builds the Ctx, registers the command table, returns the API used by the tests. */
+/** Activation: builds the Ctx and the parts beside it, registers the command table, returns the API used by the tests. */
 import * as vscode from 'vscode';
 import type { DraftsmithApi } from './api';
 import { ProseChecks } from './checks';
@@ -25,13 +25,13 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   const ctx = new Ctx(context);
   current = ctx;
   context.subscriptions.push(ctx);
-  registerCommands(ctx);
   // Registers the provider and the status bar item only: nothing reaches the engine until they are turned on.
   const inline = ctx.own(new InlineSuggestions(ctx));
   const offline = ctx.own(new OfflineStatus());
   // Prose checks and the writing status bar: Harper and the dictionary load on the first check.
-  ctx.own(new ProseChecks(ctx));
-  ctx.own(new WritingStatus(ctx));
+  const checks = ctx.own(new ProseChecks(ctx));
+  const writing = ctx.own(new WritingStatus(ctx));
+  registerCommands({ ctx, checks, writing, inline });
   // The worker and the models start on the first command, so activation stays cheap (bench/activation.bench.ts measures it).
   ctx.log.info(
     `Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms (${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`,

@@ -22,7 +22,8 @@ import { readDecodingGuards, readModelChoice, readStoryOptions, SECTION, updateW
 export const INLINE_ENABLED = 'inline.enabled';
 /** The worker's request channel of inline suggestions: the newest supersedes the rest. */
 export const INLINE_CHANNEL = 'inline';
-const ACCEPTED_COMMAND = 'draftsmith.inlineAccepted';
+/** Run by VS Code when an inline suggestion is accepted (the item's command): not in the palette. */
+export const ACCEPTED_COMMAND = 'draftsmith.inlineAccepted';
 const HINT_SHOWN_KEY = 'draftsmith.inlineHintShown';
 
 /** draftsmith.inline.length as the request's inline options. */
@@ -102,7 +103,6 @@ export class InlineSuggestions implements vscode.Disposable {
     this.status.command = 'draftsmith.toggleInline';
     this.disposables.push(
       this.status,
-      vscode.commands.registerCommand(ACCEPTED_COMMAND, (id: unknown) => this.accepted(id)),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration(SECTION)) return;
         const was = this.options.enabled;
@@ -207,7 +207,8 @@ export class InlineSuggestions implements vscode.Disposable {
     return result.suggestion ?? '';
   }
 
-  private accepted(id: unknown): void {
+  /** An inline suggestion (by its id) was accepted: its result goes to the panel. */
+  accepted(id: unknown): void {
     const result = typeof id === 'number' ? this.shown.get(id) : undefined;
     if (!result) return;
     this.lastAccepted = result;

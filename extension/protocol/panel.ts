@@ -11,11 +11,13 @@ import { StoryResult } from './systems/story';
 import { AttendedPhrase, AttendedToken, SectionSummary, SummarizeMode, SummarizeResult } from './systems/summarize';
 
 //
-// The page gets views, not the engine's results: each view holds what the page shows, in the shape
-// it shows it, and extension/panelViews.ts converts a result into it. A change only the panel needs
-// (a field dropped, a value derived) is made there and here; the engine, the CLI's --json and the
-// commands stay as they are. Nested parts that the page shows as the engine gives them (stats,
-// tokens, scores) are the engine's schemas.
+// The page gets views, each converted from a result by extension/panelViews.ts. Summarize, essay and
+// round trip have views of their own (fields dropped, values derived); story, score, coherence and
+// systems show all of their result, so their views are the result less `op` (story's also less its
+// length flag and inline suggestion); folder is the host's FolderScores as it is. A change only the
+// panel needs is made in a view and its converter, even where that means giving one its own schema;
+// the engine, the CLI's --json and the commands stay as they are. Nested parts that the page shows
+// as the engine gives them (stats, tokens, scores) are the engine's schemas.
 
 const Stats = GenerationStats;
 

@@ -77,7 +77,8 @@ const folder: FolderScores = {
 test('every field of CorpusScores but pairs has an entry in the metric list, and every entry a field', () => {
   const fields = Object.keys(CorpusScores.shape).filter((k) => k !== 'pairs');
   for (const f of fields) assert.ok(f in METRICS, `CorpusScores.${f} has no entry in eval/metricList.ts METRICS`);
-  for (const k of METRIC_KEYS) assert.ok(fields.includes(k), `METRICS.${k} is no field of CorpusScores in protocol.ts`);
+  for (const k of METRIC_KEYS)
+    assert.ok(fields.includes(k), `METRICS.${k} is no field of CorpusScores in extension/protocol/systems/scoring.ts`);
 });
 
 test('every entry is complete: a label, how it is scored and pooled, when it is on, and values every table can show', () => {

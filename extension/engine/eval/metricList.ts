@@ -5,7 +5,7 @@
  * the two-draft comparison, and how every table shows it: label, decimals, which way is better.
  * The CLI's table, the panel's score and comparison tables, the folder's columns and its CSV and
  * JSON exports are all read from here; a metric is one entry here, its module under
- * engine/metrics, and its field of CorpusScores in protocol.ts.
+ * engine/metrics, and its field of CorpusScores in extension/protocol/systems/scoring.ts.
  *
  * Pure: no Node API, no wink-nlp, no model. The panel's page bundles this list (its build fails
  * on a Node import), and the host computes folder totals with it. What needs wink-nlp, WordNet or

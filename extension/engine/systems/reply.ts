@@ -1,6 +1,6 @@
 /**
  * Suggest Replies: ESED, sequence-to-sequence with an external semantic memory, and its NRM baseline
- * (models/train/draftsmith_train/reply.py, exported by export_reply.py).
+ * (models/train/draftsmith_train/reply_model.py, trained by reply.py, exported by export_reply.py).
  *
  * The post is encoded once (encoder.onnx: the bidirectional GRU's outputs, the decoder's first state,
  * and ESED's query p). Its semantic keys (text/keys.ts: nouns and adjectives) are mapped to keys the
@@ -359,7 +359,7 @@ export class ReplySystem extends FolderSystem implements System<'reply'> {
     );
   }
 
-  /** Greedy decoding with no constraints: reply.py Seq2Seq.greedy step for step (the parity test holds it to PyTorch's ids). */
+  /** Greedy decoding with no constraints: reply_model.py Seq2Seq.greedy step for step (the parity test holds it to PyTorch's ids). */
   async greedy(post: EncodedPost, read: Float32Array | null, maxLength = this.arch.maxReplyTokens): Promise<number[]> {
     const { bos, eos } = this.special;
     return (await greedy(this.stepModel(post, read, 1), { h: Float32Array.from(post.state) }, { bos, eos, maxLength }))

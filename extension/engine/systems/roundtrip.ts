@@ -1,7 +1,7 @@
 /**
  * Round-Trip Paragraph: a paragraph encoded into one vector and decoded back (Li, Luong & Jurafsky
  * 2015, "A Hierarchical Neural Autoencoder for Paragraphs and Documents"). Three models
- * (models/train/draftsmith_train/roundtrip.py, exported by export_roundtrip.py):
+ * (models/train/draftsmith_train/roundtrip_model.py, trained by roundtrip.py, exported by export_roundtrip.py):
  *   standard   one LSTM over the paragraph's tokens as one sequence, one LSTM decoder (Sec. 3.1)
  *   hier       WordEncoder -> sentence vectors -> SentenceEncoder; the decoder mirrors it: a
  *              SentenceDecoder step whose state starts a WordDecoder that writes up to </s> (Sec. 3.2)

@@ -33,7 +33,7 @@ from torch import nn
 from . import tokenizer as T
 from .batching import token_batches
 from .export_common import OPSET, cache_names, sha256
-from .story import lm_ids, lm_windows, premise_sequences
+from .story_data import lm_ids, lm_windows, premise_sequences
 from .training import (
     add_resume_arg,
     load_checkpoint,

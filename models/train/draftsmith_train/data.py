@@ -21,6 +21,15 @@ def normalize(text: str) -> str:
     return WS.sub(" ", text).strip()
 
 
+# A sentence ends after . ! or ? and any closing quote, which stays with it ("... yummy." Mom said).
+SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d\u2019]))\s+(?=[\"'\u201c\u2018(]?[A-Z])")
+
+
+def sentences(text):
+    """The sentences of prose (stories, paragraphs), normalized."""
+    return [s for s in SENTENCE_END.split(normalize(text)) if s]
+
+
 def write_jsonl(path, rows):
     """One JSON object a line: the prepared splits' format."""
     with open(path, "w") as f:

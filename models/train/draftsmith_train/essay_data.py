@@ -28,6 +28,7 @@ from .data import (
     cnn_pairs,
     debian_pairs,
     normalize,
+    sentences,
     story_paragraphs,
     wikitext_paragraphs,
     write_jsonl,
@@ -188,7 +189,6 @@ def simple_paragraphs(stories):
     """(split, source, paragraph): a ROCStories story whole; a TinyStories story (cut where a sentence
     opens a new one) in chunks of at most about MAX_WORDS words at sentence ends."""
     from .roundtrip_data import tiny_stories
-    from .story_data import sentences
 
     for part, source, text in stories:
         pieces = (

@@ -513,10 +513,10 @@ def write_configs(out_dir, c, system, extra, hub=None):
 
 
 def export_summarize(ckpt, shipped_dir, out_dir, steps=32):
-    from .summarize import load_model
+    from .modules import load_summarizer
 
     ops = match_shipped(shipped_dir)
-    m = load_peer_model(ckpt, shipped_dir, lambda p: load_model(p)[0])
+    m = load_peer_model(ckpt, shipped_dir, lambda p: load_summarizer(p)[0])
     c = m.c
     os.makedirs(os.path.join(out_dir, "onnx"), exist_ok=True)
     tmp = os.path.join(out_dir, "parts")
@@ -707,7 +707,7 @@ def export_summarize_hub(
     *_quantized.onnx ones too, and parts/hub_check.json (PyTorch's reference for check_hub_seq2seq.cjs);
     fixture: a folder that gets HUB_FILES and a README.md (needs the int8 graphs). A shipped_dir
     without decoder.onnx (only the tokenizer files) gives the scatter copy and the Gemm logits."""
-    from .summarize import load_model
+    from .modules import load_summarizer
 
     if os.path.exists(os.path.join(shipped_dir, "decoder.onnx")):
         ops = match_shipped(shipped_dir)
@@ -720,7 +720,7 @@ def export_summarize_hub(
 
         m = load_shipped(shipped_dir)
     else:
-        m, meta, _ = load_model(ckpt)
+        m, meta, _ = load_summarizer(ckpt)
         meta = {k: v for k, v in meta.items() if k != "train_state"}
     m = m.eval()
     c = m.c

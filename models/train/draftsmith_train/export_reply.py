@@ -11,7 +11,7 @@ H = hidden size per direction, D = 2H (memory vectors), V = vocabulary, L = memo
                      [K] (the first representative sentence)}
   embedding.bin      float16 [V, E]: the word embeddings, for the neighbour key mapper
 The memory read (Eqs. 11-12) runs outside the graphs, in the engine (reply.ts memoryRead), as
-reply.memory_read does here. Weights are stored as int8 (weight_storage) unless WEIGHTS=float32.
+reply_model.memory_read does here. Weights are stored as int8 (weight_storage) unless WEIGHTS=float32.
 
 The parity fixture (a fixed post, one key: its read weights, r, the first step's top log-probs and the
 greedy ids, computed with the rounded weights) goes to test/fixtures/reply-parity.json for the shipped
@@ -27,7 +27,7 @@ import torch
 from . import tokenizer as T
 from .export_roundtrip import REPO
 from .export_common import sha256
-from .reply import BETA, MAX_POST, MAX_REPLY, Memory, load_model, memory_read
+from .reply_model import BETA, MAX_POST, MAX_REPLY, Memory, load_model, memory_read
 from .onnx_graph import rewrite_file
 from .weight_storage import quantize_, store_int8_files
 

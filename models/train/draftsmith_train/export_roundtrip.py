@@ -35,7 +35,7 @@ import torch
 from . import tokenizer as T
 from .export_common import OPSET, sha256
 from .weight_storage import quantize_, store_int8_files
-from .roundtrip import load_model, pad, reverse_tokens
+from .roundtrip_model import load_model, pad, reverse_tokens
 from .roundtrip_data import MAX_SENTENCES, MAX_TOKENS, load as load_rows
 
 

@@ -43,7 +43,8 @@ import torch
 
 from . import tokenizer as T
 from .export_common import OPSET, greedy_reference, sha256
-from .story import check_room, encode_source, generate, load_model, load_pairs, perplexity, premise_sequences, story_nll
+from .story_data import encode_source, load_pairs, premise_sequences
+from .story_model import check_room, generate, load_model, perplexity, story_nll
 from .onnx_graph import rewrite_file
 from .roundtrip_data import simple_corpus_tag
 from .weight_storage import quantize_, store_int8_files
@@ -527,7 +528,7 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
         },
         "sha256": {f: sha256(os.path.join(out_dir, f)) for f in files},
         "specialTokens": {"pad": T.PAD, "unk": T.UNK, "bos": T.BOS, "eos": T.EOS, "mask": T.MASK},
-        # The prompt's last maxInputTokens - 1 pieces, then </s> (story.encode_source).
+        # The prompt's last maxInputTokens - 1 pieces, then </s> (story_data.encode_source).
         "maxInputTokens": max_src,
         # Section 5.3: top-k random sampling, k = 10; never <unk> (nor pad/bos/mask).
         "decoding": {

@@ -21,7 +21,7 @@ import torch
 from . import tokenizer as T
 from .export_common import OPSET, cache_axes, cache_names, greedy_reference, layer_caches, sha256
 from .onnx_graph import rewrite_file
-from .summarize import load_model
+from .modules import load_summarizer
 from .weight_storage import quantize_, store_int8_files
 
 
@@ -66,7 +66,7 @@ def default_fixture(out_dir):
 def export(ckpt, out_dir, data_dir, fixture=None, weights=None):
     weights = weights or os.environ.get("WEIGHTS", "int8")
     assert weights in ("int8", "float32"), weights
-    model, meta, _ = load_model(ckpt)
+    model, meta, _ = load_summarizer(ckpt)
     model.eval()
     # Round the weights in the model itself first: the fixture and the graphs then both compute with
     # exactly the weights that ship.

@@ -332,3 +332,12 @@ def label_smoothed_nll(logp, target, eps, pad_id):
     smooth = -logp.mean(dim=-1)
     loss = (1 - eps) * nll + eps * smooth
     return (loss * mask).sum() / mask.sum(), (nll * mask).sum() / mask.sum()
+
+
+def load_summarizer(path, **overrides):
+    """(model, meta, missing weights) from a summarize checkpoint; overrides replace its config's fields."""
+    ck = torch.load(path, map_location="cpu")
+    cfg = ModelConfig(**{**ck["config"], **overrides})
+    m = TopicAwareSummarizer(cfg)
+    missing, unexpected = m.load_state_dict(ck["state"], strict=False)
+    return m, ck.get("meta", {}), missing

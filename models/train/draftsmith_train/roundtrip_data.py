@@ -219,10 +219,8 @@ def simple_stories():
 def tiny_stories(text):
     """The sample sometimes runs two stories into one paragraph ("... everywhere he went! Once upon a
     time, ..."): cut at every sentence that opens a story."""
-    from .story_data import sentences
-
     out = []
-    for s in sentences(text):
+    for s in D.sentences(text):
         if not out or _TINY_START.match(s):
             out.append([])
         out[-1].append(s)
@@ -248,10 +246,9 @@ def simple_corpus_tag(data_dir, split_file):
 def seen_in_training(stories):
     """A test of "this held-out paragraph is mostly training text": the TinyStories sample holds some
     stories twice, under two documents (whole in one paragraph, and again in paragraphs of their own)."""
-    from .story_data import sentences
 
     def long(text):  # short ones ("Once upon a time, ...") recur in many stories anyway
-        return [x for x in sentences(text) if len(x.split()) >= 6]
+        return [x for x in D.sentences(text) if len(x.split()) >= 6]
 
     train = {x for part, _, text in stories if part == "train" for x in long(text)}
 

@@ -25,7 +25,6 @@ prompts, <s> premise </s>: the premise model), "lm" (all the English text: pretr
 premise, seq2seq and fusion take --resume: they go on from --out where it exists (training.train_loop).
 """
 import argparse
-import array
 import json
 import math
 import os
@@ -41,9 +40,28 @@ import torch
 from . import data as D
 from . import tokenizer as T
 from .batching import token_batches
+from .causal_lm import load as load_gpt2
 from .gconv import BackboneStoryLM, ConvSeq2seq, FusedStoryModel, StoryConfig, StoryLM, count_parameters
 from .modules import label_smoothed_nll
-from .story_data import prepare_simple_story, prepare_story
+from .story_data import (
+    encode_source,
+    load_pairs,
+    lm_ids,
+    lm_windows,
+    premise_sequences,
+    prepare_simple_story,
+    prepare_story,
+    read_jsonl,
+)
+from .story_model import (
+    check_room,
+    generate,
+    generate_premise,
+    load_model,
+    perplexity,
+    save,
+    story_nll,
+)
 from .training import (
     add_resume_arg,
     embeddings_from_backbone,
@@ -55,75 +73,10 @@ from .training import (
     train_loop,
 )
 
-NEVER = (T.PAD, T.UNK, T.BOS, T.MASK)  # never sampled (the issue: never an unknown-word token)
-
 
 # ---------------------------------------------------------------------------------------------
-# Data
+# Data (read by story_data.py)
 # ---------------------------------------------------------------------------------------------
-def read_jsonl(path, limit=0):
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            out.append(json.loads(line))
-            if limit and len(out) >= limit:
-                break
-    return out
-
-
-def encode_source(sp, prompt, max_src):
-    """The prompt's ids + </s>; a prompt too long keeps its END (the story so far ends there)."""
-    ids = sp.encode(D.normalize(prompt))
-    return ids[-(max_src - 1) :] + [T.EOS] if max_src > 1 else [T.EOS]
-
-
-def encode_target(sp, story, max_tgt):
-    """<s> story </s>, cut to max_tgt predicted tokens (a cut story has no </s>)."""
-    return ([T.BOS] + sp.encode(D.normalize(story)) + [T.EOS])[: max_tgt + 1]
-
-
-def load_pairs(sp, data, part, max_src, max_tgt, limit=0):
-    rows = read_jsonl(os.path.join(data, f"story.{part}.jsonl"), limit)
-    return [(encode_source(sp, r["prompt"], max_src), encode_target(sp, r["story"], max_tgt), r) for r in rows]
-
-
-def lm_ids(sp, data, part, limit_lines=0):
-    """The LM text as one id stream per paragraph, cached next to the text (uint16: vocab < 65536)."""
-    text = os.path.join(data, f"story_lm.{part}.txt")
-    cache = os.path.join(data, f"story_lm.{part}.ids{'' if not limit_lines else f'-{limit_lines}'}.npz")
-    if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(text):
-        z = np.load(cache)
-        return z["ids"], z["starts"]
-    ids, starts = array.array("H"), [0]  # ~23M ids: 2 bytes each, not a Python int each
-    with open(text, encoding="utf-8") as f:
-        for i, line in enumerate(f):
-            if limit_lines and i >= limit_lines:
-                break
-            line = line.strip()
-            if line:
-                ids.extend(sp.encode(line) + [T.EOS])
-                starts.append(len(ids))
-    ids, starts = np.frombuffer(ids, dtype=np.uint16).copy(), np.array(starts, dtype=np.int64)
-    np.savez(cache, ids=ids, starts=starts)
-    return ids, starts
-
-
-def lm_windows(ids, starts, window):
-    """<s> + up to `window` tokens of one paragraph (paragraphs end with </s>), as uint16 arrays
-    (lists of Python ints would take ~1 GB for the whole text)."""
-    out, bos = [], np.array([T.BOS], dtype=np.uint16)
-    for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
-        for s in range(a, b, window):
-            if min(b, s + window) - s >= 8:
-                out.append(np.concatenate([bos, ids[s : min(b, s + window)]]))
-    return out
-
-
-def premise_sequences(sp, data, part, max_len):
-    with open(os.path.join(data, f"story_premise.{part}.txt"), encoding="utf-8") as f:
-        return [([T.BOS] + sp.encode(l.strip()) + [T.EOS])[: max_len + 1] for l in f if l.strip()]
-
-
 def lm_corpus(sp, args, part):
     if args.corpus == "premise":
         return premise_sequences(sp, args.data, part, args.max_tgt)
@@ -157,39 +110,6 @@ def config_from_args(args, vocab, encoder_attention):
         max_target_positions=max(args.max_tgt + 1, 512),
         dropout=args.dropout,
     )
-
-
-def save(path, model, meta):
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    ck = {"kind": model.kind, "config": model.c.to_dict(), "state": model.state_dict(), "meta": meta}
-    if model.kind == "fusion":
-        ck["pretrained_config"] = model.pretrained.c.to_dict()
-    torch.save(ck, path)
-
-
-def backbone_story(config):
-    """A BackboneStoryLM from its saved config ({"backbone": GPT2Config, "reads_prompt": ...})."""
-    return BackboneStoryLM(config["backbone"], config.get("reads_prompt", False))
-
-
-def load_model(path, ck=None):
-    """(model, meta) from a story checkpoint; ck: the checkpoint already read from path."""
-    ck = ck if ck is not None else torch.load(path, map_location="cpu")
-    if ck["kind"] == "backbone":  # the decoder-only seq2seq grown from the backbone (story seq2seq --backbone)
-        m = backbone_story(ck["config"])
-        m.load_state_dict(ck["state"])
-        return m.eval(), ck.get("meta", {})
-    c = StoryConfig(**ck["config"])
-    if ck["kind"] == "lm":
-        m = StoryLM(c)
-    elif ck["kind"] == "seq2seq":
-        m = ConvSeq2seq(c)
-    elif "backbone" in ck["pretrained_config"]:  # fused with the shared backbone (BackboneStoryLM)
-        m = FusedStoryModel(c, backbone_story(ck["pretrained_config"]))
-    else:
-        m = FusedStoryModel(c, ConvSeq2seq(StoryConfig(**ck["pretrained_config"])))
-    m.load_state_dict(ck["state"])
-    return m.eval(), ck.get("meta", {})
 
 
 def init_decoder_from(model_decoder, path):
@@ -276,20 +196,9 @@ def cmd_premise(args):
     run_training(model, train, val, args, device, lm_loss, len, {"stage": f"lm-{args.corpus}", "init": args.init})
 
 
-def check_room(n_positions, args, reads_prompt):
-    """The backbone reads <s> and max_tgt - 1 story tokens, after the prompt's max_src when it reads the prompt."""
-    if args.max_tgt + (args.max_src if reads_prompt else 0) > n_positions:
-        raise SystemExit(
-            f"--max-tgt {args.max_tgt}{f' + --max-src {args.max_src}' if reads_prompt else ''}: "
-            f"the backbone reads at most {n_positions} tokens"
-        )
-
-
 def backbone_from(path, sp, args, reads_prompt):
     """A BackboneStoryLM with the backbone checkpoint's weights, checked against the data's tokenizer and
     the lengths it must read (the prompt first when reads_prompt, then <s> and max_tgt - 1 story tokens)."""
-    from .causal_lm import load as load_gpt2  # causal_lm imports this module: here, not at the top
-
     lm, _ = load_gpt2(path)
     if lm.config.vocab_size != sp.get_piece_size():
         raise SystemExit(f"{args.data}/spm.model is not the backbone's tokenizer (backbone.py prepare)")
@@ -371,44 +280,6 @@ def cmd_fusion(args):
 # ---------------------------------------------------------------------------------------------
 # Generation: top-k random sampling (section 5.3: k = 10) with a temperature, incremental state
 # ---------------------------------------------------------------------------------------------
-def sample_step(logp, k, temperature, gen):
-    logp = logp.clone()
-    logp[..., list(NEVER)] = -float("inf")
-    top = torch.topk(logp / temperature, k, dim=-1)
-    choice = torch.multinomial(torch.softmax(top.values, dim=-1), 1, generator=gen)
-    return top.indices.gather(-1, choice)
-
-
-def generate(model, src_ids, max_tokens, k=10, temperature=0.8, seed=0, greedy=False):
-    """One story for one prompt (ids ending in </s>): (ids, per-step fusion gates or None, seconds)."""
-    gen = torch.Generator().manual_seed(seed)
-    t0 = time.time()
-    with torch.no_grad():
-        src = torch.tensor([src_ids])
-        enc = model.encode(src, torch.ones_like(src))
-        tok, state, out, gates = torch.tensor([[T.BOS]]), None, [], []
-        for t in range(max_tokens):
-            logp, state, g = model.decode(tok, torch.tensor([t]), enc, state)
-            tok = logp[:, -1].argmax(-1, keepdim=True) if greedy else sample_step(logp[:, -1], k, temperature, gen)
-            if g is not None:
-                gates.append([round(float(x), 4) for x in g[0, -1]])
-            if int(tok) == T.EOS:
-                break
-            out.append(int(tok))
-    return out, (gates or None), time.time() - t0
-
-
-def generate_premise(lm, max_tokens=60, k=10, temperature=0.8, seed=0):
-    gen = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        tok, state, out = torch.tensor([[T.BOS]]), None, []
-        for t in range(max_tokens):
-            logp, state = lm.decode(tok, t, state)
-            tok = sample_step(logp[:, -1], k, temperature, gen)
-            if int(tok) == T.EOS:  # the end-of-prompt token
-                break
-            out.append(int(tok))
-    return out
 
 
 def cmd_sample(args):
@@ -432,34 +303,6 @@ def cmd_sample(args):
 # ---------------------------------------------------------------------------------------------
 # Evaluation (Tables 2-3): perplexity, prompt ranking, copying (section 7.1)
 # ---------------------------------------------------------------------------------------------
-def story_nll(model, src_batch, tgt_batch, device):
-    """Summed NLL of each target (its story + </s>), [B]."""
-    tgt = pad(tgt_batch).to(device)
-    if model.kind == "lm":
-        logp = model(tgt[:, :-1])
-    else:
-        src = pad(src_batch).to(device)
-        logp = model(src, (src != T.PAD).long(), tgt[:, :-1])
-    y = tgt[:, 1:]
-    nll = -logp.gather(-1, y.unsqueeze(-1)).squeeze(-1) * (y != T.PAD).float()
-    return nll.sum(-1)
-
-
-def perplexity(model, pairs, device, batch=16):
-    by_domain = defaultdict(lambda: [0.0, 0, 0])  # nll, tokens, words
-    with torch.no_grad():
-        for i in range(0, len(pairs), batch):
-            b = pairs[i : i + batch]
-            nll = story_nll(model, [x[0] for x in b], [x[1] for x in b], device)
-            for x, v in zip(b, nll.tolist()):
-                for d in (x[2]["domain"], "all"):
-                    by_domain[d][0] += v
-                    by_domain[d][1] += len(x[1]) - 1
-                    by_domain[d][2] += len(x[2]["story"].split()) + 1  # + the end of the story
-    return {
-        d: {"token_ppl": math.exp(n / t), "word_ppl": math.exp(n / w), "tokens": t}
-        for d, (n, t, w) in by_domain.items()
-    }
 
 
 def prompt_ranking(model, pairs, pool, device, limit, seed=D.SEED):

@@ -31,6 +31,7 @@ Outputs (in the ignored data folder, names starting with "story"):
   story_lm.{train,val}.txt             one paragraph per line
   story_split.json                     the counts and the split rules, for the model card
 """
+import array
 import csv
 import json
 import os
@@ -38,7 +39,10 @@ import random
 import re
 from collections import Counter, defaultdict
 
-from .data import SEED, SHARED, normalize, story_paragraphs
+import numpy as np
+
+from . import tokenizer as T
+from .data import SEED, SHARED, normalize, sentences, story_paragraphs
 
 WP_TEST, WP_VAL = 60, 30  # WritingPrompts stories (whole prompt groups) held out
 ROC_TEST, ROC_VAL = 400, 200
@@ -46,9 +50,6 @@ CLOZE_TEST, CLOZE_VAL = 300, 150
 FAIRY_TEST, FAIRY_VAL = 20, 10  # tales
 FAIRY_TARGET_WORDS = 150  # "the next ~150 words"
 FAIRY_PROMPT_WORDS = 50  # at most this many words of prompt (1-3 sentences)
-
-# A sentence ends after . ! or ? and any closing quote, which stays with it ("... yummy." Mom said).
-SENTENCE_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"'\u201d\u2019]))\s+(?=[\"'\u201c\u2018(]?[A-Z])")
 
 # Names for the masked ROCStories entities (one drawn per story and placeholder kind).
 NAMES = {
@@ -97,10 +98,6 @@ def detokenize(text: str) -> str:
     # Curly apostrophes came apart as "wasn’ t" / "I’ m": join the contraction again.
     text = re.sub(r"(\w[\u2019'])\s+(t|s|m|re|ve|ll|d)\b", r"\1\2", text)
     return normalize(text)
-
-
-def sentences(text):
-    return [s for s in SENTENCE_END.split(normalize(text)) if s]
 
 
 def restore_case(text):
@@ -455,3 +452,69 @@ if __name__ == "__main__":
     import sys
 
     prepare_story(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../../.data"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the prepared files as ids (story.py trains on them, export_story.py checks against them)
+# ---------------------------------------------------------------------------------------------
+def read_jsonl(path, limit=0):
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            out.append(json.loads(line))
+            if limit and len(out) >= limit:
+                break
+    return out
+
+
+def encode_source(sp, prompt, max_src):
+    """The prompt's ids + </s>; a prompt too long keeps its END (the story so far ends there)."""
+    ids = sp.encode(normalize(prompt))
+    return ids[-(max_src - 1) :] + [T.EOS] if max_src > 1 else [T.EOS]
+
+
+def encode_target(sp, story, max_tgt):
+    """<s> story </s>, cut to max_tgt predicted tokens (a cut story has no </s>)."""
+    return ([T.BOS] + sp.encode(normalize(story)) + [T.EOS])[: max_tgt + 1]
+
+
+def load_pairs(sp, data, part, max_src, max_tgt, limit=0):
+    rows = read_jsonl(os.path.join(data, f"story.{part}.jsonl"), limit)
+    return [(encode_source(sp, r["prompt"], max_src), encode_target(sp, r["story"], max_tgt), r) for r in rows]
+
+
+def lm_ids(sp, data, part, limit_lines=0):
+    """The LM text as one id stream per paragraph, cached next to the text (uint16: vocab < 65536)."""
+    text = os.path.join(data, f"story_lm.{part}.txt")
+    cache = os.path.join(data, f"story_lm.{part}.ids{'' if not limit_lines else f'-{limit_lines}'}.npz")
+    if os.path.exists(cache) and os.path.getmtime(cache) > os.path.getmtime(text):
+        z = np.load(cache)
+        return z["ids"], z["starts"]
+    ids, starts = array.array("H"), [0]  # ~23M ids: 2 bytes each, not a Python int each
+    with open(text, encoding="utf-8") as f:
+        for i, line in enumerate(f):
+            if limit_lines and i >= limit_lines:
+                break
+            line = line.strip()
+            if line:
+                ids.extend(sp.encode(line) + [T.EOS])
+                starts.append(len(ids))
+    ids, starts = np.frombuffer(ids, dtype=np.uint16).copy(), np.array(starts, dtype=np.int64)
+    np.savez(cache, ids=ids, starts=starts)
+    return ids, starts
+
+
+def lm_windows(ids, starts, window):
+    """<s> + up to `window` tokens of one paragraph (paragraphs end with </s>), as uint16 arrays
+    (lists of Python ints would take ~1 GB for the whole text)."""
+    out, bos = [], np.array([T.BOS], dtype=np.uint16)
+    for a, b in zip(starts[:-1].tolist(), starts[1:].tolist()):
+        for s in range(a, b, window):
+            if min(b, s + window) - s >= 8:
+                out.append(np.concatenate([bos, ids[s : min(b, s + window)]]))
+    return out
+
+
+def premise_sequences(sp, data, part, max_len):
+    with open(os.path.join(data, f"story_premise.{part}.txt"), encoding="utf-8") as f:
+        return [([T.BOS] + sp.encode(l.strip()) + [T.EOS])[: max_len + 1] for l in f if l.strip()]

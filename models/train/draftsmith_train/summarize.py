@@ -22,7 +22,7 @@ import torch
 from . import data as D
 from .batching import token_batches
 from . import tokenizer as T
-from .modules import ModelConfig, TopicAwareSummarizer, label_smoothed_nll
+from .modules import ModelConfig, TopicAwareSummarizer, label_smoothed_nll, load_summarizer
 from .training import add_resume_arg, log, nll_and_ppl, pad, pick_device, resume_checkpoint, train_loop
 
 
@@ -65,14 +65,6 @@ def cmd_prepare(args):
     sp = T.train(os.path.join(args.data, "corpus.txt"), os.path.join(args.data, "spm"), args.vocab)
     T.write_tokenizer_json(sp, os.path.join(args.data, "tokenizer"))
     log(f"tokenizer: {sp.get_piece_size()} pieces")
-
-
-def load_model(path, **overrides):
-    ck = torch.load(path, map_location="cpu")
-    cfg = ModelConfig(**{**ck["config"], **overrides})
-    m = TopicAwareSummarizer(cfg)
-    missing, unexpected = m.load_state_dict(ck["state"], strict=False)
-    return m, ck.get("meta", {}), missing
 
 
 SIZE_FLAGS = {
@@ -197,7 +189,7 @@ def cmd_finetune(args):
         missing, _ = model.load_state_dict(shipped.state_dict(), strict=False)
         log(f"initialised from the shipped folder {args.init_shipped}; fresh: {sorted(missing)}")
     elif resume or args.init:
-        model, meta, missing = load_model(resume or args.init, **overrides)
+        model, meta, missing = load_summarizer(resume or args.init, **overrides)
         check_size(model.c, args)
         meta = {k: v for k, v in meta.items() if k != "train_state"}
         log(f"initialised from {resume or args.init} ({meta}); fresh: {sorted(set(k.split('.')[0] for k in missing))}")

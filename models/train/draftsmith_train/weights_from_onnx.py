@@ -247,7 +247,7 @@ def load_shipped(shipped_dir):
 def _roundtrip(shipped_dir, man):
     """Round-Trip's LSTMs from encoder.onnx (+ sentence_step.onnx) and word_step.onnx; dropout, which
     model.json does not record and no graph uses, is the recipe's default."""
-    from .roundtrip import Config, RoundTrip
+    from .roundtrip_model import Config, RoundTrip
 
     a = man["architecture"]
     kind = a["type"][len("roundtrip-") :]

@@ -15,7 +15,7 @@ import torch  # noqa: E402
 
 from draftsmith_train.chunk import slim, widen  # noqa: E402
 from draftsmith_train.weight_storage import quantize_  # noqa: E402
-from draftsmith_train.roundtrip import Config, RoundTrip, load_model  # noqa: E402
+from draftsmith_train.roundtrip_model import Config, RoundTrip, load_model  # noqa: E402
 
 
 class SlimTest(unittest.TestCase):

@@ -19,7 +19,7 @@ sys.path.insert(0, TRAIN)
 
 from draftsmith_train import tokenizer as T  # noqa: E402
 from draftsmith_train.export_roundtrip import HierEncoder, SentenceStep, StandardEncoder, WordStep  # noqa: E402
-from draftsmith_train.roundtrip import load_model  # noqa: E402
+from draftsmith_train.roundtrip_model import load_model  # noqa: E402
 from draftsmith_train.weights_from_onnx import load_shipped, roundtrip_checkpoint  # noqa: E402
 
 FOLDERS = {

@@ -90,7 +90,7 @@ class StoryBackboneTest(unittest.TestCase):
                 self.assertEqual(gap > 1e-4, differs, f"reads_prompt={reads}: gap {gap}")
 
     def test_the_prompt_reading_backbone_checkpoint_loads_back(self):
-        from draftsmith_train.story import load_model, save
+        from draftsmith_train.story_model import load_model, save
 
         src, tgt = torch.tensor([[5, 6, 3]]), torch.tensor([[2, 9, 11]])
         for m in (self.backbone(True).eval(), self.model(True)):
@@ -110,7 +110,7 @@ class StoryBackboneTest(unittest.TestCase):
         torch.testing.assert_close(torch.stack(gates, 1), gates_full, atol=1e-5, rtol=1e-4)
 
     def test_the_backbone_is_frozen_and_the_checkpoint_loads_back(self):
-        from draftsmith_train.story import load_model, save
+        from draftsmith_train.story_model import load_model, save
 
         m = self.model()
         self.assertTrue(all(not p.requires_grad for p in m.pretrained.parameters()))
