@@ -6,12 +6,15 @@
 import { messages } from './vscodeStub';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { DEFAULT_MAX_DOWNLOAD_GB, GB } from '../../extension/engine/hub/downloadLimit';
+import { chooseFiles } from '../../extension/engine/hub/fileChoice';
 import { EngineClient, EngineError } from '../../extension/host/engineClient';
 import { askLargeDownload, DOWNLOAD_CHOICE } from '../../extension/host/largeDownload';
 import type { DownloadQuestion, StoryResult } from '../../extension/protocol';
 import { repoRoot } from './helpers';
-import { STORY_LM } from './loopbackHub';
+import { HUB_MIRRORS, STORY_LM } from './loopbackHub';
 import { config, files, tempCache, withHub } from './hubTestKit';
 
 const workerPath = path.join(repoRoot, 'dist', 'worker.js');
@@ -86,4 +89,23 @@ test('the question is a modal that gives the size and the limit, and only Downlo
   assert.equal(shown[0].options.modal, true);
   assert.match(shown[0].options.detail ?? '', /more than 4\.0 GB, the limit draftsmith\.hub\.maxDownloadGB sets/);
   assert.deepEqual(shown[0].items, [DOWNLOAD_CHOICE]);
+});
+
+test('every recommended model downloads under the default limit, on the CPU and on a GPU', () => {
+  for (const owner of readdirSync(HUB_MIRRORS)) {
+    for (const name of readdirSync(path.join(HUB_MIRRORS, owner))) {
+      const mirror = JSON.parse(readFileSync(path.join(HUB_MIRRORS, owner, name), 'utf8')) as {
+        siblings: { rfilename: string; size: number; lfs?: { size: number } }[];
+      };
+      const files = mirror.siblings.map((s) => ({ path: s.rfilename, size: s.lfs?.size ?? s.size }));
+      const kind = /distilbart/.test(name) ? 'seq2seq' : 'causal-lm';
+      for (const device of ['cpu', 'cuda'] as const) {
+        const chosen = chooseFiles(files, kind, name, { device });
+        assert.ok(
+          chosen.totalBytes <= DEFAULT_MAX_DOWNLOAD_GB * GB,
+          `${owner}/${name} on ${device}: ${chosen.totalBytes} bytes would be asked about`,
+        );
+      }
+    }
+  }
 });
