@@ -7,14 +7,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { Engine } from '../../extension/engine/engine';
 import { isTemporary } from '../../extension/engine/hub/cacheTemporaries';
 import type { StoryResult } from '../../extension/protocol';
 import { INTERRUPTED_EXIT, INTERRUPTED_LINE } from '../../extension/cli/interrupt';
-import { repoRoot } from './helpers';
+import { parseArgs } from '../../extension/cli/args';
+import { summarizeDocuments } from '../../extension/cli/summarizeDocuments';
+import { CancelledError } from '../../extension/engine/errors';
+import { repoRoot, tempDir } from './helpers';
 import { HUB_FIXTURES, STORY_LM, STORY_LM_WEIGHTS, type LoopbackHub } from './loopbackHub';
 import { config, files, tempCache, withHub } from './hubTestKit';
 
@@ -147,4 +150,22 @@ test('a download over --max-download-gb is refused before it starts, naming its 
     [],
     'a file of the model was downloaded',
   );
+});
+
+test('Ctrl+C during a folder of documents ends the run, not only the file it was on', async () => {
+  const dir = tempDir('interrupt-folder');
+  for (const name of ['a.md', 'b.md', 'c.md'])
+    writeFileSync(path.join(dir, name), '# Notes\n\nThe council met on Tuesday.\n');
+  const ran: string[] = [];
+  await assert.rejects(
+    summarizeDocuments(parseArgs(['summarize', dir]), [dir], {
+      request: (text) => ({ op: 'summarize', text }),
+      run: (request) => {
+        ran.push(request.text);
+        return Promise.reject(new CancelledError());
+      },
+    }),
+    CancelledError,
+  );
+  assert.equal(ran.length, 1, 'the files after the cancelled one were run');
 });
