@@ -152,7 +152,8 @@ const HUB: OptionSpec[] = [
     value: 'GB',
     default: String(DEFAULT_MAX_DOWNLOAD_GB),
     description:
-      'the largest download of a Hub model, in GB (10^9 bytes), done without asking; a larger one is refused with its size (as draftsmith.hub.maxDownloadGB asks first in the editor)',
+      'the largest download of a Hub model, in GB (10^9 bytes), done without asking; ' +
+      'a larger one is refused with its size (as draftsmith.hub.maxDownloadGB asks first in the editor)',
     min: 0,
     max: 1000,
   },

@@ -13,7 +13,10 @@ export async function askLargeDownload(question: DownloadQuestion): Promise<bool
     `Download ${question.model}? It is ${formatSize(question.bytes)}.`,
     {
       modal: true,
-      detail: `That is more than ${formatSize(question.limitBytes)}, the limit draftsmith.hub.maxDownloadGB sets for downloading without asking. It is downloaded once, into Draftsmith's model cache (Manage Models removes it).`,
+      detail:
+        `That is more than ${formatSize(question.limitBytes)}, the limit draftsmith.hub.maxDownloadGB sets ` +
+        'for downloading without asking. It is downloaded once, into ' +
+        "Draftsmith's model cache (Manage Models removes it).",
     },
     DOWNLOAD_CHOICE,
   );

@@ -229,7 +229,8 @@ function runsFrom(local: RepoListing, kind: HubModelKind, device: 'cpu' | 'cuda'
 const overLimitError = (label: string, bytes: number, limitBytes: number) =>
   new EngineError(
     'model-unavailable',
-    `${label} is a download of ${formatSize(bytes)}, more than the ${formatSize(limitBytes)} that draftsmith.hub.maxDownloadGB allows; nothing of it was downloaded. ` +
+    `${label} is a download of ${formatSize(bytes)}, more than the ${formatSize(limitBytes)} ` +
+      'that draftsmith.hub.maxDownloadGB allows; nothing of it was downloaded. ' +
       `To allow it, give --max-download-gb ${Math.ceil((bytes / GB) * 10) / 10} (or raise the setting).`,
   );
 
