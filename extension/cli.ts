@@ -41,6 +41,7 @@ import { flag, guardsFlag, intFlag, modelChoiceFlag, numberFlag, parseArgs, type
 import { commandInput, readStdinText } from './cli/inputText';
 import { checkOptions } from './cli/options';
 import { COMMANDS, commandNamed, type CommandName } from './cli/commands';
+import { CLI_ENGINE, exitInterrupted, handleInterrupt, isInterrupted } from './cli/interrupt';
 import { plainIssue } from './cli/plainIssue';
 import { nearest } from './cli/suggest';
 import { version } from '../package.json';
@@ -70,6 +71,7 @@ export function engineConfig(a: Args): EngineConfig {
       endpoint,
       offline: flag(a, 'offline') !== undefined,
       cacheDir: path.resolve(process.env.DRAFTSMITH_CACHE?.trim() || defaultHubConfig().cacheDir),
+      ...(numberFlag(a, 'max-download-gb') !== undefined ? { maxDownloadGB: numberFlag(a, 'max-download-gb') } : {}),
     },
     device: device.data,
     threads: intFlag(a, 'threads') ?? DEFAULT_THREADS,
@@ -142,7 +144,7 @@ async function runShowingDownload<R extends SummarizeRequest | EssayRequest>(
   request: () => R,
   work?: ReturnType<typeof workProgress>,
 ): Promise<ResultFor<R>> {
-  const engine = new Engine(engineConfig(a), stderrLog);
+  const engine = new Engine(engineConfig(a), stderrLog, CLI_ENGINE);
   const download = downloadProgress();
   // The download on its own line; the work after it (sections done of all) once it runs a while.
   const progress = (message: string, fraction?: number) =>
@@ -179,7 +181,7 @@ async function summarize(a: Args): Promise<number> {
   const words = a.positional.slice(1);
   if (isDocumentRun(a, words)) {
     // Whole documents, section by section (cli/summarizeDocuments.ts): one engine for every file.
-    const engine = new Engine(engineConfig(a), stderrLog);
+    const engine = new Engine(engineConfig(a), stderrLog, CLI_ENGINE);
     const model = modelFlag(a);
     const limit = numberFlag(a, 'section-time-limit');
     if (limit !== undefined && limit <= 0)
@@ -330,7 +332,7 @@ async function story(a: Args): Promise<void> {
         })
       ).text;
   const model = modelFlag(a);
-  const engine = new Engine(engineConfig(a), stderrLog);
+  const engine = new Engine(engineConfig(a), stderrLog, CLI_ENGINE);
   // A Hub model's first use downloads it: its progress goes to standard error, the story to standard output.
   const download = downloadProgress(() => model?.kind === 'hub');
   const progress = download.progress;
@@ -631,11 +633,15 @@ async function main(argv: string[]): Promise<number> {
   return (await HANDLERS[command.name](a)) ?? 0;
 }
 
+handleInterrupt();
 main(process.argv.slice(2)).then(
   (code) => {
+    if (isInterrupted()) exitInterrupted();
     process.exitCode = code;
   },
   (e: unknown) => {
+    // Whatever a Ctrl+C became on its way out (Cancelled, a download aborted), it ends as Ctrl+C.
+    if (isInterrupted()) exitInterrupted();
     process.stderr.write(`draftsmith: ${errorMessage(e)}\n`);
     process.exitCode = e instanceof EngineError && e.code === 'bad-request' ? 2 : 1;
   },

@@ -9,6 +9,7 @@
  */
 import { EXPERIMENTAL } from '../engine/systems/experimental';
 import { DEFAULT_DIALECT, DIALECTS } from '../engine/checks/dialects';
+import { DEFAULT_MAX_DOWNLOAD_GB } from '../engine/hub/downloadLimit';
 import { REWRITE_PRESET_NAMES, REWRITE_PRESETS } from '../engine/hub/rewritePresets';
 
 /** What an option takes after its name. */
@@ -144,6 +145,17 @@ const HUB: OptionSpec[] = [
     value: 'URL',
     default: 'https://huggingface.co/',
     description: 'where Hub models are downloaded from: the Hub or a mirror with its URL layout',
+  },
+  {
+    name: 'max-download-gb',
+    kind: 'number',
+    value: 'GB',
+    default: String(DEFAULT_MAX_DOWNLOAD_GB),
+    description:
+      'the largest download of a Hub model, in GB (10^9 bytes), done without asking; ' +
+      'a larger one is refused with its size (as draftsmith.hub.maxDownloadGB asks first in the editor)',
+    min: 0,
+    max: 1000,
   },
 ];
 
@@ -1165,7 +1177,7 @@ export const GENERAL_NOTES: readonly { readonly title: string; readonly text: st
   },
   {
     title: 'Exit codes',
-    text: '0 done; 1 the work found something (check: findings) or could not be done (an empty, binary or unreadable file, a model that does not load, reply: no reply found, a file of several that could not be summarized); 2 a bad command line: no or an unknown command, an unknown option, a bad or doubled value, options that cannot go together, a file or folder that is not there. The same for every command.',
+    text: '0 done; 1 the work found something (check: findings) or could not be done (an empty, binary or unreadable file, a model that does not load or a download over --max-download-gb, reply: no reply found, a file of several that could not be summarized); 2 a bad command line: no or an unknown command, an unknown option, a bad or doubled value, options that cannot go together, a file or folder that is not there; 130 stopped by Ctrl+C, which cancels the work (a download keeps no partial file) and says so in one line. The same for every command.',
   },
   {
     title: 'Environment',

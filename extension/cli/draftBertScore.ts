@@ -11,6 +11,7 @@ import { bertScoreOf, type BertScoreRun } from '../engine/eval/bertScoreEval';
 import { HubEncoder } from '../engine/hub/hubEncoder';
 import { flag, modelChoiceFlag, type Args } from './args';
 import { progressBar } from './progressBar';
+import { isInterrupted } from './interrupt';
 
 /** What --bertscore-model and --bertscore-idf ask for; undefined without --bertscore-model. */
 export interface BertScoreFlags {
@@ -54,7 +55,8 @@ export async function draftBertScore(
       process.stderr.write(`${message}\n`);
       last = message;
     },
-    isCancelled: () => false,
+    // Ctrl+C aborts the encoder's download (cli/interrupt.ts).
+    isCancelled: isInterrupted,
   };
   const encoder = await HubEncoder.open(flags.model, config.hub ?? defaultHubConfig(), runtime, watch);
   const bar = progressBar(`BERTScore (${encoder.id})`);

@@ -11,6 +11,7 @@ import type { System } from '../engine/systems/system';
 import { singleFolder } from '../engine/runtime/modelSource';
 import { EngineError } from '../engine/errors';
 import { modelChoiceFlag, type Args } from './args';
+import { CLI_ENGINE } from './interrupt';
 
 export interface CliParts {
   engineConfig(a: Args): EngineConfig;
@@ -40,7 +41,7 @@ export async function runOnModelFolder<R extends ReplyRequest | RoundTripRequest
       `--model ${name}: ${system} runs Draftsmith's own ${system} models only (built-in, or a folder models/train exported); no ${model.kind === 'hub' ? 'Hub' : 'GGUF'} model is one`,
     );
   }
-  if (model === undefined || model.kind === 'built-in') return new Engine(config, cli.log).run(request);
+  if (model === undefined || model.kind === 'built-in') return new Engine(config, cli.log, CLI_ENGINE).run(request);
   // Typed as any system, as the engine holds them: the registry answers the request's op.
   const system: System = await loadSystem(request.op, singleFolder(path.resolve(model.dir)), {
     device: config.device,

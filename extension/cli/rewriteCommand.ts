@@ -19,6 +19,7 @@ import { commandInput } from './inputText';
 import { downloadProgress } from './progressBar';
 import type { CliParts } from './modelFolderRun';
 import { plainIssue } from './plainIssue';
+import { CLI_ENGINE } from './interrupt';
 
 export interface RewriteCliParts extends CliParts {
   modelFlag(a: Args): ModelChoice | undefined;
@@ -48,7 +49,7 @@ export async function rewriteCommand(a: Args, cli: RewriteCliParts): Promise<voi
       'bad-request',
       `rewrite needs an instruct model: ${model === undefined ? 'give --model' : "--model built-in names Draftsmith's own models, which follow no instructions; give"} a Hub model id such as HuggingFaceTB/SmolLM2-360M-Instruct, or such a folder`,
     );
-  const engine = new Engine(cli.engineConfig(a), cli.log);
+  const engine = new Engine(cli.engineConfig(a), cli.log, CLI_ENGINE);
   const download = downloadProgress(() => model?.kind === 'hub');
   const results: RewriteResult[] = [];
   try {

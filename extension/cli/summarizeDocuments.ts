@@ -16,7 +16,7 @@
 import { promises as fs, statSync } from 'node:fs';
 import * as path from 'node:path';
 import type { SectionSummary, SummarizeRequest, SummarizeResult, TextOrigin } from '../protocol';
-import { errorMessage, EngineError } from '../engine/errors';
+import { CancelledError, errorMessage, EngineError } from '../engine/errors';
 import { maxLengthNote } from '../engine/systems/lengthLimit';
 import { describeInvented } from '../engine/systems/rewriteText';
 import { formatOf, type DocumentFormat } from '../engine/text/markdown';
@@ -129,7 +129,8 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
         .run(runner.request(text, 'file', formatOf(file)), work?.progress)
         .finally(() => work?.done());
     } catch (e) {
-      if (single) throw e;
+      // Ctrl+C ends the whole run, not one file of it.
+      if (single || e instanceof CancelledError) throw e;
       failed++;
       if (jsonl) process.stdout.write(JSON.stringify({ file, error: errorMessage(e) }) + '\n');
       else process.stderr.write(`draftsmith: ${file}: ${errorMessage(e)}\n`);

@@ -25,6 +25,8 @@ export interface RunHooks {
   progress?: (message: string, fraction?: number) => void;
   partial?: (text: string) => void;
   isCancelled?: () => boolean;
+  /** Asks the user about a download over draftsmith.hub.maxDownloadGB (hub/hubModel.ts LoadWatch). */
+  confirmDownload?: LoadWatch['confirmDownload'];
 }
 
 /**
@@ -108,6 +110,8 @@ export interface EngineOptions {
   calls?: NativeCalls;
   /** Why CUDA cannot be tried (runtime/onnx.ts's missingCudaLibrary by default); a test passes its own. */
   missingCudaLibrary?: () => string | undefined;
+  /** Cancels every run of this engine, besides each run's own hook (the CLI's Ctrl+C). */
+  isCancelled?: () => boolean;
 }
 
 export class Engine {
@@ -209,15 +213,17 @@ export class Engine {
 
   /** Runs one request; the result's type follows the request's op. */
   async run<R extends EngineRequest>(request: R, hooks: RunHooks = {}): Promise<ResultFor<R>> {
+    const cancelled = () => (hooks.isCancelled?.() ?? false) || (this.options.isCancelled?.() ?? false);
     const watch: LoadWatch = {
       progress: (m, f) => hooks.progress?.(m, f),
-      isCancelled: () => hooks.isCancelled?.() ?? false,
+      isCancelled: cancelled,
+      ...(hooks.confirmDownload ? { confirmDownload: hooks.confirmDownload } : {}),
     };
     const ctx: RunContext = {
       progress: (m, f) => hooks.progress?.(m, f),
       partial: (t) => hooks.partial?.(t),
       checkCancelled: () => {
-        if (hooks.isCancelled?.()) throw new CancelledError();
+        if (cancelled()) throw new CancelledError();
       },
       // One clock for the engine: the worker runs one request at a time, and every decoding loop of
       // it gives the event loop a turn (a cancel or stop message) on this one schedule. An inline

@@ -21,6 +21,7 @@ export { REPORT_VERSIONS } from './metrics/signature';
 export { smoothValueApplies } from './eval/scoreOptions';
 export { describeSkippedList, formatOf, type DocumentFormat } from './text/markdown';
 export { documentSpan, holdsMarkup, proseBlockAt, type CompactText } from './text/proseText';
+export { formatSize } from './hub/fileChoice';
 export { REWRITE_PRESETS, type RewritePreset } from './hub/rewritePresets';
 export { rewriteBlockAt } from './text/rewriteBlocks';
 export { applyWordChanges } from './text/wordDiff';

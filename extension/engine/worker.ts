@@ -16,7 +16,7 @@
  * older ones of that channel.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { EngineConfig, FromWorker, ToWorker } from '../protocol';
+import { EngineConfig, FromWorker, ToWorker, type DownloadQuestion } from '../protocol';
 import { Engine } from './engine';
 import { EngineError, errorMessage } from './errors';
 import { RequestQueue, type JobSignal } from './requestQueue';
@@ -74,6 +74,10 @@ port.on('message', (raw: unknown) => {
       return;
     case 'cancel':
       queue.cancel(msg.id);
+      answers.get(msg.id)?.(false);
+      return;
+    case 'download-answer':
+      answers.get(msg.id)?.(msg.allow);
       return;
     case 'request': {
       if (stopped) {
@@ -94,6 +98,7 @@ port.on('message', (raw: unknown) => {
         // Waiting requests end now; the decode loop sees the cancel at its next step; a native run
         // already under way finishes first.
         queue.cancelAll(new EngineError('stopped', stoppingMessage));
+        for (const answer of [...answers.values()]) answer(false);
         // close() also releases every onnxruntime session still open (the Hub models' included): the
         // thread's end would not give their native memory back.
         stopped = calls.close().then(() => {
@@ -108,6 +113,20 @@ port.on('message', (raw: unknown) => {
       return;
   }
 });
+
+/** The requests waiting for the host's answer to 'confirm-download', by id. */
+const answers = new Map<number, (allow: boolean) => void>();
+
+/** Asks the host whether request `id` may download past the limit; a cancel answers no. */
+function confirmDownload(id: number, question: DownloadQuestion): Promise<boolean> {
+  return new Promise((resolve) => {
+    answers.set(id, (allow) => {
+      answers.delete(id);
+      resolve(allow);
+    });
+    post({ type: 'confirm-download', id, question });
+  });
+}
 
 async function handle(
   id: number,
@@ -129,6 +148,7 @@ async function handle(
         post({ type: 'progress', id, message, ...(fraction !== undefined ? { fraction } : {}) }),
       partial: (text) => post({ type: 'partial', id, text }),
       isCancelled: () => signal.reason !== undefined,
+      confirmDownload: (question) => confirmDownload(id, question),
     });
     // A request superseded after its last cancel check still ends as superseded: one rule for the host.
     const reason = signal.reason;

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { FolderScores, SummarizeResult, ToPanel } from '../protocol';
 import { EngineClient } from './engineClient';
 import { InsightsPanels, INSIGHTS_VIEW_TYPE } from './insightsPanel';
+import { askLargeDownload } from './largeDownload';
 import { RoundTrips } from './roundtripDocuments';
 import { affectsEngine, readEngineConfig, readHubConfig } from './settings';
 import { toPanel } from '../panelViews';
@@ -39,7 +40,7 @@ export class Ctx implements vscode.Disposable {
         path.join(__dirname, 'worker.js'),
         readEngineConfig(extension.extensionPath, storageDir),
         this.log,
-        { testHooks },
+        { testHooks, confirmDownload: askLargeDownload },
       ),
     );
     this.insights = this.own(new InsightsPanels(extension.extensionUri, () => this.lastShown, this.log));

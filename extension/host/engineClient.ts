@@ -12,7 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import { EngineError, errorMessage, disableOrtTelemetry } from '../engine/public';
 import type { z } from 'zod';
-import type { EngineConfig, EngineRequest, ResultFor, ToWorker } from '../protocol';
+import type { DownloadQuestion, EngineConfig, EngineRequest, ResultFor, ToWorker } from '../protocol';
 import { schemas } from './schemas';
 
 export interface Logger {
@@ -51,6 +51,11 @@ export interface EngineClientOptions {
    */
   stopTimeoutMs?: number;
   /**
+   * Asks the user whether a download over draftsmith.hub.maxDownloadGB may go ahead (a modal with
+   * its size). None: every such download is declined, and its request ends cancelled.
+   */
+  confirmDownload?(question: DownloadQuestion): Promise<boolean>;
+  /**
    * Lets crashForTest() ask the worker to crash; the worker honours that only when started with
    * this (as workerData). Default: DRAFTSMITH_TEST_CRASH=1 in the environment.
    */
@@ -86,6 +91,7 @@ export class EngineClient {
   private restarting: { done: Promise<void>; held: (() => void)[] } | undefined;
   private readonly stopTimeoutMs: number;
   private readonly testHooks: boolean;
+  private readonly confirmDownload: (question: DownloadQuestion) => Promise<boolean>;
 
   constructor(
     private readonly workerPath: string,
@@ -95,6 +101,7 @@ export class EngineClient {
   ) {
     this.stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
     this.testHooks = options.testHooks ?? process.env.DRAFTSMITH_TEST_CRASH === '1';
+    this.confirmDownload = options.confirmDownload ?? (() => Promise.resolve(false));
   }
 
   /** Requests sent and not yet answered. */
@@ -379,6 +386,19 @@ export class EngineClient {
       case 'partial':
         this.pending.get(message.id)?.hooks.onPartial?.(message.text);
         return;
+      case 'confirm-download': {
+        const { id, question } = message;
+        if (!this.pending.has(id)) return; // cancelled meanwhile: the worker's cancel answered it
+        const answer = (allow: boolean) => {
+          if (worker === this.worker && this.pending.has(id)) this.post(worker, { type: 'download-answer', id, allow });
+        };
+        this.log.info(`engine: ${question.model} is a download of ${question.bytes} bytes, over the limit; asking`);
+        this.confirmDownload(question).then(answer, (e: unknown) => {
+          this.log.error(`engine: asking about the download of ${question.model} failed: ${errorMessage(e)}`);
+          answer(false);
+        });
+        return;
+      }
       case 'result': {
         const entry = this.settle(message.id);
         if (!entry) return; // cancelled or stopped earlier

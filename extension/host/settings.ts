@@ -101,15 +101,23 @@ export function readHubConfig(storageDir: string): { hub: HubConfig; problem?: s
   const s = draftsmith();
   const offline = s.flag('hub.offline');
   const contextTokens = s.int('hub.contextTokens');
+  const maxDownloadGB = s.number('hub.maxDownloadGB');
   const cacheDir = path.join(storageDir, 'hub');
   const set = trustedSetting(cfg.inspect('hub.endpoint'), vscode.workspace.isTrusted);
   const endpoint = parseHubEndpoint(set?.value, HUB_ENDPOINT_SETTING);
   if (typeof endpoint === 'object')
     return {
-      hub: { endpoint: DEFAULT_HUB_ENDPOINT, cacheDir, offline: true, stallSeconds: HUB_STALL_SECONDS, contextTokens },
+      hub: {
+        endpoint: DEFAULT_HUB_ENDPOINT,
+        cacheDir,
+        offline: true,
+        stallSeconds: HUB_STALL_SECONDS,
+        contextTokens,
+        maxDownloadGB,
+      },
       problem: endpoint.error,
     };
-  return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS, contextTokens } };
+  return { hub: { endpoint, cacheDir, offline, stallSeconds: HUB_STALL_SECONDS, contextTokens, maxDownloadGB } };
 }
 
 /** draftsmith.gguf.folders: more folders Choose Model searches for GGUF files (~ is the home folder). */

@@ -25,6 +25,11 @@ export const HubConfig = z.object({
    * grows with each, so this bounds memory. Absent: hub/hubSystems.ts DEFAULT_CONTEXT_CAP.
    */
   contextTokens: z.number().int().min(256).max(131072).optional(),
+  /**
+   * A model whose download is larger than this many GB (10^9 bytes) is asked about first (the
+   * editor) or refused until allowed (the CLI). Absent: engine/hub/downloadLimit.ts's default.
+   */
+  maxDownloadGB: z.number().min(0).max(1000).optional(),
 });
 export type HubConfig = z.infer<typeof HubConfig>;
 

@@ -6,6 +6,14 @@ import { z } from 'zod';
 import { EngineConfig } from './config';
 import { EngineRequest, EngineResult } from './engine';
 
+/** A download over draftsmith.hub.maxDownloadGB: the model, what it would download, and the limit, in bytes. */
+export const DownloadQuestion = z.object({
+  model: z.string(),
+  bytes: z.number().int().nonnegative(),
+  limitBytes: z.number().nonnegative(),
+});
+export type DownloadQuestion = z.infer<typeof DownloadQuestion>;
+
 export const ToWorker = z.discriminatedUnion('type', [
   z.object({ type: z.literal('configure'), config: EngineConfig }),
   // The worker runs requests one at a time, in order. `channel`: a newer request of the same channel
@@ -18,6 +26,8 @@ export const ToWorker = z.discriminatedUnion('type', [
     channel: z.string().min(1).max(100).optional(),
   }),
   z.object({ type: z.literal('cancel'), id: z.number().int() }),
+  // The answer to the request's 'confirm-download': whether the user allowed the download.
+  z.object({ type: z.literal('download-answer'), id: z.number().int(), allow: z.boolean() }),
   // Before the host terminates the worker thread: cancel everything, refuse new requests, answer
   // 'stopped' once no onnxruntime call is under way (terminating a thread inside one aborts the
   // whole host process).
@@ -55,6 +65,8 @@ export const FromWorker = z.discriminatedUnion('type', [
     fraction: z.number().min(0).max(1).optional(),
   }),
   z.object({ type: z.literal('partial'), id: z.number().int(), text: z.string() }),
+  // The request's model is a download over the limit: the host asks the user, and answers 'download-answer'.
+  z.object({ type: z.literal('confirm-download'), id: z.number().int(), question: DownloadQuestion }),
   z.object({ type: z.literal('result'), id: z.number().int(), result: EngineResult }),
   z.object({ type: z.literal('error'), id: z.number().int(), code: ErrorCode, message: z.string() }),
 ]);

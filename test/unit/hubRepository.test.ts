@@ -267,10 +267,28 @@ test('a listing giving config.json 50 MB is refused without asking for it', asyn
     failsWith('bad-model', /evil\/big-config was refused: its config\.json is 50 MB/),
   );
   assert.deepEqual(resolves(hub, 'evil/big-config'), []);
-  assert.deepEqual(
-    files(cacheDir).filter((f) => !f.endsWith('.draftsmith-listing.json')),
-    [],
+  assert.deepEqual(files(cacheDir), []);
+});
+
+test('a repository refused for its listing, once fixed, is asked for again and loads', async (t) => {
+  const hub = await withHub(t);
+  const cacheDir = tempCache(t);
+  const listings = () => hub.requests.filter((r) => r.startsWith('/api/models/evil/fixed-later')).length;
+  hub.repos.set('evil/fixed-later', { dir: STORY_DIR, files: { 'config.json': { size: 50 * MB, fill: ' ' } } });
+  await assert.rejects(
+    engineOn(hub, cacheDir).engine.run(story('evil/fixed-later')),
+    failsWith('bad-model', /evil\/fixed-later was refused: its config\.json is 50 MB/),
   );
+  assert.equal(listings(), 1);
+  // The owner fixes the repository; the same cache, a new run (as after a restart).
+  hub.repos.set('evil/fixed-later', { dir: STORY_DIR });
+  const r = (await engineOn(hub, cacheDir).engine.run(story('evil/fixed-later'))) as StoryResult;
+  assert.ok(r.continuation.length > 0);
+  assert.equal(listings(), 2, 'the refused listing was not asked for again');
+  // Kept now that its files passed: the next load makes no request.
+  const before = hub.requests.length;
+  await engineOn(hub, cacheDir).engine.run(story('evil/fixed-later'));
+  assert.equal(hub.requests.length, before);
 });
 
 test('a server sending more than the listing gives (no Content-Length) is cut off at the listing’s size, and nothing is kept', async (t) => {

@@ -35,6 +35,7 @@ import * as hostSettings from '../../extension/host/settings';
 import { readInlineOptions } from '../../extension/host/inlineProvider';
 import { MODEL_COMMANDS } from '../../extension/host/recommendedModels';
 import { DEFAULT_HUB_ENDPOINT, MODEL_SETTINGS } from '../../extension/modelChoice';
+import { DEFAULT_MAX_DOWNLOAD_GB } from '../../extension/engine/hub/downloadLimit';
 import { DEFAULT_THREADS } from '../../extension/engine/runtime/threads';
 import { ENTRIES } from '../../extension/engine/systems/registry';
 import { repoRoot } from './helpers';
@@ -172,6 +173,7 @@ const PROTOCOL: Record<string, ZodType> = {
   'score.bleu.maxNgramOrder': ScoreOptions.shape.maxNgramOrder,
   'score.chrf': ChrfVariant,
   'hub.endpoint': HubConfig.shape.endpoint,
+  'hub.maxDownloadGB': HubConfig.shape.maxDownloadGB,
 };
 /** Choices the host turns into "absent" before a request: not the protocol's. */
 const HOST_ONLY: Record<string, unknown> = { 'roundtrip.variant': 'default', 'score.chrf': 'off' };
@@ -211,6 +213,11 @@ test("the engine's own defaults (what the CLI uses) are package.json's", () => {
     'draftsmith.threads: the engine runs DEFAULT_THREADS',
   );
   assert.equal(DECLARED['draftsmith.hub.endpoint'].default, DEFAULT_HUB_ENDPOINT, 'draftsmith.hub.endpoint');
+  assert.equal(
+    DECLARED['draftsmith.hub.maxDownloadGB'].default,
+    DEFAULT_MAX_DOWNLOAD_GB,
+    'draftsmith.hub.maxDownloadGB: the CLI refuses past DEFAULT_MAX_DOWNLOAD_GB',
+  );
   assert.equal(
     DECLARED['draftsmith.hub.endpoint'].default,
     HubConfig.parse({ cacheDir: '/c' }).endpoint,

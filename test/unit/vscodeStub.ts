@@ -1,7 +1,8 @@
 /**
- * A minimal 'vscode' module for unit tests of host code that only reads settings: imported first
- * (before any module that requires 'vscode'), it answers require('vscode') with `vscodeStub`, whose
- * settings and workspace trust a test sets through `settings`.
+ * A minimal 'vscode' module for unit tests of host code that reads settings or asks a question:
+ * imported first (before any module that requires 'vscode'), it answers require('vscode') with
+ * `vscodeStub`, whose settings and workspace trust a test sets through `settings`, and whose
+ * warning messages it answers through `messages`.
  */
 
 const Module = require('node:module') as { _resolveFilename: (request: string, ...rest: unknown[]) => string };
@@ -27,8 +28,20 @@ enum ConfigurationTarget {
   WorkspaceFolder = 3,
 }
 
+/** The messages the host showed (showWarningMessage), and the button a test answers with (undefined: dismissed). */
+export const messages = {
+  shown: [] as { message: string; options: { modal?: boolean; detail?: string }; items: string[] }[],
+  answer: undefined as string | undefined,
+};
+
 export const vscodeStub = {
   ConfigurationTarget,
+  window: {
+    showWarningMessage: (message: string, options: { modal?: boolean; detail?: string }, ...items: string[]) => {
+      messages.shown.push({ message, options, items });
+      return Promise.resolve(messages.answer);
+    },
+  },
   workspace: {
     get isTrusted() {
       return settings.trusted;

@@ -7,6 +7,7 @@
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { EngineError } from '../errors';
+import { holdTemporary } from './cacheTemporaries';
 import { checkedRepoPath } from './repoListing';
 
 export interface DownloadedModel {
@@ -88,11 +89,17 @@ export function importFolder(cacheDir: string, source: string, id: string): Down
       `${source} has no config.json and onnx/ folder: not a model in transformers.js's layout`,
     );
   const dir = path.join(cacheDir, id);
-  const tmp = `${dir}.import-${process.pid}`;
-  rmSync(tmp, { recursive: true, force: true });
-  cpSync(source, tmp, { recursive: true, dereference: true });
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(path.dirname(dir), { recursive: true });
-  renameSync(tmp, dir);
+  const tmp = holdTemporary(dir);
+  try {
+    cpSync(source, tmp.path, { recursive: true, dereference: true });
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(path.dirname(dir), { recursive: true });
+    renameSync(tmp.path, dir);
+  } catch (e) {
+    rmSync(tmp.path, { recursive: true, force: true });
+    throw e;
+  } finally {
+    tmp.release();
+  }
   return { id, dir, ...sizeOf(dir) };
 }

@@ -244,6 +244,9 @@ export function chooseFiles(
 /** Bytes in megabytes as the Hub's pages show them (10^6 bytes), one decimal under 10 MB. */
 export const megabytes = (n: number) => (n / 1e6).toFixed(n < 1e7 ? 1 : 0);
 
+/** Bytes as a size for a sentence: GB (10^9 bytes, one decimal) from one GB, MB under it. */
+export const formatSize = (n: number) => (n >= 1e9 ? `${(n / 1e9).toFixed(1)} GB` : `${megabytes(n)} MB`);
+
 /** The data types a choice runs, in words ('q4', or 'encoder q8, decoder q4'). */
 export function describeDtype(choice: FileChoice): string {
   return typeof choice.dtype === 'string'

@@ -18,22 +18,25 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { HubConfig, ModelChoice } from '../../protocol';
+import type { DownloadQuestion, HubConfig, ModelChoice } from '../../protocol';
 import { CancelledError, EngineError, errorMessage } from '../errors';
 import { acceleratorOf, CudaDecision, NativeCalls, type Accelerator } from '../runtime/onnx';
 import type { RuntimeOptions } from '../systems/context';
 import {
   chooseFiles,
   describeDtype,
+  formatSize,
   megabytes,
   sideFiles,
   type Dtype,
   type FileChoice,
   type HubModelKind,
 } from './fileChoice';
+import { sweepTemporaries } from './cacheTemporaries';
+import { DEFAULT_MAX_DOWNLOAD_GB, GB } from './downloadLimit';
 import { ENCODER_FAMILIES } from './families';
 import { DownloadAborted, watchedFetch } from './hubFetch';
-import { downloadFiles, missingFiles } from './repoDownload';
+import { downloadFiles, missingFiles, removeFiles } from './repoDownload';
 import { fetchListing, listingOfFolder, readCachedListing, writeCachedListing, type RepoListing } from './repoListing';
 import { transformersJs, type PretrainedOptions, type Tjs, type TjsModel, type TjsTokenizer } from './transformersJs';
 
@@ -43,6 +46,11 @@ export type { HubModelKind } from './fileChoice';
 export interface LoadWatch {
   progress(message: string, fraction?: number): void;
   isCancelled(): boolean;
+  /**
+   * Asks whether a download over draftsmith.hub.maxDownloadGB may go ahead (the editor asks the
+   * user). Absent: it is refused with a message that says how to allow it (the CLI, the evaluations).
+   */
+  confirmDownload?(question: DownloadQuestion): Promise<boolean>;
 }
 
 /** A model the user chose in place of a built-in one: a Hub id, a folder, or a GGUF file. */
@@ -204,25 +212,24 @@ interface Prepared {
 /**
  * The listing of a Hub model: the one kept beside its download; else, where its cache folder already
  * holds a set of files that runs (offline, or a download made before listings were kept), the
- * folder's own files, with no request; else the Hub's, kept for next time.
+ * folder's own files, with no request; else the Hub's (`fetched`), which prepareHubModel keeps only
+ * once the model's files passed: a listing refused (or of files refused) is asked for again next time.
  */
 async function hubListing(
   choice: Extract<TjsChoice, { kind: 'hub' }>,
-  kind: KindsWanted,
+  kinds: KindsWanted,
   device: 'cpu' | 'cuda',
   dir: string,
   hub: HubConfig,
   fetchFn: typeof fetch,
   label: string,
-): Promise<RepoListing> {
+): Promise<{ listing: RepoListing; fetched: boolean }> {
   const revision = choice.revision ?? 'main';
   const kept = readCachedListing(dir, choice.id, revision);
-  if (kept) return kept;
+  if (kept) return { listing: kept, fetched: false };
   const local = listingOfFolder(dir, choice.id);
-  if (hub.offline || runsFrom(local, kind, device, label)) return local;
-  const listing = await fetchListing(fetchFn, hub.endpoint, choice.id, revision, label);
-  writeCachedListing(dir, listing);
-  return listing;
+  if (hub.offline || runsFrom(local, kinds, device, label)) return { listing: local, fetched: false };
+  return { listing: await fetchListing(fetchFn, hub.endpoint, choice.id, revision, label), fetched: true };
 }
 
 /** Whether a folder's files hold a whole set fileChoice would run, for a model of one of `kinds`. */
@@ -236,6 +243,15 @@ function runsFrom(local: RepoListing, kinds: KindsWanted, device: 'cpu' | 'cuda'
     }
   });
 }
+
+/** A download over the limit, refused where no one can be asked: its size, and how to allow it. */
+const overLimitError = (label: string, bytes: number, limitBytes: number) =>
+  new EngineError(
+    'model-unavailable',
+    `${label} is a download of ${formatSize(bytes)}, more than the ${formatSize(limitBytes)} ` +
+      'that draftsmith.hub.maxDownloadGB allows; nothing of it was downloaded. ' +
+      `To allow it, give --max-download-gb ${Math.ceil((bytes / GB) * 10) / 10} (or raise the setting).`,
+  );
 
 const offlineError = (label: string, hub: HubConfig) =>
   new EngineError(
@@ -261,7 +277,7 @@ async function prepareHubModel(
 ): Promise<Prepared> {
   const label = choiceLabel(choice);
   const dir = cacheFolder(hub, choice.id, choice.revision);
-  const listing = await hubListing(choice, kinds, device, dir, hub, fetchFn, label);
+  const { listing, fetched } = await hubListing(choice, kinds, device, dir, hub, fetchFn, label);
   if (hub.offline && !existsSync(path.join(dir, 'config.json'))) throw offlineError(label, hub);
   const target = {
     endpoint: hub.endpoint,
@@ -271,12 +287,21 @@ async function prepareHubModel(
     label,
   };
   const quiet = { isCancelled: () => watch.isCancelled(), progress: () => {} };
+  let swept = false;
+  // What a download killed before left in the cache goes before this load's first download.
+  const sweep = () => {
+    if (swept) return;
+    swept = true;
+    for (const p of sweepTemporaries(hub.cacheDir))
+      log('info', `removed ${p}, left over by a download that did not end`);
+  };
   // The listing's side files are checked (present, not oversized) before the first byte comes.
   const config = sideFiles(listing.files, label).find((f) => f.path === 'config.json');
   // config.json first: a model of the wrong kind is refused before anything large comes.
   const configFresh = config !== undefined && missingFiles(dir, [config], label).length > 0;
   if (configFresh) {
     if (hub.offline) throw offlineError(label, hub);
+    sweep();
     await downloadFiles(fetchFn, target, [config], quiet);
   }
   const kind = checkKind(readConfig(dir, label), kinds, label, what);
@@ -290,10 +315,21 @@ async function prepareHubModel(
     // The size reported is that of every file this load downloads, config.json included.
     const done = configFresh ? config.size : 0;
     const bytes = done + missing.reduce((n, f) => n + f.size, 0);
+    const limitBytes = (hub.maxDownloadGB ?? DEFAULT_MAX_DOWNLOAD_GB) * GB;
+    if (bytes > limitBytes) {
+      const allowed = await watch.confirmDownload?.({ model: label, bytes, limitBytes });
+      if (!allowed) {
+        // Nothing of a model not downloaded stays (config.json came first, to check its kind).
+        if (configFresh) removeFiles(dir, [config], label);
+        if (allowed === false || watch.isCancelled()) throw new CancelledError();
+        throw overLimitError(label, bytes, limitBytes);
+      }
+    }
     log(
       'info',
       `downloading ${label} (${describeDtype(chosen)}: ${chosen.graphs.map((g) => g.file).join(', ')}): ${chosen.totalBytes} bytes in ${chosen.files.length} files, ${bytes} of them now, from ${hub.endpoint} into ${dir}`,
     );
+    sweep();
     let lastPercent = -1;
     await downloadFiles(
       fetchFn,
@@ -314,6 +350,7 @@ async function prepareHubModel(
       { model: chosen.files, done },
     );
   }
+  if (fetched) writeCachedListing(dir, listing);
   return { dir, choice: chosen, kind };
 }
 

@@ -11,6 +11,7 @@ import { open } from 'node:fs/promises';
 import * as path from 'node:path';
 import { CancelledError, EngineError, errorMessage } from '../errors';
 import { isJsonFile, megabytes, type ListedFile } from './fileChoice';
+import { holdTemporary } from './cacheTemporaries';
 import { DownloadAborted } from './hubFetch';
 import { checkedRepoPath, hubRefusal, LISTING_FILE } from './repoListing';
 
@@ -147,9 +148,13 @@ async function downloadOne(
     );
   }
   mkdirSync(path.dirname(dest), { recursive: true });
-  const tmp = `${dest}.tmp.${process.pid}.${Math.random().toString(36).slice(2, 10)}`;
+  const temporary = holdTemporary(dest);
+  const tmp = temporary.path;
   // A file handle, every write awaited: nothing of the file is written after a failure was handled.
-  const out = await open(tmp, 'wx');
+  const out = await open(tmp, 'wx').catch((e: unknown) => {
+    temporary.release();
+    throw e;
+  });
   const hash = createHash('sha256');
   let n = 0;
   try {
@@ -199,5 +204,7 @@ async function downloadOne(
     rmSync(tmp, { force: true });
     if (e instanceof DownloadAborted) throw e.reason;
     throw e;
+  } finally {
+    temporary.release();
   }
 }

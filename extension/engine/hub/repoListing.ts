@@ -18,6 +18,7 @@ import {
 import * as path from 'node:path';
 import { z } from 'zod';
 import { EngineError } from '../errors';
+import { holdTemporary } from './cacheTemporaries';
 import type { ListedFile } from './fileChoice';
 
 /** What the model API answers (the fields Draftsmith reads; the real answer has many more). */
@@ -240,9 +241,13 @@ export function readCachedListing(dir: string, id: string, revision: string): Re
 export function writeCachedListing(dir: string, listing: RepoListing): void {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, LISTING_FILE);
-  const tmp = `${file}.tmp.${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(listing));
-  renameSync(tmp, file);
+  const tmp = holdTemporary(file);
+  try {
+    writeFileSync(tmp.path, JSON.stringify(listing));
+    renameSync(tmp.path, file);
+  } finally {
+    tmp.release();
+  }
 }
 
 /**

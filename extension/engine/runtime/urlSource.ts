@@ -6,10 +6,11 @@
  * manifest's sha256 as it arrives; only a complete, checked folder is moved into place (a cancelled,
  * failed or wrong download leaves nothing there), and from then on it loads offline like any folder.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { CancelledError, EngineError, errorMessage } from '../errors';
+import { holdTemporary, sweepTemporaries } from '../hub/cacheTemporaries';
 import { DownloadAborted, watchedFetch } from '../hub/hubFetch';
 import type { LoadWatch } from '../hub/hubModel';
 import { Manifest } from './manifest';
@@ -42,7 +43,9 @@ export function urlModels(base: string, opts: UrlSourceOptions, watch: LoadWatch
           `The ${name} model from ${root} has not been downloaded, and downloads are off (draftsmith.hub.offline, or --offline).`,
         );
       }
-      const part = `${dest}.part-${randomBytes(4).toString('hex')}`;
+      const temporary = holdTemporary(dest);
+      const part = temporary.path;
+      sweepTemporaries(opts.cacheDir);
       try {
         await download(new URL(`${name}/`, root).href, name, part, opts, watch);
         await fs.mkdir(path.dirname(dest), { recursive: true });
@@ -58,6 +61,8 @@ export function urlModels(base: string, opts: UrlSourceOptions, watch: LoadWatch
           'model-unavailable',
           `The ${name} model could not be downloaded from ${root}: ${errorMessage(e)}${e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : ''}`,
         );
+      } finally {
+        temporary.release();
       }
     },
   };
