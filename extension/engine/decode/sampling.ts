@@ -127,17 +127,14 @@ export async function sample<S>(
   const next = async (last: number): Promise<{ t: number; logProb: number }> => {
     if (model.stepRanked) {
       const out = await model.stepRanked([last], state, picker.width);
-      const { ids, logProbs, perRow } = out.top;
+      const { ids, logProbs, perRow, endAtMost } = out.top;
       const row = { tokens };
-      const at = topKOfRanked(
-        ids,
-        logProbs,
-        perRow,
-        picker.width,
-        processors.banned(row),
-        processors.allowed(row),
-        false,
-      );
+      const banned = processors.banned(row);
+      // An end token the runtime could not place: the candidates rank for sure only above its most, unless it is banned now.
+      let count = perRow;
+      const end = endAtMost?.[0] ?? -Infinity;
+      if (end > -Infinity && !banned.has(opts.eos)) for (count = 0; count < perRow && logProbs[count] > end;) count++;
+      const at = topKOfRanked(ids, logProbs, count, picker.width, banned, processors.allowed(row), false);
       if (at) {
         state = out.state;
         const j = picker.pickRanked(at.map((i) => logProbs[i]));

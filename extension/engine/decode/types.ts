@@ -36,6 +36,12 @@ export interface TopCandidates {
   ids: ArrayLike<number>;
   /** [rows * perRow] */
   logProbs: Float32Array;
+  /**
+   * [rows] Where a row's end token is not among its candidates because the runtime could not tell its
+   * log-prob (other end tokens are folded into it), the most it can be; -Infinity elsewhere. A strategy
+   * that may end the row trusts the candidates only above it.
+   */
+  endAtMost?: Float32Array;
 }
 
 export interface DecodeHooks {

@@ -75,41 +75,41 @@ export class GgufStepModel implements CausalSteps<GgufState> {
     const rows = tokens.map((t, r) => [...state.rows[r], t]);
     const count = Math.min(this.vocabSize, Math.max(RANKED_MIN, Math.min(RANKED_MAX, 4 * want)));
     const lists = await this.evaluateAll(rows, { kind: 'ranked', count });
-    const ranked = lists.map((probabilities) => this.certain(probabilities!));
-    const perRow = Math.max(1, ...ranked.map((r) => r.length));
+    const ranked = lists.map((probabilities) => this.certain(probabilities));
+    const perRow = Math.max(1, ...ranked.map((r) => r.list.length));
     const ids = new Int32Array(rows.length * perRow);
     const logProbs = new Float32Array(rows.length * perRow).fill(-Infinity);
-    ranked.forEach((row, r) =>
-      row.forEach(([token, p], i) => {
+    const endAtMost = new Float32Array(rows.length);
+    ranked.forEach(({ list, end }, r) => {
+      endAtMost[r] = Math.log(end);
+      list.forEach(([token, p], i) => {
         ids[r * perRow + i] = token;
         logProbs[r * perRow + i] = Math.log(p);
-      }),
-    );
-    return { top: { perRow, ids, logProbs }, state: { rows } };
+      });
+    });
+    return { top: { perRow, ids, logProbs, endAtMost }, state: { rows } };
   }
 
   /**
    * A row's candidates (llama.cpp's best, most probable first) with the end tokens folded into the
-   * first, cut where a token llama.cpp did not hand over could rank above them: any such token is at
-   * most as probable as the last candidate, and the end token gets the probability of every end token
-   * not handed over. Best first, the lower id first among equals.
+   * first, those sure of their rank: above the last one handed over (any token not handed over is at
+   * most as probable). Where some end token was not handed over, the end token is left out and `end`
+   * is the most its folded probability can be (0 otherwise). Best first, the lower id first among equals.
    */
-  private certain(probabilities: ReadonlyMap<Token, number>): [number, number][] {
+  private certain(probabilities: ReadonlyMap<Token, number>): { list: [number, number][]; end: number } {
     const [eos, ...others] = this.ends;
     let last = Infinity;
     let ending = 0;
-    let missing = 0;
     const out: [number, number][] = [];
     for (const [token, p] of probabilities) {
       if (p < last) last = p;
       if (token === eos || others.includes(token)) ending += p;
       else if (token < this.vocabSize) out.push([token, p]);
     }
-    for (const t of this.ends) if (!probabilities.has(t as Token)) missing++;
-    if (missing === 0 && ending > 0) out.push([eos, ending]);
-    // A handed-over token is sure of its rank only above the unseen: the last candidate, and the end token's most.
-    const floor = missing > 0 ? ending + missing * last : last;
-    return out.filter(([, p]) => p > floor).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    const missing = this.ends.filter((t) => !probabilities.has(t as Token)).length;
+    if (missing === 0) out.push([eos, ending]);
+    const list = out.filter(([, p]) => p > last).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    return { list, end: missing > 0 ? ending + missing * last : 0 };
   }
 
   reorder(state: GgufState, rows: number[]): GgufState {
