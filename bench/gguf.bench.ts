@@ -7,8 +7,11 @@
  * path before). llama.cpp's: node-llama-cpp's sequence.evaluate at temperature 0, and at 0.9 with
  * top-k 10 (its sampler in C++). The files are ../shared/tools/llama-anchor/make_gguf.py's (random
  * weights, real shapes). Prints numbers; asserts nothing.
- *   GGUF_FILES=/tmp/smollm2-135m-q8_0.gguf [THREADS_LIST=1,2] [PROMPT_TOKENS=650] [GEN=32] [ROUNDS=2] node dist/bench/gguf.bench.js
+ * Then, each runtime in a process of its own (a clean peak memory): the load, the first token after
+ * the prompt, greedy tokens/s after it, and the peak RSS: llama.cpp alone, and our loop on it.
+ *   GGUF_FILES=/tmp/smollm2-135m-q8_0.gguf [THREADS_LIST=1,2] [PROMPT_TOKENS=650] [GEN=16] [ROUNDS=7] node dist/bench/gguf.bench.js
  */
+import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Token } from 'node-llama-cpp';
@@ -17,12 +20,13 @@ import type { StepModel } from '../extension/engine/decode/types';
 import { llamaRuntime } from '../extension/engine/gguf/llamaRuntime';
 import type { CausalLm } from '../extension/engine/hub/causalLm';
 import { openCausalLm } from '../extension/engine/hub/hubSystems';
+import { peakRssMB } from './report';
 
 const FILES = (process.env.GGUF_FILES ?? '').split(',').filter(Boolean);
 const THREADS = (process.env.THREADS_LIST ?? '1,2').split(',').map(Number);
 const PROMPT_TOKENS = Number(process.env.PROMPT_TOKENS ?? 650);
-const GEN = Number(process.env.GEN ?? 32);
-const ROUNDS = Number(process.env.ROUNDS ?? 2);
+const GEN = Number(process.env.GEN ?? 16);
+const ROUNDS = Number(process.env.ROUNDS ?? 7);
 const K = 10;
 const TEMPERATURE = 0.9;
 const hub = { endpoint: 'http://127.0.0.1:9/', cacheDir: '/tmp', offline: true, stallSeconds: 30 };
@@ -53,6 +57,12 @@ function wholeRows(lm: CausalLm): StepModel<unknown> {
 
 type Mode = 'greedy' | 'sampled';
 
+const median = (xs: readonly number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
 /** Our loop: ms per token after the first (the prompt read before, outside the timing). */
 async function ours(lm: CausalLm, model: StepModel<unknown>, ids: number[], mode: Mode): Promise<number> {
   const read = await lm.step.run(ids.slice(0, -1), lm.step.initial());
@@ -73,7 +83,58 @@ async function ours(lm: CausalLm, model: StepModel<unknown>, ids: number[], mode
   return (performance.now() - first) / (h.tokens.length - 1);
 }
 
+interface Alone {
+  loadMs: number;
+  firstMs: number;
+  tokS: number;
+  peakMB: number;
+}
+
+/** One runtime alone, greedy: what a child process prints. */
+async function alone(file: string, threads: number, who: 'llama.cpp' | 'ours'): Promise<Alone> {
+  const t0 = performance.now();
+  const lm = await openCausalLm(
+    { kind: 'gguf', file },
+    'the bench',
+    hub,
+    { device: 'cpu', threads, log: () => {} },
+    watch,
+  );
+  const ids = prompt(PROMPT_TOKENS, new Set(lm.banned));
+  if (who === 'ours') {
+    const loadMs = performance.now() - t0;
+    const t1 = performance.now();
+    const read = await lm.step.run(ids.slice(0, -1), lm.step.initial());
+    let first = 0;
+    const opts = { bos: ids[ids.length - 1], eos: lm.eos, maxLength: GEN + 1, minLength: GEN + 1, banned: lm.banned };
+    await greedy(lm.step, read.state, opts, { onStep: (step) => void (step === 0 && (first = performance.now())) });
+    return { loadMs, firstMs: first - t1, tokS: GEN / ((performance.now() - first) / 1000), peakMB: peakRssMB() };
+  }
+  await lm.opened.model.dispose();
+  const { llama } = await llamaRuntime('cpu', () => {});
+  const t2 = performance.now();
+  const model = await llama.loadModel({ modelPath: file, gpuLayers: 0 });
+  const context = await model.createContext({ contextSize: 2048, threads });
+  const loadMs = performance.now() - t2;
+  let n = 0;
+  let first = 0;
+  const t1 = performance.now();
+  for await (const _ of context
+    .getSequence()
+    .evaluate(ids as unknown as Token[], { temperature: 0, yieldEogToken: true })) {
+    if (n === 0) first = performance.now();
+    if (++n > GEN) break;
+  }
+  return { loadMs, firstMs: first - t1, tokS: GEN / ((performance.now() - first) / 1000), peakMB: peakRssMB() };
+}
+
 async function main() {
+  const child = process.env.GGUF_CHILD;
+  if (child) {
+    const [file, threads, who] = child.split('|');
+    process.stdout.write(`RESULT ${JSON.stringify(await alone(file, Number(threads), who as 'ours'))}\n`);
+    return;
+  }
   if (FILES.length === 0) {
     console.log(
       'GGUF_FILES=<file.gguf>[,...] names the files (make_gguf.py of ../shared/tools/llama-anchor writes them)',
@@ -81,7 +142,7 @@ async function main() {
     return;
   }
   console.log(
-    `prompt ${PROMPT_TOKENS} tokens, then ${GEN} tokens, best of ${ROUNDS} interleaved rounds; load average ${os
+    `prompt ${PROMPT_TOKENS} tokens, then ${GEN} tokens, medians of ${ROUNDS} interleaved rounds; load average ${os
       .loadavg()
       .map((x) => x.toFixed(1))
       .join(' ')}, ${os.cpus().length} cores`,
@@ -119,21 +180,44 @@ async function main() {
         return (performance.now() - first) / GEN;
       };
       for (const mode of ['greedy', 'sampled'] as const) {
-        const best = { theirs: Infinity, ranked: Infinity, whole: Infinity };
+        // Round by round, each runtime right after the other: on a shared machine the load moves within
+        // seconds, so the median of each round's own ratio is what holds, not a ratio of best times.
+        const ms = { theirs: [] as number[], ranked: [] as number[], whole: [] as number[] };
         for (let r = 0; r < ROUNDS; r++) {
-          best.theirs = Math.min(best.theirs, await theirs(mode));
-          best.ranked = Math.min(best.ranked, await ours(lm, lm.step as StepModel<unknown>, ids, mode));
-          best.whole = Math.min(best.whole, await ours(lm, wholeRows(lm), ids, mode));
+          ms.theirs.push(await theirs(mode));
+          ms.ranked.push(await ours(lm, lm.step as StepModel<unknown>, ids, mode));
+          ms.whole.push(await ours(lm, wholeRows(lm), ids, mode));
         }
-        const tps = (ms: number) => 1000 / ms;
+        const tps = (xs: number[]) => (1000 / median(xs)).toFixed(1);
+        const ratio = (xs: number[]) => median(xs.map((x, r) => ms.theirs[r] / x)).toFixed(2);
         console.log(
-          `| ${path.basename(file, '.gguf')} | ${threads} | ${mode} | ${tps(best.theirs).toFixed(1)} | ${tps(best.ranked).toFixed(1)} | ${(best.theirs / best.ranked).toFixed(2)} | ${tps(best.whole).toFixed(1)} | ${(best.theirs / best.whole).toFixed(2)} |`,
+          `| ${path.basename(file, '.gguf')} | ${threads} | ${mode} | ${tps(ms.theirs)} | ${tps(ms.ranked)} | ${ratio(ms.ranked)} | ${tps(ms.whole)} | ${ratio(ms.whole)} |`,
         );
       }
       await context.dispose();
       await model.dispose();
       await lm.opened.model.dispose();
     }
+  console.log('\n| model | threads | runtime | load s | first token s | greedy tokens/s | peak RSS MB |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const file of FILES)
+    for (const threads of THREADS)
+      for (const who of ['llama.cpp', 'ours']) {
+        const run = spawnSync(process.execPath, [__filename], {
+          env: { ...process.env, GGUF_CHILD: `${file}|${threads}|${who}` },
+          encoding: 'utf8',
+        });
+        const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+        const name = `| ${path.basename(file, '.gguf')} | ${threads} | ${who === 'ours' ? 'our loop on llama.cpp' : who} |`;
+        if (!line) {
+          console.log(`${name} failed: ${(run.stderr || run.stdout).split('\n').slice(-3).join(' ')} |`);
+          continue;
+        }
+        const m = JSON.parse(line.slice(7)) as Alone;
+        console.log(
+          `${name} ${(m.loadMs / 1000).toFixed(2)} | ${(m.firstMs / 1000).toFixed(2)} | ${m.tokS.toFixed(1)} | ${m.peakMB.toFixed(0)} |`,
+        );
+      }
   console.log(
     `load average after: ${os
       .loadavg()
