@@ -166,3 +166,49 @@ export function topK(row: Float32Array, k: number): number[] {
   }
   return idx;
 }
+
+/**
+ * What topK(row, k) returns after the processors (the bans, then maskDisallowed) when the row is known
+ * only by its best candidates (ids[0..count), best first, the lower id first among equals; nothing
+ * outside them ranks above any): the positions of the tokens, best first. It asks the guard about the
+ * candidates in the order maskDisallowed asks the row, and stops where it stops (k allowed, the margin,
+ * GUARD_CANDIDATES); null when the candidates run out first, unless they are every token the row has
+ * (`complete`): then the whole row is needed.
+ */
+export function topKOfRanked(
+  ids: ArrayLike<number>,
+  logProbs: ArrayLike<number>,
+  count: number,
+  k: number,
+  banned: ReadonlySet<number>,
+  allowed: ((token: number) => boolean) | undefined,
+  complete: boolean,
+): number[] | null {
+  const open: number[] = [];
+  const ok: number[] = [];
+  const first = Math.max(2 * k, 16);
+  let best = -Infinity;
+  for (let i = 0; i < count; i++) {
+    const v = logProbs[i];
+    if (!(v > -Infinity) || banned.has(ids[i])) continue;
+    if (!allowed) {
+      open.push(i);
+      if (open.length === k) return open;
+      continue;
+    }
+    if (ok.length >= k) return ok;
+    // Past the first asked, maskDisallowed's heap gives up at its limit, or below the best allowed by its margin.
+    if (open.length >= first && (open.length >= GUARD_CANDIDATES || (ok.length > 0 && v < best - GUARD_MARGIN)))
+      return ok.length > 0 ? ok : open.slice(0, k);
+    open.push(i);
+    if (allowed(ids[i])) {
+      ok.push(i);
+      if (v > best) best = v;
+    }
+  }
+  if (!allowed) return complete ? open : null;
+  if (ok.length >= k) return ok.slice(0, k);
+  if (!complete) return null;
+  // The whole row asked: the allowed ones, or, with none, the guard yields (the row as the bans left it).
+  return ok.length > 0 ? ok : open.slice(0, k);
+}

@@ -7,8 +7,12 @@
  *
  * A hypothesis's log-prob includes the end token's when the model chose to end, as beam search's
  * does (beam.ts): the score of "this text, then the end" rather than of an unfinished prefix.
+ *
+ * A model that ranks its own candidates (StepModel.stepRanked: llama.cpp) is read through them: the
+ * same tokens are picked as from the whole row (the draws differ only by float rounding), and a
+ * hypothesis's log-prob is then relative to each step's candidates rather than the vocabulary.
  */
-import { topK } from './constraints';
+import { topK, topKOfRanked } from './constraints';
 import type { RowGuard } from './guards';
 import { ProcessorList, standardProcessors } from './processors';
 import { DecodeHooks, Hypothesis, StepModel, YieldClock } from './types';
@@ -18,6 +22,8 @@ export interface Picker {
   /** How many of the row's best tokens the word guards must leave allowed (the picker reads no more). */
   readonly width: number;
   pick(row: Float32Array): number;
+  /** The same from the row's `width` best allowed log-probs, best first: the index of the one taken, -1 when none. */
+  pickRanked(values: ArrayLike<number>): number;
 }
 
 export interface SamplingOptions {
@@ -54,12 +60,17 @@ export interface TopKOptions extends SamplingOptions {
 export const greedyPicker: Picker = {
   width: 1,
   pick: (row) => topK(row, 1)[0] ?? -1,
+  pickRanked: (values) => (values.length > 0 ? 0 : -1),
 };
 
 /** A draw from the k best tokens at temperature T; a seed makes the draws repeatable. */
 export function topKPicker(k: number, temperature: number, seed: number): Picker {
   const random = seededRandom(seed);
-  return { width: k, pick: (row) => sampleTopK(row, k, temperature, random) };
+  return {
+    width: k,
+    pick: (row) => sampleTopK(row, k, temperature, random),
+    pickRanked: (values) => drawFrom(values, temperature, random),
+  };
 }
 
 /** mulberry32: a small, well-known seeded PRNG, so a sample can be reproduced from its seed. */
@@ -77,17 +88,27 @@ export function seededRandom(seed: number): () => number {
 /** Draws one index from the k best of `row` (log-probs) at temperature T: their logits rescaled by 1/T. */
 export function sampleTopK(row: Float32Array, k: number, temperature: number, random: () => number): number {
   const idx = topK(row, k);
-  if (idx.length === 0) return -1;
+  const j = drawFrom(
+    idx.map((i) => row[i]),
+    temperature,
+    random,
+  );
+  return j < 0 ? -1 : idx[j];
+}
+
+/** Draws an index of `values` (log-probs, best first) at temperature T; -1 when there are none. */
+function drawFrom(values: ArrayLike<number>, temperature: number, random: () => number): number {
+  if (values.length === 0) return -1;
   const t = Math.max(temperature, 1e-4);
-  const top = row[idx[0]];
-  const weights = idx.map((i) => Math.exp((row[i] - top) / t));
+  const top = values[0];
+  const weights = Array.from(values, (v) => Math.exp((v - top) / t));
   const total = weights.reduce((a, b) => a + b, 0);
   let r = random() * total;
-  for (let j = 0; j < idx.length; j++) {
+  for (let j = 0; j < weights.length; j++) {
     r -= weights[j];
-    if (r <= 0) return idx[j];
+    if (r <= 0) return j;
   }
-  return idx[idx.length - 1];
+  return weights.length - 1;
 }
 
 /** The loop: `state` holds one row. */
@@ -102,16 +123,38 @@ export async function sample<S>(
   const processors = new ProcessorList(standardProcessors(opts));
   const clock = hooks.clock ?? new YieldClock();
   let logProb = 0;
-  for (let step = 0; step < opts.maxLength; step++) {
-    hooks.checkCancelled?.();
-    const out = await model.step([tokens.length ? tokens[tokens.length - 1] : opts.bos], state);
+  /** The token the row takes next and its log-prob; from the model's own ranking where it gives one. */
+  const next = async (last: number): Promise<{ t: number; logProb: number }> => {
+    if (model.stepRanked) {
+      const out = await model.stepRanked([last], state, picker.width);
+      const { ids, logProbs, perRow, endAtMost } = out.top;
+      const row = { tokens };
+      const banned = processors.banned(row);
+      // An end token the runtime could not place: the candidates rank for sure only above its most, unless it is banned now.
+      let count = perRow;
+      const end = endAtMost?.[0] ?? -Infinity;
+      if (end > -Infinity && !banned.has(opts.eos)) for (count = 0; count < perRow && logProbs[count] > end;) count++;
+      const at = topKOfRanked(ids, logProbs, count, picker.width, banned, processors.allowed(row), false);
+      if (at) {
+        state = out.state;
+        const j = picker.pickRanked(at.map((i) => logProbs[i]));
+        return j < 0 ? { t: -1, logProb: 0 } : { t: ids[at[j]], logProb: logProbs[at[j]] };
+      }
+      // Too few candidates pass the processors: the whole row, from the same state.
+    }
+    const out = await model.step([last], state);
     state = out.state;
     const row = out.logProbs.subarray(0, model.vocabSize);
     processors.apply(row, { tokens }, picker.width);
     const t = picker.pick(row);
+    return { t, logProb: t < 0 ? 0 : row[t] };
+  };
+  for (let step = 0; step < opts.maxLength; step++) {
+    hooks.checkCancelled?.();
+    const { t, logProb: lp } = await next(tokens.length ? tokens[tokens.length - 1] : opts.bos);
     if (t < 0) break;
     if (t === opts.eos) {
-      logProb += row[t];
+      logProb += lp;
       break;
     }
     tokens.push(t);
@@ -119,7 +162,7 @@ export async function sample<S>(
       tokens.pop();
       break;
     }
-    logProb += row[t];
+    logProb += lp;
     hooks.onStep?.(step, tokens);
     await clock.yield();
   }

@@ -19,6 +19,15 @@ export interface StepModel<S> {
    * state: beam search falls back to it when constraints ban too many of a row's candidates.
    */
   stepTop?(tokens: number[], state: S): Promise<{ top: TopCandidates; state: S }>;
+  /**
+   * Each row's best candidates (at least `want`, best first, the lower id first among equals) where
+   * the runtime ranks them itself (llama.cpp's top-k sampler): the log-probs are exact up to a
+   * constant per row (normalised over the candidates, not the vocabulary), which is all that a
+   * strategy picking within one row needs (greedy, top-k sampling), not one that compares rows (beam
+   * search reads stepTop). No token outside a row's candidates ranks above any of them. `step` must
+   * still work on the same state: the loop falls back to it when the candidates cannot answer.
+   */
+  stepRanked?(tokens: number[], state: S, want: number): Promise<{ top: TopCandidates; state: S }>;
 }
 
 export interface TopCandidates {
@@ -27,6 +36,12 @@ export interface TopCandidates {
   ids: ArrayLike<number>;
   /** [rows * perRow] */
   logProbs: Float32Array;
+  /**
+   * [rows] Where a row's end token is not among its candidates because the runtime could not tell its
+   * log-prob (other end tokens are folded into it), the most it can be; -Infinity elsewhere. A strategy
+   * that may end the row trusts the candidates only above it.
+   */
+  endAtMost?: Float32Array;
 }
 
 export interface DecodeHooks {

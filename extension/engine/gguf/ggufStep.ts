@@ -10,13 +10,25 @@
  * sampled step costs one, and beams that swap places cost the tokens where they differ. With more rows
  * than sequences the extra rows wait for a free one (and read more again): slower, never wrong.
  *
- * Each evaluation asks llama.cpp for the next token's probabilities over the whole vocabulary
- * (node-llama-cpp's controlledEvaluate); their logarithms are the log-probs the loops read.
+ * `step` asks llama.cpp for the next token's probabilities over the whole vocabulary (node-llama-cpp's
+ * controlledEvaluate); their logarithms are the log-probs the loops read. Handing 49,152 of them
+ * across (a JS array, then a Map) costs twice llama.cpp's own step, so greedy and sampled decoding read
+ * `stepRanked` instead: llama.cpp's top-k sampler ranks the row in C++ and only its best candidates
+ * cross, with their probabilities over those candidates.
  */
 import type { LlamaContextSequence, Token } from 'node-llama-cpp';
+import type { TopCandidates } from '../decode/types';
 import { EngineError } from '../errors';
 import type { CausalSteps } from '../hub/causalLm';
 import { foldEndTokens } from '../hub/endTokens';
+
+/** The fewest candidates a ranked step hands over: enough for the guards to find a few allowed. */
+const RANKED_MIN = 64;
+/** llama.cpp's top-k sampler sorts up to 128 with a partial sort; more take its bucket sort. */
+const RANKED_MAX = 128;
+
+/** What llama.cpp hands over after a row: every probability, or its best `count` (by its top-k sampler). */
+type Ask = { kind: 'all' } | { kind: 'ranked'; count: number };
 
 export interface GgufState {
   /** The tokens each row has read, in order. */
@@ -55,6 +67,51 @@ export class GgufStepModel implements CausalSteps<GgufState> {
     return { logProbs: await this.evaluate(rows), state: { rows } };
   }
 
+  async stepRanked(
+    tokens: number[],
+    state: GgufState,
+    want: number,
+  ): Promise<{ top: TopCandidates; state: GgufState }> {
+    const rows = tokens.map((t, r) => [...state.rows[r], t]);
+    const count = Math.min(this.vocabSize, Math.max(RANKED_MIN, Math.min(RANKED_MAX, 4 * want)));
+    const lists = await this.evaluateAll(rows, { kind: 'ranked', count });
+    const ranked = lists.map((probabilities) => this.certain(probabilities));
+    const perRow = Math.max(1, ...ranked.map((r) => r.list.length));
+    const ids = new Int32Array(rows.length * perRow);
+    const logProbs = new Float32Array(rows.length * perRow).fill(-Infinity);
+    const endAtMost = new Float32Array(rows.length);
+    ranked.forEach(({ list, end }, r) => {
+      endAtMost[r] = Math.log(end);
+      list.forEach(([token, p], i) => {
+        ids[r * perRow + i] = token;
+        logProbs[r * perRow + i] = Math.log(p);
+      });
+    });
+    return { top: { perRow, ids, logProbs, endAtMost }, state: { rows } };
+  }
+
+  /**
+   * A row's candidates (llama.cpp's best, most probable first) with the end tokens folded into the
+   * first, those sure of their rank: above the last one handed over (any token not handed over is at
+   * most as probable). Where some end token was not handed over, the end token is left out and `end`
+   * is the most its folded probability can be (0 otherwise). Best first, the lower id first among equals.
+   */
+  private certain(probabilities: ReadonlyMap<Token, number>): { list: [number, number][]; end: number } {
+    const [eos, ...others] = this.ends;
+    let last = Infinity;
+    let ending = 0;
+    const out: [number, number][] = [];
+    for (const [token, p] of probabilities) {
+      if (p < last) last = p;
+      if (token === eos || others.includes(token)) ending += p;
+      else if (token < this.vocabSize) out.push([token, p]);
+    }
+    const missing = this.ends.filter((t) => !probabilities.has(t as Token)).length;
+    if (missing === 0) out.push([eos, ending]);
+    const list = out.filter(([, p]) => p > last).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    return { list, end: missing > 0 ? ending + missing * last : 0 };
+  }
+
   reorder(state: GgufState, rows: number[]): GgufState {
     return { rows: rows.map((r) => state.rows[r]) };
   }
@@ -71,14 +128,26 @@ export class GgufStepModel implements CausalSteps<GgufState> {
   private async evaluate(rows: readonly (readonly number[])[]): Promise<Float32Array> {
     const V = this.vocabSize;
     const out = new Float32Array(rows.length * V).fill(-Infinity);
+    const lists = await this.evaluateAll(rows, { kind: 'all' });
+    lists.forEach((probabilities, r) => {
+      for (const [token, p] of probabilities) if (token < V) out[r * V + token] = Math.log(p);
+    });
+    foldEndTokens(out, V, this.ends[0], this.ends.slice(1));
+    return out;
+  }
+
+  /** What llama.cpp hands over after each row: its probabilities, as `ask` asks for them. */
+  private async evaluateAll(rows: readonly (readonly number[])[], ask: Ask): Promise<Map<Token, number>[]> {
+    const out: Map<Token, number>[] = new Array(rows.length);
     const pool = this.sequences.length;
     for (let start = 0; start < rows.length; start += pool) {
       const batch = rows.slice(start, start + pool);
       const seqOf = this.assign(batch);
       // Rows on different sequences go to llama.cpp together: node-llama-cpp batches them into one decode.
-      await Promise.all(batch.map((row, j) => this.evaluateRow(this.sequences[seqOf[j]], row, out, (start + j) * V)));
+      await Promise.all(
+        batch.map(async (row, j) => (out[start + j] = await this.evaluateRow(this.sequences[seqOf[j]], row, ask))),
+      );
     }
-    foldEndTokens(out, V, this.ends[0], this.ends.slice(1));
     return out;
   }
 
@@ -100,9 +169,8 @@ export class GgufStepModel implements CausalSteps<GgufState> {
   private async evaluateRow(
     sequence: LlamaContextSequence,
     row: readonly number[],
-    out: Float32Array,
-    offset: number,
-  ): Promise<void> {
+    ask: Ask,
+  ): Promise<Map<Token, number>> {
     if (row.length === 0) throw new EngineError('internal', 'an empty row reached the model');
     // The last token is always read again: its probabilities are what the call is for.
     const keep = Math.min(sharedPrefix(sequence.contextTokens, row), row.length - 1);
@@ -110,12 +178,16 @@ export class GgufStepModel implements CausalSteps<GgufState> {
       await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
     const rest = row.slice(keep) as Token[];
     const last = rest[rest.length - 1];
+    // Temperature 0 keeps every token; at temperature 1 (logits unchanged) the top-k sampler keeps the best,
+    // sorted, and top-p 1 and min-p 0 keep those (its draw after them is not read).
+    const options =
+      ask.kind === 'all' ? { temperature: 0 } : { temperature: 1, topK: ask.count, topP: 1, minP: 0, seed: 0 };
     const result = await sequence.controlledEvaluate([
       ...rest.slice(0, -1),
-      [last, { generateNext: { probabilities: true, options: { temperature: 0 } } }],
+      [last, { generateNext: { probabilities: true, options } }],
     ]);
     const probabilities = result[result.length - 1]?.next.probabilities;
     if (!probabilities) throw new EngineError('internal', 'llama.cpp returned no probabilities for the next token');
-    for (const [token, p] of probabilities) if (token < this.vocabSize) out[offset + token] = Math.log(p);
+    return probabilities;
   }
 }
