@@ -40,14 +40,30 @@ const PAIRS = [
     reference: 'The library will open on Sundays. Volunteers will run a reading hour for children.',
   },
 ];
-/** Every option that adds a metric. */
-const ALL: MetricOptions = {
-  chrf: 'chrF++',
-  ter: {},
-  nonwords: true,
-  perplexity: true,
-  bertscore: { model: { kind: 'hub', id: 'Xenova/all-MiniLM-L6-v2' } },
-};
+/**
+ * Score Draft's options that turn a metric on from the command line: -m naming it, or one of its
+ * switches (--nonwords); undefined when neither does.
+ */
+function turnedOn(key: MetricKey): MetricOptions | undefined {
+  const { option, cli } = METRICS[key];
+  if (!cli) return undefined;
+  const switches = [undefined, ...cli.flags.filter((f) => f.kind === 'flag').map((f) => f.name)];
+  for (const name of switches) {
+    try {
+      const o = cli.read((n) => (n === name ? 'true' : undefined)).options(true);
+      if (option?.(o) ?? true) return o;
+    } catch {
+      // a switch this metric refuses with -m (a folder's chrF takes no other option): try the next
+    }
+  }
+  return undefined;
+}
+/** Every option that adds a metric: the list's own, and the two a model computes (outside the list). */
+const ALL: MetricOptions = Object.assign(
+  {},
+  ...METRIC_KEYS.filter((k) => METRICS[k].option && !('external' in METRICS[k].scoring)).map((k) => turnedOn(k) ?? {}),
+  { perplexity: true, bertscore: { model: { kind: 'hub', id: 'Xenova/all-MiniLM-L6-v2' } } },
+);
 /** What the story model gives a draft (perplexity is computed by a model, outside the list). */
 const perplexityOf = (i: number) => pooledPerplexity([{ nll: 20 + i, tokens: 10 + i, words: 8 + i }], 'story');
 /** What an encoder gives a draft (BERTScore is computed by a model, outside the list). */
@@ -100,6 +116,8 @@ test('every entry is complete: a label, how it is scored and pooled, when it is 
     );
     // A metric an option turns on, or a model computes, is absent from some scores: its field is optional.
     // (An always-scored metric's field may be optional too: a result saved before it was added still parses.)
+    if (d.option && !('external' in s))
+      assert.ok(turnedOn(key), `${where}: scored only when asked for, but neither -m nor a switch of its asks for it`);
     const optional = CorpusScores.shape[key].safeParse(undefined).success;
     if (d.option || 'external' in s)
       assert.ok(optional, `${where}: CorpusScores.${key} must be optional: it is scored only when asked for`);
@@ -151,8 +169,9 @@ test('every value reaches the CLI table, every column the folder table, its CSV 
       assert.ok(v.key in json.corpus, `METRICS.${m.key} value ${v.key}: not in the JSON export`);
     }
   }
-  assert.deepEqual(Object.keys(scoreSignatures(ALL)).sort(), ['BLEU', 'ROUGE', 'TER', 'chrF']);
-  assert.deepEqual(Object.keys(scoreSignatures({})).sort(), ['BLEU', 'ROUGE']);
+  const signed = (keys: readonly MetricKey[]) => keys.flatMap((k) => METRICS[k].signature?.name ?? []).sort();
+  assert.deepEqual(Object.keys(scoreSignatures(ALL)).sort(), signed(METRIC_KEYS));
+  assert.deepEqual(Object.keys(scoreSignatures({})).sort(), signed(METRIC_KEYS.filter((k) => !METRICS[k].option)));
 });
 
 test("the one aggregation: a folder's totals equal scoring all the pairs together, metric by metric", () => {
