@@ -9,7 +9,8 @@
  * --paired-ar [--paired-ar-n N], --seed N (sacreBLEU: SACREBLEU_SEED), --width N).
  * The -m names, each metric's flags, how a flag sets its options, its statistics, its details beside
  * the score and its options for one segment all come from the list's entries (eval/metricList.ts,
- * eval/metricFlags.ts); nothing here names a metric but BERTScore, which its encoder scores alone.
+ * eval/metricFlags.ts); nothing here names a metric but the two a model computes (perplexity,
+ * BERTScore), which the CLI runs.
  */
 import type { CorpusScores, EngineConfig } from '../protocol';
 import { stat, writeFile } from 'node:fs/promises';

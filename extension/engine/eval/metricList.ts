@@ -334,9 +334,13 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
     signature: { name: 'TER', of: (o) => terSignature(terOptionsOf(o) ?? {}, 1) },
     sentence: (o) => [terMetric(terOptionsOf(o) ?? {})],
     cli: metricCli<TerOptions>({
-      name: 'TER',
       names: { ter: ['ter'] },
       help: "ter: sacreBLEU's TER",
+      name: 'TER',
+      // A folder's TER column: Score Draft's draftsmith.score.ter settings.
+      options: (o, named) => (named ? { ter: o } : {}),
+      stat: (o) => [terMetric(o)],
+      sameReferenceCount: true,
       flags: [
         {
           key: 'caseSensitive',
@@ -368,10 +372,6 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
           signature: 'asian',
         },
       ],
-      // A folder's TER column: Score Draft's draftsmith.score.ter settings.
-      options: (o, named) => (named ? { ter: o } : {}),
-      stat: (o) => [terMetric(o)],
-      sameReferenceCount: true,
     }),
   },
   rouge: {
