@@ -11,6 +11,8 @@ import { EXPERIMENTAL } from '../engine/systems/experimental';
 import { DEFAULT_DIALECT, DIALECTS } from '../engine/checks/dialects';
 import { DEFAULT_MAX_DOWNLOAD_GB } from '../engine/hub/downloadLimit';
 import { REWRITE_PRESET_NAMES, REWRITE_PRESETS } from '../engine/hub/rewritePresets';
+import { METRIC_CLIS, METRIC_FLAGS, METRIC_NAMES } from '../engine/eval/metricList';
+import type { FlagSpec } from '../engine/eval/metricFlags';
 
 /** What an option takes after its name. */
 export type OptionKind =
@@ -62,6 +64,30 @@ export interface CommandSpec {
 }
 
 const flag = (name: string, description: string): OptionSpec => ({ name, kind: 'flag', description });
+
+// ------------------------------------------------------------------ score's metrics, from the metric list
+
+/** Each metric's flags (engine/eval/metricList.ts): options of score. */
+const METRIC_OPTIONS: readonly OptionSpec[] = METRIC_FLAGS.map((f) => ({
+  name: f.name,
+  kind: f.kind,
+  ...(f.value !== undefined ? { value: f.value } : {}),
+  ...(f.default !== undefined ? { default: f.default } : {}),
+  description: f.description,
+}));
+/** The flags as a synopsis shows them: [--name VALUE]. */
+const usageOf = (flags: readonly FlagSpec[]) =>
+  flags.map((f) => `[--${f.name}${f.value !== undefined ? ` ${f.value}` : ''}]`).join(' ');
+/** The metrics -m names and the flags that go with them (sacreBLEU's workflow). */
+const NAMED = METRIC_CLIS.filter((m) => m.cli.scoresNamed).map((m) => m.cli);
+/** -m: every metric of the list with -m names, each with its help. */
+const METRICS_OPTION: OptionSpec = {
+  name: 'metrics',
+  kind: 'words',
+  short: '-m',
+  value: `${METRIC_NAMES.slice(0, 2).join(' ')} ...`,
+  description: `the metrics, each with its signature: ${METRIC_CLIS.flatMap((m) => m.cli.help ?? []).join('; ')}; default: every metric for one --ref and one --hyp, else ${Object.keys(NAMED[0]?.names ?? {})[0]}`,
+};
 
 // ------------------------------------------------------------------ options several commands take
 
@@ -897,9 +923,8 @@ const TABLE = [
         note: 'REF and HYP: text files, one segment per line (or each one document with --document), or JSONL files of strings or of objects whose field F (default "text") holds the text. Prints BLEU, ROUGE-1/2/L/Lsum/W, Diversity, distinct-1/2, Substantiality and Coherence L, and the signatures. A Markdown file (.md) is one document, read as Markdown: its prose only (no code, tables, HTML, front matter, link targets or markup); a note on standard error says what was skipped.',
       },
       {
-        synopsis:
-          'score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m bleu chrf] [--tokenize 13a|intl|char|zh|none] [--smooth-method exp|floor|add-k|none] [--smooth-value V] [--max-ngram-order N] [--effective-order] [--lowercase] [--chrf-word-order N] [--chrf-char-order N] [--chrf-beta N] [--chrf-whitespace] [--chrf-lowercase] [--chrf-eps-smoothing] [--ter-case-sensitive] [--ter-normalized] [--ter-no-punct] [--ter-asian-support] [--sentence-level] [--confidence [--confidence-n N]] [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--worst N] [--report FILE.html|FILE.md] [--seed N] [--width N] [--json | --csv]',
-        note: "sacreBLEU's workflow and flag names: several references per segment, sacreBLEU signatures, and paired significance tests against the first --hyp (score, μ ± 95% CI, p-value), numbers identical to sacreBLEU 2.6.0's. -m also takes rouge (or rouge1 rouge2 rougeL rougeLsum: F1, mean over segments) with [--stem] [--rouge-jackknife] [--rouge-split newline|nlp]; several references: the best one (rouge-score's score_multi) or ROUGE-1.5.5's jackknifing. A JSONL --ref field may hold a list: several references. See docs/METRICS.md for every option.",
+        synopsis: `score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m ${NAMED.map((c) => Object.keys(c.names ?? {})[0]).join(' ')}] ${usageOf(NAMED.flatMap((c) => c.flags.filter((f) => f.appliesTo !== 'tables')))} [--sentence-level] [--confidence [--confidence-n N]] [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--worst N] [--report FILE.html|FILE.md] [--seed N] [--width N] [--json | --csv]`,
+        note: "sacreBLEU's workflow and flag names: several references per segment, sacreBLEU signatures, and paired significance tests against the first --hyp (score, μ ± 95% CI, p-value), numbers identical to sacreBLEU 2.6.0's. ROUGE: F1, the mean over segments; several references: the best one (rouge-score's score_multi) or ROUGE-1.5.5's jackknifing. A JSONL --ref field may hold a list: several references. See docs/METRICS.md for every option.",
       },
       {
         synopsis:
@@ -956,67 +981,8 @@ const TABLE = [
       },
       { name: 'limit', kind: 'integer', value: 'N', description: 'score the first N pairs only', min: 1 },
       flag('quiet', 'no line on standard error about how many pairs were scored, how fast'),
-      {
-        name: 'metrics',
-        kind: 'words',
-        short: '-m',
-        value: 'bleu chrf ter rouge ...',
-        description:
-          "sacreBLEU's metrics and ROUGE (rouge = rouge1 rouge2 rougeL rougeLsum, F1), with their signatures; bertscore alone (with --bertscore-model); default: every metric for one --ref and one --hyp, else bleu",
-      },
-      {
-        name: 'tokenize',
-        kind: 'text',
-        value: '13a|intl|char|zh|none',
-        default: '13a',
-        description: "BLEU's tokenizer, as sacreBLEU's",
-      },
-      {
-        name: 'smooth-method',
-        kind: 'text',
-        value: 'exp|floor|add-k|none',
-        default: 'exp',
-        description: "BLEU's smoothing, as sacreBLEU's",
-      },
-      {
-        name: 'smooth-value',
-        kind: 'number',
-        value: 'V',
-        description: 'ε for floor (default 0.1) or k for add-k (default 1)',
-      },
-      {
-        name: 'max-ngram-order',
-        kind: 'integer',
-        value: 'N',
-        default: '4',
-        description: "BLEU's largest n-gram order",
-      },
-      flag('effective-order', 'BLEU averages only the orders the hypothesis has (on with --sentence-level)'),
-      {
-        name: 'chrf-char-order',
-        kind: 'integer',
-        value: 'N',
-        default: '6',
-        description: "chrF's character n-gram order",
-      },
-      {
-        name: 'chrf-word-order',
-        kind: 'integer',
-        value: 'N',
-        default: '0',
-        description: "chrF's word n-gram order; 2 is chrF++",
-      },
-      { name: 'chrf-beta', kind: 'integer', value: 'N', default: '2', description: "chrF's β" },
-      flag('chrf-whitespace', 'chrF keeps spaces in character n-grams'),
-      flag('chrf-lowercase', 'chrF ignores case'),
-      flag('chrf-eps-smoothing', "chrF++.py's epsilon smoothing instead of sacreBLEU 2's effective-order averaging"),
-      flag('ter-case-sensitive', 'TER keeps case (sacreBLEU lowercases by default)'),
-      flag('ter-normalized', "TER applies Tercom's normalisation (punctuation split off, XML entities)"),
-      flag('ter-no-punct', 'TER removes punctuation'),
-      flag(
-        'ter-asian-support',
-        'TER splits CJK characters (with --ter-normalized) and removes CJK punctuation (with --ter-no-punct)',
-      ),
+      METRICS_OPTION,
+      ...METRIC_OPTIONS,
       flag('sentence-level', 'one score per segment (one metric, one system)'),
       flag('confidence', "one system's bootstrap mean and 95 % interval"),
       {
@@ -1062,46 +1028,15 @@ const TABLE = [
         default: '2',
         description: "decimals printed (sacreBLEU's -w; it prints 1)",
       },
-      flag(
-        'rouge-jackknife',
-        "ROUGE with several references: ROUGE-1.5.5's jackknifing instead of the best reference (rouge-score's score_multi)",
-      ),
-      {
-        name: 'rouge-split',
-        kind: 'text',
-        value: 'newline|nlp',
-        default: 'nlp',
-        description:
-          "ROUGE-Lsum's sentences: Draftsmith's sentence splitter, as the full table and Score Draft, or the segment's own lines (rouge-score's split_summaries=False); the signature says which",
-      },
       {
         name: 'name-field',
         kind: 'text',
         value: 'Z',
         description: 'a JSONL file of drafts: the field that names each row (else row N)',
       },
-      flag(
-        'perplexity',
-        "the drafts' perplexity under the built-in story language model from --models (the full table or a folder's)",
-      ),
       { ...MODELS, description: 'where --perplexity finds the story model (a folder with story/ in it)' },
-      {
-        name: 'bertscore-model',
-        kind: 'text',
-        value: 'MODEL',
-        description:
-          "adds BERTScore under this encoder: a Hugging Face Hub id in transformers.js's layout (BERT family, e.g. Xenova/all-MiniLM-L6-v2), downloaded once into $DRAFTSMITH_CACHE, or a folder (the full table, a folder's, or -m bertscore)",
-      },
-      flag(
-        'bertscore-idf',
-        "BERTScore weighs each token by its idf over the references (bert_score's idf; the full table and -m bertscore)",
-      ),
       { ...HUB[1], description: 'where --bertscore-model is downloaded from: the Hub or a mirror with its URL layout' },
       flag('offline', 'never download: --bertscore-model must be in the cache already, or a folder'),
-      flag(
-        'nonwords',
-        "the drafts' non-word rate: the alphabetic words hunspell en_US rejects, names left out (the model cards' definition; the full table or a folder's)",
-      ),
     ],
     examples: [
       { args: 'score --ref refs.txt --hyp drafts.txt', what: 'every metric, one segment per line' },

@@ -1,18 +1,16 @@
 /**
  * `draftsmith score --ref REF [--ref REF2 ...] --hyp HYP [--hyp HYP2 ...] [options]`
  *
- * With one --ref, one --hyp and no -m: every metric of the metrics module over the pairs, the same
- * function Score Draft uses (scoreCorpus), with the BLEU and ROUGE signatures.
- * With -m (bleu, chrf), several references or systems, --sentence-level, --confidence or a paired
- * test: sacreBLEU's workflow with sacreBLEU's flag names (sacrebleu/sacrebleu.py's argument parser):
- *   -m bleu chrf, --tokenize, --smooth-method, --smooth-value, --max-ngram-order, --lowercase,
- *   --effective-order (sacreBLEU's API option; its CLI turns it on for --sentence-level only),
- *   --chrf-char-order, --chrf-word-order (2: chrF++), --chrf-beta, --chrf-whitespace, --chrf-lowercase,
- *   --chrf-eps-smoothing, --sentence-level, --confidence [--confidence-n N],
- *   --paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N], --seed N (sacreBLEU: SACREBLEU_SEED), --width N.
- * ROUGE in the same workflow: -m rouge1 rouge2 rougeL rougeLsum (or rouge for all four; F1, mean over
- *   segments), --stem, --rouge-jackknife (ROUGE-1.5.5's jackknifing over several references instead
- *   of rouge-score's best reference), --rouge-split newline|nlp (ROUGE-Lsum's sentences).
+ * With one --ref, one --hyp and no -m: every metric of the metric list over the pairs, the same
+ * function Score Draft uses (scoreCorpus), with their signatures. A folder: Score Drafts in Folder's
+ * table. With -m, several references or systems, --sentence-level, --confidence or a paired test:
+ * sacreBLEU's workflow with sacreBLEU's flag names, over each named metric's sentence-level
+ * statistics (--sentence-level, --confidence [--confidence-n N], --paired-bs [--paired-bs-n N] |
+ * --paired-ar [--paired-ar-n N], --seed N (sacreBLEU: SACREBLEU_SEED), --width N).
+ * The -m names, each metric's flags, how a flag sets its options, its statistics, its details beside
+ * the score and its options for one segment all come from the list's entries (eval/metricList.ts,
+ * eval/metricFlags.ts); nothing here names a metric but the two a model computes (perplexity,
+ * BERTScore), which the CLI runs.
  */
 import type { CorpusScores, EngineConfig } from '../protocol';
 import { stat, writeFile } from 'node:fs/promises';
@@ -22,37 +20,32 @@ import { markdownCharts, report } from '../engine/eval/report';
 import { REPORT_VERSIONS } from '../engine/metrics/signature';
 import { folderResult, pairFolders, pairJsonl } from '../engine/eval/folderScores';
 import { columnsOf, folderCsv, folderJson } from '../engine/eval/folderTable';
-import { formatValue, shownMetrics, signaturesOf } from '../engine/eval/metricList';
-import { bleuOptionsOf, smoothValueApplies, type MetricOptions } from '../engine/eval/scoreOptions';
+import {
+  formatValue,
+  METRIC_CLIS,
+  METRIC_NAMES,
+  METRICS,
+  namedMetric,
+  shownMetrics,
+  signaturesOf,
+  type MetricKey,
+} from '../engine/eval/metricList';
+import type { MetricCli, MetricCliRun, NamedRun, ScoreDetails } from '../engine/eval/metricFlags';
+import type { MetricOptions } from '../engine/eval/scoreOptions';
 import { EngineError, errorMessage } from '../engine/errors';
 import { scoreCorpus } from '../engine/eval/scoreDraft';
 import {
-  BLEU_SMOOTHINGS,
-  BLEU_TOKENIZERS,
-  corpusBleu,
-  sentenceBleu,
-  type BleuOptions,
-  type BleuScore,
-  type BleuSmoothing,
-  type BleuTokenizer,
-} from '../engine/metrics/bleu';
-import { corpusChrf, sentenceChrf, type ChrfOptions } from '../engine/metrics/chrf';
-import { corpusTer, type TerOptions } from '../engine/metrics/ter';
-import { bleuSignature, chrfSignature } from '../engine/metrics/signature';
-import {
-  bleuMetric,
   bootstrapConfidence,
-  chrfMetric,
   DEFAULT_AR_SAMPLES,
   DEFAULT_BS_SAMPLES,
   DEFAULT_SEED,
   pairedApproximateRandomization,
   pairedBootstrap,
-  terMetric,
   type MetricComparison,
   type StatMetric,
 } from '../engine/metrics/significance';
-import { flag, intFlag, numberFlag, type Args } from './args';
+import { flag, intFlag, type Args } from './args';
+import { listed } from './options';
 import {
   sacrebleuJson,
   systemsTable,
@@ -65,8 +58,6 @@ import { progressBar } from './progressBar';
 import { readPairs, readReferenceLists, readSegments, referenceStreams } from './readPairs';
 import { draftPerplexity, type DraftPerplexity } from './draftPerplexity';
 import { bertScoreFlags, draftBertScore, type BertScoreFlags } from './draftBertScore';
-import { rougeMetrics, rougeTypesOf, type RougeMetricOptions } from '../engine/metrics/rougeMetric';
-import type { RougeType } from '../engine/metrics/rouge';
 
 /** Rows of (metric, value): every value of every metric the scores carry, in the metric list's order. */
 export function scoreRows(s: CorpusScores): [string, string][] {
@@ -160,18 +151,6 @@ function runMetric<T>(fn: () => T): T {
   }
 }
 
-function oneOf<T extends string>(a: Args, name: string, allowed: readonly T[]): T | undefined {
-  const v = flag(a, name);
-  if (v === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(v)) {
-    throw new EngineError(
-      'bad-request',
-      `--${name} must be one of ${allowed.join(', ')}, not "${v}"${name === 'tokenize' ? " (sacreBLEU's ja-mecab, ko-mecab and spm tokenizers are not available here)" : ''}`,
-    );
-  }
-  return v as T;
-}
-
 function positiveInt(a: Args, name: string, min = 1): number | undefined {
   const n = intFlag(a, name);
   if (n !== undefined && n < min)
@@ -179,114 +158,64 @@ function positiveInt(a: Args, name: string, min = 1): number | undefined {
   return n;
 }
 
-/** The options of O that are switches (true when given). */
-type Switches<O> = { [K in keyof O]-?: NonNullable<O[K]> extends boolean ? K : never }[keyof O];
-/** The options of O that are whole numbers. */
-type Counts<O> = { [K in keyof O]-?: NonNullable<O[K]> extends number ? K : never }[keyof O];
+/** Every metric's flags read (the metric list's CLI entries), their notes on standard error. */
+type MetricRuns = ReadonlyMap<MetricKey, MetricCliRun>;
 
-/** Reads flags into options: each switch given is set to true, each count given (≥ min) is set. */
-function readFlags<O extends object>(
-  a: Args,
-  opts: O,
-  switches: Partial<Record<Switches<O>, string>>,
-  counts: Partial<Record<Counts<O>, string>> = {},
-  min = 1,
-): O {
-  const set = (key: keyof O, value: unknown) => Object.assign(opts, { [key]: value });
-  for (const [key, name] of Object.entries(counts) as [keyof O, string][]) {
-    const n = positiveInt(a, name, min);
-    if (n !== undefined) set(key, n);
+function readMetricFlags(a: Args): MetricRuns {
+  const runs = new Map<MetricKey, MetricCliRun>();
+  for (const { key, cli } of METRIC_CLIS) {
+    const run = cli.read((name) => flag(a, name));
+    for (const note of run.notes) process.stderr.write(note + '\n');
+    runs.set(key, run);
   }
-  for (const [key, name] of Object.entries(switches) as [keyof O, string][])
-    if (flag(a, name) !== undefined) set(key, true);
-  return opts;
+  return runs;
 }
 
 /**
- * The flags every mode shares, as Score Draft's options: BLEU's (sacreBLEU's flag names), --stem and
- * --nonwords. bleuOptionsOf (eval/scoreOptions.ts) turns them into BLEU's own, as for the editor.
+ * Score Draft's options from every metric's flags: the full table's and a folder's. `named`: the
+ * metrics -m names (a folder's chrF and TER columns).
  */
-export function scoreOptionsOf(a: Args): MetricOptions {
-  const opts: MetricOptions = {};
-  const tokenize = oneOf<BleuTokenizer>(a, 'tokenize', BLEU_TOKENIZERS);
-  if (tokenize !== undefined) opts.tokenize = tokenize;
-  const smooth = oneOf<BleuSmoothing>(a, 'smooth-method', BLEU_SMOOTHINGS);
-  if (smooth !== undefined) opts.smoothMethod = smooth;
-  const smoothValue = numberFlag(a, 'smooth-value');
-  if (smoothValue !== undefined) {
-    if (!(smoothValue >= 0))
-      throw new EngineError('bad-request', `--smooth-value must be 0 or more, not ${smoothValue}`);
-    opts.smoothValue = smoothValue;
-    // sacreBLEU takes the value and ignores it; saying so spares a user wondering why nothing changed.
-    if (!smoothValueApplies(opts))
-      process.stderr.write(
-        `note: --smooth-value applies to --smooth-method floor or add-k; ${smooth ?? 'exp'} ignores it, as sacreBLEU does\n`,
-      );
-  }
-  return readFlags(
-    a,
-    opts,
-    { lowercase: 'lowercase', effectiveOrder: 'effective-order', stem: 'stem', nonwords: 'nonwords' },
-    { maxNgramOrder: 'max-ngram-order' },
-  );
+function scoreOptionsOf(runs: MetricRuns, named: readonly Pick[] = []): MetricOptions {
+  const options: MetricOptions = {};
+  for (const [key, run] of runs) Object.assign(options, run.options(named.some((p) => p.key === key)));
+  return options;
 }
 
-/** sacreBLEU's chrF flags (-m chrf): every chrF option, where Score Draft's settings choose chrF or chrF++. */
-export function chrfFlags(a: Args): ChrfOptions {
-  const opts = readFlags<ChrfOptions>(
-    a,
-    {},
-    { whitespace: 'chrf-whitespace', lowercase: 'chrf-lowercase', epsSmoothing: 'chrf-eps-smoothing' },
-    { charOrder: 'chrf-char-order', wordOrder: 'chrf-word-order', beta: 'chrf-beta' },
-    0,
-  );
-  if ((opts.charOrder ?? 6) + (opts.wordOrder ?? 0) === 0)
-    throw new EngineError('bad-request', '--chrf-char-order and --chrf-word-order cannot both be 0');
-  return opts;
+/** One statistic -m asks for: its metric and its part (rouge1 of ROUGE). */
+interface Pick {
+  key: MetricKey;
+  part: string;
 }
 
-/** sacreBLEU's TER flags (-m ter). */
-export function terFlags(a: Args): TerOptions {
-  return readFlags<TerOptions>(
-    a,
-    {},
-    {
-      caseSensitive: 'ter-case-sensitive',
-      normalized: 'ter-normalized',
-      noPunct: 'ter-no-punct',
-      asianSupport: 'ter-asian-support',
-    },
-  );
-}
-
-const METRIC_NAMES = ['bleu', 'chrf', 'ter', 'rouge', 'rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'bertscore'] as const;
-type MetricName = 'bleu' | 'chrf' | 'ter' | 'bertscore' | RougeType;
-/** The metrics of sacreBLEU's workflow (-m bertscore has its own, scoreBertOnly). */
-type SacreMetric = Exclude<MetricName, 'bertscore'>;
-/** sacreBLEU's own metrics, which need the same number of references for every segment. */
-const isSacreMetric = (m: MetricName) => m === 'bleu' || m === 'chrf' || m === 'ter';
-
-function metricsOf(a: Args): MetricName[] | undefined {
+/** The metrics -m names, in the order given, each part once; undefined without -m. */
+function metricsOf(a: Args): Pick[] | undefined {
   const values = a.flags.get('metrics');
   if (values === undefined) return undefined;
   const names = values
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter((v) => v.length > 0);
-  const out: MetricName[] = [];
+  const out: Pick[] = [];
   for (const n of names) {
-    const lower = n.toLowerCase();
-    if (lower === 'bleu' || lower === 'chrf' || lower === 'ter' || lower === 'bertscore') out.push(lower);
-    else if (rougeTypesOf(n) !== undefined) out.push(...(rougeTypesOf(n) ?? []));
-    else {
+    const m = namedMetric(n);
+    if (m === undefined) {
+      const hints = METRIC_CLIS.flatMap((c) => c.cli.hint ?? []);
       throw new EngineError(
         'bad-request',
-        `-m/--metrics takes ${METRIC_NAMES.join(', ')} (sacreBLEU's names and rouge-score's; chrF++ is chrf with --chrf-word-order 2; rouge is all four ROUGE types), not "${n}"`,
+        `-m/--metrics takes ${METRIC_NAMES.join(', ')}${hints.length > 0 ? ` (${hints.join('; ')})` : ''}, not "${n}"`,
       );
     }
+    for (const part of m.parts)
+      if (!out.some((p) => p.key === m.key && p.part === part)) out.push({ key: m.key, part });
   }
-  return [...new Set(out)];
+  return out;
 }
+
+/** A metric's flags that apply only where `where` says, given by the user. */
+const givenFlags = (a: Args, where: 'tables' | 'named') =>
+  METRIC_CLIS.flatMap(({ key, cli }) =>
+    cli.flags.filter((f) => f.appliesTo === where && flag(a, f.name) !== undefined).map((f) => ({ key, cli, f })),
+  );
 
 export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> {
   const refs = a.flags.get('ref') ?? [];
@@ -296,9 +225,7 @@ export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> 
       'bad-request',
       'score needs --ref FILE and --hyp FILE (each may be given several times: references of the same segments, systems to compare)',
     );
-  const options = scoreOptionsOf(a);
-  const chrfOpts = chrfFlags(a);
-  const terOpts = terFlags(a);
+  const runs = readMetricFlags(a);
   const metrics = metricsOf(a);
   const pairedBs = flag(a, 'paired-bs') !== undefined;
   const pairedAr = flag(a, 'paired-ar') !== undefined;
@@ -315,55 +242,56 @@ export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> 
   const sacre =
     metrics !== undefined || refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence;
   if (flag(a, 'name-field') !== undefined || (await isFolder(refs[0])) || (await isFolder(hyps[0]))) {
-    // A folder (or a JSONL's named rows) is Score Drafts in Folder's table; -m chooses its chrF column.
+    // A folder (or a JSONL's named rows) is Score Drafts in Folder's table; -m chooses its chrF and TER columns.
     if (refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence) {
       throw new EngineError(
         'bad-request',
         'a folder of drafts is scored as one table (one --hyp folder, one --ref folder); several systems, several references and the paired tests take segment files, one line per segment',
       );
     }
-    return scoreFolderCli(a, options, configOf);
+    return scoreFolderCli(a, scoreOptionsOf(runs, metrics), configOf);
   }
-  if (metrics?.includes('bertscore')) return scoreBertOnly(a, metrics, configOf);
+  // A metric a model computes, named with -m, is scored alone by its model (BERTScore).
+  if (metrics?.some((m) => 'external' in METRICS[m.key].scoring)) return scoreBertOnly(a, metrics, configOf);
   if (sacre) {
-    for (const f of ['nonwords', 'perplexity', 'bertscore-model']) {
-      if (flag(a, f) !== undefined)
-        throw new EngineError(
-          'bad-request',
-          `--${f} applies to the full table (one --ref, one --hyp, no -m) or a folder's, not to -m, several systems or references, or the paired tests`,
-        );
+    for (const { f } of givenFlags(a, 'tables'))
+      throw new EngineError(
+        'bad-request',
+        `--${f.name} applies to the full table (one --ref, one --hyp, no -m) or a folder's, not to -m, several systems or references, or the paired tests`,
+      );
+    // Without -m: the list's first metric with -m names (sacreBLEU's default, BLEU).
+    const first = METRIC_CLIS.find((m) => m.cli.scoresNamed);
+    const picks = metrics ?? (first ? [{ key: first.key, part: Object.values(first.cli.names ?? {})[0][0] }] : []);
+    for (const { key, cli, f } of givenFlags(a, 'named')) {
+      if (picks.some((p) => p.key === key)) continue;
+      const [first, ...others] = Object.keys(cli.names ?? {});
+      throw new EngineError(
+        'bad-request',
+        `--${f.name} applies to ${cli.name}: add -m ${first}${others.length > 0 ? ` (or ${others.join(', ')})` : ''}`,
+      );
     }
+    return scoreSacre(a, { refs, hyps, picks, runs, pairedBs, pairedAr, sentenceLevel, confidence });
   }
-  if (!sacre) {
-    for (const f of ['rouge-jackknife', 'rouge-split']) {
-      if (flag(a, f) !== undefined)
-        throw new EngineError('bad-request', `--${f} applies to ROUGE with -m (e.g. -m rouge), not to the full table`);
-    }
-    return scoreEverything(a, options, configOf);
-  }
-  return scoreSacre(a, {
-    refs,
-    hyps,
-    metrics: (metrics ?? ['bleu']).filter((m): m is SacreMetric => m !== 'bertscore'),
-    bleuOpts: bleuOptionsOf(options),
-    chrfOpts,
-    terOpts,
-    pairedBs,
-    pairedAr,
-    sentenceLevel,
-    confidence,
-  });
+  for (const { cli, f } of givenFlags(a, 'named'))
+    throw new EngineError(
+      'bad-request',
+      `--${f.name} applies to ${cli.name} with -m (e.g. -m ${Object.keys(cli.names ?? {})[0]}), not to the full table`,
+    );
+  return scoreEverything(a, scoreOptionsOf(runs), configOf);
 }
 
 /**
  * -m bertscore: BERTScore alone, over one --ref and one --hyp (one segment per line), in sacreBLEU's
  * score line: `BERTScore|signature = F1 (P = …, R = …)`, or --json. The encoder is --bertscore-model's.
  */
-async function scoreBertOnly(a: Args, metrics: readonly MetricName[], configOf?: ConfigOf): Promise<void> {
+async function scoreBertOnly(a: Args, metrics: readonly Pick[], configOf?: ConfigOf): Promise<void> {
   if (metrics.length > 1)
     throw new EngineError(
       'bad-request',
-      `-m bertscore is scored on its own (the full table adds it to every metric: --bertscore-model without -m), not with ${metrics.filter((m) => m !== 'bertscore').join(', ')}`,
+      `-m bertscore is scored on its own (the full table adds it to every metric: --bertscore-model without -m), not with ${metrics
+        .filter((m) => m.key !== 'bertscore')
+        .map((m) => m.part)
+        .join(', ')}`,
     );
   const refs = a.flags.get('ref') ?? [];
   const hyps = a.flags.get('hyp') ?? [];
@@ -400,10 +328,9 @@ async function scoreBertOnly(a: Args, metrics: readonly MetricName[], configOf?:
 interface SacreRun {
   refs: string[];
   hyps: string[];
-  metrics: SacreMetric[];
-  bleuOpts: BleuOptions;
-  chrfOpts: ChrfOptions;
-  terOpts: TerOptions;
+  /** The statistics -m asks for, in order. */
+  picks: Pick[];
+  runs: MetricRuns;
   pairedBs: boolean;
   pairedAr: boolean;
   sentenceLevel: boolean;
@@ -415,10 +342,29 @@ function scoreLine(name: string, signature: string, score: number, width: number
   return `${name}|${signature} = ${score.toFixed(width)}${extra}`;
 }
 
-/** BLEUScore's verbose part: precisions, BP, ratio and lengths (sacrebleu/metrics/bleu.py). */
-function bleuVerbose(b: BleuScore): string {
-  return ` ${b.precisions.map((p) => p.toFixed(1)).join('/')} (BP = ${b.brevityPenalty.toFixed(3)} ratio = ${b.ratio.toFixed(3)} hyp_len = ${b.hypLength} ref_len = ${b.refLength})`;
+/**
+ * The statistics of the picks, in their order: each metric's parts asked for at once (ROUGE's types
+ * share their segments' scores). `segment`: as sacreBLEU scores one segment (BLEU's effective order).
+ */
+function statsOf(run: SacreRun, named: NamedRun, segment = false): StatMetric[] {
+  const byKey = new Map<MetricKey, StatMetric[]>();
+  for (const key of new Set(run.picks.map((p) => p.key))) {
+    const parts = run.picks.filter((p) => p.key === key).map((p) => p.part);
+    byKey.set(key, runOf(run, key).stat(parts, named, segment));
+  }
+  const taken = new Map<MetricKey, number>();
+  return run.picks.map((p) => {
+    const k = taken.get(p.key) ?? 0;
+    taken.set(p.key, k + 1);
+    return (byKey.get(p.key) ?? [])[k];
+  });
 }
+
+const runOf = (run: SacreRun, key: MetricKey): MetricCliRun => {
+  const r = run.runs.get(key);
+  if (r === undefined) throw new EngineError('internal', `no command line for the metric ${key}`);
+  return r;
+};
 
 async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   const { pairedBs, pairedAr, sentenceLevel, confidence } = run;
@@ -432,7 +378,7 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
     );
   if (sentenceLevel && (paired || confidence))
     throw new EngineError('bad-request', 'statistical tests are unavailable with --sentence-level (as in sacreBLEU)');
-  if (sentenceLevel && run.metrics.length > 1)
+  if (sentenceLevel && run.picks.length > 1)
     throw new EngineError('bad-request', 'only one metric can be used with --sentence-level (as in sacreBLEU)');
   if (sentenceLevel && run.hyps.length > 1)
     throw new EngineError('bad-request', 'only one system can be scored with --sentence-level (as in sacreBLEU)');
@@ -469,58 +415,36 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   if (n === 0) throw new EngineError('bad-input', `no segments to score in ${run.hyps[0]}`);
   const take = Math.min(n, limit);
   const { streams: refsCut, varying } = referenceStreams(refLists, take);
-  if (varying && run.metrics.some(isSacreMetric)) {
+  const sameCount = (c: MetricCli) => c.sameReferenceCount === true;
+  if (varying && run.picks.some((p) => METRICS[p.key].cli?.sameReferenceCount)) {
+    const named = METRIC_CLIS.filter((m) => m.cli.scoresNamed).map((m) => m.cli);
+    const any = named.filter((c) => !sameCount(c)).map((c) => c.name);
     throw new EngineError(
       'bad-input',
-      `segments have different numbers of references in ${run.refs.join(', ')}; BLEU, chrF and TER here need the same number for every segment (ROUGE takes any)`,
+      `segments have different numbers of references in ${run.refs.join(', ')}; ${listed(named.filter(sameCount).map((c) => c.name))} here need the same number for every segment${any.length > 0 ? ` (${listed(any)} ${any.length > 1 ? 'take' : 'takes'} any)` : ''}`,
     );
   }
-  const rougeOpts: RougeMetricOptions = {
-    stem: flag(a, 'stem') !== undefined,
-    jackknife: flag(a, 'rouge-jackknife') !== undefined,
-    // One default with the full table and Score Draft: ROUGE-Lsum the same number in every table.
-    split: oneOf(a, 'rouge-split', ['newline', 'nlp'] as const) ?? 'nlp',
-    varRefs: varying,
-  };
-  if (rougeOpts.jackknife && !run.metrics.some((m) => m.startsWith('rouge')))
-    throw new EngineError(
-      'bad-request',
-      '--rouge-jackknife applies to ROUGE: add -m rouge (or rouge1, rouge2, rougeL, rougeLsum)',
-    );
   const names = uniqueNames(run.hyps);
   const named = systems.map((s, i) => ({ name: names[i], hyps: s.hyps.slice(0, take) }));
   const nrefs = refsCut.length;
   const started = performance.now();
-  const rougeTypes = run.metrics.filter((m): m is RougeType => !isSacreMetric(m));
-  const rouge = rougeMetrics(rougeTypes, rougeOpts);
-  const statMetrics: StatMetric[] = run.metrics.map((m) =>
-    m === 'bleu'
-      ? bleuMetric(run.bleuOpts)
-      : m === 'chrf'
-        ? chrfMetric(run.chrfOpts)
-        : m === 'ter'
-          ? terMetric(run.terOpts)
-          : rouge[rougeTypes.indexOf(m)],
-  );
+  const namedRun: NamedRun = { varyingReferences: varying };
+  const statMetrics = statsOf(run, namedRun);
   const quiet = flag(a, 'quiet') !== undefined;
 
   if (sentenceLevel) {
-    const m = run.metrics[0];
-    const bleuOpts: BleuOptions = { ...run.bleuOpts, effectiveOrder: true }; // sacreBLEU: args.bleu_effective_order = True
-    const signature = m === 'bleu' ? bleuSignature(bleuOpts, nrefs) : statMetrics[0].signature(nrefs);
+    // One segment is scored as sacreBLEU's --sentence-level scores it (BLEU: effective order on).
+    const [pick] = run.picks;
+    const [segment] = statsOf({ ...run, picks: [pick] }, namedRun, true);
+    const signature = segment.signature(nrefs);
     const name = statMetrics[0].name;
+    const details = runOf(run, pick.key).details;
     const rows = named[0].hyps.map((h, i) => {
       const rs = refsCut.map((r) => r[i]);
-      if (m === 'bleu') {
-        const b = runMetric(() => sentenceBleu(h, rs, bleuOpts));
-        return { score: b.score, line: scoreLine(name, signature, b.score, width, bleuVerbose(b)) };
-      }
-      if (m !== 'chrf') {
-        const r = statMetrics[0].score(statMetrics[0].segmentStats(h, rs));
-        return { score: r, line: scoreLine(name, signature, r, width) };
-      }
-      const c = runMetric(() => sentenceChrf(h, rs, run.chrfOpts));
-      return { score: c.score, line: scoreLine(name, signature, c.score, width) };
+      const stats = runMetric(() => segment.segmentStats(h, rs));
+      const score = runMetric(() => segment.score(stats));
+      const extra = details?.(pick.part, stats, true).text ?? '';
+      return { score, line: scoreLine(name, signature, score, width, extra) };
     });
     if (flag(a, 'json'))
       process.stdout.write(
@@ -553,39 +477,30 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   } else {
     mode = confidence ? 'confidence' : 'corpus';
     const confidenceN = positiveInt(a, 'confidence-n') ?? DEFAULT_BS_SAMPLES;
-    comparisons = statMetrics.map((metric, k) => {
+    comparisons = statMetrics.map((metric) => {
       if (confidence) {
         const r = runMetric(() => bootstrapConfidence(named[0].hyps, refsCut, metric, { samples: confidenceN, seed }));
         return { metric: metric.name, signature: r.signature, systems: [{ ...r, name: named[0].name }] };
       }
-      const m = run.metrics[k];
       return {
         metric: metric.name,
-        signature:
-          m === 'bleu'
-            ? bleuSignature(run.bleuOpts, nrefs)
-            : m === 'chrf'
-              ? chrfSignature(run.chrfOpts, nrefs)
-              : metric.signature(nrefs),
+        signature: metric.signature(nrefs),
         systems: named.map((s) => ({
           name: s.name,
-          score: runMetric(() =>
-            m === 'bleu'
-              ? corpusBleu(s.hyps, refsCut, run.bleuOpts).score
-              : m === 'chrf'
-                ? corpusChrf(s.hyps, refsCut, run.chrfOpts).score
-                : m === 'ter'
-                  ? corpusTer(s.hyps, refsCut, run.terOpts).score
-                  : corpusStatScore(metric, s.hyps, refsCut),
-          ),
+          score: runMetric(() => metric.score(corpusStats(metric, s.hyps, refsCut))),
         })),
       };
     });
   }
-  const details =
-    run.metrics.includes('bleu') && !paired
-      ? named.map((s) => runMetric(() => corpusBleu(s.hyps, refsCut, run.bleuOpts)))
-      : undefined;
+  // What each metric prints beside its score (BLEU's precisions and lengths), per system.
+  const details: Details | undefined = paired
+    ? undefined
+    : run.picks.map((p, k) => {
+        const of = runOf(run, p.key).details;
+        return of === undefined
+          ? undefined
+          : named.map((s) => runMetric(() => of(p.part, corpusStats(statMetrics[k], s.hyps, refsCut))));
+      });
   const seconds = (performance.now() - started) / 1000;
   if (paired) {
     // Several systems against the baseline: sacreBLEU's multi-system table, and the segments each
@@ -604,7 +519,7 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
     const worst =
       worstN === undefined && reportFile === undefined
         ? undefined
-        : worstOf(named, refsCut, statMetrics, run, worstN ?? 5);
+        : worstSegments(named, refsCut, statMetrics, statsOf(run, namedRun, true), worstN ?? 5);
     printSystems(a, comparisons, table, width, worstN === undefined ? undefined : worst);
     if (reportFile !== undefined) await writeReport(reportFile, table, worst ?? [], run.refs.join(', '));
   } else printComparisons(a, mode, comparisons, width, details);
@@ -612,28 +527,6 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
     process.stderr.write(
       `scored ${named.length} system${named.length > 1 ? 's' : ''} × ${take} segments × ${nrefs} reference${nrefs > 1 ? 's' : ''} in ${seconds.toFixed(1)} s\n`,
     );
-}
-
-/**
- * A folder's chrF column: `-m chrf` adds chrF, with `--chrf-word-order 2` chrF++ (sacreBLEU's other
- * defaults, as Score Draft's draftsmith.score.chrf); other -m names are columns the table always has.
- */
-function folderChrf(a: Args): Pick<MetricOptions, 'chrf'> {
-  if (!(metricsOf(a) ?? []).includes('chrf')) return {};
-  const { wordOrder, ...others } = chrfFlags(a);
-  if (Object.keys(others).length > 0 || (wordOrder !== undefined && wordOrder !== 0 && wordOrder !== 2)) {
-    throw new EngineError(
-      'bad-request',
-      "a folder's table takes chrF (-m chrf) or chrF++ (-m chrf --chrf-word-order 2) with sacreBLEU's other defaults; for other chrF options, score segment files with -m chrf",
-    );
-  }
-  return { chrf: wordOrder === 2 ? 'chrF++' : 'chrF' };
-}
-
-/** A folder's TER column: `-m ter`, with the --ter-* flags (Score Draft's draftsmith.score.ter settings). */
-function folderTer(a: Args): Pick<MetricOptions, 'ter'> {
-  if (!(metricsOf(a) ?? []).includes('ter')) return {};
-  return { ter: terFlags(a) };
 }
 
 const isFolder = (p: string) =>
@@ -679,7 +572,7 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions, configOf?: C
     );
   const limit = intFlag(a, 'limit') ?? Infinity;
   const pairs = paired.pairs.slice(0, limit);
-  const options: MetricOptions = { ...scoreOptions, ...folderChrf(a), ...folderTer(a) };
+  const options = scoreOptions;
   const bar = progressBar('scoring drafts');
   const rows = pairs.map((p, i) => {
     bar.update(i, pairs.length);
@@ -748,20 +641,6 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions, configOf?: C
     process.stderr.write(`no reference for ${paired.unpaired.length}: ${paired.unpaired.join(', ')}\n`);
   if (flag(a, 'quiet') === undefined)
     process.stderr.write(`scored ${rows.length} drafts in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-}
-
-/** --worst N: BLEU per segment is sacreBLEU's --sentence-level BLEU (effective order on). */
-function worstOf(
-  systems: readonly { name: string; hyps: readonly string[] }[],
-  refs: readonly (readonly string[])[],
-  metrics: readonly StatMetric[],
-  run: SacreRun,
-  n: number,
-): WorstSegments[] {
-  const perSegment = metrics.map((m, k) =>
-    run.metrics[k] === 'bleu' ? bleuMetric({ ...run.bleuOpts, effectiveOrder: true }) : m,
-  );
-  return worstSegments(systems, refs, metrics, perSegment, n);
 }
 
 /**
@@ -851,8 +730,8 @@ function printSystems(
   }
 }
 
-/** A StatMetric's corpus score: its summed segment statistics. */
-function corpusStatScore(metric: StatMetric, hyps: readonly string[], refs: readonly (readonly string[])[]): number {
+/** A StatMetric's summed segment statistics: its corpus score's (sacreBLEU's corpus_score). */
+function corpusStats(metric: StatMetric, hyps: readonly string[], refs: readonly (readonly string[])[]): number[] {
   let sum: number[] = [];
   hyps.forEach((h, i) => {
     const st = metric.segmentStats(
@@ -861,8 +740,11 @@ function corpusStatScore(metric: StatMetric, hyps: readonly string[], refs: read
     );
     sum = st.map((x, k) => x + (sum[k] ?? 0));
   });
-  return metric.score(sum);
+  return sum;
 }
+
+/** Each picked metric's details (undefined: it has none), per system. */
+type Details = (ScoreDetails[] | undefined)[];
 
 /** System names: the file names, made unique when one file is given twice (e.g. two JSONL fields). */
 function uniqueNames(files: readonly string[]): string[] {
@@ -879,23 +761,15 @@ function printComparisons(
   mode: string,
   comparisons: MetricComparison[],
   width: number,
-  details: BleuScore[] | undefined,
+  details: Details | undefined,
 ): void {
   if (flag(a, 'json')) {
-    const out = comparisons.map((c) => ({
+    const out = comparisons.map((c, k) => ({
       ...c,
-      systems: c.systems.map((s, i) =>
-        c.metric === 'BLEU' && details
-          ? {
-              ...s,
-              precisions: details[i].precisions,
-              brevityPenalty: details[i].brevityPenalty,
-              ratio: details[i].ratio,
-              hypLength: details[i].hypLength,
-              refLength: details[i].refLength,
-            }
-          : s,
-      ),
+      systems: c.systems.map((s, i) => {
+        const d = details?.[k]?.[i];
+        return d ? { ...s, ...d.fields } : s;
+      }),
     }));
     process.stdout.write(JSON.stringify({ mode, metrics: out }, null, 2) + '\n');
     return;
@@ -914,20 +788,14 @@ function printComparisons(
   const single = comparisons.every((c) => c.systems.length === 1);
   if (single) {
     // One system: sacreBLEU's own lines.
-    for (const c of comparisons) {
+    comparisons.forEach((c, k) => {
       const s = c.systems[0];
       const ci =
         s.mean !== undefined && s.ci !== undefined ? ` (μ = ${s.mean.toFixed(width)} ± ${s.ci.toFixed(width)})` : '';
       process.stdout.write(
-        scoreLine(
-          c.metric,
-          c.signature,
-          s.score,
-          width,
-          ci + (c.metric === 'BLEU' && details ? bleuVerbose(details[0]) : ''),
-        ) + '\n',
+        scoreLine(c.metric, c.signature, s.score, width, ci + (details?.[k]?.[0]?.text ?? '')) + '\n',
       );
-    }
+    });
     return;
   }
   // Several systems: one table per metric, as sacreBLEU's print_results_table; '*' marks p < 0.05.

@@ -1,8 +1,9 @@
 // Fuzzing every component that reads outside input, with fast-check: the
 // tokenizers, each system's pre-processing and run, each metric, the protocol's validators, the CLI's
 // argument parser and text decoder, the manifest loader and the insights panel's message handlers.
-// The systems, their ops and the panel's views come from the registry and the protocol, so a new
-// one is fuzzed without being named here (a new op needs its request below: a type error otherwise).
+// The systems, their ops and the panel's views come from the registry and the protocol, and the
+// metrics from the metric list, so a new one is fuzzed without being named here (a new op needs
+// its request below: a type error otherwise).
 // Each must answer (or fail with a clear EngineError of the kind its caller expects) and never
 // throw anything else or hang.
 //
@@ -18,16 +19,17 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { corpusBleu, sentenceBleu, type BleuTokenizer } from '../../extension/engine/metrics/bleu';
-import { sentenceChrf } from '../../extension/engine/metrics/chrf';
-import { rougeScores } from '../../extension/engine/metrics/rouge';
-import { diversity } from '../../extension/engine/metrics/diversity';
-import { coherence } from '../../extension/engine/metrics/coherence';
-import { substantiality } from '../../extension/engine/metrics/substantiality';
-import { nonwordRate } from '../../extension/engine/metrics/nonwords';
-import { checkCoherence, scoreDraft } from '../../extension/engine/eval/scoreDraft';
+import { checkCoherence, scoreCorpus, scoreDraft } from '../../extension/engine/eval/scoreDraft';
+import {
+  METRIC_KEYS,
+  METRICS,
+  shownMetrics,
+  type MetricDescriptor,
+  type MetricKey,
+} from '../../extension/engine/eval/metricList';
+import type { FlagSpec, MetricCli, MetricCliRun } from '../../extension/engine/eval/metricFlags';
+import type { MetricOptions } from '../../extension/engine/eval/scoreOptions';
 import { EngineError } from '../../extension/engine/errors';
-import { analyse } from '../../extension/engine/text/nlp';
 import { normalizeWhitespace } from '../../extension/engine/text/normalize';
 import { paragraphSpans, sentenceSpans, splitSentences } from '../../extension/engine/text/reader';
 import { checkReadable } from '../../extension/engine/text/origin';
@@ -507,40 +509,97 @@ test('fuzz: beam search over random toy models stays inside the vocabulary and t
 
 // ---- metrics ---------------------------------------------------------------------------------------
 
-const tokenizers: BleuTokenizer[] = ['13a', 'intl', 'char', 'zh', 'none'];
+/** A flag's value, drawn: not given, or given with one of its choices, a number near its least, a word. */
+function flagValue(f: FlagSpec): fc.Arbitrary<string | undefined> {
+  const least = f.min ?? 0;
+  const value =
+    f.kind === 'flag'
+      ? fc.constant('true')
+      : f.choices
+        ? fc.constantFrom(...f.choices)
+        : f.kind === 'integer'
+          ? fc.integer({ min: least, max: least + 8 }).map(String)
+          : f.kind === 'number'
+            ? fc.double({ min: least, max: least + 5, noNaN: true }).map(String)
+            : word;
+  return fc.option(value, { nil: undefined });
+}
 
-test('fuzz: every metric gives finite scores in range for any text', async () => {
-  await fuzz('metric (BLEU)', fc.tuple(anyText, anyText, fc.constantFrom(...tokenizers)), ([h, r, tokenize]) => {
-    const s = sentenceBleu(h, [r], { tokenize });
-    assert.ok(finite(s.score) && s.score >= 0 && s.score <= 100 + 1e-9);
-    assert.ok(finite(corpusBleu([h, r], [[r, h]], { tokenize }).score));
+/** A corpus-scored metric's values over the texts, straight from its entry (no sentence analysis). */
+function corpusValues<K extends MetricKey>(key: K, hyps: string[], refs: string[], options: MetricOptions) {
+  const d: MetricDescriptor<K> = METRICS[key];
+  return 'corpus' in d.scoring ? d.values(d.scoring.corpus(hyps, refs, options)) : undefined;
+}
+
+/** Score Draft's options from the metric's flags, with the metric named (-m): drawn flags a table refuses, none. */
+function tableOptions(cli: MetricCli, run: MetricCliRun): MetricOptions {
+  try {
+    return run.options(true);
+  } catch (e) {
+    if (!(e instanceof EngineError && e.code === 'bad-request')) throw e;
+    return cli.read(() => undefined).options(true);
+  }
+}
+
+// Every metric of the metric list, its flags drawn (so a metric added to the list is fuzzed here
+// unnamed): its values in every table, and its sentence-level statistics as -m scores them. A metric
+// a model computes is the model's to test (its numbers do not come from the list).
+for (const key of METRIC_KEYS.filter((k) => !('external' in METRICS[k].scoring))) {
+  test(`fuzz: the metric list's ${key} gives finite scores in range for any texts and any of its flags`, async () => {
+    const cli = METRICS[key].cli;
+    const flags = cli?.flags ?? [];
+    const given = fc.tuple(...flags.map(flagValue));
+    const pairs = fc.array(fc.record({ hypothesis: anyText, reference: anyText }), { minLength: 1, maxLength: 2 });
+    await fuzz(`metric (${key})`, fc.tuple(pairs, given), async ([texts, values]) => {
+      const raw = (name: string) => values[flags.findIndex((f) => f.name === name)];
+      const run = cli ? await answersOr(['bad-request'], () => cli.read(raw)) : undefined;
+      if (cli && !run) return;
+      const options = cli && run ? tableOptions(cli, run) : {};
+      const hyps = texts.map((t) => t.hypothesis);
+      const refs = texts.map((t) => t.reference);
+      const values_ =
+        corpusValues(key, hyps, refs, options) ??
+        (await answersOr(['bad-input'], () => shownMetrics(scoreCorpus(texts, options))))?.find((m) => m.key === key)
+          ?.values;
+      for (const v of values_ ?? [])
+        assert.ok(
+          v.value === null || (finite(v.value) && v.value >= 0 && (!v.percent || v.value <= 1 + 1e-9)),
+          `${v.key}: ${v.value}`,
+        );
+      if (!cli?.scoresNamed || !run) return;
+      // -m: each part's statistics summed over the segments; the score 0–100 (lower-is-better ones, TER, may pass 100).
+      const parts = [...new Set(Object.values(cli.names ?? {}).flat())];
+      const corpus = run.stat(parts, { varyingReferences: false });
+      const segment = run.stat(parts, { varyingReferences: false }, true);
+      // One segment's statistics, where they differ (BLEU's effective order), as --sentence-level scores them.
+      const differ = segment.some((m, k) => m.signature(1) !== corpus[k].signature(1));
+      for (const [stats, one] of differ
+        ? ([
+            [corpus, false],
+            [segment, true],
+          ] as const)
+        : ([[corpus, false]] as const)) {
+        stats.forEach((m, k) => {
+          let sum: number[] = [];
+          texts.forEach((t) => {
+            const st = m.segmentStats(t.hypothesis, [t.reference]);
+            sum = st.map((x, i) => x + (sum[i] ?? 0));
+          });
+          const score = m.score(sum);
+          assert.ok(
+            finite(score) && score >= 0 && (m.better === 'lower' || score <= 100 + 1e-9),
+            `${m.name}: ${score}`,
+          );
+          const details = run.details?.(parts[k], sum, one);
+          if (details) assert.equal(typeof details.text, 'string');
+          assert.ok(m.signature(1).length > 0);
+        });
+      }
+    });
   });
-  await fuzz('metric (chrF)', fc.tuple(anyText, anyText, fc.constantFrom(0, 2)), ([h, r, wordOrder]) => {
-    const s = sentenceChrf(h, [r], { wordOrder });
-    assert.ok(finite(s.score) && s.score >= 0 && s.score <= 100 + 1e-9);
-  });
-  await fuzz('metric (ROUGE)', fc.tuple(anyText, anyText), ([h, r]) => {
-    for (const m of Object.values(rougeScores(h, r, { stem: true })))
-      for (const v of [m.precision, m.recall, m.f1]) assert.ok(finite(v) && v >= 0 && v <= 1 + 1e-9);
-  });
-  await fuzz('metric (diversity)', fc.array(anyText, { maxLength: 4 }), (outputs) => {
-    const d = diversity(outputs);
-    assert.ok(d.diversity >= 0 && d.diversity <= 1 && d.distinct2 >= 0 && d.distinct2 <= 1);
-  });
-  await fuzz('metric (coherence)', fc.tuple(anyText, anyText), ([a, b]) => {
-    const c = coherence(analyse(a), analyse(b));
-    assert.ok(c.L === null || (finite(c.L) && c.L >= 0));
-  });
-  await fuzz('metric (substantiality)', fc.array(anyText, { maxLength: 3 }), (outputs) => {
-    const s = substantiality(outputs.map(analyse));
-    assert.ok(finite(s.perSentence) && s.entityWords >= 0);
-  });
-  await fuzz('metric (non-word rate)', fc.array(anyText, { maxLength: 3 }), (texts) => {
-    const n = nonwordRate(texts);
-    assert.ok(
-      n.nonwords >= 0 && n.nonwords <= n.tokens && (n.rate === null ? n.tokens === 0 : finite(n.rate) && n.rate <= 1),
-    );
-  });
+}
+
+test('fuzz: Score Draft and Check Coherence answer any texts', async () => {
   await fuzz('metric (Score Draft and Check Coherence)', fc.tuple(anyText, anyText), async ([h, r]) => {
     const s = await answersOr(['bad-input'], () => scoreDraft({ op: 'score', hypothesis: h, reference: r }));
     if (s) assert.ok(finite(s.scores.bleu.score));

@@ -1,14 +1,19 @@
 // The metric list (extension/engine/eval/metricList.ts): every field of CorpusScores has one complete
 // entry, and every entry reaches every place a metric shows (the CLI's table, the folder's columns,
 // CSV and JSON, the signatures); the one aggregation gives a folder's totals equal to scoring all the
-// pairs together; a BLEU smoothing value applies to floor and add-k only, as in sacreBLEU.
+// pairs together; a BLEU smoothing value applies to floor and add-k only, as in sacreBLEU. Every
+// metric `draftsmith score` offers says its -m names, its help and its flags, and each flag's stated
+// default and signature field are what the metric does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CorpusScores, type FolderScores } from '../../extension/protocol';
 import {
   formatValue,
+  METRIC_CLIS,
+  METRIC_FLAGS,
   METRIC_KEYS,
   METRICS,
+  namedMetric,
   poolScores,
   scoreSignatures,
   shownMetrics,
@@ -21,6 +26,8 @@ import { scoreCorpus } from '../../extension/engine/eval/scoreDraft';
 import { pooledPerplexity } from '../../extension/engine/metrics/perplexity';
 import { bertScoreSignature } from '../../extension/engine/metrics/signature';
 import { scoreRows } from '../../extension/cli/scoreCommand';
+import { COMMANDS } from '../../extension/cli/commands';
+import type { FlagSpec, MetricCli } from '../../extension/engine/eval/metricFlags';
 
 const PAIRS = [
   {
@@ -33,14 +40,30 @@ const PAIRS = [
     reference: 'The library will open on Sundays. Volunteers will run a reading hour for children.',
   },
 ];
-/** Every option that adds a metric. */
-const ALL: MetricOptions = {
-  chrf: 'chrF++',
-  ter: {},
-  nonwords: true,
-  perplexity: true,
-  bertscore: { model: { kind: 'hub', id: 'Xenova/all-MiniLM-L6-v2' } },
-};
+/**
+ * Score Draft's options that turn a metric on from the command line: -m naming it, or one of its
+ * switches (--nonwords); undefined when neither does.
+ */
+function turnedOn(key: MetricKey): MetricOptions | undefined {
+  const { option, cli } = METRICS[key];
+  if (!cli) return undefined;
+  const switches = [undefined, ...cli.flags.filter((f) => f.kind === 'flag').map((f) => f.name)];
+  for (const name of switches) {
+    try {
+      const o = cli.read((n) => (n === name ? 'true' : undefined)).options(true);
+      if (option?.(o) ?? true) return o;
+    } catch {
+      // a switch this metric refuses with -m (a folder's chrF takes no other option): try the next
+    }
+  }
+  return undefined;
+}
+/** Every option that adds a metric: the list's own, and the two a model computes (outside the list). */
+const ALL: MetricOptions = Object.assign(
+  {},
+  ...METRIC_KEYS.filter((k) => METRICS[k].option && !('external' in METRICS[k].scoring)).map((k) => turnedOn(k) ?? {}),
+  { perplexity: true, bertscore: { model: { kind: 'hub', id: 'Xenova/all-MiniLM-L6-v2' } } },
+);
 /** What the story model gives a draft (perplexity is computed by a model, outside the list). */
 const perplexityOf = (i: number) => pooledPerplexity([{ nll: 20 + i, tokens: 10 + i, words: 8 + i }], 'story');
 /** What an encoder gives a draft (BERTScore is computed by a model, outside the list). */
@@ -94,6 +117,8 @@ test('every entry is complete: a label, how it is scored and pooled, when it is 
     );
     // A metric an option turns on, or a model computes, is absent from some scores: its field is optional.
     // (An always-scored metric's field may be optional too: a result saved before it was added still parses.)
+    if (d.option && !('external' in s))
+      assert.ok(turnedOn(key), `${where}: scored only when asked for, but neither -m nor a switch of its asks for it`);
     const optional = CorpusScores.shape[key].safeParse(undefined).success;
     if (d.option || 'external' in s)
       assert.ok(optional, `${where}: CorpusScores.${key} must be optional: it is scored only when asked for`);
@@ -145,8 +170,9 @@ test('every value reaches the CLI table, every column the folder table, its CSV 
       assert.ok(v.key in json.corpus, `METRICS.${m.key} value ${v.key}: not in the JSON export`);
     }
   }
-  assert.deepEqual(Object.keys(scoreSignatures(ALL)).sort(), ['BLEU', 'ROUGE', 'TER', 'chrF']);
-  assert.deepEqual(Object.keys(scoreSignatures({})).sort(), ['BLEU', 'ROUGE']);
+  const signed = (keys: readonly MetricKey[]) => keys.flatMap((k) => METRICS[k].signature?.name ?? []).sort();
+  assert.deepEqual(Object.keys(scoreSignatures(ALL)).sort(), signed(METRIC_KEYS));
+  assert.deepEqual(Object.keys(scoreSignatures({})).sort(), signed(METRIC_KEYS.filter((k) => !METRICS[k].option)));
 });
 
 test("the one aggregation: a folder's totals equal scoring all the pairs together, metric by metric", () => {
@@ -181,4 +207,122 @@ test('a BLEU smoothing value is kept for floor and add-k and dropped for exp and
     lowercase: true,
     effectiveOrder: true,
   });
+});
+
+/** Every part a metric's -m names score, each once, in order. */
+const partsOf = (cli: MetricCli) => [...new Set(Object.values(cli.names ?? {}).flat())];
+/** The signatures of a metric's statistics with these flags given (two references: ROUGE's multi shows). */
+function signaturesWith(cli: MetricCli, given: Record<string, string>): string[] {
+  const run = cli.read((name) => given[name]);
+  return run.stat(partsOf(cli), { varyingReferences: false }).map((m) => m.signature(2));
+}
+/** A value of the flag other than its default. */
+function otherValue(f: FlagSpec): string {
+  if (f.kind === 'flag') return 'true';
+  if (f.choices) return f.choices.find((c) => c !== f.default) ?? '';
+  return String(Number(f.default ?? f.min ?? 0) + 1);
+}
+/** `key:value` fields of a signature. */
+const fieldsOf = (signature: string) => new Map(signature.split('|').map((kv) => kv.split(':', 2) as [string, string]));
+
+test('every metric score offers says how: its name, its -m names with their help and statistics, its flags complete', () => {
+  const score = COMMANDS.find((c) => c.name === 'score');
+  const ownOptions = (score?.options ?? []).map((o) => o.name).filter((n) => !METRIC_FLAGS.some((f) => f.name === n));
+  const names = new Map<string, MetricKey>();
+  const flags = new Map<string, MetricKey>();
+  for (const { key, cli } of METRIC_CLIS) {
+    const where = `METRICS.${key}.cli`;
+    assert.ok(cli.name.trim().length > 0, `${where}: no name (how messages name the metric)`);
+    for (const [name, parts] of Object.entries(cli.names ?? {})) {
+      assert.match(name, /^[a-z][a-zA-Z0-9]*$/, `${where}: -m name ${JSON.stringify(name)} is not one word`);
+      const lower = name.toLowerCase();
+      assert.ok(!names.has(lower), `${where}: -m ${name} is METRICS.${names.get(lower)}'s too`);
+      names.set(lower, key);
+      assert.ok(parts.length > 0, `${where}: -m ${name} scores no part`);
+      assert.deepEqual(namedMetric(name.toUpperCase()), { key, parts }, `${where}: -m ${name} is not read`);
+    }
+    if (cli.names !== undefined) {
+      assert.ok(cli.help?.includes(Object.keys(cli.names)[0]), `${where}: -m names but no help naming them`);
+      assert.ok(
+        cli.scoresNamed || 'external' in METRICS[key].scoring,
+        `${where}: -m names but no statistics (stat) to score them with, and no model that scores it`,
+      );
+    }
+    if (cli.scoresNamed) {
+      const parts = partsOf(cli);
+      const stats = cli.read(() => undefined).stat(parts, { varyingReferences: false });
+      assert.equal(
+        stats.length,
+        parts.length,
+        `${where}: stat gives ${stats.length} statistics for ${parts.length} parts`,
+      );
+      for (const m of stats) {
+        assert.ok(m.name.trim().length > 0, `${where}: a statistic without a name`);
+        assert.ok(m.signature(1).length > 0, `${where}: ${m.name} has no signature`);
+        const segment = m.segmentStats(PAIRS[0].hypothesis, [PAIRS[0].reference]);
+        assert.ok(Number.isFinite(m.score(segment)), `${where}: ${m.name} gives no finite score`);
+      }
+    }
+    for (const f of cli.flags) {
+      const at = `${where} flag ${JSON.stringify(f.name)}`;
+      assert.match(f.name, /^[a-z][a-z0-9-]*$/, `${at}: not a flag name (lower case, dashes)`);
+      assert.ok(!flags.has(f.name), `${at}: METRICS.${flags.get(f.name)} has the same flag`);
+      assert.ok(!ownOptions.includes(f.name), `${at}: score has an option of that name already`);
+      flags.set(f.name, key);
+      assert.ok(f.description.trim().length > 0, `${at}: no description (score --help)`);
+      assert.equal(
+        f.kind !== 'flag',
+        f.value !== undefined,
+        `${at}: a ${f.kind} flag ${f.value ? 'with' : 'without'} a value to show`,
+      );
+      if (f.choices)
+        assert.deepEqual([...f.choices].sort(), f.value?.split('|').sort(), `${at}: its value shows other choices`);
+      assert.ok(
+        score?.options.some((o) => o.name === f.name),
+        `${at}: not among score's options in the command table`,
+      );
+      if (f.default !== undefined) {
+        assert.doesNotThrow(
+          () => cli.read((n) => (n === f.name ? f.default : undefined)),
+          `${at}: its default is refused`,
+        );
+        if (cli.scoresNamed)
+          assert.deepEqual(
+            signaturesWith(cli, { [f.name]: f.default }),
+            signaturesWith(cli, {}),
+            `${at}: given its default ${f.default}, the metric is not what it is without it`,
+          );
+      }
+    }
+  }
+});
+
+test('each flag with a signature field shows there when given another value than its default', () => {
+  for (const { key, cli } of METRIC_CLIS)
+    for (const f of cli.flags) {
+      if (f.signature === undefined) continue;
+      const at = `METRICS.${key}.cli flag --${f.name}`;
+      assert.ok(cli.scoresNamed, `${at}: a signature field, but the metric has no statistics to sign`);
+      const before = signaturesWith(cli, {}).map(fieldsOf);
+      const after = signaturesWith(cli, { [f.name]: otherValue(f) }).map(fieldsOf);
+      after.forEach((fields, k) => {
+        assert.ok(fields.has(f.signature ?? ''), `${at}: the signature has no field ${f.signature}`);
+        assert.notEqual(
+          fields.get(f.signature ?? ''),
+          before[k].get(f.signature ?? ''),
+          `${at}: ${otherValue(f)} leaves the signature's ${f.signature} as it is`,
+        );
+      });
+    }
+});
+
+test('a flag refuses a value it does not take, in plain words', () => {
+  const bleu = METRICS.bleu.cli;
+  assert.ok(bleu);
+  assert.throws(
+    () => bleu.read((n) => (n === 'tokenize' ? 'spm' : undefined)),
+    /--tokenize must be one of .*not "spm"/,
+  );
+  assert.throws(() => bleu.read((n) => (n === 'max-ngram-order' ? '0' : undefined)), /whole number ≥ 1, not 0/);
+  assert.throws(() => bleu.read((n) => (n === 'smooth-value' ? '-1' : undefined)), /--smooth-value must be 0 or more/);
 });

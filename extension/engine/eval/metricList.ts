@@ -20,16 +20,27 @@ import type {
   SubstantialitySummary,
 } from '../../protocol';
 import { meanPrf } from '../metrics/bertscore';
-import { bleuSummary, corpusBleu } from '../metrics/bleu';
+import {
+  BLEU_SMOOTHINGS,
+  BLEU_TOKENIZERS,
+  bleuFromStats,
+  bleuSummary,
+  corpusBleu,
+  unflattenBleuStats,
+  type BleuScore,
+} from '../metrics/bleu';
+import type { ChrfOptions } from '../metrics/chrf';
 import { corpusChrf } from '../metrics/chrf';
 import { diversity } from '../metrics/diversity';
 import { pooledPerplexity } from '../metrics/perplexity';
-import { rougeScores } from '../metrics/rouge';
+import { ROUGE_TYPES, rougeScores, type RougeType } from '../metrics/rouge';
 import { rougeMetrics } from '../metrics/rougeMetric';
 import { bleuMetric, chrfMetric, terMetric, type StatMetric } from '../metrics/significance';
 import { bleuSignature, chrfSignature, rougeSignature, terSignature } from '../metrics/signature';
-import { corpusTer } from '../metrics/ter';
-import { bleuOptionsOf, chrfOptionsOf, terOptionsOf, type MetricOptions } from './scoreOptions';
+import { corpusTer, type TerOptions } from '../metrics/ter';
+import { EngineError } from '../errors';
+import { metricCli, type MetricCli } from './metricFlags';
+import { bleuOptionsOf, chrfOptionsOf, smoothValueApplies, terOptionsOf, type MetricOptions } from './scoreOptions';
 
 export type MetricKey = Exclude<keyof CorpusScores, 'pairs'>;
 /** A metric's summary in CorpusScores (coherence L's may be null: fewer than two sentences align). */
@@ -101,6 +112,8 @@ export interface MetricDescriptor<K extends MetricKey> {
   summarySignature?: { name: keyof ScoreResult['signatures']; of(s: Summary<K>): string };
   /** Its sentence-level statistics, resampled by the two-draft comparison's paired bootstrap. */
   sentence?(options: MetricOptions): StatMetric[];
+  /** How `draftsmith score` offers it: its `-m` names, its flags, its statistics (eval/metricFlags.ts). */
+  cli?: MetricCli;
 }
 
 const ROUGE_KEYS = [
@@ -154,6 +167,79 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
     scoring: { corpus: (hyps, refs, o) => bleuSummary(corpusBleu(hyps, [refs], bleuOptionsOf(o))) },
     signature: { name: 'BLEU', of: (o) => bleuSignature(bleuOptionsOf(o), 1) },
     sentence: (o) => [bleuMetric(bleuOptionsOf(o))],
+    cli: metricCli<BleuFlags>({
+      name: 'BLEU',
+      names: { bleu: ['bleu'] },
+      help: "bleu: sacreBLEU's BLEU",
+      flags: [
+        {
+          key: 'lowercase',
+          name: 'lowercase',
+          kind: 'flag',
+          description: 'case-insensitive BLEU (case:lc in the signature)',
+          signature: 'case',
+        },
+        {
+          key: 'tokenize',
+          name: 'tokenize',
+          kind: 'text',
+          value: '13a|intl|char|zh|none',
+          choices: BLEU_TOKENIZERS,
+          refusal: "(sacreBLEU's ja-mecab, ko-mecab and spm tokenizers are not available here)",
+          default: '13a',
+          description: "BLEU's tokenizer, as sacreBLEU's",
+          signature: 'tok',
+        },
+        {
+          key: 'smoothMethod',
+          name: 'smooth-method',
+          kind: 'text',
+          value: 'exp|floor|add-k|none',
+          choices: BLEU_SMOOTHINGS,
+          default: 'exp',
+          description: "BLEU's smoothing, as sacreBLEU's",
+          signature: 'smooth',
+        },
+        {
+          key: 'smoothValue',
+          name: 'smooth-value',
+          kind: 'number',
+          value: 'V',
+          min: 0,
+          description: 'ε for floor (default 0.1) or k for add-k (default 1)',
+        },
+        {
+          key: 'maxNgramOrder',
+          name: 'max-ngram-order',
+          kind: 'integer',
+          value: 'N',
+          min: 1,
+          default: '4',
+          description: "BLEU's largest n-gram order",
+        },
+        {
+          key: 'effectiveOrder',
+          name: 'effective-order',
+          kind: 'flag',
+          description: 'BLEU averages only the orders the hypothesis has (on with --sentence-level)',
+          signature: 'eff',
+        },
+      ],
+      // sacreBLEU takes the value and ignores it; saying so spares a user wondering why nothing changed.
+      check: (o) =>
+        o.smoothValue !== undefined && !smoothValueApplies(o)
+          ? [
+              `note: --smooth-value applies to --smooth-method floor or add-k; ${o.smoothMethod ?? 'exp'} ignores it, as sacreBLEU does`,
+            ]
+          : [],
+      options: (o) => o,
+      stat: (o) => [bleuMetric(bleuOptionsOf(o))],
+      // sacreBLEU scores one segment with effective order on (args.bleu_effective_order = True).
+      segment: (o) => ({ ...o, effectiveOrder: true }),
+      details: (o, _part, stats) =>
+        bleuDetails(bleuFromStats(unflattenBleuStats(stats, (stats.length - 2) / 2), bleuOptionsOf(o))),
+      sameReferenceCount: true,
+    }),
   },
   chrf: {
     label: 'chrF (sacreBLEU, 0–100)',
@@ -167,6 +253,69 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
     },
     signature: { name: 'chrF', of: (o) => chrfSignature(chrfOptionsOf(o) ?? {}, 1) },
     sentence: (o) => [chrfMetric(chrfOptionsOf(o) ?? {})],
+    cli: metricCli<ChrfOptions>({
+      name: 'chrF',
+      names: { chrf: ['chrf'] },
+      help: "chrf: sacreBLEU's chrF (chrF++ with --chrf-word-order 2)",
+      hint: 'chrF++ is chrf with --chrf-word-order 2',
+      flags: [
+        {
+          key: 'charOrder',
+          name: 'chrf-char-order',
+          kind: 'integer',
+          value: 'N',
+          min: 0,
+          default: '6',
+          description: "chrF's character n-gram order",
+          signature: 'nc',
+        },
+        {
+          key: 'wordOrder',
+          name: 'chrf-word-order',
+          kind: 'integer',
+          value: 'N',
+          min: 0,
+          default: '0',
+          description: "chrF's word n-gram order; 2 is chrF++",
+          signature: 'nw',
+        },
+        { key: 'beta', name: 'chrf-beta', kind: 'integer', value: 'N', min: 0, default: '2', description: "chrF's β" },
+        {
+          key: 'whitespace',
+          name: 'chrf-whitespace',
+          kind: 'flag',
+          description: 'chrF keeps spaces in character n-grams',
+          signature: 'space',
+        },
+        { key: 'lowercase', name: 'chrf-lowercase', kind: 'flag', description: 'chrF ignores case', signature: 'case' },
+        {
+          key: 'epsSmoothing',
+          name: 'chrf-eps-smoothing',
+          kind: 'flag',
+          description: "chrF++.py's epsilon smoothing instead of sacreBLEU 2's effective-order averaging",
+          signature: 'eff',
+        },
+      ],
+      check: (o) => {
+        if ((o.charOrder ?? 6) + (o.wordOrder ?? 0) === 0)
+          throw new EngineError('bad-request', '--chrf-char-order and --chrf-word-order cannot both be 0');
+        return [];
+      },
+      // A folder's chrF column: Score Draft's draftsmith.score.chrf, chrF or chrF++ with sacreBLEU's other defaults.
+      options: (o, named) => {
+        if (!named) return {};
+        const { wordOrder, ...others } = o;
+        if (Object.keys(others).length > 0 || (wordOrder !== undefined && wordOrder !== 0 && wordOrder !== 2)) {
+          throw new EngineError(
+            'bad-request',
+            "a folder's table takes chrF (-m chrf) or chrF++ (-m chrf --chrf-word-order 2) with sacreBLEU's other defaults; for other chrF options, score segment files with -m chrf",
+          );
+        }
+        return { chrf: wordOrder === 2 ? 'chrF++' : 'chrF' };
+      },
+      stat: (o) => [chrfMetric(o)],
+      sameReferenceCount: true,
+    }),
   },
   ter: {
     label: 'TER (sacreBLEU, edits per 100 reference words)',
@@ -184,6 +333,46 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
     },
     signature: { name: 'TER', of: (o) => terSignature(terOptionsOf(o) ?? {}, 1) },
     sentence: (o) => [terMetric(terOptionsOf(o) ?? {})],
+    cli: metricCli<TerOptions>({
+      names: { ter: ['ter'] },
+      help: "ter: sacreBLEU's TER",
+      name: 'TER',
+      // A folder's TER column: Score Draft's draftsmith.score.ter settings.
+      options: (o, named) => (named ? { ter: o } : {}),
+      stat: (o) => [terMetric(o)],
+      sameReferenceCount: true,
+      flags: [
+        {
+          key: 'caseSensitive',
+          name: 'ter-case-sensitive',
+          kind: 'flag',
+          description: 'TER keeps case (sacreBLEU lowercases by default)',
+          signature: 'case',
+        },
+        {
+          key: 'normalized',
+          name: 'ter-normalized',
+          kind: 'flag',
+          description: "TER applies Tercom's normalisation (punctuation split off, XML entities)",
+          signature: 'norm',
+        },
+        {
+          key: 'noPunct',
+          name: 'ter-no-punct',
+          kind: 'flag',
+          description: 'TER removes punctuation',
+          signature: 'punct',
+        },
+        {
+          key: 'asianSupport',
+          name: 'ter-asian-support',
+          kind: 'flag',
+          description:
+            'TER splits CJK characters (with --ter-normalized) and removes CJK punctuation (with --ter-no-punct)',
+          signature: 'asian',
+        },
+      ],
+    }),
   },
   rouge: {
     label: 'ROUGE (%)',
@@ -216,6 +405,54 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
     },
     signature: { name: 'ROUGE', of: (o) => rougeSignature({ stem: o.stem }) },
     sentence: (o) => rougeMetrics(['rouge1', 'rougeL'], { stem: o.stem }),
+    cli: metricCli<RougeFlags>({
+      name: 'ROUGE',
+      names: Object.fromEntries([['rouge', ROUGE_TYPES], ...ROUGE_TYPES.map((t) => [t, [t]])]) as Record<
+        string,
+        readonly string[]
+      >,
+      help: "rouge: rouge-score's ROUGE F1, the mean over segments (rouge1 rouge2 rougeL rougeLsum, or rouge for all four)",
+      hint: 'rouge is all four ROUGE types',
+      flags: [
+        {
+          key: 'stem',
+          name: 'stem',
+          kind: 'flag',
+          description: 'ROUGE with Porter stemming (tokens longer than 3 characters)',
+          signature: 'stem',
+        },
+        {
+          key: 'jackknife',
+          name: 'rouge-jackknife',
+          kind: 'flag',
+          description:
+            "ROUGE with several references: ROUGE-1.5.5's jackknifing instead of the best reference (rouge-score's score_multi)",
+          signature: 'multi',
+          appliesTo: 'named',
+        },
+        {
+          key: 'split',
+          name: 'rouge-split',
+          kind: 'text',
+          value: 'newline|nlp',
+          choices: ['newline', 'nlp'],
+          default: 'nlp',
+          description:
+            "ROUGE-Lsum's sentences: Draftsmith's sentence splitter, as the full table and Score Draft, or the segment's own lines (rouge-score's split_summaries=False); the signature says which",
+          signature: 'split',
+          appliesTo: 'named',
+        },
+      ],
+      options: (o) => (o.stem ? { stem: true } : {}),
+      // One default with the full table and Score Draft: ROUGE-Lsum the same number in every table.
+      stat: (o, parts, run) =>
+        rougeMetrics(parts as RougeType[], {
+          stem: o.stem === true,
+          jackknife: o.jackknife === true,
+          split: o.split ?? 'nlp',
+          varRefs: run.varyingReferences,
+        }),
+    }),
   },
   diversity: {
     label: 'Diversity (unique tokens / all tokens)',
@@ -274,6 +511,20 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
       count('nonwords-judged', 'words judged', n.tokens),
     ],
     examples: (n) => n.examples,
+    cli: metricCli<Pick<MetricOptions, 'nonwords'>>({
+      name: 'Non-words',
+      flags: [
+        {
+          key: 'nonwords',
+          name: 'nonwords',
+          kind: 'flag',
+          description:
+            "the drafts' non-word rate: the alphabetic words hunspell en_US rejects, names left out (the model cards' definition; the full table or a folder's)",
+          appliesTo: 'tables',
+        },
+      ],
+      options: (o) => o,
+    }),
     note: () =>
       "Non-words: alphabetic words the hunspell en_US dictionary rejects as written and capitalised, names and words with digits left out (the model cards' definition). " +
       "The model cards' grammatical-sentence rate needs link-grammar, a C library with no JavaScript port: the training tools compute it (models/train/fluency.sh).",
@@ -306,6 +557,20 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
       `Perplexity: how likely the built-in story model (${p.model}), a model of short simple stories, finds the draft (${p.tokens} tokens); it does not compare the draft with the reference.`,
     // Tokens pooled over the drafts, as the story paper does.
     scoring: { external: 'the story model', pool: (parts) => pooledPerplexity(parts, parts[0]?.model ?? '') },
+    // The CLI runs the story model (cli/draftPerplexity.ts) and fills the field.
+    cli: metricCli<Pick<MetricOptions, 'perplexity'>>({
+      name: 'Perplexity',
+      flags: [
+        {
+          key: 'perplexity',
+          name: 'perplexity',
+          kind: 'flag',
+          description:
+            "the drafts' perplexity under the built-in story language model from --models (the full table or a folder's)",
+          appliesTo: 'tables',
+        },
+      ],
+    }),
   },
   bertscore: {
     label: 'BERTScore (token embeddings of the chosen encoder)',
@@ -320,8 +585,58 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
     // The mean over the drafts, as bert_score reports a corpus.
     scoring: { external: 'the chosen encoder', pool: poolBertScore },
     summarySignature: { name: 'BERTScore', of: (b) => b.signature },
+    // The CLI runs the encoder (cli/draftBertScore.ts) and fills the field; with -m, BERTScore alone.
+    cli: metricCli<{ model?: string; idf?: boolean }>({
+      name: 'BERTScore',
+      names: { bertscore: ['bertscore'] },
+      help: 'bertscore: BERTScore alone (with --bertscore-model)',
+      flags: [
+        {
+          key: 'model',
+          name: 'bertscore-model',
+          kind: 'text',
+          value: 'MODEL',
+          description:
+            "adds BERTScore under this encoder: a Hugging Face Hub id in transformers.js's layout (BERT family, e.g. Xenova/all-MiniLM-L6-v2), downloaded once into $DRAFTSMITH_CACHE, or a folder (the full table, a folder's, or -m bertscore)",
+          appliesTo: 'tables',
+        },
+        {
+          key: 'idf',
+          name: 'bertscore-idf',
+          kind: 'flag',
+          description:
+            "BERTScore weighs each token by its idf over the references (bert_score's idf; the full table and -m bertscore)",
+        },
+      ],
+    }),
   },
 };
+
+/** BLEU's flags: Score Draft's BLEU options, and sacreBLEU's effective order. */
+type BleuFlags = Pick<
+  MetricOptions,
+  'lowercase' | 'tokenize' | 'smoothMethod' | 'smoothValue' | 'maxNgramOrder' | 'effectiveOrder'
+>;
+/** ROUGE's flags: Score Draft's stemming, and the -m workflow's references and sentences. */
+interface RougeFlags {
+  stem?: boolean;
+  jackknife?: boolean;
+  split?: 'newline' | 'nlp';
+}
+
+/** BLEUScore's verbose part (sacrebleu/metrics/bleu.py) and the numbers --json adds beside the score. */
+function bleuDetails(b: BleuScore) {
+  return {
+    text: ` ${b.precisions.map((p) => p.toFixed(1)).join('/')} (BP = ${b.brevityPenalty.toFixed(3)} ratio = ${b.ratio.toFixed(3)} hyp_len = ${b.hypLength} ref_len = ${b.refLength})`,
+    fields: {
+      precisions: b.precisions,
+      brevityPenalty: b.brevityPenalty,
+      ratio: b.ratio,
+      hypLength: b.hypLength,
+      refLength: b.refLength,
+    },
+  };
+}
 
 /** BERTScore of several drafts: the mean of their P, R and F, the encoder's description from the first. */
 function poolBertScore(parts: readonly BertScoreSummary[]): BertScoreSummary {
@@ -468,4 +783,24 @@ export function signaturesOf(scores: CorpusScores, options: MetricOptions = {}):
 /** The sentence-level statistics the two-draft comparison resamples, in the list's order. */
 export function sentenceMetrics(options: MetricOptions): StatMetric[] {
   return METRIC_KEYS.flatMap((key) => (wanted(key, options) ? (METRICS[key].sentence?.(options) ?? []) : []));
+}
+
+/** The metrics `draftsmith score` offers, each with its CLI, in the list's order. */
+export const METRIC_CLIS: readonly { key: MetricKey; cli: MetricCli }[] = METRIC_KEYS.flatMap((key) => {
+  const cli = METRICS[key].cli;
+  return cli ? [{ key, cli }] : [];
+});
+
+/** Every metric's flags, in the list's order: `score`'s options in the command table. */
+export const METRIC_FLAGS = METRIC_CLIS.flatMap((m) => m.cli.flags);
+
+/** Every `-m` name, in the list's order. */
+export const METRIC_NAMES = METRIC_CLIS.flatMap((m) => Object.keys(m.cli.names ?? {}));
+
+/** The metric an `-m` name stands for, and the parts it scores; undefined for no metric's name. */
+export function namedMetric(name: string): { key: MetricKey; parts: readonly string[] } | undefined {
+  const lower = name.toLowerCase();
+  for (const { key, cli } of METRIC_CLIS)
+    for (const [n, parts] of Object.entries(cli.names ?? {})) if (n.toLowerCase() === lower) return { key, parts };
+  return undefined;
 }
