@@ -4,7 +4,8 @@
  * llama.cpp costs. Ours: gguf/ggufStep.ts, the whole vocabulary's probabilities per step, greedy.
  * llama.cpp's: node-llama-cpp's sequence.evaluate at temperature 0 (its sampler in C++). The files are
  * ../shared/tools/llama-anchor/make_gguf.py's (random weights, real shapes). Prints numbers; asserts nothing.
- *   GGUF_FILES=/tmp/smollm2-135m-q8_0.gguf [THREADS_LIST=1,2] [PROMPT_TOKENS=650] [GEN=32] node dist/bench/gguf.bench.js
+ *   GGUF_FILES=/tmp/smollm2-135m-q8_0.gguf [THREADS_LIST=1,2] [PROMPT_TOKENS=650] [GEN=32] node
+ * dist/bench/gguf.bench.js
  */
 import * as path from 'node:path';
 import type { Token } from 'node-llama-cpp';
@@ -95,10 +96,12 @@ async function main() {
     return;
   }
   console.log(
-    `prompt ${PROMPT_TOKENS} tokens, then ${GEN} greedy tokens; load average ${(await import('node:os')).loadavg()[0].toFixed(1)}`,
+    `prompt ${PROMPT_TOKENS} tokens, then ${GEN} greedy tokens; load average ` +
+      `${(await import('node:os')).loadavg()[0].toFixed(1)}`,
   );
   console.log(
-    '| model | threads | load s ours / llama.cpp | first token s ours / llama.cpp | tokens/s ours / llama.cpp | ratio |',
+    '| model | threads | load s ours / llama.cpp | first token s ours / llama.cpp | tokens/s ours / llama.cpp ' +
+      '| ratio |',
   );
   console.log('|---|---|---|---|---|---|');
   for (const file of FILES)
@@ -107,7 +110,8 @@ async function main() {
       const b = await theirs(file, threads, a.ids);
       const f = (x: number) => (x / 1000).toFixed(2);
       console.log(
-        `| ${path.basename(file, '.gguf')} | ${threads} | ${f(a.loadMs)} / ${f(b.loadMs)} | ${f(a.firstMs)} / ${f(b.firstMs)} | ${a.tokS.toFixed(1)} / ${b.tokS.toFixed(1)} | ${(a.tokS / b.tokS).toFixed(2)} |`,
+        `| ${path.basename(file, '.gguf')} | ${threads} | ${f(a.loadMs)} / ${f(b.loadMs)} | ${f(a.firstMs)} / ` +
+          `${f(b.firstMs)} | ${a.tokS.toFixed(1)} / ${b.tokS.toFixed(1)} | ${(a.tokS / b.tokS).toFixed(2)} |`,
       );
     }
 }

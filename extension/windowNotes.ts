@@ -32,7 +32,8 @@ export function storyCutNote(r: StoryPromptRead, tokens?: number): string | unde
   const words = countWords(r.usedPrompt);
   const window = tokens === undefined ? '' : ` (${tokens} tokens)`;
   return (
-    `the story so far is longer than the model reads${window}: it continued from its last ${words} word${words === 1 ? '' : 's'} ` +
+    `the story so far is longer than the model reads${window}: it continued from its last ${words} ` +
+    `word${words === 1 ? '' : 's'} ` +
     `(${r.promptChars - r.usedFrom} of ${r.promptChars} characters)`
   );
 }

@@ -3,8 +3,10 @@
  * ToPanel / FromPanel messages of extension/protocol/panel.ts, parses every message on arrival, and builds the page
  * with DOM APIs and textContent only, so document text is never interpreted as HTML.
  *
- * One view at a time: summarize (summarizeView.ts), essay (essayView.ts), story (storyView.ts), score (scoreView.ts), coherence
- * (coherenceView.ts), round trip (roundtripView.ts). The message shown is kept in the webview state so a reload shows it again.
+ * One view at a time: summarize (summarizeView.ts), essay (essayView.ts), story (storyView.ts), score
+ * (scoreView.ts), coherence
+ * (coherenceView.ts), round trip (roundtripView.ts). The message shown is kept in the webview state so
+ * a reload shows it again.
  */
 import { EMPTY_INSIGHTS } from '../extension/panelViews';
 import { FromPanel, ToPanel } from '../extension/protocol';

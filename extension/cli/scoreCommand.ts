@@ -166,7 +166,8 @@ function oneOf<T extends string>(a: Args, name: string, allowed: readonly T[]): 
   if (!(allowed as readonly string[]).includes(v)) {
     throw new EngineError(
       'bad-request',
-      `--${name} must be one of ${allowed.join(', ')}, not "${v}"${name === 'tokenize' ? " (sacreBLEU's ja-mecab, ko-mecab and spm tokenizers are not available here)" : ''}`,
+      `--${name} must be one of ${allowed.join(', ')}, not ` +
+        `"${v}"${name === 'tokenize' ? " (sacreBLEU's ja-mecab, ko-mecab and spm tokenizers are not available here)" : ''}`,
     );
   }
   return v as T;
@@ -220,7 +221,8 @@ export function scoreOptionsOf(a: Args): MetricOptions {
     // sacreBLEU takes the value and ignores it; saying so spares a user wondering why nothing changed.
     if (!smoothValueApplies(opts))
       process.stderr.write(
-        `note: --smooth-value applies to --smooth-method floor or add-k; ${smooth ?? 'exp'} ignores it, as sacreBLEU does\n`,
+        `note: --smooth-value applies to --smooth-method floor or add-k; ${smooth ?? 'exp'} ignores it, as ` +
+          `sacreBLEU does\n`,
       );
   }
   return readFlags(
@@ -281,7 +283,8 @@ function metricsOf(a: Args): MetricName[] | undefined {
     else {
       throw new EngineError(
         'bad-request',
-        `-m/--metrics takes ${METRIC_NAMES.join(', ')} (sacreBLEU's names and rouge-score's; chrF++ is chrf with --chrf-word-order 2; rouge is all four ROUGE types), not "${n}"`,
+        `-m/--metrics takes ${METRIC_NAMES.join(', ')} (sacreBLEU's names and rouge-score's; chrF++ is chrf ` +
+          `with --chrf-word-order 2; rouge is all four ROUGE types), not "${n}"`,
       );
     }
   }
@@ -294,7 +297,8 @@ export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> 
   if (refs.length === 0 || hyps.length === 0)
     throw new EngineError(
       'bad-request',
-      'score needs --ref FILE and --hyp FILE (each may be given several times: references of the same segments, systems to compare)',
+      'score needs --ref FILE and --hyp FILE (each may be given several times: references of the same ' +
+        'segments, systems to compare)',
     );
   const options = scoreOptionsOf(a);
   const chrfOpts = chrfFlags(a);
@@ -308,7 +312,9 @@ export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> 
     if (flag(a, f) !== undefined && !pairedBs && !pairedAr)
       throw new EngineError(
         'bad-request',
-        `--${f} ${f === 'worst' ? 'lists the segments a system loses most against the baseline' : 'reports several systems against a baseline'}: add --paired-bs or --paired-ar and several --hyp`,
+        `--${f} ` +
+          `${f === 'worst' ? 'lists the segments a system loses most against the baseline' : 'reports several systems against a baseline'}: ` +
+          `add --paired-bs or --paired-ar and several --hyp`,
       );
   const reportTo = flag(a, 'report');
   if (reportTo !== undefined) await checkReportFile(reportTo);
@@ -319,7 +325,8 @@ export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> 
     if (refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence) {
       throw new EngineError(
         'bad-request',
-        'a folder of drafts is scored as one table (one --hyp folder, one --ref folder); several systems, several references and the paired tests take segment files, one line per segment',
+        'a folder of drafts is scored as one table (one --hyp folder, one --ref folder); several systems, ' +
+          'several references and the paired tests take segment files, one line per segment',
       );
     }
     return scoreFolderCli(a, options, configOf);
@@ -330,7 +337,8 @@ export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> 
       if (flag(a, f) !== undefined)
         throw new EngineError(
           'bad-request',
-          `--${f} applies to the full table (one --ref, one --hyp, no -m) or a folder's, not to -m, several systems or references, or the paired tests`,
+          `--${f} applies to the full table (one --ref, one --hyp, no -m) or a folder's, not to -m, several ` +
+            `systems or references, or the paired tests`,
         );
     }
   }
@@ -363,7 +371,8 @@ async function scoreBertOnly(a: Args, metrics: readonly MetricName[], configOf?:
   if (metrics.length > 1)
     throw new EngineError(
       'bad-request',
-      `-m bertscore is scored on its own (the full table adds it to every metric: --bertscore-model without -m), not with ${metrics.filter((m) => m !== 'bertscore').join(', ')}`,
+      `-m bertscore is scored on its own (the full table adds it to every metric: --bertscore-model without ` +
+        `-m), not with ${metrics.filter((m) => m !== 'bertscore').join(', ')}`,
     );
   const refs = a.flags.get('ref') ?? [];
   const hyps = a.flags.get('hyp') ?? [];
@@ -417,7 +426,10 @@ function scoreLine(name: string, signature: string, score: number, width: number
 
 /** BLEUScore's verbose part: precisions, BP, ratio and lengths (sacrebleu/metrics/bleu.py). */
 function bleuVerbose(b: BleuScore): string {
-  return ` ${b.precisions.map((p) => p.toFixed(1)).join('/')} (BP = ${b.brevityPenalty.toFixed(3)} ratio = ${b.ratio.toFixed(3)} hyp_len = ${b.hypLength} ref_len = ${b.refLength})`;
+  return (
+    ` ${b.precisions.map((p) => p.toFixed(1)).join('/')} (BP = ${b.brevityPenalty.toFixed(3)} ratio = ` +
+    `${b.ratio.toFixed(3)} hyp_len = ${b.hypLength} ref_len = ${b.refLength})`
+  );
 }
 
 async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
@@ -472,7 +484,8 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   if (varying && run.metrics.some(isSacreMetric)) {
     throw new EngineError(
       'bad-input',
-      `segments have different numbers of references in ${run.refs.join(', ')}; BLEU, chrF and TER here need the same number for every segment (ROUGE takes any)`,
+      `segments have different numbers of references in ${run.refs.join(', ')}; BLEU, chrF and TER here need ` +
+        `the same number for every segment (ROUGE takes any)`,
     );
   }
   const rougeOpts: RougeMetricOptions = {
@@ -610,7 +623,8 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   } else printComparisons(a, mode, comparisons, width, details);
   if (!quiet)
     process.stderr.write(
-      `scored ${named.length} system${named.length > 1 ? 's' : ''} × ${take} segments × ${nrefs} reference${nrefs > 1 ? 's' : ''} in ${seconds.toFixed(1)} s\n`,
+      `scored ${named.length} system${named.length > 1 ? 's' : ''} × ${take} segments × ${nrefs} ` +
+        `reference${nrefs > 1 ? 's' : ''} in ${seconds.toFixed(1)} s\n`,
     );
 }
 
@@ -624,7 +638,8 @@ function folderChrf(a: Args): Pick<MetricOptions, 'chrf'> {
   if (Object.keys(others).length > 0 || (wordOrder !== undefined && wordOrder !== 0 && wordOrder !== 2)) {
     throw new EngineError(
       'bad-request',
-      "a folder's table takes chrF (-m chrf) or chrF++ (-m chrf --chrf-word-order 2) with sacreBLEU's other defaults; for other chrF options, score segment files with -m chrf",
+      "a folder's table takes chrF (-m chrf) or chrF++ (-m chrf --chrf-word-order 2) with sacreBLEU's other " +
+        'defaults; for other chrF options, score segment files with -m chrf',
     );
   }
   return { chrf: wordOrder === 2 ? 'chrF++' : 'chrF' };
@@ -652,7 +667,8 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions, configOf?: C
   if (bert?.flags.idf)
     throw new EngineError(
       'bad-request',
-      "--bertscore-idf applies to the full table (one --ref, one --hyp): a folder's rows are each scored alone, where idf is undefined",
+      "--bertscore-idf applies to the full table (one --ref, one --hyp): a folder's rows are each scored " +
+        'alone, where idf is undefined',
     );
   const hyp = flag(a, 'hyp') ?? '';
   const ref = flag(a, 'ref') ?? '';
@@ -739,7 +755,8 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions, configOf?: C
     for (const r of cells) process.stdout.write(line(r));
     if (ppl)
       process.stdout.write(
-        `Perplexity under the story LM (${ppl.model}), per word, all drafts: ${ppl.perWord.toFixed(1)} (per token ${ppl.perToken.toFixed(1)})\n`,
+        `Perplexity under the story LM (${ppl.model}), per word, all drafts: ${ppl.perWord.toFixed(1)} (per ` +
+          `token ${ppl.perToken.toFixed(1)})\n`,
       );
     for (const [name, signature] of Object.entries(result.signatures))
       process.stdout.write(`${name} signature: ${signature}\n`);
@@ -846,7 +863,8 @@ function printSystems(
     );
     for (const d of w.segments)
       process.stdout.write(
-        `  line ${d.index + 1}: ${d.baseline.toFixed(width)} → ${d.system.toFixed(width)}  ${JSON.stringify(d.hypothesis)}\n`,
+        `  line ${d.index + 1}: ${d.baseline.toFixed(width)} → ${d.system.toFixed(width)}  ` +
+          `${JSON.stringify(d.hypothesis)}\n`,
       );
   }
 }

@@ -9,7 +9,8 @@ import { formatOf, readabilityModule as readability, type TextStats } from '../e
 import type { Ctx } from './context';
 import { CHECKS_SECTION, isCheckedLanguage } from './checks';
 
-// readability() is loaded when the item first shows numbers: the syllable counter's word lists are not activation's to load.
+// readability() is loaded when the item first shows numbers: the syllable counter's word lists are not
+// activation's to load.
 
 export const SET_WORD_GOAL_COMMAND = 'draftsmith.setWordGoal';
 const GOALS_KEY = 'draftsmith.wordGoals';

@@ -32,9 +32,11 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   // Prose checks and the writing status bar: Harper and the dictionary load on the first check.
   ctx.own(new ProseChecks(ctx));
   ctx.own(new WritingStatus(ctx));
-  // The worker and the models start on the first command, so activation stays cheap (bench/activation.bench.ts measures it).
+  // The worker and the models start on the first command, so activation stays cheap
+  // (bench/activation.bench.ts measures it).
   ctx.log.info(
-    `Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms (${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`,
+    `Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms ` +
+      `(${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`,
   );
   return {
     summarize: (editor, token) => summarize(ctx, editor, token),

@@ -3,7 +3,8 @@
 # chunk (gpu_chunk.sh run backbone) and Round-Trip on the everyday corpus (roundtrip prepare --corpus
 # everyday), its word embeddings from the bundle's backbone checkpoint. The first lent GPU ran it so.
 #
-#   here:    bash models/train/gpu_backbone_roundtrip.sh pack     # .work/gpu/backbone.tar.xz (gpu_chunk.sh pack backbone)
+#   here:    bash models/train/gpu_backbone_roundtrip.sh pack     # .work/gpu/backbone.tar.xz
+# (gpu_chunk.sh pack backbone)
 #                                                                 # + .work/gpu/rt-data.tar.xz (.data/everyday, 2.4 MiB)
 #            bash models/train/gpu_chunk.sh aside
 #   device:  command  bash models/train/gpu_backbone_roundtrip.sh run

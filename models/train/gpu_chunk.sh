@@ -8,7 +8,8 @@
 # (models/*) are not needed and not touched.
 #
 #   here:     bash models/train/gpu_chunk.sh pack SYSTEM            # -> .work/gpu/SYSTEM.tar.xz (data + checkpoints)
-#   device:   bash models/train/gpu_chunk.sh run SYSTEM [OUTDIR]     # (carry .work/gpu/SYSTEM.tar.xz; OUTDIR default $OUT)
+#   device:   bash models/train/gpu_chunk.sh run SYSTEM [OUTDIR]     # (carry .work/gpu/SYSTEM.tar.xz;
+# OUTDIR default $OUT)
 #   here:     bash models/train/gpu_chunk.sh unpack SYSTEM FILES_DIR # -> .work/gpu/SYSTEM/{state.json,runs,export}
 #   then pack again for the next chunk; when done, check the export and copy it over models/SYSTEM with
 #   the card's numbers re-measured.

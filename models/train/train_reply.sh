@@ -2,10 +2,13 @@
 # The whole Suggest Replies recipe (ESED): post -> reply pairs with their keys, the NRM baseline (which
 # also embeds the reply sentences for the memory), the memory (truncated SVD + k-means per key), ESED
 # on the same pairs, and the exports. On a CUDA GPU when present (--device auto), else one CPU thread.
-# Needs the shared tokenizer first (train_summarize.sh writes .data/spm.model and .data/tokenizer/; DATA=.data/reply links them).
+# Needs the shared tokenizer first (train_summarize.sh writes .data/spm.model and .data/tokenizer/;
+# DATA=.data/reply links them).
 #
-#   SMOKE=1 bash models/train/train_reply.sh                           # every stage at a tiny size, all under .work/smoke/reply
-#   bash models/train/train_reply.sh                                   # the card's run (32 min each, 256 units), exported to models/reply
+#   SMOKE=1 bash models/train/train_reply.sh                           # every stage at a tiny size, all
+# under .work/smoke/reply
+#   bash models/train/train_reply.sh                                   # the card's run (32 min each,
+# 256 units), exported to models/reply
 #   STEPS=30000 MINUTES=120 HIDDEN=256 EMBED=256 bash models/train/train_reply.sh   # a GPU
 #
 # Training runs through the DDP launcher (launch.py): NPROC processes (default auto: one per CPU core

@@ -4,8 +4,10 @@
 # the shipped one. On a CUDA GPU when present (--device auto), otherwise on one CPU thread each.
 # Needs the shared tokenizer first (train_summarize.sh: $DATA/spm.model, $DATA/tokenizer/).
 #
-#   SMOKE=1 bash models/train/train_roundtrip.sh                   # every stage at a tiny size, all under .work/smoke/roundtrip
-#   bash models/train/train_roundtrip.sh                           # the card's run (126 min each), exported to models/roundtrip
+#   SMOKE=1 bash models/train/train_roundtrip.sh                   # every stage at a tiny size, all
+# under .work/smoke/roundtrip
+#   bash models/train/train_roundtrip.sh                           # the card's run (126 min each),
+# exported to models/roundtrip
 #   STEPS=20000 MINUTES=120 EVAL_LIMIT=500 bash models/train/train_roundtrip.sh   # a GPU
 #   CORPUS=simple DATA=../../.data/simple MODELS=hier-attn MINUTES=125 bash models/train/train_roundtrip.sh
 #                                     # the shipped model: simple stories (ROCStories, TinyStories), its own tokenizer

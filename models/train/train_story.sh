@@ -6,10 +6,14 @@
 # on one CPU thread each. Needs the shared tokenizer first (train_summarize.sh: .data/spm.model).
 #
 #   bash models/train/train_story.sh                                  # CPU defaults
-#   CORPUS=simple bash models/train/train_story.sh                    # the simple-stories pairs (ROCStories + TinyStories,
-#                                                                     # their own 4,000-piece tokenizer) in ../../.data/simple
-#   SMOKE=1 bash models/train/train_story.sh                          # the shipped model's stages for a few steps, a small
-#                                                                     # model, all under .work/smoke/story (TINY=1: the same)
+#   CORPUS=simple bash models/train/train_story.sh                    # the simple-stories pairs
+# (ROCStories + TinyStories,
+#                                                                     # their own 4,000-piece tokenizer)
+# in ../../.data/simple
+#   SMOKE=1 bash models/train/train_story.sh                          # the shipped model's stages for a
+# few steps, a small
+#                                                                     # model, all under
+# .work/smoke/story (TINY=1: the same)
 #   LM_STEPS=40000 SEQ2SEQ_STEPS=30000 FUSION_STEPS=30000 PREMISE_STEPS=5000 \
 #     SIZE="--embed-dim 256 --hidden 512 --decoder-layers 6 --attention-dim 256" BATCH_TOKENS=16000 \
 #     bash models/train/train_story.sh                                # a GPU

@@ -18,7 +18,8 @@ cd "$(dirname "$0")"
 PY=${PY:-/usr/bin/python3}
 SMOKE=${SMOKE:-0}
 if [ "$SMOKE" = 1 ]; then
-  # A few steps of each stage (the model's size is fixed); nothing outside .work/smoke/summarize unless OUT/RUNS/VARIANTS say so.
+  # A few steps of each stage (the model's size is fixed); nothing outside .work/smoke/summarize unless
+  # OUT/RUNS/VARIANTS say so.
   S=../../.work/smoke/summarize
   : "${RUNS:=$S/runs}" "${OUT:=$S/model}" "${VARIANTS:=$S}" "${PRETRAIN_MIN:=1}" "${PRETRAIN_STEPS:=6}"
   : "${FINETUNE_STEPS:=4}" "${FINETUNE_MIN:=1}" "${VAL_EVERY:=1000000}" "${MAX_TRAIN:=2000}" "${NTM_WARMUP:=20}"

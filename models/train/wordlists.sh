@@ -4,7 +4,8 @@
 # (extension/engine/decode/guards.ts). Needs the prepared data (each train_*.sh prepares its own).
 #   sh wordlists.sh                                  # all five: summarize and reply from ../../.data, the models of
 #                                                    # simple stories (essay, story, roundtrip) from ../../.data/simple
-#   ROUNDTRIP_DATA=../../.data sh wordlists.sh roundtrip   # one system, another data folder (ESSAY_DATA, STORY_DATA too)
+#   ROUNDTRIP_DATA=../../.data sh wordlists.sh roundtrip   # one system, another data folder
+# (ESSAY_DATA, STORY_DATA too)
 # The story list reads the story model's own task text (prompt -> story pairs and premises), not the
 # mixed-domain language-model corpus its decoder was pretrained on: the guard keeps it to story words.
 set -e

@@ -89,12 +89,17 @@ export class SpellChecker {
     return v;
   }
 
-  /** Whether a suggestion is a word: the dialect's dictionary alone when the speller has one (a tenth of the lookups). */
+  /**
+   * Whether a suggestion is a word: the dialect's dictionary alone when the speller has one (a tenth of the lookups).
+   */
   private word(candidate: string): boolean {
     return this.speller.inLanguage ? this.speller.inLanguage(candidate) : this.known(candidate);
   }
 
-  /** Whether the dictionary (or the personal one) takes `word` as written (hunspell takes "The" for "the", not "paris" for "Paris"). */
+  /**
+   * Whether the dictionary (or the personal one) takes `word` as written (hunspell takes "The" for
+   * "the", not "paris" for "Paris").
+   */
   accepts(word: string): boolean {
     if (this.words.has(word)) return true;
     const w = word.replace(/’/g, "'");

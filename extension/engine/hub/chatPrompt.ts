@@ -1,7 +1,8 @@
 /**
  * What an instruct model reads: the command's system prompt and the writer's text as one user turn,
  * through the model's own chat template (tokenizer_config.json's chat_template, or a GGUF file's
- * tokenizer.chat_template, rendered by the same Jinja), ending where the assistant's reply starts. A model without a template
+ * tokenizer.chat_template, rendered by the same Jinja), ending where the assistant's reply starts. A
+ * model without a template
  * (a plain language model) reads the text as it is, after its start token where its family needs one.
  */
 import type { LmTokenizer } from './causalLm';

@@ -117,7 +117,8 @@ export function explainLoad(e: unknown, label: string, dir: string): EngineError
   ) {
     return new EngineError(
       'bad-model',
-      `${label} could not run here: not enough memory (${first}). Its files are kept in ${dir}; a smaller model, or fewer programs open, may do.`,
+      `${label} could not run here: not enough memory (${first}). Its files are kept in ${dir}; a smaller ` +
+        `model, or fewer programs open, may do.`,
     );
   }
   const op =
@@ -134,7 +135,8 @@ export function explainLoad(e: unknown, label: string, dir: string): EngineError
     }
     return new EngineError(
       'bad-model',
-      `${label} could not run here: the operator ${op} is not supported by this onnxruntime (onnxruntime-node${version}). Its files are kept in ${dir}.`,
+      `${label} could not run here: the operator ${op} is not supported by this onnxruntime ` +
+        `(onnxruntime-node${version}). Its files are kept in ${dir}.`,
     );
   }
   return new EngineError('bad-model', `${label} does not load: ${first}`);
@@ -165,7 +167,9 @@ const KIND_WORDS: Readonly<Record<HubModelKind, { is: string; needs: string }>> 
   'causal-lm': { is: 'a decoder-only language model', needs: 'a causal language model such as a GPT-2' },
   encoder: {
     is: 'an encoder',
-    needs: `an encoder such as a BERT or MiniLM (e.g. Xenova/all-MiniLM-L6-v2; families: ${Object.keys(ENCODER_FAMILIES).join(', ')})`,
+    needs:
+      `an encoder such as a BERT or MiniLM (e.g. Xenova/all-MiniLM-L6-v2; families: ` +
+      `${Object.keys(ENCODER_FAMILIES).join(', ')})`,
   },
 };
 
@@ -174,7 +178,8 @@ function checkKind(config: ReturnType<typeof readConfig>, kind: HubModelKind, la
   if (found === kind) return;
   throw new EngineError(
     'bad-model',
-    `${label} is ${config.model_type ? `a ${config.model_type}` : 'a'} model (${KIND_WORDS[found].is}); ${what} needs ${KIND_WORDS[kind].needs}.`,
+    `${label} is ${config.model_type ? `a ${config.model_type}` : 'a'} model (${KIND_WORDS[found].is}); ` +
+      `${what} needs ${KIND_WORDS[kind].needs}.`,
   );
 }
 
@@ -221,7 +226,8 @@ function runsFrom(local: RepoListing, kind: HubModelKind, device: 'cpu' | 'cuda'
 const offlineError = (label: string, hub: HubConfig) =>
   new EngineError(
     'model-unavailable',
-    `${label} is not in the download cache (${hub.cacheDir}), and downloads are off (draftsmith.hub.offline, or --offline).`,
+    `${label} is not in the download cache (${hub.cacheDir}), and downloads are off (draftsmith.hub.offline, ` +
+      `or --offline).`,
   );
 
 /**
@@ -273,7 +279,9 @@ async function prepareHubModel(
     const bytes = done + missing.reduce((n, f) => n + f.size, 0);
     log(
       'info',
-      `downloading ${label} (${describeDtype(chosen)}: ${chosen.graphs.map((g) => g.file).join(', ')}): ${chosen.totalBytes} bytes in ${chosen.files.length} files, ${bytes} of them now, from ${hub.endpoint} into ${dir}`,
+      `downloading ${label} (${describeDtype(chosen)}: ${chosen.graphs.map((g) => g.file).join(', ')}): ` +
+        `${chosen.totalBytes} bytes in ${chosen.files.length} files, ${bytes} of them now, from ${hub.endpoint} ` +
+        `into ${dir}`,
     );
     let lastPercent = -1;
     await downloadFiles(
@@ -324,7 +332,8 @@ export async function openHubModel(
   if (choice.kind === 'gguf')
     throw new EngineError(
       'bad-model',
-      `${label} is a GGUF model (a language model llama.cpp runs); ${what} needs ${KIND_WORDS[kind].needs} in transformers.js's layout.`,
+      `${label} is a GGUF model (a language model llama.cpp runs); ${what} needs ${KIND_WORDS[kind].needs} in ` +
+        `transformers.js's layout.`,
     );
   const tjs = transformersJs(runtime.calls ?? new NativeCalls());
   const check = () => {
@@ -353,7 +362,8 @@ export async function openHubModel(
       if (!existsSync(path.join(dir, 'config.json'))) {
         throw new EngineError(
           'bad-model',
-          `The folder ${choice.dir} is not a model in transformers.js's layout (config.json, tokenizer.json, onnx/): it has no config.json.`,
+          `The folder ${choice.dir} is not a model in transformers.js's layout (config.json, tokenizer.json, ` +
+            `onnx/): it has no config.json.`,
         );
       }
       checkKind(readConfig(dir, label), kind, label, what);
@@ -414,7 +424,8 @@ export async function openHubModel(
       if (device === 'cpu' && cuda) cuda.fellBack(runtime.device, runtime.log);
       runtime.log(
         'info',
-        `loaded ${label} (${config.model_type ?? 'unknown architecture'}, ${describeDtype(files)}: ${files.graphs.map((g) => g.file).join(', ')}) with transformers.js from ${dir} on ${device}`,
+        `loaded ${label} (${config.model_type ?? 'unknown architecture'}, ${describeDtype(files)}: ` +
+          `${files.graphs.map((g) => g.file).join(', ')}) with transformers.js from ${dir} on ${device}`,
       );
       return {
         tjs,

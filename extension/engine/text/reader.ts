@@ -321,7 +321,10 @@ export function notProse(text: string): string | undefined {
     (/^(?: {4}|\t)/.test(l) && lines.length >= 2);
   const code = lines.filter(codeLike).length;
   if (code > 0 && code >= lines.length / 2) {
-    return `This looks like code (${code} of its ${lines.length} line${lines.length === 1 ? '' : 's'} read as code), not a paragraph of prose`;
+    return (
+      `This looks like code (${code} of its ${lines.length} line${lines.length === 1 ? '' : 's'} read as code), ` +
+      `not a paragraph of prose`
+    );
   }
   return undefined;
 }
