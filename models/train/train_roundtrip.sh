@@ -55,8 +55,9 @@ T0=$(date +%s)
 [ -f "$DATA/roundtrip.train.jsonl" ] || $PY -m draftsmith_train.roundtrip prepare --corpus "$CORPUS" --data "$DATA"
 for m in $MODELS; do
   $PY -m draftsmith_train.launch --nproc "$NPROC" -m draftsmith_train.roundtrip train --data "$DATA" --model "$m" \
-    --steps "$STEPS" --minutes "$MINUTES" --hidden "$HIDDEN" --embed "$HIDDEN" --layers "$LAYERS" --batch-tokens "$BATCH_TOKENS" \
-    --val-every "$VAL_EVERY" --max-val "$MAX_VAL" --resume --out "$RUNS/roundtrip-$m.pt" 2>&1 | tee -a "$RUNS/roundtrip-$m.log"
+    --steps "$STEPS" --minutes "$MINUTES" --hidden "$HIDDEN" --embed "$HIDDEN" --layers "$LAYERS" \
+    --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" --max-val "$MAX_VAL" --resume \
+    --out "$RUNS/roundtrip-$m.pt" 2>&1 | tee -a "$RUNS/roundtrip-$m.log"
 done
 $PY -m draftsmith_train.roundtrip eval --data "$DATA" --split test --limit "$EVAL_LIMIT" \
   --ckpt $(for m in $MODELS; do echo "$RUNS/roundtrip-$m.pt"; done) | tee "$RUNS/roundtrip-eval.md"
@@ -65,9 +66,14 @@ for m in $MODELS; do
 done
 $PY -m draftsmith_train.roundtrip export --data "$DATA" --ckpt "$RUNS/roundtrip-$SHIP.pt" --out "$OUT"
 # The vocabulary guard's known words (decode/guards.ts): the words the training paragraphs hold twice or more.
-$PY -m draftsmith_train.wordlist --data "$DATA/roundtrip.train.jsonl" --out "$OUT/words.txt" --manifest "$OUT/model.json"
+$PY -m draftsmith_train.wordlist --data "$DATA/roundtrip.train.jsonl" --out "$OUT/words.txt" \
+  --manifest "$OUT/model.json"
 # export_roundtrip.default_fixture: the shipped folder's fixture lives with the tests, any other folder keeps its own.
-if [ "$(cd "$OUT" && pwd)" = "$(cd ../roundtrip 2>/dev/null && pwd)" ]; then FIXTURE=../../test/fixtures/roundtrip-parity.json; else FIXTURE=$OUT/parity.json; fi
+if [ "$(cd "$OUT" && pwd)" = "$(cd ../roundtrip 2>/dev/null && pwd)" ]; then
+  FIXTURE=../../test/fixtures/roundtrip-parity.json
+else
+  FIXTURE=$OUT/parity.json
+fi
 if [ -d ../../node_modules/onnxruntime-node ]; then
   node check_roundtrip_onnx.cjs "$OUT" "$FIXTURE"
   for m in $MODELS; do node check_roundtrip_onnx.cjs "$VARIANTS/$m" "$VARIANTS/$m/parity.json"; done

@@ -15,14 +15,20 @@ DATA=${DATA:-../../.data}
 MODELS=${MODELS:-..}
 SIMPLE=${SIMPLE:-$DATA/simple}   # where prepare --corpus simple wrote the shipped essay, story and round-trip pairs
 first() { for f in "$@"; do [ -f "$f" ] && { echo "$f"; return; }; done; echo "missing: $*" >&2; exit 1; }
-wl() { system=$1; shift; $PY -m draftsmith_train.wordlist --data "$@" --out "$MODELS/$system/words.txt" --manifest "$MODELS/$system/model.json"; }
+wl() {
+  system=$1
+  shift
+  $PY -m draftsmith_train.wordlist --data "$@" --out "$MODELS/$system/words.txt" --manifest "$MODELS/$system/model.json"
+}
 ONLY="$*"
 for system in summarize essay story roundtrip reply; do
   [ -z "$ONLY" ] || case " $ONLY " in *" $system "*) ;; *) continue;; esac
   case $system in
     summarize) wl summarize "$(first "$DATA/summarize.train.jsonl")" ;;
     essay) wl essay "$(first "${ESSAY_DATA:-$SIMPLE}/essay.train.jsonl")" ;;
-    story) D=${STORY_DATA:-$SIMPLE}; wl story "$(first "$D/story.train.jsonl")" "$(first "$D/story_premise.train.txt")" ;;
+    story)
+      D=${STORY_DATA:-$SIMPLE}
+      wl story "$(first "$D/story.train.jsonl")" "$(first "$D/story_premise.train.txt")" ;;
     roundtrip) wl roundtrip "$(first "${ROUNDTRIP_DATA:-$SIMPLE}/roundtrip.train.jsonl")" ;;
     reply) wl reply "$(first "$DATA/reply/reply.train.jsonl" "$DATA/reply.train.jsonl")" ;;
   esac
