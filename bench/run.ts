@@ -110,7 +110,10 @@ function summaryTable(summaries: ModelSummary[]): string {
 }
 
 function sectionTable(s: Section): string {
-  const rows = s.rows.map((r) => `| ${r.metric} | ${r.value ?? '—'}${r.unit ? ' ' + r.unit : ''} | ${r.note ?? ''} |`);
+  const rows = s.rows.map((r) => {
+    const unit = r.unit ? ' ' + r.unit : '';
+    return `| ${r.metric} | ${r.value ?? '—'}${unit} | ${r.note ?? ''} |`;
+  });
   return [`### ${s.title}`, '', '| | | |', '|---|---:|---|', ...rows].join('\n');
 }
 

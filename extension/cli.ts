@@ -222,9 +222,12 @@ async function summarize(a: Args): Promise<number> {
         `note: ${ignored.join(' and ')} ${ignored.length > 1 ? 'apply' : 'applies'} to --mode abstractive ` +
           `only; the ${result.mode} summary writes no tokens\n`,
       );
+    const chosen =
+      result.mode === 'synopsis'
+        ? '1 sentence chosen by the synopsis scorer (topic-aware attention, position, words)'
+        : `${sentences(result.extracted?.length ?? 0)} chosen by topic-aware attention, position and centrality`;
     process.stderr.write(
-      `${result.mode === 'synopsis' ? '1 sentence chosen by the synopsis scorer (topic-aware attention, position, words)' : `${sentences(result.extracted?.length ?? 0)} chosen by topic-aware attention, position and centrality`}, ` +
-        `verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`,
+      `${chosen}, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`,
     );
     process.stderr.write(
       `${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ` +

@@ -63,8 +63,8 @@ function renderTopics(result: EssayView): HTMLElement {
     'topics',
     'Topic words',
     hint(
-      '✓: the best essay (1) uses the word or an inflection of it; ✗: it does not. “No word vector”: the model ' +
-        'knows the word only by its subwords.',
+      '✓: the best essay (1) uses the word or an inflection of it; ✗: it does not. ' +
+        '“No word vector”: the model knows the word only by its subwords.',
     ),
     list,
   );

@@ -84,7 +84,10 @@ const CP1252_UNDEFINED = new Set([0x81, 0x8d, 0x8f, 0x90, 0x9d]);
  * Windows-1252's 0x80-0x9F (€, curly quotes, dashes, …); the rest is ISO-8859-1, byte = code point.
  * Written out because Node's TextDecoder('windows-1252') decodes these bytes as ISO-8859-1's C1 controls.
  */
-const CP1252_80_9F = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008DŽ\u008F\u0090‘’“”•–—˜™š›œ\u009DžŸ';
+const CP1252_80_9F = [
+  '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008DŽ\u008F', // 0x80-0x8F
+  '\u0090‘’“”•–—˜™š›œ\u009DžŸ', // 0x90-0x9F
+].join('');
 
 function decodeWindows1252(buf: Buffer): string {
   let out = '';

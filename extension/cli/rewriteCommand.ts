@@ -47,7 +47,9 @@ export async function rewriteCommand(a: Args, cli: RewriteCliParts): Promise<voi
     throw new EngineError(
       'bad-request',
       `rewrite needs an instruct model: ` +
-        `${model === undefined ? 'give --model' : "--model built-in names Draftsmith's own models, which follow no instructions; give"} ` +
+        (model === undefined
+          ? 'give --model '
+          : "--model built-in names Draftsmith's own models, which follow no instructions; give ") +
         `a Hub model id such as HuggingFaceTB/SmolLM2-360M-Instruct, or such a folder`,
     );
   const engine = new Engine(cli.engineConfig(a), cli.log);

@@ -166,8 +166,8 @@ function oneOf<T extends string>(a: Args, name: string, allowed: readonly T[]): 
   if (!(allowed as readonly string[]).includes(v)) {
     throw new EngineError(
       'bad-request',
-      `--${name} must be one of ${allowed.join(', ')}, not ` +
-        `"${v}"${name === 'tokenize' ? " (sacreBLEU's ja-mecab, ko-mecab and spm tokenizers are not available here)" : ''}`,
+      `--${name} must be one of ${allowed.join(', ')}, not "${v}"` +
+        (name === 'tokenize' ? " (sacreBLEU's ja-mecab, ko-mecab and spm tokenizers are not available here)" : ''),
     );
   }
   return v as T;
@@ -313,8 +313,10 @@ export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> 
       throw new EngineError(
         'bad-request',
         `--${f} ` +
-          `${f === 'worst' ? 'lists the segments a system loses most against the baseline' : 'reports several systems against a baseline'}: ` +
-          `add --paired-bs or --paired-ar and several --hyp`,
+          (f === 'worst'
+            ? 'lists the segments a system loses most against the baseline'
+            : 'reports several systems against a baseline') +
+          `: add --paired-bs or --paired-ar and several --hyp`,
       );
   const reportTo = flag(a, 'report');
   if (reportTo !== undefined) await checkReportFile(reportTo);
@@ -519,7 +521,8 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
 
   if (sentenceLevel) {
     const m = run.metrics[0];
-    const bleuOpts: BleuOptions = { ...run.bleuOpts, effectiveOrder: true }; // sacreBLEU: args.bleu_effective_order = True
+    // sacreBLEU: args.bleu_effective_order = True
+    const bleuOpts: BleuOptions = { ...run.bleuOpts, effectiveOrder: true };
     const signature = m === 'bleu' ? bleuSignature(bleuOpts, nrefs) : statMetrics[0].signature(nrefs);
     const name = statMetrics[0].name;
     const rows = named[0].hyps.map((h, i) => {

@@ -73,7 +73,8 @@ export class WritingStatus implements vscode.Disposable {
     const range = selection ? { start: doc.offsetAt(sel.start), end: doc.offsetAt(sel.end) } : undefined;
     // Moving the cursor changes nothing to count: the numbers are kept until the text or selection changes.
     const goalSeen = this.goals()[doc.uri.toString()];
-    const shownFor = `${doc.uri.toString()}@${doc.version}:${range ? `${range.start}-${range.end}` : ''}:${goalSeen ?? ''}`;
+    const shownRange = range ? `${range.start}-${range.end}` : '';
+    const shownFor = `${doc.uri.toString()}@${doc.version}:${shownRange}:${goalSeen ?? ''}`;
     if (shownFor === this.shownFor && this.last) {
       this.item.show();
       return;

@@ -44,7 +44,8 @@ export type RoundTripOutcome =
 /** Markdown: the cursor or selection is in code, a table, a heading... not in prose. */
 export function roundTripNotProse(what: string, selection: boolean): string {
   return (
-    `Draftsmith: nothing to round-trip — ${selection ? 'the selection is' : 'the cursor is in'} ${what}, not prose. ` +
+    `Draftsmith: nothing to round-trip — ${selection ? 'the selection is' : 'the cursor is in'} ` +
+    `${what}, not prose. ` +
     ('In a Markdown document Round-Trip Paragraph rewrites one paragraph or list item: put the cursor in one, ' +
       'or select it.')
   );
@@ -71,10 +72,13 @@ function markdownSource(editor: vscode.TextEditor): MarkdownSource | string {
   const block = proseBlockAt(doc.getText(), doc.offsetAt(sel.start), doc.offsetAt(sel.end));
   if (block.kind === 'none') return block.what ? roundTripNotProse(block.what, !sel.isEmpty) : ROUNDTRIP_EMPTY;
   const range = new vscode.Range(doc.positionAt(block.span.start), doc.positionAt(block.span.end));
+  const lines =
+    range.start.line === range.end.line
+      ? `line ${range.start.line + 1}`
+      : `lines ${range.start.line + 1}–${range.end.line + 1}`;
   const notes = [
     `${documentName(doc)} was read as Markdown: the model read the prose of one paragraph or list item ` +
-      (`(line${range.start.line === range.end.line ? ` ${range.start.line + 1}` : `s ${range.start.line + 1}–${range.end.line + 1}`}), ` +
-        `without markup characters or link targets.`),
+      `(${lines}), without markup characters or link targets.`,
   ];
   const skipped = describeSkippedList(block.skipped);
   if (skipped) notes.push(`Skipped ${skipped} in the selection: not prose.`);

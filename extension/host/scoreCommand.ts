@@ -67,7 +67,8 @@ const SCORE: Comparison<ScoreRequest> = {
   }),
   summary: (r) =>
     `BLEU ` +
-    `${r.scores.bleu.score.toFixed(2)}${r.scores.chrf ? `, ${r.scores.chrf.name} ${r.scores.chrf.score.toFixed(2)}` : ''}, ` +
+    `${r.scores.bleu.score.toFixed(2)}` +
+    `${r.scores.chrf ? `, ${r.scores.chrf.name} ${r.scores.chrf.score.toFixed(2)}` : ''}, ` +
     `ROUGE-1 ${pct(r.scores.rouge.rouge1.f1)}, ROUGE-L ${pct(r.scores.rouge.rougeL.f1)}, ` +
     `${r.sentences.length} sentences in ${Math.round(r.elapsedMs)} ms` +
     (r.comparison === undefined

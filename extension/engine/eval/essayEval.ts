@@ -88,7 +88,9 @@ export async function runEssayEval(opts: EssayEvalOptions, log: (m: string) => v
 }
 
 function table(rows: Row[], n: number): string {
-  const f = (x: number | undefined, digits: number, scale = 1) => (x === undefined ? '–' : (x * scale).toFixed(digits));
+  const f = (x: number | undefined, digits: number, scale = 1) => {
+    return x === undefined ? '–' : (x * scale).toFixed(digits);
+  };
   return [
     '| model | BLEU | Diversity | distinct-2 | topic words covered | decoding tokens/s |',
     '|---|---:|---:|---:|---:|---:|',

@@ -75,7 +75,8 @@ export function metricSvg(r: Result, k: number): string {
       `<text ` +
         `x="${round(x(Math.max(c.score, c.mean !== undefined && c.ci !== undefined ? c.mean + c.ci : 0)) + 6)}" ` +
         `y="${y + barH - 5}" ` +
-        `font-size="12">${escapeHtml(c.score.toFixed(2))}${c.pValue !== undefined && c.pValue < 0.05 ? '*' : ''}</text>`,
+        `font-size="12">${escapeHtml(c.score.toFixed(2))}` +
+        `${c.pValue !== undefined && c.pValue < 0.05 ? '*' : ''}</text>`,
     );
   });
   parts.push('</svg>');

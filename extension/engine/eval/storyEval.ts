@@ -180,7 +180,8 @@ function table(lines: readonly Line[], rows: readonly StoryRow[], seed: number, 
         `| ${l.model} | ${l.n} | ${f(l.asked, 0)} | ${f(l.written, 1)} | ${f(100 * l.within20, 1)} % | ` +
         `${l.ended.end ?? 0} / ${l.ended.words ?? 0} / ${l.ended['length-limit'] ?? 0} | ` +
         `${f(l.tokensPerSecond, 1)} | ${l.continuity === null ? '–' : `${f(100 * l.continuity, 1)} %`} |` +
-        `${ppl ? ` ${f(l.wordPpl, 1)} | ${f(l.tokenPpl, 1)} |` : ''}${rank ? ` ${l.ranking ? `${f(100 * l.ranking.accuracy, 1)} % (n = ${l.ranking.n})` : '–'} |` : ''}`,
+        `${ppl ? ` ${f(l.wordPpl, 1)} | ${f(l.tokenPpl, 1)} |` : ''}` +
+        `${rank ? ` ${l.ranking ? `${f(100 * l.ranking.accuracy, 1)} % (n = ${l.ranking.n})` : '–'} |` : ''}`,
     ),
     '',
     `Test split, ${rows.length} stories, the domains taking turns (${perDomain}). Each prompt continued by the ` +

@@ -206,8 +206,10 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
 const budgetName = (ex: ExtractiveOptions) =>
   ex.leadSentences !== undefined
     ? `the length of the first ${ex.leadSentences} ` +
-      `sentences${ex.centralityWeight ? `, centrality ${ex.centralityWeight}` : ''}${ex.titleWeight ? `, title ${ex.titleWeight}` : ''}`
-    : `${Number.isFinite(ex.ratio) ? `${Math.round(ex.ratio * 100)} % of the words, ` : ''}${ex.minWords ? `≥ ${ex.minWords} words, ` : ''}≤ ` +
+      `sentences${ex.centralityWeight ? `, centrality ${ex.centralityWeight}` : ''}` +
+      `${ex.titleWeight ? `, title ${ex.titleWeight}` : ''}`
+    : `${Number.isFinite(ex.ratio) ? `${Math.round(ex.ratio * 100)} % of the words, ` : ''}` +
+      `${ex.minWords ? `≥ ${ex.minWords} words, ` : ''}≤ ` +
       `${ex.maxSentences} sentences`;
 
 /**
@@ -379,9 +381,14 @@ function table(rows: Row[], byDomain: Map<string, Pair[]>, split: string): strin
   const head = `| model | ${domains.map(cols).join(' | ')} |`;
   const sep = `|---|${domains.map(() => `---:|---:|---:${withPpl ? '|---:' : ''}`).join('|')}|`;
   const cell = (s: Score) =>
-    `${pct(s.r1)} | ${pct(s.r2)} | ${pct(s.rl)}${withPpl ? ` | ${s.ppl === undefined ? '–' : s.ppl.toFixed(1)}` : ''}`;
+    `${pct(s.r1)} | ${pct(s.r2)} | ${pct(s.rl)}` +
+    `${withPpl ? ` | ${s.ppl === undefined ? '–' : s.ppl.toFixed(1)}` : ''}`;
   const body = rows.map((r) => `| ${r.name} | ${domains.map((d) => cell(r.scores[d])).join(' | ')} |`);
   const sizes = domains.map((d) => `${d}: ${byDomain.get(d)?.length ?? 0} documents`).join(', ');
+  const synopsisNote = byDomain.has('synopsis')
+    ? ' synopsis (SciTLDR): against each reference, the scores of the one with the best ROUGE-1 F1, averaged over ' +
+      "documents (SciTLDR's multi-max)."
+    : '';
   const pplNote = withPpl
     ? ' ref. PPL: perplexity of the reference summaries under the model, per subword token incl. the end token.'
     : '';
@@ -392,7 +399,7 @@ function table(rows: Row[], byDomain: Map<string, Pair[]>, split: string): strin
     '',
     `ROUGE F1 (%), rouge-score tokenization with Porter stemming; ${split === 'test' ? 'test' : 'validation'} ` +
       `split, ` +
-      `${sizes}.${pplNote}${byDomain.has('synopsis') ? " synopsis (SciTLDR): against each reference, the scores of the one with the best ROUGE-1 F1, averaged over documents (SciTLDR's multi-max)." : ''}`,
+      `${sizes}.${pplNote}${synopsisNote}`,
     '',
   ].join('\n');
 }

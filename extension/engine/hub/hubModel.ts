@@ -110,11 +110,19 @@ export function explainLoad(e: unknown, label: string, dir: string): EngineError
   if (e instanceof EngineError) return e;
   const msg = errorMessage(e);
   const first = msg.split('\n')[0];
-  if (
-    /bad_alloc|bad allocation|failed to allocate|out of memory|cannot allocate memory|allocation failed|ERROR_OUTOFMEMORY/i.test(
-      msg,
-    )
-  ) {
+  const outOfMemory = new RegExp(
+    [
+      'bad_alloc',
+      'bad allocation',
+      'failed to allocate',
+      'out of memory',
+      'cannot allocate memory',
+      'allocation failed',
+      'ERROR_OUTOFMEMORY',
+    ].join('|'),
+    'i',
+  );
+  if (outOfMemory.test(msg)) {
     return new EngineError(
       'bad-model',
       `${label} could not run here: not enough memory (${first}). Its files are kept in ${dir}; a smaller ` +

@@ -116,7 +116,8 @@ export async function downloadFiles(
 
 function fileUrl(target: DownloadTarget, file: string): string {
   const base = target.endpoint.endsWith('/') ? target.endpoint : `${target.endpoint}/`;
-  return `${base}${target.id}/resolve/${encodeURIComponent(target.revision)}/${file.split('/').map(encodeURIComponent).join('/')}`;
+  const encodedFile = file.split('/').map(encodeURIComponent).join('/');
+  return `${base}${target.id}/resolve/${encodeURIComponent(target.revision)}/${encodedFile}`;
 }
 
 async function downloadOne(
