@@ -175,7 +175,8 @@ const loaded = (name: string) =>
   r.section('in the editor (from the last `npm test`, test/integration/.out/in-host.log)');
   try {
     const log = readFileSync(path.join(root, 'test', 'integration', '.out', 'in-host.log'), 'utf8');
-    // The suite prints "<what>: N ms from command to <result>" for each command it times (test/integration/suite/helpers.ts).
+    // The suite prints "<what>: N ms from command to <result>" for each command it times
+    // (test/integration/suite/helpers.ts).
     const timed = [...log.matchAll(/^\[info\] (.+?): (\d+) ms from command to (.+)$/gm)];
     for (const [, what, ms, result] of timed) r.row(`${what}: command to ${result}`, Number(ms), 'ms');
     if (timed.length === 0) r.row('command to edit', null, undefined, 'not in the log: run npm test');

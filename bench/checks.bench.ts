@@ -68,7 +68,8 @@ async function main(): Promise<void> {
     'first full check',
     performance.now() - t,
     'ms',
-    `${cpuMs(cpu).toFixed(0)} ms CPU; ${first?.units} paragraphs, ${first?.findings.length} findings; Harper's first lint warms it up`,
+    `${cpuMs(cpu).toFixed(0)} ms CPU; ${first?.units} paragraphs, ${first?.findings.length} findings; Harper's ` +
+      `first lint warms it up`,
   );
 
   t = performance.now();

@@ -25,7 +25,9 @@ import { peakRssMB, Reporter } from './report';
 const TOKENS = Number(process.env.HUB_TOKENS ?? 32);
 const PROMPT_TOKENS = Number(process.env.PROMPT_TOKENS ?? 650);
 const PARAGRAPH =
-  'The river ran low that summer, and the children of the village walked its dry bed every morning, looking for the things the water had hidden for years: coins, a bell, the blade of a plough, and once a letter sealed in a bottle. ';
+  'The river ran low that summer, and the children of the village walked its dry bed every morning, looking ' +
+  'for the things the water had hidden for years: coins, a bell, the blade of a plough, and once a letter ' +
+  'sealed in a bottle. ';
 /** About 500 words. */
 const PROMPT = PARAGRAPH.repeat(12);
 const watch = { progress: () => {}, isCancelled: () => false };

@@ -24,10 +24,14 @@ const SENTENCE = { sentences: 1, maxWords: 30 };
 
 /** Sample stories in the model's simple English; a pause falls after any of their words. */
 const STORIES = [
-  'Tom had a little dog named Max. Every morning Tom and Max went to the park near their house. One day Max found a red ball under a tree, and he ran to show it to Tom. Tom laughed and threw the ball far away.',
-  'Anna lived in a small house by the sea. She liked to walk on the beach and look for shells. One afternoon she found a big shell that was pink inside. She took it home and put it on her table.',
-  'The old man had a garden full of flowers. Every day he watered them and talked to them. His neighbour thought it was strange, but the flowers grew taller than anyone had ever seen.',
-  'Ben was very hungry after school. He opened the fridge, but there was nothing to eat. His mother came home with a bag of apples and a cake. Ben smiled and helped her make dinner.',
+  'Tom had a little dog named Max. Every morning Tom and Max went to the park near their house. One day Max ' +
+    'found a red ball under a tree, and he ran to show it to Tom. Tom laughed and threw the ball far away.',
+  'Anna lived in a small house by the sea. She liked to walk on the beach and look for shells. One afternoon ' +
+    'she found a big shell that was pink inside. She took it home and put it on her table.',
+  'The old man had a garden full of flowers. Every day he watered them and talked to them. His neighbour ' +
+    'thought it was strange, but the flowers grew taller than anyone had ever seen.',
+  'Ben was very hungry after school. He opened the fridge, but there was nothing to eat. His mother came home ' +
+    'with a bag of apples and a cake. Ben smiled and helped her make dinner.',
 ];
 
 const quantile = (xs: number[], q: number) => {

@@ -17,7 +17,9 @@ const sizes = (process.env.SIZES ?? '2500,5000,10000,20000,50000').split(',').ma
 const r = new Reporter('longDocument');
 r.section('Summarize Document on a long Markdown document (extractive, section by section, threads 1)');
 
-/** A Markdown document of about `words` words: CNN test articles as "##" sections, each with a code block and a table. */
+/**
+ * A Markdown document of about `words` words: CNN test articles as "##" sections, each with a code block and a table.
+ */
 function document(articles: readonly string[], words: number): string {
   const parts = ['# A long document\n'];
   let n = 0;

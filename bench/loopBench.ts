@@ -33,7 +33,9 @@ export interface LoopTarget {
   dir: string;
   /** Every ONNX file of the folder (the size column). */
   files: string[];
-  /** The session(s) writing a token runs, and how many times per token (the bandwidth floor), given what the runs wrote. */
+  /**
+   * The session(s) writing a token runs, and how many times per token (the bandwidth floor), given what the runs wrote.
+   */
   stepFiles(written: { tokens: number; steps: number }): { file: string; perToken: number }[];
   /** Initializers a step reads one row of (embedding tables), left out of the bytes a step must read. */
   rowLookups: RegExp;
@@ -123,7 +125,8 @@ export async function benchLoop(t: LoopTarget, threads: number, variant: string,
     'decoding loop / its session.run time',
     loopOverFloor,
     '×',
-    `${decodeMs.toFixed(0)} ms over ${decodeFloorMs.toFixed(0)} ms in the step sessions, ${steps} steps, ${tokens} tokens kept`,
+    `${decodeMs.toFixed(0)} ms over ${decodeFloorMs.toFixed(0)} ms in the step sessions, ${steps} steps, ` +
+      `${tokens} tokens kept`,
   );
   const rss = peakRssMB();
   r.row(

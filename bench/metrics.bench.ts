@@ -1,6 +1,7 @@
 /**
  * Metrics benchmark: pairs per second for ROUGE-L and BLEU (and every metric together, as
- * `draftsmith score` runs them), ROUGE and BLEU with 1 and 4 references, and the paired tests, over 10,000 document pairs of ../shared/data (DialogSum train:
+ * `draftsmith score` runs them), ROUGE and BLEU with 1 and 4 references, and the paired tests, over
+ * 10,000 document pairs of ../shared/data (DialogSum train:
  * each summary scored against its dialogue, ~190 and ~25 words). Prints numbers; asserts nothing.
  *   npm run bench:metrics            (DATA=path/to/dialogsum.train.jsonl to use another file)
  */
@@ -26,7 +27,8 @@ if (pairs) {
     'pairs',
     rows.length,
     undefined,
-    `${fileName}: ${(words(hyps) / rows.length).toFixed(0)} hypothesis and ${(words(refs) / rows.length).toFixed(0)} reference words on average`,
+    `${fileName}: ${(words(hyps) / rows.length).toFixed(0)} hypothesis and ` +
+      `${(words(refs) / rows.length).toFixed(0)} reference words on average`,
   );
 
   const time = (name: string, fn: () => unknown, repeats = 3) => {

@@ -220,7 +220,8 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
     'bytes read per token at least',
     mb(weightBytes + memoryBytes),
     'MB',
-    `decoder weights ${mb(weightBytes).toFixed(1)} MB + cross-attention memory ${mb(memoryBytes).toFixed(2)} MB (${input.memoryPositions} positions)`,
+    `decoder weights ${mb(weightBytes).toFixed(1)} MB + cross-attention memory ${mb(memoryBytes).toFixed(2)} ` +
+      `MB (${input.memoryPositions} positions)`,
   );
   r.row(
     'memory-bandwidth floor per token',
@@ -267,7 +268,8 @@ export async function benchModel<S>(target: Target<S>): Promise<void> {
       `transformers.js generate(): ${greedyTokens} tokens`,
       median(peerMs),
       'ms',
-      `its session.run calls: ${median(peerFloor).toFixed(0)} ms (its loop takes ${(median(peerMs) / median(peerFloor)).toFixed(3)}× that); ours: ${median(oursTotalFloor).toFixed(0)} ms`,
+      `its session.run calls: ${median(peerFloor).toFixed(0)} ms (its loop takes ` +
+        `${(median(peerMs) / median(peerFloor)).toFixed(3)}× that); ours: ${median(oursTotalFloor).toFixed(0)} ms`,
     );
     r.row(
       'transformers.js time / ours',

@@ -12,7 +12,8 @@ export interface Initializer {
   bytes: number;
 }
 
-// TensorProto.DataType element sizes (FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, STRING, BOOL, FLOAT16, DOUBLE, UINT32, UINT64).
+// TensorProto.DataType element sizes (FLOAT, UINT8, INT8, UINT16, INT16, INT32, INT64, STRING, BOOL,
+// FLOAT16, DOUBLE, UINT32, UINT64).
 const ELEMENT_BYTES: Record<number, number> = {
   1: 4,
   2: 1,

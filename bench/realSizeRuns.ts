@@ -55,7 +55,8 @@ export function eachRealSizeRun<M>(
       'skipped',
       null,
       undefined,
-      `no ${REAL_SIZE_DIR}: make it with (cd models/train && /usr/bin/python3 -m draftsmith_train.hub_fixtures --real-size ../../.work/real-size)`,
+      `no ${REAL_SIZE_DIR}: make it with (cd models/train && /usr/bin/python3 -m draftsmith_train.hub_fixtures ` +
+        `--real-size ../../.work/real-size)`,
     );
     return;
   }

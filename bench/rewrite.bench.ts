@@ -23,7 +23,8 @@ const TOKENS = Number(process.env.REWRITE_TOKENS ?? 48);
 const PARAGRAPH =
   'The committee have met on Tuesday to discuss the state of the old bridge over the river, which has been closed to ' +
   'lorries since the spring floods. After a long debate, in which several members argued that the repairs were too ' +
-  'expensive for a small town, it was decided by a narrow vote that the bridge would be repaired rather than replaced. ' +
+  ('expensive for a small town, it was decided by a narrow vote that the bridge would be repaired rather than ' +
+    'replaced. ') +
   'The work is expected to begin in the autumn and to last about six months, during which time a ferry will carry ' +
   'foot passengers across the water. Residents will be asked for their views at a public meeting next month.';
 const watch = { progress: () => {}, isCancelled: () => false };

@@ -93,17 +93,27 @@ const cell = (x: number | undefined, digits = 0, suffix = '') =>
 
 function summaryTable(summaries: ModelSummary[]): string {
   const head =
-    '| model | variant | threads | load | first token | greedy tokens/s (batch 1) | beam tokens/s | loop / session.run floor: greedy, beam | ms/token (bandwidth floor) | transformers.js time / ours | peak RSS | ONNX size |';
+    '| model | variant | threads | load | first token | greedy tokens/s (batch 1) | beam tokens/s | loop / ' +
+    'session.run floor: greedy, beam | ms/token (bandwidth floor) | transformers.js time / ours | peak RSS | ' +
+    'ONNX size |';
   const rule = '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|';
   const rows = summaries.map(
     (s) =>
-      `| ${s.model} | ${s.variant} | ${s.threads} | ${cell(s.loadMs, 0, ' ms')} | ${cell(s.firstTokenMs, 0, ' ms')} | ${cell(s.greedyTokensPerSecond, 0)} | ${cell(s.beamTokensPerSecond, 0)} (beam ${s.beam ?? '—'}) | ${cell(s.loopOverFloor, 3, '×')}, ${cell(s.beamLoopOverFloor, 3, '×')} | ${cell(s.msPerToken, 2)} (${cell(s.bandwidthFloorMsPerToken, 2)}) | ${cell(s.peerOverOurs, 2, '×')} | ${cell(s.peakRssMB, 0, ' MB')} | ${cell(s.sizeMB, 1, ' MB')} |`,
+      `| ${s.model} | ${s.variant} | ${s.threads} | ${cell(s.loadMs, 0, ' ms')} | ` +
+      `${cell(s.firstTokenMs, 0, ' ms')} | ${cell(s.greedyTokensPerSecond, 0)} | ` +
+      `${cell(s.beamTokensPerSecond, 0)} (beam ${s.beam ?? '—'}) | ${cell(s.loopOverFloor, 3, '×')}, ` +
+      `${cell(s.beamLoopOverFloor, 3, '×')} | ${cell(s.msPerToken, 2)} ` +
+      `(${cell(s.bandwidthFloorMsPerToken, 2)}) | ${cell(s.peerOverOurs, 2, '×')} | ` +
+      `${cell(s.peakRssMB, 0, ' MB')} | ${cell(s.sizeMB, 1, ' MB')} |`,
   );
   return [head, rule, ...rows].join('\n');
 }
 
 function sectionTable(s: Section): string {
-  const rows = s.rows.map((r) => `| ${r.metric} | ${r.value ?? '—'}${r.unit ? ' ' + r.unit : ''} | ${r.note ?? ''} |`);
+  const rows = s.rows.map((r) => {
+    const unit = r.unit ? ' ' + r.unit : '';
+    return `| ${r.metric} | ${r.value ?? '—'}${unit} | ${r.note ?? ''} |`;
+  });
   return [`### ${s.title}`, '', '| | | |', '|---|---:|---|', ...rows].join('\n');
 }
 
@@ -123,7 +133,9 @@ function sectionTable(s: Section): string {
   const ortVersion = (
     JSON.parse(readFileSync(require.resolve('onnxruntime-node/package.json'), 'utf8')) as { version: string }
   ).version;
-  const machine = `${os.cpus()[0]?.model ?? 'CPU'}, ${cores} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}, onnxruntime-node ${ortVersion}`;
+  const machine =
+    `${os.cpus()[0]?.model ?? 'CPU'}, ${cores} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; Node ` +
+    `${process.version}, onnxruntime-node ${ortVersion}`;
   const load = `load average ${loadStart[0].toFixed(2)} at the start, ${loadEnd[0].toFixed(2)} at the end (1 min)`;
   const summaries = done.flatMap((d) => d.output?.summaries ?? []);
   const summary = summaryTable(summaries);
@@ -132,10 +144,14 @@ function sectionTable(s: Section): string {
     '',
     `${startedAt.toISOString()} on ${machine}; ${load}. Every bench ran in a Node process of its own.`,
     '',
-    "Columns: load = both ONNX sessions and the tokenizer; first token = from the command's request to its first decoded token, model loaded, default beam;",
-    "greedy = a fixed number of tokens at batch 1, decoding only; loop / floor = our decoding loop's time over the time inside onnxruntime's session.run;",
-    "bandwidth floor = the bytes a step must read (decoder weights + the cross-attention memory) over this machine's copy bandwidth;",
-    'transformers.js time / ours = its generate() over our encode + greedy loop, same model, input, tokens and threads (above 1: ours is faster).',
+    "Columns: load = both ONNX sessions and the tokenizer; first token = from the command's request to its " +
+      'first decoded token, model loaded, default beam;',
+    "greedy = a fixed number of tokens at batch 1, decoding only; loop / floor = our decoding loop's time over " +
+      "the time inside onnxruntime's session.run;",
+    'bandwidth floor = the bytes a step must read (decoder weights + the cross-attention memory) over this ' +
+      "machine's copy bandwidth;",
+    'transformers.js time / ours = its generate() over our encode + greedy loop, same model, input, tokens and ' +
+      'threads (above 1: ours is faster).',
     '',
     summary,
     '',
@@ -180,7 +196,9 @@ function sectionTable(s: Section): string {
   const end = '<!-- bench:end -->';
   const marked = text.includes(begin) && text.includes(end);
   if (marked) {
-    const table = `${begin}\n${startedAt.toISOString().slice(0, 10)}, ${machine}; ${load}. Details: [bench/results/latest.md](../bench/results/latest.md).\n\n${summary}\n${end}`;
+    const table =
+      `${begin}\n${startedAt.toISOString().slice(0, 10)}, ${machine}; ${load}. Details: ` +
+      `[bench/results/latest.md](../bench/results/latest.md).\n\n${summary}\n${end}`;
     writeFileSync(page, text.slice(0, text.indexOf(begin)) + table + text.slice(text.indexOf(end) + end.length));
   }
   console.log(

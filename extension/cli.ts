@@ -116,7 +116,9 @@ const OPTION_OF: Record<string, string> = {
   instruction: '--instruction',
 };
 
-/** The protocol's limits hold for the CLI too (the worker checks them for the extension): --beam 0 is refused, not run. */
+/**
+ * The protocol's limits hold for the CLI too (the worker checks them for the extension): --beam 0 is refused, not run.
+ */
 function checked<R extends EngineRequest>(request: R): R {
   const parsed = EngineRequest.safeParse(request);
   if (parsed.success) return request;
@@ -220,13 +222,19 @@ async function summarize(a: Args): Promise<number> {
     const ignored = ['beam', 'max-tokens'].filter((f) => flag(a, f) !== undefined).map((f) => `--${f}`);
     if (ignored.length)
       process.stderr.write(
-        `note: ${ignored.join(' and ')} ${ignored.length > 1 ? 'apply' : 'applies'} to --mode abstractive only; the ${result.mode} summary writes no tokens\n`,
+        `note: ${ignored.join(' and ')} ${ignored.length > 1 ? 'apply' : 'applies'} to --mode abstractive ` +
+          `only; the ${result.mode} summary writes no tokens\n`,
       );
+    const chosen =
+      result.mode === 'synopsis'
+        ? '1 sentence chosen by the synopsis scorer (topic-aware attention, position, words)'
+        : `${sentences(result.extracted?.length ?? 0)} chosen by topic-aware attention, position and centrality`;
     process.stderr.write(
-      `${result.mode === 'synopsis' ? '1 sentence chosen by the synopsis scorer (topic-aware attention, position, words)' : `${sentences(result.extracted?.length ?? 0)} chosen by topic-aware attention, position and centrality`}, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`,
+      `${chosen}, verbatim; top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`,
     );
     process.stderr.write(
-      `${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
+      `${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ` +
+        `${result.stats.device}\n`,
     );
     return 0;
   }
@@ -244,7 +252,8 @@ const sentences = (n: number) => `${n} sentence${n === 1 ? '' : 's'}`;
 
 async function essay(a: Args): Promise<void> {
   const needs =
-    'essay needs topic words, e.g. draftsmith essay "bee, swallow, geese, flower, frog" (or a FILE of them, or - for standard input)';
+    'essay needs topic words, e.g. draftsmith essay "bee, swallow, geese, flower, frog" (or a FILE of them, or ' +
+    '- for standard input)';
   const {
     text: topics,
     origin,
@@ -279,7 +288,8 @@ async function essay(a: Args): Promise<void> {
     process.stderr.write(`left out (no letters the model knows): ${result.skippedTopics.join(', ')}\n`);
   const s = result.stats;
   process.stderr.write(
-    `${s.outputTokens} tokens, ${s.tokensPerSecond.toFixed(1)} steps/s, encode ${s.encodeMs.toFixed(0)} ms, decode ${s.decodeMs.toFixed(0)} ms on ${s.device}\n`,
+    `${s.outputTokens} tokens, ${s.tokensPerSecond.toFixed(1)} steps/s, encode ${s.encodeMs.toFixed(0)} ms, ` +
+      `decode ${s.decodeMs.toFixed(0)} ms on ${s.device}\n`,
   );
 }
 
@@ -328,7 +338,8 @@ async function story(a: Args): Promise<void> {
         await commandInput(a, 'story', words, {
           acceptsText: false,
           missing:
-            'story needs the story so far: a FILE, - for standard input, or --text "TEXT"; or --premise to write a premise',
+            'story needs the story so far: a FILE, - for standard input, or --text "TEXT"; or --premise to ' +
+            'write a premise',
         })
       ).text;
   const model = modelFlag(a);
@@ -358,7 +369,8 @@ async function story(a: Args): Promise<void> {
     finish(r.premise);
     if (r.external) process.stderr.write(externalLine(r.external));
     process.stderr.write(
-      `${r.stats.outputTokens} tokens, ${r.stats.tokensPerSecond.toFixed(1)} tokens/s on ${r.stats.device}, seed ${r.sampling.seed}\n`,
+      `${r.stats.outputTokens} tokens, ${r.stats.tokensPerSecond.toFixed(1)} tokens/s on ${r.stats.device}, ` +
+        `seed ${r.sampling.seed}\n`,
     );
     return;
   }
@@ -383,8 +395,10 @@ async function story(a: Args): Promise<void> {
   if (r.hitMaxLength) process.stderr.write(`note: ${maxLengthNote('story', r.hitMaxLength, '--max-words')}\n`);
   const s = r.stats;
   process.stderr.write(
-    `${r.wordCount} words (${s.outputTokens} tokens, ended by ${r.endedBy}), ${s.tokensPerSecond.toFixed(1)} tokens/s, encode ${s.encodeMs.toFixed(0)} ms, ` +
-      `decode ${s.decodeMs.toFixed(0)} ms on ${s.device}, top-k ${r.sampling.topK}, temperature ${r.sampling.temperature}, seed ${r.sampling.seed}\n`,
+    `${r.wordCount} words (${s.outputTokens} tokens, ended by ${r.endedBy}), ${s.tokensPerSecond.toFixed(1)} ` +
+      `tokens/s, encode ${s.encodeMs.toFixed(0)} ms, ` +
+      (`decode ${s.decodeMs.toFixed(0)} ms on ${s.device}, top-k ${r.sampling.topK}, temperature ` +
+        `${r.sampling.temperature}, seed ${r.sampling.seed}\n`),
   );
 }
 
@@ -594,7 +608,8 @@ function unknownCommand(words: readonly string[]): EngineError {
   const guess = nearest(typed, names);
   return new EngineError(
     'bad-request',
-    `unknown command "${typed}"${guess ? `; did you mean ${guess}?` : '.'} The commands: ${names.join(', ')} (draftsmith --help for each one's usage).`,
+    `unknown command "${typed}"${guess ? `; did you mean ${guess}?` : '.'} The commands: ${names.join(', ')} ` +
+      `(draftsmith --help for each one's usage).`,
   );
 }
 
@@ -626,7 +641,8 @@ async function main(argv: string[]): Promise<number> {
   if (cmd !== 'score' && cmd !== 'check' && commandLine > MAX_COMMAND_LINE) {
     throw new EngineError(
       'bad-request',
-      `the command line is ${commandLine} characters long; the models' runtime cannot start with one over ${MAX_COMMAND_LINE}. ` +
+      `the command line is ${commandLine} characters long; the models' runtime cannot start with one over ` +
+        `${MAX_COMMAND_LINE}. ` +
         'Put long text in a file: summarize, roundtrip and reply read FILE, or - for standard input.',
     );
   }

@@ -37,7 +37,8 @@ export const MODEL_SETTINGS = {
 /** What every message about a bad value says is accepted. */
 export const ACCEPTED_MODELS =
   '"built-in", a Hugging Face Hub model id (owner/name, e.g. Xenova/distilgpt2, optionally owner/name@revision), ' +
-  "the path of an existing folder (a Draftsmith model folder with model.json, or a folder in transformers.js's layout with config.json and onnx/), " +
+  ("the path of an existing folder (a Draftsmith model folder with model.json, or a folder in transformers.js's " +
+    'layout with config.json and onnx/), ') +
   'or the path of a GGUF model file (e.g. ~/models/qwen2.5-0.5b-instruct-q4_0.gguf)';
 
 export interface ParseOptions {
@@ -77,7 +78,9 @@ export function parseModelChoice(
     const id = url[1].split('/').slice(0, 2).join('/');
     const example = hubIdProblem(id) === undefined ? id : 'Xenova/distilgpt2';
     return {
-      error: `"${text}" is a web address; give the model's id alone (owner/name, here ${example}). A model is ${ACCEPTED_MODELS}.`,
+      error:
+        `"${text}" is a web address; give the model's id alone (owner/name, here ${example}). A model is ` +
+        `${ACCEPTED_MODELS}.`,
     };
   }
   const folder = folderPath(text, options);
@@ -86,12 +89,16 @@ export function parseModelChoice(
   if (looksLikePath(text) || gguf) {
     if (folder === undefined) {
       return {
-        error: `"${text}" is a relative path; give the ${gguf ? "file's" : "folder's"} full path (or ~/...). A model is ${ACCEPTED_MODELS}.`,
+        error:
+          `"${text}" is a relative path; give the ${gguf ? "file's" : "folder's"} full path (or ~/...). A model ` +
+          `is ${ACCEPTED_MODELS}.`,
       };
     }
     if ((options.isFile ?? existingFile)(folder)) return { choice: { kind: 'gguf', file: folder } };
     return {
-      error: `${gguf ? `There is no GGUF file at ${folder}` : `There is no folder at ${folder} (nor a GGUF file)`}. A model is ${ACCEPTED_MODELS}.`,
+      error:
+        `${gguf ? `There is no GGUF file at ${folder}` : `There is no folder at ${folder} (nor a GGUF file)`}. A ` +
+        `model is ${ACCEPTED_MODELS}.`,
     };
   }
   const problem = hubIdProblem(text);
@@ -153,7 +160,9 @@ export function formatModelChoice(choice: ModelChoice): string {
   }
 }
 
-/** Whether two choices name the same model (a Hub id's case does not matter to the Hub; 'main' is the default revision). */
+/**
+ * Whether two choices name the same model (a Hub id's case does not matter to the Hub; 'main' is the default revision).
+ */
 export function sameModelChoice(a: ModelChoice, b: ModelChoice): boolean {
   if (a.kind === 'built-in' || b.kind === 'built-in') return a.kind === b.kind;
   if (a.kind === 'hub' && b.kind === 'hub')
@@ -186,7 +195,9 @@ export function parseHubEndpoint(value: unknown, name: string): string | { error
   if (value === undefined || value === null || (typeof value === 'string' && !value.trim()))
     return DEFAULT_HUB_ENDPOINT;
   const wrong = {
-    error: `${name} is ${JSON.stringify(value)}, not a web address: give the Hub's (${DEFAULT_HUB_ENDPOINT}) or a mirror's, starting with https:// or http://.`,
+    error:
+      `${name} is ${JSON.stringify(value)}, not a web address: give the Hub's (${DEFAULT_HUB_ENDPOINT}) or a ` +
+      `mirror's, starting with https:// or http://.`,
   };
   if (typeof value !== 'string') return wrong;
   let url: URL;

@@ -31,7 +31,9 @@ export const PANEL_VIEWS = {
 const commands: string[] = Object.values(PANEL_VIEWS);
 
 /** What the panel shows before any result: the host sends it, and the page shows it until the host does. */
-export const EMPTY_INSIGHTS = `Run Draftsmith: ${commands.slice(0, -1).join(', ')} or ${commands[commands.length - 1]} to see the results here.`;
+export const EMPTY_INSIGHTS =
+  `Run Draftsmith: ${commands.slice(0, -1).join(', ')} or ${commands[commands.length - 1]} to see the results ` +
+  `here.`;
 
 /** The engine's results the panel has a view for. */
 export type PanelResult = Extract<EngineResult, { op: keyof typeof PANEL_VIEWS }>;

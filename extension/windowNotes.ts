@@ -18,7 +18,8 @@ export interface StoryPromptRead {
 /** How the writer chooses the part a story continues from, where the command runs. */
 export const STORY_CHOOSE = {
   editor:
-    'To choose what it reads, select that passage and run Continue Story again (the selection is the prompt); Select What It Read shows the part it used.',
+    'To choose what it reads, select that passage and run Continue Story again (the selection is the prompt); ' +
+    'Select What It Read shows the part it used.',
   panel: 'To choose what it reads, select that passage in the editor and run Continue Story again.',
   cli: 'To choose what it reads, give that passage as FILE, - or --text.',
 } as const;
@@ -32,7 +33,8 @@ export function storyCutNote(r: StoryPromptRead, tokens?: number): string | unde
   const words = countWords(r.usedPrompt);
   const window = tokens === undefined ? '' : ` (${tokens} tokens)`;
   return (
-    `the story so far is longer than the model reads${window}: it continued from its last ${words} word${words === 1 ? '' : 's'} ` +
+    `the story so far is longer than the model reads${window}: it continued from its last ${words} ` +
+    `word${words === 1 ? '' : 's'} ` +
     `(${r.promptChars - r.usedFrom} of ${r.promptChars} characters)`
   );
 }

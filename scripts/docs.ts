@@ -84,7 +84,8 @@ export function settingsReference(manifest: Manifest): string {
       out.push(
         `### \`${n}\``,
         '',
-        `${typeOf(s)}, default ${code(s.default)}${range ? `; ${range}` : ''}${s.scope ? `; scope \`${s.scope}\`` : ''}.`,
+        `${typeOf(s)}, default ` +
+          `${code(s.default)}${range ? `; ${range}` : ''}${s.scope ? `; scope \`${s.scope}\`` : ''}.`,
         '',
         settingLinks(description),
         '',
@@ -118,7 +119,10 @@ export function modelsTable(root: string): string {
       description: string;
       maxInputTokens: number;
     };
-    return `| \`${f}/\` | \`${m.name}\` | ${m.maxInputTokens} | ${cell(m.description)} | [MODEL_CARD.md](../models/${f}/MODEL_CARD.md) |`;
+    return (
+      `| \`${f}/\` | \`${m.name}\` | ${m.maxInputTokens} | ${cell(m.description)} | ` +
+      `[MODEL_CARD.md](../models/${f}/MODEL_CARD.md) |`
+    );
   });
   return [
     MODELS_BEGIN,

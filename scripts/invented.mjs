@@ -13,7 +13,8 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const bundle = await build({
   stdin: {
     contents:
-      "export { unsupportedItems } from './extension/engine/metrics/faithfulness';\nexport { PROFANITY } from './extension/engine/decode/bannedWords';",
+      "export { unsupportedItems } from './extension/engine/metrics/faithfulness';\nexport { PROFANITY } from " +
+      "'./extension/engine/decode/bannedWords';",
     resolveDir: root,
     loader: 'ts',
   },
@@ -46,6 +47,7 @@ for (const file of process.argv.slice(2)) {
   }
   const pct = ((100 * invented) / Math.max(1, mine.length)).toFixed(1);
   console.log(
-    `${file}: ${variant}, ${mine.length} outputs; ${invented} (${pct} %) with an invented name or number; ${profane} profane; e.g. ${examples.join(', ')}`,
+    `${file}: ${variant}, ${mine.length} outputs; ${invented} (${pct} %) with an invented name or number; ` +
+      `${profane} profane; e.g. ${examples.join(', ')}`,
   );
 }

@@ -11,7 +11,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY_DIRS=(models/train test/fixtures/generators)
 status=0
 echo "[lint] prettier --check"
-npx --no-install prettier --check --log-level warn . || { echo "[lint] formatting differs: run 'npm run format'"; status=1; }
+npx --no-install prettier --check --log-level warn . \
+  || { echo "[lint] formatting differs: run 'npm run format'"; status=1; }
 echo "[lint] eslint"
 npx --no-install eslint --max-warnings 0 . || status=1
 if command -v black >/dev/null 2>&1; then

@@ -108,7 +108,8 @@ try {
   const ignoreFile = join(stage, '.vscodeignore');
   writeFileSync(
     ignoreFile,
-    `${readFileSync('.vscodeignore', 'utf8')}\n# ${target} only\n${[...otherPlatforms(), ...otherLlamaBuilds()].join('\n')}\n`,
+    `${readFileSync('.vscodeignore', 'utf8')}\n# ${target} ` +
+      `only\n${[...otherPlatforms(), ...otherLlamaBuilds()].join('\n')}\n`,
   );
   const vsce = join(root, 'node_modules', '.bin', 'vsce');
   if (listOnly) {

@@ -87,7 +87,8 @@ if [ "$(cat "$CS_DIR/.stamp" 2>/dev/null || true)" = "$CS_STAMP" ] && [ -x "$CS_
   say "code-server: $CODE_SERVER_VERSION already installed"
 else
   t=$(now)
-  say "code-server: installing $CODE_SERVER_VERSION with Node $NODE24_VERSION into ${CS_DIR#"$ROOT"/} (native modules compile: ~3 minutes on 2 cores)"
+  say "code-server: installing $CODE_SERVER_VERSION with Node $NODE24_VERSION into ${CS_DIR#"$ROOT"/}" \
+    "(native modules compile: ~3 minutes on 2 cores)"
   rm -rf "$CS_DIR"
   mkdir -p "$CS_DIR"
   # allowScripts: code-server's postinstall installs and builds VS Code's own modules; argon2

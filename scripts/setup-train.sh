@@ -11,7 +11,8 @@ set -uo pipefail
 PACKAGES=(python3-torch python3-onnx python3-numpy python3-sentencepiece libopenblas0-openmp black)
 say() { printf '[setup-train] %s\n' "$*"; }
 T0=$(date +%s)
-if /usr/bin/python3 -c 'import torch, onnx, numpy, sentencepiece' 2>/dev/null && dpkg -s libopenblas0-openmp >/dev/null 2>&1 && command -v black >/dev/null; then
+if /usr/bin/python3 -c 'import torch, onnx, numpy, sentencepiece' 2>/dev/null \
+  && dpkg -s libopenblas0-openmp >/dev/null 2>&1 && command -v black >/dev/null; then
   say "already installed: torch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)')"
   exit 0
 fi
@@ -30,10 +31,14 @@ say "apt-get update"
 $SUDO apt-get update -o DPkg::Lock::Timeout=300 -qq || say "apt-get update failed (going on with the lists there are)"
 say "apt-get install ${PACKAGES[*]}"
 if $SUDO apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 "${PACKAGES[@]}" >/dev/null; then
-  say "installed in $(( $(date +%s) - T0 )) s: torch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)"
+  say "installed in $(( $(date +%s) - T0 )) s:" \
+    "torch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)"
 else
   say "install failed after $(( $(date +%s) - T0 )) s: the training tests will be skipped"
   [ "${CI:-}" = true ] && exit 1
 fi
-/usr/bin/python3 -c 'import torch, onnx, numpy, sentencepiece' || { say "installed, but /usr/bin/python3 does not import them"; [ "${CI:-}" = true ] && exit 1; }
+/usr/bin/python3 -c 'import torch, onnx, numpy, sentencepiece' || {
+  say "installed, but /usr/bin/python3 does not import them"
+  [ "${CI:-}" = true ] && exit 1
+}
 exit 0

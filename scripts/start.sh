@@ -103,7 +103,10 @@ if ! e2e_wait_healthz "$PORT" 120 "$E2E_CS_PID"; then
   exit 1
 fi
 # The sample opened in an editor as well (VS Code web's `payload` query: openFile, a vscode-remote URI).
-OPEN_SAMPLE=$(node -e 'const [port, file] = process.argv.slice(1); process.stdout.write(encodeURIComponent(JSON.stringify([["openFile", `vscode-remote://127.0.0.1:${port}${file}`]])))' "$PORT" "$WS/sample.md")
+OPEN_SAMPLE=$(node -e 'const [port, file] = process.argv.slice(1);
+  const uri = `vscode-remote://127.0.0.1:${port}${file}`;
+  process.stdout.write(encodeURIComponent(JSON.stringify([["openFile", uri]])))' \
+  "$PORT" "$WS/sample.md")
 URL="http://127.0.0.1:$PORT/?folder=$WS&payload=$OPEN_SAMPLE"
 say "code-server is up in $(( $(e2e_ms) - t )) ms (set-up and start: $(( ($(e2e_ms) - T0) / 1000 )) s)"
 

@@ -110,7 +110,8 @@ export function renderAlignment(
     parts.push(
       scatterChart({
         ariaLabel:
-          `Line chart: for each of the ${c.outputSentences.length} ${out} sentences, the position of the ${src} sentence it aligns with ` +
+          `Line chart: for each of the ${c.outputSentences.length} ${out} sentences, the position of the ` +
+          `${src} sentence it aligns with ` +
           `(${points.length} aligned); the table below lists the same alignment.`,
         label: `aligned ${src} sentence`,
         points: points.map((a) => ({ x: a.output + 1, y: a.input + 1 })),
@@ -121,7 +122,8 @@ export function renderAlignment(
         tooltip: (i) => {
           const a = points[i];
           return a
-            ? `${out} ${a.output + 1} → ${src} ${a.input + 1} (F1 ${fixed3(a.f1)}): ${clip(sentence(c.outputSentences, a.output), 60)}`
+            ? `${out} ${a.output + 1} → ${src} ${a.input + 1} (F1 ${fixed3(a.f1)}): ` +
+                `${clip(sentence(c.outputSentences, a.output), 60)}`
             : '';
         },
         onPick: focusRow,

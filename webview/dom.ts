@@ -124,7 +124,9 @@ export function experimentalNote(text: string | undefined): Node[] {
 /** BLEU and its precisions are on sacreBLEU's 0–100 scale already. */
 export const fixed2 = (x: number): string => x.toFixed(2);
 export const fixed3 = (x: number): string => x.toFixed(3);
-/** A factor that can be tiny (a brevity penalty of e^-9): three decimals, or three digits when that would show 0.000. */
+/**
+ * A factor that can be tiny (a brevity penalty of e^-9): three decimals, or three digits when that would show 0.000.
+ */
 export const factor = (x: number): string => (x === 0 || Math.abs(x) >= 0.001 ? x.toFixed(3) : x.toExponential(2));
 /** ROUGE and other 0–1 scores as percentages. */
 export const percent = (x: number): string => (x * 100).toFixed(2);

@@ -63,7 +63,8 @@ function renderTopics(result: EssayView): HTMLElement {
     'topics',
     'Topic words',
     hint(
-      '✓: the best essay (1) uses the word or an inflection of it; ✗: it does not. “No word vector”: the model knows the word only by its subwords.',
+      '✓: the best essay (1) uses the word or an inflection of it; ✗: it does not. ' +
+        '“No word vector”: the model knows the word only by its subwords.',
     ),
     list,
   );
@@ -86,7 +87,10 @@ function coverageLine(c: EssayCandidate, topics: readonly string[]): string {
   const missing = topics.filter((t) => !covered.has(t.toLowerCase()));
   const uses = c.covered.length > 0 ? `: ${c.covered.join(', ')}` : '';
   const not = missing.length > 0 && c.covered.length > 0 ? `; not: ${missing.join(', ')}` : '';
-  return `covers ${c.covered.length} of ${topics.length}${uses}${not} · score ${signed(c.score)} · log P ${signed(c.logProb)}`;
+  return (
+    `covers ${c.covered.length} of ${topics.length}${uses}${not} · score ${signed(c.score)} · log P ` +
+    `${signed(c.logProb)}`
+  );
 }
 
 /** Figure 3: rows are decoder layers 1..L, columns the encoder's layers (embeddings first). */
@@ -137,8 +141,10 @@ function renderLayerWeights(result: EssayView): HTMLElement {
     onPick: focusCell,
   });
   const explain = hint(
-    'Each decoder layer reads a softmax-weighted sum of the outputs of all encoder layers (PC-SAN, Eq. 2) instead of the last layer only. ' +
-      'Darker cells carry more weight (1 would be the darkest); equal weights (1 / the number of encoder layers) mean no preference.',
+    'Each decoder layer reads a softmax-weighted sum of the outputs of all encoder layers (PC-SAN, Eq. 2) ' +
+      'instead of the last layer only. ' +
+      ('Darker cells carry more weight (1 would be the darkest); equal weights (1 / the number of encoder ' +
+        'layers) mean no preference.'),
   );
   return section('layer-weights', heading, explain, chart, weights);
 }

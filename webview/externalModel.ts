@@ -19,7 +19,8 @@ export function renderExternalModel(model: ExternalModel, className: string): HT
   if (model.contextCut)
     rows.push([
       'Read',
-      `the last ${model.contextCut.usedTokens} of ${model.contextCut.totalTokens} tokens (draftsmith.hub.contextTokens)`,
+      `the last ${model.contextCut.usedTokens} of ${model.contextCut.totalTokens} tokens ` +
+        `(draftsmith.hub.contextTokens)`,
     ]);
   for (const [term, value] of rows) {
     const dd = el('dd', undefined, value);

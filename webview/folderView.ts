@@ -32,7 +32,8 @@ export function renderFolder(result: FolderView, send: (m: FromPanel) => void): 
   if (result.unpaired.length > 0)
     header.append(
       hint(
-        `No reference for ${result.unpaired.length}: ${result.unpaired.slice(0, 10).join(', ')}${result.unpaired.length > 10 ? ', …' : ''}`,
+        `No reference for ${result.unpaired.length}: ` +
+          `${result.unpaired.slice(0, 10).join(', ')}${result.unpaired.length > 10 ? ', …' : ''}`,
       ),
     );
 
@@ -128,7 +129,9 @@ function distribution(result: FolderView): HTMLElement {
   };
   const labels = Array.from({ length: BINS }, (_, i) => `${i * 10}–${i * 10 + 10}`);
   return barChart({
-    ariaLabel: `Histogram of BLEU and ROUGE-L F1 over the ${result.rows.length} drafts, in tenths of 0–100; the table lists every value.`,
+    ariaLabel:
+      `Histogram of BLEU and ROUGE-L F1 over the ${result.rows.length} drafts, in tenths of 0–100; the table ` +
+      `lists every value.`,
     labels,
     series: [
       { label: 'BLEU', values: bins(result.rows.map((r) => r.scores.bleu.score)) },

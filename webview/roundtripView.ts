@@ -70,8 +70,10 @@ function renderScores(r: RoundTripView): HTMLElement {
     'Scores',
     scores,
     hint(
-      'BLEU: sacreBLEU sentence BLEU (0–100). ROUGE-1/2: unigram and bigram overlap; ROUGE-W: weighted longest common subsequence. ' +
-        'Coherence L (Eq. 18): how far the order of the input sentences that the output sentences align with departs from the input’s own order.',
+      'BLEU: sacreBLEU sentence BLEU (0–100). ROUGE-1/2: unigram and bigram overlap; ROUGE-W: weighted longest ' +
+        'common subsequence. ' +
+        ('Coherence L (Eq. 18): how far the order of the input sentences that the output sentences align with ' +
+          'departs from the input’s own order.'),
     ),
   );
 }
@@ -92,7 +94,8 @@ function notesOf(r: RoundTripView): string[] {
     );
   if (r.unknownTokens > 0)
     notes.push(
-      `${r.unknownTokens} input subword${r.unknownTokens === 1 ? ' is' : 's are'} unknown to the model (another script or a rare symbol).`,
+      `${r.unknownTokens} input subword${r.unknownTokens === 1 ? ' is' : 's are'} unknown to the model ` +
+        `(another script or a rare symbol).`,
     );
   if (r.outputSentences === 0) notes.push('The model wrote nothing back.');
   return notes;
@@ -111,7 +114,9 @@ function renderAttention(r: RoundTripView, rows: number[][]): HTMLElement {
     rows: rows.map((row, j) => [rowLabels[j], ...row.map((a) => fixed3(a))]),
   });
   const chart = heatmapChart({
-    ariaLabel: `Heatmap: for each of the ${rows.length} output sentences, its attention over the ${columnLabels.length} input sentences; the table below has the same numbers.`,
+    ariaLabel:
+      `Heatmap: for each of the ${rows.length} output sentences, its attention over the ${columnLabels.length} ` +
+      `input sentences; the table below has the same numbers.`,
     rowLabels,
     columnLabels,
     values: rows,
@@ -124,7 +129,8 @@ function renderAttention(r: RoundTripView, rows: number[][]): HTMLElement {
     'roundtrip-attention',
     'Attention over the input sentences',
     hint(
-      'At each sentence step the decoder attends over the encoder’s sentence vectors (Eqs. 10–15); a well-trained model looks at the sentence it is rewriting.',
+      'At each sentence step the decoder attends over the encoder’s sentence vectors (Eqs. 10–15); a ' +
+        'well-trained model looks at the sentence it is rewriting.',
     ),
     chart,
     numbers,

@@ -111,7 +111,8 @@ function renderComparison(result: ScoreView, c: DraftComparison): HTMLElement {
       : `${c.segments} segments: the reference's sentences, each with the draft sentences that match it best`;
   const few =
     c.segments < 10
-      ? ` With ${c.segments} segment${c.segments === 1 ? '' : 's'} the test can say little; longer texts give a clearer answer.`
+      ? ` With ${c.segments} segment${c.segments === 1 ? '' : 's'} the test can say little; longer texts give a ` +
+        `clearer answer.`
       : '';
   // Each draft's headline numbers (the list's `compare` values), for the metrics the second draft has.
   const compared = (sc: ScoreView['scores']) => shownMetrics(sc).flatMap((m) => m.values.filter((v) => v.compare));
@@ -141,8 +142,10 @@ function renderComparison(result: ScoreView, c: DraftComparison): HTMLElement {
     'Two drafts compared',
     tests,
     hint(
-      `Paired bootstrap resampling (sacreBLEU's --paired-bs), ${c.samples.toLocaleString('en')} resamples, seed ${c.seed}, over ${segments}. ` +
-        `ROUGE here is the mean F1 over the segments. * p < 0.05: a difference this large is unlikely to be chance.${few}`,
+      `Paired bootstrap resampling (sacreBLEU's --paired-bs), ${c.samples.toLocaleString('en')} resamples, ` +
+        `seed ${c.seed}, over ${segments}. ` +
+        (`ROUGE here is the mean F1 over the segments. * p < 0.05: a difference this large is unlikely to be ` +
+          `chance.${few}`),
     ),
     whole,
   );
@@ -228,7 +231,9 @@ function renderSentences(result: ScoreView): HTMLElement {
   };
 
   const chart = barChart({
-    ariaLabel: `Bar chart of sentence BLEU and ROUGE-L F1 for each of the ${sentences.length} draft sentences; the table below lists the same numbers.`,
+    ariaLabel:
+      `Bar chart of sentence BLEU and ROUGE-L F1 for each of the ${sentences.length} draft sentences; the table ` +
+      `below lists the same numbers.`,
     labels: sentences.map((s) => String(s.index + 1)),
     series: [
       { label: 'sentence BLEU', values: sentences.map((s) => s.bleu) },

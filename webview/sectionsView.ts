@@ -46,7 +46,8 @@ export function renderSections(result: SummarizeView): Node[] {
       'sections',
       `Sections (${sections.length}; ${fed} fed the summary of the whole)`,
       hint(
-        "The summary of the whole is made from the sections whose topic distribution (the model's topic scores) is nearest the document's, summarized together (★).",
+        "The summary of the whole is made from the sections whose topic distribution (the model's topic " +
+          "scores) is nearest the document's, summarized together (★).",
       ),
       list,
     ),

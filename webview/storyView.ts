@@ -92,7 +92,9 @@ function renderContinuation(result: StoryView): HTMLElement {
     if (token.gate) {
       // A custom property, not a colour: panel.css mixes the theme colour with it (CSSOM is CSP-safe).
       span.style.setProperty('--alpha', `${Math.round(shares[i] * 70)}%`);
-      span.title = `gate on the pretrained model ${fixed3(token.gate.pretrained)}, on the trained model ${fixed3(token.gate.trained)}`;
+      span.title =
+        `gate on the pretrained model ${fixed3(token.gate.pretrained)}, on the trained model ` +
+        `${fixed3(token.gate.trained)}`;
     }
     box.append(span);
     cursor = token.end;
@@ -103,7 +105,9 @@ function renderContinuation(result: StoryView): HTMLElement {
     explain = hint(`Written by ${result.external.id}, which reports no fusion gates: the text is not shaded.`);
   else if (result.fusion)
     explain = hint(
-      'Each token is shaded by the fusion gate on the pretrained model’s hidden state when it was written, relative to the rest of this story: darker tokens leaned more on the pretrained model. Hover a token for both gates.',
+      'Each token is shaded by the fusion gate on the pretrained model’s hidden state when it was written, ' +
+        'relative to the rest of this story: darker tokens leaned more on the pretrained model. Hover a token ' +
+        'for both gates.',
     );
   else explain = hint('This model has no fusion, so there are no gates to shade by.');
   return section('story-continuation', 'Continuation', explain, box);
@@ -124,7 +128,8 @@ function renderGates(result: StoryView): HTMLElement {
   };
   const chart = barChart({
     ariaLabel:
-      `Bar chart of the fusion gates for each of the ${withGates.length} generated tokens: the mean gate on the trained model's ` +
+      `Bar chart of the fusion gates for each of the ${withGates.length} generated tokens: the mean gate on ` +
+      `the trained model's ` +
       "hidden state and on the pretrained model's, each between 0 and 1; the table below lists the same numbers.",
     labels,
     series: [
@@ -151,8 +156,10 @@ function renderGates(result: StoryView): HTMLElement {
     rowData: (r) => ({ token: String(withGates[r]?.i ?? r) }),
   });
   const explain = hint(
-    'Model fusion (section 3.4) joins the hidden states of a frozen pretrained seq2seq and of the model trained on top of it; ' +
-      'a learned gate (a sigmoid per channel) weighs each before they are combined. The bars are each gate’s mean over its channels at the step that wrote the token.',
+    'Model fusion (section 3.4) joins the hidden states of a frozen pretrained seq2seq and of the model ' +
+      'trained on top of it; ' +
+      ('a learned gate (a sigmoid per channel) weighs each before they are combined. The bars are each gate’s ' +
+        'mean over its channels at the step that wrote the token.'),
   );
   return section('fusion-gates', heading, explain, chart, rows);
 }

@@ -34,7 +34,9 @@ export function renderSummarize(result: SummarizeView): Node[] {
       el(
         'p',
         'hint',
-        `Extractive: ${n} sentence${n === 1 ? '' : 's'} of the source, unchanged and in their order, chosen by the topic-aware attention below (with a preference for early sentences). Set draftsmith.summarize.mode to "abstractive" for a summary the model writes itself.`,
+        `Extractive: ${n} sentence${n === 1 ? '' : 's'} of the source, unchanged and in their order, chosen by ` +
+          `the topic-aware attention below (with a preference for early sentences). Set ` +
+          `draftsmith.summarize.mode to "abstractive" for a summary the model writes itself.`,
       ),
     );
   } else if (result.mode === 'synopsis') {
@@ -42,7 +44,8 @@ export function renderSummarize(result: SummarizeView): Node[] {
       el(
         'p',
         'hint',
-        'Synopsis: one sentence of the source, unchanged, chosen by a scorer trained on SciTLDR (scientific abstracts and their one-line TLDRs) from the topic-aware attention below, its position and its words.',
+        'Synopsis: one sentence of the source, unchanged, chosen by a scorer trained on SciTLDR (scientific ' +
+          'abstracts and their one-line TLDRs) from the topic-aware attention below, its position and its words.',
       ),
     );
   }
@@ -56,8 +59,11 @@ export function renderSummarize(result: SummarizeView): Node[] {
       'hint',
       result.sections.length > 0
         ? // Each section (or part of one) was read on its own, so its weights are shaded against its own largest.
-          'The whole document, section by section: each token’s background grows with its weight relative to the largest in its section (each section was read on its own); the five most attended content phrases are outlined.'
-        : 'Each token’s background grows with its weight (relative to the largest); the five most attended content phrases are outlined (function words are shaded, never listed).',
+          'The whole document, section by section: each token’s background grows with its weight relative to ' +
+            'the largest in its section (each section was read on its own); the five most attended content ' +
+            'phrases are outlined.'
+        : 'Each token’s background grows with its weight (relative to the largest); the five most attended ' +
+            'content phrases are outlined (function words are shaded, never listed).',
     ),
     sourceBox,
   );

@@ -46,7 +46,8 @@ export function renderSystems(view: SystemsView, send: (m: FromPanel) => void): 
   ]);
   const scores = table({
     caption:
-      'Each draft against the baseline: score (bootstrap mean ± half the 95 % interval), and the p-value of the difference (* p < 0.05), as sacreBLEU prints them.' +
+      'Each draft against the baseline: score (bootstrap mean ± half the 95 % interval), and the p-value of ' +
+      'the difference (* p < 0.05), as sacreBLEU prints them.' +
       (lower.length > 0 ? ` Lower is better for ${lower.join(', ')}.` : ''),
     className: 'metrics systems-table',
     headers: ['Draft', ...t.metrics.map((_, k) => metricHeader(t, k))],
@@ -98,7 +99,8 @@ export function renderSystems(view: SystemsView, send: (m: FromPanel) => void): 
         el(
           'span',
           'drop',
-          ` ${d.baseline.toFixed(2)} → ${d.system.toFixed(2)} (${d.drop > 0 ? 'loses' : 'gains'} ${Math.abs(d.drop).toFixed(2)})`,
+          ` ${d.baseline.toFixed(2)} → ${d.system.toFixed(2)} (${d.drop > 0 ? 'loses' : 'gains'} ` +
+            `${Math.abs(d.drop).toFixed(2)})`,
         ),
         ' ',
         go,
@@ -117,7 +119,8 @@ export function renderSystems(view: SystemsView, send: (m: FromPanel) => void): 
         'systems-worst',
         'Where each draft loses most',
         hint(
-          'Each segment scored alone (sentence BLEU, as sacreBLEU’s --sentence-level), sorted by the drop against the baseline.',
+          'Each segment scored alone (sentence BLEU, as sacreBLEU’s --sentence-level), sorted by the drop ' +
+            'against the baseline.',
         ),
         drill,
       ),

@@ -8,9 +8,15 @@ import { COMMANDS } from './commands';
 export interface Args {
   positional: string[];
   flags: Map<string, string[]>;
-  /** Set after "--" (the end of the options): positional[optionsEnd...] came after it, as text even when they start with "-". */
+  /**
+   * Set after "--" (the end of the options): positional[optionsEnd...] came after it, as text even when
+   * they start with "-".
+   */
   optionsEnd?: number;
-  /** Options given last without the value they take ("--limit" at the end): reported once the command is known to take them. */
+  /**
+   * Options given last without the value they take ("--limit" at the end): reported once the command is
+   * known to take them.
+   */
   needsValue?: string[];
 }
 

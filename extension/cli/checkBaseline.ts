@@ -77,7 +77,8 @@ export function readJsonBaseline(file: string): FindingKey[] {
     const issue = r.error.issues[0];
     throw new EngineError(
       'bad-request',
-      `--baseline: ${file} is not the output of draftsmith check --json (${issue ? `at ${issue.path.join('.')}: ${issue.message}` : 'not a list'})`,
+      `--baseline: ${file} is not the output of draftsmith check --json ` +
+        `(${issue ? `at ${issue.path.join('.')}: ${issue.message}` : 'not a list'})`,
     );
   }
   return r.data.map((f) => ({ file: keyPath(f.file), rule: f.rule, context: f.context }));

@@ -35,7 +35,10 @@ import { progressBar } from './progressBar';
 
 const CHECKED = /\.(?:md|markdown|mdown|mkd|mdx|txt|text)$/i;
 
-/** The files to check: the files named, and the Markdown and text files under each folder named (not in dot folders or node_modules). */
+/**
+ * The files to check: the files named, and the Markdown and text files under each folder named (not in
+ * dot folders or node_modules).
+ */
 export function filesToCheck(names: readonly string[]): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
@@ -90,7 +93,9 @@ export function fails(severity: Severity, level: Severity | 'never'): boolean {
   return level !== 'never' && SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(level);
 }
 
-/** --rule: families or single rules ("grammar/AnA"); each family named is on (as a warning when it is off by default). */
+/**
+ * --rule: families or single rules ("grammar/AnA"); each family named is on (as a warning when it is off by default).
+ */
 export function ruleSelection(
   values: readonly string[],
 ): { families: Set<Family>; rules: Set<string>; grammarFamily: boolean } | undefined {
@@ -110,7 +115,8 @@ export function ruleSelection(
     } else
       throw new EngineError(
         'bad-request',
-        `--rule: no rule "${n}"; the families are ${FAMILY_NAMES.join(', ')}, and single grammar rules are grammar/NAME`,
+        `--rule: no rule "${n}"; the families are ${FAMILY_NAMES.join(', ')}, and single grammar rules are ` +
+          `grammar/NAME`,
       );
   }
   return { families, rules, grammarFamily };
@@ -252,7 +258,8 @@ export async function checkCommand(a: Args): Promise<number> {
   const count = report.length;
   const failing = report.filter((r) => fails(r.finding.severity, failOn)).length;
   process.stderr.write(
-    `${count} ${baselineRef !== undefined ? 'new ' : ''}finding${count === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}` +
+    `${count} ${baselineRef !== undefined ? 'new ' : ''}finding${count === 1 ? '' : 's'} in ${files.length} ` +
+      `file${files.length === 1 ? '' : 's'}` +
       (baselineRef !== undefined ? ` (${old} already in ${baselineRef})` : '') +
       (count > 0 ? `; ${failing} at --fail-on ${failOn}${failOn === 'never' ? '' : ' or above'}` : '') +
       '\n',

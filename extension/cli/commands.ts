@@ -100,11 +100,13 @@ const TEXT: OptionSpec = {
 };
 const JSON_RESULT = flag(
   'json',
-  'the whole result as JSON on standard output instead of the text, with what the insights panel shows (attention, layer weights, fusion gates, alignment)',
+  'the whole result as JSON on standard output instead of the text, with what the insights panel shows ' +
+    '(attention, layer weights, fusion gates, alignment)',
 );
 const NO_GUARDS = flag(
   'no-guards',
-  'the paper\'s plain decoding, without the decoding guards that are on by default (known words only, no tokenizer artefacts such as ".S.", no repeated words)',
+  "the paper's plain decoding, without the decoding guards that are on by default (known words only, no " +
+    'tokenizer artefacts such as ".S.", no repeated words)',
 );
 
 /** The beam of the commands that decode by beam search (essay, reply). */
@@ -123,7 +125,8 @@ const MODELS: OptionSpec = {
   kind: 'text',
   value: 'DIR',
   description:
-    'a folder with one sub-folder per system (summarize/, essay/, ...), e.g. larger models trained by models/train, instead of the shipped ones',
+    'a folder with one sub-folder per system (summarize/, essay/, ...), e.g. larger models trained by ' +
+    'models/train, instead of the shipped ones',
 };
 const DEVICE: OptionSpec = {
   name: 'device',
@@ -150,7 +153,8 @@ const MODEL_SOURCES: OptionSpec[] = [
     kind: 'text',
     value: 'URL',
     description:
-      "model folders exported by models/train under URL (URL/summarize/model.json, ...), downloaded once into $DRAFTSMITH_CACHE, every file checked against its model.json's sha256",
+      'model folders exported by models/train under URL (URL/summarize/model.json, ...), downloaded once into ' +
+      "$DRAFTSMITH_CACHE, every file checked against its model.json's sha256",
   },
   flag('offline', 'never download: models downloaded before, folders and the shipped models still load'),
 ];
@@ -163,7 +167,9 @@ const HUB: OptionSpec[] = [
     value: 'MODEL',
     default: 'built-in',
     description:
-      "built-in, a Hugging Face Hub model id (owner/name[@revision]) in transformers.js's layout, downloaded once into $DRAFTSMITH_CACHE (default ~/.cache/draftsmith/hub) with its progress on standard error, or a folder (a Draftsmith model folder with model.json, or transformers.js's layout: config.json and onnx/)",
+      "built-in, a Hugging Face Hub model id (owner/name[@revision]) in transformers.js's layout, downloaded " +
+      'once into $DRAFTSMITH_CACHE (default ~/.cache/draftsmith/hub) with its progress on standard error, or a ' +
+      "folder (a Draftsmith model folder with model.json, or transformers.js's layout: config.json and onnx/)",
   },
   {
     name: 'hub-endpoint',
@@ -191,7 +197,9 @@ const HUB: OptionSpec[] = [
  */
 const OWN_MODEL = (system: string): OptionSpec => ({
   ...HUB[0],
-  description: `built-in, or a ${system} model folder exported by models/train; a Hub model id is taken as everywhere, but no Hub model is a ${system} model, so it is refused with a message`,
+  description:
+    `built-in, or a ${system} model folder exported by models/train; a Hub model id is taken as everywhere, but ` +
+    `no Hub model is a ${system} model, so it is refused with a message`,
 });
 
 /** What every eval reads (cli.ts evalOptions). */
@@ -200,7 +208,8 @@ const DATA: OptionSpec = {
   kind: 'text',
   value: 'DIR',
   description:
-    "the test split's folder; by default the shipped model's own: .data (summarize), .data/simple (essay, story, roundtrip: the models of simple stories), .data/reply (reply)",
+    "the test split's folder; by default the shipped model's own: .data (summarize), .data/simple (essay, " +
+    'story, roundtrip: the models of simple stories), .data/reply (reply)',
 };
 const LIMIT: OptionSpec = {
   name: 'limit',
@@ -222,7 +231,8 @@ const DUMP: OptionSpec = {
   kind: 'text',
   value: 'FILE',
   description:
-    'write one JSON line per test item and variant, {system, variant, id, domain, source, output, references}, for models/train/fluency.sh (the fluency scorer)',
+    'write one JSON line per test item and variant, {system, variant, id, domain, source, output, references}, ' +
+    'for models/train/fluency.sh (the fluency scorer)',
 };
 const EVAL = [DATA, LIMIT, VARIANTS, SHOW, DUMP, NO_GUARDS, ...RUNTIME];
 
@@ -240,8 +250,14 @@ const TABLE = [
       },
       {
         synopsis:
-          'summarize FILE | FILE FILE... | FOLDER [--sections] [--jsonl] [--section-time-limit SECONDS] [the options above]',
-        note: "A whole document of any length, section by section: Markdown (.md) by heading, code, tables, HTML and front matter left out; plain text (any other file, standard input, --text) by paragraphs. Nothing is cut: each section is read in parts of the model's window, and a run of more than a few seconds shows the sections done on standard error. Several files or a folder (its .md and .txt files): each in turn; a file that cannot be summarized is said so and the others go on (exit code 1).",
+          'summarize FILE | FILE FILE... | FOLDER [--sections] [--jsonl] [--section-time-limit SECONDS] [the ' +
+          'options above]',
+        note:
+          'A whole document of any length, section by section: Markdown (.md) by heading, code, tables, HTML and ' +
+          'front matter left out; plain text (any other file, standard input, --text) by paragraphs. Nothing is ' +
+          "cut: each section is read in parts of the model's window, and a run of more than a few seconds shows " +
+          'the sections done on standard error. Several files or a folder (its .md and .txt files): each in ' +
+          'turn; a file that cannot be summarized is said so and the others go on (exit code 1).',
       },
     ],
     options: [
@@ -270,7 +286,8 @@ const TABLE = [
         kind: 'integer',
         value: 'N',
         description:
-          'the longest summary, in tokens (abstractive); a summary cut there gets a note on standard error (hitMaxLength in --json)',
+          'the longest summary, in tokens (abstractive); a summary cut there gets a note on standard error ' +
+          '(hitMaxLength in --json)',
         formerly: ['max-length'],
       },
       {
@@ -286,7 +303,8 @@ const TABLE = [
       ...RUNTIME,
       flag(
         'sections',
-        'the outline: each heading with its summary line (* marks the sections the summary of the whole is made from), then the summary of the whole',
+        'the outline: each heading with its summary line (* marks the sections the summary of the whole is ' +
+          'made from), then the summary of the whole',
       ),
       flag(
         'jsonl',
@@ -318,11 +336,17 @@ const TABLE = [
   {
     name: 'eval summarize',
     summary:
-      'ROUGE-1/2/L F1 per domain (news, technical text, dialogue, a held-out news outlet) beside Lead-3 on the held-out split, the rate of names and numbers not in the source, and the one-sentence synopsis on SciTLDR',
+      'ROUGE-1/2/L F1 per domain (news, technical text, dialogue, a held-out news outlet) beside Lead-3 on the ' +
+      'held-out split, the rate of names and numbers not in the source, and the one-sentence synopsis on ' +
+      'SciTLDR',
     usage: [
       {
         synopsis:
-          'eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show] [--mode extractive|abstractive|synopsis|both|all] [--split test|val] [--sweep] [--aggregation sum|mean|sqrt|rank] [--position-weight L] [--centrality M] [--title-weight T] [--lead-sentences N] [--ratio R] [--max-sentences N] [--redundancy R] [--no-antecedents] [--offset N] [--domain D ...] [--perplexity]',
+          'eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show] [--mode ' +
+          'extractive|abstractive|synopsis|both|all] [--split test|val] [--sweep] [--aggregation ' +
+          'sum|mean|sqrt|rank] [--position-weight L] [--centrality M] [--title-weight T] [--lead-sentences N] ' +
+          '[--ratio R] [--max-sentences N] [--redundancy R] [--no-antecedents] [--offset N] [--domain D ...] ' +
+          '[--perplexity]',
       },
       {
         synopsis: 'eval summarize --long [--data DIR] [--limit N] [--mode extractive|abstractive] [--models DIR]',
@@ -337,7 +361,8 @@ const TABLE = [
         value: 'extractive|abstractive|synopsis|both|all',
         default: 'all',
         description:
-          'the summary modes scored (both: abstractive and extractive; all: the three; --long: extractive or abstractive, default extractive)',
+          'the summary modes scored (both: abstractive and extractive; all: the three; --long: extractive or ' +
+          'abstractive, default extractive)',
       },
       {
         name: 'split',
@@ -351,7 +376,8 @@ const TABLE = [
         kind: 'text',
         value: 'FILE',
         description:
-          "write each document's synopsis candidates (features, ROUGE against the references) to FILE instead of the table: the training data of models/train's synopsis scorer",
+          "write each document's synopsis candidates (features, ROUGE against the references) to FILE instead " +
+          "of the table: the training data of models/train's synopsis scorer",
       },
       flag('sweep', 'compare the extractive aggregations and budgets on the split: what the defaults were chosen by'),
       {
@@ -371,7 +397,8 @@ const TABLE = [
         kind: 'number',
         value: 'M',
         description:
-          "the extractive summary's preference for sentences whose words the rest of the text shares (default 1; 0: none)",
+          "the extractive summary's preference for sentences whose words the rest of the text shares (default " +
+          '1; 0: none)',
       },
       {
         name: 'title-weight',
@@ -406,7 +433,8 @@ const TABLE = [
       },
       flag(
         'no-antecedents',
-        'let the extractive summary take a sentence that points back ("He", "However") without the one before it (the ablation)',
+        'let the extractive summary take a sentence that points back ("He", "However") without the one before ' +
+          'it (the ablation)',
       ),
       {
         name: 'offset',
@@ -421,7 +449,8 @@ const TABLE = [
         value: 'D',
         repeatable: true,
         description:
-          'score only this domain: news (CNN), tech (Debian), dialogue (DialogSum), dailymail (the held-out outlet), synopsis (SciTLDR)',
+          'score only this domain: news (CNN), tech (Debian), dialogue (DialogSum), dailymail (the held-out ' +
+          'outlet), synopsis (SciTLDR)',
       },
       flag('perplexity', 'also the perplexity of the reference summaries under each model (teacher forcing)'),
       flag(
@@ -439,12 +468,16 @@ const TABLE = [
   {
     name: 'essay',
     summary:
-      'Expand Topic Words into Essay: essays that use every topic word on standard output, best first; the words each covers on standard error',
+      'Expand Topic Words into Essay: essays that use every topic word on standard output, best first; the ' +
+      'words each covers on standard error',
     usage: [
       {
         synopsis:
-          'essay "bee, swallow, geese, flower, frog" | FILE | - | --text TEXT [--candidates N] [--beam N] [--max-tokens N] [--unconstrained] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]',
-        note: 'Up to 10 topic words, separated by commas or spaces. --model: a Hub causal LM reads an instruction that names the words.',
+          'essay "bee, swallow, geese, flower, frog" | FILE | - | --text TEXT [--candidates N] [--beam N] ' +
+          '[--max-tokens N] [--unconstrained] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]',
+        note:
+          'Up to 10 topic words, separated by commas or spaces. --model: a Hub causal LM reads an instruction ' +
+          'that names the words.',
       },
     ],
     options: [
@@ -468,7 +501,8 @@ const TABLE = [
       },
       flag(
         'unconstrained',
-        "the PC-SAN paper's plain beam search, which may leave topic words out, instead of the constrained search that puts every one in",
+        "the PC-SAN paper's plain beam search, which may leave topic words out, instead of the constrained " +
+          'search that puts every one in',
       ),
       { ...JSON_RESULT, description: 'the whole result as JSON on standard output, with the layer weights' },
       NO_GUARDS,
@@ -493,7 +527,8 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--unconstrained] [--models DIR] [--show]',
+          'eval essay [--data DIR] [--limit N] [--variant NAME=DIR ...] [--beam N] [--unconstrained] [--models ' +
+          'DIR] [--show]',
       },
     ],
     options: [
@@ -515,12 +550,16 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'story FILE | - | --text "A lighthouse keeper finds a message in a bottle." [--max-words N] [--seed N] [--temperature T] [--top-k K] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]',
-        note: 'Continues the story so far (a long one from its end). --model: a Hub causal LM (e.g. Xenova/distilgpt2) or a folder.',
+          'story FILE | - | --text "A lighthouse keeper finds a message in a bottle." [--max-words N] [--seed ' +
+          'N] [--temperature T] [--top-k K] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]',
+        note:
+          'Continues the story so far (a long one from its end). --model: a Hub causal LM (e.g. ' +
+          'Xenova/distilgpt2) or a folder.',
       },
       {
         synopsis:
-          'story --premise [--seed N] [--temperature T] [--top-k K] [--json] [--model MODEL] [--offline] [--hub-endpoint URL]',
+          'story --premise [--seed N] [--temperature T] [--top-k K] [--json] [--model MODEL] [--offline] ' +
+          '[--hub-endpoint URL]',
         note: 'Writes a premise (a writing prompt) to start a story from.',
       },
     ],
@@ -532,7 +571,8 @@ const TABLE = [
         kind: 'integer',
         value: 'N',
         description:
-          "how long the continuation is, in words: between 85 % and 100 % of N (default: the model's; at most what it was trained for)",
+          "how long the continuation is, in words: between 85 % and 100 % of N (default: the model's; at most " +
+          'what it was trained for)',
         formerly: ['words'],
       },
       {
@@ -585,12 +625,16 @@ const TABLE = [
   {
     name: 'eval story',
     summary:
-      "Continues each held-out test prompt: words written vs asked; with --perplexity the test stories' perplexity, with --ranking prompt-ranking accuracy",
+      "Continues each held-out test prompt: words written vs asked; with --perplexity the test stories' " +
+      'perplexity, with --ranking prompt-ranking accuracy',
     usage: [
       {
         synopsis:
-          'eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--max-words N] [--seed N] [--perplexity] [--ranking N] [--models DIR] [--show]',
-        note: "Seeded: --seed plus the item's position. A --variant DIR in transformers.js's layout (a causal LM) is run as a Hub model: generation only.",
+          'eval story [--data DIR] [--limit N] [--variant NAME=DIR ...] [--max-words N] [--seed N] ' +
+          '[--perplexity] [--ranking N] [--models DIR] [--show]',
+        note:
+          "Seeded: --seed plus the item's position. A --variant DIR in transformers.js's layout (a causal LM) is " +
+          'run as a Hub model: generation only.',
       },
     ],
     options: [
@@ -622,12 +666,17 @@ const TABLE = [
   {
     name: 'roundtrip',
     summary:
-      'Round-Trip Paragraph: the paragraph encoded into one vector and decoded back; the reconstruction on standard output',
+      'Round-Trip Paragraph: the paragraph encoded into one vector and decoded back; the reconstruction on ' +
+      'standard output',
     usage: [
       {
         synopsis:
-          'roundtrip FILE | - | --text TEXT [--json] [--model MODEL | --variant standard|hier|hier-attn] [--max-sentences N] [--models DIR]',
-        note: `${EXPERIMENTAL.roundTrip.short[0].toUpperCase()}${EXPERIMENTAL.roundTrip.short.slice(1)}. Then, on standard error, the sentence alignment and BLEU, ROUGE-1/2/W, coherence L. A .md FILE is read as Markdown: the model reads its prose only, and a note says what was skipped.`,
+          'roundtrip FILE | - | --text TEXT [--json] [--model MODEL | --variant standard|hier|hier-attn] ' +
+          '[--max-sentences N] [--models DIR]',
+        note:
+          `${EXPERIMENTAL.roundTrip.short[0].toUpperCase()}${EXPERIMENTAL.roundTrip.short.slice(1)}. Then, on ` +
+          `standard error, the sentence alignment and BLEU, ROUGE-1/2/W, coherence L. A .md FILE is read as ` +
+          `Markdown: the model reads its prose only, and a note says what was skipped.`,
       },
     ],
     options: [
@@ -674,7 +723,9 @@ const TABLE = [
     options: [...EVAL],
     examples: [
       {
-        args: 'eval roundtrip --limit 500 --variant standard=.work/roundtrip/standard --variant hier=.work/roundtrip/hier --variant hier-attn=.work/roundtrip/hier-attn',
+        args:
+          'eval roundtrip --limit 500 --variant standard=.work/roundtrip/standard --variant ' +
+          'hier=.work/roundtrip/hier --variant hier-attn=.work/roundtrip/hier-attn',
         what: "the paper's table",
       },
     ],
@@ -685,7 +736,8 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'reply "POST" | FILE | - | --text POST [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...] [--candidates N] [--beam N] [--max-tokens N] [--model MODEL] [--json]',
+          'reply "POST" | FILE | - | --text POST [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ' +
+          '...] [--candidates N] [--beam N] [--max-tokens N] [--model MODEL] [--json]',
         note: 'The keys are the nouns and adjectives of the post, mapped as --mapper says, or the typed --key.',
       },
     ],
@@ -704,7 +756,8 @@ const TABLE = [
         repeatable: true,
         default: 'identity',
         description:
-          "how the post's keys become memory keys: the word itself, a WordNet synonym or antonym, the nearest key in the model's word embeddings; repeatable or comma-separated, all for the four",
+          "how the post's keys become memory keys: the word itself, a WordNet synonym or antonym, the nearest " +
+          "key in the model's word embeddings; repeatable or comma-separated, all for the four",
       },
       {
         name: 'candidates',
@@ -774,11 +827,17 @@ const TABLE = [
   {
     name: 'rewrite',
     summary:
-      'Rewrite Selection: a preset or your instruction run on an instruct model; the rewrite (or a unified diff) on standard output',
+      'Rewrite Selection: a preset or your instruction run on an instruct model; the rewrite (or a unified ' +
+      'diff) on standard output',
     usage: [
       {
-        synopsis: `rewrite FILE | - | --text TEXT --preset ${REWRITE_PRESET_NAMES} | --instruction TEXT [--model MODEL] [--diff] [--json]`,
-        note: 'A .md FILE is read as Markdown: each paragraph and list item is rewritten on its own, its inline markup kept; code, front matter, tables and HTML are printed as they are. Names, numbers and Markdown the rewrite changed unasked are flagged on standard error.',
+        synopsis:
+          `rewrite FILE | - | --text TEXT --preset ${REWRITE_PRESET_NAMES} | --instruction TEXT [--model MODEL] ` +
+          `[--diff] [--json]`,
+        note:
+          'A .md FILE is read as Markdown: each paragraph and list item is rewritten on its own, its inline ' +
+          'markup kept; code, front matter, tables and HTML are printed as they are. Names, numbers and Markdown ' +
+          'the rewrite changed unasked are flagged on standard error.',
       },
     ],
     options: [
@@ -811,7 +870,9 @@ const TABLE = [
         ...HUB[0],
         default: undefined,
         description:
-          "the instruct model (one with a chat template): a Hugging Face Hub model id (owner/name[@revision]) in transformers.js's layout, downloaded once into $DRAFTSMITH_CACHE (default ~/.cache/draftsmith/hub), or such a folder; the built-in models follow no instructions",
+          'the instruct model (one with a chat template): a Hugging Face Hub model id (owner/name[@revision]) ' +
+          "in transformers.js's layout, downloaded once into $DRAFTSMITH_CACHE (default " +
+          '~/.cache/draftsmith/hub), or such a folder; the built-in models follow no instructions',
       },
       ...HUB.slice(1),
       ...MODEL_SOURCES,
@@ -823,7 +884,9 @@ const TABLE = [
         what: 'the whole file on stdout, each paragraph shorter',
       },
       {
-        args: 'rewrite notes.md --instruction "Use British spelling." --model onnx-community/Qwen2.5-0.5B-Instruct --diff',
+        args:
+          'rewrite notes.md --instruction "Use British spelling." --model onnx-community/Qwen2.5-0.5B-Instruct ' +
+          '--diff',
         what: 'a unified diff of the file and its rewrite',
       },
       {
@@ -839,12 +902,22 @@ const TABLE = [
   {
     name: 'check',
     summary:
-      'prose checks of Markdown and text files (grammar, spelling, repeated words, spacing, long sentences; passive voice and wordy phrases when named), one linter line per finding',
+      'prose checks of Markdown and text files (grammar, spelling, repeated words, spacing, long sentences; ' +
+      'passive voice and wordy phrases when named), one linter line per finding',
     usage: [
       {
         synopsis:
-          'check FILE ... | FOLDER ... [--rule NAME ...] [--dictionary FILE ...] [--dialect NAME] [--fail-on error|warning|information|hint|never] [--baseline REF] [--json]',
-        note: 'Prints FILE:LINE:COLUMN: severity rule: message (LINE in the file as given, COLUMN from 1 in UTF-16 code units, as VS Code counts). A FOLDER is searched for .md, .markdown and .txt files, dot folders and node_modules left out; a binary file named is skipped with a note on standard error. Markdown code, links, HTML and front matter are never checked, nor identifiers, flags, versions and handles outside backticks. The personal dictionaries are ./.draftsmith/dictionary.txt and ~/.draftsmith/dictionary.txt (one word a line), as in the editor. Exit 1 when a finding is at least as severe as --fail-on (default error), 0 otherwise, 2 on a bad command line, a name that is not there, or a folder with nothing to check.',
+          'check FILE ... | FOLDER ... [--rule NAME ...] [--dictionary FILE ...] [--dialect NAME] [--fail-on ' +
+          'error|warning|information|hint|never] [--baseline REF] [--json]',
+        note:
+          'Prints FILE:LINE:COLUMN: severity rule: message (LINE in the file as given, COLUMN from 1 in UTF-16 ' +
+          'code units, as VS Code counts). A FOLDER is searched for .md, .markdown and .txt files, dot folders ' +
+          'and node_modules left out; a binary file named is skipped with a note on standard error. Markdown ' +
+          'code, links, HTML and front matter are never checked, nor identifiers, flags, versions and handles ' +
+          'outside backticks. The personal dictionaries are ./.draftsmith/dictionary.txt and ' +
+          '~/.draftsmith/dictionary.txt (one word a line), as in the editor. Exit 1 when a finding is at least ' +
+          'as severe as --fail-on (default error), 0 otherwise, 2 on a bad command line, a name that is not ' +
+          'there, or a folder with nothing to check.',
       },
     ],
     options: [
@@ -854,7 +927,9 @@ const TABLE = [
         value: 'NAME',
         repeatable: true,
         description:
-          'only these families or rules: spelling, grammar, repeated-word, spacing, long-sentence, passive-voice, wordy-phrase, or one Harper rule as grammar/NAME; repeatable or comma-separated (default: every family that is not a hint in the editor)',
+          'only these families or rules: spelling, grammar, repeated-word, spacing, long-sentence, ' +
+          'passive-voice, wordy-phrase, or one Harper rule as grammar/NAME; repeatable or comma-separated ' +
+          '(default: every family that is not a hint in the editor)',
       },
       {
         name: 'dictionary',
@@ -867,7 +942,9 @@ const TABLE = [
         name: 'dialect',
         kind: 'text',
         value: 'NAME',
-        description: `the English whose spellings are right: ${DIALECTS.join(', ')} (default ${DEFAULT_DIALECT}), for the speller and Harper`,
+        description:
+          `the English whose spellings are right: ${DIALECTS.join(', ')} (default ${DEFAULT_DIALECT}), for the ` +
+          `speller and Harper`,
       },
       {
         name: 'fail-on',
@@ -881,11 +958,13 @@ const TABLE = [
         kind: 'text',
         value: 'REF',
         description:
-          'report and fail only on findings new since REF: a git revision (each file as it was there) or an earlier --json output; findings match by file, rule and the text around them, not by line',
+          'report and fail only on findings new since REF: a git revision (each file as it was there) or an ' +
+          'earlier --json output; findings match by file, rule and the text around them, not by line',
       },
       flag(
         'json',
-        'the findings as a JSON list (file, line, column, endLine, endColumn, rule, family, severity, message, fixes, context)',
+        'the findings as a JSON list (file, line, column, endLine, endColumn, rule, family, severity, message, ' +
+          'fixes, context)',
       ),
     ],
     examples: [
@@ -899,7 +978,8 @@ const TABLE = [
   {
     name: 'eval checks',
     summary:
-      'the prose checks on JFLEG: per family, the share of erroneous sentences flagged and the false flags per corrected sentence (docs/checks.md)',
+      'the prose checks on JFLEG: per family, the share of erroneous sentences flagged and the false flags per ' +
+      'corrected sentence (docs/checks.md)',
     usage: [{ synopsis: 'eval checks --data DIR [--limit N]' }],
     options: [
       {
@@ -915,12 +995,20 @@ const TABLE = [
   {
     name: 'score',
     summary:
-      "Score Draft from a terminal: BLEU, chrF, ROUGE, diversity, substantiality and coherence of drafts against references, with sacreBLEU's workflow and signatures",
+      'Score Draft from a terminal: BLEU, chrF, ROUGE, diversity, substantiality and coherence of drafts ' +
+      "against references, with sacreBLEU's workflow and signatures",
     usage: [
       {
         synopsis:
-          'score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase] [--ref-field F] [--hyp-field F] [--limit N] [--quiet] [--nonwords] [--perplexity [--models DIR]] [--bertscore-model MODEL [--bertscore-idf]]',
-        note: 'REF and HYP: text files, one segment per line (or each one document with --document), or JSONL files of strings or of objects whose field F (default "text") holds the text. Prints BLEU, ROUGE-1/2/L/Lsum/W, Diversity, distinct-1/2, Substantiality and Coherence L, and the signatures. A Markdown file (.md) is one document, read as Markdown: its prose only (no code, tables, HTML, front matter, link targets or markup); a note on standard error says what was skipped.',
+          'score --ref REF --hyp HYP [--document] [--json | --csv] [--stem] [--lowercase] [--ref-field F] ' +
+          '[--hyp-field F] [--limit N] [--quiet] [--nonwords] [--perplexity [--models DIR]] [--bertscore-model ' +
+          'MODEL [--bertscore-idf]]',
+        note:
+          'REF and HYP: text files, one segment per line (or each one document with --document), or JSONL files ' +
+          'of strings or of objects whose field F (default "text") holds the text. Prints BLEU, ' +
+          'ROUGE-1/2/L/Lsum/W, Diversity, distinct-1/2, Substantiality and Coherence L, and the signatures. A ' +
+          'Markdown file (.md) is one document, read as Markdown: its prose only (no code, tables, HTML, front ' +
+          'matter, link targets or markup); a note on standard error says what was skipped.',
       },
       {
         synopsis: `score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m ${NAMED.map((c) => Object.keys(c.names ?? {})[0]).join(' ')}] ${usageOf(NAMED.flatMap((c) => c.flags.filter((f) => f.appliesTo !== 'tables')))} [--sentence-level] [--confidence [--confidence-n N]] [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--worst N] [--report FILE.html|FILE.md] [--seed N] [--width N] [--json | --csv]`,
@@ -928,16 +1016,26 @@ const TABLE = [
       },
       {
         synopsis:
-          'score --ref REF --hyp HYP -m bertscore --bertscore-model MODEL [--bertscore-idf] [--offline] [--hub-endpoint URL] [--width N] [--json]',
-        note: "BERTScore alone (Zhang et al. 2020, as the bert_score package computes it; no baseline rescaling): the encoder's last-layer token embeddings matched greedily by cosine, P, R and F1 the mean over the segments, in sacreBLEU's score line with its signature (model, layer, idf, dtype). MODEL: a Hub id in transformers.js's layout (BERT family, e.g. Xenova/all-MiniLM-L6-v2), downloaded once into $DRAFTSMITH_CACHE, or a folder. --bertscore-idf weighs tokens by idf over the references.",
+          'score --ref REF --hyp HYP -m bertscore --bertscore-model MODEL [--bertscore-idf] [--offline] ' +
+          '[--hub-endpoint URL] [--width N] [--json]',
+        note:
+          'BERTScore alone (Zhang et al. 2020, as the bert_score package computes it; no baseline rescaling): ' +
+          "the encoder's last-layer token embeddings matched greedily by cosine, P, R and F1 the mean over the " +
+          "segments, in sacreBLEU's score line with its signature (model, layer, idf, dtype). MODEL: a Hub id in " +
+          "transformers.js's layout (BERT family, e.g. Xenova/all-MiniLM-L6-v2), downloaded once into " +
+          '$DRAFTSMITH_CACHE, or a folder. --bertscore-idf weighs tokens by idf over the references.',
       },
       {
         synopsis:
-          'score --hyp DRAFTS_DIR --ref REFS_DIR [--csv | --json] [--stem] [--lowercase] [BLEU options] [-m chrf [--chrf-word-order 2]] [-m ter [TER options]] [--bertscore-model MODEL]',
+          'score --hyp DRAFTS_DIR --ref REFS_DIR [--csv | --json] [--stem] [--lowercase] [BLEU options] [-m ' +
+          'chrf [--chrf-word-order 2]] [-m ter [TER options]] [--bertscore-model MODEL]',
       },
       {
         synopsis: 'score --hyp F.jsonl --ref F.jsonl --hyp-field X --ref-field Y --name-field Z [--csv | --json]',
-        note: "Score Drafts in Folder: one row per draft (each paired with the reference of the same file name, or a JSONL row's fields) with every metric, and the corpus totals last; CSV and JSON as the panel's exports. -m chrf adds a chrF column (chrF++ with --chrf-word-order 2), -m ter a TER column.",
+        note:
+          'Score Drafts in Folder: one row per draft (each paired with the reference of the same file name, or a ' +
+          "JSONL row's fields) with every metric, and the corpus totals last; CSV and JSON as the panel's " +
+          'exports. -m chrf adds a chrF column (chrF++ with --chrf-word-order 2), -m ter a TER column.',
       },
     ],
     options: [
@@ -947,7 +1045,8 @@ const TABLE = [
         value: 'FILE',
         repeatable: true,
         description:
-          'references, one segment per line; several files: several references per segment; a folder: the references of a folder of drafts',
+          'references, one segment per line; several files: several references per segment; a folder: the ' +
+          'references of a folder of drafts',
       },
       {
         name: 'hyp',
@@ -1004,14 +1103,16 @@ const TABLE = [
         kind: 'text',
         value: 'FILE',
         description:
-          'with a paired test: a one-file report, FILE.html or FILE.md: the table, a chart per metric, the worst segments, the signatures, this command line and the versions',
+          'with a paired test: a one-file report, FILE.html or FILE.md: the table, a chart per metric, the ' +
+          'worst segments, the signatures, this command line and the versions',
       },
       {
         name: 'worst',
         kind: 'integer',
         value: 'N',
         description:
-          "with a paired test: each system's N segments that lose most against the baseline, per metric, with their texts (the drill-down)",
+          "with a paired test: each system's N segments that lose most against the baseline, per metric, with " +
+          'their texts (the drill-down)',
       },
       {
         name: 'seed',
@@ -1019,7 +1120,8 @@ const TABLE = [
         value: 'N',
         default: '12345',
         description:
-          "the resampling seed (sacreBLEU's SACREBLEU_SEED); NumPy's generator, reproduced, so the resamples are sacreBLEU's",
+          "the resampling seed (sacreBLEU's SACREBLEU_SEED); NumPy's generator, reproduced, so the resamples " +
+          "are sacreBLEU's",
       },
       {
         name: 'width',
@@ -1056,7 +1158,9 @@ const TABLE = [
       { args: 'score --ref ref.txt --hyp sys.txt -m chrf --chrf-word-order 2', what: 'chrF++' },
       { args: 'score --ref ref.txt --hyp sys.txt -m ter --ter-normalized', what: "TER, with Tercom's normalisation" },
       {
-        args: 'score --ref ref.txt --hyp base.txt --hyp a.txt --hyp b.txt -m bleu ter --paired-bs --worst 5 --report report.html',
+        args:
+          'score --ref ref.txt --hyp base.txt --hyp a.txt --hyp b.txt -m bleu ter --paired-bs --worst 5 --report ' +
+          'report.html',
         what: 'drafts against a baseline: the table, the worst segments, a one-file report',
       },
       {
@@ -1081,7 +1185,9 @@ const TABLE = [
         what: 'fluency beside the overlap metrics',
       },
       {
-        args: 'score --ref refs.txt --hyp drafts.txt -m bertscore --bertscore-model Xenova/all-MiniLM-L6-v2 --bertscore-idf',
+        args:
+          'score --ref refs.txt --hyp drafts.txt -m bertscore --bertscore-model Xenova/all-MiniLM-L6-v2 ' +
+          '--bertscore-idf',
         what: 'BERTScore with idf, under a MiniLM encoder downloaded on first use',
       },
     ],
@@ -1100,15 +1206,37 @@ export const COMMANDS: readonly (CommandSpec & { readonly name: CommandName })[]
 export const GENERAL_NOTES: readonly { readonly title: string; readonly text: string }[] = [
   {
     title: 'FILE, - and TEXT',
-    text: 'every command that reads a text (summarize, essay, story, roundtrip, reply, rewrite) reads a FILE, - (standard input) or --text TEXT; reply and essay also take the text itself. For reply and essay, one word that names an existing file, or that looks like a file name (it contains / or \\, or ends in an extension such as .txt), is read as a file ("no such file" if there is none); anything else is the text. Text that looks like a file name goes in --text, and text that starts with "-" after "--". Files are UTF-8 (a byte-order mark is dropped); a Latin-1 (ISO-8859-1/Windows-1252) or UTF-16 file is read as such, with a note on standard error. One policy for bad input, every command: UTF-8 with stray bytes is read with "\uFFFD" for them and a warning that gives the first one\'s byte offset; binary data and a file over 256 MiB are refused (exit 1) before any model loads or any score is computed. Messages name what was given: "no such file: NAME", "the file is empty", "the text has no words the model can read (only emoji, symbols or punctuation)", "NAME looks like binary data".',
+    text:
+      'every command that reads a text (summarize, essay, story, roundtrip, reply, rewrite) reads a FILE, - ' +
+      '(standard input) or --text TEXT; reply and essay also take the text itself. For reply and essay, one word ' +
+      'that names an existing file, or that looks like a file name (it contains / or \\, or ends in an extension ' +
+      'such as .txt), is read as a file ("no such file" if there is none); anything else is the text. Text that ' +
+      'looks like a file name goes in --text, and text that starts with "-" after "--". Files are UTF-8 (a ' +
+      'byte-order mark is dropped); a Latin-1 (ISO-8859-1/Windows-1252) or UTF-16 file is read as such, with a ' +
+      'note on standard error. One policy for bad input, every command: UTF-8 with stray bytes is read with ' +
+      '"\uFFFD" for them and a warning that gives the first one\'s byte offset; binary data and a file over 256 ' +
+      'MiB are refused (exit 1) before any model loads or any score is computed. Messages name what was given: ' +
+      '"no such file: NAME", "the file is empty", "the text has no words the model can read (only emoji, symbols ' +
+      'or punctuation)", "NAME looks like binary data".',
   },
   {
     title: 'Options',
-    text: 'an option a command does not take is refused (exit 2) with the list of those it takes and the nearest one ("did you mean --mode?"), instead of being ignored; so is an unknown command ("did you mean summarize?"), an option given twice with two values, options that cannot go together (--json and --csv) and a number out of its range. An output length names its unit: --max-tokens (summarize, essay, reply, rewrite), --max-words (story), --max-sentences (what roundtrip reads); the former names --max-length, --words and --prompt still work, with a note on standard error, until a future release. --model takes the same values everywhere: built-in, a Hub id or a folder. --help, -h or help prints the usage and exits 0; draftsmith COMMAND --help prints one command with each of its options described; --version prints the version.',
+    text:
+      'an option a command does not take is refused (exit 2) with the list of those it takes and the nearest one ' +
+      '("did you mean --mode?"), instead of being ignored; so is an unknown command ("did you mean summarize?"), ' +
+      'an option given twice with two values, options that cannot go together (--json and --csv) and a number ' +
+      'out of its range. An output length names its unit: --max-tokens (summarize, essay, reply, rewrite), ' +
+      '--max-words (story), --max-sentences (what roundtrip reads); the former names --max-length, --words and ' +
+      '--prompt still work, with a note on standard error, until a future release. --model takes the same values ' +
+      'everywhere: built-in, a Hub id or a folder. --help, -h or help prints the usage and exits 0; draftsmith ' +
+      'COMMAND --help prints one command with each of its options described; --version prints the version.',
   },
   {
     title: 'Notes on standard error',
-    text: 'a summary or essay that reached its longest output before the model ended it gets a "note:" line on standard error saying so (hitMaxLength in --json, on each candidate for essays); so does a text cut to what the model reads.',
+    text:
+      'a summary or essay that reached its longest output before the model ended it gets a "note:" line on ' +
+      'standard error saying so (hitMaxLength in --json, on each candidate for essays); so does a text cut to ' +
+      'what the model reads.',
   },
   {
     title: 'Exit codes',
@@ -1116,7 +1244,9 @@ export const GENERAL_NOTES: readonly { readonly title: string; readonly text: st
   },
   {
     title: 'Environment',
-    text: "DRAFTSMITH_CACHE: where Hub models and --models-url folders are kept (default ~/.cache/draftsmith/hub). DRAFTSMITH_VERBOSE=1: the engine's info lines on standard error too.",
+    text:
+      'DRAFTSMITH_CACHE: where Hub models and --models-url folders are kept (default ~/.cache/draftsmith/hub). ' +
+      "DRAFTSMITH_VERBOSE=1: the engine's info lines on standard error too.",
   },
 ];
 

@@ -29,7 +29,8 @@ export function bertScoreFlags(a: Args): BertScoreFlags | undefined {
   if (model.kind === 'built-in')
     throw new EngineError(
       'bad-request',
-      '--bertscore-model needs an encoder (a Hub id such as Xenova/all-MiniLM-L6-v2, or a folder): Draftsmith ships none',
+      '--bertscore-model needs an encoder (a Hub id such as Xenova/all-MiniLM-L6-v2, or a folder): Draftsmith ' +
+        'ships none',
     );
   return { model, idf: flag(a, 'bertscore-idf') !== undefined };
 }

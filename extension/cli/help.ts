@@ -51,7 +51,8 @@ const optionHead = (o: OptionSpec) => `${spelled(o)}${o.value ? ` ${o.value}` : 
 const optionText = (o: OptionSpec) => `${o.description}${o.default !== undefined ? ` (default ${o.default})` : ''}`;
 
 const HEAD =
-  '  draftsmith --help | -h | help: every command; draftsmith COMMAND --help: one command, each of its options described.';
+  '  draftsmith --help | -h | help: every command; draftsmith COMMAND --help: one command, each of its options ' +
+  'described.';
 
 /** A command's usage lines, each with its note (the first also with the command's summary). */
 function synopses(c: CommandSpec): string[] {
@@ -151,7 +152,8 @@ export function cliReference(): string {
     out.push('| option | default | what it does |', '|---|---|---|');
     for (const o of c.options)
       out.push(
-        `| \`${cell(optionHead(o))}\` | ${o.default !== undefined ? `\`${cell(o.default)}\`` : ''} | ${cell(o.description)} |`,
+        `| \`${cell(optionHead(o))}\` | ${o.default !== undefined ? `\`${cell(o.default)}\`` : ''} | ` +
+          `${cell(o.description)} |`,
       );
     out.push('');
     if (c.examples?.length) {

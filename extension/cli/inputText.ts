@@ -84,7 +84,10 @@ const CP1252_UNDEFINED = new Set([0x81, 0x8d, 0x8f, 0x90, 0x9d]);
  * Windows-1252's 0x80-0x9F (€, curly quotes, dashes, …); the rest is ISO-8859-1, byte = code point.
  * Written out because Node's TextDecoder('windows-1252') decodes these bytes as ISO-8859-1's C1 controls.
  */
-const CP1252_80_9F = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008DŽ\u008F\u0090‘’“”•–—˜™š›œ\u009DžŸ';
+const CP1252_80_9F = [
+  '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008DŽ\u008F', // 0x80-0x8F
+  '\u0090‘’“”•–—˜™š›œ\u009DžŸ', // 0x90-0x9F
+].join('');
 
 function decodeWindows1252(buf: Buffer): string {
   let out = '';
@@ -135,13 +138,17 @@ export function decodeText(buf: Buffer, name: string, keepBom = false): Decoded 
   if (!problems.multibyte && looksLikeLatin1(buf)) {
     return {
       text: decodeWindows1252(buf),
-      note: `${name} is not UTF-8; read as ISO-8859-1/Windows-1252 (save it as UTF-8 to be sure of its accented letters)`,
+      note:
+        `${name} is not UTF-8; read as ISO-8859-1/Windows-1252 (save it as UTF-8 to be sure of its accented ` +
+        `letters)`,
     };
   }
   const more = problems.bad > 1 ? ` and ${problems.bad - 1} more` : '';
   return {
     text: new TextDecoder('utf-8').decode(buf),
-    warning: `${name} is not valid UTF-8 at byte ${problems.first}${more}; ${problems.bad > 1 ? 'those bytes are' : 'that byte is'} read as "\uFFFD"`,
+    warning:
+      `${name} is not valid UTF-8 at byte ${problems.first}${more}; ` +
+      `${problems.bad > 1 ? 'those bytes are' : 'that byte is'} read as "\uFFFD"`,
   };
 }
 
@@ -150,7 +157,8 @@ function notBinary(text: string, name: string): string {
   if (readability(text) === 'binary')
     throw new EngineError(
       'bad-input',
-      `${name} looks like binary data, not text (more than a tenth of it NUL, control or undecodable bytes); nothing was done with it`,
+      `${name} looks like binary data, not text (more than a tenth of it NUL, control or undecodable bytes); ` +
+        `nothing was done with it`,
     );
   return text;
 }
@@ -194,7 +202,8 @@ async function readDecoded(file: string, keepBom = false): Promise<Decoded> {
   if (size > MAX_INPUT_BYTES)
     throw new EngineError(
       'bad-input',
-      `${file} is ${Math.round(size / 2 ** 20)} MiB; the largest file Draftsmith reads is ${MAX_INPUT_BYTES / 2 ** 20} MiB (split it)`,
+      `${file} is ${Math.round(size / 2 ** 20)} MiB; the largest file Draftsmith reads is ` +
+        `${MAX_INPUT_BYTES / 2 ** 20} MiB (split it)`,
     );
   const buf = await fs.readFile(file).catch((e: unknown) => {
     throw new EngineError('bad-input', `Cannot read ${file}: ${errorMessage(e)}`);
@@ -233,7 +242,8 @@ export async function commandInput(
     if (words.length > 0)
       throw new EngineError(
         'bad-request',
-        `${command}: give the text once: --text TEXT, or ${opts.acceptsText ? 'TEXT, ' : ''}FILE, or - for standard input`,
+        `${command}: give the text once: --text TEXT, or ${opts.acceptsText ? 'TEXT, ' : ''}FILE, or - for ` +
+          `standard input`,
       );
     return { text: inline, origin: 'text', source: 'command line' };
   }
@@ -243,7 +253,8 @@ export async function commandInput(
     if (words.length > 1)
       throw new EngineError(
         'bad-request',
-        `${command} reads one FILE, not ${words.length} (${words.map((w) => JSON.stringify(w)).join(' ')}); give the text itself with --text "..."`,
+        `${command} reads one FILE, not ${words.length} (${words.map((w) => JSON.stringify(w)).join(' ')}); ` +
+          `give the text itself with --text "..."`,
       );
     return { text: await readTextInput(words[0]), origin: 'file', source: 'file' };
   }

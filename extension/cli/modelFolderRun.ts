@@ -38,7 +38,8 @@ export async function runOnModelFolder<R extends ReplyRequest | RoundTripRequest
     const name = model.kind === 'hub' ? model.id : model.file;
     throw new EngineError(
       'bad-request',
-      `--model ${name}: ${system} runs Draftsmith's own ${system} models only (built-in, or a folder models/train exported); no ${model.kind === 'hub' ? 'Hub' : 'GGUF'} model is one`,
+      `--model ${name}: ${system} runs Draftsmith's own ${system} models only (built-in, or a folder ` +
+        `models/train exported); no ${model.kind === 'hub' ? 'Hub' : 'GGUF'} model is one`,
     );
   }
   if (model === undefined || model.kind === 'built-in') return new Engine(config, cli.log, CLI_ENGINE).run(request);

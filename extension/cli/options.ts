@@ -92,7 +92,8 @@ export function checkOptions(a: Args, command: string): string[] {
     });
     throw new EngineError(
       'bad-request',
-      `${command} does not take ${guesses.join(', ')}; its options: ${[...known].sort().map(spelling).join(' ')} (draftsmith ${command} --help for what they do)`,
+      `${command} does not take ${guesses.join(', ')}; its options: ` +
+        `${[...known].sort().map(spelling).join(' ')} (draftsmith ${command} --help for what they do)`,
     );
   }
   checkValues(a);
@@ -102,7 +103,8 @@ export function checkOptions(a: Args, command: string): string[] {
     if (!o.repeatable && o.kind !== 'words' && o.kind !== 'flag' && new Set(values).size > 1)
       throw new EngineError(
         'bad-request',
-        `${spelled(o)} was given ${values.length === 2 ? 'twice' : `${values.length} times`} (${values.map((v) => JSON.stringify(v)).join(', ')}): give it once`,
+        `${spelled(o)} was given ${values.length === 2 ? 'twice' : `${values.length} times`} ` +
+          `(${values.map((v) => JSON.stringify(v)).join(', ')}): give it once`,
       );
     if (o.kind === 'integer' || o.kind === 'number') for (const v of values) checkNumber(o, v);
   }

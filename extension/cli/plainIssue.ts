@@ -28,7 +28,10 @@ export function plainIssue(option: string, issue: z.core.$ZodIssue, value?: unkn
       if (issue.origin === 'array') return `${option} takes at most ${String(issue.maximum)} values`;
       return `${option} must be ${bound(issue.maximum, issue.inclusive, false)}${given}`;
     case 'invalid_type':
-      return `${option} must be ${issue.expected === 'number' || issue.expected === 'int' ? 'a number' : `a ${issue.expected}`}${given}`;
+      return (
+        `${option} must be ` +
+        `${issue.expected === 'number' || issue.expected === 'int' ? 'a number' : `a ${issue.expected}`}${given}`
+      );
     case 'invalid_value':
       return `${option} must be ${oneOf(issue.values.map((v) => String(v)))}${given}`;
     default:

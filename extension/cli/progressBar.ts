@@ -20,7 +20,8 @@ export function progressBar(label: string, stream: NodeJS.WriteStream = process.
       const rate = done / Math.max((now - started) / 1000, 1e-3);
       const eta = rate > 0 ? (total - done) / rate : 0;
       stream.write(
-        `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${rate.toFixed(0)}/s ETA ${eta.toFixed(0)}s `,
+        `\r${label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${rate.toFixed(0)}/s ` +
+          `ETA ${eta.toFixed(0)}s `,
       );
       drawn = true;
     },

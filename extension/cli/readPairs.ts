@@ -65,7 +65,8 @@ async function readItems(
     } else if (isStringList((value as Record<string, unknown> | null)?.[field])) {
       throw new EngineError(
         'bad-input',
-        `${file}:${i + 1}: "${field}" holds a list of references; score several references per segment with -m (e.g. -m bleu rouge)`,
+        `${file}:${i + 1}: "${field}" holds a list of references; score several references per segment with -m ` +
+          `(e.g. -m bleu rouge)`,
       );
     } else
       throw new EngineError(
@@ -121,7 +122,8 @@ export async function readPairs(opts: {
   if (refs.length !== hyps.length) {
     throw new EngineError(
       'bad-input',
-      `${opts.ref} has ${refs.length} segments but ${opts.hyp} has ${hyps.length}; they must pair up line by line (or use --document)`,
+      `${opts.ref} has ${refs.length} segments but ${opts.hyp} has ${hyps.length}; they must pair up line by ` +
+        `line (or use --document)`,
     );
   }
   const n = Math.min(refs.length, opts.limit);

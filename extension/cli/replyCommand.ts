@@ -1,6 +1,7 @@
 /**
  * `draftsmith reply "POST" | FILE | - | --text POST [--key WORD] [--mapper identity|synonym|antonym|neighbour|all ...]
- *  [--candidates N] [--beam N] [--max-tokens N] [--model MODEL] [--json]`: Suggest Replies from a terminal. The candidates go
+ *  [--candidates N] [--beam N] [--max-tokens N] [--model MODEL] [--json]`: Suggest Replies from a
+ * terminal. The candidates go
  * to standard output, best first, each labelled with its key and mapping ("champion → winner — synonym");
  * the notes (a long post cut, keys the memory lacks) and the speed to standard error.
  * `draftsmith eval reply [--data DIR] [--limit N] [--variant NAME=DIR ...] [--examples N]`: NRM vs ESED.
@@ -69,7 +70,9 @@ export function replyNotes(r: ReplyResult): string[] {
   return [
     ...r.notes.map((n) => `note: ${n.replace('type a key', 'give a key (--key WORD)')}`),
     `keys of the post: ${keys.join(', ') || 'none'}`,
-    `${r.architecture} model ${r.stats.model}: ${r.candidates.length} candidate${r.candidates.length === 1 ? '' : 's'}, ${r.stats.usedInputTokens} tokens in, ${r.stats.outputTokens} out; ` +
+    `${r.architecture} model ${r.stats.model}: ${r.candidates.length} ` +
+      `candidate${r.candidates.length === 1 ? '' : 's'}, ${r.stats.usedInputTokens} tokens in, ` +
+      `${r.stats.outputTokens} out; ` +
       `encode ${r.stats.encodeMs.toFixed(0)} ms, decode ${r.stats.decodeMs.toFixed(0)} ms on ${r.stats.device}`,
   ];
 }

@@ -47,7 +47,11 @@ export async function rewriteCommand(a: Args, cli: RewriteCliParts): Promise<voi
   if (model === undefined || model.kind === 'built-in')
     throw new EngineError(
       'bad-request',
-      `rewrite needs an instruct model: ${model === undefined ? 'give --model' : "--model built-in names Draftsmith's own models, which follow no instructions; give"} a Hub model id such as HuggingFaceTB/SmolLM2-360M-Instruct, or such a folder`,
+      `rewrite needs an instruct model: ` +
+        (model === undefined
+          ? 'give --model '
+          : "--model built-in names Draftsmith's own models, which follow no instructions; give ") +
+        `a Hub model id such as HuggingFaceTB/SmolLM2-360M-Instruct, or such a folder`,
     );
   const engine = new Engine(cli.engineConfig(a), cli.log, CLI_ENGINE);
   const download = downloadProgress(() => model?.kind === 'hub');
@@ -101,13 +105,16 @@ export async function rewriteCommand(a: Args, cli: RewriteCliParts): Promise<voi
       );
     if (r.hitMaxLength)
       process.stderr.write(
-        `note: ${where}the rewrite stopped at ${r.hitMaxLength.maxLength} tokens before the model ended it (--max-tokens)\n`,
+        `note: ${where}the rewrite stopped at ${r.hitMaxLength.maxLength} tokens before the model ended it ` +
+          `(--max-tokens)\n`,
       );
   }
   const last = results[results.length - 1];
   const tokens = results.reduce((n, r) => n + r.stats.outputTokens, 0);
   process.stderr.write(
-    `${last.stats.model} on ${last.stats.device}: ${results.length} rewrite${results.length > 1 ? 's' : ''}, ${tokens} tokens; ` +
-      `first token after ${Math.round(results[0].firstTokenMs)} ms, ${last.stats.tokensPerSecond.toFixed(1)} tokens/s\n`,
+    `${last.stats.model} on ${last.stats.device}: ${results.length} rewrite${results.length > 1 ? 's' : ''}, ` +
+      `${tokens} tokens; ` +
+      (`first token after ${Math.round(results[0].firstTokenMs)} ms, ${last.stats.tokensPerSecond.toFixed(1)} ` +
+        `tokens/s\n`),
   );
 }

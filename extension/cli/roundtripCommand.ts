@@ -1,5 +1,6 @@
 /**
- * `draftsmith roundtrip FILE | - | --text TEXT [--json] [--model MODEL | --variant standard|hier|hier-attn] [--max-sentences N]`:
+ * `draftsmith roundtrip FILE | - | --text TEXT [--json] [--model MODEL | --variant
+ * standard|hier|hier-attn] [--max-sentences N]`:
  * Round-Trip Paragraph from a terminal. The reconstruction goes to standard output (with --json, the
  * whole result); the notes, the sentence alignment and the scores to standard error.
  */
@@ -25,7 +26,8 @@ export async function roundtripCommand(a: Args, cli: CliParts): Promise<void> {
     const skipped = describeSkippedList(prose.skipped);
     throw new EngineError(
       'bad-input',
-      `${path.basename(file ?? '')} has no prose to round-trip: read as Markdown, it holds no paragraph or list item${skipped ? ` (skipped ${skipped})` : ''}.`,
+      `${path.basename(file ?? '')} has no prose to round-trip: read as Markdown, it holds no paragraph or ` +
+        `list item${skipped ? ` (skipped ${skipped})` : ''}.`,
     );
   }
   const text = prose.text;
@@ -62,28 +64,35 @@ export function roundTripReport(r: RoundTripResult): string[] {
           ? `its limit of ${r.inputLimit} subwords`
           : 'its token limit';
     lines.push(
-      `note: the model read the first ${r.input.length} of ${r.totalSentences} sentences (${limit}); the reconstruction covers those`,
+      `note: the model read the first ${r.input.length} of ${r.totalSentences} sentences (${limit}); the ` +
+        `reconstruction covers those`,
     );
   }
   if (r.stopped !== 'end')
     lines.push(
-      `note: decoding stopped at the 1.5x limit (${r.stopped === 'max-sentences' ? `${r.limits.maxSentences} sentences` : `${r.limits.maxTokens} tokens`}) before the model ended the paragraph`,
+      `note: decoding stopped at the 1.5x limit ` +
+        `(${r.stopped === 'max-sentences' ? `${r.limits.maxSentences} sentences` : `${r.limits.maxTokens} tokens`}) ` +
+        `before the model ended the paragraph`,
     );
   if (r.reconstruction.length === 0) lines.push('note: the model wrote nothing back for this paragraph');
   const c = r.scores.coherence;
   lines.push(`alignment (output sentence -> input sentence, noun/verb F1):`);
   for (const a of c.alignment)
     lines.push(
-      `  ${a.output + 1} -> ${a.input === null ? '-' : a.input + 1}  (F1 ${a.f1.toFixed(2)})  ${c.outputSentences[a.output]}`,
+      `  ${a.output + 1} -> ${a.input === null ? '-' : a.input + 1}  (F1 ${a.f1.toFixed(2)})  ` +
+        `${c.outputSentences[a.output]}`,
     );
   const s = r.scores;
   lines.push(
-    `BLEU ${s.bleu.score.toFixed(2)}  ROUGE-1 ${s.rouge1.f1.toFixed(3)}  ROUGE-2 ${s.rouge2.f1.toFixed(3)}  ROUGE-W ${s.rougeW.f1.toFixed(3)}  ` +
+    `BLEU ${s.bleu.score.toFixed(2)}  ROUGE-1 ${s.rouge1.f1.toFixed(3)}  ROUGE-2 ${s.rouge2.f1.toFixed(3)}  ` +
+      `ROUGE-W ${s.rougeW.f1.toFixed(3)}  ` +
       `coherence L ${c.L === null ? 'n/a (fewer than two aligned output sentences)' : c.L.toFixed(2)}`,
   );
   lines.push(
-    `${r.architecture} model ${r.stats.model}: ${r.input.length} sentences / ${r.stats.usedInputTokens} tokens in, ${r.output.length} sentences / ` +
-      `${r.stats.outputTokens} tokens out; encode ${r.stats.encodeMs.toFixed(0)} ms, decode ${r.stats.decodeMs.toFixed(0)} ms on ${r.stats.device}`,
+    `${r.architecture} model ${r.stats.model}: ${r.input.length} sentences / ${r.stats.usedInputTokens} tokens ` +
+      `in, ${r.output.length} sentences / ` +
+      (`${r.stats.outputTokens} tokens out; encode ${r.stats.encodeMs.toFixed(0)} ms, decode ` +
+        `${r.stats.decodeMs.toFixed(0)} ms on ${r.stats.device}`),
   );
   return lines;
 }

@@ -223,7 +223,8 @@ export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> 
   if (refs.length === 0 || hyps.length === 0)
     throw new EngineError(
       'bad-request',
-      'score needs --ref FILE and --hyp FILE (each may be given several times: references of the same segments, systems to compare)',
+      'score needs --ref FILE and --hyp FILE (each may be given several times: references of the same ' +
+        'segments, systems to compare)',
     );
   const runs = readMetricFlags(a);
   const metrics = metricsOf(a);
@@ -235,7 +236,11 @@ export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> 
     if (flag(a, f) !== undefined && !pairedBs && !pairedAr)
       throw new EngineError(
         'bad-request',
-        `--${f} ${f === 'worst' ? 'lists the segments a system loses most against the baseline' : 'reports several systems against a baseline'}: add --paired-bs or --paired-ar and several --hyp`,
+        `--${f} ` +
+          (f === 'worst'
+            ? 'lists the segments a system loses most against the baseline'
+            : 'reports several systems against a baseline') +
+          `: add --paired-bs or --paired-ar and several --hyp`,
       );
   const reportTo = flag(a, 'report');
   if (reportTo !== undefined) await checkReportFile(reportTo);
@@ -246,7 +251,8 @@ export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> 
     if (refs.length > 1 || hyps.length > 1 || pairedBs || pairedAr || sentenceLevel || confidence) {
       throw new EngineError(
         'bad-request',
-        'a folder of drafts is scored as one table (one --hyp folder, one --ref folder); several systems, several references and the paired tests take segment files, one line per segment',
+        'a folder of drafts is scored as one table (one --hyp folder, one --ref folder); several systems, ' +
+          'several references and the paired tests take segment files, one line per segment',
       );
     }
     return scoreFolderCli(a, scoreOptionsOf(runs, metrics), configOf);
@@ -525,7 +531,8 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
   } else printComparisons(a, mode, comparisons, width, details);
   if (!quiet)
     process.stderr.write(
-      `scored ${named.length} system${named.length > 1 ? 's' : ''} × ${take} segments × ${nrefs} reference${nrefs > 1 ? 's' : ''} in ${seconds.toFixed(1)} s\n`,
+      `scored ${named.length} system${named.length > 1 ? 's' : ''} × ${take} segments × ${nrefs} ` +
+        `reference${nrefs > 1 ? 's' : ''} in ${seconds.toFixed(1)} s\n`,
     );
 }
 
@@ -545,7 +552,8 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions, configOf?: C
   if (bert?.flags.idf)
     throw new EngineError(
       'bad-request',
-      "--bertscore-idf applies to the full table (one --ref, one --hyp): a folder's rows are each scored alone, where idf is undefined",
+      "--bertscore-idf applies to the full table (one --ref, one --hyp): a folder's rows are each scored " +
+        'alone, where idf is undefined',
     );
   const hyp = flag(a, 'hyp') ?? '';
   const ref = flag(a, 'ref') ?? '';
@@ -632,7 +640,8 @@ async function scoreFolderCli(a: Args, scoreOptions: MetricOptions, configOf?: C
     for (const r of cells) process.stdout.write(line(r));
     if (ppl)
       process.stdout.write(
-        `Perplexity under the story LM (${ppl.model}), per word, all drafts: ${ppl.perWord.toFixed(1)} (per token ${ppl.perToken.toFixed(1)})\n`,
+        `Perplexity under the story LM (${ppl.model}), per word, all drafts: ${ppl.perWord.toFixed(1)} (per ` +
+          `token ${ppl.perToken.toFixed(1)})\n`,
       );
     for (const [name, signature] of Object.entries(result.signatures))
       process.stdout.write(`${name} signature: ${signature}\n`);
@@ -725,7 +734,8 @@ function printSystems(
     );
     for (const d of w.segments)
       process.stdout.write(
-        `  line ${d.index + 1}: ${d.baseline.toFixed(width)} → ${d.system.toFixed(width)}  ${JSON.stringify(d.hypothesis)}\n`,
+        `  line ${d.index + 1}: ${d.baseline.toFixed(width)} → ${d.system.toFixed(width)}  ` +
+          `${JSON.stringify(d.hypothesis)}\n`,
       );
   }
 }

@@ -78,7 +78,10 @@ export function outline(result: SummarizeResult): string {
  */
 export function cutNote(result: SummarizeResult, text: string): string | undefined {
   if (!result.truncated) return undefined;
-  return `the model read the first ${result.usedChars} of ${text.length} characters${result.inputLimit ? ` (the limit: ${result.inputLimit} tokens)` : ''}`;
+  return (
+    `the model read the first ${result.usedChars} of ${text.length} ` +
+    `characters${result.inputLimit ? ` (the limit: ${result.inputLimit} tokens)` : ''}`
+  );
 }
 
 /**
@@ -185,7 +188,8 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
       );
     } else if (single) {
       process.stderr.write(
-        `${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
+        `${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ` +
+          `${result.stats.device}\n`,
       );
     }
   }

@@ -2,7 +2,8 @@
  * What the host (extension/host) may use of the engine, besides the protocol's messages: the error
  * type the worker's answers become, and the few pure text and score helpers a command needs on its
  * side of the worker (reading the selection, naming a limit, exporting a folder's table, listing and
- * deleting the downloaded models, finding the GGUF models already on this computer). Nothing here runs a model or touches a tensor; the rest of the
+ * deleting the downloaded models, finding the GGUF models already on this computer). Nothing here runs
+ * a model or touches a tensor; the rest of the
  * engine is the worker's and the CLI's.
  * eslint.config.mjs keeps host/ to this module.
  */

@@ -85,7 +85,10 @@ export interface DraftsmithApi {
   ): Promise<ScoreOutcome>;
   /** What Score Drafts in Folder runs once the drafts and their references are chosen. */
   scoreFolder(source: FolderSource, token?: vscode.CancellationToken): Promise<FolderOutcome>;
-  /** What the panel's Export CSV / Export JSON buttons run: the last folder's table as a new document, in `sort`'s order. */
+  /**
+   * What the panel's Export CSV / Export JSON buttons run: the last folder's table as a new document,
+   * in `sort`'s order.
+   */
   exportFolderScores(format: 'csv' | 'json', sort?: FolderSort): Promise<vscode.TextDocument | undefined>;
   /** What Compare Drafts against a Baseline runs once the drafts, the reference and the baseline
    * (an index into `drafts`) are picked. */

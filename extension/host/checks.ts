@@ -230,7 +230,8 @@ export class ProseChecks implements vscode.Disposable {
         findings.map((f) => this.toDiagnostic(doc, f)),
       );
       this.ctx.log.trace(
-        `checked ${path.basename(doc.uri.fsPath)}: ${result.checked}/${result.units} paragraphs, ${findings.length} findings, ${result.ms.toFixed(0)} ms`,
+        `checked ${path.basename(doc.uri.fsPath)}: ${result.checked}/${result.units} paragraphs, ` +
+          `${findings.length} findings, ${result.ms.toFixed(0)} ms`,
       );
     } catch (e) {
       this.ctx.log.warn(`Prose check of ${doc.uri.fsPath} failed: ${e instanceof Error ? e.message : String(e)}`);

@@ -9,7 +9,8 @@ import { formatOf, readabilityModule as readability, type TextStats } from '../e
 import type { Ctx } from './context';
 import { CHECKS_SECTION, isCheckedLanguage } from './checks';
 
-// readability() is loaded when the item first shows numbers: the syllable counter's word lists are not activation's to load.
+// readability() is loaded when the item first shows numbers: the syllable counter's word lists are not
+// activation's to load.
 
 export const SET_WORD_GOAL_COMMAND = 'draftsmith.setWordGoal';
 const GOALS_KEY = 'draftsmith.wordGoals';
@@ -71,7 +72,8 @@ export class WritingStatus implements vscode.Disposable {
     const range = selection ? { start: doc.offsetAt(sel.start), end: doc.offsetAt(sel.end) } : undefined;
     // Moving the cursor changes nothing to count: the numbers are kept until the text or selection changes.
     const goalSeen = this.goals()[doc.uri.toString()];
-    const shownFor = `${doc.uri.toString()}@${doc.version}:${range ? `${range.start}-${range.end}` : ''}:${goalSeen ?? ''}`;
+    const shownRange = range ? `${range.start}-${range.end}` : '';
+    const shownFor = `${doc.uri.toString()}@${doc.version}:${shownRange}:${goalSeen ?? ''}`;
     if (shownFor === this.shownFor && this.last) {
       this.item.show();
       return;

@@ -2,7 +2,8 @@
  * Draftsmith: Choose Model…: which model each command with a model setting runs. A quick
  * pick of the commands (MODEL_COMMANDS), then one of the models: the built-in one, the recommended
  * Hub models, the GGUF models already on this computer (Ollama's, LM Studio's, draftsmith.gguf.folders')
- * for the commands a language model serves, a Hub id typed in, a local folder, or a GGUF file. The current choice is marked. The choice is
+ * for the commands a language model serves, a Hub id typed in, a local folder, or a GGUF file. The
+ * current choice is marked. The choice is
  * written to draftsmith.<command>.model: in the workspace's settings when the workspace already sets
  * it (and is trusted: a restricted workspace's value does not count), else in the user's.
  */
@@ -152,7 +153,8 @@ async function pickModel(
   items.push({
     label: 'Enter a model id…',
     detail:
-      "Any causal language model on the Hub with ONNX files in transformers.js's layout (owner/name, e.g. Xenova/distilgpt2)",
+      "Any causal language model on the Hub with ONNX files in transformers.js's layout (owner/name, e.g. " +
+      'Xenova/distilgpt2)',
     action: { kind: 'enter-id' },
   } satisfies ModelItem);
   if (gguf)
@@ -212,7 +214,8 @@ async function enterHubId(current: ModelChoice | undefined): Promise<ModelChoice
   const value = await vscode.window.showInputBox({
     title: `${TITLE}: a Hugging Face Hub model`,
     prompt:
-      "A Hub model id, owner/name (optionally owner/name@revision): a causal language model with ONNX files in transformers.js's layout",
+      'A Hub model id, owner/name (optionally owner/name@revision): a causal language model with ONNX files in ' +
+      "transformers.js's layout",
     placeHolder: 'Xenova/distilgpt2',
     value: current?.kind === 'hub' ? formatModelChoice(current) : undefined,
     validateInput: (text) => hubIdProblem(text),
@@ -235,7 +238,8 @@ async function chooseFolder(command: ModelCommand): Promise<ModelChoice | undefi
   if (!dir) return undefined;
   if (!folderLayout(dir, existsSync)) {
     void vscode.window.showErrorMessage(
-      `Draftsmith: ${dir} holds neither model.json (a Draftsmith model folder) nor config.json and onnx/ (transformers.js's layout); the model was not changed.`,
+      `Draftsmith: ${dir} holds neither model.json (a Draftsmith model folder) nor config.json and onnx/ ` +
+        `(transformers.js's layout); the model was not changed.`,
     );
     return undefined;
   }
@@ -306,7 +310,8 @@ async function save(ctx: Ctx, command: ModelCommand, choice: ModelChoice): Promi
       ? ` ${problem.replace(/^Draftsmith: /, '')}`
       : hub.offline
         ? ` ${HUB_OFFLINE_SETTING} is on: it loads only if it was downloaded before.`
-        : ` It is downloaded${size ? ` (${downloadSize(size)})` : ''} from ${hub.endpoint} the first time it runs, and kept.`;
+        : ` It is downloaded${size ? ` (${downloadSize(size)})` : ''} from ${hub.endpoint} the first time it ` +
+          `runs, and kept.`;
   }
   void vscode.window.showInformationMessage(message);
 }

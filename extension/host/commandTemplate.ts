@@ -55,7 +55,10 @@ export interface Run<S, K extends ModelKey> {
     request: R,
     onPartial?: (text: string) => void,
   ): Promise<ResultFor<R>>;
-  /** Writes `text` at a position or over a range as one undo step, unless the document changed since the source was read. */
+  /**
+   * Writes `text` at a position or over a range as one undo step, unless the document changed since the
+   * source was read.
+   */
   write(at: vscode.Position | vscode.Range, text: string, what: string, changed?: string): Promise<Insertion>;
 }
 

@@ -22,7 +22,10 @@ export class Ctx implements vscode.Disposable {
   readonly insights: InsightsPanels;
   /** Round-Trip Paragraph's diff documents and the reconstructions waiting for Apply. */
   readonly roundTrips: RoundTrips;
-  /** Score Drafts in Folder: the last folder scored (what Export CSV / Export JSON write) and the exports so far (their names). */
+  /**
+   * Score Drafts in Folder: the last folder scored (what Export CSV / Export JSON write) and the
+   * exports so far (their names).
+   */
   readonly folders: { latest: FolderScores | undefined; exports: number } = { latest: undefined, exports: 0 };
   /** The latest progress notification's messages ("Sections done: 3 / 20"), for the tests' API: what the user saw. */
   readonly progressShown: string[] = [];

@@ -67,7 +67,8 @@ export async function writeUnlessChanged(e: GuardedEdit): Promise<Insertion> {
   const inserting = e.at instanceof vscode.Position;
   if (doc.isClosed || doc.version !== e.version) {
     e.log.warn(
-      `${e.op}: document changed (version ${e.version} -> ${doc.isClosed ? 'closed' : doc.version}); not ${inserting ? 'inserted' : 'replaced'}, offered in a new editor`,
+      `${e.op}: document changed (version ${e.version} -> ${doc.isClosed ? 'closed' : doc.version}); not ` +
+        `${inserting ? 'inserted' : 'replaced'}, offered in a new editor`,
     );
     // An insertion's leading blank lines only set it apart from the text before it.
     const text = inserting ? e.text.replace(/^\n+/, '') : e.text;

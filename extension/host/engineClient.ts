@@ -302,7 +302,8 @@ export class EngineClient {
       });
       timer = setTimeout(() => {
         this.log.warn(
-          `engine: the old worker did not confirm that it stopped within ${formatSeconds(this.stopTimeoutMs)}; terminating it anyway ` +
+          `engine: the old worker did not confirm that it stopped within ${formatSeconds(this.stopTimeoutMs)}; ` +
+            `terminating it anyway ` +
             '(it seems stuck; if onnxruntime were inside a run now, terminating could abort the extension host)',
         );
         terminate();
@@ -318,7 +319,8 @@ export class EngineClient {
     this.worker = undefined;
     const lost = this.pending.size;
     this.log.error(
-      `engine: the worker stopped unexpectedly (${detail}); ${lost} request(s) failed; a new worker starts with the next request`,
+      `engine: the worker stopped unexpectedly (${detail}); ${lost} request(s) failed; a new worker starts ` +
+        `with the next request`,
     );
     this.rejectAll(
       new EngineError(

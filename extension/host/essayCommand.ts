@@ -25,8 +25,10 @@ export type EssayOutcome =
 export type PickEssay = (candidates: readonly EssayCandidate[]) => Promise<number | undefined>;
 
 const EXAMPLE = '“bee, swallow, geese, flower, frog”';
-export const ESSAY_NO_SELECTION = `Draftsmith: Select a few topic words (for example ${EXAMPLE}), then run Expand Topic Words into Essay.`;
-export const ESSAY_NO_WORDS = `Draftsmith: Select a few topic words (for example ${EXAMPLE}): the selection has no words, only punctuation.`;
+export const ESSAY_NO_SELECTION =
+  `Draftsmith: Select a few topic words (for example ` + `${EXAMPLE}), then run Expand Topic Words into Essay.`;
+export const ESSAY_NO_WORDS =
+  `Draftsmith: Select a few topic words (for example ` + `${EXAMPLE}): the selection has no words, only punctuation.`;
 export const ESSAY_CANCELLED = 'Draftsmith: essay cancelled.';
 
 export const ESSAY: GeneratingCommand<{ selection: vscode.Selection; text: string }, 'essay.model'> = {
@@ -53,7 +55,8 @@ export function essay(
     const { selection, text } = run.source;
     const options = readEssayOptions();
     ctx.log.info(
-      `essay: ${JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text)} from ${editor.document.uri.toString(true)}, ${describeModelChoice(run.model.choice)}`,
+      `essay: ${JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text)} from ` +
+        `${editor.document.uri.toString(true)}, ${describeModelChoice(run.model.choice)}`,
     );
     const result = await run.request('Draftsmith: Writing an essay…', {
       op: 'essay',
@@ -90,8 +93,10 @@ export function essay(
     const s = result.stats;
     ctx.log.info(
       `essay: inserted candidate ${index + 1}/${result.candidates.length} (${chosen.text.length} characters, covers ` +
-        `${chosen.covered.length}/${result.topics.length}) ${Math.round(performance.now() - run.started)} ms after the command ` +
-        `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} steps/s, ${s.device}, ${s.model})`,
+        (`${chosen.covered.length}/${result.topics.length}) ${Math.round(performance.now() - run.started)} ms ` +
+          `after the command `) +
+        (`(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ` +
+          `${s.tokensPerSecond.toFixed(1)} steps/s, ${s.device}, ${s.model})`),
     );
     const notices = [coverageMessage(result, chosen)];
     void vscode.window.showInformationMessage(notices[0]);
@@ -111,7 +116,8 @@ async function pickWithQuickPick(
     items,
     {
       title: 'Draftsmith: Expand Topic Words into Essay',
-      placeHolder: `Pick one of the ${candidates.length} essays to insert after the topic words (Escape inserts nothing)`,
+      placeHolder:
+        `Pick one of the ${candidates.length} essays to insert ` + `after the topic words (Escape inserts nothing)`,
       matchOnDetail: true,
     },
     token,

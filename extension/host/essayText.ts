@@ -40,13 +40,16 @@ export function coverageMessage(
   else if (chosen.covered.length === 0)
     message = `Draftsmith: the essay covers none of the ${n} ${words} (${result.topics.join(', ')}).`;
   else
-    message = `Draftsmith: the essay covers ${chosen.covered.length} of ${n} ${words}: ${chosen.covered.join(', ')}; not: ${missing.join(', ')}.`;
+    message =
+      `Draftsmith: the essay covers ${chosen.covered.length} of ${n} ${words}: ${chosen.covered.join(', ')}; ` +
+      `not: ${missing.join(', ')}.`;
   const unknown = result.unknownTopics;
   if (unknown.length > 0) {
     message +=
       unknown.length === 1
         ? ` The model has no word vector for “${unknown[0]}” and knows it only by its subwords.`
-        : ` The model has no word vectors for ${unknown.map((w) => `“${w}”`).join(', ')} and knows them only by their subwords.`;
+        : ` The model has no word vectors for ${unknown.map((w) => `“${w}”`).join(', ')} and knows them only by ` +
+          `their subwords.`;
   }
   const skipped = result.skippedTopics;
   if (skipped.length > 0) {

@@ -34,7 +34,8 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   registerCommands({ ctx, checks, writing, inline });
   // The worker and the models start on the first command, so activation stays cheap (bench/activation.bench.ts measures it).
   ctx.log.info(
-    `Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms (${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`,
+    `Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms ` +
+      `(${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`,
   );
   return {
     summarize: (editor, token) => summarize(ctx, editor, token),

@@ -70,7 +70,8 @@ export async function scoreFolder(
   const options: ScoreOptions = readScoreOptions();
   const opts = Object.keys(options).length > 0 ? { options } : {};
   ctx.log.info(
-    `score folder: ${paired.pairs.length} drafts of ${where} against ${refWhere}${paired.unpaired.length ? `; ${paired.unpaired.length} without a reference` : ''}`,
+    `score folder: ${paired.pairs.length} drafts of ${where} against ` +
+      `${refWhere}${paired.unpaired.length ? `; ${paired.unpaired.length} without a reference` : ''}`,
   );
 
   const rows: { name: string; scores: CorpusScores }[] = [];
@@ -129,7 +130,9 @@ export async function scoreFolder(
   });
   ctx.folders.latest = result;
   ctx.log.info(
-    `score folder: ${rows.length} rows${cancelled ? ' (cancelled)' : ''}; corpus BLEU ${result.totals.bleu.score.toFixed(2)}, ROUGE-L ${(result.totals.rouge.rougeL.f1 * 100).toFixed(2)} in ${Math.round(result.elapsedMs)} ms`,
+    `score folder: ${rows.length} rows${cancelled ? ' (cancelled)' : ''}; corpus BLEU ` +
+      `${result.totals.bleu.score.toFixed(2)}, ROUGE-L ${(result.totals.rouge.rougeL.f1 * 100).toFixed(2)} in ` +
+      `${Math.round(result.elapsedMs)} ms`,
   );
   if (cancelled)
     void vscode.window.showInformationMessage(
@@ -203,7 +206,9 @@ export async function scoreFolderCommand(ctx: Ctx, arg?: unknown): Promise<Folde
           { label: other, description: '', uri: undefined },
         ],
         {
-          title: `Draftsmith: Score Drafts in Folder — the references of ${path.basename(drafts.fsPath)} (files of the same names)`,
+          title:
+            `Draftsmith: Score Drafts in Folder — the references of ${path.basename(drafts.fsPath)} (files of ` +
+            `the same names)`,
           placeHolder: 'The references folder',
         },
       );
@@ -225,7 +230,8 @@ export async function scoreFolderCommand(ctx: Ctx, arg?: unknown): Promise<Folde
   if (fields.length < 2)
     return fail(
       ctx,
-      `${path.basename(drafts.fsPath)} is neither a folder nor a JSONL file whose rows have a draft and a reference field.`,
+      `${path.basename(drafts.fsPath)} is neither a folder nor a JSONL file whose rows have a draft and a ` +
+        `reference field.`,
     );
   const pick = async (placeHolder: string, items: string[]) =>
     vscode.window.showQuickPick(items, {

@@ -68,7 +68,9 @@ export function hintInlineOnce(ctx: Ctx): void {
   const turnOn = 'Turn On';
   void vscode.window
     .showInformationMessage(
-      'Draftsmith can also suggest the rest of your sentence as you write, in grey at the cursor (Tab accepts). Inline suggestions are off; turn them on here, with the status bar item, or "Draftsmith: Toggle Inline Suggestions".',
+      'Draftsmith can also suggest the rest of your sentence as you write, in grey at the cursor (Tab ' +
+        'accepts). Inline suggestions are off; turn them on here, with the status bar item, or "Draftsmith: ' +
+        'Toggle Inline Suggestions".',
       turnOn,
     )
     .then((choice) => {
@@ -139,7 +141,8 @@ export class InlineSuggestions implements vscode.Disposable {
     const on = this.options.enabled;
     this.status.text = on ? '$(sparkle) Inline' : '$(circle-slash) Inline';
     this.status.tooltip = on
-      ? 'Draftsmith inline suggestions are on: pause while writing for the rest of the sentence (Tab accepts). Click to turn them off.'
+      ? 'Draftsmith inline suggestions are on: pause while writing for the rest of the sentence (Tab accepts). ' +
+        'Click to turn them off.'
       : 'Draftsmith inline suggestions are off. Click to turn them on.';
     this.status.accessibilityInformation = {
       label: `Draftsmith inline suggestions ${on ? 'on' : 'off'}; toggle`,
@@ -201,7 +204,8 @@ export class InlineSuggestions implements vscode.Disposable {
     this.lastError = '';
     const n = this.suggester.stats;
     this.ctx.log.info(
-      `inline: suggested ${JSON.stringify(result.suggestion)} in ${Math.round(performance.now() - started)} ms (${result.stats.outputTokens} tokens, ${describeModelChoice(read.model.choice)}; ` +
+      `inline: suggested ${JSON.stringify(result.suggestion)} in ${Math.round(performance.now() - started)} ms ` +
+        `(${result.stats.outputTokens} tokens, ${describeModelChoice(read.model.choice)}; ` +
         `so far requested ${n.requested}, cancelled ${n.cancelled}, debounced ${n.debounced}, from cache ${n.cached})`,
     );
     return result.suggestion ?? '';

@@ -36,7 +36,10 @@ export function reportMaxLength(
   showSettingNotice(message, setting);
 }
 
-/** An error message whose "Open Setting" button opens the Settings UI at `setting` (a setting with a value the command cannot use). */
+/**
+ * An error message whose "Open Setting" button opens the Settings UI at `setting` (a setting with a
+ * value the command cannot use).
+ */
 export function showSettingError(message: string, setting: string): void {
   void vscode.window.showErrorMessage(message, OPEN_SETTING).then((choice) => {
     if (choice === OPEN_SETTING) void vscode.commands.executeCommand('workbench.action.openSettings', setting);
@@ -51,7 +54,8 @@ export function showSettingError(message: string, setting: string): void {
 export function showModelFailure(ctx: Ctx, engineMessage: string, model: ChosenModel | undefined): string {
   const chosen = model && model.choice.kind !== 'built-in' ? model : undefined;
   const message = chosen
-    ? `Draftsmith: ${engineMessage} (${describeModelChoice(chosen.choice)} is the model chosen for ${MODEL_SETTING_COMMANDS[chosen.key]} in ${chosen.setting}.)`
+    ? `Draftsmith: ${engineMessage} (${describeModelChoice(chosen.choice)} is the model chosen for ` +
+      `${MODEL_SETTING_COMMANDS[chosen.key]} in ${chosen.setting}.)`
     : `Draftsmith: ${engineMessage}`;
   const actions = chosen ? [USE_BUILT_IN, SHOW_LOG] : [SHOW_LOG];
   void vscode.window.showErrorMessage(message, ...actions).then((action) => {

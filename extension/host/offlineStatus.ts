@@ -37,7 +37,8 @@ export class OfflineStatus implements vscode.Disposable {
     const offline = isOffline();
     this.item.text = offline ? '$(cloud-offline) Offline' : '$(cloud) Online';
     this.item.tooltip = offline
-      ? 'Draftsmith downloads no model (draftsmith.hub.offline). Models already downloaded, local folders and the built-in models still run. Click to allow downloads.'
+      ? 'Draftsmith downloads no model (draftsmith.hub.offline). Models already downloaded, local folders and ' +
+        'the built-in models still run. Click to allow downloads.'
       : 'Draftsmith downloads a Hub model only when you choose one (Choose Model…). Click to work offline.';
   }
 

@@ -29,7 +29,10 @@ interface DocumentItem extends vscode.QuickPickItem {
   chooseFile?: true;
 }
 
-/** What the user calls this document: its tab's label (an untitled one is named after its first line), else its file name. */
+/**
+ * What the user calls this document: its tab's label (an untitled one is named after its first line),
+ * else its file name.
+ */
 export function documentName(doc: vscode.TextDocument): string {
   const key = doc.uri.toString();
   for (const tab of textTabs()) {

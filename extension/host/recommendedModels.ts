@@ -147,14 +147,16 @@ export const MODEL_COMMANDS: readonly ModelCommand[] = [
     key: 'story.model',
     label: MODEL_SETTINGS.story.commands,
     builtIn:
-      "Draftsmith's own story models (a premise model and a fused convolutional seq2seq, Fan et al. 2018), trained on short simple stories; nothing to download",
+      "Draftsmith's own story models (a premise model and a fused convolutional seq2seq, Fan et al. 2018), " +
+      'trained on short simple stories; nothing to download',
     recommended: STORY_MODELS,
   },
   {
     key: 'rewrite.model',
     label: MODEL_SETTINGS.rewrite.commands,
     builtIn:
-      "none of Draftsmith's own models follows an instruction: the essay model when it is an instruct model, else Rephrase through Round-Trip only",
+      "none of Draftsmith's own models follows an instruction: the essay model when it is an instruct model, " +
+      'else Rephrase through Round-Trip only',
     recommended: ESSAY_MODELS,
   },
 ];

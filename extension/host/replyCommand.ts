@@ -43,7 +43,8 @@ export function suggestReplies(
     const { range, text } = run.source;
     const options = readReplyOptions();
     ctx.log.info(
-      `reply: ${text.length} characters from ${editor.document.uri.toString(true)}, mappers ${options.mappers.join(', ')}`,
+      `reply: ${text.length} characters from ${editor.document.uri.toString(true)}, mappers ` +
+        `${options.mappers.join(', ')}`,
     );
     const ask = (key?: string) =>
       run.request('Draftsmith: Suggesting replies…', {
@@ -62,7 +63,8 @@ export function suggestReplies(
     }
     ctx.log.info(
       `reply: keys ${result.postKeys.map((k) => `${k.lemma}${k.inMemory ? '' : '?'}`).join(', ') || 'none'}; ` +
-        `${result.candidates.length} candidates: ${result.candidates.map((c) => `${c.label} (${c.score.toFixed(2)})`).join('; ')}`,
+        (`${result.candidates.length} candidates: ` +
+          `${result.candidates.map((c) => `${c.label} (${c.score.toFixed(2)})`).join('; ')}`),
     );
 
     let choice = await (pick ?? ((c, r) => pickWithQuickPick(c, r, token)))(result.candidates, result);
@@ -85,7 +87,8 @@ export function suggestReplies(
     if (inserted.kind !== 'inserted') return inserted;
     const s = result.stats;
     ctx.log.info(
-      `reply: inserted "${chosen.label}" (${chosen.text.length} characters) ${Math.round(performance.now() - run.started)} ms after the command ` +
+      `reply: inserted "${chosen.label}" (${chosen.text.length} characters) ` +
+        `${Math.round(performance.now() - run.started)} ms after the command ` +
         `(encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.device}, ${s.model})`,
     );
     return { kind: 'inserted', reply: chosen.text, candidate: chosen, result };
@@ -113,7 +116,9 @@ async function pickWithQuickPick(
       items,
       {
         title: 'Draftsmith: Suggest Replies',
-        placeHolder: `Pick a reply to insert below the post (${candidates.length} keys), or type a key (Escape inserts nothing)`,
+        placeHolder:
+          `Pick a reply to insert below the post (${candidates.length} keys), or type a key (Escape inserts ` +
+          `nothing)`,
         matchOnDescription: true,
       },
       token,
@@ -126,7 +131,8 @@ async function pickWithQuickPick(
     {
       title: 'Draftsmith: Suggest Replies — type a key',
       prompt:
-        "A noun or an adjective to steer the reply (it must be one of the reply memory's keys; a message names the nearest ones otherwise).",
+        "A noun or an adjective to steer the reply (it must be one of the reply memory's keys; a message names " +
+        'the nearest ones otherwise).',
       placeHolder: known.length ? `e.g. ${known.join(', ')}` : 'e.g. music, dog, weekend, happy',
       validateInput: (v) => (hasLetter(v) ? undefined : 'Type a word.'),
     },

@@ -27,8 +27,10 @@ export const REWRITE_CHANGED =
   'Draftsmith: the document changed during the rewrite, so nothing was written into your text. ' +
   'Open in New Editor shows the text with the changes you kept; run Rewrite Selection again to apply them.';
 export const REWRITE_NO_MODEL =
-  'Draftsmith: Rewrite Selection runs on an instruct model, and none is chosen: draftsmith.rewrite.model is "built-in", ' +
-  'and so is draftsmith.essay.model, which it would otherwise use. Choose Model… picks one (e.g. SmolLM2-360M-Instruct, a 419 MB download, once).';
+  'Draftsmith: Rewrite Selection runs on an instruct model, and none is chosen: draftsmith.rewrite.model is ' +
+  '"built-in", ' +
+  ('and so is draftsmith.essay.model, which it would otherwise use. Choose Model… picks one (e.g. ' +
+    'SmolLM2-360M-Instruct, a 419 MB download, once).');
 export const CHOOSE_MODEL = 'Choose Model…';
 export const ROUND_TRIP_FALLBACK = 'Rephrase with Round-Trip (built-in, no instruct model)';
 /** The most instructions remembered, newest first. */
@@ -76,13 +78,15 @@ export const REWRITE: GeneratingCommand<RewriteSource> = {
       const block = rewriteBlockAt(doc.getText(), doc.offsetAt(sel.start), doc.offsetAt(sel.end));
       if (block.kind === 'none')
         return block.what
-          ? `Draftsmith: nothing to rewrite — ${sel.isEmpty ? 'the cursor is in' : 'the selection is'} ${block.what}, not prose. ` +
+          ? `Draftsmith: nothing to rewrite — ${sel.isEmpty ? 'the cursor is in' : 'the selection is'} ` +
+              `${block.what}, not prose. ` +
               'In Markdown, Rewrite Selection rewrites one paragraph or list item: put the cursor in one, or select it.'
           : REWRITE_EMPTY;
       const notices =
         block.otherBlocks > 0
           ? [
-              `Draftsmith: the selection covers ${block.otherBlocks + 1} paragraphs or list items; the first is rewritten, so that the markup between them stays.`,
+              `Draftsmith: the selection covers ${block.otherBlocks + 1} paragraphs or list items; the first ` +
+                `is rewritten, so that the markup between them stays.`,
             ]
           : [];
       const range = new vscode.Range(doc.positionAt(block.span.start), doc.positionAt(block.span.end));
@@ -163,7 +167,9 @@ function reviewChanges(
   return new Promise((resolve) => {
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { index: number }>();
     pick.canSelectMany = true;
-    pick.title = `Draftsmith: ${result.changes.length} change${result.changes.length === 1 ? '' : 's'}${flags.length ? ' — ⚠ ' + flags.join(' ') : ''}`;
+    pick.title =
+      `Draftsmith: ${result.changes.length} ` +
+      `change${result.changes.length === 1 ? '' : 's'}${flags.length ? ' — ⚠ ' + flags.join(' ') : ''}`;
     pick.placeholder =
       'Space keeps or drops the change under the cursor; Enter applies the checked changes (Escape: none)';
     pick.matchOnDetail = true;
@@ -276,7 +282,9 @@ export function rewriteSelection(
     if ('instruction' in ask) await remember(ctx, ask.instruction);
     for (const n of notices) void vscode.window.showInformationMessage(n);
     ctx.log.info(
-      `rewrite: ${text.length} characters from ${editor.document.uri.toString(true)}, ${'preset' in ask ? `preset ${ask.preset}` : `instruction ${JSON.stringify(ask.instruction)}`}, ${describeModelChoice(model.choice)}`,
+      `rewrite: ${text.length} characters from ${editor.document.uri.toString(true)}, ` +
+        `${'preset' in ask ? `preset ${ask.preset}` : `instruction ${JSON.stringify(ask.instruction)}`}, ` +
+        `${describeModelChoice(model.choice)}`,
     );
 
     // The diff opens at once; the rewrite streams into its right side.
@@ -310,8 +318,10 @@ export function rewriteSelection(
       docs.set(rewriteUri, result.rewrite);
       const flags = describeFlags(result.flags);
       ctx.log.info(
-        `rewrite: ${result.changes.length} changes, ${result.stats.outputTokens} tokens, first after ${Math.round(result.firstTokenMs)} ms, ` +
-          `${result.stats.tokensPerSecond.toFixed(1)} tokens/s${result.stripped.length ? `; removed ${JSON.stringify(result.stripped)}` : ''}`,
+        `rewrite: ${result.changes.length} changes, ${result.stats.outputTokens} tokens, first after ` +
+          `${Math.round(result.firstTokenMs)} ms, ` +
+          (`${result.stats.tokensPerSecond.toFixed(1)} ` +
+            `tokens/s${result.stripped.length ? `; removed ${JSON.stringify(result.stripped)}` : ''}`),
       );
       for (const f of flags) ctx.log.warn(`rewrite: ${f}`);
       if (flags.length)

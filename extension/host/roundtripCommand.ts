@@ -44,8 +44,10 @@ export type RoundTripOutcome =
 /** Markdown: the cursor or selection is in code, a table, a heading... not in prose. */
 export function roundTripNotProse(what: string, selection: boolean): string {
   return (
-    `Draftsmith: nothing to round-trip — ${selection ? 'the selection is' : 'the cursor is in'} ${what}, not prose. ` +
-    'In a Markdown document Round-Trip Paragraph rewrites one paragraph or list item: put the cursor in one, or select it.'
+    `Draftsmith: nothing to round-trip — ${selection ? 'the selection is' : 'the cursor is in'} ` +
+    `${what}, not prose. ` +
+    ('In a Markdown document Round-Trip Paragraph rewrites one paragraph or list item: put the cursor in one, ' +
+      'or select it.')
   );
 }
 
@@ -70,16 +72,21 @@ function markdownSource(editor: vscode.TextEditor): MarkdownSource | string {
   const block = proseBlockAt(doc.getText(), doc.offsetAt(sel.start), doc.offsetAt(sel.end));
   if (block.kind === 'none') return block.what ? roundTripNotProse(block.what, !sel.isEmpty) : ROUNDTRIP_EMPTY;
   const range = new vscode.Range(doc.positionAt(block.span.start), doc.positionAt(block.span.end));
+  const lines =
+    range.start.line === range.end.line
+      ? `line ${range.start.line + 1}`
+      : `lines ${range.start.line + 1}–${range.end.line + 1}`;
   const notes = [
     `${documentName(doc)} was read as Markdown: the model read the prose of one paragraph or list item ` +
-      `(line${range.start.line === range.end.line ? ` ${range.start.line + 1}` : `s ${range.start.line + 1}–${range.end.line + 1}`}), without markup characters or link targets.`,
+      `(${lines}), without markup characters or link targets.`,
   ];
   const skipped = describeSkippedList(block.skipped);
   if (skipped) notes.push(`Skipped ${skipped} in the selection: not prose.`);
   const notices: string[] = [];
   if (block.otherBlocks > 0) {
     notices.push(
-      `The selection covers ${block.otherBlocks + 1} paragraphs or list items; the model read the first. Round-Trip rewrites one at a time, ` +
+      `The selection covers ${block.otherBlocks + 1} paragraphs or list items; the model read the first. ` +
+        `Round-Trip rewrites one at a time, ` +
         'so that the markup between them stays: select the next one to round-trip it.',
     );
   }
@@ -126,7 +133,8 @@ export function roundTrip(
     const doc = editor.document;
     const options = readRoundTripOptions();
     ctx.log.info(
-      `roundtrip: ${text.length} characters from ${doc.uri.toString(true)} (model ${options.variant ?? 'default'}, at most ${options.maxSentences} sentences)`,
+      `roundtrip: ${text.length} characters from ${doc.uri.toString(true)} (model ` +
+        `${options.variant ?? 'default'}, at most ${options.maxSentences} sentences)`,
     );
 
     let result = await run.request('Draftsmith: Round-tripping the paragraph…', {
@@ -147,7 +155,8 @@ export function roundTrip(
     if (md) {
       const markup = holdsMarkup(doc.getText(target), text.slice(result.usedStart, result.usedEnd))
         ? [
-            'The sentences read hold markup (emphasis, a link, inline code marks): Apply writes the reconstruction in their place as plain text.',
+            'The sentences read hold markup (emphasis, a link, inline code marks): Apply writes the ' +
+              'reconstruction in their place as plain text.',
           ]
         : [];
       const notes = [...md.notes, ...markup];
@@ -173,16 +182,21 @@ export function roundTrip(
     };
     const s = result.scores;
     const L = s.coherence.L === null ? 'n/a' : s.coherence.L.toFixed(2);
-    const title = `Round-Trip (${result.architecture}): original ↔ reconstruction — BLEU ${s.bleu.score.toFixed(1)}, ROUGE-1 ${s.rouge1.f1.toFixed(2)}, L ${L}`;
+    const title =
+      `Round-Trip (${result.architecture}): original ↔ reconstruction — BLEU ${s.bleu.score.toFixed(1)}, ROUGE-1 ` +
+      `${s.rouge1.f1.toFixed(2)}, L ${L}`;
     await vscode.commands.executeCommand('vscode.diff', originalUri, reconstructionUri, title, {
       viewColumn: vscode.ViewColumn.Beside,
       preview: false,
       preserveFocus: true,
     });
     ctx.log.info(
-      `roundtrip: ${result.input.length}/${result.totalSentences} sentences in, ${result.output.length} out, stopped: ${result.stopped}; ` +
-        `BLEU ${s.bleu.score.toFixed(2)}, ROUGE-1 ${s.rouge1.f1.toFixed(3)}, ROUGE-2 ${s.rouge2.f1.toFixed(3)}, ROUGE-W ${s.rougeW.f1.toFixed(3)}, L ${L}; ` +
-        `encode ${Math.round(result.stats.encodeMs)} ms, decode ${Math.round(result.stats.decodeMs)} ms; diff shown ${Math.round(performance.now() - run.started)} ms after the command`,
+      `roundtrip: ${result.input.length}/${result.totalSentences} sentences in, ${result.output.length} out, ` +
+        `stopped: ${result.stopped}; ` +
+        (`BLEU ${s.bleu.score.toFixed(2)}, ROUGE-1 ${s.rouge1.f1.toFixed(3)}, ROUGE-2 ` +
+          `${s.rouge2.f1.toFixed(3)}, ROUGE-W ${s.rougeW.f1.toFixed(3)}, L ${L}; `) +
+        (`encode ${Math.round(result.stats.encodeMs)} ms, decode ${Math.round(result.stats.decodeMs)} ms; diff ` +
+          `shown ${Math.round(performance.now() - run.started)} ms after the command`),
     );
 
     const notices = [...roundTripNotices(result), ...markdownNotices];
@@ -198,7 +212,8 @@ export function roundTrip(
     ctx.roundTrips.add(pending);
     void vscode.window
       .showInformationMessage(
-        `Draftsmith: the reconstruction is open beside the original. ${APPLY} replaces the ${result.truncatedBy ? 'sentences the model read' : 'paragraph'} with it (one undoable edit).`,
+        `Draftsmith: the reconstruction is open beside the original. ${APPLY} replaces the ` +
+          `${result.truncatedBy ? 'sentences the model read' : 'paragraph'} with it (one undoable edit).`,
         APPLY,
         SHOW_INSIGHTS,
       )
@@ -215,12 +230,14 @@ export function roundTripNotices(r: RoundTripResult): string[] {
   const notices: string[] = r.experimental ? [`Draftsmith: ${r.experimental}`] : [];
   if (r.truncatedBy === 'sentences') {
     notices.push(
-      `Draftsmith: the model read the first ${r.input.length} of ${r.totalSentences} sentences (${ROUNDTRIP_MAX_SENTENCES_SETTING} is ${r.maxSentences}); ` +
+      `Draftsmith: the model read the first ${r.input.length} of ${r.totalSentences} sentences ` +
+        `(${ROUNDTRIP_MAX_SENTENCES_SETTING} is ${r.maxSentences}); ` +
         'the reconstruction, the scores and Apply cover those only.',
     );
   } else if (r.truncatedBy === 'tokens') {
     notices.push(
-      `Draftsmith: the model read the first ${r.input.length} of ${r.totalSentences} sentences, ${r.stats.usedInputTokens} subwords, as many as it reads at once; ` +
+      `Draftsmith: the model read the first ${r.input.length} of ${r.totalSentences} sentences, ` +
+        `${r.stats.usedInputTokens} subwords, as many as it reads at once; ` +
         'the reconstruction, the scores and Apply cover those only.',
     );
   }
@@ -228,7 +245,8 @@ export function roundTripNotices(r: RoundTripResult): string[] {
     const limit =
       r.stopped === 'max-sentences' ? `${r.limits.maxSentences} sentences` : `${r.limits.maxTokens} subwords`;
     notices.push(
-      `Draftsmith: the reconstruction stopped at the model's limit of 1.5× the input (${limit}) before the model ended the paragraph.`,
+      `Draftsmith: the reconstruction stopped at the model's limit of 1.5× the input (${limit}) before the ` +
+        `model ended the paragraph.`,
     );
   }
   if (r.reconstruction.length === 0)
@@ -251,7 +269,8 @@ async function applyRoundTrip(
   const done = await write(p.range, p.text, 'reconstruction', ROUNDTRIP_CHANGED);
   if (done.kind !== 'inserted') return done;
   ctx.log.info(
-    `roundtrip: applied the reconstruction (${p.text.length} characters) in place of ${p.result.usedEnd - p.result.usedStart}`,
+    `roundtrip: applied the reconstruction (${p.text.length} characters) in place of ` +
+      `${p.result.usedEnd - p.result.usedStart}`,
   );
   await closeDiff(p);
   return { kind: 'applied', text: p.text };
@@ -266,7 +285,10 @@ async function closeDiff(p: PendingRoundTrip): Promise<void> {
   if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
 }
 
-/** Draftsmith: Apply Round-Trip Reconstruction: the diff's round trip (the title button passes its URI), else the latest. */
+/**
+ * Draftsmith: Apply Round-Trip Reconstruction: the diff's round trip (the title button passes its URI),
+ * else the latest.
+ */
 export async function applyRoundTripCommand(ctx: Ctx, uri?: unknown): Promise<ApplyOutcome> {
   const from = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
   const p = ctx.roundTrips.find(from);

@@ -66,7 +66,10 @@ const SCORE: Comparison<ScoreRequest> = {
     ...(other.format ? { referenceFormat: other.format } : {}),
   }),
   summary: (r) =>
-    `BLEU ${r.scores.bleu.score.toFixed(2)}${r.scores.chrf ? `, ${r.scores.chrf.name} ${r.scores.chrf.score.toFixed(2)}` : ''}, ROUGE-1 ${pct(r.scores.rouge.rouge1.f1)}, ROUGE-L ${pct(r.scores.rouge.rougeL.f1)}, ` +
+    `BLEU ` +
+    `${r.scores.bleu.score.toFixed(2)}` +
+    `${r.scores.chrf ? `, ${r.scores.chrf.name} ${r.scores.chrf.score.toFixed(2)}` : ''}, ` +
+    `ROUGE-1 ${pct(r.scores.rouge.rouge1.f1)}, ROUGE-L ${pct(r.scores.rouge.rougeL.f1)}, ` +
     `${r.sentences.length} sentences in ${Math.round(r.elapsedMs)} ms` +
     (r.comparison === undefined
       ? ''
@@ -74,7 +77,8 @@ const SCORE: Comparison<ScoreRequest> = {
         r.comparison.metrics
           .map(
             (m) =>
-              `${m.metric} ${m.first.score.toFixed(2)} vs ${m.second.score.toFixed(2)}, p = ${m.second.pValue.toFixed(4)}`,
+              `${m.metric} ${m.first.score.toFixed(2)} vs ${m.second.score.toFixed(2)}, p = ` +
+              `${m.second.pValue.toFixed(4)}`,
           )
           .join('; ')),
   readNotes: (r) => r.readNotes ?? [],
@@ -110,7 +114,8 @@ export function scoreDraft(
 }
 
 export const TWO_SELECTIONS_NEEDED =
-  'Draftsmith: to score two drafts, select both (hold Alt and select the second), or use Compare Two Drafts… to pick the second from another editor.';
+  'Draftsmith: to score two drafts, select both (hold Alt and select the second), or use Compare Two Drafts… ' +
+  'to pick the second from another editor.';
 
 /** Score Draft with two drafts against one reference, the paired bootstrap between them in the panel:
  * the editor's selection (or document) and `second`; with no `second`, the editor's two selections. */
@@ -212,7 +217,8 @@ export function checkCoherenceCommand(ctx: Ctx): Promise<CoherenceOutcome> {
 async function runOnActiveEditor<R extends CompareRequest>(ctx: Ctx, spec: Comparison<R>): Promise<CompareOutcome<R>> {
   const editor = vscode.window.activeTextEditor;
   if (!editor) {
-    const message = `Draftsmith: open the draft to ${spec.what === 'score' ? 'score' : 'check'} in a text editor first.`;
+    const message =
+      `Draftsmith: open the draft to ` + `${spec.what === 'score' ? 'score' : 'check'} in a text ` + `editor first.`;
     void vscode.window.showErrorMessage(message);
     return { kind: 'error', message };
   }
@@ -246,7 +252,9 @@ async function compare<R extends CompareRequest>(
     return { kind: 'empty', message };
   }
   ctx.log.info(
-    `${spec.what}: ${draft.text.length} characters of ${draft.name}${two.second ? ` and ${two.second.text.length} of ${two.second.name}` : ''} against ${other.text.length} of ${other.name}`,
+    `${spec.what}: ${draft.text.length} characters of ` +
+      `${draft.name}${two.second ? ` and ${two.second.text.length} of ${two.second.name}` : ''} against ` +
+      `${other.text.length} of ${other.name}`,
   );
 
   let result: ResultFor<R>;

@@ -128,7 +128,9 @@ export function readGgufFolders(): string[] {
     .map((d) => (d === '~' || d.startsWith('~/') || d.startsWith('~\\') ? path.join(os.homedir(), d.slice(1)) : d));
 }
 
-/** The draftsmith.<system>.model settings (modelChoice.ts MODEL_SETTINGS): the commands whose model the user may choose. */
+/**
+ * The draftsmith.<system>.model settings (modelChoice.ts MODEL_SETTINGS): the commands whose model the user may choose.
+ */
 export type ModelSettingKey = `${keyof typeof MODEL_SETTINGS}.model`;
 
 /** The commands each model setting is for, as messages name them. */
@@ -193,7 +195,9 @@ export function readModelChoice(key: ModelSettingKey): { model: ChosenModel } | 
   const target = targetOf(set?.level);
   if (set !== undefined && typeof set.value !== 'string') {
     return {
-      error: `Draftsmith: ${setting} is ${JSON.stringify(set.value)}; it must be text: "built-in", a Hugging Face Hub model id (owner/name) or a folder's path.`,
+      error:
+        `Draftsmith: ${setting} is ${JSON.stringify(set.value)}; it must be text: "built-in", a Hugging Face Hub ` +
+        `model id (owner/name) or a folder's path.`,
       setting,
     };
   }
@@ -246,7 +250,9 @@ export function readEssayOptions() {
 
 export const ROUNDTRIP_MAX_SENTENCES_SETTING = 'draftsmith.roundtrip.maxSentences';
 
-/** Round-Trip Paragraph's: the model variant (undefined: the default folder, <models>/roundtrip) and the sentences read. */
+/**
+ * Round-Trip Paragraph's: the model variant (undefined: the default folder, <models>/roundtrip) and the sentences read.
+ */
 export function readRoundTripOptions(): { variant: RoundTripVariant | undefined; maxSentences: number } {
   const s = draftsmith();
   const variant = s.oneOf<RoundTripVariant | 'default'>('roundtrip.variant');

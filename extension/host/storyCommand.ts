@@ -43,14 +43,18 @@ export type StoryOutcome =
 
 export type PremiseOutcome = { kind: 'inserted'; text: string; result: PremiseResult } | Unfinished;
 
-export const STORY_CHANGED = `Draftsmith: you edited the text being written, so Draftsmith stopped writing into it; your text is as you left it. ${OPEN_IN_NEW_EDITOR} shows the rest.`;
-export const STORY_CLOSED = `Draftsmith: the document was closed while the text was being written. ${OPEN_IN_NEW_EDITOR} shows all of it.`;
+export const STORY_CHANGED =
+  `Draftsmith: you edited the text being written, so Draftsmith stopped writing into it; your text is as you ` +
+  `left it. ${OPEN_IN_NEW_EDITOR} shows the rest.`;
+export const STORY_CLOSED =
+  `Draftsmith: the document was closed while the text was being ` + `written. ${OPEN_IN_NEW_EDITOR} shows all of it.`;
 
 function stoppedMessage(text: string): string {
   const words = countWords(text);
   return words === 0
     ? 'Draftsmith: stopped before any text was written.'
-    : `Draftsmith: stopped; the ${words} word${words === 1 ? '' : 's'} written so far stay${words === 1 ? 's' : ''} (one Undo removes them).`;
+    : `Draftsmith: stopped; the ${words} word${words === 1 ? '' : 's'} written so far ` +
+        `stay${words === 1 ? 's' : ''} (one Undo removes them).`;
 }
 
 /**
@@ -71,7 +75,10 @@ function streamWriter(stream: StreamedInsertion, lead: string) {
       put(text.slice(received.length));
       received = text;
     },
-    /** The whole text came with the result: writes what the partial texts had not, then `after`; the next text starts afresh. */
+    /**
+     * The whole text came with the result: writes what the partial texts had not, then `after`; the
+     * next text starts afresh.
+     */
     done(text: string, after = ''): void {
       if (text.startsWith(received)) put(text.slice(received.length));
       put(after);
@@ -131,7 +138,8 @@ function changed(ctx: Ctx, what: string, stream: StreamedInsertion, language: st
   const closed = stream.closed;
   const offered = closed ? stream.text + stream.held : stream.held;
   ctx.log.warn(
-    `${what}: ${closed ? 'the document was closed' : 'the writer edited the streamed text'}; ${stream.text.length} characters written, ${offered.length} offered`,
+    `${what}: ${closed ? 'the document was closed' : 'the writer edited the streamed text'}; ` +
+      `${stream.text.length} characters written, ${offered.length} offered`,
   );
   const { message, offer } = offerInstead(
     ctx.log,
@@ -152,7 +160,8 @@ function insertionPoint(editor: vscode.TextEditor): vscode.Position {
 export const CONTINUE_STORY: GeneratingCommand<{ position: vscode.Position; prompt: string }, 'story.model'> = {
   op: 'story',
   noEditor:
-    'Draftsmith: open a text document, and put the cursor after the story so far (or select a writing prompt) to continue it.',
+    'Draftsmith: open a text document, and put the cursor after the story so far (or select a writing prompt) ' +
+    'to continue it.',
   // Unused: Stop keeps the text written, so the stories handle their requests' failures themselves.
   cancelled: '',
   model: 'story.model',
@@ -195,7 +204,8 @@ export async function continueStory(
       writer.partial(text);
     };
     ctx.log.info(
-      `story: ${hasPrompt ? `${prompt.length} characters of prompt` : 'no prompt: a premise first'} from ${doc.uri.toString(true)}, ${options.words} words, ${describeModelChoice(model.choice)}`,
+      `story: ${hasPrompt ? `${prompt.length} characters of prompt` : 'no prompt: a premise first'} from ` +
+        `${doc.uri.toString(true)}, ${options.words} words, ${describeModelChoice(model.choice)}`,
     );
     let premise: string | undefined;
     let result: StoryResult;
@@ -237,8 +247,10 @@ export async function continueStory(
 
     const s = result.stats;
     ctx.log.info(
-      `story: wrote ${result.wordCount} words (${s.outputTokens} tokens, ended by ${result.endedBy}) in ${Math.round(performance.now() - started)} ms, ` +
-        `first text after ${Math.round(firstText ?? 0)} ms (encode ${Math.round(s.encodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s, ${s.device}, ${s.model}, seed ${result.sampling.seed})`,
+      `story: wrote ${result.wordCount} words (${s.outputTokens} tokens, ended by ${result.endedBy}) in ` +
+        `${Math.round(performance.now() - started)} ms, ` +
+        (`first text after ${Math.round(firstText ?? 0)} ms (encode ${Math.round(s.encodeMs)} ms, ` +
+          `${s.tokensPerSecond.toFixed(1)} tokens/s, ${s.device}, ${s.model}, seed ${result.sampling.seed})`),
     );
     const notices: string[] = [];
     const cut = storyCutNote(result, s.usedInputTokens);

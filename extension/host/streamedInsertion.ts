@@ -136,7 +136,9 @@ export class StreamedInsertion implements vscode.Disposable {
     if (this.touched) this.stop();
   }
 
-  /** Appends at the tracked end; false when the document changed under the edit (it is then retried at the new place). */
+  /**
+   * Appends at the tracked end; false when the document changed under the edit (it is then retried at the new place).
+   */
   private async insert(chunk: string, closeUndo: boolean): Promise<boolean> {
     if (this.doc.isClosed) {
       this.stop();
@@ -191,7 +193,8 @@ export class StreamedInsertion implements vscode.Disposable {
       } else {
         // inside the streamed text, or at its end where the next piece would go
         this.log.info(
-          `streaming: the document was edited at offset ${from}, in or at the end of the text being written; streaming stopped`,
+          `streaming: the document was edited at offset ${from}, in or at the end of the text being written; ` +
+            `streaming stopped`,
         );
         this.touched = true;
       }

@@ -79,11 +79,15 @@ export function summarize(
     const s = result.stats;
     const work =
       result.mode === 'extractive' || result.mode === 'synopsis'
-        ? `${result.mode}: ${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, position and centrality, encode ${Math.round(s.encodeMs)} ms`
-        : `encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ${s.tokensPerSecond.toFixed(1)} tokens/s`;
+        ? `${result.mode}: ${result.extracted?.length ?? 0} sentences chosen by topic-aware attention, position ` +
+          `and centrality, encode ${Math.round(s.encodeMs)} ms`
+        : `encode ${Math.round(s.encodeMs)} ms, decode ${Math.round(s.decodeMs)} ms, ` +
+          `${s.tokensPerSecond.toFixed(1)} tokens/s`;
     ctx.log.info(
-      `summarize: inserted ${result.summary.length} characters in ${Math.round(performance.now() - run.started)} ms from command to insertion ` +
-        `(${work}, ${s.usedInputTokens}/${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens, ${s.device}, ${s.model})`,
+      `summarize: inserted ${result.summary.length} characters in ` +
+        `${Math.round(performance.now() - run.started)} ms from command to insertion ` +
+        (`(${work}, ${s.usedInputTokens}/${s.inputTokens ?? `more than ${s.usedInputTokens}`} input tokens, ` +
+          `${s.device}, ${s.model})`),
     );
     const notices: string[] = [];
     if (result.experimental) {
@@ -102,8 +106,13 @@ export function summarize(
     if (result.truncated) {
       const message =
         result.mode === 'extractive' || result.mode === 'synopsis'
-          ? `Draftsmith: the document is longer than the ${result.mode} mode reads in ${MAX_EXTRACTIVE_WINDOWS} parts; the summary covers its first ${result.usedChars} characters of ${result.source.length}. ${CHOOSE_PART}`
-          : `Draftsmith: the model read only the first ${result.usedChars} characters of ${result.source.length}; the summary covers that part (the limit is what the model reads at once; the built-in model, draftsmith.summarize.model, reads the whole document part by part). ${CHOOSE_PART}`;
+          ? `Draftsmith: the document is longer than the ${result.mode} mode reads in ${MAX_EXTRACTIVE_WINDOWS} ` +
+            `parts; the summary covers its first ${result.usedChars} characters of ${result.source.length}. ` +
+            `${CHOOSE_PART}`
+          : `Draftsmith: the model read only the first ${result.usedChars} characters of ` +
+            `${result.source.length}; the summary covers that part (the limit is what the model reads at once; ` +
+            `the built-in model, draftsmith.summarize.model, reads the whole document part by part). ` +
+            `${CHOOSE_PART}`;
       notices.push(message);
       void vscode.window.showInformationMessage(message);
     }

@@ -28,7 +28,8 @@ export const NO_HEADINGS_MESSAGE =
   'Draftsmith: this document has no headings to summarize under; Summarize Document summarizes it whole, part by part.';
 export const SECTIONS_CANCELLED_MESSAGE = 'Draftsmith: Summarize Sections cancelled; the document is unchanged.';
 export const SECTIONS_CHANGED_MESSAGE =
-  "Draftsmith: the document's headings changed while the sections were being summarized, so the outline was not inserted. " +
+  "Draftsmith: the document's headings changed while the sections were being summarized, so the outline was " +
+  'not inserted. ' +
   `${OPEN_IN_NEW_EDITOR} shows it on its own.`;
 
 /** The line inserted under a heading. */
@@ -42,7 +43,8 @@ function outlineText(sections: readonly SectionSummary[]): string {
     .filter((s) => s.level > 0)
     .map(
       (s) =>
-        `${'#'.repeat(s.level)} ${s.title}\n\n${s.summary ? sectionLine(s.summary) : '(no prose under this heading)'}\n`,
+        `${'#'.repeat(s.level)} ` +
+        `${s.title}\n\n${s.summary ? sectionLine(s.summary) : '(no prose under this heading)'}\n`,
     )
     .join('\n');
 }
@@ -70,7 +72,8 @@ export function summarizeSections(
     // Headings are Markdown's: any document is read as Markdown here (a plain-text file with "# Title" lines too).
     const format = formatOf(doc.languageId) === 'markdown' || /^ {0,3}#{1,6}\s/m.test(text) ? 'markdown' : 'plain';
     ctx.log.info(
-      `summarize sections: ${text.length} characters from ${doc.uri.toString(true)} as ${format}, ${describeModelChoice(run.model.choice)}`,
+      `summarize sections: ${text.length} characters from ${doc.uri.toString(true)} as ${format}, ` +
+        `${describeModelChoice(run.model.choice)}`,
     );
     const result = await run.request('Draftsmith: Summarizing sections…', summarizeRequest(text, format, run.model));
     ctx.setLastSummary(result);
@@ -93,7 +96,8 @@ export function summarizeSections(
           : findAgain(text, now, withSummary);
     if (!ends) {
       ctx.log.warn(
-        `summarize sections: the headings changed (version ${version} -> ${doc.version}); not inserted, offered in a new editor`,
+        `summarize sections: the headings changed (version ${version} -> ${doc.version}); not inserted, ` +
+          `offered in a new editor`,
       );
       return offerInstead(
         ctx.log,

@@ -145,7 +145,8 @@ export async function compareSystems(
     .map((d) => d.name)
     .join(', ')}\nreference: ${request.referenceName}\nsettings: ${JSON.stringify(options)}`;
   ctx.log.info(
-    `compare drafts: ${ordered.length - 1} against ${ordered[0].name}, ${result.table.segments} segments, ${Math.round(result.elapsedMs)} ms`,
+    `compare drafts: ${ordered.length - 1} against ${ordered[0].name}, ${result.table.segments} segments, ` +
+      `${Math.round(result.elapsedMs)} ms`,
   );
   ctx.present(toPanel(result), true);
   return { kind: 'shown', result };
@@ -204,7 +205,8 @@ export async function compareSystemsCommand(ctx: Ctx): Promise<SystemsOutcome> {
   if (drafts.length === 0) return { kind: 'cancelled' };
   if (drafts.length < 2) return fail(ctx, 'pick two or more drafts: a baseline and the drafts to compare with it.');
   const reference = await pickOne(
-    'Draftsmith: Compare Drafts against a Baseline — the reference (a file of the same lines, or a folder of the same file names)',
+    'Draftsmith: Compare Drafts against a Baseline — the reference (a file of the same lines, or a folder of ' +
+      'the same file names)',
     'Use as reference',
     'file-or-folder',
   );

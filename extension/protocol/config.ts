@@ -85,7 +85,10 @@ export const ModelChoice = z.discriminatedUnion('kind', [
 export type ModelChoice = z.infer<typeof ModelChoice>;
 
 /** What a result says about a model that is not a built-in Draftsmith model (absent: one of ours). */
-/** One decoding value a Hub model ran with, and whose it was: the user's setting, the model's generation_config, or Draftsmith's default. */
+/**
+ * One decoding value a Hub model ran with, and whose it was: the user's setting, the model's
+ * generation_config, or Draftsmith's default.
+ */
 export const DecodingValue = z.object({
   name: z.string(),
   value: z.number(),

@@ -49,7 +49,8 @@ export const ErrorCode = z.enum([
   'internal', // anything else: a bug
   'stopped', // the worker went away (crash, restart, shutdown) before answering, or is stopping
   'time-limit', // host side: the request ran past draftsmith.maxSecondsPerRequest and was stopped
-  'model-unavailable', // a chosen Hub model could not be downloaded (offline, not found, server error, cancelled download)
+  // a chosen Hub model could not be downloaded (offline, not found, server error, cancelled download)
+  'model-unavailable',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

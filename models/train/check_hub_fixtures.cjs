@@ -242,7 +242,8 @@ async function checkRepo(tf, hubDir, id, mirror, check) {
   }
   const worst = (k) => round(Math.max(...lines.map((r) => (typeof r[k] === 'number' ? r[k] : 0))));
   console.log(
-    `# ${ok ? 'ok  ' : 'FAIL'} ${id} (${mirror.imitates}): ${lines.map((r) => `${r.dtype}${r.model_file_name ? `:${r.model_file_name}` : ''}`).join(' ')}` +
+    `# ${ok ? 'ok  ' : 'FAIL'} ${id} (${mirror.imitates}): ` +
+      `${lines.map((r) => `${r.dtype}${r.model_file_name ? `:${r.model_file_name}` : ''}`).join(' ')}` +
       ` | vs PyTorch <= ${worst('vs_pytorch')}, cached vs full <= ${worst('cached_vs_full')}` +
       ` | greedy = PyTorch: ${lines.map((r) => (r.greedy_equal_pytorch ? 'y' : 'n')).join('')}` +
       (prompt ? ` | prompt ${JSON.stringify(prompt)} -> ${JSON.stringify(chatText)}` : ''),

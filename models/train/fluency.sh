@@ -26,7 +26,10 @@
 set -euo pipefail
 SYSTEM=${1:?usage: fluency.sh SYSTEM [MODEL_DIR] [LIMIT]}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-case "$SYSTEM" in summarize|essay|story|roundtrip|reply) ;; *) echo "fluency.sh: SYSTEM must be summarize, essay, story, roundtrip or reply, not $SYSTEM" >&2; exit 2;; esac
+case "$SYSTEM" in
+  summarize|essay|story|roundtrip|reply) ;;
+  *) echo "fluency.sh: SYSTEM must be summarize, essay, story, roundtrip or reply, not $SYSTEM" >&2; exit 2 ;;
+esac
 MODEL_DIR=$(cd "${2:-$ROOT/models/$SYSTEM}" && pwd)
 LIMIT=${3:-200}
 PY=${PY:-/usr/bin/python3}
@@ -37,7 +40,9 @@ DATA_GIVEN=${DATA:-}
 if [ -z "${DATA:-}" ]; then
   # The shipped model's own test split: the models of simple stories read .data/simple (as the CLI's evals do).
   case "$SYSTEM" in essay|story|roundtrip) DATA=$ROOT/.data/simple ;; *) DATA=$ROOT/.data ;; esac
-  if [ "$SYSTEM" = reply ] && [ ! -f "$DATA/reply.test.jsonl" ] && [ -f "$DATA/reply/reply.test.jsonl" ]; then DATA=$ROOT/.data/reply; fi
+  if [ "$SYSTEM" = reply ] && [ ! -f "$DATA/reply.test.jsonl" ] && [ -f "$DATA/reply/reply.test.jsonl" ]; then
+    DATA=$ROOT/.data/reply
+  fi
 fi
 DATA=$(cd "$DATA" && pwd)
 EVAL_LIMIT=$LIMIT
@@ -61,7 +66,9 @@ cd "$ROOT/models/train"
 card=()
 if [ -n "${CARD:-}" ]; then
   [ "$CARD" = 1 ] && CARD=$ROOT/models/$SYSTEM/MODEL_CARD.md
-  how="${DATA_GIVEN:+DATA=$DATA_GIVEN }${EVAL_ARGS:+EVAL_ARGS='$EVAL_ARGS' }bash models/train/fluency.sh $SYSTEM${2:+ $2}${3:+ $3}"
+  how="${DATA_GIVEN:+DATA=$DATA_GIVEN }${EVAL_ARGS:+EVAL_ARGS='$EVAL_ARGS' }"
+  how+="bash models/train/fluency.sh $SYSTEM${2:+ $2}${3:+ $3}"
   card=(--card "$CARD" --command "$how" --eval-table "$OUT/$SYSTEM.eval.md")
 fi
-nice -n "$NICE" "$PY" -m draftsmith_train.fluency "$OUT/$SYSTEM.jsonl" --data "$TRAIN_DATA" --json "$OUT/$SYSTEM.json" "${card[@]}"
+nice -n "$NICE" "$PY" -m draftsmith_train.fluency "$OUT/$SYSTEM.jsonl" --data "$TRAIN_DATA" \
+  --json "$OUT/$SYSTEM.json" "${card[@]}"

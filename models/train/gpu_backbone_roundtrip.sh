@@ -3,7 +3,8 @@
 # chunk (gpu_chunk.sh run backbone) and Round-Trip on the everyday corpus (roundtrip prepare --corpus
 # everyday), its word embeddings from the bundle's backbone checkpoint. The first lent GPU ran it so.
 #
-#   here:    bash models/train/gpu_backbone_roundtrip.sh pack     # .work/gpu/backbone.tar.xz (gpu_chunk.sh pack backbone)
+#   here:    bash models/train/gpu_backbone_roundtrip.sh pack     # .work/gpu/backbone.tar.xz
+# (gpu_chunk.sh pack backbone)
 #                                                                 # + .work/gpu/rt-data.tar.xz (.data/everyday, 2.4 MiB)
 #            bash models/train/gpu_chunk.sh aside
 #   device:  command  bash models/train/gpu_backbone_roundtrip.sh run
@@ -39,10 +40,12 @@ MINUTES=${BB_MINUTES:-6.5} bash models/train/gpu_chunk.sh run backbone "$OUT/bb"
 BB=$!
 (cd models/train && timeout 460 python3 -m draftsmith_train.roundtrip train --data "$RT/data" --model hier-attn \
   --hidden 512 --embed 256 --layers 2 --batch-tokens 16000 --lr 1e-3 --val-every 250 --max-val 300 \
-  --minutes "${RT_MINUTES:-6}" --device auto --out "$RT/runs/roundtrip.pt" --init-embeddings "$BBPT") > "$RT/rt.log" 2>&1
+  --minutes "${RT_MINUTES:-6}" --device auto --out "$RT/runs/roundtrip.pt" \
+  --init-embeddings "$BBPT") > "$RT/rt.log" 2>&1
 echo "roundtrip exit $? at $(($(date +%s) - T0)) s"
 tail -25 "$RT/rt.log"
-(cd models/train && python3 -c "import sys; from draftsmith_train.chunk import slim; slim(sys.argv[1], half=True)" "$RT/runs/roundtrip.best.pt") \
+(cd models/train && python3 -c "import sys; from draftsmith_train.chunk import slim; slim(sys.argv[1], half=True)" \
+  "$RT/runs/roundtrip.best.pt") \
   && split -b 16000k -d -a 3 "$RT/runs/roundtrip.best.pt" "$OUT/rt/roundtrip.best.pt.part-"
 wait $BB
 echo "backbone exit $? at $(($(date +%s) - T0)) s"

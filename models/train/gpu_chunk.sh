@@ -8,7 +8,8 @@
 # (models/*) are not needed and not touched.
 #
 #   here:     bash models/train/gpu_chunk.sh pack SYSTEM            # -> .work/gpu/SYSTEM.tar.xz (data + checkpoints)
-#   device:   bash models/train/gpu_chunk.sh run SYSTEM [OUTDIR]     # (carry .work/gpu/SYSTEM.tar.xz; OUTDIR default $OUT)
+#   device:   bash models/train/gpu_chunk.sh run SYSTEM [OUTDIR]     # (carry .work/gpu/SYSTEM.tar.xz;
+# OUTDIR default $OUT)
 #   here:     bash models/train/gpu_chunk.sh unpack SYSTEM FILES_DIR # -> .work/gpu/SYSTEM/{state.json,runs,export}
 #   then pack again for the next chunk; when done, check the export and copy it over models/SYSTEM with
 #   the card's numbers re-measured.
@@ -30,7 +31,8 @@
 # the first pack in .work/gpu/SYSTEM/chunk.json. The bundle's checkpoints: with Adam's state when they fit
 # in 60 MiB with the data; otherwise without it, then in float16 (which pack says).
 set -euo pipefail
-if [ $# -ge 3 ] && [ "$1" != local ]; then set -- "$1" "$2" "$(realpath -m "$3")"; fi   # OUTDIR / FILES_DIR: from where it was called
+# OUTDIR / FILES_DIR: from where it was called
+if [ $# -ge 3 ] && [ "$1" != local ]; then set -- "$1" "$2" "$(realpath -m "$3")"; fi
 cd "$(dirname "$0")"
 if [ "${1:-}" = aside ] || [ "${1:-}" = back ]; then
   cd ../..
@@ -41,7 +43,8 @@ if [ "${1:-}" = aside ] || [ "${1:-}" = back ]; then
     # every tracked file but models/train and the top-level dotfiles (.gitignore keeps .work out of the tree)
     git ls-files -z -- . ':(exclude)models/train' ':(exclude).*' | tar --null -T - -cf "$ASIDE"
     tar -tf "$ASIDE" | tr '\n' '\0' | xargs -0 rm -f
-    echo "set aside $(tar -tf "$ASIDE" | wc -l) files ($(du -h "$ASIDE" | cut -f1)); tracked files left: $(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | awk '{printf "%.1f MiB", $1/1048576}')"
+    echo "set aside $(tar -tf "$ASIDE" | wc -l) files ($(du -h "$ASIDE" | cut -f1)); tracked files left: $(
+      git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | awk '{printf "%.1f MiB", $1/1048576}')"
   else
     [ -f "$ASIDE" ] || { echo "gpu_chunk.sh: nothing set aside ($ASIDE)" >&2; exit 1; }
     tar -xf "$ASIDE" && rm "$ASIDE" && echo "restored; git status: $(git status --short | wc -l) changes"

@@ -23,9 +23,11 @@ if [ "${1:-}" = pack ]; then
   set -e
   PY=${PY:-/usr/bin/python3}
   mkdir -p .work/gpu/essay-bb
-  (cd models/train && "$PY" -c "import sys, shutil; from draftsmith_train.chunk import slim; shutil.copy(sys.argv[1], sys.argv[2]); slim(sys.argv[2], half=True)" \
+  (cd models/train && "$PY" -c "import sys, shutil; from draftsmith_train.chunk import slim; \
+    shutil.copy(sys.argv[1], sys.argv[2]); slim(sys.argv[2], half=True)" \
     ../../.data/backbone/runs/backbone.best.pt ../../.work/gpu/essay-bb/backbone.pt)
-  tar -cf - -C .data/everyday essay.train.jsonl essay.val.jsonl spm.model wordvec.vec -C ../../.work/gpu/essay-bb backbone.pt \
+  tar -cf - -C .data/everyday essay.train.jsonl essay.val.jsonl spm.model wordvec.vec \
+    -C ../../.work/gpu/essay-bb backbone.pt \
     | xz -9 -T0 > .work/gpu/essay-bb.tar.xz
   ls -la .work/gpu/essay-bb.tar.xz
   exit 0
@@ -48,7 +50,8 @@ for run in backbone fresh dec4; do
     fresh) extra=(--backbone-fresh) ;;
     dec4) extra=(--decoder-layers 4) ;;
   esac
-  timeout 540 "$PY" -m draftsmith_train.essay train "${COMMON[@]}" "${extra[@]}" --out "$W/runs/$run.pt" > "$W/$run.log" 2>&1 &
+  timeout 540 "$PY" -m draftsmith_train.essay train "${COMMON[@]}" "${extra[@]}" --out "$W/runs/$run.pt" \
+    > "$W/$run.log" 2>&1 &
 done
 wait
 echo "trained at $(($(date +%s) - T0)) s"
@@ -56,7 +59,9 @@ for run in backbone fresh dec4; do
   echo "=== $run"; grep -E "validation|best|done|params|initialised|fresh" "$W/$run.log" | tail -12
   { echo "=== $run"; cat "$W/$run.log"; } >> "$OUT/train.log"
   # the fresh run is a measurement (its log); the device hands back ~64 MB at most
-  [ "$run" != fresh ] && [ -f "$W/runs/$run.best.pt" ] && "$PY" -c "import sys; from draftsmith_train.chunk import slim; slim(sys.argv[1], half=True)" "$W/runs/$run.best.pt" \
+  [ "$run" != fresh ] && [ -f "$W/runs/$run.best.pt" ] \
+    && "$PY" -c "import sys; from draftsmith_train.chunk import slim; slim(sys.argv[1], half=True)" \
+      "$W/runs/$run.best.pt" \
     && split -b 16000k -d -a 3 "$W/runs/$run.best.pt" "$OUT/$run.best.pt.part-"
 done
 ls -la "$OUT"

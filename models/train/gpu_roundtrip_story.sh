@@ -38,16 +38,20 @@ case "${1:-}" in
     [ -e $BB ] || BB=.data/backbone/runs/backbone.best.pt
     data=(roundtrip.train.jsonl roundtrip.val.jsonl spm.model)
     if [ -e $BB ]; then data+=(story.train.jsonl story.val.jsonl); else
-      echo "gpu_roundtrip_story.sh pack: no backbone ($BB: train_backbone.sh, or gpu_chunk.sh's backbone call): Round-Trip alone" >&2
+      echo "gpu_roundtrip_story.sh pack: no backbone ($BB: train_backbone.sh, or gpu_chunk.sh's backbone call):" \
+        "Round-Trip alone" >&2
     fi
     for f in "${data[@]}"; do
       [ -e ".data/everyday/$f" ] && continue
-      echo "gpu_roundtrip_story.sh pack: .data/everyday/$f is missing: (cd models/train && $PY -m draftsmith_train.roundtrip prepare --corpus everyday --data ../../.data/everyday && $PY -m draftsmith_train.story prepare --corpus simple --data ../../.data/everyday)" >&2
+      echo "gpu_roundtrip_story.sh pack: .data/everyday/$f is missing: (cd models/train &&" \
+        "$PY -m draftsmith_train.roundtrip prepare --corpus everyday --data ../../.data/everyday &&" \
+        "$PY -m draftsmith_train.story prepare --corpus simple --data ../../.data/everyday)" >&2
       exit 1
     done
     # Round-Trip goes on in the tokenizer it was trained in, or not at all.
     cmp -s .data/everyday/tokenizer/tokenizer.json models/roundtrip/tokenizer.json || {
-      echo "gpu_roundtrip_story.sh pack: .data/everyday's tokenizer is not models/roundtrip's: prepare it from the backbone that model grew from" >&2
+      echo "gpu_roundtrip_story.sh pack: .data/everyday's tokenizer is not models/roundtrip's:" \
+        "prepare it from the backbone that model grew from" >&2
       exit 1
     }
     if [ ! -e $RT ]; then
@@ -58,7 +62,8 @@ case "${1:-}" in
     cp $RT $P/roundtrip.pt
     out=(roundtrip.pt)
     [ -e $BB ] && cp $BB $P/backbone.pt && out+=(backbone.pt)
-    (cd models/train && "$PY" -c "import os, sys; $SLIM; slim(sys.argv[1], int8=True); os.path.exists(sys.argv[2]) and slim(sys.argv[2], half=True)" \
+    (cd models/train && "$PY" -c "import os, sys; $SLIM; slim(sys.argv[1], int8=True); \
+      os.path.exists(sys.argv[2]) and slim(sys.argv[2], half=True)" \
       "$ROOT/$P/roundtrip.pt" "$ROOT/$P/backbone.pt")
     tar -cf - -C .data/everyday "${data[@]}" -C "$ROOT/$P" "${out[@]}" | xz -6 -T0 > .work/gpu/rt-story.tar.xz
     ls -la .work/gpu/rt-story.tar.xz
@@ -101,22 +106,27 @@ cp "$W/runs/roundtrip.pt" "$W/runs/roundtrip.best.pt"  # its best so far: a run 
 echo "unpacked at $(since)"
 RT_MIN=${RT_MINUTES:-8} S1_MIN=${S1_MINUTES:-3} S2_MIN=${S2_MINUTES:-4.2}
 timeout "$(awk "BEGIN { print int($RT_MIN * 60 + 150) }")" "$PY" -m draftsmith_train.roundtrip train --data "$W/data" \
-  --model hier-attn --hidden 512 --embed 256 --layers 2 --batch-tokens 16000 --lr 1e-3 --val-every 250 --max-val "${RT_MAX_VAL:-300}" \
+  --model hier-attn --hidden 512 --embed 256 --layers 2 --batch-tokens 16000 --lr 1e-3 --val-every 250 \
+  --max-val "${RT_MAX_VAL:-300}" \
   --halve-after "${RT_HALVE_AFTER:-4600}" --halve-every "${RT_HALVE_EVERY:-350}" \
   --minutes "$RT_MIN" --device auto --out "$W/runs/roundtrip.pt" --resume > "$W/roundtrip.log" 2>&1 &
 RT=$!
 if [ -e "$W/data/backbone.pt" ]; then  # the story jobs; packed without the backbone, Round-Trip trains alone
   LRS=(3e-4 1e-4)
   for lr in "${LRS[@]}"; do
-    timeout "$(awk "BEGIN { print int($S1_MIN * 60 + 150) }")" "$PY" -m draftsmith_train.story seq2seq --data "$W/data" \
-      --backbone "$W/data/backbone.pt" --max-src $SRC --max-tgt $TGT --lr "$lr" --warmup 100 --batch-tokens 16000 \
-      --val-every 150 --val-limit "${S_VAL_LIMIT:-400}" --log-every 50 --minutes "$S1_MIN" --device auto --out "$W/runs/s2s-$lr.pt" > "$W/s2s-$lr.log" 2>&1 &
+    timeout "$(awk "BEGIN { print int($S1_MIN * 60 + 150) }")" "$PY" -m draftsmith_train.story seq2seq \
+      --data "$W/data" --backbone "$W/data/backbone.pt" --max-src $SRC --max-tgt $TGT --lr "$lr" --warmup 100 \
+      --batch-tokens 16000 --val-every 150 --val-limit "${S_VAL_LIMIT:-400}" --log-every 50 --minutes "$S1_MIN" \
+      --device auto --out "$W/runs/s2s-$lr.pt" > "$W/s2s-$lr.log" 2>&1 &
   done
   wait $(jobs -p | grep -v "^$RT$")
   echo "seq2seq runs done at $(since)"
   BEST=$("$PY" - "$W/runs" "${LRS[@]}" <<'PYEOF'
 import sys, torch
-best = {lr: torch.load(f"{sys.argv[1]}/s2s-{lr}.best.pt", map_location="cpu")["meta"]["best_nll"] for lr in sys.argv[2:]}
+best = {
+    lr: torch.load(f"{sys.argv[1]}/s2s-{lr}.best.pt", map_location="cpu")["meta"]["best_nll"]
+    for lr in sys.argv[2:]
+}
 print(min(best, key=best.get))
 PYEOF
   )

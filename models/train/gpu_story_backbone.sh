@@ -24,9 +24,11 @@ case "${1:-}" in
   pack)
     set -e
     mkdir -p .work/gpu/story-bb
-    (cd models/train && "$PY" -c "import sys, shutil; from draftsmith_train.chunk import slim; shutil.copy(sys.argv[1], sys.argv[2]); slim(sys.argv[2], half=True)" \
+    (cd models/train && "$PY" -c "import sys, shutil; from draftsmith_train.chunk import slim; \
+      shutil.copy(sys.argv[1], sys.argv[2]); slim(sys.argv[2], half=True)" \
       ../../.data/backbone/runs/backbone.best.pt ../../.work/gpu/story-bb/backbone.pt)
-    tar -cf - -C .data/everyday story.train.jsonl story.val.jsonl spm.model -C ../../.work/gpu/story-bb backbone.pt \
+    tar -cf - -C .data/everyday story.train.jsonl story.val.jsonl spm.model \
+      -C ../../.work/gpu/story-bb backbone.pt \
       | xz -9 -T0 > .work/gpu/story-bb.tar.xz
     ls -la .work/gpu/story-bb.tar.xz
     exit 0 ;;
@@ -35,7 +37,8 @@ case "${1:-}" in
     mkdir -p .work/story-bb
     for run in "${RUNS[@]}"; do
       cat "${2:?unpack FILES_AT}"/$run.best.pt.part-* > .work/story-bb/$run.trained.pt
-      (cd models/train && "$PY" - "$ROOT/.work/story-bb/$run.trained.pt" "$ROOT/.work/gpu/story-bb/backbone.pt" "$ROOT/.work/story-bb/$run.best.pt" <<'PYEOF'
+      (cd models/train && "$PY" - "$ROOT/.work/story-bb/$run.trained.pt" "$ROOT/.work/gpu/story-bb/backbone.pt" \
+        "$ROOT/.work/story-bb/$run.best.pt" <<'PYEOF'
 import sys, torch
 ck, bb = torch.load(sys.argv[1], map_location="cpu"), torch.load(sys.argv[2], map_location="cpu")
 ck["state"].update({"pretrained.lm." + k: v for k, v in bb["state"].items()})
@@ -60,7 +63,8 @@ for run in "${RUNS[@]}"; do
     small) size=(--embed-dim 128 --hidden 192) ;;
     wide) size=(--embed-dim 256 --hidden 384) ;;
   esac
-  timeout "$(awk "BEGIN { print int(${MINUTES:-4} * 60 + 60) }")" "$PY" -m draftsmith_train.story fusion --data "$W/data" --pretrained-backbone "$W/data/backbone.pt" \
+  timeout "$(awk "BEGIN { print int(${MINUTES:-4} * 60 + 60) }")" "$PY" -m draftsmith_train.story fusion \
+    --data "$W/data" --pretrained-backbone "$W/data/backbone.pt" \
     "${size[@]}" --device auto --minutes "${MINUTES:-4}" --batch-tokens 16000 --val-every 300 --log-every 100 \
     --out "$W/runs/$run.pt" > "$W/$run.log" 2>&1 &
 done
@@ -70,7 +74,7 @@ for run in "${RUNS[@]}"; do
   echo "=== $run"; grep -E "validation|done|params" "$W/$run.log" | tail -8
   { echo "=== $run"; cat "$W/$run.log"; } >> "$OUT/train.log"
   # the best weights without the frozen backbone (it is in the bundle), float16
-  [ -f "$W/runs/$run.best.pt" ] && "$PY" - "$W/runs/$run.best.pt" <<'PYEOF' && split -b 16000k -d -a 3 "$W/runs/$run.best.pt" "$OUT/$run.best.pt.part-"
+  [ -f "$W/runs/$run.best.pt" ] && "$PY" - "$W/runs/$run.best.pt" <<'PYEOF' &&
 import sys, torch
 from draftsmith_train.chunk import slim
 ck = torch.load(sys.argv[1], map_location="cpu")
@@ -78,6 +82,7 @@ ck["state"] = {k: v for k, v in ck["state"].items() if not k.startswith("pretrai
 torch.save(ck, sys.argv[1])
 slim(sys.argv[1], half=True)
 PYEOF
+    split -b 16000k -d -a 3 "$W/runs/$run.best.pt" "$OUT/$run.best.pt.part-"
 done
 ls -la "$OUT"
 echo "done at $(($(date +%s) - T0)) s"

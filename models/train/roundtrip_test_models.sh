@@ -16,5 +16,6 @@ for m in standard hier; do
   $PY -m draftsmith_train.roundtrip train --data "$DATA" --model "$m" --steps "$STEPS" --minutes 20 \
     --hidden 8 --embed 8 --layers 2 --batch-tokens 2000 --val-every 100 --max-val 40 --log-every 50 \
     --out "$RUNS/roundtrip-test-$m.pt"
-  $PY -m draftsmith_train.roundtrip export --data "$DATA" --ckpt "$RUNS/roundtrip-test-$m.pt" --out "../../test/fixtures/roundtrip-models/$m"
+  $PY -m draftsmith_train.roundtrip export --data "$DATA" --ckpt "$RUNS/roundtrip-test-$m.pt" \
+    --out "../../test/fixtures/roundtrip-models/$m"
 done

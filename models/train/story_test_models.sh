@@ -27,9 +27,11 @@ c = GPT2Config(vocab_size=T.load(sys.argv[1]).get_piece_size(), n_positions=256,
 save_checkpoint(sys.argv[2], GPT2(c), {"kind": "gpt2", "note": "random: the story test models' backbone"}, asdict(c))
 PYEOF
 common=(--data "$DATA" --steps "$STEPS" --minutes 5 --batch-tokens 2000 --val-limit 20 --device cpu)
-$PY -m draftsmith_train.story seq2seq "${common[@]}" "${LENGTHS[@]}" --backbone "$RUNS/backbone.pt" --val-every 10 --out "$RUNS/s2s.pt"
+$PY -m draftsmith_train.story seq2seq "${common[@]}" "${LENGTHS[@]}" --backbone "$RUNS/backbone.pt" --val-every 10 \
+  --out "$RUNS/s2s.pt"
 $PY -m draftsmith_train.story fusion "${common[@]}" "${LENGTHS[@]}" --pretrained "$RUNS/s2s.best.pt" --val-every 10 \
   --embed-dim 16 --hidden 16 --encoder-layers 1 --decoder-layers 2 --heads 2 --attention-dim 8 --out "$RUNS/fusion.pt"
 $PY -m draftsmith_train.causal_lm train "${common[@]}" --corpus premise --init "$RUNS/backbone.pt" --val-every 10 \
   --out "$RUNS/premise.pt"
-$PY -m draftsmith_train.export_story "$RUNS/fusion.best.pt" "$RUNS/premise.best.pt" "$OUT" "$DATA" "$OUT/parity.json" "" int8
+$PY -m draftsmith_train.export_story "$RUNS/fusion.best.pt" "$RUNS/premise.best.pt" "$OUT" "$DATA" \
+  "$OUT/parity.json" "" int8

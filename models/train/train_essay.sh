@@ -42,7 +42,9 @@ case $CORPUS in
 esac
 # The pairs (and for simple, first its stories' splits and tokenizer) where they are missing.
 prepare() {
-  if [ "$CORPUS" = simple ] && [ ! -f "$1/spm.model" ]; then $PY -m draftsmith_train.roundtrip prepare --corpus simple --data "$1"; fi
+  if [ "$CORPUS" = simple ] && [ ! -f "$1/spm.model" ]; then
+    $PY -m draftsmith_train.roundtrip prepare --corpus simple --data "$1"
+  fi
   [ -f "$1/essay.train.jsonl" ] || $PY -m draftsmith_train.essay prepare --corpus "$CORPUS" --data "$1"
 }
 FULL_DATA=$DATA   # the pretraining reads its corpus.txt (the smoke's copy below has none)
@@ -102,23 +104,32 @@ fi
 INIT=(--init "$PRETRAIN")
 if [ ! -f "$PRETRAIN" ]; then
   if [ "$SMOKE" = 1 ]; then
-    echo "train_essay.sh: no $PRETRAIN (SMOKE=1 bash models/train/train_summarize.sh makes one): the smoke starts from random weights"
+    echo "train_essay.sh: no $PRETRAIN (SMOKE=1 bash models/train/train_summarize.sh makes one):" \
+      "the smoke starts from random weights"
     INIT=()
   else
     echo "train_essay.sh: no $PRETRAIN: run train_summarize.sh first (its denoising pretraining)" >&2
     exit 1
   fi
 fi
-train() { "$PY" -m draftsmith_train.launch --nproc "$NPROC" -m draftsmith_train.essay train --data "$DATA" --minutes "$MINUTES" "$@"; }
+train() {
+  "$PY" -m draftsmith_train.launch --nproc "$NPROC" -m draftsmith_train.essay train --data "$DATA" \
+    --minutes "$MINUTES" "$@"
+}
 
 if [ "$ONLY" != ablations ]; then
   # The shipped stages ran before the layer-mix weights had a learning-rate multiple of their own
   # (SHIPPED_MIX_LR_SCALE=1 reproduces them; the ablations below use the default, 50).
   [ -f "$RUNS/essay.pt" ] || train "${INIT[@]}" --steps "$STAGE1_STEPS" --no-copy \
     --mix-lr-scale "$SHIPPED_MIX_LR_SCALE" --out "$RUNS/essay.pt"
-  train --init "$RUNS/essay.pt" --steps "$STAGE2_STEPS" --warmup 100 --mix-lr-scale "$SHIPPED_MIX_LR_SCALE" --out "$RUNS/essay-copy.pt"
+  train --init "$RUNS/essay.pt" --steps "$STAGE2_STEPS" --warmup 100 --mix-lr-scale "$SHIPPED_MIX_LR_SCALE" \
+    --out "$RUNS/essay-copy.pt"
   # The shipped folder's parity fixture lives with the tests; any other folder keeps its own.
-  if [ "$(mkdir -p "$SHIP_OUT" && cd "$SHIP_OUT" && pwd)" = "$(cd ../essay && pwd)" ]; then FIXTURE=../../test/fixtures/essay-parity.json; else FIXTURE=$SHIP_OUT/parity.json; fi
+  if [ "$(mkdir -p "$SHIP_OUT" && cd "$SHIP_OUT" && pwd)" = "$(cd ../essay && pwd)" ]; then
+    FIXTURE=../../test/fixtures/essay-parity.json
+  else
+    FIXTURE=$SHIP_OUT/parity.json
+  fi
   $PY -m draftsmith_train.export_essay "$RUNS/essay-copy.pt" "$SHIP_OUT" "$DATA" "$FIXTURE"
 fi
 if [ "$ONLY" != shipped ]; then
@@ -131,6 +142,7 @@ if [ "$ONLY" != shipped ]; then
       --out "$RUNS/essay-ablation-$name.pt" 2>&1 | tee "$RUNS/essay-ablation-$name.log"
     $PY -m draftsmith_train.export_essay "$RUNS/essay-ablation-$name.pt" "$OUT/$name/essay" "$DATA" /dev/null
   done
-  echo "now: npx draftsmith eval essay --limit 100 --variant 'PC-SAN (same budget)=$OUT/full/essay' --variant '-Static=$OUT/static/essay' ..."
+  echo "now: npx draftsmith eval essay --limit 100 --variant 'PC-SAN (same budget)=$OUT/full/essay'" \
+    "--variant '-Static=$OUT/static/essay' ..."
 fi
 echo "train_essay.sh: done in $(( $(date +%s) - T0 )) s"

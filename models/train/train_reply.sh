@@ -2,10 +2,13 @@
 # The whole Suggest Replies recipe (ESED): post -> reply pairs with their keys, the NRM baseline (which
 # also embeds the reply sentences for the memory), the memory (truncated SVD + k-means per key), ESED
 # on the same pairs, and the exports. On a CUDA GPU when present (--device auto), else one CPU thread.
-# Needs the shared tokenizer first (train_summarize.sh writes .data/spm.model and .data/tokenizer/; DATA=.data/reply links them).
+# Needs the shared tokenizer first (train_summarize.sh writes .data/spm.model and .data/tokenizer/;
+# DATA=.data/reply links them).
 #
-#   SMOKE=1 bash models/train/train_reply.sh                           # every stage at a tiny size, all under .work/smoke/reply
-#   bash models/train/train_reply.sh                                   # the card's run (32 min each, 256 units), exported to models/reply
+#   SMOKE=1 bash models/train/train_reply.sh                           # every stage at a tiny size, all
+# under .work/smoke/reply
+#   bash models/train/train_reply.sh                                   # the card's run (32 min each,
+# 256 units), exported to models/reply
 #   STEPS=30000 MINUTES=120 HIDDEN=256 EMBED=256 bash models/train/train_reply.sh   # a GPU
 #
 # Training runs through the DDP launcher (launch.py): NPROC processes (default auto: one per CPU core
@@ -52,17 +55,23 @@ T0=$(date +%s)
 [ -e "$DATA/spm.model" ] || ln -s ../spm.model "$DATA/spm.model"
 [ -e "$DATA/tokenizer" ] || ln -s ../tokenizer "$DATA/tokenizer"
 [ -f "$DATA/reply.train.jsonl" ] || $PY -m draftsmith_train.reply prepare --data "$DATA"
-common=(--data "$DATA" --steps "$STEPS" --minutes "$MINUTES" --hidden "$HIDDEN" --embed "$EMBED" --lr "$LR" --dropout "$DROPOUT"
-        --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" --max-val "$MAX_VAL" --resume)
+common=(--data "$DATA" --steps "$STEPS" --minutes "$MINUTES" --hidden "$HIDDEN" --embed "$EMBED" --lr "$LR"
+        --dropout "$DROPOUT" --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" --max-val "$MAX_VAL" --resume)
 TRAIN=("$PY" -m draftsmith_train.launch --nproc "$NPROC" -m draftsmith_train.reply train)
 "${TRAIN[@]}" "${common[@]}" --model nrm --out "$RUNS/reply-nrm.pt" 2>&1 | tee -a "$RUNS/reply-nrm.log"
-$PY -m draftsmith_train.reply memory --data "$DATA" --ckpt "$RUNS/reply-nrm.best.pt" --slots "$SLOTS" --out "$RUNS/reply-memory.npz" \
-  2>&1 | tee -a "$RUNS/reply-memory.log"
+$PY -m draftsmith_train.reply memory --data "$DATA" --ckpt "$RUNS/reply-nrm.best.pt" --slots "$SLOTS" \
+  --out "$RUNS/reply-memory.npz" 2>&1 | tee -a "$RUNS/reply-memory.log"
 "${TRAIN[@]}" "${common[@]}" --model esed --memory "$RUNS/reply-memory.npz" --out "$RUNS/reply-esed.pt" \
   2>&1 | tee -a "$RUNS/reply-esed.log"
-$PY -m draftsmith_train.reply export --data "$DATA" --ckpt "$RUNS/reply-esed.best.pt" --memory "$RUNS/reply-memory.npz" --out "$OUT"
-$PY -m draftsmith_train.reply export --data "$DATA" --ckpt "$RUNS/reply-nrm.best.pt" --memory "$RUNS/reply-memory.npz" --out "$NRM_OUT"
-if [ "$(cd "$OUT" && pwd)" = "$(cd ../reply 2>/dev/null && pwd)" ]; then FIXTURE=../../test/fixtures/reply-parity.json; else FIXTURE=$OUT/parity.json; fi
+$PY -m draftsmith_train.reply export --data "$DATA" --ckpt "$RUNS/reply-esed.best.pt" \
+  --memory "$RUNS/reply-memory.npz" --out "$OUT"
+$PY -m draftsmith_train.reply export --data "$DATA" --ckpt "$RUNS/reply-nrm.best.pt" \
+  --memory "$RUNS/reply-memory.npz" --out "$NRM_OUT"
+if [ "$(cd "$OUT" && pwd)" = "$(cd ../reply 2>/dev/null && pwd)" ]; then
+  FIXTURE=../../test/fixtures/reply-parity.json
+else
+  FIXTURE=$OUT/parity.json
+fi
 if [ -d ../../node_modules/onnxruntime-node ]; then
   node check_reply_onnx.cjs "$OUT" "$FIXTURE"
   node check_reply_onnx.cjs "$NRM_OUT" "$NRM_OUT/parity.json"

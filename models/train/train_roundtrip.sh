@@ -4,8 +4,10 @@
 # the shipped one. On a CUDA GPU when present (--device auto), otherwise on one CPU thread each.
 # Needs the shared tokenizer first (train_summarize.sh: $DATA/spm.model, $DATA/tokenizer/).
 #
-#   SMOKE=1 bash models/train/train_roundtrip.sh                   # every stage at a tiny size, all under .work/smoke/roundtrip
-#   bash models/train/train_roundtrip.sh                           # the card's run (126 min each), exported to models/roundtrip
+#   SMOKE=1 bash models/train/train_roundtrip.sh                   # every stage at a tiny size, all
+# under .work/smoke/roundtrip
+#   bash models/train/train_roundtrip.sh                           # the card's run (126 min each),
+# exported to models/roundtrip
 #   STEPS=20000 MINUTES=120 EVAL_LIMIT=500 bash models/train/train_roundtrip.sh   # a GPU
 #   CORPUS=simple DATA=../../.data/simple MODELS=hier-attn MINUTES=125 bash models/train/train_roundtrip.sh
 #                                     # the shipped model: simple stories (ROCStories, TinyStories), its own tokenizer
@@ -53,8 +55,9 @@ T0=$(date +%s)
 [ -f "$DATA/roundtrip.train.jsonl" ] || $PY -m draftsmith_train.roundtrip prepare --corpus "$CORPUS" --data "$DATA"
 for m in $MODELS; do
   $PY -m draftsmith_train.launch --nproc "$NPROC" -m draftsmith_train.roundtrip train --data "$DATA" --model "$m" \
-    --steps "$STEPS" --minutes "$MINUTES" --hidden "$HIDDEN" --embed "$HIDDEN" --layers "$LAYERS" --batch-tokens "$BATCH_TOKENS" \
-    --val-every "$VAL_EVERY" --max-val "$MAX_VAL" --resume --out "$RUNS/roundtrip-$m.pt" 2>&1 | tee -a "$RUNS/roundtrip-$m.log"
+    --steps "$STEPS" --minutes "$MINUTES" --hidden "$HIDDEN" --embed "$HIDDEN" --layers "$LAYERS" \
+    --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" --max-val "$MAX_VAL" --resume \
+    --out "$RUNS/roundtrip-$m.pt" 2>&1 | tee -a "$RUNS/roundtrip-$m.log"
 done
 $PY -m draftsmith_train.roundtrip eval --data "$DATA" --split test --limit "$EVAL_LIMIT" \
   --ckpt $(for m in $MODELS; do echo "$RUNS/roundtrip-$m.pt"; done) | tee "$RUNS/roundtrip-eval.md"
@@ -63,9 +66,14 @@ for m in $MODELS; do
 done
 $PY -m draftsmith_train.roundtrip export --data "$DATA" --ckpt "$RUNS/roundtrip-$SHIP.pt" --out "$OUT"
 # The vocabulary guard's known words (decode/guards.ts): the words the training paragraphs hold twice or more.
-$PY -m draftsmith_train.wordlist --data "$DATA/roundtrip.train.jsonl" --out "$OUT/words.txt" --manifest "$OUT/model.json"
+$PY -m draftsmith_train.wordlist --data "$DATA/roundtrip.train.jsonl" --out "$OUT/words.txt" \
+  --manifest "$OUT/model.json"
 # export_roundtrip.default_fixture: the shipped folder's fixture lives with the tests, any other folder keeps its own.
-if [ "$(cd "$OUT" && pwd)" = "$(cd ../roundtrip 2>/dev/null && pwd)" ]; then FIXTURE=../../test/fixtures/roundtrip-parity.json; else FIXTURE=$OUT/parity.json; fi
+if [ "$(cd "$OUT" && pwd)" = "$(cd ../roundtrip 2>/dev/null && pwd)" ]; then
+  FIXTURE=../../test/fixtures/roundtrip-parity.json
+else
+  FIXTURE=$OUT/parity.json
+fi
 if [ -d ../../node_modules/onnxruntime-node ]; then
   node check_roundtrip_onnx.cjs "$OUT" "$FIXTURE"
   for m in $MODELS; do node check_roundtrip_onnx.cjs "$VARIANTS/$m" "$VARIANTS/$m/parity.json"; done

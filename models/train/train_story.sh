@@ -6,10 +6,14 @@
 # on one CPU thread each. Needs the shared tokenizer first (train_summarize.sh: .data/spm.model).
 #
 #   bash models/train/train_story.sh                                  # CPU defaults
-#   CORPUS=simple bash models/train/train_story.sh                    # the simple-stories pairs (ROCStories + TinyStories,
-#                                                                     # their own 4,000-piece tokenizer) in ../../.data/simple
-#   SMOKE=1 bash models/train/train_story.sh                          # the shipped model's stages for a few steps, a small
-#                                                                     # model, all under .work/smoke/story (TINY=1: the same)
+#   CORPUS=simple bash models/train/train_story.sh                    # the simple-stories pairs
+# (ROCStories + TinyStories,
+#                                                                     # their own 4,000-piece tokenizer)
+# in ../../.data/simple
+#   SMOKE=1 bash models/train/train_story.sh                          # the shipped model's stages for a
+# few steps, a small
+#                                                                     # model, all under
+# .work/smoke/story (TINY=1: the same)
 #   LM_STEPS=40000 SEQ2SEQ_STEPS=30000 FUSION_STEPS=30000 PREMISE_STEPS=5000 \
 #     SIZE="--embed-dim 256 --hidden 512 --decoder-layers 6 --attention-dim 256" BATCH_TOKENS=16000 \
 #     bash models/train/train_story.sh                                # a GPU
@@ -26,7 +30,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PY:-/usr/bin/python3}
-CORPUS=${CORPUS:-mixed}                # mixed: WritingPrompts, ROCStories, fairy tales (+ all the English text for pretraining)
+# mixed: WritingPrompts, ROCStories, fairy tales (+ all the English text for pretraining)
+CORPUS=${CORPUS:-mixed}
 if [ "$CORPUS" = simple ]; then DATA=${DATA:-../../.data/simple}; else DATA=${DATA:-../../.data}; fi
 DEVICE=${DEVICE:-auto}
 SMOKE=${SMOKE:-${TINY:-0}}
@@ -36,7 +41,8 @@ if [ "$SMOKE" = 1 ]; then
   S=../../.work/smoke/story
   if [ -z "${RUNS:-}" ]; then rm -rf "$S/runs"; fi   # a fresh run every time (only the smoke folder's own checkpoints)
   : "${RUNS:=$S/runs}" "${OUT:=$S/model}" "${BENCH:=$S/bench}" "${FIXTURE:=$S/story-parity.json}"
-  : "${LM_STEPS:=10}" "${PREMISE_STEPS:=10}" "${SEQ2SEQ_STEPS:=10}" "${FUSION_STEPS:=10}" "${LM_LINES:=2000}" "${WARMUP:=5}"
+  : "${LM_STEPS:=10}" "${PREMISE_STEPS:=10}" "${SEQ2SEQ_STEPS:=10}" "${FUSION_STEPS:=10}" "${LM_LINES:=2000}" \
+    "${WARMUP:=5}"
   : "${GCNN_LM:=0}" "${ABLATIONS:=0}" "${TABLE2:=0}" "${VAL_EVERY:=1000000}" "${BATCH_TOKENS:=1500}"
   : "${SIZE:=--embed-dim 32 --hidden 48 --encoder-layers 1 --decoder-layers 2 --attention-dim 32 --heads 2}"
   : "${EVAL:=--limit 20 --rank-limit 5 --generate 2 --gen-tokens 20}"
@@ -65,7 +71,10 @@ NPROC=${NPROC:-1}                     # training processes (DDP, launch.py); aut
 T0=$(date +%s)
 story() { $PY -m draftsmith_train.story "$@" --data "$DATA" --device "$DEVICE"; }
 # shellcheck disable=SC2086  # SIZE holds several flags
-train() { "$PY" -m draftsmith_train.launch --nproc "$NPROC" -m draftsmith_train.story "$@" --data "$DATA" --device "$DEVICE" --minutes "$MINUTES" --batch-tokens "$BATCH_TOKENS" --warmup "$WARMUP" --val-every "$VAL_EVERY" $SIZE; }
+train() {
+  "$PY" -m draftsmith_train.launch --nproc "$NPROC" -m draftsmith_train.story "$@" --data "$DATA" --device "$DEVICE" \
+    --minutes "$MINUTES" --batch-tokens "$BATCH_TOKENS" --warmup "$WARMUP" --val-every "$VAL_EVERY" $SIZE
+}
 
 if [ "$CORPUS" = simple ]; then
   [ -f "$DATA/spm.model" ] || $PY -m draftsmith_train.roundtrip prepare --corpus simple --data "$DATA"
@@ -84,8 +93,9 @@ train premise --corpus premise --init "$PRE" --steps "$PREMISE_STEPS" --lr 5e-4 
 ROWS=()
 if [ "$GCNN_LM" = 1 ]; then
   # The plain GCNN LM row, from a plain GCNN pretrained on the same text.
-  [ -f "$RUNS/story-gcnn-pretrain.pt" ] || train premise --corpus lm --lm-lines "$LM_LINES" --steps "$GCNN_PRETRAIN_STEPS" \
-    --no-self-attention --out "$RUNS/story-gcnn-pretrain.pt" 2>&1 | tee "$RUNS/story-gcnn-pretrain.log"
+  [ -f "$RUNS/story-gcnn-pretrain.pt" ] || train premise --corpus lm --lm-lines "$LM_LINES" \
+    --steps "$GCNN_PRETRAIN_STEPS" --no-self-attention --out "$RUNS/story-gcnn-pretrain.pt" 2>&1 \
+    | tee "$RUNS/story-gcnn-pretrain.log"
   train premise --corpus stories --init "$RUNS/story-gcnn-pretrain.pt" --steps "$LM_ROW_STEPS" \
     --out "$RUNS/story-gcnn-lm.pt" 2>&1 | tee "$RUNS/story-gcnn-lm.log"
   ROWS+=(--model "GCNN LM=$RUNS/story-gcnn-lm.pt")
@@ -117,7 +127,8 @@ ROWS+=(--model "Fusion: Conv seq2seq + self-attention=$RUNS/story-fusion.pt")
 # shellcheck disable=SC2086
 story eval "${ROWS[@]}" $EVAL --report "$RUNS/story-eval.json" 2>&1 | tee "$RUNS/story-eval.log"
 FIXTURE=${FIXTURE:-../../test/fixtures/story-parity.json}
-$PY -m draftsmith_train.export_story "$RUNS/story-fusion.pt" "$RUNS/story-premise.pt" "$OUT" "$DATA" "$FIXTURE" "$BENCH" "${WEIGHTS:-int8}"
+$PY -m draftsmith_train.export_story "$RUNS/story-fusion.pt" "$RUNS/story-premise.pt" "$OUT" "$DATA" "$FIXTURE" \
+  "$BENCH" "${WEIGHTS:-int8}"
 if node -e "require('onnxruntime-node')" 2>/dev/null; then
   node check_story_onnx.cjs "$OUT" "$FIXTURE" "$BENCH" | tee "$RUNS/story-onnx-check.json"
 else

@@ -18,7 +18,8 @@ cd "$(dirname "$0")"
 PY=${PY:-/usr/bin/python3}
 SMOKE=${SMOKE:-0}
 if [ "$SMOKE" = 1 ]; then
-  # A few steps of each stage (the model's size is fixed); nothing outside .work/smoke/summarize unless OUT/RUNS/VARIANTS say so.
+  # A few steps of each stage (the model's size is fixed); nothing outside .work/smoke/summarize unless
+  # OUT/RUNS/VARIANTS say so.
   S=../../.work/smoke/summarize
   : "${RUNS:=$S/runs}" "${OUT:=$S/model}" "${VARIANTS:=$S}" "${PRETRAIN_MIN:=1}" "${PRETRAIN_STEPS:=6}"
   : "${FINETUNE_STEPS:=4}" "${FINETUNE_MIN:=1}" "${VAL_EVERY:=1000000}" "${MAX_TRAIN:=2000}" "${NTM_WARMUP:=20}"
@@ -43,19 +44,30 @@ mkdir -p "$RUNS"
 T0=$(date +%s)
 TRAIN=("$PY" -m draftsmith_train.launch --nproc "$NPROC" -m draftsmith_train.summarize)
 [ -f "$DATA/spm.model" ] || $PY -m draftsmith_train.summarize prepare --data "$DATA"
-[ -f "$RUNS/pretrain.pt" ] || "${TRAIN[@]}" pretrain --data "$DATA" --minutes "$PRETRAIN_MIN" --steps "$PRETRAIN_STEPS" \
-  --max-train "$MAX_TRAIN" --val-every "$VAL_EVERY" --warmup 60 --lr 1e-3 --batch 16 --out "$RUNS/pretrain.pt"
+[ -f "$RUNS/pretrain.pt" ] || "${TRAIN[@]}" pretrain --data "$DATA" --minutes "$PRETRAIN_MIN" \
+  --steps "$PRETRAIN_STEPS" --max-train "$MAX_TRAIN" --val-every "$VAL_EVERY" --warmup 60 --lr 1e-3 --batch 16 \
+  --out "$RUNS/pretrain.pt"
 # TAAS with the copy mechanism (shipped), and the ablations reported in the model card.
-finetune() { "${TRAIN[@]}" finetune --data "$DATA" --init "$RUNS/pretrain.pt" --steps "$FINETUNE_STEPS" --minutes "$FINETUNE_MIN" \
-  --max-train "$MAX_TRAIN" --max-val "$MAX_VAL" --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" --ntm-batchnorm --ntm-warmup "$NTM_WARMUP" "$@"; }
+finetune() {
+  "${TRAIN[@]}" finetune --data "$DATA" --init "$RUNS/pretrain.pt" --steps "$FINETUNE_STEPS" --minutes "$FINETUNE_MIN" \
+    --max-train "$MAX_TRAIN" --max-val "$MAX_VAL" --batch-tokens "$BATCH_TOKENS" --val-every "$VAL_EVERY" \
+    --ntm-batchnorm --ntm-warmup "$NTM_WARMUP" "$@"
+}
 finetune --out "$RUNS/taas.pt"
 finetune --no-topic-attention --out "$RUNS/taas-no-topic.pt"
 finetune --no-copy --out "$RUNS/taas-no-copy.pt"
 # The shipped folder's parity fixture lives with the tests; any other folder keeps its own.
-if [ "$(mkdir -p "$OUT" && cd "$OUT" && pwd)" = "$(cd ../summarize && pwd)" ]; then FIXTURE=../../test/fixtures/summarize-parity.json; else FIXTURE=$OUT/parity.json; fi
+if [ "$(mkdir -p "$OUT" && cd "$OUT" && pwd)" = "$(cd ../summarize && pwd)" ]; then
+  FIXTURE=../../test/fixtures/summarize-parity.json
+else
+  FIXTURE=$OUT/parity.json
+fi
 $PY -c "from draftsmith_train.export_summarize import export; export('$RUNS/taas.pt', '$OUT', '$DATA', '$FIXTURE')"
 for v in taas-no-topic taas-no-copy; do
-  $PY -c "from draftsmith_train.export_summarize import export; export('$RUNS/$v.pt', '$VARIANTS/$v', '$DATA', '/dev/null')"
+  $PY -c "from draftsmith_train.export_summarize import export; \
+    export('$RUNS/$v.pt', '$VARIANTS/$v', '$DATA', '/dev/null')"
 done
 echo "train_summarize.sh: done in $(( $(date +%s) - T0 )) s"
-echo "exported; now: npm run eval:summarize -- --variant TAAS=${OUT#../../} --variant 'TAAS w/o topic attention=${VARIANTS#../../}/taas-no-topic' --variant 'TAAS w/o copy=${VARIANTS#../../}/taas-no-copy'"
+echo "exported; now: npm run eval:summarize -- --variant TAAS=${OUT#../../}" \
+  "--variant 'TAAS w/o topic attention=${VARIANTS#../../}/taas-no-topic'" \
+  "--variant 'TAAS w/o copy=${VARIANTS#../../}/taas-no-copy'"

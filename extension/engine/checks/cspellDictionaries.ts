@@ -55,7 +55,10 @@ export function dictionariesFor(dialect: Dialect): DictionarySpec[] {
   return DICTIONARIES.filter((d) => d.dialect === undefined || d.dialect === dialect);
 }
 
-/** Where the build puts the compiled lists: dist/dictionaries, beside the bundle or a folder or two above it (the tests). */
+/**
+ * Where the build puts the compiled lists: dist/dictionaries, beside the bundle or a folder or two
+ * above it (the tests).
+ */
 export function compiledDir(): string {
   const near = [0, 1, 2].map((up) => path.join(__dirname, ...Array<string>(up).fill('..'), 'dictionaries'));
   return near.find((d) => existsSync(d)) ?? near[0];

@@ -21,7 +21,10 @@ const RuleName = z.string().min(1).max(100);
 /** The raw settings: one entry per family's setting name, the Harper rules turned off, and the dialect. */
 export type RawCheckSettings = Partial<Record<string, unknown>>;
 
-/** The checker's configuration from raw settings (keys: each family's `setting`, grammarRulesOff and dialect) and the dictionaries' words. */
+/**
+ * The checker's configuration from raw settings (keys: each family's `setting`, grammarRulesOff and
+ * dialect) and the dictionaries' words.
+ */
 export function checkerConfigFrom(raw: RawCheckSettings, words: readonly string[] = []): CheckerConfig {
   const rules = {} as Record<Family, RuleSetting>;
   for (const f of FAMILY_NAMES) rules[f] = RuleSettingSchema.catch(FAMILIES[f].default).parse(raw[FAMILIES[f].setting]);

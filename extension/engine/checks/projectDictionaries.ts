@@ -93,7 +93,9 @@ export function vscodeSettingsWords(file: string): string[] {
   return s.success ? [...oneWords(s.data['cSpell.words'] ?? []), ...oneWords(s.data['cSpell.ignoreWords'] ?? [])] : [];
 }
 
-/** Vale's accept.txt entries: plain words, and the simple patterns Vale's docs show ("[Tt]ypeScript", "(?i)draftsmith"). */
+/**
+ * Vale's accept.txt entries: plain words, and the simple patterns Vale's docs show ("[Tt]ypeScript", "(?i)draftsmith").
+ */
 export function valeAcceptWords(text: string): string[] {
   const out: string[] = [];
   for (const raw of text.split(/\r?\n/)) {

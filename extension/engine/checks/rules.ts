@@ -41,7 +41,10 @@ export const FAMILIES = {
     title: 'Spelling',
     source: "Code Spell Checker's dictionaries (cspell), for the dialect chosen",
     description:
-      "Words that neither the dialect's dictionary nor the software-terms, tools and companies lists know. Names (capitalised words inside a sentence), inline code, code blocks, links, e-mail addresses, identifiers, flags, handles, words with digits, language codes, units, and the words of the personal and project dictionaries (cSpell.words, cspell.json, Vale's accept.txt) are left out.",
+      "Words that neither the dialect's dictionary nor the software-terms, tools and companies lists know. " +
+      'Names (capitalised words inside a sentence), inline code, code blocks, links, e-mail addresses, ' +
+      'identifiers, flags, handles, words with digits, language codes, units, and the words of the personal ' +
+      "and project dictionaries (cSpell.words, cspell.json, Vale's accept.txt) are left out.",
     default: 'warning',
     safe: true,
   },
@@ -50,7 +53,8 @@ export const FAMILIES = {
     title: 'Grammar and usage',
     source: 'Harper',
     description:
-      "Harper's rules: agreement, articles (a/an), confused words, capitalisation, punctuation, word order and several hundred more. Single rules can be turned off with `#draftsmith.checks.grammarRulesOff#`.",
+      "Harper's rules: agreement, articles (a/an), confused words, capitalisation, punctuation, word order and " +
+      'several hundred more. Single rules can be turned off with `#draftsmith.checks.grammarRulesOff#`.',
     default: 'warning',
     safe: false,
   },
@@ -67,7 +71,8 @@ export const FAMILIES = {
     title: 'Spacing',
     source: 'Harper (Spaces, NoFrenchSpaces)',
     description:
-      'Two or more spaces between words or after a sentence; not in Markdown, where runs of spaces are one space when rendered.',
+      'Two or more spaces between words or after a sentence; not in Markdown, where runs of spaces are one ' +
+      'space when rendered.',
     default: 'information',
     safe: true,
   },
@@ -119,7 +124,8 @@ const JFLEG_FALSE_ALARMS = [
  * Harper rules that read the terms of technical writing as mistakes, counted on edited READMEs and
  * API docs (docs/checks.md): the abbreviations of the trade ("params", "stdin", "10ms", "config")
  * spelled out, identifiers split ("needDrain" → "need Drain", "millis" → "mill is"), "callback" and
- * "timeout" read as phrasal verbs, "UNC" and "unreference" read as a mistyped negative, countable uses of mass nouns ("redirections"), capitals asked of
+ * "timeout" read as phrasal verbs, "UNC" and "unreference" read as a mistyped negative, countable uses
+ * of mass nouns ("redirections"), capitals asked of
  * names a project spells its own way ("api", "url"), and typographic preferences (an en dash in
  * "100-199", "nonzero" for "non-zero", "all the" for "all of the", a comma after "Otherwise").
  */

@@ -89,12 +89,17 @@ export class SpellChecker {
     return v;
   }
 
-  /** Whether a suggestion is a word: the dialect's dictionary alone when the speller has one (a tenth of the lookups). */
+  /**
+   * Whether a suggestion is a word: the dialect's dictionary alone when the speller has one (a tenth of the lookups).
+   */
   private word(candidate: string): boolean {
     return this.speller.inLanguage ? this.speller.inLanguage(candidate) : this.known(candidate);
   }
 
-  /** Whether the dictionary (or the personal one) takes `word` as written (hunspell takes "The" for "the", not "paris" for "Paris"). */
+  /**
+   * Whether the dictionary (or the personal one) takes `word` as written (hunspell takes "The" for
+   * "the", not "paris" for "Paris").
+   */
   accepts(word: string): boolean {
     if (this.words.has(word)) return true;
     const w = word.replace(/’/g, "'");
@@ -153,7 +158,8 @@ export class SpellChecker {
     for (let i = 0; i <= lower.length; i++) {
       const a = lower.slice(0, i);
       const b = lower.slice(i);
-      if (b.length > 0) offer(a + b.slice(1), b[0] === a.at(-1) || b[0] === b[1] ? 0 : 2); // delete (a doubled letter: 0)
+      // delete (a doubled letter: 0)
+      if (b.length > 0) offer(a + b.slice(1), b[0] === a.at(-1) || b[0] === b[1] ? 0 : 2);
       if (b.length > 1) offer(a + b[1] + b[0] + b.slice(2), 0); // swap
       for (const c of letters) {
         if (b.length > 0 && c !== b[0]) offer(a + c + b.slice(1), NEIGHBOURS.get(b[0])?.includes(c) ? 1 : 2); // replace

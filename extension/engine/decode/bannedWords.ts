@@ -56,7 +56,10 @@ export const BOILERPLATE_BY_LAST: ReadonlyMap<string, readonly (readonly string[
 /** The longest phrase's length: how many earlier words a guard must keep to see one complete. */
 export const BOILERPLATE_SPAN = Math.max(...BOILERPLATE.map((p) => p.length));
 
-/** Whether closing `word` after `before` (the row's completed words, oldest first) writes a banned word or completes boilerplate. */
+/**
+ * Whether closing `word` after `before` (the row's completed words, oldest first) writes a banned word
+ * or completes boilerplate.
+ */
 export function closesBanned(before: readonly string[], word: string): boolean {
   if (PROFANITY.has(word)) return true;
   const phrases = BOILERPLATE_BY_LAST.get(word);

@@ -37,7 +37,10 @@ interface Beam {
 export const normalised = (logProb: number, length: number, alpha: number) =>
   logProb / Math.pow(Math.max(1, length), alpha);
 
-/** The token each row feeds next; the model always runs K rows (at step 0 only the first beam exists, the others are padding). */
+/**
+ * The token each row feeds next; the model always runs K rows (at step 0 only the first beam exists,
+ * the others are padding).
+ */
 function lastTokens(beams: readonly { tokens: number[] }[], K: number, bos: number): number[] {
   const last = beams.map((b) => (b.tokens.length ? b.tokens[b.tokens.length - 1] : bos));
   while (last.length < K) last.push(bos);
@@ -190,7 +193,8 @@ export async function searchLoop<S, B extends BeamRow, C, H extends Hypothesis>(
         if (c) perRow[b] = c;
         else short.push(b);
       }
-      // The processors banned too many of a row's candidates, or the strategy wants a token beyond them: its whole row, from the same state.
+      // The processors banned too many of a row's candidates, or the strategy wants a token beyond
+      // them: its whole row, from the same state.
       if (short.length > 0) fromRows((await model.step(last, state)).logProbs, short);
       state = out.state;
     } else {

@@ -8,7 +8,8 @@
  *             closes a word (a new word's "▁", punctuation, the end) only when the word is complete.
  *             After an apostrophe only the ending that word takes ("I'm", "don't"; not "I't").
  * artefacts   no letters glued after punctuation ("budget.S.", "word,S"), no lone letter glued to
- *             punctuation ("He says S."), no double space or space before punctuation ("a new  time"), no doubled punctuation (". ,"), no stutter inside a word
+ *             punctuation ("He says S."), no double space or space before punctuation ("a new  time"),
+ * no doubled punctuation (". ,"), no stutter inside a word
  *             ("orgorg", "wwwwww"), no apostrophe left without its ending ("I', I"), no web address
  *             ("http://www."), no capital after a small letter inside a word ("chubBy"), no punctuation
  *             first; what the input itself holds stays allowed
@@ -253,7 +254,10 @@ interface RowState {
   lastNonSpace: string;
   /** The last piece's text without its leading space, for the stutter rule ("org" "org"). */
   lastPieceBody: string;
-  /** Completed words (lower-case, a suffix joined to its word: "don't"), and whether anything but spaces came after the last. */
+  /**
+   * Completed words (lower-case, a suffix joined to its word: "don't"), and whether anything but spaces
+   * came after the last.
+   */
   words: string[];
   punctSinceWord: boolean;
   /** "a b c" of every word 3-gram so far. */
@@ -496,7 +500,8 @@ export class PieceGuard implements RowGuard {
       const c = text[i];
       if (isLetter(c)) {
         if (check && f.artefacts && NO_GLUE_AFTER.has(s.last) && !facts.chunkPrefixes.has(s.chunk + c)) return false;
-        // A capital after a small letter inside a word ("chubBy", "stresS"), unless the input writes one so ("McDonald").
+        // A capital after a small letter inside a word ("chubBy", "stresS"), unless the input writes
+        // one so ("McDonald").
         if (
           check &&
           f.artefacts &&
@@ -634,7 +639,9 @@ function cloneState(s: RowState): RowState {
   return { ...s, words: [...s.words], trigrams: new Set(s.trigrams) };
 }
 
-/** A copy for one candidate's check: its last words (as many as the rules read), the row's 3-grams shared (only read). */
+/**
+ * A copy for one candidate's check: its last words (as many as the rules read), the row's 3-grams shared (only read).
+ */
 function cloneLight(s: RowState): RowState {
   return { ...s, words: s.words.slice(-Math.max(2, BOILERPLATE_SPAN - 1)) };
 }

@@ -90,7 +90,8 @@ export async function runChecksEval(o: ChecksEvalOptions, progress: (m: string) 
     const falseFlags = refFindings.reduce((a, fs) => a + fs.filter(has).length, 0);
     const refsFlagged = refFindings.filter((fs) => fs.some(has)).length;
     rows.push(
-      `| ${name} | ${pct(flagged / nErroneous)} | ${(falseFlags / refFindings.length).toFixed(3)} | ${pct(refsFlagged / refFindings.length)} |`,
+      `| ${name} | ${pct(flagged / nErroneous)} | ${(falseFlags / refFindings.length).toFixed(3)} | ` +
+        `${pct(refsFlagged / refFindings.length)} |`,
     );
   };
   for (const f of FAMILY_NAMES) row(`${FAMILIES[f].title} (${f})`, (x) => x.family === f);
@@ -122,13 +123,15 @@ export async function runChecksEval(o: ChecksEvalOptions, progress: (m: string) 
   for (const fs of refFindings) for (const f of fs) if (f.word) unknown.set(f.word, (unknown.get(f.word) ?? 0) + 1);
   const words = [...unknown.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20);
   return [
-    `JFLEG dev (${src.length} source sentences, ${nErroneous} erroneous; ${refFindings.length} corrected sentences), checked in ${(ms / 1000).toFixed(1)} s`,
+    `JFLEG dev (${src.length} source sentences, ${nErroneous} erroneous; ${refFindings.length} corrected ` +
+      `sentences), checked in ${(ms / 1000).toFixed(1)} s`,
     '',
     '| family | erroneous sentences flagged | false flags per corrected sentence | corrected sentences flagged |',
     '|---|---:|---:|---:|',
     ...rows,
     '',
-    'Harper rules with the most false flags (erroneous sentences flagged, flags on corrected sentences, and the ratio of the two rates per sentence):',
+    'Harper rules with the most false flags (erroneous sentences flagged, flags on corrected sentences, and ' +
+      'the ratio of the two rates per sentence):',
     '',
     '| rule | erroneous flagged | false flags | false/true rate |',
     '|---|---:|---:|---:|',

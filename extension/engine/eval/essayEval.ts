@@ -88,16 +88,20 @@ export async function runEssayEval(opts: EssayEvalOptions, log: (m: string) => v
 }
 
 function table(rows: Row[], n: number): string {
-  const f = (x: number | undefined, digits: number, scale = 1) => (x === undefined ? '–' : (x * scale).toFixed(digits));
+  const f = (x: number | undefined, digits: number, scale = 1) => {
+    return x === undefined ? '–' : (x * scale).toFixed(digits);
+  };
   return [
     '| model | BLEU | Diversity | distinct-2 | topic words covered | decoding tokens/s |',
     '|---|---:|---:|---:|---:|---:|',
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${f(r.bleu, 2)} | ${f(r.diversity, 4)} | ${f(r.distinct2, 4)} | ${f(r.coverage, 1, 100)}${r.coverage === undefined ? '' : '%'} | ${f(r.tokensPerSecond, 1)} |`,
+        `| ${r.name} | ${f(r.bleu, 2)} | ${f(r.diversity, 4)} | ${f(r.distinct2, 4)} | ` +
+        `${f(r.coverage, 1, 100)}${r.coverage === undefined ? '' : '%'} | ${f(r.tokensPerSecond, 1)} |`,
     ),
     '',
-    `Test split, ${n} paragraphs. BLEU: corpus BLEU against the one reference paragraph (sacreBLEU 13a, exp smoothing). ` +
+    `Test split, ${n} paragraphs. BLEU: corpus BLEU against the one reference paragraph (sacreBLEU 13a, exp ` +
+      `smoothing). ` +
       'Diversity: unique tokens / tokens over all outputs (lowercased 13a tokens, punctuation dropped). ' +
       'Topic words covered: the mean share of the five input words that the best essay contains (same Porter stem). ' +
       'Tokens/s: decoder steps per second of beam search (all beams advance together), one thread.',

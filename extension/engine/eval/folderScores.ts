@@ -56,7 +56,9 @@ async function filesOf(dir: string): Promise<string[]> {
   return out;
 }
 
-/** Each file of `draftsDir` with the file of the same name (else the same name but its extension) in `referencesDir`. */
+/**
+ * Each file of `draftsDir` with the file of the same name (else the same name but its extension) in `referencesDir`.
+ */
 export async function pairFolders(draftsDir: string, referencesDir: string): Promise<Paired> {
   const drafts = await filesOf(draftsDir);
   const refs = await filesOf(referencesDir);
@@ -83,7 +85,9 @@ export async function pairFolders(draftsDir: string, referencesDir: string): Pro
   return { pairs, unpaired };
 }
 
-/** The rows of a JSONL file: `draftField` and `referenceField` hold the texts, `nameField` (optional) the row's name. */
+/**
+ * The rows of a JSONL file: `draftField` and `referenceField` hold the texts, `nameField` (optional) the row's name.
+ */
 export async function pairJsonl(
   file: string,
   draftField: string,
@@ -119,7 +123,9 @@ export async function pairJsonl(
   return { pairs, unpaired };
 }
 
-/** The string-valued fields of a JSONL file's first row: what the command offers as draft, reference and name fields. */
+/**
+ * The string-valued fields of a JSONL file's first row: what the command offers as draft, reference and name fields.
+ */
 export async function jsonlFields(file: string): Promise<string[]> {
   const first = (await readText(file)).split(/\r?\n/).find((l) => l.trim().length > 0);
   if (first === undefined) return [];

@@ -71,7 +71,9 @@ export function folderCsv(result: FolderScores, sort?: FolderSort): string {
   return lines.join('\n') + '\n';
 }
 
-/** JSON: the columns' values per draft (in the order asked) and for the corpus, the signatures, and the unpaired drafts. */
+/**
+ * JSON: the columns' values per draft (in the order asked) and for the corpus, the signatures, and the unpaired drafts.
+ */
 export function folderJson(result: FolderScores, sort?: FolderSort): string {
   const cols = columnsOf(result);
   const values = (s: CorpusScores) => Object.fromEntries(cols.map((c) => [c.key, c.value(s)]));

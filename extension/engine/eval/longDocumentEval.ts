@@ -30,7 +30,8 @@ export async function runLongDocumentEval(opts: LongDocumentEvalOptions, log: (m
   const long = pairs.filter((p) => s.firstWindowChars(p.source) < p.source.length);
   const used = long.slice(0, opts.limit);
   log(
-    `${long.length} of ${pairs.length} news test articles are longer than the window; scoring ${used.length} (${opts.mode})`,
+    `${long.length} of ${pairs.length} news test articles are longer than the window; scoring ${used.length} ` +
+      `(${opts.mode})`,
   );
   const whole: string[] = [];
   const first: string[] = [];
@@ -55,7 +56,8 @@ export async function runLongDocumentEval(opts: LongDocumentEvalOptions, log: (m
     return `| ${name} | ${pct(r.rouge1.f1)} | ${pct(r.rouge2.f1)} | ${pct(r.rougeL.f1)} | ${words(preds)} |`;
   };
   return [
-    `${used.length} CNN test articles longer than the model's window (${words(used.map((p) => p.source))} words on average, read in ${(parts / Math.max(1, used.length)).toFixed(1)} parts), ${opts.mode} mode:`,
+    `${used.length} CNN test articles longer than the model's window (${words(used.map((p) => p.source))} ` +
+      `words on average, read in ${(parts / Math.max(1, used.length)).toFixed(1)} parts), ${opts.mode} mode:`,
     '',
     '| summary | R-1 | R-2 | R-L | words |',
     '|---|---|---|---|---|',

@@ -526,8 +526,10 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
       options: (o) => o,
     }),
     note: () =>
-      "Non-words: alphabetic words the hunspell en_US dictionary rejects as written and capitalised, names and words with digits left out (the model cards' definition). " +
-      "The model cards' grammatical-sentence rate needs link-grammar, a C library with no JavaScript port: the training tools compute it (models/train/fluency.sh).",
+      'Non-words: alphabetic words the hunspell en_US dictionary rejects as written and capitalised, names and ' +
+      "words with digits left out (the model cards' definition). " +
+      ("The model cards' grammatical-sentence rate needs link-grammar, a C library with no JavaScript port: the " +
+        'training tools compute it (models/train/fluency.sh).'),
     scoring: {
       pair: (p) => p.nonwords ?? { rate: null, nonwords: 0, tokens: 0, examples: [] },
       // Tokens pooled over the drafts, as the model cards count them.
@@ -554,7 +556,8 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
       score('perplexity-token', 'Perplexity per token', p.perToken, 1, { better: 'lower' }),
     ],
     note: (p) =>
-      `Perplexity: how likely the built-in story model (${p.model}), a model of short simple stories, finds the draft (${p.tokens} tokens); it does not compare the draft with the reference.`,
+      `Perplexity: how likely the built-in story model (${p.model}), a model of short simple stories, finds ` +
+      `the draft (${p.tokens} tokens); it does not compare the draft with the reference.`,
     // Tokens pooled over the drafts, as the story paper does.
     scoring: { external: 'the story model', pool: (parts) => pooledPerplexity(parts, parts[0]?.model ?? '') },
     // The CLI runs the story model (cli/draftPerplexity.ts) and fills the field.
@@ -581,7 +584,10 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
       score('bertscore-recall', 'BERTScore recall', b.recall, 4),
     ],
     note: (b) =>
-      `BERTScore: each token of the draft matched to its most similar token of the reference (cosine of ${b.model}'s layer ${b.layer} embeddings, ${b.dtype}) and back, ${b.idf ? 'weighted by idf over the references' : 'every token weighing alike'}; no baseline rescaling, so numbers are not comparable across encoders.`,
+      `BERTScore: each token of the draft matched to its most similar token of the reference (cosine of ` +
+      `${b.model}'s layer ${b.layer} embeddings, ${b.dtype}) and back, ` +
+      `${b.idf ? 'weighted by idf over the references' : 'every token weighing alike'}; no baseline rescaling, ` +
+      `so numbers are not comparable across encoders.`,
     // The mean over the drafts, as bert_score reports a corpus.
     scoring: { external: 'the chosen encoder', pool: poolBertScore },
     summarySignature: { name: 'BERTScore', of: (b) => b.signature },

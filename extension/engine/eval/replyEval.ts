@@ -120,17 +120,23 @@ export async function runReplyEval(opts: ReplyEvalOptions, log: (m: string) => v
     });
   }
   const out = [
-    '| Model | Diversity top-1 | Diversity top-5 | Substantiality top-1 | Substantiality top-5 | BLEU | posts (fallback) | ms/post |',
+    '| Model | Diversity top-1 | Diversity top-5 | Substantiality top-1 | Substantiality top-5 | BLEU | posts ' +
+      '(fallback) | ms/post |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
     ...lines.map(
       (l) =>
-        `| ${l.model} | ${l.div1.toFixed(3)} | ${l.div5.toFixed(3)} | ${l.sub1.toFixed(3)} | ${l.sub5.toFixed(3)} | ${l.bleu.toFixed(2)} | ${l.n} (${l.fallback}) | ${l.ms.toFixed(0)} |`,
+        `| ${l.model} | ${l.div1.toFixed(3)} | ${l.div5.toFixed(3)} | ${l.sub1.toFixed(3)} | ` +
+        `${l.sub5.toFixed(3)} | ${l.bleu.toFixed(2)} | ${l.n} (${l.fallback}) | ${l.ms.toFixed(0)} |`,
     ),
     '',
-    `Test split, ${rows.length} posts, the sources taking turns (${[...new Set(rows.map((r) => r.source))].join(', ')}). Diversity: unique / all tokens ` +
-      'over the outputs together; Substantiality: entity words per sentence (wink-nlp entities, proper nouns, WordNet compounds); ' +
-      'BLEU: corpus BLEU of the top-1 against the reference reply (sacreBLEU 13a). Top-5: the first five candidates (ESED: five keys; NRM: ' +
-      "the beam's five best). Fallback: ESED posts without a key the memory holds, answered with the nearest block's key.",
+    `Test split, ${rows.length} posts, the sources taking turns ` +
+      `(${[...new Set(rows.map((r) => r.source))].join(', ')}). Diversity: unique / all tokens ` +
+      ('over the outputs together; Substantiality: entity words per sentence (wink-nlp entities, proper nouns, ' +
+        'WordNet compounds); ') +
+      ('BLEU: corpus BLEU of the top-1 against the reference reply (sacreBLEU 13a). Top-5: the first five ' +
+        'candidates (ESED: five keys; NRM: ') +
+      ("the beam's five best). Fallback: ESED posts without a key the memory holds, answered with the nearest " +
+        "block's key."),
     '',
   ];
   const esed = systems.find((s) => s.system.variant === 'esed');

@@ -53,7 +53,8 @@ export function metricSvg(r: Result, k: number): string {
   const height = t.systems.length * (barH + gap) + 30;
   const x = (v: number) => labelW + (Math.max(0, v) / hi) * plotW;
   const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${labelW + plotW + 80}" height="${height}" role="img" aria-label="${escapeHtml(`${m.name} of each draft with its 95 % interval`)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${labelW + plotW + 80}" height="${height}" role="img" ` +
+      `aria-label="${escapeHtml(`${m.name} of each draft with its 95 % interval`)}">`,
     `<title>${escapeHtml(`${m.name}${m.better === 'lower' ? ' (lower is better)' : ''}`)}</title>`,
   ];
   t.systems.forEach((s, i) => {
@@ -62,14 +63,20 @@ export function metricSvg(r: Result, k: number): string {
     const label = s.name.length > 28 ? `${s.name.slice(0, 27)}…` : s.name;
     parts.push(
       `<text x="${labelW - 6}" y="${y + barH - 5}" text-anchor="end" font-size="12">${escapeHtml(label)}</text>`,
-      `<rect x="${labelW}" y="${y}" width="${round(x(c.score) - labelW)}" height="${barH}" fill="${s.baseline ? '#888888' : '#3b7dd8'}"/>`,
+      `<rect x="${labelW}" y="${y}" width="${round(x(c.score) - labelW)}" height="${barH}" ` +
+        `fill="${s.baseline ? '#888888' : '#3b7dd8'}"/>`,
     );
     if (c.mean !== undefined && c.ci !== undefined)
       parts.push(
-        `<line x1="${round(x(c.mean - c.ci))}" x2="${round(x(c.mean + c.ci))}" y1="${y + barH / 2}" y2="${y + barH / 2}" stroke="#000000" stroke-width="2"/>`,
+        `<line x1="${round(x(c.mean - c.ci))}" x2="${round(x(c.mean + c.ci))}" y1="${y + barH / 2}" ` +
+          `y2="${y + barH / 2}" stroke="#000000" stroke-width="2"/>`,
       );
     parts.push(
-      `<text x="${round(x(Math.max(c.score, c.mean !== undefined && c.ci !== undefined ? c.mean + c.ci : 0)) + 6)}" y="${y + barH - 5}" font-size="12">${escapeHtml(c.score.toFixed(2))}${c.pValue !== undefined && c.pValue < 0.05 ? '*' : ''}</text>`,
+      `<text ` +
+        `x="${round(x(Math.max(c.score, c.mean !== undefined && c.ci !== undefined ? c.mean + c.ci : 0)) + 6)}" ` +
+        `y="${y + barH - 5}" ` +
+        `font-size="12">${escapeHtml(c.score.toFixed(2))}` +
+        `${c.pValue !== undefined && c.pValue < 0.05 ? '*' : ''}</text>`,
     );
   });
   parts.push('</svg>');
@@ -84,7 +91,8 @@ function testLine(r: Result): string {
       : `Paired approximate randomization, ${t.samples} trials`;
   const lower = t.metrics.filter((m) => m.better === 'lower').map((m) => m.name);
   return (
-    `${what}, seed ${t.seed}, ${t.segments} segments, ${t.nrefs} reference${t.nrefs === 1 ? '' : 's'} (${r.referenceName}); ` +
+    `${what}, seed ${t.seed}, ${t.segments} segments, ${t.nrefs} reference${t.nrefs === 1 ? '' : 's'} ` +
+    `(${r.referenceName}); ` +
     `each draft against ${t.systems[0]?.name ?? 'the baseline'}. Score (bootstrap mean ± half the 95 % interval); ` +
     `p: the chance of an absolute difference at least this large under the null hypothesis (* p < 0.05).` +
     (lower.length > 0 ? ` Lower is better for ${lower.join(', ')}.` : '')
@@ -120,7 +128,8 @@ export function markdownReport(r: Result, c: ReportContext): string {
     out.push('| segment | baseline | draft | drop | draft text | baseline text |', '|---:|---:|---:|---:|---|---|');
     for (const d of w.segments.slice(0, n))
       out.push(
-        `| ${d.index + 1} | ${d.baseline.toFixed(2)} | ${d.system.toFixed(2)} | ${d.drop.toFixed(2)} | ${mdCell(d.hypothesis)} | ${mdCell(d.baselineHypothesis)} |`,
+        `| ${d.index + 1} | ${d.baseline.toFixed(2)} | ${d.system.toFixed(2)} | ${d.drop.toFixed(2)} | ` +
+          `${mdCell(d.hypothesis)} | ${mdCell(d.baselineHypothesis)} |`,
       );
     out.push('');
   }
@@ -141,7 +150,9 @@ export function htmlReport(r: Result, c: ReportContext): string {
     '<!DOCTYPE html>',
     '<html lang="en"><head><meta charset="utf-8">',
     '<title>Drafts compared against a baseline</title>',
-    '<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.3rem .6rem}td.num{text-align:right;font-variant-numeric:tabular-nums}code,pre{background:#f4f4f4}</style>',
+    '<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 ' +
+      '1rem}table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.3rem ' +
+      '.6rem}td.num{text-align:right;font-variant-numeric:tabular-nums}code,pre{background:#f4f4f4}</style>',
     '</head><body>',
     '<h1>Drafts compared against a baseline</h1>',
     `<p>Generated ${e(c.date)}.</p>`,
@@ -165,11 +176,15 @@ export function htmlReport(r: Result, c: ReportContext): string {
   for (const w of r.worst) {
     out.push(
       `<h3>${e(w.system)}, ${e(w.metric)}</h3>`,
-      '<table><thead><tr><th scope="col">segment</th><th scope="col">baseline</th><th scope="col">draft</th><th scope="col">drop</th><th scope="col">draft text</th><th scope="col">baseline text</th></tr></thead><tbody>',
+      '<table><thead><tr><th scope="col">segment</th><th scope="col">baseline</th><th ' +
+        'scope="col">draft</th><th scope="col">drop</th><th scope="col">draft text</th><th scope="col">baseline ' +
+        'text</th></tr></thead><tbody>',
     );
     for (const d of w.segments.slice(0, n))
       out.push(
-        `<tr><td class="num">${d.index + 1}</td><td class="num">${d.baseline.toFixed(2)}</td><td class="num">${d.system.toFixed(2)}</td><td class="num">${d.drop.toFixed(2)}</td><td>${e(d.hypothesis)}</td><td>${e(d.baselineHypothesis)}</td></tr>`,
+        `<tr><td class="num">${d.index + 1}</td><td class="num">${d.baseline.toFixed(2)}</td><td ` +
+          `class="num">${d.system.toFixed(2)}</td><td ` +
+          `class="num">${d.drop.toFixed(2)}</td><td>${e(d.hypothesis)}</td><td>${e(d.baselineHypothesis)}</td></tr>`,
       );
     out.push('</tbody></table>');
   }

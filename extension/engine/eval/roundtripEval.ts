@@ -134,14 +134,23 @@ function table(lines: readonly Line[], n: number, perSource: string, threads: nu
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
     ...lines.map(
       (l) =>
-        `| ${l.model} | ${l.dataset} (${l.n}) | ${l.bleu.toFixed(2)} | ${l.rouge1.toFixed(3)} | ${l.rouge2.toFixed(3)} | ${l.rougeW.toFixed(3)} | ${L(l)} | ${l.encodeMs.toFixed(1)} | ${l.decodeMs.toFixed(1)} |`,
+        `| ${l.model} | ${l.dataset} (${l.n}) | ${l.bleu.toFixed(2)} | ${l.rouge1.toFixed(3)} | ` +
+        `${l.rouge2.toFixed(3)} | ${l.rougeW.toFixed(3)} | ${L(l)} | ${l.encodeMs.toFixed(1)} | ` +
+        `${l.decodeMs.toFixed(1)} |`,
     ),
     '',
-    `Test split, ${n} paragraphs (${perSource}), the sources taking turns; each read as the recipe split it into sentences. ` +
-      'BLEU: corpus BLEU against the input paragraph (sacreBLEU 13a, exp smoothing). ROUGE-1/2: F1 (rouge-score tokens, no stemming); ' +
-      'ROUGE-W: weighted-LCS F (w = 1.2, Lin 2004); mean over paragraphs. Coherence L (Eq. 18, lower is better): mean over the paragraphs ' +
-      'with at least two aligned output sentences (their count in brackets); output sentences aligned to input sentences by noun/verb F1. ' +
-      `Times: mean per paragraph, greedy decoding ${guards ? 'with the decoding guards' : 'without the decoding guards (--no-guards)'}, ${threads > 0 ? `${threads} thread${threads === 1 ? '' : 's'}` : "onnxruntime's default threads"} (--threads).`,
+    `Test split, ${n} paragraphs (${perSource}), the sources taking turns; each read as the recipe split it ` +
+      `into sentences. ` +
+      ('BLEU: corpus BLEU against the input paragraph (sacreBLEU 13a, exp smoothing). ROUGE-1/2: F1 ' +
+        '(rouge-score tokens, no stemming); ') +
+      ('ROUGE-W: weighted-LCS F (w = 1.2, Lin 2004); mean over paragraphs. Coherence L (Eq. 18, lower is ' +
+        'better): mean over the paragraphs ') +
+      ('with at least two aligned output sentences (their count in brackets); output sentences aligned to input ' +
+        'sentences by noun/verb F1. ') +
+      (`Times: mean per paragraph, greedy decoding ` +
+        `${guards ? 'with the decoding guards' : 'without the decoding guards (--no-guards)'}, ` +
+        `${threads > 0 ? `${threads} thread${threads === 1 ? '' : 's'}` : "onnxruntime's default threads"} ` +
+        `(--threads).`),
     '',
   ].join('\n');
 }

@@ -53,7 +53,8 @@ function checkSize(pair: ScorePair): void {
   if (h * r > MAX_WORD_PRODUCT) {
     throw new EngineError(
       'bad-input',
-      `The draft (${h} words) and the reference (${r} words) are too long to compare word by word; select a part of either.`,
+      `The draft (${h} words) and the reference (${r} words) are too long to compare word by word; select a ` +
+        `part of either.`,
     );
   }
 }

@@ -112,7 +112,8 @@ export async function runStoryEval(opts: StoryEvalOptions, log: (m: string) => v
       if ((i + 1) % 25 === 0) log(`${v.name}: ${i + 1}/${rows.length}`);
       if (opts.show && i < 3)
         log(
-          `${v.name} #${i} PROMPT: ${row.prompt}\n${v.name} #${i} STORY (${r.wordCount} of ${r.words} words, ${r.endedBy}): ${r.continuation}`,
+          `${v.name} #${i} PROMPT: ${row.prompt}\n${v.name} #${i} STORY (${r.wordCount} of ${r.words} words, ` +
+            `${r.endedBy}): ${r.continuation}`,
         );
     }
     const n = Math.max(rows.length, 1);
@@ -170,23 +171,35 @@ function table(lines: readonly Line[], rows: readonly StoryRow[], seed: number, 
   const rank = lines.some((l) => l.ranking !== undefined);
   const f = (x: number | undefined, d: number) => (x === undefined ? '–' : x.toFixed(d));
   return [
-    `| model | stories | words asked | words written (mean) | within 20 % | ended by end / words / length limit | tokens/s | entity continuity |${ppl ? ' test ppl per word | per token |' : ''}${rank ? ' prompt ranking |' : ''}`,
+    `| model | stories | words asked | words written (mean) | within 20 % | ended by end / words / length ` +
+      `limit | tokens/s | entity continuity ` +
+      `|${ppl ? ' test ppl per word | per token |' : ''}${rank ? ' prompt ranking |' : ''}`,
     `|---|---:|---:|---:|---:|---|---:|---:|${ppl ? '---:|---:|' : ''}${rank ? '---:|' : ''}`,
     ...lines.map(
       (l) =>
-        `| ${l.model} | ${l.n} | ${f(l.asked, 0)} | ${f(l.written, 1)} | ${f(100 * l.within20, 1)} % | ${l.ended.end ?? 0} / ${l.ended.words ?? 0} / ${l.ended['length-limit'] ?? 0} | ${f(l.tokensPerSecond, 1)} | ${l.continuity === null ? '–' : `${f(100 * l.continuity, 1)} %`} |` +
-        `${ppl ? ` ${f(l.wordPpl, 1)} | ${f(l.tokenPpl, 1)} |` : ''}${rank ? ` ${l.ranking ? `${f(100 * l.ranking.accuracy, 1)} % (n = ${l.ranking.n})` : '–'} |` : ''}`,
+        `| ${l.model} | ${l.n} | ${f(l.asked, 0)} | ${f(l.written, 1)} | ${f(100 * l.within20, 1)} % | ` +
+        `${l.ended.end ?? 0} / ${l.ended.words ?? 0} / ${l.ended['length-limit'] ?? 0} | ` +
+        `${f(l.tokensPerSecond, 1)} | ${l.continuity === null ? '–' : `${f(100 * l.continuity, 1)} %`} |` +
+        `${ppl ? ` ${f(l.wordPpl, 1)} | ${f(l.tokenPpl, 1)} |` : ''}` +
+        `${rank ? ` ${l.ranking ? `${f(100 * l.ranking.accuracy, 1)} % (n = ${l.ranking.n})` : '–'} |` : ''}`,
     ),
     '',
-    `Test split, ${rows.length} stories, the domains taking turns (${perDomain}). Each prompt continued by the engine's story system with the manifest's ` +
-      `top-k and temperature, seeded ${seed} + the item's position. Within 20 %: continuations whose word count is within 20 % of the words asked. ` +
-      "Ended by: the model's end token / the words asked / the longest story the model was trained to write (tokens). " +
-      `Entity continuity: adjacent sentences sharing a noun, name or third-person pronoun (Barzilay & Lapata's entity grid); the human stories of the same prompts: ${human === null ? '–' : `${(100 * human).toFixed(1)} %`}.` +
+    `Test split, ${rows.length} stories, the domains taking turns (${perDomain}). Each prompt continued by the ` +
+      `engine's story system with the manifest's ` +
+      (`top-k and temperature, seeded ${seed} + the item's position. Within 20 %: continuations whose word ` +
+        `count is within 20 % of the words asked. `) +
+      ("Ended by: the model's end token / the words asked / the longest story the model was trained to write " +
+        '(tokens). ') +
+      (`Entity continuity: adjacent sentences sharing a noun, name or third-person pronoun (Barzilay & Lapata's ` +
+        `entity grid); the human stories of the same prompts: ` +
+        `${human === null ? '–' : `${(100 * human).toFixed(1)} %`}.`) +
       (ppl
-        ? ' Perplexity: the test stories under the model with their own prompts (teacher forcing through decoder.onnx), per word = exp(summed NLL / (words + 1)), per subword token incl. the end token.'
+        ? ' Perplexity: the test stories under the model with their own prompts (teacher forcing through ' +
+          'decoder.onnx), per word = exp(summed NLL / (words + 1)), per subword token incl. the end token.'
         : '') +
       (rank
-        ? ' Prompt ranking: each story under its own prompt and 9 other prompts of the same domain from the sample; right when its own scores strictly best (chance 10 %).'
+        ? ' Prompt ranking: each story under its own prompt and 9 other prompts of the same domain from the ' +
+          'sample; right when its own scores strictly best (chance 10 %).'
         : ''),
     '',
   ].join('\n');

@@ -156,7 +156,8 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
           ? `${v.name} (${system.name}${opts.guards === false ? ', no guards' : ''})`
           : m === 'synopsis'
             ? `${v.name} synopsis (one sentence, the SciTLDR-trained scorer)`
-            : `${v.name} extractive (${ex.aggregation}, λ ${ex.positionWeight}, ${budgetName(ex)}${(ex.redundancy ?? 1) < 1 ? `, redundancy ${ex.redundancy}` : ''})`;
+            : `${v.name} extractive (${ex.aggregation}, λ ${ex.positionWeight}, ` +
+              `${budgetName(ex)}${(ex.redundancy ?? 1) < 1 ? `, redundancy ${ex.redundancy}` : ''})`;
       const row: Row = { name: label, scores: {}, outputs: {} };
       for (const [domain, ps] of byDomain) {
         const t0 = performance.now();
@@ -204,8 +205,12 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
 
 const budgetName = (ex: ExtractiveOptions) =>
   ex.leadSentences !== undefined
-    ? `the length of the first ${ex.leadSentences} sentences${ex.centralityWeight ? `, centrality ${ex.centralityWeight}` : ''}${ex.titleWeight ? `, title ${ex.titleWeight}` : ''}`
-    : `${Number.isFinite(ex.ratio) ? `${Math.round(ex.ratio * 100)} % of the words, ` : ''}${ex.minWords ? `≥ ${ex.minWords} words, ` : ''}≤ ${ex.maxSentences} sentences`;
+    ? `the length of the first ${ex.leadSentences} ` +
+      `sentences${ex.centralityWeight ? `, centrality ${ex.centralityWeight}` : ''}` +
+      `${ex.titleWeight ? `, title ${ex.titleWeight}` : ''}`
+    : `${Number.isFinite(ex.ratio) ? `${Math.round(ex.ratio * 100)} % of the words, ` : ''}` +
+      `${ex.minWords ? `≥ ${ex.minWords} words, ` : ''}≤ ` +
+      `${ex.maxSentences} sentences`;
 
 /**
  * Paired bootstrap (sacreBLEU's, 1,000 resamples, seed 12345) of each extractive row against Lead-3
@@ -244,14 +249,17 @@ function significanceTable(
           return `${d >= 0 ? '+' : ''}${d.toFixed(2)} (${(x.pValue ?? 1).toFixed(3)})`;
         });
         lines.push(
-          `| ${row.name} | ${base === lead3Row ? 'Lead-3' : 'lead of the same length'} | ${domain} | ${meanWords(row.outputs[domain]).toFixed(1)} | ${meanWords(base.outputs[domain]).toFixed(1)} | ${cells.join(' | ')} |`,
+          `| ${row.name} | ${base === lead3Row ? 'Lead-3' : 'lead of the same length'} | ${domain} | ` +
+            `${meanWords(row.outputs[domain]).toFixed(1)} | ${meanWords(base.outputs[domain]).toFixed(1)} | ` +
+            `${cells.join(' | ')} |`,
         );
       }
     }
   }
   lines.push(
     '',
-    `Differences in ROUGE F1 points (mean over documents, stemmed); p: paired bootstrap, ${DEFAULT_BS_SAMPLES} resamples, seed ${DEFAULT_SEED} (sacreBLEU's test).`,
+    `Differences in ROUGE F1 points (mean over documents, stemmed); p: paired bootstrap, ${DEFAULT_BS_SAMPLES} ` +
+      `resamples, seed ${DEFAULT_SEED} (sacreBLEU's test).`,
     '',
   );
   return lines.join('\n');
@@ -373,9 +381,14 @@ function table(rows: Row[], byDomain: Map<string, Pair[]>, split: string): strin
   const head = `| model | ${domains.map(cols).join(' | ')} |`;
   const sep = `|---|${domains.map(() => `---:|---:|---:${withPpl ? '|---:' : ''}`).join('|')}|`;
   const cell = (s: Score) =>
-    `${pct(s.r1)} | ${pct(s.r2)} | ${pct(s.rl)}${withPpl ? ` | ${s.ppl === undefined ? '–' : s.ppl.toFixed(1)}` : ''}`;
+    `${pct(s.r1)} | ${pct(s.r2)} | ${pct(s.rl)}` +
+    `${withPpl ? ` | ${s.ppl === undefined ? '–' : s.ppl.toFixed(1)}` : ''}`;
   const body = rows.map((r) => `| ${r.name} | ${domains.map((d) => cell(r.scores[d])).join(' | ')} |`);
   const sizes = domains.map((d) => `${d}: ${byDomain.get(d)?.length ?? 0} documents`).join(', ');
+  const synopsisNote = byDomain.has('synopsis')
+    ? ' synopsis (SciTLDR): against each reference, the scores of the one with the best ROUGE-1 F1, averaged over ' +
+      "documents (SciTLDR's multi-max)."
+    : '';
   const pplNote = withPpl
     ? ' ref. PPL: perplexity of the reference summaries under the model, per subword token incl. the end token.'
     : '';
@@ -384,14 +397,19 @@ function table(rows: Row[], byDomain: Map<string, Pair[]>, split: string): strin
     sep,
     ...body,
     '',
-    `ROUGE F1 (%), rouge-score tokenization with Porter stemming; ${split === 'test' ? 'test' : 'validation'} split, ${sizes}.${pplNote}${byDomain.has('synopsis') ? " synopsis (SciTLDR): against each reference, the scores of the one with the best ROUGE-1 F1, averaged over documents (SciTLDR's multi-max)." : ''}`,
+    `ROUGE F1 (%), rouge-score tokenization with Porter stemming; ${split === 'test' ? 'test' : 'validation'} ` +
+      `split, ` +
+      `${sizes}.${pplNote}${synopsisNote}`,
     '',
   ].join('\n');
 }
 
 function faithfulnessTable(rows: Row[], byDomain: Map<string, Pair[]>): string {
   const domains = [...byDomain.keys()];
-  const head = `| model | ${domains.map((d) => `${d} unsupported / names+numbers | ${d} rate | ${d} summaries with one`).join(' | ')} |`;
+  const head =
+    `| model | ` +
+    `${domains.map((d) => `${d} unsupported / names+numbers | ${d} rate | ${d} summaries with one`).join(' | ')} ` +
+    `|`;
   const sep = `|---|${domains.map(() => '---:|---:|---:').join('|')}|`;
   const cell = (f: FaithfulnessSummary) =>
     `${f.unsupported} / ${f.items} | ${(100 * f.rate).toFixed(1)} % | ${(100 * f.summariesWithInvention).toFixed(1)} %`;
@@ -402,7 +420,8 @@ function faithfulnessTable(rows: Row[], byDomain: Map<string, Pair[]>): string {
     sep,
     ...body,
     '',
-    'Faithfulness: names (capitalised words not at a sentence start) and numbers in the summaries that do not occur in their source (metrics/faithfulness.ts); lower is better.',
+    'Faithfulness: names (capitalised words not at a sentence start) and numbers in the summaries that do not ' +
+      'occur in their source (metrics/faithfulness.ts); lower is better.',
     '',
   ].join('\n');
 }
@@ -475,7 +494,8 @@ async function sweep(
     for (const centralityWeight of [0, 0.75, 1, 1.25]) {
       for (const redundancy of [1, 0.5, 0.4, 0.3]) {
         add(
-          `rank, λ ${positionWeight}, centrality ${centralityWeight}, title 1, Lead-3's length${redundancy < 1 ? `, redundancy ${redundancy}` : ''}`,
+          `rank, λ ${positionWeight}, centrality ${centralityWeight}, title 1, Lead-3's ` +
+            `length${redundancy < 1 ? `, redundancy ${redundancy}` : ''}`,
           (p) =>
             extractiveSummary(p.source, attention.get(p) ?? [], {
               ...DEFAULT_EXTRACTIVE,

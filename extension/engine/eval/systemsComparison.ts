@@ -33,7 +33,8 @@ export function compareSystems(req: SystemsRequest, hooks: { checkCancelled?: ()
   if (req.systems.some((s) => s.segments.length !== n) || req.references.some((r) => r.length !== n))
     throw new EngineError(
       'bad-input',
-      `The drafts and the reference must have the same number of segments (one per line, or one file each), but have: ${counts.join('; ')}.`,
+      `The drafts and the reference must have the same number of segments (one per line, or one file each), ` +
+        `but have: ${counts.join('; ')}.`,
     );
   if (n === 0) throw new EngineError('bad-input', 'The drafts have no segments to compare.');
   const options = req.options ?? {};

@@ -122,7 +122,8 @@ export function systemsText(t: SystemsTable, width: number): string {
     ...rows.map(line),
     '\n',
     `${what} (seed ${t.seed}, ${t.segments} segments): each system against ${t.systems[0]?.name ?? 'the baseline'}; `,
-    `p-value: the chance of an absolute difference at least this large if both came from the same process (* p < 0.05).`,
+    `p-value: the chance of an absolute difference at least this large if both came from the same process (* p ` +
+      `< 0.05).`,
     lower.length > 0 ? ` Lower is better for ${lower.join(', ')}.` : '',
     '\n\nMetric signatures\n',
     ...t.metrics.map((m) => ` - ${m.name.padEnd(10)} ${m.signature}\n`),

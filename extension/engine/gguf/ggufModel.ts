@@ -74,7 +74,10 @@ async function truncation(rt: LlamaRuntime, file: string): Promise<string | unde
   // Past the end the reader sees nothing real, so a header cut short is said without its numbers.
   if (header > size) return `${file} is corrupted or incomplete: its header (settings and vocabulary) is cut short`;
   if (size >= needed) return undefined;
-  return `${file} is corrupted or incomplete: its tensors need ${needed.toLocaleString('en-US')} bytes and the file has ${size.toLocaleString('en-US')} (a download cut short?)`;
+  return (
+    `${file} is corrupted or incomplete: its tensors need ${needed.toLocaleString('en-US')} bytes and the file ` +
+    `has ${size.toLocaleString('en-US')} (a download cut short?)`
+  );
 }
 
 /**
@@ -173,7 +176,9 @@ async function onModel(
   const label = file;
   runtime.log(
     'info',
-    `loaded ${label} (${architecture}, ${dtype}) with llama.cpp (node-llama-cpp, ${rt.llama.buildType} ${rt.device} build${rt.llama.gpu !== false ? `, ${model.gpuLayers} layers on the GPU` : ''}) on ${rt.device}, context ${contextTokens} tokens × ${rows}`,
+    `loaded ${label} (${architecture}, ${dtype}) with llama.cpp (node-llama-cpp, ${rt.llama.buildType} ` +
+      `${rt.device} build${rt.llama.gpu !== false ? `, ${model.gpuLayers} layers on the GPU` : ''}) on ` +
+      `${rt.device}, context ${contextTokens} tokens × ${rows}`,
   );
   let released = false;
   return {

@@ -34,7 +34,9 @@ export class GgufTokenizer implements LmTokenizer {
     return this.model.detokenize(tokens, !options?.skip_special_tokens);
   }
 
-  /** The chat as text through the file's template, with the generation prompt: as transformers.js's apply_chat_template. */
+  /**
+   * The chat as text through the file's template, with the generation prompt: as transformers.js's apply_chat_template.
+   */
   apply_chat_template(
     conversation: readonly ChatMessage[],
     options?: { tokenize?: boolean; add_generation_prompt?: boolean; enable_thinking?: boolean },

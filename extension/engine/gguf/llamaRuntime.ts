@@ -101,7 +101,8 @@ export class LlamaRuntime {
     } catch (e) {
       throw new EngineError(
         'bad-model',
-        `GGUF models run with llama.cpp (node-llama-cpp), which does not load here: ${errorMessage(e).split('\n')[0]}. Hub models and the built-in models still run.`,
+        `GGUF models run with llama.cpp (node-llama-cpp), which does not load here: ` +
+          `${errorMessage(e).split('\n')[0]}. Hub models and the built-in models still run.`,
       );
     }
     const wanted = llamaGpuFor(device);
@@ -133,7 +134,8 @@ export class LlamaRuntime {
       if (wanted === false) throw noBinary(e);
       log(
         'warn',
-        `llama.cpp's ${wanted === 'auto' ? 'GPU' : wanted} build does not load here (${errorMessage(e).split('\n')[0]}); GGUF models run on the CPU.`,
+        `llama.cpp's ${wanted === 'auto' ? 'GPU' : wanted} build does not load here ` +
+          `(${errorMessage(e).split('\n')[0]}); GGUF models run on the CPU.`,
       );
       try {
         llama = await get(false);
@@ -153,7 +155,9 @@ export class LlamaRuntime {
 function noBinary(e: unknown): EngineError {
   return new EngineError(
     'bad-model',
-    `llama.cpp has no build that loads on ${process.platform}-${process.arch} (${errorMessage(e).split('\n')[0]}): GGUF models cannot run here; Hub models and the built-in models still do.`,
+    `llama.cpp has no build that loads on ${process.platform}-${process.arch} ` +
+      `(${errorMessage(e).split('\n')[0]}): GGUF models cannot run here; Hub models and the built-in models ` +
+      `still do.`,
   );
 }
 

@@ -49,7 +49,9 @@ const OllamaManifest = z.object({
 const MODEL_LAYER = 'application/vnd.ollama.image.model';
 const DEFAULT_REGISTRY = 'registry.ollama.ai';
 
-/** Folders are searched this deep, and no further than this many entries: a home folder added by mistake stays quick. */
+/**
+ * Folders are searched this deep, and no further than this many entries: a home folder added by mistake stays quick.
+ */
 const MAX_DEPTH = 5;
 const MAX_ENTRIES = 20000;
 

@@ -56,7 +56,9 @@ export interface CausalLm {
   bos: number | undefined;
   /** The end token the loops stop on (the first of `ends`). */
   eos: number;
-  /** Every end token (config.json, generation_config.json and the tokenizer's; llama.cpp's end-of-generation tokens). */
+  /**
+   * Every end token (config.json, generation_config.json and the tokenizer's; llama.cpp's end-of-generation tokens).
+   */
   ends: readonly number[];
   /** Tokens no text contains (start, padding, control tokens), never an end token. */
   banned: number[];

@@ -90,7 +90,8 @@ export class CausalStepModel implements StepModel<CausalState> {
     if (this.pastNames.length !== 2 * layout.layers)
       throw new EngineError(
         'bad-model',
-        `the graph has ${this.pastNames.length} cache inputs; config.json's ${layout.layers} layers need ${2 * layout.layers}`,
+        `the graph has ${this.pastNames.length} cache inputs; config.json's ${layout.layers} layers need ` +
+          `${2 * layout.layers}`,
       );
     const inputs = session.inputMetadata;
     this.cacheType = this.pastNames.length ? floatType(inputs, this.pastNames[0]) : 'float32';
@@ -107,7 +108,8 @@ export class CausalStepModel implements StepModel<CausalState> {
         if (typeof d === 'number' && d !== dims[axis] && axis !== 2)
           throw new EngineError(
             'bad-model',
-            `${name} has ${d} at axis ${axis}; config.json gives ${dims[axis]} (${layout.kvHeads} key/value heads of ${layout.headDim})`,
+            `${name} has ${d} at axis ${axis}; config.json gives ${dims[axis]} (${layout.kvHeads} key/value ` +
+              `heads of ${layout.headDim})`,
           );
       });
       this.empty[name] =

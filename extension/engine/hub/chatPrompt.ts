@@ -1,17 +1,20 @@
 /**
  * What an instruct model reads: the command's system prompt and the writer's text as one user turn,
  * through the model's own chat template (tokenizer_config.json's chat_template, or a GGUF file's
- * tokenizer.chat_template, rendered by the same Jinja), ending where the assistant's reply starts. A model without a template
- * (a plain language model) reads the text as it is, after its start token where its family needs one.
+ * tokenizer.chat_template, rendered by the same Jinja), ending where the assistant's reply starts. A
+ * model without a template (a plain language model) reads the text as it is, after its start token
+ * where its family needs one.
  */
 import type { LmTokenizer } from './causalLm';
 
 /** The commands a Hub language model serves, each with what its system prompt asks. */
 export const SYSTEM_PROMPTS = {
   story:
-    'You are a fiction writer. Continue the story the user gives, in the same voice, tense and point of view. Reply with the continuation only: no title, no preamble, no comments.',
+    'You are a fiction writer. Continue the story the user gives, in the same voice, tense and point of view. ' +
+    'Reply with the continuation only: no title, no preamble, no comments.',
   premise:
-    'You write premises for short stories. Reply with one or two sentences that set up a story: who, where, and what goes wrong. No preamble.',
+    'You write premises for short stories. ' +
+    'Reply with one or two sentences that set up a story: who, where, and what goes wrong. No preamble.',
   essay:
     'You write short essays. Write one essay of a few paragraphs that uses every word the user lists. Reply with the essay only: no title, no preamble, no comments.',
   summary:

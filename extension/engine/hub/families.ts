@@ -43,7 +43,9 @@ export interface CausalLayout {
   headDim: number;
 }
 
-/** The family and cache sizes of a decoder-only model; a family we do not know gets a message that names the ones we do. */
+/**
+ * The family and cache sizes of a decoder-only model; a family we do not know gets a message that names the ones we do.
+ */
 export function causalLayout(n: NormalizedConfig, modelType: string | undefined): CausalLayout {
   const type = modelType ?? n.model_type ?? 'unknown';
   const family = CAUSAL_FAMILIES[type];
@@ -61,7 +63,8 @@ export function causalLayout(n: NormalizedConfig, modelType: string | undefined)
   if (!layers || !kvHeads || !headDim || !Number.isInteger(headDim)) {
     throw new EngineError(
       'bad-model',
-      `config.json of this ${type} model does not give its layers, key/value heads and head size (got ${layers}, ${kvHeads}, ${headDim})`,
+      `config.json of this ${type} model does not give its layers, key/value heads and head size (got ` +
+        `${layers}, ${kvHeads}, ${headDim})`,
     );
   }
   return { family, modelType: type, layers, kvHeads, headDim };

@@ -111,7 +111,10 @@ interface Candidate {
   bytes: number;
 }
 
-/** What may follow a graph's name in the names of its external weights: transformers.js's chunks, or onnxruntime-genai's `.data`. */
+/**
+ * What may follow a graph's name in the names of its external weights: transformers.js's chunks, or
+ * onnxruntime-genai's `.data`.
+ */
 const EXTERNAL_DATA = /^(?:_data(?:_\d+)?|\.data)$/;
 
 /** The graph `base` in data type `dtype`, if the listing has it, with its external weights. */
@@ -168,7 +171,8 @@ export function sideFiles(files: readonly ListedFile[], label: string): ListedFi
     if (f.size > s.maxBytes) {
       throw new EngineError(
         'bad-model',
-        `${label} was refused: its ${s.path} is ${megabytes(f.size)} MB, more than such a file ever needs (${megabytes(s.maxBytes)} MB).`,
+        `${label} was refused: its ${s.path} is ${megabytes(f.size)} MB, more than such a file ever needs ` +
+          `(${megabytes(s.maxBytes)} MB).`,
       );
     }
     side.push(f);

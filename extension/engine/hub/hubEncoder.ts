@@ -94,14 +94,16 @@ export class HubEncoder implements System<never>, TextEncoder {
     ) {
       throw new EngineError(
         'bad-model',
-        `${this.id} gives no last_hidden_state [1, tokens, size] (its graph's outputs: ${Object.keys(out).join(', ')}); BERTScore needs an encoder's token embeddings.`,
+        `${this.id} gives no last_hidden_state [1, tokens, size] (its graph's outputs: ` +
+          `${Object.keys(out).join(', ')}); BERTScore needs an encoder's token embeddings.`,
       );
     }
     const data = hidden.data;
     if (!isFloatArray(data)) {
       throw new EngineError(
         'bad-model',
-        `${this.id} gives its embeddings in ${'type' in hidden ? String(hidden.type) : 'another type'}, not float32; choose a float32 or 8-bit export of it.`,
+        `${this.id} gives its embeddings in ${'type' in hidden ? String(hidden.type) : 'another type'}, not ` +
+          `float32; choose a float32 or 8-bit export of it.`,
       );
     }
     return { ids, vectors: data, dim: Number(hidden.dims[2]) };

@@ -101,7 +101,9 @@ export function watchedFetch(watch: FetchWatch): typeof fetch {
       if (!redirectAllowed(here, next)) {
         throw new EngineError(
           'model-unavailable',
-          `${here.host} redirected the download of ${url} to ${next.protocol}//${next.host}, another site; Draftsmith follows redirects only within ${here.host}${isHubHost(here.hostname) ? " and the Hub's CDN" : ''}.`,
+          `${here.host} redirected the download of ${url} to ${next.protocol}//${next.host}, another site; ` +
+            `Draftsmith follows redirects only within ` +
+            `${here.host}${isHubHost(here.hostname) ? " and the Hub's CDN" : ''}.`,
         );
       }
       if (hop >= MAX_REDIRECTS) {

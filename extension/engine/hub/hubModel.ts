@@ -124,14 +124,23 @@ export function explainLoad(e: unknown, label: string, dir: string): EngineError
   if (e instanceof EngineError) return e;
   const msg = errorMessage(e);
   const first = msg.split('\n')[0];
-  if (
-    /bad_alloc|bad allocation|failed to allocate|out of memory|cannot allocate memory|allocation failed|ERROR_OUTOFMEMORY/i.test(
-      msg,
-    )
-  ) {
+  const outOfMemory = new RegExp(
+    [
+      'bad_alloc',
+      'bad allocation',
+      'failed to allocate',
+      'out of memory',
+      'cannot allocate memory',
+      'allocation failed',
+      'ERROR_OUTOFMEMORY',
+    ].join('|'),
+    'i',
+  );
+  if (outOfMemory.test(msg)) {
     return new EngineError(
       'bad-model',
-      `${label} could not run here: not enough memory (${first}). Its files are kept in ${dir}; a smaller model, or fewer programs open, may do.`,
+      `${label} could not run here: not enough memory (${first}). Its files are kept in ${dir}; a smaller ` +
+        `model, or fewer programs open, may do.`,
     );
   }
   const op =
@@ -148,7 +157,8 @@ export function explainLoad(e: unknown, label: string, dir: string): EngineError
     }
     return new EngineError(
       'bad-model',
-      `${label} could not run here: the operator ${op} is not supported by this onnxruntime (onnxruntime-node${version}). Its files are kept in ${dir}.`,
+      `${label} could not run here: the operator ${op} is not supported by this onnxruntime ` +
+        `(onnxruntime-node${version}). Its files are kept in ${dir}.`,
     );
   }
   return new EngineError('bad-model', `${label} does not load: ${first}`);
@@ -179,7 +189,9 @@ const KIND_WORDS: Readonly<Record<HubModelKind, { is: string; needs: string }>> 
   'causal-lm': { is: 'a decoder-only language model', needs: 'a causal language model such as a GPT-2' },
   encoder: {
     is: 'an encoder',
-    needs: `an encoder such as a BERT or MiniLM (e.g. Xenova/all-MiniLM-L6-v2; families: ${Object.keys(ENCODER_FAMILIES).join(', ')})`,
+    needs:
+      `an encoder such as a BERT or MiniLM (e.g. Xenova/all-MiniLM-L6-v2; families: ` +
+      `${Object.keys(ENCODER_FAMILIES).join(', ')})`,
   },
 };
 
@@ -256,7 +268,8 @@ const overLimitError = (label: string, bytes: number, limitBytes: number) =>
 const offlineError = (label: string, hub: HubConfig) =>
   new EngineError(
     'model-unavailable',
-    `${label} is not in the download cache (${hub.cacheDir}), and downloads are off (draftsmith.hub.offline, or --offline).`,
+    `${label} is not in the download cache (${hub.cacheDir}), and downloads are off (draftsmith.hub.offline, ` +
+      `or --offline).`,
   );
 
 /**
@@ -327,7 +340,9 @@ async function prepareHubModel(
     }
     log(
       'info',
-      `downloading ${label} (${describeDtype(chosen)}: ${chosen.graphs.map((g) => g.file).join(', ')}): ${chosen.totalBytes} bytes in ${chosen.files.length} files, ${bytes} of them now, from ${hub.endpoint} into ${dir}`,
+      `downloading ${label} (${describeDtype(chosen)}: ${chosen.graphs.map((g) => g.file).join(', ')}): ` +
+        `${chosen.totalBytes} bytes in ${chosen.files.length} files, ${bytes} of them now, from ${hub.endpoint} ` +
+        `into ${dir}`,
     );
     sweep();
     let lastPercent = -1;
@@ -410,7 +425,8 @@ export async function openHubModel(
       if (!existsSync(path.join(dir, 'config.json'))) {
         throw new EngineError(
           'bad-model',
-          `The folder ${choice.dir} is not a model in transformers.js's layout (config.json, tokenizer.json, onnx/): it has no config.json.`,
+          `The folder ${choice.dir} is not a model in transformers.js's layout (config.json, tokenizer.json, ` +
+            `onnx/): it has no config.json.`,
         );
       }
       const kind = checkKind(readConfig(dir, label), kinds, label, what);
@@ -472,7 +488,8 @@ export async function openHubModel(
       if (device === 'cpu' && cuda) cuda.fellBack(runtime.device, runtime.log);
       runtime.log(
         'info',
-        `loaded ${label} (${config.model_type ?? 'unknown architecture'}, ${describeDtype(files)}: ${files.graphs.map((g) => g.file).join(', ')}) with transformers.js from ${dir} on ${device}`,
+        `loaded ${label} (${config.model_type ?? 'unknown architecture'}, ${describeDtype(files)}: ` +
+          `${files.graphs.map((g) => g.file).join(', ')}) with transformers.js from ${dir} on ${device}`,
       );
       return {
         tjs,

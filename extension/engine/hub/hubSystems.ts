@@ -41,7 +41,10 @@ async function building<T>(opened: OpenedHubModel, build: () => T): Promise<T> {
   }
 }
 
-/** What every Hub system's load takes: the model chosen, the Hub's and the runtime's settings, and who watches the download. */
+/**
+ * What every Hub system's load takes: the model chosen, the Hub's and the runtime's settings, and who
+ * watches the download.
+ */
 export type HubLoad = [choice: ExternalChoice, hub: HubConfig, runtime: RuntimeOptions, watch: LoadWatch];
 
 export type { CausalLm } from './causalLm';
@@ -69,7 +72,10 @@ export function openCausalLm(
   return openHubCausalLm(choice, what, hub, runtime, watch, options);
 }
 
-/** A Hub model or folder through transformers.js, with its graph and family layout (what the Hub tests and benches read). */
+/**
+ * A Hub model or folder through transformers.js, with its graph and family layout (what the Hub tests
+ * and benches read).
+ */
 export async function openHubCausalLm(
   choice: Extract<ExternalChoice, { kind: 'hub' | 'folder' }>,
   what: string,

@@ -1,4 +1,7 @@
-/** log-softmax of `logits` into out[at..] (a graph that already returns log-probs comes out unchanged): the Hub graphs return raw logits, our decoding loops read log-probs. */
+/**
+ * log-softmax of `logits` into out[at..] (a graph that already returns log-probs comes out unchanged):
+ * the Hub graphs return raw logits, our decoding loops read log-probs.
+ */
 export function logSoftmaxInto(logits: Float32Array, out: Float32Array, at = 0): Float32Array {
   let max = -Infinity;
   for (const v of logits) if (v > max) max = v;

@@ -98,7 +98,8 @@ export async function downloadFiles(
   if (free < total - done) {
     throw new EngineError(
       'model-unavailable',
-      `${target.label} needs ${megabytes(total - done)} MB in ${target.dir}, and only ${megabytes(free)} MB are free there.`,
+      `${target.label} needs ${megabytes(total - done)} MB in ${target.dir}, and only ${megabytes(free)} MB ` +
+        `are free there.`,
     );
   }
   let before = done;
@@ -116,7 +117,8 @@ export async function downloadFiles(
 
 function fileUrl(target: DownloadTarget, file: string): string {
   const base = target.endpoint.endsWith('/') ? target.endpoint : `${target.endpoint}/`;
-  return `${base}${target.id}/resolve/${encodeURIComponent(target.revision)}/${file.split('/').map(encodeURIComponent).join('/')}`;
+  const encodedFile = file.split('/').map(encodeURIComponent).join('/');
+  return `${base}${target.id}/resolve/${encodeURIComponent(target.revision)}/${encodedFile}`;
 }
 
 async function downloadOne(
@@ -144,7 +146,8 @@ async function downloadOne(
   if (declared !== null && Number(declared) !== f.size) {
     await response.body.cancel().catch(() => undefined);
     throw new IntegrityError(
-      `${label} was refused: the server sends ${f.path} as ${declared} bytes, and the listing says ${f.size}. Nothing of it was kept.`,
+      `${label} was refused: the server sends ${f.path} as ${declared} bytes, and the listing says ${f.size}. ` +
+        `Nothing of it was kept.`,
     );
   }
   mkdirSync(path.dirname(dest), { recursive: true });
@@ -166,7 +169,8 @@ async function downloadOne(
       if (n > f.size) {
         await reader.cancel().catch(() => undefined);
         throw new IntegrityError(
-          `${label} was refused: the server sent more of ${f.path} than the ${f.size} bytes the listing gives. Nothing of it was kept.`,
+          `${label} was refused: the server sent more of ${f.path} than the ${f.size} bytes the listing gives. ` +
+            `Nothing of it was kept.`,
         );
       }
       hash.update(value);
@@ -194,7 +198,8 @@ async function downloadOne(
         JSON.parse(readFileSync(tmp, 'utf8'));
       } catch (e) {
         throw new IntegrityError(
-          `${label} was refused: its ${f.path} is not JSON (${errorMessage(e).split('\n')[0]}). Nothing of it was kept.`,
+          `${label} was refused: its ${f.path} is not JSON (${errorMessage(e).split('\n')[0]}). Nothing of it ` +
+            `was kept.`,
         );
       }
     }

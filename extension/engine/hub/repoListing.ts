@@ -142,7 +142,8 @@ export function hubRefusal(
   if (code === 'GatedRepo') {
     return new EngineError(
       'model-unavailable',
-      `${label} is gated at ${endpoint}: its files need its licence accepted on the Hub and an access token (HF_TOKEN).`,
+      `${label} is gated at ${endpoint}: its files need its licence accepted on the Hub and an access token ` +
+        `(HF_TOKEN).`,
     );
   }
   if (code === 'RepoNotFound' || (status === 401 && code === null)) {
@@ -160,7 +161,8 @@ export function hubRefusal(
   if (status === 404) {
     return new EngineError(
       'model-unavailable',
-      `${label} was not found at ${endpoint}, or the server has no model API (${what}), which Draftsmith reads to choose the files to download.`,
+      `${label} was not found at ${endpoint}, or the server has no model API (${what}), which Draftsmith reads ` +
+        `to choose the files to download.`,
     );
   }
   const text = response.headers.get('x-error-message') ?? response.statusText ?? '';

@@ -64,7 +64,8 @@ export class Seq2seqStepModel implements StepModel<Seq2seqState> {
       if (!names.includes(n))
         throw new EngineError(
           'bad-model',
-          `the decoder graph has no ${n} input: Draftsmith runs the merged decoder with a cache (decoder_model_merged.onnx)`,
+          `the decoder graph has no ${n} input: Draftsmith runs the merged decoder with a cache ` +
+            `(decoder_model_merged.onnx)`,
         );
     }
     this.pastNames = names.filter((n) => n.startsWith('past_key_values.'));
@@ -95,7 +96,8 @@ export class Seq2seqStepModel implements StepModel<Seq2seqState> {
     const past: Record<string, Tensor> = {};
     for (const name of this.pastNames) {
       const shape = this.inputs.find((m) => m.name === name)?.shape ?? ['batch', 'heads', 'length', 'dim'];
-      // Zero-length pasts: the batch axis is the beams, every other symbolic axis 0 (as transformers.js feeds the first step).
+      // Zero-length pasts: the batch axis is the beams, every other symbolic axis 0 (as transformers.js
+      // feeds the first step).
       const dims = shape.map((d, axis) => (typeof d === 'number' ? d : axis === 0 ? rows : 0));
       if (dims.some((d, axis) => axis > 0 && axis !== 2 && d === 0)) {
         throw new EngineError(

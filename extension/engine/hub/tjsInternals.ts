@@ -38,11 +38,14 @@ export function normalizedConfigOf(config: Record<string, unknown>): NormalizedC
 function upgraded(what: string): EngineError {
   return new EngineError(
     'internal',
-    `transformers.js no longer exposes ${what}; this version of @huggingface/transformers is not one Draftsmith was built for`,
+    `transformers.js no longer exposes ${what}; this version of @huggingface/transformers is not one ` +
+      `Draftsmith was built for`,
   );
 }
 
-/** The sessions transformers.js opened for a model, by its session names ('model'; 'decoder_model_merged' for seq2seq). */
+/**
+ * The sessions transformers.js opened for a model, by its session names ('model'; 'decoder_model_merged' for seq2seq).
+ */
 export function sessionsOf(model: TjsModel): Record<string, Session> {
   const sessions = (model as unknown as { sessions?: unknown }).sessions;
   if (!sessions || typeof sessions !== 'object') throw upgraded('model.sessions');

@@ -339,7 +339,9 @@ export function checkReferenceStreams(
   }
 }
 
-/** A sacreBLEU corpus metric: hypotheses, reference streams (`refs[j][i]`: the j-th reference of segment i), options. */
+/**
+ * A sacreBLEU corpus metric: hypotheses, reference streams (`refs[j][i]`: the j-th reference of segment i), options.
+ */
 export type CorpusMetric<O, S> = (hyps: readonly string[], refs: readonly (readonly string[])[], opts?: O) => S;
 
 /** Corpus BLEU: statistics summed over segments, then one score (not a mean of sentence scores).

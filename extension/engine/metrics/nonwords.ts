@@ -26,9 +26,10 @@ import type { NonwordSummary } from '../../protocol';
 export type { NonwordSummary };
 
 const ABBREVIATIONS = new Set(
-  'mr mrs ms dr st jr sr vs etc e.g i.e prof gen col lt sgt no fig approx inc ltd co corp dept jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k a.m p.m'.split(
-    ' ',
-  ),
+  (
+    'mr mrs ms dr st jr sr vs etc e.g i.e prof gen col lt sgt no fig approx inc ltd co corp dept jan feb mar apr ' +
+    'jun jul aug sep sept oct nov dec u.s u.k a.m p.m'
+  ).split(' '),
 );
 const END = /([.!?]+["'”’)\]]*)\s+(?=["'“‘([]?[A-Z0-9])/g;
 const CLOSERS = /["'”’)\]]+$/;

@@ -26,7 +26,9 @@ const MIX_MULT_R = 0x4973f715;
 
 /** SeedSequence(seed).generate_state(nWords) as uint32 words. */
 export function seedSequenceState(seed: number, nWords: number): number[] {
-  if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`the seed must be a whole number ≥ 0, not ${seed}`);
+  if (!Number.isSafeInteger(seed) || seed < 0) {
+    throw new RangeError(`the seed must be a whole number ≥ 0, not ${seed}`);
+  }
   // _int_to_uint32_array: lowest 32 bits first.
   const entropy: number[] = [];
   let n = seed;

@@ -1,4 +1,7 @@
-/** IEEE 754 half-precision data (numpy float16, little-endian) as float32: the reply memory and embeddings ship this way. */
+/**
+ * IEEE 754 half-precision data (numpy float16, little-endian) as float32: the reply memory and
+ * embeddings ship this way.
+ */
 import { promises as fs } from 'node:fs';
 import { EngineError } from '../errors';
 
@@ -40,7 +43,8 @@ export async function readFloat16File(file: string, count: number, what: string)
   if (raw.length !== count * 2) {
     throw new EngineError(
       'bad-model',
-      `${file} (${what}) has ${raw.length} bytes; model.json's architecture needs ${count} float16 values (${count * 2} bytes).`,
+      `${file} (${what}) has ${raw.length} bytes; model.json's architecture needs ${count} float16 values ` +
+        `(${count * 2} bytes).`,
     );
   }
   const t = halfTable();

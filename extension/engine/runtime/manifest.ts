@@ -163,7 +163,9 @@ export const StoryArchitecture = ConvSeq2seqShape.extend({
   state: z.array(StateTensor).min(1),
   /** The frozen pretrained seq2seq's shape (fusion only): a Conv seq2seq, or the backbone reading the prompt. */
   pretrained: z.union([ConvSeq2seqShape, Gpt2Shape]).optional(),
-  /** The language model that writes a premise, up to its end-of-prompt token: GCNN + self-attention, or the backbone. */
+  /**
+   * The language model that writes a premise, up to its end-of-prompt token: GCNN + self-attention, or the backbone.
+   */
   premise: z.union([ConvDecoderShape.extend(PremiseFields), Gpt2Shape.extend(PremiseFields)]),
   /** The continuation's length when none is asked for, in words. */
   defaultWords: z.number().int().positive(),
@@ -297,7 +299,8 @@ export async function loadModelFolder(dir: string, expectedSystem: string): Prom
     if (actual !== expected) {
       throw new EngineError(
         'bad-model',
-        `Model file ${p} (${role}) is corrupt: its sha256 is ${actual.slice(0, 12)}…, model.json expects ${expected.slice(0, 12)}….`,
+        `Model file ${p} (${role}) is corrupt: its sha256 is ${actual.slice(0, 12)}…, model.json expects ` +
+          `${expected.slice(0, 12)}….`,
       );
     }
   }

@@ -222,7 +222,9 @@ export function acceleratorOf(device: DeviceSetting): Accelerator | undefined {
   return device === 'cpu' ? undefined : device === 'auto' ? 'cuda' : device;
 }
 
-/** Why an accelerator other than CUDA cannot be tried here: its platform, or this build of onnxruntime-node lacks it. */
+/**
+ * Why an accelerator other than CUDA cannot be tried here: its platform, or this build of onnxruntime-node lacks it.
+ */
 export function missingAccelerator(accelerator: Exclude<Accelerator, 'cuda'>): string | undefined {
   const platform = { dml: 'win32', coreml: 'darwin' }[accelerator as 'dml' | 'coreml'];
   if (platform && process.platform !== platform)
@@ -231,7 +233,8 @@ export function missingAccelerator(accelerator: Exclude<Accelerator, 'cuda'>): s
   const names = list ? list().map((b) => b.name) : [];
   return names.includes(accelerator)
     ? undefined
-    : `this onnxruntime-node build for ${process.platform}-${process.arch} has no ${ACCELERATOR_NAMES[accelerator]} (it has ${names.join(', ') || 'cpu'})`;
+    : `this onnxruntime-node build for ${process.platform}-${process.arch} has no ` +
+        `${ACCELERATOR_NAMES[accelerator]} (it has ${names.join(', ') || 'cpu'})`;
 }
 
 /**
@@ -294,7 +297,8 @@ export class CudaUse {
     // Asked for by name: a warning; 'auto' found none: information.
     log(
       device !== 'auto' ? 'warn' : 'info',
-      `${this.decision.name} execution provider unavailable (${this.decision.unavailable}); running ${this.what} on the CPU.`,
+      `${this.decision.name} execution provider unavailable (${this.decision.unavailable}); running ` +
+        `${this.what} on the CPU.`,
     );
   }
 }
@@ -428,7 +432,8 @@ export function checkIO(
       if (meta.type !== spec.type) {
         throw new EngineError(
           'bad-model',
-          `${file}: ${kind} "${name}" is ${meta.type} ${showDims(meta.shape)}; the engine needs ${expected} (from model.json's architecture).`,
+          `${file}: ${kind} "${name}" is ${meta.type} ${showDims(meta.shape)}; the engine needs ${expected} ` +
+            `(from model.json's architecture).`,
         );
       }
       // An undeclared shape (empty) is left to onnxruntime; a declared one must fit.
@@ -439,7 +444,8 @@ export function checkIO(
       if (!fits) {
         throw new EngineError(
           'bad-model',
-          `${file}: ${kind} "${name}" has shape ${showDims(meta.shape)}; the engine needs ${expected} (from model.json's architecture).`,
+          `${file}: ${kind} "${name}" has shape ${showDims(meta.shape)}; the engine needs ${expected} (from ` +
+            `model.json's architecture).`,
         );
       }
     }
@@ -450,7 +456,8 @@ export function checkIO(
   if (extra.length > 0) {
     throw new EngineError(
       'bad-model',
-      `${file} needs input${extra.length > 1 ? 's' : ''} ${extra.map((n) => `"${n}"`).join(', ')}, which the engine does not feed (it feeds: ${Object.keys(inputs).join(', ')}).`,
+      `${file} needs input${extra.length > 1 ? 's' : ''} ${extra.map((n) => `"${n}"`).join(', ')}, which the ` +
+        `engine does not feed (it feeds: ${Object.keys(inputs).join(', ')}).`,
     );
   }
 }

@@ -40,7 +40,8 @@ export function urlModels(base: string, opts: UrlSourceOptions, watch: LoadWatch
       if (opts.offline) {
         throw new EngineError(
           'model-unavailable',
-          `The ${name} model from ${root} has not been downloaded, and downloads are off (draftsmith.hub.offline, or --offline).`,
+          `The ${name} model from ${root} has not been downloaded, and downloads are off ` +
+            `(draftsmith.hub.offline, or --offline).`,
         );
       }
       const temporary = holdTemporary(dest);
@@ -59,7 +60,8 @@ export function urlModels(base: string, opts: UrlSourceOptions, watch: LoadWatch
         if (e instanceof EngineError) throw e;
         throw new EngineError(
           'model-unavailable',
-          `The ${name} model could not be downloaded from ${root}: ${errorMessage(e)}${e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : ''}`,
+          `The ${name} model could not be downloaded from ${root}: ` +
+            `${errorMessage(e)}${e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : ''}`,
         );
       } finally {
         temporary.release();
@@ -137,12 +139,14 @@ async function download(
     if (actual !== manifest.sha256[f]) {
       throw new EngineError(
         'bad-model',
-        `${url} does not match its model.json: sha256 ${actual.slice(0, 12)}…, expected ${manifest.sha256[f].slice(0, 12)}…. Nothing of the ${name} model was kept.`,
+        `${url} does not match its model.json: sha256 ${actual.slice(0, 12)}…, expected ` +
+          `${manifest.sha256[f].slice(0, 12)}…. Nothing of the ${name} model was kept.`,
       );
     }
   }
   await fs.writeFile(path.join(into, 'model.json'), manifestText);
   opts.log(
-    `downloaded the ${name} model from ${folderUrl}: ${files.length} files, ${(done / MB).toFixed(1)} MB, every sha256 checked`,
+    `downloaded the ${name} model from ${folderUrl}: ${files.length} files, ${(done / MB).toFixed(1)} MB, ` +
+      `every sha256 checked`,
   );
 }

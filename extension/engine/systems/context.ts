@@ -53,7 +53,10 @@ export interface RunContext {
   ): Promise<T>;
 }
 
-/** A run with no one watching (the evaluations, the CLI's model runs outside the Engine): no progress, no partial text, never cancelled. */
+/**
+ * A run with no one watching (the evaluations, the CLI's model runs outside the Engine): no progress,
+ * no partial text, never cancelled.
+ */
 export const silentRun: RunContext = { progress: () => {}, partial: () => {}, checkCancelled: () => {} };
 
 /**

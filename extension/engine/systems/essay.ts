@@ -47,7 +47,8 @@ export function checkedTopics(req: EssayRequest, tooMany = ''): string[] {
   if (topics.length === 0)
     throw new EngineError(
       'bad-input',
-      `${ask(req.origin)} a few topic words (for example "bee, swallow, geese, flower, frog"): ${whereText(req.origin)} has no words.`,
+      `${ask(req.origin)} a few topic words (for example "bee, swallow, geese, flower, frog"): ` +
+        `${whereText(req.origin)} has no words.`,
     );
   if (topics.length > MAX_TOPICS)
     throw new EngineError(
@@ -58,7 +59,8 @@ export function checkedTopics(req: EssayRequest, tooMany = ''): string[] {
   if (tooLong)
     throw new EngineError(
       'bad-input',
-      `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): "${tooLong.slice(0, 24)}…". ${ask(req.origin)} a few words or short phrases.`,
+      `A topic word is too long (${tooLong.length} characters; at most ${MAX_TOPIC_CHARS}): ` +
+        `"${tooLong.slice(0, 24)}…". ${ask(req.origin)} a few words or short phrases.`,
     );
   return topics;
 }
@@ -160,7 +162,10 @@ export class EssaySystem extends EncoderDecoderSystem<Pcsan> implements System<'
     return { ids, wordIds };
   }
 
-  /** The token spellings of a topic word as the essay may write it: as selected, lower case, and capitalised (a sentence start). */
+  /**
+   * The token spellings of a topic word as the essay may write it: as selected, lower case, and
+   * capitalised (a sentence start).
+   */
   private spellings(topic: string): number[][] {
     const forms = new Set([topic, topic.toLowerCase(), topic.charAt(0).toUpperCase() + topic.slice(1)]);
     return [...forms].map((f) => this.tokenizer.encode(f)).filter((ids) => ids.length > 0);
@@ -176,7 +181,8 @@ export class EssaySystem extends EncoderDecoderSystem<Pcsan> implements System<'
     if (topics.length === 0) {
       throw new EngineError(
         'bad-input',
-        `The essay model reads English words only, and knows none of the letters in "${skippedTopics.join(', ')}". ${ask(req.origin)} English topic words.`,
+        `The essay model reads English words only, and knows none of the letters in ` +
+          `"${skippedTopics.join(', ')}". ${ask(req.origin)} English topic words.`,
       );
     }
     const m = this.folder.manifest;

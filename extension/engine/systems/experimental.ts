@@ -11,10 +11,15 @@ const ROUNDTRIP_NUMBERS = 'ROUGE-1 0.27 against the input on general paragraphs;
 export const EXPERIMENTAL = {
   abstractiveSummary: {
     short: `experimental: often wrong on the facts (${SUMMARY_NUMBERS})`,
-    note: `Experimental: the built-in model writes this summary in its own words and often gets the facts wrong (${SUMMARY_NUMBERS}). The extractive mode, the default, quotes the source; a Hub summarizer (Choose Model) writes better.`,
+    note:
+      `Experimental: the built-in model writes this summary in its own words and often gets the facts wrong ` +
+      `(${SUMMARY_NUMBERS}). The extractive mode, the default, quotes the source; a Hub summarizer (Choose ` +
+      `Model) writes better.`,
   },
   roundTrip: {
     short: `experimental outside simple stories (${ROUNDTRIP_NUMBERS})`,
-    note: `Experimental outside simple stories: on news and other general paragraphs the reconstruction keeps little of the content (${ROUNDTRIP_NUMBERS}).`,
+    note:
+      `Experimental outside simple stories: on news and other general paragraphs the reconstruction keeps little ` +
+      `of the content (${ROUNDTRIP_NUMBERS}).`,
   },
 } as const;

@@ -48,7 +48,10 @@ export interface ExtractiveOptions {
    * for 3; the title left out) instead of `ratio` of the document, and sentences are taken until it
    * is reached: the summary is never shorter than those sentences. */
   leadSentences?: number;
-  /** λ: weight of the position prior 1 / (i + 1) beside the attention score scaled to at most 1 (0: attention only). */
+  /**
+   * λ: weight of the position prior 1 / (i + 1) beside the attention score scaled to at most 1
+   * (0: attention only).
+   */
   positionWeight: number;
   /** Word budget as a share of the document's words (the chosen sentences stay within it, but
    * the best sentence is always taken). */

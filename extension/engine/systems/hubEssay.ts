@@ -42,7 +42,8 @@ export class HubEssaySystem extends HubSystemBase<CausalLm> implements System<'e
       lm,
       'essay',
       'A language model',
-      'given an instruction naming the topic words; it has no per-layer attention weights to show (PC-SAN, the built-in model, has them).',
+      'given an instruction naming the topic words; it has no per-layer attention weights to show (PC-SAN, the ' +
+        'built-in model, has them).',
     );
   }
 

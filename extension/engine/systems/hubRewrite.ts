@@ -33,7 +33,8 @@ export const REWRITE_INPUT: InputTask = {
 
 /** Said when a rewrite is asked of a model that is no instruct model (the built-in ones included). */
 export const NEEDS_INSTRUCT_MODEL =
-  'Rewrite Selection runs on an instruct model (one with a chat template), such as HuggingFaceTB/SmolLM2-360M-Instruct or ' +
+  'Rewrite Selection runs on an instruct model (one with a chat template), such as ' +
+  'HuggingFaceTB/SmolLM2-360M-Instruct or ' +
   'onnx-community/Qwen2.5-0.5B-Instruct: choose one for rewriting with Draftsmith: Choose Model… ' +
   '(draftsmith.rewrite.model), or give --model on the command line.';
 
@@ -57,7 +58,10 @@ export function rewriteInstruction(req: Pick<RewriteRequest, 'preset' | 'instruc
   return own;
 }
 
-/** The built-in choice: Draftsmith's own models follow no instructions, so every request is refused, saying what to choose. */
+/**
+ * The built-in choice: Draftsmith's own models follow no instructions, so every request is refused,
+ * saying what to choose.
+ */
 export class NoInstructModel implements System<'rewrite'> {
   run(): Promise<RewriteResult> {
     return Promise.reject(new EngineError('bad-request', NEEDS_INSTRUCT_MODEL));
@@ -85,7 +89,8 @@ export class HubRewriteSystem extends HubSystemBase<CausalLm> implements System<
       await lm.opened.model.dispose();
       throw new EngineError(
         'bad-model',
-        `${lm.opened.id} has no chat template (tokenizer_config.json's chat_template), so it is no instruct model. ${NEEDS_INSTRUCT_MODEL}`,
+        `${lm.opened.id} has no chat template (tokenizer_config.json's chat_template), so it is no instruct ` +
+          `model. ${NEEDS_INSTRUCT_MODEL}`,
       );
     }
     return new HubRewriteSystem(lm);
@@ -109,7 +114,8 @@ export class HubRewriteSystem extends HubSystemBase<CausalLm> implements System<
     if (room < Math.min(textTokens, 64))
       throw new EngineError(
         'bad-input',
-        `${whereText(req.origin, REWRITE_INPUT.editorWhere)} is too long to rewrite with ${this.lm.opened.id}: ${textTokens} tokens, ` +
+        `${whereText(req.origin, REWRITE_INPUT.editorWhere)} is too long to rewrite with ${this.lm.opened.id}: ` +
+          `${textTokens} tokens, ` +
           `and the model reads ${this.lm.contextTokens} in all. ${ask(req.origin)} a paragraph or two.`,
       );
     const limit = lengthLimit(req.maxTokens ?? 2 * textTokens + 32, Math.max(1, room));

@@ -131,7 +131,8 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
     const prompt = req.prompt;
     if (!hasReadableText(prompt)) throw new EngineError('bad-input', EMPTY_PROMPT_MESSAGE);
     ctx.progress('Reading the prompt…', 0);
-    // An instruct model is asked to continue the story (its chat template around the text); a plain LM continues the text itself.
+    // An instruct model is asked to continue the story (its chat template around the text); a plain LM
+    // continues the text itself.
     const tokenizer = this.lm.opened.tokenizer;
     const overhead = this.lm.chat ? chatPromptIds(tokenizer, 'story', '').length : 0;
     const { usedFrom, ids: textIds, total } = this.readPrompt(prompt, overhead);

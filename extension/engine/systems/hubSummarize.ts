@@ -34,7 +34,8 @@ export class HubSummarizeSystem extends HubSystemBase<Seq2seqLm> implements Syst
       lm,
       'summarize',
       'A summarizer',
-      'it writes abstractive summaries only, and has no topics or topic-aware attention to show (the built-in TAAS model has them).',
+      'it writes abstractive summaries only, and has no topics or topic-aware attention to show (the built-in ' +
+        'TAAS model has them).',
     );
   }
 

@@ -88,7 +88,8 @@ export class KeyMapper {
     const near = this.nearest(w, 5);
     throw new EngineError(
       'bad-input',
-      `The reply memory has no key "${word.trim()}"${near.length ? `; the nearest keys it knows are: ${near.join(', ')}` : ''}. ` +
+      `The reply memory has no key ` +
+        `"${word.trim()}"${near.length ? `; the nearest keys it knows are: ${near.join(', ')}` : ''}. ` +
         `It holds ${this.keys.length} nouns and adjectives of the training replies.`,
     );
   }

@@ -22,7 +22,9 @@ export function maxLengthHit(hypothesis: Pick<Hypothesis, 'hitMaxLength'>, limit
  * `setting` is the knob in the caller's own terms (draftsmith.summarize.maxLength, --max-tokens).
  */
 export function maxLengthNote(what: string, hit: MaxLengthHit, setting: string): string {
-  const cut = `the ${what} reached the length limit of ${hit.maxLength} tokens before the model ended it, so it may stop mid-sentence.`;
+  const cut =
+    `the ${what} reached the length limit of ${hit.maxLength} tokens before the model ended it, so it may stop ` +
+    `mid-sentence.`;
   return hit.limitedBy === 'request'
     ? `${cut} Raise ${setting} for a longer ${what}.`
     : `${cut} That is the longest the model writes; a larger ${setting} does not lengthen it.`;

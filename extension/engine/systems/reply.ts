@@ -148,7 +148,8 @@ export class ReplySystem extends FolderSystem implements System<'reply'> {
     if (keys.keys.length !== arch.keys || keys.slots !== arch.slots || keys.dim !== arch.memoryDim) {
       throw new EngineError(
         'bad-model',
-        `${folder.file('keys')} describes ${keys.keys.length} keys x ${keys.slots} slots x ${keys.dim}; model.json says ${arch.keys} x ${arch.slots} x ${arch.memoryDim}.`,
+        `${folder.file('keys')} describes ${keys.keys.length} keys x ${keys.slots} slots x ${keys.dim}; ` +
+          `model.json says ${arch.keys} x ${arch.slots} x ${arch.memoryDim}.`,
       );
     }
     const memory = await readFloat16File(folder.file('memory'), arch.keys * arch.slots * arch.memoryDim, 'the memory');
@@ -409,13 +410,15 @@ export class ReplySystem extends FolderSystem implements System<'reply'> {
     if (mostlyUnknownScript(script)) {
       throw new EngineError(
         'bad-input',
-        `The reply model reads English: ${script.unknownLetters} of the ${script.letters} letters of this post are unknown to it (another script). ${ask(req.origin)} an English message.`,
+        `The reply model reads English: ${script.unknownLetters} of the ${script.letters} letters of this post ` +
+          `are unknown to it (another script). ${ask(req.origin)} an English message.`,
       );
     }
     const notes: string[] = [];
     if (truncated)
       notes.push(
-        `The post is longer than the model reads (${m.maxInputTokens} subwords): the replies answer its last ${text.length - usedFrom} characters. ${ask(req.origin)} only the part to answer to choose another.`,
+        `The post is longer than the model reads (${m.maxInputTokens} subwords): the replies answer its last ` +
+          `${text.length - usedFrom} characters. ${ask(req.origin)} only the part to answer to choose another.`,
       );
 
     const keys = semanticKeys(read);
@@ -452,7 +455,8 @@ export class ReplySystem extends FolderSystem implements System<'reply'> {
         notes.push(
           keys.length === 0
             ? 'The post has no nouns or adjectives to steer a reply: type a key (a noun or an adjective).'
-            : `None of the post's keys (${keys.map((k) => k.lemma).join(', ')}) maps to a key the reply memory holds: type a key.`,
+            : `None of the post's keys (${keys.map((k) => k.lemma).join(', ')}) maps to a key the reply memory ` +
+                `holds: type a key.`,
         );
       }
       const missing = postKeys.filter((k) => !k.inMemory).map((k) => k.lemma);

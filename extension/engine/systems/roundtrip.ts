@@ -77,7 +77,10 @@ export interface Decoded {
   decodeMs: number;
 }
 
-/** ROUGE-1 against the input under which a round-trip is labelled experimental: between the cards' general paragraphs (0.27) and stories (0.37). */
+/**
+ * ROUGE-1 against the input under which a round-trip is labelled experimental: between the cards'
+ * general paragraphs (0.27) and stories (0.37).
+ */
 const KEPT_LITTLE = 0.3;
 
 /** BLEU, ROUGE-1/2/W and coherence L of the reconstruction against the sentences the model read. */
@@ -197,7 +200,8 @@ export class RoundTripSystem extends FolderSystem implements System<'roundtrip'>
     if (why)
       throw new EngineError(
         'bad-input',
-        `${why}: Round-Trip Paragraph reconstructs sentences, and its model was trained on prose paragraphs. ${ask(req.origin)} a paragraph.`,
+        `${why}: Round-Trip Paragraph reconstructs sentences, and its model was trained on prose paragraphs. ` +
+          `${ask(req.origin)} a paragraph.`,
       );
     const m = this.folder.manifest;
     const maxSentences = req.maxSentences ?? this.arch.maxSentences;
@@ -220,8 +224,10 @@ export class RoundTripSystem extends FolderSystem implements System<'roundtrip'>
         if (input.length === 0) {
           throw new EngineError(
             'bad-input',
-            `The first sentence is ${complete ? ids.length : `more than ${ids.length}`} subwords long, more than the ${m.maxInputTokens} the model reads at once (it was trained on sentences of up to ` +
-              `${this.arch.maxSentenceTokens}). Is the text without sentence punctuation? ${ask(req.origin)} a paragraph of shorter sentences.`,
+            `The first sentence is ${complete ? ids.length : `more than ${ids.length}`} subwords long, more ` +
+              `than the ${m.maxInputTokens} the model reads at once (it was trained on sentences of up to ` +
+              (`${this.arch.maxSentenceTokens}). Is the text without sentence punctuation? ${ask(req.origin)} a ` +
+                `paragraph of shorter sentences.`),
           );
         }
         truncatedBy = 'tokens';
@@ -242,7 +248,8 @@ export class RoundTripSystem extends FolderSystem implements System<'roundtrip'>
     if (mostlyUnknownScript(script)) {
       throw new EngineError(
         'bad-input',
-        `The round-trip model reads English text: ${script.unknownLetters} of the ${script.letters} letters of this paragraph are unknown to it ` +
+        `The round-trip model reads English text: ${script.unknownLetters} of the ${script.letters} letters of ` +
+          `this paragraph are unknown to it ` +
           `(another script). ${ask(req.origin)} an English paragraph.`,
       );
     }

@@ -70,7 +70,8 @@ export class ScoringSystem implements System<'score' | 'coherence' | 'systems'> 
       system: 'scoring',
       name: 'metrics',
       description:
-        'BLEU, ROUGE, chrF, Diversity, Substantiality, coherence L, non-word rate; perplexity through the story model, BERTScore through a chosen encoder',
+        'BLEU, ROUGE, chrF, Diversity, Substantiality, coherence L, non-word rate; perplexity through the ' +
+        'story model, BERTScore through a chosen encoder',
       architecture: 'none',
       dir: null,
       device: 'none',

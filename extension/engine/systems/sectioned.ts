@@ -278,10 +278,12 @@ export async function summarizeSections(
     hitMaxLength = results[chosen[0]]!.hitMaxLength ?? null;
   } else if (chosen.length > 1) {
     ctx.progress(
-      `Sections done: ${withProse} / ${withProse}; summarizing the ${chosen.length} nearest the document's topics together…`,
+      `Sections done: ${withProse} / ${withProse}; summarizing the ${chosen.length} nearest the document's ` +
+        `topics together…`,
       0.96,
     );
-    // In extractive mode the joined text is the chosen sentences as written, so the final choice maps back to the document.
+    // In extractive mode the joined text is the chosen sentences as written, so the final choice maps
+    // back to the document.
     const pieces: { at: number; source: Span }[] = [];
     let joined = '';
     for (const i of chosen) {
@@ -313,7 +315,8 @@ export async function summarizeSections(
     } catch (e) {
       if (!(e instanceof SectionTimeout)) throw e;
       notes.push(
-        'The summary of the section summaries ran past the time limit; the summary of the nearest section stands in for it.',
+        'The summary of the section summaries ran past the time limit; the summary of the nearest section ' +
+          'stands in for it.',
       );
       summary = results[chosen[0]]!.summary;
       extracted = sourceSpans(chosen[0]);
@@ -360,7 +363,8 @@ export async function summarizeSections(
     notes.push(`${doc.sections[parts[i].section].title || 'The text'}: ${message}`);
   if (timedOut.size > 0)
     notes.push(
-      `${timedOut.size} part${timedOut.size === 1 ? '' : 's'} ran past the time limit of ${Math.round(timeLimitMs / 1000)} s and ${timedOut.size === 1 ? 'has' : 'have'} no summary.`,
+      `${timedOut.size} part${timedOut.size === 1 ? '' : 's'} ran past the time limit of ` +
+        `${Math.round(timeLimitMs / 1000)} s and ${timedOut.size === 1 ? 'has' : 'have'} no summary.`,
     );
 
   const tokens: AttendedToken[] = [];
@@ -385,7 +389,9 @@ export async function summarizeSections(
   };
 }
 
-/** Parts in `order`, taken while their summaries together fit one window (the first always), at most MAX_OVERALL_PARTS. */
+/**
+ * Parts in `order`, taken while their summaries together fit one window (the first always), at most MAX_OVERALL_PARTS.
+ */
 function pickWithinWindow(order: number[], results: readonly (UnitSummary | undefined)[], model: UnitModel): number[] {
   const out: number[] = [];
   let used = 0;

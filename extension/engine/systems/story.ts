@@ -71,7 +71,8 @@ export interface StepState {
 }
 
 export const EMPTY_PROMPT_MESSAGE =
-  'There is no prompt to continue. Write a premise first (Draftsmith: Write a Premise, or draftsmith story --premise), or type the opening of a story.';
+  'There is no prompt to continue. Write a premise first (Draftsmith: Write a Premise, or draftsmith story ' +
+  '--premise), or type the opening of a story.';
 
 const presentName = (past: string) => past.replace(/past_/, 'present_');
 
@@ -181,7 +182,8 @@ export class StorySystem extends FolderSystem implements System<'story' | 'premi
     if (arch.premise.vocabSize !== arch.vocabSize) {
       throw new EngineError(
         'bad-model',
-        `${manifestPath}: the premise model's vocabulary (${arch.premise.vocabSize}) is not the story model's (${arch.vocabSize}); they share one tokenizer`,
+        `${manifestPath}: the premise model's vocabulary (${arch.premise.vocabSize}) is not the story model's ` +
+          `(${arch.vocabSize}); they share one tokenizer`,
       );
     }
     const enc = await openSession(folder.file('encoder'), opts);
@@ -281,7 +283,9 @@ export class StorySystem extends FolderSystem implements System<'story' | 'premi
     };
   }
 
-  /** Both steps of the hierarchy answer through run: a story request continues a prompt, a premise request writes one. */
+  /**
+   * Both steps of the hierarchy answer through run: a story request continues a prompt, a premise request writes one.
+   */
   run(req: StoryRequest, ctx: RunContext): Promise<StoryResult>;
   run(req: PremiseRequest, ctx: RunContext): Promise<PremiseResult>;
   run(req: StoryRequest | PremiseRequest, ctx: RunContext): Promise<StoryResult | PremiseResult>;
@@ -304,7 +308,8 @@ export class StorySystem extends FolderSystem implements System<'story' | 'premi
     if (used.length === 0 || noKnownLetter(script) || mostlyUnknownScript(script)) {
       throw new EngineError(
         'bad-input',
-        'The story model reads English only, and knows too few of the words at the end of the prompt. Write the prompt in English.',
+        'The story model reads English only, and knows too few of the words at the end of the prompt. Write ' +
+          'the prompt in English.',
       );
     }
 
@@ -587,7 +592,9 @@ export class StorySystem extends FolderSystem implements System<'story' | 'premi
     };
   }
 
-  /** Top-k sampling (section 5.3: k = 10), never a token the manifest bans (<unk>, padding, <s>, the mask), never empty. */
+  /**
+   * Top-k sampling (section 5.3: k = 10), never a token the manifest bans (<unk>, padding, <s>, the mask), never empty.
+   */
   private sample(
     model: StepModel<StepState>,
     start: StepState,

@@ -206,7 +206,10 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     };
   }
 
-  /** Abstractive mode on one window: the encoder, then beam search. topicMeans: per topic, the mean of h_t·P_kᵀ over the tokens read. */
+  /**
+   * Abstractive mode on one window: the encoder, then beam search. topicMeans: per topic, the mean of
+   * h_t·P_kᵀ over the tokens read.
+   */
   private async runAbstractive(
     req: SummarizeRequest,
     ctx: RunContext,
@@ -325,7 +328,8 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     if (!weights)
       throw new EngineError(
         'bad-model',
-        `The summarize model in ${this.folder.dir} has no synopsis scorer (synopsis.json in its model.json's files); use the extractive or abstractive mode.`,
+        `The summarize model in ${this.folder.dir} has no synopsis scorer (synopsis.json in its model.json's ` +
+          `files); use the extractive or abstractive mode.`,
       );
     const { result } = await this.chooseSentences(req, ctx, 'synopsis', (readText, tokens) => {
       const s = synopsis(readText, tokens, weights);
@@ -524,7 +528,8 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     const cross = enc.cross_key_values;
     const memoryMask = enc.memory_mask;
     if (!cross || !memoryMask) throw new EngineError('bad-model', 'encoder outputs are missing');
-    // Per topic, the mean over the tokens of h_t·P_kᵀ (Eq. 10's scores): the text's topic distribution before the softmax.
+    // Per topic, the mean over the tokens of h_t·P_kᵀ (Eq. 10's scores): the text's topic distribution
+    // before the softmax.
     const scores = floatData(enc.topic_scores, 'topic_scores'); // [1, K, n]
     const n = ids.length;
     const topicMeans = new Float64Array(scores.length / n);

@@ -54,7 +54,10 @@ export interface ReadDocument {
   inlineCode: Span[];
   /** How many blocks of each kind were left out of the prose. */
   skipped: { code: number; table: number; html: number; frontMatter: number };
-  /** Things a writer should know about how the document was read ("an unclosed ``` fence at line 12 makes the rest code"). */
+  /**
+   * Things a writer should know about how the document was read ("an unclosed ``` fence at line 12
+   * makes the rest code").
+   */
   notes: string[];
 }
 
@@ -73,7 +76,8 @@ const LEAVES: ReadonlySet<string> = new Set([
 
 let parser: MarkdownIt | undefined;
 function markdownParser(): MarkdownIt {
-  // html: HTML blocks are recognised as such (not read as paragraphs); no linkify, no typographer: the text stays as written.
+  // html: HTML blocks are recognised as such (not read as paragraphs); no linkify, no typographer: the
+  // text stays as written.
   // maxNesting: markdown-it stops reading at its nesting limit (100 by default, ~50 list levels);
   // past it the rest is read as plain paragraphs (readMarkdown) instead of lost.
   // (markdown-it reads maxNesting from its options; its types leave it out.)
@@ -112,7 +116,10 @@ function bufferText(buf: Uint16Array): string {
 /** How far a search for the next word of a paragraph may look past the cursor (a long link target in between). */
 const SEARCH_WINDOW = 4096;
 
-/** The offset just past a link's tail: "(target)" with balanced parentheses, "[ref]", or nothing (a shortcut link). `at` is just past "]". */
+/**
+ * The offset just past a link's tail: "(target)" with balanced parentheses, "[ref]", or nothing (a
+ * shortcut link). `at` is just past "]".
+ */
 function pastLinkTail(text: string, at: number, end: number): number {
   if (text[at] === '(') {
     let depth = 0;
@@ -336,7 +343,8 @@ export function readMarkdown(text: string): ReadDocument {
           const closed = map[1] - map[0] >= 2 && /^(`{3,}|~{3,})$/.test(last) && last.startsWith(t.markup);
           if (!closed)
             notes.push(
-              `The ${t.markup} code fence at line ${map[0] + 1} is never closed, so everything after it was read as code, not prose.`,
+              `The ${t.markup} code fence at line ${map[0] + 1} is never closed, so everything after it was ` +
+                `read as code, not prose.`,
             );
         }
         break;
@@ -374,7 +382,8 @@ export function readMarkdown(text: string): ReadDocument {
   }
   if (lost >= 0)
     notes.push(
-      `Lists or quotes nested too deeply to read as Markdown from line ${lost + 1}: those lines were read as plain text.`,
+      `Lists or quotes nested too deeply to read as Markdown from line ${lost + 1}: those lines were read as ` +
+        `plain text.`,
     );
 
   // Touching paragraphs (list items, a paragraph right under a heading) get a blank line between them.

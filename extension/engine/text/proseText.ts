@@ -61,7 +61,10 @@ export function proseOf(text: string, format: DocumentFormat): ProseText {
 export function proseNote(label: string, p: ProseText): string | undefined {
   if (p.format !== 'markdown') return undefined;
   const list = describeSkippedList(p.skipped);
-  return `${label} was read as Markdown, prose only: ${list ? `skipped ${list}` : 'no code, tables or HTML to skip'}; markup characters and link targets left out.`;
+  return (
+    `${label} was read as Markdown, prose only: ${list ? `skipped ${list}` : 'no code, tables or HTML to skip'}; ` +
+    `markup characters and link targets left out.`
+  );
 }
 
 /** proseNote and the reader's notes of each text, in order: a result's readNotes (undefined when there are none). */

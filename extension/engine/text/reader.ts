@@ -303,6 +303,28 @@ export function looksLikeMarkup(sentence: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // Is this prose?
 
+/** A line that opens like a statement of code: a keyword, then a colon, bracket, brace, semicolon or "=". */
+const CODE_LINE_START = new RegExp(
+  String.raw`^\s*(?:${[
+    'def',
+    'class',
+    'function',
+    'import',
+    'from',
+    'return',
+    'if',
+    'for',
+    'while',
+    'var',
+    'let',
+    'const',
+    '#include',
+    'public',
+    'private',
+    'fn',
+  ].join('|')})\b.*[:({;=]`,
+);
+
 /** Why a text is not a paragraph of prose (a code block, a list, code), or undefined when it may be one. */
 export function notProse(text: string): string | undefined {
   if (/^\s*(```|~~~)/m.test(text)) return 'This looks like a code block (it has a ``` fence), not a paragraph of prose';
@@ -314,14 +336,13 @@ export function notProse(text: string): string | undefined {
     return `This looks like a list (${items} of its ${lines.length} lines are list items), not a paragraph of prose`;
   }
   const codeLike = (l: string) =>
-    /[;{}]\s*$/.test(l) ||
-    /^\s*(?:def|class|function|import|from|return|if|for|while|var|let|const|#include|public|private|fn)\b.*[:({;=]/.test(
-      l,
-    ) ||
-    (/^(?: {4}|\t)/.test(l) && lines.length >= 2);
+    /[;{}]\s*$/.test(l) || CODE_LINE_START.test(l) || (/^(?: {4}|\t)/.test(l) && lines.length >= 2);
   const code = lines.filter(codeLike).length;
   if (code > 0 && code >= lines.length / 2) {
-    return `This looks like code (${code} of its ${lines.length} line${lines.length === 1 ? '' : 's'} read as code), not a paragraph of prose`;
+    return (
+      `This looks like code (${code} of its ${lines.length} line${lines.length === 1 ? '' : 's'} read as code), ` +
+      `not a paragraph of prose`
+    );
   }
   return undefined;
 }

@@ -15,8 +15,29 @@ const POINTING_WORDS = new Set(
     'consequently accordingly indeed later afterwards there'
   ).split(' '),
 );
-const POINTING_PHRASES =
-  /^(?:in addition|as a result|on the other hand|in contrast|by contrast|even so|despite this|despite that|after that|for example|for instance|in turn|the latter|the former|at the same time|because of this|as such|the same)\b/iu;
+const POINTING_PHRASES = new RegExp(
+  String.raw`^(?:${[
+    'in addition',
+    'as a result',
+    'on the other hand',
+    'in contrast',
+    'by contrast',
+    'even so',
+    'despite this',
+    'despite that',
+    'after that',
+    'for example',
+    'for instance',
+    'in turn',
+    'the latter',
+    'the former',
+    'at the same time',
+    'because of this',
+    'as such',
+    'the same',
+  ].join('|')})\b`,
+  'iu',
+);
 
 /**
  * Whether a sentence opens with a word that points back ("He", "This", "Instead", "However", "In
@@ -50,6 +71,34 @@ export function isQuotation(sentence: string): boolean {
   return quoted / all >= (/^\s*["“‘']/u.test(sentence) ? 0.35 : 0.6);
 }
 
+/** The label that opens a photo or video caption ("Pictured: ...", "(Photo: ...", "Click here - ..."). */
+const CAPTION_LABEL = new RegExp(
+  String.raw`^\(?\s*(?:${[
+    'photos?',
+    'pictured',
+    'pictures?',
+    'images?',
+    'video',
+    'watch',
+    'file photo',
+    'credits?',
+    'source',
+    'caption',
+    'above',
+    'below',
+    'left',
+    'right',
+    'top',
+    'bottom',
+    'inset',
+    'main',
+    'click here',
+    'read more',
+    'see more',
+  ].join('|')})\b\s*[:\-–—|]`,
+  'iu',
+);
+
 /**
  * A caption or page furniture rather than a sentence of the text: "(Photo: …)", "Pictured: …",
  * "Scroll down for video", a sentence wholly in brackets, a label in capitals before a colon.
@@ -57,12 +106,7 @@ export function isQuotation(sentence: string): boolean {
 export function isCaption(sentence: string): boolean {
   const t = sentence.trim();
   if (/^\(.*\)[.!?]?$/su.test(t) || /^\[.*\][.!?]?$/su.test(t)) return true;
-  if (
-    /^\(?\s*(?:photos?|pictured|pictures?|images?|video|watch|file photo|credits?|source|caption|above|below|left|right|top|bottom|inset|main|click here|read more|see more)\b\s*[:\-–—|]/iu.test(
-      t,
-    )
-  )
-    return true;
+  if (CAPTION_LABEL.test(t)) return true;
   if (/\b(?:scroll down for video|click here to|pictured (?:above|below|left|right))\b/iu.test(t)) return true;
   return /^[\p{Lu}\p{N}][\p{Lu}\p{N}\s'’.,&-]{2,}:/u.test(t);
 }

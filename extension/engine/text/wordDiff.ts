@@ -28,7 +28,9 @@ function tokens(text: string): Token[] {
   return [...text.matchAll(TOKEN)].map((m) => ({ text: m[0], start: m.index ?? 0, space: /^\s/u.test(m[0]) }));
 }
 
-/** Past this many table cells the middle is one change: a rewrite that far apart is no edit to review piece by piece. */
+/**
+ * Past this many table cells the middle is one change: a rewrite that far apart is no edit to review piece by piece.
+ */
 const MAX_CELLS = 16_000_000;
 
 /**

@@ -17,7 +17,10 @@ export const ReplyRequest = z.object({
   text: z.string(),
   /** A key the user typed: the only key used, and it must be one the memory holds (or map to one). */
   key: z.string().max(200).optional(),
-  /** The mappings tried for each key of the post (default: identity; a key the memory lacks falls back to its neighbour). */
+  /**
+   * The mappings tried for each key of the post (default: identity; a key the memory lacks falls back
+   * to its neighbour).
+   */
   mappers: z.array(ReplyMapper).min(1).max(4).optional(),
   /** At most this many candidates, best first (default 8). */
   maxCandidates: z.number().int().min(1).max(20).optional(),

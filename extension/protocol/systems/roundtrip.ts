@@ -75,7 +75,10 @@ export const RoundTripResult = z.object({
   inputLimit: z.number().int().optional(),
   /** Input subwords the model does not know (<unk>): another script, or rare symbols. */
   unknownTokens: z.number().int(),
-  /** Why this result is to be read with care: a built-in mode whose measured quality is poor (engine/systems/experimental.ts). */
+  /**
+   * Why this result is to be read with care: a built-in mode whose measured quality is poor
+   * (engine/systems/experimental.ts).
+   */
   experimental: z.string().optional(),
   reconstruction: z.string(),
   output: z.array(RoundTripOutputSentence),
@@ -88,7 +91,10 @@ export const RoundTripResult = z.object({
   limits: z.object({ maxTokens: z.number().int(), maxSentences: z.number().int().nullable() }),
   scores: RoundTripScores,
   stats: GenerationStats,
-  /** From a Markdown document (set by the editor and the CLI, which read it): what the model did not read (code, tables, other blocks). */
+  /**
+   * From a Markdown document (set by the editor and the CLI, which read it): what the model did not
+   * read (code, tables, other blocks).
+   */
   readNotes: z.array(z.string()).optional(),
 });
 export type RoundTripResult = z.infer<typeof RoundTripResult>;

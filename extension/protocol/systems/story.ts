@@ -8,7 +8,9 @@ import { MaxLengthHit, modelRequestFields, modelResultFields, Seed, spanFields }
 export const SamplingOptions = z.object({
   topK: z.number().int().min(1).max(100).optional(),
   temperature: z.number().min(0.05).max(5).optional(),
-  /** The same seed (with the same prompt and settings) gives the same text; none: a fresh one, reported in the result. */
+  /**
+   * The same seed (with the same prompt and settings) gives the same text; none: a fresh one, reported in the result.
+   */
   seed: Seed.optional(),
 });
 export type SamplingOptions = z.infer<typeof SamplingOptions>;

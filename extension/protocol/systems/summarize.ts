@@ -40,7 +40,10 @@ export const SummarizeRequest = z.object({
 });
 export type SummarizeRequest = z.infer<typeof SummarizeRequest>;
 
-/** One section of a document read section by section: its heading, its summary, and whether it fed the summary of the whole. */
+/**
+ * One section of a document read section by section: its heading, its summary, and whether it fed the
+ * summary of the whole.
+ */
 export const SectionSummary = z.object({
   /** The heading's text ('' for the text before the first heading or a document without headings). */
   title: z.string(),
@@ -81,7 +84,9 @@ export const SummarizeResult = z.object({
   truncated: z.boolean(),
   /** Characters of `source` that the model read (all of it unless truncated). */
   usedChars: z.number().int(),
-  /** The most tokens the model read (the request's maxInputTokens, at most its model.json's); absent from Hub models. */
+  /**
+   * The most tokens the model read (the request's maxInputTokens, at most its model.json's); absent from Hub models.
+   */
   inputLimit: z.number().int().optional(),
   hitMaxLength: MaxLengthHit.nullable(),
   tokens: z.array(AttendedToken),
@@ -89,7 +94,10 @@ export const SummarizeResult = z.object({
   topics: z.array(z.object({ id: z.number().int(), words: z.array(z.string()) })),
   /** The mode that wrote the summary (absent: abstractive). */
   mode: SummarizeMode.optional(),
-  /** Why this result is to be read with care: a built-in mode whose measured quality is poor (engine/systems/experimental.ts). */
+  /**
+   * Why this result is to be read with care: a built-in mode whose measured quality is poor
+   * (engine/systems/experimental.ts).
+   */
   experimental: z.string().optional(),
   /**
    * An instruct model's summary: its names and numbers (dates among them) that the source does not

@@ -394,10 +394,12 @@ def export(model, tokenizer_dir, out, int8=False, meta=None):
     )
     with open(os.path.join(out, "README.md"), "w") as f:
         f.write(
-            "# draftsmith/story-gpt2\n\nA small GPT-2 trained by Draftsmith's recipe (models/train/draftsmith_train/causal_lm.py) "
-            "on the simple-stories corpus, in the layout transformers.js runs.\n\n"
+            "# draftsmith/story-gpt2\n\nA small GPT-2 trained by Draftsmith's recipe"
+            " (models/train/draftsmith_train/causal_lm.py) on the simple-stories corpus, in the layout transformers.js"
+            " runs.\n\n"
             + (
-                f"Validation: {json.dumps((meta or {}).get('val'))}, {(meta or {}).get('steps')} steps, {(meta or {}).get('tokens')} tokens.\n\n"
+                f"Validation: {json.dumps((meta or {}).get('val'))}, {(meta or {}).get('steps')} steps,"
+                f" {(meta or {}).get('tokens')} tokens.\n\n"
                 if meta
                 else ""
             )

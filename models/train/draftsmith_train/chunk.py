@@ -310,7 +310,7 @@ EXPORTS = {
         ["spm.model", "tokenizer", "bow_vocab.json"],
         lambda ck, r, d, out, s: [
             "-c",
-            "import sys; from draftsmith_train.export_summarize import export; " "export(*sys.argv[1:])",
+            "import sys; from draftsmith_train.export_summarize import export; export(*sys.argv[1:])",
             ck,
             out,
             d,
@@ -371,7 +371,7 @@ EXPORTS = {
         ["spm.model", "tokenizer", "reply.test.jsonl"],
         lambda ck, r, d, out, s: [
             "-c",
-            "import sys; from draftsmith_train.export_reply import export; " "export(*sys.argv[1:])",
+            "import sys; from draftsmith_train.export_reply import export; export(*sys.argv[1:])",
             ck,
             out,
             d,
@@ -491,10 +491,11 @@ def meta(path):
 
 
 def slim(path, half=False, int8=False):
-    """Drops the optimizer state (meta["train_state"]["optimizer"], or a checkpoint's "optimizer" of the earlier RNN layout;
-    the counters stay, so the run resumes at its step with Adam's moments at zero); half: float16 weights;
-    int8: weight matrices as int8 with a scale per row, as the exports store them (weight_storage.py), so a
-    model exported from the widened checkpoint is the one exported from the original; widen() reads it back."""
+    """Drops the optimizer state (meta["train_state"]["optimizer"], or a checkpoint's "optimizer" of the
+    earlier RNN layout; the counters stay, so the run resumes at its step with Adam's moments at zero); half:
+    float16 weights; int8: weight matrices as int8 with a scale per row, as the exports store them
+    (weight_storage.py), so a model exported from the widened checkpoint is the one exported from the
+    original; widen() reads it back."""
     import torch
 
     ck = torch.load(path, map_location="cpu")
@@ -759,7 +760,8 @@ def pack(system):
         log(f"{os.path.relpath(bundle, '../..')} holds:")
         describe(stage_dir)
     log(
-        f"stage {STAGES[system][index].name}; carry {os.path.relpath(bundle, '../..')} and run: bash models/train/gpu_chunk.sh run {system}"
+        f"stage {STAGES[system][index].name}; carry {os.path.relpath(bundle, '../..')} and run: bash"
+        f" models/train/gpu_chunk.sh run {system}"
     )
 
 
@@ -942,8 +944,8 @@ def unpack(system, files_dir):
                 continue
             m = meta(os.path.join(home, "runs", f))
             log(
-                f"{home}/runs/{f}: {m.get('stage', m.get('model'))} at step {m.get('steps')}, {m.get('seconds')} s, {m.get('val')}"
-                + (f" [{m['slim']}]" if m.get("slim") else "")
+                f"{home}/runs/{f}: {m.get('stage', m.get('model'))} at step {m.get('steps')}, {m.get('seconds')} s,"
+                f" {m.get('val')}" + (f" [{m['slim']}]" if m.get("slim") else "")
             )
         if os.path.isdir(os.path.join(tmp, "export")):
             shutil.rmtree(os.path.join(home, "export"), ignore_errors=True)

@@ -193,10 +193,11 @@ def prepare_llm(out_dir):
 def gap_sentence_pairs(pairs, chunk_words=240, gaps=2, min_words=6, max_words=22):
     """PEGASUS's gap-sentence generation (Zhang et al. 2020, "Ind-Orig"): in each ~chunk_words window of a
     training article, the `gaps` sentences with the highest ROUGE-1 F1 against the rest of the window are
-    removed from it and become the target, in document order (sentences of at most max_words, so the
-    target fits whole in the 80 tokens the recipe trains with, --max-tgt 80, not cut mid-sentence). Whole news sentences as targets: far more
-    fluent news prose for the decoder than the 6,000 clipped highlights. The window fits the encoder's
-    320-token input, so the sentences come from the text around them. Training articles only."""
+    removed from it and become the target, in document order (sentences of at most max_words, so the target
+    fits whole in the 80 tokens the recipe trains with, --max-tgt 80, not cut mid-sentence). Whole news
+    sentences as targets: far more fluent news prose for the decoder than the 6,000 clipped highlights. The
+    window fits the encoder's 320-token input, so the sentences come from the text around them. Training
+    articles only."""
 
     def unigrams(s):
         return Counter(w.lower() for w in re.findall(r"[A-Za-z0-9']+", s))
@@ -264,7 +265,8 @@ def dialogsum_pairs():
 
 
 def fetch_debian_translations(workdir):
-    """Long package descriptions (Translation-en) without touching the system's apt lists (apt lists of its own under .data/LISTS)."""
+    """Long package descriptions (Translation-en) without touching the system's apt lists (apt lists of
+    its own under .data/LISTS)."""
     out = os.path.join(workdir, "Translation-en.txt")
     if os.path.exists(out) and os.path.getsize(out) > 1_000_000:
         return out

@@ -282,9 +282,11 @@ def main():
         "--corpus",
         choices=["mixed", "simple", "everyday", "everyday-topics"],
         default="mixed",
-        help="prepare: news/Debian/wiki/fairy-tale paragraphs (mixed), ROCStories + TinyStories (simple), or "
-        "the everyday Round-Trip corpus's stories, Wikipedia and news (everyday); "
-        "everyday-topics: a test split only, CommonGen's everyday concept sets",
+        help=(
+            "prepare: news/Debian/wiki/fairy-tale paragraphs (mixed), ROCStories + TinyStories (simple), or "
+            "the everyday Round-Trip corpus's stories, Wikipedia and news (everyday); "
+            "everyday-topics: a test split only, CommonGen's everyday concept sets"
+        ),
     )
     p.add_argument("--device", default="auto")
     p.add_argument("--out", default="runs/essay.pt")

@@ -218,13 +218,19 @@ def prepare_simple_essay(out_dir):
     with_topics = {part: len(r) for part, r in rows.items()}
     write_pairs(out_dir, rows, rng)
     rules = {
-        "split": "by story, a seeded hash of source:doc (5 % test, 5 % validation), as roundtrip prepare --corpus simple",
+        "split": (
+            "by story, a seeded hash of source:doc (5 % test, 5 % validation), as roundtrip prepare --corpus simple"
+        ),
         "roc": "ROCStories 5k + Story Cloze: the story whole",
-        "tiny": f"TinyStories: each story (cut where a sentence opens a new one) in chunks of about equal length, "
-        f"at most ~{MAX_WORDS} words, at sentence ends",
+        "tiny": (
+            "TinyStories: each story (cut where a sentence opens a new one) in chunks of about equal length, "
+            f"at most ~{MAX_WORDS} words, at sentence ends"
+        ),
         "min_words": SIMPLE_MIN_WORDS,
-        "dedup": "a validation/test paragraph is left out when half or more of its sentences of 6+ words are in "
-        "training stories (the TinyStories sample repeats some stories under other documents)",
+        "dedup": (
+            "a validation/test paragraph is left out when half or more of its sentences of 6+ words are in "
+            "training stories (the TinyStories sample repeats some stories under other documents)"
+        ),
         "topics": f"the {TOPICS} highest-TF-IDF WordNet nouns seen in >= 5 paragraphs (as the mixed pairs)",
         "caps": "validation 500, test 1000 pairs (a seeded sample)",
     }
@@ -240,9 +246,10 @@ def prepare_everyday_topics(out_dir, limit=500):
     os.makedirs(out_dir, exist_ok=True)
     root = os.path.join(SHARED, "data/commongen")
     refs = {}
-    with open(os.path.join(root, "dev.src"), encoding="utf-8") as src, open(
-        os.path.join(root, "dev.tgt"), encoding="utf-8"
-    ) as tgt:
+    with (
+        open(os.path.join(root, "dev.src"), encoding="utf-8") as src,
+        open(os.path.join(root, "dev.tgt"), encoding="utf-8") as tgt,
+    ):
         for words, sentence in zip(src, tgt):
             refs.setdefault(tuple(words.split()), []).append(normalize(sentence))
     rows = [

@@ -157,11 +157,13 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
         "schemaVersion": 1,
         "system": "essay",
         "name": f"pcsan-{tag}{'backbone-' if backbone else ''}small" + variant,
-        "description": "PC-SAN: "
-        + ("the shared pretrained GPT-2 backbone as the encoder" if backbone else "pretrained encoder")
-        + " over the joined topic words, per-decoder-layer dynamic weighted sum of all "
-        "encoder layers with fastText word vectors, decoder self-attention with target-side context"
-        + (", and a pointer that copies topic subwords" if c.copy else ""),
+        "description": (
+            "PC-SAN: "
+            + ("the shared pretrained GPT-2 backbone as the encoder" if backbone else "pretrained encoder")
+            + " over the joined topic words, per-decoder-layer dynamic weighted sum of all "
+            "encoder layers with fastText word vectors, decoder self-attention with target-side context"
+            + (", and a pointer that copies topic subwords" if c.copy else "")
+        ),
         "architecture": {
             "type": "pcsan-encoder-decoder",
             "vocabSize": c.vocab_size,

@@ -49,7 +49,8 @@ copies the Hub files (int8 graphs only) and a README.md there. check_hub_seq2seq
 export in transformers.js against the PyTorch reference (parts/hub_check.json):
 
   python3 -m draftsmith_train.export_peer summarize runs/hub-fixture/taas-tiny.pt ../summarize \
-      ../../.work/hub/summarize-taas --hub-layout --int8 1024 --fixture ../../test/fixtures/hub/draftsmith/summarize-taas
+      ../../.work/hub/summarize-taas --hub-layout --int8 1024 \
+      --fixture ../../test/fixtures/hub/draftsmith/summarize-taas
 """
 import hashlib
 import json
@@ -571,8 +572,10 @@ def hub_layout_notes(c):
     return {
         "system": "summarize",
         "layout": "hub",
-        "encoder_hidden_states": f"[batch, 1 + T, {c.d_model + 1}]: the topic-aware slot, then the T source tokens; "
-        f"channels 0..{c.d_model - 1} the memory, channel {c.d_model} the source token ids (0 at the slot)",
+        "encoder_hidden_states": (
+            f"[batch, 1 + T, {c.d_model + 1}]: the topic-aware slot, then the T source tokens; "
+            f"channels 0..{c.d_model - 1} the memory, channel {c.d_model} the source token ids (0 at the slot)"
+        ),
         "encoder_attention_mask": "the tokenizer's [batch, T]; the decoder prepends the slot's column itself",
         "logits": "log-probabilities (the pointer-generator's mixture), not raw logits",
         "max_source_tokens": c.max_source_positions,
@@ -612,15 +615,19 @@ def write_hub_readme(out_dir, name, c, meta, params, ckpt, export_cmd, check):
 **A test fixture, far too small to summarize well.** A tiny TAAS summarizer (Transformer encoder-decoder
 with a neural topic model, topic-aware attention and a pointer-generator copy) trained by Draftsmith's
 recipe (models/train/draftsmith_train/summarize.py) from scratch (no denoising pretraining) on the
-prepared summarization pairs (`.data/summarize.train.jsonl`) for a few minutes, exported by models/train/draftsmith_train/export_peer.py `--hub-layout` in the layout
+prepared summarization pairs (`.data/summarize.train.jsonl`) for a few minutes, exported by \
+models/train/draftsmith_train/export_peer.py `--hub-layout` in the layout
 transformers.js runs an encoder-decoder in (`AutoModelForSeq2SeqLM`, dtype `q8`). The loopback Hub of
 test/unit serves it so that the Hub code path runs a real seq2seq model of this project. What it writes
 is nonsense (repeated frequent words); it is here for the layout, not the summaries.
 
-- size: d_model {c.d_model}, {c.n_heads} heads, d_ff {c.d_ff}, {c.encoder_layers} encoder + {c.decoder_layers} decoder layer(s),
-  {c.num_topics} topics, vocabulary {c.vocab_size} (the shared sentencepiece tokenizer of models/summarize), {params / 1e6:.2f}M parameters
+- size: d_model {c.d_model}, {c.n_heads} heads, d_ff {c.d_ff}, \
+{c.encoder_layers} encoder + {c.decoder_layers} decoder layer(s),
+  {c.num_topics} topics, vocabulary {c.vocab_size} (the shared sentencepiece tokenizer of models/summarize), \
+{params / 1e6:.2f}M parameters
 - validation (summarize.val.jsonl, {meta.get("args", {}).get("max_val", "?")} pairs, token NLL without label smoothing):
-  **nll {val.get("nll")}, ppl {val.get("ppl")}** after {meta.get("steps")} steps, {meta.get("tokens")} tokens, {meta.get("seconds")} s
+  **nll {val.get("nll")}, ppl {val.get("ppl")}** after {meta.get("steps")} steps, \
+{meta.get("tokens")} tokens, {meta.get("seconds")} s
 - int8: every weight matrix of at least {check["int8_min_elements"]} elements as int8 with a scale per output column
   (models/train/draftsmith_train/quantize.py's quantize_model: DynamicQuantizeLinear + MatMulInteger); the
   embedding tables stay float32. No float32 graphs are kept here.
@@ -634,7 +641,8 @@ node check_hub_seq2seq.cjs {os.path.relpath(check["work_dir"])} --fixture {os.pa
 ```
 
 (The training command is the checkpoint's recorded arguments, defaults included; `--minutes` makes the
-step count depend on the machine's speed: add `--steps {meta.get("steps")}` to stop where this run stopped. The export writes the
+step count depend on the machine's speed: add `--steps {meta.get("steps")}` to stop where this run stopped. \
+The export writes the
 float32 and int8 graphs and the PyTorch reference, `parts/hub_check.json`, to its work folder and copies
 the files below here; the check runs both exports in transformers.js against that reference.)
 
@@ -647,7 +655,8 @@ the files below here; the check runs both exports in transformers.js against tha
 - decoder `onnx/decoder_model_merged_quantized.onnx`: `input_ids` [batch, t], `encoder_attention_mask`
   [batch, T] (the tokenizer's: the graph prepends the slot's column), `encoder_hidden_states` (as the
   encoder returned it), `use_cache_branch` [1] bool, `past_key_values.{{i}}.decoder.key/value`
-  [batch, {c.n_heads}, past, {c.d_model // c.n_heads}] and `past_key_values.{{i}}.encoder.key/value` [batch, {c.n_heads}, 1 + T, {c.d_model // c.n_heads}]
+  [batch, {c.n_heads}, past, {c.d_model // c.n_heads}] and \
+`past_key_values.{{i}}.encoder.key/value` [batch, {c.n_heads}, 1 + T, {c.d_model // c.n_heads}]
   -> `logits` [batch, t, {c.vocab_size}], `present.{{i}}.decoder.*`, `present.{{i}}.encoder.*`.
   First step: zero-length pasts, `use_cache_branch` false; then the decoder presents fed back and the
   FIRST step's encoder presents kept (later steps return 1x1x1x1 placeholders for them).
@@ -673,19 +682,20 @@ def append_check(readme, lines):
         except ValueError:
             continue
         rows.append(
-            f"| {r['dir']} | {r['dtype']} | {r['first_log_probs_max_abs_diff']:.2g} | {r.get('batch_row1_padded_max_abs_diff', float('nan')):.2g} "
-            f"| {r['peer_placeholder_layout_max_abs_diff']:.2g} | {r['greedy_ids_equal_pytorch']} | {r['generated_text']!r} | {'ok' if r['ok'] else 'FAILED'} |"
+            f"| {r['dir']} | {r['dtype']} | {r['first_log_probs_max_abs_diff']:.2g} |"
+            f" {r.get('batch_row1_padded_max_abs_diff', float('nan')):.2g} |"
+            f" {r['peer_placeholder_layout_max_abs_diff']:.2g} | {r['greedy_ids_equal_pytorch']} |"
+            f" {r['generated_text']!r} | {'ok' if r['ok'] else 'FAILED'} |"
         )
     with open(readme, "a") as f:
         f.write(
             '\n## Checked in transformers.js (check_hub_seq2seq.cjs)\n\nOn the check text ("'
             + HUB_TEXT
-            + "\"): the first step's "
-            "log-probs against PyTorch's (max |diff|), a padded batch row against the row alone, the bench's placeholder "
-            "layout misread on plain tokenizer output (how far off the graphs would be without the slot handled inside), "
-            "generate() (greedy, max_new_tokens 30) against PyTorch's greedy ids, and its text.\n\n"
-            "| folder | dtype | first step | padded row | placeholder misread | greedy = PyTorch | generated | |\n"
-            "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+            + "\"): the first step's log-probs against PyTorch's (max |diff|), a padded batch row against the row"
+            " alone, the bench's placeholder layout misread on plain tokenizer output (how far off the graphs would"
+            " be without the slot handled inside), generate() (greedy, max_new_tokens 30) against PyTorch's greedy"
+            " ids, and its text.\n\n| folder | dtype | first step | padded row | placeholder misread | greedy ="
+            " PyTorch | generated | |\n|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
         )
 
 
@@ -782,7 +792,8 @@ def export_summarize_hub(
     json.dump(check, open(os.path.join(tmp, "hub_check.json"), "w"))
     params = sum(p.numel() for p in m.parameters())
     print(
-        f"exported hub layout {out_dir} ({params / 1e6:.2f}M params, {ops}); python first step vs decode_step: max |diff| {diff:.2e}"
+        f"exported hub layout {out_dir} ({params / 1e6:.2f}M params, {ops}); python first step vs decode_step: max"
+        f" |diff| {diff:.2e}"
     )
     if fixture:
         if int8_min_elements is None:
@@ -873,7 +884,10 @@ def main():
     p.add_argument(
         "--hub-layout",
         action="store_true",
-        help="summarize: graphs that take plain tokenizer output (the topic slot prepended inside), for transformers.js's generate()",
+        help=(
+            "summarize: graphs that take plain tokenizer output (the topic slot prepended inside), for"
+            " transformers.js's generate()"
+        ),
     )
     p.add_argument(
         "--int8",
@@ -882,7 +896,10 @@ def main():
         const=4096,
         default=None,
         metavar="MIN_ELEMENTS",
-        help="--hub-layout: also *_quantized.onnx (quantize.py's quantize_model; matrices of at least MIN_ELEMENTS, default 4096)",
+        help=(
+            "--hub-layout: also *_quantized.onnx (quantize.py's quantize_model; matrices of at least MIN_ELEMENTS,"
+            " default 4096)"
+        ),
     )
     p.add_argument("--fixture", help="--hub-layout --int8: copy the Hub files (int8 graphs only) and a README.md there")
     p.add_argument("--name", default="draftsmith/summarize-taas", help="--hub-layout: the model's name in the README")

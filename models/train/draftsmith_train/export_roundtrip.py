@@ -214,8 +214,10 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
         "description": {
             "standard": "LSTM autoencoder over the whole paragraph as one sequence (Li et al. 2015, Sec. 3.1)",
             "hier": "hierarchical LSTM paragraph autoencoder (Li et al. 2015, Sec. 3.2)",
-            "hier-attn": "hierarchical LSTM paragraph autoencoder with attention over the input sentences "
-            "(Li et al. 2015, Sec. 3.3, Eqs. 10-15)",
+            "hier-attn": (
+                "hierarchical LSTM paragraph autoencoder with attention over the input sentences "
+                "(Li et al. 2015, Sec. 3.3, Eqs. 10-15)"
+            ),
         }[c.model],
         "architecture": {
             "type": f"roundtrip-{c.model}",
@@ -248,17 +250,15 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights="int8"):
         "decoding": {
             "strategy": "greedy",
             "maxLengthRatio": 1.5,
-            "rule": (
-                "at most ceil(1.5 x input tokens) tokens in all; "
-                + (
-                    "at most ceil(1.5 x input sentences) sentence steps; the paragraph ends when end_logit > 0 or "
-                    "the token budget is spent; each sentence starts the word step from the sentence step's h_out, "
-                    "c_out with <s>, and ends at </s> or after min(ceil(1.5 x the longest input sentence), tokens "
-                    "left) words; the next sentence step's prev is the word step's output at the step that chose "
-                    "</s> (or the last step run)"
-                    if hier
-                    else "the word step starts from the encoder's h, c with <s> " "and ends at </s>"
-                )
+            "rule": "at most ceil(1.5 x input tokens) tokens in all; "
+            + (
+                "at most ceil(1.5 x input sentences) sentence steps; the paragraph ends when end_logit > 0 or "
+                "the token budget is spent; each sentence starts the word step from the sentence step's h_out, "
+                "c_out with <s>, and ends at </s> or after min(ceil(1.5 x the longest input sentence), tokens "
+                "left) words; the next sentence step's prev is the word step's output at the step that chose "
+                "</s> (or the last step run)"
+                if hier
+                else "the word step starts from the encoder's h, c with <s> and ends at </s>"
             ),
         },
         "training": {k: v for k, v in meta.items() if k in ("model", "params", "steps", "tokens", "seconds", "val")},

@@ -29,7 +29,8 @@ Weight matrices are stored as int8 with a float32 scale per row (weight_storage.
 same float32 graph once onnxruntime has folded them); "float32" as the seventh argument (or
 WEIGHTS=float32) keeps them as they are.
 
-  python3 -m draftsmith_train.export_story runs/story-fusion.pt runs/story-premise.pt ../story .data [fixture.json] [bench] [int8|float32]
+  python3 -m draftsmith_train.export_story runs/story-fusion.pt runs/story-premise.pt ../story .data
+      [fixture.json] [bench] [int8|float32]
 """
 import json
 import math
@@ -499,24 +500,29 @@ def export(ckpt, premise_ckpt, out_dir, data_dir, fixture=None, bench_dir=None, 
     manifest = {
         "schemaVersion": 1,
         "system": "story",
-        "name": "story-"
-        + simple_corpus_tag(data_dir, "story_split.json")
-        + ("fusion" if fusion else "seq2seq")
-        + ("-backbone" if backbone else "")
-        + "-small",
-        "description": "Hierarchical story generation (Fan et al. 2018): "
-        + (
-            "the shared backbone fine-tuned on premises"
-            if isinstance(lm, PremiseGPT2)
-            else "a GCNN + self-attention language model"
-        )
-        + " writes a premise; a convolutional seq2seq with gated multi-scale self-attention writes the story"
-        + (
-            ", fused with the shared backbone fine-tuned as a seq2seq that reads the prompt first, frozen (model fusion)"
-            if backbone
-            else ", fused with a frozen pretrained seq2seq (model fusion)"
-            if fusion
-            else ""
+        "name": (
+            "story-"
+            + simple_corpus_tag(data_dir, "story_split.json")
+            + ("fusion" if fusion else "seq2seq")
+            + ("-backbone" if backbone else "")
+            + "-small"
+        ),
+        "description": (
+            "Hierarchical story generation (Fan et al. 2018): "
+            + (
+                "the shared backbone fine-tuned on premises"
+                if isinstance(lm, PremiseGPT2)
+                else "a GCNN + self-attention language model"
+            )
+            + " writes a premise; a convolutional seq2seq with gated multi-scale self-attention writes the story"
+            + (
+                ", fused with the shared backbone fine-tuned as a seq2seq that reads the prompt first, frozen (model"
+                " fusion)"
+                if backbone
+                else ", fused with a frozen pretrained seq2seq (model fusion)"
+                if fusion
+                else ""
+            )
         ),
         "architecture": arch,
         "files": {

@@ -162,8 +162,10 @@ def export(ckpt, out_dir, data_dir, fixture=None, weights=None):
         "schemaVersion": 1,
         "system": "summarize",
         "name": "taas-small" + ("" if c.topic_attention else "-no-topic-attention") + ("" if c.copy else "-no-copy"),
-        "description": "TAAS: Transformer encoder-decoder pretrained by denoising, fine-tuned with a neural topic model "
-        "and topic-aware attention" + (", with a pointer-generator copy mechanism" if c.copy else ""),
+        "description": (
+            "TAAS: Transformer encoder-decoder pretrained by denoising, fine-tuned with a neural topic model "
+            "and topic-aware attention" + (", with a pointer-generator copy mechanism" if c.copy else "")
+        ),
         "architecture": {
             "type": "taas-encoder-decoder",
             "vocabSize": c.vocab_size,

@@ -445,11 +445,13 @@ def table(rows, system, n_items):
         )
     out += [
         "",
-        f"{system}: {n_items} held-out test items. grammatical: link-grammar `en` complete parse, no null "
-        f"link; non-words: hunspell en_US rejects / alphabetic tokens (names and digits left out); rep-4: "
-        f"seq-rep-4 mean over texts; repeated words: a word equal to the one before / words; leakage: texts "
-        f"with a word {LEAK_N}-gram of {LEAK_MIN_TEXTS}+ training texts of another domain (in none of the own "
-        f"domain's, not in the input) / texts.",
+        (
+            f"{system}: {n_items} held-out test items. grammatical: link-grammar `en` complete parse, no null "
+            "link; non-words: hunspell en_US rejects / alphabetic tokens (names and digits left out); rep-4: "
+            "seq-rep-4 mean over texts; repeated words: a word equal to the one before / words; leakage: texts "
+            f"with a word {LEAK_N}-gram of {LEAK_MIN_TEXTS}+ training texts of another domain (in none of the own "
+            "domain's, not in the input) / texts."
+        ),
     ]
     return "\n".join(out)
 
@@ -498,8 +500,10 @@ def main(argv=None):
     ap.add_argument(
         "--card",
         default=None,
-        help="a MODEL_CARD.md whose block between <!-- fluency:begin --> and "
-        "<!-- fluency:end --> gets the tables, the date and --command (appended as a section when absent)",
+        help=(
+            "a MODEL_CARD.md whose block between <!-- fluency:begin --> and "
+            "<!-- fluency:end --> gets the tables, the date and --command (appended as a section when absent)"
+        ),
     )
     ap.add_argument("--command", default=None, help="the command that made the dump, for --card")
     ap.add_argument("--eval-table", default=None, help="the eval's own table (its standard output), for --card")

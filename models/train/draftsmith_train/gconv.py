@@ -85,8 +85,8 @@ def conv_weight(i, o, k, dropout):
 
 def tied_logits(h, embedding):
     """Output logits with the tied embedding. In ONNX an einsum, not a matmul with .t(): the exporter
-    would otherwise store a transposed second copy of the embedding (a tied weight is exported twice otherwise); in training
-    F.linear, whose matrix product is ~2x faster than einsum's batched one on a CPU."""
+    would otherwise store a transposed second copy of the embedding (a tied weight is exported twice
+    otherwise); in training F.linear, whose matrix product is ~2x faster than einsum's batched one on a CPU."""
     if torch.onnx.is_in_onnx_export():
         return torch.einsum("bte,ve->btv", h, embedding)
     return F.linear(h, embedding)

@@ -217,7 +217,8 @@ QWEN_TEMPLATE = r"""{%- if tools %}
 
 def byte_symbols():
     """GPT-2's byte -> printable character map, in GPT-2's vocabulary order (ids 0..255 of its vocab)."""
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    bs = list(range(ord("!"), ord("~") + 1))
+    bs += list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
     cs = bs[:]
     n = 0
     for b in range(256):
@@ -2317,9 +2318,11 @@ def catalogue():
             "seed": 11,
             "layers": 2,
             "position_ids": True,
-            "layout": "the older Xenova file names: optimum's merged decoder (If on use_cache_branch) in "
-            "onnx/decoder_model_merged*.onnx, beside the unmerged decoder_model*.onnx (no past) and "
-            "decoder_with_past_model*.onnx; no onnx/model.onnx",
+            "layout": (
+                "the older Xenova file names: optimum's merged decoder (If on use_cache_branch) in "
+                "onnx/decoder_model_merged*.onnx, beside the unmerged decoder_model*.onnx (no past) and "
+                "decoder_with_past_model*.onnx; no onnx/model.onnx"
+            ),
             "graphs": {
                 "decoder_model_merged": ["fp32", "q8"],
                 "decoder_model": ["fp32", "q8"],
@@ -2337,8 +2340,10 @@ def catalogue():
             "seed": 11,
             "layers": 2,
             "position_ids": True,
-            "layout": "optimum's merged decoder (with use_cache_branch and position_ids) saved as onnx/model.onnx "
-            "and onnx/model_quantized.onnx, the names transformers.js 3+ looks for by default",
+            "layout": (
+                "optimum's merged decoder (with use_cache_branch and position_ids) saved as onnx/model.onnx "
+                "and onnx/model_quantized.onnx, the names transformers.js 3+ looks for by default"
+            ),
             "graphs": {"model": ["fp32", "q8"]},
             "load": [{"dtype": "fp32"}, {"dtype": "q8"}],
         },
@@ -2349,9 +2354,11 @@ def catalogue():
             "seed": 12,
             "layers": 2,
             "position_ids": False,
-            "layout": "an older optimum export: onnx/decoder_model_merged*.onnx with use_cache_branch and NO "
-            "position_ids input (positions count from the past's length inside the graph, so left padding "
-            "shifts them, as in the real files)",
+            "layout": (
+                "an older optimum export: onnx/decoder_model_merged*.onnx with use_cache_branch and NO "
+                "position_ids input (positions count from the past's length inside the graph, so left padding "
+                "shifts them, as in the real files)"
+            ),
             "graphs": {"decoder_model_merged": ["fp32", "q8"]},
             "load": [
                 {"dtype": "fp32", "model_file_name": "decoder_model_merged"},
@@ -2363,9 +2370,11 @@ def catalogue():
             "imitates": "HuggingFaceTB/SmolLM2-135M-Instruct",
             "family": "llama",
             "seed": 21,
-            "layout": "onnx/model*.onnx: decoder with past (zero-length on the first step), position_ids, "
-            "grouped-query attention (6 query heads on 2 key-value heads, as the real 9 on 3); "
-            "no model_quantized.onnx, as in the real repository",
+            "layout": (
+                "onnx/model*.onnx: decoder with past (zero-length on the first step), position_ids, "
+                "grouped-query attention (6 query heads on 2 key-value heads, as the real 9 on 3); "
+                "no model_quantized.onnx, as in the real repository"
+            ),
             "graphs": {"model": ["fp32", "fp16", "int8", "uint8", "q4", "q4f16"]},
             "load": [{"dtype": d} for d in ("fp32", "fp16", "int8", "uint8", "q4", "q4f16")],
         },
@@ -2374,9 +2383,11 @@ def catalogue():
             "imitates": "onnx-community/Qwen2.5-0.5B-Instruct",
             "family": "qwen2",
             "seed": 31,
-            "layout": "onnx/model*.onnx as transformers.js's conversions write them: q/k/v biases, 4 query heads on "
-            "2 key-value heads; config vocab_size (384) larger than the tokenizer (318), as Qwen's "
-            "151936 > 151665",
+            "layout": (
+                "onnx/model*.onnx as transformers.js's conversions write them: q/k/v biases, 4 query heads on "
+                "2 key-value heads; config vocab_size (384) larger than the tokenizer (318), as Qwen's "
+                "151936 > 151665"
+            ),
             "graphs": {"model": ["fp32", "fp16", "q8", "int8", "uint8", "q4", "q4f16"]},
             "load": [{"dtype": d} for d in ("fp32", "fp16", "q8", "int8", "uint8", "q4", "q4f16")],
         },
@@ -2386,8 +2397,10 @@ def catalogue():
             "family": "qwen2",
             "seed": 31,
             "logits_to_keep": True,
-            "layout": "the same model, its graphs also taking num_logits_to_keep (int64 scalar: logits for the last "
-            "N positions only, 0 for all) as onnxruntime-genai and newer transformers.js exports do",
+            "layout": (
+                "the same model, its graphs also taking num_logits_to_keep (int64 scalar: logits for the last "
+                "N positions only, 0 for all) as onnxruntime-genai and newer transformers.js exports do"
+            ),
             "graphs": {"model": ["fp32", "q4f16"]},
             "load": [{"dtype": "fp32"}, {"dtype": "q4f16"}],
         },
@@ -2396,9 +2409,11 @@ def catalogue():
             "imitates": "Xenova/distilbart-cnn-12-6",
             "family": "bart",
             "seed": 41,
-            "layout": "onnx/encoder_model*.onnx and optimum's merged onnx/decoder_model_merged*.onnx (use_cache_branch, "
-            "the encoder presents placeholders on the cached branch); raw logits (+ final_logits_bias); "
-            "2 encoder and 2 decoder layers (the real 12 and 6)",
+            "layout": (
+                "onnx/encoder_model*.onnx and optimum's merged onnx/decoder_model_merged*.onnx (use_cache_branch, "
+                "the encoder presents placeholders on the cached branch); raw logits (+ final_logits_bias); "
+                "2 encoder and 2 decoder layers (the real 12 and 6)"
+            ),
             "graphs": {"encoder_model": ["fp32", "q8"], "decoder_model_merged": ["fp32", "q8"]},
             "load": [{"dtype": "fp32"}, {"dtype": "q8"}],
         },
@@ -2407,9 +2422,11 @@ def catalogue():
             "imitates": "Xenova/all-MiniLM-L6-v2",
             "family": "bert",
             "seed": 51,
-            "layout": "an encoder for feature extraction (BERTScore): onnx/model*.onnx taking input_ids, attention_mask "
-            "and token_type_ids, giving last_hidden_state; a WordPiece tokenizer.json with [CLS], [SEP], [PAD], [UNK] "
-            "and [MASK] at BERT's ids, vocab.txt; 2 layers of 32 (the real 6 of 384), no generation_config.json",
+            "layout": (
+                "an encoder for feature extraction (BERTScore): onnx/model*.onnx taking input_ids, attention_mask and"
+                " token_type_ids, giving last_hidden_state; a WordPiece tokenizer.json with [CLS], [SEP], [PAD], [UNK]"
+                " and [MASK] at BERT's ids, vocab.txt; 2 layers of 32 (the real 6 of 384), no generation_config.json"
+            ),
             "graphs": {"model": ["fp32", "q8"]},
             "load": [{"dtype": "fp32"}, {"dtype": "q8"}],
         },

@@ -189,7 +189,8 @@ class TopicAwareAttention(nn.Module):
 
 
 class PointerGenerator(nn.Module):
-    """p_gen = sigmoid(w . [o_t; c_t; x_t]); P(w) = p_gen P_vocab + (1 - p_gen) sum_{i: x_i = w} a_i (See et al. 2017, Eq. 9).
+    """p_gen = sigmoid(w . [o_t; c_t; x_t]); P(w) = p_gen P_vocab + (1 - p_gen) sum_{i: x_i = w} a_i
+    (See et al. 2017, Eq. 9).
 
     copy_op picks how sum_{i: x_i = w} a_i is computed; both give the same distribution.
     "scatter" adds each source position's weight into its vocabulary slot (ONNX ScatterElements,

@@ -97,7 +97,8 @@ def quantize_folder(src, dst):
             count = quantize_model(model)
             onnx.save(model, os.path.join(dst, name))
             print(
-                f"{name}: {count} matrices to int8, {os.path.getsize(path) / 1e6:.1f} -> {os.path.getsize(os.path.join(dst, name)) / 1e6:.1f} MB"
+                f"{name}: {count} matrices to int8, {os.path.getsize(path) / 1e6:.1f} ->"
+                f" {os.path.getsize(os.path.join(dst, name)) / 1e6:.1f} MB"
             )
         elif os.path.isfile(path) and name != "model.json":
             shutil.copy(path, os.path.join(dst, name))

@@ -3,7 +3,8 @@
   python3 -m draftsmith_train.reply prepare --data .data/reply
   python3 -m draftsmith_train.reply train   --data .data/reply --model nrm  --minutes 30 --out runs/reply-nrm.pt
   python3 -m draftsmith_train.reply memory  --data .data/reply --ckpt runs/reply-nrm.pt --out runs/reply-memory.npz
-  python3 -m draftsmith_train.reply train   --data .data/reply --model esed --memory runs/reply-memory.npz --out runs/reply-esed.pt
+  python3 -m draftsmith_train.reply train   --data .data/reply --model esed --memory runs/reply-memory.npz
+        --out runs/reply-esed.pt
   python3 -m draftsmith_train.reply export  --data .data/reply --ckpt runs/reply-esed.pt --out ../reply
 
 The models (one class, Seq2Seq; `esed` switches the memory on):

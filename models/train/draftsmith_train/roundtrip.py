@@ -1,7 +1,8 @@
 """Round-Trip Paragraph: the hierarchical LSTM paragraph autoencoder (Li, Luong & Jurafsky 2015).
 
   python3 -m draftsmith_train.roundtrip prepare --data .data
-  python3 -m draftsmith_train.roundtrip train   --data .data --model hier-attn --minutes 30 --out runs/roundtrip-hier-attn.pt
+  python3 -m draftsmith_train.roundtrip train   --data .data --model hier-attn --minutes 30
+        --out runs/roundtrip-hier-attn.pt
   python3 -m draftsmith_train.roundtrip eval    --data .data --ckpt runs/roundtrip-hier-attn.pt --limit 200
   python3 -m draftsmith_train.roundtrip export  --data .data --ckpt runs/roundtrip-hier-attn.pt --out ../roundtrip
 
@@ -59,7 +60,8 @@ def cmd_train(args):
     val = load_rows(os.path.join(args.data, "roundtrip.val.jsonl"), sp, args.max_val)
     params = sum(p.numel() for p in model.parameters())
     log(
-        f"roundtrip {args.model}: {params / 1e6:.2f}M params, {len(train)} train / {len(val)} val paragraphs, device {device}"
+        f"roundtrip {args.model}: {params / 1e6:.2f}M params, {len(train)} train / {len(val)} val paragraphs, device"
+        f" {device}"
     )
     rng = random.Random(D.SEED)  # a resumed run skips the batches it trained on (training.train_loop)
     batches = token_batches(train, lambda x: sum(len(s) + 2 for s in x[0]), args.batch_tokens, rng, 20)
@@ -123,7 +125,8 @@ def cmd_eval(args):
     for name, steps, s, secs in results:
         L = "n/a" if s["L"] is None else f"{s['L']:.2f}"
         print(
-            f"| {name} | {steps} | {s['bleu']:.2f} | {s['rouge1']:.3f} | {s['rouge2']:.3f} | {s['rougeW']:.3f} | {L} | {secs:.3f} |"
+            f"| {name} | {steps} | {s['bleu']:.2f} | {s['rouge1']:.3f} | {s['rouge2']:.3f} | {s['rougeW']:.3f} | {L} |"
+            f" {secs:.3f} |"
         )
 
 
@@ -143,7 +146,11 @@ def main():
         "--corpus",
         choices=["mixed", "simple", "general", "everyday"],
         default="mixed",
-        help="prepare: mixed = news, tech, wiki, fairy tales (the shared tokenizer); simple = ROCStories and TinyStories (own tokenizer); general = a test split only, everyday paragraphs (OneStopEnglish, elementary); everyday = the simple stories, WikiText-2 and CNN news in the backbone's tokenizer (--backbone-data)",
+        help=(
+            "prepare: mixed = news, tech, wiki, fairy tales (the shared tokenizer); simple = ROCStories and TinyStories"
+            " (own tokenizer); general = a test split only, everyday paragraphs (OneStopEnglish, elementary); everyday"
+            " = the simple stories, WikiText-2 and CNN news in the backbone's tokenizer (--backbone-data)"
+        ),
     )
     p.add_argument(
         "--backbone-data", default="../../.data/backbone", help="prepare --corpus everyday: the backbone's folder"
@@ -155,7 +162,10 @@ def main():
     p.add_argument(
         "--init-embeddings",
         default=None,
-        help="train: a backbone checkpoint (backbone.py) whose token embeddings start the model's (same tokenizer, same size)",
+        help=(
+            "train: a backbone checkpoint (backbone.py) whose token embeddings start the model's (same tokenizer, same"
+            " size)"
+        ),
     )
     p.add_argument(
         "--weights",

@@ -1,21 +1,28 @@
 """Hierarchical story generation with fusion (Fan, Lewis & Dauphin 2018): the recipe.
 
   python3 -m draftsmith_train.story prepare  --data .data
-  python3 -m draftsmith_train.story premise  --data .data --corpus lm --out runs/story-lm-pretrain.pt      # GCNN LM on all the text
+  python3 -m draftsmith_train.story premise  --data .data --corpus lm --out runs/story-lm-pretrain.pt
+        (the GCNN LM on all the text)
   python3 -m draftsmith_train.story premise  --data .data --init runs/story-lm-pretrain.pt --out runs/story-premise.pt
-  python3 -m draftsmith_train.story premise  --data .data --corpus stories --init runs/story-lm-pretrain.pt --out runs/story-lm.pt
-  python3 -m draftsmith_train.story seq2seq  --data .data --init-decoder runs/story-lm-pretrain.pt --out runs/story-seq2seq.pt
+  python3 -m draftsmith_train.story premise  --data .data --corpus stories --init runs/story-lm-pretrain.pt
+        --out runs/story-lm.pt
+  python3 -m draftsmith_train.story seq2seq  --data .data --init-decoder runs/story-lm-pretrain.pt
+        --out runs/story-seq2seq.pt
         [--no-self-attention | --no-gating | --no-multiscale | --no-zero-attention]    (Tables 2-3 rows)
   python3 -m draftsmith_train.story fusion   --data .data --pretrained runs/story-seq2seq.pt --out runs/story-fusion.pt
-  python3 -m draftsmith_train.story fusion   --data .data/everyday --pretrained-backbone BACKBONE.pt --out runs/story-fusion-bb.pt
+  python3 -m draftsmith_train.story fusion   --data .data/everyday --pretrained-backbone BACKBONE.pt
+        --out runs/story-fusion-bb.pt
         (fused with the shared backbone, gconv.BackboneStoryLM; the data folder needs the backbone's tokenizer:
         story prepare --corpus simple --data .data/everyday, after roundtrip prepare --corpus everyday there)
-  python3 -m draftsmith_train.story seq2seq  --data .data/everyday --backbone BACKBONE.pt --max-src 48 --max-tgt 208 --out runs/story-s2s-bb.pt
-  python3 -m draftsmith_train.story fusion   --data .data/everyday --pretrained runs/story-s2s-bb.pt --max-src 48 --max-tgt 208 ...
+  python3 -m draftsmith_train.story seq2seq  --data .data/everyday --backbone BACKBONE.pt --max-src 48 --max-tgt 208
+        --out runs/story-s2s-bb.pt
+  python3 -m draftsmith_train.story fusion   --data .data/everyday --pretrained runs/story-s2s-bb.pt
+        --max-src 48 --max-tgt 208 ...
         (the backbone fine-tuned as the pretrained seq2seq, reading "prompt </s> <s> story" as one sequence;
         prompt and story share its 256 positions)
   python3 -m draftsmith_train.story eval     --data .data --model LM=runs/story-lm.pt --model "Conv seq2seq=..." ...
-  python3 -m draftsmith_train.story sample   --data .data --ckpt runs/story-fusion.pt --premise-ckpt runs/story-premise.pt [--prompt "..."]
+  python3 -m draftsmith_train.story sample   --data .data --ckpt runs/story-fusion.pt
+        --premise-ckpt runs/story-premise.pt [--prompt "..."]
 
 `premise` trains the GCNN + self-attention language model on one of three corpora: "premise" (the
 prompts, <s> premise </s>: the premise model), "lm" (all the English text: pretraining), "stories"
@@ -190,8 +197,8 @@ def cmd_premise(args):
     model.to(device)
     train, val = lm_corpus(sp, args, "train"), lm_corpus(sp, args, "val")
     log(
-        f"GCNN LM ({args.corpus}): {count_parameters(model) / 1e6:.2f}M params, {len(train)} train / {len(val)} val sequences, "
-        f"self-attention {model.c.self_attention_flags()}"
+        f"GCNN LM ({args.corpus}): {count_parameters(model) / 1e6:.2f}M params, {len(train)} train / {len(val)} val"
+        f" sequences, self-attention {model.c.self_attention_flags()}"
     )
     run_training(model, train, val, args, device, lm_loss, len, {"stage": f"lm-{args.corpus}", "init": args.init})
 
@@ -263,7 +270,8 @@ def cmd_fusion(args):
     train = load_pairs(sp, args.data, "train", args.max_src, args.max_tgt)
     val = load_pairs(sp, args.data, "val", args.max_src, args.max_tgt)
     log(
-        f"fusion: {count_parameters(model, True) / 1e6:.2f}M trainable + {count_parameters(pretrained) / 1e6:.2f}M frozen params"
+        f"fusion: {count_parameters(model, True) / 1e6:.2f}M trainable + {count_parameters(pretrained) / 1e6:.2f}M"
+        " frozen params"
     )
     run_training(
         model,
@@ -479,7 +487,10 @@ def main():
     p.add_argument("--backbone", help="seq2seq: grow it from the shared backbone (backbone.py), the prompt read first")
     p.add_argument(
         "--init-embeddings",
-        help="fusion: the trained half's word embeddings from a backbone checkpoint (same tokenizer, --embed-dim its width)",
+        help=(
+            "fusion: the trained half's word embeddings from a backbone checkpoint (same tokenizer, --embed-dim its"
+            " width)"
+        ),
     )
     p.add_argument("--pretrained-backbone", help="fusion: fuse with the shared backbone (backbone.py) instead, frozen")
     p.add_argument(

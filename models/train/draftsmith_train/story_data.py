@@ -17,8 +17,9 @@ two parts. WritingPrompts: 60 test and 30 validation stories, the rest (about 22
 see WP_TEST / WP_VAL and the model card.
 
 The premise corpus (what the premise LM learns to write) is the prompts that open a document (a
-WritingPrompts prompt, a ROCStories/Cloze first sentence, a tale's opening), one per line; the model reads <s> premise </s>: the shared tokenizer's EOS (id 3) is the end-of-prompt
-token, no piece is added to the tokenizer.
+WritingPrompts prompt, a ROCStories/Cloze first sentence, a tale's opening), one per line; the model
+reads <s> premise </s>: the shared tokenizer's EOS (id 3) is the end-of-prompt token, no piece is
+added to the tokenizer.
 
 The language-model text (story_lm.*.txt) is the English text already prepared for the other
 systems (.data/corpus.txt: news, dialogue, package descriptions, WikiText, fairy tales) without
@@ -53,12 +54,18 @@ FAIRY_PROMPT_WORDS = 50  # at most this many words of prompt (1-3 sentences)
 
 # Names for the masked ROCStories entities (one drawn per story and placeholder kind).
 NAMES = {
-    "MALE": "James John Robert Michael David William Richard Joseph Thomas Charles Daniel Matthew Anthony Mark "
-    "Paul Steven Andrew Kenneth Joshua Kevin Brian George Tim Ryan Jacob Gary Eric Sam Tom Ben".split(),
-    "FEMALE": "Mary Patricia Jennifer Linda Elizabeth Barbara Susan Jessica Sarah Karen Lisa Nancy Betty Sandra "
-    "Ashley Emily Donna Michelle Amanda Melissa Anna Laura Kate Amy Julia Emma Olivia Megan Rachel Jane".split(),
-    "NEUTRAL": "Alex Jordan Taylor Casey Jamie Morgan Riley Quinn Avery Sky Robin Dana Jesse Kelly Terry Pat "
-    "Frankie Charlie Drew Sage".split(),
+    "MALE": (
+        "James John Robert Michael David William Richard Joseph Thomas Charles Daniel Matthew Anthony Mark "
+        "Paul Steven Andrew Kenneth Joshua Kevin Brian George Tim Ryan Jacob Gary Eric Sam Tom Ben".split()
+    ),
+    "FEMALE": (
+        "Mary Patricia Jennifer Linda Elizabeth Barbara Susan Jessica Sarah Karen Lisa Nancy Betty Sandra "
+        "Ashley Emily Donna Michelle Amanda Melissa Anna Laura Kate Amy Julia Emma Olivia Megan Rachel Jane".split()
+    ),
+    "NEUTRAL": (
+        "Alex Jordan Taylor Casey Jamie Morgan Riley Quinn Avery Sky Robin Dana Jesse Kelly Terry Pat "
+        "Frankie Charlie Drew Sage".split()
+    ),
 }
 
 
@@ -375,11 +382,15 @@ def prepare_story(out_dir):
         "lm_paragraphs": {"train": len(lm_train), "val": len(lm_val)},
         "lm_dropped": dict(dropped),
         "rules": {
-            "wp": f"312 pairs / 281 distinct prompts; prompt groups shuffled with the seed, the first groups up to "
-            f"{WP_TEST} stories are test, the next up to {WP_VAL} validation, the rest training",
+            "wp": (
+                "312 pairs / 281 distinct prompts; prompt groups shuffled with the seed, the first groups up to "
+                f"{WP_TEST} stories are test, the next up to {WP_VAL} validation, the rest training"
+            ),
             "roc": f"{ROC_TEST} test / {ROC_VAL} validation stories, the rest training",
-            "cloze": f"{CLOZE_TEST} test / {CLOZE_VAL} validation stories (validation set with the right ending and "
-            f"the unlabelled four-sentence test set pooled), the rest training",
+            "cloze": (
+                f"{CLOZE_TEST} test / {CLOZE_VAL} validation stories (validation set with the right ending and "
+                "the unlabelled four-sentence test set pooled), the rest training"
+            ),
             "fairy": f"{FAIRY_TEST} test / {FAIRY_VAL} validation tales, all their windows with them",
             "end_of_prompt": "the tokenizer's </s> (id 3)",
         },
@@ -430,12 +441,18 @@ def prepare_simple_story(out_dir):
         "lm_paragraphs": {"train": len(lm_train), "val": len(lm_val)},
         "held_out_dropped_as_training_text": dict(dropped),
         "rules": {
-            "dedup": "a validation/test window is left out when half or more of its sentences of 6+ words are in "
-            "training stories (the TinyStories sample repeats some stories under other documents)",
-            "split": "by story, a seeded hash of source:doc (5 % test, 5 % validation), as roundtrip prepare --corpus simple",
+            "dedup": (
+                "a validation/test window is left out when half or more of its sentences of 6+ words are in "
+                "training stories (the TinyStories sample repeats some stories under other documents)"
+            ),
+            "split": (
+                "by story, a seeded hash of source:doc (5 % test, 5 % validation), as roundtrip prepare --corpus simple"
+            ),
             "roc": "ROCStories 5k + Story Cloze: first sentence -> the other sentences",
-            "tiny": f"TinyStories: the opening (~25 words) -> the next ~{FAIRY_TARGET_WORDS} words, then the last sentences of "
-            f"each window -> the next ~{FAIRY_TARGET_WORDS} words",
+            "tiny": (
+                f"TinyStories: the opening (~25 words) -> the next ~{FAIRY_TARGET_WORDS} words, then the last sentences"
+                f" of each window -> the next ~{FAIRY_TARGET_WORDS} words"
+            ),
             "end_of_prompt": "the tokenizer's </s> (id 3)",
         },
     }

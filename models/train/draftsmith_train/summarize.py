@@ -2,7 +2,8 @@
 fine-tune it for summarization with the neural topic model and topic-aware attention, export to ONNX.
 
   python3 -m draftsmith_train.summarize prepare  --data .data
-  python3 -m draftsmith_train.summarize prepare-bbc --data .data --bbc "DIR/BBC News Summary"   # a second held-out outlet
+  python3 -m draftsmith_train.summarize prepare-bbc --data .data --bbc "DIR/BBC News Summary"
+        (a second held-out outlet)
   python3 -m draftsmith_train.summarize pretrain --data .data --minutes 25 --out runs/pretrain.pt
   python3 -m draftsmith_train.summarize finetune --data .data --init runs/pretrain.pt --minutes 40 --out runs/taas.pt
   python3 -m draftsmith_train.summarize export   --ckpt runs/taas.pt --out models/summarize

@@ -2,7 +2,8 @@
 
 Special ids (shared by every Draftsmith model): 0 <pad>, 1 <unk>, 2 <s>, 3 </s>, 4 <mask>.
 Whitespace is collapsed before encoding on both sides (data.normalize / text/normalize.ts), so the
-Metaspace handling here and in the tokenizer.json agree (measured: runs of spaces differ otherwise, as sentencepiece collapses them).
+Metaspace handling here and in the tokenizer.json agree (measured: runs of spaces differ otherwise, as
+sentencepiece collapses them).
 """
 import json
 import os

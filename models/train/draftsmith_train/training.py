@@ -319,7 +319,8 @@ def train_loop(
         if step % args.log_every == 0:
             nll = f" token nll {np.mean(nlls[-args.log_every:]):.3f}" if nlls else ""
             log(
-                f"step {step} loss {np.mean(losses[-args.log_every:]):.3f}{nll} lr {lr:.2e} tok/s {tokens / elapsed:.0f}"
+                f"step {step} loss {np.mean(losses[-args.log_every:]):.3f}{nll} lr {lr:.2e} tok/s"
+                f" {tokens / elapsed:.0f}"
             )
         if val_fn and step % args.val_every == 0 and dist.is_main():
             v = validate()

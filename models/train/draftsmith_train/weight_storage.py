@@ -10,10 +10,11 @@ How, without changing what runs:
      with exactly the weights that ship;
   2. after torch.onnx.export, store_int8(path, records) replaces each float32 initializer that
      equals one of those matrices (or its transpose: the exporter stores some Linear weights
-     transposed for MatMul; or an LSTM's or GRU's, gates reordered) by an int8 initializer and Cast -> Mul by its scales. onnxruntime
-     folds Cast and Mul over initializers when the session is created (graph optimisation level
-     'basic' and up), so inference runs the same float32 graph as before: no int8 kernels, no
-     DequantizeLinear (which onnxruntime deliberately does not fold), the same speed.
+     transposed for MatMul; or an LSTM's or GRU's, gates reordered) by an int8 initializer and
+     Cast -> Mul by its scales. onnxruntime folds Cast and Mul over initializers when the session is
+     created (graph optimisation level 'basic' and up), so inference runs the same float32 graph as
+     before: no int8 kernels, no DequantizeLinear (which onnxruntime deliberately does not fold),
+     the same speed.
 The cost is the rounding in step 1, measured by the exporter (log-probabilities and perplexity of
 the rounded model against the float32 one).
 """
