@@ -9,7 +9,8 @@
  * weights, real shapes). Prints numbers; asserts nothing.
  * Then, each runtime in a process of its own (a clean peak memory): the load, the first token after
  * the prompt, greedy tokens/s after it, and the peak RSS: llama.cpp alone, and our loop on it.
- *   GGUF_FILES=/tmp/smollm2-135m-q8_0.gguf [THREADS_LIST=1,2] [PROMPT_TOKENS=650] [GEN=16] [ROUNDS=7] [WHOLE=0] node dist/bench/gguf.bench.js
+ *   GGUF_FILES=/tmp/smollm2-135m-q8_0.gguf [THREADS_LIST=1,2] [PROMPT_TOKENS=650] [GEN=16] [ROUNDS=7]
+ * [WHOLE=0] node dist/bench/gguf.bench.js
  */
 import { spawnSync } from 'node:child_process';
 import * as os from 'node:os';
@@ -150,7 +151,8 @@ async function main() {
       .join(' ')}, ${os.cpus().length} cores`,
   );
   console.log(
-    '| model | threads | decoding | llama.cpp tokens/s | ours, ranked candidates | ratio | ours, whole distribution | ratio |',
+    '| model | threads | decoding | llama.cpp tokens/s | ours, ranked candidates | ratio | ours, whole ' +
+      'distribution | ratio |',
   );
   console.log('|---|---|---|---|---|---|---|---|');
   const { llama } = await llamaRuntime('cpu', () => {});
@@ -193,7 +195,8 @@ async function main() {
         const tps = (xs: number[]) => (xs.length ? (1000 / median(xs)).toFixed(1) : '–');
         const ratio = (xs: number[]) => (xs.length ? median(xs.map((x, r) => ms.theirs[r] / x)).toFixed(2) : '–');
         console.log(
-          `| ${path.basename(file, '.gguf')} | ${threads} | ${mode} | ${tps(ms.theirs)} | ${tps(ms.ranked)} | ${ratio(ms.ranked)} | ${tps(ms.whole)} | ${ratio(ms.whole)} |`,
+          `| ${path.basename(file, '.gguf')} | ${threads} | ${mode} | ${tps(ms.theirs)} | ${tps(ms.ranked)} | ` +
+            `${ratio(ms.ranked)} | ${tps(ms.whole)} | ${ratio(ms.whole)} |`,
         );
       }
       await context.dispose();
@@ -210,14 +213,16 @@ async function main() {
           encoding: 'utf8',
         });
         const line = run.stdout.split('\n').find((l) => l.startsWith('RESULT '));
-        const name = `| ${path.basename(file, '.gguf')} | ${threads} | ${who === 'ours' ? 'our loop on llama.cpp' : who} |`;
+        const name =
+          `| ${path.basename(file, '.gguf')} | ${threads} | ` + `${who === 'ours' ? 'our loop on llama.cpp' : who} |`;
         if (!line) {
           console.log(`${name} failed: ${(run.stderr || run.stdout).split('\n').slice(-3).join(' ')} |`);
           continue;
         }
         const m = JSON.parse(line.slice(7)) as Alone;
         console.log(
-          `${name} ${(m.loadMs / 1000).toFixed(2)} | ${(m.firstMs / 1000).toFixed(2)} | ${m.tokS.toFixed(1)} | ${m.peakMB.toFixed(0)} |`,
+          `${name} ${(m.loadMs / 1000).toFixed(2)} | ${(m.firstMs / 1000).toFixed(2)} | ${m.tokS.toFixed(1)} | ` +
+            `${m.peakMB.toFixed(0)} |`,
         );
       }
   console.log(

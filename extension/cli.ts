@@ -243,7 +243,9 @@ async function summarize(a: Args): Promise<number> {
   if (result.topPhrases.length > 0)
     process.stderr.write(`top phrases: ${result.topPhrases.map((p) => JSON.stringify(p.text)).join(', ')}\n`);
   process.stderr.write(
-    `${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ${result.stats.device} (${result.stats.model})\n`,
+    `${result.stats.outputTokens} tokens, ${result.stats.tokensPerSecond.toFixed(1)} steps/s, encode ` +
+      `${result.stats.encodeMs.toFixed(0)} ms, decode ${result.stats.decodeMs.toFixed(0)} ms on ` +
+      `${result.stats.device} (${result.stats.model})\n`,
   );
   return 0;
 }

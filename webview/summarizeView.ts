@@ -21,7 +21,8 @@ export function renderSummarize(result: SummarizeView): Node[] {
     // What an instruct model's summary has that the source does not: read with care, as an experimental mode.
     ...experimentalNote(
       result.invented?.length
-        ? `The summary has names or numbers the text does not: ${result.invented.map((x) => `"${x}"`).join(', ')}. Check them against the text.`
+        ? `The summary has names or numbers the text does not: ` +
+            `${result.invented.map((x) => `"${x}"`).join(', ')}. Check them against the text.`
         : undefined,
     ),
     el('p', 'summary-text', result.summary),

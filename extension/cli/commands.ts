@@ -86,7 +86,9 @@ const METRICS_OPTION: OptionSpec = {
   kind: 'words',
   short: '-m',
   value: `${METRIC_NAMES.slice(0, 2).join(' ')} ...`,
-  description: `the metrics, each with its signature: ${METRIC_CLIS.flatMap((m) => m.cli.help ?? []).join('; ')}; default: every metric for one --ref and one --hyp, else ${Object.keys(NAMED[0]?.names ?? {})[0]}`,
+  description:
+    `the metrics, each with its signature: ${METRIC_CLIS.flatMap((m) => m.cli.help ?? []).join('; ')}; default: ` +
+    `every metric for one --ref and one --hyp, else ${Object.keys(NAMED[0]?.names ?? {})[0]}`,
 };
 
 // ------------------------------------------------------------------ options several commands take
@@ -245,8 +247,17 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'summarize FILE | - | --text TEXT [--mode extractive|abstractive|synopsis] [--json] [--models DIR] [--device auto|cpu|cuda] [--threads N] [--beam N] [--max-tokens N] [--max-input-tokens N] [--model MODEL] [--offline] [--hub-endpoint URL]',
-        note: "Extractive (default): the sentences the model's topic-aware attention weighs most, verbatim, in document order; abstractive: the TAAS decoder writes a new summary (--beam, --max-tokens). --model: built-in, a Hub encoder-decoder (e.g. Xenova/distilbart-cnn-6-6), an instruct model (a Hub id such as HuggingFaceTB/SmolLM2-360M-Instruct, a folder, or a GGUF file: asked through its chat template for a faithful summary of a few sentences, names and numbers the text lacks kept out at decoding and any left flagged on standard error), or a Draftsmith folder; a chosen model writes abstractive summaries only. Top phrases and timings go to standard error.",
+          'summarize FILE | - | --text TEXT [--mode extractive|abstractive|synopsis] [--json] [--models DIR] ' +
+          '[--device auto|cpu|cuda] [--threads N] [--beam N] [--max-tokens N] [--max-input-tokens N] [--model ' +
+          'MODEL] [--offline] [--hub-endpoint URL]',
+        note:
+          "Extractive (default): the sentences the model's topic-aware attention weighs most, verbatim, in " +
+          'document order; abstractive: the TAAS decoder writes a new summary (--beam, --max-tokens). --model: ' +
+          'built-in, a Hub encoder-decoder (e.g. Xenova/distilbart-cnn-6-6), an instruct model (a Hub id such as ' +
+          'HuggingFaceTB/SmolLM2-360M-Instruct, a folder, or a GGUF file: asked through its chat template for a ' +
+          'faithful summary of a few sentences, names and numbers the text lacks kept out at decoding and any ' +
+          'left flagged on standard error), or a Draftsmith folder; a chosen model writes abstractive summaries ' +
+          'only. Top phrases and timings go to standard error.',
       },
       {
         synopsis:
@@ -267,7 +278,11 @@ const TABLE = [
         kind: 'text',
         value: 'extractive|abstractive|synopsis',
         default: 'extractive',
-        description: `extractive: the source sentences the topic-aware attention weighs most, verbatim; abstractive: the TAAS decoder writes the summary (${EXPERIMENTAL.abstractiveSummary.short}), or the --model chosen does (--beam and --max-tokens apply to it only); synopsis: one sentence, chosen by a scorer trained on SciTLDR (a technical abstract → its one-line TLDR)`,
+        description:
+          `extractive: the source sentences the topic-aware attention weighs most, verbatim; abstractive: the ` +
+          `TAAS decoder writes the summary (${EXPERIMENTAL.abstractiveSummary.short}), or the --model chosen ` +
+          `does (--beam and --max-tokens apply to it only); synopsis: one sentence, chosen by a scorer trained ` +
+          `on SciTLDR (a technical abstract → its one-line TLDR)`,
       },
       {
         ...JSON_RESULT,
@@ -1011,8 +1026,18 @@ const TABLE = [
           'matter, link targets or markup); a note on standard error says what was skipped.',
       },
       {
-        synopsis: `score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m ${NAMED.map((c) => Object.keys(c.names ?? {})[0]).join(' ')}] ${usageOf(NAMED.flatMap((c) => c.flags.filter((f) => f.appliesTo !== 'tables')))} [--sentence-level] [--confidence [--confidence-n N]] [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] [--worst N] [--report FILE.html|FILE.md] [--seed N] [--width N] [--json | --csv]`,
-        note: "sacreBLEU's workflow and flag names: several references per segment, sacreBLEU signatures, and paired significance tests against the first --hyp (score, μ ± 95% CI, p-value), numbers identical to sacreBLEU 2.6.0's. ROUGE: F1, the mean over segments; several references: the best one (rouge-score's score_multi) or ROUGE-1.5.5's jackknifing. A JSONL --ref field may hold a list: several references. See docs/METRICS.md for every option.",
+        synopsis:
+          `score --ref REF [--ref REF2 ...] --hyp SYS [--hyp SYS2 ...] [-m ` +
+          `${NAMED.map((c) => Object.keys(c.names ?? {})[0]).join(' ')}] ` +
+          `${usageOf(NAMED.flatMap((c) => c.flags.filter((f) => f.appliesTo !== 'tables')))} [--sentence-level] ` +
+          `[--confidence [--confidence-n N]] [--paired-bs [--paired-bs-n N] | --paired-ar [--paired-ar-n N]] ` +
+          `[--worst N] [--report FILE.html|FILE.md] [--seed N] [--width N] [--json | --csv]`,
+        note:
+          "sacreBLEU's workflow and flag names: several references per segment, sacreBLEU signatures, and paired " +
+          'significance tests against the first --hyp (score, μ ± 95% CI, p-value), numbers identical to ' +
+          "sacreBLEU 2.6.0's. ROUGE: F1, the mean over segments; several references: the best one (rouge-score's " +
+          "score_multi) or ROUGE-1.5.5's jackknifing. A JSONL --ref field may hold a list: several references. " +
+          'See docs/METRICS.md for every option.',
       },
       {
         synopsis:
@@ -1240,7 +1265,13 @@ export const GENERAL_NOTES: readonly { readonly title: string; readonly text: st
   },
   {
     title: 'Exit codes',
-    text: '0 done; 1 the work found something (check: findings) or could not be done (an empty, binary or unreadable file, a model that does not load or a download over --max-download-gb, reply: no reply found, a file of several that could not be summarized); 2 a bad command line: no or an unknown command, an unknown option, a bad or doubled value, options that cannot go together, a file or folder that is not there; 130 stopped by Ctrl+C, which cancels the work (a download keeps no partial file) and says so in one line. The same for every command.',
+    text:
+      '0 done; 1 the work found something (check: findings) or could not be done (an empty, binary or unreadable ' +
+      'file, a model that does not load or a download over --max-download-gb, reply: no reply found, a file of ' +
+      'several that could not be summarized); 2 a bad command line: no or an unknown command, an unknown option, ' +
+      'a bad or doubled value, options that cannot go together, a file or folder that is not there; 130 stopped ' +
+      'by Ctrl+C, which cancels the work (a download keeps no partial file) and says so in one line. The same ' +
+      'for every command.',
   },
   {
     title: 'Environment',

@@ -263,7 +263,8 @@ export async function scoreCommand(a: Args, configOf?: ConfigOf): Promise<void> 
     for (const { f } of givenFlags(a, 'tables'))
       throw new EngineError(
         'bad-request',
-        `--${f.name} applies to the full table (one --ref, one --hyp, no -m) or a folder's, not to -m, several systems or references, or the paired tests`,
+        `--${f.name} applies to the full table (one --ref, one --hyp, no -m) or a folder's, not to -m, several ` +
+          `systems or references, or the paired tests`,
       );
     // Without -m: the list's first metric with -m names (sacreBLEU's default, BLEU).
     const first = METRIC_CLIS.find((m) => m.cli.scoresNamed);
@@ -294,10 +295,11 @@ async function scoreBertOnly(a: Args, metrics: readonly Pick[], configOf?: Confi
   if (metrics.length > 1)
     throw new EngineError(
       'bad-request',
-      `-m bertscore is scored on its own (the full table adds it to every metric: --bertscore-model without -m), not with ${metrics
-        .filter((m) => m.key !== 'bertscore')
-        .map((m) => m.part)
-        .join(', ')}`,
+      '-m bertscore is scored on its own (the full table adds it to every metric: --bertscore-model ' +
+        `without -m), not with ${metrics
+          .filter((m) => m.key !== 'bertscore')
+          .map((m) => m.part)
+          .join(', ')}`,
     );
   const refs = a.flags.get('ref') ?? [];
   const hyps = a.flags.get('hyp') ?? [];
@@ -427,7 +429,9 @@ async function scoreSacre(a: Args, run: SacreRun): Promise<void> {
     const any = named.filter((c) => !sameCount(c)).map((c) => c.name);
     throw new EngineError(
       'bad-input',
-      `segments have different numbers of references in ${run.refs.join(', ')}; ${listed(named.filter(sameCount).map((c) => c.name))} here need the same number for every segment${any.length > 0 ? ` (${listed(any)} ${any.length > 1 ? 'take' : 'takes'} any)` : ''}`,
+      `segments have different numbers of references in ${run.refs.join(', ')}; ` +
+        `${listed(named.filter(sameCount).map((c) => c.name))} here need the same number for every ` +
+        `segment${any.length > 0 ? ` (${listed(any)} ${any.length > 1 ? 'take' : 'takes'} any)` : ''}`,
     );
   }
   const names = uniqueNames(run.hyps);

@@ -182,9 +182,12 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
     if (single && s.length > 0) {
       const parts = s.reduce((n, x) => n + x.parts, 0);
       process.stderr.write(
-        `${s.length} section${s.length === 1 ? '' : 's'} read whole in ${parts} part${parts === 1 ? '' : 's'} of at most ${result.inputLimit} tokens (the model's window); ` +
-          `the summary of the whole is made from the ${s.filter((x) => x.fedOverall).length}${result.topics.length > 0 ? " nearest the document's topics" : ''}` +
-          `${sections ? ' (marked *)' : ''}; ${result.stats.usedInputTokens} tokens read in ${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`,
+        `${s.length} section${s.length === 1 ? '' : 's'} read whole in ${parts} part${parts === 1 ? '' : 's'} ` +
+          `of at most ${result.inputLimit} tokens (the model's window); ` +
+          `the summary of the whole is made from the ${s.filter((x) => x.fedOverall).length}` +
+          (result.topics.length > 0 ? " nearest the document's topics" : '') +
+          (`${sections ? ' (marked *)' : ''}; ${result.stats.usedInputTokens} tokens read in ` +
+            `${result.stats.encodeMs.toFixed(0)} ms on ${result.stats.device}\n`),
       );
     } else if (single) {
       process.stderr.write(

@@ -49,7 +49,10 @@ export interface MenuPlace {
 export type MenuId = 'editor/context' | 'explorer/context' | 'editor/title';
 
 export interface CommandSpec {
-  /** Its title after the category ("Draftsmith: …"); absent: an internal command, run by VS Code for us, not contributed. */
+  /**
+   * Its title after the category ("Draftsmith: …"); absent: an internal command, run by VS Code for us,
+   * not contributed.
+   */
   title?: string;
   /** A codicon, for a title-bar button. */
   icon?: string;

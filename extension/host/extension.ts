@@ -1,4 +1,6 @@
-/** Activation: builds the Ctx and the parts beside it, registers the command table, returns the API used by the tests. */
+/**
+ * Activation: builds the Ctx and the parts beside it, registers the command table, returns the API used by the tests.
+ */
 import * as vscode from 'vscode';
 import type { DraftsmithApi } from './api';
 import { ProseChecks } from './checks';
@@ -32,7 +34,8 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
   const checks = ctx.own(new ProseChecks(ctx));
   const writing = ctx.own(new WritingStatus(ctx));
   registerCommands({ ctx, checks, writing, inline });
-  // The worker and the models start on the first command, so activation stays cheap (bench/activation.bench.ts measures it).
+  // The worker and the models start on the first command, so activation stays cheap
+  // (bench/activation.bench.ts measures it).
   ctx.log.info(
     `Draftsmith activated in ${(performance.now() - started).toFixed(1)} ms ` +
       `(${context.extensionMode === vscode.ExtensionMode.Test ? 'test' : 'normal'} mode)`,

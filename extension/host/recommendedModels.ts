@@ -131,7 +131,9 @@ export const MODEL_COMMANDS: readonly ModelCommand[] = [
     key: 'summarize.model',
     label: MODEL_SETTINGS.summarize.commands,
     builtIn:
-      "Draftsmith's own TAAS summarizer (topic-aware attention, Zheng et al. 2020), trained on news; extractive or abstractive; nothing to download. An instruct model (one of Rewrite's) writes abstractive summaries in its own words",
+      "Draftsmith's own TAAS summarizer (topic-aware attention, Zheng et al. 2020), trained on news; " +
+      "extractive or abstractive; nothing to download. An instruct model (one of Rewrite's) writes abstractive " +
+      'summaries in its own words',
     recommended: SUMMARIZE_MODELS,
     // The instruct model Rewrite Selection runs (or the essay model it falls back to) summarizes too.
     shares: ['rewrite.model', 'essay.model'],

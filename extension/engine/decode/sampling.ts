@@ -130,7 +130,8 @@ export async function sample<S>(
       const { ids, logProbs, perRow, endAtMost } = out.top;
       const row = { tokens };
       const banned = processors.banned(row);
-      // An end token the runtime could not place: the candidates rank for sure only above its most, unless it is banned now.
+      // An end token the runtime could not place: the candidates rank for sure only above its most,
+      // unless it is banned now.
       let count = perRow;
       const end = endAtMost?.[0] ?? -Infinity;
       if (end > -Infinity && !banned.has(opts.eos)) for (count = 0; count < perRow && logProbs[count] > end;) count++;

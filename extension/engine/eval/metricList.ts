@@ -229,7 +229,8 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
       check: (o) =>
         o.smoothValue !== undefined && !smoothValueApplies(o)
           ? [
-              `note: --smooth-value applies to --smooth-method floor or add-k; ${o.smoothMethod ?? 'exp'} ignores it, as sacreBLEU does`,
+              `note: --smooth-value applies to --smooth-method floor or add-k; ${o.smoothMethod ?? 'exp'} ` +
+                `ignores it, as sacreBLEU does`,
             ]
           : [],
       options: (o) => o,
@@ -308,7 +309,8 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
         if (Object.keys(others).length > 0 || (wordOrder !== undefined && wordOrder !== 0 && wordOrder !== 2)) {
           throw new EngineError(
             'bad-request',
-            "a folder's table takes chrF (-m chrf) or chrF++ (-m chrf --chrf-word-order 2) with sacreBLEU's other defaults; for other chrF options, score segment files with -m chrf",
+            "a folder's table takes chrF (-m chrf) or chrF++ (-m chrf --chrf-word-order 2) with sacreBLEU's " +
+              'other defaults; for other chrF options, score segment files with -m chrf',
           );
         }
         return { chrf: wordOrder === 2 ? 'chrF++' : 'chrF' };
@@ -411,7 +413,9 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
         string,
         readonly string[]
       >,
-      help: "rouge: rouge-score's ROUGE F1, the mean over segments (rouge1 rouge2 rougeL rougeLsum, or rouge for all four)",
+      help:
+        "rouge: rouge-score's ROUGE F1, the mean over segments (rouge1 rouge2 rougeL rougeLsum, or rouge for all " +
+        'four)',
       hint: 'rouge is all four ROUGE types',
       flags: [
         {
@@ -426,7 +430,8 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
           name: 'rouge-jackknife',
           kind: 'flag',
           description:
-            "ROUGE with several references: ROUGE-1.5.5's jackknifing instead of the best reference (rouge-score's score_multi)",
+            "ROUGE with several references: ROUGE-1.5.5's jackknifing instead of the best reference " +
+            "(rouge-score's score_multi)",
           signature: 'multi',
           appliesTo: 'named',
         },
@@ -438,7 +443,8 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
           choices: ['newline', 'nlp'],
           default: 'nlp',
           description:
-            "ROUGE-Lsum's sentences: Draftsmith's sentence splitter, as the full table and Score Draft, or the segment's own lines (rouge-score's split_summaries=False); the signature says which",
+            "ROUGE-Lsum's sentences: Draftsmith's sentence splitter, as the full table and Score Draft, or the " +
+            "segment's own lines (rouge-score's split_summaries=False); the signature says which",
           signature: 'split',
           appliesTo: 'named',
         },
@@ -519,7 +525,8 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
           name: 'nonwords',
           kind: 'flag',
           description:
-            "the drafts' non-word rate: the alphabetic words hunspell en_US rejects, names left out (the model cards' definition; the full table or a folder's)",
+            "the drafts' non-word rate: the alphabetic words hunspell en_US rejects, names left out (the model " +
+            "cards' definition; the full table or a folder's)",
           appliesTo: 'tables',
         },
       ],
@@ -569,7 +576,8 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
           name: 'perplexity',
           kind: 'flag',
           description:
-            "the drafts' perplexity under the built-in story language model from --models (the full table or a folder's)",
+            "the drafts' perplexity under the built-in story language model from --models (the full table or a " +
+            "folder's)",
           appliesTo: 'tables',
         },
       ],
@@ -603,7 +611,9 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
           kind: 'text',
           value: 'MODEL',
           description:
-            "adds BERTScore under this encoder: a Hugging Face Hub id in transformers.js's layout (BERT family, e.g. Xenova/all-MiniLM-L6-v2), downloaded once into $DRAFTSMITH_CACHE, or a folder (the full table, a folder's, or -m bertscore)",
+            "adds BERTScore under this encoder: a Hugging Face Hub id in transformers.js's layout (BERT " +
+            'family, e.g. Xenova/all-MiniLM-L6-v2), downloaded once into $DRAFTSMITH_CACHE, or a folder (the ' +
+            "full table, a folder's, or -m bertscore)",
           appliesTo: 'tables',
         },
         {
@@ -611,7 +621,8 @@ export const METRICS: { [K in MetricKey]: MetricDescriptor<K> } = {
           name: 'bertscore-idf',
           kind: 'flag',
           description:
-            "BERTScore weighs each token by its idf over the references (bert_score's idf; the full table and -m bertscore)",
+            "BERTScore weighs each token by its idf over the references (bert_score's idf; the full table and " +
+            '-m bertscore)',
         },
       ],
     }),
@@ -633,7 +644,9 @@ interface RougeFlags {
 /** BLEUScore's verbose part (sacrebleu/metrics/bleu.py) and the numbers --json adds beside the score. */
 function bleuDetails(b: BleuScore) {
   return {
-    text: ` ${b.precisions.map((p) => p.toFixed(1)).join('/')} (BP = ${b.brevityPenalty.toFixed(3)} ratio = ${b.ratio.toFixed(3)} hyp_len = ${b.hypLength} ref_len = ${b.refLength})`,
+    text:
+      ` ${b.precisions.map((p) => p.toFixed(1)).join('/')} (BP = ${b.brevityPenalty.toFixed(3)} ratio = ` +
+      `${b.ratio.toFixed(3)} hyp_len = ${b.hypLength} ref_len = ${b.refLength})`,
     fields: {
       precisions: b.precisions,
       brevityPenalty: b.brevityPenalty,

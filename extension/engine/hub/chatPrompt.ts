@@ -16,7 +16,8 @@ export const SYSTEM_PROMPTS = {
     'You write premises for short stories. ' +
     'Reply with one or two sentences that set up a story: who, where, and what goes wrong. No preamble.',
   essay:
-    'You write short essays. Write one essay of a few paragraphs that uses every word the user lists. Reply with the essay only: no title, no preamble, no comments.',
+    'You write short essays. Write one essay of a few paragraphs that uses every word the user lists. ' +
+    'Reply with the essay only: no title, no preamble, no comments.',
   summary:
     'You write faithful summaries. Summarize the text the user gives as asked, saying only what the text says: ' +
     'every name, number and date as the text gives it, and none the text does not have. ' +

@@ -204,14 +204,11 @@ function checkKind(
 ): HubModelKind {
   const found = KIND_OF(config);
   if (kindList(kinds).includes(found)) return found;
-  throw new EngineError(
-    'bad-model',
-    `${label} is ${config.model_type ? `a ${config.model_type}` : 'a'} model (${KIND_WORDS[found].is}); ${what} needs ${kindList(
-      kinds,
-    )
-      .map((k) => KIND_WORDS[k].needs)
-      .join(', or ')}.`,
-  );
+  const needs = kindList(kinds)
+    .map((k) => KIND_WORDS[k].needs)
+    .join(', or ');
+  const type = config.model_type ? `a ${config.model_type}` : 'a';
+  throw new EngineError('bad-model', `${label} is ${type} model (${KIND_WORDS[found].is}); ${what} needs ${needs}.`);
 }
 
 /** A Hub model's files, present in its cache folder: the folder and what to open there. */
@@ -396,7 +393,8 @@ export async function openHubModel(
   if (choice.kind === 'gguf')
     throw new EngineError(
       'bad-model',
-      `${label} is a GGUF model (a language model llama.cpp runs); ${what} needs ${KIND_WORDS[kindList(kinds)[0]].needs} in transformers.js's layout.`,
+      `${label} is a GGUF model (a language model llama.cpp runs); ${what} needs ` +
+        `${KIND_WORDS[kindList(kinds)[0]].needs} in transformers.js's layout.`,
     );
   const tjs = transformersJs(runtime.calls ?? new NativeCalls());
   const check = () => {

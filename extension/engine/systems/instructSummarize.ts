@@ -77,7 +77,8 @@ export class InstructSummarizeSystem extends HubSystemBase<CausalLm> implements 
       lm,
       'summarize',
       'An instruct model',
-      'it writes abstractive summaries only, through its chat template, and has no topics or topic-aware attention to show (the built-in TAAS model has them).',
+      'it writes abstractive summaries only, through its chat template, and has no topics or topic-aware ' +
+        'attention to show (the built-in TAAS model has them).',
     );
   }
 
@@ -113,7 +114,8 @@ export class InstructSummarizeSystem extends HubSystemBase<CausalLm> implements 
     if (room < 16)
       throw new EngineError(
         'bad-model',
-        `${this.lm.opened.id} reads ${this.lm.contextTokens} tokens in all, too few for a summary's prompt and the summary.`,
+        `${this.lm.opened.id} reads ${this.lm.contextTokens} tokens in all, too few for a summary's prompt and ` +
+          `the summary.`,
       );
     return Math.min(req.maxInputTokens ?? DEFAULT_WINDOW, room);
   }

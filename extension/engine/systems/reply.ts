@@ -360,7 +360,10 @@ export class ReplySystem extends FolderSystem implements System<'reply'> {
     );
   }
 
-  /** Greedy decoding with no constraints: reply_model.py Seq2Seq.greedy step for step (the parity test holds it to PyTorch's ids). */
+  /**
+   * Greedy decoding with no constraints: reply_model.py Seq2Seq.greedy step for step (the parity test
+   * holds it to PyTorch's ids).
+   */
   async greedy(post: EncodedPost, read: Float32Array | null, maxLength = this.arch.maxReplyTokens): Promise<number[]> {
     const { bos, eos } = this.special;
     return (await greedy(this.stepModel(post, read, 1), { h: Float32Array.from(post.state) }, { bos, eos, maxLength }))

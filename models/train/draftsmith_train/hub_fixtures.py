@@ -44,8 +44,9 @@ same bytes.
                         family's I/O (head_dim apart from hidden / heads, NoPE layers, untied output layers
                         where the family has them); SentencePiece-style tokenizers for Mistral, Phi-3, Gemma.
 
-Tokenizers of GPT-2, Llama, Qwen2 and BART are byte-level BPE (GPT-2's 256 byte symbols, a few dozen merges learnt from a fixed
-paragraph) with each family's special tokens, ids and tokenizer_config (the real chat templates).
+Tokenizers of GPT-2, Llama, Qwen2 and BART are byte-level BPE (GPT-2's 256 byte symbols, a few dozen
+merges learnt from a fixed paragraph) with each family's special tokens, ids and tokenizer_config (the
+real chat templates).
 
 --real-size writes the same graphs with the real shapes of SmolLM2-135M/-360M-Instruct and
 Qwen2.5-0.5B-Instruct (q4 and int8; fp32 for the 135M) and tokenizers padded with generated merges
