@@ -97,6 +97,8 @@ for (const id of [SMOL, QWEN]) {
 function inventing(lm: CausalLm, phrase: string): void {
   const wanted = lm.opened.tokenizer.encode(phrase, { add_special_tokens: false });
   const step = lm.step.step.bind(lm.step);
+  // The push is on whole rows: a runtime's own ranking of its candidates (llama.cpp's) would not see it.
+  lm.step.stepRanked = undefined;
   let n = 0;
   lm.step.step = async (tokens, state) => {
     const out = await step(tokens, state);

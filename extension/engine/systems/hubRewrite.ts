@@ -22,7 +22,7 @@ import type { RunContext } from './context';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
 import { cleanRewrite, rewriteFlags } from './rewriteText';
 import type { System } from './system';
-import { tokenStream } from './tokenStream';
+import { replyDecoding, replyStream } from './instructReply';
 
 export const REWRITE_INPUT: InputTask = {
   nothing: 'There is no text to rewrite',
@@ -125,8 +125,9 @@ export class HubRewriteSystem extends HubSystemBase<CausalLm> implements System<
     ctx.checkCancelled();
     let firstTokenMs = -1;
     // The partial text is the rewrite as it will be offered: a preamble is never streamed into view.
-    const stream = tokenStream(
-      { ...ctx, partial: (t) => ctx.partial(cleanRewrite(t, source).text) },
+    const stream = replyStream(
+      ctx,
+      source,
       (ids) => this.decode(ids),
       (_text, n) => ({
         message: `Rewriting with ${this.lm.opened.id} (${n} tokens)…`,
@@ -135,24 +136,13 @@ export class HubRewriteSystem extends HubSystemBase<CausalLm> implements System<
     );
     const onStep = stream.hooks.onStep;
     const t1 = performance.now();
-    const hyp = await greedy(
-      this.lm.step,
-      read.state,
-      {
-        bos: prompt[prompt.length - 1],
-        eos: this.lm.eos,
-        maxLength: limit.maxLength,
-        minLength: 1,
-        banned: this.lm.banned,
+    const hyp = await greedy(this.lm.step, read.state, replyDecoding(this.lm, prompt, limit.maxLength), {
+      ...stream.hooks,
+      onStep: (step, ids) => {
+        if (firstTokenMs < 0) firstTokenMs = performance.now() - t0;
+        onStep?.(step, ids);
       },
-      {
-        ...stream.hooks,
-        onStep: (step, ids) => {
-          if (firstTokenMs < 0) firstTokenMs = performance.now() - t0;
-          onStep?.(step, ids);
-        },
-      },
-    );
+    });
     const decodeMs = performance.now() - t1;
     const raw = stream.text(hyp.tokens);
     const cleaned = cleanRewrite(raw, source);

@@ -29,6 +29,7 @@ import { EMPTY_PROMPT_MESSAGE, freshSeed, minimumWords, noSuggestion, promptRead
 import type { System } from './system';
 import { tokenStream } from './tokenStream';
 import { endsInWord, seedFromText, suggestionEndsBefore, type InlineLength } from './inlineText';
+import { fittingSuffixStart } from '../text/fitting';
 
 /** The continuation's default length in words, as the built-in model's manifest gives it. */
 const DEFAULT_WORDS = 150;
@@ -80,18 +81,7 @@ export class HubStorySystem extends HubSystemBase<CausalLm> implements System<'s
     const room = Math.max(16, this.lm.contextTokens - CONTINUATION_ROOM - 1 - overhead);
     const all = this.encode(prompt);
     if (all.length <= room) return { usedFrom: 0, ids: all, total: all.length };
-    // The tokenizer gives no offsets: the latest word start whose suffix fits, by bisection.
-    const starts = [...prompt.matchAll(/(?<=\s)\S/g)].map((m) => m.index ?? 0);
-    let lo = 0,
-      hi = starts.length - 1,
-      best = starts.length ? starts[starts.length - 1] : 0;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.encode(prompt.slice(starts[mid])).length <= room) {
-        best = starts[mid];
-        hi = mid - 1;
-      } else lo = mid + 1;
-    }
+    const best = fittingSuffixStart(prompt, (suffix) => this.encode(suffix).length <= room);
     return { usedFrom: best, ids: this.encode(prompt.slice(best)).slice(-room), total: all.length };
   }
 

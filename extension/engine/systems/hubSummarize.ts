@@ -17,6 +17,7 @@ import { maxLengthHit } from './lengthLimit';
 import { SUMMARIZE_INPUT } from './summarize';
 import { forcedFirstToken, mergeBeamDefaults, modelBeamDefaults, taskPrefix } from '../hub/generationDefaults';
 import type { System } from './system';
+import { fittingPrefix } from '../text/fitting';
 
 /** When the request asks for nothing: 4 beams, a summary of a few sentences (the CNN/DM setting's scale). */
 const DEFAULTS = {
@@ -65,18 +66,7 @@ export class HubSummarizeSystem extends HubSystemBase<Seq2seqLm> implements Syst
   private readSource(text: string): { ids: number[]; usedChars: number; total: number | null } {
     const all = this.encode(text);
     if (all.length <= this.lm.maxSource) return { ids: all, usedChars: text.length, total: all.length };
-    // The tokenizer gives no offsets: the longest prefix ending at a word end that fits, by bisection.
-    const ends = [...text.matchAll(/\S(?=\s|$)/g)].map((m) => (m.index ?? 0) + 1);
-    let lo = 0,
-      hi = ends.length - 1,
-      best = 0;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.encode(text.slice(0, ends[mid])).length <= this.lm.maxSource) {
-        best = ends[mid];
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
+    const best = fittingPrefix(text, (prefix) => this.encode(prefix).length <= this.lm.maxSource);
     return {
       ids: best ? this.encode(text.slice(0, best)) : all.slice(0, this.lm.maxSource),
       usedChars: best || text.length,

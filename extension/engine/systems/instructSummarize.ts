@@ -32,7 +32,8 @@ import { cleanRewrite, inventedItems } from './rewriteText';
 import { summarizeSections, type UnitModel, type UnitSummary } from './sectioned';
 import { SUMMARIZE_INPUT } from './summarize';
 import type { System } from './system';
-import { tokenStream } from './tokenStream';
+import { replyDecoding, replyStream } from './instructReply';
+import { fittingPrefix } from '../text/fitting';
 
 /** Tokens of text read at once when the request says nothing (the host always does: draftsmith.maxInputTokens). */
 const DEFAULT_WINDOW = 1024;
@@ -123,19 +124,7 @@ export class InstructSummarizeSystem extends HubSystemBase<CausalLm> implements 
   /** The start of `text` that fits `window` tokens: how many characters, at a word's end. */
   private fitting(text: string, window: number): number {
     if (this.encode(text).length <= window) return text.length;
-    // The tokenizer gives no offsets: the longest prefix ending at a word end that fits, by bisection.
-    const ends = [...text.matchAll(/\S(?=\s|$)/g)].map((m) => (m.index ?? 0) + 1);
-    let lo = 0,
-      hi = ends.length - 1,
-      best = 0;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.encode(text.slice(0, ends[mid])).length <= window) {
-        best = ends[mid];
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return best;
+    return fittingPrefix(text, (prefix) => this.encode(prefix).length <= window);
   }
 
   async run(req: SummarizeRequest, ctx: RunContext): Promise<SummarizeResult> {
@@ -261,8 +250,9 @@ export class InstructSummarizeSystem extends HubSystemBase<CausalLm> implements 
         sourceNames: true,
       },
     );
-    const stream = tokenStream(
-      { ...ctx, partial: (t) => ctx.partial(cleanRewrite(t, text).text) },
+    const stream = replyStream(
+      ctx,
+      text,
       (ids) => this.decode(ids),
       (_text, n) => ({
         message: `Writing the summary with ${this.lm.opened.id} (${n} tokens)…`,
@@ -273,15 +263,7 @@ export class InstructSummarizeSystem extends HubSystemBase<CausalLm> implements 
     const hyp = await greedy(
       this.lm.step,
       read.state,
-      {
-        bos: prompt[prompt.length - 1],
-        eos: this.lm.eos,
-        maxLength: limit.maxLength,
-        minLength: 1,
-        noRepeatNgramSize: req.decoding?.noRepeatNgramSize,
-        banned: this.lm.banned,
-        guard,
-      },
+      { ...replyDecoding(this.lm, prompt, limit.maxLength), noRepeatNgramSize: req.decoding?.noRepeatNgramSize, guard },
       stream.hooks,
     );
     const decodeMs = performance.now() - t1;
