@@ -91,7 +91,7 @@ test('a Hub model with a draftsmith.hub.endpoint that is not a web address is re
   assert.deepEqual(model().choice, { kind: 'built-in' });
 });
 
-test("the engine's Hub settings: the cache in the global storage, the endpoint, offline and the context cap; a bad endpoint never downloads", () => {
+test("the engine's Hub settings: the cache in the global storage, the endpoint, offline, the context cap and the download limit; a bad endpoint never downloads", () => {
   assert.deepEqual(readHubConfig(STORAGE), {
     hub: {
       endpoint: 'https://huggingface.co/',
@@ -99,17 +99,20 @@ test("the engine's Hub settings: the cache in the global storage, the endpoint, 
       offline: false,
       stallSeconds: 30,
       contextTokens: 4096,
+      maxDownloadGB: 4,
     },
   });
   settings.global['hub.endpoint'] = 'https://hf-mirror.example/base';
   settings.global['hub.offline'] = true;
   settings.global['hub.contextTokens'] = 1024;
+  settings.global['hub.maxDownloadGB'] = 20;
   assert.deepEqual(readHubConfig(STORAGE).hub, {
     endpoint: 'https://hf-mirror.example/base/',
     cacheDir: path.join(STORAGE, 'hub'),
     offline: true,
     stallSeconds: 30,
     contextTokens: 1024,
+    maxDownloadGB: 20,
   });
   settings.global['hub.contextTokens'] = 12; // out of range: the default
   assert.equal(readHubConfig(STORAGE).hub.contextTokens, 4096);
