@@ -161,9 +161,8 @@ CHAT_PROMPTS = {
 
 # ---- special tokens, in id order ------------------------------------------------------------------------
 
-# Qwen3's added tokens: Qwen2.5's 22, then tool responses and thinking (151665-151668); from <tool_call>
-# on they are not "special" (they may appear in a reply's text).
-QWEN3_SPECIALS = [
+# Qwen2.5's added tokens in id order (151643 onwards); the last eight are not "special"
+QWEN_SPECIALS = [
     "<|endoftext|>",
     "<|im_start|>",
     "<|im_end|>",
@@ -186,11 +185,12 @@ QWEN3_SPECIALS = [
     "<|fim_pad|>",
     "<|repo_name|>",
     "<|file_sep|>",
-    "<tool_response>",
-    "</tool_response>",
-    "<think>",
-    "</think>",
 ]
+QWEN_NOT_SPECIAL = set(QWEN_SPECIALS[14:])
+
+# Qwen3's added tokens: Qwen2.5's 22, then tool responses and thinking (151665-151668); from <tool_call>
+# on they are not "special" (they may appear in a reply's text).
+QWEN3_SPECIALS = QWEN_SPECIALS + ["<tool_response>", "</tool_response>", "<think>", "</think>"]
 QWEN3_NOT_SPECIAL = set(QWEN3_SPECIALS[14:])
 
 # Mistral v0.3's first ten ids (then [control_8] ... [control_768], left out here, then the byte tokens).

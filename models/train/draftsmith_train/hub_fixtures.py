@@ -123,32 +123,7 @@ SMOL_SPECIALS = [
     "<jupyter_script>",
     "<empty_output>",
 ]
-# Qwen2.5's added tokens in id order (151643 onwards); the last eight are not "special"
-QWEN_SPECIALS = [
-    "<|endoftext|>",
-    "<|im_start|>",
-    "<|im_end|>",
-    "<|object_ref_start|>",
-    "<|object_ref_end|>",
-    "<|box_start|>",
-    "<|box_end|>",
-    "<|quad_start|>",
-    "<|quad_end|>",
-    "<|vision_start|>",
-    "<|vision_end|>",
-    "<|vision_pad|>",
-    "<|image_pad|>",
-    "<|video_pad|>",
-    "<tool_call>",
-    "</tool_call>",
-    "<|fim_prefix|>",
-    "<|fim_middle|>",
-    "<|fim_suffix|>",
-    "<|fim_pad|>",
-    "<|repo_name|>",
-    "<|file_sep|>",
-]
-QWEN_NOT_SPECIAL = set(QWEN_SPECIALS[14:])
+QWEN_SPECIALS, QWEN_NOT_SPECIAL = S.QWEN_SPECIALS, S.QWEN_NOT_SPECIAL
 
 # HuggingFaceTB/SmolLM2-135M-Instruct's tokenizer_config.json chat_template: '\n' inside the Jinja string
 # literals is a backslash and an n (Jinja turns it into a newline), as in the real file.
