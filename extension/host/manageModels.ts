@@ -66,7 +66,10 @@ function listModels(ctx: Ctx, cacheDir: string, machine: Machine): Listed[] {
 /** The recommendation in one line: the placeholder of the manager's list. */
 function recommendationLine(rec: Recommendation<Listed>, target: number): string {
   if (rec.kind === 'fits')
-    return `Recommended for a 150-word rewrite within ${seconds(target)}: ${label(rec.model.model)} (≈ ${seconds(rec.seconds)})`;
+    return (
+      `Recommended for a 150-word rewrite within ${seconds(target)}: ` +
+      `${label(rec.model.model)} (≈ ${seconds(rec.seconds)})`
+    );
   if (rec.kind === 'none-fits')
     return (
       `None of the measured models rewrites 150 words within ${seconds(target)}; ` +
@@ -78,13 +81,16 @@ function recommendationLine(rec: Recommendation<Listed>, target: number): string
 function modelItem(l: Listed, rec: Recommendation<Listed>): Item {
   const recommended = rec.kind === 'fits' && rec.model === l;
   const fastest = rec.kind === 'none-fits' && rec.fastest === l;
-  const parts = [size(l.model.bytes), l.licence ?? 'licence not stated'];
-  if (l.measurement) parts.push(describeSpeed(l.measurement));
-  else if (l.causal) parts.push('speed not measured on this machine');
+  // The numbers lead the second line, where they are not cut off; the folder follows them.
+  const detail = [
+    ...(recommended ? ['Recommended'] : fastest ? ['The fastest here, slower than you accept'] : []),
+    ...(l.measurement ? [describeSpeed(l.measurement)] : l.causal ? ['speed not measured on this machine'] : []),
+    l.model.dir,
+  ];
   return {
     label: `${recommended ? '$(star-full) ' : fastest ? '$(zap) ' : ''}${label(l.model)}`,
-    description: parts.join(' · '),
-    detail: `${recommended ? 'Recommended · ' : fastest ? 'The fastest here, slower than you accept · ' : ''}${l.model.dir}`,
+    description: `${size(l.model.bytes)} · ${l.licence ?? 'licence not stated'}`,
+    detail: detail.join(' · '),
     listed: l,
   };
 }

@@ -53,7 +53,7 @@ export interface Machine {
 
 const speedKey = (dir: string, m: Machine) => `${path.resolve(dir)}|${m.device}|${m.threads}`;
 
-/** Every stored measurement that still reads as one (anything else, from an older version or hand-edited, is dropped). */
+/** Every stored measurement that still reads as one; anything else (an older version's, hand-edited) is dropped. */
 function readAll(store: SpeedStore): Record<string, Measurement> {
   const raw = store.get(SPEEDS_KEY);
   const out: Record<string, Measurement> = {};
@@ -114,13 +114,14 @@ export function rewriteSeconds(m: Pick<Measurement, 'firstTokenMs' | 'promptToke
 /** Seconds as the manager shows them: tenths below 10 s, whole seconds above. */
 export const seconds = (s: number) => (s < 10 ? `${s.toFixed(1)} s` : `${Math.round(s)} s`);
 
-/** One measurement in a few words: "first token 0.4 s · 28 tokens/s · 150-word rewrite ≈ 7.6 s". */
+/** One measurement in a few words: "first token 400 ms · 28 tokens/s · 150-word rewrite ≈ 7.6 s". */
 export function describeSpeed(m: Measurement): string {
   const rate = m.tokensPerSecond >= 10 ? Math.round(m.tokensPerSecond) : m.tokensPerSecond.toFixed(1);
-  return `first token ${seconds(m.firstTokenMs / 1000)} · ${rate} tokens/s · 150-word rewrite ≈ ${seconds(rewriteSeconds(m))}`;
+  const first = m.firstTokenMs < 1000 ? `${Math.round(m.firstTokenMs)} ms` : seconds(m.firstTokenMs / 1000);
+  return `first token ${first} · ${rate} tokens/s · 150-word rewrite ≈ ${seconds(rewriteSeconds(m))}`;
 }
 
-/** A model the recommendation weighs: how good a writer it is likely to be (`rank`, higher is better), and its speed. */
+/** A model the recommendation weighs: how good a writer it likely is (`rank`, higher is better), and its speed. */
 export interface Candidate<T> {
   model: T;
   rank: number;

@@ -346,7 +346,7 @@ export function readTimeLimitMs(): number {
   return draftsmith().int('maxSecondsPerRequest') * 1000;
 }
 
-/** draftsmith.models.targetSeconds: the wait for a 150-word rewrite the user accepts (Manage Models recommends by it). */
+/** draftsmith.models.targetSeconds: the wait a writer accepts for a 150-word rewrite (Manage Models). */
 export const TARGET_SECONDS_SETTING = 'draftsmith.models.targetSeconds';
 export function readTargetSeconds(): number {
   return draftsmith().number('models.targetSeconds');

@@ -138,6 +138,7 @@ test("a 150-word rewrite's expected time is the first token on a 200-token promp
   // A prompt the model's context cut short: its first-token time scaled to 200 tokens.
   assert.equal(rewriteSeconds(measured(500, 40, 100)), 1 + 5);
   assert.equal(describeSpeed(measured(1500, 20)), 'first token 1.5 s · 20 tokens/s · 150-word rewrite ≈ 12 s');
+  assert.equal(describeSpeed(measured(45, 8.25)), 'first token 45 ms · 8.3 tokens/s · 150-word rewrite ≈ 24 s');
 });
 
 test('the recommendation is the largest measured model within the wait; with none within it, the fastest; unmeasured models are not weighed', () => {

@@ -26,7 +26,8 @@ const PROSE =
 const WARM_UP_TOKENS = 8;
 
 export const NO_MODEL_TO_MEASURE =
-  "Measure Speed runs on a language model chosen for Draftsmith (a downloaded Hub model, a model folder or a GGUF file); Draftsmith's built-in models are not measured.";
+  'Measure Speed runs on a language model chosen for Draftsmith (a downloaded Hub model, a model folder or a ' +
+  "GGUF file); Draftsmith's built-in models are not measured.";
 
 /** The built-in choice: nothing to measure. */
 export class NothingToMeasure implements System<'speed'> {
