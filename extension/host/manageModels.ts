@@ -7,12 +7,17 @@
  * measured. The built-in models are always there.
  */
 import * as vscode from 'vscode';
+import { statSync } from 'node:fs';
 import { pickOne } from './openDialog';
+import type { ModelChoice } from '../protocol';
+import type { LocalGguf } from '../engine/public';
+import { localGgufs } from './chooseModel';
 import { deleteDownloaded, downloadedModels, importFolder, type DownloadedModel } from '../engine/public';
 import { Ctx } from './context';
 import { reportFailure, requestWithProgress } from './engineProgress';
 import {
   describeSpeed,
+  ggufParameters,
   keepMeasurement,
   licenceOf,
   measurementOf,
@@ -28,9 +33,18 @@ import { readEngineConfig, readHubConfig, readTargetSeconds, TARGET_SECONDS_SETT
 const MB = 1e6;
 const size = (bytes: number) => `${(bytes / MB).toFixed(bytes < 10 * MB ? 1 : 0)} MB`;
 
-/** A downloaded model as the manager shows it. */
+/** A downloaded model as the manager shows it: a Hub model in the download cache, or a GGUF file on this computer. */
 interface Listed {
-  model: DownloadedModel;
+  /** Its id (Hub) or its app's name (GGUF). */
+  name: string;
+  /** Its folder, or the GGUF file. */
+  place: string;
+  bytes: number;
+  stamp: string;
+  /** What the engine is asked to measure: the folder itself (nothing fetched), or the file. */
+  choice: ModelChoice;
+  /** The Hub download (delete, files); absent for a GGUF file, which is its app's to delete. */
+  hub?: DownloadedModel;
   /** A language model (causal LM): one the writing commands run, and Measure Speed can time. */
   causal: boolean;
   parameters: number;
@@ -44,6 +58,11 @@ type Item = vscode.QuickPickItem & {
 };
 
 const label = (m: DownloadedModel) => m.id + (m.revision ? `@${m.revision.slice(0, 7)}` : '');
+const GGUF_FROM: Record<LocalGguf['source'], string> = {
+  ollama: 'Ollama',
+  'lm-studio': 'LM Studio',
+  folder: 'draftsmith.gguf.folders',
+};
 
 function machineOf(ctx: Ctx): Machine {
   const config = readEngineConfig(ctx.extension.extensionPath, ctx.extension.globalStorageUri.fsPath);
@@ -51,29 +70,47 @@ function machineOf(ctx: Ctx): Machine {
 }
 
 function listModels(ctx: Ctx, cacheDir: string, machine: Machine): Listed[] {
-  return downloadedModels(cacheDir).map((model) => {
+  const state = ctx.extension.globalState;
+  const hub = downloadedModels(cacheDir).map((model): Listed => {
     const shape = modelShape(model.dir);
     return {
-      model,
+      name: label(model),
+      place: model.dir,
+      bytes: model.bytes,
+      stamp: model.stamp,
+      choice: { kind: 'folder', dir: model.dir },
+      hub: model,
       causal: shape?.causal ?? false,
       parameters: shape?.parameters ?? 0,
       licence: licenceOf(model.id, model.dir),
-      measurement: measurementOf(ctx.extension.globalState, model.dir, model.stamp, machine),
+      measurement: measurementOf(state, model.dir, model.stamp, machine),
     };
   });
+  const gguf = localGgufs().map((g): Listed => {
+    const stamp = fileStamp(g.file);
+    return {
+      name: `${g.name} (${GGUF_FROM[g.source]})`,
+      place: g.file,
+      bytes: g.bytes,
+      stamp,
+      choice: { kind: 'gguf', file: g.file },
+      causal: true,
+      parameters: ggufParameters(g.bytes),
+      licence: undefined,
+      measurement: measurementOf(state, g.file, stamp, machine),
+    };
+  });
+  return [...hub, ...gguf];
 }
 
 /** The recommendation in one line: the placeholder of the manager's list. */
 function recommendationLine(rec: Recommendation<Listed>, target: number): string {
-  if (rec.kind === 'fits')
-    return (
-      `Recommended for a 150-word rewrite within ${seconds(target)}: ` +
-      `${label(rec.model.model)} (≈ ${seconds(rec.seconds)})`
-    );
+  const within = `a 150-word rewrite within ${seconds(target)}`;
+  if (rec.kind === 'fits') return `Recommended for ${within}: ${rec.model.name} (≈ ${seconds(rec.seconds)})`;
   if (rec.kind === 'none-fits')
     return (
       `None of the measured models rewrites 150 words within ${seconds(target)}; ` +
-      `the fastest is ${label(rec.fastest.model)} (≈ ${seconds(rec.seconds)})`
+      `the fastest is ${rec.fastest.name} (≈ ${seconds(rec.seconds)})`
     );
   return 'Measure the models on this machine for a recommendation; pick a model to delete, measure or show it';
 }
@@ -85,11 +122,11 @@ function modelItem(l: Listed, rec: Recommendation<Listed>): Item {
   const detail = [
     ...(recommended ? ['Recommended'] : fastest ? ['The fastest here, slower than you accept'] : []),
     ...(l.measurement ? [describeSpeed(l.measurement)] : l.causal ? ['speed not measured on this machine'] : []),
-    l.model.dir,
+    l.place,
   ];
   return {
-    label: `${recommended ? '$(star-full) ' : fastest ? '$(zap) ' : ''}${label(l.model)}`,
-    description: `${size(l.model.bytes)} · ${l.licence ?? 'licence not stated'}`,
+    label: `${recommended ? '$(star-full) ' : fastest ? '$(zap) ' : ''}${l.name}`,
+    description: `${size(l.bytes)} · ${l.licence ?? 'licence not stated'}`,
     detail: detail.join(' · '),
     listed: l,
   };
@@ -107,7 +144,7 @@ export async function manageModels(ctx: Ctx): Promise<void> {
   const measurable = listed.filter((l) => l.causal);
   const items: Item[] = [
     ...listed.map((l) => modelItem(l, rec)),
-    ...(listed.length ? [] : [{ label: 'No Hub model downloaded', description: 'Choose Model… downloads one' }]),
+    ...(listed.length ? [] : [{ label: 'No model downloaded', description: 'Choose Model… downloads one' }]),
     { label: '', kind: vscode.QuickPickItemKind.Separator },
     ...(measurable.length
       ? [
@@ -131,7 +168,7 @@ export async function manageModels(ctx: Ctx): Promise<void> {
       action: 'import',
     },
   ];
-  const total = listed.reduce((a, l) => a + l.model.bytes, 0);
+  const total = listed.reduce((a, l) => a + (l.hub?.bytes ?? 0), 0);
   const pick = await vscode.window.showQuickPick(items, {
     title: `Draftsmith: downloaded models (${size(total)} in ${hub.cacheDir})`,
     placeHolder: recommendationLine(rec, target),
@@ -152,16 +189,22 @@ export async function manageModels(ctx: Ctx): Promise<void> {
 const MEASURE = 'Measure Speed on This Machine';
 
 async function modelActions(ctx: Ctx, cacheDir: string, listed: Listed, machine: Machine): Promise<void> {
-  const model = listed.model;
-  const actions = [...(listed.causal ? [MEASURE] : []), 'Delete', 'Reveal in File Explorer', 'Copy Path'];
+  const model = listed.hub;
+  const actions = [
+    ...(listed.causal ? [MEASURE] : []),
+    ...(model ? ['Delete'] : []),
+    'Reveal in File Explorer',
+    'Copy Path',
+  ];
+  const files = model ? `, ${model.files} files` : '';
   const action = await vscode.window.showQuickPick(actions, {
-    title: `${model.id}: ${size(model.bytes)}, ${model.files} files, ${listed.licence ?? 'licence not stated'}`,
+    title: `${listed.name}: ${size(listed.bytes)}${files}, ${listed.licence ?? 'licence not stated'}`,
   });
   if (action === MEASURE) {
     await measure(ctx, [listed], machine);
     return manageModels(ctx);
   }
-  if (action === 'Delete') {
+  if (action === 'Delete' && model) {
     const sure = await vscode.window.showWarningMessage(
       `Delete ${model.id} (${size(model.bytes)})? A command that runs it will download it again.`,
       { modal: true },
@@ -172,9 +215,19 @@ async function modelActions(ctx: Ctx, cacheDir: string, listed: Listed, machine:
     ctx.log.info(`deleted ${model.id} (${size(model.bytes)}) from ${model.dir}`);
     void vscode.window.showInformationMessage(`Draftsmith: ${model.id} deleted (${size(model.bytes)} freed).`);
   } else if (action === 'Reveal in File Explorer') {
-    await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(model.dir));
+    await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(listed.place));
   } else if (action === 'Copy Path') {
-    await vscode.env.clipboard.writeText(model.dir);
+    await vscode.env.clipboard.writeText(listed.place);
+  }
+}
+
+/** A GGUF file's stamp: its size and latest change (a file that changed is measured again). */
+function fileStamp(file: string): string {
+  try {
+    const st = statSync(file);
+    return `1:${st.size}:${Math.round(st.mtimeMs)}`;
+  } catch {
+    return 'missing';
   }
 }
 
@@ -184,22 +237,21 @@ async function modelActions(ctx: Ctx, cacheDir: string, listed: Listed, machine:
  */
 async function measure(ctx: Ctx, models: readonly Listed[], machine: Machine): Promise<void> {
   for (const [i, l] of models.entries()) {
-    const m = l.model;
     const of = models.length > 1 ? ` (${i + 1} of ${models.length})` : '';
     try {
-      const result = await requestWithProgress(ctx, `Draftsmith: measuring ${label(m)}${of}`, {
+      const result = await requestWithProgress(ctx, `Draftsmith: measuring ${l.name}${of}`, {
         op: 'speed',
-        model: { kind: 'folder', dir: m.dir },
+        model: l.choice,
       });
-      const kept = await keepMeasurement(ctx.extension.globalState, m.dir, m.stamp, machine, result);
+      const kept = await keepMeasurement(ctx.extension.globalState, l.place, l.stamp, machine, result);
       ctx.log.info(
-        `measured ${label(m)} (${result.dtype}, ${result.device}, threads ${machine.threads || 'auto'}): ` +
+        `measured ${l.name} (${result.dtype}, ${result.device}, threads ${machine.threads || 'auto'}): ` +
           `loaded in ${Math.round(result.loadMs)} ms, first token after ${Math.round(result.firstTokenMs)} ms on a ` +
           `${result.promptTokens}-token prompt, ${result.decodeTokens} tokens in ${Math.round(result.decodeMs)} ms ` +
           `(${result.tokensPerSecond.toFixed(1)} tokens/s): ${describeSpeed(kept)}`,
       );
     } catch (e) {
-      const failure = reportFailure(ctx, `Measure Speed of ${label(m)}`, e, 'Draftsmith: measuring cancelled.');
+      const failure = reportFailure(ctx, `Measure Speed of ${l.name}`, e, 'Draftsmith: measuring cancelled.');
       if (failure.kind === 'cancelled') return;
     }
   }

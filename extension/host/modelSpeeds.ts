@@ -182,6 +182,13 @@ export function modelShape(dir: string): { causal: boolean; parameters: number }
   return { causal, parameters: vocab * h + layers * (4 * h * h + 3 * h * inner) };
 }
 
+/**
+ * A GGUF file's parameters, estimated from its size: about 5 bits a weight, the average of the
+ * quantisations writers download most (Q4_K_M keeps some tensors at 6 bits). A rank, not a count:
+ * a Q8_0 file ranks above the Q4 of the same model, which is the better writer of the two.
+ */
+export const ggufParameters = (bytes: number) => (bytes * 8) / 5;
+
 const RECOMMENDED = [...STORY_MODELS, ...SUMMARIZE_MODELS, ...ESSAY_MODELS];
 
 /** The model's licence: the recommended list's, else its model card's front matter (README.md's `license:`). */
