@@ -209,6 +209,12 @@ export class Engine {
     return slot;
   }
 
+  /** Releases one slot's system (once no request uses it); the next request loads it again. */
+  private dropSlot(slot: Slot): void {
+    for (const [key, held] of this.slots) if (held === slot) this.slots.delete(key);
+    slot.drop();
+  }
+
   private readonly clock = new YieldClock();
 
   /** Runs one request; the result's type follows the request's op. */
@@ -251,10 +257,16 @@ export class Engine {
     const choice = 'model' in request ? request.model : undefined;
     // A Hub model or a folder says what it loads itself (hub/hubModel.ts).
     if (entry.loading && (!choice || choice.kind === 'built-in')) ctx.progress(entry.loading);
-    const result = await this.slot(id, entry.variant?.(request), choice).use(watch, async (system) => {
-      if (entry.loading) ctx.checkCancelled();
-      return system.run(request, ctx);
-    });
+    const slot = this.slot(id, entry.variant?.(request), choice);
+    let result;
+    try {
+      result = await slot.use(watch, async (system) => {
+        if (entry.loading) ctx.checkCancelled();
+        return system.run(request, ctx);
+      });
+    } finally {
+      if (entry.transient) this.dropSlot(slot);
+    }
     // The registry sends each op to the system that answers it; this check is what makes the cast below true.
     if (result.op !== request.op) throw new Error(`engine answered "${result.op}" to a "${request.op}" request`);
     return result as ResultFor<R>;

@@ -255,7 +255,8 @@ const SOURCE_NAMES: Record<LocalGguf['source'], string> = {
   folder: 'draftsmith.gguf.folders',
 };
 
-function localGgufs(): LocalGguf[] {
+/** The GGUF files already on this computer: Ollama's, LM Studio's, draftsmith.gguf.folders'. */
+export function localGgufs(): LocalGguf[] {
   return findLocalGgufs({
     home: os.homedir(),
     platform: process.platform,

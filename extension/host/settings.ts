@@ -346,6 +346,12 @@ export function readTimeLimitMs(): number {
   return draftsmith().int('maxSecondsPerRequest') * 1000;
 }
 
+/** draftsmith.models.targetSeconds: the wait a writer accepts for a 150-word rewrite (Manage Models). */
+export const TARGET_SECONDS_SETTING = 'draftsmith.models.targetSeconds';
+export function readTargetSeconds(): number {
+  return draftsmith().number('models.targetSeconds');
+}
+
 /** The object without its undefined fields (so that a request says only what was set). */
 function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;

@@ -16,6 +16,7 @@ import {
   SystemsResult,
 } from './systems/scoring';
 import { PremiseRequest, PremiseResult, StoryRequest, StoryResult } from './systems/story';
+import { SpeedRequest, SpeedResult } from './systems/speed';
 import { SummarizeRequest, SummarizeResult } from './systems/summarize';
 
 export const EngineRequest = z.discriminatedUnion('op', [
@@ -29,6 +30,7 @@ export const EngineRequest = z.discriminatedUnion('op', [
   ReplyRequest,
   RewriteRequest,
   SystemsRequest,
+  SpeedRequest,
 ]);
 export type EngineRequest = z.infer<typeof EngineRequest>;
 export const EngineResult = z.discriminatedUnion('op', [
@@ -42,6 +44,7 @@ export const EngineResult = z.discriminatedUnion('op', [
   ReplyResult,
   RewriteResult,
   SystemsResult,
+  SpeedResult,
 ]);
 export type EngineResult = z.infer<typeof EngineResult>;
 export type ResultFor<R extends EngineRequest> = Extract<EngineResult, { op: R['op'] }>;

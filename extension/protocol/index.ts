@@ -16,6 +16,7 @@ export * from './systems/scoring';
 export * from './systems/roundtrip';
 export * from './systems/reply';
 export * from './systems/rewrite';
+export * from './systems/speed';
 export * from './engine';
 export * from './worker';
 export * from './panel';

@@ -417,6 +417,15 @@ const REQUESTS: { [O in Op]: fc.Arbitrary<RequestOf<O>> } = {
       ...(instruction === undefined ? { preset } : { instruction }),
       maxTokens: 4,
     })),
+  // The tiny instruct fixture, any lengths asked: short ones measured, none refused.
+  speed: fc
+    .tuple(fc.integer({ min: 1, max: 4096 }), fc.integer({ min: 1, max: 8 }))
+    .map(([promptTokens, decodeTokens]) => ({
+      op: 'speed',
+      model: { kind: 'folder', dir: path.join(HUB_FIXTURES, 'fixtures', 'SmolLM2-135M-Instruct') },
+      promptTokens,
+      decodeTokens,
+    })),
   // A few hostile segments per draft; segment counts that may disagree (then a clear bad-input).
   systems: fc
     .tuple(fc.array(anyText, { minLength: 1, maxLength: 3 }), fc.array(anyText, { minLength: 1, maxLength: 3 }))

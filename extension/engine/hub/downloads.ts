@@ -18,11 +18,17 @@ export interface DownloadedModel {
   dir: string;
   bytes: number;
   files: number;
+  /**
+   * Its files' count, bytes and latest change: a measurement of the folder (Manage Models) holds only
+   * while this is unchanged.
+   */
+  stamp: string;
 }
 
-function sizeOf(dir: string): { bytes: number; files: number } {
+function sizeOf(dir: string): { bytes: number; files: number; stamp: string } {
   let bytes = 0;
   let files = 0;
+  let latest = 0;
   const walk = (d: string, depth: number) => {
     if (depth > 6) return;
     for (const name of readdirSync(d)) {
@@ -32,11 +38,12 @@ function sizeOf(dir: string): { bytes: number; files: number } {
       else if (st.isFile()) {
         bytes += st.size;
         files++;
+        latest = Math.max(latest, st.mtimeMs);
       }
     }
   };
   walk(dir, 0);
-  return { bytes, files };
+  return { bytes, files, stamp: `${files}:${bytes}:${Math.round(latest)}` };
 }
 
 const isModel = (dir: string) => existsSync(path.join(dir, 'config.json'));

@@ -21,6 +21,7 @@ import { ScoringSystem } from './scoring';
 import { HubEssaySystem } from './hubEssay';
 import { HubRewriteSystem, NoInstructModel, REWRITE_INPUT } from './hubRewrite';
 import { HubStorySystem } from './hubStory';
+import { NothingToMeasure, SpeedSystem } from './speed';
 import { HubSummarizeSystem } from './hubSummarize';
 import { StorySystem } from './story';
 import { SUMMARIZE_INPUT, SummarizeSystem } from './summarize';
@@ -42,6 +43,11 @@ export interface SystemEntry<O extends Op = Op, S extends System<O> = System<O>,
    * command. Absent: its requests carry no such text (topic words, a prompt that may be empty).
    */
   readonly input?: { task: InputTask; of(request: RequestOf<O>): { text: string; origin?: TextOrigin } };
+  /**
+   * Loaded for one request and released after it (Measure Speed: measuring every downloaded model must
+   * not leave them all in memory).
+   */
+  readonly transient?: boolean;
   /** Its folder in a models folder: the default one, or a variant's (none without a model). */
   folder?(variant: V | undefined): string;
   /** The variant a request asks for (a model folder of another architecture); undefined: the default. */
@@ -118,6 +124,13 @@ export const SYSTEMS = {
     load: async () => new NoInstructModel(),
     external: (choice, hub, runtime, watch) => HubRewriteSystem.load(choice, hub, runtime, watch),
   } satisfies SystemEntry<'rewrite', NoInstructModel, never>,
+  /** Measure Speed (Manage Models): a chosen language model timed on this machine; nothing to keep loaded. */
+  speed: {
+    ops: ['speed'],
+    transient: true,
+    load: async () => new NothingToMeasure(),
+    external: (choice, hub, runtime, watch) => SpeedSystem.load(choice, hub, runtime, watch),
+  } satisfies SystemEntry<'speed', NothingToMeasure, never>,
   /** Score Draft, Check Coherence and Compare Drafts against a Baseline: metrics, no model. */
   scoring: {
     ops: ['score', 'coherence', 'systems'],

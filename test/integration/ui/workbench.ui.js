@@ -1315,6 +1315,115 @@ test('a Hub id the (loopback) Hub does not have: Continue Story fails with "not 
   if (words(text) !== words(STORY_PROMPT)) throw new Error(`the document changed: ${JSON.stringify(text.slice(-200))}`);
 });
 
+// Manage Models knows this machine: a downloaded language model measured on request, its numbers
+// beside its size and licence, and the recommendation for the wait the writer accepts.
+const SPEED_MODEL = 'fixtures/SmolLM2-135M-Instruct';
+
+/**
+ * The fixture as a download: copied into the extension's download cache, as Import a Model Folder… does
+ * (the Rewrite test, when it ran, already downloaded it there from the loopback Hub).
+ */
+function downloadSpeedModel() {
+  const userData = path.dirname(path.dirname(settingsFile));
+  const cache = path.join(userData, 'User', 'globalStorage', 'draftsmith.draftsmith', 'hub');
+  const dir = path.join(cache, ...SPEED_MODEL.split('/'));
+  if (fs.existsSync(path.join(dir, 'config.json'))) return;
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  fs.cpSync(path.join(HUB_FIXTURES, SPEED_MODEL), dir, { recursive: true });
+  log(`copied ${SPEED_MODEL} into ${cache}`);
+}
+
+test('"Draftsmith: Manage Models…" → a downloaded model → "Measure Speed on This Machine": its first token, tokens/s and a 150-word rewrite\'s expected time appear beside its size and licence, it is recommended, and nothing is downloaded', async () => {
+  if (!settingsFile) throw new Error('the user settings file was not set up by the runner');
+  downloadSpeedModel();
+  const asked = hub.requests.length;
+  await runFromPalette('Notifications: Clear All Notifications');
+  await runFromPalette('Draftsmith: Manage Models', { asks: true });
+  const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  await rows
+    .filter({ hasText: SPEED_MODEL })
+    .filter({ hasText: 'not measured' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 30_000 });
+  await shot('ui-models-1-not-measured');
+  await pickRowByFilter(SPEED_MODEL);
+  await pickRowByFilter('Measure Speed on This Machine');
+  // The measurement runs under a progress notification; the manager then opens again with the numbers.
+  const measured = rows.filter({ hasText: SPEED_MODEL }).filter({ hasText: 'tokens/s' }).first();
+  await measured.waitFor({ state: 'visible', timeout: commandTimeoutMs });
+  const row = nbsp((await measured.innerText()).replace(/\s+/g, ' '));
+  log('measured:', JSON.stringify(row));
+  // Size and licence on the first line; "Recommended" (the default wait, 30 s, is far above what the tiny
+  // fixture takes) and the numbers lead the second.
+  const numbers =
+    /\d+(?:\.\d+)? MB · (.+?) Recommended · first token \d+(?:\.\d+)? m?s · (\d+(?:\.\d+)?) tokens\/s · 150-word rewrite ≈ (\d+(?:\.\d+)?) s/.exec(
+      row,
+    );
+  if (!numbers)
+    throw new Error(
+      `the row does not show size, licence, "Recommended", first token, tokens/s and the rewrite's time: ${row}`,
+    );
+  const [, licence, rate, rewrite] = numbers;
+  if (!licence.trim()) throw new Error(`no licence shown: ${row}`);
+  if (!(Number(rate) > 0) || !(Number(rewrite) > 0)) throw new Error(`the numbers are not measurements: ${row}`);
+  const placeholder = nbsp(
+    (await page
+      .locator('.quick-input-widget input')
+      .first()
+      .getAttribute('placeholder')
+      .catch(() => '')) ?? '',
+  );
+  if (!placeholder.includes(`Recommended for a 150-word rewrite within 30 s: ${SPEED_MODEL}`))
+    throw new Error(`the manager does not say which model it recommends: ${JSON.stringify(placeholder)}`);
+  await shot('ui-models-2-measured');
+  await page.keyboard.press('Escape');
+  if (hub.requests.length !== asked)
+    throw new Error(`measuring asked the Hub for ${JSON.stringify(hub.requests.slice(asked))}: it must stay offline`);
+});
+
+test('"Draftsmith: Manage Models…" → "Measure Speed of All Models" with a GGUF folder set (draftsmith.gguf.folders): the Hub model and the GGUF file, through llama.cpp, both measured offline; the GGUF file is not offered for deletion', async () => {
+  if (!settingsFile) throw new Error('the user settings file was not set up by the runner');
+  downloadSpeedModel();
+  const GGUF_FOLDER = path.join(REPO, 'test', 'fixtures', 'gguf');
+  const GGUF_NAME = 'smollm2-tiny.gguf';
+  const before = readUserSettings();
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...before, 'draftsmith.gguf.folders': [GGUF_FOLDER] }, null, 2));
+  const asked = hub.requests.length;
+  const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+  try {
+    // The settings file is read again a moment after it changes: the manager lists the file once it is.
+    for (let attempt = 1; ; attempt++) {
+      await runFromPalette('Draftsmith: Manage Models', { asks: true });
+      await rows.first().waitFor({ state: 'visible', timeout: 30_000 });
+      if (await rows.filter({ hasText: GGUF_NAME }).count()) break;
+      if (attempt >= 10) throw new Error(`the manager never listed ${GGUF_NAME} from draftsmith.gguf.folders`);
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(1_000);
+    }
+    await pickRowByFilter('Measure Speed of All Models');
+    // The manager opens again once both are measured (the Hub model's row may show an earlier measurement).
+    const gguf = rows.filter({ hasText: GGUF_NAME }).filter({ hasText: 'tokens/s' }).first();
+    await gguf.waitFor({ state: 'visible', timeout: commandTimeoutMs });
+    await rows.filter({ hasText: SPEED_MODEL }).filter({ hasText: 'tokens/s' }).first().waitFor({ state: 'visible' });
+    const row = nbsp((await gguf.innerText()).replace(/\s+/g, ' '));
+    log('GGUF measured:', JSON.stringify(row));
+    const numbers = new RegExp(
+      String.raw`first token \d+(?:\.\d+)? m?s · (\d+(?:\.\d+)?) tokens/s · 150-word rewrite ≈ (\d+(?:\.\d+)?) s`,
+    ).exec(row);
+    if (!numbers || !(Number(numbers[1]) > 0)) throw new Error(`the GGUF file's row shows no measurement: ${row}`);
+    await shot('ui-models-3-all-measured');
+    // Its actions: measure, reveal, copy the path; deleting is its app's business.
+    await pickRowByFilter(GGUF_NAME);
+    await rows.filter({ hasText: 'Copy Path' }).first().waitFor({ state: 'visible', timeout: 30_000 });
+    if (await rows.filter({ hasText: 'Delete' }).count()) throw new Error('the manager offers to delete a GGUF file');
+    await page.keyboard.press('Escape');
+  } finally {
+    fs.writeFileSync(settingsFile, JSON.stringify(before, null, 2));
+  }
+  if (hub.requests.length !== asked)
+    throw new Error(`measuring asked the Hub for ${JSON.stringify(hub.requests.slice(asked))}: it must stay offline`);
+});
+
 // Inline suggestions: the status bar item and the toggle command, ghost text after a pause
 // in a Markdown document, Tab, one Undo; typing during a generation cancels it; none in TypeScript.
 const INLINE_TEXT = 'Tom had a little dog named Max. One day Tom and Max went to the';
