@@ -30,6 +30,8 @@ import onnx
 import torch
 from onnx import numpy_helper
 
+from .training import save_checkpoint
+
 
 def _torch_gates(w):
     """ONNX's LSTM gate blocks (i, o, f, c) along the first axis -> PyTorch's (i, f, g, o)."""
@@ -37,9 +39,10 @@ def _torch_gates(w):
     return np.concatenate([i, f, c, o], axis=0)
 
 
-def graph_weights(path, lstms=(), folded=None):
+def graph_weights(path, lstms=(), folded=None, prefix="m."):
     """{parameter name: float32 array} read from one exported graph. lstms: the graph's nn.LSTM modules
-    in the order they run; folded: {op type of its only consumer: parameter} for a folded constant."""
+    in the order they run; folded: {op type of its only consumer: parameter} for a folded constant;
+    prefix: the export wrapper's attribute holding the model ("lm." in story's premise step)."""
     g = onnx.load(path).graph
     raw = {t.name: numpy_helper.to_array(t) for t in g.initializer}
     producer = {o: n for n in g.node for o in n.output}
@@ -94,17 +97,19 @@ def graph_weights(path, lstms=(), folded=None):
         if folded and len(users) == 1 and users[0].op_type in folded:
             put(folded[users[0].op_type], a.reshape(-1), name)
             continue
-        if name.startswith("m."):
-            put(name[2:], a, name)
+        if name.startswith(prefix):
+            put(name[len(prefix) :], a, name)
             continue
         assert users and all(
             n.op_type == "MatMul" and n.input[1] == name for n in users
         ), f"{path}: {name} is not a parameter name nor a Linear weight read by MatMul: a constant folded in, handle it"
+        if _tied_copy(a, values, prefix):
+            continue
         for mm in users:
             adds = [n for n in consumers.get(mm.output[0], []) if n.op_type == "Add"]
-            biases = [i for n in adds for i in n.input if i.startswith("m.") and i.endswith(".bias")]
+            biases = [i for n in adds for i in n.input if i.startswith(prefix) and i.endswith(".bias")]
             if len(biases) == 1:
-                module = biases[0][2 : -len(".bias")]
+                module = biases[0][len(prefix) : -len(".bias")]
                 module_of[mm.output[0]] = module
                 module_of[[n for n in adds if biases[0] in n.input][0].output[0]] = module
             else:
@@ -124,6 +129,18 @@ def graph_weights(path, lstms=(), folded=None):
             seen[w] = module
             put(module + ".weight", np.ascontiguousarray(values[w].T), w)
     return out
+
+
+def _tied_copy(a, values, prefix):
+    """A tied output layer traced as `h @ wte.t()` (causal_lm's GPT-2) makes the exporter store a transposed
+    copy of the embedding: a weight whose transpose is a named embedding (up to the int8 rows' rounding,
+    at most half a step of the larger row scale) is that embedding, found under its own name already."""
+    for name, v in values.items():
+        if name.startswith(prefix) and name.endswith("wte.weight") and v.shape == a.T.shape:
+            step = np.abs(v).max(axis=1, keepdims=True) / 127
+            if np.all(np.abs(a.T - v) <= step + 1e-7):
+                return True
+    return False
 
 
 def _biasless(path, name, mm, module_of, consumers, producer):
@@ -188,10 +205,12 @@ def load_shipped(shipped_dir):
     recipe's default: d_ff, dropout (off in eval), TAAS's bow_vocab_size (the shape checks in
     fill_from_onnx catch a model trained otherwise) and ntm_batchnorm (BatchNorm1d without affine
     parameters: only training buffers); PC-SAN's word vocabulary size is words.json's + 1 (row 0)."""
-    man = json.load(open(os.path.join(shipped_dir, "model.json")))
+    man = _manifest(shipped_dir)
     a = man["architecture"]
     if a["type"].startswith("roundtrip-"):
         return _roundtrip(shipped_dir, man)
+    if a["type"] == "story-conv-seq2seq":
+        return story_models(shipped_dir)[0]
     common = dict(
         vocab_size=a["vocabSize"],
         d_model=a["dModel"],
@@ -267,14 +286,80 @@ def _roundtrip(shipped_dir, man):
     return model.eval()
 
 
+def _manifest(shipped_dir):
+    with open(os.path.join(shipped_dir, "model.json")) as fh:
+        return json.load(fh)
+
+
+def _rows(path, name):
+    """The first dimension of a graph's (possibly int8-stored) initializer."""
+    for t in onnx.load(path, load_external_data=False).graph.initializer:
+        if t.name in (name, name + "_int8"):
+            return int(t.dims[0])
+    raise SystemExit(f"{path}: no initializer {name}")
+
+
+def _gpt2_config(p, vocab_size):
+    """causal_lm.GPT2Config's fields from a story model.json's GPT-2 block (dropout: the recipe's default)."""
+    return dict(
+        vocab_size=vocab_size,
+        n_positions=p["maxTargetPositions"],
+        n_embd=p["embedDim"],
+        n_layer=p["layers"],
+        n_head=p["heads"],
+    )
+
+
+def story_models(shipped_dir):
+    """(fused story model, premise model) of a shipped Continue Story folder with the backbone as fusion's
+    frozen half (export_story.py): encoder.onnx + decoder.onnx hold the fused model (the encoder graph only
+    the prompt's part of the backbone), premise.onnx the backbone fine-tuned on premises (wrapper "lm")."""
+    from .export_story import PremiseGPT2
+    from .gconv import BackboneStoryLM, FusedStoryModel, StoryConfig
+    from .causal_lm import make
+
+    man = _manifest(shipped_dir)
+    a = man["architecture"]
+    if not (a.get("fusion") and a.get("pretrained", {}).get("type") == "gpt2"):
+        raise SystemExit(f"{shipped_dir}: only the fusion with the backbone rebuilds from its graphs")
+    flags = a["selfAttentionLayers"]
+    path = lambda key: os.path.join(shipped_dir, man["files"][key])  # noqa: E731
+    c = StoryConfig(
+        vocab_size=a["vocabSize"],
+        embed_dim=a["embedDim"],
+        hidden=a["hidden"],
+        encoder_layers=a["encoderLayers"],
+        encoder_kernel=a["encoderKernel"],
+        decoder_layers=a["decoderLayers"],
+        decoder_kernel=a["decoderKernel"],
+        self_attention=any(flags),
+        self_attention_layers=0 if all(flags) else sum(flags),
+        attention_heads=a["attentionHeads"],
+        attention_dim=a["attentionDim"],
+        gated_attention=a["gatedAttention"],
+        multiscale=a["downsampling"] != [1] * len(a["downsampling"]),
+        attend_zero=a["attendZero"],
+        max_source_positions=a["maxSourcePositions"],
+        # model.json's maxTargetPositions is what generation may use; the table is the recipe's, as traced
+        max_target_positions=_rows(path("decoder"), "m.trained.decoder.pos.weight"),
+        pad_id=man["specialTokens"]["pad"],
+    )
+    pre = a["pretrained"]
+    frozen = BackboneStoryLM(_gpt2_config(pre, a["vocabSize"]), pre.get("readsPrompt", False))
+    model = FusedStoryModel(c, frozen)
+    # fusion reads the trained decoder's hidden state; its own output layer never runs nor trains
+    fill_from_onnx(model, [path("encoder"), path("decoder")], skip=("trained.decoder.out.",))
+    premise = PremiseGPT2(make(_gpt2_config(a["premise"], a["premise"]["vocabSize"])))
+    fill_from_onnx(premise, [path("premise")], layouts={path("premise"): dict(prefix="lm.")})
+    return model.eval(), premise.eval()
+
+
 def roundtrip_checkpoint(shipped_dir, out):
     """A Round-Trip training checkpoint from a shipped folder, for `roundtrip train --resume`: the
     weights as they ship (int8-rounded), the step, tokens and seconds model.json records, no optimizer
     state (AdamW starts from zero moments). A checkpoint lives only on the machine that trained it;
     the shipped folder is in the repository."""
-    from .training import save_checkpoint
-
-    man = json.load(open(os.path.join(shipped_dir, "model.json")))
+    man = _manifest(shipped_dir)
     t = man.get("training", {})
     model = load_shipped(shipped_dir)
     state = {k: int(t.get(k, 0)) for k in ("steps", "tokens", "seconds")}
@@ -283,10 +368,71 @@ def roundtrip_checkpoint(shipped_dir, out):
     return model, meta
 
 
+def _train_state(t):
+    return {k: int(t.get(k, 0)) for k in ("steps", "tokens", "seconds")}
+
+
+# The backbone's own checkpoint (6.6 CPU hours and 4 GPU minutes; models/train/README.md) was lost with the
+# machine that trained it: its closest committed descendant is story's premise model, the backbone
+# fine-tuned 73 steps on the story prompts (0.23M tokens at 3e-4). Its run's counters at the GPU chunk's end:
+BACKBONE_RUN = {"steps": 5496, "tokens": 319_700_000, "seconds": 24_000}
+BACKBONE_DROPOUT = 0.05  # backbone.py's default, which the shipped run trained with
+
+
+def story_checkpoints(shipped_dir, out_dir):
+    """Training checkpoints rebuilt from a shipped Continue Story folder, into out_dir:
+      fusion.pt    the fused model (`story fusion --resume --out fusion.pt`), at the step model.json records
+      s2s.pt       its frozen half alone, the backbone reading the prompt (`story fusion --pretrained s2s.pt`)
+      premise.pt   the premise model (`causal_lm train --resume --out premise.pt`)
+      backbone.pt  the shared backbone's stand-in (`backbone train --resume --out backbone.pt`, RUNS of
+                   train_backbone.sh): premise.onnx's GPT-2 at the backbone run's step (BACKBONE_RUN)
+    No optimizer state: a resumed run restarts AdamW from zero moments with a short warm-up (training.py)."""
+    from dataclasses import asdict
+
+    from .backbone import save_atomic
+    from .story_model import save as save_story
+
+    man = _manifest(shipped_dir)
+    model, premise = story_models(shipped_dir)
+    os.makedirs(out_dir, exist_ok=True)
+    made = {}
+    t = man.get("training", {})
+    meta = {"train_state": _train_state(t), "val": t.get("val"), "best_nll": (t.get("val") or {}).get("nll")}
+    made["fusion.pt"] = {**meta, "from": shipped_dir}
+    save_story(os.path.join(out_dir, "fusion.pt"), model, made["fusion.pt"])
+    made["s2s.pt"] = {"from": shipped_dir}
+    save_story(os.path.join(out_dir, "s2s.pt"), model.pretrained, made["s2s.pt"])
+    gpt2 = premise.gpt2
+    made["premise.pt"] = {"kind": "gpt2", "from": shipped_dir}
+    save_checkpoint(os.path.join(out_dir, "premise.pt"), gpt2, made["premise.pt"], asdict(gpt2.config))
+    made["backbone.pt"] = {
+        "kind": "backbone-gpt2",
+        "train_state": dict(BACKBONE_RUN),
+        "from": os.path.join(shipped_dir, man["files"]["premise"]),
+    }
+    save_atomic(
+        os.path.join(out_dir, "backbone.pt"),
+        gpt2,
+        made["backbone.pt"],
+        {**asdict(gpt2.config), "dropout": BACKBONE_DROPOUT},
+    )
+    return made
+
+
+USAGE = """usage: python3 -m draftsmith_train.weights_from_onnx COMMAND MODEL_DIR OUT
+  roundtrip-checkpoint ../roundtrip OUT.pt   Round-Trip's training checkpoint (roundtrip train --resume)
+  story-checkpoints ../story OUT_DIR         fusion.pt, s2s.pt, premise.pt and the backbone's backbone.pt"""
+
+
 if __name__ == "__main__":
     import sys
 
-    if len(sys.argv) != 4 or sys.argv[1] != "roundtrip-checkpoint":
-        raise SystemExit("usage: python3 -m draftsmith_train.weights_from_onnx roundtrip-checkpoint MODEL_DIR OUT.pt")
-    _, meta = roundtrip_checkpoint(sys.argv[2], sys.argv[3])
-    print(f"{sys.argv[3]}: {sys.argv[2]}'s weights, at step {meta['train_state']['steps']}")
+    if len(sys.argv) != 4 or sys.argv[1] not in ("roundtrip-checkpoint", "story-checkpoints"):
+        raise SystemExit(USAGE)
+    if sys.argv[1] == "story-checkpoints":
+        for name, meta in story_checkpoints(sys.argv[2], sys.argv[3]).items():
+            steps = (meta.get("train_state") or {}).get("steps")
+            print(f"{os.path.join(sys.argv[3], name)}: from {meta['from']}" + (f", at step {steps}" if steps else ""))
+    else:
+        _, meta = roundtrip_checkpoint(sys.argv[2], sys.argv[3])
+        print(f"{sys.argv[3]}: {sys.argv[2]}'s weights, at step {meta['train_state']['steps']}")
