@@ -4,7 +4,7 @@
 # for bit the float32 weights the graphs were traced with). No optimizer state is shipped: a resumed run
 # restarts AdamW from zero moments and ramps its rate up again over 50 steps (training.REWARM_STEPS).
 #
-#   bash models/train/resume_from_shipped.sh SYSTEM        # SYSTEM: backbone story summarize essay roundtrip
+#   bash models/train/resume_from_shipped.sh SYSTEM        # SYSTEM: backbone story summarize essay roundtrip reply
 #   DRY=1 bash models/train/resume_from_shipped.sh SYSTEM  # only the checkpoints, and the command it would run
 #
 #   backbone   the shared backbone's stand-in (premise.onnx's GPT-2: the backbone 73 steps on, on story
@@ -16,6 +16,8 @@
 #   summarize  `summarize finetune --init-shipped ../summarize` on the shipped mix (the card's last stage).
 #   essay      `essay train --init-shipped ../essay` (the card's flags).
 #   roundtrip  `roundtrip train --resume` from the shipped graphs' checkpoint (the card's GPU flags).
+#   reply      ESED's checkpoint and its memory (reply-memory.npz, from memory.bin) -> RUNS/reply; then
+#              `reply train --model esed --resume` (the card's flags).
 #
 # Variables: MINUTES (training minutes added, default 60; backbone: the run's whole budget, default 600),
 # NPROC (processes, default 1), RUNS (default .work/shipped), DATA (each system's prepared folder, as its
@@ -23,7 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PY:-/usr/bin/python3}
-SYSTEM=${1:?usage: resume_from_shipped.sh backbone|story|summarize|essay|roundtrip}
+SYSTEM=${1:?usage: resume_from_shipped.sh backbone|story|summarize|essay|roundtrip|reply}
 RUNS=$(readlink -m "${RUNS:-../../.work/shipped}")
 NPROC=${NPROC:-1}
 DRY=${DRY:-0}
@@ -77,8 +79,17 @@ case "$SYSTEM" in
       --max-val 300 --halve-after 4600 --halve-every 350 --minutes "$(((seconds / 60) + ${MINUTES:-60}))" \
       --resume --out "$RUNS/roundtrip/roundtrip.pt"
     ;;
+  reply)
+    DATA=${DATA:-../../.data/reply}
+    "$PY" -m draftsmith_train.weights_from_onnx reply-checkpoints ../reply "$RUNS/reply"
+    seconds=$("$PY" -c "import json; print(json.load(open('../reply/model.json'))['training']['seconds'])")
+    run env NPROC="$NPROC" "$PY" -m draftsmith_train.launch -m draftsmith_train.reply train --data "$DATA" \
+      --model esed --memory "$RUNS/reply/reply-memory.npz" --hidden 256 --embed 256 --lr 1e-3 --dropout 0.3 \
+      --batch-tokens 2000 --val-every 250 --max-val 500 --minutes "$(((seconds / 60) + ${MINUTES:-60}))" \
+      --resume --out "$RUNS/reply/reply-esed.pt"
+    ;;
   *)
-    echo "resume_from_shipped.sh: no system $SYSTEM (backbone story summarize essay roundtrip)" >&2
+    echo "resume_from_shipped.sh: no system $SYSTEM (backbone story summarize essay roundtrip reply)" >&2
     exit 2
     ;;
 esac

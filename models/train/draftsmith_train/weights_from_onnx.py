@@ -24,6 +24,7 @@ graphs must be equal there. Every parameter must be found exactly once per graph
 """
 import json
 import os
+import re
 
 import numpy as np
 import onnx
@@ -39,19 +40,12 @@ def _torch_gates(w):
     return np.concatenate([i, f, c, o], axis=0)
 
 
-def graph_weights(path, lstms=(), folded=None, prefix="m."):
-    """{parameter name: float32 array} read from one exported graph. lstms: the graph's nn.LSTM modules
-    in the order they run; folded: {op type of its only consumer: parameter} for a folded constant;
-    prefix: the export wrapper's attribute holding the model ("lm." in story's premise step)."""
+def graph_values(path):
+    """(graph, {tensor name as the graph's nodes read it: float32 value}): int8 rows times their scales."""
     g = onnx.load(path).graph
     raw = {t.name: numpy_helper.to_array(t) for t in g.initializer}
     producer = {o: n for n in g.node for o in n.output}
-    consumers = {}
-    for n in g.node:
-        for i in n.input:
-            consumers.setdefault(i, []).append(n)
-
-    values = {}  # tensor name as the graph's nodes read it -> float32 value
+    values = {}
     for name, a in raw.items():
         if name.endswith("_int8"):
             base = name[:-5]
@@ -65,6 +59,19 @@ def graph_weights(path, lstms=(), folded=None, prefix="m."):
         elif a.dtype == np.float32:
             values[name] = a
         # int64 constants (onnx_graph's reshapes) are no weights
+    return g, values
+
+
+def graph_weights(path, lstms=(), folded=None, prefix="m."):
+    """{parameter name: float32 array} read from one exported graph. lstms: the graph's nn.LSTM modules
+    in the order they run; folded: {op type of its only consumer: parameter} for a folded constant;
+    prefix: the export wrapper's attribute holding the model ("lm." in story's premise step)."""
+    g, values = graph_values(path)
+    producer = {o: n for n in g.node for o in n.output}
+    consumers = {}
+    for n in g.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
 
     out, source = {}, {}
 
@@ -211,6 +218,8 @@ def load_shipped(shipped_dir):
         return _roundtrip(shipped_dir, man)
     if a["type"] == "story-conv-seq2seq":
         return story_models(shipped_dir)[0]
+    if a["type"].startswith("reply-"):
+        return _reply(shipped_dir, man)
     common = dict(
         vocab_size=a["vocabSize"],
         d_model=a["dModel"],
@@ -289,6 +298,90 @@ def _roundtrip(shipped_dir, man):
 def _manifest(shipped_dir):
     with open(os.path.join(shipped_dir, "model.json")) as fh:
         return json.load(fh)
+
+
+def _gru_gates(w):
+    """ONNX's GRU gate blocks (z, r, h) along the first axis -> PyTorch's (r, z, n)."""
+    z, r, h = np.split(w, 3, axis=0)
+    return np.concatenate([r, z, h], axis=0)
+
+
+def _reply(shipped_dir, man):
+    """Reply's GRU seq2seq (reply_model.py) from encoder.onnx and decoder_step.onnx. The GRUs are ONNX GRU
+    nodes (linear_before_reset, as PyTorch computes): W [dirs, 3H, in], R [dirs, 3H, H], B [dirs, 6H] = [Wb; Rb],
+    the gates (z, r, h) where PyTorch has (r, z, n), the encoder's second direction PyTorch's "_reverse". The
+    Linears: bridge (Gemm) and the decoder's attention are named; combine and out are placed by their biases;
+    ESED's bias-less query is the encoder's one remaining MatMul (the summary vector into the memory space)."""
+    from .reply_model import Config, Seq2Seq
+
+    a = man["architecture"]
+    model = Seq2Seq(Config(a["type"][len("reply-") :], a["vocabSize"], a["embed"], a["hidden"]))
+    found = {}
+    for key, gru in (("encoder", "encoder.gru"), ("decoderStep", "decoder.gru")):
+        path = os.path.join(shipped_dir, man["files"][key])
+        g, values = graph_values(path)
+        named = {k[2:]: v for k, v in values.items() if k.startswith("m.")}
+        for n in (n for n in g.node if n.op_type == "GRU"):
+            w, r, b = (values[x] for x in n.input[1:4])
+            for d in range(w.shape[0]):
+                sfx = "_l0" + ("_reverse" if d else "")
+                b_ih, b_hh = np.split(b[d], 2)
+                for name, v in (("weight_ih", w[d]), ("weight_hh", r[d]), ("bias_ih", b_ih), ("bias_hh", b_hh)):
+                    named[f"{gru}.{name}{sfx}"] = _gru_gates(v)
+        for n in (n for n in g.node if n.op_type == "MatMul" and n.input[1] in values):
+            bias = [
+                i
+                for c in g.node
+                if c.op_type == "Add" and n.output[0] in c.input
+                for i in c.input
+                if i.endswith(".bias")
+            ]
+            module = bias[0][2 : -len(".bias")] if bias else "query" if key == "encoder" else None
+            assert module, f"{path}: no rule places {n.input[1]}"
+            named[module + ".weight"] = np.ascontiguousarray(values[n.input[1]].T)
+        for k, v in named.items():
+            assert k not in found or np.array_equal(found[k], v), f"{k} differs between the graphs"
+            found[k] = v
+    params = dict(model.named_parameters())
+    missing = sorted(set(params) - set(found))
+    if missing or set(found) - set(params):
+        raise SystemExit(f"{shipped_dir}: missing {missing}, unknown {sorted(set(found) - set(params))}")
+    with torch.no_grad():
+        for k, v in found.items():
+            assert tuple(params[k].shape) == v.shape, f"{k}: model {tuple(params[k].shape)}, graphs {v.shape}"
+            params[k].copy_(torch.from_numpy(np.array(v)))
+    return model.eval()
+
+
+def reply_memory(shipped_dir):
+    """The memory the engine reads (memory.bin, float16 [K, L, D]) and its keys, as float32 blocks."""
+    man = _manifest(shipped_dir)
+    a = man["architecture"]
+    with open(os.path.join(shipped_dir, man["files"]["keys"])) as fh:
+        keys = json.load(fh)["keys"]
+    blocks = np.fromfile(os.path.join(shipped_dir, man["files"]["memory"]), dtype=np.float16)
+    return keys, torch.from_numpy(blocks.reshape(len(keys), a["slots"], a["memoryDim"]).astype(np.float32))
+
+
+def reply_checkpoints(shipped_dir, out_dir, dropout=0.3):
+    """reply-esed.pt (`reply train --model esed --resume`, at the step model.json records; dropout: the card's
+    0.3, which model.json does not record) and reply-memory.npz (the memory it reads, as `reply memory` wrote
+    it: float16 as shipped, so the read is the engine's) from a shipped Reply folder."""
+    from .reply_model import Config
+
+    man = _manifest(shipped_dir)
+    model = load_shipped(shipped_dir)
+    config = {**Config(**{k: v for k, v in model.c.to_dict().items()}).to_dict(), "dropout": dropout}
+    keys, blocks = reply_memory(shipped_dir)
+    with open(os.path.join(shipped_dir, man["files"]["keys"])) as fh:
+        counts = json.load(fh)["counts"]
+    os.makedirs(out_dir, exist_ok=True)
+    np.savez(os.path.join(out_dir, "reply-memory.npz"), keys=np.array(keys), blocks=blocks.numpy(), counts=counts)
+    t = man.get("training", {})
+    val = re.search(r"nll ([0-9.]+)", str(t.get("val", "")))
+    meta = {"train_state": _train_state(t), "best_nll": float(val.group(1)) if val else None, "from": shipped_dir}
+    save_checkpoint(os.path.join(out_dir, f"reply-{model.c.model}.pt"), model, meta, config)
+    return meta
 
 
 def _rows(path, name):
@@ -421,15 +514,19 @@ def story_checkpoints(shipped_dir, out_dir):
 
 USAGE = """usage: python3 -m draftsmith_train.weights_from_onnx COMMAND MODEL_DIR OUT
   roundtrip-checkpoint ../roundtrip OUT.pt   Round-Trip's training checkpoint (roundtrip train --resume)
-  story-checkpoints ../story OUT_DIR         fusion.pt, s2s.pt, premise.pt and the backbone's backbone.pt"""
+  story-checkpoints ../story OUT_DIR         fusion.pt, s2s.pt, premise.pt and the backbone's backbone.pt
+  reply-checkpoints ../reply OUT_DIR         reply-esed.pt and reply-memory.npz"""
 
 
 if __name__ == "__main__":
     import sys
 
-    if len(sys.argv) != 4 or sys.argv[1] not in ("roundtrip-checkpoint", "story-checkpoints"):
+    if len(sys.argv) != 4 or sys.argv[1] not in ("roundtrip-checkpoint", "story-checkpoints", "reply-checkpoints"):
         raise SystemExit(USAGE)
-    if sys.argv[1] == "story-checkpoints":
+    if sys.argv[1] == "reply-checkpoints":
+        meta = reply_checkpoints(sys.argv[2], sys.argv[3])
+        print(f"{sys.argv[3]}: reply-esed.pt at step {meta['train_state']['steps']} and reply-memory.npz")
+    elif sys.argv[1] == "story-checkpoints":
         for name, meta in story_checkpoints(sys.argv[2], sys.argv[3]).items():
             steps = (meta.get("train_state") or {}).get("steps")
             print(f"{os.path.join(sys.argv[3], name)}: from {meta['from']}" + (f", at step {steps}" if steps else ""))
