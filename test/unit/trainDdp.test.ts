@@ -59,7 +59,7 @@ test(
   'a training run stopped and resumed equals the uninterrupted run (models/train/tests/test_resume.py)',
   { skip, timeout: 120_000 },
   () => {
-    pythonTests('test_resume.py', 5, 110_000);
+    pythonTests('test_resume.py', 6, 110_000);
   },
 );
 
