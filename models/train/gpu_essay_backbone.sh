@@ -28,7 +28,8 @@ if [ "${1:-}" = pack ]; then
   if [ ! -e "models/train/$BB" ]; then
     BB=../../.work/shipped/story/backbone.pt
     [ -e "models/train/$BB" ] ||
-      (cd models/train && "$PY" -m draftsmith_train.weights_from_onnx story-checkpoints ../story ../../.work/shipped/story)
+      (cd models/train &&
+        "$PY" -m draftsmith_train.weights_from_onnx story-checkpoints ../story ../../.work/shipped/story)
   fi
   (cd models/train && "$PY" -c "import sys, shutil; from draftsmith_train.chunk import slim; \
     shutil.copy(sys.argv[1], sys.argv[2]); slim(sys.argv[2], half=True)" \

@@ -37,7 +37,8 @@ mkdir -p "$RUNS"
 case "$SYSTEM" in
   backbone)
     DATA=$(readlink -m "${DATA:-../../.data/backbone}")
-    [ -e "$RUNS/story/backbone.pt" ] || "$PY" -m draftsmith_train.weights_from_onnx story-checkpoints ../story "$RUNS/story"
+    [ -e "$RUNS/story/backbone.pt" ] ||
+      "$PY" -m draftsmith_train.weights_from_onnx story-checkpoints ../story "$RUNS/story"
     if [ -e "$DATA/runs/backbone.pt" ]; then
       echo "$DATA/runs/backbone.pt exists: the run goes on from it (delete it to start from the shipped graphs)"
     else

@@ -1,5 +1,8 @@
-"""Rebuild a shipped model's PyTorch weights from its folder (encoder.onnx + decoder.onnx + model.json),
-for tools that need the PyTorch model but not the training checkpoint (export_peer.py).
+"""Rebuild a shipped model's PyTorch weights from its folder (its graphs + model.json), for tools that need
+the PyTorch model but not the training checkpoint (export_peer.py), and for training that goes on from what
+is committed on a fresh machine (resume_from_shipped.sh; the checkpoints: roundtrip-checkpoint,
+story-checkpoints, reply-checkpoints below). Summarize, Essay, Round-Trip, Continue Story (fused + premise)
+and Reply rebuild; each one's test compares the rebuilt model with its parity fixture.
 
 How each parameter is found in a graph traced by torch.onnx from the wrapper modules of
 export_summarize.py / export_essay.py (whose model attribute is `m`):
@@ -19,6 +22,9 @@ export_summarize.py / export_essay.py (whose model attribute is `m`):
               (Round-Trip's: the word encoder's, then the sentence encoder's).
   constant    a parameter returned through arithmetic the exporter folded ("start + 0 * h", Round-Trip's
               first sentence-step input): the caller names it by the tensor's only consumer.
+  GRU         Reply's: ONNX's gates (z, r, h) where PyTorch has (r, z, n), linear_before_reset (_reply).
+  tied copy   a GPT-2's `h @ wte.t()` is stored once more, transposed: recognised and skipped (_tied_copy).
+  prefix      the export wrapper's attribute: "m." (most), "lm." (story's premise step).
 The tied output embedding is the same "m.embed.weight" in both graphs; a parameter found in both
 graphs must be equal there. Every parameter must be found exactly once per graph it appears in.
 """
