@@ -496,7 +496,12 @@ def story_checkpoints(shipped_dir, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     made = {}
     t = man.get("training", {})
-    meta = {"train_state": _train_state(t), "val": t.get("val"), "best_nll": (t.get("val") or {}).get("nll")}
+    meta = {
+        **_train_state(t),
+        "train_state": _train_state(t),
+        "val": t.get("val"),
+        "best_nll": (t.get("val") or {}).get("nll"),
+    }
     made["fusion.pt"] = {**meta, "from": shipped_dir}
     save_story(os.path.join(out_dir, "fusion.pt"), model, made["fusion.pt"])
     made["s2s.pt"] = {"from": shipped_dir}
@@ -506,6 +511,7 @@ def story_checkpoints(shipped_dir, out_dir):
     save_checkpoint(os.path.join(out_dir, "premise.pt"), gpt2, made["premise.pt"], asdict(gpt2.config))
     made["backbone.pt"] = {
         "kind": "backbone-gpt2",
+        **BACKBONE_RUN,  # the counters at the top too, as train_loop writes them (chunk.py picks by tokens)
         "train_state": dict(BACKBONE_RUN),
         "from": os.path.join(shipped_dir, man["files"]["premise"]),
     }
