@@ -2,7 +2,7 @@
 model from encoder.onnx + decoder.onnx, the premise model from premise.onnx. The parity fixture holds what the
 exported graphs compute (the TypeScript tests hold onnxruntime to it), so the rebuilt models must give its
 first-step log-probabilities, greedy tokens and fusion gates. The training checkpoints made from them (and the
-shared backbone's stand-in) must load where the recipes resume.
+shared backbone's stand-in) must load where the recipes resume, and the backbone's run go on from its step.
 
   cd models/train && /usr/bin/python3 -m unittest discover -s tests -p 'test_story_rebuild.py' -v
 """
@@ -117,6 +117,52 @@ class StoryRebuild(unittest.TestCase):
             step, *_ = load_train_state(os.path.join(tmp, "backbone.pt"), model, opt)
             self.assertEqual(step, BACKBONE_RUN["steps"])
             self.assertEqual(len(opt.state), 0)
+
+    def test_the_backbone_trains_on_from_its_stand_in_at_its_step_with_the_rate_ramped_up(self):
+        import subprocess
+
+        import numpy as np
+        import sentencepiece as spm
+
+        from draftsmith_train.weights_from_onnx import BACKBONE_RUN, story_checkpoints
+
+        with tempfile.TemporaryDirectory() as tmp:
+            story_checkpoints(SHIPPED, os.path.join(tmp, "shipped"))
+            data = os.path.join(tmp, "data")
+            os.makedirs(os.path.join(data, "runs"))
+            os.replace(os.path.join(tmp, "shipped", "backbone.pt"), os.path.join(data, "runs", "backbone.pt"))
+            # the corpus's arrays as prepare writes them (ids of the 8k vocabulary); spm.model only gives a
+            # piece count, which a resumed run replaces with its checkpoint's config
+            rng = np.random.default_rng(0)
+            for part in ("train", "valid"):
+                for src in ("books", "simple", "tiny"):
+                    np.save(os.path.join(data, f"{part}.{src}.npy"), rng.integers(5, 8000, 3000).astype(np.uint16))
+            with open(os.path.join(tmp, "text.txt"), "w") as fh:
+                fh.write("\n".join(f"line {i} of a small text to train a tokenizer on" for i in range(200)))
+            spm.SentencePieceTrainer.train(
+                input=os.path.join(tmp, "text.txt"),
+                model_prefix=os.path.join(data, "spm"),
+                vocab_size=30,
+                minloglevel=2,
+            )
+            r = subprocess.run(
+                [sys.executable, "-m", "draftsmith_train.backbone", "train", "--data", data, "--resume", "--out"]
+                + [os.path.join(data, "runs", "backbone.pt"), "--steps", str(BACKBONE_RUN["steps"] + 2)]
+                + ["--batch-tokens", "512", "--val-windows", "1", "--val-every", "1000", "--log-every", "1"],
+                cwd=TRAIN,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            self.assertEqual(r.returncode, 0, r.stderr)
+            log = r.stdout + r.stderr
+            self.assertIn(f"at step {BACKBONE_RUN['steps']}", log)
+            self.assertIn("keeping its config", log)
+            # 1e-3 x sqrt(300 / step) from the schedule, times 1/50 and 2/50 while AdamW's moments fill again
+            for k in (1, 2):
+                want = 1e-3 * (300 / (BACKBONE_RUN["steps"] + k)) ** 0.5 * k / 50
+                self.assertIn(f"step {BACKBONE_RUN['steps'] + k} loss", log)
+                self.assertIn(f"lr {want:.2e}", log)
 
 
 if __name__ == "__main__":
