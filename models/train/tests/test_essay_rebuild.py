@@ -55,6 +55,38 @@ class EssayRebuild(unittest.TestCase):
         torch.testing.assert_close(top.values, torch.tensor(f["first_log_probs_values"]), atol=1e-4, rtol=0)
         self.assertEqual(greedy, f["greedy_ids"])
 
+    def test_training_goes_on_from_the_shipped_folder_in_its_own_shape(self):
+        # the shipped encoder is the backbone's (6 x 256), not the size flags' own-encoder default
+        import subprocess
+        import tempfile
+
+        import sentencepiece as spm
+
+        with tempfile.TemporaryDirectory() as tmp:
+            lines = [f"The bee and the frog met by flower number {i}. The geese flew over." for i in range(200)]
+            with open(os.path.join(tmp, "text.txt"), "w") as fh:
+                fh.write("\n".join(lines))
+            spm.SentencePieceTrainer.train(
+                input=os.path.join(tmp, "text.txt"), model_prefix=os.path.join(tmp, "spm"), vocab_size=60, minloglevel=2
+            )
+            for part in ("train", "val"):
+                with open(os.path.join(tmp, f"essay.{part}.jsonl"), "w") as fh:
+                    for text in lines[:20]:
+                        fh.write(json.dumps({"domain": "x", "topics": ["bee", "frog", "flower"], "text": text}) + "\n")
+            r = subprocess.run(
+                [sys.executable, "-m", "draftsmith_train.essay", "train", "--data", tmp, "--init-shipped", SHIPPED]
+                + ["--steps", "1", "--batch-tokens", "400", "--val-every", "1000", "--out", os.path.join(tmp, "e.pt")],
+                cwd=TRAIN,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+            self.assertIn("initialised every weight from the shipped folder", r.stdout + r.stderr)
+            ck = torch.load(os.path.join(tmp, "e.pt"), map_location="cpu")
+        self.assertEqual(ck["config"]["encoder"], "backbone")
+        self.assertEqual(ck["meta"]["steps"], 1)
+
 
 if __name__ == "__main__":
     unittest.main()
