@@ -103,10 +103,10 @@ test(
 // Every model that took more than an hour of compute trains on from its shipped graphs on a fresh machine
 // (models/train/README.md, "Resuming on a fresh machine"): the rebuilt models compute what the graphs do.
 test(
-  "Continue Story's fused and premise models rebuilt from their graphs write the graphs' story, gates and premise, and their checkpoints load where the recipes resume; the backbone trains on from its stand-in at its step (models/train/tests/test_story_rebuild.py)",
+  "Continue Story's fused and premise models rebuilt from their graphs write the graphs' story, gates and premise, and their checkpoints load where the recipes resume; fusion and the backbone (its stand-in) train on at their steps (models/train/tests/test_story_rebuild.py)",
   { skip, timeout: 300_000 },
   () => {
-    pythonTests('test_story_rebuild.py', 4, 290_000);
+    pythonTests('test_story_rebuild.py', 5, 290_000);
   },
 );
 

@@ -164,6 +164,43 @@ class StoryRebuild(unittest.TestCase):
                 self.assertIn(f"step {BACKBONE_RUN['steps'] + k} loss", log)
                 self.assertIn(f"lr {want:.2e}", log)
 
+    def test_fusion_trains_on_from_the_rebuilt_checkpoint_at_its_step(self):
+        import subprocess
+
+        import sentencepiece as spm
+
+        from draftsmith_train.weights_from_onnx import story_checkpoints
+
+        with tempfile.TemporaryDirectory() as tmp:
+            story_checkpoints(SHIPPED, tmp)
+            lines = [f"A girl named Sue found a red ball number {i} in the park." for i in range(200)]
+            with open(os.path.join(tmp, "text.txt"), "w") as fh:
+                fh.write("\n".join(lines))
+            spm.SentencePieceTrainer.train(
+                input=os.path.join(tmp, "text.txt"), model_prefix=os.path.join(tmp, "spm"), vocab_size=60, minloglevel=2
+            )
+            for part in ("train", "val"):
+                with open(os.path.join(tmp, f"story.{part}.jsonl"), "w") as fh:
+                    for i in range(12):
+                        row = {"prompt": lines[i], "story": " ".join(lines[i : i + 3]), "domain": "roc"}
+                        fh.write(json.dumps(row) + "\n")
+            with open(os.path.join(SHIPPED, "model.json")) as fh:
+                steps = json.load(fh)["training"]["steps"]
+            r = subprocess.run(
+                [sys.executable, "-m", "draftsmith_train.story", "fusion", "--data", tmp, "--resume"]
+                + ["--out", os.path.join(tmp, "fusion.pt"), "--steps", str(steps + 1), "--max-src", "48"]
+                + ["--max-tgt", "208", "--lr", "1e-3", "--warmup", "100", "--batch-tokens", "400"]
+                + ["--val-every", "1000", "--val-limit", "4", "--log-every", "1", "--device", "cpu"],
+                cwd=TRAIN,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+            log = r.stdout + r.stderr
+            self.assertIn(f"at step {steps}", log)
+            self.assertIn(f"lr {1e-3 * (100 / (steps + 1)) ** 0.5 / 50:.2e}", log)  # 1/50 of the schedule's rate
+
 
 if __name__ == "__main__":
     unittest.main()
