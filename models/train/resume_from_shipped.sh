@@ -15,6 +15,8 @@
 #              on (`story fusion --resume`, the card's flags) for MINUTES more.
 #   summarize  `summarize finetune --init-shipped ../summarize` on the shipped mix (the card's last stage).
 #   essay      `essay train --init-shipped ../essay` (the card's flags).
+#              Both with --resume: called again, they go on from their own checkpoint in RUNS (MINUTES then
+#              counts the whole run), not from the shipped folder.
 #   roundtrip  `roundtrip train --resume` from the shipped graphs' checkpoint (the card's GPU flags).
 #   reply      ESED's checkpoint and its memory (reply-memory.npz, from memory.bin) -> RUNS/reply; then
 #              `reply train --model esed --resume` (the card's flags).
@@ -61,13 +63,13 @@ case "$SYSTEM" in
     run env NPROC="$NPROC" "$PY" -m draftsmith_train.launch -m draftsmith_train.summarize finetune --data "$DATA" \
       --init-shipped ../summarize --train "summarize.train.jsonl@news*3" --train summarize-gsg.train.jsonl \
       --train "summarize.train.jsonl@dialogue,tech" --ntm-batchnorm --ntm-warmup 0 --minutes "${MINUTES:-60}" \
-      --lr 3e-4 --warmup 100 --max-val 200 --max-tgt 80 --out "$RUNS/summarize/taas.pt"
+      --lr 3e-4 --warmup 100 --max-val 200 --max-tgt 80 --resume --out "$RUNS/summarize/taas.pt"
     ;;
   essay)
     DATA=${DATA:-../../.data/everyday}
     run env NPROC="$NPROC" "$PY" -m draftsmith_train.launch -m draftsmith_train.essay train --data "$DATA" \
       --init-shipped ../essay --minutes "${MINUTES:-60}" --batch-tokens 12000 --lr 7e-4 --warmup 300 \
-      --val-every 400 --log-every 200 --out "$RUNS/essay/essay.pt"
+      --val-every 400 --log-every 200 --resume --out "$RUNS/essay/essay.pt"
     ;;
   roundtrip)
     DATA=${DATA:-../../.data/everyday}
