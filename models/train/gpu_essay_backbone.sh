@@ -23,9 +23,17 @@ if [ "${1:-}" = pack ]; then
   set -e
   PY=${PY:-/usr/bin/python3}
   mkdir -p .work/gpu/essay-bb
+  # the backbone run's best weights, or on a fresh machine its stand-in rebuilt from the shipped story graphs
+  BB=../../.data/backbone/runs/backbone.best.pt
+  if [ ! -e "models/train/$BB" ]; then
+    BB=../../.work/shipped/story/backbone.pt
+    [ -e "models/train/$BB" ] ||
+      (cd models/train &&
+        "$PY" -m draftsmith_train.weights_from_onnx story-checkpoints ../story ../../.work/shipped/story)
+  fi
   (cd models/train && "$PY" -c "import sys, shutil; from draftsmith_train.chunk import slim; \
     shutil.copy(sys.argv[1], sys.argv[2]); slim(sys.argv[2], half=True)" \
-    ../../.data/backbone/runs/backbone.best.pt ../../.work/gpu/essay-bb/backbone.pt)
+    "$BB" ../../.work/gpu/essay-bb/backbone.pt)
   tar -cf - -C .data/everyday essay.train.jsonl essay.val.jsonl spm.model wordvec.vec \
     -C ../../.work/gpu/essay-bb backbone.pt \
     | xz -9 -T0 > .work/gpu/essay-bb.tar.xz

@@ -30,12 +30,19 @@ case "${1:-}" in
     set -e
     # Checkpoints live only on the machine that trained them (.work and .data are never committed). On a
     # fresh one Round-Trip's is rebuilt from the shipped graphs (weights_from_onnx.py: the int8 rows
-    # that travel anyway, at the step model.json records); without the backbone the story jobs stay here
-    # and Round-Trip goes alone.
+    # that travel anyway, at the step model.json records), and the backbone's stand-in from the shipped
+    # story graphs (resume_from_shipped.sh); without any backbone the story jobs stay here and Round-Trip
+    # goes alone.
     P=.work/gpu/rt-story
     RT=.work/rt-everyday/roundtrip.best.pt
     BB=.work/gpu/story-bb/backbone.pt
     [ -e $BB ] || BB=.data/backbone/runs/backbone.best.pt
+    [ -e $BB ] || BB=.data/backbone/runs/backbone.pt
+    if [ ! -e $BB ]; then  # a fresh machine: the backbone's stand-in rebuilt from the shipped story graphs
+      BB=.work/shipped/story/backbone.pt
+      [ -e $BB ] || (cd models/train && "$PY" -m draftsmith_train.weights_from_onnx story-checkpoints ../story \
+        "$ROOT/.work/shipped/story")
+    fi
     data=(roundtrip.train.jsonl roundtrip.val.jsonl spm.model)
     if [ -e $BB ]; then data+=(story.train.jsonl story.val.jsonl); else
       echo "gpu_roundtrip_story.sh pack: no backbone ($BB: train_backbone.sh, or gpu_chunk.sh's backbone call):" \

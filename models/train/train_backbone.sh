@@ -11,6 +11,8 @@
 # Stopped at any moment, the same command goes on from the last checkpoint (written at every
 # validation, VAL_EVERY steps): the weights, AdamW's state, the step (so the schedule), the tokens and
 # the elapsed time; MINUTES counts the whole run. The corpus is prepared only when DATA has none.
+# On a fresh machine, with no checkpoint: `bash models/train/resume_from_shipped.sh backbone` puts the
+# backbone's stand-in rebuilt from the shipped story graphs in RUNS first, and this goes on from it.
 #
 # Variables: DATA (the prepared corpus, default .data/backbone), RUNS (checkpoints, default DATA/runs),
 # NPROC (processes, default 2: one a core), MINUTES (600), STEPS, BATCH_TOKENS (per process, 4096),

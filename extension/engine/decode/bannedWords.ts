@@ -21,7 +21,9 @@ export const PROFANITY: ReadonlySet<string> = new Set(
 
 /**
  * Training-text boilerplate, as word sequences. Each is specific enough that no writer's text needs
- * it from a model: a news page's credits and footers, not phrases a story or summary uses.
+ * it from a model: a news page's credits and footers, not phrases a story or summary uses. The training
+ * recipes take the sentences holding one out of their text (models/train/draftsmith_train/boilerplate.json,
+ * the same list: boilerplateList.test.ts).
  */
 export const BOILERPLATE: readonly (readonly string[])[] = [
   'contributed to this report',

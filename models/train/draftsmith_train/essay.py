@@ -212,7 +212,8 @@ def cmd_train(args):
     word_index = {w: i + 1 for i, w in enumerate(words)}
     sep = separator_id(sp)
     backbone = load_gpt2(args.backbone)[0] if args.backbone and not resume else None
-    cfg = model_config(args, sp, matrix, resumed.get("config", {}), backbone)
+    # a shipped folder keeps its own shape (its encoder may be the backbone's), whatever the size flags say
+    cfg = shipped.c if shipped is not None else model_config(args, sp, matrix, resumed.get("config", {}), backbone)
     model = EssayGenerator(cfg)
     # -None loads the encoder too but never reads it: its memory is word vectors only. A resumed run
     # (--resume) takes every weight from its checkpoint (train_loop), so it needs no --init file.

@@ -210,6 +210,11 @@ def adamw(params, lr):
 # ---------------------------------------------------------------------------------------------
 # The loop
 # ---------------------------------------------------------------------------------------------
+# A run resumed without optimizer state (a checkpoint rebuilt from shipped graphs, a slimmed GPU bundle)
+# ramps its rate up linearly over this many steps from the resumed one while AdamW's moments fill again.
+REWARM_STEPS = 50
+
+
 def train_loop(
     model,
     batches,
@@ -239,16 +244,19 @@ def train_loop(
     and at the end, with meta = the recipe's `meta` + counters + val + args + train_state.
     --resume (resume_checkpoint): the run goes on from --out's weights and train_state (step, so the
     schedule; tokens; elapsed time; best NLL) and skips the batches already trained on, so it sees the
-    uninterrupted run's batch order.
+    uninterrupted run's batch order. A checkpoint without optimizer state restarts AdamW from zero moments
+    with a short warm-up (REWARM_STEPS) on top of the schedule.
     others_leave: under DDP, ranks other than 0 exit after the loop (the recipes' exports that follow are
     rank 0's alone); False returns on every rank. Returns the final meta (rank 0's)."""
     opt = optimizer(param_groups or model.parameters(), args.lr)
     schedule = schedule or inverse_sqrt(args.lr, args.warmup)
     save = save or (lambda path, m: save_checkpoint(path, model, m))
     step, tokens, seconds, best = 0, 0, 0, float("inf")
-    resume = resume_checkpoint(args)
+    resume, rewarm_from = resume_checkpoint(args), None
     if resume:  # every rank loads the same file (rank 0 wrote it)
         step, tokens, seconds, best = load_train_state(resume, model, opt)
+        if not opt.state:  # zero moments: Adam's first updates are full-size, so the rate ramps up again
+            rewarm_from = step
     t0, losses, nlls = time.time() - seconds, [], []
     world = dist.world()
     if world > 1:  # DistributedDataParallel (dist.py): each rank its slice of the stream, its own dropout
@@ -302,6 +310,8 @@ def train_loop(
     model.train()
     for batch in batches:
         lr = schedule(step)
+        if rewarm_from is not None:
+            lr *= min(1.0, (step - rewarm_from + 1) / REWARM_STEPS)
         for g in opt.param_groups:
             g["lr"] = lr * g.get("lr_scale", 1.0)
         out = run(batch)

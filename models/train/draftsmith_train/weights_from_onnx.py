@@ -1,5 +1,8 @@
-"""Rebuild a shipped model's PyTorch weights from its folder (encoder.onnx + decoder.onnx + model.json),
-for tools that need the PyTorch model but not the training checkpoint (export_peer.py).
+"""Rebuild a shipped model's PyTorch weights from its folder (its graphs + model.json), for tools that need
+the PyTorch model but not the training checkpoint (export_peer.py), and for training that goes on from what
+is committed on a fresh machine (resume_from_shipped.sh; the checkpoints: roundtrip-checkpoint,
+story-checkpoints, reply-checkpoints below). Summarize, Essay, Round-Trip, Continue Story (fused + premise)
+and Reply rebuild; each one's test compares the rebuilt model with its parity fixture.
 
 How each parameter is found in a graph traced by torch.onnx from the wrapper modules of
 export_summarize.py / export_essay.py (whose model attribute is `m`):
@@ -19,16 +22,22 @@ export_summarize.py / export_essay.py (whose model attribute is `m`):
               (Round-Trip's: the word encoder's, then the sentence encoder's).
   constant    a parameter returned through arithmetic the exporter folded ("start + 0 * h", Round-Trip's
               first sentence-step input): the caller names it by the tensor's only consumer.
+  GRU         Reply's: ONNX's gates (z, r, h) where PyTorch has (r, z, n), linear_before_reset (_reply).
+  tied copy   a GPT-2's `h @ wte.t()` is stored once more, transposed: recognised and skipped (_tied_copy).
+  prefix      the export wrapper's attribute: "m." (most), "lm." (story's premise step).
 The tied output embedding is the same "m.embed.weight" in both graphs; a parameter found in both
 graphs must be equal there. Every parameter must be found exactly once per graph it appears in.
 """
 import json
 import os
+import re
 
 import numpy as np
 import onnx
 import torch
 from onnx import numpy_helper
+
+from .training import save_checkpoint
 
 
 def _torch_gates(w):
@@ -37,18 +46,12 @@ def _torch_gates(w):
     return np.concatenate([i, f, c, o], axis=0)
 
 
-def graph_weights(path, lstms=(), folded=None):
-    """{parameter name: float32 array} read from one exported graph. lstms: the graph's nn.LSTM modules
-    in the order they run; folded: {op type of its only consumer: parameter} for a folded constant."""
+def graph_values(path):
+    """(graph, {tensor name as the graph's nodes read it: float32 value}): int8 rows times their scales."""
     g = onnx.load(path).graph
     raw = {t.name: numpy_helper.to_array(t) for t in g.initializer}
     producer = {o: n for n in g.node for o in n.output}
-    consumers = {}
-    for n in g.node:
-        for i in n.input:
-            consumers.setdefault(i, []).append(n)
-
-    values = {}  # tensor name as the graph's nodes read it -> float32 value
+    values = {}
     for name, a in raw.items():
         if name.endswith("_int8"):
             base = name[:-5]
@@ -62,6 +65,19 @@ def graph_weights(path, lstms=(), folded=None):
         elif a.dtype == np.float32:
             values[name] = a
         # int64 constants (onnx_graph's reshapes) are no weights
+    return g, values
+
+
+def graph_weights(path, lstms=(), folded=None, prefix="m."):
+    """{parameter name: float32 array} read from one exported graph. lstms: the graph's nn.LSTM modules
+    in the order they run; folded: {op type of its only consumer: parameter} for a folded constant;
+    prefix: the export wrapper's attribute holding the model ("lm." in story's premise step)."""
+    g, values = graph_values(path)
+    producer = {o: n for n in g.node for o in n.output}
+    consumers = {}
+    for n in g.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
 
     out, source = {}, {}
 
@@ -94,17 +110,19 @@ def graph_weights(path, lstms=(), folded=None):
         if folded and len(users) == 1 and users[0].op_type in folded:
             put(folded[users[0].op_type], a.reshape(-1), name)
             continue
-        if name.startswith("m."):
-            put(name[2:], a, name)
+        if name.startswith(prefix):
+            put(name[len(prefix) :], a, name)
             continue
         assert users and all(
             n.op_type == "MatMul" and n.input[1] == name for n in users
         ), f"{path}: {name} is not a parameter name nor a Linear weight read by MatMul: a constant folded in, handle it"
+        if _tied_copy(a, values, prefix):
+            continue
         for mm in users:
             adds = [n for n in consumers.get(mm.output[0], []) if n.op_type == "Add"]
-            biases = [i for n in adds for i in n.input if i.startswith("m.") and i.endswith(".bias")]
+            biases = [i for n in adds for i in n.input if i.startswith(prefix) and i.endswith(".bias")]
             if len(biases) == 1:
-                module = biases[0][2 : -len(".bias")]
+                module = biases[0][len(prefix) : -len(".bias")]
                 module_of[mm.output[0]] = module
                 module_of[[n for n in adds if biases[0] in n.input][0].output[0]] = module
             else:
@@ -124,6 +142,18 @@ def graph_weights(path, lstms=(), folded=None):
             seen[w] = module
             put(module + ".weight", np.ascontiguousarray(values[w].T), w)
     return out
+
+
+def _tied_copy(a, values, prefix):
+    """A tied output layer traced as `h @ wte.t()` (causal_lm's GPT-2) makes the exporter store a transposed
+    copy of the embedding: a weight whose transpose is a named embedding (up to the int8 rows' rounding,
+    at most half a step of the larger row scale) is that embedding, found under its own name already."""
+    for name, v in values.items():
+        if name.startswith(prefix) and name.endswith("wte.weight") and v.shape == a.T.shape:
+            step = np.abs(v).max(axis=1, keepdims=True) / 127
+            if np.all(np.abs(a.T - v) <= step + 1e-7):
+                return True
+    return False
 
 
 def _biasless(path, name, mm, module_of, consumers, producer):
@@ -188,10 +218,14 @@ def load_shipped(shipped_dir):
     recipe's default: d_ff, dropout (off in eval), TAAS's bow_vocab_size (the shape checks in
     fill_from_onnx catch a model trained otherwise) and ntm_batchnorm (BatchNorm1d without affine
     parameters: only training buffers); PC-SAN's word vocabulary size is words.json's + 1 (row 0)."""
-    man = json.load(open(os.path.join(shipped_dir, "model.json")))
+    man = _manifest(shipped_dir)
     a = man["architecture"]
     if a["type"].startswith("roundtrip-"):
         return _roundtrip(shipped_dir, man)
+    if a["type"] == "story-conv-seq2seq":
+        return story_models(shipped_dir)[0]
+    if a["type"].startswith("reply-"):
+        return _reply(shipped_dir, man)
     common = dict(
         vocab_size=a["vocabSize"],
         d_model=a["dModel"],
@@ -267,14 +301,164 @@ def _roundtrip(shipped_dir, man):
     return model.eval()
 
 
+def _manifest(shipped_dir):
+    with open(os.path.join(shipped_dir, "model.json")) as fh:
+        return json.load(fh)
+
+
+def _gru_gates(w):
+    """ONNX's GRU gate blocks (z, r, h) along the first axis -> PyTorch's (r, z, n)."""
+    z, r, h = np.split(w, 3, axis=0)
+    return np.concatenate([r, z, h], axis=0)
+
+
+def _reply(shipped_dir, man):
+    """Reply's GRU seq2seq (reply_model.py) from encoder.onnx and decoder_step.onnx. The GRUs are ONNX GRU
+    nodes (linear_before_reset, as PyTorch computes): W [dirs, 3H, in], R [dirs, 3H, H], B [dirs, 6H] = [Wb; Rb],
+    the gates (z, r, h) where PyTorch has (r, z, n), the encoder's second direction PyTorch's "_reverse". The
+    Linears: bridge (Gemm) and the decoder's attention are named; combine and out are placed by their biases;
+    ESED's bias-less query is the encoder's one remaining MatMul (the summary vector into the memory space)."""
+    from .reply_model import Config, Seq2Seq
+
+    a = man["architecture"]
+    model = Seq2Seq(Config(a["type"][len("reply-") :], a["vocabSize"], a["embed"], a["hidden"]))
+    found = {}
+    for key, gru in (("encoder", "encoder.gru"), ("decoderStep", "decoder.gru")):
+        path = os.path.join(shipped_dir, man["files"][key])
+        g, values = graph_values(path)
+        named = {k[2:]: v for k, v in values.items() if k.startswith("m.")}
+        for n in (n for n in g.node if n.op_type == "GRU"):
+            w, r, b = (values[x] for x in n.input[1:4])
+            for d in range(w.shape[0]):
+                sfx = "_l0" + ("_reverse" if d else "")
+                b_ih, b_hh = np.split(b[d], 2)
+                for name, v in (("weight_ih", w[d]), ("weight_hh", r[d]), ("bias_ih", b_ih), ("bias_hh", b_hh)):
+                    named[f"{gru}.{name}{sfx}"] = _gru_gates(v)
+        for n in (n for n in g.node if n.op_type == "MatMul" and n.input[1] in values):
+            bias = [
+                i
+                for c in g.node
+                if c.op_type == "Add" and n.output[0] in c.input
+                for i in c.input
+                if i.endswith(".bias")
+            ]
+            module = bias[0][2 : -len(".bias")] if bias else "query" if key == "encoder" else None
+            assert module, f"{path}: no rule places {n.input[1]}"
+            named[module + ".weight"] = np.ascontiguousarray(values[n.input[1]].T)
+        for k, v in named.items():
+            assert k not in found or np.array_equal(found[k], v), f"{k} differs between the graphs"
+            found[k] = v
+    params = dict(model.named_parameters())
+    missing = sorted(set(params) - set(found))
+    if missing or set(found) - set(params):
+        raise SystemExit(f"{shipped_dir}: missing {missing}, unknown {sorted(set(found) - set(params))}")
+    with torch.no_grad():
+        for k, v in found.items():
+            assert tuple(params[k].shape) == v.shape, f"{k}: model {tuple(params[k].shape)}, graphs {v.shape}"
+            params[k].copy_(torch.from_numpy(np.array(v)))
+    return model.eval()
+
+
+def reply_memory(shipped_dir):
+    """The memory the engine reads (memory.bin, float16 [K, L, D]) and its keys, as float32 blocks."""
+    man = _manifest(shipped_dir)
+    a = man["architecture"]
+    with open(os.path.join(shipped_dir, man["files"]["keys"])) as fh:
+        keys = json.load(fh)["keys"]
+    blocks = np.fromfile(os.path.join(shipped_dir, man["files"]["memory"]), dtype=np.float16)
+    return keys, torch.from_numpy(blocks.reshape(len(keys), a["slots"], a["memoryDim"]).astype(np.float32))
+
+
+def reply_checkpoints(shipped_dir, out_dir, dropout=0.3):
+    """reply-esed.pt (`reply train --model esed --resume`, at the step model.json records; dropout: the card's
+    0.3, which model.json does not record) and reply-memory.npz (the memory it reads, as `reply memory` wrote
+    it: float16 as shipped, so the read is the engine's) from a shipped Reply folder."""
+    from .reply_model import Config
+
+    man = _manifest(shipped_dir)
+    model = load_shipped(shipped_dir)
+    config = {**Config(**{k: v for k, v in model.c.to_dict().items()}).to_dict(), "dropout": dropout}
+    keys, blocks = reply_memory(shipped_dir)
+    with open(os.path.join(shipped_dir, man["files"]["keys"])) as fh:
+        counts = json.load(fh)["counts"]
+    os.makedirs(out_dir, exist_ok=True)
+    np.savez(os.path.join(out_dir, "reply-memory.npz"), keys=np.array(keys), blocks=blocks.numpy(), counts=counts)
+    t = man.get("training", {})
+    val = re.search(r"nll ([0-9.]+)", str(t.get("val", "")))
+    meta = {"train_state": _train_state(t), "best_nll": float(val.group(1)) if val else None, "from": shipped_dir}
+    save_checkpoint(os.path.join(out_dir, f"reply-{model.c.model}.pt"), model, meta, config)
+    return meta
+
+
+def _rows(path, name):
+    """The first dimension of a graph's (possibly int8-stored) initializer."""
+    for t in onnx.load(path, load_external_data=False).graph.initializer:
+        if t.name in (name, name + "_int8"):
+            return int(t.dims[0])
+    raise SystemExit(f"{path}: no initializer {name}")
+
+
+def _gpt2_config(p, vocab_size):
+    """causal_lm.GPT2Config's fields from a story model.json's GPT-2 block (dropout: the recipe's default)."""
+    return dict(
+        vocab_size=vocab_size,
+        n_positions=p["maxTargetPositions"],
+        n_embd=p["embedDim"],
+        n_layer=p["layers"],
+        n_head=p["heads"],
+    )
+
+
+def story_models(shipped_dir):
+    """(fused story model, premise model) of a shipped Continue Story folder with the backbone as fusion's
+    frozen half (export_story.py): encoder.onnx + decoder.onnx hold the fused model (the encoder graph only
+    the prompt's part of the backbone), premise.onnx the backbone fine-tuned on premises (wrapper "lm")."""
+    from .export_story import PremiseGPT2
+    from .gconv import BackboneStoryLM, FusedStoryModel, StoryConfig
+    from .causal_lm import make
+
+    man = _manifest(shipped_dir)
+    a = man["architecture"]
+    if not (a.get("fusion") and a.get("pretrained", {}).get("type") == "gpt2"):
+        raise SystemExit(f"{shipped_dir}: only the fusion with the backbone rebuilds from its graphs")
+    flags = a["selfAttentionLayers"]
+    path = lambda key: os.path.join(shipped_dir, man["files"][key])  # noqa: E731
+    c = StoryConfig(
+        vocab_size=a["vocabSize"],
+        embed_dim=a["embedDim"],
+        hidden=a["hidden"],
+        encoder_layers=a["encoderLayers"],
+        encoder_kernel=a["encoderKernel"],
+        decoder_layers=a["decoderLayers"],
+        decoder_kernel=a["decoderKernel"],
+        self_attention=any(flags),
+        self_attention_layers=0 if all(flags) else sum(flags),
+        attention_heads=a["attentionHeads"],
+        attention_dim=a["attentionDim"],
+        gated_attention=a["gatedAttention"],
+        multiscale=a["downsampling"] != [1] * len(a["downsampling"]),
+        attend_zero=a["attendZero"],
+        max_source_positions=a["maxSourcePositions"],
+        # model.json's maxTargetPositions is what generation may use; the table is the recipe's, as traced
+        max_target_positions=_rows(path("decoder"), "m.trained.decoder.pos.weight"),
+        pad_id=man["specialTokens"]["pad"],
+    )
+    pre = a["pretrained"]
+    frozen = BackboneStoryLM(_gpt2_config(pre, a["vocabSize"]), pre.get("readsPrompt", False))
+    model = FusedStoryModel(c, frozen)
+    # fusion reads the trained decoder's hidden state; its own output layer never runs nor trains
+    fill_from_onnx(model, [path("encoder"), path("decoder")], skip=("trained.decoder.out.",))
+    premise = PremiseGPT2(make(_gpt2_config(a["premise"], a["premise"]["vocabSize"])))
+    fill_from_onnx(premise, [path("premise")], layouts={path("premise"): dict(prefix="lm.")})
+    return model.eval(), premise.eval()
+
+
 def roundtrip_checkpoint(shipped_dir, out):
     """A Round-Trip training checkpoint from a shipped folder, for `roundtrip train --resume`: the
     weights as they ship (int8-rounded), the step, tokens and seconds model.json records, no optimizer
     state (AdamW starts from zero moments). A checkpoint lives only on the machine that trained it;
     the shipped folder is in the repository."""
-    from .training import save_checkpoint
-
-    man = json.load(open(os.path.join(shipped_dir, "model.json")))
+    man = _manifest(shipped_dir)
     t = man.get("training", {})
     model = load_shipped(shipped_dir)
     state = {k: int(t.get(k, 0)) for k in ("steps", "tokens", "seconds")}
@@ -283,10 +467,81 @@ def roundtrip_checkpoint(shipped_dir, out):
     return model, meta
 
 
+def _train_state(t):
+    return {k: int(t.get(k, 0)) for k in ("steps", "tokens", "seconds")}
+
+
+# The backbone's own checkpoint (6.6 CPU hours and 4 GPU minutes; models/train/README.md) was lost with the
+# machine that trained it: its closest committed descendant is story's premise model, the backbone
+# fine-tuned 73 steps on the story prompts (0.23M tokens at 3e-4). Its run's counters at the GPU chunk's end:
+BACKBONE_RUN = {"steps": 5496, "tokens": 319_700_000, "seconds": 24_000}
+BACKBONE_DROPOUT = 0.05  # backbone.py's default, which the shipped run trained with
+
+
+def story_checkpoints(shipped_dir, out_dir):
+    """Training checkpoints rebuilt from a shipped Continue Story folder, into out_dir:
+      fusion.pt    the fused model (`story fusion --resume --out fusion.pt`), at the step model.json records
+      s2s.pt       its frozen half alone, the backbone reading the prompt (`story fusion --pretrained s2s.pt`)
+      premise.pt   the premise model (`causal_lm train --resume --out premise.pt`)
+      backbone.pt  the shared backbone's stand-in (`backbone train --resume --out backbone.pt`, RUNS of
+                   train_backbone.sh): premise.onnx's GPT-2 at the backbone run's step (BACKBONE_RUN)
+    No optimizer state: a resumed run restarts AdamW from zero moments with a short warm-up (training.py)."""
+    from dataclasses import asdict
+
+    from .backbone import save_atomic
+    from .story_model import save as save_story
+
+    man = _manifest(shipped_dir)
+    model, premise = story_models(shipped_dir)
+    os.makedirs(out_dir, exist_ok=True)
+    made = {}
+    t = man.get("training", {})
+    meta = {
+        **_train_state(t),
+        "train_state": _train_state(t),
+        "val": t.get("val"),
+        "best_nll": (t.get("val") or {}).get("nll"),
+    }
+    made["fusion.pt"] = {**meta, "from": shipped_dir}
+    save_story(os.path.join(out_dir, "fusion.pt"), model, made["fusion.pt"])
+    made["s2s.pt"] = {"from": shipped_dir}
+    save_story(os.path.join(out_dir, "s2s.pt"), model.pretrained, made["s2s.pt"])
+    gpt2 = premise.gpt2
+    made["premise.pt"] = {"kind": "gpt2", "from": shipped_dir}
+    save_checkpoint(os.path.join(out_dir, "premise.pt"), gpt2, made["premise.pt"], asdict(gpt2.config))
+    made["backbone.pt"] = {
+        "kind": "backbone-gpt2",
+        **BACKBONE_RUN,  # the counters at the top too, as train_loop writes them (chunk.py picks by tokens)
+        "train_state": dict(BACKBONE_RUN),
+        "from": os.path.join(shipped_dir, man["files"]["premise"]),
+    }
+    save_atomic(
+        os.path.join(out_dir, "backbone.pt"),
+        gpt2,
+        made["backbone.pt"],
+        {**asdict(gpt2.config), "dropout": BACKBONE_DROPOUT},
+    )
+    return made
+
+
+USAGE = """usage: python3 -m draftsmith_train.weights_from_onnx COMMAND MODEL_DIR OUT
+  roundtrip-checkpoint ../roundtrip OUT.pt   Round-Trip's training checkpoint (roundtrip train --resume)
+  story-checkpoints ../story OUT_DIR         fusion.pt, s2s.pt, premise.pt and the backbone's backbone.pt
+  reply-checkpoints ../reply OUT_DIR         reply-esed.pt and reply-memory.npz"""
+
+
 if __name__ == "__main__":
     import sys
 
-    if len(sys.argv) != 4 or sys.argv[1] != "roundtrip-checkpoint":
-        raise SystemExit("usage: python3 -m draftsmith_train.weights_from_onnx roundtrip-checkpoint MODEL_DIR OUT.pt")
-    _, meta = roundtrip_checkpoint(sys.argv[2], sys.argv[3])
-    print(f"{sys.argv[3]}: {sys.argv[2]}'s weights, at step {meta['train_state']['steps']}")
+    if len(sys.argv) != 4 or sys.argv[1] not in ("roundtrip-checkpoint", "story-checkpoints", "reply-checkpoints"):
+        raise SystemExit(USAGE)
+    if sys.argv[1] == "reply-checkpoints":
+        meta = reply_checkpoints(sys.argv[2], sys.argv[3])
+        print(f"{sys.argv[3]}: reply-esed.pt at step {meta['train_state']['steps']} and reply-memory.npz")
+    elif sys.argv[1] == "story-checkpoints":
+        for name, meta in story_checkpoints(sys.argv[2], sys.argv[3]).items():
+            steps = (meta.get("train_state") or {}).get("steps")
+            print(f"{os.path.join(sys.argv[3], name)}: from {meta['from']}" + (f", at step {steps}" if steps else ""))
+    else:
+        _, meta = roundtrip_checkpoint(sys.argv[2], sys.argv[3])
+        print(f"{sys.argv[3]}: {sys.argv[2]}'s weights, at step {meta['train_state']['steps']}")

@@ -1,7 +1,8 @@
 """--resume in training.train_loop (the one loop of every recipe; gpu_chunk.sh's chunks):
 a toy run stopped after 3 steps and resumed to 6 takes the same steps as one run of 6: the step count
 and the learning-rate schedule go on, the batches are the ones that come next, and with Adam's state
-and the dropout RNG restored the weights end identical.
+and the dropout RNG restored the weights end identical. Without the optimizer's state (a checkpoint rebuilt
+from shipped graphs) the rate ramps up again from the resumed step.
 
   /usr/bin/python3 -m unittest discover -s models/train/tests -p 'test_resume.py' -v
 """
@@ -104,6 +105,24 @@ class Resume(unittest.TestCase):
         self.assertEqual(resume_checkpoint(argparse.Namespace(out=path, resume=True)), path)
         self.assertIsNone(resume_checkpoint(argparse.Namespace(out=path, resume=False)))
         self.assertIsNone(resume_checkpoint(argparse.Namespace(out=path + ".missing", resume=True)))
+
+    def test_a_checkpoint_without_optimizer_state_ramps_the_rate_up_again(self):
+        # a checkpoint rebuilt from shipped graphs has none: AdamW's first steps from zero moments are
+        # full-size, so the schedule's rate is scaled by k / REWARM_STEPS for the k-th resumed step
+        from draftsmith_train.training import REWARM_STEPS, inverse_sqrt
+
+        path = os.path.join(self.tmp.name, "no-optimizer.pt")
+        train(path, STOP, False)
+        ck = torch.load(path)
+        del ck["meta"]["train_state"]["optimizer"]
+        torch.save(ck, path)
+        lrs = train(path, STEPS, True)[2]
+        schedule = inverse_sqrt(1e-2, 4)
+        want = [schedule(STOP + k) * (k + 1) / REWARM_STEPS for k in range(STEPS - STOP)]
+        self.assertEqual(len(lrs), len(want))
+        for got, w in zip(lrs, want):
+            self.assertAlmostEqual(got, w, places=12)
+        self.assertEqual(self.second[2], self.whole[2][STOP:], "with its optimizer state the rate goes on as it was")
 
 
 if __name__ == "__main__":
