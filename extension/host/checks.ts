@@ -260,7 +260,8 @@ export class ProseChecks implements vscode.Disposable {
     if (!this.settings.enabled || !isCheckedLanguage(doc.languageId, this.settings.languages)) return undefined;
     return async (text) => {
       const checker = await this.checker(doc.uri);
-      const result = await checker?.check(text, formatOfDocument(doc));
+      // Under a key of its own, so that each text is read as a small edit of the one before (reread.ts).
+      const result = await checker?.check(text, formatOfDocument(doc), undefined, `${doc.uri.toString()}#rewrite`);
       return result && withoutIgnored(text, result.findings, this.ignoresOf(doc.uri));
     };
   }

@@ -6,8 +6,8 @@
  *
  * The whole document is checked each time, with the same checker and settings as the editor (its
  * word lists and dialect, the rules turned off, the writer's ignores), so a mark is exactly the
- * diagnostic the writer would see after accepting the change. The checker's paragraph cache makes each
- * check after the first cost about one paragraph.
+ * diagnostic the writer would see after accepting the change. The checker's paragraph cache, and its
+ * reuse of the last read after a small edit, make each check after the first cost about one paragraph.
  */
 import type { WordChange } from '../text/wordDiff';
 import type { CheckFinding } from './checker';
@@ -50,7 +50,9 @@ export async function findingsAdded(
     const end = at + c.end;
     const changed = document.slice(0, start) + c.after + document.slice(end);
     const after = await check(changed);
-    if (!after) return undefined;
+    // Back to the document as it is: a checker that keeps the document's last read (reread.ts) then
+    // reads each changed text as one small edit of it, a few milliseconds instead of the whole document.
+    if (!after || !(await check(document))) return undefined;
     out.push(newFindings(before, after, { start, end, newEnd: start + c.after.length }).map((f) => added(f, changed)));
   }
   return out;
