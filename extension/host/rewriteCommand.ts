@@ -205,7 +205,7 @@ function reviewChanges(
     const marked = found.filter((f) => f.length > 0).length;
     pick.title =
       `Draftsmith: ${result.changes.length} change${result.changes.length === 1 ? '' : 's'}` +
-      (marked ? `, ${marked} ⚠ adding prose-check findings` : '') +
+      (marked ? `, ⚠ ${marked} add${marked === 1 ? 's' : ''} prose-check findings` : '') +
       (flags.length ? ' — ⚠ ' + flags.join(' ') : '');
     pick.placeholder =
       'Space keeps or drops the change under the cursor; Enter applies the checked changes (Escape: none)';
@@ -348,7 +348,7 @@ async function checkChanges(
 ): Promise<AddedFinding[][]> {
   const none = result.changes.map(() => []);
   const check = checks?.checkAs(doc);
-  if (!check || doc.getText(range) !== result.source) return none;
+  if (!check || result.changes.length === 0 || doc.getText(range) !== result.source) return none;
   const started = performance.now();
   try {
     const found = await findingsAdded(doc.getText(), doc.offsetAt(range.start), result.changes, check);
