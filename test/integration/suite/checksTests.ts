@@ -6,7 +6,7 @@
  * dictionary) in files of the workspace the tests open: the files are made here and removed after.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { closeWithoutSaving, openUntitled, sleep, waitFor } from './helpers';
@@ -49,9 +49,14 @@ function workspaceDir(): string {
 async function withFiles<T>(files: Record<string, string>, work: (dir: string) => Promise<T>): Promise<T> {
   const dir = workspaceDir();
   const before = new Map<string, string | undefined>();
+  /** The folders made here (the outermost of each file's), removed after. */
+  const made = new Set<string>();
   for (const [name, text] of Object.entries(files)) {
     const file = path.join(dir, name);
     before.set(file, existsSync(file) ? readFileSync(file, 'utf8') : undefined);
+    let top = path.dirname(file);
+    while (path.dirname(top) !== dir && !existsSync(path.dirname(top))) top = path.dirname(top);
+    if (!existsSync(top)) made.add(top);
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, text);
   }
@@ -61,6 +66,7 @@ async function withFiles<T>(files: Record<string, string>, work: (dir: string) =
     for (const [file, text] of before)
       if (text === undefined) rmSync(file, { force: true });
       else writeFileSync(file, text);
+    for (const folder of made) rmSync(folder, { recursive: true, force: true });
   }
 }
 
@@ -167,8 +173,15 @@ export function checksTests(): TestCase[] {
           });
         } finally {
           if (doc) await closeWithoutSaving(doc);
-          if (had === undefined) rmSync(dictionary, { force: true });
-          else writeFileSync(dictionary, had);
+          if (had === undefined) {
+            rmSync(dictionary, { force: true });
+            // The folder too when the test made it (rmdir refuses a folder with anything else in it).
+            try {
+              rmdirSync(path.dirname(dictionary));
+            } catch {
+              /* kept: it holds more than the dictionary */
+            }
+          } else writeFileSync(dictionary, had);
         }
       },
     },
