@@ -852,7 +852,8 @@ const TABLE = [
         note:
           'A .md FILE is read as Markdown: each paragraph and list item is rewritten on its own, its inline ' +
           'markup kept; code, front matter, tables and HTML are printed as they are. Names, numbers and Markdown ' +
-          'the rewrite changed unasked are flagged on standard error.',
+          'the rewrite changed unasked are flagged on standard error. Inline code, URLs and front matter are ' +
+          'never changed: what the model changed there is left out, with a note.',
       },
     ],
     options: [
@@ -872,7 +873,9 @@ const TABLE = [
       flag('diff', 'a unified diff of the text and its rewrite instead of the rewrite'),
       {
         ...JSON_RESULT,
-        description: 'the whole result as JSON: the raw reply, what was stripped, the word-level changes, the flags',
+        description:
+          'the whole result as JSON: the raw reply, what was stripped, the word-level changes, the changes ' +
+          'held back (protectedChanges), the flags',
       },
       {
         name: 'max-tokens',

@@ -13,7 +13,7 @@ import { EngineError } from '../engine/errors';
 import { formatOf } from '../engine/text/markdown';
 import { rewriteBlocks } from '../engine/text/rewriteBlocks';
 import { unifiedDiff } from '../engine/text/wordDiff';
-import { describeFlags } from '../engine/systems/rewriteText';
+import { describeFlags, describeProtected } from '../engine/systems/rewriteText';
 import { flag, intFlag, type Args } from './args';
 import { commandInput } from './inputText';
 import { downloadProgress } from './progressBar';
@@ -99,6 +99,8 @@ export async function rewriteCommand(a: Args, cli: RewriteCliParts): Promise<voi
   for (const [k, r] of results.entries()) {
     const where = blocks.length > 1 ? `block ${k + 1}: ` : '';
     for (const line of describeFlags(r.flags)) process.stderr.write(`warning: ${where}${line}\n`);
+    const kept = describeProtected(r.protectedChanges);
+    if (kept) process.stderr.write(`note: ${where}${kept}\n`);
     if (r.stripped.length)
       process.stderr.write(
         `note: ${where}removed from the reply: ${r.stripped.map((s) => JSON.stringify(s)).join(', ')}\n`,

@@ -252,6 +252,20 @@ export class ProseChecks implements vscode.Disposable {
     return d;
   }
 
+  /**
+   * Other text checked as `doc` is (its settings, word lists, dialect and ignores), for a rewrite's
+   * proposed changes; undefined when the checks are off, or not on for its language.
+   */
+  checkAs(doc: vscode.TextDocument): ((text: string) => Promise<CheckFinding[] | undefined>) | undefined {
+    if (!this.settings.enabled || !isCheckedLanguage(doc.languageId, this.settings.languages)) return undefined;
+    return async (text) => {
+      const checker = await this.checker(doc.uri);
+      // Under a key of its own, so that each text is read as a small edit of the one before (reread.ts).
+      const result = await checker?.check(text, formatOfDocument(doc), undefined, `${doc.uri.toString()}#rewrite`);
+      return result && withoutIgnored(text, result.findings, this.ignoresOf(doc.uri));
+    };
+  }
+
   /** The finding behind a diagnostic, when the diagnostic is for the document as it is now. */
   private findingOf(doc: vscode.TextDocument, d: vscode.Diagnostic): CheckFinding | undefined {
     const r = this.results.get(doc.uri.toString());

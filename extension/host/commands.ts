@@ -116,7 +116,8 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     title: 'Rewrite Selection…',
     menus: inEditor(7, 'editorTextFocus && !editorReadonly && resourceScheme != draftsmith-rewrite'),
     keybinding: { key: 'ctrl+alt+r', mac: 'cmd+alt+r', when: 'editorTextFocus && !editorReadonly' },
-    run: onEditor(REWRITE, rewriteSelection),
+    // The prose checks mark the changes that add findings.
+    run: ({ ctx, checks }) => onActiveEditor(REWRITE, (e) => rewriteSelection(ctx, e, undefined, undefined, checks)),
   },
   'draftsmith.applyRoundTrip': {
     title: 'Apply Round-Trip Reconstruction',

@@ -48,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
     writePremise: (editor, token) => writePremise(ctx, editor, token),
     roundTrip: (editor, token) => roundTrip(ctx, editor, token),
     applyRoundTrip: () => applyRoundTripCommand(ctx),
-    rewriteSelection: (editor, token, choices) => rewriteSelection(ctx, editor, token, choices),
+    rewriteSelection: (editor, token, choices) => rewriteSelection(ctx, editor, token, choices, checks),
     suggestReplies: (editor, token, pick) => suggestReplies(ctx, editor, token, pick),
     scoreDraft: (editor, reference, token) => scoreDraft(ctx, editor, reference, token),
     scoreTwoDrafts: (editor, second, reference, token) => scoreTwoDrafts(ctx, editor, second, reference, token),

@@ -5,11 +5,25 @@
  * beside the text; then each word-level change is offered in a list to keep or drop (Space toggles
  * one, the list's checkbox all of them, Enter applies), the diff showing the text as it will be.
  * What is kept is written as ONE undoable edit, and nothing is written if the document changed.
+ * Each change is checked by the prose checks as the editor would check it once accepted: a change
+ * that adds a finding is marked in the list and in the diff (a diagnostic, so in the Problems panel
+ * too). Changes the model made to code, URLs or front matter are never offered (the engine drops them).
  * The command and the test API share rewriteSelection().
  */
 import * as vscode from 'vscode';
 import type { ModelChoice, RewriteChange, RewriteRequest, RewriteResult } from '../protocol';
-import { applyWordChanges, describeFlags, formatOf, REWRITE_PRESETS, rewriteBlockAt } from '../engine/public';
+import {
+  applyWordChanges,
+  describeAdded,
+  describeFlags,
+  describeProtected,
+  findingsAdded,
+  formatOf,
+  REWRITE_PRESETS,
+  rewriteBlockAt,
+  type AddedFinding,
+} from '../engine/public';
+import type { ProseChecks } from './checks';
 import { describeModelChoice } from '../modelChoice';
 import { generate, requestError, type Ended, type GeneratingCommand } from './commandTemplate';
 import { EngineError } from './engineClient';
@@ -40,18 +54,32 @@ const RECENT_KEY = 'draftsmith.rewrite.recentInstructions';
 /** What the writer asked for: a preset's id, or an instruction of their own. */
 export type RewriteAsk = { preset: NonNullable<RewriteRequest['preset']> } | { instruction: string };
 
-/** What the test API passes instead of the quick picks: the ask, and which changes to keep (undefined: none). */
+/**
+ * What the test API passes instead of the quick picks: the ask, and which changes to keep (undefined:
+ * none), given each change's added findings as the review marks them.
+ */
 export interface RewriteChoices {
   ask: RewriteAsk;
-  review(changes: readonly RewriteChange[], result: RewriteResult): Promise<boolean[] | undefined>;
+  review(
+    changes: readonly RewriteChange[],
+    result: RewriteResult,
+    findings: readonly (readonly AddedFinding[])[],
+  ): Promise<boolean[] | undefined>;
   /** With no instruct model, whether to rephrase with Round-Trip instead (Rephrase only). */
   fallback?: boolean;
 }
 
 export type RewriteOutcome =
-  | { kind: 'applied'; result: RewriteResult; accepted: boolean[]; text: string; flags: string[] }
+  | {
+      kind: 'applied';
+      result: RewriteResult;
+      accepted: boolean[];
+      text: string;
+      flags: string[];
+      findings: AddedFinding[][];
+    }
   /** Shown, and nothing kept (Escape, or no change at all). */
-  | { kind: 'kept-none'; result: RewriteResult; flags: string[] }
+  | { kind: 'kept-none'; result: RewriteResult; flags: string[]; findings: AddedFinding[][] }
   | { kind: 'no-model'; message: string }
   | { kind: 'round-trip'; outcome: RoundTripOutcome }
   | { kind: 'not-asked' }
@@ -146,13 +174,19 @@ async function remember(ctx: Ctx, instruction: string): Promise<void> {
   await ctx.extension.globalState.update(RECENT_KEY, [instruction, ...recent].slice(0, RECENT));
 }
 
-/** One change as the review list shows it: what goes, what comes, and the words around it. */
-function changeItem(source: string, c: RewriteChange): vscode.QuickPickItem {
+/** What the review says of a change that adds findings: "adds: Possible spelling mistake (“teh”)". */
+export function addsText(found: readonly AddedFinding[]): string {
+  return `adds: ${describeAdded(found).join('; ')}`;
+}
+
+/** One change as the review list shows it: what goes, what comes, the words around it, and what it adds. */
+function changeItem(source: string, c: RewriteChange, found: readonly AddedFinding[]): vscode.QuickPickItem {
   const show = (t: string) => (t.trim() ? `“${t.trim().replace(/\s+/g, ' ')}”` : '(nothing)');
   const before = source.slice(Math.max(0, c.start - 30), c.start).replace(/\s+/g, ' ');
   const after = source.slice(c.end, c.end + 30).replace(/\s+/g, ' ');
   return {
-    label: `${show(c.before)} → ${show(c.after)}`,
+    label: `${found.length ? '$(warning) ' : ''}${show(c.before)} → ${show(c.after)}`,
+    ...(found.length ? { description: addsText(found) } : {}),
     detail: `…${before}[${c.after.trim() || '—'}]${after}…`,
     picked: true,
   };
@@ -162,19 +196,22 @@ function changeItem(source: string, c: RewriteChange): vscode.QuickPickItem {
 function reviewChanges(
   result: RewriteResult,
   flags: string[],
+  found: readonly (readonly AddedFinding[])[],
   preview: (accepted: boolean[]) => void,
 ): Promise<boolean[] | undefined> {
   return new Promise((resolve) => {
     const pick = vscode.window.createQuickPick<vscode.QuickPickItem & { index: number }>();
     pick.canSelectMany = true;
+    const marked = found.filter((f) => f.length > 0).length;
     pick.title =
-      `Draftsmith: ${result.changes.length} ` +
-      `change${result.changes.length === 1 ? '' : 's'}${flags.length ? ' — ⚠ ' + flags.join(' ') : ''}`;
+      `Draftsmith: ${result.changes.length} change${result.changes.length === 1 ? '' : 's'}` +
+      (marked ? `, ⚠ ${marked} add${marked === 1 ? 's' : ''} prose-check findings` : '') +
+      (flags.length ? ' — ⚠ ' + flags.join(' ') : '');
     pick.placeholder =
       'Space keeps or drops the change under the cursor; Enter applies the checked changes (Escape: none)';
     pick.matchOnDetail = true;
     pick.ignoreFocusOut = true;
-    pick.items = result.changes.map((c, index) => ({ ...changeItem(result.source, c), index }));
+    pick.items = result.changes.map((c, index) => ({ ...changeItem(result.source, c, found[index] ?? []), index }));
     pick.selectedItems = pick.items;
     const accepted = () => {
       const kept = new Set(pick.selectedItems.map((i) => i.index));
@@ -202,6 +239,8 @@ export class RewriteDocuments implements vscode.TextDocumentContentProvider, vsc
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
   private readonly registration: vscode.Disposable;
+  /** The findings each change would add, on the rewrite's side of the diff (and so in the Problems panel). */
+  readonly marks = vscode.languages.createDiagnosticCollection('draftsmith-rewrite');
   private next = 1;
 
   constructor() {
@@ -227,11 +266,53 @@ export class RewriteDocuments implements vscode.TextDocumentContentProvider, vsc
     this.changed.fire(uri);
   }
 
+  /**
+   * Shows `source` with the accepted changes on the rewrite's side, each accepted change that adds
+   * findings under a diagnostic that says what they are.
+   */
+  preview(
+    uri: vscode.Uri,
+    source: string,
+    changes: readonly RewriteChange[],
+    accepted: readonly boolean[],
+    found: readonly (readonly AddedFinding[])[],
+  ): void {
+    const text = applyWordChanges(source, changes, accepted);
+    this.set(uri, text);
+    const lineStarts = [0, ...[...text.matchAll(/\r\n?|\n/g)].map((m) => m.index + m[0].length)];
+    const position = (offset: number) => {
+      let line = 0;
+      while (line + 1 < lineStarts.length && lineStarts[line + 1] <= offset) line++;
+      return new vscode.Position(line, offset - lineStarts[line]);
+    };
+    const marks: vscode.Diagnostic[] = [];
+    let shift = 0;
+    changes.forEach((c, i) => {
+      if (!accepted[i]) return;
+      const start = c.start + shift;
+      shift += c.after.length - (c.end - c.start);
+      if (!found[i]?.length) return;
+      const d = new vscode.Diagnostic(
+        new vscode.Range(position(start), position(start + c.after.length)),
+        `This change ${addsText(found[i])}`,
+        vscode.DiagnosticSeverity.Warning,
+      );
+      d.source = 'Draftsmith';
+      d.code = 'rewrite';
+      marks.push(d);
+    });
+    this.marks.set(uri, marks);
+  }
+
   forget(...uris: vscode.Uri[]): void {
-    for (const u of uris) this.contents.delete(u.toString());
+    for (const u of uris) {
+      this.contents.delete(u.toString());
+      this.marks.delete(u);
+    }
   }
 
   dispose(): void {
+    this.marks.dispose();
     this.registration.dispose();
     this.changed.dispose();
     this.contents.clear();
@@ -254,11 +335,41 @@ async function closeDiff(rewriteUri: vscode.Uri): Promise<void> {
   if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
 }
 
+/**
+ * What each change adds to the prose checks' findings of the document (none for each when the checks
+ * are off, the document changed meanwhile, or the check failed: the review then marks nothing).
+ */
+async function checkChanges(
+  ctx: Ctx,
+  checks: ProseChecks | undefined,
+  doc: vscode.TextDocument,
+  range: vscode.Range,
+  result: RewriteResult,
+): Promise<AddedFinding[][]> {
+  const none = result.changes.map(() => []);
+  const check = checks?.checkAs(doc);
+  if (!check || result.changes.length === 0 || doc.getText(range) !== result.source) return none;
+  const started = performance.now();
+  try {
+    const found = await findingsAdded(doc.getText(), doc.offsetAt(range.start), result.changes, check);
+    if (!found) return none;
+    ctx.log.info(
+      `rewrite: checked ${result.changes.length} changes in ${Math.round(performance.now() - started)} ms; ` +
+        `${found.filter((f) => f.length).length} add prose-check findings`,
+    );
+    return found;
+  } catch (e) {
+    ctx.log.warn(`rewrite: the prose checks of the changes failed: ${e instanceof Error ? e.message : String(e)}`);
+    return none;
+  }
+}
+
 export function rewriteSelection(
   ctx: Ctx,
   editor: vscode.TextEditor,
   token?: vscode.CancellationToken,
   choices?: RewriteChoices,
+  checks?: ProseChecks,
 ): Promise<RewriteOutcome> {
   return generate(ctx, editor, token, REWRITE, async (run): Promise<RewriteOutcome> => {
     const { range, text, notices } = run.source;
@@ -328,26 +439,32 @@ export function rewriteSelection(
         void vscode.window.showWarningMessage(
           `Draftsmith: ${flags.join(' ')} Check those changes before you keep them.`,
         );
+      const untouched = describeProtected(result.protectedChanges);
+      if (untouched) {
+        ctx.log.info(`rewrite: ${untouched}`);
+        void vscode.window.showInformationMessage(`Draftsmith: ${untouched}`);
+      }
+      const found = await checkChanges(ctx, checks, editor.document, range, result);
       if (result.changes.length === 0) {
         void vscode.window.showInformationMessage(
           'Draftsmith: the rewrite is the same as the text; nothing to change.',
         );
-        return { kind: 'kept-none', result, flags };
+        return { kind: 'kept-none', result, flags, findings: found };
       }
-      const preview = (accepted: boolean[]) =>
-        docs.set(rewriteUri, applyWordChanges(result.source, result.changes, accepted));
+      const preview = (accepted: boolean[]) => docs.preview(rewriteUri, result.source, result.changes, accepted, found);
+      preview(result.changes.map(() => true));
       const accepted = choices
-        ? await choices.review(result.changes, result)
-        : await reviewChanges(result, flags, preview);
+        ? await choices.review(result.changes, result, found)
+        : await reviewChanges(result, flags, found, preview);
       if (!accepted || !accepted.some(Boolean)) {
         void vscode.window.showInformationMessage('Draftsmith: no change kept; the text is as it was.');
-        return { kind: 'kept-none', result, flags };
+        return { kind: 'kept-none', result, flags, findings: found };
       }
       const kept = applyWordChanges(result.source, result.changes, accepted);
       const written = await run.write(range, kept, 'rewrite', REWRITE_CHANGED);
       if (written.kind !== 'inserted') return written;
       ctx.log.info(`rewrite: kept ${accepted.filter(Boolean).length} of ${accepted.length} changes, as one edit`);
-      return { kind: 'applied', result, accepted, text: kept, flags };
+      return { kind: 'applied', result, accepted, text: kept, flags, findings: found };
     } finally {
       await closeDiff(rewriteUri);
       docs.forget(originalUri, rewriteUri);

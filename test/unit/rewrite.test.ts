@@ -137,7 +137,13 @@ test('the rewrite streams: each partial text is the cleaned rewrite so far, and 
     { partial: (p) => partials.push(p) },
   );
   assert.ok(partials.length >= 2, `${partials.length} partial texts`);
-  assert.equal(partials.at(-1), r.rewrite);
+  // The last is the reply cleaned; the result is that, with the code and the link kept as the text has them.
+  assert.equal(partials.at(-1), cleanRewrite(r.raw, PARAGRAPH).text);
+  const offered = r.changes.map(() => true);
+  assert.equal(
+    r.rewrite,
+    r.protectedChanges.length ? applyWordChanges(PARAGRAPH, r.changes, offered) : partials.at(-1),
+  );
   assert.equal(r.instruction, 'Make it formal.');
   assert.ok(r.firstTokenMs > 0 && r.firstTokenMs <= r.stats.encodeMs + r.stats.decodeMs + 1000);
 });

@@ -17,10 +17,9 @@ import { REWRITE_SYSTEM_PROMPT, rewritePreset, rewriteUserTurn } from '../hub/re
 import type { LmTokenizer } from '../hub/causalLm';
 import type { InputTask } from '../text/origin';
 import { ask, checkReadable, whereText } from '../text/origin';
-import { wordChanges } from '../text/wordDiff';
 import type { RunContext } from './context';
 import { lengthLimit, maxLengthHit } from './lengthLimit';
-import { cleanRewrite, rewriteFlags } from './rewriteText';
+import { offeredRewrite } from './rewriteText';
 import type { System } from './system';
 import { replyDecoding, replyStream } from './instructReply';
 
@@ -145,17 +144,13 @@ export class HubRewriteSystem extends HubSystemBase<CausalLm> implements System<
     });
     const decodeMs = performance.now() - t1;
     const raw = stream.text(hyp.tokens);
-    const cleaned = cleanRewrite(raw, source);
     return {
       op: 'rewrite',
       source,
       instruction,
       ...(req.preset !== undefined ? { preset: req.preset } : {}),
       raw,
-      rewrite: cleaned.text,
-      stripped: cleaned.stripped,
-      changes: wordChanges(source, cleaned.text),
-      flags: rewriteFlags(source, cleaned.text, instruction),
+      ...offeredRewrite(source, raw, instruction),
       hitMaxLength: maxLengthHit(hyp, limit),
       firstTokenMs: Math.max(0, firstTokenMs),
       stats: {

@@ -8,7 +8,9 @@
  * Nothing is stripped that the text itself has: a paragraph that opens "Here is the plan:" keeps it.
  */
 import { unsupportedItems } from '../metrics/faithfulness';
-import type { RewriteFlags } from '../../protocol';
+import type { ProtectedChange, RewriteResult, RewriteFlags } from '../../protocol';
+import { withoutProtectedChanges } from '../text/protectedSpans';
+import { applyWordChanges, wordChanges } from '../text/wordDiff';
 
 const INTERJECTION = String.raw`(?:sure|certainly|of course|absolutely|okay|ok|great|alright)`;
 /** "Here is the revised text:", "Sure! Here's a shorter version:", "Revised text:", "Text:" — up to its colon. */
@@ -143,6 +145,34 @@ export function rewriteFlags(source: string, rewrite: string, instruction: strin
   return { added, dropped, markup: lost };
 }
 
+/**
+ * What a model's reply to a rewrite of `source` offers: the rewritten text alone, as word-level
+ * changes, less any the model made to code spans, URLs or front matter (the rewrite keeps those as the
+ * text has them), and what it changed unasked.
+ */
+export function offeredRewrite(
+  source: string,
+  raw: string,
+  instruction: string,
+): Pick<RewriteResult, 'rewrite' | 'stripped' | 'changes' | 'protectedChanges' | 'flags'> {
+  const cleaned = cleanRewrite(raw, source);
+  const offered = withoutProtectedChanges(source, wordChanges(source, cleaned.text));
+  const rewrite = offered.dropped.length
+    ? applyWordChanges(
+        source,
+        offered.changes,
+        offered.changes.map(() => true),
+      )
+    : cleaned.text;
+  return {
+    rewrite,
+    stripped: cleaned.stripped,
+    changes: offered.changes,
+    protectedChanges: offered.dropped,
+    flags: rewriteFlags(source, rewrite, instruction),
+  };
+}
+
 /** The flags in words, one line each; none when there is nothing to say. */
 export function describeFlags(f: RewriteFlags): string[] {
   const list = (xs: string[]) => xs.map((x) => `"${x}"`).join(', ');
@@ -152,4 +182,14 @@ export function describeFlags(f: RewriteFlags): string[] {
   if (f.dropped.length) out.push(`The rewrite drops names or numbers of the text: ${list(f.dropped)}.`);
   if (f.markup.length) out.push(`The rewrite loses Markdown: ${f.markup.join(', ')}.`);
   return out;
+}
+
+/** The changes to code, URLs or front matter that were not offered, in words; undefined when there were none. */
+export function describeProtected(dropped: readonly ProtectedChange[]): string | undefined {
+  if (dropped.length === 0) return undefined;
+  const what = [...new Set(dropped.map((c) => c.touches))];
+  const list = what.length > 1 ? `${what.slice(0, -1).join(', ')} and ${what[what.length - 1]}` : what[0];
+  const n = dropped.length;
+  const changes = n === 1 ? '1 change' : `${n} changes`;
+  return `${changes} the model made to ${list} ${n === 1 ? 'is' : 'are'} not offered: those stay as written.`;
 }

@@ -86,7 +86,7 @@ function markdownParser(): MarkdownIt {
 }
 
 /** A YAML (---) or TOML (+++) front matter block at the very start: its end offset (past its closing line), or 0. */
-function frontMatterEnd(text: string): number {
+export function frontMatterEnd(text: string): number {
   const open = /^\uFEFF?(---|\+\+\+)[ \t]*(?:\r\n|\r|\n)/.exec(text);
   if (!open) return 0;
   const close = open[1] === '---' ? /^(?:---|\.\.\.)[ \t]*$/ : /^\+\+\+[ \t]*$/;

@@ -38,6 +38,12 @@ export const RewriteChange = z.object({
 });
 export type RewriteChange = z.infer<typeof RewriteChange>;
 
+/** A change the model made to code, a URL or front matter: never offered, the text there kept as it was. */
+export const ProtectedChange = RewriteChange.extend({
+  touches: z.enum(['inline code', 'a URL', 'front matter']),
+});
+export type ProtectedChange = z.infer<typeof ProtectedChange>;
+
 /** What the rewrite changed that the instruction did not ask for: shown before the changes are offered. */
 export const RewriteFlags = z.object({
   /** Names and numbers in the rewrite that are neither in the text nor in the instruction. */
@@ -58,11 +64,16 @@ export const RewriteResult = z.object({
   preset: z.string().optional(),
   /** What the model wrote, before the clean-up. */
   raw: z.string(),
-  /** The rewritten text alone: preamble, closing remarks, wrapping quotes or code fence removed. */
+  /**
+   * The rewritten text alone: preamble, closing remarks, wrapping quotes or code fence removed, and
+   * code spans, URLs and front matter as the text has them (see `protectedChanges`).
+   */
   rewrite: z.string(),
   /** What the clean-up removed, as it was written. */
   stripped: z.array(z.string()),
   changes: z.array(RewriteChange),
+  /** The model's changes to code spans, URLs or front matter, left out of `changes` and `rewrite`. */
+  protectedChanges: z.array(ProtectedChange),
   flags: RewriteFlags,
   hitMaxLength: MaxLengthHit.nullable(),
   /** From the request to the first token written. */

@@ -2,9 +2,12 @@
  * In-host tests of the prose checks' diagnostics while the writer keeps typing: a check under way
  * for text that is no longer there must never leave its findings behind. (The UI test covers a
  * typed sentence's three diagnostics and their quick fixes; the fuzz run covers re-checks after edits
- * in the engine.)
+ * in the engine.) And the word lists a project keeps (Code Spell Checker's, Vale's, Draftsmith's own
+ * dictionary) in files of the workspace the tests open: the files are made here and removed after.
  */
 import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { closeWithoutSaving, openUntitled, sleep, waitFor } from './helpers';
 import type { TestCase } from './runner';
@@ -32,8 +35,156 @@ const snapshot = (doc: vscode.TextDocument) =>
 const flagged = (doc: vscode.TextDocument, word: string) =>
   ours(doc).filter((d) => doc.getText(d.range) === word).length;
 
+/** The workspace folder the in-host tests run in. */
+function workspaceDir(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the in-host tests run with a workspace folder open');
+  return folder.uri.fsPath;
+}
+
+/**
+ * Writes `files` (paths relative to the workspace folder) for the length of `work`, then puts back
+ * what was there: removed if it was not, restored if it was.
+ */
+async function withFiles<T>(files: Record<string, string>, work: (dir: string) => Promise<T>): Promise<T> {
+  const dir = workspaceDir();
+  const before = new Map<string, string | undefined>();
+  /** The folders made here (the outermost of each file's), removed after. */
+  const made = new Set<string>();
+  for (const [name, text] of Object.entries(files)) {
+    const file = path.join(dir, name);
+    before.set(file, existsSync(file) ? readFileSync(file, 'utf8') : undefined);
+    let top = path.dirname(file);
+    while (path.dirname(top) !== dir && !existsSync(path.dirname(top))) top = path.dirname(top);
+    if (!existsSync(top)) made.add(top);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  }
+  try {
+    return await work(dir);
+  } finally {
+    for (const [file, text] of before)
+      if (text === undefined) rmSync(file, { force: true });
+      else writeFileSync(file, text);
+    for (const folder of made) rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+async function openFile(file: string): Promise<vscode.TextDocument> {
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+  await vscode.window.showTextDocument(doc, { preview: false });
+  return doc;
+}
+
+/** Words no dictionary knows, one per kind of list. */
+const CSPELL_SETTING = 'zorbulate';
+const CSPELL_FILE = 'quendrix';
+const VALE = 'brelloway';
+const LISTED = `We ${CSPELL_SETTING} the ${CSPELL_FILE} with ${VALE} every day.\n`;
+
 export function checksTests(): TestCase[] {
   return [
+    {
+      name: "Prose checks: a word in the workspace's cSpell.words, in a cspell.json or in a Vale accept.txt is not flagged in the editor; the same words where no list names them are",
+      timeoutMs: 120_000,
+      async run() {
+        const docs: vscode.TextDocument[] = [];
+        try {
+          await withFiles(
+            {
+              '.vscode/settings.json': JSON.stringify({ 'cSpell.words': [CSPELL_SETTING] }, null, 2),
+              'lists/cspell/cspell.json': JSON.stringify({ version: '0.2', words: [CSPELL_FILE] }),
+              'lists/cspell/notes.md': LISTED,
+              'lists/vale/.vale.ini': 'StylesPath = styles\nVocab = House\n',
+              'lists/vale/styles/config/vocabularies/House/accept.txt': `${VALE}\n`,
+              'lists/vale/notes.md': LISTED,
+            },
+            async (dir) => {
+              // Untitled: no folder, so no list; every word is flagged.
+              const bare = (await openUntitled(LISTED, 'markdown')).document;
+              docs.push(bare);
+              await waitFor(
+                () => [CSPELL_SETTING, CSPELL_FILE, VALE].every((w) => flagged(bare, w) > 0),
+                'every made-up word flagged in a document outside the workspace',
+                60_000,
+                50,
+              );
+              const cspell = await openFile(path.join(dir, 'lists/cspell/notes.md'));
+              const vale = await openFile(path.join(dir, 'lists/vale/notes.md'));
+              docs.push(cspell, vale);
+              // The settings' words hold in the whole workspace; cspell.json's and accept.txt's in their own folders.
+              await waitFor(
+                () => flagged(cspell, VALE) > 0 && flagged(vale, CSPELL_FILE) > 0,
+                'the checks of the two folders',
+                60_000,
+                50,
+              );
+              assert.deepEqual(
+                [CSPELL_SETTING, CSPELL_FILE, VALE].map((w) => [w, flagged(cspell, w) > 0, flagged(vale, w) > 0]),
+                [
+                  [CSPELL_SETTING, false, false],
+                  [CSPELL_FILE, false, true],
+                  [VALE, true, false],
+                ],
+              );
+            },
+          );
+        } finally {
+          for (const d of docs) await closeWithoutSaving(d);
+        }
+      },
+    },
+    {
+      name: 'Prose checks: "Add “word” to the dictionary" writes the word where the writer chooses (the workspace\'s .draftsmith/dictionary.txt) and the finding goes',
+      timeoutMs: 120_000,
+      async run() {
+        const word = 'plimbrosk';
+        const dictionary = path.join(workspaceDir(), '.draftsmith', 'dictionary.txt');
+        const had = existsSync(dictionary) ? readFileSync(dictionary, 'utf8') : undefined;
+        let doc: vscode.TextDocument | undefined;
+        try {
+          await withFiles({ 'lists/add/notes.md': `The ${word} is in the shed.\n` }, async (dir) => {
+            const d = (doc = await openFile(path.join(dir, 'lists/add/notes.md')));
+            await waitFor(() => flagged(d, word) > 0, `"${word}" flagged`, 60_000, 50);
+            const diagnostic = ours(d).find((x) => d.getText(x.range) === word);
+            assert.ok(diagnostic);
+            const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+              'vscode.executeCodeActionProvider',
+              d.uri,
+              diagnostic.range,
+            );
+            const add = actions.find((a) => a.title === `Add “${word}” to the dictionary`);
+            assert.ok(add?.command, `the quick fixes: ${actions.map((a) => a.title).join(' | ')}`);
+            const { command, arguments: args = [] } = add.command;
+            // The quick fix asks where the word goes; the writer takes the first place offered,
+            // the workspace's dictionary.
+            let answered = false;
+            const ran = Promise.resolve(vscode.commands.executeCommand(command, ...args)).finally(
+              () => (answered = true),
+            );
+            while (!answered) {
+              await sleep(200);
+              if (!answered) await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+            }
+            await ran;
+            assert.ok(existsSync(dictionary), `${dictionary} written`);
+            assert.ok(readFileSync(dictionary, 'utf8').split(/\r?\n/).includes(word), 'the word is in the dictionary');
+            await waitFor(() => flagged(d, word) === 0, `"${word}" no longer flagged`, 60_000, 50);
+          });
+        } finally {
+          if (doc) await closeWithoutSaving(doc);
+          if (had === undefined) {
+            rmSync(dictionary, { force: true });
+            // The folder too when the test made it (rmdir refuses a folder with anything else in it).
+            try {
+              rmdirSync(path.dirname(dictionary));
+            } catch {
+              /* kept: it holds more than the dictionary */
+            }
+          } else writeFileSync(dictionary, had);
+        }
+      },
+    },
     {
       name: 'Prose checks: a long Markdown document edited again and again while it is being checked ends with the diagnostics a fresh check of its final text gives, none left from before',
       timeoutMs: 240_000,

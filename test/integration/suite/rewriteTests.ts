@@ -7,18 +7,46 @@
  *
  * The tiny random model writes only undecodable bytes (each shown as U+FFFD), never a word of the
  * text: the paragraph holds two U+FFFD of its own, which the rewrite keeps, so that the rewrite is
- * several changes apart (around each) and one can be kept while another is dropped.
+ * several changes apart (around each) and one can be kept while another is dropped. For the prose
+ * checks of the changes, a copy of the fixture whose tokenizer spells that byte " teh" writes
+ * "teh teh teh …" instead: a change that brings in a misspelling, every time.
  */
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DraftsmithApi, RewriteOutcome } from '../../../extension/host/api';
-import { startLoopbackHub, type LoopbackHub } from '../../unit/loopbackHub';
+import { HUB_FIXTURES, startLoopbackHub, type LoopbackHub, type RepoSpec } from '../../unit/loopbackHub';
 import { closeWithoutSaving, openUntitled, userTypes, waitFor, withSetting } from './helpers';
 import type { TestCase } from './runner';
 
 const MODEL = 'fixtures/SmolLM2-135M-Instruct';
 const PARAGRAPH = 'The old bridge \uFFFD was closed on Tuesday \uFFFD and the council met.';
 const DOCUMENT = `# Minutes\n\n${PARAGRAPH}\n\n\`\`\`sh\nmake report\n\`\`\`\n`;
+
+const TYPO_MODEL = 'fixtures/SmolLM2-135M-Instruct-teh';
+
+/** The instruct fixture, its tokenizer spelling " teh" for the one token the tiny random model writes. */
+function typoRepo(): RepoSpec {
+  const dir = path.join(HUB_FIXTURES, MODEL);
+  const tokenizer = JSON.parse(readFileSync(path.join(dir, 'tokenizer.json'), 'utf8')) as {
+    model: { vocab: Record<string, number> };
+  };
+  const vocab = tokenizer.model.vocab;
+  // The byte the model writes (a lone UTF-8 byte, shown as U+FFFD); no prompt of plain English holds it.
+  vocab['Ġteh'] = vocab['É'];
+  delete vocab['É'];
+  return { dir, files: { 'tokenizer.json': JSON.stringify(tokenizer) } };
+}
+
+const rewriteDiff = () =>
+  vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .map((t) => t.input)
+    .find(
+      (i): i is vscode.TabInputTextDiff =>
+        i instanceof vscode.TabInputTextDiff && i.modified.scheme === 'draftsmith-rewrite',
+    );
 
 const describe = (o: RewriteOutcome) => ('message' in o ? `${o.kind}: ${o.message}` : o.kind);
 
@@ -82,6 +110,49 @@ export function rewriteTests(api: DraftsmithApi): TestCase[] {
         await vscode.commands.executeCommand('undo');
         assert.equal(doc.getText(), DOCUMENT, 'one Undo restores the paragraph');
         await closeWithoutSaving(doc);
+      },
+    },
+    {
+      name: 'Rewrite Selection marks a change that adds a prose-check finding, in the review and on the diff, and drops it when the writer does',
+      timeoutMs: 180_000,
+      async run() {
+        const hub = await (started ??= startLoopbackHub());
+        hub.repos.set(TYPO_MODEL, typoRepo());
+        const text = '# Notes\n\nThe bridge was closed.\n';
+        const editor = await openUntitled(text, 'markdown');
+        const at = editor.document.positionAt(text.indexOf('bridge'));
+        editor.selection = new vscode.Selection(at, at);
+        let marks: readonly vscode.Diagnostic[] = [];
+        let diffSide: vscode.Uri | undefined;
+        const outcome = await withSetting('hub.endpoint', hub.endpoint, () =>
+          withSetting('rewrite.model', TYPO_MODEL, () =>
+            api.rewriteSelection(editor, undefined, {
+              ask: { preset: 'grammar' },
+              review: async (changes, result, findings) => {
+                assert.match(result.rewrite, /^teh teh/, 'the fixture writes "teh"');
+                assert.equal(changes.length, 1);
+                assert.ok(
+                  findings[0].some((f) => f.family === 'spelling' && f.flagged === 'teh'),
+                  `the change is marked with the misspelling: ${JSON.stringify(findings)}`,
+                );
+                // The diff marks it too: a diagnostic on the rewrite's side that says what the change adds.
+                diffSide = rewriteDiff()?.modified;
+                assert.ok(diffSide, 'no rewrite diff is open');
+                const side = diffSide;
+                await waitFor(() => vscode.languages.getDiagnostics(side).length > 0, 'the diff to mark the change');
+                marks = vscode.languages.getDiagnostics(side);
+                return changes.map(() => false);
+              },
+            }),
+          ),
+        );
+        assert.equal(outcome.kind, 'kept-none', describe(outcome));
+        assert.equal(marks.length, 1);
+        assert.match(marks[0].message, /^This change adds: .*“teh”/);
+        assert.equal(marks[0].source, 'Draftsmith');
+        assert.equal(editor.document.getText(), text, 'the marked change dropped, nothing written');
+        if (diffSide) assert.equal(vscode.languages.getDiagnostics(diffSide).length, 0, 'the marks go with the diff');
+        await closeWithoutSaving(editor.document);
       },
     },
     {
