@@ -93,7 +93,7 @@ test('a model file is rewritten once, and again when it changes', async (t) => {
   const cache = path.join(work, 'graphs');
   const lines: string[] = [];
   const first = preparedGraph(source, cache, EXACT, (l) => lines.push(l));
-  assert.equal(first.file, cachedGraphPath(cache, source));
+  assert.equal(first.file, cachedGraphPath(cache, source, EXACT));
   assert.equal(lines.length, 1, 'rewritten on first use');
   const again = preparedGraph(source, cache, EXACT, (l) => lines.push(l));
   assert.equal(again.file, first.file);
@@ -103,9 +103,12 @@ test('a model file is rewritten once, and again when it changes', async (t) => {
   fs.utimesSync(source, later, later);
   preparedGraph(source, cache, EXACT, (l) => lines.push(l));
   assert.equal(lines.length, 2, 'rewritten after the file changed');
-  // Other options are another rewrite.
-  preparedGraph(source, cache, { outputs: true, int8Compute: true }, (l) => lines.push(l));
+  // Other options are another rewrite, kept beside the first.
+  const int8 = preparedGraph(source, cache, { outputs: true, int8Compute: true }, (l) => lines.push(l));
   assert.equal(lines.length, 3);
+  assert.notEqual(int8.file, first.file);
+  preparedGraph(source, cache, EXACT, (l) => lines.push(l));
+  assert.equal(lines.length, 3, 'each kept while the file is unchanged');
 });
 
 test('a file that is not a graph is opened as it is, with the reason in the log', (t) => {

@@ -67,6 +67,8 @@ export interface OpenOptions {
    * faster, and the logits move in their last bits.
    */
   int8Compute?: boolean;
+  /** false: the model files opened as they are, not rewritten (a bench's "before"). */
+  rewriteGraphs?: boolean;
 }
 
 /** Where rewritten graphs are kept (runtime/graphCache.ts): beside the downloads, in a folder no Hub id can name. */
@@ -408,7 +410,9 @@ export async function openHubModel(
   const rewrite = { outputs: true, int8Compute: options.int8Compute ?? false };
   const tjs = transformersJs(
     runtime.calls ?? new NativeCalls(),
-    (file) => preparedGraph(file, graphCacheDir(hub), rewrite, (line) => runtime.log('info', line)).file,
+    options.rewriteGraphs === false
+      ? undefined
+      : (file) => preparedGraph(file, graphCacheDir(hub), rewrite, (line) => runtime.log('info', line)).file,
   );
   const check = () => {
     if (watch.isCancelled()) throw new CancelledError();

@@ -27,10 +27,11 @@ const Stamp = z.object({
 });
 export type GraphStamp = z.infer<typeof Stamp>;
 
-/** Where `source`'s rewrite is kept: one name per source path. */
-export function cachedGraphPath(cacheDir: string, source: string): string {
+/** Where `source`'s rewrite is kept: one name per source path and options. */
+export function cachedGraphPath(cacheDir: string, source: string, options: RewriteOptions): string {
   const key = createHash('sha256').update(path.resolve(source)).digest('hex').slice(0, 16);
-  return path.join(cacheDir, `${path.basename(source, '.onnx')}-${key}.onnx`);
+  const kind = `${options.outputs ? 'o' : ''}${options.int8Compute ? 'i' : ''}`;
+  return path.join(cacheDir, `${path.basename(source, '.onnx')}-${key}-${kind}.onnx`);
 }
 
 function readStamp(file: string): GraphStamp | undefined {
@@ -59,7 +60,7 @@ export function preparedGraph(
   } catch {
     return { file: source, stamp: undefined };
   }
-  const target = cachedGraphPath(cacheDir, source);
+  const target = cachedGraphPath(cacheDir, source, options);
   const stampFile = `${target}.json`;
   const old = readStamp(stampFile);
   const fresh =
