@@ -39,8 +39,8 @@ export async function measureInChild<M>(measure: (run: RealSizeRun) => Promise<M
 
 /**
  * Every model under REAL_SIZE_DIR that `models` keeps (and MODELS=regex), each of its q4 and int8
- * files and each of THREADS_LIST (default 1,2), measured by this same script in a child (bundled into
- * each bench, `__filename` is the bench's own file); `report`
+ * files (DTYPES, default q4,int8) and each of THREADS_LIST (default 1,2), measured by this same
+ * script in a child (bundled into each bench, `__filename` is the bench's own file); `report`
  * writes its rows under a section of its own. A missing folder is one row saying how to make it.
  */
 export function eachRealSizeRun<M>(
@@ -62,6 +62,7 @@ export function eachRealSizeRun<M>(
   }
   const threadsList = (process.env.THREADS_LIST ?? '1,2').split(',').map(Number);
   const only = process.env.MODELS ? new RegExp(process.env.MODELS) : null;
+  const dtypes = (process.env.DTYPES ?? 'q4,int8').split(',');
   const names = readdirSync(REAL_SIZE_DIR)
     .sort()
     .filter((n) => (options.models?.(n) ?? true) && (!only || only.test(n)));
@@ -69,7 +70,7 @@ export function eachRealSizeRun<M>(
     const dir = path.join(REAL_SIZE_DIR, name);
     const files = existsSync(path.join(dir, 'onnx')) ? readdirSync(path.join(dir, 'onnx')) : [];
     for (const dtype of ['q4', 'int8'] as const) {
-      if (!files.includes(`model_${dtype}.onnx`)) continue;
+      if (!files.includes(`model_${dtype}.onnx`) || !dtypes.includes(dtype)) continue;
       for (const threads of threadsList) {
         const base = { dir, name, dtype, threads };
         const run = { ...base, extra: options.extra?.(base, threads === threadsList[threadsList.length - 1]) ?? false };

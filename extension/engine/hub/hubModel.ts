@@ -20,6 +20,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { DownloadQuestion, HubConfig, ModelChoice } from '../../protocol';
 import { CancelledError, EngineError, errorMessage } from '../errors';
+import { preparedGraph } from '../runtime/graphCache';
 import { acceleratorOf, CudaDecision, NativeCalls, type Accelerator } from '../runtime/onnx';
 import type { RuntimeOptions } from '../systems/context';
 import {
@@ -61,7 +62,17 @@ export type TjsChoice = Extract<ExternalChoice, { kind: 'hub' | 'folder' }>;
 export interface OpenOptions {
   /** A data type to take first where the repository has it (otherwise fileChoice's order). */
   prefer?: Dtype;
+  /**
+   * 4-bit weights multiplied with int8 activations (MatMulNBits accuracy_level 4, runtime/graphRewrite.ts):
+   * faster, and the logits move in their last bits.
+   */
+  int8Compute?: boolean;
+  /** false: the model files opened as they are, not rewritten (a bench's "before"). */
+  rewriteGraphs?: boolean;
 }
+
+/** Where rewritten graphs are kept (runtime/graphCache.ts): beside the downloads, in a folder no Hub id can name. */
+export const graphCacheDir = (hub: HubConfig) => path.join(hub.cacheDir, '.graphs');
 
 export interface OpenedHubModel {
   tjs: Tjs;
@@ -396,7 +407,13 @@ export async function openHubModel(
       `${label} is a GGUF model (a language model llama.cpp runs); ${what} needs ` +
         `${KIND_WORDS[kindList(kinds)[0]].needs} in transformers.js's layout.`,
     );
-  const tjs = transformersJs(runtime.calls ?? new NativeCalls());
+  const rewrite = { outputs: true, int8Compute: options.int8Compute ?? false };
+  const tjs = transformersJs(
+    runtime.calls ?? new NativeCalls(),
+    options.rewriteGraphs === false
+      ? undefined
+      : (file) => preparedGraph(file, graphCacheDir(hub), rewrite, (line) => runtime.log('info', line)).file,
+  );
   const check = () => {
     if (watch.isCancelled()) throw new CancelledError();
   };

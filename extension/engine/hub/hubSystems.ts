@@ -84,7 +84,7 @@ export async function openHubCausalLm(
   watch: LoadWatch,
   options: OpenOptions = {},
 ): Promise<HubCausalLm> {
-  const opened = await openHubModel(choice, 'causal-lm', what, hub, runtime, watch, { prefer: options.prefer });
+  const opened = await openHubModel(choice, 'causal-lm', what, hub, runtime, watch, options);
   return building(opened, () => hubCausalLmOf(opened, hub));
 }
 

@@ -7,7 +7,7 @@
  * The narrow interfaces below are the part of its API Draftsmith uses (its own typings describe
  * every model class of the library; these say what we rely on).
  */
-import { NativeCalls, guardedOrt } from '../runtime/onnx';
+import { NativeCalls, guardedOrt, type GraphPreparer } from '../runtime/onnx';
 
 export interface TjsTensor {
   dims: number[];
@@ -97,13 +97,21 @@ export interface Tjs {
 }
 
 let gate = new NativeCalls();
+let graphs: GraphPreparer | undefined;
 let loaded: Tjs | undefined;
 
-/** transformers.js, its native calls going through `calls` (the engine's gate) from now on. */
-export function transformersJs(calls: NativeCalls): Tjs {
+/**
+ * transformers.js, its native calls going through `calls` (the engine's gate) from now on, and the
+ * model files it opens through `prepare` (their rewritten graphs) where given.
+ */
+export function transformersJs(calls: NativeCalls, prepare?: GraphPreparer): Tjs {
   gate = calls;
+  graphs = prepare;
   if (!loaded) {
-    (globalThis as Record<symbol, unknown>)[Symbol.for('onnxruntime')] = guardedOrt(() => gate);
+    (globalThis as Record<symbol, unknown>)[Symbol.for('onnxruntime')] = guardedOrt(
+      () => gate,
+      () => graphs,
+    );
     loaded = require('@huggingface/transformers') as Tjs;
   }
   return loaded;

@@ -165,13 +165,19 @@ const createSession = (file: string, options: ortTypes.InferenceSession.SessionO
  * runs and releases goes through the gate `calls()` names at that moment. Without this, Restart
  * Engine could terminate the worker inside one of that library's native calls and abort the host.
  */
-export function guardedOrt(calls: () => NativeCalls): Ort {
+export function guardedOrt(calls: () => NativeCalls, prepare: () => GraphPreparer | undefined = () => undefined): Ort {
   const base = ort();
-  return {
-    ...base,
-    InferenceSession: { ...base.InferenceSession, create: (...args: unknown[]) => openTracked(calls(), ...args) },
-  } as Ort;
+  const create = (...args: unknown[]) => {
+    // A model named by its path may open as its rewritten graph (runtime/graphCache.ts).
+    const p = prepare();
+    if (p && typeof args[0] === 'string') args = [p(args[0]), ...args.slice(1)];
+    return openTracked(calls(), ...args);
+  };
+  return { ...base, InferenceSession: { ...base.InferenceSession, create } } as Ort;
 }
+
+/** The file to open in place of a model file (its rewrite, cached), given its path. */
+export type GraphPreparer = (file: string) => string;
 
 /**
  * Releases sessions' native memory (their weights) now rather than at garbage collection: a system
