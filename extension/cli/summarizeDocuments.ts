@@ -113,7 +113,8 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
   const jsonl = flag(a, 'jsonl') !== undefined;
   const sections = flag(a, 'sections') !== undefined;
   const single = files.length === 1 && !jsonl;
-  const bar = progressBar('summarize');
+  // One file has its own progress line (below): a bar over one file would only say 0/1.
+  const bar = single ? { update: () => undefined, done: () => undefined } : progressBar('summarize');
   let failed = 0;
   for (const [i, file] of files.entries()) {
     bar.update(i, files.length);

@@ -148,7 +148,8 @@ export class InlineSuggestions implements vscode.Disposable {
     const prose = editor !== undefined && this.options.languages.includes(editor.document.languageId);
     const on = this.options.enabled;
     this.status.text = on ? '$(sparkle) Inline' : '$(circle-slash) Inline';
-    const read = on && this.lastReadNote ? ` The last ${this.lastReadNote}. ${INLINE_CHOOSE}` : '';
+    const note = this.lastReadNote;
+    const read = on && note ? ` ${note[0].toUpperCase()}${note.slice(1)}. ${INLINE_CHOOSE}` : '';
     this.status.tooltip = on
       ? 'Draftsmith inline suggestions are on: pause while writing for the rest of the sentence (Tab accepts). ' +
         `Click to turn them off.${read}`
@@ -248,6 +249,12 @@ export class InlineSuggestions implements vscode.Disposable {
     if (message === this.lastError) return;
     this.lastError = message;
     this.ctx.log.warn(`inline: no suggestion: ${message}`);
+  }
+
+  /** The status bar item's tooltip (the tests read it). */
+  get statusTooltip(): string {
+    const t = this.status.tooltip;
+    return typeof t === 'string' ? t : (t?.value ?? '');
   }
 
   /** For the tests and the log. */
