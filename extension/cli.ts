@@ -216,7 +216,7 @@ async function summarize(a: Args): Promise<number> {
   process.stdout.write(result.summary + '\n');
   if (result.experimental) process.stderr.write(`note: ${result.experimental}\n`);
   for (const line of summaryNotes(result)) process.stderr.write(`${line}\n`);
-  const cut = cutNote(result, text);
+  const cut = cutNote(result);
   if (cut) process.stderr.write(`note: ${cut}\n`);
   if (result.mode === 'extractive' || result.mode === 'synopsis') {
     const ignored = ['beam', 'max-tokens'].filter((f) => flag(a, f) !== undefined).map((f) => `--${f}`);

@@ -22,7 +22,7 @@ export type {
 } from './protocol';
 export { FromPanel, ToPanel } from './protocol';
 export { EMPTY_INSIGHTS } from './panelViews';
-export { STORY_CHOOSE, storyCutNote } from './windowNotes';
+export { STORY_CHOOSE, SUMMARY_CHOOSE, storyCutNote, summaryCutNote } from './windowNotes';
 export { formatValue, shownMetrics, type MetricValue, type ShownMetric } from './engine/eval/metricList';
 export { columnsOf, sortedRows } from './engine/eval/folderTable';
 export { cellLines, metricHeader, type SystemsTable } from './engine/eval/systemsTable';

@@ -91,6 +91,7 @@ export function summarizeView(r: SummarizeResult): ViewOf<'summarize'> {
     extractedSentences: r.extracted?.length ?? 0,
     truncated: r.truncated,
     usedChars: r.usedChars,
+    ...(r.inputLimit !== undefined ? { inputLimit: r.inputLimit } : {}),
     tokens: r.tokens,
     // The paper's Figure 4 shows five.
     topPhrases: [...r.topPhrases].sort((a, b) => b.weight - a.weight).slice(0, 5),

@@ -2,7 +2,7 @@
  * The summarize view, after the TAAS paper's Figure 4: the source shaded token by token by its
  * topic-aware attention weight α, the five most attended phrases outlined and ranked.
  */
-import type { SummarizeView } from '../extension/panelPage';
+import { SUMMARY_CHOOSE, summaryCutNote, type SummarizeView } from '../extension/panelPage';
 import { el, experimentalNote } from './dom';
 import { renderExternalModel } from './externalModel';
 import { renderSections } from './sectionsView';
@@ -109,15 +109,8 @@ function renderStats(result: SummarizeView): HTMLElement {
     s.model,
   ];
   const stats = el('p', 'stats', parts.join(' · '));
-  if (result.truncated) {
-    stats.append(
-      el(
-        'span',
-        'truncated',
-        ` · truncated: the model read the first ${result.usedChars} of ${result.source.length} characters`,
-      ),
-    );
-  }
+  const cut = summaryCutNote(result);
+  if (cut) stats.append(el('span', 'truncated', ` · ${cut}. ${SUMMARY_CHOOSE.panel}`));
   return stats;
 }
 

@@ -23,6 +23,7 @@ import { formatOf, type DocumentFormat } from '../engine/text/markdown';
 import { flag, type Args } from './args';
 import { readTextInput } from './inputText';
 import { progressBar, workProgress } from './progressBar';
+import { SUMMARY_CHOOSE, summaryCutNote } from '../windowNotes';
 
 export interface DocumentRunner {
   /** The request for one document, from the command's options. */
@@ -72,16 +73,10 @@ export function outline(result: SummarizeResult): string {
   return lines.join('\n') + '\n';
 }
 
-/**
- * What a result read of `text` when it is not all of it (the synopsis reads up to a number of the
- * model's windows), for standard error; undefined when it read everything.
- */
-export function cutNote(result: SummarizeResult, text: string): string | undefined {
-  if (!result.truncated) return undefined;
-  return (
-    `the model read the first ${result.usedChars} of ${text.length} ` +
-    `characters${result.inputLimit ? ` (the limit: ${result.inputLimit} tokens)` : ''}`
-  );
+/** What a result read of its text when it is not all of it, for standard error; undefined when it read everything. */
+export function cutNote(result: SummarizeResult): string | undefined {
+  const cut = summaryCutNote(result);
+  return cut && `${cut}. ${SUMMARY_CHOOSE.cli}`;
 }
 
 /**
@@ -118,7 +113,8 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
   const jsonl = flag(a, 'jsonl') !== undefined;
   const sections = flag(a, 'sections') !== undefined;
   const single = files.length === 1 && !jsonl;
-  const bar = progressBar('summarize');
+  // One file has its own progress line (below): a bar over one file would only say 0/1.
+  const bar = single ? { update: () => undefined, done: () => undefined } : progressBar('summarize');
   let failed = 0;
   for (const [i, file] of files.entries()) {
     bar.update(i, files.length);
@@ -172,7 +168,7 @@ export async function summarizeDocuments(a: Args, words: readonly string[], runn
       process.stderr.write(`note: ${single ? '' : `${file}: `}${n}\n`);
     for (const line of summaryNotes(result))
       process.stderr.write(single ? `${line}\n` : line.replace(/^(\w+): /, `$1: ${file}: `) + '\n');
-    const cut = cutNote(result, text);
+    const cut = cutNote(result);
     if (cut) process.stderr.write(`note: ${single ? '' : `${file}: `}${cut}\n`);
     if (result.hitMaxLength)
       process.stderr.write(

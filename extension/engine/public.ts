@@ -10,7 +10,6 @@
 export { EngineError, errorMessage } from './errors';
 export { disableOrtTelemetry } from './runtime/ortTelemetry';
 export { DEFAULT_THREADS } from './runtime/threads';
-export { MAX_EXTRACTIVE_WINDOWS } from './systems/extractive';
 export { maxLengthNote } from './systems/lengthLimit';
 export { deleteDownloaded, downloadedModels, importFolder, type DownloadedModel } from './hub/downloads';
 export { findLocalGgufs, type LocalGguf } from './gguf/localModels';

@@ -130,5 +130,7 @@ export interface DraftsmithApi {
   inline: {
     stats(): { requested: number; cancelled: number; debounced: number; cached: number };
     lastAccepted(): StoryResult | undefined;
+    /** The status bar item's tooltip: it says what the last suggestion read when that was not all before the cursor. */
+    statusTooltip(): string;
   };
 }

@@ -72,6 +72,7 @@ export function activate(context: vscode.ExtensionContext): DraftsmithApi {
     inline: {
       stats: () => ({ ...inline.stats }),
       lastAccepted: () => inline.lastAccepted,
+      statusTooltip: () => inline.statusTooltip,
     },
     offlineStatus: () => offline.text,
   };

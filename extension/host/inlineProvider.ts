@@ -17,6 +17,7 @@ import { EngineError, type CancelSignal } from './engineClient';
 import { modelField } from './chosenModel';
 import { InlineSuggester, languagesOf, promptBefore, realTimers, suggestionBelongs } from './inlineSuggester';
 import { declaredSettings } from './declaredSettings';
+import { beforeCursorRead, INLINE_CHOOSE, inlineCutNote } from '../windowNotes';
 import { readDecodingGuards, readModelChoice, readStoryOptions, SECTION, updateWhereSet } from './settings';
 
 export const INLINE_ENABLED = 'inline.enabled';
@@ -91,6 +92,13 @@ export class InlineSuggestions implements vscode.Disposable {
   private lastError = '';
   /** The last accepted suggestion's result (the tests read it). */
   lastAccepted: StoryResult | undefined;
+  /** The text sent for the latest suggestion and the length of all the text before the cursor it ends. */
+  private sent = { prefix: '', beforeChars: 0 };
+  /**
+   * What the latest suggestion read when it was not all the text before the cursor (the status bar
+   * item's tooltip says it: a suggestion has no notification of its own); '' when it read all of it.
+   */
+  lastReadNote = '';
 
   constructor(private readonly ctx: Ctx) {
     this.options = readInlineOptions();
@@ -140,9 +148,11 @@ export class InlineSuggestions implements vscode.Disposable {
     const prose = editor !== undefined && this.options.languages.includes(editor.document.languageId);
     const on = this.options.enabled;
     this.status.text = on ? '$(sparkle) Inline' : '$(circle-slash) Inline';
+    const note = this.lastReadNote;
+    const read = on && note ? ` ${note[0].toUpperCase()}${note.slice(1)}. ${INLINE_CHOOSE}` : '';
     this.status.tooltip = on
       ? 'Draftsmith inline suggestions are on: pause while writing for the rest of the sentence (Tab accepts). ' +
-        'Click to turn them off.'
+        `Click to turn them off.${read}`
       : 'Draftsmith inline suggestions are off. Click to turn them on.';
     this.status.accessibilityInformation = {
       label: `Draftsmith inline suggestions ${on ? 'on' : 'off'}; toggle`,
@@ -163,7 +173,9 @@ export class InlineSuggestions implements vscode.Disposable {
     const textBefore = document.getText(new vscode.Range(new vscode.Position(0, 0), position));
     const charAfter = document.lineAt(position.line).text.charAt(position.character);
     if (!suggestionBelongs(textBefore, charAfter, selectionEmpty)) return undefined;
-    const text = await this.suggester.suggest(promptBefore(textBefore), token);
+    const prefix = promptBefore(textBefore);
+    this.sent = { prefix, beforeChars: textBefore.length };
+    const text = await this.suggester.suggest(prefix, token);
     if (!text || token.isCancellationRequested) return undefined;
     const id = this.idOf(text);
     return [
@@ -198,8 +210,17 @@ export class InlineSuggestions implements vscode.Disposable {
       },
       { token: signal, channel: INLINE_CHANNEL },
     );
+    // What it read, counted in all the text before the cursor (only its end was sent).
+    const beforeChars = prefix === this.sent.prefix ? this.sent.beforeChars : prefix.length;
+    const seen = { ...result, ...beforeCursorRead(result, beforeChars) };
+    const note = inlineCutNote(seen, result.stats.usedInputTokens) ?? '';
+    if (note !== this.lastReadNote) {
+      this.lastReadNote = note;
+      if (note) this.ctx.log.info(`inline: ${note}`);
+      this.updateStatus();
+    }
     const id = this.nextId++;
-    this.shown.set(id, result);
+    this.shown.set(id, seen);
     while (this.shown.size > 16) this.shown.delete(this.shown.keys().next().value as number);
     this.lastError = '';
     const n = this.suggester.stats;
@@ -228,6 +249,12 @@ export class InlineSuggestions implements vscode.Disposable {
     if (message === this.lastError) return;
     this.lastError = message;
     this.ctx.log.warn(`inline: no suggestion: ${message}`);
+  }
+
+  /** The status bar item's tooltip (the tests read it). */
+  get statusTooltip(): string {
+    const t = this.status.tooltip;
+    return typeof t === 'string' ? t : (t?.value ?? '');
   }
 
   /** For the tests and the log. */

@@ -16,7 +16,8 @@ import { modelField } from './chosenModel';
 import { describeModelChoice } from '../modelChoice';
 import { reportMaxLength } from './notices';
 import { MAX_LENGTH_SETTING, readDecodingGuards, readSummarizeOptions, type ChosenModel } from './settings';
-import { MAX_EXTRACTIVE_WINDOWS, describeInvented, formatOf } from '../engine/public';
+import { describeInvented, formatOf } from '../engine/public';
+import { SUMMARY_CHOOSE, summaryCutNote } from '../windowNotes';
 
 export type SummarizeOutcome =
   /** notices: the information messages shown with the summary (input cut, length limit reached). */
@@ -24,8 +25,6 @@ export type SummarizeOutcome =
 
 export const EMPTY_MESSAGE = 'Draftsmith: nothing to summarize — the selection (or document) is empty.';
 export const CANCELLED_MESSAGE = 'Draftsmith: summarize cancelled.';
-/** How the writer chooses the part read when the model cannot read it all. */
-export const CHOOSE_PART = 'To summarize another part, select it and run Summarize Document again.';
 
 export const SUMMARIZE: GeneratingCommand<SourceText, 'summarize.model'> = {
   op: 'summarize',
@@ -103,16 +102,10 @@ export function summarize(
       notices.push(message);
       void vscode.window.showWarningMessage(message);
     }
-    if (result.truncated) {
-      const message =
-        result.mode === 'extractive' || result.mode === 'synopsis'
-          ? `Draftsmith: the document is longer than the ${result.mode} mode reads in ${MAX_EXTRACTIVE_WINDOWS} ` +
-            `parts; the summary covers its first ${result.usedChars} characters of ${result.source.length}. ` +
-            `${CHOOSE_PART}`
-          : `Draftsmith: the model read only the first ${result.usedChars} characters of ` +
-            `${result.source.length}; the summary covers that part (the limit is what the model reads at once; ` +
-            `the built-in model, draftsmith.summarize.model, reads the whole document part by part). ` +
-            `${CHOOSE_PART}`;
+    const cut = summaryCutNote(result);
+    if (cut) {
+      const message = `Draftsmith: ${cut}. ${SUMMARY_CHOOSE.editor}`;
+      ctx.log.info(`summarize: ${cut}`);
       notices.push(message);
       void vscode.window.showInformationMessage(message);
     }

@@ -34,6 +34,7 @@ export const SummarizeView = z.object({
   /** The model read only source[0, usedChars). */
   truncated: z.boolean(),
   usedChars: z.number().int(),
+  inputLimit: SummarizeResult.shape.inputLimit,
   tokens: z.array(AttendedToken),
   /** The five most attended phrases, the most attended first. */
   topPhrases: z.array(AttendedPhrase).max(5),

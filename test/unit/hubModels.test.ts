@@ -11,6 +11,8 @@ import { Engine } from '../../extension/engine/engine';
 import { EngineError } from '../../extension/engine/errors';
 import type { StoryResult, SummarizeResult } from '../../extension/protocol';
 import { article, endOf, startWorker } from './helpers';
+import { summaryCutNote } from '../../extension/windowNotes';
+import { countWords } from '../../extension/engine/text/words';
 import { HUB_FIXTURES, STORY_LM, STORY_LM_WEIGHTS, SUMMARIZER } from './loopbackHub';
 import { config, files, tempCache, withHub } from './hubTestKit';
 
@@ -221,6 +223,38 @@ test('a Hub summarizer writes an abstractive summary with our beam search, and s
   assert.deepEqual(r.tokens, []);
   // Beam search: the same text gives the same summary.
   assert.equal(((await engine.run(request)) as SummarizeResult).summary, r.summary);
+});
+
+test('a Hub summarizer reads a long document whole, part by part; one window only when asked without a format, and says so', async (t) => {
+  const hub = await withHub(t);
+  const engine = new Engine(config({ endpoint: hub.endpoint, cacheDir: tempCache(t) }), () => {});
+  const long = Array.from({ length: 12 }, (_, i) => article.replace('Riverton', `Town${i}`)).join('\n\n');
+  const request = {
+    op: 'summarize' as const,
+    text: long,
+    decoding: { maxLength: 8, beamSize: 1 },
+    model: { kind: 'hub' as const, id: SUMMARIZER },
+  };
+  // As every command asks (a format): section by section, each part within the encoder's window.
+  const whole = (await engine.run({ ...request, format: 'plain' })) as SummarizeResult;
+  const window = whole.inputLimit ?? 0;
+  assert.ok(whole.stats.usedInputTokens > window, `${whole.stats.usedInputTokens} tokens: make the text longer`);
+  assert.equal(whole.truncated, false);
+  assert.equal(whole.usedChars, long.length);
+  assert.ok((whole.sections ?? []).reduce((n, s) => n + s.parts, 0) > 1);
+  assert.equal(summaryCutNote(whole), undefined);
+  // Without a format (an API caller's plain request): its first window, and the note names what was read.
+  const one = (await engine.run(request)) as SummarizeResult;
+  assert.equal(one.truncated, true);
+  assert.ok(one.usedChars < long.length && long.slice(0, one.usedChars).length > 0);
+  const n = (x: number) => x.toLocaleString('en-US');
+  assert.match(
+    summaryCutNote(one) ?? '',
+    new RegExp(
+      `^the model reads one window \\(${n(window)} tokens\\): the summary covers the first ` +
+        `${n(countWords(long.slice(0, one.usedChars)))} words \\(${n(one.usedChars)} of ${n(long.length)} characters\\)$`,
+    ),
+  );
 });
 
 test('a model of the wrong kind is refused with what the command needs', async (t) => {

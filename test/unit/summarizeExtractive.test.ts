@@ -276,12 +276,27 @@ test("a document longer than the encoder's window is read in windows, to its end
   assert.equal(r.summary, (r.extracted ?? []).map((e) => long.slice(e.start, e.end)).join(' '));
   const total = r.tokens.reduce((sum, t) => sum + t.weight, 0);
   assert.ok(Math.abs(total - 1) < 1e-6);
-  // Past MAX_EXTRACTIVE_WINDOWS windows the rest is not read, and the result says so.
-  const huge = Array.from({ length: Math.ceil(1_000_000 / article.length) }, () => article).join('\n\n');
-  const h = await s.run({ op: 'summarize', text: huge, mode: 'extractive', maxInputTokens: 64 }, noop);
-  assert.equal(h.truncated, true);
-  assert.ok(h.usedChars < huge.length);
-  for (const e of h.extracted ?? []) assert.ok(e.end <= h.usedChars);
+});
+
+test('a text past 32 windows is read to its last sentence in the extractive and synopsis modes, nothing cut', async () => {
+  const s = await load();
+  // 32 windows of 64 tokens once ended the reading (about 40,000 characters at the model's own window).
+  const paragraphs = Array.from({ length: 24 }, (_, i) => article.replace('Riverton', `Town${i}`));
+  paragraphs.push('The last paragraph names Lastford, whose bridge opens in June.');
+  const huge = paragraphs.join('\n\n');
+  for (const mode of ['extractive', 'synopsis'] as const) {
+    const h = await s.run({ op: 'summarize', text: huge, mode, maxInputTokens: 64 }, noop);
+    assert.ok(h.stats.usedInputTokens > 32 * 64, `${mode}: ${h.stats.usedInputTokens} tokens: make the text longer`);
+    assert.equal(h.truncated, false, mode);
+    assert.equal(h.usedChars, huge.length, mode);
+    assert.equal(h.stats.inputTokens, h.stats.usedInputTokens, mode);
+    // The last sentence was read: its words carry attention.
+    const last = huge.indexOf('Lastford');
+    assert.ok(
+      h.tokens.some((t) => t.start >= last && t.weight > 0),
+      `${mode}: the last paragraph has no α`,
+    );
+  }
 });
 
 test('extractive mode refuses empty and binary input as the abstractive one does', async () => {

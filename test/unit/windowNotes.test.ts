@@ -5,7 +5,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
-import { STORY_CHOOSE, storyCutNote } from '../../extension/windowNotes';
+import {
+  beforeCursorRead,
+  INLINE_CHOOSE,
+  inlineCutNote,
+  STORY_CHOOSE,
+  storyCutNote,
+  SUMMARY_CHOOSE,
+  summaryCutNote,
+} from '../../extension/windowNotes';
 import { countWords } from '../../extension/engine/text/words';
 import { repoRoot } from './helpers';
 
@@ -27,7 +35,45 @@ test('a story that read its whole prompt says nothing', () => {
   );
 });
 
+test('a summary of one window names the words and characters it covers, thousands grouped', () => {
+  const source = `${'The council met on Tuesday and voted for the bridge. '.repeat(100)}The end.`;
+  const usedChars = 2_000;
+  const words = countWords(source.slice(0, usedChars));
+  assert.equal(
+    summaryCutNote({ truncated: true, usedChars, source, inputLimit: 1024 }),
+    `the model reads one window (1,024 tokens): the summary covers the first ${words} words ` +
+      `(2,000 of ${source.length.toLocaleString('en-US')} characters)`,
+  );
+  assert.equal(summaryCutNote({ truncated: false, usedChars: source.length, source }), undefined);
+});
+
+test('an inline suggestion names what it read of all the text before the cursor, not of the part sent', () => {
+  // The editor sent the last 3,000 of 5,210 characters; the model read the last 188 of those.
+  const sent = `${'word '.repeat(561)}and more.`.slice(-3_000);
+  const onSent = {
+    truncated: true,
+    promptChars: sent.length,
+    usedFrom: sent.length - 188,
+    usedPrompt: sent.slice(-188),
+  };
+  const read = beforeCursorRead(onSent, 5_210);
+  assert.deepEqual(read, { truncated: true, promptChars: 5_210, usedFrom: 5_210 - 188, usedPrompt: sent.slice(-188) });
+  assert.equal(
+    inlineCutNote(read, 48),
+    `the suggestion continues the last ${countWords(sent.slice(-188))} words before the cursor ` +
+      '(188 of 5,210 characters; the model reads 48 tokens)',
+  );
+  // All of a short text read: nothing to say; a long one cut only by the editor is still a cut.
+  const whole = { truncated: false, promptChars: 40, usedFrom: 0, usedPrompt: 'x'.repeat(40) };
+  assert.equal(inlineCutNote(beforeCursorRead(whole, 40)), undefined);
+  assert.match(inlineCutNote(beforeCursorRead(whole, 4_000)) ?? '', /\(40 of 4,000 characters\)$/);
+});
+
 test('each place says how to choose the part read in its own terms', () => {
+  assert.match(SUMMARY_CHOOSE.editor, /select it and run Summarize Document again/);
+  assert.match(SUMMARY_CHOOSE.panel, /select it in the editor/);
+  assert.match(SUMMARY_CHOOSE.cli, /--text/);
+  assert.match(INLINE_CHOOSE, /select it and run Continue Story/);
   assert.match(STORY_CHOOSE.editor, /select that passage and run Continue Story again/);
   assert.match(STORY_CHOOSE.editor, /Select What It Read/);
   assert.match(STORY_CHOOSE.panel, /select that passage in the editor/);

@@ -33,12 +33,6 @@ import { titleEnd } from '../text/title';
 import { isStopword } from '../text/stopwords';
 import { wordsOf } from './topicAwareAttention';
 
-/**
- * The extractive mode reads a long document window by window (each at most the model's input
- * length, cut between sentences where it can) up to this many windows; past that it says so.
- */
-export const MAX_EXTRACTIVE_WINDOWS = 32;
-
 export const AGGREGATIONS = ['sum', 'mean', 'sqrt', 'rank'] as const;
 export type Aggregation = (typeof AGGREGATIONS)[number];
 

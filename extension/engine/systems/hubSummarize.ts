@@ -18,6 +18,9 @@ import { SUMMARIZE_INPUT } from './summarize';
 import { forcedFirstToken, mergeBeamDefaults, modelBeamDefaults, taskPrefix } from '../hub/generationDefaults';
 import type { System } from './system';
 import { fittingPrefix } from '../text/fitting';
+import { readDocument } from '../text/markdown';
+import { summarizeSections, type UnitModel } from './sectioned';
+import type { DecodingValue } from '../../protocol';
 
 /** When the request asks for nothing: 4 beams, a summary of a few sentences (the CNN/DM setting's scale). */
 const DEFAULTS = {
@@ -62,24 +65,120 @@ export class HubSummarizeSystem extends HubSystemBase<Seq2seqLm> implements Syst
     return taskPrefix(this.lm.opened.model.config, 'summarization');
   }
 
-  /** The start of the text that fits the encoder: its ids, and how many characters of the text they cover. */
-  private readSource(text: string): { ids: number[]; usedChars: number; total: number | null } {
+  /**
+   * The start of the text that fits `window` tokens of the encoder (the task prefix and special tokens
+   * besides): its ids, and how many characters of the text they cover.
+   */
+  private readSource(text: string, window: number): { ids: number[]; usedChars: number; total: number | null } {
+    const most = window + this.encode('').length;
     const all = this.encode(text);
-    if (all.length <= this.lm.maxSource) return { ids: all, usedChars: text.length, total: all.length };
-    const best = fittingPrefix(text, (prefix) => this.encode(prefix).length <= this.lm.maxSource);
+    if (all.length <= most) return { ids: all, usedChars: text.length, total: all.length };
+    const best = fittingPrefix(text, (prefix) => this.encode(prefix).length <= most);
     return {
-      ids: best ? this.encode(text.slice(0, best)) : all.slice(0, this.lm.maxSource),
+      ids: best ? this.encode(text.slice(0, best)) : all.slice(0, most),
       usedChars: best || text.length,
       total: all.length,
     };
   }
 
+  /** The tokens one part holds: the encoder's input less the task prefix, at most the request's maxInputTokens. */
+  private window(req: SummarizeRequest): number {
+    return Math.max(1, Math.min(req.maxInputTokens ?? Infinity, this.lm.maxSource - this.encode('').length));
+  }
+
+  /**
+   * A text with a format (every command's) is read whole, section by section (systems/sectioned.ts), in
+   * parts of the encoder's window; one without (an API caller's) is read up to one window, and the
+   * result says how much.
+   */
   async run(req: SummarizeRequest, ctx: RunContext): Promise<SummarizeResult> {
     const text = req.text;
     // Unreadable text (empty, no words, binary) is refused by the engine before the model loads (engine.ts).
+    const t0 = performance.now();
+    if (req.format) {
+      ctx.progress('Reading the document…', 0);
+      let ran: DecodingValue[] = [];
+      const unit: UnitModel = {
+        window: this.window(req),
+        countTokens: (part) => this.encode(part).length - this.encode('').length,
+        summarize: async (part, c) => {
+          // Every part fits the window (planParts); a sentence longer than it is its own summary, never read here.
+          const u = await this.summarizeUnit(req, this.readSource(part, this.window(req)).ids, c);
+          ran = u.ran;
+          return { ...u, extracted: undefined, tokens: [] };
+        },
+      };
+      const s = await summarizeSections(readDocument(text, req.format), unit, ctx, req.sectionTimeLimitMs);
+      const ms = performance.now() - t0;
+      return this.result(req, {
+        summary: s.summary,
+        truncated: false,
+        usedChars: text.length,
+        hitMaxLength: s.hitMaxLength,
+        sections: s.sections,
+        readNotes: s.notes,
+        stats: { inputTokens: s.inputTokens, usedInputTokens: s.inputTokens, outputTokens: s.outputTokens },
+        encodeMs: s.encodeMs,
+        decodeMs: s.decodeMs,
+        tokensPerSecond: s.outputTokens / Math.max(1e-3, ms / 1000),
+        ran,
+      });
+    }
     ctx.progress('Reading the text…', 0);
-    const { ids, usedChars, total } = this.readSource(text);
+    const { ids, usedChars, total } = this.readSource(text, this.window(req));
     if (ids.length === 0) throw new EngineError('bad-input', unreadableMessage('empty', SUMMARIZE_INPUT, req.origin));
+    const u = await this.summarizeUnit(req, ids, ctx);
+    return this.result(req, {
+      summary: u.summary,
+      truncated: usedChars < text.length,
+      usedChars,
+      hitMaxLength: u.hitMaxLength,
+      stats: { inputTokens: total, usedInputTokens: ids.length, outputTokens: u.outputTokens },
+      encodeMs: u.encodeMs,
+      decodeMs: u.decodeMs,
+      tokensPerSecond: (u.outputTokens + 1) / Math.max(u.decodeMs / 1000, 1e-6),
+      ran: u.ran,
+    });
+  }
+
+  private result(
+    req: SummarizeRequest,
+    r: Pick<SummarizeResult, 'summary' | 'truncated' | 'usedChars' | 'hitMaxLength' | 'sections' | 'readNotes'> & {
+      stats: Pick<SummarizeResult['stats'], 'inputTokens' | 'usedInputTokens' | 'outputTokens'>;
+      encodeMs: number;
+      decodeMs: number;
+      tokensPerSecond: number;
+      ran: DecodingValue[];
+    },
+  ): SummarizeResult {
+    return {
+      op: 'summarize',
+      mode: 'abstractive',
+      summary: r.summary,
+      source: req.text,
+      truncated: r.truncated,
+      usedChars: r.usedChars,
+      inputLimit: this.window(req),
+      hitMaxLength: r.hitMaxLength,
+      tokens: [],
+      topPhrases: [],
+      topics: [],
+      ...(r.sections ? { sections: r.sections } : {}),
+      ...(r.readNotes ? { readNotes: r.readNotes } : {}),
+      stats: {
+        ...r.stats,
+        encodeMs: r.encodeMs,
+        decodeMs: r.decodeMs,
+        tokensPerSecond: r.tokensPerSecond,
+        device: this.lm.opened.device,
+        model: this.lm.opened.id,
+      },
+      external: { ...this.external(), decoding: r.ran },
+    };
+  }
+
+  /** One summary of the encoder's input `ids` (at most one window): beam search, the model's defaults merged. */
+  private async summarizeUnit(req: SummarizeRequest, ids: number[], ctx: RunContext) {
     const config = this.lm.opened.model.config;
     const generation = this.lm.opened.model.generation_config;
     const forced = forcedFirstToken(generation, config);
@@ -136,27 +235,13 @@ export class HubSummarizeSystem extends HubSystemBase<Seq2seqLm> implements Syst
     const summary = best ? decode(best.tokens) : '';
     if (!summary) throw new EngineError('internal', `${this.lm.opened.id} produced an empty summary.`);
     return {
-      op: 'summarize',
-      mode: 'abstractive',
       summary,
-      source: text,
-      truncated: usedChars < text.length,
-      usedChars,
       hitMaxLength: maxLengthHit(best, d.limit),
-      tokens: [],
-      topPhrases: [],
-      topics: [],
-      stats: {
-        inputTokens: total,
-        usedInputTokens: ids.length,
-        outputTokens: best.tokens.length,
-        encodeMs,
-        decodeMs,
-        tokensPerSecond: (best.tokens.length + 1) / Math.max(decodeMs / 1000, 1e-6),
-        device: this.lm.opened.device,
-        model: this.lm.opened.id,
-      },
-      external: { ...this.external(), decoding: ran },
+      inputTokens: ids.length,
+      outputTokens: best.tokens.length,
+      encodeMs,
+      decodeMs,
+      ran,
     };
   }
 }

@@ -24,13 +24,7 @@ import type { System } from './system';
 import { maxLengthHit } from './lengthLimit';
 import { beamDecoding, neverWritten } from './decodingOptions';
 import { attendedTokens, topPhrases } from './topicAwareAttention';
-import {
-  DEFAULT_EXTRACTIVE,
-  extractiveSummary,
-  MAX_EXTRACTIVE_WINDOWS,
-  wordBudget,
-  type ExtractiveOptions,
-} from './extractive';
+import { DEFAULT_EXTRACTIVE, extractiveSummary, wordBudget, type ExtractiveOptions } from './extractive';
 import { checkReadable, unreadableMessage, type InputTask } from '../text/origin';
 import { sentenceSpans } from '../text/reader';
 import { readDocument } from '../text/markdown';
@@ -343,8 +337,8 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
   }
 
   /**
-   * What the extractive and synopsis modes share: α over the whole document (the part that was
-   * read: sentences past it carry no α and are never chosen), then `choose`'s sentences, verbatim.
+   * What the extractive and synopsis modes share: α over the whole document, window by window to its
+   * end, then `choose`'s sentences, verbatim.
    */
   private async chooseSentences(
     req: SummarizeRequest,
@@ -367,7 +361,7 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     );
     const t1 = performance.now();
     const text = req.text;
-    const { summary, chosen } = choose(read.truncated ? text.slice(0, read.usedChars) : text, read.tokens);
+    const { summary, chosen } = choose(text, read.tokens);
     const selectMs = performance.now() - t1;
     if (!summary)
       throw new EngineError(
@@ -379,8 +373,8 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
       mode,
       summary,
       source: text,
-      truncated: read.truncated,
-      usedChars: read.truncated ? read.usedChars : text.length,
+      truncated: false,
+      usedChars: text.length,
       inputLimit: read.limit,
       hitMaxLength: null,
       tokens: read.tokens,
@@ -416,28 +410,23 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     tokens: AttendedToken[];
     abar: Float64Array;
     topicMeans: Float64Array;
-    truncated: boolean;
-    inputTokens: number | null;
-    usedChars: number;
+    inputTokens: number;
     windows: number;
+    /** The tokens of one window. */
     limit: number;
   }> {
     const m = this.folder.manifest;
     const window = Math.min(maxInputTokens ?? m.maxInputTokens, m.maxInputTokens, this.arch.maxSourcePositions);
-    const cap = window * MAX_EXTRACTIVE_WINDOWS;
-    const { spans, complete } = this.tokenizer.encodePrefix(text, cap + 1);
-    const used = spans.slice(0, cap);
-    const truncated = used.length < spans.length || !complete;
+    // Every token of the text: a document past any number of windows is still read to its end.
+    const used = this.tokenizer.encodeWithSpans(text);
     if (used.length === 0)
       return {
         tokens: [],
         abar: new Float64Array(0),
         topicMeans: new Float64Array(this.arch.numTopics),
-        truncated: false,
         inputTokens: 0,
-        usedChars: 0,
         windows: 0,
-        limit: cap,
+        limit: window,
       };
     const usedChars = used[used.length - 1].end;
     // Token i starts a sentence when it lies past the end of the sentence of token i - 1.
@@ -502,16 +491,7 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     });
     const tokens = used.map((s, i) => ({ text: s.text, start: s.start, end: s.end, weight: e[i] / z }));
     const topicMeans = topicSums.map((v) => v / used.length);
-    return {
-      tokens,
-      abar,
-      topicMeans,
-      truncated,
-      inputTokens: complete ? spans.length : null,
-      usedChars,
-      windows: cuts.length,
-      limit: cap,
-    };
+    return { tokens, abar, topicMeans, inputTokens: used.length, windows: cuts.length, limit: window };
   }
 
   /** Runs the encoder once: α per source token (Eq. 11) and the decoder's cross-attention memory. */

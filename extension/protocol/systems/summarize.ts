@@ -85,7 +85,8 @@ export const SummarizeResult = z.object({
   /** Characters of `source` that the model read (all of it unless truncated). */
   usedChars: z.number().int(),
   /**
-   * The most tokens the model read (the request's maxInputTokens, at most its model.json's); absent from Hub models.
+   * The most tokens the model reads at once (the request's maxInputTokens, at most the model's own); absent from
+   * instruct models.
    */
   inputLimit: z.number().int().optional(),
   hitMaxLength: MaxLengthHit.nullable(),

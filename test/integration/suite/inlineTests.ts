@@ -55,5 +55,32 @@ export function inlineTests(api: DraftsmithApi): TestCase[] {
         );
       },
     },
+    {
+      name: 'an inline suggestion after more text than the model reads says in the status bar what it read of all before the cursor',
+      async run() {
+        await withSetting('inline.enabled', true, async () =>
+          withSetting('inline.delayMs', 50, async () => {
+            // Past the 3,000 characters the editor sends, so the counts must be of all the text before the cursor.
+            const long = `${Array.from({ length: 60 }, () => TEXT).join(' ')}`;
+            assert.ok(long.length > 3_000, `${long.length} characters`);
+            const editor = await atEnd(long, 'markdown');
+            const before = api.inline.stats().requested;
+            await vscode.commands.executeCommand('editor.action.inlineSuggest.trigger');
+            await waitFor(() => api.inline.stats().requested > before, 'a suggestion to be asked for', 60_000, 20);
+            await waitFor(() => api.engine.inFlight() === 0, 'the suggestion', 60_000, 20);
+            const all = long.length.toLocaleString('en-US');
+            await waitFor(() => api.inline.statusTooltip().includes(`of ${all} characters`), 'the tooltip', 10_000, 20);
+            assert.match(
+              api.inline.statusTooltip(),
+              new RegExp(
+                `The suggestion continues the last \\d+ words before the cursor \\([\\d,]+ of ${all} ` +
+                  'characters; the model reads \\d+ tokens\\)\\. To continue from another part, select it',
+              ),
+            );
+            await closeWithoutSaving(editor.document);
+          }),
+        );
+      },
+    },
   ];
 }

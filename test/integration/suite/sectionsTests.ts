@@ -1,14 +1,17 @@
 /**
  * In-host tests of long Markdown documents: Summarize Document reads every section (code
  * left out) and inserts the summary of the whole as one edit; a long plain text is read whole, in
- * sections by paragraphs; a Cancel mid-document leaves the
+ * sections by paragraphs, and a long .txt file whole by the synopsis too; a Cancel mid-document leaves the
  * document unchanged; Summarize Sections puts one summary line under each heading as one edit that
  * one Undo removes.
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { DraftsmithApi, SummarizeOutcome, SummarizeSectionsOutcome } from '../../../extension/host/api';
-import { closeWithoutSaving, openUntitled, sleep, waitFor } from './helpers';
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { closeWithoutSaving, openUntitled, sleep, waitFor, withSetting } from './helpers';
 import type { TestCase } from './runner';
 
 const describe = (o: SummarizeOutcome | SummarizeSectionsOutcome): string =>
@@ -88,11 +91,46 @@ export function sectionsTests(api: DraftsmithApi, sample: string): TestCase[] {
         }
         const last = `Paragraph ${paragraphs.length} of the report.`;
         assert.ok(sections.at(-1)!.start <= text.indexOf(last), 'the last paragraph is in the last section');
-        assert.ok(!outcome.notices.some((n) => /read only|first \d+ characters/.test(n)), outcome.notices.join('\n'));
+        assert.ok(!outcome.notices.some((n) => /covers the first|read only/.test(n)), outcome.notices.join('\n'));
         const shown = api.progressShown().filter((m) => /^Sections done: \d+ \/ \d+/.test(m));
         assert.match(shown.at(-1) ?? '', new RegExp(`^Sections done: ${sections.length} / ${sections.length}`));
         assert.equal(editor.document.getText(), `${text}\n\nSummary: ${outcome.summary}\n`);
         await closeWithoutSaving(editor.document);
+      },
+    },
+    {
+      name: 'Summarize Document (synopsis) reads a long .txt file whole, past the 32 windows it once stopped at',
+      timeoutMs: 300_000,
+      async run() {
+        // A file on disk, opened as the writer would (plain text), longer than 32 of the model's windows.
+        const paragraphs: string[] = [];
+        for (let i = 1; paragraphs.join('\n\n').length < 60_000; i++)
+          paragraphs.push(`Paragraph ${i} of the report. ${sample.trim().replace(/\s*\n\s*/g, ' ')}`);
+        paragraphs.push('The last paragraph names Lastford, whose new bridge opens in June.');
+        const text = paragraphs.join('\n\n') + '\n';
+        const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'draftsmith-long-'));
+        const file = path.join(dir, 'report.txt');
+        await fs.writeFile(file, text);
+        const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+        assert.equal(doc.languageId, 'plaintext');
+        const editor = await vscode.window.showTextDocument(doc, { preview: false });
+        const outcome = await withSetting('summarize.mode', 'synopsis', () => api.summarize(editor));
+        assert.equal(outcome.kind, 'inserted', describe(outcome));
+        if (outcome.kind !== 'inserted') return;
+        const r = outcome.result;
+        assert.equal(r.mode, 'synopsis');
+        assert.ok(r.stats.usedInputTokens > 32 * (r.inputLimit ?? 0), `${r.stats.usedInputTokens} tokens`);
+        assert.equal(r.truncated, false);
+        assert.equal(r.usedChars, text.length);
+        // The last paragraph was read: its words carry attention.
+        const last = text.indexOf('Lastford');
+        assert.ok(
+          r.tokens.some((t) => t.start >= last && t.weight > 0),
+          'the last paragraph has no attention',
+        );
+        assert.ok(!outcome.notices.some((n) => /covers the first|read only/.test(n)), outcome.notices.join('\n'));
+        await closeWithoutSaving(editor.document);
+        await fs.rm(dir, { recursive: true, force: true });
       },
     },
     {
