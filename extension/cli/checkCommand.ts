@@ -193,7 +193,7 @@ export async function checkCommand(a: Args): Promise<number> {
     );
   // Harper's WebAssembly stays with V8's baseline compiler (Liftoff) unless a function runs a very long
   // time: its optimising compiler, at V8's default budget, spends more CPU on Harper's hot functions
-  // than a run of a few files gains from them (3.1 against 0.9 s of CPU on a 5-word file, 6.4 against
+  // than a run of a few files gains from them (3.1 against 0.9 s of CPU on a 5-word file, 8.9 against
   // 6.3 s on 50,000 words; docs/checks.md). Set before Harper's binary is compiled.
   v8.setFlagsFromString('--wasm-tiering-budget=2000000000');
   const checker = await ProseChecker.create(config(), { harper: { imageDir: imageDirFromEnvironment() } });
