@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { defaultCheckerConfig, ProseChecker } from '../../extension/engine/checks/checker';
+import { HARPER_FAMILIES } from '../../extension/engine/checks/rules';
 import { repoRoot, tempDir } from './helpers';
 
 /** The packages that run models: a check needs none of them. */
@@ -149,4 +151,16 @@ test("a check from Harper's saved set-up finds what a fresh set-up finds; a dama
   assert.deepEqual(run(cache), fresh, 'a cut image is not read');
   assert.deepEqual(readdirSync(cache), [image]);
   assert.equal(statSync(path.join(cache, image)).size, size, 'and it is made again');
+});
+
+test('a checker made with every Harper family off finds grammar once grammar is turned on', async () => {
+  const off = defaultCheckerConfig();
+  for (const f of HARPER_FAMILIES) off.rules[f] = 'off';
+  const checker = await ProseChecker.create(off);
+  const text = 'He go home. This is is a tset.\n';
+  const rules = async () => ((await checker.check(text, 'markdown')) ?? { findings: [] }).findings.map((f) => f.rule);
+  assert.deepEqual(await rules(), ['spelling']);
+  await checker.configure(defaultCheckerConfig());
+  assert.deepEqual(await rules(), ['grammar/PronounVerbAgreement', 'repeated-word', 'spelling']);
+  await checker.dispose();
 });
