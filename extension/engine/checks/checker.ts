@@ -17,12 +17,13 @@
  */
 import type { DocumentFormat } from '../text/markdown';
 import { junkRatio, type Span } from '../text/reader';
-import { Harper, type HarperFinding } from './harper';
+import { Harper, type HarperFinding, type HarperLoadOptions } from './harper';
 import { readProse, rereadAfterEdit, type ProseRead } from './reread';
 import {
   DEFAULT_GRAMMAR_RULES_OFF,
   defaultRuleSettings,
   FAMILIES,
+  HARPER_FAMILIES,
   HARPER_FAMILY,
   MARKDOWN_GRAMMAR_RULES_OFF,
   type Family,
@@ -66,6 +67,11 @@ export interface CheckerConfig {
   words: readonly string[];
   /** The English whose spellings are right (Harper's rules and the speller's dictionary). */
   dialect?: Dialect;
+}
+
+export interface CheckerOptions {
+  /** How Harper is loaded (harper.ts): from a saved image, in a short-lived process. */
+  harper?: HarperLoadOptions;
 }
 
 export interface CheckResult {
@@ -274,13 +280,17 @@ export class ProseChecker {
   private readonly spell: SpellChecker;
   private readonly style = new StyleChecker();
 
-  private constructor(private readonly harper: Harper) {
+  /** Harper, once a family it finds is on (loading it is most of a short run's time); it holds `config`. */
+  private harper: Harper | undefined;
+  private harperLoading: Promise<Harper> | undefined;
+
+  private constructor(private readonly options: CheckerOptions) {
     this.spell = new SpellChecker();
   }
 
-  /** Loads Harper and the dictionary (about a second; once per process). */
-  static async create(config?: CheckerConfig): Promise<ProseChecker> {
-    const checker = new ProseChecker(await Harper.load());
+  /** Loads the dictionary, and Harper when a family it finds is on (about a second; once per process). */
+  static async create(config?: CheckerConfig, options: CheckerOptions = {}): Promise<ProseChecker> {
+    const checker = new ProseChecker(options);
     await checker.configure(config ?? defaultCheckerConfig());
     return checker;
   }
@@ -289,21 +299,49 @@ export class ProseChecker {
   async configure(config: CheckerConfig): Promise<void> {
     const old = this.config;
     this.config = { ...config, grammarRulesOff: [...config.grammarRulesOff], words: [...config.words] };
+    // Harper as it was: it holds `old` (one being loaded takes the settings as they are when it is ready).
+    const harper = this.harper;
     const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
     if (!same(old.grammarRulesOff, config.grammarRulesOff)) {
       this.invalidate();
-      await this.harper.configure(config.grammarRulesOff);
+      await harper?.configure(config.grammarRulesOff);
     }
     if ((old.dialect ?? DEFAULT_DIALECT) !== (config.dialect ?? DEFAULT_DIALECT)) {
       this.invalidate();
       this.spell.setDialect(config.dialect ?? DEFAULT_DIALECT);
-      await this.harper.setDialect(config.dialect ?? DEFAULT_DIALECT);
+      await harper?.setDialect(config.dialect ?? DEFAULT_DIALECT);
     }
     if (!same(old.words, config.words)) {
       this.invalidate();
       this.spell.setWords(new WordSet(config.words));
-      await this.harper.setWords(config.words);
+      await harper?.setWords(config.words);
     }
+    if (!harper && HARPER_FAMILIES.some((f) => config.rules[f] !== 'off')) await this.loadHarper();
+  }
+
+  /** Loads Harper with the settings as they are then; the paragraphs checked without it are checked again. */
+  private loadHarper(): Promise<Harper> {
+    this.harperLoading ??= (async () => {
+      const harper = await Harper.load(this.options.harper);
+      // Harper.load(): American English, no words.
+      let dialect: Dialect = DEFAULT_DIALECT;
+      let words: readonly string[] = [];
+      let applied: CheckerConfig;
+      do {
+        applied = this.config;
+        await harper.configure(applied.grammarRulesOff);
+        if ((applied.dialect ?? DEFAULT_DIALECT) !== dialect)
+          await harper.setDialect((dialect = applied.dialect ?? DEFAULT_DIALECT));
+        if (applied.words.length + words.length > 0) await harper.setWords((words = applied.words));
+      } while (applied !== this.config); // settings changed while it loaded
+      this.harper = harper;
+      this.invalidate();
+      return harper;
+    })().catch((e: unknown) => {
+      this.harperLoading = undefined;
+      throw e;
+    });
+    return this.harperLoading;
   }
 
   get settings(): CheckerConfig {
@@ -311,8 +349,8 @@ export class ProseChecker {
   }
 
   /** Harper's rule names (for the settings' list of rules to turn off). */
-  harperRules(): Promise<string[]> {
-    return this.harper.ruleNames();
+  async harperRules(): Promise<string[]> {
+    return (await this.loadHarper()).ruleNames();
   }
 
   /** Forgets a document's last read (it was closed). */
@@ -361,7 +399,7 @@ export class ProseChecker {
         i++;
       }
       const joined = `\n\n${batch.map((u) => u.key).join('\n\n')}\n\n`;
-      const lints = batch.length > 0 ? await this.harper.lint(joined) : [];
+      const lints = batch.length > 0 && this.harper ? await this.harper.lint(joined) : [];
       const style = this.style.checkMany(batch.map((u) => u.key));
       let base = 2;
       let l = 0;
@@ -479,7 +517,7 @@ export class ProseChecker {
 
   async dispose(): Promise<void> {
     this.cache.clear();
-    await this.harper.dispose();
+    await this.harper?.dispose();
   }
 }
 

@@ -181,6 +181,9 @@ export const HARPER_FAMILY: Readonly<Record<string, Family>> = {
   LongSentences: 'long-sentence',
 };
 
+/** The families Harper finds: with all of them off, Harper is neither loaded nor run. */
+export const HARPER_FAMILIES: readonly Family[] = ['grammar', ...new Set(Object.values(HARPER_FAMILY))];
+
 /** Harper rules never run: spelling is nspell's. */
 export const HARPER_ALWAYS_OFF: readonly string[] = ['SpellCheck'];
 

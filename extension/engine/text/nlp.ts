@@ -3,7 +3,8 @@
  * text/reader.ts finds (both npm packages; the model ships inside its package, nothing is downloaded). Loaded on first
  * use (~200 ms) and shared by the metrics that need linguistics: coherence L and substantiality.
  */
-import winkNLP, { type ItemEntity, type ItemToken, type ItsFunction, type Model, type WinkMethods } from 'wink-nlp';
+import type WinkNLP from 'wink-nlp';
+import type { ItemEntity, ItemToken, ItsFunction, Model, WinkMethods } from 'wink-nlp';
 import { sentenceSpans } from './reader';
 
 export interface NlpToken {
@@ -34,8 +35,9 @@ let loaded: WinkMethods | undefined;
 
 function nlp(): WinkMethods {
   if (!loaded) {
-    // The model is required here, not imported, so that it loads on first use only.
-
+    // wink and its model are required here, not imported, so that they load on first use only (a
+    // command that never tags a sentence, such as check, does not pay for them).
+    const winkNLP = require('wink-nlp') as typeof WinkNLP;
     const model = require('wink-eng-lite-web-model') as Model;
     loaded = winkNLP(model);
   }
