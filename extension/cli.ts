@@ -4,6 +4,7 @@
  * table, and `main` below dispatches through it to one handler per command.
  */
 import * as path from 'node:path';
+import { readFileSync } from 'node:fs';
 import {
   DeviceSetting,
   EngineConfig,
@@ -33,6 +34,7 @@ import {
 } from './engine/eval/summarizeEval';
 import { runLongDocumentEval } from './engine/eval/longDocumentEval';
 import { AGGREGATIONS, type Aggregation } from './engine/systems/extractive';
+import { parseExtractiveWeights } from './engine/systems/extractiveFeatures';
 import { maxLengthNote } from './engine/systems/lengthLimit';
 import { disableOrtTelemetry } from './engine/runtime/ortTelemetry';
 import { DEFAULT_THREADS } from './engine/runtime/threads';
@@ -515,6 +517,20 @@ function summarizeEvalFlags(
   // A share of the words replaces the first sentences' length.
   if (ratio !== undefined) extractive.leadSentences = undefined;
   if (flag(a, 'no-antecedents') !== undefined) extractive.antecedents = false;
+  const length = flag(a, 'length');
+  if (length !== undefined && length !== 'at-least' && length !== 'closest')
+    throw new EngineError('bad-request', `--length must be at-least or closest, not "${length}"`);
+  if (length !== undefined) extractive.length = length;
+  const scorer = flag(a, 'scorer');
+  if (scorer !== undefined) {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(path.resolve(scorer), 'utf8'));
+    } catch (e) {
+      throw new EngineError('bad-request', `--scorer ${scorer}: not a readable JSON file (${errorMessage(e)})`);
+    }
+    extractive.learned = parseExtractiveWeights(json, scorer);
+  }
   if (aggregation !== undefined) extractive.aggregation = aggregation as Aggregation;
   if (ratio !== undefined) extractive.ratio = ratio;
   if (maxSentences !== undefined) extractive.maxSentences = maxSentences;
