@@ -475,7 +475,7 @@ function summarizeMode(value: string): SummarizeMode {
 /** eval summarize's --mode, --split, --sweep and the extractive settings. */
 function summarizeEvalFlags(
   a: Args,
-): Pick<SummarizeEvalOptions, 'mode' | 'split' | 'sweep' | 'extractive' | 'domains' | 'features'> {
+): Pick<SummarizeEvalOptions, 'mode' | 'split' | 'sweep' | 'extractive' | 'scorers' | 'domains' | 'features'> {
   const mode = flag(a, 'mode') ?? 'all';
   if (!(EVAL_MODES as readonly string[]).includes(mode))
     throw new EngineError('bad-request', `--mode must be ${EVAL_MODES.join(', ')}, not "${mode}"`);
@@ -521,16 +521,19 @@ function summarizeEvalFlags(
   if (length !== undefined && length !== 'at-least' && length !== 'closest')
     throw new EngineError('bad-request', `--length must be at-least or closest, not "${length}"`);
   if (length !== undefined) extractive.length = length;
-  const scorer = flag(a, 'scorer');
-  if (scorer !== undefined) {
+  // --scorer FILE (repeatable with --sweep: each compared there).
+  const scorers = (a.flags.get('scorer') ?? []).map((file) => {
     let json: unknown;
     try {
-      json = JSON.parse(readFileSync(path.resolve(scorer), 'utf8'));
+      json = JSON.parse(readFileSync(path.resolve(file), 'utf8'));
     } catch (e) {
-      throw new EngineError('bad-request', `--scorer ${scorer}: not a readable JSON file (${errorMessage(e)})`);
+      throw new EngineError('bad-request', `--scorer ${file}: not a readable JSON file (${errorMessage(e)})`);
     }
-    extractive.learned = parseExtractiveWeights(json, scorer);
-  }
+    return { name: path.basename(file), weights: parseExtractiveWeights(json, file) };
+  });
+  if (scorers.length > 1 && flag(a, 'sweep') === undefined)
+    throw new EngineError('bad-request', 'give one --scorer (several only with --sweep)');
+  if (scorers.length > 0) extractive.learned = scorers[0].weights;
   if (aggregation !== undefined) extractive.aggregation = aggregation as Aggregation;
   if (ratio !== undefined) extractive.ratio = ratio;
   if (maxSentences !== undefined) extractive.maxSentences = maxSentences;
@@ -544,6 +547,7 @@ function summarizeEvalFlags(
     split,
     sweep: flag(a, 'sweep') !== undefined,
     extractive,
+    ...(scorers.length ? { scorers } : {}),
     ...(domains.length ? { domains: domains as SummarizeDomain[] } : {}),
     ...(features !== undefined ? { features: path.resolve(features) } : {}),
   };

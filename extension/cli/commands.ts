@@ -458,10 +458,12 @@ const TABLE = [
       {
         name: 'scorer',
         kind: 'text',
+        repeatable: true,
         value: 'FILE',
         description:
           'rank the extractive sentences by the learned weights in FILE (an extractive.json that ' +
-          "models/train's extractive_scorer writes) instead of the hand-set position, centrality and title",
+          "models/train's extractive_scorer writes) instead of the hand-set position, centrality and title; " +
+          'with --sweep, each of several compared with the hand-set scorer',
       },
       flag(
         'no-antecedents',

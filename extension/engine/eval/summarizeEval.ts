@@ -100,6 +100,8 @@ export interface SummarizeEvalOptions extends EvalOptions {
   extractive?: Partial<ExtractiveOptions>;
   /** Compare extractive aggregations and budgets (one encoder pass per document) instead of the table. */
   sweep?: boolean;
+  /** With `sweep`: learned scorers (extractive.json files) compared with the hand-set default instead. */
+  scorers?: readonly { name: string; weights: NonNullable<ExtractiveOptions['learned']> }[];
   /** Only these domains (default all). */
   domains?: readonly SummarizeDomain[];
 }
@@ -125,7 +127,7 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
   for (const [d, ps] of byDomain) if (ps.length === 0) byDomain.delete(d);
   // The sweep and the scorer's data read the first variant's attention.
   const first = () => loadSystem('summarize', singleFolder(opts.variants[0].dir), opts.runtime);
-  if (opts.sweep) return sweep(await first(), opts.split, byDomain, log, opts.extractive?.learned);
+  if (opts.sweep) return sweep(await first(), opts.split, byDomain, log, opts.scorers);
   if (opts.features && opts.mode === 'extractive')
     return writeExtractiveFeatures(await first(), opts.features, byDomain, log);
   if (opts.features) return writeFeatures(await first(), opts.features, byDomain, log);
@@ -473,7 +475,7 @@ async function sweep(
   split: string | undefined,
   byDomain: Map<string, Pair[]>,
   log: (m: string) => void,
-  learned?: ExtractiveOptions['learned'],
+  scorers: SummarizeEvalOptions['scorers'] = [],
 ): Promise<string> {
   const budgets: Pick<ExtractiveOptions, 'ratio' | 'maxSentences' | 'minWords'>[] = [
     { ratio: Infinity, maxSentences: 3, minWords: 0 },
@@ -514,15 +516,15 @@ async function sweep(
   add('Lead-3', (p) => lead3(p.source));
   // With a learned scorer (--scorer): it and the hand-set default, each at least or closest to Lead-3's
   // length, each beside the lead of its own length, at a few redundancy thresholds.
-  if (learned) {
-    for (const scorer of ['hand-set', 'learned'] as const) {
+  if (scorers.length > 0) {
+    for (const scorer of [{ name: 'hand-set', weights: undefined }, ...scorers]) {
       for (const length of ['at-least', 'closest'] as const) {
         for (const redundancy of [1, 0.6, 0.5, 0.4, 0.3]) {
           const settings = {
             ...DEFAULT_EXTRACTIVE,
             length,
             redundancy,
-            learned: scorer === 'learned' ? learned : undefined,
+            learned: scorer.weights,
           };
           const memo = new Map<Pair, string>();
           const one = (p: Pair) => {
@@ -531,10 +533,26 @@ async function sweep(
               memo.set(p, (out = extractiveSummary(p.source, attention.get(p) ?? [], settings).summary));
             return out;
           };
-          const label = `${scorer}, Lead-3's length (${length}), redundancy ${redundancy}`;
+          const label = `${scorer.name}, Lead-3's length (${length}), redundancy ${redundancy}`;
           add(label, one);
           add(`lead of the same length as: ${label}`, (p) => leadWords(p.source, countWords(one(p))));
         }
+      }
+    }
+    // The hand-set score plus β times each learned z (an ensemble), at the default's length and redundancy.
+    for (const scorer of scorers) {
+      for (const learnedWeight of [0.1, 0.25, 0.5, 1]) {
+        const settings = { ...DEFAULT_EXTRACTIVE, learned: scorer.weights, learnedWeight };
+        const memo = new Map<Pair, string>();
+        const one = (p: Pair) => {
+          let out = memo.get(p);
+          if (out === undefined)
+            memo.set(p, (out = extractiveSummary(p.source, attention.get(p) ?? [], settings).summary));
+          return out;
+        };
+        const label = `hand-set + ${learnedWeight} × ${scorer.name}, Lead-3's length, redundancy 0.4`;
+        add(label, one);
+        add(`lead of the same length as: ${label}`, (p) => leadWords(p.source, countWords(one(p))));
       }
     }
     return sweepTable(lines, byDomain, split, false);

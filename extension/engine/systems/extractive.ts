@@ -74,6 +74,9 @@ export interface ExtractiveOptions {
    * rank + λ / (i + 1) + μ · centrality + title share (positionWeight, centralityWeight and
    * titleWeight are then not read). */
   learned?: ExtractiveWeights;
+  /** With `learned`: the hand-set score plus this weight times the learned z (an ensemble of the two)
+   * instead of z alone. */
+  learnedWeight?: number;
   /** Never a budget below this many words (a short document still gets a whole sentence or two). */
   minWords: number;
   /** A sentence whose content words are more than this share words of a sentence already chosen is
@@ -398,7 +401,13 @@ export function extractiveSummary(
   opts: ExtractiveOptions = DEFAULT_EXTRACTIVE,
 ): ExtractiveSummary {
   let sentences: ScoredSentence[];
-  if (opts.learned) {
+  if (opts.learned && opts.learnedWeight !== undefined) {
+    sentences = scoreSentences(text, tokens, opts.aggregation, opts.positionWeight);
+    addCentrality(text, sentences, opts.centralityWeight ?? 0, opts.titleWeight ?? 0);
+    const { index, inputs } = featureInputs(text, scoreSentences(text, tokens, 'rank', 0));
+    const z = learnedScores(inputs, opts.learned);
+    index.forEach((i, k) => (sentences[i].score += (opts.learnedWeight ?? 0) * z[k]));
+  } else if (opts.learned) {
     sentences = scoreSentences(text, tokens, 'rank', 0);
     const { index, inputs } = featureInputs(text, sentences);
     const z = learnedScores(inputs, opts.learned);

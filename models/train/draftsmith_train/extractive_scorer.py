@@ -127,21 +127,23 @@ def cmd_fit(args):
     t0 = time.process_time()
     X, y, docs = load(args.train)
     assert X.shape[1] == len(FEATURES), f"{X.shape[1]} features in {args.train}, {len(FEATURES)} expected"
-    w, b, loss = fit(X, y, args.l2)
     fixed = {}
+    # A feature left out is fitted as absent (its column 0), so the others take up what it carried.
+    for name in args.drop:
+        X[:, FEATURES.index(name)] = 0.0
+        fixed[name] = "0 (left out)"
+    w, b, loss = fit(X, y, args.l2)
     # CNN has no title lines: the title share is 0 there and its weight is not learned.
     t, c = FEATURES.index("title share"), FEATURES.index("centrality")
     w[t] = w[c]
     fixed["title share"] = "set to the centrality weight (no title lines in CNN)"
-    for name in args.drop:
-        w[FEATURES.index(name)] = 0.0
-        fixed[name] = "0 (left out)"
     cpu = time.process_time() - t0
     out = {
         "features": FEATURES,
         "weights": [round(float(x), 6) for x in w],
         "training": {
-            "data": f"CNN training split, first {docs} articles ({len(y)} sentences, {int(y.sum())} in the oracle)",
+            "data": "CNN training split (eval summarize --mode extractive --split train --domain news --limit 1200 "
+            f"--features), first {docs} articles ({len(y)} sentences, {int(y.sum())} in the oracle)",
             "label": "membership in the greedy ROUGE-1 + ROUGE-2 oracle (at most 5 sentences)",
             "model": "logistic regression, Newton's method",
             "l2": args.l2,
