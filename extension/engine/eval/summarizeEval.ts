@@ -163,7 +163,8 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
           ? `${v.name} (${system.name}${opts.guards === false ? ', no guards' : ''})`
           : m === 'synopsis'
             ? `${v.name} synopsis (one sentence, the SciTLDR-trained scorer)`
-            : `${v.name} extractive (${ex.learned ? 'learned scorer' : `${ex.aggregation}, λ ${ex.positionWeight}`}, ` +
+            : `${v.name} extractive (` +
+              `${ex.learned ? 'learned scorer' : `${ex.aggregation}, λ ${ex.positionWeight}`}, ` +
               `${budgetName(ex)}${ex.length === 'closest' ? ' (closest)' : ''}` +
               `${(ex.redundancy ?? 1) < 1 ? `, redundancy ${ex.redundancy}` : ''})`;
       const row: Row = { name: label, scores: {}, outputs: {} };
