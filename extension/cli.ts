@@ -4,6 +4,7 @@
  * table, and `main` below dispatches through it to one handler per command.
  */
 import * as path from 'node:path';
+import { readFileSync } from 'node:fs';
 import {
   DeviceSetting,
   EngineConfig,
@@ -33,6 +34,7 @@ import {
 } from './engine/eval/summarizeEval';
 import { runLongDocumentEval } from './engine/eval/longDocumentEval';
 import { AGGREGATIONS, type Aggregation } from './engine/systems/extractive';
+import { parseExtractiveWeights } from './engine/systems/extractiveFeatures';
 import { maxLengthNote } from './engine/systems/lengthLimit';
 import { disableOrtTelemetry } from './engine/runtime/ortTelemetry';
 import { DEFAULT_THREADS } from './engine/runtime/threads';
@@ -473,7 +475,7 @@ function summarizeMode(value: string): SummarizeMode {
 /** eval summarize's --mode, --split, --sweep and the extractive settings. */
 function summarizeEvalFlags(
   a: Args,
-): Pick<SummarizeEvalOptions, 'mode' | 'split' | 'sweep' | 'extractive' | 'domains' | 'features'> {
+): Pick<SummarizeEvalOptions, 'mode' | 'split' | 'sweep' | 'extractive' | 'scorers' | 'domains' | 'features'> {
   const mode = flag(a, 'mode') ?? 'all';
   if (!(EVAL_MODES as readonly string[]).includes(mode))
     throw new EngineError('bad-request', `--mode must be ${EVAL_MODES.join(', ')}, not "${mode}"`);
@@ -515,6 +517,23 @@ function summarizeEvalFlags(
   // A share of the words replaces the first sentences' length.
   if (ratio !== undefined) extractive.leadSentences = undefined;
   if (flag(a, 'no-antecedents') !== undefined) extractive.antecedents = false;
+  const length = flag(a, 'length');
+  if (length !== undefined && length !== 'at-least' && length !== 'closest')
+    throw new EngineError('bad-request', `--length must be at-least or closest, not "${length}"`);
+  if (length !== undefined) extractive.length = length;
+  // --scorer FILE (repeatable with --sweep: each compared there).
+  const scorers = (a.flags.get('scorer') ?? []).map((file) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(path.resolve(file), 'utf8'));
+    } catch (e) {
+      throw new EngineError('bad-request', `--scorer ${file}: not a readable JSON file (${errorMessage(e)})`);
+    }
+    return { name: path.basename(file), weights: parseExtractiveWeights(json, file) };
+  });
+  if (scorers.length > 1 && flag(a, 'sweep') === undefined)
+    throw new EngineError('bad-request', 'give one --scorer (several only with --sweep)');
+  if (scorers.length > 0) extractive.learned = scorers[0].weights;
   if (aggregation !== undefined) extractive.aggregation = aggregation as Aggregation;
   if (ratio !== undefined) extractive.ratio = ratio;
   if (maxSentences !== undefined) extractive.maxSentences = maxSentences;
@@ -528,6 +547,7 @@ function summarizeEvalFlags(
     split,
     sweep: flag(a, 'sweep') !== undefined,
     extractive,
+    ...(scorers.length ? { scorers } : {}),
     ...(domains.length ? { domains: domains as SummarizeDomain[] } : {}),
     ...(features !== undefined ? { features: path.resolve(features) } : {}),
   };

@@ -360,8 +360,8 @@ const TABLE = [
           'eval summarize [--data DIR] [--limit N] [--variant NAME=DIR ...] [--models DIR] [--show] [--mode ' +
           'extractive|abstractive|synopsis|both|all] [--split test|val] [--sweep] [--aggregation ' +
           'sum|mean|sqrt|rank] [--position-weight L] [--centrality M] [--title-weight T] [--lead-sentences N] ' +
-          '[--ratio R] [--max-sentences N] [--redundancy R] [--no-antecedents] [--offset N] [--domain D ...] ' +
-          '[--perplexity]',
+          '[--ratio R] [--max-sentences N] [--redundancy R] [--length at-least|closest] [--scorer FILE] ' +
+          '[--no-antecedents] [--offset N] [--domain D ...] [--perplexity]',
       },
       {
         synopsis: 'eval summarize --long [--data DIR] [--limit N] [--mode extractive|abstractive] [--models DIR]',
@@ -392,7 +392,8 @@ const TABLE = [
         value: 'FILE',
         description:
           "write each document's synopsis candidates (features, ROUGE against the references) to FILE instead " +
-          "of the table: the training data of models/train's synopsis scorer",
+          "of the table: the training data of models/train's synopsis scorer; with --mode extractive, each " +
+          "sentence's extractive features and text (what extractive_scorer fits)",
       },
       flag('sweep', 'compare the extractive aggregations and budgets on the split: what the defaults were chosen by'),
       {
@@ -445,6 +446,24 @@ const TABLE = [
         value: 'R',
         description:
           'skip a sentence more than this share of whose content words a chosen sentence has (default 0.4; 1: off)',
+      },
+      {
+        name: 'length',
+        kind: 'text',
+        value: 'at-least|closest',
+        description:
+          "with --lead-sentences: take sentences until the lead's length is reached (at-least, the default) or " +
+          'only while each brings the length closer to it (closest)',
+      },
+      {
+        name: 'scorer',
+        kind: 'text',
+        repeatable: true,
+        value: 'FILE',
+        description:
+          'rank the extractive sentences by the learned weights in FILE (an extractive.json that ' +
+          "models/train's extractive_scorer writes) instead of the hand-set position, centrality and title; " +
+          'with --sweep, each of several compared with the hand-set scorer',
       },
       flag(
         'no-antecedents',

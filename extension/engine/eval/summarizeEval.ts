@@ -25,12 +25,14 @@ import { corpusFaithfulness, type FaithfulnessSummary } from '../metrics/faithfu
 import { perplexity } from '../metrics/perplexity';
 import { corpusRouge, rougeScores } from '../metrics/rouge';
 import { firstSentence, synopsisCandidates } from '../systems/synopsis';
+import { extractiveFeatures } from '../systems/extractiveFeatures';
 import type { SummarizeSystem } from '../systems/summarize';
 import {
   AGGREGATIONS,
   countWords,
   DEFAULT_EXTRACTIVE,
   extractiveSummary,
+  featureInputs,
   scoreSentences,
   selectSentences,
   wordBudget,
@@ -98,6 +100,8 @@ export interface SummarizeEvalOptions extends EvalOptions {
   extractive?: Partial<ExtractiveOptions>;
   /** Compare extractive aggregations and budgets (one encoder pass per document) instead of the table. */
   sweep?: boolean;
+  /** With `sweep`: learned scorers (extractive.json files) compared with the hand-set default instead. */
+  scorers?: readonly { name: string; weights: NonNullable<ExtractiveOptions['learned']> }[];
   /** Only these domains (default all). */
   domains?: readonly SummarizeDomain[];
 }
@@ -108,7 +112,8 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
     throw new EngineError('bad-request', '--split train is for --features only (metrics come from val or test)');
   const wanted = opts.domains ?? SUMMARIZE_DOMAINS;
   const pairs = [
-    ...(split === 'train' || !wanted.some((d) => d !== 'synopsis')
+    // The summarization pairs' training split is read only for the extractive scorer's features.
+    ...((split === 'train' && opts.mode !== 'extractive') || !wanted.some((d) => d !== 'synopsis')
       ? []
       : await readSplit('summarize', opts.dataDir, Pair, split)),
     ...(wanted.includes('synopsis') ? await readSynopsisSplit(opts.dataDir, split, log) : []),
@@ -122,7 +127,9 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
   for (const [d, ps] of byDomain) if (ps.length === 0) byDomain.delete(d);
   // The sweep and the scorer's data read the first variant's attention.
   const first = () => loadSystem('summarize', singleFolder(opts.variants[0].dir), opts.runtime);
-  if (opts.sweep) return sweep(await first(), opts.split, byDomain, log);
+  if (opts.sweep) return sweep(await first(), opts.split, byDomain, log, opts.scorers);
+  if (opts.features && opts.mode === 'extractive')
+    return writeExtractiveFeatures(await first(), opts.features, byDomain, log);
   if (opts.features) return writeFeatures(await first(), opts.features, byDomain, log);
   const mode = opts.mode ?? 'all';
   const ex: ExtractiveOptions = { ...DEFAULT_EXTRACTIVE, ...opts.extractive };
@@ -156,8 +163,10 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
           ? `${v.name} (${system.name}${opts.guards === false ? ', no guards' : ''})`
           : m === 'synopsis'
             ? `${v.name} synopsis (one sentence, the SciTLDR-trained scorer)`
-            : `${v.name} extractive (${ex.aggregation}, λ ${ex.positionWeight}, ` +
-              `${budgetName(ex)}${(ex.redundancy ?? 1) < 1 ? `, redundancy ${ex.redundancy}` : ''})`;
+            : `${v.name} extractive (` +
+              `${ex.learned ? 'learned scorer' : `${ex.aggregation}, λ ${ex.positionWeight}`}, ` +
+              `${budgetName(ex)}${ex.length === 'closest' ? ' (closest)' : ''}` +
+              `${(ex.redundancy ?? 1) < 1 ? `, redundancy ${ex.redundancy}` : ''})`;
       const row: Row = { name: label, scores: {}, outputs: {} };
       for (const [domain, ps] of byDomain) {
         const t0 = performance.now();
@@ -206,8 +215,8 @@ export async function runSummarizeEval(opts: SummarizeEvalOptions, log: (m: stri
 const budgetName = (ex: ExtractiveOptions) =>
   ex.leadSentences !== undefined
     ? `the length of the first ${ex.leadSentences} ` +
-      `sentences${ex.centralityWeight ? `, centrality ${ex.centralityWeight}` : ''}` +
-      `${ex.titleWeight ? `, title ${ex.titleWeight}` : ''}`
+      `sentences${ex.centralityWeight && !ex.learned ? `, centrality ${ex.centralityWeight}` : ''}` +
+      `${ex.titleWeight && !ex.learned ? `, title ${ex.titleWeight}` : ''}`
     : `${Number.isFinite(ex.ratio) ? `${Math.round(ex.ratio * 100)} % of the words, ` : ''}` +
       `${ex.minWords ? `≥ ${ex.minWords} words, ` : ''}≤ ` +
       `${ex.maxSentences} sentences`;
@@ -373,6 +382,38 @@ async function writeFeatures(
   return `${out.length} documents' synopsis candidates written to ${file}\n`;
 }
 
+/**
+ * The extractive scorer's data (extractive_scorer.py): for each document its candidate sentences,
+ * verbatim, with their features (extractiveFeatures.ts) from the first variant's attention, and the
+ * references. The oracle labels are made from them in Python.
+ */
+async function writeExtractiveFeatures(
+  system: SummarizeSystem,
+  file: string,
+  byDomain: Map<string, Pair[]>,
+  log: (m: string) => void,
+): Promise<string> {
+  const out: string[] = [];
+  for (const [domain, ps] of byDomain) {
+    for (const [i, p] of ps.entries()) {
+      const { tokens } = await system.documentAttention(p.source, undefined);
+      const { inputs } = featureInputs(p.source, scoreSentences(p.source, tokens, 'rank', 0));
+      const x = extractiveFeatures(inputs);
+      out.push(
+        JSON.stringify({
+          id: p.id,
+          domain,
+          references: p.references ?? [p.target],
+          sentences: inputs.map((s, k) => ({ text: s.text, words: s.words, x: x[k] })),
+        }),
+      );
+      if ((i + 1) % 100 === 0) log(`extractive features ${domain}: ${i + 1}/${ps.length}`);
+    }
+  }
+  await fs.writeFile(file, out.join('\n') + '\n');
+  return `${out.length} documents' extractive features written to ${file}\n`;
+}
+
 function table(rows: Row[], byDomain: Map<string, Pair[]>, split: string): string {
   const pct = (x: number) => (100 * x).toFixed(2);
   const domains = [...byDomain.keys()];
@@ -435,6 +476,7 @@ async function sweep(
   split: string | undefined,
   byDomain: Map<string, Pair[]>,
   log: (m: string) => void,
+  scorers: SummarizeEvalOptions['scorers'] = [],
 ): Promise<string> {
   const budgets: Pick<ExtractiveOptions, 'ratio' | 'maxSentences' | 'minWords'>[] = [
     { ratio: Infinity, maxSentences: 3, minWords: 0 },
@@ -473,6 +515,49 @@ async function sweep(
     lines.push({ label, mean: total / byDomain.size, cells: cells.join(' | ') });
   };
   add('Lead-3', (p) => lead3(p.source));
+  // With a learned scorer (--scorer): it and the hand-set default, each at least or closest to Lead-3's
+  // length, each beside the lead of its own length, at a few redundancy thresholds.
+  if (scorers.length > 0) {
+    for (const scorer of [{ name: 'hand-set', weights: undefined }, ...scorers]) {
+      for (const length of ['at-least', 'closest'] as const) {
+        for (const redundancy of [1, 0.6, 0.5, 0.4, 0.3]) {
+          const settings = {
+            ...DEFAULT_EXTRACTIVE,
+            length,
+            redundancy,
+            learned: scorer.weights,
+          };
+          const memo = new Map<Pair, string>();
+          const one = (p: Pair) => {
+            let out = memo.get(p);
+            if (out === undefined)
+              memo.set(p, (out = extractiveSummary(p.source, attention.get(p) ?? [], settings).summary));
+            return out;
+          };
+          const label = `${scorer.name}, Lead-3's length (${length}), redundancy ${redundancy}`;
+          add(label, one);
+          add(`lead of the same length as: ${label}`, (p) => leadWords(p.source, countWords(one(p))));
+        }
+      }
+    }
+    // The hand-set score plus β times each learned z (an ensemble), at the default's length and redundancy.
+    for (const scorer of scorers) {
+      for (const learnedWeight of [0.1, 0.25, 0.5, 1]) {
+        const settings = { ...DEFAULT_EXTRACTIVE, learned: scorer.weights, learnedWeight };
+        const memo = new Map<Pair, string>();
+        const one = (p: Pair) => {
+          let out = memo.get(p);
+          if (out === undefined)
+            memo.set(p, (out = extractiveSummary(p.source, attention.get(p) ?? [], settings).summary));
+          return out;
+        };
+        const label = `hand-set + ${learnedWeight} × ${scorer.name}, Lead-3's length, redundancy 0.4`;
+        add(label, one);
+        add(`lead of the same length as: ${label}`, (p) => leadWords(p.source, countWords(one(p))));
+      }
+    }
+    return sweepTable(lines, byDomain, split, false);
+  }
   for (const b of budgets) {
     add(`Lead (${name(b)})`, (p) => leadToBudget(p.source, { ...DEFAULT_EXTRACTIVE, ...b }));
     for (const aggregation of AGGREGATIONS) {
@@ -507,9 +592,21 @@ async function sweep(
       }
     }
   }
+  return sweepTable(lines, byDomain, split);
+}
+
+function sweepTable(
+  lines: { label: string; mean: number; cells: string }[],
+  byDomain: Map<string, Pair[]>,
+  split: string | undefined,
+  sorted = true,
+): string {
+  const f = (x: number) => (100 * x).toFixed(2);
   const head = `| setting | ${[...byDomain.keys()].map((d) => `${d} R-1 / R-2 / R-L`).join(' | ')} | mean |`;
   const sep = `|---|${[...byDomain.keys()].map(() => '---:').join('|')}|---:|`;
-  const body = lines.sort((a, b) => b.mean - a.mean).map((l) => `| ${l.label} | ${l.cells} | ${f(l.mean)} |`);
+  const body = (sorted ? lines.sort((a, b) => b.mean - a.mean) : lines).map(
+    (l) => `| ${l.label} | ${l.cells} | ${f(l.mean)} |`,
+  );
   return [
     head,
     sep,

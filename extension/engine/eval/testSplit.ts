@@ -30,7 +30,7 @@ export async function readSplit<S extends z.ZodTypeAny>(
   system: ModelSystemId,
   dataDir: string,
   schema: S,
-  split: 'test' | 'val' = 'test',
+  split: 'test' | 'val' | 'train' = 'test',
 ): Promise<z.infer<S>[]> {
   const file = path.join(dataDir, `${system}.${split}.jsonl`);
   const howToMake = `cd models/train && python3 -m draftsmith_train.${system} prepare --data ${dataDir}`;

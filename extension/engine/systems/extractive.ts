@@ -31,6 +31,7 @@ import { looksLikeMarkup, sentenceSpans } from '../text/reader';
 import { pointsBack } from '../text/standalone';
 import { titleEnd } from '../text/title';
 import { isStopword } from '../text/stopwords';
+import { learnedScores, type ExtractiveWeights, type FeatureInput } from './extractiveFeatures';
 import { wordsOf } from './topicAwareAttention';
 
 export const AGGREGATIONS = ['sum', 'mean', 'sqrt', 'rank'] as const;
@@ -59,6 +60,17 @@ export interface ExtractiveOptions {
   antecedents?: boolean;
   /** Never more than this many sentences. */
   maxSentences: number;
+  /** With `leadSentences`: 'at-least' (default) takes sentences until the budget is reached; 'closest'
+   * takes a sentence only when it brings the length closer to the budget (the lead's length as a soft
+   * target: the summary may end a little under it). */
+  length?: 'at-least' | 'closest';
+  /** A learned scorer (extractive.json): the sentences rank by its z = w · x instead of the hand-set
+   * rank + λ / (i + 1) + μ · centrality + title share (positionWeight, centralityWeight and
+   * titleWeight are then not read). */
+  learned?: ExtractiveWeights;
+  /** With `learned`: the hand-set score plus this weight times the learned z (an ensemble of the two)
+   * instead of z alone. */
+  learnedWeight?: number;
   /** Never a budget below this many words (a short document still gets a whole sentence or two). */
   minWords: number;
   /** A sentence whose content words are more than this share words of a sentence already chosen is
@@ -271,7 +283,7 @@ export function selectSentences(
   budgetWords: number,
   maxSentences: number,
   redundant: (i: number, chosen: readonly number[]) => boolean = () => false,
-  fill = false,
+  fill: boolean | 'closest' = false,
 ): number[] {
   const order = sentences
     .map((_, i) => i)
@@ -281,7 +293,7 @@ export function selectSentences(
   const taken = new Set<number>();
   let used = 0;
   for (const i of order) {
-    if (fill && chosen.length > 0 && used >= budgetWords) break;
+    if (fill === true && chosen.length > 0 && used >= budgetWords) break;
     if (taken.has(i)) continue;
     const before = antecedents(sentences, i);
     if (before === undefined) continue;
@@ -289,6 +301,9 @@ export function selectSentences(
     if (chosen.length + unit.length > maxSentences) continue;
     const w = unit.reduce((n, j) => n + sentences[j].words, 0);
     if (!fill && chosen.length > 0 && used + w > budgetWords) continue;
+    // The soft target: a unit that ends farther from the budget than the summary already is, is not taken.
+    if (fill === 'closest' && chosen.length > 0 && Math.abs(used + w - budgetWords) >= Math.abs(budgetWords - used))
+      continue;
     if (chosen.length > 0 && redundant(i, chosen)) continue;
     for (const j of unit) {
       chosen.push(j);
@@ -312,6 +327,22 @@ export function addCentrality(
   titleWeight: number,
 ): void {
   if (!(centralityWeight > 0) && !(titleWeight > 0)) return;
+  const { centrality, titleShare } = centralityAndTitle(text, sentences);
+  sentences.forEach((s, i) => {
+    if (!s.prose) return;
+    if (centralityWeight > 0) s.score += centralityWeight * centrality[i];
+    if (titleWeight > 0) s.score += titleWeight * titleShare[i];
+  });
+}
+
+/**
+ * Each sentence's centrality over the text's maximum (addCentrality) and the share of the title's
+ * content words it has (0 for a sentence that is not prose, or a text without a title).
+ */
+export function centralityAndTitle(
+  text: string,
+  sentences: readonly Pick<ScoredSentence, 'start' | 'end' | 'words' | 'prose' | 'title'>[],
+): { centrality: number[]; titleShare: number[] } {
   const words = sentences.map((s) => (s.prose ? contentWords(text.slice(s.start, s.end)) : new Set<string>()));
   const df = new Map<string, number>();
   for (const w of words) for (const x of w) df.set(x, (df.get(x) ?? 0) + 1);
@@ -323,15 +354,38 @@ export function addCentrality(
   const top = central.reduce((m, c) => Math.max(m, c), 0);
   const titleWords = new Set<string>();
   for (const s of sentences) if (s.title) for (const x of contentWords(text.slice(s.start, s.end))) titleWords.add(x);
-  sentences.forEach((s, i) => {
-    if (!s.prose) return;
-    if (centralityWeight > 0 && top > 0) s.score += (centralityWeight * central[i]) / top;
-    if (titleWeight > 0 && titleWords.size > 0) {
+  return {
+    centrality: central.map((c, i) => (sentences[i].prose && top > 0 ? c / top : 0)),
+    titleShare: words.map((w) => {
+      if (titleWords.size === 0) return 0;
       let shared = 0;
-      for (const x of titleWords) if (words[i].has(x)) shared++;
-      s.score += (titleWeight * shared) / titleWords.size;
-    }
-  });
+      for (const x of titleWords) if (w.has(x)) shared++;
+      return shared / titleWords.size;
+    }),
+  };
+}
+
+/**
+ * The learned scorer's inputs (extractiveFeatures.ts) for the text's sentences that have words and
+ * are prose (all sentences with words when none is prose), with their indices into `sentences`;
+ * `sentences` scored by the attention's rank alone (scoreSentences, λ 0).
+ */
+export function featureInputs(
+  text: string,
+  sentences: readonly ScoredSentence[],
+): { index: number[]; inputs: FeatureInput[] } {
+  const anyProse = sentences.some((s) => s.prose && s.words > 0);
+  const index = sentences.map((_, i) => i).filter((i) => sentences[i].words > 0 && (sentences[i].prose || !anyProse));
+  const top = index.reduce((m, i) => Math.max(m, sentences[i].score), 0);
+  const { centrality, titleShare } = centralityAndTitle(text, sentences);
+  const inputs = index.map((i) => ({
+    text: text.slice(sentences[i].start, sentences[i].end),
+    words: sentences[i].words,
+    rank: top > 0 ? sentences[i].score / top : 0,
+    centrality: centrality[i],
+    titleShare: titleShare[i],
+  }));
+  return { index, inputs };
 }
 
 /** The extractive summary of `text` from the model's α over its tokens. */
@@ -340,8 +394,25 @@ export function extractiveSummary(
   tokens: readonly AttendedToken[],
   opts: ExtractiveOptions = DEFAULT_EXTRACTIVE,
 ): ExtractiveSummary {
-  const sentences = scoreSentences(text, tokens, opts.aggregation, opts.positionWeight);
-  addCentrality(text, sentences, opts.centralityWeight ?? 0, opts.titleWeight ?? 0);
+  let sentences: ScoredSentence[];
+  if (opts.learned && opts.learnedWeight !== undefined) {
+    sentences = scoreSentences(text, tokens, opts.aggregation, opts.positionWeight);
+    addCentrality(text, sentences, opts.centralityWeight ?? 0, opts.titleWeight ?? 0);
+    const { index, inputs } = featureInputs(text, scoreSentences(text, tokens, 'rank', 0));
+    const z = learnedScores(inputs, opts.learned);
+    index.forEach((i, k) => (sentences[i].score += (opts.learnedWeight ?? 0) * z[k]));
+  } else if (opts.learned) {
+    sentences = scoreSentences(text, tokens, 'rank', 0);
+    const { index, inputs } = featureInputs(text, sentences);
+    const z = learnedScores(inputs, opts.learned);
+    // Sentences that are not candidates rank below every candidate (they are chosen only with no prose).
+    const floor = Math.min(0, ...z) - 1;
+    for (const s of sentences) s.score = floor;
+    index.forEach((i, k) => (sentences[i].score = z[k]));
+  } else {
+    sentences = scoreSentences(text, tokens, opts.aggregation, opts.positionWeight);
+    addCentrality(text, sentences, opts.centralityWeight ?? 0, opts.titleWeight ?? 0);
+  }
   const budgetWords = budgetOf(sentences, opts);
   // Headings, code fences, table rows and a title are candidates only when the text has nothing else.
   const anyProse = sentences.some((s) => s.prose && s.words > 0);
@@ -355,7 +426,7 @@ export function extractiveSummary(
     budgetWords,
     opts.maxSentences,
     redundancyFilter(text, sentences, opts.redundancy ?? 1),
-    opts.leadSentences !== undefined,
+    opts.leadSentences === undefined ? false : opts.length === 'closest' ? 'closest' : true,
   );
   const summary = chosen.map((i) => text.slice(sentences[i].start, sentences[i].end)).join(' ');
   return { summary, chosen, sentences, budgetWords };

@@ -62,13 +62,19 @@ const countWords = (t: string) => (t.match(WORDS) ?? []).length;
  * or title inside a sentence (The film "Corn" is closed) is not one.
  */
 export function isQuotation(sentence: string): boolean {
+  if (countWords(sentence) === 0) return false;
+  // One that opens with the quotation is one with less: the attribution after it is what is left.
+  return quotedShare(sentence) >= (/^\s*["“‘']/u.test(sentence) ? 0.35 : 0.6);
+}
+
+/** The share of a sentence's words inside quotation marks (0 for a sentence without words). */
+export function quotedShare(sentence: string): number {
   const all = countWords(sentence);
-  if (all === 0) return false;
+  if (all === 0) return 0;
   let quoted = 0;
   for (const m of sentence.matchAll(/“[^”]*”?|"[^"]*"?|‘[^’]{12,}’|(?<![\p{L}])'[^']{12,}'(?![\p{L}])/gu))
     quoted += countWords(m[0]);
-  // One that opens with the quotation is one with less: the attribution after it is what is left.
-  return quoted / all >= (/^\s*["“‘']/u.test(sentence) ? 0.35 : 0.6);
+  return Math.min(1, quoted / all);
 }
 
 /** The label that opens a photo or video caption ("Pictured: ...", "(Photo: ...", "Click here - ..."). */
