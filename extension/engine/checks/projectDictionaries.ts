@@ -181,7 +181,7 @@ function tomlNames(text: string): string[] {
       if (v) out.push(v);
     } else if (depsTable && key && !table.endsWith('optional-dependencies')) out.push(key);
     // A list of PEP 508 strings ("requests>=2"): `dependencies = [` in [project], or a group's list.
-    if (key && /=\s*\[/.test(line) && (/dependencies$/.test(key) || depsTable)) inList = true;
+    if (key && /^[\w.-]+\s*=\s*\[/.test(line) && (/dependencies$/.test(key) || depsTable)) inList = true;
     if (inList) {
       for (const m of line.matchAll(/["']\s*([A-Za-z0-9][A-Za-z0-9._-]*)/g)) out.push(m[1]);
       if (line.includes(']')) inList = false;
