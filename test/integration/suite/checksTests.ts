@@ -2,11 +2,11 @@
  * In-host tests of the prose checks' diagnostics while the writer keeps typing: a check under way
  * for text that is no longer there must never leave its findings behind. (The UI test covers a
  * typed sentence's three diagnostics and their quick fixes; the fuzz run covers re-checks after edits
- * in the engine.)
+ * in the engine.) And the dialect setting: changing it checks open documents again in that English.
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { closeWithoutSaving, openUntitled, sleep, waitFor } from './helpers';
+import { closeWithoutSaving, openUntitled, sleep, waitFor, withSetting } from './helpers';
 import type { TestCase } from './runner';
 
 /** About 6,000 words: one full check takes a good part of a second or more here. */
@@ -31,9 +31,44 @@ const snapshot = (doc: vscode.TextDocument) =>
     .sort();
 const flagged = (doc: vscode.TextDocument, word: string) =>
   ours(doc).filter((d) => doc.getText(d.range) === word).length;
+/** The severity of the diagnostic on `word`, or undefined when it has none. */
+const severityOn = (doc: vscode.TextDocument, word: string) =>
+  ours(doc).find((d) => doc.getText(d.range) === word)?.severity;
 
 export function checksTests(): TestCase[] {
   return [
+    {
+      name: 'Prose checks: draftsmith.checks.dialect re-checks the open document: British spellings are hints under American, silent under British, and American ones hints under British',
+      timeoutMs: 120_000,
+      async run() {
+        const editor = await openUntitled('The behaviour of the color is odd. I will recieve it.', 'markdown');
+        const doc = editor.document;
+        const { Hint, Warning } = vscode.DiagnosticSeverity;
+        try {
+          await waitFor(() => flagged(doc, MISSPELT) === 1, 'the first check', 60_000, 50);
+          assert.equal(severityOn(doc, 'behaviour'), Hint, 'American by default: a British spelling is a hint');
+          assert.equal(severityOn(doc, 'color'), undefined);
+          assert.equal(severityOn(doc, MISSPELT), Warning);
+          await withSetting('checks.dialect', 'British', async () => {
+            await waitFor(
+              () => severityOn(doc, 'color') === Hint && severityOn(doc, 'behaviour') === undefined,
+              'the check in British English after the setting changed',
+              60_000,
+              50,
+            );
+            assert.equal(severityOn(doc, MISSPELT), Warning, 'a misspelling in every English');
+          });
+          await waitFor(
+            () => severityOn(doc, 'behaviour') === Hint && severityOn(doc, 'color') === undefined,
+            'American again once the setting is removed',
+            60_000,
+            50,
+          );
+        } finally {
+          await closeWithoutSaving(doc);
+        }
+      },
+    },
     {
       name: 'Prose checks: a long Markdown document edited again and again while it is being checked ends with the diagnostics a fresh check of its final text gives, none left from before',
       timeoutMs: 240_000,
