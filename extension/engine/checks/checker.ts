@@ -499,7 +499,8 @@ function spellingMessage(s: SpellFinding, dialect: Dialect): string {
       s.formation.kind === 'prefix'
         ? `the prefix ${quote(`${s.formation.prefix}-`)} and ${quote(s.formation.rest)}`
         : `${quote(s.formation.first)} and ${quote(s.formation.second)}`;
-    return `Unknown word ${quote(s.word)}, made of ${parts}: a term the dictionaries lack?${best ? ` Or ${best}?` : ''}`;
+    const or = best ? ` Or ${best}?` : '';
+    return `Unknown word ${quote(s.word)}, made of ${parts}: a term the dictionaries lack?${or}`;
   }
   return best ? `Unknown word ${quote(s.word)}: did you mean ${best}?` : `Unknown word ${quote(s.word)}.`;
 }

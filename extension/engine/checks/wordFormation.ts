@@ -10,9 +10,10 @@
  * - a prefix and a known word, unless a dictionary word is one slip away in the ways typists slip
  *   most (a letter doubled or undoubled, two letters swapped, a capital left out: "untill");
  * - two known words, unless a dictionary word is one edit of any kind away ("lifestile"; the word
- *   less a plural's "s" is no such evidence: "pathnames"), and only when each part has four letters or more, or the short part is a software term or abbreviation
- *   rather than an English word: two short English words run together are a missing space
- *   ("alot", "usecases", "wrongway"), which is worth a warning.
+ *   less a plural's "s" is no such evidence: "pathnames"), and only when each part has four letters
+ *   or more, or the short part is a software term or abbreviation rather than an English word: two
+ *   short English words run together are a missing space ("alot", "usecases", "wrongway"), which is
+ *   worth a warning.
  */
 
 /** Prefixes English and technical English join to words without a hyphen. */
@@ -57,7 +58,10 @@ export type Formation =
 
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 
-/** Each word one edit from `w` (a letter deleted, swapped with the next, replaced or inserted), with whether it is a slip. */
+/**
+ * Each word one edit from `w` (a letter deleted, swapped with the next, replaced or inserted), with
+ * whether it is a slip.
+ */
 function* edits(w: string): Generator<{ word: string; slip: boolean }> {
   for (let i = 0; i <= w.length; i++) {
     const a = w.slice(0, i);
