@@ -167,7 +167,9 @@ export async function checkCommand(a: Args): Promise<number> {
       return readDictionary(f);
     }),
   ];
-  // By default what a CI job should see: every family whose default is not a hint (or off).
+  // By default what a CI job should see: every family whose default is not a hint (or off), and no
+  // finding the checker is unsure of (a hint); --hints adds what the editor shows as hints.
+  const hints = flag(a, 'hints') !== undefined;
   const raw: Record<string, RuleSetting> = {};
   for (const f of FAMILY_NAMES) {
     const d = FAMILIES[f].default as RuleSetting;
@@ -177,7 +179,7 @@ export async function checkCommand(a: Args): Promise<number> {
           ? 'warning'
           : d
         : 'off'
-      : d === 'hint'
+      : d === 'hint' && !hints
         ? 'off'
         : d;
   }
@@ -204,6 +206,7 @@ export async function checkCommand(a: Args): Promise<number> {
     const lines = lineSpans(text);
     const out: Reported[] = [];
     for (const f of result?.findings ?? []) {
+      if (f.severity === 'hint' && !hints) continue;
       if (selection?.rules.size && f.family === 'grammar' && !selection.grammarFamily && !selection.rules.has(f.rule))
         continue;
       const start = position(lines, f.start);

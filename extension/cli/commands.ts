@@ -944,8 +944,8 @@ const TABLE = [
     usage: [
       {
         synopsis:
-          'check FILE ... | FOLDER ... [--rule NAME ...] [--dictionary FILE ...] [--dialect NAME] [--fail-on ' +
-          'error|warning|information|hint|never] [--baseline REF] [--json]',
+          'check FILE ... | FOLDER ... [--rule NAME ...] [--dictionary FILE ...] [--dialect NAME] [--hints] ' +
+          '[--fail-on error|warning|information|hint|never] [--baseline REF] [--json]',
         note:
           'Prints FILE:LINE:COLUMN: severity rule: message (LINE in the file as given, COLUMN from 1 in UTF-16 ' +
           'code units, as VS Code counts). A FOLDER is searched for .md, .markdown and .txt files, dot folders ' +
@@ -983,6 +983,12 @@ const TABLE = [
           `the English whose spellings are right: ${DIALECTS.join(', ')} (default ${DEFAULT_DIALECT}), for the ` +
           `speller and Harper`,
       },
+      flag(
+        'hints',
+        'also the hints the editor shows as dotted underlines: another English’s spellings ("behaviour" under ' +
+          'American), unknown words made of known parts ("servername"), and the hint families (passive voice, ' +
+          'wordy phrases) unless --rule names others',
+      ),
       {
         name: 'fail-on',
         kind: 'text',

@@ -99,3 +99,37 @@ test('--baseline with a git revision checks each file as it was there; a file ne
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /"no-such-branch" is neither a file nor a git revision/);
 });
+
+test('hints are left out unless --hints asks for them, and the JSON carries each finding’s severity', () => {
+  const dir = tempDir('check-hints');
+  writeFileSync(path.join(dir, 'notes.md'), 'The behaviour of the servername option is odd. We recieve it.\n');
+  const plain = cli(['notes.md', '--json'], dir);
+  assert.equal(plain.status, 0, plain.stderr);
+  const found = (r: typeof plain) =>
+    (JSON.parse(r.stdout) as { family: string; word?: string; severity: string }[])
+      .filter((f) => f.family === 'spelling')
+      .map((f) => [f.word, f.severity]);
+  assert.deepEqual(found(plain), [['recieve', 'warning']]);
+  assert.deepEqual(found(cli(['notes.md', '--json', '--hints'], dir)), [
+    ['behaviour', 'hint'],
+    ['servername', 'hint'],
+    ['recieve', 'warning'],
+  ]);
+  assert.equal(cli(['notes.md', '--hints', '--fail-on', 'hint'], dir).status, 1);
+});
+
+test('the names a project’s package.json gives are known words: its own, its commands’ and its dependencies’', () => {
+  const dir = tempDir('check-manifest');
+  mkdirSync(path.join(dir, '.git'));
+  mkdirSync(path.join(dir, 'docs'));
+  const text = 'Undici depends on yauzl.\n\nWe recieve it with undici and undicictl.\n';
+  writeFileSync(path.join(dir, 'docs', 'intro.md'), text);
+  const words = () =>
+    (JSON.parse(cli(['docs/intro.md', '--json'], dir).stdout) as { word?: string }[]).map((f) => f.word);
+  assert.deepEqual(words(), ['Undici', 'yauzl', 'recieve', 'undici', 'undicictl']);
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: 'undici', bin: { undicictl: 'cli.js' }, devDependencies: { '@types/yauzl': '^3' } }),
+  );
+  assert.deepEqual(words(), ['recieve']);
+});

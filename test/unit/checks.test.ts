@@ -326,3 +326,48 @@ test('a word or error quoted to talk about it is mentioned, not used; dialogue w
   assert.ok((await found('"I saw wich one," she said.\n')).includes('spelling'), 'dialogue is checked');
   assert.ok((await found('She saw the the cat.\n')).includes('repeated-word'));
 });
+
+test('a typo is a warning; a coined term and another English’s spelling are hints that Fix All leaves alone', async () => {
+  const checker = await sharedChecker();
+  await checker.configure(defaultCheckerConfig());
+  const text = 'It is preferrable to set the servername.\n\nThe behaviour is set.\n';
+  const fs = ((await checker.check(text, 'markdown'))?.findings ?? []).filter((f) => f.family === 'spelling');
+  assert.deepEqual(
+    fs.map((f) => [f.word, f.severity]),
+    [
+      ['preferrable', 'warning'],
+      ['servername', 'hint'],
+      ['behaviour', 'hint'],
+    ],
+  );
+  assert.match(fs[1].message, /made of “server” and “name”/);
+  assert.match(fs[2].message, /^British spelling “behaviour”: American English writes “behavior”\./);
+  assert.equal(fs[2].fixes[0].text, 'behavior');
+  assert.deepEqual(
+    safeFixes(fs).map((f) => f.text),
+    ['preferable'],
+  );
+  await checker.configure({ ...defaultCheckerConfig(), dialect: 'British' });
+  const british = ((await checker.check(text, 'markdown'))?.findings ?? []).filter((f) => f.family === 'spelling');
+  assert.deepEqual(
+    british.map((f) => f.word),
+    ['preferrable', 'servername'],
+    'behaviour is right in British',
+  );
+  await checker.configure(defaultCheckerConfig());
+});
+
+test('a word the document writes as code or in a link address is that code’s name; a typo in prose is not', async () => {
+  const checker = await sharedChecker();
+  await checker.configure(defaultCheckerConfig());
+  const spelled = async (text: string, format: DocumentFormat = 'markdown') =>
+    ((await checker.check(text, format))?.findings ?? []).filter((f) => f.family === 'spelling').map((f) => f.word);
+  const text =
+    'Call `path.realpath()` to get the realpath.\n\n```js\nconst yauzl = require("yauzl");\n```\n\n' +
+    'Read it with yauzl, or with [yazl](https://github.com/thejoshwolfe/yazl), and set `maxRedirections` ' +
+    'to limit the redirections. We recieve it.\n';
+  assert.deepEqual(await spelled(text), ['recieve']);
+  // A link to a heading is made from the heading's prose, so it names nothing.
+  assert.deepEqual(await spelled('See the nettopp list in [nettopp](#nettopp).\n'), ['nettopp', 'nettopp']);
+  assert.deepEqual(await spelled('Call `realpath()` to get the realpath.\n', 'plain'), ['realpath']);
+});

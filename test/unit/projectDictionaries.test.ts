@@ -94,7 +94,9 @@ test('draftsmith check knows the project’s words, and --dialect picks the Engl
   assert.equal(r.status, 0, r.stdout + r.stderr);
   const british = path.join(path.dirname(file), 'british.md');
   writeFileSync(british, 'The colour of the organisation.\n');
-  assert.equal(cli([british]).stdout.trim().split('\n').length, 2);
+  // Under American they are British spellings: hints, which check prints when asked.
+  assert.equal(cli([british]).stdout, '');
+  assert.match(cli([british, '--hints']).stdout, /hint spelling: British spelling “colour”.*\n.*“organisation”/);
   const b = cli([british, '--dialect', 'British']);
   assert.equal(b.status, 0, b.stdout + b.stderr);
   assert.equal(cli([british, '--dialect', 'Klingon']).status, 2);
@@ -125,9 +127,41 @@ test('the English a project declares in its Code Spell Checker config ("language
   assert.equal(projectDialect(doc, root), undefined);
   const check = () =>
     spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'check', doc], { encoding: 'utf8' });
-  assert.match(check().stdout, /spelling: Unknown word “colour”/, 'American by default');
+  const american = spawnSync(process.execPath, [path.join(repoRoot, 'dist', 'cli.js'), 'check', doc, '--hints'], {
+    encoding: 'utf8',
+  });
+  assert.match(american.stdout, /hint spelling: British spelling “colour”/, 'American by default');
   writeFileSync(path.join(root, 'cspell.json'), '{ "language": "en,en-GB" }');
   assert.equal(projectDialect(doc, root), 'British');
   const british = check();
   assert.equal(british.stdout, '', `${british.stdout}${british.stderr}`);
+});
+
+test('the nearest manifest’s names are known words: package.json, pyproject.toml and Cargo.toml', () => {
+  const root = tempDir('project-manifest');
+  mkdirSync(path.join(root, 'py', 'docs'), { recursive: true });
+  mkdirSync(path.join(root, 'rs'), { recursive: true });
+  writeFileSync(
+    path.join(root, 'package.json'),
+    JSON.stringify({ name: '@acme/undici', bin: { undicictl: 'x' }, dependencies: { 'fast-glob': '1' }, version: 3 }),
+  );
+  writeFileSync(
+    path.join(root, 'py', 'pyproject.toml'),
+    '[project]\nname = "sacrebleu"\ndependencies = [\n  "portalocker>=2", # locks\n  "tabulate",\n]\n' +
+      '[tool.poetry.dependencies]\nmecab-python3 = "^1"\n',
+  );
+  writeFileSync(
+    path.join(root, 'rs', 'Cargo.toml'),
+    '[package]\nname = "ripgrep"\n\n[dependencies]\nserde = { version = "1", features = ["derive"] }\n',
+  );
+  const words = (file: string) => projectWords(path.join(root, file), root).words;
+  for (const w of ['acme', 'undici', 'undicictl', 'fast', 'glob']) assert.ok(words('README.md').includes(w), w);
+  const py = words('py/docs/guide.md');
+  for (const w of ['sacrebleu', 'portalocker', 'tabulate', 'mecab']) assert.ok(py.includes(w), w);
+  assert.ok(!py.includes('undici'), 'only the nearest manifest: the file belongs to that project');
+  const rs = words('rs/README.md');
+  for (const w of ['ripgrep', 'serde']) assert.ok(rs.includes(w), w);
+  assert.ok(!rs.includes('derive'));
+  writeFileSync(path.join(root, 'package.json'), '{"name": ');
+  assert.deepEqual(words('README.md'), [], 'a broken manifest adds nothing');
 });

@@ -1,6 +1,7 @@
 // Spelling for technical prose (engine/checks/spelling.ts with Code Spell Checker's dictionaries):
 // technical words, British spellings under British, codes, flags, identifiers and handles are not
-// misspellings; learners' misspellings still are; an unknown name is never "fixed" into two words.
+// misspellings; learners' misspellings still are; an unknown name is never "fixed" into two words;
+// another English's spelling and a word made of known parts are told apart from a typo.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CspellSpeller } from '../../extension/engine/checks/cspellSpeller';
@@ -64,4 +65,62 @@ test('an abbreviation without a vowel (cwd, fd, js) is no misspelling; a vowel-l
   const words = (text: string) => american.check(text).map((f) => f.word);
   assert.deepEqual(words('Pass the cwd and an fd to the js helper, rtl or not.'), []);
   assert.deepEqual(words('The functon returns.'), ['functon']);
+});
+
+test('a typo one edit from a dictionary word is a misspelling, a prefix or not: "untill", "recieve"', () => {
+  const found = american.check('Wait untill we recieve it.');
+  assert.deepEqual(
+    found.map((f) => [f.word, f.kind]),
+    [
+      ['untill', 'misspelling'],
+      ['recieve', 'misspelling'],
+    ],
+  );
+});
+
+test('a word made of known parts with no typo in sight is coined, not misspelled: servername, undecoded, npmignore', () => {
+  const found = american.check('Set the servername, read the undecoded buffer and edit npmignore.');
+  assert.deepEqual(
+    found.map((f) => [f.word, f.kind]),
+    [
+      ['servername', 'coined'],
+      ['undecoded', 'coined'],
+      ['npmignore', 'coined'],
+    ],
+  );
+  assert.deepEqual(found[0].formation, { kind: 'compound', first: 'server', second: 'name' });
+  assert.deepEqual(found[1].formation, { kind: 'prefix', prefix: 'un', rest: 'decoded' });
+  // Two short English words run together are a missing space, worth a warning.
+  assert.deepEqual(
+    american.check('See the usecases and the wrongway slashes.').map((f) => f.kind),
+    ['misspelling', 'misspelling'],
+  );
+});
+
+test('another English’s spelling is that dialect’s, with the chosen one as its fix; informations stays a misspelling', () => {
+  const found = american.check('The behaviour is easy to customise, but informations are lost.');
+  assert.deepEqual(
+    found.map((f) => [f.word, f.kind, f.dialect, f.suggestions[0]]),
+    [
+      ['behaviour', 'dialect', 'British', 'behavior'],
+      ['customise', 'dialect', 'British', 'customize'],
+      ['informations', 'misspelling', undefined, 'information'],
+    ],
+  );
+  const british = new SpellChecker(new CspellSpeller('British'));
+  assert.deepEqual(flagged(british, 'The behaviour is easy to customise.'), []);
+  assert.deepEqual(
+    british.check('The color of the behavior.').map((f) => [f.word, f.kind, f.dialect, f.suggestions[0]]),
+    [
+      ['color', 'dialect', 'American', 'colour'],
+      ['behavior', 'dialect', 'American', 'behaviour'],
+    ],
+  );
+});
+
+test('a prefix before a hyphen is half a word ("Un-escape", "non-zero"); "ie" is "i.e." without its points', () => {
+  assert.deepEqual(flagged(american, 'Un-escape the string; re-run it with a non-zero code.'), []);
+  const [ie] = american.check('It returns a path. Ie, a string.');
+  assert.equal(ie.word, 'Ie');
+  assert.deepEqual(ie.suggestions, ['I.e.']);
 });

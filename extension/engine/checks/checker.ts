@@ -31,7 +31,8 @@ import {
   type Severity,
 } from './rules';
 import { DEFAULT_DIALECT, type Dialect } from './dialects';
-import { SpellChecker, WordSet } from './spelling';
+import { SpellChecker, WordSet, type SpellFinding } from './spelling';
+import { withoutCodeNames } from './codeNames';
 import { StyleChecker, type StyleFinding } from './style';
 import { TECHNICAL } from './technical';
 
@@ -95,6 +96,8 @@ interface RawFinding {
   message: string;
   fixes: { start: number; end: number; text: string; title: string }[];
   word?: string;
+  /** Less sure than its family's other findings: shown as a hint whatever the family's severity. */
+  hint?: boolean;
 }
 
 interface Unit {
@@ -428,6 +431,7 @@ export class ProseChecker {
         if (f) findings.push(f);
       }
     }
+    withoutCodeNames(findings, text, format);
     withoutDocumentNames(findings);
     return {
       findings,
@@ -466,20 +470,16 @@ export class ProseChecker {
   }
 
   private spellingRaw(key: string): RawFinding[] {
+    const dialect = this.config.dialect ?? DEFAULT_DIALECT;
     return this.spell.check(key).map((s) => ({
       start: s.start,
       end: s.end,
       family: 'spelling',
       rule: 'spelling',
       word: s.word,
-      message:
-        s.suggestions.length > 0
-          ? `Unknown word ${quote(s.word)}: did you mean ${s.suggestions
-              .slice(0, 3)
-              .map((x) => quote(x))
-              .join(', ')}?`
-          : `Unknown word ${quote(s.word)}.`,
+      message: spellingMessage(s, dialect),
       fixes: s.suggestions.map((x) => ({ start: s.start, end: s.end, text: x, title: `Change to ${quote(x)}` })),
+      ...(s.kind === 'misspelling' ? {} : { hint: true }),
     }));
   }
 
@@ -507,10 +507,11 @@ export class ProseChecker {
       ...span,
       family: r.family,
       rule: r.rule,
-      severity: setting,
+      severity: r.hint ? 'hint' : setting,
       message: r.message,
       fixes,
-      safe: FAMILIES[r.family].safe && fixes.length === 1 && exact,
+      // A hint is a guess: Fix All does not apply its fix unseen.
+      safe: FAMILIES[r.family].safe && !r.hint && fixes.length === 1 && exact,
       ...(r.word !== undefined ? { word: r.word } : {}),
     };
   }
@@ -522,6 +523,25 @@ export class ProseChecker {
 }
 
 const collapse = (s: string) => s.replace(/\s+/g, ' ');
+
+/** What a spelling finding says: its kind's reason, and the suggestions. */
+function spellingMessage(s: SpellFinding, dialect: Dialect): string {
+  const best = s.suggestions
+    .slice(0, 3)
+    .map((x) => quote(x))
+    .join(', ');
+  if (s.kind === 'dialect' && s.dialect)
+    return `${s.dialect} spelling ${quote(s.word)}: ${dialect} English writes ${quote(s.suggestions[0])}.`;
+  if (s.kind === 'coined' && s.formation) {
+    const parts =
+      s.formation.kind === 'prefix'
+        ? `the prefix ${quote(`${s.formation.prefix}-`)} and ${quote(s.formation.rest)}`
+        : `${quote(s.formation.first)} and ${quote(s.formation.second)}`;
+    const or = best ? ` Or ${best}?` : '';
+    return `Unknown word ${quote(s.word)}, made of ${parts}: a term the dictionaries lack?${or}`;
+  }
+  return best ? `Unknown word ${quote(s.word)}: did you mean ${best}?` : `Unknown word ${quote(s.word)}.`;
+}
 
 /** How often a document writes an unknown word before it is the document's own name. */
 const NAME_REPEATS = 3;

@@ -5,7 +5,10 @@
  * `ignoreWords` and the local word-list files of `dictionaryDefinitions`; and Vale's vocabularies
  * (accept.txt of each `Vocab` in .vale.ini, under StylesPath: config/vocabularies/NAME or, before
  * Vale 3, Vocab/NAME). They are looked for in the checked file's folder and every folder above it up
- * to `root` (the workspace folder, or the git root for the CLI).
+ * to `root` (the workspace folder, or the git root for the CLI). And the names a project's manifest
+ * gives (the nearest package.json, pyproject.toml or Cargo.toml: its own name, its commands and its
+ * dependencies), which its docs write in lower case as words ("undici", "minimatch", "unist"): no
+ * writer keeps those in a word list by hand, and a typo of a word is not a dependency's name.
  *
  * A file that cannot be read or parsed adds nothing (the check goes on); what is read is zod-checked.
  */
@@ -44,6 +47,18 @@ const CspellConfig = z
 const VscodeSettings = z
   .object({ 'cSpell.words': Words.optional(), 'cSpell.ignoreWords': Words.optional() })
   .passthrough();
+
+const MANIFESTS = ['package.json', 'pyproject.toml', 'Cargo.toml'] as const;
+const PackageJson = z
+  .object({
+    name: z.string().catch(''),
+    bin: z.union([z.string(), z.record(z.string(), z.unknown())]).catch({}),
+    dependencies: z.record(z.string(), z.unknown()).catch({}),
+    devDependencies: z.record(z.string(), z.unknown()).catch({}),
+    peerDependencies: z.record(z.string(), z.unknown()).catch({}),
+    optionalDependencies: z.record(z.string(), z.unknown()).catch({}),
+  })
+  .partial();
 
 export interface ProjectWords {
   words: string[];
@@ -124,6 +139,80 @@ export function valeVocabularyFiles(ini: string): string[] {
   );
 }
 
+/** The names a package.json gives: its own, its commands' (`bin`) and its dependencies'. */
+function packageJsonNames(text: string): string[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const p = PackageJson.safeParse(data);
+  if (!p.success) return [];
+  const { name, bin, dependencies, devDependencies, peerDependencies, optionalDependencies } = p.data;
+  return [
+    name ?? '',
+    ...(typeof bin === 'object' ? Object.keys(bin) : []),
+    ...[dependencies, devDependencies, peerDependencies, optionalDependencies].flatMap((d) => Object.keys(d ?? {})),
+  ];
+}
+
+/**
+ * The names a pyproject.toml or Cargo.toml gives, read by line rather than with a TOML parser (only
+ * names are wanted): `name = "…"` in [project], [tool.poetry] or [package]; the keys of the
+ * dependency tables; and the names that open PEP 508 strings in `dependencies = [...]` lists.
+ */
+function tomlNames(text: string): string[] {
+  const out: string[] = [];
+  let table = '';
+  let inList = false;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.replace(/#.*$/, '').trim();
+    const header = /^\[{1,2}([^\]]+)\]{1,2}$/.exec(line);
+    if (header) {
+      table = header[1].trim();
+      inList = false;
+      continue;
+    }
+    const depsTable = /(^|\.)(dev-|build-|optional-)?dependencies$/.test(table);
+    const key = /^([A-Za-z0-9_.-]+)\s*=/.exec(line)?.[1];
+    if (/^(project|tool\.poetry|package)$/.test(table) && key === 'name') {
+      const v = /=\s*["']([^"']+)["']/.exec(line)?.[1];
+      if (v) out.push(v);
+    } else if (depsTable && key && !table.endsWith('optional-dependencies')) out.push(key);
+    // A list of PEP 508 strings ("requests>=2"): `dependencies = [` in [project], or a group's list.
+    if (key && /^[\w.-]+\s*=\s*\[/.test(line) && (/dependencies$/.test(key) || depsTable)) inList = true;
+    if (inList) {
+      for (const m of line.matchAll(/["']\s*([A-Za-z0-9][A-Za-z0-9._-]*)/g)) out.push(m[1]);
+      if (line.includes(']')) inList = false;
+    }
+  }
+  return out;
+}
+
+/**
+ * The words of the names in the manifest nearest to `file` (package.json, pyproject.toml or
+ * Cargo.toml, searched up to `root`): each name split at its punctuation ("@types/unist" gives "types"
+ * and "unist", "fast-glob" "fast" and "glob"). Only the nearest folder with a manifest counts: it is
+ * the project the file belongs to.
+ */
+export function manifestWords(file: string, root: string): { words: string[]; sources: string[] } {
+  for (const dir of foldersUp(file, root)) {
+    const words: string[] = [];
+    const sources: string[] = [];
+    for (const name of MANIFESTS) {
+      const text = readSmall(path.join(dir, name));
+      if (text === undefined) continue;
+      const names = name === 'package.json' ? packageJsonNames(text) : tomlNames(text);
+      const parts = names.flatMap((n) => n.split(/[^\p{L}\p{N}]+/u)).filter((w) => /^\p{L}{2,}$/u.test(w));
+      if (parts.length > 0) sources.push(path.join(dir, name));
+      words.push(...parts);
+    }
+    if (sources.length > 0) return { words: [...new Set(words)], sources };
+  }
+  return { words: [], sources: [] };
+}
+
 /** The folders from `file`'s own up to `root` (only `file`'s folder when `root` is not above it). */
 export function foldersUp(file: string, root: string): string[] {
   const out: string[] = [];
@@ -154,6 +243,9 @@ export function projectWords(file: string, root: string): ProjectWords {
     for (const accept of valeVocabularyFiles(path.join(dir, VALE_INI)))
       take(accept, valeAcceptWords(readSmall(accept) ?? ''));
   }
+  const manifest = manifestWords(file, root);
+  words.push(...manifest.words);
+  sources.push(...manifest.sources);
   return { words: [...new Set(words)], sources };
 }
 

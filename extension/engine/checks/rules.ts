@@ -41,10 +41,13 @@ export const FAMILIES = {
     title: 'Spelling',
     source: "Code Spell Checker's dictionaries (cspell), for the dialect chosen",
     description:
-      "Words that neither the dialect's dictionary nor the software-terms, tools and companies lists know. " +
-      'Names (capitalised words inside a sentence), inline code, code blocks, links, e-mail addresses, ' +
-      'identifiers, flags, handles, words with digits, language codes, units, and the words of the personal ' +
-      "and project dictionaries (cSpell.words, cspell.json, Vale's accept.txt) are left out.",
+      "Words that neither the dialect's dictionary nor the software-terms, tools and companies lists know; " +
+      'another English\'s spelling ("behaviour" under American) and a word made of known parts with no typo in ' +
+      'sight ("servername") are hints. Names (capitalised words inside a sentence), inline code, code blocks, ' +
+      'links, e-mail addresses, identifiers, flags, handles, words with digits, language codes, units, the ' +
+      "words the document writes as code, the names of the project's manifest (package.json, pyproject.toml, " +
+      "Cargo.toml), and the words of the personal and project dictionaries (cSpell.words, cspell.json, Vale's " +
+      'accept.txt) are left out.',
     default: 'warning',
     safe: true,
   },

@@ -14,18 +14,35 @@
  * missing, never as the only suggestion (an unknown name such as "mecab" is not "me cab", and a lone
  * suggestion is one Fix All applies). A search further away (nspell's or cspell's suggest) can take
  * a second on a long unknown word, which a check as you type cannot afford.
+ *
+ * Not every unknown word is as likely a misspelling: one another English spells so ("behaviour"
+ * under American, dialectSpellings.ts) and one made of known parts with no typo in sight
+ * ("servername", "undecoded", wordFormation.ts) come out as their own kinds, which the checker
+ * shows as hints; "ie" and "eg" are "i.e." and "e.g." without their points.
  */
 import type { Speller } from '../metrics/nonwords';
-import type { Dialect } from './dialects';
+import { DIALECTS, type Dialect } from './dialects';
 import { CspellSpeller } from './cspellSpeller';
+import { respelled } from './dialectSpellings';
 import { EDGE, isCodeRun, isTechnicalWord } from './technicalTokens';
+import { formationOf, PREFIX_SET, type Formation } from './wordFormation';
 
 export interface SpellFinding {
   start: number;
   end: number;
   word: string;
   suggestions: string[];
+  /**
+   * misspelling: no more is known; dialect: another English's spelling (`dialect`), the chosen
+   * dialect's form the one suggestion; coined: made of known parts (`formation`), no typo in sight.
+   */
+  kind: 'misspelling' | 'dialect' | 'coined';
+  dialect?: Dialect;
+  formation?: Formation;
 }
+
+/** Latin abbreviations written without their points. */
+const POINTLESS: Readonly<Record<string, string>> = { ie: 'i.e.', eg: 'e.g.' };
 
 /** The personal dictionary: words as written and lower-cased (cspell and LTeX+ word lists match either way). */
 export class WordSet {
@@ -61,9 +78,14 @@ KEYBOARD.forEach((row, r) =>
 export class SpellChecker {
   private readonly verdicts = new Map<string, boolean>();
   private readonly suggestions = new Map<string, string[]>();
+  /** The other dialects' spellers, made when first asked (their dictionaries load in milliseconds). */
+  private readonly others = new Map<Dialect, CspellSpeller>();
 
   constructor(
-    private speller: Speller & { inLanguage?(word: string): boolean } = new CspellSpeller(),
+    private speller: Speller & {
+      inLanguage?(word: string): boolean;
+      inTerms?(word: string): boolean;
+    } = new CspellSpeller(),
     private words: WordSet = new WordSet(),
   ) {}
 
@@ -134,11 +156,61 @@ export class SpellChecker {
         if (/^\p{Lu}.*\p{Lu}/u.test(word)) return; // a name in mixed case ("MPNet", "OLMo")
         if (/^\p{Lu}/u.test(word) && !(opens || lineStart) && i === 0) return; // a name
         if (/^\p{Lu}/u.test(word) && i > 0) return;
+        // A prefix before a hyphen ("Un-escape", "non-zero", "re-run") is half a word, not one.
+        if (
+          i === 0 &&
+          bare.length > part.length &&
+          /^[-‐]/.test(bare.slice(part.length)) &&
+          PREFIX_SET.has(word.toLowerCase())
+        )
+          return;
         if (isTechnicalWord(word) || this.accepts(word)) return;
-        out.push({ start: at, end: at + word.length, word, suggestions: this.suggest(word) });
+        out.push({ start: at, end: at + word.length, word, ...this.diagnose(word) });
       });
     }
     return out;
+  }
+
+  /** What kind of unknown word `word` is, and its suggestions (see the header). */
+  private diagnose(word: string): Pick<SpellFinding, 'kind' | 'suggestions' | 'dialect' | 'formation'> {
+    const lower = word.toLowerCase();
+    if (POINTLESS[lower] !== undefined) {
+      const fix = /^\p{Lu}/u.test(word)
+        ? POINTLESS[lower].charAt(0).toUpperCase() + POINTLESS[lower].slice(1)
+        : POINTLESS[lower];
+      return { kind: 'misspelling', suggestions: [fix] };
+    }
+    const other = this.otherDialect(word);
+    if (other) return { kind: 'dialect', dialect: other.dialect, suggestions: [other.spelling] };
+    const suggestions = this.suggest(word);
+    const { inTerms, inLanguage } = this.speller;
+    if (inTerms && inLanguage) {
+      const formation = formationOf(word, {
+        language: (w) => inLanguage.call(this.speller, w),
+        term: (w) => inTerms.call(this.speller, w) || isTechnicalWord(w),
+      });
+      if (formation) return { kind: 'coined', formation, suggestions };
+    }
+    return { kind: 'misspelling', suggestions };
+  }
+
+  /**
+   * The dialect that spells `word` so, and the chosen dialect's spelling, when another English's
+   * dictionary has the word and one of the systematic differences maps it to a word of the chosen
+   * dialect (dialectSpellings.ts); undefined otherwise, or when the speller has no dialect.
+   */
+  private otherDialect(word: string): { dialect: Dialect; spelling: string } | undefined {
+    if (!(this.speller instanceof CspellSpeller)) return undefined;
+    const chosen = this.speller;
+    const spelling = respelled(word, chosen.dialect === 'American', (w) => chosen.inLanguage(w));
+    if (spelling === undefined) return undefined;
+    for (const d of DIALECTS) {
+      if (d === chosen.dialect) continue;
+      let other = this.others.get(d);
+      if (!other) this.others.set(d, (other = new CspellSpeller(d)));
+      if (other.inLanguage(word)) return { dialect: d, spelling };
+    }
+    return undefined;
   }
 
   /** Dictionary words one edit from `word`, best first (see the header). */

@@ -95,11 +95,13 @@ export async function runChecksEval(o: ChecksEvalOptions, progress: (m: string) 
     );
   };
   for (const f of FAMILY_NAMES) row(`${FAMILIES[f].title} (${f})`, (x) => x.family === f);
+  // The speller's hints (another English's spellings, words made of known parts) are not warnings.
+  row('Spelling, without its hints', (x) => x.family === 'spelling' && x.severity !== 'hint');
   const offByDefault = new Set(DEFAULT_GRAMMAR_RULES_OFF.map((r) => `grammar/${r}`));
   row('Grammar, without the rules off by default', (x) => x.family === 'grammar' && !offByDefault.has(x.rule));
   row('**all families, every rule**', () => true);
   const defaults = (x: CheckFinding) =>
-    !['hint', 'off'].includes(FAMILIES[x.family].default) && !offByDefault.has(x.rule);
+    !['hint', 'off'].includes(FAMILIES[x.family].default) && x.severity !== 'hint' && !offByDefault.has(x.rule);
   row('**the defaults: warnings and information, default rules**', defaults);
 
   // The Harper rules that flag corrected sentences most: candidates for draftsmith.checks.grammarRulesOff.

@@ -4,12 +4,13 @@
  * typed sentence's three diagnostics and their quick fixes; the fuzz run covers re-checks after edits
  * in the engine.) And the word lists a project keeps (Code Spell Checker's, Vale's, Draftsmith's own
  * dictionary) in files of the workspace the tests open: the files are made here and removed after.
+ * And the dialect setting: changing it checks open documents again in that English.
  */
 import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { closeWithoutSaving, openUntitled, sleep, waitFor } from './helpers';
+import { closeWithoutSaving, openUntitled, sleep, waitFor, withSetting } from './helpers';
 import type { TestCase } from './runner';
 
 /** About 6,000 words: one full check takes a good part of a second or more here. */
@@ -34,6 +35,9 @@ const snapshot = (doc: vscode.TextDocument) =>
     .sort();
 const flagged = (doc: vscode.TextDocument, word: string) =>
   ours(doc).filter((d) => doc.getText(d.range) === word).length;
+/** The severity of the diagnostic on `word`, or undefined when it has none. */
+const severityOn = (doc: vscode.TextDocument, word: string) =>
+  ours(doc).find((d) => doc.getText(d.range) === word)?.severity;
 
 /** The workspace folder the in-host tests run in. */
 function workspaceDir(): string {
@@ -182,6 +186,38 @@ export function checksTests(): TestCase[] {
               /* kept: it holds more than the dictionary */
             }
           } else writeFileSync(dictionary, had);
+        }
+      },
+    },
+    {
+      name: 'Prose checks: draftsmith.checks.dialect re-checks the open document: British spellings are hints under American, silent under British, and American ones hints under British',
+      timeoutMs: 120_000,
+      async run() {
+        const editor = await openUntitled('The behaviour of the color is odd. I will recieve it.', 'markdown');
+        const doc = editor.document;
+        const { Hint, Warning } = vscode.DiagnosticSeverity;
+        try {
+          await waitFor(() => flagged(doc, MISSPELT) === 1, 'the first check', 60_000, 50);
+          assert.equal(severityOn(doc, 'behaviour'), Hint, 'American by default: a British spelling is a hint');
+          assert.equal(severityOn(doc, 'color'), undefined);
+          assert.equal(severityOn(doc, MISSPELT), Warning);
+          await withSetting('checks.dialect', 'British', async () => {
+            await waitFor(
+              () => severityOn(doc, 'color') === Hint && severityOn(doc, 'behaviour') === undefined,
+              'the check in British English after the setting changed',
+              60_000,
+              50,
+            );
+            assert.equal(severityOn(doc, MISSPELT), Warning, 'a misspelling in every English');
+          });
+          await waitFor(
+            () => severityOn(doc, 'behaviour') === Hint && severityOn(doc, 'color') === undefined,
+            'American again once the setting is removed',
+            60_000,
+            50,
+          );
+        } finally {
+          await closeWithoutSaving(doc);
         }
       },
     },
