@@ -158,6 +158,7 @@ test('"bosto" is no word: a word ends only where a known word (or one of the inp
   assert.ok(!g.forRow(spell('in bosto'))(id('.')));
   assert.ok(!g.forRow(spell('in bosto'))(id('▁t')));
   assert.ok(g.forRow(spell('in boston'))(EOS));
+  assert.ok(guard({}).forRow(spell('in bosto'))(EOS), 'without the rule');
 });
 
 // ---- beam search with nothing allowed left: the row is dropped, never written unconstrained ------
@@ -180,16 +181,20 @@ const text = (ids: readonly number[]) =>
     .replace(/▁/g, ' ')
     .trim();
 const beam = (paths: [string, number][], guard: RowGuard, beamSize = 2) =>
-  beamSearch(scripted(paths), Array.from({ length: beamSize }, () => []), {
-    bos: PIECES.length,
-    eos: EOS,
-    beamSize,
-    maxLength: 20,
-    minLength: 0,
-    lengthPenalty: 1,
-    noRepeatNgramSize: 0,
-    guard,
-  });
+  beamSearch(
+    scripted(paths),
+    Array.from({ length: beamSize }, () => []),
+    {
+      bos: PIECES.length,
+      eos: EOS,
+      beamSize,
+      maxLength: 20,
+      minLength: 0,
+      lengthPenalty: 1,
+      noRepeatNgramSize: 0,
+      guard,
+    },
+  );
 
 test('"The FBI has been charged with the flight.": a name the source lacks is not written, however likely', async () => {
   const g = guard({ sourceNames: true }, 'The police have been charged with the flight.');

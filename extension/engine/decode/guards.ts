@@ -578,12 +578,7 @@ export class PieceGuard implements RowGuard {
         if (check && (vocab || f.sourceNames) && !facts.numbers.hasPrefix(s.digits)) return false;
       } else if (s.digits !== '' && s.joiner === '' && (c === ',' || c === '.')) {
         // "40" + ",": the input's "40,800" may go on, or its "40" end here.
-        if (
-          check &&
-          (vocab || f.sourceNames) &&
-          !facts.numbers.has(s.digits) &&
-          !facts.numbers.hasPrefix(s.digits + c)
-        )
+        if (check && (vocab || f.sourceNames) && !facts.numbers.has(s.digits) && !facts.numbers.hasPrefix(s.digits + c))
           return false;
         s.joiner = c;
         s.punctSinceWord = true;

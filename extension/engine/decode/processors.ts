@@ -136,12 +136,7 @@ export class ProcessorList<R extends Row = Row> {
    * Returns the predicate used, if any. `yieldWhenNone`: as maskDisallowed's (false: a row whose
    * every candidate is refused comes back all -Infinity).
    */
-  apply(
-    logProbs: Float32Array,
-    row: R,
-    k: number,
-    yieldWhenNone = true,
-  ): ((token: number) => boolean) | undefined {
+  apply(logProbs: Float32Array, row: R, k: number, yieldWhenNone = true): ((token: number) => boolean) | undefined {
     for (const t of this.banned(row)) logProbs[t] = -Infinity;
     const allowed = this.allowed(row);
     if (allowed) maskDisallowed(logProbs, k, allowed, yieldWhenNone);
