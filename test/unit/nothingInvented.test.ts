@@ -8,7 +8,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KnownWords, PieceGuard, type GuardFlags } from '../../extension/engine/decode/guards';
+import { beamSearch } from '../../extension/engine/decode/beam';
+import { KnownWords, PieceGuard, type GuardFlags, type RowGuard } from '../../extension/engine/decode/guards';
 import { BOILERPLATE, PROFANITY, closesBanned } from '../../extension/engine/decode/bannedWords';
 import { unsupportedItems } from '../../extension/engine/metrics/faithfulness';
 import type { RunContext } from '../../extension/engine/systems/context';
@@ -29,6 +30,7 @@ import {
   SummarizeResult,
 } from '../../extension/protocol';
 import { modelsDir } from './helpers';
+import { tableModel } from './toyModel';
 
 // ---- the guard's rules on pieces that spell letter by letter ------------------------------------
 
@@ -41,8 +43,9 @@ const PIECES = [
   ...[...LETTERS].map((c) => `▁${c}`),
   ...[...LETTERS.toUpperCase()].map((c) => `▁${c}`),
   ...'0123456789',
-  '▁1',
+  ...[...'0123456789'].map((d) => `▁${d}`),
   '.',
+  ',',
 ];
 const EOS = 0;
 const id = (p: string) => {
@@ -117,6 +120,108 @@ test("with names from the input, numbers are also the input's own, even for a mo
   assert.ok(!guard({ sourceNames: true }, 'It rained in May.').forRow(ids)(id('▁1')), 'a number the input lacks');
   assert.ok(guard({ sourceNames: true }, 'It rained 1 day.').forRow(ids)(id('▁1')), "the input's number");
   assert.ok(guard({}, 'It rained in May.').forRow(ids)(id('▁1')), 'without the rule');
+});
+
+test('a number is written only as a whole number of the input: not "800" of "$40,800", nor "40" or "40,8" of it', () => {
+  const g = guard({ sourceNames: true }, 'The bill came to $40,800 in 1990s money, 40.8 times the estimate.');
+  assert.ok(!g.forRow(spell('in'))(id('▁8')), '"800" is part of "40,800", no number of its own');
+  assert.ok(!g.forRow(spell('in 40'))(EOS), '"40" is not the whole "40,800"');
+  assert.ok(!g.forRow(spell('in 40'))(id('▁a')), '"40" may not end before another word');
+  assert.ok(!g.forRow(spell('in 40,8'))(EOS), '"40,8" is not the whole "40,800"');
+  assert.ok(!g.forRow(spell('in 40,80'))(id('1')), '"40,801" is not it either');
+  assert.ok(g.forRow(spell('in 40,800'))(EOS), 'the whole number');
+  assert.ok(g.forRow(spell('in 40,800'))(id('.')), 'the whole number, then a full stop');
+  assert.ok(g.forRow(spell('in 40.8'))(EOS), 'the other number that starts so');
+  assert.ok(g.forRow(spell('in 1990s'))(EOS), '"1990" with its suffix');
+  assert.ok(!g.forRow(spell('in 199'))(id('s')), '"199" is no number of the input');
+});
+
+test('"The US17177711" cannot be written: no digit glued to a name, no number the input lacks', () => {
+  const input = 'The US had 17 of the 177 votes.';
+  const g = guard({ artefacts: true, sourceNames: true }, input);
+  assert.ok(!g.forRow(spell('the US'))(id('1')), '"US1"');
+  assert.ok(!g.forRow(spell('the US 17'))(id('1')), '"171…" starts no number of the input');
+  assert.ok(g.forRow(spell('the US 17'))(EOS), '"17" is one');
+  assert.ok(g.forRow(spell('the US 17'))(id('7')), '"177" is one');
+  assert.ok(guard({}, input).forRow(spell('the US 17'))(id('1')), 'without the rules');
+});
+
+test('"bosto" is no word: a word ends only where a known word (or one of the input) does', () => {
+  const g = new PieceGuard({
+    pieces: PIECES,
+    eos: EOS,
+    flags: { vocabulary: true, artefacts: false, repetition: false },
+    known: new KnownWords(['in', 'boston', 'the']),
+    input: '',
+  });
+  assert.ok(!g.forRow(spell('in bosto'))(EOS));
+  assert.ok(!g.forRow(spell('in bosto'))(id('.')));
+  assert.ok(!g.forRow(spell('in bosto'))(id('▁t')));
+  assert.ok(g.forRow(spell('in boston'))(EOS));
+  assert.ok(guard({}).forRow(spell('in bosto'))(EOS), 'without the rule');
+});
+
+// ---- beam search with nothing allowed left: the row is dropped, never written unconstrained ------
+
+/** A model that would write each of `paths` (spelled as `spell` does) with its probability, then end. */
+const scripted = (paths: [string, number][]) => {
+  const spelled = paths.map(([text, p]) => ({ ids: [...spell(text), EOS], p }));
+  return tableModel(PIECES.length, (prefix) => {
+    const next: Record<number, number> = {};
+    for (const { ids, p } of spelled)
+      if (ids.length > prefix.length && prefix.every((t, i) => ids[i] === t))
+        next[ids[prefix.length]] = (next[ids[prefix.length]] ?? 0) + p;
+    return next;
+  });
+};
+const text = (ids: readonly number[]) =>
+  ids
+    .map((t) => PIECES[t])
+    .join('')
+    .replace(/▁/g, ' ')
+    .trim();
+const beam = (paths: [string, number][], guard: RowGuard, beamSize = 2) =>
+  beamSearch(
+    scripted(paths),
+    Array.from({ length: beamSize }, () => []),
+    {
+      bos: PIECES.length,
+      eos: EOS,
+      beamSize,
+      maxLength: 20,
+      minLength: 0,
+      lengthPenalty: 1,
+      noRepeatNgramSize: 0,
+      guard,
+    },
+  );
+
+test('"The FBI has been charged with the flight.": a name the source lacks is not written, however likely', async () => {
+  const g = guard({ sourceNames: true }, 'The police have been charged with the flight.');
+  const hyps = await beam(
+    [
+      ['the FBI has', 0.9],
+      ['the police', 0.1],
+    ],
+    g,
+  );
+  for (const h of hyps) assert.ok(!text(h.tokens).includes('FB'), text(h.tokens));
+  assert.equal(text(hyps[0].tokens), 'the police');
+});
+
+test('a beam whose every candidate is refused ends before the unfinished word ("in bosto"), never "in bostox"', async () => {
+  const g = new PieceGuard({
+    pieces: PIECES,
+    eos: EOS,
+    flags: { vocabulary: true, artefacts: false, repetition: false },
+    known: new KnownWords(['in', 'boston']),
+    input: '',
+  });
+  const hyps = await beam([['in bostox', 1]], g, 1);
+  assert.deepEqual(
+    hyps.map((h) => text(h.tokens)),
+    ['in'],
+  );
 });
 
 test('a reply is never steered by a profane key: the mapper skips it, as a neighbour and as a typed key', () => {

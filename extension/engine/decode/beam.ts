@@ -10,7 +10,7 @@
  * strategy, which picks the candidates and the next beams.
  */
 import { topK } from './constraints';
-import type { RowGuard } from './guards';
+import { trimUnfinishedWord, type RowGuard } from './guards';
 import { ProcessorList, standardProcessors, type Row } from './processors';
 import { DecodeHooks, Hypothesis, StepModel, YieldClock } from './types';
 
@@ -111,6 +111,11 @@ export interface SearchStrategy<B extends BeamRow, C, H extends Hypothesis> {
   readonly width: number;
   /** With a guard, this many allowed among a graph's ranked candidates will do before the row is read whole. */
   readonly enough: number;
+  /**
+   * A row whose every candidate the guard refuses is dropped (the other rows go on), never written
+   * unconstrained: a refused name or number would otherwise be the model's own choice there.
+   */
+  readonly dropRefused?: boolean;
   readonly start: B;
   /** Row b's candidates, or null when its scores cannot answer (a token it wants is not among a graph's candidates). */
   candidates(beam: B, b: number, scores: RowScores): C[] | null;
@@ -150,7 +155,7 @@ export async function searchLoop<S, B extends BeamRow, C, H extends Hypothesis>(
     const fromRows = (logProbs: Float32Array, which: number[]) => {
       for (const b of which) {
         const row = logProbs.subarray(b * V, (b + 1) * V);
-        const allowed = processors.apply(row, beams[b], width);
+        const allowed = processors.apply(row, beams[b], width, !strategy.dropRefused);
         const best = topK(row, width).map((t) => ({ token: t, logProb: row[t] }));
         // A whole row answers every token: never null.
         perRow[b] = strategy.candidates(beams[b], b, { best, logProb: (t) => row[t], allowed }) ?? [];
@@ -232,6 +237,7 @@ export function beamStrategy(opts: BeamOptions): SearchStrategy<Beam, Candidate,
     width: 2 * K,
     // With a guard, K allowed of the row's ranked candidates will do: the beam needs K in all.
     enough: K,
+    dropRefused: true,
     start: { tokens: [], logProb: 0 },
     candidates: (beam, b, scores) =>
       scores.best.map((c) => ({ beam: b, token: c.token, logProb: beam.logProb + c.logProb })),
@@ -268,10 +274,11 @@ export function beamStrategy(opts: BeamOptions): SearchStrategy<Beam, Candidate,
     },
     finish(ranked, finished) {
       // Live beams only make up the numbers when too few ended; one as long as maxLength was cut off there.
+      // Without the word it was in the middle of ("… bosto"): a beam whose rows were all refused stops mid-word.
       for (const b of ranked) {
         if (finished.length >= K) break;
         finished.push({
-          tokens: b.tokens,
+          tokens: opts.guard ? trimUnfinishedWord(b.tokens, opts.guard) : b.tokens,
           logProb: b.logProb,
           score: normalised(b.logProb, b.tokens.length, opts.lengthPenalty),
           steps: b.tokens.length,

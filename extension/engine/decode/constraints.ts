@@ -63,10 +63,21 @@ let askedFlags = new Uint8Array(0);
  * fewer) from a heap over the row. It gives up asking at GUARD_CANDIDATES, or once the candidates
  * left are GUARD_MARGIN below the best allowed one; what was not asked about is then dropped. The
  * disallowed are set to -Infinity. When no candidate asked is allowed, the row is restored as it
- * was: the guard never leaves a strategy with nothing to write (a rule the text cannot keep yields,
- * once). Returns whether the guard held.
+ * was (`yieldWhenNone`: a strategy with one row, which must write something, yields once), or else
+ * emptied: a beam drops the row rather than write what the guard refused (a name the source lacks).
+ * Returns whether the guard held.
  */
-export function maskDisallowed(row: Float32Array, k: number, allowed: (token: number) => boolean): boolean {
+export function maskDisallowed(
+  row: Float32Array,
+  k: number,
+  allowed: (token: number) => boolean,
+  yieldWhenNone = true,
+): boolean {
+  const none = (masked: readonly { t: number; v: number }[]): false => {
+    if (yieldWhenNone) return restore(row, masked);
+    row.fill(-Infinity);
+    return false;
+  };
   if (askedFlags.length < row.length) askedFlags = new Uint8Array(row.length);
   const asked = askedFlags;
   const touched: number[] = [];
@@ -91,7 +102,7 @@ export function maskDisallowed(row: Float32Array, k: number, allowed: (token: nu
       ask(t);
     }
     if (ok >= k) return true;
-    if (first.length < Math.max(2 * k, 16)) return ok > 0 || masked.length === 0 || restore(row, masked);
+    if (first.length < Math.max(2 * k, 16)) return ok > 0 || masked.length === 0 || none(masked);
     // Fewer than k allowed among the best: the rest of the row, best first, from a heap.
     const heap = new Int32Array(row.length);
     let n = 0;
@@ -123,7 +134,7 @@ export function maskDisallowed(row: Float32Array, k: number, allowed: (token: nu
       asks++;
     }
     if (ok >= k) return true;
-    if (ok === 0) return restore(row, masked);
+    if (ok === 0) return none(masked);
     // Some allowed, fewer than k: what was not asked about goes (it ranks below them, or is improbable next to them).
     for (let t = 0; t < row.length; t++) if (!asked[t]) row[t] = -Infinity;
     return true;

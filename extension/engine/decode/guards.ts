@@ -3,7 +3,8 @@
  * checked on the candidates a strategy looks at, never on the whole vocabulary unless it must.
  *
  * vocabulary  every word written is a word the model saw in training (its words.txt, KnownWords)
- *             or a word of the input; a number only when the input holds it. A piece may extend or
+ *             or a word of the input; a number only when the input holds it whole (not "800" of "40,800"),
+ *             written while it is a prefix of one and ended where one ends. A piece may extend or
  *             start a word only while the word is still a prefix of a known word, and a piece that
  *             closes a word (a new word's "▁", punctuation, the end) only when the word is complete.
  *             After an apostrophe only the ending that word takes ("I'm", "don't"; not "I't").
@@ -240,8 +241,13 @@ interface RowState {
   run: string;
   kind: RunKind;
   standalone: boolean;
-  /** The digit run being written. */
+  /** The number being written: its digits and the inner "," or "." between them ("40,8"). */
   digits: string;
+  /**
+   * A "," or "." just written after the number's digits: the number goes on if a digit follows
+   * ("40,800"), or ended before it (", and").
+   */
+  joiner: string;
   /** The text since the last space, as written (for the input's own spellings). */
   chunk: string;
   /** The chunk before it (before the last space), for where a sentence starts. */
@@ -271,6 +277,7 @@ interface RowState {
 /** What the input allows beyond the known words. */
 interface InputFacts {
   words: KnownWords;
+  /** The input's whole numbers, with their inner "," and "." ("40,800", "3.5"; "1990" of "1990s"). */
   numbers: KnownWords;
   /** Every prefix of every whitespace-separated chunk of the input (for "U.S.", "3.5"). */
   chunkPrefixes: Set<string>;
@@ -293,7 +300,8 @@ function inputFacts(input: string): InputFacts {
   }
   return {
     words: new KnownWords(words),
-    numbers: new KnownWords(input.match(/[0-9]+/g) ?? []),
+    // Whole numbers, as metrics/faithfulness.ts reads them: "800" of "$40,800" is no number of the input.
+    numbers: new KnownWords(input.match(/[0-9]+(?:[.,][0-9]+)*/g) ?? []),
     chunkPrefixes,
     letters,
   };
@@ -322,6 +330,7 @@ function emptyState(): RowState {
     kind: 'word',
     standalone: true,
     digits: '',
+    joiner: '',
     chunk: '',
     prevChunk: '',
     last: '',
@@ -486,7 +495,10 @@ export class PieceGuard implements RowGuard {
       if (s.digits === '') return true;
       if (check && (vocab || f.sourceNames) && !facts.numbers.has(s.digits)) return false;
       if (!this.pushWord(s, s.digits, check, f.repetition)) return false;
+      // "1990, 1990" is no doubled word: the mark came after it.
+      if (s.joiner !== '') s.punctSinceWord = true;
       s.digits = '';
+      s.joiner = '';
       return true;
     };
 
@@ -511,11 +523,13 @@ export class PieceGuard implements RowGuard {
           !facts.chunkPrefixes.has(s.chunk + c)
         )
           return false;
-        if (s.digits !== '') {
+        if (s.digits !== '' && s.joiner === '') {
           if (!closeDigits()) return false;
           s.kind = 'numberSuffix';
           s.standalone = false;
         } else if (s.run === '') {
+          // A letter after "40," or "40.": the number ended before the mark.
+          if (!closeDigits()) return false;
           const afterWordApostrophe = isApostrophe(s.last) && isLetter(s.beforeLast);
           s.kind = afterWordApostrophe ? 'suffix' : 'word';
           s.standalone = s.last === '' || s.last === SPACE;
@@ -559,8 +573,15 @@ export class PieceGuard implements RowGuard {
         if (check && f.artefacts && s.run !== '' && !facts.chunkPrefixes.has(s.chunk + c)) return false;
         if (!closeRun(c)) return false;
         if (check && f.artefacts && FINAL.has(s.last) && !facts.chunkPrefixes.has(s.chunk + c)) return false;
-        s.digits += c;
+        s.digits += s.joiner + c;
+        s.joiner = '';
         if (check && (vocab || f.sourceNames) && !facts.numbers.hasPrefix(s.digits)) return false;
+      } else if (s.digits !== '' && s.joiner === '' && (c === ',' || c === '.')) {
+        // "40" + ",": the input's "40,800" may go on, or its "40" end here.
+        if (check && (vocab || f.sourceNames) && !facts.numbers.has(s.digits) && !facts.numbers.hasPrefix(s.digits + c))
+          return false;
+        s.joiner = c;
+        s.punctSinceWord = true;
       } else {
         if (!closeRun(c === SPACE ? '' : c) || !closeDigits()) return false;
         // After a bare space, a word or an opening quote or bracket: not a second space ("a new  time"),

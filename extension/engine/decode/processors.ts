@@ -133,12 +133,13 @@ export class ProcessorList<R extends Row = Row> {
   /**
    * Applies the list to a whole row of log-probs in place: the bans to -Infinity, then the
    * predicates over the row's best entries until `k` are allowed (constraints.ts maskDisallowed).
-   * Returns the predicate used, if any.
+   * Returns the predicate used, if any. `yieldWhenNone`: as maskDisallowed's (false: a row whose
+   * every candidate is refused comes back all -Infinity).
    */
-  apply(logProbs: Float32Array, row: R, k: number): ((token: number) => boolean) | undefined {
+  apply(logProbs: Float32Array, row: R, k: number, yieldWhenNone = true): ((token: number) => boolean) | undefined {
     for (const t of this.banned(row)) logProbs[t] = -Infinity;
     const allowed = this.allowed(row);
-    if (allowed) maskDisallowed(logProbs, k, allowed);
+    if (allowed) maskDisallowed(logProbs, k, allowed, yieldWhenNone);
     return allowed;
   }
 
