@@ -54,6 +54,7 @@ to the real vocabulary sizes, for the speed benchmarks; never committed (the fol
 """
 
 import argparse
+import math
 import hashlib
 import json
 import os
@@ -1073,10 +1074,11 @@ class Graph:
 
 
 def rope_inv_freq(c):
+    # In float64, rounded once to float32: numpy's float32 power differs in the last bit between CPUs
+    # (its SIMD kernels on AVX-512 against libm's powf), and the fixtures must be the same bytes on every machine
     d = c["head_dim"]
-    return (1.0 / (np.float32(c["rope_theta"]) ** (np.arange(0, d, 2, dtype=np.int64).astype(np.float32) / d))).astype(
-        np.float32
-    )
+    theta = float(c["rope_theta"])
+    return np.array([1.0 / math.pow(theta, i / d) for i in range(0, d, 2)], dtype=np.float64).astype(np.float32)
 
 
 def uses_rope(c, i):
