@@ -136,6 +136,16 @@ test('a number is written only as a whole number of the input: not "800" of "$40
   assert.ok(!g.forRow(spell('in 199'))(id('s')), '"199" is no number of the input');
 });
 
+test('a name the input writes only with its digits is not written without them: "Person" of "#Person1#", "MI" of "MI5"', () => {
+  const g = guard({ sourceNames: true }, '#Person1#: Did MI5 call? #Person2#: No, Tom did.');
+  assert.ok(!g.forRow(spell('then Person'))(id('▁a')), '"Person" alone is no name of the input');
+  assert.ok(!g.forRow(spell('then Person'))(EOS), 'nor at the end');
+  assert.ok(g.forRow(spell('then Person'))(id('1')), '"Person1" is');
+  assert.ok(!g.forRow(spell('the MI'))(id('.')), '"MI" of "MI5"');
+  assert.ok(g.forRow(spell('then Tom'))(id('.')), 'a name the input writes alone');
+  assert.ok(guard({}, '#Person1#: Hi.').forRow(spell('then Person'))(id('▁a')), 'without the rule');
+});
+
 test('"The US17177711" cannot be written: no digit glued to a name, no number the input lacks', () => {
   const input = 'The US had 17 of the 177 votes.';
   const g = guard({ artefacts: true, sourceNames: true }, input);

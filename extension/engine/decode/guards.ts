@@ -283,6 +283,11 @@ interface InputFacts {
   chunkPrefixes: Set<string>;
   /** Single letters that stand alone in the input ("Plan B"). */
   letters: Set<string>;
+  /**
+   * The input's words with their digits, as metrics/faithfulness.ts reads them ("person1" of
+   * "#Person1#"): a name ends only as one of them, so "Person" of "Person1" is no name of the input.
+   */
+  wholeWords: Set<string>;
 }
 
 function inputFacts(input: string): InputFacts {
@@ -304,6 +309,7 @@ function inputFacts(input: string): InputFacts {
     numbers: new KnownWords(input.match(/[0-9]+(?:[.,][0-9]+)*/g) ?? []),
     chunkPrefixes,
     letters,
+    wholeWords: new Set(Array.from(input.matchAll(/[\p{L}\p{M}\p{N}]+/gu), (m) => m[0].toLowerCase())),
   };
 }
 
@@ -392,10 +398,15 @@ export class PieceGuard implements RowGuard {
     const closable = this.closable(state);
     const firstClass = this.firstClass;
     return (token: number) => {
+      // Digits after a word are read whole: a name may go on with them ("Person1").
       if (
         !closable &&
         (token === this.o.eos ||
-          (token >= 0 && token < firstClass.length && !this.special[token] && firstClass[token] !== open))
+          (token >= 0 &&
+            token < firstClass.length &&
+            !this.special[token] &&
+            firstClass[token] !== open &&
+            !(open === 0 && firstClass[token] === 1)))
       )
         return false;
       return this.apply(cloneLight(state), token, true);
@@ -458,6 +469,9 @@ export class PieceGuard implements RowGuard {
       if (s.run === '') return true;
       const run = s.run;
       if (check && f.sourceNames && s.kind === 'word' && s.capital && run !== 'i' && !facts.words.has(run))
+        return false;
+      // A name the input writes only with digits after it ("Person1", "MI5") goes on with them.
+      if (check && f.sourceNames && s.kind === 'word' && s.capital && !isDigit(next) && !facts.wholeWords.has(run))
         return false;
       if (check && f.banned && s.kind === 'word' && closesBanned(s.words, run)) return false;
       if (check && vocab) {

@@ -348,70 +348,67 @@ async function readSynopsisSplit(dataDir: string, split: string, log: (m: string
 }
 
 /**
- * The synopsis scorer's data: for each document, each candidate sentence's features (synopsis.ts)
- * and its ROUGE-1/2/L against the references (multi-max), from the first variant's attention.
+ * A scorer's training data, a JSON line per document from the first variant's attention: `record`
+ * gives the line's fields beside the document's id and domain.
  */
-async function writeFeatures(
+async function writeDocumentLines(
   system: SummarizeSystem,
   file: string,
   byDomain: Map<string, Pair[]>,
   log: (m: string) => void,
+  what: string,
+  record: (p: Pair, tokens: Awaited<ReturnType<SummarizeSystem['documentAttention']>>['tokens']) => object,
 ): Promise<string> {
   const out: string[] = [];
   for (const [domain, ps] of byDomain) {
     for (const [i, p] of ps.entries()) {
       const { tokens } = await system.documentAttention(p.source, undefined);
-      const { sentences, candidates } = synopsisCandidates(p.source, tokens);
-      out.push(
-        JSON.stringify({
-          id: p.id,
-          domain,
-          candidates: candidates.map((c) => {
-            const r = maxOverReferences(
-              p.source.slice(sentences[c.index].start, sentences[c.index].end),
-              p.references ?? [p.target],
-            );
-            return { dense: c.dense, words: c.words, rouge: [r.r1, r.r2, r.rl] };
-          }),
-        }),
-      );
-      if ((i + 1) % 100 === 0) log(`features ${domain}: ${i + 1}/${ps.length}`);
+      out.push(JSON.stringify({ id: p.id, domain, ...record(p, tokens) }));
+      if ((i + 1) % 100 === 0) log(`${what} ${domain}: ${i + 1}/${ps.length}`);
     }
   }
   await fs.writeFile(file, out.join('\n') + '\n');
-  return `${out.length} documents' synopsis candidates written to ${file}\n`;
+  return `${out.length} documents' ${what} written to ${file}\n`;
+}
+
+/**
+ * The synopsis scorer's data: for each document, each candidate sentence's features (synopsis.ts)
+ * and its ROUGE-1/2/L against the references (multi-max).
+ */
+function writeFeatures(system: SummarizeSystem, file: string, byDomain: Map<string, Pair[]>, log: (m: string) => void) {
+  return writeDocumentLines(system, file, byDomain, log, 'synopsis candidates', (p, tokens) => {
+    const { sentences, candidates } = synopsisCandidates(p.source, tokens);
+    return {
+      candidates: candidates.map((c) => {
+        const r = maxOverReferences(
+          p.source.slice(sentences[c.index].start, sentences[c.index].end),
+          p.references ?? [p.target],
+        );
+        return { dense: c.dense, words: c.words, rouge: [r.r1, r.r2, r.rl] };
+      }),
+    };
+  });
 }
 
 /**
  * The extractive scorer's data (extractive_scorer.py): for each document its candidate sentences,
- * verbatim, with their features (extractiveFeatures.ts) from the first variant's attention, and the
- * references. The oracle labels are made from them in Python.
+ * verbatim, with their features (extractiveFeatures.ts), and the references. The oracle labels are
+ * made from them in Python.
  */
-async function writeExtractiveFeatures(
+function writeExtractiveFeatures(
   system: SummarizeSystem,
   file: string,
   byDomain: Map<string, Pair[]>,
   log: (m: string) => void,
-): Promise<string> {
-  const out: string[] = [];
-  for (const [domain, ps] of byDomain) {
-    for (const [i, p] of ps.entries()) {
-      const { tokens } = await system.documentAttention(p.source, undefined);
-      const { inputs } = featureInputs(p.source, scoreSentences(p.source, tokens, 'rank', 0));
-      const x = extractiveFeatures(inputs);
-      out.push(
-        JSON.stringify({
-          id: p.id,
-          domain,
-          references: p.references ?? [p.target],
-          sentences: inputs.map((s, k) => ({ text: s.text, words: s.words, x: x[k] })),
-        }),
-      );
-      if ((i + 1) % 100 === 0) log(`extractive features ${domain}: ${i + 1}/${ps.length}`);
-    }
-  }
-  await fs.writeFile(file, out.join('\n') + '\n');
-  return `${out.length} documents' extractive features written to ${file}\n`;
+) {
+  return writeDocumentLines(system, file, byDomain, log, 'extractive features', (p, tokens) => {
+    const { inputs } = featureInputs(p.source, scoreSentences(p.source, tokens, 'rank', 0));
+    const x = extractiveFeatures(inputs);
+    return {
+      references: p.references ?? [p.target],
+      sentences: inputs.map((s, k) => ({ text: s.text, words: s.words, x: x[k] })),
+    };
+  });
 }
 
 function table(rows: Row[], byDomain: Map<string, Pair[]>, split: string): string {

@@ -21,6 +21,7 @@ import { fittingPrefix } from '../text/fitting';
 import { readDocument } from '../text/markdown';
 import { summarizeSections, type UnitModel } from './sectioned';
 import type { DecodingValue } from '../../protocol';
+import { modelSummaryResult, type ModelSummaryRun } from './modelSummary';
 
 /** When the request asks for nothing: 4 beams, a summary of a few sentences (the CNN/DM setting's scale). */
 const DEFAULTS = {
@@ -141,40 +142,14 @@ export class HubSummarizeSystem extends HubSystemBase<Seq2seqLm> implements Syst
     });
   }
 
-  private result(
-    req: SummarizeRequest,
-    r: Pick<SummarizeResult, 'summary' | 'truncated' | 'usedChars' | 'hitMaxLength' | 'sections' | 'readNotes'> & {
-      stats: Pick<SummarizeResult['stats'], 'inputTokens' | 'usedInputTokens' | 'outputTokens'>;
-      encodeMs: number;
-      decodeMs: number;
-      tokensPerSecond: number;
-      ran: DecodingValue[];
-    },
-  ): SummarizeResult {
-    return {
-      op: 'summarize',
-      mode: 'abstractive',
-      summary: r.summary,
-      source: req.text,
-      truncated: r.truncated,
-      usedChars: r.usedChars,
-      inputLimit: this.window(req),
-      hitMaxLength: r.hitMaxLength,
-      tokens: [],
-      topPhrases: [],
-      topics: [],
-      ...(r.sections ? { sections: r.sections } : {}),
-      ...(r.readNotes ? { readNotes: r.readNotes } : {}),
-      stats: {
-        ...r.stats,
-        encodeMs: r.encodeMs,
-        decodeMs: r.decodeMs,
-        tokensPerSecond: r.tokensPerSecond,
-        device: this.lm.opened.device,
-        model: this.lm.opened.id,
-      },
-      external: { ...this.external(), decoding: r.ran },
-    };
+  private result(req: SummarizeRequest, r: ModelSummaryRun & { ran: DecodingValue[] }): SummarizeResult {
+    const { device, id } = this.lm.opened;
+    return modelSummaryResult(
+      req,
+      r,
+      { device, id, external: this.external(), decoding: r.ran },
+      { inputLimit: this.window(req) },
+    );
   }
 
   /** One summary of the encoder's input `ids` (at most one window): beam search, the model's defaults merged. */

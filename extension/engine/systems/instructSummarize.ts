@@ -34,6 +34,7 @@ import { SUMMARIZE_INPUT } from './summarize';
 import type { System } from './system';
 import { replyDecoding, replyStream } from './instructReply';
 import { fittingPrefix } from '../text/fitting';
+import { modelSummaryResult, type ModelSummaryRun } from './modelSummary';
 
 /** Tokens of text read at once when the request says nothing (the host always does: draftsmith.maxInputTokens). */
 const DEFAULT_WINDOW = 1024;
@@ -177,15 +178,7 @@ export class InstructSummarizeSystem extends HubSystemBase<CausalLm> implements 
     });
   }
 
-  private result(
-    req: SummarizeRequest,
-    r: Pick<SummarizeResult, 'summary' | 'truncated' | 'usedChars' | 'hitMaxLength' | 'sections' | 'readNotes'> & {
-      stats: Pick<SummarizeResult['stats'], 'inputTokens' | 'usedInputTokens' | 'outputTokens'>;
-      encodeMs: number;
-      decodeMs: number;
-      tokensPerSecond: number;
-    },
-  ): SummarizeResult {
+  private result(req: SummarizeRequest, r: ModelSummaryRun): SummarizeResult {
     const decoding: DecodingValue[] = [
       { name: 'beamSize', value: 1, from: 'draftsmith' },
       {
@@ -194,30 +187,13 @@ export class InstructSummarizeSystem extends HubSystemBase<CausalLm> implements 
         from: req.decoding?.maxLength !== undefined ? 'setting' : 'draftsmith',
       },
     ];
-    return {
-      op: 'summarize',
-      mode: 'abstractive',
-      summary: r.summary,
-      source: req.text,
-      truncated: r.truncated,
-      usedChars: r.usedChars,
-      hitMaxLength: r.hitMaxLength,
-      tokens: [],
-      topPhrases: [],
-      topics: [],
-      invented: inventedItems(r.summary, req.text),
-      ...(r.sections ? { sections: r.sections } : {}),
-      ...(r.readNotes ? { readNotes: r.readNotes } : {}),
-      stats: {
-        ...r.stats,
-        encodeMs: r.encodeMs,
-        decodeMs: r.decodeMs,
-        tokensPerSecond: r.tokensPerSecond,
-        device: this.lm.opened.device,
-        model: this.lm.opened.id,
-      },
-      external: { ...this.external(), decoding },
-    };
+    const { device, id } = this.lm.opened;
+    return modelSummaryResult(
+      req,
+      r,
+      { device, id, external: this.external(), decoding },
+      { invented: inventedItems(r.summary, req.text) },
+    );
   }
 
   /**
