@@ -54,6 +54,15 @@ test('the exported encoder computes the same topic-aware attention as PyTorch di
   );
 });
 
+test('a text the abstractive model cannot restate without inventing names is refused with a clear message, not a crash', async () => {
+  const s = await load();
+  const req = { op: 'summarize' as const, text: 'zA Mlg', mode: 'abstractive' as const };
+  await assert.rejects(
+    s.run({ ...req, decoding: { beamSize: 1, maxLength: 6 } }, noop),
+    (e: Error & { code?: string }) => e.code === 'bad-input' && /without inventing names or numbers/.test(e.message),
+  );
+});
+
 test('summarizing an article gives a non-empty summary that is not the article itself', async () => {
   const s = await load();
   const r = await s.run({ op: 'summarize', text: article }, noop);

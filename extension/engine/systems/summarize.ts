@@ -263,7 +263,17 @@ export class SummarizeSystem extends EncoderDecoderSystem<Taas> implements Likel
     const written = best ? this.tokenizer.decode(best.tokens) : '';
     // With the guards on, a summary ends at its last whole sentence (cut by the limit or ended early).
     const summary = req.guards !== false ? endAtLastSentence(written) : written;
-    if (!summary) throw new EngineError('internal', 'The model produced an empty summary.');
+    if (!summary) {
+      // With the guards on, every word the model could write may be a name or number the text lacks
+      // ("zA Mlg"): the text gives it nothing to restate, which is the text's limit, not a fault.
+      if (req.guards !== false)
+        throw new EngineError(
+          'bad-input',
+          'The abstractive model found nothing in this text it could restate in a whole sentence without ' +
+            'inventing names or numbers. The extractive summary (draftsmith.summarize.mode) quotes the text instead.',
+        );
+      throw new EngineError('internal', 'The model produced an empty summary.');
+    }
     const tokens = attendedTokens(used, encoded.alpha);
     const steps = best.tokens.length + 1;
     const result: SummarizeResult = {
