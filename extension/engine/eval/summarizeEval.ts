@@ -512,6 +512,17 @@ async function sweep(
     lines.push({ label, mean: total / byDomain.size, cells: cells.join(' | ') });
   };
   add('Lead-3', (p) => lead3(p.source));
+  /** An extractive setting's row, then the lead as long as each of its summaries. */
+  const addBesideLead = (label: string, settings: typeof DEFAULT_EXTRACTIVE) => {
+    const memo = new Map<Pair, string>();
+    const one = (p: Pair) => {
+      let out = memo.get(p);
+      if (out === undefined) memo.set(p, (out = extractiveSummary(p.source, attention.get(p) ?? [], settings).summary));
+      return out;
+    };
+    add(label, one);
+    add(`lead of the same length as: ${label}`, (p) => leadWords(p.source, countWords(one(p))));
+  };
   // With a learned scorer (--scorer): it and the hand-set default, each at least or closest to Lead-3's
   // length, each beside the lead of its own length, at a few redundancy thresholds.
   if (scorers.length > 0) {
@@ -524,16 +535,7 @@ async function sweep(
             redundancy,
             learned: scorer.weights,
           };
-          const memo = new Map<Pair, string>();
-          const one = (p: Pair) => {
-            let out = memo.get(p);
-            if (out === undefined)
-              memo.set(p, (out = extractiveSummary(p.source, attention.get(p) ?? [], settings).summary));
-            return out;
-          };
-          const label = `${scorer.name}, Lead-3's length (${length}), redundancy ${redundancy}`;
-          add(label, one);
-          add(`lead of the same length as: ${label}`, (p) => leadWords(p.source, countWords(one(p))));
+          addBesideLead(`${scorer.name}, Lead-3's length (${length}), redundancy ${redundancy}`, settings);
         }
       }
     }
@@ -541,16 +543,7 @@ async function sweep(
     for (const scorer of scorers) {
       for (const learnedWeight of [0.1, 0.25, 0.5, 1]) {
         const settings = { ...DEFAULT_EXTRACTIVE, learned: scorer.weights, learnedWeight };
-        const memo = new Map<Pair, string>();
-        const one = (p: Pair) => {
-          let out = memo.get(p);
-          if (out === undefined)
-            memo.set(p, (out = extractiveSummary(p.source, attention.get(p) ?? [], settings).summary));
-          return out;
-        };
-        const label = `hand-set + ${learnedWeight} × ${scorer.name}, Lead-3's length, redundancy 0.4`;
-        add(label, one);
-        add(`lead of the same length as: ${label}`, (p) => leadWords(p.source, countWords(one(p))));
+        addBesideLead(`hand-set + ${learnedWeight} × ${scorer.name}, Lead-3's length, redundancy 0.4`, settings);
       }
     }
     return sweepTable(lines, byDomain, split, false);

@@ -21,7 +21,7 @@ import { fittingPrefix } from '../text/fitting';
 import { readDocument } from '../text/markdown';
 import { summarizeSections, type UnitModel } from './sectioned';
 import type { DecodingValue } from '../../protocol';
-import { modelSummaryResult, type ModelSummaryRun } from './modelSummary';
+import { modelSummaryResult, sectionedRun, type ModelSummaryRun } from './modelSummary';
 
 /** When the request asks for nothing: 4 beams, a summary of a few sentences (the CNN/DM setting's scale). */
 const DEFAULTS = {
@@ -111,19 +111,7 @@ export class HubSummarizeSystem extends HubSystemBase<Seq2seqLm> implements Syst
       };
       const s = await summarizeSections(readDocument(text, req.format), unit, ctx, req.sectionTimeLimitMs);
       const ms = performance.now() - t0;
-      return this.result(req, {
-        summary: s.summary,
-        truncated: false,
-        usedChars: text.length,
-        hitMaxLength: s.hitMaxLength,
-        sections: s.sections,
-        readNotes: s.notes,
-        stats: { inputTokens: s.inputTokens, usedInputTokens: s.inputTokens, outputTokens: s.outputTokens },
-        encodeMs: s.encodeMs,
-        decodeMs: s.decodeMs,
-        tokensPerSecond: s.outputTokens / Math.max(1e-3, ms / 1000),
-        ran,
-      });
+      return this.result(req, { ...sectionedRun(s, text.length, ms), ran });
     }
     ctx.progress('Reading the text…', 0);
     const { ids, usedChars, total } = this.readSource(text, this.window(req));

@@ -34,7 +34,7 @@ import { SUMMARIZE_INPUT } from './summarize';
 import type { System } from './system';
 import { replyDecoding, replyStream } from './instructReply';
 import { fittingPrefix } from '../text/fitting';
-import { modelSummaryResult, type ModelSummaryRun } from './modelSummary';
+import { modelSummaryResult, sectionedRun, type ModelSummaryRun } from './modelSummary';
 
 /** Tokens of text read at once when the request says nothing (the host always does: draftsmith.maxInputTokens). */
 const DEFAULT_WINDOW = 1024;
@@ -144,18 +144,7 @@ export class InstructSummarizeSystem extends HubSystemBase<CausalLm> implements 
       };
       const s = await summarizeSections(doc, unit, ctx, req.sectionTimeLimitMs);
       const ms = performance.now() - t0;
-      return this.result(req, {
-        summary: s.summary,
-        truncated: false,
-        usedChars: req.text.length,
-        hitMaxLength: s.hitMaxLength,
-        sections: s.sections,
-        readNotes: s.notes,
-        stats: { inputTokens: s.inputTokens, usedInputTokens: s.inputTokens, outputTokens: s.outputTokens },
-        encodeMs: s.encodeMs,
-        decodeMs: s.decodeMs,
-        tokensPerSecond: s.outputTokens / Math.max(1e-3, ms / 1000),
-      });
+      return this.result(req, sectionedRun(s, req.text.length, ms));
     }
     ctx.progress('Reading the text…', 0);
     // Text without a format is read as one piece: its start, up to the window, and the result says so.

@@ -4,6 +4,7 @@
  * insights (no attended tokens, phrases or topics).
  */
 import type { DecodingValue, ExternalModel, SummarizeRequest, SummarizeResult } from '../../protocol';
+import type { SectionedSummary } from './sectioned';
 
 /** What a chosen model's summary run reports, section by section or whole. */
 export type ModelSummaryRun = Pick<
@@ -15,6 +16,22 @@ export type ModelSummaryRun = Pick<
   decodeMs: number;
   tokensPerSecond: number;
 };
+
+/** A document read whole, section by section, in `ms`. */
+export function sectionedRun(s: SectionedSummary, usedChars: number, ms: number): ModelSummaryRun {
+  return {
+    summary: s.summary,
+    truncated: false,
+    usedChars,
+    hitMaxLength: s.hitMaxLength,
+    sections: s.sections,
+    readNotes: s.notes,
+    stats: { inputTokens: s.inputTokens, usedInputTokens: s.inputTokens, outputTokens: s.outputTokens },
+    encodeMs: s.encodeMs,
+    decodeMs: s.decodeMs,
+    tokensPerSecond: s.outputTokens / Math.max(1e-3, ms / 1000),
+  };
+}
 
 export function modelSummaryResult(
   req: SummarizeRequest,
