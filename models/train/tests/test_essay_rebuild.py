@@ -10,19 +10,12 @@ import os
 import sys
 import unittest
 
-TRAIN = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-REPO = os.path.abspath(os.path.join(TRAIN, "..", ".."))
-SHIPPED = os.path.join(REPO, "models", "essay")
-FIXTURE = os.path.join(REPO, "test", "fixtures", "essay-parity.json")
-sys.path.insert(0, TRAIN)
+from shipped_model import NO_TORCH, TRAIN, shipped, torch
 
-try:
-    import torch
-except ImportError:  # the python3 on PATH may have no torch: /usr/bin/python3 has Debian's
-    torch = None
+SHIPPED, FIXTURE = shipped("essay")
 
 
-@unittest.skipIf(torch is None, "needs PyTorch (Debian's python3-torch)")
+@unittest.skipIf(torch is None, NO_TORCH)
 class EssayRebuild(unittest.TestCase):
     def test_the_model_rebuilt_from_its_graphs_writes_the_graphs_essay(self):
         from draftsmith_train import tokenizer as T

@@ -8,23 +8,15 @@ made from the folder must load where `reply train --resume` goes on.
 """
 import json
 import os
-import sys
 import tempfile
 import unittest
 
-TRAIN = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-REPO = os.path.abspath(os.path.join(TRAIN, "..", ".."))
-SHIPPED = os.path.join(REPO, "models", "reply")
-FIXTURE = os.path.join(REPO, "test", "fixtures", "reply-parity.json")
-sys.path.insert(0, TRAIN)
+from shipped_model import NO_TORCH, shipped, torch
 
-try:
-    import torch
-except ImportError:  # the python3 on PATH may have no torch: /usr/bin/python3 has Debian's
-    torch = None
+SHIPPED, FIXTURE = shipped("reply")
 
 
-@unittest.skipIf(torch is None, "needs PyTorch (Debian's python3-torch)")
+@unittest.skipIf(torch is None, NO_TORCH)
 class ReplyRebuild(unittest.TestCase):
     def setUp(self):
         with open(FIXTURE) as fh:

@@ -12,16 +12,9 @@ import sys
 import tempfile
 import unittest
 
-TRAIN = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-REPO = os.path.abspath(os.path.join(TRAIN, "..", ".."))
-SHIPPED = os.path.join(REPO, "models", "story")
-FIXTURE = os.path.join(REPO, "test", "fixtures", "story-parity.json")
-sys.path.insert(0, TRAIN)
+from shipped_model import NO_TORCH, TRAIN, shipped, torch
 
-try:
-    import torch
-except ImportError:  # the python3 on PATH may have no torch: /usr/bin/python3 has Debian's
-    torch = None
+SHIPPED, FIXTURE = shipped("story")
 
 
 def first_and_greedy(decode_step, steps):
@@ -40,7 +33,7 @@ def first_and_greedy(decode_step, steps):
     return first[0], ids
 
 
-@unittest.skipIf(torch is None, "needs PyTorch (Debian's python3-torch)")
+@unittest.skipIf(torch is None, NO_TORCH)
 class StoryRebuild(unittest.TestCase):
     @classmethod
     def setUpClass(cls):

@@ -6,23 +6,14 @@ attention, first-step log-probabilities and greedy tokens; `summarize finetune -
   cd models/train && /usr/bin/python3 -m unittest discover -s tests -p 'test_summarize_rebuild.py' -v
 """
 import json
-import os
-import sys
 import unittest
 
-TRAIN = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-REPO = os.path.abspath(os.path.join(TRAIN, "..", ".."))
-SHIPPED = os.path.join(REPO, "models", "summarize")
-FIXTURE = os.path.join(REPO, "test", "fixtures", "summarize-parity.json")
-sys.path.insert(0, TRAIN)
+from shipped_model import NO_TORCH, shipped, torch
 
-try:
-    import torch
-except ImportError:  # the python3 on PATH may have no torch: /usr/bin/python3 has Debian's
-    torch = None
+SHIPPED, FIXTURE = shipped("summarize")
 
 
-@unittest.skipIf(torch is None, "needs PyTorch (Debian's python3-torch)")
+@unittest.skipIf(torch is None, NO_TORCH)
 class SummarizeRebuild(unittest.TestCase):
     def test_the_model_rebuilt_from_its_graphs_writes_the_graphs_summary(self):
         from draftsmith_train import tokenizer as T
